@@ -1,0 +1,67 @@
+/* checkpoint.h: the small text files beside the logs.
+ *   offset checkpoints (recovery-point-, log-start-, replication-,
+ *     cleaner-offset-checkpoint): "0\nN\n" then N lines "topic partition offset"
+ *   leader-epoch-checkpoint: "0\nN\n" then N lines "epoch startOffset"
+ *   partition.metadata: "version: 0\ntopic_id: <22-char base64 uuid>"
+ *   meta.properties: Java properties (version, broker.id / node.id,
+ *     cluster.id, directory.id) */
+#ifndef KFSCK_CHECKPOINT_H
+#define KFSCK_CHECKPOINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kfsck/common.h"
+#include <stdint.h>
+
+typedef struct kf_checkpoint_entry {
+    const char *topic;     /* NUL-terminated; NULL for leader-epoch entries */
+    int32_t partition;     /* offset checkpoints */
+    int32_t epoch;         /* leader-epoch entries */
+    int64_t offset;        /* the offset (start offset for leader epochs) */
+    uint64_t position;     /* byte position of the line in the file */
+} kf_checkpoint_entry;
+
+typedef void (*kf_checkpoint_entry_fn)(void *ctx, const kf_checkpoint_entry *e);
+
+enum { KF_CKPT_OFFSETS = 0, KF_CKPT_LEADER_EPOCH = 1 };
+
+/* Parse a checkpoint file of the given kind, calling entry_fn for each good
+ * entry line. Malformed content (bad version line, count line, a bad entry
+ * line, count not matching the lines, leader epochs or start offsets not
+ * increasing) is reported as checkpoint_invalid with the line's byte
+ * position. Returns KF_OK if nothing was wrong, else KF_ERR_CORRUPT. An
+ * empty file is an empty list (KF_OK). *version is set when readable. */
+int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *version,
+                        kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx);
+
+/* Kafka Uuid as text: 22 chars of URL-safe base64 without padding. */
+void kf_uuid_to_b64(const uint8_t uuid[16], char out[23]);
+/* Returns 0 on success, -1 when s is not 22 valid characters. */
+int kf_uuid_from_b64(const char *s, size_t len, uint8_t uuid[16]);
+
+typedef struct kf_partition_metadata {
+    int32_t version;
+    uint8_t topic_id[16];
+    char topic_id_b64[23];
+} kf_partition_metadata;
+
+/* Returns KF_OK, or KF_ERR_CORRUPT with the reason in msg (missing lines,
+ * bad version, bad or all-zero uuid). */
+int kf_partition_metadata_parse(const uint8_t *data, uint64_t size, kf_partition_metadata *pm, char *msg,
+                                size_t msglen);
+
+typedef struct kf_meta_properties {
+    int32_t version;          /* 0 when absent */
+    bool has_broker_id, has_node_id;
+    int32_t broker_id, node_id;
+    char cluster_id[64];      /* "" when absent */
+    char directory_id[64];    /* "" when absent */
+} kf_meta_properties;
+
+/* Returns KF_OK, or KF_ERR_CORRUPT with the reason in msg (version other than
+ * 0/1, v1 without node.id or cluster.id, non-numeric ids, overlong values). */
+int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_properties *mp, char *msg,
+                             size_t msglen);
+
+#endif

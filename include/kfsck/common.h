@@ -1,0 +1,81 @@
+/* common.h: error values and the problem record shared by every parser. */
+#ifndef KFSCK_COMMON_H
+#define KFSCK_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kf_err {
+    KF_OK = 0,
+    KF_ERR_TRUNCATED,   /* the input ends before the structure does */
+    KF_ERR_CORRUPT,     /* the bytes do not follow the format */
+    KF_ERR_UNSUPPORTED, /* a version or codec this build does not know */
+    KF_ERR_TOO_BIG,     /* output would pass the caller's cap */
+    KF_ERR_NOMEM,       /* allocation failed */
+    KF_ERR_IO,          /* open/read/map failed (errno is kept) */
+} kf_err;
+
+const char *kf_err_str(kf_err e);
+
+/* Default cap on one batch's decompressed size (128 MiB). */
+#define KF_DEFAULT_MAX_BATCH_BYTES ((size_t)128 << 20)
+
+/* ---- Problems: what verify/dump report -------------------------------- */
+
+typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
+
+/* Stable problem codes (cli.md). Strings, so callers print them as is. */
+#define KF_P_CRC_MISMATCH "crc_mismatch"
+#define KF_P_TRUNCATED "truncated"
+#define KF_P_BAD_LENGTH "bad_length"
+#define KF_P_BAD_MAGIC "bad_magic"
+#define KF_P_BAD_ATTRIBUTES "bad_attributes"
+#define KF_P_OFFSET_REGRESSION "offset_regression"
+#define KF_P_OFFSET_OVERFLOW "offset_overflow"
+#define KF_P_COUNT_MISMATCH "count_mismatch"
+#define KF_P_BAD_RECORD "bad_record"
+#define KF_P_DECOMPRESS_ERROR "decompress_error"
+#define KF_P_ZERO_FILL "zero_fill"
+#define KF_P_INDEX_BEYOND_LOG "index_beyond_log"
+#define KF_P_INDEX_NOT_MONOTONIC "index_not_monotonic"
+#define KF_P_INDEX_MISMATCH "index_mismatch"
+#define KF_P_INDEX_CORRUPT "index_corrupt"
+#define KF_P_TIMEINDEX_NOT_MONOTONIC "timeindex_not_monotonic"
+#define KF_P_BASE_OFFSET_MISMATCH "base_offset_mismatch"
+#define KF_P_SEGMENT_GAP "segment_gap"
+#define KF_P_SEGMENT_OVERLAP "segment_overlap"
+#define KF_P_CHECKPOINT_INVALID "checkpoint_invalid"
+#define KF_P_SNAPSHOT_INVALID "snapshot_invalid"
+#define KF_P_TXNINDEX_INVALID "txnindex_invalid"
+#define KF_P_METADATA_INVALID "metadata_invalid"
+#define KF_P_UNREADABLE "unreadable"
+
+typedef struct kf_problem {
+    const char *code;     /* one of KF_P_* */
+    kf_severity severity;
+    uint64_t position;    /* byte position in the file */
+    int64_t offset;       /* valid when has_offset */
+    bool has_offset;
+    uint64_t length;      /* valid when has_length (zero_fill extents) */
+    bool has_length;
+    char message[240];
+} kf_problem;
+
+/* Receives each problem as it is found; the struct is only valid during the call. */
+typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);
+
+/* Fill a problem and hand it to fn (no-op when fn is NULL). */
+void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
+               uint64_t position, bool has_offset, int64_t offset,
+               const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,59 @@
+/* index.h: the per-segment index files, read in place from mapped bytes.
+ *   .index      8-byte entries: relative offset int32, position int32
+ *   .timeindex 12-byte entries: timestamp int64, relative offset int32
+ *   .txnindex  34-byte entries: aborted transactions
+ * Preallocated zero tails end the index as DumpLogSegments ends it: at the
+ * first slot i > 0 whose relative offset is 0 (slot 0 all-zero ends it too). */
+#ifndef KFSCK_INDEX_H
+#define KFSCK_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kfsck/common.h"
+#include <stdint.h>
+
+typedef struct kf_index {
+    const uint8_t *data;
+    uint64_t size;        /* bytes in the file */
+    int64_t base_offset;  /* the segment's base offset, from the file name */
+    int entry_size;       /* 8 (.index) or 12 (.timeindex) */
+    uint64_t slots;       /* size / entry_size */
+    uint64_t entries;     /* valid entries: slots before the zero tail */
+} kf_index;
+
+/* Set up a view of an offset index (.index) or time index (.timeindex). */
+void kf_offset_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset);
+void kf_time_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset);
+
+/* Entry i (< ix->slots) of an offset index: absolute offset and position. */
+void kf_offset_index_get(const kf_index *ix, uint64_t i, int64_t *offset, int64_t *position);
+/* Entry i (< ix->slots) of a time index: timestamp and absolute offset. */
+void kf_time_index_get(const kf_index *ix, uint64_t i, int64_t *timestamp, int64_t *offset);
+
+/* Self-consistency checks that need no log: size a multiple of the entry
+ * size (index_corrupt), offsets strictly increasing (index_not_monotonic),
+ * positions increasing, timestamps non-decreasing (timeindex_not_monotonic),
+ * offsets below the base (index_corrupt), and, when log_size is not
+ * UINT64_MAX, positions at or past log_size (index_beyond_log). Problems carry
+ * the byte position of the entry in the index file and its absolute offset. */
+void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn fn, void *ctx);
+void kf_time_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx);
+
+typedef struct kf_txn_entry {
+    int16_t version;
+    int64_t producer_id;
+    int64_t first_offset;
+    int64_t last_offset;
+    int64_t last_stable_offset;
+} kf_txn_entry;
+
+#define KF_TXN_ENTRY_SIZE 34
+/* Number of whole entries (a trailing partial entry is ignored, as Kafka does). */
+uint64_t kf_txn_index_count(uint64_t size);
+void kf_txn_index_get(const uint8_t *data, uint64_t i, kf_txn_entry *e);
+/* version != 0, last_offset < base_offset, first_offset > last_offset,
+ * last offsets not increasing, trailing partial entry: txnindex_invalid. */
+void kf_txn_index_check(const uint8_t *data, uint64_t size, int64_t base_offset, kf_problem_fn fn, void *ctx);
+
+#endif

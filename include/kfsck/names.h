@@ -1,0 +1,38 @@
+/* names.h: what a file or directory in a Kafka log dir is, by its name. */
+#ifndef KFSCK_NAMES_H
+#define KFSCK_NAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum kf_file_kind {
+    KF_FILE_UNKNOWN = 0,
+    KF_FILE_LOG,              /* NNN.log */
+    KF_FILE_INDEX,            /* NNN.index */
+    KF_FILE_TIMEINDEX,        /* NNN.timeindex */
+    KF_FILE_TXNINDEX,         /* NNN.txnindex */
+    KF_FILE_SNAPSHOT,         /* NNN.snapshot (producer state) */
+    KF_FILE_OFFSET_CHECKPOINT,/* recovery-point-, log-start-, replication-, cleaner-offset-checkpoint */
+    KF_FILE_LEADER_EPOCH,     /* leader-epoch-checkpoint */
+    KF_FILE_PARTITION_METADATA,
+    KF_FILE_META_PROPERTIES,
+    KF_FILE_KRAFT_CHECKPOINT, /* NNN-EEE.checkpoint: KRaft snapshot, record batches */
+} kf_file_kind;
+
+typedef struct kf_name_info {
+    kf_file_kind kind;
+    int64_t base_offset;   /* from the 20-digit prefix, -1 if none */
+    const char *suffix;    /* ".deleted", ".cleaned", ".swap" or "" */
+} kf_name_info;
+
+/* Classify a file by its base name (no directory part). */
+kf_name_info kf_classify_name(const char *basename);
+/* Human name of a kind: "log", "index", "timeindex", ... */
+const char *kf_file_kind_name(kf_file_kind k);
+
+/* Split a partition directory name "<topic>-<partition>" (also with the
+ * ".<uuid>-delete/-future/-stray" suffixes). Returns true when it is one;
+ * topic is copied (truncated to topic_cap-1). */
+bool kf_parse_partition_dir(const char *basename, char *topic, size_t topic_cap, int32_t *partition);
+
+#endif

@@ -1,0 +1,45 @@
+/* snapshot.h: the producer-state snapshot (`<offset>.snapshot`), version 1:
+ * version int16, crc uint32 (CRC-32C of bytes [6, EOF)), count int32, then
+ * 46-byte producer entries. */
+#ifndef KFSCK_SNAPSHOT_H
+#define KFSCK_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kfsck/common.h"
+#include <stdint.h>
+
+typedef struct kf_snapshot_entry {
+    int64_t producer_id;
+    int16_t producer_epoch;
+    int32_t last_sequence;
+    int64_t last_offset;
+    int32_t offset_delta;
+    int64_t timestamp;
+    int32_t coordinator_epoch;
+    int64_t current_txn_first_offset;
+} kf_snapshot_entry;
+
+#define KF_SNAPSHOT_HEADER_SIZE 10
+#define KF_SNAPSHOT_ENTRY_SIZE 46
+
+typedef struct kf_snapshot {
+    int16_t version;
+    uint32_t crc;          /* stored */
+    uint32_t crc_computed;
+    bool crc_ok;
+    int32_t count;         /* as stored */
+    uint64_t entries;      /* whole entries present (may differ from count when damaged) */
+    const uint8_t *data;
+    uint64_t size;
+} kf_snapshot;
+
+/* Parse the header. Returns KF_OK when the file is a well-formed version-1
+ * snapshot with a matching CRC and count; otherwise a kf_err, with the reason
+ * in msg, and `s` still filled as far as it could be read (entries that are
+ * present can be listed even when the CRC fails). */
+int kf_snapshot_parse(const uint8_t *data, uint64_t size, kf_snapshot *s, char *msg, size_t msglen);
+void kf_snapshot_get(const kf_snapshot *s, uint64_t i, kf_snapshot_entry *e);
+
+#endif

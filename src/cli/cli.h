@@ -1,0 +1,27 @@
+/* cli.h: shared pieces of the command-line tool: the command table, option
+ * parsing helpers, and the per-file-kind dump/check entry points. */
+#ifndef KFSCK_CLI_H
+#define KFSCK_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/out.h"
+#include "kfsck/kfsck.h"
+
+/* Exit codes (cli.md). */
+enum { EXIT_CLEAN = 0, EXIT_DAMAGE = 1, EXIT_USAGE = 2, EXIT_FAIL = 3 };
+
+int cmd_dump(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+/* Parse a size like 1048576, 64K, 128M, 1G. Returns 0 on success. */
+int parse_size(const char *s, uint64_t *out);
+
+/* Files that are not .log segments (src/cli/aux.c). `path` is as the user
+ * gave it; `m` is the mapped file. aux_dump prints the entries (and any
+ * problems); aux_check prints problems only. Both report through r. */
+void aux_dump(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r);
+void aux_check(const char *path, const kf_map *m, kf_name_info ni, report *r);
+
+#endif

@@ -1,0 +1,294 @@
+/* out.c: JSON-lines and text output writers, and the one-line error. */
+#include "cli/out.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void out_init(out *o, FILE *f, bool json)
+{
+    o->f = f;
+    o->json = json;
+    o->depth = 0;
+    o->need_comma = false;
+}
+
+static void sep(out *o)
+{
+    if (o->need_comma)
+        fputc(',', o->f);
+    o->need_comma = true;
+}
+
+void out_key(out *o, const char *key)
+{
+    sep(o);
+    if (key) {
+        fputc('"', o->f);
+        fputs(key, o->f);
+        fputs("\":", o->f);
+    }
+}
+
+void out_begin(out *o, const char *type)
+{
+    fputc('{', o->f);
+    o->depth = 1;
+    o->need_comma = false;
+    out_str(o, "type", type);
+}
+
+void out_end(out *o)
+{
+    fputs("}\n", o->f);
+    o->depth = 0;
+    o->need_comma = false;
+}
+
+void out_int(out *o, const char *key, int64_t v)
+{
+    out_key(o, key);
+    fprintf(o->f, "%lld", (long long)v);
+}
+
+void out_uint(out *o, const char *key, uint64_t v)
+{
+    out_key(o, key);
+    fprintf(o->f, "%llu", (unsigned long long)v);
+}
+
+void out_null(out *o, const char *key)
+{
+    out_key(o, key);
+    fputs("null", o->f);
+}
+
+void out_bool(out *o, const char *key, bool v)
+{
+    out_key(o, key);
+    fputs(v ? "true" : "false", o->f);
+}
+
+void out_double(out *o, const char *key, double v)
+{
+    out_key(o, key);
+    fprintf(o->f, "%.17g", v);
+}
+
+static void put_escaped(FILE *f, const char *s, size_t n)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        switch (ch) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (ch < 0x20 || ch == 0x7f)
+                fprintf(f, "\\u%04x", ch);
+            else
+                fputc(ch, f);
+        }
+    }
+    fputc('"', f);
+}
+
+void out_strn(out *o, const char *key, const char *s, size_t n)
+{
+    out_key(o, key);
+    if (!s) {
+        fputs("null", o->f);
+        return;
+    }
+    if (utf8_valid((const uint8_t *)s, n)) {
+        put_escaped(o->f, s, n);
+        return;
+    }
+    /* Not UTF-8: replace bad bytes with U+FFFD so the line stays valid JSON. */
+    fputc('"', o->f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x80)
+            fputs("\\ufffd", o->f);
+        else if (ch == '"' || ch == '\\')
+            fprintf(o->f, "\\%c", ch);
+        else if (ch < 0x20 || ch == 0x7f)
+            fprintf(o->f, "\\u%04x", ch);
+        else
+            fputc(ch, o->f);
+    }
+    fputc('"', o->f);
+}
+
+void out_str(out *o, const char *key, const char *s) { out_strn(o, key, s, s ? strlen(s) : 0); }
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void out_b64(out *o, const char *key, const uint8_t *p, size_t n)
+{
+    out_key(o, key);
+    if (!p && n) {
+        fputs("null", o->f);
+        return;
+    }
+    fputc('"', o->f);
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        fputc(B64[v >> 18], o->f);
+        fputc(B64[(v >> 12) & 63], o->f);
+        fputc(B64[(v >> 6) & 63], o->f);
+        fputc(B64[v & 63], o->f);
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        fputc(B64[v >> 18], o->f);
+        fputc(B64[(v >> 12) & 63], o->f);
+        fputs("==", o->f);
+    } else if (n - i == 2) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
+        fputc(B64[v >> 18], o->f);
+        fputc(B64[(v >> 12) & 63], o->f);
+        fputc(B64[(v >> 6) & 63], o->f);
+        fputc('=', o->f);
+    }
+    fputc('"', o->f);
+}
+
+void out_bytes(out *o, const char *name, const uint8_t *p, int64_t n)
+{
+    char k[64];
+    snprintf(k, sizeof k, "%s_b64", name);
+    if (n < 0 || !p) {
+        out_null(o, k);
+        out_null(o, name);
+        return;
+    }
+    out_b64(o, k, p, (size_t)n);
+    if (utf8_valid(p, (size_t)n))
+        out_strn(o, name, (const char *)p, (size_t)n);
+}
+
+void out_obj_open(out *o, const char *key)
+{
+    out_key(o, key);
+    fputc('{', o->f);
+    o->need_comma = false;
+    o->depth++;
+}
+
+void out_obj_close(out *o)
+{
+    fputc('}', o->f);
+    o->need_comma = true;
+    o->depth--;
+}
+
+void out_arr_open(out *o, const char *key)
+{
+    out_key(o, key);
+    fputc('[', o->f);
+    o->need_comma = false;
+    o->depth++;
+}
+
+void out_arr_close(out *o)
+{
+    fputc(']', o->f);
+    o->need_comma = true;
+    o->depth--;
+}
+
+void out_text(out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(o->f, fmt, ap);
+    va_end(ap);
+}
+
+bool utf8_valid(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp;
+        if ((c & 0xe0) == 0xc0) {
+            len = 2;
+            cp = c & 0x1f;
+        } else if ((c & 0xf0) == 0xe0) {
+            len = 3;
+            cp = c & 0x0f;
+        } else if ((c & 0xf8) == 0xf0) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (n - i < len)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((p[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (p[i + k] & 0x3f);
+        }
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+void report_problem(void *ctx, const kf_problem *p)
+{
+    report *r = ctx;
+    if (p->severity == KF_SEV_ERROR)
+        r->errors++;
+    else
+        r->warnings++;
+    out *o = r->o;
+    if (!o)
+        return;
+    if (o->json) {
+        out_begin(o, "problem");
+        out_str(o, "file", r->file);
+        out_uint(o, "position", p->position);
+        if (p->has_offset)
+            out_int(o, "offset", p->offset);
+        else
+            out_null(o, "offset");
+        out_str(o, "code", p->code);
+        out_str(o, "severity", p->severity == KF_SEV_ERROR ? "error" : "warning");
+        out_str(o, "message", p->message);
+        if (p->has_length)
+            out_uint(o, "length", p->length);
+        out_end(o);
+    } else {
+        fprintf(o->f, "%s: %s at position %llu", p->severity == KF_SEV_ERROR ? "ERROR" : "WARNING", p->code,
+                (unsigned long long)p->position);
+        if (p->has_offset)
+            fprintf(o->f, " (offset %lld)", (long long)p->offset);
+        if (p->has_length)
+            fprintf(o->f, " length %llu", (unsigned long long)p->length);
+        fprintf(o->f, ": %s [%s]\n", p->message, r->file);
+    }
+}
+
+void cli_error(const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "kfsck: %s: ", path);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}

@@ -1,0 +1,63 @@
+/* out.h: the CLI's output writers. JSON lines (one object per line, each with
+ * a "type") are built field by field; text output is printed by each command
+ * with out_text. Problems go through report_problem in both modes. */
+#ifndef KFSCK_CLI_OUT_H
+#define KFSCK_CLI_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kfsck/kfsck.h"
+
+typedef struct out {
+    FILE *f;
+    bool json;
+    int depth;          /* nesting inside the current line */
+    bool need_comma;
+} out;
+
+void out_init(out *o, FILE *f, bool json);
+
+/* A JSON line: out_begin(o, "batch"); out_int(o, "x", 1); ...; out_end(o). */
+void out_begin(out *o, const char *type);
+void out_end(out *o);
+
+void out_key(out *o, const char *key);     /* for the value writers below */
+void out_int(out *o, const char *key, int64_t v);
+void out_uint(out *o, const char *key, uint64_t v);
+void out_null(out *o, const char *key);
+void out_bool(out *o, const char *key, bool v);
+void out_double(out *o, const char *key, double v);
+/* A string (escaped); NULL prints null. */
+void out_str(out *o, const char *key, const char *s);
+void out_strn(out *o, const char *key, const char *s, size_t n);
+/* Bytes as base64 (NULL prints null). */
+void out_b64(out *o, const char *key, const uint8_t *p, size_t n);
+/* Bytes as key_b64 plus key (text) when valid UTF-8: out_bytes(o, "key", p, n). */
+void out_bytes(out *o, const char *name, const uint8_t *p, int64_t n);
+/* Nested containers: key may be NULL inside arrays. */
+void out_obj_open(out *o, const char *key);
+void out_obj_close(out *o);
+void out_arr_open(out *o, const char *key);
+void out_arr_close(out *o);
+
+/* Free text (text mode). */
+void out_text(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+bool utf8_valid(const uint8_t *p, size_t n);
+
+/* Counts problems of one run and prints them (JSON line or text line). */
+typedef struct report {
+    out *o;
+    const char *file;   /* the file problems are about, as the user would open it */
+    uint64_t errors;
+    uint64_t warnings;
+} report;
+
+void report_problem(void *ctx, const kf_problem *p); /* a kf_problem_fn; ctx is a report */
+
+/* "kfsck: <path>: <what>" on stderr. */
+void cli_error(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,37 @@
+/* common.c: error strings and the problem-report helper. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "kfsck/common.h"
+
+const char *kf_err_str(kf_err e)
+{
+    switch (e) {
+    case KF_OK: return "ok";
+    case KF_ERR_TRUNCATED: return "truncated";
+    case KF_ERR_CORRUPT: return "corrupt";
+    case KF_ERR_UNSUPPORTED: return "unsupported";
+    case KF_ERR_TOO_BIG: return "too big";
+    case KF_ERR_NOMEM: return "out of memory";
+    case KF_ERR_IO: return "I/O error";
+    }
+    return "unknown error";
+}
+
+void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev, uint64_t position, bool has_offset,
+               int64_t offset, const char *fmt, ...)
+{
+    if (!fn)
+        return;
+    kf_problem p = {0};
+    p.code = code;
+    p.severity = sev;
+    p.position = position;
+    p.has_offset = has_offset;
+    p.offset = has_offset ? offset : 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    va_end(ap);
+    fn(ctx, &p);
+}
