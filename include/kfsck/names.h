@@ -3,6 +3,7 @@
 #define KFSCK_NAMES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum kf_file_kind {

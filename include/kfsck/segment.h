@@ -26,8 +26,7 @@ typedef struct kf_segment_summary {
     uint64_t errors, warnings;
 } kf_segment_summary;
 
-/* Called for each intact batch (CRC ok), in file order. `records_ok` tells
- * whether its records decoded cleanly (always true when deep is off).
+/* Called for each intact batch (CRC ok), in file order, before its records.
  * Return non-zero to stop the scan. */
 typedef int (*kf_batch_fn)(void *ctx, const kf_batch *b);
 /* Called for each record when opts->records is set. */
@@ -47,6 +46,11 @@ typedef struct kf_scan_opts {
     void *ctx;
     kf_problem_fn problem_fn;
     void *problem_ctx;
+    /* Problems found in the indexes go here (positions are in the index file). */
+    kf_problem_fn index_problem_fn;
+    void *index_problem_ctx;
+    kf_problem_fn timeindex_problem_fn;
+    void *timeindex_problem_ctx;
 } kf_scan_opts;
 
 void kf_scan_opts_init(kf_scan_opts *o);

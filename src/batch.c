@@ -1,0 +1,436 @@
+/* batch.c: framing and header parsing of .log entries (magic-2 record
+ * batches, magic-0/1 messages and compressed wrappers), CRC checks, and the
+ * record iterator (varints, zigzag, headers, v1 relative inner offsets,
+ * control records). Everything reads through bounds-checked cursors. */
+#include "kfsck/batch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kfsck/crc.h"
+
+kf_frame kf_batch_frame(const uint8_t *p, uint64_t avail, uint32_t *size, int8_t *magic)
+{
+    if (avail < KF_HEADER_UP_TO_MAGIC + 1)
+        return KF_FRAME_SHORT_TAIL;
+    int32_t len = (int32_t)kf_be32(p + 8);
+    if (len < KF_V0_MIN_SIZE)
+        return KF_FRAME_BAD_SIZE;
+    if ((uint64_t)len + KF_LOG_OVERHEAD > avail)
+        return KF_FRAME_TORN;
+    *size = (uint32_t)len + KF_LOG_OVERHEAD;
+    *magic = (int8_t)p[16];
+    return KF_FRAME_OK;
+}
+
+static int parse_v2(const uint8_t *p, uint32_t size, kf_batch *b)
+{
+    if (size < KF_V2_HEADER_SIZE)
+        return KF_ERR_CORRUPT;
+    kf_cursor c;
+    kf_cur_init(&c, p, size);
+    b->base_offset = kf_cur_i64(&c);
+    kf_cur_skip(&c, 4); /* length */
+    b->partition_leader_epoch = kf_cur_i32(&c);
+    kf_cur_skip(&c, 1); /* magic */
+    b->crc = kf_cur_u32(&c);
+    b->attributes = kf_cur_u16(&c);
+    b->last_offset_delta = kf_cur_i32(&c);
+    b->base_timestamp = kf_cur_i64(&c);
+    b->max_timestamp = kf_cur_i64(&c);
+    b->producer_id = kf_cur_i64(&c);
+    b->producer_epoch = kf_cur_i16(&c);
+    b->base_sequence = kf_cur_i32(&c);
+    b->count = kf_cur_i32(&c);
+    b->base_offset_known = true;
+    /* Wrap-safe: a damaged header may hold any values. */
+    b->last_offset = (int64_t)((uint64_t)b->base_offset + (uint64_t)(int64_t)b->last_offset_delta);
+    uint8_t a = (uint8_t)b->attributes; /* Kafka reads only the low byte */
+    b->codec = a & KF_ATTR_CODEC_MASK;
+    b->log_append_time = a & KF_ATTR_LOG_APPEND_TIME;
+    b->transactional = a & KF_ATTR_TRANSACTIONAL;
+    b->control = a & KF_ATTR_CONTROL;
+    b->delete_horizon = a & KF_ATTR_DELETE_HORIZON;
+    b->payload = p + KF_V2_HEADER_SIZE;
+    b->payload_len = size - KF_V2_HEADER_SIZE;
+    return c.err ? KF_ERR_CORRUPT : KF_OK;
+}
+
+/* Reads a v0/v1 message body (from the crc field on) of `len` bytes. */
+typedef struct legacy_msg {
+    uint32_t crc;
+    int8_t magic;
+    uint8_t attributes;
+    int64_t timestamp;
+    const uint8_t *key, *value;
+    int32_t key_len, value_len;
+} legacy_msg;
+
+static int legacy_parse(const uint8_t *body, uint32_t len, legacy_msg *m)
+{
+    kf_cursor c;
+    kf_cur_init(&c, body, len);
+    m->crc = kf_cur_u32(&c);
+    m->magic = (int8_t)kf_cur_u8(&c);
+    m->attributes = kf_cur_u8(&c);
+    if (m->magic != 0 && m->magic != 1)
+        return KF_ERR_UNSUPPORTED;
+    if (len < (uint32_t)(m->magic == 0 ? KF_V0_MIN_SIZE : KF_V1_MIN_SIZE))
+        return KF_ERR_CORRUPT;
+    m->timestamp = m->magic == 1 ? kf_cur_i64(&c) : -1;
+    m->key_len = kf_cur_i32(&c);
+    m->key = m->key_len >= 0 ? kf_cur_take(&c, (size_t)m->key_len) : NULL;
+    if (m->key_len < -1)
+        kf_cur_fail(&c, KF_ERR_CORRUPT);
+    m->value_len = kf_cur_i32(&c);
+    m->value = m->value_len >= 0 ? kf_cur_take(&c, (size_t)m->value_len) : NULL;
+    if (m->value_len < -1)
+        kf_cur_fail(&c, KF_ERR_CORRUPT);
+    return c.err ? KF_ERR_CORRUPT : KF_OK;
+}
+
+int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch *b)
+{
+    memset(b, 0, sizeof *b);
+    b->position = position;
+    b->bytes = p;
+    b->size = size;
+    b->magic = (int8_t)p[16];
+    b->base_offset = b->last_offset = (int64_t)kf_be64(p);
+    b->producer_id = -1;
+    b->producer_epoch = -1;
+    b->base_sequence = -1;
+    b->partition_leader_epoch = -1;
+    b->base_timestamp = b->max_timestamp = -1;
+    b->count = -1;
+    b->legacy_key_len = b->legacy_value_len = -1;
+    if (b->magic == 2)
+        return parse_v2(p, size, b);
+    if (b->magic != 0 && b->magic != 1)
+        return KF_ERR_UNSUPPORTED;
+
+    legacy_msg m;
+    int rc = legacy_parse(p + KF_LOG_OVERHEAD, size - KF_LOG_OVERHEAD, &m);
+    b->crc = m.crc;
+    b->attributes = m.attributes;
+    b->codec = m.attributes & KF_ATTR_CODEC_MASK;
+    b->log_append_time = b->magic == 1 && (m.attributes & KF_ATTR_LOG_APPEND_TIME);
+    if (rc != KF_OK)
+        return rc;
+    b->base_timestamp = b->max_timestamp = m.timestamp;
+    b->legacy_key = m.key;
+    b->legacy_key_len = m.key_len;
+    b->legacy_value_len = m.value_len;
+    b->payload = m.value;
+    b->payload_len = m.value_len > 0 ? (uint32_t)m.value_len : 0;
+    if (b->codec == KF_CODEC_NONE) {
+        b->count = 1;
+        b->base_offset_known = true;
+    }
+    return KF_OK;
+}
+
+bool kf_batch_verify_crc(kf_batch *b)
+{
+    uint32_t crc;
+    if (b->magic == 2) {
+        if (b->size < KF_V2_HEADER_SIZE)
+            return b->crc_ok = false;
+        crc = kf_crc32c(0, b->bytes + 21, b->size - 21);
+    } else {
+        if (b->size < KF_LOG_OVERHEAD + KF_V0_MIN_SIZE)
+            return b->crc_ok = false;
+        crc = kf_crc32(0, b->bytes + 16, b->size - 16);
+    }
+    b->crc_ok = crc == b->crc;
+    return b->crc_ok;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static int iter_fail(kf_record_iter *it, const char *code, const char *msg)
+{
+    it->err_code = code;
+    snprintf(it->err_msg, sizeof it->err_msg, "%s", msg);
+    it->done = true;
+    return -1;
+}
+
+/* Kafka's DefaultRecordBatch.incrementSequence: wraps at INT32_MAX to 0. */
+static int32_t increment_sequence(int32_t seq, int32_t inc)
+{
+    if (seq > INT32_MAX - inc)
+        return inc - (INT32_MAX - seq) - 1;
+    return seq + inc;
+}
+
+static int legacy_prepass(kf_record_iter *it, kf_batch *b)
+{
+    /* Walk the inner entries once: count them, find the first and last
+     * offsets (v1 inner offsets are relative to the wrapper). */
+    kf_cursor c = it->c;
+    int32_t n = 0;
+    int64_t first = 0, last = 0, prev = INT64_MIN;
+    while (kf_cur_left(&c) > 0) {
+        if (kf_cur_left(&c) < KF_LOG_OVERHEAD)
+            return iter_fail(it, KF_P_BAD_RECORD, "compressed message set ends inside an entry header");
+        int64_t off = kf_cur_i64(&c);
+        int32_t sz = kf_cur_i32(&c);
+        if (sz < KF_V0_MIN_SIZE)
+            return iter_fail(it, KF_P_BAD_RECORD, "inner message size below the minimum of 14");
+        if ((size_t)sz > kf_cur_left(&c))
+            return iter_fail(it, KF_P_BAD_RECORD, "inner message runs past the end of the compressed set");
+        kf_cur_skip(&c, (size_t)sz);
+        if (n == 0)
+            first = off;
+        else if (off <= prev)
+            return iter_fail(it, KF_P_BAD_RECORD, "inner message offsets do not increase");
+        prev = last = off;
+        if (n == INT32_MAX)
+            return iter_fail(it, KF_P_BAD_RECORD, "too many inner messages");
+        n++;
+    }
+    if (n == 0)
+        return iter_fail(it, KF_P_BAD_RECORD, "compressed wrapper holds no messages");
+    it->total = n;
+    if (b->magic == 1) {
+        int64_t outer = b->last_offset;
+        it->legacy_relative = true;
+        if (outer == 0) {
+            it->legacy_base = 0;
+        } else if (outer < last) {
+            return iter_fail(it, KF_P_BAD_RECORD, "wrapper offset is below its last inner relative offset");
+        } else {
+            it->legacy_base = outer - last;
+        }
+        b->base_offset = it->legacy_base + first;
+    } else {
+        b->base_offset = first;
+    }
+    b->base_offset_known = true;
+    b->count = n;
+    return 0;
+}
+
+int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_bytes)
+{
+    memset(it, 0, sizeof *it);
+    it->b = b;
+    it->prev_offset = INT64_MIN;
+    if (b->magic == 2) {
+        if (b->codec > KF_CODEC_ZSTD) {
+            iter_fail(it, KF_P_BAD_ATTRIBUTES, "unknown compression codec id (5-7)");
+            return KF_ERR_UNSUPPORTED;
+        }
+        if (b->count < 0) {
+            iter_fail(it, KF_P_BAD_RECORD, "negative record count");
+            return KF_ERR_CORRUPT;
+        }
+        it->total = b->count;
+        if (b->codec == KF_CODEC_NONE) {
+            kf_cur_init(&it->c, b->payload, b->payload_len);
+            return KF_OK;
+        }
+    } else {
+        if (b->codec == KF_CODEC_NONE) {
+            it->total = 1;
+            return KF_OK;
+        }
+        if (b->codec > KF_CODEC_LZ4) {
+            iter_fail(it, KF_P_BAD_ATTRIBUTES, "zstd and codec ids above 4 are not valid for magic 0/1");
+            return KF_ERR_UNSUPPORTED;
+        }
+        if (b->legacy_value_len < 0) {
+            iter_fail(it, KF_P_BAD_RECORD, "compressed wrapper message has a null value");
+            return KF_ERR_CORRUPT;
+        }
+    }
+    char msg[160];
+    int rc = kf_decompress(b->codec, b->magic, b->payload, b->payload_len, buf, max_bytes, msg, sizeof msg);
+    if (rc != KF_OK) {
+        iter_fail(it, KF_P_DECOMPRESS_ERROR, msg);
+        return rc;
+    }
+    kf_cur_init(&it->c, buf->data, buf->len);
+    if (b->magic != 2 && legacy_prepass(it, b) < 0)
+        return KF_ERR_CORRUPT;
+    return KF_OK;
+}
+
+static int next_v2(kf_record_iter *it, kf_record *r)
+{
+    const kf_batch *b = it->b;
+    kf_cursor *c = &it->c;
+    if (it->index >= it->total) {
+        it->done = true;
+        if (kf_cur_left(c) > 0)
+            return iter_fail(it, KF_P_BAD_RECORD, "incorrect declared batch size, records still remaining");
+        return 0;
+    }
+    if (kf_cur_left(c) == 0)
+        return iter_fail(it, KF_P_BAD_RECORD, "incorrect declared batch size, premature EOF reached");
+    int32_t len = kf_cur_varint(c);
+    if (c->err || len < 0 || (size_t)len > kf_cur_left(c))
+        return iter_fail(it, KF_P_BAD_RECORD, "record length is invalid or runs past the batch");
+    kf_cursor rc;
+    kf_cur_init(&rc, c->buf + c->pos, (size_t)len);
+    kf_cur_skip(c, (size_t)len);
+
+    memset(r, 0, sizeof *r);
+    r->magic = 2;
+    r->attributes = (int8_t)kf_cur_u8(&rc);
+    int64_t ts_delta = kf_cur_varlong(&rc);
+    r->offset_delta = kf_cur_varint(&rc);
+    r->key_len = kf_cur_varint(&rc);
+    if (r->key_len < -1)
+        r->key_len = -1; /* Java treats any negative length as null */
+    if (r->key_len >= 0)
+        r->key = kf_cur_take(&rc, (size_t)r->key_len);
+    r->value_len = kf_cur_varint(&rc);
+    if (r->value_len < -1)
+        r->value_len = -1;
+    if (r->value_len >= 0)
+        r->value = kf_cur_take(&rc, (size_t)r->value_len);
+    r->header_count = kf_cur_varint(&rc);
+    if (rc.err)
+        return iter_fail(it, KF_P_BAD_RECORD, "record fields run past the record length");
+    if (r->header_count < 0 || (size_t)r->header_count > kf_cur_left(&rc))
+        return iter_fail(it, KF_P_BAD_RECORD, "invalid header count");
+    r->headers = rc.buf + rc.pos;
+    for (int32_t h = 0; h < r->header_count; h++) {
+        const uint8_t *hk, *hv;
+        int32_t hkl, hvl;
+        if (kf_header_next(&rc, &hk, &hkl, &hv, &hvl) != 1)
+            return iter_fail(it, KF_P_BAD_RECORD, "malformed record header");
+    }
+    r->headers_len = (size_t)(rc.buf + rc.pos - r->headers);
+    if (kf_cur_left(&rc) != 0)
+        return iter_fail(it, KF_P_BAD_RECORD, "record has bytes left after its headers");
+    if (r->offset_delta < 0 || (it->index > 0 && (int64_t)r->offset_delta <= it->prev_offset))
+        return iter_fail(it, KF_P_BAD_RECORD, "record offset deltas do not increase");
+    if (r->offset_delta > b->last_offset_delta)
+        return iter_fail(it, KF_P_COUNT_MISMATCH, "record offset delta is past the batch's last offset delta");
+    it->prev_offset = r->offset_delta;
+    r->offset = b->base_offset + r->offset_delta;
+    r->timestamp = b->log_append_time ? b->max_timestamp
+                                      : (int64_t)((uint64_t)b->base_timestamp + (uint64_t)ts_delta);
+    r->sequence = b->base_sequence < 0 ? -1 : increment_sequence(b->base_sequence, r->offset_delta);
+    r->crc_ok = true;
+    it->index++;
+    return 1;
+}
+
+static void legacy_fill(kf_record *r, const legacy_msg *m)
+{
+    r->magic = m->magic;
+    r->attributes = (int8_t)m->attributes;
+    r->crc = m->crc;
+    r->key = m->key;
+    r->key_len = m->key_len;
+    r->value = m->value;
+    r->value_len = m->value_len;
+    r->sequence = -1;
+}
+
+static int next_legacy(kf_record_iter *it, kf_record *r)
+{
+    const kf_batch *b = it->b;
+    memset(r, 0, sizeof *r);
+    if (it->index >= it->total) {
+        it->done = true;
+        return 0;
+    }
+    if (b->codec == KF_CODEC_NONE) {
+        r->magic = b->magic;
+        r->attributes = (int8_t)b->attributes;
+        r->crc = b->crc;
+        r->crc_ok = b->crc_ok;
+        r->key = b->legacy_key;
+        r->key_len = b->legacy_key_len;
+        r->value = b->payload;
+        r->value_len = b->legacy_value_len;
+        r->offset = b->last_offset;
+        r->timestamp = b->max_timestamp;
+        r->sequence = -1;
+        it->index++;
+        return 1;
+    }
+    kf_cursor *c = &it->c;
+    int64_t off = kf_cur_i64(c);
+    int32_t sz = kf_cur_i32(c);
+    const uint8_t *body = kf_cur_take(c, sz > 0 ? (size_t)sz : 0);
+    if (c->err || !body) /* the prepass already checked the framing */
+        return iter_fail(it, KF_P_BAD_RECORD, "inner message framing is broken");
+    legacy_msg m;
+    int rc = legacy_parse(body, (uint32_t)sz, &m);
+    if (rc != KF_OK)
+        return iter_fail(it, KF_P_BAD_RECORD, "malformed inner message");
+    if (m.attributes & KF_ATTR_CODEC_MASK)
+        return iter_fail(it, KF_P_BAD_RECORD, "inner messages must not be compressed");
+    legacy_fill(r, &m);
+    r->crc_ok = kf_crc32(0, body + 4, (size_t)sz - 4) == m.crc;
+    r->offset = it->legacy_relative ? it->legacy_base + off : off;
+    if (b->magic == 0)
+        r->timestamp = -1;
+    else
+        r->timestamp = b->log_append_time ? b->max_timestamp : m.timestamp;
+    it->index++;
+    return 1;
+}
+
+int kf_records_next(kf_record_iter *it, kf_record *r)
+{
+    if (it->done)
+        return it->err_code ? -1 : 0;
+    return it->b->magic == 2 ? next_v2(it, r) : next_legacy(it, r);
+}
+
+int kf_header_next(kf_cursor *c, const uint8_t **key, int32_t *key_len, const uint8_t **value, int32_t *value_len)
+{
+    if (c->err)
+        return -1;
+    if (kf_cur_left(c) == 0)
+        return 0;
+    *key_len = kf_cur_varint(c);
+    if (c->err || *key_len < 0)
+        return -1;
+    *key = kf_cur_take(c, (size_t)*key_len);
+    *value_len = kf_cur_varint(c);
+    if (c->err || *value_len < -1)
+        return -1;
+    *value = *value_len >= 0 ? kf_cur_take(c, (size_t)*value_len) : NULL;
+    return c->err ? -1 : 1;
+}
+
+int kf_control_parse(const kf_record *r, kf_control *ctl)
+{
+    ctl->version = -1;
+    ctl->type = -1;
+    ctl->coordinator_epoch = -1;
+    if (r->key_len < 4 || !r->key)
+        return KF_ERR_CORRUPT;
+    ctl->version = (int16_t)kf_be16(r->key);
+    ctl->type = (int16_t)kf_be16(r->key + 2);
+    if (ctl->version < 0)
+        return KF_ERR_CORRUPT;
+    if (ctl->type == KF_CONTROL_ABORT || ctl->type == KF_CONTROL_COMMIT) {
+        if (r->value_len < 6 || !r->value)
+            return KF_ERR_CORRUPT;
+        ctl->coordinator_epoch = (int32_t)kf_be32(r->value + 2);
+    }
+    return KF_OK;
+}
+
+const char *kf_control_type_name(int16_t type)
+{
+    switch (type) {
+    case KF_CONTROL_ABORT: return "ABORT";
+    case KF_CONTROL_COMMIT: return "COMMIT";
+    case KF_CONTROL_LEADER_CHANGE: return "LEADER_CHANGE";
+    case KF_CONTROL_SNAPSHOT_HEADER: return "SNAPSHOT_HEADER";
+    case KF_CONTROL_SNAPSHOT_FOOTER: return "SNAPSHOT_FOOTER";
+    case KF_CONTROL_KRAFT_VERSION: return "KRAFT_VERSION";
+    case KF_CONTROL_KRAFT_VOTERS: return "KRAFT_VOTERS";
+    }
+    return "UNKNOWN";
+}

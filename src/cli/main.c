@@ -1,0 +1,51 @@
+/* main.c: kfsck's entry point: a table maps command names to functions
+ * (one file per command, as git's builtin/). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command COMMANDS[] = {
+    {"dump", cmd_dump, "show what is in segment, index, snapshot and checkpoint files"},
+    {"verify", cmd_verify, "find damage in segments, indexes and partitions"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: kfsck COMMAND [OPTIONS] PATH...\n\n"
+               "Reads Apache Kafka's on-disk data with no broker running. Inputs are\n"
+               "opened read-only and never modified.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(f, "  %-8s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(f, "\n'kfsck COMMAND --help' shows a command's options.\n"
+               "exit codes: 0 nothing wrong, 1 damage found, 2 usage error, 3 could not do the job\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        usage(stdout);
+        return EXIT_CLEAN;
+    }
+    if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
+        printf("kfsck %s (crc32c: %s)\n", KFSCK_VERSION, kf_crc32c_impl());
+        return EXIT_CLEAN;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (!strcmp(name, COMMANDS[i].name))
+            return COMMANDS[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "kfsck: unknown command '%s'\n", name);
+    usage(stderr);
+    return EXIT_USAGE;
+}
