@@ -1,0 +1,76 @@
+/* test_names.c: classification of log-dir file and directory names. */
+#include "testutil.h"
+
+static void test_segment_files(void **state)
+{
+    (void)state;
+    kf_name_info ni = kf_classify_name("00000000000000368769.log");
+    assert_int_equal(ni.kind, KF_FILE_LOG);
+    assert_true(ni.base_offset == 368769);
+    assert_string_equal(ni.suffix, "");
+    ni = kf_classify_name("00000000000000000042.timeindex.deleted");
+    assert_int_equal(ni.kind, KF_FILE_TIMEINDEX);
+    assert_true(ni.base_offset == 42);
+    assert_string_equal(ni.suffix, ".deleted");
+    assert_int_equal(kf_classify_name("00000000000000000000.index.swap").kind, KF_FILE_INDEX);
+    assert_int_equal(kf_classify_name("00000000000000000000.txnindex").kind, KF_FILE_TXNINDEX);
+    assert_int_equal(kf_classify_name("00000000000000000025.snapshot").kind, KF_FILE_SNAPSHOT);
+    ni = kf_classify_name("00000000000000007259-0000000001.checkpoint");
+    assert_int_equal(ni.kind, KF_FILE_KRAFT_CHECKPOINT);
+    assert_true(ni.base_offset == 7259);
+}
+
+static void test_fixed_names(void **state)
+{
+    (void)state;
+    assert_int_equal(kf_classify_name("recovery-point-offset-checkpoint").kind, KF_FILE_OFFSET_CHECKPOINT);
+    assert_int_equal(kf_classify_name("replication-offset-checkpoint").kind, KF_FILE_OFFSET_CHECKPOINT);
+    assert_int_equal(kf_classify_name("leader-epoch-checkpoint").kind, KF_FILE_LEADER_EPOCH);
+    assert_int_equal(kf_classify_name("partition.metadata").kind, KF_FILE_PARTITION_METADATA);
+    assert_int_equal(kf_classify_name("meta.properties").kind, KF_FILE_META_PROPERTIES);
+}
+
+static void test_unknown(void **state)
+{
+    (void)state;
+    assert_int_equal(kf_classify_name("notes.txt").kind, KF_FILE_UNKNOWN);
+    assert_int_equal(kf_classify_name("abc.log").kind, KF_FILE_UNKNOWN);
+    assert_int_equal(kf_classify_name(".log").kind, KF_FILE_UNKNOWN);
+    assert_int_equal(kf_classify_name("99999999999999999999999.log").kind, KF_FILE_UNKNOWN);
+    assert_int_equal(kf_classify_name("bootstrap.checkpoint").kind, KF_FILE_UNKNOWN);
+    assert_int_equal(kf_classify_name("").kind, KF_FILE_UNKNOWN);
+}
+
+static void test_partition_dirs(void **state)
+{
+    (void)state;
+    char topic[64];
+    int32_t p = -1;
+    assert_true(kf_parse_partition_dir("__consumer_offsets-7", topic, sizeof topic, &p));
+    assert_string_equal(topic, "__consumer_offsets");
+    assert_int_equal(p, 7);
+    assert_true(kf_parse_partition_dir("my-topic-12", topic, sizeof topic, &p));
+    assert_string_equal(topic, "my-topic");
+    assert_int_equal(p, 12);
+    assert_true(kf_parse_partition_dir("orders-3.4f8a9e2b0c1d4e5f8a9b0c1d2e3f4a5b-delete", topic, sizeof topic, &p));
+    assert_string_equal(topic, "orders");
+    assert_int_equal(p, 3);
+    assert_false(kf_parse_partition_dir("orders", topic, sizeof topic, &p));
+    assert_false(kf_parse_partition_dir("orders-x", topic, sizeof topic, &p));
+    assert_false(kf_parse_partition_dir("-1", topic, sizeof topic, &p));
+    /* truncation to the caller's buffer */
+    char small[4];
+    assert_true(kf_parse_partition_dir("abcdefgh-1", small, sizeof small, &p));
+    assert_string_equal(small, "abc");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_segment_files),
+        cmocka_unit_test(test_fixed_names),
+        cmocka_unit_test(test_unknown),
+        cmocka_unit_test(test_partition_dirs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
