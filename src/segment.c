@@ -19,6 +19,7 @@
 #define INDEX_INTERVAL_BYTES 4096 /* the broker's default index.interval.bytes */
 #define ZERO_RUN_REPORT 1024      /* zero runs this long inside damage are named */
 #define RESYNC_MAX_BATCH ((uint64_t)1 << 30)
+#define PROGRESS_STEP ((uint64_t)64 << 20)
 
 void kf_scan_opts_init(kf_scan_opts *o)
 {
@@ -478,7 +479,12 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
     int rc = KF_OK;
     char msg[200];
 
+    uint64_t next_progress = PROGRESS_STEP;
     while (pos < size) {
+        if (o->progress_fn && pos >= next_progress) {
+            o->progress_fn(o->progress_ctx, pos, size);
+            next_progress = pos + PROGRESS_STEP;
+        }
         uint32_t bsize = 0;
         int8_t magic = 0;
         kf_frame fr = kf_batch_frame(d + pos, size - pos, &bsize, &magic);

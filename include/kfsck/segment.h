@@ -51,6 +51,9 @@ typedef struct kf_scan_opts {
     void *index_problem_ctx;
     kf_problem_fn timeindex_problem_fn;
     void *timeindex_problem_ctx;
+    /* Called about every 64 MiB of progress (NULL: never). */
+    void (*progress_fn)(void *ctx, uint64_t position, uint64_t size);
+    void *progress_ctx;
 } kf_scan_opts;
 
 void kf_scan_opts_init(kf_scan_opts *o);

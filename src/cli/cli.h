@@ -16,7 +16,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 
 /* Parse a size like 1048576, 64K, 128M, 1G. Returns 0 on success. */
-int parse_size(const char *s, uint64_t *out);
+int parse_size(const char *s, uint64_t *result);
 
 /* Files that are not .log segments (src/cli/aux.c). `path` is as the user
  * gave it; `m` is the mapped file. aux_dump prints the entries (and any

@@ -211,6 +211,8 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 static int dump_file(const char *path, const dump_opts *opts, out *o)
 {
     kf_name_info ni = kf_classify_name(path_base(path));
+    if (ni.kind == KF_FILE_UNKNOWN && looks_like_log(path))
+        ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
     kf_map m;
     bool is_log = ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_KRAFT_CHECKPOINT;
     if (kf_map_open(&m, path, is_log ? opts->max_bytes : 0) != KF_OK) {
@@ -221,7 +223,7 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
     if (!o->json)
         out_text(o, "Dumping %s\n", path);
     if (is_log) {
-        if (!o->json && ni.kind == KF_FILE_LOG)
+        if (!o->json && ni.kind == KF_FILE_LOG && ni.base_offset >= 0)
             out_text(o, "Log starting offset: %lld\n", (long long)ni.base_offset);
         kf_map_sequential(&m);
         dump_ctx d = {opts, o, path, 0};
@@ -237,8 +239,12 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         so.ctx = &d;
         so.problem_fn = report_problem;
         so.problem_ctx = &r;
+        so.progress_fn = progress_show;
+        so.progress_ctx = (void *)path;
         kf_segment_summary sum;
-        if (kf_segment_scan(&m, &so, &sum) != KF_OK) {
+        int scan_rc = kf_segment_scan(&m, &so, &sum);
+        progress_done();
+        if (scan_rc != KF_OK) {
             kf_map_close(&m);
             cli_error(path, "out of memory");
             return EXIT_FAIL;

@@ -113,7 +113,7 @@ static void verify_segment(verify_ctx *v, const char *path, kf_name_info ni, seg
     im.fd = tm.fd = -1;
     kf_index oi, ti;
     report ri = {v->o, NULL, 0, 0}, rt = {v->o, NULL, 0, 0};
-    if (ni.kind == KF_FILE_LOG) {
+    if (ni.kind == KF_FILE_LOG && ni.base_offset >= 0) {
         ipath = sibling(path, ".index", ni.suffix);
         tpath = sibling(path, ".timeindex", ni.suffix);
         ri.file = ipath;
@@ -133,8 +133,12 @@ static void verify_segment(verify_ctx *v, const char *path, kf_name_info ni, seg
             so.timeindex_problem_ctx = &rt;
         }
     }
+    so.progress_fn = progress_show;
+    so.progress_ctx = (void *)path;
     kf_segment_summary sum;
-    if (kf_segment_scan(&m, &so, &sum) != KF_OK) {
+    int scan_rc = kf_segment_scan(&m, &so, &sum);
+    progress_done();
+    if (scan_rc != KF_OK) {
         cli_error(path, "out of memory");
         v->status = EXIT_FAIL;
     } else {
@@ -174,6 +178,8 @@ static void verify_aux(verify_ctx *v, const char *path, kf_name_info ni)
 static void verify_file(verify_ctx *v, const char *path)
 {
     kf_name_info ni = kf_classify_name(path_base(path));
+    if (ni.kind == KF_FILE_UNKNOWN && looks_like_log(path))
+        ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
     seg_result res;
     switch (ni.kind) {
     case KF_FILE_LOG:

@@ -5,7 +5,7 @@
 
 #include "cli/cli.h"
 
-int parse_size(const char *s, uint64_t *out)
+int parse_size(const char *s, uint64_t *result)
 {
     if (!s || !isdigit((unsigned char)*s))
         return -1;
@@ -30,6 +30,6 @@ int parse_size(const char *s, uint64_t *out)
         return -1;
     if (v > UINT64_MAX / mul)
         return -1;
-    *out = v * mul;
+    *result = v * mul;
     return 0;
 }

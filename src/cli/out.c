@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 void out_init(out *o, FILE *f, bool json)
 {
@@ -280,6 +281,31 @@ void report_problem(void *ctx, const kf_problem *p)
             fprintf(o->f, " length %llu", (unsigned long long)p->length);
         fprintf(o->f, ": %s [%s]\n", p->message, r->file);
     }
+}
+
+static bool progress_shown;
+
+void progress_show(void *ctx, uint64_t position, uint64_t size)
+{
+    static int tty = -1;
+    if (tty < 0)
+        tty = isatty(2);
+    if (!tty || !size)
+        return;
+    unsigned pct = (unsigned)(position * 100 / size);
+    char bar[21];
+    for (unsigned i = 0; i < 20; i++)
+        bar[i] = i < pct / 5 ? '#' : '.';
+    bar[20] = 0;
+    fprintf(stderr, "\r[%s] %3u%% %s", bar, pct, (const char *)ctx);
+    progress_shown = true;
+}
+
+void progress_done(void)
+{
+    if (progress_shown)
+        fputs("\r\033[K", stderr);
+    progress_shown = false;
 }
 
 void cli_error(const char *path, const char *fmt, ...)

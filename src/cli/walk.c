@@ -145,3 +145,17 @@ path_kind classify_path(const char *path)
     name_list_free(&l);
     return k;
 }
+
+bool looks_like_log(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    uint8_t h[17];
+    size_t n = fread(h, 1, sizeof h, f);
+    fclose(f);
+    if (n < sizeof h)
+        return false;
+    int32_t len = (int32_t)((uint32_t)h[8] << 24 | (uint32_t)h[9] << 16 | (uint32_t)h[10] << 8 | h[11]);
+    return h[16] <= 2 && len >= 14;
+}

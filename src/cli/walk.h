@@ -26,4 +26,9 @@ typedef enum path_kind { PATH_MISSING, PATH_FILE, PATH_PARTITION, PATH_DATADIR, 
  * <topic>-<n>), a data dir (holds partition dirs or meta.properties). */
 path_kind classify_path(const char *path);
 
+/* A file with a name kfsck does not know, named on the command line: does it
+ * start like a .log segment (size field >= 14, magic 0..2)? Captured fetch
+ * responses cut to their records are read this way. */
+bool looks_like_log(const char *path);
+
 #endif

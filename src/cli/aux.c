@@ -1,0 +1,368 @@
+/* aux.c: `kfsck dump` and the per-file checks of `kfsck verify` for every
+ * file in a log dir that is not a .log segment: offset and time indexes,
+ * the aborted-transaction index, producer-state snapshots, the offset and
+ * leader-epoch checkpoints, partition.metadata and meta.properties. JSON mode
+ * prints one line per entry (cli.md: "index_entry", "txn_entry", "snapshot"
+ * + "producer", "checkpoint_entry", "leader_epoch", "partition_metadata",
+ * "meta_properties"); text mode prints lines shaped like kafka-dump-log's.
+ * Sanity problems go through report_problem in both modes; aux_check runs the
+ * same checks and prints only the problems. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+
+/* ---- .index / .timeindex -------------------------------------------------- */
+
+/* Size of the sibling .log (same directory, same numeric base name), or
+ * UINT64_MAX when there is none. A suffixed index (.index.swap) pairs first
+ * with the log carrying the same suffix. */
+static uint64_t sibling_log_size(const char *path, const char *suffix)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strchr(base, '.');
+    if (!dot)
+        return UINT64_MAX;
+    size_t prefix = (size_t)(dot - path);
+    char buf[4096];
+    const char *sufs[2] = {suffix && *suffix ? suffix : NULL, ""};
+    for (int k = 0; k < 2; k++) {
+        if (!sufs[k])
+            continue;
+        int n = snprintf(buf, sizeof buf, "%.*s.log%s", (int)prefix, path, sufs[k]);
+        if (n < 0 || (size_t)n >= sizeof buf)
+            continue;
+        struct stat st;
+        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+            return (uint64_t)st.st_size;
+    }
+    return UINT64_MAX;
+}
+
+static void do_offset_index(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+{
+    kf_index ix;
+    kf_offset_index_init(&ix, m->data, m->size, ni.base_offset);
+    if (o) {
+        if (!o->json)
+            out_text(o, "Dumping %s\n", path);
+        if (ix.entries == 0 && !o->json)
+            out_text(o, "%s is empty.\n", path);
+        for (uint64_t i = 0; i < ix.entries; i++) {
+            int64_t off, pos;
+            kf_offset_index_get(&ix, i, &off, &pos);
+            if (o->json) {
+                out_begin(o, "index_entry");
+                out_str(o, "file", path);
+                out_int(o, "offset", off);
+                out_int(o, "position", pos);
+                out_end(o);
+            } else {
+                out_text(o, "offset: %" PRId64 " position: %" PRId64 "\n", off, pos);
+            }
+        }
+    }
+    kf_offset_index_check(&ix, sibling_log_size(path, ni.suffix), report_problem, r);
+}
+
+static void do_time_index(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+{
+    kf_index ix;
+    kf_time_index_init(&ix, m->data, m->size, ni.base_offset);
+    if (o) {
+        if (!o->json)
+            out_text(o, "Dumping %s\n", path);
+        if (ix.entries == 0 && !o->json)
+            out_text(o, "%s is empty.\n", path);
+        for (uint64_t i = 0; i < ix.entries; i++) {
+            int64_t ts, off;
+            kf_time_index_get(&ix, i, &ts, &off);
+            if (o->json) {
+                out_begin(o, "index_entry");
+                out_str(o, "file", path);
+                out_int(o, "timestamp", ts);
+                out_int(o, "offset", off);
+                out_end(o);
+            } else {
+                out_text(o, "timestamp: %" PRId64 " offset: %" PRId64 "\n", ts, off);
+            }
+        }
+    }
+    kf_time_index_check(&ix, report_problem, r);
+}
+
+static void do_txn_index(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+{
+    uint64_t size = m->data ? m->size : 0;
+    if (o) {
+        if (!o->json)
+            out_text(o, "Dumping %s\n", path);
+        uint64_t n = kf_txn_index_count(size);
+        for (uint64_t i = 0; i < n; i++) {
+            kf_txn_entry e;
+            kf_txn_index_get(m->data, i, &e);
+            if (o->json) {
+                out_begin(o, "txn_entry");
+                out_str(o, "file", path);
+                out_int(o, "version", e.version);
+                out_int(o, "producer_id", e.producer_id);
+                out_int(o, "first_offset", e.first_offset);
+                out_int(o, "last_offset", e.last_offset);
+                out_int(o, "last_stable_offset", e.last_stable_offset);
+                out_end(o);
+            } else {
+                out_text(o,
+                         "version: %d producerId: %" PRId64 " firstOffset: %" PRId64 " lastOffset: %" PRId64
+                         " lastStableOffset: %" PRId64 "\n",
+                         e.version, e.producer_id, e.first_offset, e.last_offset, e.last_stable_offset);
+            }
+        }
+    }
+    kf_txn_index_check(m->data, size, ni.base_offset, report_problem, r);
+}
+
+/* ---- .snapshot ------------------------------------------------------------ */
+
+/* DefaultRecordBatch.decrementSequence: sequences wrap at Integer.MAX_VALUE. */
+static int64_t first_sequence(int32_t last_seq, int32_t delta)
+{
+    if (last_seq < delta)
+        return (int64_t)INT32_MAX - ((int64_t)delta - last_seq) + 1;
+    return (int64_t)last_seq - delta;
+}
+
+static void print_producer(out *o, const char *path, const kf_snapshot_entry *e)
+{
+    if (o->json) {
+        out_begin(o, "producer");
+        out_str(o, "file", path);
+        out_int(o, "producer_id", e->producer_id);
+        out_int(o, "producer_epoch", e->producer_epoch);
+        out_int(o, "last_sequence", e->last_sequence);
+        out_int(o, "last_offset", e->last_offset);
+        out_int(o, "offset_delta", e->offset_delta);
+        out_int(o, "timestamp", e->timestamp);
+        out_int(o, "coordinator_epoch", e->coordinator_epoch);
+        out_int(o, "current_txn_first_offset", e->current_txn_first_offset);
+        out_end(o);
+        return;
+    }
+    out_text(o, "producerId: %" PRId64 " producerEpoch: %d coordinatorEpoch: %" PRId32 " currentTxnFirstOffset: ",
+             e->producer_id, e->producer_epoch, e->coordinator_epoch);
+    if (e->current_txn_first_offset >= 0)
+        out_text(o, "OptionalLong[%" PRId64 "]", e->current_txn_first_offset);
+    else
+        out_text(o, "OptionalLong.empty");
+    out_text(o, " lastTimestamp: %" PRId64 " ", e->timestamp);
+    if (e->last_offset >= 0)
+        out_text(o,
+                 "firstSequence: %" PRId64 " lastSequence: %" PRId32 " lastOffset: %" PRId64 " offsetDelta: %" PRId32
+                 " timestamp: %" PRId64,
+                 first_sequence(e->last_sequence, e->offset_delta), e->last_sequence, e->last_offset, e->offset_delta,
+                 e->timestamp);
+    out_text(o, "\n");
+}
+
+static void do_snapshot(const char *path, const kf_map *m, out *o, report *r)
+{
+    kf_snapshot s;
+    char msg[200];
+    int rc = kf_snapshot_parse(m->data, m->size, &s, msg, sizeof msg);
+    if (o) {
+        if (o->json) {
+            out_begin(o, "snapshot");
+            out_str(o, "file", path);
+            if (s.size >= 2)
+                out_int(o, "version", s.version);
+            else
+                out_null(o, "version");
+            if (s.size >= 6) {
+                out_uint(o, "crc", s.crc);
+                out_bool(o, "crc_ok", s.crc_ok);
+            } else {
+                out_null(o, "crc");
+                out_null(o, "crc_ok");
+            }
+            if (s.size >= KF_SNAPSHOT_HEADER_SIZE)
+                out_int(o, "count", s.count);
+            else
+                out_null(o, "count");
+            out_end(o);
+        } else {
+            out_text(o, "Dumping %s\n", path);
+        }
+        for (uint64_t i = 0; i < s.entries; i++) {
+            kf_snapshot_entry e;
+            kf_snapshot_get(&s, i, &e);
+            print_producer(o, path, &e);
+        }
+    }
+    if (rc == KF_OK)
+        return;
+    /* Every reason the broker would discard the file, each at its field. */
+    if (s.size == 0) {
+        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
+                  "empty (0-byte) snapshot: the broker deletes it and rebuilds producer state from the log");
+        return;
+    }
+    if (s.size < KF_SNAPSHOT_HEADER_SIZE) {
+        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        return;
+    }
+    if (s.version != 1)
+        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0,
+                  "snapshot contained an unknown file version %d (expected 1)", s.version);
+    if (s.count < 0) {
+        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 6, false, 0,
+                  "snapshot entry count %" PRId32 " is negative", s.count);
+    } else {
+        uint64_t want = KF_SNAPSHOT_HEADER_SIZE + (uint64_t)s.count * KF_SNAPSHOT_ENTRY_SIZE;
+        if (s.size < want)
+            kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR,
+                      KF_SNAPSHOT_HEADER_SIZE + s.entries * KF_SNAPSHOT_ENTRY_SIZE, false, 0,
+                      "snapshot is truncated: %" PRId32 " entries need %" PRIu64 " bytes, the file has %" PRIu64,
+                      s.count, want, s.size);
+        else if (s.size > want)
+            kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, want, false, 0,
+                      "%" PRIu64 " bytes after the %" PRId32 " entries the header announces", s.size - want, s.count);
+    }
+    if (!s.crc_ok)
+        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 2, false, 0,
+                  "snapshot CRC mismatch: stored %" PRIu32 ", computed %" PRIu32, s.crc, s.crc_computed);
+}
+
+/* ---- checkpoints ------------------------------------------------------------ */
+
+typedef struct ckpt_print {
+    out *o;
+    const char *path;
+} ckpt_print;
+
+static void print_ckpt_entry(void *ctx, const kf_checkpoint_entry *e)
+{
+    ckpt_print *cp = ctx;
+    out *o = cp->o;
+    if (o->json) {
+        if (e->topic) {
+            out_begin(o, "checkpoint_entry");
+            out_str(o, "file", cp->path);
+            out_str(o, "topic", e->topic);
+            out_int(o, "partition", e->partition);
+            out_int(o, "offset", e->offset);
+        } else {
+            out_begin(o, "leader_epoch");
+            out_str(o, "file", cp->path);
+            out_int(o, "epoch", e->epoch);
+            out_int(o, "start_offset", e->offset);
+        }
+        out_end(o);
+    } else if (e->topic) {
+        out_text(o, "topic: %s partition: %" PRId32 " offset: %" PRId64 "\n", e->topic, e->partition, e->offset);
+    } else {
+        out_text(o, "epoch: %" PRId32 " startOffset: %" PRId64 "\n", e->epoch, e->offset);
+    }
+}
+
+static void do_checkpoint(const char *path, const kf_map *m, int kind, out *o, report *r)
+{
+    ckpt_print cp = {.o = o, .path = path};
+    int32_t version = -1;
+    if (o && !o->json)
+        out_text(o, "Dumping %s\n", path);
+    kf_checkpoint_parse(m->data, m->size, kind, &version, o ? print_ckpt_entry : NULL, &cp, report_problem, r);
+}
+
+static void do_partition_metadata(const char *path, const kf_map *m, out *o, report *r)
+{
+    kf_partition_metadata pm;
+    char msg[200];
+    int rc = kf_partition_metadata_parse(m->data, m->size, &pm, msg, sizeof msg);
+    if (o) {
+        if (o->json) {
+            out_begin(o, "partition_metadata");
+            out_str(o, "file", path);
+            if (rc == KF_OK || pm.version >= 0)
+                out_int(o, "version", pm.version);
+            else
+                out_null(o, "version");
+            out_str(o, "topic_id", rc == KF_OK ? pm.topic_id_b64 : NULL);
+            out_end(o);
+        } else {
+            out_text(o, "Dumping %s\n", path);
+            if (rc == KF_OK)
+                out_text(o, "version: %" PRId32 " topicId: %s\n", pm.version, pm.topic_id_b64);
+        }
+    }
+    if (rc != KF_OK)
+        kf_report(report_problem, r, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+}
+
+static void do_meta_properties(const char *path, const kf_map *m, out *o, report *r)
+{
+    kf_meta_properties mp;
+    char msg[200];
+    int rc = kf_meta_properties_parse(m->data, m->size, &mp, msg, sizeof msg);
+    if (o) {
+        if (o->json) {
+            out_begin(o, "meta_properties");
+            out_str(o, "file", path);
+            out_int(o, "version", mp.version);
+            if (mp.has_broker_id)
+                out_int(o, "broker_id", mp.broker_id);
+            else
+                out_null(o, "broker_id");
+            if (mp.has_node_id)
+                out_int(o, "node_id", mp.node_id);
+            else
+                out_null(o, "node_id");
+            out_str(o, "cluster_id", mp.cluster_id[0] ? mp.cluster_id : NULL);
+            out_str(o, "directory_id", mp.directory_id[0] ? mp.directory_id : NULL);
+            out_end(o);
+        } else {
+            out_text(o, "Dumping %s\n", path);
+            out_text(o, "version: %" PRId32, mp.version);
+            if (mp.has_broker_id)
+                out_text(o, " brokerId: %" PRId32, mp.broker_id);
+            if (mp.has_node_id)
+                out_text(o, " nodeId: %" PRId32, mp.node_id);
+            if (mp.cluster_id[0])
+                out_text(o, " clusterId: %s", mp.cluster_id);
+            if (mp.directory_id[0])
+                out_text(o, " directoryId: %s", mp.directory_id);
+            out_text(o, "\n");
+        }
+    }
+    if (rc != KF_OK)
+        kf_report(report_problem, r, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+static bool aux_run(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+{
+    switch (ni.kind) {
+    case KF_FILE_INDEX: do_offset_index(path, m, ni, o, r); return true;
+    case KF_FILE_TIMEINDEX: do_time_index(path, m, ni, o, r); return true;
+    case KF_FILE_TXNINDEX: do_txn_index(path, m, ni, o, r); return true;
+    case KF_FILE_SNAPSHOT: do_snapshot(path, m, o, r); return true;
+    case KF_FILE_OFFSET_CHECKPOINT: do_checkpoint(path, m, KF_CKPT_OFFSETS, o, r); return true;
+    case KF_FILE_LEADER_EPOCH: do_checkpoint(path, m, KF_CKPT_LEADER_EPOCH, o, r); return true;
+    case KF_FILE_PARTITION_METADATA: do_partition_metadata(path, m, o, r); return true;
+    case KF_FILE_META_PROPERTIES: do_meta_properties(path, m, o, r); return true;
+    default: return false;
+    }
+}
+
+void aux_dump(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+{
+    if (!aux_run(path, m, ni, o, r))
+        cli_error(path, "not an index, snapshot, checkpoint or metadata file");
+}
+
+void aux_check(const char *path, const kf_map *m, kf_name_info ni, report *r)
+{
+    (void)aux_run(path, m, ni, NULL, r);
+}
