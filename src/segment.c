@@ -116,18 +116,42 @@ static bool entry_plausible(const uint8_t *data, uint64_t size, uint64_t p)
     return magic == 2 ? plausible_v2(q, (uint64_t)len) : plausible_legacy(q, (uint64_t)len, magic);
 }
 
-uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from)
+/* Resync scan. Long zero runs (and sparse holes) are jumped over: a batch
+ * may begin with up to 11 zero bytes (offset 0, small length), so the scan
+ * resumes 12 bytes before the run's end. */
+static uint64_t find_next(const kf_map *m, uint64_t from)
 {
+    const uint8_t *data = m->data;
+    uint64_t size = m->size;
     if (size < KF_HEADER_UP_TO_MAGIC + 1)
         return size;
     for (uint64_t p = from; p + KF_HEADER_UP_TO_MAGIC + 1 <= size; p++) {
-        /* magic sits at +16 and must be 0..2; skip quickly otherwise */
         if (data[p + 16] > 2)
             continue;
+        if (data[p] == 0 && size - p >= 64) {
+            uint64_t w1, w2;
+            memcpy(&w1, data + p, 8);
+            memcpy(&w2, data + p + 8, 8);
+            if (!w1 && !w2) {
+                uint64_t z = zero_run_end(m, p, size);
+                if (z == size)
+                    return size;
+                if (z - p > 16) {
+                    p = z - 12; /* the loop's p++ makes it z - 11 */
+                    continue;
+                }
+            }
+        }
         if (entry_plausible(data, size, p))
             return p;
     }
     return size;
+}
+
+uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from)
+{
+    kf_map m = {data, size, -1, 0};
+    return find_next(&m, from);
 }
 
 /* ---- index cross-checks -------------------------------------------------- */
@@ -350,7 +374,7 @@ static uint64_t skip_damage(scan_state *s, uint64_t pos, const char *code, bool 
         if (hint_next > pos && hint_next < m->size && entry_plausible(m->data, m->size, hint_next))
             next = hint_next;
         else
-            next = kf_find_next_batch(m->data, m->size, pos + 1);
+            next = find_next(m, pos + 1);
     }
     char full[240];
     if (next < m->size)
@@ -509,11 +533,15 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
             }
             if (z - pos >= KF_HEADER_UP_TO_MAGIC + 1) {
                 /* a zeroed range followed by data: report it once, whole */
+                /* a batch may start with zero bytes (offset 0), up to 11 before z */
+                uint64_t from = z - pos > 12 ? z - 12 : pos + 1;
+                uint64_t next = o->resync ? find_next(m, from) : size;
+                uint64_t zend = next < z ? next : z;
                 set_valid(&s, pos);
                 sum->bad_batches++;
-                problem(&s, KF_P_ZERO_FILL, KF_SEV_ERROR, pos, false, 0, z - pos, true,
+                problem(&s, KF_P_ZERO_FILL, KF_SEV_ERROR, pos, false, 0, zend - pos, true,
                         "zero-filled range inside the segment");
-                pos = o->resync ? kf_find_next_batch(d, size, z) : size;
+                pos = next;
                 continue;
             }
             snprintf(msg, sizeof msg, "size field %d is below the minimum entry size of 14", (int32_t)kf_be32(d + pos + 8));
@@ -526,7 +554,7 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
                 set_valid(&s, pos);
                 break;
             }
-            uint64_t next = o->resync ? kf_find_next_batch(d, size, pos + 1) : size;
+            uint64_t next = o->resync ? find_next(m, pos + 1) : size;
             if (next < size) {
                 snprintf(msg, sizeof msg, "length %d runs past the end of the file (%llu bytes left)", len,
                          (unsigned long long)(size - pos));
