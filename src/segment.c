@@ -573,8 +573,24 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
         kf_batch b;
         int prc = kf_batch_parse(d + pos, bsize, pos, &b);
         if (prc == KF_ERR_UNSUPPORTED && (b.magic < 0 || b.magic > 2)) {
+            /* FileLogInputStream reads any magic >= 2 as a v2 batch, and the
+             * v2 CRC does not cover the magic byte: if the rest holds, the
+             * broker keeps this batch, so valid_bytes does not move. */
+            int64_t off = (int64_t)kf_be64(d + pos);
+            if (b.magic > 2 && bsize >= KF_V2_HEADER_SIZE &&
+                kf_crc32c(0, d + pos + 21, bsize - 21) == kf_be32(d + pos + 17)) {
+                snprintf(msg, sizeof msg, "magic byte %d is not 0, 1 or 2 (the rest of the batch is intact; "
+                         "a broker would read it as magic 2)", b.magic);
+                problem(&s, KF_P_BAD_MAGIC, KF_SEV_ERROR, pos, true, off, 0, false, msg);
+                sum->bad_batches++;
+                if (!s.have_prev || (int64_t)(off + (int32_t)kf_be32(d + pos + 23)) > s.prev_last)
+                    s.prev_last = (int64_t)((uint64_t)off + (uint64_t)(int64_t)(int32_t)kf_be32(d + pos + 23));
+                s.have_prev = true;
+                pos += bsize;
+                continue;
+            }
             snprintf(msg, sizeof msg, "magic byte %d is not 0, 1 or 2", b.magic);
-            pos = skip_damage(&s, pos, KF_P_BAD_MAGIC, false, 0, msg, pos + bsize);
+            pos = skip_damage(&s, pos, KF_P_BAD_MAGIC, true, off, msg, pos + bsize);
             continue;
         }
         bool min_ok = b.magic == 2 ? bsize >= KF_V2_HEADER_SIZE : bsize >= KF_LOG_OVERHEAD + KF_V0_MIN_SIZE;

@@ -742,8 +742,8 @@ def gen_damaged(g, src, src_fact, src_info):
                                    "note": "bytes from the page end up to resync_position are the "
                                            "tail of a batch whose header was zeroed"},
                         "problems": [("log", "crc_mismatch", "error", B["position"], B["base_offset"], {}),
-                                     ("log", "zero_fill", "error", bend, None,
-                                      {"length": P + 4096 - bend})]}
+                                     # kfsck names the zero run itself, page-aligned
+                                     ("log", "zero_fill", "error", P, None, {"length": 4096})]}
         raise AssertionError("no suitable page in the source segment")
 
     def zero_tail():
