@@ -44,9 +44,9 @@ all: kfsck libkfsck.a
 
 ifeq ($(SAN),0)
 kfsck: $(BIN)
-	cp $(BIN) $@
+	cp $(BIN) $@.tmp && mv -f $@.tmp $@
 libkfsck.a: $(LIB)
-	cp $(LIB) $@
+	cp $(LIB) $@.tmp && mv -f $@.tmp $@
 endif
 
 $(BUILD)/%.o: %.c

@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""bench_gen.py: data generator and measuring helper for `make bench`
+(tools/bench.sh). Uses Debian's python3 and kafka-python.
+
+  bench_gen.py gen DIR
+      Writes two 1 GiB-scale magic-2 segments, once (skipped when present):
+        DIR/bench-plain-0/00000000000000000000.log  uncompressed, ~1 KiB
+            records, 16 a batch, file size just under 1 GiB (segment.bytes);
+        DIR/bench-zstd-0/00000000000000000000.log   zstd batches of 64
+            records holding 1 GiB of record bytes in all.
+      To be fast it builds a few thousand distinct batches with kafka-python's
+      DefaultRecordBatchBuilder and writes them over and over, rewriting each
+      copy's base offset (bytes 0-7) so offsets keep increasing, and its
+      partitionLeaderEpoch (bytes 12-15): the v2 CRC-32C covers neither, so
+      every copy stays a valid batch.
+
+  bench_gen.py run KFSCK DIR
+      For each segment: `cat FILE > /dev/null` and `KFSCK verify FILE`
+      bandwidth (best of 3, after one warm-up read so both read from the page
+      cache), their ratio, and kfsck's peak memory: RssAnon (heap + stack +
+      other anonymous pages, sampled from /proc/PID/status every 1 ms in a
+      separate run) and VmHWM (peak total RSS, which also counts the pages of
+      the memory-mapped input, so about the file size). Prints a table.
+"""
+
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+import time
+
+from kafka.record.default_records import DefaultRecordBatchBuilder
+
+GIB = 1 << 30
+SEGMENT_BYTES = GIB  # the broker's default segment.bytes
+STAMP = "bench.json"
+GEN_VERSION = 1
+
+WORDS = (b"kafka broker topic partition offset consumer producer record batch "
+         b"segment index leader replica commit fetch produce cluster group "
+         b"member session timeout order user event click view cart checkout "
+         b"payment shipped delivered cancelled region eu us ap price amount "
+         b"currency EUR USD status ok error retry latency ms bytes").split()
+
+
+def value_pool(rng, n, size):
+    """n distinct ~size-byte JSON-ish values (compress about 3-4x with zstd)."""
+    pool = []
+    for i in range(n):
+        words = []
+        length = 0
+        while length < size - 120:
+            w = rng.choice(WORDS)
+            words.append(w)
+            length += len(w) + 1
+        body = b" ".join(words)
+        v = (b'{"id":%d,"user":"user-%05d","amount":%d.%02d,"text":"%s"}'
+             % (i, rng.randrange(100000), rng.randrange(10000), rng.randrange(100), body))
+        pool.append(v[:size] if len(v) > size else v + b" " * (size - len(v)))
+    return pool
+
+
+def build_batches(rng, pool, nbatches, per_batch, codec):
+    """Distinct batches as (bytes, record_count, record_bytes)."""
+    out = []
+    ts0 = 1700000000000
+    k = 0
+    for b in range(nbatches):
+        builder = DefaultRecordBatchBuilder(
+            magic=2, compression_type=codec, is_transactional=False,
+            producer_id=-1, producer_epoch=-1, base_sequence=-1,
+            batch_size=1 << 30)
+        rec_bytes = 0
+        for r in range(per_batch):
+            key = b"key-%08d" % k
+            value = pool[rng.randrange(len(pool))]
+            meta = builder.append(r, timestamp=ts0 + k, key=key, value=value,
+                                  headers=[("source", b"bench")])
+            rec_bytes += meta.size
+            k += 1
+        out.append((bytes(builder.build()), per_batch, rec_bytes))
+    return out
+
+
+def write_segment(outdir, name, batches, stop):
+    """Write batches round-robin until stop(file_bytes, record_bytes, next_batch_size)."""
+    path = os.path.join(outdir, name)
+    tmp = path + ".tmp"
+    offset = 0
+    file_bytes = 0
+    rec_total = 0
+    nrec = 0
+    nb = 0
+    pack = struct.Struct(">q").pack_into
+    pack_epoch = struct.Struct(">i").pack_into
+    with open(tmp, "wb", buffering=8 << 20) as f:
+        i = 0
+        while True:
+            data, count, rec_bytes = batches[i % len(batches)]
+            if stop(file_bytes, rec_total, len(data)):
+                break
+            b = bytearray(data)
+            pack(b, 0, offset)
+            pack_epoch(b, 12, 7)
+            f.write(b)
+            offset += count
+            nrec += count
+            nb += 1
+            file_bytes += len(b)
+            rec_total += rec_bytes
+            i += 1
+    os.rename(tmp, path)
+    return {"file": name, "size": file_bytes, "batches": nb, "records": nrec,
+            "record_bytes": rec_total, "last_offset": offset - 1}
+
+
+def gen(outdir):
+    stamp = os.path.join(outdir, STAMP)
+    try:
+        with open(stamp) as f:
+            meta = json.load(f)
+        if meta.get("version") == GEN_VERSION and all(
+                os.path.getsize(os.path.join(outdir, s["file"])) == s["size"]
+                for s in meta["segments"]):
+            print("bench: using existing %s" % outdir)
+            return
+    except (OSError, ValueError, KeyError):
+        pass
+    t0 = time.time()
+    rng = random.Random(20240611)
+    pool = value_pool(rng, 4096, 1000)
+    segs = []
+
+    d = os.path.join(outdir, "bench-plain-0")
+    os.makedirs(d, exist_ok=True)
+    plain = build_batches(rng, pool, 3000, 16, DefaultRecordBatchBuilder.CODEC_NONE)
+    seg = write_segment(outdir, os.path.join("bench-plain-0", "%020d.log" % 0), plain,
+                        lambda fb, rb, n: fb + n > SEGMENT_BYTES)
+    seg["name"] = "plain"
+    segs.append(seg)
+
+    d = os.path.join(outdir, "bench-zstd-0")
+    os.makedirs(d, exist_ok=True)
+    zstd = build_batches(rng, pool, 1000, 64, DefaultRecordBatchBuilder.CODEC_ZSTD)
+    seg = write_segment(outdir, os.path.join("bench-zstd-0", "%020d.log" % 0), zstd,
+                        lambda fb, rb, n: rb >= GIB)
+    seg["name"] = "zstd"
+    segs.append(seg)
+
+    with open(stamp + ".tmp", "w") as f:
+        json.dump({"version": GEN_VERSION, "segments": segs}, f, indent=1)
+    os.rename(stamp + ".tmp", stamp)
+    print("bench: generated %s in %.0f s" % (outdir, time.time() - t0))
+
+
+# ---- measuring --------------------------------------------------------------
+
+def timed(cmd, stdout):
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - t, p.returncode, ru.ru_maxrss
+
+
+def status_kb(pid, fields):
+    out = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k in fields:
+                    out[k] = int(v.split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    return out
+
+
+def sampled(cmd):
+    """Run cmd, sampling RssAnon/VmHWM every ms. Returns peaks in KiB and exit code."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    anon = hwm = 0
+    while True:
+        s = status_kb(p.pid, ("RssAnon", "VmHWM"))
+        anon = max(anon, s.get("RssAnon", 0))
+        hwm = max(hwm, s.get("VmHWM", 0))
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            p.returncode = os.waitstatus_to_exitcode(status)
+            return anon, max(hwm, ru.ru_maxrss), p.returncode
+        time.sleep(0.001)
+
+
+def run(kfsck, outdir):
+    with open(os.path.join(outdir, STAMP)) as f:
+        meta = json.load(f)
+    rows = []
+    for s in meta["segments"]:
+        path = os.path.join(outdir, s["file"])
+        size = s["size"]
+        with open(os.devnull, "wb") as null:
+            timed(["cat", path], null)  # warm-up: file into the page cache
+            cat = min(timed(["cat", path], null)[0] for _ in range(3))
+            runs = [timed([kfsck, "verify", path], null) for _ in range(3)]
+        ver = min(r[0] for r in runs)
+        rc = runs[0][1]
+        anon, hwm, _ = sampled([kfsck, "verify", path])
+        rows.append((s["name"], size, s["records"], s["record_bytes"], cat, ver, rc, anon, hwm))
+
+    mb = 1e6
+    hdr = ("segment", "size MB", "records", "cat MB/s", "verify MB/s", "verify/cat",
+           "rec MB/s", "heap+stack RSS", "total RSS", "exit")
+    lines = []
+    for name, size, nrec, rbytes, cat, ver, rc, anon, hwm in rows:
+        lines.append((name, "%.0f" % (size / mb), "%d" % nrec,
+                      "%.0f" % (size / mb / cat), "%.0f" % (size / mb / ver),
+                      "%.2f" % (cat / ver), "%.0f" % (rbytes / mb / ver),
+                      "%.1f MiB" % (anon / 1024), "%.1f MiB" % (hwm / 1024), "%d" % rc))
+    widths = [max(len(h), *(len(l[i]) for l in lines)) for i, h in enumerate(hdr)]
+    fmt = "  ".join(("%%-%ds" if i == 0 else "%%%ds") % w for i, w in enumerate(widths))
+    print(fmt % hdr)
+    for l in lines:
+        print(fmt % l)
+    print("cat, verify: best of 3 page-cache reads; verify/cat: verify bandwidth as a "
+          "fraction of cat's;\nrec MB/s: record bytes (decompressed) per second; "
+          "heap+stack RSS: peak RssAnon (sampled every 1 ms);\n"
+          "total RSS: VmHWM, includes the mapped input file's pages; "
+          "exit: verify's exit code (0 clean, 1 damage).")
+    bad = [r for r in rows if r[6] not in (0, 1)]
+    return 1 if bad else 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "gen":
+        gen(argv[2])
+        return 0
+    if len(argv) == 4 and argv[1] == "run":
+        return run(argv[2], argv[3])
+    sys.stderr.write("usage: bench_gen.py gen DIR | run KFSCK DIR\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,118 @@
+#!/bin/sh
+# deps.sh: install what kfsck needs to build and test (run by `make deps`,
+# the first step of `make demo`, `make check` and .ci/run). Checks for a C
+# compiler, make, pkg-config, the compression/hash/test libraries (pkg-config
+# module and header), and Debian's /usr/bin/python3 with the modules the test
+# and fixture generators use. Installs whatever is missing with apt-get (as
+# root, or through non-interactive sudo); prints the command and exits 1 when
+# it can do neither. When nothing is missing it prints one line and never
+# touches apt-get.
+set -u
+
+missing=""
+add() {
+    case " $missing " in
+        *" $1 "*) ;;
+        *) missing="${missing:+$missing }$1" ;;
+    esac
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# Package installed according to dpkg ("install ok installed").
+pkg_ok() {
+    have dpkg-query || return 1
+    [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
+# Tools.
+have gcc || add gcc
+have make || add make
+have pkg-config || add pkg-config
+# gcc without the C library headers cannot build anything.
+if [ ! -f /usr/include/stdio.h ]; then add libc6-dev; fi
+
+# A header is present if it is in pkg-config's include dirs for the module or
+# in the default system include dirs.
+header_ok() { # module header
+    dirs="/usr/include /usr/local/include"
+    if have gcc; then
+        ma=$(gcc -print-multiarch 2>/dev/null) && [ -n "$ma" ] && dirs="$dirs /usr/include/$ma"
+    fi
+    if have pkg-config; then
+        for f in $(pkg-config --cflags-only-I "$1" 2>/dev/null); do
+            dirs="$dirs ${f#-I}"
+        done
+        d=$(pkg-config --variable=includedir "$1" 2>/dev/null) && [ -n "$d" ] && dirs="$dirs $d"
+    fi
+    for d in $dirs; do
+        [ -f "$d/$2" ] && return 0
+    done
+    return 1
+}
+
+# Libraries: pkg-config module, header, Debian package.
+for spec in zlib:zlib.h:zlib1g-dev liblz4:lz4frame.h:liblz4-dev \
+            libzstd:zstd.h:libzstd-dev snappy:snappy-c.h:libsnappy-dev \
+            libxxhash:xxhash.h:libxxhash-dev cmocka:cmocka.h:libcmocka-dev; do
+    mod=${spec%%:*}; rest=${spec#*:}; hdr=${rest%%:*}; pkg=${rest#*:}
+    if have pkg-config; then
+        if pkg-config --exists "$mod" 2>/dev/null && header_ok "$mod" "$hdr"; then
+            continue
+        fi
+    elif pkg_ok "$pkg" && header_ok "$mod" "$hdr"; then
+        # pkg-config itself is missing (and will be installed); trust dpkg.
+        continue
+    fi
+    add "$pkg"
+done
+
+# Python: Debian's interpreter with its packaged modules (not pip's).
+PY=/usr/bin/python3
+if [ -x "$PY" ]; then
+    pymissing=$("$PY" - <<'EOF' 2>/dev/null
+import importlib
+for mod, pkg in (("kafka", "python3-kafka"), ("lz4", "python3-lz4"),
+                 ("zstandard", "python3-zstandard"), ("snappy", "python3-snappy"),
+                 ("xxhash", "python3-xxhash")):
+    try:
+        importlib.import_module(mod)
+    except Exception:
+        print(pkg)
+EOF
+    ) || pymissing="python3-kafka python3-lz4 python3-zstandard python3-snappy python3-xxhash"
+    for p in $pymissing; do add "$p"; done
+else
+    for p in python3 python3-kafka python3-lz4 python3-zstandard python3-snappy python3-xxhash; do
+        add "$p"
+    done
+fi
+
+if [ -z "$missing" ]; then
+    echo "deps: all build and test dependencies are present"
+    exit 0
+fi
+
+echo "deps: missing: $missing"
+
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=""
+elif have sudo && sudo -n true 2>/dev/null; then
+    SUDO="sudo"
+else
+    echo "deps: need root to install them; run:" >&2
+    echo "  sudo sh -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing'" >&2
+    exit 1
+fi
+
+if ! have apt-get; then
+    echo "deps: apt-get not found; install these packages (Debian names) by hand: $missing" >&2
+    exit 1
+fi
+
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update || {
+    echo "deps: apt-get update failed" >&2; exit 1; }
+# shellcheck disable=SC2086  # word splitting of $missing is intended
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing || {
+    echo "deps: apt-get install failed for: $missing" >&2; exit 1; }
+echo "deps: installed: $missing"
