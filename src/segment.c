@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kfsck/crc.h"
+#include "readahead.h"
 
 #define INDEX_INTERVAL_BYTES 4096 /* the broker's default index.interval.bytes */
 #define ZERO_RUN_REPORT 1024      /* zero runs this long inside damage are named */
@@ -509,8 +510,14 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
     int rc = KF_OK;
     char msg[200];
 
-    uint64_t next_progress = PROGRESS_STEP;
+    uint64_t next_progress = PROGRESS_STEP, next_note = 0;
+    kf_readahead ra;
+    kf_readahead_start(&ra, d, o->readahead ? size : 0);
     while (pos < size) {
+        if (pos >= next_note) {
+            kf_readahead_note(&ra, pos);
+            next_note = pos + ((uint64_t)1 << 20);
+        }
         if (o->progress_fn && pos >= next_progress) {
             o->progress_fn(o->progress_ctx, pos, size);
             next_progress = pos + PROGRESS_STEP;
@@ -665,6 +672,7 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
             sum->max_timestamp = b.max_timestamp;
         pos += bsize;
     }
+    kf_readahead_stop(&ra);
     if (!s.valid_set)
         sum->valid_bytes = pos < size ? pos : size;
     if (s.recovery_zero)

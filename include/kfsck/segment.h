@@ -39,6 +39,7 @@ typedef struct kf_scan_opts {
     bool resync;              /* after damage, scan forward for the next good batch */
     int64_t base_offset;      /* the segment's base offset from its name, -1 if unknown */
     bool limited;             /* the map is a prefix (dump --max-bytes): a torn end is not damage */
+    bool readahead;           /* map pages ahead in a helper thread (large files, 2+ cores) */
     const kf_index *offset_index;   /* checked against the log when non-NULL */
     const kf_index *time_index;
     kf_batch_fn batch_fn;

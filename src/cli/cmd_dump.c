@@ -240,6 +240,7 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         so.problem_fn = report_problem;
         so.problem_ctx = &r;
         so.progress_fn = progress_show;
+    so.readahead = true;
         so.progress_ctx = (void *)path;
         kf_segment_summary sum;
         int scan_rc = kf_segment_scan(&m, &so, &sum);

@@ -134,6 +134,7 @@ static void verify_segment(verify_ctx *v, const char *path, kf_name_info ni, seg
         }
     }
     so.progress_fn = progress_show;
+    so.readahead = true;
     so.progress_ctx = (void *)path;
     kf_segment_summary sum;
     int scan_rc = kf_segment_scan(&m, &so, &sum);
