@@ -6,7 +6,8 @@
  * + "producer", "checkpoint_entry", "leader_epoch", "partition_metadata",
  * "meta_properties"); text mode prints lines shaped like kafka-dump-log's.
  * Sanity problems go through report_problem in both modes; aux_check runs the
- * same checks and prints only the problems. */
+ * same checks and prints only the problems. The caller (cmd_dump) prints the
+ * "Dumping <path>" line. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,8 +48,6 @@ static void do_offset_index(const char *path, const kf_map *m, kf_name_info ni, 
     kf_index ix;
     kf_offset_index_init(&ix, m->data, m->size, ni.base_offset);
     if (o) {
-        if (!o->json)
-            out_text(o, "Dumping %s\n", path);
         if (ix.entries == 0 && !o->json)
             out_text(o, "%s is empty.\n", path);
         for (uint64_t i = 0; i < ix.entries; i++) {
@@ -73,8 +72,6 @@ static void do_time_index(const char *path, const kf_map *m, kf_name_info ni, ou
     kf_index ix;
     kf_time_index_init(&ix, m->data, m->size, ni.base_offset);
     if (o) {
-        if (!o->json)
-            out_text(o, "Dumping %s\n", path);
         if (ix.entries == 0 && !o->json)
             out_text(o, "%s is empty.\n", path);
         for (uint64_t i = 0; i < ix.entries; i++) {
@@ -98,8 +95,6 @@ static void do_txn_index(const char *path, const kf_map *m, kf_name_info ni, out
 {
     uint64_t size = m->data ? m->size : 0;
     if (o) {
-        if (!o->json)
-            out_text(o, "Dumping %s\n", path);
         uint64_t n = kf_txn_index_count(size);
         for (uint64_t i = 0; i < n; i++) {
             kf_txn_entry e;
@@ -191,8 +186,6 @@ static void do_snapshot(const char *path, const kf_map *m, out *o, report *r)
             else
                 out_null(o, "count");
             out_end(o);
-        } else {
-            out_text(o, "Dumping %s\n", path);
         }
         for (uint64_t i = 0; i < s.entries; i++) {
             kf_snapshot_entry e;
@@ -270,8 +263,6 @@ static void do_checkpoint(const char *path, const kf_map *m, int kind, out *o, r
 {
     ckpt_print cp = {.o = o, .path = path};
     int32_t version = -1;
-    if (o && !o->json)
-        out_text(o, "Dumping %s\n", path);
     kf_checkpoint_parse(m->data, m->size, kind, &version, o ? print_ckpt_entry : NULL, &cp, report_problem, r);
 }
 
@@ -291,7 +282,6 @@ static void do_partition_metadata(const char *path, const kf_map *m, out *o, rep
             out_str(o, "topic_id", rc == KF_OK ? pm.topic_id_b64 : NULL);
             out_end(o);
         } else {
-            out_text(o, "Dumping %s\n", path);
             if (rc == KF_OK)
                 out_text(o, "version: %" PRId32 " topicId: %s\n", pm.version, pm.topic_id_b64);
         }
@@ -322,7 +312,6 @@ static void do_meta_properties(const char *path, const kf_map *m, out *o, report
             out_str(o, "directory_id", mp.directory_id[0] ? mp.directory_id : NULL);
             out_end(o);
         } else {
-            out_text(o, "Dumping %s\n", path);
             out_text(o, "version: %" PRId32, mp.version);
             if (mp.has_broker_id)
                 out_text(o, " brokerId: %" PRId32, mp.broker_id);

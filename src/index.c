@@ -1,0 +1,292 @@
+/* index.c: reads a segment's index files in place — the offset index
+ * (.index, 8-byte entries), the time index (.timeindex, 12-byte entries) and
+ * the aborted-transaction index (.txnindex, 34-byte entries) — and runs the
+ * self-consistency checks that need no .log (segment-format.md §4.3-4.6,
+ * §5.5). A preallocated zero tail ends an index the way DumpLogSegments ends
+ * it: at the first slot i > 0 whose relative offset is 0 (an all-zero slot 0
+ * means no entries). Nothing here allocates; every read is bounds-checked
+ * against the mapped size, and the number of problems one check reports is
+ * capped so a garbage 10 MiB index cannot flood the output. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "kfsck/index.h"
+
+/* At most this many problems per check call; then one summary problem. */
+#define IX_MAX_PROBLEMS 100
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
+
+static uint16_t be16(const uint8_t *p) { return (uint16_t)((uint16_t)p[0] << 8 | p[1]); }
+
+/* base + relative offset, wrapping instead of overflowing (no UB on garbage). */
+static int64_t abs_offset(int64_t base, int32_t rel) { return (int64_t)((uint64_t)base + (uint64_t)(int64_t)rel); }
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
+/* Byte position of the relative offset inside an entry. */
+static size_t rel_pos(int entry_size) { return entry_size == 12 ? 8 : 0; }
+
+static void index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset, int entry_size)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->data = data;
+    ix->size = data ? size : 0;
+    ix->base_offset = base_offset;
+    ix->entry_size = entry_size;
+    ix->slots = ix->size / (uint64_t)entry_size;
+    uint64_t n = 0;
+    if (ix->slots > 0 && !all_zero(data, (size_t)entry_size)) {
+        size_t rp = rel_pos(entry_size);
+        n = 1;
+        while (n < ix->slots && be32(data + n * (uint64_t)entry_size + rp) != 0)
+            n++;
+    }
+    ix->entries = n;
+}
+
+void kf_offset_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset)
+{
+    index_init(ix, data, size, base_offset, 8);
+}
+
+void kf_time_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset)
+{
+    index_init(ix, data, size, base_offset, 12);
+}
+
+void kf_offset_index_get(const kf_index *ix, uint64_t i, int64_t *offset, int64_t *position)
+{
+    if (i >= ix->slots || ix->entry_size != 8) {
+        *offset = -1;
+        *position = -1;
+        return;
+    }
+    const uint8_t *p = ix->data + i * 8;
+    *offset = abs_offset(ix->base_offset, (int32_t)be32(p));
+    *position = (int32_t)be32(p + 4);
+}
+
+void kf_time_index_get(const kf_index *ix, uint64_t i, int64_t *timestamp, int64_t *offset)
+{
+    if (i >= ix->slots || ix->entry_size != 12) {
+        *timestamp = -1;
+        *offset = -1;
+        return;
+    }
+    const uint8_t *p = ix->data + i * 12;
+    *timestamp = (int64_t)be64(p);
+    *offset = abs_offset(ix->base_offset, (int32_t)be32(p + 8));
+}
+
+/* ---- problem cap ------------------------------------------------------- */
+
+typedef struct capped {
+    kf_problem_fn fn;
+    void *ctx;
+    uint64_t reported;
+    uint64_t suppressed;
+    uint64_t first_suppressed_pos;
+    const char *what;  /* "index", "time index", "transaction index" */
+    const char *code;  /* code of the summary problem */
+} capped;
+
+/* True when the caller may report one more problem (and counts it). */
+static bool cap_take(capped *c, uint64_t pos)
+{
+    if (c->reported < IX_MAX_PROBLEMS) {
+        c->reported++;
+        return true;
+    }
+    if (c->suppressed++ == 0)
+        c->first_suppressed_pos = pos;
+    return false;
+}
+
+static void cap_finish(capped *c)
+{
+    if (c->suppressed)
+        kf_report(c->fn, c->ctx, c->code, KF_SEV_ERROR, c->first_suppressed_pos, false, 0,
+                  "%" PRIu64 " further problems in this %s are not listed", c->suppressed, c->what);
+}
+
+/* Slots after the end of the entries must all be zero: a non-zero slot
+ * there is an entry lost behind a zeroed one, or garbage. */
+static void check_tail(const kf_index *ix, capped *c, const char *what)
+{
+    uint64_t es = (uint64_t)ix->entry_size;
+    for (uint64_t i = ix->entries; i < ix->slots; i++) {
+        const uint8_t *p = ix->data + i * es;
+        if (!all_zero(p, (size_t)es)) {
+            if (cap_take(c, i * es))
+                kf_report(c->fn, c->ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, i * es, false, 0,
+                          "%s slot %" PRIu64 " is not zero although the entries end at slot %" PRIu64
+                          " (the first zero slot)",
+                          what, i, ix->entries);
+            return;
+        }
+    }
+}
+
+static void check_size(const kf_index *ix, capped *c, const char *what)
+{
+    uint64_t es = (uint64_t)ix->entry_size;
+    if (ix->size % es != 0 && cap_take(c, ix->slots * es))
+        kf_report(c->fn, c->ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, ix->slots * es, false, 0,
+                  "%s file is corrupt, found %" PRIu64 " bytes which is not a multiple of %d", what, ix->size,
+                  ix->entry_size);
+}
+
+void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn fn, void *ctx)
+{
+    capped c = {.fn = fn, .ctx = ctx, .what = "index", .code = KF_P_INDEX_CORRUPT};
+    int64_t prev_off = 0, prev_pos = 0;
+    for (uint64_t i = 0; i < ix->entries; i++) {
+        int64_t off, pos;
+        kf_offset_index_get(ix, i, &off, &pos);
+        uint64_t at = i * 8;
+        if (off < ix->base_offset) {
+            if (cap_take(&c, at))
+                kf_report(fn, ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, at, true, off,
+                          "index entry %" PRIu64 " has offset %" PRId64 " which is less than the base offset %" PRId64,
+                          i, off, ix->base_offset);
+        }
+        if (pos < 0) {
+            if (cap_take(&c, at))
+                kf_report(fn, ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, at, true, off,
+                          "index entry %" PRIu64 " has negative position %" PRId64, i, pos);
+        } else if (log_size != UINT64_MAX && (uint64_t)pos >= log_size) {
+            if (cap_take(&c, at))
+                kf_report(fn, ctx, KF_P_INDEX_BEYOND_LOG, KF_SEV_ERROR, at, true, off,
+                          "index entry %" PRIu64 " points to position %" PRId64 ", at or past the end of the log (%" PRIu64
+                          " bytes)",
+                          i, pos, log_size);
+        }
+        if (i > 0) {
+            if (off <= prev_off) {
+                if (cap_take(&c, at))
+                    kf_report(fn, ctx, KF_P_INDEX_NOT_MONOTONIC, KF_SEV_ERROR, at, true, off,
+                              "index entry %" PRIu64 " has offset %" PRId64 ", not greater than the previous entry's %" PRId64,
+                              i, off, prev_off);
+            } else if (pos < prev_pos) {
+                if (cap_take(&c, at))
+                    kf_report(fn, ctx, KF_P_INDEX_NOT_MONOTONIC, KF_SEV_ERROR, at, true, off,
+                              "index entry %" PRIu64 " has position %" PRId64 ", less than the previous entry's %" PRId64,
+                              i, pos, prev_pos);
+            }
+        }
+        prev_off = off;
+        prev_pos = pos;
+    }
+    check_tail(ix, &c, "index");
+    check_size(ix, &c, "index");
+    cap_finish(&c);
+}
+
+void kf_time_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx)
+{
+    capped c = {.fn = fn, .ctx = ctx, .what = "time index", .code = KF_P_INDEX_CORRUPT};
+    int64_t prev_ts = 0, prev_off = 0;
+    for (uint64_t i = 0; i < ix->entries; i++) {
+        int64_t ts, off;
+        kf_time_index_get(ix, i, &ts, &off);
+        uint64_t at = i * 12;
+        if (off < ix->base_offset) {
+            if (cap_take(&c, at))
+                kf_report(fn, ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, at, true, off,
+                          "time index entry %" PRIu64 " has offset %" PRId64 " which is less than the base offset %" PRId64,
+                          i, off, ix->base_offset);
+        }
+        if (i > 0) {
+            if (ts < prev_ts) {
+                if (cap_take(&c, at))
+                    kf_report(fn, ctx, KF_P_TIMEINDEX_NOT_MONOTONIC, KF_SEV_ERROR, at, true, off,
+                              "time index entry %" PRIu64 " has timestamp %" PRId64
+                              ", less than the previous entry's %" PRId64,
+                              i, ts, prev_ts);
+            }
+            if (off < prev_off) {
+                if (cap_take(&c, at))
+                    kf_report(fn, ctx, KF_P_INDEX_NOT_MONOTONIC, KF_SEV_ERROR, at, true, off,
+                              "time index entry %" PRIu64 " has offset %" PRId64 ", less than the previous entry's %" PRId64,
+                              i, off, prev_off);
+            }
+        }
+        prev_ts = ts;
+        prev_off = off;
+    }
+    check_tail(ix, &c, "time index");
+    check_size(ix, &c, "time index");
+    cap_finish(&c);
+}
+
+/* ---- transaction index -------------------------------------------------- */
+
+uint64_t kf_txn_index_count(uint64_t size) { return size / KF_TXN_ENTRY_SIZE; }
+
+void kf_txn_index_get(const uint8_t *data, uint64_t i, kf_txn_entry *e)
+{
+    const uint8_t *p = data + i * KF_TXN_ENTRY_SIZE;
+    e->version = (int16_t)be16(p);
+    e->producer_id = (int64_t)be64(p + 2);
+    e->first_offset = (int64_t)be64(p + 10);
+    e->last_offset = (int64_t)be64(p + 18);
+    e->last_stable_offset = (int64_t)be64(p + 26);
+}
+
+void kf_txn_index_check(const uint8_t *data, uint64_t size, int64_t base_offset, kf_problem_fn fn, void *ctx)
+{
+    capped c = {.fn = fn, .ctx = ctx, .what = "transaction index", .code = KF_P_TXNINDEX_INVALID};
+    if (!data)
+        size = 0;
+    uint64_t n = kf_txn_index_count(size);
+    int64_t prev_last = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        kf_txn_entry e;
+        kf_txn_index_get(data, i, &e);
+        uint64_t at = i * KF_TXN_ENTRY_SIZE;
+        if (e.version != 0) {
+            if (cap_take(&c, at))
+                kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, at, true, e.last_offset,
+                          "aborted transaction entry %" PRIu64 " has version %d (only 0 is known)", i, e.version);
+        }
+        if (e.last_offset < base_offset) {
+            if (cap_take(&c, at))
+                kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, at, true, e.last_offset,
+                          "aborted transaction entry %" PRIu64 " has last offset %" PRId64
+                          " which is less than the base offset %" PRId64,
+                          i, e.last_offset, base_offset);
+        }
+        if (e.first_offset > e.last_offset) {
+            if (cap_take(&c, at))
+                kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, at, true, e.last_offset,
+                          "aborted transaction entry %" PRIu64 " has first offset %" PRId64
+                          " greater than its last offset %" PRId64,
+                          i, e.first_offset, e.last_offset);
+        }
+        if (i > 0 && e.last_offset <= prev_last) {
+            if (cap_take(&c, at))
+                kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, at, true, e.last_offset,
+                          "aborted transaction entry %" PRIu64 " has last offset %" PRId64
+                          ", not greater than the previous entry's %" PRId64,
+                          i, e.last_offset, prev_last);
+        }
+        prev_last = e.last_offset;
+    }
+    if (size % KF_TXN_ENTRY_SIZE != 0 && cap_take(&c, n * KF_TXN_ENTRY_SIZE))
+        kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, n * KF_TXN_ENTRY_SIZE, false, 0,
+                  "transaction index ends with a partial entry of %" PRIu64 " bytes (ignored)",
+                  size % KF_TXN_ENTRY_SIZE);
+    cap_finish(&c);
+}

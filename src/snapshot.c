@@ -1,0 +1,116 @@
+/* snapshot.c: reads a producer-state snapshot (`<offset>.snapshot`,
+ * segment-format.md §4.7) in place: the 10-byte header (version int16 = 1,
+ * CRC-32C of bytes [6, EOF) as uint32, entry count int32) and the 46-byte
+ * producer entries. The checks are the broker's own (ProducerStateManager.
+ * readSnapshot): the entries must fill the file exactly, the version must be
+ * 1 and the CRC must match; anything else makes the broker discard the file
+ * and rebuild producer state from the log. Fields are filled as far as the
+ * bytes go, so a damaged snapshot can still be listed. No allocation. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kfsck/crc.h"
+#include "kfsck/snapshot.h"
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
+
+static uint16_t be16(const uint8_t *p) { return (uint16_t)((uint16_t)p[0] << 8 | p[1]); }
+
+static void set_msg(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void set_msg(char *msg, size_t msglen, const char *fmt, ...)
+{
+    if (!msg || msglen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msglen, fmt, ap);
+    va_end(ap);
+}
+
+int kf_snapshot_parse(const uint8_t *data, uint64_t size, kf_snapshot *s, char *msg, size_t msglen)
+{
+    memset(s, 0, sizeof *s);
+    if (!data)
+        size = 0;
+    s->data = data;
+    s->size = size;
+    s->version = -1;
+    s->count = -1;
+    set_msg(msg, msglen, "ok");
+
+    if (size == 0) {
+        set_msg(msg, msglen, "empty (0-byte) snapshot: no header");
+        return KF_ERR_TRUNCATED;
+    }
+    if (size < KF_SNAPSHOT_HEADER_SIZE) {
+        if (size >= 2)
+            s->version = (int16_t)be16(data);
+        if (size >= 6) {
+            s->crc = be32(data + 2);
+            s->crc_computed = kf_crc32c(0, data + 6, (size_t)(size - 6));
+            s->crc_ok = s->crc == s->crc_computed;
+        }
+        set_msg(msg, msglen, "snapshot is %" PRIu64 " bytes, shorter than its %d-byte header", size,
+                KF_SNAPSHOT_HEADER_SIZE);
+        return KF_ERR_TRUNCATED;
+    }
+    s->version = (int16_t)be16(data);
+    s->crc = be32(data + 2);
+    s->count = (int32_t)be32(data + 6);
+    s->crc_computed = kf_crc32c(0, data + 6, (size_t)(size - 6));
+    s->crc_ok = s->crc == s->crc_computed;
+    uint64_t avail = (size - KF_SNAPSHOT_HEADER_SIZE) / KF_SNAPSHOT_ENTRY_SIZE;
+    s->entries = (s->count >= 0 && (uint64_t)s->count < avail) ? (uint64_t)s->count : avail;
+
+    /* Same order as the broker: schema (count vs size), version, CRC. */
+    if (s->count < 0) {
+        set_msg(msg, msglen, "snapshot entry count %" PRId32 " is negative", s->count);
+        return KF_ERR_CORRUPT;
+    }
+    uint64_t want = KF_SNAPSHOT_HEADER_SIZE + (uint64_t)s->count * KF_SNAPSHOT_ENTRY_SIZE;
+    if (size < want) {
+        set_msg(msg, msglen,
+                "snapshot holds %" PRId32 " entries (%" PRIu64 " bytes) but the file is only %" PRIu64 " bytes",
+                s->count, want, size);
+        return KF_ERR_TRUNCATED;
+    }
+    if (size > want) {
+        set_msg(msg, msglen, "snapshot has %" PRIu64 " bytes after its %" PRId32 " entries", size - want, s->count);
+        return KF_ERR_CORRUPT;
+    }
+    if (s->version != 1) {
+        set_msg(msg, msglen, "snapshot contained an unknown file version %d", s->version);
+        return KF_ERR_UNSUPPORTED;
+    }
+    if (!s->crc_ok) {
+        set_msg(msg, msglen, "snapshot is corrupt (CRC is no longer valid). Stored crc: %" PRIu32 ". Computed crc: %" PRIu32,
+                s->crc, s->crc_computed);
+        return KF_ERR_CORRUPT;
+    }
+    return KF_OK;
+}
+
+void kf_snapshot_get(const kf_snapshot *s, uint64_t i, kf_snapshot_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!s->data || s->size < KF_SNAPSHOT_HEADER_SIZE ||
+        i >= (s->size - KF_SNAPSHOT_HEADER_SIZE) / KF_SNAPSHOT_ENTRY_SIZE)
+        return;
+    const uint8_t *p = s->data + KF_SNAPSHOT_HEADER_SIZE + i * KF_SNAPSHOT_ENTRY_SIZE;
+    e->producer_id = (int64_t)be64(p);
+    e->producer_epoch = (int16_t)be16(p + 8);
+    e->last_sequence = (int32_t)be32(p + 10);
+    e->last_offset = (int64_t)be64(p + 14);
+    e->offset_delta = (int32_t)be32(p + 22);
+    e->timestamp = (int64_t)be64(p + 26);
+    e->coordinator_epoch = (int32_t)be32(p + 34);
+    e->current_txn_first_offset = (int64_t)be64(p + 38);
+}
