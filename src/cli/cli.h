@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli/out.h"
 #include "kfsck/kfsck.h"
@@ -17,6 +18,12 @@ int cmd_verify(int argc, char **argv);
 
 /* Parse a size like 1048576, 64K, 128M, 1G. Returns 0 on success. */
 int parse_size(const char *s, uint64_t *result);
+/* A positive size option value: 0, or -1 after printing
+ * "kfsck CMD: OPT needs a positive size ..." to stderr. */
+int opt_positive_size(const char *cmd, const char *opt, const char *arg, uint64_t *v);
+/* Prints "kfsck CMD: WHAT 'ARG'" (ARG may be NULL) and the usage to stderr;
+ * returns EXIT_USAGE. */
+int opt_usage_error(const char *cmd, const char *what, const char *arg, void (*usage)(FILE *));
 
 /* Files that are not .log segments (src/cli/aux.c). `path` is as the user
  * gave it; `m` is the mapped file. aux_dump prints the entries (and any

@@ -335,29 +335,19 @@ int cmd_dump(int argc, char **argv)
             }
             break;
         case 'm':
-            if (parse_size(optarg, &opts.max_bytes) || opts.max_bytes == 0) {
-                fprintf(stderr, "kfsck dump: --max-bytes needs a positive size, not '%s'\n", optarg);
+            if (opt_positive_size("dump", "--max-bytes", optarg, &opts.max_bytes))
                 return EXIT_USAGE;
-            }
             break;
         case 'B':
-            if (parse_size(optarg, &opts.max_batch_bytes) || opts.max_batch_bytes == 0) {
-                fprintf(stderr, "kfsck dump: --max-batch-bytes needs a positive size, not '%s'\n", optarg);
+            if (opt_positive_size("dump", "--max-batch-bytes", optarg, &opts.max_batch_bytes))
                 return EXIT_USAGE;
-            }
             break;
         case 'h': dump_usage(stdout); return EXIT_CLEAN;
-        default:
-            fprintf(stderr, "kfsck dump: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            dump_usage(stderr);
-            return EXIT_USAGE;
+        default: return opt_usage_error("dump", "unknown or incomplete option", argv[optind - 1], dump_usage);
         }
     }
-    if (optind >= argc) {
-        fprintf(stderr, "kfsck dump: no FILE given\n");
-        dump_usage(stderr);
-        return EXIT_USAGE;
-    }
+    if (optind >= argc)
+        return opt_usage_error("dump", "no FILE given", NULL, dump_usage);
     out o;
     out_init(&o, stdout, opts.json);
     int status = EXIT_CLEAN;

@@ -295,23 +295,15 @@ int cmd_verify(int argc, char **argv)
         switch (c) {
         case 'j': json = true; break;
         case 'B':
-            if (parse_size(optarg, &max_batch) || max_batch == 0) {
-                fprintf(stderr, "kfsck verify: --max-batch-bytes needs a positive size, not '%s'\n", optarg);
+            if (opt_positive_size("verify", "--max-batch-bytes", optarg, &max_batch))
                 return EXIT_USAGE;
-            }
             break;
         case 'h': verify_usage(stdout); return EXIT_CLEAN;
-        default:
-            fprintf(stderr, "kfsck verify: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            verify_usage(stderr);
-            return EXIT_USAGE;
+        default: return opt_usage_error("verify", "unknown or incomplete option", argv[optind - 1], verify_usage);
         }
     }
-    if (optind >= argc) {
-        fprintf(stderr, "kfsck verify: no PATH given\n");
-        verify_usage(stderr);
-        return EXIT_USAGE;
-    }
+    if (optind >= argc)
+        return opt_usage_error("verify", "no PATH given", NULL, verify_usage);
     out o;
     out_init(&o, stdout, json);
     verify_ctx v = {&o, max_batch, 0, 0, EXIT_CLEAN};

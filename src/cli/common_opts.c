@@ -1,5 +1,7 @@
 /* common_opts.c: option values shared by several commands. */
 #include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -32,4 +34,22 @@ int parse_size(const char *s, uint64_t *result)
         return -1;
     *result = v * mul;
     return 0;
+}
+
+int opt_positive_size(const char *cmd, const char *opt, const char *arg, uint64_t *v)
+{
+    if (parse_size(arg, v) == 0 && *v > 0)
+        return 0;
+    fprintf(stderr, "kfsck %s: %s needs a positive size (like 4096, 64K, 128M), not '%s'\n", cmd, opt, arg);
+    return -1;
+}
+
+int opt_usage_error(const char *cmd, const char *what, const char *arg, void (*usage)(FILE *))
+{
+    if (arg)
+        fprintf(stderr, "kfsck %s: %s '%s'\n", cmd, what, arg);
+    else
+        fprintf(stderr, "kfsck %s: %s\n", cmd, what);
+    usage(stderr);
+    return EXIT_USAGE;
 }
