@@ -378,6 +378,71 @@ class Limits(unittest.TestCase):
             self.assertEqual(len(positions), 2 * len(MANIFEST["logs"][0]["batches"]))
 
 
+class SmallFiles(unittest.TestCase):
+    """Snapshots, txn indexes and checkpoints against what the generator wrote."""
+
+    def test_partition_files(self):
+        checked_txn = []
+        for part in MANIFEST["partitions"]:
+            with self.subTest(partition=part["path"]):
+                d = part["path"]
+                _, out, _ = run("dump", "--json", f"{d}/partition.metadata")
+                pm = of_type(jsonl(out), "partition_metadata")
+                self.assertEqual([(x["version"], x["topic_id"]) for x in pm], [(0, part["topic_id"])])
+                _, out, _ = run("dump", "--json", f"{d}/leader-epoch-checkpoint")
+                self.assertEqual([{"epoch": x["epoch"], "start_offset": x["start_offset"]}
+                                  for x in of_type(jsonl(out), "leader_epoch")], part["leader_epochs"])
+                snap = part.get("snapshot")
+                if snap:
+                    code, out, _ = run("dump", "--json", snap["path"])
+                    self.assertEqual(code, 0)
+                    lines = jsonl(out)
+                    head = of_type(lines, "snapshot")[0]
+                    self.assertEqual((head["version"], head["crc_ok"], head["count"]), (1, True, len(snap["entries"])))
+                    got = [{k: v for k, v in x.items() if k not in ("type", "file")} for x in of_type(lines, "producer")]
+                    self.assertEqual(got, snap["entries"])
+                for txn in part.get("txnindex") or []:
+                    _, out, _ = run("dump", "--json", txn["path"])
+                    entries = of_type(jsonl(out), "txn_entry")
+                    self.assertEqual(len(entries), len(txn["entries"]))
+                    self.assertEqual([{k: e[k] for k in w} for e, w in zip(entries, txn["entries"])], txn["entries"])
+                    checked_txn.append(txn["path"])
+        self.assertEqual(checked_txn, ["datadir/payments-0/00000000000000000000.txnindex"])
+
+    def test_datadir_files(self):
+        dd = MANIFEST["datadir"]
+        _, out, _ = run("dump", "--json", "datadir/meta.properties")
+        mp = of_type(jsonl(out), "meta_properties")[0]
+        self.assertEqual((mp["version"], mp["broker_id"], mp["cluster_id"], mp["node_id"]),
+                         (dd["meta_version"], dd["broker_id"], dd["cluster_id"], None))
+        for name, entries in dd["checkpoints"].items():
+            with self.subTest(checkpoint=name):
+                code, out, _ = run("dump", "--json", f"datadir/{name}")
+                self.assertEqual(code, 0)
+                got = [{"topic": x["topic"], "partition": x["partition"], "offset": x["offset"]}
+                       for x in of_type(jsonl(out), "checkpoint_entry")]
+                self.assertEqual(got, entries)
+
+    def test_damaged_checkpoint_and_snapshot(self):
+        with tempfile.TemporaryDirectory() as t:
+            ck = os.path.join(t, "recovery-point-offset-checkpoint")
+            with open(ck, "w") as f:
+                f.write("0\n3\norders 0 5\norders one 6\n")
+            code, out, _ = run("verify", "--json", ck)
+            self.assertEqual(code, 1)
+            self.assertIn("checkpoint_invalid", [p["code"] for p in of_type(jsonl(out), "problem")])
+            src = read(os.path.join(FIX, MANIFEST["partitions"][0]["snapshot"]["path"]))
+            snap = os.path.join(t, "00000000000000001110.snapshot")
+            bad = bytearray(src)
+            bad[-1] ^= 1
+            with open(snap, "wb") as f:
+                f.write(bad)
+            code, out, _ = run("verify", "--json", snap)
+            self.assertEqual(code, 1)
+            probs = of_type(jsonl(out), "problem")
+            self.assertEqual([(p["code"], p["position"]) for p in probs], [("snapshot_invalid", 2)])
+
+
 class ReadOnly(unittest.TestCase):
     def test_inputs_are_not_modified(self):
         def digest():
