@@ -29,6 +29,17 @@ static void add_counts(verify_ctx *v, const report *r)
     v->warnings += r->warnings;
 }
 
+/* A file that cannot be read: the one-line error on stderr, an `unreadable`
+ * problem line for whoever reads the JSON, and exit 3 at the end. */
+static void unreadable(verify_ctx *v, const char *path, int err_no)
+{
+    cli_error(path, "cannot read: %s", strerror(err_no));
+    report r = {v->o->json ? v->o : NULL, path, 0, 0};
+    kf_report(report_problem, &r, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", strerror(err_no));
+    add_counts(v, &r);
+    v->status = EXIT_FAIL;
+}
+
 /* "dir/000123.log[.deleted]" -> "dir/000123<ext>[.deleted]" */
 static char *sibling(const char *log_path, const char *ext, const char *suffix)
 {
@@ -94,8 +105,7 @@ static void verify_segment(verify_ctx *v, const char *path, kf_name_info ni, seg
     res->base = ni.base_offset;
     kf_map m;
     if (kf_map_open(&m, path, 0) != KF_OK) {
-        cli_error(path, "cannot read: %s", strerror(m.err_no));
-        v->status = EXIT_FAIL;
+        unreadable(v, path, m.err_no);
         return;
     }
     kf_map_sequential(&m);
@@ -166,8 +176,7 @@ static void verify_aux(verify_ctx *v, const char *path, kf_name_info ni)
 {
     kf_map m;
     if (kf_map_open(&m, path, 0) != KF_OK) {
-        cli_error(path, "cannot read: %s", strerror(m.err_no));
-        v->status = EXIT_FAIL;
+        unreadable(v, path, m.err_no);
         return;
     }
     report r = {v->o, path, 0, 0};

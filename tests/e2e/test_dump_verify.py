@@ -311,6 +311,11 @@ class BadInput(unittest.TestCase):
         code, _, err = run("verify", part)
         self.assertEqual(code, 3)
         self.assertTrue(err.startswith(f"kfsck: {part}/00000000000000000000.log: "), err)
+        self.assertEqual(len(err.splitlines()), 1)
+        code, out, _ = run("verify", "--json", part)
+        self.assertEqual(code, 3)
+        self.assertEqual([(p["code"], p["file"]) for p in of_type(jsonl(out), "problem")],
+                         [("unreadable", f"{part}/00000000000000000000.log")])
 
     def test_stray_names_are_ignored(self):
         part = os.path.join(self.tmp, "t-0")
