@@ -24,5 +24,6 @@
 #include "kfsck/index.h"
 #include "kfsck/snapshot.h"
 #include "kfsck/checkpoint.h"
+#include "kfsck/coord.h"
 
 #endif
