@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kfsck/crc.h"
@@ -488,6 +489,126 @@ static void check_batch_header(scan_state *s, const kf_batch *b, bool *bad)
     }
 }
 
+/* From *posp, find the next entry broker recovery accepts (framing, minimum
+ * size, CRC), reporting the damage met on the way and resynchronising past
+ * it. Returns 1 with *b parsed at *posp (*prc_out: kf_batch_parse's result:
+ * KF_OK, or a v0/v1 message whose own lengths are wrong), or 0 at the end. */
+static int next_entry(scan_state *s, uint64_t *posp, kf_batch *b, int *prc_out)
+{
+    const kf_map *m = s->m;
+    const kf_scan_opts *o = s->o;
+    kf_segment_summary *sum = s->sum;
+    const uint8_t *d = m->data;
+    uint64_t size = m->size;
+    uint64_t pos = *posp;
+    char msg[200];
+    while (pos < size) {
+        uint32_t bsize = 0;
+        int8_t magic = 0;
+        kf_frame fr = kf_batch_frame(d + pos, size - pos, &bsize, &magic);
+        if (fr == KF_FRAME_SHORT_TAIL || fr == KF_FRAME_BAD_SIZE) {
+            uint64_t z = zero_run_end(m, pos, size);
+            if (z == size) { /* zeros up to the end: a preallocated tail */
+                set_valid(s, pos);
+                if (!o->limited)
+                    problem(s, KF_P_ZERO_FILL, KF_SEV_WARNING, pos, false, 0, size - pos, true,
+                            "zero-filled tail after the last batch (preallocated or never written)");
+                *posp = size;
+                return 0;
+            }
+            if (fr == KF_FRAME_SHORT_TAIL) {
+                set_valid(s, pos);
+                if (!o->limited) {
+                    snprintf(msg, sizeof msg, "%llu trailing bytes are too few for an entry header",
+                             (unsigned long long)(size - pos));
+                    problem(s, KF_P_TRUNCATED, KF_SEV_ERROR, pos, false, 0, 0, false, msg);
+                    sum->bad_batches++;
+                }
+                *posp = size;
+                return 0;
+            }
+            if (z - pos >= KF_HEADER_UP_TO_MAGIC + 1) {
+                /* a zeroed range followed by data: report it once, whole */
+                /* a batch may start with zero bytes (offset 0), up to 11 before z */
+                uint64_t from = z - pos > 12 ? z - 12 : pos + 1;
+                uint64_t next = o->resync ? find_next(m, from) : size;
+                uint64_t zend = next < z ? next : z;
+                set_valid(s, pos);
+                sum->bad_batches++;
+                problem(s, KF_P_ZERO_FILL, KF_SEV_ERROR, pos, false, 0, zend - pos, true,
+                        "zero-filled range inside the segment");
+                pos = next;
+                continue;
+            }
+            snprintf(msg, sizeof msg, "size field %d is below the minimum entry size of 14", (int32_t)kf_be32(d + pos + 8));
+            pos = skip_damage(s, pos, KF_P_BAD_LENGTH, false, 0, msg, 0);
+            continue;
+        }
+        if (fr == KF_FRAME_TORN) {
+            int32_t len = (int32_t)kf_be32(d + pos + 8);
+            if (o->limited) {
+                set_valid(s, pos);
+                *posp = size;
+                return 0;
+            }
+            uint64_t next = o->resync ? find_next(m, pos + 1) : size;
+            if (next < size) {
+                snprintf(msg, sizeof msg, "length %d runs past the end of the file (%llu bytes left)", len,
+                         (unsigned long long)(size - pos));
+                pos = skip_damage(s, pos, KF_P_BAD_LENGTH, true, (int64_t)kf_be64(d + pos), msg, next);
+            } else {
+                snprintf(msg, sizeof msg, "last entry is torn: it needs %lld bytes, %llu are present",
+                         (long long)len + KF_LOG_OVERHEAD, (unsigned long long)(size - pos));
+                set_valid(s, pos);
+                sum->bad_batches++;
+                problem(s, KF_P_TRUNCATED, KF_SEV_ERROR, pos, true, (int64_t)kf_be64(d + pos), 0, false, msg);
+                pos = size;
+            }
+            continue;
+        }
+
+        int prc = kf_batch_parse(d + pos, bsize, pos, b);
+        *prc_out = prc;
+        if (prc == KF_ERR_UNSUPPORTED && (b->magic < 0 || b->magic > 2)) {
+            /* FileLogInputStream reads any magic >= 2 as a v2 batch, and the
+             * v2 CRC does not cover the magic byte: if the rest holds, the
+             * broker keeps this batch, so valid_bytes does not move. */
+            int64_t off = (int64_t)kf_be64(d + pos);
+            if (b->magic > 2 && bsize >= KF_V2_HEADER_SIZE &&
+                kf_crc32c(0, d + pos + 21, bsize - 21) == kf_be32(d + pos + 17)) {
+                snprintf(msg, sizeof msg, "magic byte %d is not 0, 1 or 2 (the rest of the batch is intact; "
+                         "a broker would read it as magic 2)", b->magic);
+                problem(s, KF_P_BAD_MAGIC, KF_SEV_ERROR, pos, true, off, 0, false, msg);
+                sum->bad_batches++;
+                if (!s->have_prev || (int64_t)(off + (int32_t)kf_be32(d + pos + 23)) > s->prev_last)
+                    s->prev_last = (int64_t)((uint64_t)off + (uint64_t)(int64_t)(int32_t)kf_be32(d + pos + 23));
+                s->have_prev = true;
+                pos += bsize;
+                continue;
+            }
+            snprintf(msg, sizeof msg, "magic byte %d is not 0, 1 or 2", b->magic);
+            pos = skip_damage(s, pos, KF_P_BAD_MAGIC, true, off, msg, pos + bsize);
+            continue;
+        }
+        bool min_ok = b->magic == 2 ? bsize >= KF_V2_HEADER_SIZE : bsize >= KF_LOG_OVERHEAD + KF_V0_MIN_SIZE;
+        if (!min_ok) {
+            snprintf(msg, sizeof msg, "entry of %u bytes is below the minimum of %d for magic %d", bsize,
+                     b->magic == 2 ? KF_V2_HEADER_SIZE : KF_LOG_OVERHEAD + KF_V0_MIN_SIZE, b->magic);
+            pos = skip_damage(s, pos, KF_P_BAD_LENGTH, false, 0, msg, pos + bsize);
+            continue;
+        }
+        if (!kf_batch_verify_crc(b)) {
+            snprintf(msg, sizeof msg, "stored CRC %u does not match the computed CRC of the batch", b->crc);
+            pos = skip_damage(s, pos, KF_P_CRC_MISMATCH, true, b->base_offset, msg, pos + bsize);
+            continue;
+        }
+        *posp = pos;
+        return 1;
+    }
+    *posp = pos;
+    return 0;
+}
+
 int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *sum)
 {
     memset(sum, 0, sizeof *sum);
@@ -508,7 +629,6 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
     uint64_t size = m->size;
     uint64_t pos = 0;
     int rc = KF_OK;
-    char msg[200];
 
     uint64_t next_progress = PROGRESS_STEP, next_note = 0;
     kf_readahead ra;
@@ -522,102 +642,10 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
             o->progress_fn(o->progress_ctx, pos, size);
             next_progress = pos + PROGRESS_STEP;
         }
-        uint32_t bsize = 0;
-        int8_t magic = 0;
-        kf_frame fr = kf_batch_frame(d + pos, size - pos, &bsize, &magic);
-        if (fr == KF_FRAME_SHORT_TAIL || fr == KF_FRAME_BAD_SIZE) {
-            uint64_t z = zero_run_end(m, pos, size);
-            if (z == size) { /* zeros up to the end: a preallocated tail */
-                set_valid(&s, pos);
-                if (!o->limited)
-                    problem(&s, KF_P_ZERO_FILL, KF_SEV_WARNING, pos, false, 0, size - pos, true,
-                            "zero-filled tail after the last batch (preallocated or never written)");
-                break;
-            }
-            if (fr == KF_FRAME_SHORT_TAIL) {
-                set_valid(&s, pos);
-                if (!o->limited) {
-                    snprintf(msg, sizeof msg, "%llu trailing bytes are too few for an entry header",
-                             (unsigned long long)(size - pos));
-                    problem(&s, KF_P_TRUNCATED, KF_SEV_ERROR, pos, false, 0, 0, false, msg);
-                    sum->bad_batches++;
-                }
-                break;
-            }
-            if (z - pos >= KF_HEADER_UP_TO_MAGIC + 1) {
-                /* a zeroed range followed by data: report it once, whole */
-                /* a batch may start with zero bytes (offset 0), up to 11 before z */
-                uint64_t from = z - pos > 12 ? z - 12 : pos + 1;
-                uint64_t next = o->resync ? find_next(m, from) : size;
-                uint64_t zend = next < z ? next : z;
-                set_valid(&s, pos);
-                sum->bad_batches++;
-                problem(&s, KF_P_ZERO_FILL, KF_SEV_ERROR, pos, false, 0, zend - pos, true,
-                        "zero-filled range inside the segment");
-                pos = next;
-                continue;
-            }
-            snprintf(msg, sizeof msg, "size field %d is below the minimum entry size of 14", (int32_t)kf_be32(d + pos + 8));
-            pos = skip_damage(&s, pos, KF_P_BAD_LENGTH, false, 0, msg, 0);
-            continue;
-        }
-        if (fr == KF_FRAME_TORN) {
-            int32_t len = (int32_t)kf_be32(d + pos + 8);
-            if (o->limited) {
-                set_valid(&s, pos);
-                break;
-            }
-            uint64_t next = o->resync ? find_next(m, pos + 1) : size;
-            if (next < size) {
-                snprintf(msg, sizeof msg, "length %d runs past the end of the file (%llu bytes left)", len,
-                         (unsigned long long)(size - pos));
-                pos = skip_damage(&s, pos, KF_P_BAD_LENGTH, true, (int64_t)kf_be64(d + pos), msg, next);
-            } else {
-                snprintf(msg, sizeof msg, "last entry is torn: it needs %lld bytes, %llu are present",
-                         (long long)len + KF_LOG_OVERHEAD, (unsigned long long)(size - pos));
-                set_valid(&s, pos);
-                sum->bad_batches++;
-                problem(&s, KF_P_TRUNCATED, KF_SEV_ERROR, pos, true, (int64_t)kf_be64(d + pos), 0, false, msg);
-                pos = size;
-            }
-            continue;
-        }
-
         kf_batch b;
-        int prc = kf_batch_parse(d + pos, bsize, pos, &b);
-        if (prc == KF_ERR_UNSUPPORTED && (b.magic < 0 || b.magic > 2)) {
-            /* FileLogInputStream reads any magic >= 2 as a v2 batch, and the
-             * v2 CRC does not cover the magic byte: if the rest holds, the
-             * broker keeps this batch, so valid_bytes does not move. */
-            int64_t off = (int64_t)kf_be64(d + pos);
-            if (b.magic > 2 && bsize >= KF_V2_HEADER_SIZE &&
-                kf_crc32c(0, d + pos + 21, bsize - 21) == kf_be32(d + pos + 17)) {
-                snprintf(msg, sizeof msg, "magic byte %d is not 0, 1 or 2 (the rest of the batch is intact; "
-                         "a broker would read it as magic 2)", b.magic);
-                problem(&s, KF_P_BAD_MAGIC, KF_SEV_ERROR, pos, true, off, 0, false, msg);
-                sum->bad_batches++;
-                if (!s.have_prev || (int64_t)(off + (int32_t)kf_be32(d + pos + 23)) > s.prev_last)
-                    s.prev_last = (int64_t)((uint64_t)off + (uint64_t)(int64_t)(int32_t)kf_be32(d + pos + 23));
-                s.have_prev = true;
-                pos += bsize;
-                continue;
-            }
-            snprintf(msg, sizeof msg, "magic byte %d is not 0, 1 or 2", b.magic);
-            pos = skip_damage(&s, pos, KF_P_BAD_MAGIC, true, off, msg, pos + bsize);
-            continue;
-        }
-        bool min_ok = b.magic == 2 ? bsize >= KF_V2_HEADER_SIZE : bsize >= KF_LOG_OVERHEAD + KF_V0_MIN_SIZE;
-        if (!min_ok) {
-            snprintf(msg, sizeof msg, "entry of %u bytes is below the minimum of %d for magic %d", bsize,
-                     b.magic == 2 ? KF_V2_HEADER_SIZE : KF_LOG_OVERHEAD + KF_V0_MIN_SIZE, b.magic);
-            pos = skip_damage(&s, pos, KF_P_BAD_LENGTH, false, 0, msg, pos + bsize);
-            continue;
-        }
-        if (!kf_batch_verify_crc(&b)) {
-            snprintf(msg, sizeof msg, "stored CRC %u does not match the computed CRC of the batch", b.crc);
-            pos = skip_damage(&s, pos, KF_P_CRC_MISMATCH, true, b.base_offset, msg, pos + bsize);
-            continue;
-        }
+        int prc;
+        if (!next_entry(&s, &pos, &b, &prc))
+            break;
         /* The broker accepts this batch. */
         sum->batches++;
         bool bad = false;
@@ -670,7 +698,7 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
         sum->last_offset = s.prev_last;
         if (b.max_timestamp > sum->max_timestamp)
             sum->max_timestamp = b.max_timestamp;
-        pos += bsize;
+        pos += b.size;
     }
     kf_readahead_stop(&ra);
     if (!s.valid_set)
@@ -684,6 +712,59 @@ int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *
     kf_buf_free(&s.buf);
     return rc == KF_ERR_NOMEM ? rc : KF_OK;
 }
+
+struct kf_segment_iter {
+    scan_state s;
+    kf_scan_opts o;
+    kf_segment_summary sum;
+    uint64_t pos;
+    bool done;
+};
+
+int kf_segment_iter_open(kf_segment_iter **out, const kf_map *m, const kf_scan_opts *o)
+{
+    kf_segment_iter *it = calloc(1, sizeof *it);
+    if (!it)
+        return KF_ERR_NOMEM;
+    it->o = *o;
+    it->s.m = m;
+    it->s.o = &it->o;
+    it->s.sum = &it->sum;
+    it->sum.size = m->size;
+    it->sum.max_timestamp = -1;
+    *out = it;
+    return KF_OK;
+}
+
+int kf_segment_iter_next(kf_segment_iter *it, kf_batch *b, bool *damaged)
+{
+    uint64_t bad = it->sum.bad_batches;
+    int prc = KF_OK;
+    int got = 0;
+    while (!it->done) {
+        if (!next_entry(&it->s, &it->pos, b, &prc)) {
+            it->done = true;
+            if (!it->s.valid_set)
+                it->sum.valid_bytes = it->pos < it->sum.size ? it->pos : it->sum.size;
+            break;
+        }
+        it->pos += b->size;
+        if (prc != KF_OK) { /* CRC-valid v0/v1 message with impossible lengths */
+            it->sum.bad_batches++;
+            continue;
+        }
+        it->sum.batches++;
+        got = 1;
+        break;
+    }
+    if (damaged)
+        *damaged = it->sum.bad_batches != bad;
+    return got;
+}
+
+const kf_segment_summary *kf_segment_iter_summary(const kf_segment_iter *it) { return &it->sum; }
+
+void kf_segment_iter_close(kf_segment_iter *it) { free(it); }
 
 uint64_t kf_recovery_point(const uint8_t *data, uint64_t size, int64_t base_offset)
 {

@@ -62,6 +62,21 @@ void kf_scan_opts_init(kf_scan_opts *o);
 /* Scan a mapped segment. Returns KF_OK, or KF_ERR_NOMEM. */
 int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *sum);
 
+/* Pull-style walk over the entries broker recovery accepts (framing,
+ * minimum size, CRC), resynchronising past damage, which is reported through
+ * o->problem_fn. Uses o->base_offset, o->resync, o->limited and the problem
+ * callback; records are not decoded (use kf_records_begin on each batch).
+ * Several iterators can run side by side (merging copies of a partition). */
+typedef struct kf_segment_iter kf_segment_iter;
+
+int kf_segment_iter_open(kf_segment_iter **it, const kf_map *m, const kf_scan_opts *o);
+/* 1 with *b set (its bytes point into the map), 0 at the end. *damaged is
+ * set when damage was skipped since the previous entry returned. */
+int kf_segment_iter_next(kf_segment_iter *it, kf_batch *b, bool *damaged);
+/* Counts so far (batches, bad_batches, valid_bytes once the end is reached). */
+const kf_segment_summary *kf_segment_iter_summary(const kf_segment_iter *it);
+void kf_segment_iter_close(kf_segment_iter *it);
+
 /* From `from`, find the start of the next well-formed entry (plausible size,
  * magic 0..2, CRC ok). Returns its position, or `size` if there is none. */
 uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from);
