@@ -1,0 +1,98 @@
+/* replay.h: rebuilding the group coordinator's state from __consumer_offsets
+ * records the way the coordinator does when it loads a partition
+ * (consumer-offsets.md §8): last write wins per key in log order,
+ * tombstones delete, transactional offset commits are staged per producer
+ * and applied at its COMMIT marker only if newer in the log than the current
+ * value, dropped at ABORT; an offset tombstone also drops that key's staged
+ * offsets. Group records of every other type are kept as their latest value
+ * per key, for the groups view.
+ *
+ * Memory is proportional to distinct keys plus open transactions, never to
+ * the number of records. Feed partitions one at a time, batches in offset
+ * order: kf_replay_partition, then kf_replay_batch for each batch. */
+#ifndef KFSCK_REPLAY_H
+#define KFSCK_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/batch.h"
+#include "kfsck/common.h"
+
+typedef struct kf_offset_value {
+    const char *group;          /* NUL-terminated, owned by the replay */
+    const char *topic;
+    int32_t partition;
+    int64_t offset;
+    int32_t leader_epoch;       /* -1 when absent */
+    const char *metadata;       /* never NULL */
+    int64_t commit_timestamp;
+    int64_t expire_timestamp;   /* -1 when absent */
+    bool has_topic_id;
+    uint8_t topic_id[16];
+    int32_t source_partition;   /* the __consumer_offsets partition */
+    int64_t source_offset;      /* the record that set it */
+    int16_t value_version;
+    bool transactional;
+} kf_offset_value;
+
+/* A change to the committed table: a commit taking effect (plain at its
+ * record, transactional at its COMMIT marker) or a deletion. `time` is the
+ * commit timestamp, or for a deletion the batch's max timestamp. */
+typedef void (*kf_offset_change_fn)(void *ctx, const kf_offset_value *v, bool deleted, int64_t time);
+
+typedef struct kf_replay kf_replay;
+
+typedef struct kf_replay_opts {
+    size_t max_batch_bytes;
+    bool has_as_of;             /* apply only changes whose time is <= as_of */
+    int64_t as_of;
+    kf_offset_change_fn change_fn;  /* every change, in the order it takes effect */
+    void *change_ctx;
+    kf_problem_fn problem_fn;   /* undecodable records, open transactions */
+    void *problem_ctx;
+} kf_replay_opts;
+
+kf_replay *kf_replay_new(const kf_replay_opts *o);
+void kf_replay_free(kf_replay *r);
+
+/* Start the records of __consumer_offsets partition `partition`. Ends the
+ * previous partition (reporting transactions left open). */
+void kf_replay_partition(kf_replay *r, int32_t partition);
+/* Replay one intact batch. Undecodable records are reported (code
+ * "bad_record" with the batch position and the record offset) and skipped.
+ * Returns KF_OK or KF_ERR_NOMEM. */
+int kf_replay_batch(kf_replay *r, kf_batch *b);
+/* End of input: reports transactions still open. */
+void kf_replay_finish(kf_replay *r);
+
+/* The committed table, sorted by group, topic, partition. Valid until the
+ * next kf_replay_batch / kf_replay_free. */
+size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out);
+
+/* Latest value of every non-offset key (record types >= 2), sorted by key
+ * bytes: the raw key and value as stored, and the partition and offset they
+ * came from. Tombstoned keys are gone. */
+typedef struct kf_group_record {
+    const uint8_t *key;
+    uint32_t key_len;
+    const uint8_t *value;
+    uint32_t value_len;
+    int32_t source_partition;
+    int64_t source_offset;
+} kf_group_record;
+
+size_t kf_replay_group_records(kf_replay *r, const kf_group_record ***out);
+
+/* Groups whose metadata was deleted (a type 2/3/11/17 tombstone seen last),
+ * NUL-terminated names, sorted. */
+size_t kf_replay_dead_groups(kf_replay *r, const char *const **out);
+
+/* Records replayed, records skipped as undecodable, transactions open. */
+typedef struct kf_replay_stats {
+    uint64_t records, skipped, open_transactions, batches;
+} kf_replay_stats;
+kf_replay_stats kf_replay_get_stats(const kf_replay *r);
+
+#endif

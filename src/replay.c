@@ -1,0 +1,566 @@
+/* replay.c: the group coordinator's load-time replay of __consumer_offsets
+ * (consumer-offsets.md §8, following the current Kafka 4.x coordinator):
+ *   - plain offset commits: last write wins per (group, topic, partition);
+ *   - offset tombstones delete, and drop the key from every open transaction;
+ *   - transactional commits are staged per producer id and applied at the
+ *     producer's COMMIT marker only when newer in the log than the current
+ *     value; ABORT drops them;
+ *   - every other record type: latest value per key bytes (groups view).
+ * State is one hash table entry per distinct key (plus staged offsets). */
+#include "kfsck/replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "htab.h"
+#include "kfsck/codec.h"
+#include "kfsck/coord.h"
+
+typedef struct pid_stage {
+    uint8_t **keys; /* staged-table keys in arrival order (may repeat) */
+    uint32_t *lens;
+    size_t n, cap;
+} pid_stage;
+
+typedef struct group_rec {
+    kf_group_record pub;
+    uint8_t *key;
+    uint8_t *value;
+} group_rec;
+
+struct kf_replay {
+    kf_replay_opts o;
+    int32_t partition;
+    htab offsets;  /* slot key -> kf_offset_value* */
+    htab staged;   /* pid(8) + slot key -> kf_offset_value* */
+    htab pids;     /* pid(8) -> pid_stage* */
+    htab groups;   /* raw key -> group_rec* */
+    htab dead;     /* group name -> (void*)1 */
+    kf_dtree tree;
+    kf_buf buf;
+    kf_replay_stats stats;
+    const kf_offset_value **sorted;
+    const kf_group_record **gsorted;
+    const char **dsorted;
+    int err;       /* KF_ERR_NOMEM once allocation failed */
+};
+
+kf_replay *kf_replay_new(const kf_replay_opts *o)
+{
+    kf_replay *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->o = *o;
+    if (!r->o.max_batch_bytes)
+        r->o.max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    r->partition = -1;
+    return r;
+}
+
+static void free_values(htab *h)
+{
+    for (size_t i = 0; i < h->cap; i++)
+        if (h->e[i].key)
+            free(h->e[i].val);
+}
+
+static void free_stage(pid_stage *ps)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        free(ps->keys[i]);
+    free(ps->keys);
+    free(ps->lens);
+    free(ps);
+}
+
+void kf_replay_free(kf_replay *r)
+{
+    if (!r)
+        return;
+    free_values(&r->offsets);
+    free_values(&r->staged);
+    for (size_t i = 0; i < r->pids.cap; i++)
+        if (r->pids.e[i].key)
+            free_stage(r->pids.e[i].val);
+    for (size_t i = 0; i < r->groups.cap; i++)
+        if (r->groups.e[i].key) {
+            group_rec *g = r->groups.e[i].val;
+            free(g->key);
+            free(g->value);
+            free(g);
+        }
+    htab_free(&r->offsets);
+    htab_free(&r->staged);
+    htab_free(&r->pids);
+    htab_free(&r->groups);
+    htab_free(&r->dead);
+    kf_dtree_free(&r->tree);
+    kf_buf_free(&r->buf);
+    free(r->sorted);
+    free(r->gsorted);
+    free(r->dsorted);
+    free(r);
+}
+
+static void report(kf_replay *r, const kf_batch *b, const char *code, kf_severity sev, int64_t offset, const char *what,
+                   const char *detail)
+{
+    kf_report(r->o.problem_fn, r->o.problem_ctx, code, sev, b ? b->position : 0, offset >= 0, offset, "%s: %s", what,
+              detail ? detail : "");
+}
+
+/* ---- slots ------------------------------------------------------------ */
+
+/* slot key: group \0 topic \0 partition(4) source_partition(4) */
+static uint32_t slot_key(uint8_t *out, size_t cap, const kf_dnode *g, const kf_dnode *t, int32_t part, int32_t src)
+{
+    size_t n = (size_t)g->len + 1 + t->len + 1 + 8;
+    if (n > cap)
+        return 0;
+    uint8_t *p = out;
+    memcpy(p, g->p, g->len);
+    p += g->len;
+    *p++ = 0;
+    memcpy(p, t->p, t->len);
+    p += t->len;
+    *p++ = 0;
+    memcpy(p, &part, 4);
+    memcpy(p + 4, &src, 4);
+    return (uint32_t)n;
+}
+
+static kf_offset_value *new_value(const kf_dtree *t, const kf_dnode *key, const kf_dnode *val, int16_t version)
+{
+    const kf_dnode *g = kf_dnode_field(t, key, "group");
+    const kf_dnode *tp = kf_dnode_field(t, key, "topic");
+    const kf_dnode *md = kf_dnode_field(t, val, "metadata");
+    uint32_t mlen = md && md->kind == KF_V_STRING ? md->len : 0;
+    kf_offset_value *v = malloc(sizeof *v + g->len + 1 + tp->len + 1 + mlen + 1);
+    if (!v)
+        return NULL;
+    memset(v, 0, sizeof *v);
+    char *s = (char *)(v + 1);
+    memcpy(s, g->p, g->len);
+    s[g->len] = 0;
+    v->group = s;
+    s += g->len + 1;
+    memcpy(s, tp->p, tp->len);
+    s[tp->len] = 0;
+    v->topic = s;
+    s += tp->len + 1;
+    if (mlen)
+        memcpy(s, md->p, mlen);
+    s[mlen] = 0;
+    v->metadata = s;
+    v->partition = (int32_t)kf_dnode_int(t, key, "partition", -1);
+    v->offset = kf_dnode_int(t, val, "offset", -1);
+    v->leader_epoch = (int32_t)kf_dnode_int(t, val, "leader_epoch", -1);
+    v->commit_timestamp = kf_dnode_int(t, val, "commit_timestamp", -1);
+    v->expire_timestamp = kf_dnode_int(t, val, "expire_timestamp", -1);
+    const kf_dnode *tid = kf_dnode_field(t, val, "topic_id");
+    if (tid && tid->kind == KF_V_UUID) {
+        static const uint8_t zero[16];
+        memcpy(v->topic_id, tid->p, 16);
+        v->has_topic_id = memcmp(tid->p, zero, 16) != 0;
+    }
+    v->value_version = version;
+    return v;
+}
+
+static bool as_of_allows(const kf_replay *r, int64_t time) { return !r->o.has_as_of || time <= r->o.as_of; }
+
+/* Put v in the table as a change (takes ownership). */
+static void apply_commit(kf_replay *r, const uint8_t *key, uint32_t klen, kf_offset_value *v)
+{
+    if (!as_of_allows(r, v->commit_timestamp)) {
+        free(v);
+        return;
+    }
+    void **slot = htab_put(&r->offsets, key, klen, NULL);
+    if (!slot) {
+        r->err = KF_ERR_NOMEM;
+        free(v);
+        return;
+    }
+    free(*slot);
+    *slot = v;
+    if (r->o.change_fn)
+        r->o.change_fn(r->o.change_ctx, v, false, v->commit_timestamp);
+}
+
+static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, int64_t time)
+{
+    if (!as_of_allows(r, time))
+        return;
+    kf_offset_value *old = htab_get(&r->offsets, key, klen);
+    if (!old)
+        return; /* not in the table: not a change */
+    htab_del(&r->offsets, key, klen);
+    if (r->o.change_fn)
+        r->o.change_fn(r->o.change_ctx, old, true, time);
+    free(old);
+}
+
+/* ---- transactions --------------------------------------------------------- */
+
+static uint32_t staged_key(uint8_t *out, size_t cap, int64_t pid, const uint8_t *slot, uint32_t slen)
+{
+    if ((size_t)slen + 8 > cap)
+        return 0;
+    memcpy(out, &pid, 8);
+    memcpy(out + 8, slot, slen);
+    return slen + 8;
+}
+
+static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen, kf_offset_value *v)
+{
+    uint8_t k[1 << 16];
+    uint32_t kl = staged_key(k, sizeof k, pid, slot, slen);
+    void **sv = kl ? htab_put(&r->staged, k, kl, NULL) : NULL;
+    bool created;
+    void **ps = htab_put(&r->pids, &pid, 8, &created);
+    if (!sv || !ps) {
+        r->err = KF_ERR_NOMEM;
+        free(v);
+        return;
+    }
+    free(*sv);
+    *sv = v;
+    if (created)
+        *ps = calloc(1, sizeof(pid_stage));
+    pid_stage *st = *ps;
+    if (!st) {
+        r->err = KF_ERR_NOMEM;
+        return;
+    }
+    if (st->n == st->cap) {
+        size_t nc = st->cap ? st->cap * 2 : 8;
+        uint8_t **nk = realloc(st->keys, nc * sizeof *nk);
+        if (nk)
+            st->keys = nk;
+        uint32_t *nl = realloc(st->lens, nc * sizeof *nl);
+        if (nl)
+            st->lens = nl;
+        if (!nk || !nl) {
+            r->err = KF_ERR_NOMEM;
+            return;
+        }
+        st->cap = nc;
+    }
+    uint8_t *copy = malloc(kl);
+    if (!copy) {
+        r->err = KF_ERR_NOMEM;
+        return;
+    }
+    memcpy(copy, k, kl);
+    st->keys[st->n] = copy;
+    st->lens[st->n] = kl;
+    st->n++;
+}
+
+static void end_transaction(kf_replay *r, int64_t pid, bool commit)
+{
+    pid_stage *st = htab_del(&r->pids, &pid, 8);
+    if (!st)
+        return; /* a marker with nothing staged */
+    for (size_t i = 0; i < st->n; i++) {
+        kf_offset_value *v = htab_del(&r->staged, st->keys[i], st->lens[i]);
+        if (!v)
+            continue; /* repeated key already handled, or dropped by a tombstone */
+        const uint8_t *slot = st->keys[i] + 8;
+        uint32_t slen = st->lens[i] - 8;
+        if (commit) {
+            kf_offset_value *cur = htab_get(&r->offsets, slot, slen);
+            if (!cur || v->source_offset > cur->source_offset) {
+                apply_commit(r, slot, slen, v);
+                continue;
+            }
+        }
+        free(v);
+    }
+    free_stage(st);
+}
+
+static void drop_staged_slot(kf_replay *r, const uint8_t *slot, uint32_t slen)
+{
+    if (!r->pids.n)
+        return;
+    uint8_t k[1 << 16];
+    for (size_t i = 0; i < r->pids.cap; i++) {
+        if (!r->pids.e[i].key)
+            continue;
+        int64_t pid;
+        memcpy(&pid, r->pids.e[i].key, 8);
+        uint32_t kl = staged_key(k, sizeof k, pid, slot, slen);
+        if (kl)
+            free(htab_del(&r->staged, k, kl));
+    }
+}
+
+static void report_open_transactions(kf_replay *r)
+{
+    for (size_t i = 0; i < r->pids.cap; i++) {
+        if (!r->pids.e[i].key)
+            continue;
+        int64_t pid;
+        memcpy(&pid, r->pids.e[i].key, 8);
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "__consumer_offsets-%d: producer %lld has offsets staged in a transaction with no COMMIT or ABORT "
+                 "marker (open, or the copy is truncated); they are not applied",
+                 r->partition, (long long)pid);
+        kf_report(r->o.problem_fn, r->o.problem_ctx, "open_transaction", KF_SEV_WARNING, 0, false, 0, "%s", msg);
+        r->stats.open_transactions++;
+        free_stage(r->pids.e[i].val);
+    }
+    free_values(&r->staged);
+    htab_free(&r->staged);
+    htab_free(&r->pids);
+}
+
+/* ---- group records ------------------------------------------------------ */
+
+static bool is_group_metadata_type(int16_t t) { return t == 2 || t == 3 || t == 11 || t == 17; }
+
+static void group_record(kf_replay *r, const kf_coord_record *cr, const kf_record *rec)
+{
+    if (cr->key_type < 2)
+        return;
+    if (cr->tombstone) {
+        group_rec *g = htab_del(&r->groups, rec->key, (uint32_t)rec->key_len);
+        if (g) {
+            free(g->key);
+            free(g->value);
+            free(g);
+        }
+    } else {
+        bool created;
+        void **slot = htab_put(&r->groups, rec->key, (uint32_t)rec->key_len, &created);
+        group_rec *g = slot ? (created ? calloc(1, sizeof *g) : *slot) : NULL;
+        uint8_t *v = malloc(rec->value_len > 0 ? (size_t)rec->value_len : 1);
+        uint8_t *k = created ? malloc((size_t)rec->key_len) : NULL;
+        if (!g || !v || (created && !k)) {
+            free(v);
+            free(k);
+            r->err = KF_ERR_NOMEM;
+            return;
+        }
+        if (created) {
+            memcpy(k, rec->key, (size_t)rec->key_len);
+            g->key = k;
+            *slot = g;
+        }
+        memcpy(v, rec->value, (size_t)rec->value_len);
+        free(g->value);
+        g->value = v;
+        g->pub.key = g->key;
+        g->pub.key_len = (uint32_t)rec->key_len;
+        g->pub.value = v;
+        g->pub.value_len = (uint32_t)rec->value_len;
+        g->pub.source_partition = r->partition;
+        g->pub.source_offset = rec->offset;
+    }
+    /* the group's life: metadata tombstoned (dead) or (re)created */
+    if (is_group_metadata_type(cr->key_type) && cr->key_root != KF_DNODE_NONE) {
+        const kf_dnode *kr = &r->tree.nodes[cr->key_root];
+        const kf_dnode *gid = kf_dnode_field(&r->tree, kr, cr->key_type == 2 ? "group" : "group_id");
+        if (gid && gid->kind == KF_V_STRING) {
+            if (cr->tombstone) {
+                void **d = htab_put(&r->dead, gid->p, gid->len, NULL);
+                if (d)
+                    *d = (void *)1;
+            } else {
+                htab_del(&r->dead, gid->p, gid->len);
+            }
+        }
+    }
+}
+
+/* ---- batches -------------------------------------------------------------- */
+
+void kf_replay_partition(kf_replay *r, int32_t partition)
+{
+    if (r->partition >= 0)
+        report_open_transactions(r);
+    r->partition = partition;
+}
+
+void kf_replay_finish(kf_replay *r)
+{
+    report_open_transactions(r);
+    r->partition = -1;
+}
+
+static void offset_record(kf_replay *r, kf_batch *b, const kf_coord_record *cr, const kf_record *rec)
+{
+    const kf_dnode *key = &r->tree.nodes[cr->key_root];
+    const kf_dnode *g = kf_dnode_field(&r->tree, key, "group");
+    const kf_dnode *t = kf_dnode_field(&r->tree, key, "topic");
+    if (!g || !t || g->kind != KF_V_STRING || t->kind != KF_V_STRING)
+        return;
+    int32_t part = (int32_t)kf_dnode_int(&r->tree, key, "partition", -1);
+    uint8_t slot[1 << 16];
+    uint32_t slen = slot_key(slot, sizeof slot, g, t, part, r->partition);
+    if (!slen)
+        return;
+    if (cr->tombstone) {
+        /* Kafka 4.x: a tombstone removes the value and the key's staged offsets */
+        drop_staged_slot(r, slot, slen);
+        apply_delete(r, slot, slen, b->max_timestamp);
+        return;
+    }
+    kf_offset_value *v = new_value(&r->tree, key, &r->tree.nodes[cr->value_root], cr->value_version);
+    if (!v) {
+        r->err = KF_ERR_NOMEM;
+        return;
+    }
+    v->source_partition = r->partition;
+    v->source_offset = rec->offset;
+    if (b->transactional && b->producer_id >= 0) {
+        v->transactional = true;
+        stage(r, b->producer_id, slot, slen, v);
+    } else {
+        apply_commit(r, slot, slen, v);
+    }
+}
+
+int kf_replay_batch(kf_replay *r, kf_batch *b)
+{
+    r->stats.batches++;
+    kf_record_iter it;
+    if (kf_records_begin(&it, b, &r->buf, r->o.max_batch_bytes) != KF_OK) {
+        report(r, b, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->base_offset,
+               "batch skipped", it.err_msg);
+        return r->err;
+    }
+    kf_record rec;
+    int n;
+    while ((n = kf_records_next(&it, &rec)) == 1) {
+        if (b->control) {
+            kf_control ctl;
+            if (kf_control_parse(&rec, &ctl) == KF_OK && b->producer_id >= 0 &&
+                (ctl.type == KF_CONTROL_COMMIT || ctl.type == KF_CONTROL_ABORT))
+                end_transaction(r, b->producer_id, ctl.type == KF_CONTROL_COMMIT);
+            continue;
+        }
+        r->stats.records++;
+        kf_dtree_reset(&r->tree);
+        kf_coord_record cr;
+        int rc = kf_coord_decode(KF_COORD_OFFSETS, rec.key, rec.key_len, rec.value, rec.value_len, &r->tree, &cr);
+        if (rc == KF_ERR_NOMEM) {
+            r->err = rc;
+            break;
+        }
+        if (rc != KF_OK || !cr.key_ok || (!cr.tombstone && !cr.value_ok)) {
+            r->stats.skipped++;
+            char msg[512];
+            snprintf(msg, sizeof msg, "__consumer_offsets-%d offset %lld: record skipped (%s%s): %s", r->partition,
+                     (long long)rec.offset, cr.known_type ? "type " : "unknown type ",
+                     cr.record_type ? cr.record_type : "?", cr.err[0] ? cr.err : "undecodable");
+            kf_report(r->o.problem_fn, r->o.problem_ctx, KF_P_BAD_RECORD, KF_SEV_WARNING, b->position, true, rec.offset,
+                      "%s", msg);
+            continue;
+        }
+        if (cr.key_type == 0 || cr.key_type == 1)
+            offset_record(r, b, &cr, &rec);
+        else
+            group_record(r, &cr, &rec);
+        if (r->err)
+            break;
+    }
+    if (n < 0)
+        report(r, b, it.err_code, KF_SEV_ERROR, b->base_offset, "rest of batch skipped", it.err_msg);
+    return r->err;
+}
+
+/* ---- results -------------------------------------------------------------- */
+
+static int cmp_values(const void *a, const void *b)
+{
+    const kf_offset_value *x = *(const kf_offset_value *const *)a, *y = *(const kf_offset_value *const *)b;
+    int c = strcmp(x->group, y->group);
+    if (c)
+        return c;
+    if ((c = strcmp(x->topic, y->topic)))
+        return c;
+    if (x->partition != y->partition)
+        return x->partition < y->partition ? -1 : 1;
+    return x->source_partition < y->source_partition ? -1 : x->source_partition > y->source_partition;
+}
+
+size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
+{
+    free(r->sorted);
+    r->sorted = malloc((r->offsets.n ? r->offsets.n : 1) * sizeof *r->sorted);
+    if (!r->sorted) {
+        *out = NULL;
+        return 0;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < r->offsets.cap; i++)
+        if (r->offsets.e[i].key)
+            r->sorted[k++] = r->offsets.e[i].val;
+    qsort(r->sorted, k, sizeof *r->sorted, cmp_values);
+    *out = r->sorted;
+    return k;
+}
+
+static int cmp_group_recs(const void *a, const void *b)
+{
+    const kf_group_record *x = *(const kf_group_record *const *)a, *y = *(const kf_group_record *const *)b;
+    uint32_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+    int c = memcmp(x->key, y->key, n);
+    if (c)
+        return c;
+    return x->key_len < y->key_len ? -1 : x->key_len > y->key_len;
+}
+
+size_t kf_replay_group_records(kf_replay *r, const kf_group_record ***out)
+{
+    free(r->gsorted);
+    r->gsorted = malloc((r->groups.n ? r->groups.n : 1) * sizeof *r->gsorted);
+    if (!r->gsorted) {
+        *out = NULL;
+        return 0;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < r->groups.cap; i++)
+        if (r->groups.e[i].key)
+            r->gsorted[k++] = &((group_rec *)r->groups.e[i].val)->pub;
+    qsort(r->gsorted, k, sizeof *r->gsorted, cmp_group_recs);
+    *out = r->gsorted;
+    return k;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+size_t kf_replay_dead_groups(kf_replay *r, const char *const **out)
+{
+    /* keys are stored without a NUL: copy them into one block */
+    free(r->dsorted);
+    size_t total = 0;
+    for (size_t i = 0; i < r->dead.cap; i++)
+        if (r->dead.e[i].key)
+            total += r->dead.e[i].klen + 1;
+    r->dsorted = malloc((r->dead.n ? r->dead.n : 1) * sizeof(char *) + total);
+    if (!r->dsorted) {
+        *out = NULL;
+        return 0;
+    }
+    char *s = (char *)(r->dsorted + (r->dead.n ? r->dead.n : 1));
+    size_t k = 0;
+    for (size_t i = 0; i < r->dead.cap; i++) {
+        if (!r->dead.e[i].key)
+            continue;
+        memcpy(s, r->dead.e[i].key, r->dead.e[i].klen);
+        s[r->dead.e[i].klen] = 0;
+        r->dsorted[k++] = s;
+        s += r->dead.e[i].klen + 1;
+    }
+    qsort(r->dsorted, k, sizeof *r->dsorted, cmp_str);
+    *out = (const char *const *)r->dsorted;
+    return k;
+}
+
+kf_replay_stats kf_replay_get_stats(const kf_replay *r) { return r->stats; }
