@@ -17,6 +17,9 @@ Writes, below OUTDIR (replacing only these entries):
   MANIFEST.json           the facts computed here (batches, record counts,
                           valid_bytes, expected problem codes and positions,
                           index entries) for end-to-end tests to assert on.
+  offsets/                __consumer_offsets / __transaction_state / Connect
+                          fixtures and their own MANIFEST.json, written by
+                          tools/gen_offsets.py (see its docstring)
 
 All batches are encoded by kafka-python's builders (see kafkafmt.py); indexes
 are built by kafka_index.py (broker recovery rule). Timestamps are fixed
@@ -36,6 +39,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kafka                                             # noqa: E402
+import gen_offsets                                       # noqa: E402
 import kafka_index                                       # noqa: E402
 from kafkafmt import (Rec, describe_segment, legacy_entries, read_records,  # noqa: E402
                       record_fact, v2_batch, v2_control_batch, v2_empty_batch)
@@ -853,6 +857,7 @@ def main(argv):
     orders_segs, topic_ids, cluster_id = gen_partition(g)
     gen_datadir(g, orders_segs, topic_ids, cluster_id)
     gen_damaged(g, src, src_fact, src_info)
+    gen_offsets.generate(out)
     manifest = {
         "generator": "tools/gen_fixtures.py",
         "kafka_python": kafka.__version__,
