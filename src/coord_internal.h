@@ -1,0 +1,93 @@
+/* coord_internal.h: the shape of the coordinator-record schema table
+ * (src/coord_schema.c) that the generic decoder (src/coord_decode.c) walks.
+ * Private to libkfsck; the unit tests include it to check the table.
+ *
+ * A message (a record's key or value at some version) is a struct; a struct
+ * is a list of fields; each field says its type, in which versions it exists,
+ * in which versions it may be null, and, for a tagged field, its tag and the
+ * versions in which it is tagged (in those versions it is not part of the
+ * positional layout but sits in the struct's tagged-field section). Version
+ * ranges are inclusive; CS_VMAX stands for "and every later version". */
+#ifndef KFSCK_COORD_INTERNAL_H
+#define KFSCK_COORD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CS_VMAX INT16_MAX
+#define CS_MAX_FIELDS 32 /* most fields one struct of the table has (checked by the tests) */
+
+typedef enum cs_kind {
+    CS_INT8 = 1,
+    CS_INT16,
+    CS_UINT16,
+    CS_INT32,
+    CS_INT64,
+    CS_FLOAT64,
+    CS_BOOL,
+    CS_STRING,
+    CS_BYTES,
+    CS_UUID,
+    CS_STRUCT, /* a nested struct (sub) */
+    CS_ARRAY,  /* an array of elem (a primitive kind, or CS_STRUCT with sub) */
+} cs_kind;
+
+struct cs_struct;
+
+typedef struct cs_field {
+    const char *name;             /* snake_case */
+    uint8_t kind;                 /* cs_kind */
+    uint8_t elem;                 /* CS_ARRAY: kind of the elements */
+    int16_t v_min, v_max;         /* versions the field exists in */
+    int16_t null_min, null_max;   /* versions it may be null in (empty when min > max) */
+    int16_t tag;                  /* tag number, or -1 for an untagged field */
+    int16_t tag_min, tag_max;     /* versions in which it is tagged */
+    int64_t def;                  /* default of an absent integer field (documentation) */
+    const struct cs_struct *sub;  /* CS_STRUCT, or CS_ARRAY of CS_STRUCT */
+} cs_field;
+
+typedef struct cs_struct {
+    const char *name;             /* Kafka's struct name, for messages */
+    const cs_field *fields;
+    uint16_t n_fields;
+} cs_struct;
+
+typedef struct cs_message {
+    const char *name;             /* Kafka's schema name, e.g. "OffsetCommitValue" */
+    const cs_struct *root;
+    int16_t v_min, v_max;         /* valid versions */
+    int16_t flex_min;             /* first flexible version, -1 if none */
+} cs_message;
+
+enum {
+    CS_REC_CONSUMER_PROTOCOL = 1, /* classic group metadata: decode members' consumer protocol bytes */
+};
+
+typedef struct cs_record {
+    int16_t type;                 /* the int16 that starts the key */
+    const char *record_type;      /* snake_case name (cli.md) */
+    const cs_message *key;
+    const cs_message *value;
+    /* Best-effort reading of a value version `value` does not know, when
+     * another schema describes it better than value's highest version (type
+     * 0: any OffsetCommitValue version). NULL: use value's highest version. */
+    const cs_message *fallback;
+    /* Other layouts of the same value version seen in Kafka's history
+     * (development-stage schemas that changed without a version bump), tried
+     * in order when `value` does not decode cleanly. */
+    const cs_message *const *alts;
+    uint8_t n_alts;
+    uint8_t flags;                /* CS_REC_* */
+} cs_record;
+
+/* The record types of one coordinator topic (KF_COORD_OFFSETS / KF_COORD_TXN). */
+const cs_record *kf_cs_records(int topic, uint32_t *n);
+/* The entry for one key type, or NULL. */
+const cs_record *kf_cs_lookup(int topic, int16_t type);
+
+extern const cs_message kf_cs_consumer_subscription;
+extern const cs_message kf_cs_consumer_assignment;
+
+static inline bool cs_in(int16_t v, int16_t lo, int16_t hi) { return v >= lo && v <= hi; }
+
+#endif
