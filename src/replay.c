@@ -130,6 +130,38 @@ static uint32_t slot_key(uint8_t *out, size_t cap, const kf_dnode *g, const kf_d
     return (uint32_t)n;
 }
 
+/* The numeric fields of an offset commit value (one pass over its fields:
+ * this runs once per commit). */
+static void fill_fields(kf_offset_value *v, const kf_dtree *t, const kf_dnode *key, const kf_dnode *val)
+{
+    v->partition = (int32_t)kf_dnode_int(t, key, "partition", -1);
+    v->has_topic_id = false;
+    memset(v->topic_id, 0, sizeof v->topic_id);
+    v->offset = -1;
+    v->leader_epoch = -1;
+    v->commit_timestamp = -1;
+    v->expire_timestamp = -1;
+    for (uint32_t c = val->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next) {
+        const kf_dnode *f = &t->nodes[c];
+        if (!f->name)
+            continue;
+        if (f->kind == KF_V_INT) {
+            if (!strcmp(f->name, "offset"))
+                v->offset = f->i;
+            else if (!strcmp(f->name, "commit_timestamp"))
+                v->commit_timestamp = f->i;
+            else if (!strcmp(f->name, "leader_epoch"))
+                v->leader_epoch = (int32_t)f->i;
+            else if (!strcmp(f->name, "expire_timestamp"))
+                v->expire_timestamp = f->i;
+        } else if (f->kind == KF_V_UUID && !strcmp(f->name, "topic_id")) {
+            static const uint8_t zero[16];
+            memcpy(v->topic_id, f->p, 16);
+            v->has_topic_id = memcmp(f->p, zero, 16) != 0;
+        }
+    }
+}
+
 static kf_offset_value *new_value(const kf_dtree *t, const kf_dnode *key, const kf_dnode *val, int16_t version)
 {
     const kf_dnode *g = kf_dnode_field(t, key, "group");
@@ -153,17 +185,7 @@ static kf_offset_value *new_value(const kf_dtree *t, const kf_dnode *key, const 
         memcpy(s, md->p, mlen);
     s[mlen] = 0;
     v->metadata = s;
-    v->partition = (int32_t)kf_dnode_int(t, key, "partition", -1);
-    v->offset = kf_dnode_int(t, val, "offset", -1);
-    v->leader_epoch = (int32_t)kf_dnode_int(t, val, "leader_epoch", -1);
-    v->commit_timestamp = kf_dnode_int(t, val, "commit_timestamp", -1);
-    v->expire_timestamp = kf_dnode_int(t, val, "expire_timestamp", -1);
-    const kf_dnode *tid = kf_dnode_field(t, val, "topic_id");
-    if (tid && tid->kind == KF_V_UUID) {
-        static const uint8_t zero[16];
-        memcpy(v->topic_id, tid->p, 16);
-        v->has_topic_id = memcmp(tid->p, zero, 16) != 0;
-    }
+    fill_fields(v, t, key, val);
     v->value_version = version;
     return v;
 }
@@ -171,7 +193,7 @@ static kf_offset_value *new_value(const kf_dtree *t, const kf_dnode *key, const 
 static bool as_of_allows(const kf_replay *r, int64_t time) { return !r->o.has_as_of || time <= r->o.as_of; }
 
 /* Put v in the table as a change (takes ownership). */
-static void apply_commit(kf_replay *r, const uint8_t *key, uint32_t klen, kf_offset_value *v)
+static void apply_commit(kf_replay *r, const uint8_t *key, uint32_t klen, kf_offset_value *v, int64_t at)
 {
     if (!as_of_allows(r, v->commit_timestamp)) {
         free(v);
@@ -186,10 +208,10 @@ static void apply_commit(kf_replay *r, const uint8_t *key, uint32_t klen, kf_off
     free(*slot);
     *slot = v;
     if (r->o.change_fn)
-        r->o.change_fn(r->o.change_ctx, v, false, v->commit_timestamp);
+        r->o.change_fn(r->o.change_ctx, v, false, v->commit_timestamp, at);
 }
 
-static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, int64_t time)
+static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, int64_t time, int64_t at)
 {
     if (!as_of_allows(r, time))
         return;
@@ -198,28 +220,45 @@ static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, int64_
         return; /* not in the table: not a change */
     htab_del(&r->offsets, key, klen);
     if (r->o.change_fn)
-        r->o.change_fn(r->o.change_ctx, old, true, time);
+        r->o.change_fn(r->o.change_ctx, old, true, time, at);
     free(old);
 }
 
 /* ---- transactions --------------------------------------------------------- */
 
-static uint32_t staged_key(uint8_t *out, size_t cap, int64_t pid, const uint8_t *slot, uint32_t slen)
+/* A producer's transaction may span several __consumer_offsets partitions
+ * (one per group coordinator), each with its own marker: stage per
+ * (partition, producer). */
+typedef struct txn_id {
+    int32_t partition;
+    int64_t pid;
+} txn_id;
+
+#define TXN_ID_SIZE 12
+
+static void txn_id_bytes(uint8_t out[TXN_ID_SIZE], int32_t partition, int64_t pid)
 {
-    if ((size_t)slen + 8 > cap)
+    memcpy(out, &partition, 4);
+    memcpy(out + 4, &pid, 8);
+}
+
+static uint32_t staged_key(uint8_t *out, size_t cap, const uint8_t id[TXN_ID_SIZE], const uint8_t *slot, uint32_t slen)
+{
+    if ((size_t)slen + TXN_ID_SIZE > cap)
         return 0;
-    memcpy(out, &pid, 8);
-    memcpy(out + 8, slot, slen);
-    return slen + 8;
+    memcpy(out, id, TXN_ID_SIZE);
+    memcpy(out + TXN_ID_SIZE, slot, slen);
+    return slen + TXN_ID_SIZE;
 }
 
 static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen, kf_offset_value *v)
 {
-    uint8_t k[1 << 16];
-    uint32_t kl = staged_key(k, sizeof k, pid, slot, slen);
+    uint8_t k[1 << 16], id[TXN_ID_SIZE];
+    txn_id_bytes(id, r->partition, pid);
+    uint32_t kl = staged_key(k, sizeof k, id, slot, slen);
     void **sv = kl ? htab_put(&r->staged, k, kl, NULL) : NULL;
     bool created;
-    void **ps = htab_put(&r->pids, &pid, 8, &created);
+    void **ps = htab_put(&r->pids, id, TXN_ID_SIZE, &created);
     if (!sv || !ps) {
         r->err = KF_ERR_NOMEM;
         free(v);
@@ -259,21 +298,23 @@ static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen,
     st->n++;
 }
 
-static void end_transaction(kf_replay *r, int64_t pid, bool commit)
+static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t marker_offset)
 {
-    pid_stage *st = htab_del(&r->pids, &pid, 8);
+    uint8_t id[TXN_ID_SIZE];
+    txn_id_bytes(id, r->partition, pid);
+    pid_stage *st = htab_del(&r->pids, id, TXN_ID_SIZE);
     if (!st)
         return; /* a marker with nothing staged */
     for (size_t i = 0; i < st->n; i++) {
         kf_offset_value *v = htab_del(&r->staged, st->keys[i], st->lens[i]);
         if (!v)
             continue; /* repeated key already handled, or dropped by a tombstone */
-        const uint8_t *slot = st->keys[i] + 8;
-        uint32_t slen = st->lens[i] - 8;
+        const uint8_t *slot = st->keys[i] + TXN_ID_SIZE;
+        uint32_t slen = st->lens[i] - TXN_ID_SIZE;
         if (commit) {
             kf_offset_value *cur = htab_get(&r->offsets, slot, slen);
             if (!cur || v->source_offset > cur->source_offset) {
-                apply_commit(r, slot, slen, v);
+                apply_commit(r, slot, slen, v, marker_offset);
                 continue;
             }
         }
@@ -290,9 +331,7 @@ static void drop_staged_slot(kf_replay *r, const uint8_t *slot, uint32_t slen)
     for (size_t i = 0; i < r->pids.cap; i++) {
         if (!r->pids.e[i].key)
             continue;
-        int64_t pid;
-        memcpy(&pid, r->pids.e[i].key, 8);
-        uint32_t kl = staged_key(k, sizeof k, pid, slot, slen);
+        uint32_t kl = staged_key(k, sizeof k, r->pids.e[i].key, slot, slen);
         if (kl)
             free(htab_del(&r->staged, k, kl));
     }
@@ -303,13 +342,15 @@ static void report_open_transactions(kf_replay *r)
     for (size_t i = 0; i < r->pids.cap; i++) {
         if (!r->pids.e[i].key)
             continue;
+        int32_t part;
         int64_t pid;
-        memcpy(&pid, r->pids.e[i].key, 8);
+        memcpy(&part, r->pids.e[i].key, 4);
+        memcpy(&pid, r->pids.e[i].key + 4, 8);
         char msg[200];
         snprintf(msg, sizeof msg,
                  "__consumer_offsets-%d: producer %lld has offsets staged in a transaction with no COMMIT or ABORT "
                  "marker (open, or the copy is truncated); they are not applied",
-                 r->partition, (long long)pid);
+                 part, (long long)pid);
         kf_report(r->o.problem_fn, r->o.problem_ctx, "open_transaction", KF_SEV_WARNING, 0, false, 0, "%s", msg);
         r->stats.open_transactions++;
         free_stage(r->pids.e[i].val);
@@ -379,12 +420,7 @@ static void group_record(kf_replay *r, const kf_coord_record *cr, const kf_recor
 
 /* ---- batches -------------------------------------------------------------- */
 
-void kf_replay_partition(kf_replay *r, int32_t partition)
-{
-    if (r->partition >= 0)
-        report_open_transactions(r);
-    r->partition = partition;
-}
+void kf_replay_partition(kf_replay *r, int32_t partition) { r->partition = partition; }
 
 void kf_replay_finish(kf_replay *r)
 {
@@ -407,10 +443,33 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_coord_record *cr, 
     if (cr->tombstone) {
         /* Kafka 4.x: a tombstone removes the value and the key's staged offsets */
         drop_staged_slot(r, slot, slen);
-        apply_delete(r, slot, slen, b->max_timestamp);
+        apply_delete(r, slot, slen, b->max_timestamp, rec->offset);
         return;
     }
-    kf_offset_value *v = new_value(&r->tree, key, &r->tree.nodes[cr->value_root], cr->value_version);
+    const kf_dnode *val = &r->tree.nodes[cr->value_root];
+    if (!(b->transactional && b->producer_id >= 0)) {
+        /* a re-commit whose metadata has the old length: update in place */
+        kf_offset_value *cur = htab_get(&r->offsets, slot, slen);
+        const kf_dnode *md = kf_dnode_field(&r->tree, val, "metadata");
+        uint32_t mlen = md && md->kind == KF_V_STRING ? md->len : 0;
+        if (cur && strlen(cur->metadata) == mlen) {
+            kf_offset_value tmp = *cur;
+            fill_fields(&tmp, &r->tree, key, val);
+            if (as_of_allows(r, tmp.commit_timestamp)) {
+                if (mlen)
+                    memcpy((char *)cur->metadata, md->p, mlen);
+                *cur = tmp;
+                cur->value_version = cr->value_version;
+                cur->source_partition = r->partition;
+                cur->source_offset = rec->offset;
+                cur->transactional = false;
+                if (r->o.change_fn)
+                    r->o.change_fn(r->o.change_ctx, cur, false, cur->commit_timestamp, rec->offset);
+            }
+            return;
+        }
+    }
+    kf_offset_value *v = new_value(&r->tree, key, val, cr->value_version);
     if (!v) {
         r->err = KF_ERR_NOMEM;
         return;
@@ -421,7 +480,7 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_coord_record *cr, 
         v->transactional = true;
         stage(r, b->producer_id, slot, slen, v);
     } else {
-        apply_commit(r, slot, slen, v);
+        apply_commit(r, slot, slen, v, rec->offset);
     }
 }
 
@@ -441,7 +500,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
             kf_control ctl;
             if (kf_control_parse(&rec, &ctl) == KF_OK && b->producer_id >= 0 &&
                 (ctl.type == KF_CONTROL_COMMIT || ctl.type == KF_CONTROL_ABORT))
-                end_transaction(r, b->producer_id, ctl.type == KF_CONTROL_COMMIT);
+                end_transaction(r, b->producer_id, ctl.type == KF_CONTROL_COMMIT, rec.offset);
             continue;
         }
         r->stats.records++;
@@ -451,6 +510,14 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
         if (rc == KF_ERR_NOMEM) {
             r->err = rc;
             break;
+        }
+        if (!cr.known_type) {
+            /* the coordinator skips unknown types too ("left over from an aborted upgrade") */
+            r->stats.unknown++;
+            kf_report(r->o.problem_fn, r->o.problem_ctx, "unknown_record_type", KF_SEV_WARNING, b->position, true,
+                      rec.offset, "__consumer_offsets-%d offset %lld: unknown record type %d, skipped", r->partition,
+                      (long long)rec.offset, cr.key_type);
+            continue;
         }
         if (rc != KF_OK || !cr.key_ok || (!cr.tombstone && !cr.value_ok)) {
             r->stats.skipped++;

@@ -8,8 +8,9 @@
  * per key, for the groups view.
  *
  * Memory is proportional to distinct keys plus open transactions, never to
- * the number of records. Feed partitions one at a time, batches in offset
- * order: kf_replay_partition, then kf_replay_batch for each batch. */
+ * the number of records. Each partition's batches must come in offset
+ * order; partitions may interleave (to replay them on one time line): call
+ * kf_replay_partition before a batch of another partition. */
 #ifndef KFSCK_REPLAY_H
 #define KFSCK_REPLAY_H
 
@@ -38,9 +39,12 @@ typedef struct kf_offset_value {
 } kf_offset_value;
 
 /* A change to the committed table: a commit taking effect (plain at its
- * record, transactional at its COMMIT marker) or a deletion. `time` is the
- * commit timestamp, or for a deletion the batch's max timestamp. */
-typedef void (*kf_offset_change_fn)(void *ctx, const kf_offset_value *v, bool deleted, int64_t time);
+ * record, transactional at its COMMIT marker) or a deletion (v is then the
+ * value removed). `time` is the commit timestamp, or for a deletion the
+ * batch's max timestamp; `at_offset` the log offset where the change took
+ * effect (the record, the COMMIT marker, or the tombstone). */
+typedef void (*kf_offset_change_fn)(void *ctx, const kf_offset_value *v, bool deleted, int64_t time,
+                                    int64_t at_offset);
 
 typedef struct kf_replay kf_replay;
 
@@ -57,8 +61,7 @@ typedef struct kf_replay_opts {
 kf_replay *kf_replay_new(const kf_replay_opts *o);
 void kf_replay_free(kf_replay *r);
 
-/* Start the records of __consumer_offsets partition `partition`. Ends the
- * previous partition (reporting transactions left open). */
+/* The __consumer_offsets partition the next batches come from. */
 void kf_replay_partition(kf_replay *r, int32_t partition);
 /* Replay one intact batch. Undecodable records are reported (code
  * "bad_record" with the batch position and the record offset) and skipped.
@@ -89,9 +92,11 @@ size_t kf_replay_group_records(kf_replay *r, const kf_group_record ***out);
  * NUL-terminated names, sorted. */
 size_t kf_replay_dead_groups(kf_replay *r, const char *const **out);
 
-/* Records replayed, records skipped as undecodable, transactions open. */
+/* Records replayed; skipped as undecodable (a known type whose key or value
+ * could not be read: the result may be incomplete); of unknown types
+ * (skipped, as the coordinator does); transactions left open. */
 typedef struct kf_replay_stats {
-    uint64_t records, skipped, open_transactions, batches;
+    uint64_t records, skipped, unknown, open_transactions, batches;
 } kf_replay_stats;
 kf_replay_stats kf_replay_get_stats(const kf_replay *r);
 
