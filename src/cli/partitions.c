@@ -293,90 +293,149 @@ static bool overlaps(const cursor *k, int64_t lo, int64_t hi)
     return false;
 }
 
-void union_read(const part_input *p, union_batch_fn fn, void *ctx, out *o, uint64_t *errors, uint64_t *warnings,
-                union_result *res)
+struct part_union {
+    const part_input *p;
+    out *o;
+    cursor *ks;
+    size_t n;
+    int64_t next;
+    cursor *consume;   /* the cursor whose batch was returned last */
+    union_result res;
+    uint64_t warnings;
+};
+
+part_union *union_open(const part_input *p, out *o)
 {
-    memset(res, 0, sizeof *res);
+    part_union *u = calloc(1, sizeof *u);
     size_t n = p->ncopies;
     cursor *ks = calloc(n ? n : 1, sizeof *ks);
-    if (!ks) {
+    if (!u || !ks) {
         fputs("kfsck: out of memory\n", stderr);
         exit(EXIT_FAIL);
     }
+    u->p = p;
+    u->o = o;
+    u->ks = ks;
+    u->n = n;
+    u->next = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         ks[i].c = &p->copies[i];
         ks[i].map.fd = -1;
         ks[i].rep = (report){o, NULL, 0, 0};
         advance(&ks[i]);
     }
-    int64_t next = INT64_MIN;
-    bool stop = false;
-    while (!stop) {
-        /* drop what is already covered, pick the lowest next batch */
-        cursor *best = NULL;
-        for (size_t i = 0; i < n; i++) {
-            cursor *k = &ks[i];
-            while (k->has_peek && k->peek.last_offset < next)
-                consumed(k);
-            if (!k->has_peek)
-                continue;
-            if (!best || first_offset(&k->peek) < first_offset(&best->peek) ||
-                (first_offset(&k->peek) == first_offset(&best->peek) &&
-                 k->peek.partition_leader_epoch > best->peek.partition_leader_epoch))
-                best = k;
-        }
-        if (!best)
-            break;
-        kf_batch b = best->peek;
-        for (size_t i = 0; i < n; i++) {
-            cursor *k = &ks[i];
-            if (k == best || !k->has_peek || first_offset(&k->peek) != first_offset(&b))
-                continue;
-            if (k->peek.crc != b.crc || k->peek.size != b.size || k->peek.last_offset != b.last_offset) {
-                res->disagreements++;
-                report r = {o, k->rep.file, 0, 0};
-                kf_report(report_problem, &r, "copies_disagree", KF_SEV_WARNING, k->peek.position, true,
-                          first_offset(&b),
-                          "this copy's batch at offset %lld differs from %s's (leader epochs %d and %d); using %s's",
-                          (long long)first_offset(&b), best->c->label, k->peek.partition_leader_epoch,
-                          b.partition_leader_epoch, best->c->label);
-                *warnings += r.warnings;
-            }
-        }
-        res->batches++;
-        res->has_offsets = true;
-        res->last_offset = b.last_offset;
-        next = b.last_offset + 1;
-        if (fn(ctx, &b))
-            stop = true;
-        consumed(best);
+    return u;
+}
+
+int union_next(part_union *u, kf_batch *out_batch)
+{
+    if (u->consume) {
+        consumed(u->consume);
+        u->consume = NULL;
     }
+    /* drop what is already covered, pick the lowest next batch */
+    cursor *best = NULL;
+    for (size_t i = 0; i < u->n; i++) {
+        cursor *k = &u->ks[i];
+        while (k->has_peek && k->peek.last_offset < u->next)
+            consumed(k);
+        if (!k->has_peek)
+            continue;
+        if (!best || first_offset(&k->peek) < first_offset(&best->peek) ||
+            (first_offset(&k->peek) == first_offset(&best->peek) &&
+             k->peek.partition_leader_epoch > best->peek.partition_leader_epoch))
+            best = k;
+    }
+    if (!best)
+        return 0;
+    kf_batch b = best->peek;
+    for (size_t i = 0; i < u->n; i++) {
+        cursor *k = &u->ks[i];
+        if (k == best || !k->has_peek || first_offset(&k->peek) != first_offset(&b))
+            continue;
+        if (k->peek.crc != b.crc || k->peek.size != b.size || k->peek.last_offset != b.last_offset) {
+            u->res.disagreements++;
+            report r = {u->o, k->rep.file, 0, 0};
+            kf_report(report_problem, &r, "copies_disagree", KF_SEV_WARNING, k->peek.position, true,
+                      first_offset(&b),
+                      "this copy's batch at offset %lld differs from %s's (leader epochs %d and %d); using %s's",
+                      (long long)first_offset(&b), best->c->label, k->peek.partition_leader_epoch,
+                      b.partition_leader_epoch, best->c->label);
+            u->warnings += r.warnings;
+        }
+    }
+    u->res.batches++;
+    u->res.has_offsets = true;
+    u->res.last_offset = b.last_offset;
+    u->next = b.last_offset + 1;
+    u->consume = best; /* advanced on the next call, so b's bytes stay mapped until then */
+    *out_batch = b;
+    return 1;
+}
+
+const char *union_file(const part_union *u) { return u->consume ? u->consume->rep.file : NULL; }
+
+void union_close(part_union *u, uint64_t *errors, uint64_t *warnings, union_result *res)
+{
     /* damage in one copy is covered when another copy read those offsets intact */
-    for (size_t i = 0; i < n; i++) {
-        cursor *k = &ks[i];
+    for (size_t i = 0; i < u->n; i++) {
+        cursor *k = &u->ks[i];
         for (size_t w = 0; w < k->nwin; w++) {
             window x = k->win[w];
             if (x.lo > x.hi)
                 continue; /* nothing between the batches around the damage */
-            res->damaged_windows++;
+            u->res.damaged_windows++;
             bool covered = false;
-            for (size_t j = 0; j < n && !covered; j++) {
-                cursor *y = &ks[j];
+            for (size_t j = 0; j < u->n && !covered; j++) {
+                cursor *y = &u->ks[j];
                 if (j == i || !y->have_prev || overlaps(y, x.lo, x.hi))
                     continue;
                 if (y->first <= x.lo && (x.hi == INT64_MAX ? y->prev_last >= x.lo : y->prev_last >= x.hi))
                     covered = true;
             }
-            if (!covered)
-                res->uncovered++;
+            if (!covered) {
+                u->res.uncovered++;
+                report r = {u->o, k->c->label, 0, 0};
+                char range[64];
+                if (x.hi == INT64_MAX)
+                    snprintf(range, sizeof range, "from %lld on", (long long)x.lo);
+                else if (x.lo == INT64_MIN)
+                    snprintf(range, sizeof range, "up to %lld", (long long)x.hi);
+                else
+                    snprintf(range, sizeof range, "%lld..%lld", (long long)x.lo, (long long)x.hi);
+                kf_report(report_problem, &r, "offsets_lost", KF_SEV_ERROR, 0, x.lo != INT64_MIN, x.lo,
+                          "offsets %s are damaged in this copy and no other copy given holds them intact", range);
+                *errors += r.errors;
+            }
         }
+    }
+    for (size_t i = 0; i < u->n; i++) { /* only now: the loop above reads every copy's windows */
+        cursor *k = &u->ks[i];
         *errors += k->rep.errors;
         *warnings += k->rep.warnings;
-        res->unreadable |= k->unreadable;
+        u->res.unreadable |= k->unreadable;
         close_segment(k);
         free(k->win);
     }
-    free(ks);
+    *warnings += u->warnings;
+    *res = u->res;
+    free(u->ks);
+    free(u);
+}
+
+void union_read(const part_input *p, union_batch_fn fn, void *ctx, out *o, uint64_t *errors, uint64_t *warnings,
+                union_result *res)
+{
+    part_union *u = union_open(p, o);
+    kf_batch b;
+    while (union_next(u, &b))
+        if (fn(ctx, &b)) {
+            /* drain so damage coverage is still judged over the whole partition */
+            while (union_next(u, &b))
+                ;
+            break;
+        }
+    union_close(u, errors, warnings, res);
 }
 
 static int note_batch(void *ctx, kf_batch *b)
@@ -420,4 +479,64 @@ bool partition_log_end(const part_input *p, int64_t *leo)
     if (any)
         *leo = best;
     return any;
+}
+
+/* ---- replay of the offsets topic on one time line -------------------------- */
+
+uint64_t replay_offsets_topic(const inputs *in, kf_replay *r, report *rep, out *perr, uint64_t *found)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < in->n; i++)
+        n += !strcmp(in->parts[i].topic, "__consumer_offsets");
+    *found = n;
+    part_union **us = calloc(n ? n : 1, sizeof *us);
+    kf_batch *cur = calloc(n ? n : 1, sizeof *cur);
+    bool *has = calloc(n ? n : 1, sizeof *has);
+    int32_t *part = calloc(n ? n : 1, sizeof *part);
+    if (!us || !cur || !has || !part) {
+        fputs("kfsck: out of memory\n", stderr);
+        exit(EXIT_FAIL);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        if (strcmp(in->parts[i].topic, "__consumer_offsets"))
+            continue;
+        part[k] = in->parts[i].partition;
+        us[k] = union_open(&in->parts[i], perr);
+        has[k] = union_next(us[k], &cur[k]);
+        k++;
+    }
+    /* each partition in offset order; across partitions, by batch time */
+    for (;;) {
+        size_t best = n;
+        for (size_t i = 0; i < n; i++)
+            if (has[i] && (best == n || cur[i].max_timestamp < cur[best].max_timestamp))
+                best = i;
+        if (best == n)
+            break;
+        kf_batch *b = &cur[best];
+        if (!(b->magic == 2 && b->count == 0)) { /* empty batches kept by the cleaner */
+            if (rep)
+                rep->file = union_file(us[best]);
+            kf_replay_partition(r, part[best]);
+            if (kf_replay_batch(r, b) == KF_ERR_NOMEM) {
+                fputs("kfsck: out of memory\n", stderr);
+                exit(EXIT_FAIL);
+            }
+        }
+        has[best] = union_next(us[best], &cur[best]);
+    }
+    uint64_t uncovered = 0;
+    for (size_t i = 0; i < n; i++) {
+        union_result ur;
+        uint64_t errors = 0, warnings = 0; /* damage counts only where no copy covers it */
+        union_close(us[i], &errors, &warnings, &ur);
+        uncovered += ur.uncovered + (ur.unreadable ? 1 : 0);
+    }
+    kf_replay_finish(r);
+    free(us);
+    free(cur);
+    free(has);
+    free(part);
+    return uncovered;
 }

@@ -11,6 +11,7 @@
 
 #include "cli/out.h"
 #include "kfsck/kfsck.h"
+#include "kfsck/replay.h"
 
 typedef struct part_copy {
     char *label;        /* the partition dir (or the file) as given */
@@ -50,6 +51,16 @@ typedef struct union_result {
 
 typedef int (*union_batch_fn)(void *ctx, kf_batch *b);
 
+/* The same as a pull iterator: union_next gives the next batch (its bytes
+ * stay valid until the next union_next on this union), 0 at the end;
+ * union_close adds the problem counts and fills res. */
+typedef struct part_union part_union;
+part_union *union_open(const part_input *p, out *o);
+int union_next(part_union *u, kf_batch *b);
+void union_close(part_union *u, uint64_t *errors, uint64_t *warnings, union_result *res);
+/* The segment the batch last returned by union_next came from. */
+const char *union_file(const part_union *u);
+
 /* Walk the union of p's copies: for each offset range, the intact batch of
  * the first copy that has it (ties: higher partition leader epoch). Damage
  * and disagreements are reported through rep (file = the segment's path).
@@ -61,5 +72,16 @@ void union_read(const part_input *p, union_batch_fn fn, void *ctx, out *o, uint6
  * over all copies; a log with no batch: the base offset of its last
  * segment). Returns false when no segment could be read. */
 bool partition_log_end(const part_input *p, int64_t *leo);
+
+/* Replay every __consumer_offsets partition among in into r: each partition
+ * in offset order over the union of its copies, partitions interleaved by
+ * batch timestamp (one time line). rep->file (when rep is the replay's
+ * problem context) follows the segment being replayed. Returns how many damaged ranges no copy
+ * covered (plus unreadable segments); *found = partitions replayed. */
+uint64_t replay_offsets_topic(const inputs *in, kf_replay *r, report *rep, out *perr, uint64_t *found);
+
+/* `offsets --connect` (connect.c): Connect source offsets from the topic's
+ * partitions among the inputs. Returns an exit code. */
+int connect_offsets(const inputs *in, const char *topic, uint64_t max_batch_bytes, bool json, out *o, out *perr);
 
 #endif
