@@ -7,10 +7,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/dtree_json.h"
 #include "cli/walk.h"
+
+enum { DEC_AUTO, DEC_NONE, DEC_OFFSETS, DEC_TXN, DEC_CONNECT };
 
 typedef struct dump_opts {
     bool json, records, payload;
+    int decode;
     uint64_t max_bytes;
     uint64_t max_batch_bytes;
 } dump_opts;
@@ -20,7 +24,136 @@ typedef struct dump_ctx {
     out *o;
     const char *file;
     int status;
+    int decode;       /* DEC_NONE/OFFSETS/TXN/CONNECT for this file */
+    kf_dtree tree;
+    report *rep;
+    int pending_rc;   /* a decoding problem to report after the record line */
+    int64_t pending_offset;
+    uint64_t pending_pos;
+    bool pending_known;
+    char pending_msg[220];
 } dump_ctx;
+
+/* --decode auto: by the partition directory's topic name */
+static int decode_for(const dump_opts *opts, const char *path)
+{
+    if (opts->decode != DEC_AUTO)
+        return opts->decode;
+    char *dir = path_dir(path);
+    char topic[256];
+    int32_t part;
+    int d = DEC_NONE;
+    if (kf_parse_partition_dir(path_base(dir), topic, sizeof topic, &part)) {
+        if (!strcmp(topic, "__consumer_offsets"))
+            d = DEC_OFFSETS;
+        else if (!strcmp(topic, "__transaction_state"))
+            d = DEC_TXN;
+        else if (strstr(topic, "offset") && topic[0] != '_')
+            d = DEC_CONNECT; /* connect-offsets, docker-connect-offsets, mm2-offsets.* */
+    }
+    free(dir);
+    return d;
+}
+
+/* Decoded key/value of a coordinator record: JSON objects, or text. */
+static void write_decoded(dump_ctx *d, const kf_batch *b, const kf_record *r)
+{
+    out *o = d->o;
+    out jo;
+    out_init(&jo, o->f, true);
+    if (!o->json)
+        jo.need_comma = false;
+    out *w = o->json ? o : &jo;
+    if (d->decode == DEC_CONNECT) {
+        /* Connect keys/values are JSON already: embed them when they are */
+        bool kjson = r->key_len > 0 && r->key && (r->key[0] == '[' || r->key[0] == '{') &&
+                     utf8_valid(r->key, (size_t)r->key_len) && json_text_valid(r->key, (size_t)r->key_len);
+        bool vjson = r->value_len > 0 && r->value && r->value[0] == '{' &&
+                     utf8_valid(r->value, (size_t)r->value_len) && json_text_valid(r->value, (size_t)r->value_len);
+        if (!o->json)
+            out_text(o, " key: ");
+        out_key(w, o->json ? "key_decoded" : NULL);
+        if (kjson)
+            fwrite(r->key, 1, (size_t)r->key_len, o->f);
+        else
+            fputs("null", o->f);
+        if (!o->json)
+            out_text(o, " payload: ");
+        else
+            out_key(w, "value_decoded");
+        if (vjson)
+            fwrite(r->value, 1, (size_t)r->value_len, o->f);
+        else if (!o->json && r->value_len < 0)
+            fputs("<DELETE>", o->f);
+        else
+            fputs("null", o->f);
+        return;
+    }
+    kf_dtree_reset(&d->tree);
+    kf_coord_record cr;
+    int rc = kf_coord_decode(d->decode == DEC_TXN ? KF_COORD_TXN : KF_COORD_OFFSETS, r->key, r->key_len, r->value,
+                             r->value_len, &d->tree, &cr);
+    bool has_value = !cr.tombstone && cr.known_type && cr.value_root != KF_DNODE_NONE;
+    if (o->json) {
+        out_int(o, "key_type", cr.key_type);
+        out_str(o, "record_type", cr.record_type);
+        if (has_value && cr.value_version >= 0)
+            out_int(o, "value_version", cr.value_version);
+        else
+            out_null(o, "value_version");
+    } else {
+        out_text(o, " key: ");
+    }
+    if (!cr.known_type) {
+        if (o->json)
+            out_null(w, "key_decoded");
+        else
+            out_text(o, "{\"type\":%d,\"record_type\":null}", cr.key_type);
+    } else {
+    out_obj_open(w, o->json ? "key_decoded" : NULL);
+    if (!o->json) {
+        out_int(w, "type", cr.key_type);
+        out_str(w, "record_type", cr.record_type);
+    } else {
+        out_str(w, "record_type", cr.record_type);
+    }
+    if (cr.key_root != KF_DNODE_NONE)
+        dtree_json_fields(w, &d->tree, &d->tree.nodes[cr.key_root]);
+    out_obj_close(w);
+    }
+    if (!o->json)
+        out_text(o, " payload: ");
+    if (cr.tombstone && !o->json) {
+        out_text(o, "<DELETE>");
+    } else if (!has_value) {
+        if (o->json)
+            out_null(w, "value_decoded");
+        else
+            out_text(o, "null");
+    } else if (o->json) {
+        out_obj_open(w, "value_decoded");
+        dtree_json_fields(w, &d->tree, &d->tree.nodes[cr.value_root]);
+        out_obj_close(w);
+    } else {
+        jo.need_comma = false;
+        out_obj_open(w, NULL);
+        out_int(w, "version", cr.value_version);
+        out_obj_open(w, "data");
+        dtree_json_fields(w, &d->tree, &d->tree.nodes[cr.value_root]);
+        out_obj_close(w);
+        out_obj_close(w);
+    }
+    if (rc != KF_OK || cr.err[0]) {
+        /* reported after the record line: remember it */
+        d->pending_rc = rc;
+        d->pending_offset = r->offset;
+        d->pending_pos = b->position;
+        snprintf(d->pending_msg, sizeof d->pending_msg, "offset %lld: %s%s%s", (long long)r->offset,
+                 cr.known_type ? "" : "unknown record type; ", cr.err[0] ? cr.err : "not decoded",
+                 cr.known_type ? "" : ", skipped");
+        d->pending_known = cr.known_type;
+    }
+}
 
 static const char *ts_type(const kf_batch *b)
 {
@@ -121,6 +254,18 @@ static void text_bytes(out *o, const uint8_t *p, int32_t n)
     }
 }
 
+static void flush_decode_problem(dump_ctx *d)
+{
+    if (!d->pending_rc && !d->pending_msg[0])
+        return;
+    /* an unknown type or version is not damage; malformed bytes are */
+    bool damage = d->pending_rc == KF_ERR_CORRUPT || d->pending_rc == KF_ERR_TRUNCATED;
+    kf_report(report_problem, d->rep, damage ? KF_P_BAD_RECORD : "undecoded_record",
+              damage ? KF_SEV_ERROR : KF_SEV_WARNING, d->pending_pos, true, d->pending_offset, "%s", d->pending_msg);
+    d->pending_rc = 0;
+    d->pending_msg[0] = 0;
+}
+
 static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 {
     dump_ctx *d = ctx;
@@ -173,7 +318,10 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
             out_bytes(o, "key", r->key, r->key_len);
             out_bytes(o, "value", r->value, r->value_len);
         }
+        if (d->decode != DEC_NONE && !b->control)
+            write_decoded(d, b, r);
         out_end(o);
+        flush_decode_problem(d);
         return 0;
     }
     out_text(o, "| offset: %lld %s: %lld keySize: %d valueSize: %d", (long long)r->offset, ts_type(b),
@@ -198,6 +346,8 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
             out_text(o, " endTxnMarker: %s coordinatorEpoch: %d", kf_control_type_name(ctl.type), ctl.coordinator_epoch);
         else
             out_text(o, " controlType: %s(%d)", kf_control_type_name(ctl.type), ctl.type);
+    } else if (d->decode != DEC_NONE) {
+        write_decoded(d, b, r);
     } else if (d->opts->payload) {
         out_text(o, " key: ");
         text_bytes(o, r->key, r->key_len);
@@ -205,6 +355,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
         text_bytes(o, r->value, r->value_len);
     }
     out_text(o, "\n");
+    flush_decode_problem(d);
     return 0;
 }
 
@@ -226,7 +377,7 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         if (!o->json && ni.kind == KF_FILE_LOG && ni.base_offset >= 0)
             out_text(o, "Log starting offset: %lld\n", (long long)ni.base_offset);
         kf_map_sequential(&m);
-        dump_ctx d = {opts, o, path, 0};
+        dump_ctx d = {opts, o, path, 0, decode_for(opts, path), {0}, &r, 0, 0, 0, false, ""};
         kf_scan_opts so;
         kf_scan_opts_init(&so);
         so.max_batch_bytes = (size_t)opts->max_batch_bytes;
@@ -240,11 +391,12 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         so.problem_fn = report_problem;
         so.problem_ctx = &r;
         so.progress_fn = progress_show;
-    so.readahead = true;
+        so.readahead = true;
         so.progress_ctx = (void *)path;
         kf_segment_summary sum;
         int scan_rc = kf_segment_scan(&m, &so, &sum);
         progress_done();
+        kf_dtree_free(&d.tree);
         if (scan_rc != KF_OK) {
             kf_map_close(&m);
             cli_error(path, "out of memory");
@@ -298,13 +450,17 @@ static int dump_path(const char *path, const dump_opts *opts, out *o, int depth)
 
 static void dump_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck dump [--records] [--payload] [--decode none|auto] [--max-bytes N]\n"
+    fprintf(f, "usage: kfsck dump [--records] [--payload] [--decode auto|none|offsets|txn|connect]\n"
+               "                  [--max-bytes N]\n"
                "                  [--max-batch-bytes N] [--json] FILE...\n\n"
                "One line per batch of .log files (and KRaft .checkpoint snapshots), one per entry\n"
                "of .index/.timeindex/.txnindex/.snapshot and checkpoint files. A directory dumps\n"
                "every Kafka file below it.\n"
                "  --records          also one line per record\n"
                "  --payload          with the records' keys and values\n"
+               "  --decode KIND      decode __consumer_offsets (offsets), __transaction_state (txn)\n"
+               "                     or Kafka Connect offsets (connect) records; auto (default)\n"
+               "                     picks by the partition directory's topic\n"
                "  --max-bytes N      read only the first N bytes of each .log (sampling a live host)\n"
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
                "  --json             newline-delimited JSON\n");
@@ -329,10 +485,21 @@ int cmd_dump(int argc, char **argv)
         case 'p': opts.payload = true; opts.records = true; break;
         case 'j': opts.json = true; break;
         case 'd':
-            if (strcmp(optarg, "none") && strcmp(optarg, "auto")) {
-                fprintf(stderr, "kfsck dump: --decode %s: this build decodes none|auto\n", optarg);
-                return EXIT_USAGE;
-            }
+            if (!strcmp(optarg, "auto"))
+                opts.decode = DEC_AUTO;
+            else if (!strcmp(optarg, "none"))
+                opts.decode = DEC_NONE;
+            else if (!strcmp(optarg, "offsets"))
+                opts.decode = DEC_OFFSETS;
+            else if (!strcmp(optarg, "txn"))
+                opts.decode = DEC_TXN;
+            else if (!strcmp(optarg, "connect"))
+                opts.decode = DEC_CONNECT;
+            else
+                return opt_usage_error("dump", "--decode is auto, none, offsets, txn or connect, not", optarg,
+                                       dump_usage);
+            if (opts.decode != DEC_NONE && opts.decode != DEC_AUTO)
+                opts.records = true;
             break;
         case 'm':
             if (opt_positive_size("dump", "--max-bytes", optarg, &opts.max_bytes))

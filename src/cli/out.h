@@ -46,6 +46,8 @@ void out_arr_close(out *o);
 void out_text(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 bool utf8_valid(const uint8_t *p, size_t n);
+/* The bytes are exactly one JSON value (strict RFC 8259; connect.c). */
+bool json_text_valid(const uint8_t *p, size_t n);
 
 /* Counts problems of one run and prints them (JSON line or text line). */
 typedef struct report {

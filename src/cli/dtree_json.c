@@ -1,0 +1,99 @@
+/* dtree_json.c: decoded coordinator records (kf_dtree nodes) as JSON: a
+ * struct becomes an object of its fields, an array an array; bytes fields
+ * are written as base64 under "<name>_b64", uuids as Kafka prints them
+ * (22-character URL-safe base64), strings as text. */
+#include "cli/dtree_json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void value(out *o, const kf_dtree *t, const kf_dnode *n, const char *key)
+{
+    char k[96];
+    switch (n->kind) {
+    case KF_V_NULL: out_null(o, key); break;
+    case KF_V_INT: out_int(o, key, n->i); break;
+    case KF_V_BOOL: out_bool(o, key, n->i != 0); break;
+    case KF_V_FLOAT: out_double(o, key, n->f); break;
+    case KF_V_STRING: out_strn(o, key, (const char *)n->p, n->len); break;
+    case KF_V_BYTES:
+        if (key) {
+            snprintf(k, sizeof k, "%s_b64", key);
+            out_b64(o, k, n->p, n->len);
+        } else {
+            out_b64(o, NULL, n->p, n->len);
+        }
+        break;
+    case KF_V_UUID: {
+        char id[23];
+        kf_uuid_to_b64(n->p, id);
+        out_str(o, key, id);
+        break;
+    }
+    case KF_V_STRUCT:
+        out_obj_open(o, key);
+        dtree_json_fields(o, t, n);
+        out_obj_close(o);
+        break;
+    case KF_V_ARRAY:
+        out_arr_open(o, key);
+        for (uint32_t c = n->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next)
+            value(o, t, &t->nodes[c], NULL);
+        out_arr_close(o);
+        break;
+    }
+}
+
+static void field_or_null(out *o, const char *key, const kf_dtree *t, const kf_dnode *st, const char *name)
+{
+    const kf_dnode *f = st ? kf_dnode_field(t, st, name) : NULL;
+    if (f)
+        value(o, t, f, key);
+    else
+        out_null(o, key);
+}
+
+static void user_data(out *o, const kf_dtree *t, const kf_dnode *st)
+{
+    const kf_dnode *u = kf_dnode_field(t, st, "user_data");
+    if (u && u->kind == KF_V_BYTES)
+        out_b64(o, "user_data_b64", u->p, u->len);
+    else
+        out_null(o, "user_data_b64");
+}
+
+void dtree_json_consumer_protocol(out *o, const char *key, const kf_dtree *t, const kf_dnode *st, bool assignment)
+{
+    out_obj_open(o, key);
+    field_or_null(o, "version", t, st, "version");
+    if (assignment) {
+        field_or_null(o, "partitions", t, st, "assigned_partitions");
+    } else {
+        field_or_null(o, "topics", t, st, "topics");
+        field_or_null(o, "owned_partitions", t, st, "owned_partitions");
+        field_or_null(o, "generation_id", t, st, "generation_id");
+        field_or_null(o, "rack_id", t, st, "rack_id");
+    }
+    user_data(o, t, st);
+    out_obj_close(o);
+}
+
+void dtree_json_fields(out *o, const kf_dtree *t, const kf_dnode *st)
+{
+    for (uint32_t c = st->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next) {
+        const kf_dnode *f = &t->nodes[c];
+        const char *name = f->name ? f->name : "?";
+        /* classic members of protocol type consumer: subscription/assignment
+         * decoded (as `groups` prints them); their raw bytes are left out */
+        bool sub = !strcmp(name, "subscription"), asg = !strcmp(name, "assignment");
+        if ((sub || asg) && f->kind == KF_V_STRUCT) {
+            dtree_json_consumer_protocol(o, name, t, f, asg);
+            continue;
+        }
+        if (!strcmp(name, "subscription_bytes") || !strcmp(name, "assignment_bytes"))
+            continue;
+        value(o, t, f, name);
+    }
+}
+
+void dtree_json_value(out *o, const char *key, const kf_dtree *t, const kf_dnode *n) { value(o, t, n, key); }
