@@ -15,6 +15,8 @@ enum { EXIT_CLEAN = 0, EXIT_DAMAGE = 1, EXIT_USAGE = 2, EXIT_FAIL = 3 };
 
 int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_offsets(int argc, char **argv);
+int cmd_groups(int argc, char **argv);
 
 /* Parse a size like 1048576, 64K, 128M, 1G. Returns 0 on success. */
 int parse_size(const char *s, uint64_t *result);

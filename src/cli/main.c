@@ -14,6 +14,8 @@ typedef struct command {
 static const command COMMANDS[] = {
     {"dump", cmd_dump, "show what is in segment, index, snapshot and checkpoint files"},
     {"verify", cmd_verify, "find damage in segments, indexes and partitions"},
+    {"offsets", cmd_offsets, "rebuild committed consumer offsets from __consumer_offsets"},
+    {"groups", cmd_groups, "rebuild consumer group state from __consumer_offsets"},
 };
 
 static void usage(FILE *f)
