@@ -14,6 +14,12 @@
       partitionLeaderEpoch (bytes 12-15): the v2 CRC-32C covers neither, so
       every copy stays a valid batch.
 
+      Also DIR/__consumer_offsets-0/00000000000000000000.log: 10 million
+      offset commits (key type 1, value v3) over 100,000 distinct
+      (group, topic, partition) keys, 1,000 distinct batches written 100
+      times with rewritten base offsets, for the replay figures of
+      `kfsck offsets`.
+
   bench_gen.py run KFSCK DIR
       For each segment: `cat FILE > /dev/null` and `KFSCK verify FILE`
       bandwidth (best of 3, after one warm-up read so both read from the page
@@ -114,6 +120,58 @@ def write_segment(outdir, name, batches, stop):
     os.rename(tmp, path)
     return {"file": name, "size": file_bytes, "batches": nb, "records": nrec,
             "record_bytes": rec_total, "last_offset": offset - 1}
+
+
+def commit_batches(nbatches, per_batch, nkeys):
+    """Offset-commit batches: record key type 1, value version 3."""
+    out = []
+    k = 0
+    ts0 = 1700000000000
+    for b in range(nbatches):
+        builder = DefaultRecordBatchBuilder(
+            magic=2, compression_type=DefaultRecordBatchBuilder.CODEC_NONE, is_transactional=False,
+            producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 30)
+        for r in range(per_batch):
+            slot = (k * 7919) % nkeys
+            group = b"group-%04d" % (slot // 100)
+            topic = b"topic-%d" % (slot // 10 % 10)
+            key = (struct.pack(">hh", 1, len(group)) + group + struct.pack(">h", len(topic)) + topic
+                   + struct.pack(">i", slot % 10))
+            value = struct.pack(">hqih", 3, k, 5, 0) + struct.pack(">q", ts0 + k)
+            builder.append(r, timestamp=ts0 + k, key=key, value=value, headers=[])
+            k += 1
+        out.append((bytes(builder.build()), per_batch, 0))
+    return out
+
+
+COMMITS = 10_000_000
+
+
+def gen_commits(outdir):
+    d = os.path.join(outdir, "__consumer_offsets-0")
+    name = os.path.join("__consumer_offsets-0", "%020d.log" % 0)
+    stamp = os.path.join(d, "bench.json")
+    try:
+        with open(stamp) as f:
+            meta = json.load(f)
+        if os.path.getsize(os.path.join(outdir, name)) == meta["size"]:
+            return meta
+    except (OSError, ValueError, KeyError):
+        pass
+    os.makedirs(d, exist_ok=True)
+    batches = commit_batches(1000, 100, 100_000)
+    total = [0]
+
+    def stop(fb, rb, n):
+        total[0] += 1
+        return total[0] > COMMITS // 100
+
+    meta = write_segment(outdir, name, batches, stop)
+    meta["name"] = "offsets"
+    meta["keys"] = 100_000
+    with open(stamp, "w") as f:
+        json.dump(meta, f)
+    return meta
 
 
 def gen(outdir):
@@ -229,12 +287,30 @@ def run(kfsck, outdir):
           "total RSS: VmHWM, includes the mapped input file's pages; "
           "exit: verify's exit code (0 clean, 1 damage).")
     bad = [r for r in rows if r[6] not in (0, 1)]
+
+    # replay: `kfsck offsets` over 10 million commits
+    c = gen_commits(outdir)
+    part = os.path.join(outdir, "__consumer_offsets-0")
+    with open(os.devnull, "wb") as null:
+        timed(["cat", os.path.join(outdir, c["file"])], null)
+        runs = [timed([kfsck, "offsets", "--json", part], null) for _ in range(2)]
+    t = min(r[0] for r in runs)
+    anon, hwm, rc = sampled([kfsck, "offsets", "--json", part])
+    print()
+    print("replay    commits   distinct keys  size MB  seconds  commits/s   heap+stack RSS  total RSS  exit")
+    print("offsets  %9d  %13d  %7.0f  %7.2f  %9.0f  %11.1f MiB  %5.1f MiB  %4d"
+          % (c["records"], c["keys"], c["size"] / mb, t, c["records"] / t, anon / 1024, hwm / 1024, rc))
+    if rc != 0:
+        bad.append(rc)
     return 1 if bad else 0
 
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "gen":
         gen(argv[2])
+        t0 = time.time()
+        gen_commits(argv[2])
+        print("bench: offsets data ready (%.0f s)" % (time.time() - t0))
         return 0
     if len(argv) == 4 and argv[1] == "run":
         return run(argv[2], argv[3])
