@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/dtree_json.h"
+#include "cli/json_text.h"
 #include "cli/partitions.h"
 #include "cli/walk.h"
 #include "kfsck/replay.h"
@@ -414,7 +415,16 @@ int cmd_groups(int argc, char **argv)
     if (optind >= argc)
         return opt_usage_error("groups", "no PATH given", NULL, groups_usage);
     out o, e;
-    out_init(&o, stdout, true); /* groups are nested: JSON lines in both modes */
+    /* Text mode: each group is written as JSON into memory, then printed as
+     * indented text (json_text.c): one renderer for both. */
+    char *mem = NULL;
+    size_t memlen = 0;
+    FILE *memf = json ? NULL : open_memstream(&mem, &memlen);
+    if (!json && !memf) {
+        fputs("kfsck: out of memory\n", stderr);
+        return EXIT_FAIL;
+    }
+    out_init(&o, json ? stdout : memf, true);
     out_init(&e, stderr, false);
     out *perr = json ? &o : &e;
     report rep = {perr, NULL, 0, 0};
@@ -507,6 +517,23 @@ int cmd_groups(int argc, char **argv)
             out_arr_close(&o);
         }
         out_end(&o);
+        if (memf) {
+            fflush(memf);
+            /* skip {"type":"group", */
+            char *body = strchr(mem, ',');
+            if (body) {
+                *body = '{';
+                json_text_print(stdout, body, memlen - (size_t)(body - mem), 0);
+                fputc('\n', stdout);
+            }
+            rewind(memf);
+            memlen = 0;
+            mem[0] = 0;
+        }
+    }
+    if (memf) {
+        fclose(memf);
+        free(mem);
     }
     for (size_t i = 0; i < nrefs; i++)
         free(refs[i].group);

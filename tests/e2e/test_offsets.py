@@ -155,6 +155,13 @@ class Groups(unittest.TestCase):
         for g, w in zip(rows, M["groups"]):
             subset(g, w, g["group"])
 
+    def test_text_mode_is_readable(self):
+        code, out, _ = run("groups", "--group", "my-group", DATADIR)
+        lines = out.splitlines()
+        self.assertEqual(lines[:3], ["group: my-group", "kind: classic", "state: stable"])
+        self.assertIn("    subscription:", lines)
+        self.assertFalse(any(l.startswith("{") for l in lines))
+
     def test_group_filter(self):
         _, out, _ = run("groups", "--json", "--group", "legacy-app", DATADIR)
         rows = jsonl(out, "group")

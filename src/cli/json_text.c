@@ -1,0 +1,181 @@
+/* json_text.c: JSON produced by kfsck itself, printed as indented,
+ * human-readable text (for commands whose records are nested, like
+ * `groups`): "key: value" lines, nested objects indented, arrays of scalars
+ * inline as [a, b], arrays of objects as "- " items, null as "-". The input
+ * is our own writer's output, but the reader still stops cleanly at the end
+ * of the text whatever it holds. */
+#include "cli/json_text.h"
+
+#include <string.h>
+
+typedef struct jt {
+    const char *p, *end;
+    FILE *f;
+} jt;
+
+static void ws(jt *j)
+{
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\t' || *j->p == '\r'))
+        j->p++;
+}
+
+static void indent(FILE *f, int n)
+{
+    for (int i = 0; i < n; i++)
+        fputs("  ", f);
+}
+
+/* Print a string's content unescaped (printable ASCII kept, escapes decoded
+ * for the common ones; \uXXXX kept as is). */
+static void string(jt *j)
+{
+    j->p++; /* opening quote */
+    while (j->p < j->end && *j->p != '"') {
+        if (*j->p == '\\' && j->p + 1 < j->end) {
+            char c = j->p[1];
+            fputc(c == 'n' ? ' ' : c == 't' ? ' ' : (c == '"' || c == '\\' || c == '/') ? c : '\\', j->f);
+            if (c == 'u')
+                fputc('u', j->f);
+            j->p += 2;
+            continue;
+        }
+        fputc(*j->p++, j->f);
+    }
+    if (j->p < j->end)
+        j->p++;
+}
+
+static void scalar(jt *j)
+{
+    if (j->p < j->end && *j->p == '"') {
+        string(j);
+        return;
+    }
+    const char *s = j->p;
+    while (j->p < j->end && !strchr(",]} \n", *j->p))
+        j->p++;
+    if (j->p - s == 4 && !memcmp(s, "null", 4))
+        fputc('-', j->f);
+    else
+        fwrite(s, 1, (size_t)(j->p - s), j->f);
+}
+
+/* does the array starting at j->p hold only scalars? */
+static bool flat_array(const jt *j)
+{
+    bool in_str = false;
+    for (const char *q = j->p + 1; q < j->end; q++) {
+        if (in_str) {
+            if (*q == '\\')
+                q++;
+            else if (*q == '"')
+                in_str = false;
+            continue;
+        }
+        if (*q == '"')
+            in_str = true;
+        else if (*q == '{' || *q == '[')
+            return false;
+        else if (*q == ']')
+            return true;
+    }
+    return true;
+}
+
+static void value(jt *j, int level);
+
+static void object_body(jt *j, int level, bool first_inline)
+{
+    j->p++; /* { */
+    ws(j);
+    bool first = true;
+    while (j->p < j->end && *j->p != '}') {
+        if (!(first && first_inline))
+            indent(j->f, level);
+        first = false;
+        if (*j->p != '"')
+            break;
+        string(j);
+        ws(j);
+        if (j->p < j->end && *j->p == ':')
+            j->p++;
+        ws(j);
+        fputc(':', j->f);
+        if (j->p < j->end && *j->p == '{') {
+            fputc('\n', j->f);
+            object_body(j, level + 1, false);
+        } else if (j->p < j->end && *j->p == '[' && !flat_array(j)) {
+            fputc('\n', j->f);
+            value(j, level + 1);
+        } else {
+            fputc(' ', j->f);
+            value(j, level);
+            fputc('\n', j->f);
+        }
+        ws(j);
+        if (j->p < j->end && *j->p == ',')
+            j->p++;
+        ws(j);
+    }
+    if (j->p < j->end)
+        j->p++;
+}
+
+static void value(jt *j, int level)
+{
+    ws(j);
+    if (j->p >= j->end)
+        return;
+    if (*j->p == '{') {
+        object_body(j, level, false);
+    } else if (*j->p == '[' && flat_array(j)) {
+        j->p++;
+        fputc('[', j->f);
+        ws(j);
+        bool first = true;
+        while (j->p < j->end && *j->p != ']') {
+            if (!first)
+                fputs(", ", j->f);
+            first = false;
+            scalar(j);
+            ws(j);
+            if (j->p < j->end && *j->p == ',')
+                j->p++;
+            ws(j);
+        }
+        if (j->p < j->end)
+            j->p++;
+        fputc(']', j->f);
+    } else if (*j->p == '[') {
+        j->p++;
+        ws(j);
+        while (j->p < j->end && *j->p != ']') {
+            indent(j->f, level);
+            fputs("- ", j->f);
+            if (*j->p == '{') {
+                object_body(j, level + 1, true);
+            } else {
+                value(j, level + 1);
+                fputc('\n', j->f);
+            }
+            ws(j);
+            if (j->p < j->end && *j->p == ',')
+                j->p++;
+            ws(j);
+        }
+        if (j->p < j->end)
+            j->p++;
+    } else {
+        scalar(j);
+    }
+}
+
+void json_text_print(FILE *f, const char *json, size_t n, int level)
+{
+    jt j = {json, json + n, f};
+    ws(&j);
+    if (j.p < j.end && *j.p == '{')
+        object_body(&j, level, false);
+    else
+        value(&j, level);
+}
