@@ -719,6 +719,8 @@ struct kf_segment_iter {
     kf_segment_summary sum;
     uint64_t pos;
     bool done;
+    kf_readahead ra;
+    uint64_t next_note;
 };
 
 int kf_segment_iter_open(kf_segment_iter **out, const kf_map *m, const kf_scan_opts *o)
@@ -732,6 +734,7 @@ int kf_segment_iter_open(kf_segment_iter **out, const kf_map *m, const kf_scan_o
     it->s.sum = &it->sum;
     it->sum.size = m->size;
     it->sum.max_timestamp = -1;
+    kf_readahead_start(&it->ra, m->data, o->readahead ? m->size : 0);
     *out = it;
     return KF_OK;
 }
@@ -742,6 +745,10 @@ int kf_segment_iter_next(kf_segment_iter *it, kf_batch *b, bool *damaged)
     int prc = KF_OK;
     int got = 0;
     while (!it->done) {
+        if (it->pos >= it->next_note) {
+            kf_readahead_note(&it->ra, it->pos);
+            it->next_note = it->pos + ((uint64_t)1 << 20);
+        }
         if (!next_entry(&it->s, &it->pos, b, &prc)) {
             it->done = true;
             if (!it->s.valid_set)
@@ -764,7 +771,13 @@ int kf_segment_iter_next(kf_segment_iter *it, kf_batch *b, bool *damaged)
 
 const kf_segment_summary *kf_segment_iter_summary(const kf_segment_iter *it) { return &it->sum; }
 
-void kf_segment_iter_close(kf_segment_iter *it) { free(it); }
+void kf_segment_iter_close(kf_segment_iter *it)
+{
+    if (!it)
+        return;
+    kf_readahead_stop(&it->ra);
+    free(it);
+}
 
 uint64_t kf_recovery_point(const uint8_t *data, uint64_t size, int64_t base_offset)
 {

@@ -244,6 +244,7 @@ static void advance(cursor *k)
             kf_scan_opts o;
             kf_scan_opts_init(&o);
             o.deep = false;
+            o.readahead = true;
             o.base_offset = k->c->bases[k->seg];
             o.problem_fn = report_problem;
             o.problem_ctx = &k->rep;
