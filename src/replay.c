@@ -525,8 +525,10 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
             snprintf(msg, sizeof msg, "__consumer_offsets-%d offset %lld: record skipped (%s%s): %s", r->partition,
                      (long long)rec.offset, cr.known_type ? "type " : "unknown type ",
                      cr.record_type ? cr.record_type : "?", cr.err[0] ? cr.err : "undecodable");
-            kf_report(r->o.problem_fn, r->o.problem_ctx, KF_P_BAD_RECORD, KF_SEV_WARNING, b->position, true, rec.offset,
-                      "%s", msg);
+            /* same codes as dump --decode: an unknown version is not damage */
+            bool damage = rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED;
+            kf_report(r->o.problem_fn, r->o.problem_ctx, damage ? KF_P_BAD_RECORD : "undecoded_record",
+                      damage ? KF_SEV_ERROR : KF_SEV_WARNING, b->position, true, rec.offset, "%s", msg);
             continue;
         }
         if (cr.key_type == 0 || cr.key_type == 1)

@@ -364,7 +364,7 @@ static void modern_group(out *o, int kind, const group_view *gv, const names *ns
 
 static void groups_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck groups [--group G]... [--json] PATH...\n\n"
+    fprintf(f, "usage: kfsck groups [--group G]... [--offsets-partitions N] [--json] PATH...\n\n"
                "The latest state of every group found in the __consumer_offsets partitions\n"
                "under the PATHs: kind (classic, consumer, share, streams), state (empty,\n"
                "stable, dead), members and their assignments.\n");
@@ -391,12 +391,14 @@ int cmd_groups(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"group", required_argument, 0, 'g'}, {"json", no_argument, 0, 'j'},
+        {"offsets-partitions", required_argument, 0, 'n'},
         {"max-batch-bytes", required_argument, 0, 'B'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     const char *want[argc]; /* at most one per argument */
     size_t nwant = 0;
     bool json = false;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    int32_t offsets_partitions = 50;
     optind = 1;
     opterr = 0;
     int c;
@@ -404,6 +406,15 @@ int cmd_groups(int argc, char **argv)
         switch (c) {
         case 'g': want[nwant++] = optarg; break;
         case 'j': json = true; break;
+        case 'n': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v <= 0 || v > INT32_MAX)
+                return opt_usage_error("groups", "--offsets-partitions needs a positive count, not", optarg,
+                                       groups_usage);
+            offsets_partitions = (int32_t)v;
+            break;
+        }
         case 'B':
             if (opt_positive_size("groups", "--max-batch-bytes", optarg, &max_batch))
                 return EXIT_USAGE;
@@ -435,8 +446,10 @@ int cmd_groups(int argc, char **argv)
     ro.problem_fn = report_problem;
     ro.problem_ctx = &rep;
     kf_replay *r = kf_replay_new(&ro);
+    note_group_partitions(&in, want, nwant, offsets_partitions);
     uint64_t found = 0;
-    uint64_t uncovered = replay_offsets_topic(&in, r, &rep, perr, &found);
+    bool unreadable = false;
+    uint64_t uncovered = replay_offsets_topic(&in, r, &rep, perr, &found, &unreadable);
     names ns = {0};
     names_from_inputs(&ns, &in);
 
@@ -548,7 +561,7 @@ int cmd_groups(int argc, char **argv)
     kf_replay_free(r);
     inputs_free(&in);
     fflush(stdout);
-    if (in_status == EXIT_FAIL)
+    if (in_status == EXIT_FAIL || unreadable)
         return EXIT_FAIL;
     return (uncovered || st.skipped || rep.errors) ? EXIT_DAMAGE : EXIT_CLEAN;
 }

@@ -346,18 +346,7 @@ int cmd_offsets(int argc, char **argv)
     }
 
     /* Where each named group lives (Kafka's hash rule). */
-    for (size_t i = 0; i < op.ngroups; i++) {
-        const char *g = op.groups[i];
-        int32_t p = kf_coordinator_partition((const uint8_t *)g, strlen(g), op.offsets_partitions);
-        char name[64];
-        snprintf(name, sizeof name, "__consumer_offsets-%d", p);
-        if (!inputs_find(&in, "__consumer_offsets", p))
-            fprintf(stderr, "kfsck: %s: not among the inputs, but group '%s' is stored there (of %d partitions)\n",
-                    name, g, op.offsets_partitions);
-        else
-            fprintf(stderr, "kfsck: group '%s' is stored in %s (of %d partitions)\n", g, name,
-                    op.offsets_partitions);
-    }
+    note_group_partitions(&in, (const char *const *)op.groups, op.ngroups, op.offsets_partitions);
 
     offsets_run run = {&op, &o, perr, {perr, NULL, 0, 0}, &in, NULL, NULL, 0, 0, 24, 24, 0};
     kf_replay_opts ro = {0};
@@ -378,7 +367,8 @@ int cmd_offsets(int argc, char **argv)
     if (op.history)
         print_header(&run);
     uint64_t found = 0;
-    uint64_t uncovered = replay_offsets_topic(&in, run.replay, &run.rep, perr, &found);
+    bool unreadable = false;
+    uint64_t uncovered = replay_offsets_topic(&in, run.replay, &run.rep, perr, &found, &unreadable);
     if (!found)
         fprintf(stderr, "kfsck: no __consumer_offsets partition found under the given paths\n");
 
@@ -405,7 +395,7 @@ int cmd_offsets(int argc, char **argv)
     free(run.leos);
     inputs_free(&in);
     fflush(stdout);
-    if (in_status == EXIT_FAIL)
+    if (in_status == EXIT_FAIL || unreadable)
         return EXIT_FAIL;
     return (uncovered || st.skipped || run.rep.errors) ? EXIT_DAMAGE : EXIT_CLEAN;
 }

@@ -398,7 +398,9 @@ void union_close(part_union *u, uint64_t *errors, uint64_t *warnings, union_resu
                 u->res.uncovered++;
                 report r = {u->o, k->c->label, 0, 0};
                 char range[64];
-                if (x.hi == INT64_MAX)
+                if (x.lo == INT64_MIN && x.hi == INT64_MAX)
+                    snprintf(range, sizeof range, "(all of them)");
+                else if (x.hi == INT64_MAX)
                     snprintf(range, sizeof range, "from %lld on", (long long)x.lo);
                 else if (x.lo == INT64_MIN)
                     snprintf(range, sizeof range, "up to %lld", (long long)x.hi);
@@ -484,7 +486,8 @@ bool partition_log_end(const part_input *p, int64_t *leo)
 
 /* ---- replay of the offsets topic on one time line -------------------------- */
 
-uint64_t replay_offsets_topic(const inputs *in, kf_replay *r, report *rep, out *perr, uint64_t *found)
+uint64_t replay_offsets_topic(const inputs *in, kf_replay *r, report *rep, out *perr, uint64_t *found,
+                              bool *unreadable)
 {
     size_t n = 0;
     for (size_t i = 0; i < in->n; i++)
@@ -532,12 +535,31 @@ uint64_t replay_offsets_topic(const inputs *in, kf_replay *r, report *rep, out *
         union_result ur;
         uint64_t errors = 0, warnings = 0; /* damage counts only where no copy covers it */
         union_close(us[i], &errors, &warnings, &ur);
-        uncovered += ur.uncovered + (ur.unreadable ? 1 : 0);
+        uncovered += ur.uncovered;
+        *unreadable |= ur.unreadable;
     }
+    if (rep)
+        rep->file = NULL; /* what the end reports (open transactions) names its partition */
     kf_replay_finish(r);
     free(us);
     free(cur);
     free(has);
     free(part);
     return uncovered;
+}
+
+void note_group_partitions(const inputs *in, const char *const *groups, size_t n, int32_t partitions)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *g = groups[i];
+        int32_t p = kf_coordinator_partition((const uint8_t *)g, strlen(g), partitions);
+        if (!inputs_find(in, "__consumer_offsets", p))
+            fprintf(stderr,
+                    "kfsck: __consumer_offsets-%d: not among the inputs, but group '%s' is stored there (of %d "
+                    "partitions)\n",
+                    p, g, partitions);
+        else
+            fprintf(stderr, "kfsck: group '%s' is stored in __consumer_offsets-%d (of %d partitions)\n", g, p,
+                    partitions);
+    }
 }

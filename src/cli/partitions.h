@@ -77,8 +77,14 @@ bool partition_log_end(const part_input *p, int64_t *leo);
  * in offset order over the union of its copies, partitions interleaved by
  * batch timestamp (one time line). rep->file (when rep is the replay's
  * problem context) follows the segment being replayed. Returns how many damaged ranges no copy
- * covered (plus unreadable segments); *found = partitions replayed. */
-uint64_t replay_offsets_topic(const inputs *in, kf_replay *r, report *rep, out *perr, uint64_t *found);
+ * covered; *found = partitions replayed; *unreadable set when a segment
+ * could not be read (the command then exits 3). */
+uint64_t replay_offsets_topic(const inputs *in, kf_replay *r, report *rep, out *perr, uint64_t *found,
+                              bool *unreadable);
+
+/* On stderr: which __consumer_offsets partition holds each group (Java
+ * hashCode rule), and a warning when that partition is not in the inputs. */
+void note_group_partitions(const inputs *in, const char *const *groups, size_t n, int32_t partitions);
 
 /* `offsets --connect` (connect.c): Connect source offsets from the topic's
  * partitions among the inputs. Returns an exit code. */

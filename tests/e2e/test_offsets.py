@@ -59,7 +59,7 @@ class Offsets(unittest.TestCase):
         # the table may miss what it held, so exit 1; the unknown type alone would not
         self.assertEqual(code, 1, err)
         codes = sorted(p["code"] for p in jsonl(out, "problem"))
-        self.assertEqual(codes, ["bad_record", "open_transaction", "unknown_record_type"])
+        self.assertEqual(codes, ["open_transaction", "undecoded_record", "unknown_record_type"])
 
     def test_history_in_the_order_changes_took_effect(self):
         _, out, _ = run("offsets", "--json", "--history", DATADIR)
@@ -106,6 +106,18 @@ class Offsets(unittest.TestCase):
             code, out, err = run("offsets", "--group", "my-group", t)
             self.assertIn("__consumer_offsets-12: not among the inputs", err)
             self.assertEqual(code, 0)
+
+    def test_unreadable_segment_is_exit_3(self):
+        with tempfile.TemporaryDirectory() as t:
+            os.makedirs(os.path.join(t, "__consumer_offsets-1", "00000000000000000000.log"))
+            code, out, err = run("offsets", "--json", t)
+            self.assertEqual(code, 3)
+            self.assertIn("cannot read", err)
+            self.assertIn("offsets_lost", [p["code"] for p in jsonl(out, "problem")])
+
+    def test_groups_names_the_partition(self):
+        _, _, err = run("groups", "--group", "my-group", DATADIR)
+        self.assertIn("__consumer_offsets-12", err)
 
     def test_usage_errors(self):
         self.assertEqual(run("offsets", "--format", "reset-csv", DATADIR)[0], 2)
