@@ -1,0 +1,179 @@
+/* repair.h: writing repaired Kafka files. Safe output files (temporary name,
+ * fsync, rename, never overwriting without `force`), an offset/time index
+ * builder that follows broker recovery (LogSegment.recover), the repair of a
+ * segment or a partition directory (default: what broker recovery keeps;
+ * salvage: every valid batch, offsets strictly increasing) and the merge of
+ * several damaged copies of one partition. Findings go to callbacks; the
+ * library never prints. */
+#ifndef KFSCK_REPAIR_H
+#define KFSCK_REPAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/batch.h"
+#include "kfsck/common.h"
+
+/* ---- safe output files (writer.c) --------------------------------------- */
+
+typedef struct kf_out_file kf_out_file;
+
+/* Create dir/name.tmp-<pid>-<n> for writing. Fails with KF_ERR_IO and
+ * *err_no = EEXIST when dir/name exists and !force. */
+int kf_out_open(kf_out_file **f, const char *dir, const char *name, bool force, int *err_no);
+int kf_out_write(kf_out_file *f, const void *p, size_t n);
+uint64_t kf_out_size(const kf_out_file *f);
+/* Flush, fsync, rename to the final name (refusing to replace an existing
+ * file unless force), fsync the directory; frees f. On failure the
+ * temporary file is removed and *err_no set. */
+int kf_out_commit(kf_out_file *f, int *err_no);
+/* Remove the temporary file; frees f (NULL is fine). */
+void kf_out_abort(kf_out_file *f);
+/* Write a whole small file at once (temp + fsync + rename). */
+int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n, bool force, int *err_no);
+/* mkdir -p; returns KF_OK or KF_ERR_IO with *err_no. New directories are
+ * fsync'd into their parents. */
+int kf_mkdirs(const char *path, int *err_no);
+
+/* Resolve path like realpath(3), also when its last components do not exist
+ * yet (they are appended to the resolved existing prefix). Returns 0, or -1
+ * when it does not fit or cannot be resolved. */
+int kf_path_resolve(const char *path, char *out, size_t cap);
+/* Is `path` equal to or inside directory `dir` (both resolved)? */
+bool kf_path_within(const char *path, const char *dir);
+
+/* ---- index rebuild by the recovery rule (writer.c) ---------------------- */
+
+#define KF_INDEX_INTERVAL_BYTES 4096
+
+typedef struct kf_index_builder {
+    int64_t base;                /* segment base offset */
+    uint64_t interval;           /* index.interval.bytes */
+    uint64_t valid;              /* bytes of batches added so far */
+    uint64_t last_entry_pos;
+    bool has_index;
+    int64_t last_index_offset;
+    int64_t max_ts, max_ts_offset;
+    bool has_time;
+    int64_t last_time_ts, last_time_offset;
+    uint64_t index_entries, time_entries;
+    kf_out_file *ix, *tix;       /* where entries go (may be NULL: count only) */
+} kf_index_builder;
+
+void kf_index_builder_init(kf_index_builder *b, int64_t base, kf_out_file *ix, kf_out_file *tix);
+/* Add the next batch (as the broker reads it: last offset, max timestamp,
+ * size). Returns KF_OK, KF_ERR_CORRUPT where the broker's index append would
+ * throw (offset out of range or not increasing), or KF_ERR_IO. */
+int kf_index_builder_add(kf_index_builder *b, uint32_t size, int64_t last_offset, int64_t max_timestamp);
+/* The closing time-index entry. */
+int kf_index_builder_finish(kf_index_builder *b);
+
+/* How broker recovery reads a framed entry of `size` bytes at p (magic >= 2
+ * read as v2): its last offset and max timestamp (-1 when none). */
+void kf_entry_broker_view(const uint8_t *p, uint32_t size, int64_t *last_offset, int64_t *max_timestamp);
+
+/* ---- repair (repair.c) --------------------------------------------------- */
+
+/* A byte range of an input file left out of the output. */
+typedef struct kf_repair_drop {
+    const char *file;         /* input path */
+    uint64_t start, end;      /* [start, end) */
+    const char *reason;       /* a problem code, or "after_truncation" */
+    bool has_first, has_last;
+    int64_t first_offset, last_offset; /* offsets lost, when known */
+    bool data_loss;           /* false: only zero bytes, no offset lost */
+    char message[240];
+} kf_repair_drop;
+
+/* A segment written. */
+typedef struct kf_repair_segment {
+    const char *input;        /* input .log path */
+    const char *output;       /* output .log path */
+    uint64_t input_size, size;
+    uint64_t batches;
+    bool has_offsets;
+    int64_t first_offset, last_offset;
+    uint64_t index_entries, time_entries;
+} kf_repair_segment;
+
+/* What was done with a file that is not a segment. */
+typedef struct kf_repair_file {
+    const char *input;        /* NULL when there is none (rebuilt from the log) */
+    const char *output;       /* NULL when dropped */
+    const char *action;       /* "copied", "rebuilt", "truncated", "dropped", "skipped" */
+    char reason[240];
+} kf_repair_file;
+
+typedef struct kf_repair_opts {
+    bool salvage;
+    bool force;
+    size_t max_batch_bytes;
+    void (*drop_fn)(void *ctx, const kf_repair_drop *d);
+    void (*segment_fn)(void *ctx, const kf_repair_segment *s);
+    void (*file_fn)(void *ctx, const kf_repair_file *f);
+    void *ctx;
+} kf_repair_opts;
+
+void kf_repair_opts_init(kf_repair_opts *o);
+
+typedef struct kf_repair_result {
+    uint64_t dropped_ranges;
+    uint64_t data_loss_ranges;
+    uint64_t segments_written;
+    /* on KF_ERR_IO: the path and errno of the failure */
+    char err_path[4096];
+    int err_no;
+    char err_what[120];
+} kf_repair_result;
+
+/* Repair a partition directory into out_dir (the partition dir itself,
+ * created if missing). */
+int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res);
+/* Repair one segment (with its .txnindex when beside it) into out_dir. */
+int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o,
+                           kf_repair_result *res);
+
+/* Does a CRC-valid batch pass every per-batch check verify makes (records,
+ * decompression, header)? On failure *code is the first problem code.
+ * first and last: its offsets as verify sees them. */
+bool kf_batch_deep_ok(const kf_batch *b, size_t max_batch_bytes, const char **code, int64_t *first, int64_t *last);
+
+/* ---- merge (merge.c) ------------------------------------------------------ */
+
+typedef struct kf_merge_conflict {
+    int64_t start_offset, end_offset;   /* inclusive */
+    size_t chosen;                      /* index of the copy taken */
+    size_t ncopies;
+    const int32_t *leader_epochs;       /* per copy */
+    const bool *has;                    /* per copy: holds a batch here */
+} kf_merge_conflict;
+
+typedef struct kf_merge_hole {
+    int64_t start_offset;
+    bool has_end;
+    int64_t end_offset;                 /* inclusive */
+} kf_merge_hole;
+
+typedef struct kf_merge_opts {
+    bool force;
+    size_t max_batch_bytes;
+    void (*conflict_fn)(void *ctx, const kf_merge_conflict *c);
+    void (*hole_fn)(void *ctx, const kf_merge_hole *h);
+    void (*segment_fn)(void *ctx, const kf_repair_segment *s);
+    void (*file_fn)(void *ctx, const kf_repair_file *f);
+    void (*problem_fn)(void *ctx, size_t copy, const char *file, const kf_problem *p);
+    void *ctx;
+} kf_merge_opts;
+
+typedef struct kf_merge_result {
+    uint64_t conflicts, holes, batches, segments_written;
+    char err_path[4096];
+    int err_no;
+    char err_what[120];
+} kf_merge_result;
+
+int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
+                        kf_merge_result *res);
+
+#endif
