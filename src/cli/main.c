@@ -16,6 +16,8 @@ static const command COMMANDS[] = {
     {"verify", cmd_verify, "find damage in segments, indexes and partitions"},
     {"offsets", cmd_offsets, "rebuild committed consumer offsets from __consumer_offsets"},
     {"groups", cmd_groups, "rebuild consumer group state from __consumer_offsets"},
+    {"repair", cmd_repair, "write a repaired copy of a segment or partition"},
+    {"merge", cmd_merge, "rebuild one partition from several damaged copies"},
 };
 
 static void usage(FILE *f)
