@@ -14,6 +14,8 @@ Writes, below OUTDIR (replacing only these entries):
                           checkpoints, orders-0, orders-1, payments-0 with a
                           .txnindex, and damaged clicks-0)
   damaged/<case>/         copies of segments/v2-multi with one damage each
+  replicas/               three damaged copies of orders-0 (broker-1..3) for
+                          `kfsck merge`, with replicas/MANIFEST.json
   MANIFEST.json           the facts computed here (batches, record counts,
                           valid_bytes, expected problem codes and positions,
                           index entries) for end-to-end tests to assert on.
@@ -47,7 +49,7 @@ from kafka.record.util import calc_crc32c               # noqa: E402
 
 T0 = 1700000000000          # 2023-11-14T22:13:20Z
 INDEX_INTERVAL = 4096
-OWNED = ("segments", "partition", "datadir", "damaged", "MANIFEST.json")
+OWNED = ("segments", "partition", "datadir", "damaged", "replicas", "MANIFEST.json")
 
 WORDS = ("express standard gift wrapped fragile priority backorder warehouse north south "
          "east west pallet parcel courier signature requested leave at door weekend "
@@ -839,6 +841,126 @@ def gen_damaged(g, src, src_fact, src_info):
 
 
 # ---------------------------------------------------------------------------
+# 5. three damaged replicas of orders-0, for `kfsck merge`
+
+def gen_replicas(g, topic_id):
+    """replicas/broker-{1,2,3}/orders-0: the batches of partition/orders-0,
+    each copy damaged elsewhere. broker-1: a bit flip in segment 0 and one in
+    batch 12 of segment 398; broker-2: another bit flip in that batch and a
+    torn last batch; broker-3: a zeroed page over that batch and, in segment
+    812, one batch whose partition leader epoch was raised (outside the CRC:
+    still valid, other bytes: a conflict). broker-1 and broker-3 lag by the
+    last batch. So batch 12 of segment 398 and the last batch are holes; every
+    other batch is intact in some copy. replicas/MANIFEST.json has the facts."""
+    segs = orders0_segments()
+    names = ["broker-1", "broker-2", "broker-3"]
+    last_seg = len(segs) - 1
+    hole_batch = (1, 12)
+    conflict_batch = (2, 5)
+    # per copy: segment k -> list of batch bytes (None = left out)
+    copies = []
+    for c in range(3):
+        copy = []
+        for k, (base, items) in enumerate(segs):
+            datas = [bytearray(it.data) for it in items]
+            if c in (0, 2) and k == last_seg:
+                datas = datas[:-1]                      # a follower one batch behind
+            copy.append(datas)
+        copies.append(copy)
+    damage = []
+
+    def flip(c, k, i, back, bit):
+        b = copies[c][k][i]
+        b[len(b) - back] ^= 1 << bit
+        damage.append({"copy": names[c], "kind": "bitflip", "segment": segs[k][0],
+                       "batch_base_offset": segs[k][1][i].meta["base_offset"]})
+
+    flip(0, 0, 10, 30, 3)
+    flip(0, 1, hole_batch[1], 40, 1)
+    flip(1, 1, hole_batch[1], 25, 6)
+    # broker-3: epoch patch (bytes 12..15 are not covered by the v2 CRC)
+    k, i = conflict_batch
+    cb = copies[2][k][i]
+    old_epoch = struct.unpack_from(">i", cb, 12)[0]
+    struct.pack_into(">i", cb, 12, old_epoch + 1)
+    damage.append({"copy": names[2], "kind": "leader_epoch", "segment": segs[k][0],
+                   "batch_base_offset": segs[k][1][i].meta["base_offset"],
+                   "leader_epoch": old_epoch + 1})
+
+    files = {}
+    for c in range(3):
+        pdir = "replicas/%s/orders-0" % names[c]
+        all_items = []
+        for k, (base, items) in enumerate(segs):
+            healthy = b"".join(bytes(d) for d in copies[c][k])
+            data = bytearray(healthy)
+            if c == 1 and k == last_seg:                # torn tail: half the last batch
+                data = data[:len(data) - len(copies[c][k][-1]) // 2]
+                damage.append({"copy": names[c], "kind": "torn_tail", "segment": base,
+                               "batch_base_offset": items[-1].meta["base_offset"]})
+            if c == 2 and k == hole_batch[0]:           # a zeroed page over the hole batch
+                pos = sum(len(d) for d in copies[c][k][:hole_batch[1]])
+                page = (pos + len(copies[c][k][hole_batch[1]]) // 2) // 4096 * 4096
+                data[page:page + 4096] = bytes(min(4096, len(data) - page))
+                damage.append({"copy": names[c], "kind": "zeroed_page", "segment": base,
+                               "position": page, "length": 4096})
+            # indexes as the broker wrote them before the damage
+            info = kafka_index.build_indexes(healthy, base, INDEX_INTERVAL, True)
+            g.write("%s/%s" % (pdir, seg_name(base, "log")), bytes(data))
+            g.write("%s/%s" % (pdir, seg_name(base, "index")), info["index"])
+            g.write("%s/%s" % (pdir, seg_name(base, "timeindex")), info["timeindex"])
+            files[(c, k)] = bytes(data)
+            all_items += [Item(bytes(d), [], base_offset=items[j].meta["base_offset"])
+                          for j, d in enumerate(copies[c][k])]
+        g.write(pdir + "/leader-epoch-checkpoint", epoch_checkpoint(leader_epochs(all_items)))
+        g.write(pdir + "/partition.metadata", partition_metadata(topic_id))
+
+    # facts: for each batch of the full stream, which copies hold it intact
+    batches = []
+    for k, (base, items) in enumerate(segs):
+        for i, it in enumerate(items):
+            orig = it.data
+            intact, epochs, crcs = [], [], []
+            for c in range(3):
+                data = files[(c, k)]
+                pos = sum(len(d) for d in copies[c][k][:i]) if i < len(copies[c][k]) else None
+                held = pos is not None and data[pos:pos + len(orig)] == bytes(copies[c][k][i])
+                same = held and bytes(copies[c][k][i]) == orig
+                ok = held and (same or (k, i) == conflict_batch and c == 2)
+                intact.append(ok)
+                epochs.append(struct.unpack_from(">i", copies[c][k][i], 12)[0] if ok else None)
+            batches.append({"segment": base, "base_offset": it.meta["base_offset"],
+                            "last_offset": it.meta["last_offset"],
+                            "crc": struct.unpack_from(">I", orig, 17)[0],
+                            "intact": intact, "leader_epochs": epochs})
+    holes = [{"start_offset": b["base_offset"], "end_offset": b["last_offset"]}
+             for b in batches if not any(b["intact"])]
+    conflicts = []
+    for b in batches:
+        eps = [e for e in b["leader_epochs"] if e is not None]
+        if len(set(eps)) > 1:
+            top = max(eps)
+            conflicts.append({"start_offset": b["base_offset"], "end_offset": b["last_offset"],
+                              "chosen": "broker-%d/orders-0" % (b["leader_epochs"].index(top) + 1),
+                              "leader_epochs": b["leader_epochs"]})
+    assert len(holes) == 2 and len(conflicts) == 1, (holes, conflicts)
+    manifest = {
+        "generator": "tools/gen_fixtures.py (gen_replicas)",
+        "partition": "orders-0", "topic_id": topic_id,
+        "copies": ["%s/orders-0" % n for n in names],
+        "segment_bases": [base for base, _ in segs],
+        "notes": ["Paths are relative to fixtures/replicas.",
+                  "batches: every batch of the undamaged partition in offset order; intact[i]: copy i "
+                  "holds it with valid bytes (the leader-epoch-patched batch counts as intact: it "
+                  "is valid, only its epoch differs); leader_epochs[i]: its epoch in copy i.",
+                  "holes: offset ranges (inclusive) no copy holds intact; conflicts: same offsets, "
+                  "different valid bytes; chosen = the copy with the higher leader epoch."],
+        "damage": damage, "batches": batches, "holes": holes, "conflicts": conflicts,
+    }
+    g.write("replicas/MANIFEST.json", json.dumps(manifest, indent=1) + "\n")
+
+
+# ---------------------------------------------------------------------------
 
 def main(argv):
     if len(argv) != 2:
@@ -857,6 +979,7 @@ def main(argv):
     orders_segs, topic_ids, cluster_id = gen_partition(g)
     gen_datadir(g, orders_segs, topic_ids, cluster_id)
     gen_damaged(g, src, src_fact, src_info)
+    gen_replicas(g, topic_ids["orders"])
     gen_offsets.generate(out)
     manifest = {
         "generator": "tools/gen_fixtures.py",
