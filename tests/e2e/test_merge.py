@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+"""End-to-end tests of `kfsck merge`.
+
+fixtures/replicas/broker-{1,2,3}/orders-0 are three copies of one partition,
+each damaged in other places, one holding a batch with a raised leader epoch
+(tools/gen_fixtures.py gen_replicas; the facts are in
+fixtures/replicas/MANIFEST.json). Merging them must recover every batch that
+at least one copy holds intact, report the conflict (chosen = the copy with
+the higher leader epoch) and the holes exactly, and write a partition that
+passes `kfsck verify`, with indexes identical to tools/kafka_index.py's.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
+FIX = os.path.join(ROOT, "fixtures")
+REP = os.path.join(FIX, "replicas")
+PY = "/usr/bin/python3"
+KAFKA_INDEX = os.path.join(ROOT, "tools", "kafka_index.py")
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+MANIFEST = json.loads(read(os.path.join(REP, "MANIFEST.json")))
+
+
+def run(*args, cwd=REP):
+    p = subprocess.run([KFSCK, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+
+
+def jsonl(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def of_type(lines, t):
+    return [x for x in lines if x["type"] == t]
+
+
+def strip_type(d):
+    return {k: v for k, v in d.items() if k != "type"}
+
+
+class Merge(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="kfsck-merge-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def merged_batches(self, pdir):
+        out = []
+        for n in sorted(os.listdir(pdir)):
+            if n.endswith(".log"):
+                code, text, err = run("dump", "--json", os.path.join(pdir, n))
+                self.assertEqual(code, 0, err)
+                out += [(int(n[:20]), b["base_offset"], b["last_offset"], b["crc"], b["leader_epoch"])
+                        for b in of_type(jsonl(text), "batch")]
+        return out
+
+    def check_indexes(self, pdir):
+        ref = os.path.join(self.tmp, "ref")
+        for n in os.listdir(pdir):
+            if not n.endswith(".log"):
+                continue
+            p = subprocess.run([PY, KAFKA_INDEX, os.path.join(pdir, n), ref], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for ext in (".index", ".timeindex"):
+                self.assertEqual(read(os.path.join(pdir, n[:20] + ext)), read(os.path.join(ref, n[:20] + ext)),
+                                 n[:20] + ext)
+
+    def test_replicas_each_damaged(self):
+        # each copy alone is damaged (verify finds errors)
+        for c in MANIFEST["copies"]:
+            code, out, err = run("verify", c)
+            self.assertEqual(code, 1, c)
+
+    def test_merge_recovers_every_intact_batch(self):
+        od = os.path.join(self.tmp, "out")
+        code, out, err = run("merge", "--json", "-o", od, *MANIFEST["copies"])
+        self.assertEqual(code, 1, err)
+        lines = jsonl(out)
+        conflicts = [strip_type(c) for c in of_type(lines, "conflict")]
+        holes = [strip_type(h) for h in of_type(lines, "hole")]
+        self.assertEqual([{k: c[k] for k in ("start_offset", "end_offset", "chosen", "leader_epochs")}
+                          for c in conflicts], MANIFEST["conflicts"])
+        self.assertEqual(holes, MANIFEST["holes"])
+        rep = json.loads(read(os.path.join(od, "merge.json")))
+        self.assertEqual(rep["conflicts"], conflicts)
+        self.assertEqual(rep["holes"], holes)
+
+        pdir = os.path.join(od, MANIFEST["partition"])
+        got = self.merged_batches(pdir)
+        want = []
+        for b in MANIFEST["batches"]:
+            if not any(b["intact"]):
+                continue
+            eps = [e for e in b["leader_epochs"] if e is not None]
+            want.append((b["segment"], b["base_offset"], b["last_offset"], b["crc"], max(eps)))
+        self.assertEqual(got, want)
+        # every offset some copy holds intact is in the merged log
+        have = set()
+        for _, first, last, _, _ in got:
+            have.update(range(first, last + 1))
+        for b in MANIFEST["batches"]:
+            if any(b["intact"]):
+                self.assertTrue(set(range(b["base_offset"], b["last_offset"] + 1)) <= have, b)
+        # segment boundaries follow the inputs'
+        bases = sorted(int(n[:20]) for n in os.listdir(pdir) if n.endswith(".log"))
+        self.assertEqual(bases, MANIFEST["segment_bases"])
+        code, out, err = run("verify", "--json", pdir)
+        errors = [p for p in of_type(jsonl(out), "problem") if p["severity"] == "error"]
+        self.assertEqual(errors, [])
+        self.assertEqual(code, 0)
+        self.check_indexes(pdir)
+        self.assertEqual(read(os.path.join(pdir, "partition.metadata")),
+                         read(os.path.join(REP, MANIFEST["copies"][0], "partition.metadata")))
+        self.assertTrue(os.path.exists(os.path.join(pdir, "leader-epoch-checkpoint")))
+
+    def test_copy_order_does_not_matter(self):
+        od = os.path.join(self.tmp, "rev")
+        code, out, err = run("merge", "--json", "-o", od, *reversed(MANIFEST["copies"]))
+        self.assertEqual(code, 1, err)
+        conflicts = of_type(jsonl(out), "conflict")
+        self.assertEqual([c["chosen"] for c in conflicts], [c["chosen"] for c in MANIFEST["conflicts"]])
+        self.assertEqual([c["leader_epochs"] for c in conflicts],
+                         [list(reversed(c["leader_epochs"])) for c in MANIFEST["conflicts"]])
+        self.assertEqual([strip_type(h) for h in of_type(jsonl(out), "hole")], MANIFEST["holes"])
+
+    def test_two_copies_without_the_epoch_conflict(self):
+        # broker-1 and broker-2 agree wherever both are intact: no conflict, one hole more
+        od = os.path.join(self.tmp, "two")
+        code, out, err = run("merge", "--json", "-o", od, *MANIFEST["copies"][:2])
+        self.assertEqual(code, 1, err)
+        self.assertEqual(of_type(jsonl(out), "conflict"), [])
+        holes = [strip_type(h) for h in of_type(jsonl(out), "hole")]
+        for h in MANIFEST["holes"]:
+            self.assertIn(h, holes)
+        code, vout, err = run("verify", os.path.join(od, "orders-0"))
+        self.assertEqual(code, 0, vout)
+
+    def test_healthy_copies_merge_clean(self):
+        od = os.path.join(self.tmp, "healthy")
+        code, out, err = run("merge", "--json", "-o", od, "partition/orders-0", "datadir/orders-0", cwd=FIX)
+        self.assertEqual(code, 0, err)
+        lines = jsonl(out)
+        self.assertEqual(of_type(lines, "conflict") + of_type(lines, "hole"), [])
+        for n in os.listdir(os.path.join(FIX, "partition", "orders-0")):
+            if n.endswith((".log", ".index", ".timeindex", "leader-epoch-checkpoint", "partition.metadata")):
+                self.assertEqual(read(os.path.join(od, "orders-0", n)),
+                                 read(os.path.join(FIX, "partition", "orders-0", n)), n)
+
+    def test_output_safety(self):
+        c = MANIFEST["copies"]
+        self.assertEqual(run("merge", *c)[0], 2)                                   # no -o
+        self.assertEqual(run("merge", "-o", os.path.join(self.tmp, "x"))[0], 2)     # no PARTDIR
+        self.assertEqual(run("merge", "-o", os.path.join(c[0], "sub"), *c)[0], 2)   # inside an input
+        self.assertFalse(os.path.exists(os.path.join(REP, c[0], "sub")))
+        self.assertEqual(run("merge", "-o", "broker-1", *c)[0], 2)                  # would write into broker-1/orders-0
+        code, out, err = run("merge", "-o", os.path.join(self.tmp, "m"), c[0], "no-such-dir")
+        self.assertEqual(code, 3)
+        od = os.path.join(self.tmp, "again")
+        self.assertEqual(run("merge", "-o", od, *c)[0], 1)
+        before = read(os.path.join(od, "orders-0", "00000000000000000000.log"))
+        code, out, err = run("merge", "-o", od, *c)
+        self.assertEqual(code, 3)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("--force", err)
+        self.assertEqual(read(os.path.join(od, "orders-0", "00000000000000000000.log")), before)
+        self.assertEqual(run("merge", "--force", "-o", od, *c)[0], 1)
+        blocker = os.path.join(self.tmp, "plain")
+        with open(blocker, "w") as f:
+            f.write("x")
+        code, out, err = run("merge", "-o", os.path.join(blocker, "d"), *c)
+        self.assertEqual(code, 3)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+
+if __name__ == "__main__":
+    unittest.main()
