@@ -1,0 +1,349 @@
+/* producer_state.c: the producer-state builder behind rebuilt `.snapshot`
+ * and `.txnindex` files. It follows what broker recovery does per batch
+ * (LogSegment.updateProducerState -> ProducerAppendInfo.append,
+ * ProducerStateManager.update / lastStableOffset / completeTxn):
+ *
+ *  - a data batch sets the producer's epoch (a new epoch clears its batch
+ *    metadata), last sequence, last offset, offset delta and last timestamp
+ *    (the batch max timestamp); a transactional batch with no transaction
+ *    open starts one at the batch base offset;
+ *  - a COMMIT/ABORT marker (first record of a control batch) ends the open
+ *    transaction, if any (the CompletedTxn), then sets the epoch, coordinator
+ *    epoch and last timestamp (the marker record's timestamp); an ABORT that
+ *    completed a transaction gives a .txnindex entry whose lastStableOffset
+ *    is the first offset of the earliest transaction of another producer
+ *    still open, or the marker offset + 1 when there is none.
+ *
+ * Producers are never expired here (the broker expires them at run time,
+ * not at load). Snapshot entries are written sorted by producer id (the
+ * broker iterates a hash map; for the small ids seen in practice that is
+ * the same order). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfsck/crc.h"
+#include "kfsck/cursor.h"
+#include "kfsck/producer_state.h"
+
+typedef struct pentry {
+    int64_t pid;
+    int16_t epoch;
+    bool has_batch;          /* batch metadata present */
+    int32_t last_seq;
+    int64_t last_offset;
+    int32_t offset_delta;
+    int64_t timestamp;       /* lastTimestamp */
+    int32_t coord_epoch;
+    int64_t txn_first;       /* -1: none */
+} pentry;
+
+typedef struct otxn {
+    int64_t first;
+    int64_t pid;
+} otxn;
+
+struct kf_pstate {
+    pentry *e;
+    size_t n, cap;
+    uint32_t *slot;          /* open addressing: entry index + 1, 0 empty */
+    size_t nslot;            /* power of two */
+    otxn *ot;                /* ongoing transactions, sorted by first offset */
+    size_t not, capot;
+};
+
+kf_pstate *kf_pstate_new(void) { return calloc(1, sizeof(kf_pstate)); }
+
+void kf_pstate_free(kf_pstate *ps)
+{
+    if (!ps)
+        return;
+    free(ps->e);
+    free(ps->slot);
+    free(ps->ot);
+    free(ps);
+}
+
+static size_t pid_hash(int64_t pid, size_t mask)
+{
+    uint64_t x = (uint64_t)pid * 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 17) & mask;
+}
+
+static int rehash(kf_pstate *ps, size_t nslot)
+{
+    uint32_t *s = calloc(nslot, sizeof *s);
+    if (!s)
+        return KF_ERR_NOMEM;
+    for (size_t i = 0; i < ps->n; i++) {
+        size_t h = pid_hash(ps->e[i].pid, nslot - 1);
+        while (s[h])
+            h = (h + 1) & (nslot - 1);
+        s[h] = (uint32_t)(i + 1);
+    }
+    free(ps->slot);
+    ps->slot = s;
+    ps->nslot = nslot;
+    return KF_OK;
+}
+
+/* The entry of pid, created empty (ProducerStateEntry.empty) when missing. */
+static pentry *get_entry(kf_pstate *ps, int64_t pid)
+{
+    if (ps->nslot) {
+        size_t h = pid_hash(pid, ps->nslot - 1);
+        while (ps->slot[h]) {
+            pentry *e = &ps->e[ps->slot[h] - 1];
+            if (e->pid == pid)
+                return e;
+            h = (h + 1) & (ps->nslot - 1);
+        }
+    }
+    if (ps->n >= UINT32_MAX - 1)
+        return NULL;
+    if (ps->n == ps->cap) {
+        size_t nc = ps->cap ? ps->cap * 2 : 16;
+        pentry *ne = realloc(ps->e, nc * sizeof *ne);
+        if (!ne)
+            return NULL;
+        ps->e = ne;
+        ps->cap = nc;
+    }
+    pentry *e = &ps->e[ps->n++];
+    *e = (pentry){pid, -1, false, -1, -1, 0, -1, -1, -1};
+    if ((ps->n + 1) * 2 > ps->nslot) {
+        if (rehash(ps, ps->nslot ? ps->nslot * 2 : 32) != KF_OK) {
+            ps->n--;
+            return NULL;
+        }
+    } else {
+        size_t h = pid_hash(pid, ps->nslot - 1);
+        while (ps->slot[h])
+            h = (h + 1) & (ps->nslot - 1);
+        ps->slot[h] = (uint32_t)ps->n;
+    }
+    return &ps->e[ps->n - 1];
+}
+
+static int ot_add(kf_pstate *ps, int64_t first, int64_t pid)
+{
+    if (ps->not == ps->capot) {
+        size_t nc = ps->capot ? ps->capot * 2 : 16;
+        otxn *n = realloc(ps->ot, nc * sizeof *n);
+        if (!n)
+            return KF_ERR_NOMEM;
+        ps->ot = n;
+        ps->capot = nc;
+    }
+    size_t k = ps->not; /* usually appended at the end */
+    while (k > 0 && ps->ot[k - 1].first > first)
+        k--;
+    memmove(ps->ot + k + 1, ps->ot + k, (ps->not - k) * sizeof *ps->ot);
+    ps->ot[k] = (otxn){first, pid};
+    ps->not++;
+    return KF_OK;
+}
+
+static void ot_remove(kf_pstate *ps, int64_t first, int64_t pid)
+{
+    for (size_t k = 0; k < ps->not; k++)
+        if (ps->ot[k].first == first && ps->ot[k].pid == pid) {
+            memmove(ps->ot + k, ps->ot + k + 1, (ps->not - k - 1) * sizeof *ps->ot);
+            ps->not--;
+            return;
+        }
+}
+
+static void reset(kf_pstate *ps)
+{
+    ps->n = 0;
+    ps->not = 0;
+    if (ps->slot)
+        memset(ps->slot, 0, ps->nslot * sizeof *ps->slot);
+}
+
+int kf_pstate_load(kf_pstate *ps, const kf_snapshot *s)
+{
+    reset(ps);
+    for (uint64_t i = 0; i < s->entries; i++) {
+        kf_snapshot_entry se;
+        kf_snapshot_get(s, i, &se);
+        pentry *e = get_entry(ps, se.producer_id);
+        if (!e)
+            return KF_ERR_NOMEM;
+        e->epoch = se.producer_epoch;
+        e->has_batch = se.last_offset >= 0;
+        e->last_seq = se.last_sequence;
+        e->last_offset = se.last_offset;
+        e->offset_delta = se.offset_delta;
+        e->timestamp = se.timestamp;
+        e->coord_epoch = se.coordinator_epoch;
+        if (e->txn_first >= 0)
+            ot_remove(ps, e->txn_first, e->pid);
+        e->txn_first = se.current_txn_first_offset >= 0 ? se.current_txn_first_offset : -1;
+        if (e->txn_first >= 0 && ot_add(ps, e->txn_first, e->pid) != KF_OK)
+            return KF_ERR_NOMEM;
+    }
+    return KF_OK;
+}
+
+/* ProducerStateEntry.maybeUpdateProducerEpoch */
+static void set_epoch(pentry *e, int16_t epoch)
+{
+    if (e->epoch != epoch) {
+        e->has_batch = false;
+        e->epoch = epoch;
+    }
+}
+
+/* DefaultRecordBatch.lastSequence / incrementSequence */
+static int32_t last_sequence(int32_t base_seq, int32_t delta)
+{
+    if (base_seq == -1)
+        return -1;
+    if (delta < 0)
+        return base_seq;
+    if (base_seq > INT32_MAX - delta)
+        return delta - (INT32_MAX - base_seq) - 1;
+    return base_seq + delta;
+}
+
+int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, size_t max_bytes,
+                  kf_pstate_step *step)
+{
+    kf_pstate_step dummy;
+    if (!step)
+        step = &dummy;
+    memset(step, 0, sizeof *step);
+    if (size < KF_V2_HEADER_SIZE || p[16] != 2)
+        return KF_OK;
+    kf_batch b;
+    if (kf_batch_parse(p, size, 0, &b) != KF_OK || b.producer_id < 0)
+        return KF_OK;
+    step->used = true;
+    step->producer_id = b.producer_id;
+    step->base_offset = b.base_offset;
+    pentry *e = get_entry(ps, b.producer_id);
+    if (!e)
+        return KF_ERR_NOMEM;
+    if (!b.control) {
+        set_epoch(e, b.producer_epoch);
+        e->has_batch = true;
+        e->last_seq = last_sequence(b.base_sequence, b.last_offset_delta);
+        e->last_offset = b.last_offset;
+        e->offset_delta = b.last_offset_delta;
+        e->timestamp = b.max_timestamp;
+        if (b.transactional && e->txn_first < 0) {
+            e->txn_first = b.base_offset;
+            if (ot_add(ps, e->txn_first, e->pid) != KF_OK)
+                return KF_ERR_NOMEM;
+        }
+        return KF_OK;
+    }
+    /* a control batch: its first record, when it is an end-transaction marker */
+    kf_record_iter it;
+    if (kf_records_begin(&it, &b, buf, max_bytes) != KF_OK)
+        return KF_OK;
+    kf_record r;
+    if (kf_records_next(&it, &r) != 1)
+        return KF_OK;
+    kf_control ctl;
+    if (kf_control_parse(&r, &ctl) != KF_OK || (ctl.type != KF_CONTROL_ABORT && ctl.type != KF_CONTROL_COMMIT))
+        return KF_OK;
+    step->marker = true;
+    step->abort = ctl.type == KF_CONTROL_ABORT;
+    int64_t marker = b.base_offset;
+    if (e->txn_first >= 0) {
+        int64_t first = e->txn_first;
+        if (step->abort) {
+            /* lastStableOffset: the earliest open transaction of another producer */
+            int64_t lso = marker + 1;
+            for (size_t k = 0; k < ps->not; k++)
+                if (ps->ot[k].pid != e->pid) {
+                    lso = ps->ot[k].first;
+                    break;
+                }
+            step->has_aborted = true;
+            step->aborted = (kf_aborted_txn){e->pid, first, marker, lso};
+        }
+        ot_remove(ps, first, e->pid);
+    }
+    set_epoch(e, b.producer_epoch);
+    e->txn_first = -1;
+    e->coord_epoch = ctl.coordinator_epoch;
+    e->timestamp = r.timestamp;
+    return KF_OK;
+}
+
+size_t kf_pstate_producers(const kf_pstate *ps) { return ps->n; }
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, (uint16_t)(v >> 16));
+    put16(p + 2, (uint16_t)v);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    put32(p, (uint32_t)(v >> 32));
+    put32(p + 4, (uint32_t)v);
+}
+
+static int cmp_pentry(const void *a, const void *b)
+{
+    const pentry *x = *(const pentry *const *)a, *y = *(const pentry *const *)b;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+int kf_pstate_snapshot(const kf_pstate *ps, uint8_t **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (ps->n > (size_t)INT32_MAX)
+        return KF_ERR_TOO_BIG;
+    size_t n = KF_SNAPSHOT_HEADER_SIZE + ps->n * KF_SNAPSHOT_ENTRY_SIZE;
+    uint8_t *d = malloc(n);
+    const pentry **order = malloc((ps->n ? ps->n : 1) * sizeof *order);
+    if (!d || !order) {
+        free(d);
+        free(order);
+        return KF_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < ps->n; i++)
+        order[i] = &ps->e[i];
+    if (ps->n)
+        qsort(order, ps->n, sizeof *order, cmp_pentry);
+    put16(d, 1);
+    put32(d + 6, (uint32_t)ps->n);
+    uint8_t *q = d + KF_SNAPSHOT_HEADER_SIZE;
+    for (size_t i = 0; i < ps->n; i++, q += KF_SNAPSHOT_ENTRY_SIZE) {
+        const pentry *e = order[i];
+        put64(q, (uint64_t)e->pid);
+        put16(q + 8, (uint16_t)e->epoch);
+        put32(q + 10, (uint32_t)(e->has_batch ? e->last_seq : -1));
+        put64(q + 14, (uint64_t)(e->has_batch ? e->last_offset : -1));
+        put32(q + 22, (uint32_t)(e->has_batch ? e->offset_delta : 0));
+        put64(q + 26, (uint64_t)e->timestamp);
+        put32(q + 34, (uint32_t)e->coord_epoch);
+        put64(q + 38, (uint64_t)e->txn_first);
+    }
+    put32(d + 2, kf_crc32c(0, d + 6, n - 6));
+    free(order);
+    *out = d;
+    *len = n;
+    return KF_OK;
+}
+
+void kf_aborted_txn_encode(const kf_aborted_txn *t, uint8_t out[34])
+{
+    put16(out, 0);
+    put64(out + 2, (uint64_t)t->producer_id);
+    put64(out + 10, (uint64_t)t->first_offset);
+    put64(out + 18, (uint64_t)t->last_offset);
+    put64(out + 26, (uint64_t)t->last_stable_offset);
+}

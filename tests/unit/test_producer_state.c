@@ -1,0 +1,334 @@
+/* test_producer_state.c: unit tests for src/producer_state.c, the builder of
+ * rebuilt `.snapshot` / `.txnindex` files. The fixture partitions'
+ * snapshots and txnindex (written by tools/gen_fixtures.py from Kafka's
+ * rules) must come out byte for byte; hand-built batches check the rules one
+ * by one: lastStableOffset with and without another open transaction, a
+ * marker with a new epoch clearing batch metadata, a marker with no open
+ * transaction, sequence wrap-around, producer id -1 ignored, the empty
+ * 10-byte snapshot, and continuing from a loaded snapshot. */
+#include "testutil.h"
+
+#include "kfsck/producer_state.h"
+
+/* ---- hand-built v2 batches ------------------------------------------------- */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, (uint16_t)(v >> 16));
+    put16(p + 2, (uint16_t)v);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    put32(p, (uint32_t)(v >> 32));
+    put32(p + 4, (uint32_t)v);
+}
+
+static size_t varint(uint8_t *p, int64_t v)
+{
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    size_t n = 0;
+    while (z >= 0x80) {
+        p[n++] = (uint8_t)(z | 0x80);
+        z >>= 7;
+    }
+    p[n++] = (uint8_t)z;
+    return n;
+}
+
+enum { DATA = -1 };
+
+/* A batch at base with `count` records; ctl DATA or KF_CONTROL_ABORT/COMMIT
+ * (one marker record with coordinator epoch coord). Returns its size. */
+static uint32_t mk_batch(uint8_t *out, int64_t base, int32_t count, bool txn, int ctl, int64_t pid, int16_t epoch,
+                         int32_t base_seq, int64_t ts, int32_t coord)
+{
+    uint8_t *r = out + 61;
+    if (ctl != DATA)
+        count = 1;
+    for (int32_t i = 0; i < count; i++) {
+        uint8_t body[64];
+        size_t n = 0;
+        body[n++] = 0;                  /* attributes */
+        n += varint(body + n, i);       /* timestamp delta */
+        n += varint(body + n, i);       /* offset delta */
+        if (ctl == DATA) {
+            n += varint(body + n, -1);  /* null key */
+            n += varint(body + n, 1);
+            body[n++] = 'x';
+        } else {
+            n += varint(body + n, 4);
+            put16(body + n, 0);
+            put16(body + n + 2, (uint16_t)ctl);
+            n += 4;
+            n += varint(body + n, 6);
+            put16(body + n, 0);
+            put32(body + n + 2, (uint32_t)coord);
+            n += 6;
+        }
+        n += varint(body + n, 0);       /* headers */
+        r += varint(r, (int64_t)n);
+        memcpy(r, body, n);
+        r += n;
+    }
+    uint32_t size = (uint32_t)(r - out);
+    put64(out, (uint64_t)base);
+    put32(out + 8, size - 12);
+    put32(out + 12, 0);
+    out[16] = 2;
+    uint16_t attrs = (uint16_t)((txn ? KF_ATTR_TRANSACTIONAL : 0) | (ctl != DATA ? KF_ATTR_CONTROL : 0));
+    put16(out + 21, attrs);
+    put32(out + 23, (uint32_t)(count - 1));
+    put64(out + 27, (uint64_t)ts);
+    put64(out + 35, (uint64_t)(ts + count - 1));
+    put64(out + 43, (uint64_t)pid);
+    put16(out + 51, (uint16_t)epoch);
+    put32(out + 53, (uint32_t)base_seq);
+    put32(out + 57, (uint32_t)count);
+    put32(out + 17, kf_crc32c(0, out + 21, size - 21));
+    return size;
+}
+
+typedef struct feed {
+    kf_pstate *ps;
+    kf_buf buf;
+    kf_pstate_step st;
+} feed;
+
+static void add(feed *f, int64_t base, int32_t count, bool txn, int ctl, int64_t pid, int16_t epoch, int32_t seq,
+                int64_t ts, int32_t coord)
+{
+    uint8_t b[4096];
+    uint32_t n = mk_batch(b, base, count, txn, ctl, pid, epoch, seq, ts, coord);
+    assert_int_equal(kf_pstate_add(f->ps, b, n, &f->buf, 1 << 20, &f->st), KF_OK);
+}
+
+static void snapshot_of(const kf_pstate *ps, uint8_t **data, size_t *len, kf_snapshot *s)
+{
+    char msg[200];
+    assert_int_equal(kf_pstate_snapshot(ps, data, len), KF_OK);
+    assert_int_equal(kf_snapshot_parse(*data, *len, s, msg, sizeof msg), KF_OK);
+}
+
+static void check_entry(const kf_snapshot *s, uint64_t i, int64_t pid, int16_t epoch, int32_t seq, int64_t off,
+                        int32_t delta, int64_t ts, int32_t coord, int64_t txn)
+{
+    kf_snapshot_entry e;
+    kf_snapshot_get(s, i, &e);
+    assert_int_equal(e.producer_id, pid);
+    assert_int_equal(e.producer_epoch, epoch);
+    assert_int_equal(e.last_sequence, seq);
+    assert_int_equal(e.last_offset, off);
+    assert_int_equal(e.offset_delta, delta);
+    assert_int_equal(e.timestamp, ts);
+    assert_int_equal(e.coordinator_epoch, coord);
+    assert_int_equal(e.current_txn_first_offset, txn);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_empty_state_is_10_bytes(void **state)
+{
+    (void)state;
+    kf_pstate *ps = kf_pstate_new();
+    assert_non_null(ps);
+    uint8_t *d;
+    size_t n;
+    assert_int_equal(kf_pstate_snapshot(ps, &d, &n), KF_OK);
+    static const uint8_t want[10] = {0, 1, 0x48, 0x67, 0x4B, 0xC7, 0, 0, 0, 0};
+    assert_int_equal(n, 10);
+    assert_memory_equal(d, want, 10);
+    free(d);
+    kf_pstate_free(ps);
+}
+
+/* Feed every batch of the logs in order; compare with the snapshot and txnindex. */
+static void replay_fixture(const char *const *logs, size_t nlogs, const char *snap, const char *txn)
+{
+    feed f = {kf_pstate_new(), {0}, {0}};
+    assert_non_null(f.ps);
+    uint8_t ab[10 * KF_TXN_ENTRY_SIZE];
+    size_t nab = 0;
+    for (size_t i = 0; i < nlogs; i++) {
+        size_t n = 0;
+        uint8_t *log = read_test_file(logs[i], &n);
+        assert_non_null(log);
+        uint64_t pos = 0;
+        uint32_t size;
+        int8_t magic;
+        while (pos < n && kf_batch_frame(log + pos, n - pos, &size, &magic) == KF_FRAME_OK) {
+            assert_int_equal(kf_pstate_add(f.ps, log + pos, size, &f.buf, 1 << 24, &f.st), KF_OK);
+            if (f.st.has_aborted) {
+                assert_true(nab < 10);
+                kf_aborted_txn_encode(&f.st.aborted, ab + nab++ * KF_TXN_ENTRY_SIZE);
+            }
+            pos += size;
+        }
+        assert_int_equal(pos, n);
+        free(log);
+    }
+    size_t sn = 0, tn = 0;
+    uint8_t *want = read_test_file(snap, &sn);
+    assert_non_null(want);
+    uint8_t *d;
+    size_t dn;
+    assert_int_equal(kf_pstate_snapshot(f.ps, &d, &dn), KF_OK);
+    assert_int_equal(dn, sn);
+    assert_memory_equal(d, want, sn);
+    free(d);
+    free(want);
+    if (txn) {
+        want = read_test_file(txn, &tn);
+        assert_non_null(want);
+        assert_int_equal(nab * KF_TXN_ENTRY_SIZE, tn);
+        assert_memory_equal(ab, want, tn);
+        free(want);
+    } else {
+        assert_int_equal(nab, 0);
+    }
+    kf_buf_free(&f.buf);
+    kf_pstate_free(f.ps);
+}
+
+static void test_fixture_payments(void **state)
+{
+    (void)state;
+    const char *logs[] = {"fixtures/datadir/payments-0/00000000000000000000.log"};
+    replay_fixture(logs, 1, "fixtures/datadir/payments-0/00000000000000000017.snapshot",
+                   "fixtures/datadir/payments-0/00000000000000000000.txnindex");
+}
+
+static void test_fixture_orders(void **state)
+{
+    (void)state;
+    const char *logs[] = {"fixtures/partition/orders-0/00000000000000000000.log",
+                          "fixtures/partition/orders-0/00000000000000000398.log",
+                          "fixtures/partition/orders-0/00000000000000000812.log"};
+    replay_fixture(logs, 3, "fixtures/partition/orders-0/00000000000000001110.snapshot", NULL);
+}
+
+static void test_rules(void **state)
+{
+    (void)state;
+    feed f = {kf_pstate_new(), {0}, {0}};
+    assert_non_null(f.ps);
+    add(&f, 0, 2, true, DATA, 7, 0, 0, 1000, 0);                 /* 7 opens a txn at 0 */
+    assert_true(f.st.used && !f.st.marker);
+    add(&f, 2, 1, true, DATA, 9, 0, 0, 1002, 0);                 /* 9 opens one at 2 */
+    add(&f, 3, 1, true, KF_CONTROL_ABORT, 7, 0, -1, 1003, 5);    /* 7 aborts: LSO = 9's first offset */
+    assert_true(f.st.marker && f.st.abort && f.st.has_aborted);
+    assert_int_equal(f.st.aborted.producer_id, 7);
+    assert_int_equal(f.st.aborted.first_offset, 0);
+    assert_int_equal(f.st.aborted.last_offset, 3);
+    assert_int_equal(f.st.aborted.last_stable_offset, 2);
+    uint8_t enc[34];
+    kf_aborted_txn_encode(&f.st.aborted, enc);
+    kf_txn_entry te;
+    kf_txn_index_get(enc, 0, &te);
+    assert_int_equal(te.version, 0);
+    assert_int_equal(te.last_stable_offset, 2);
+    add(&f, 4, 1, true, KF_CONTROL_COMMIT, 9, 1, -1, 1004, 6);   /* commit with a bumped epoch */
+    assert_true(f.st.marker && !f.st.abort && !f.st.has_aborted);
+    add(&f, 5, 1, true, KF_CONTROL_ABORT, 7, 0, -1, 1005, 5);    /* no txn open: no entry */
+    assert_true(f.st.marker && f.st.abort && !f.st.has_aborted);
+    add(&f, 6, 3, false, DATA, 8, 2, INT32_MAX - 1, 1006, 0);   /* sequences wrap to 0 */
+    add(&f, 9, 1, true, DATA, 7, 0, 2, 1009, 0);
+    add(&f, 10, 1, true, KF_CONTROL_ABORT, 7, 0, -1, 1010, 5);   /* nothing else open: LSO = 11 */
+    assert_true(f.st.has_aborted);
+    assert_int_equal(f.st.aborted.first_offset, 9);
+    assert_int_equal(f.st.aborted.last_stable_offset, 11);
+    add(&f, 11, 2, false, DATA, -1, -1, -1, 1011, 0);            /* no producer id: ignored */
+    assert_false(f.st.used);
+    add(&f, 13, 1, true, DATA, 3, 0, 0, 1013, 0);                /* left open */
+    assert_int_equal(kf_pstate_producers(f.ps), 4);
+
+    uint8_t *d;
+    size_t n;
+    kf_snapshot s;
+    snapshot_of(f.ps, &d, &n, &s);
+    assert_int_equal(s.count, 4);
+    check_entry(&s, 0, 3, 0, 0, 13, 0, 1013, -1, 13);
+    check_entry(&s, 1, 7, 0, 2, 9, 0, 1010, 5, -1);
+    check_entry(&s, 2, 8, 2, 0, 8, 2, 1008, -1, -1);
+    check_entry(&s, 3, 9, 1, -1, -1, 0, 1004, 6, -1);
+    free(d);
+    kf_buf_free(&f.buf);
+    kf_pstate_free(f.ps);
+}
+
+static void test_continue_from_loaded_snapshot(void **state)
+{
+    (void)state;
+    feed a = {kf_pstate_new(), {0}, {0}}, b = {kf_pstate_new(), {0}, {0}};
+    assert_non_null(a.ps);
+    assert_non_null(b.ps);
+    add(&a, 0, 2, true, DATA, 7, 0, 0, 1000, 0);
+    add(&a, 2, 1, true, DATA, 9, 0, 0, 1002, 0);
+    uint8_t *d;
+    size_t n;
+    kf_snapshot s;
+    snapshot_of(a.ps, &d, &n, &s);
+    assert_int_equal(kf_pstate_load(b.ps, &s), KF_OK);
+    free(d);
+    /* both see 7's ABORT with 9's transaction (from the snapshot) still open */
+    add(&a, 3, 1, true, KF_CONTROL_ABORT, 7, 0, -1, 1003, 5);
+    add(&b, 3, 1, true, KF_CONTROL_ABORT, 7, 0, -1, 1003, 5);
+    assert_true(b.st.has_aborted);
+    assert_memory_equal(&a.st.aborted, &b.st.aborted, sizeof a.st.aborted);
+    assert_int_equal(b.st.aborted.last_stable_offset, 2);
+    uint8_t *da, *db;
+    size_t na, nb;
+    assert_int_equal(kf_pstate_snapshot(a.ps, &da, &na), KF_OK);
+    assert_int_equal(kf_pstate_snapshot(b.ps, &db, &nb), KF_OK);
+    assert_int_equal(na, nb);
+    assert_memory_equal(da, db, na);
+    free(da);
+    free(db);
+    kf_buf_free(&a.buf);
+    kf_buf_free(&b.buf);
+    kf_pstate_free(a.ps);
+    kf_pstate_free(b.ps);
+}
+
+static void test_many_producers(void **state)
+{
+    (void)state;
+    feed f = {kf_pstate_new(), {0}, {0}};
+    assert_non_null(f.ps);
+    for (int i = 0; i < 3000; i++) /* ids in descending order: output sorted */
+        add(&f, i, 1, false, DATA, 100000 - i * 7, 0, 0, 5000 + i, 0);
+    for (int i = 0; i < 3000; i++) /* the same producers again: updated in place */
+        add(&f, 3000 + i, 1, false, DATA, 100000 - i * 7, 0, 1, 9000 + i, 0);
+    assert_int_equal(kf_pstate_producers(f.ps), 3000);
+    uint8_t *d;
+    size_t n;
+    kf_snapshot s;
+    snapshot_of(f.ps, &d, &n, &s);
+    assert_int_equal(s.count, 3000);
+    for (uint64_t i = 0; i < 3000; i++) {
+        int k = 2999 - (int)i;
+        check_entry(&s, i, 100000 - k * 7, 0, 1, 3000 + k, 0, 9000 + k, -1, -1);
+    }
+    free(d);
+    kf_buf_free(&f.buf);
+    kf_pstate_free(f.ps);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty_state_is_10_bytes),
+        cmocka_unit_test(test_fixture_payments),
+        cmocka_unit_test(test_fixture_orders),
+        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_continue_from_loaded_snapshot),
+        cmocka_unit_test(test_many_producers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
