@@ -6,7 +6,11 @@
  * the higher partition leader epoch; offset ranges that some copy shows
  * damage over and no copy supplies are holes. Output segments start at the
  * input segments' base offsets; indexes are rebuilt by the recovery rule and
- * the leader-epoch checkpoint from the merged batches. */
+ * the leader-epoch checkpoint from the merged batches. Producer state is
+ * replayed over the merged batches (producer_state.c, starting from a
+ * copy's snapshot at the log start offset when that is past 0): each output
+ * segment gets the .txnindex of the aborted transactions whose ABORT marker
+ * it holds, and the partition a `<log end offset>.snapshot`. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -17,8 +21,10 @@
 #include "kfsck/cursor.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
+#include "kfsck/producer_state.h"
 #include "kfsck/repair.h"
 #include "kfsck/segment.h"
+#include "kfsck/snapshot.h"
 
 typedef struct window {
     int64_t lo, hi;     /* offsets a copy shows damage over; hi INT64_MAX: unknown */
@@ -76,6 +82,14 @@ typedef struct merge_ctx {
     size_t nle, caple;
     bool has_prev;
     int64_t prev_last;
+    /* producer state of the merged log, and the open segment's aborted txns */
+    kf_pstate *ps;
+    int64_t ps_seed;      /* offset of the snapshot it started from, -1: none */
+    const char *ps_seed_path;
+    char *seed_path;
+    kf_buf buf;
+    uint8_t *txn_out;
+    size_t txn_len, txn_cap;
 } merge_ctx;
 
 static int fail(merge_ctx *c, const char *path, int err_no, const char *what)
@@ -278,6 +292,26 @@ static int close_out_segment(merge_ctx *c)
         if (c->o->segment_fn)
             c->o->segment_fn(c->o->ctx, &c->sr);
     }
+    if (rc == KF_OK && c->txn_len) {
+        snprintf(name, sizeof name, "%020lld.txnindex", (long long)c->seg_base);
+        char *txp = pjoin(c->out_dir, name);
+        if (!txp) {
+            rc = fail(c, c->out_dir, ENOMEM, "out of memory");
+        } else if (kf_out_write_file(c->out_dir, name, c->txn_out, c->txn_len, c->o->force, &err_no) != KF_OK) {
+            rc = fail(c, txp, err_no, "cannot write");
+        } else if (c->o->file_fn) {
+            kf_repair_file tf;
+            memset(&tf, 0, sizeof tf);
+            tf.output = txp;
+            tf.action = "rebuilt";
+            snprintf(tf.reason, sizeof tf.reason,
+                     "from the merged batches: %zu aborted transactions whose ABORT marker is in this segment",
+                     c->txn_len / KF_TXN_ENTRY_SIZE);
+            c->o->file_fn(c->o->ctx, &tf);
+        }
+        free(txp);
+    }
+    c->txn_len = 0;
     free(ixp);
     free(tixp);
     return rc;
@@ -310,6 +344,7 @@ static int open_out_segment(merge_ctx *c, int64_t base, const char *input)
     }
     kf_index_builder_init(&c->ib, base, c->ixf, c->tixf);
     c->seg_open = true;
+    c->txn_len = 0;
     return KF_OK;
 }
 
@@ -349,6 +384,21 @@ static int write_batch(merge_ctx *c, copy_reader *r)
     c->sr.last_offset = r->head_last;
     c->sr.batches++;
     c->res->batches++;
+    kf_pstate_step st;
+    if (kf_pstate_add(c->ps, b->bytes, b->size, &c->buf, c->o->max_batch_bytes, &st) != KF_OK)
+        return fail(c, c->seg_log_path, ENOMEM, "out of memory");
+    if (st.has_aborted) {
+        if (c->txn_len + KF_TXN_ENTRY_SIZE > c->txn_cap) {
+            size_t nc = c->txn_cap ? c->txn_cap * 2 : 16 * KF_TXN_ENTRY_SIZE;
+            uint8_t *nt = realloc(c->txn_out, nc);
+            if (!nt)
+                return fail(c, c->seg_log_path, ENOMEM, "out of memory");
+            c->txn_out = nt;
+            c->txn_cap = nc;
+        }
+        kf_aborted_txn_encode(&st.aborted, c->txn_out + c->txn_len);
+        c->txn_len += KF_TXN_ENTRY_SIZE;
+    }
     if (b->magic == 2 && b->partition_leader_epoch >= 0 &&
         (c->nle == 0 || b->partition_leader_epoch > c->le_epoch[c->nle - 1])) {
         if (c->nle == c->caple) {
@@ -528,7 +578,38 @@ static int write_small_files(merge_ctx *c)
         }
         free(in);
     }
-    /* producer snapshots and transaction indexes are not merged */
+    /* the producer snapshot at the merged log end */
+    if (rc == KF_OK && c->has_prev) {
+        char name[64];
+        snprintf(name, sizeof name, "%020lld.snapshot", (long long)(c->prev_last + 1));
+        uint8_t *data = NULL;
+        size_t dlen = 0;
+        char *outp = pjoin(c->out_dir, name);
+        if (!outp || kf_pstate_snapshot(c->ps, &data, &dlen) != KF_OK) {
+            rc = fail(c, c->out_dir, ENOMEM, "out of memory");
+        } else if (kf_out_write_file(c->out_dir, name, data, dlen, c->o->force, &err_no) != KF_OK) {
+            rc = fail(c, outp, err_no, "cannot write");
+        } else if (c->o->file_fn) {
+            kf_repair_file f;
+            memset(&f, 0, sizeof f);
+            f.input = c->ps_seed_path;
+            f.output = outp;
+            f.action = "rebuilt";
+            if (c->ps_seed >= 0)
+                snprintf(f.reason, sizeof f.reason,
+                         "producer state at the merged log end offset %lld: this snapshot (at the log start offset) "
+                         "replayed over the merged batches (%zu producers)",
+                         (long long)(c->prev_last + 1), kf_pstate_producers(c->ps));
+            else
+                snprintf(f.reason, sizeof f.reason,
+                         "producer state at the merged log end offset %lld, replayed from the merged batches (%zu producers)",
+                         (long long)(c->prev_last + 1), kf_pstate_producers(c->ps));
+            c->o->file_fn(c->o->ctx, &f);
+        }
+        free(data);
+        free(outp);
+    }
+    /* the copies' own snapshots and transaction indexes are replaced by those */
     for (size_t i = 0; i < c->n && rc == KF_OK; i++) {
         DIR *d = opendir(c->cr[i].dir);
         if (!d)
@@ -538,10 +619,11 @@ static int write_small_files(merge_ctx *c)
             kf_name_info ni = kf_classify_name(e->d_name);
             if (ni.kind == KF_FILE_SNAPSHOT || ni.kind == KF_FILE_TXNINDEX) {
                 char *in = pjoin(c->cr[i].dir, e->d_name);
-                emit_file(c, in, NULL, "dropped",
-                          ni.kind == KF_FILE_SNAPSHOT
-                              ? "producer snapshots are not merged; the broker rebuilds producer state from the log"
-                              : "transaction indexes are not merged; the broker rebuilds them when it recovers the segment");
+                if (in && (!c->ps_seed_path || strcmp(in, c->ps_seed_path) != 0))
+                    emit_file(c, in, NULL, "dropped",
+                              ni.kind == KF_FILE_SNAPSHOT
+                                  ? "superseded: producer state is rebuilt from the merged batches"
+                                  : "superseded: transaction indexes are rebuilt from the merged batches' ABORT markers");
                 free(in);
             }
         }
@@ -589,6 +671,37 @@ int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_di
         goto done;
     if (c.nbases)
         qsort(c.bases, c.nbases, sizeof *c.bases, cmp_i64);
+    c.ps_seed = -1;
+    c.ps = kf_pstate_new();
+    if (!c.ps) {
+        rc = fail(&c, out_dir, ENOMEM, "out of memory");
+        goto done;
+    }
+    /* producer state before the log start: a copy's snapshot there */
+    if (c.nbases && c.bases[0] > 0) {
+        char name[64];
+        snprintf(name, sizeof name, "%020lld.snapshot", (long long)c.bases[0]);
+        for (size_t i = 0; i < n && c.ps_seed < 0 && rc == KF_OK; i++) {
+            char *p = pjoin(c.cr[i].dir, name);
+            kf_map sm;
+            if (p && kf_map_open(&sm, p, 0) == KF_OK) {
+                kf_snapshot s;
+                char msg[200];
+                if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
+                    if (kf_pstate_load(c.ps, &s) != KF_OK)
+                        rc = fail(&c, p, ENOMEM, "out of memory");
+                    c.ps_seed = c.bases[0];
+                    c.seed_path = p;
+                    c.ps_seed_path = p;
+                    p = NULL;
+                }
+                kf_map_close(&sm);
+            }
+            free(p);
+        }
+        if (rc != KF_OK)
+            goto done;
+    }
     int err_no = 0;
     if (kf_mkdirs(out_dir, &err_no) != KF_OK) {
         rc = fail(&c, out_dir, err_no, "cannot create directory");
@@ -677,5 +790,9 @@ done:
     free(c.bases);
     free(c.le_epoch);
     free(c.le_start);
+    kf_pstate_free(c.ps);
+    kf_buf_free(&c.buf);
+    free(c.txn_out);
+    free(c.seed_path);
     return rc;
 }

@@ -3,7 +3,10 @@
  * safe output files with indexes rebuilt by the recovery rule; and what
  * becomes of .txnindex, .snapshot, leader-epoch-checkpoint and
  * partition.metadata (copied when they agree with the repaired log, else
- * rebuilt or dropped, with the reason).
+ * rebuilt or dropped, with the reason). Producer state is replayed over the
+ * kept batches (producer_state.c): each output segment's .txnindex is
+ * rebuilt from its kept ABORT markers, and a snapshot that disagrees with
+ * the repaired log is replaced by one rebuilt at the repaired log end.
  *
  * Default mode is what broker recovery (LogSegment.recover + LogLoader)
  * leaves: the first segment that recovery would truncate is cut at its
@@ -23,6 +26,7 @@
 #include "kfsck/file.h"
 #include "kfsck/index.h"
 #include "kfsck/names.h"
+#include "kfsck/producer_state.h"
 #include "kfsck/repair.h"
 #include "kfsck/segment.h"
 #include "kfsck/snapshot.h"
@@ -147,6 +151,13 @@ typedef struct repair_ctx {
     off_range *lost;
     size_t nlost, cap_lost;
     kf_buf buf;
+    /* producer state replayed over the kept batches */
+    kf_pstate *ps;
+    int64_t ps_seed;          /* offset of the snapshot it started from, -1: empty */
+    bool snap_written;        /* the rebuilt <leo>.snapshot was written */
+    /* the current output segment's rebuilt .txnindex */
+    uint8_t *txn_out;
+    size_t txn_len, txn_cap;
 } repair_ctx;
 
 static int fail(repair_ctx *c, const char *path, int err_no, const char *what)
@@ -279,7 +290,8 @@ typedef struct txn_check {
     bool bad_format;
 } txn_check;
 
-static void txn_see_abort(txn_check *t, int64_t marker, int64_t pid)
+/* The input entry for a kept ABORT marker, or NULL. */
+static const uint8_t *txn_see_abort(txn_check *t, int64_t marker, int64_t pid)
 {
     while (t->k < t->n) {
         kf_txn_entry e;
@@ -291,32 +303,38 @@ static void txn_see_abort(txn_check *t, int64_t marker, int64_t pid)
         }
         if (e.last_offset == marker && e.producer_id == pid && e.version == 0 && e.first_offset <= e.last_offset) {
             t->keep[t->k] = true;
-            t->k++;
-            return;
+            return t->data + t->k++ * KF_TXN_ENTRY_SIZE;
         }
         break;
     }
     t->missing++;
+    return NULL;
 }
 
-/* A kept control batch: is it an ABORT marker? */
-static void txn_batch(repair_ctx *c, txn_check *t, const uint8_t *p, uint32_t size, uint64_t pos)
+/* A kept batch: replay it into the producer state; an ABORT marker adds its
+ * entry to the segment's rebuilt .txnindex (the input's entry for it when
+ * the transaction began before what was replayed: a log start past 0 with
+ * no snapshot there). Returns KF_OK or KF_ERR_NOMEM. */
+static int ps_batch(repair_ctx *c, txn_check *t, const uint8_t *p, uint32_t size)
 {
-    if (!t || !t->data || size < KF_V2_HEADER_SIZE || p[16] != 2)
-        return;
-    kf_batch b;
-    if (kf_batch_parse(p, size, pos, &b) != KF_OK || !b.control)
-        return;
-    kf_record_iter it;
-    if (kf_records_begin(&it, &b, &c->buf, c->o->max_batch_bytes) != KF_OK)
-        return;
-    kf_record r;
-    if (kf_records_next(&it, &r) != 1)
-        return;
-    kf_control ctl;
-    if (kf_control_parse(&r, &ctl) != KF_OK || ctl.type != KF_CONTROL_ABORT)
-        return;
-    txn_see_abort(t, b.base_offset, b.producer_id);
+    kf_pstate_step st;
+    if (kf_pstate_add(c->ps, p, size, &c->buf, c->o->max_batch_bytes, &st) != KF_OK)
+        return KF_ERR_NOMEM;
+    if (!st.marker || !st.abort)
+        return KF_OK;
+    const uint8_t *in = t && t->data ? txn_see_abort(t, st.base_offset, st.producer_id) : NULL;
+    uint8_t ent[KF_TXN_ENTRY_SIZE];
+    if (st.has_aborted)
+        kf_aborted_txn_encode(&st.aborted, ent);
+    else if (in)
+        memcpy(ent, in, KF_TXN_ENTRY_SIZE);
+    else
+        return KF_OK;
+    if (grow((void **)&c->txn_out, &c->txn_cap, c->txn_len + KF_TXN_ENTRY_SIZE, 1) != 0)
+        return KF_ERR_NOMEM;
+    memcpy(c->txn_out + c->txn_len, ent, KF_TXN_ENTRY_SIZE);
+    c->txn_len += KF_TXN_ENTRY_SIZE;
+    return KF_OK;
 }
 
 typedef struct txn_probs {
@@ -480,9 +498,8 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
             kf_map_close(&tm);
             goto done;
         }
-    } else if (j->txn_path) {
-        emit_file(c, j->txn_path, NULL, "dropped", "cannot be read");
     }
+    c->txn_len = 0;
 
     kf_index_builder ib;
     kf_index_builder_init(&ib, base, ixf, tixf);
@@ -519,7 +536,10 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
             int64_t first = magic >= 2 ? (int64_t)kf_be64(p) : last;
             if (magic >= 2)
                 note_epoch(c, first, (int32_t)kf_be32(p + 12));
-            txn_batch(c, have_txn ? &tc : NULL, p, bsize, pos);
+            if (ps_batch(c, have_txn ? &tc : NULL, p, bsize) != KF_OK) {
+                rc = fail(c, j->in_path, ENOMEM, "out of memory");
+                break;
+            }
             if (!sr.has_offsets) {
                 sr.has_offsets = true;
                 sr.first_offset = first;
@@ -672,7 +692,10 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
             }
             if (b.magic == 2)
                 note_epoch(c, b.base_offset, b.partition_leader_epoch);
-            txn_batch(c, have_txn ? &tc : NULL, b.bytes, b.size, b.position);
+            if (ps_batch(c, have_txn ? &tc : NULL, b.bytes, b.size) != KF_OK) {
+                rc = fail(c, j->in_path, ENOMEM, "out of memory");
+                break;
+            }
             if (!sr.has_offsets) {
                 sr.has_offsets = true;
                 sr.first_offset = first;
@@ -745,46 +768,42 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
             o->segment_fn(o->ctx, &sr);
     }
 
-    /* the txnindex */
-    if (rc == KF_OK && have_txn) {
-        while (tc.k < tc.n) { /* entries past the last kept marker */
-            tc.unmatched++;
-            tc.k++;
-        }
+    /* the txnindex: rebuilt from the kept ABORT markers */
+    if (rc == KF_OK) {
         char *out_txn = pjoin(c->out_dir, txnname);
-        uint64_t kept = 0;
-        for (uint64_t i = 0; i < tc.n; i++)
-            kept += tc.keep[i];
-        if (!tc.bad_format && tc.unmatched == 0 && tc.missing == 0 && tm.size == tc.n * KF_TXN_ENTRY_SIZE) {
-            if (kf_out_write_file(c->out_dir, txnname, tm.data, tm.size, o->force, &err_no) != KF_OK)
-                rc = fail(c, out_txn, err_no, "cannot write");
+        uint64_t nout = c->txn_len / KF_TXN_ENTRY_SIZE;
+        if (c->txn_len) {
+            if (!out_txn || kf_out_write_file(c->out_dir, txnname, c->txn_out, c->txn_len, o->force, &err_no) != KF_OK)
+                rc = fail(c, out_txn ? out_txn : c->out_dir, out_txn ? err_no : ENOMEM, "cannot write");
+        }
+        if (rc != KF_OK) {
+            /* reported by the caller */
+        } else if (have_txn && c->txn_len == tm.size && (c->txn_len == 0 || memcmp(c->txn_out, tm.data, tm.size) == 0)) {
+            if (c->txn_len)
+                emit_file(c, j->txn_path, out_txn, "copied",
+                          "every entry names an ABORT marker kept in the repaired segment (the same as rebuilt from them)");
             else
-                emit_file(c, j->txn_path, out_txn, "copied", "every entry names an ABORT marker kept in the repaired segment");
-        } else if (kept == 0) {
+                emit_file(c, j->txn_path, NULL, "dropped", "empty, and no aborted transaction ends in the repaired segment");
+        } else if (have_txn && !c->txn_len) {
             emit_file(c, j->txn_path, NULL, "dropped",
-                      "no entry names an ABORT marker kept in the repaired segment (%llu entries, %llu kept markers without an entry)",
-                      (unsigned long long)tc.n, (unsigned long long)tc.missing);
-        } else {
-            kf_out_file *f;
-            if (kf_out_open(&f, c->out_dir, txnname, o->force, &err_no) != KF_OK) {
-                rc = fail(c, out_txn, err_no, "cannot create");
-            } else {
-                for (uint64_t i = 0; i < tc.n && rc == KF_OK; i++)
-                    if (tc.keep[i] && kf_out_write(f, tm.data + i * KF_TXN_ENTRY_SIZE, KF_TXN_ENTRY_SIZE) != KF_OK)
-                        rc = fail(c, out_txn, errno, "cannot write");
-                if (rc == KF_OK) {
-                    if (kf_out_commit(f, &err_no) != KF_OK)
-                        rc = fail(c, out_txn, err_no, "cannot write");
-                } else {
-                    kf_out_abort(f);
-                }
-                if (rc == KF_OK)
-                    emit_file(c, j->txn_path, out_txn, "rebuilt",
-                              "kept the %llu of %llu entries whose ABORT marker is in the repaired segment%s%s",
-                              (unsigned long long)kept, (unsigned long long)tc.n,
-                              tc.bad_format ? "; the input had malformed entries" : "",
-                              tc.missing ? "; some kept ABORT markers have no entry" : "");
-            }
+                      "no aborted transaction ends in the repaired segment (%llu input entries, none kept)",
+                      (unsigned long long)tc.n);
+        } else if (have_txn) {
+            uint64_t kept = 0;
+            for (uint64_t i = 0; i < tc.n; i++)
+                kept += tc.keep[i];
+            emit_file(c, j->txn_path, out_txn, "rebuilt",
+                      "from the ABORT markers kept in the repaired segment: %llu entries (%llu of the input's %llu "
+                      "name a kept marker%s)",
+                      (unsigned long long)nout, (unsigned long long)kept, (unsigned long long)tc.n,
+                      tc.bad_format ? "; the input had malformed entries" : "");
+        } else if (c->txn_len) {
+            emit_file(c, j->txn_path, out_txn, "rebuilt",
+                      "%s; rebuilt from the %llu ABORT markers of aborted transactions in the repaired segment",
+                      j->txn_path ? "the input cannot be read" : "missing in the input", (unsigned long long)nout);
+        } else if (j->txn_path) {
+            emit_file(c, j->txn_path, NULL, "dropped",
+                      "cannot be read, and no aborted transaction ends in the repaired segment");
         }
         free(out_txn);
     }
@@ -866,25 +885,65 @@ static int write_leader_epochs(repair_ctx *c, const char *in_path, bool in_prese
     return rc;
 }
 
-static int do_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_t snap_off, bool have_leo, int64_t leo)
+/* Write the producer state replayed over the kept batches as
+ * <leo>.snapshot, in place of the input snapshot in_path (why: what is wrong
+ * with it). A snapshot at the repaired log end that the input holds, or one
+ * already rebuilt, takes the place instead. */
+static int rebuild_snapshot(repair_ctx *c, const char *in_path, int64_t snap_off, bool leo_in_input, bool have_leo,
+                            int64_t leo, const char *why)
 {
-    kf_map m;
-    if (kf_map_open(&m, in_path, 0) != KF_OK) {
-        emit_file(c, in_path, NULL, "dropped", "cannot be read (the broker rebuilds producer state from the log)");
+    char name[64];
+    snprintf(name, sizeof name, "%020lld.snapshot", (long long)leo);
+    if (!have_leo) {
+        emit_file(c, in_path, NULL, "dropped", "%s; no segment is left to rebuild producer state from", why);
         return KF_OK;
     }
+    if (c->snap_written || (leo_in_input && snap_off != leo)) {
+        emit_file(c, in_path, NULL, "dropped", "%s; the snapshot %s at the repaired log end offset replaces it", why,
+                  name);
+        return KF_OK;
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    char *outp = pjoin(c->out_dir, name);
+    int err_no = 0, rc = KF_OK;
+    if (!outp || kf_pstate_snapshot(c->ps, &data, &len) != KF_OK) {
+        rc = fail(c, in_path, ENOMEM, "out of memory");
+    } else if (kf_out_write_file(c->out_dir, name, data, len, c->o->force, &err_no) != KF_OK) {
+        rc = fail(c, outp, err_no, "cannot write");
+    } else {
+        c->snap_written = true;
+        char from[96] = "";
+        if (c->ps_seed >= 0)
+            snprintf(from, sizeof from, "the snapshot at offset %lld and ", (long long)c->ps_seed);
+        emit_file(c, in_path, outp, "rebuilt",
+                  "%s; rebuilt at the repaired log end offset %lld from %sthe kept batches (%zu producers)", why,
+                  (long long)leo, from, kf_pstate_producers(c->ps));
+    }
+    free(data);
+    free(outp);
+    return rc;
+}
+
+static int do_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_t snap_off, bool have_leo, int64_t leo,
+                       bool leo_in_input)
+{
+    kf_map m;
+    char wbuf[240];
+    if (kf_map_open(&m, in_path, 0) != KF_OK)
+        return rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
     kf_snapshot s;
     char msg[200];
     int rc = KF_OK;
     if (kf_snapshot_parse(m.data, m.size, &s, msg, sizeof msg) != KF_OK) {
-        emit_file(c, in_path, NULL, "dropped", "corrupt (%s); the broker would rebuild producer state from the log", msg);
+        snprintf(wbuf, sizeof wbuf, "corrupt (%.200s)", msg);
+        rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, wbuf);
     } else if (!have_leo || snap_off > leo) {
-        emit_file(c, in_path, NULL, "dropped",
-                  "it covers offsets up to %lld, past the repaired log end offset %lld (the broker deletes it too)",
-                  (long long)snap_off, (long long)(have_leo ? leo : 0));
+        snprintf(wbuf, sizeof wbuf, "it covers offsets up to %lld, past the repaired log end offset %lld",
+                 (long long)snap_off, (long long)(have_leo ? leo : 0));
+        rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, wbuf);
     } else {
         const char *why = NULL;
-        char wbuf[200];
         for (uint64_t i = 0; i < s.entries && !why; i++) {
             kf_snapshot_entry e;
             kf_snapshot_get(&s, i, &e);
@@ -902,7 +961,7 @@ static int do_snapshot(repair_ctx *c, const char *in_path, const char *name, int
             }
         }
         if (why) {
-            emit_file(c, in_path, NULL, "dropped", "%s; the broker would rebuild producer state from the log", why);
+            rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, why);
         } else {
             char *outp = pjoin(c->out_dir, name);
             int err_no = 0;
@@ -965,6 +1024,8 @@ static void ctx_free(repair_ctx *c)
     free(c->le);
     free(c->in_le);
     free(c->lost);
+    free(c->txn_out);
+    kf_pstate_free(c->ps);
     kf_buf_free(&c->buf);
 }
 
@@ -973,18 +1034,25 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     memset(res, 0, sizeof *res);
     repair_ctx c;
     memset(&c, 0, sizeof c);
+    int rc = KF_OK;
     c.o = o;
     c.res = res;
     c.out_dir = out_dir;
+    c.ps_seed = -1;
+    c.ps = kf_pstate_new();
+    if (!c.ps)
+        return fail(&c, in_dir, ENOMEM, "out of memory");
     DIR *d = opendir(in_dir);
-    if (!d)
-        return fail(&c, in_dir, errno, "cannot list directory");
+    if (!d) {
+        rc = fail(&c, in_dir, errno, "cannot list directory");
+        ctx_free(&c);
+        return rc;
+    }
     seg_name *segs = NULL;
     size_t nseg = 0, cap_seg = 0;
     char **others = NULL;
     size_t nother = 0, cap_other = 0;
     struct dirent *e;
-    int rc = KF_OK;
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
@@ -1029,6 +1097,27 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
         le_present = true;
     }
 
+    /* producer state before the log start: the snapshot there, when the
+     * early segments were deleted (as the broker loads it) */
+    for (size_t i = 0; i < nother && rc == KF_OK && nseg && segs[0].base > 0; i++) {
+        kf_name_info ni = kf_classify_name(others[i]);
+        if (ni.kind != KF_FILE_SNAPSHOT || ni.suffix[0] || ni.base_offset != segs[0].base)
+            continue;
+        char *p = pjoin(in_dir, others[i]);
+        kf_map sm;
+        if (p && kf_map_open(&sm, p, 0) == KF_OK) {
+            kf_snapshot s;
+            char msg[200];
+            if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
+                if (kf_pstate_load(c.ps, &s) != KF_OK)
+                    rc = fail(&c, p, ENOMEM, "out of memory");
+                c.ps_seed = ni.base_offset;
+            }
+            kf_map_close(&sm);
+        }
+        free(p);
+    }
+
     for (size_t i = 0; i < nseg && rc == KF_OK; i++) {
         char *in_path = pjoin(in_dir, segs[i].name);
         char txnname[96];
@@ -1050,6 +1139,12 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     if (rc == KF_OK && (le_present || c.nle))
         rc = write_leader_epochs(&c, le_path, le_present, le_read, leo);
 
+    bool leo_in_input = false;
+    for (size_t i = 0; i < nother; i++) {
+        kf_name_info ni = kf_classify_name(others[i]);
+        if (ni.kind == KF_FILE_SNAPSHOT && !ni.suffix[0] && have_leo && ni.base_offset == leo)
+            leo_in_input = true;
+    }
     for (size_t i = 0; i < nother && rc == KF_OK; i++) {
         const char *name = others[i];
         kf_name_info ni = kf_classify_name(name);
@@ -1057,7 +1152,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
         if (ni.suffix[0]) {
             emit_file(&c, p, NULL, "skipped", "a %s file: the broker deletes or replaces it at load", ni.suffix);
         } else if (ni.kind == KF_FILE_SNAPSHOT) {
-            rc = do_snapshot(&c, p, name, ni.base_offset, have_leo, leo);
+            rc = do_snapshot(&c, p, name, ni.base_offset, have_leo, leo, leo_in_input);
         } else if (ni.kind == KF_FILE_PARTITION_METADATA) {
             rc = do_metadata(&c, p);
         } else if (ni.kind == KF_FILE_INDEX || ni.kind == KF_FILE_TIMEINDEX || ni.kind == KF_FILE_TXNINDEX ||
@@ -1097,6 +1192,10 @@ int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_r
     c.o = o;
     c.res = res;
     c.out_dir = out_dir;
+    c.ps_seed = -1;
+    c.ps = kf_pstate_new();
+    if (!c.ps)
+        return fail(&c, out_dir, ENOMEM, "out of memory");
     int err_no = 0;
     if (kf_mkdirs(out_dir, &err_no) != KF_OK) {
         int rc = fail(&c, out_dir, err_no, "cannot create directory");

@@ -25,5 +25,8 @@
 #include "kfsck/snapshot.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/coord.h"
+#include "kfsck/producer_state.h"
+#include "kfsck/repair.h"
+#include "kfsck/replay.h"
 
 #endif

@@ -7,7 +7,9 @@ each damaged in other places, one holding a batch with a raised leader epoch
 fixtures/replicas/MANIFEST.json). Merging them must recover every batch that
 at least one copy holds intact, report the conflict (chosen = the copy with
 the higher leader epoch) and the holes exactly, and write a partition that
-passes `kfsck verify`, with indexes identical to tools/kafka_index.py's.
+passes `kfsck verify`, with indexes identical to tools/kafka_index.py's and
+a producer snapshot (and .txnindex files) identical to
+tools/kafka_producer_state.py's for the merged logs.
 """
 import json
 import os
@@ -22,6 +24,7 @@ FIX = os.path.join(ROOT, "fixtures")
 REP = os.path.join(FIX, "replicas")
 PY = "/usr/bin/python3"
 KAFKA_INDEX = os.path.join(ROOT, "tools", "kafka_index.py")
+KAFKA_PSTATE = os.path.join(ROOT, "tools", "kafka_producer_state.py")
 
 
 def read(path):
@@ -78,6 +81,17 @@ class Merge(unittest.TestCase):
                 self.assertEqual(read(os.path.join(pdir, n[:20] + ext)), read(os.path.join(ref, n[:20] + ext)),
                                  n[:20] + ext)
 
+    def check_producer_state(self, pdir):
+        """The .snapshot and .txnindex files in pdir are exactly the reference builder's."""
+        ref = os.path.join(self.tmp, "pref")
+        shutil.rmtree(ref, ignore_errors=True)
+        p = subprocess.run([PY, KAFKA_PSTATE, pdir, ref], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        want = {n: read(os.path.join(ref, n)) for n in os.listdir(ref)}
+        got = {n: read(os.path.join(pdir, n)) for n in os.listdir(pdir) if n.endswith((".snapshot", ".txnindex"))}
+        self.assertEqual(got, want)
+        return want
+
     def test_replicas_each_damaged(self):
         # each copy alone is damaged (verify finds errors)
         for c in MANIFEST["copies"]:
@@ -125,6 +139,15 @@ class Merge(unittest.TestCase):
         self.assertEqual(read(os.path.join(pdir, "partition.metadata")),
                          read(os.path.join(REP, MANIFEST["copies"][0], "partition.metadata")))
         self.assertTrue(os.path.exists(os.path.join(pdir, "leader-epoch-checkpoint")))
+        # producer state at the merged log end, reported as rebuilt
+        leo = got[-1][2] + 1
+        want = self.check_producer_state(pdir)
+        self.assertEqual(sorted(want), ["%020d.snapshot" % leo])
+        files = [f for f in rep["files"] if f["output"] and f["output"].endswith(".snapshot")]
+        self.assertEqual([(f["action"], os.path.basename(f["output"])) for f in files],
+                         [("rebuilt", "%020d.snapshot" % leo)])
+        self.assertTrue(files[0]["reason"])
+        self.assertIn(files[0], [strip_type(f) for f in of_type(lines, "file")])
 
     def test_copy_order_does_not_matter(self):
         od = os.path.join(self.tmp, "rev")
@@ -155,9 +178,78 @@ class Merge(unittest.TestCase):
         lines = jsonl(out)
         self.assertEqual(of_type(lines, "conflict") + of_type(lines, "hole"), [])
         for n in os.listdir(os.path.join(FIX, "partition", "orders-0")):
-            if n.endswith((".log", ".index", ".timeindex", "leader-epoch-checkpoint", "partition.metadata")):
+            if n.endswith((".log", ".index", ".timeindex", "leader-epoch-checkpoint", "partition.metadata",
+                           ".snapshot")):
                 self.assertEqual(read(os.path.join(od, "orders-0", n)),
                                  read(os.path.join(FIX, "partition", "orders-0", n)), n)
+
+    def test_transactions_merged(self):
+        # payments-0 (aborted transaction, .txnindex) and a copy with a bit flipped in the
+        # ABORT marker's batch: the merge takes it from the healthy copy and writes the
+        # input's .txnindex and snapshot again
+        src = os.path.join(FIX, "datadir", "payments-0")
+        cp = os.path.join(self.tmp, "b2", "payments-0")
+        shutil.copytree(src, cp)
+        for n in os.listdir(cp):
+            if n.endswith((".snapshot", ".txnindex")):
+                os.remove(os.path.join(cp, n))
+        p = os.path.join(cp, "00000000000000000000.log")
+        data = bytearray(read(p))
+        txn = read(os.path.join(src, "00000000000000000000.txnindex"))
+        marker = int.from_bytes(txn[18:26], "big")
+        pos = 0
+        while pos < len(data):
+            if int.from_bytes(data[pos:pos + 8], "big") == marker:
+                break
+            pos += 12 + int.from_bytes(data[pos + 8:pos + 12], "big")
+        data[pos + 70] ^= 0x01
+        with open(p, "wb") as f:
+            f.write(data)
+        code, out, err = run("dump", "--json", p)
+        self.assertNotIn(marker, [b["base_offset"] for b in of_type(jsonl(out), "batch") if b.get("crc_ok", True)])
+        self.assertEqual(run("verify", cp)[0], 1)
+        for order in ((cp, src), (src, cp)):
+            with self.subTest(order=order):
+                od = os.path.join(self.tmp, "txn-%d" % (order[0] == src))
+                code, out, err = run("merge", "--json", "-o", od, *order)
+                self.assertEqual(code, 0, err)
+                pdir = os.path.join(od, "payments-0")
+                self.assertEqual(read(os.path.join(pdir, "00000000000000000000.log")),
+                                 read(os.path.join(src, "00000000000000000000.log")))
+                want = self.check_producer_state(pdir)
+                self.assertEqual(want, {n: read(os.path.join(src, n)) for n in os.listdir(src)
+                                        if n.endswith((".snapshot", ".txnindex"))})
+                files = of_type(jsonl(out), "file")
+                rebuilt = sorted(os.path.basename(f["output"]) for f in files if f["action"] == "rebuilt")
+                self.assertEqual(rebuilt, ["00000000000000000000.txnindex", "00000000000000000017.snapshot",
+                                           "leader-epoch-checkpoint"])
+                dropped = sorted(os.path.basename(f["input"]) for f in files if f["action"] == "dropped")
+                self.assertEqual(dropped, ["00000000000000000000.txnindex", "00000000000000000017.snapshot"])
+
+    def test_log_start_past_zero_starts_from_a_snapshot(self):
+        # copies without their first segment; one holds the snapshot at the log start
+        src = os.path.join(FIX, "partition", "orders-0")
+        ref = os.path.join(self.tmp, "seed")
+        p = subprocess.run([PY, KAFKA_PSTATE, os.path.join(src, "00000000000000000000.log"), ref],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        copies = []
+        for k in range(2):
+            cp = os.path.join(self.tmp, "ret%d" % k, "orders-0")
+            shutil.copytree(src, cp)
+            for n in os.listdir(cp):
+                if n.startswith("00000000000000000000.") or n.endswith(".snapshot"):
+                    os.remove(os.path.join(cp, n))
+            copies.append(cp)
+        shutil.copy(os.path.join(ref, "00000000000000000398.snapshot"), copies[1])
+        od = os.path.join(self.tmp, "ret-out")
+        code, out, err = run("merge", "--json", "-o", od, *copies)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(read(os.path.join(od, "orders-0", "00000000000000001110.snapshot")),
+                         read(os.path.join(src, "00000000000000001110.snapshot")))
+        snap = [f for f in of_type(jsonl(out), "file") if f["output"] and f["output"].endswith(".snapshot")]
+        self.assertEqual(len(snap), 1)
+        self.assertEqual(snap[0]["input"], os.path.join(copies[1], "00000000000000000398.snapshot"))
 
     def test_output_safety(self):
         c = MANIFEST["copies"]

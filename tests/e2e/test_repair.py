@@ -7,7 +7,9 @@ generator knows (fixtures/MANIFEST.json): the default result is byte for byte
 the input cut at valid_bytes; the --salvage result holds exactly the intact
 batches and passes `kfsck verify`; the rebuilt .index/.timeindex are
 byte-identical to what the independent builder tools/kafka_index.py writes for
-the repaired .log; repair.json names every dropped byte range. Output safety
+the repaired .log, and rebuilt .snapshot/.txnindex files to what
+tools/kafka_producer_state.py writes for the repaired logs; repair.json names
+every dropped byte range. Output safety
 (no overwrite without --force, OUTDIR inside the input, unwritable OUTDIR) is
 checked in temporary directories.
 """
@@ -23,6 +25,7 @@ KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
 FIX = os.path.join(ROOT, "fixtures")
 PY = "/usr/bin/python3"
 KAFKA_INDEX = os.path.join(ROOT, "tools", "kafka_index.py")
+KAFKA_PSTATE = os.path.join(ROOT, "tools", "kafka_producer_state.py")
 
 
 def read(path):
@@ -97,6 +100,26 @@ class Base(unittest.TestCase):
         base = os.path.basename(stem)
         for ext in (".index", ".timeindex"):
             self.assertEqual(read(stem + ext), read(os.path.join(ref, base + ext)), stem + ext)
+
+    def producer_state_reference(self, pdir):
+        """{name: bytes} of the .snapshot/.txnindex files tools/kafka_producer_state.py
+        writes for the logs of pdir."""
+        ref = os.path.join(self.tmp, "pref-" + str(abs(hash(pdir))))
+        shutil.rmtree(ref, ignore_errors=True)
+        p = subprocess.run([PY, KAFKA_PSTATE, pdir, ref], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return {n: read(os.path.join(ref, n)) for n in os.listdir(ref)}
+
+    def assert_producer_state_matches_reference(self, pdir):
+        """pdir's .snapshot (the newest) and every .txnindex equal the reference builder's."""
+        want = self.producer_state_reference(pdir)
+        names = sorted(os.listdir(pdir))
+        snaps = [n for n in names if n.endswith(".snapshot")]
+        self.assertTrue(snaps, pdir)
+        got = {n: read(os.path.join(pdir, n)) for n in names if n.endswith(".txnindex")}
+        got[snaps[-1]] = read(os.path.join(pdir, snaps[-1]))
+        self.assertEqual(got, want)
+        return want
 
     def assert_no_temp_files(self, d):
         for root, dirs, files in os.walk(d):
@@ -259,11 +282,21 @@ class Partitions(Base):
         self.assertEqual(os.path.getsize(os.path.join(dst, "00000000000000000398.log")), victim["position"])
         self.assertFalse(os.path.exists(os.path.join(dst, "00000000000000000812.log")))
         self.assertFalse(os.path.exists(os.path.join(dst, "00000000000000000812.index")))
-        # the snapshot (end offset 1110) is past the new log end: dropped, and said why
+        # the snapshot (end offset 1110) is past the new log end: replaced by one
+        # rebuilt at the cut, equal to the reference builder's, and said why
         self.assertFalse(os.path.exists(os.path.join(dst, "00000000000000001110.snapshot")))
         files = {os.path.basename(f["input"] or ""): f for f in of_type(jsonl(out), "file")}
-        self.assertEqual(files["00000000000000001110.snapshot"]["action"], "dropped")
-        self.assertTrue(files["00000000000000001110.snapshot"]["reason"])
+        snap = "%020d.snapshot" % victim["base_offset"]
+        self.assertEqual(files["00000000000000001110.snapshot"]["action"], "rebuilt")
+        self.assertEqual(files["00000000000000001110.snapshot"]["output"], os.path.join(dst, snap))
+        self.assertIn("past the repaired log end offset %d" % victim["base_offset"],
+                      files["00000000000000001110.snapshot"]["reason"])
+        self.assertEqual(sorted(n for n in os.listdir(dst) if n.endswith((".snapshot", ".txnindex"))), [snap])
+        self.assertEqual(self.assert_producer_state_matches_reference(dst).keys(), {snap})
+        rep = json.loads(read(os.path.join(od, "repair.json")))
+        self.assertIn({"input": files["00000000000000001110.snapshot"]["input"], "output": os.path.join(dst, snap),
+                       "action": "rebuilt", "reason": files["00000000000000001110.snapshot"]["reason"]},
+                      rep["files"])
         # leader epochs truncated to the log end (as the broker does)
         le = read(os.path.join(dst, "leader-epoch-checkpoint")).decode().split("\n")
         ends = victim["base_offset"]
@@ -346,6 +379,120 @@ class Partitions(Base):
         self.assertFalse(os.path.exists(os.path.join(od, "payments-0", "00000000000000000000.txnindex")))
         vcode, errors, _ = verify(os.path.join(od, "payments-0"))
         self.assertEqual(errors, [])
+        # the snapshot (end offset 17) is past the cut: rebuilt at the marker's offset
+        self.assertEqual(files["00000000000000000017.snapshot"]["action"], "rebuilt")
+        self.assertEqual(self.assert_producer_state_matches_reference(os.path.join(od, "payments-0")).keys(),
+                         {"%020d.snapshot" % marker})
+
+    def test_cut_after_the_abort_keeps_txnindex_and_rebuilds_snapshot(self):
+        # cut inside the batch after producer 2002's COMMIT: the ABORT (9) stays, 2001
+        # has no transaction open, 2002's committed; the state differs from the input's
+        log = LOGS["datadir/payments-0/00000000000000000000.log"]
+        cp = os.path.join(self.tmp, "in", "payments-0")
+        shutil.copytree(os.path.join(FIX, "datadir", "payments-0"), cp)
+        data = read(os.path.join(cp, "00000000000000000000.log"))
+        b13 = [b for b in log["batches"] if b["base_offset"] == 13][0]
+        with open(os.path.join(cp, "00000000000000000000.log"), "wb") as f:
+            f.write(data[:b13["position"] + 30])
+        od = self.out("txn2")
+        code, out, err = run("repair", "--json", "-o", od, cp)
+        self.assertEqual(code, 1, err)
+        dst = os.path.join(od, "payments-0")
+        files = {os.path.basename(f["input"] or ""): f for f in of_type(jsonl(out), "file")}
+        self.assertEqual(files["00000000000000000000.txnindex"]["action"], "copied")
+        self.assertEqual(files["00000000000000000017.snapshot"]["action"], "rebuilt")
+        want = self.assert_producer_state_matches_reference(dst)
+        self.assertEqual(sorted(want), ["00000000000000000000.txnindex", "00000000000000000013.snapshot"])
+        self.assertEqual(want["00000000000000000000.txnindex"], read(os.path.join(cp, "00000000000000000000.txnindex")))
+        vcode, errors, _ = verify(dst)
+        self.assertEqual(errors, [])
+
+
+class ProducerState(Base):
+    """Healthy partitions: the rebuilt producer state is the input's, byte for byte."""
+
+    HEALTHY = [("partition/orders-0", "00000000000000001110.snapshot", None),
+               ("datadir/payments-0", "00000000000000000017.snapshot", "00000000000000000000.txnindex")]
+
+    def test_reference_builder_reproduces_fixtures(self):
+        for part, snap, txn in self.HEALTHY:
+            with self.subTest(part=part):
+                src = os.path.join(FIX, part)
+                want = {snap: read(os.path.join(src, snap))}
+                if txn:
+                    want[txn] = read(os.path.join(src, txn))
+                self.assertEqual(self.producer_state_reference(src), want)
+
+    def broken_copy(self, part, how):
+        src = os.path.join(FIX, part)
+        dst = os.path.join(self.tmp, "in-" + how, os.path.basename(part))
+        shutil.copytree(src, dst)
+        return src, dst
+
+    def test_disagreeing_snapshot_rebuilt_identical(self):
+        for part, snap, txn in self.HEALTHY:
+            for how in ("past-end", "corrupt", "no-txnindex", "bad-txnindex"):
+                if txn is None and how.endswith("txnindex"):
+                    continue
+                with self.subTest(part=part, how=how):
+                    src, cp = self.broken_copy(part, how)
+                    sp = os.path.join(cp, snap)
+                    if how == "past-end":      # names an end past the log: rebuilt at the log end
+                        os.rename(sp, os.path.join(cp, "00000000000000099999.snapshot"))
+                    elif how == "corrupt":     # CRC mismatch
+                        data = bytearray(read(sp))
+                        data[-1] ^= 1
+                        with open(sp, "wb") as f:
+                            f.write(data)
+                    elif how == "no-txnindex":
+                        os.remove(os.path.join(cp, txn))
+                    else:                      # a wrong lastStableOffset
+                        data = bytearray(read(os.path.join(cp, txn)))
+                        data[33] ^= 1
+                        with open(os.path.join(cp, txn), "wb") as f:
+                            f.write(data)
+                    for mode in ([], ["--salvage"]):
+                        od = self.out("o-%s-%s%s" % (part.replace("/", "_"), how, "".join(mode)))
+                        code, out, err = run("repair", "--json", *mode, "-o", od, cp)
+                        self.assertEqual(code, 0, err)
+                        dst = os.path.join(od, os.path.basename(part))
+                        self.assertEqual(sorted(os.listdir(dst)), sorted(os.listdir(src)))
+                        for n in os.listdir(src):
+                            self.assertEqual(read(os.path.join(dst, n)), read(os.path.join(src, n)), n)
+                        files = of_type(jsonl(out), "file")
+                        rebuilt = [f for f in files if f["action"] == "rebuilt"]
+                        self.assertEqual(len(rebuilt), 1, files)
+                        self.assertTrue(rebuilt[0]["reason"])
+                        self.assertEqual(os.path.basename(rebuilt[0]["output"]),
+                                         txn if how.endswith("txnindex") else snap)
+                        if how == "no-txnindex":
+                            self.assertIsNone(rebuilt[0]["input"])
+                        self.assert_producer_state_matches_reference(dst)
+
+
+    def test_log_start_past_zero_starts_from_its_snapshot(self):
+        # orders-0 after retention deleted its first segment: the broker keeps the
+        # snapshot at the new log start (398); producer state is replayed from it
+        src = os.path.join(FIX, "partition", "orders-0")
+        cp = os.path.join(self.tmp, "in-ret", "orders-0")
+        shutil.copytree(src, cp)
+        seed = self.producer_state_reference(os.path.join(src, "00000000000000000000.log"))
+        self.assertEqual(sorted(seed), ["00000000000000000398.snapshot"])
+        with open(os.path.join(cp, "00000000000000000398.snapshot"), "wb") as f:
+            f.write(seed["00000000000000000398.snapshot"])
+        for ext in (".log", ".index", ".timeindex"):
+            os.remove(os.path.join(cp, "00000000000000000000" + ext))
+        os.rename(os.path.join(cp, "00000000000000001110.snapshot"), os.path.join(cp, "00000000000000005000.snapshot"))
+        od = self.out("ret")
+        code, out, err = run("repair", "--json", "-o", od, cp)
+        self.assertEqual(code, 0, err)
+        dst = os.path.join(od, "orders-0")
+        self.assertEqual(read(os.path.join(dst, "00000000000000001110.snapshot")),
+                         read(os.path.join(src, "00000000000000001110.snapshot")))
+        self.assertEqual(read(os.path.join(dst, "00000000000000000398.snapshot")), seed["00000000000000000398.snapshot"])
+        files = {os.path.basename(f["input"] or ""): f for f in of_type(jsonl(out), "file")}
+        self.assertEqual(files["00000000000000005000.snapshot"]["action"], "rebuilt")
+        self.assertIn("the snapshot at offset 398", files["00000000000000005000.snapshot"]["reason"])
 
 
 class OutputSafety(Base):
