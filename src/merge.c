@@ -104,19 +104,6 @@ static int fail(merge_ctx *c, const char *path, int err_no, const char *what)
     return KF_ERR_IO;
 }
 
-static char *pjoin(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    char *p = malloc(a + b + 2);
-    if (!p)
-        return NULL;
-    memcpy(p, dir, a);
-    size_t k = a;
-    if (a && dir[a - 1] != '/')
-        p[k++] = '/';
-    memcpy(p + k, name, b + 1);
-    return p;
-}
 
 static void add_window(merge_ctx *c, int64_t lo, int64_t hi)
 {
@@ -254,9 +241,9 @@ static int close_out_segment(merge_ctx *c)
     char *ixp = NULL, *tixp = NULL;
     char name[64];
     snprintf(name, sizeof name, "%020lld.index", (long long)c->seg_base);
-    ixp = pjoin(c->out_dir, name);
+    ixp = kf_path_join(c->out_dir, name);
     snprintf(name, sizeof name, "%020lld.timeindex", (long long)c->seg_base);
-    tixp = pjoin(c->out_dir, name);
+    tixp = kf_path_join(c->out_dir, name);
     if (kf_index_builder_finish(&c->ib) != KF_OK)
         rc = fail(c, tixp ? tixp : c->out_dir, errno, "cannot write");
     c->sr.size = kf_out_size(c->lf);
@@ -294,7 +281,7 @@ static int close_out_segment(merge_ctx *c)
     }
     if (rc == KF_OK && c->txn_len) {
         snprintf(name, sizeof name, "%020lld.txnindex", (long long)c->seg_base);
-        char *txp = pjoin(c->out_dir, name);
+        char *txp = kf_path_join(c->out_dir, name);
         if (!txp) {
             rc = fail(c, c->out_dir, ENOMEM, "out of memory");
         } else if (kf_out_write_file(c->out_dir, name, c->txn_out, c->txn_len, c->o->force, &err_no) != KF_OK) {
@@ -512,7 +499,7 @@ static int list_copy(merge_ctx *c, copy_reader *r)
     r->paths = calloc(n ? n : 1, sizeof *r->paths);
     r->bases = calloc(n ? n : 1, sizeof *r->bases);
     for (size_t i = 0; i < n; i++) {
-        r->paths[i] = pjoin(r->dir, v[i].name);
+        r->paths[i] = kf_path_join(r->dir, v[i].name);
         r->bases[i] = v[i].base;
         free(v[i].name);
     }
@@ -545,7 +532,7 @@ static int write_small_files(merge_ctx *c)
     size_t len = (size_t)snprintf(text, cap, "0\n%zu\n", c->nle);
     for (size_t i = 0; i < c->nle; i++)
         len += (size_t)snprintf(text + len, cap - len, "%d %lld\n", c->le_epoch[i], (long long)c->le_start[i]);
-    char *p = pjoin(c->out_dir, "leader-epoch-checkpoint");
+    char *p = kf_path_join(c->out_dir, "leader-epoch-checkpoint");
     int rc = KF_OK;
     if (kf_out_write_file(c->out_dir, "leader-epoch-checkpoint", text, len, c->o->force, &err_no) != KF_OK)
         rc = fail(c, p, err_no, "cannot write");
@@ -557,13 +544,13 @@ static int write_small_files(merge_ctx *c)
         return rc;
     /* partition.metadata: the first copy's that parses */
     for (size_t i = 0; i < c->n; i++) {
-        char *in = pjoin(c->cr[i].dir, "partition.metadata");
+        char *in = kf_path_join(c->cr[i].dir, "partition.metadata");
         kf_map m;
         if (in && kf_map_open(&m, in, 0) == KF_OK) {
             kf_partition_metadata pm;
             char msg[200];
             if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK) {
-                char *outp = pjoin(c->out_dir, "partition.metadata");
+                char *outp = kf_path_join(c->out_dir, "partition.metadata");
                 if (kf_out_write_file(c->out_dir, "partition.metadata", m.data, m.size, c->o->force, &err_no) !=
                     KF_OK)
                     rc = fail(c, outp, err_no, "cannot write");
@@ -584,7 +571,7 @@ static int write_small_files(merge_ctx *c)
         snprintf(name, sizeof name, "%020lld.snapshot", (long long)(c->prev_last + 1));
         uint8_t *data = NULL;
         size_t dlen = 0;
-        char *outp = pjoin(c->out_dir, name);
+        char *outp = kf_path_join(c->out_dir, name);
         if (!outp || kf_pstate_snapshot(c->ps, &data, &dlen) != KF_OK) {
             rc = fail(c, c->out_dir, ENOMEM, "out of memory");
         } else if (kf_out_write_file(c->out_dir, name, data, dlen, c->o->force, &err_no) != KF_OK) {
@@ -618,7 +605,7 @@ static int write_small_files(merge_ctx *c)
         while ((e = readdir(d))) {
             kf_name_info ni = kf_classify_name(e->d_name);
             if (ni.kind == KF_FILE_SNAPSHOT || ni.kind == KF_FILE_TXNINDEX) {
-                char *in = pjoin(c->cr[i].dir, e->d_name);
+                char *in = kf_path_join(c->cr[i].dir, e->d_name);
                 if (in && (!c->ps_seed_path || strcmp(in, c->ps_seed_path) != 0))
                     emit_file(c, in, NULL, "dropped",
                               ni.kind == KF_FILE_SNAPSHOT
@@ -682,7 +669,7 @@ int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_di
         char name[64];
         snprintf(name, sizeof name, "%020lld.snapshot", (long long)c.bases[0]);
         for (size_t i = 0; i < n && c.ps_seed < 0 && rc == KF_OK; i++) {
-            char *p = pjoin(c.cr[i].dir, name);
+            char *p = kf_path_join(c.cr[i].dir, name);
             kf_map sm;
             if (p && kf_map_open(&sm, p, 0) == KF_OK) {
                 kf_snapshot s;

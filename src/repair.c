@@ -93,19 +93,6 @@ static char *xstrdup(const char *s)
     return p;
 }
 
-static char *pjoin(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    char *p = malloc(a + b + 2);
-    if (!p)
-        return NULL;
-    memcpy(p, dir, a);
-    size_t k = a;
-    if (a && dir[a - 1] != '/')
-        p[k++] = '/';
-    memcpy(p + k, name, b + 1);
-    return p;
-}
 
 static const char *base_name(const char *path)
 {
@@ -460,9 +447,9 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
     int err_no = 0;
     kf_out_file *lf = NULL, *ixf = NULL, *tixf = NULL;
     int rc = KF_OK;
-    char *out_log = pjoin(c->out_dir, j->log_name);
-    char *out_ix = pjoin(c->out_dir, ixname);
-    char *out_tix = pjoin(c->out_dir, tixname);
+    char *out_log = kf_path_join(c->out_dir, j->log_name);
+    char *out_ix = kf_path_join(c->out_dir, ixname);
+    char *out_tix = kf_path_join(c->out_dir, tixname);
     if (!out_log || !out_ix || !out_tix) {
         rc = fail(c, j->in_path, ENOMEM, "out of memory");
         goto done;
@@ -770,7 +757,7 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
 
     /* the txnindex: rebuilt from the kept ABORT markers */
     if (rc == KF_OK) {
-        char *out_txn = pjoin(c->out_dir, txnname);
+        char *out_txn = kf_path_join(c->out_dir, txnname);
         uint64_t nout = c->txn_len / KF_TXN_ENTRY_SIZE;
         if (c->txn_len) {
             if (!out_txn || kf_out_write_file(c->out_dir, txnname, c->txn_out, c->txn_len, o->force, &err_no) != KF_OK)
@@ -843,7 +830,7 @@ static void le_problem_fn(void *ctx, const kf_problem *p)
 
 static int write_leader_epochs(repair_ctx *c, const char *in_path, bool in_present, bool in_read, int64_t leo)
 {
-    char *outp = pjoin(c->out_dir, "leader-epoch-checkpoint");
+    char *outp = kf_path_join(c->out_dir, "leader-epoch-checkpoint");
     int err_no = 0, rc = KF_OK;
     /* the broker truncates the cache to the log end: entries starting at or past it go */
     size_t keep_in = 0;
@@ -905,7 +892,7 @@ static int rebuild_snapshot(repair_ctx *c, const char *in_path, int64_t snap_off
     }
     uint8_t *data = NULL;
     size_t len = 0;
-    char *outp = pjoin(c->out_dir, name);
+    char *outp = kf_path_join(c->out_dir, name);
     int err_no = 0, rc = KF_OK;
     if (!outp || kf_pstate_snapshot(c->ps, &data, &len) != KF_OK) {
         rc = fail(c, in_path, ENOMEM, "out of memory");
@@ -963,7 +950,7 @@ static int do_snapshot(repair_ctx *c, const char *in_path, const char *name, int
         if (why) {
             rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, why);
         } else {
-            char *outp = pjoin(c->out_dir, name);
+            char *outp = kf_path_join(c->out_dir, name);
             int err_no = 0;
             if (kf_out_write_file(c->out_dir, name, m.data, m.size, c->o->force, &err_no) != KF_OK)
                 rc = fail(c, outp, err_no, "cannot write");
@@ -990,7 +977,7 @@ static int do_metadata(repair_ctx *c, const char *in_path)
         emit_file(c, in_path, NULL, "dropped", "invalid (%s); the broker writes it again from the controller's topic id",
                   msg);
     } else {
-        char *outp = pjoin(c->out_dir, "partition.metadata");
+        char *outp = kf_path_join(c->out_dir, "partition.metadata");
         int err_no = 0;
         if (kf_out_write_file(c->out_dir, "partition.metadata", m.data, m.size, c->o->force, &err_no) != KF_OK)
             rc = fail(c, outp, err_no, "cannot write");
@@ -1084,7 +1071,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
         rc = fail(&c, out_dir, err_no, "cannot create directory");
 
     /* the input's leader-epoch checkpoint, checked against kept batches as they go */
-    char *le_path = pjoin(in_dir, "leader-epoch-checkpoint");
+    char *le_path = kf_path_join(in_dir, "leader-epoch-checkpoint");
     bool le_present = false, le_read = false;
     kf_map lm;
     if (rc == KF_OK && kf_map_open(&lm, le_path, 0) == KF_OK) {
@@ -1103,7 +1090,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
         kf_name_info ni = kf_classify_name(others[i]);
         if (ni.kind != KF_FILE_SNAPSHOT || ni.suffix[0] || ni.base_offset != segs[0].base)
             continue;
-        char *p = pjoin(in_dir, others[i]);
+        char *p = kf_path_join(in_dir, others[i]);
         kf_map sm;
         if (p && kf_map_open(&sm, p, 0) == KF_OK) {
             kf_snapshot s;
@@ -1119,10 +1106,10 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     }
 
     for (size_t i = 0; i < nseg && rc == KF_OK; i++) {
-        char *in_path = pjoin(in_dir, segs[i].name);
+        char *in_path = kf_path_join(in_dir, segs[i].name);
         char txnname[96];
         snprintf(txnname, sizeof txnname, "%020lld.txnindex", (long long)segs[i].base);
-        char *txn_path = pjoin(in_dir, txnname);
+        char *txn_path = kf_path_join(in_dir, txnname);
         kf_map probe;
         bool has_txn = kf_map_open(&probe, txn_path, 0) == KF_OK;
         if (has_txn)
@@ -1148,7 +1135,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     for (size_t i = 0; i < nother && rc == KF_OK; i++) {
         const char *name = others[i];
         kf_name_info ni = kf_classify_name(name);
-        char *p = pjoin(in_dir, name);
+        char *p = kf_path_join(in_dir, name);
         if (ni.suffix[0]) {
             emit_file(&c, p, NULL, "skipped", "a %s file: the broker deletes or replaces it at load", ni.suffix);
         } else if (ni.kind == KF_FILE_SNAPSHOT) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "kfsck/cursor.h"
+#include "kfsck/file.h"
 #include "kfsck/repair.h"
 
 #define OUT_BUF_SIZE (64 * 1024)
@@ -41,17 +42,6 @@ struct kf_out_file {
     uint8_t buf[OUT_BUF_SIZE];
 };
 
-static char *join(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    char *p = malloc(a + b + 2);
-    if (!p)
-        return NULL;
-    memcpy(p, dir, a);
-    p[a] = '/';
-    memcpy(p + a + 1, name, b + 1);
-    return p;
-}
 
 static char *dup_str(const char *s)
 {
@@ -86,10 +76,10 @@ int kf_out_open(kf_out_file **fp, const char *dir, const char *name, bool force,
     f->fd = -1;
     f->force = force;
     f->dir = dup_str(dir);
-    f->final_path = join(dir, name);
+    f->final_path = kf_path_join(dir, name);
     char tmpname[512];
     snprintf(tmpname, sizeof tmpname, ".%s.tmp-%ld-%u", name, (long)getpid(), counter++);
-    f->tmp_path = join(dir, tmpname);
+    f->tmp_path = kf_path_join(dir, tmpname);
     if (!f->dir || !f->final_path || !f->tmp_path) {
         out_free(f);
         *err_no = ENOMEM;

@@ -25,6 +25,9 @@ void kf_map_close(kf_map *m);
  * 0 if none (or the file system cannot tell). */
 int kf_map_next_hole(const kf_map *m, uint64_t from, uint64_t end, uint64_t *hole_start, uint64_t *hole_end);
 
+/* dir + "/" + name (no doubled slash), malloc'd; NULL when out of memory. */
+char *kf_path_join(const char *dir, const char *name);
+
 /* Advise the kernel the mapping will be read sequentially. */
 void kf_map_sequential(const kf_map *m);
 
