@@ -31,7 +31,8 @@ static char *xstrdup(const char *s)
 
 static part_input *part_for(inputs *in, const char *topic, int32_t partition)
 {
-    for (size_t i = 0; i < in->n; i++)
+    /* a partition we cannot name (a loose file) is never a copy of another */
+    for (size_t i = 0; i < in->n && partition >= 0; i++)
         if (in->parts[i].partition == partition && !strcmp(in->parts[i].topic, topic))
             return &in->parts[i];
     in->parts = xrealloc(in->parts, (in->n + 1) * sizeof *in->parts);

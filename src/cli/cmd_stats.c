@@ -1,0 +1,404 @@
+/* cmd_stats.c: `kfsck stats`: what the data looks like over time. For every
+ * topic (or partition with --by-partition) under the PATHs: records and
+ * bytes per time bucket of the record timestamps, and timestamp disorder
+ * (how far timestamps run behind the highest one already seen in the
+ * partition). Several copies of a partition are read as one (the union of
+ * their intact batches), so each record counts once. Records are streamed;
+ * memory grows with the number of distinct buckets of one group. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/partitions.h"
+#include "kfsck/stats.h"
+
+typedef struct group_sum {
+    const char *topic;          /* "" when unknown (loose segment files) */
+    int32_t partition;          /* by-partition only; -1 unknown */
+    uint64_t partitions;        /* partitions read into this group */
+    uint64_t records, bytes;    /* data records (control records left out) */
+    uint64_t no_ts, no_ts_bytes;
+    uint64_t control;
+    uint64_t skipped;           /* batches skipped as damaged (record level) */
+    uint64_t late_records;
+    bool has_ts;
+    int64_t min_ts, max_ts, max_late;
+    bool has_offsets;
+    int64_t first_offset, last_offset;
+    uint64_t buckets;
+} group_sum;
+
+typedef struct staged_rec {
+    int64_t ts, offset;
+    uint64_t bytes;
+    bool has_ts;
+} staged_rec;
+
+typedef struct stats_run {
+    bool json, by_partition;
+    int64_t width;
+    size_t max_batch;
+    out *o, *perr;
+    kf_buf buf;
+    staged_rec *st;
+    size_t nst, capst;
+    uint64_t errors, warnings;
+    bool damaged, unreadable;
+    group_sum *sums;
+    size_t nsums;
+} stats_run;
+
+static void oom(void)
+{
+    fputs("kfsck: out of memory\n", stderr);
+    exit(EXIT_FAIL);
+}
+
+static void stage(stats_run *R, const staged_rec *s)
+{
+    if (R->nst == R->capst) {
+        R->capst = R->capst ? R->capst * 2 : 256;
+        staged_rec *n = realloc(R->st, R->capst * sizeof *n);
+        if (!n)
+            oom();
+        R->st = n;
+    }
+    R->st[R->nst++] = *s;
+}
+
+/* One batch from the union reader: its records count only when the whole
+ * batch reads cleanly (a damaged batch is skipped as a whole). */
+static void read_batch(stats_run *R, part_union *u, kf_batch *b, kf_timehist *h, kf_lateness *late, group_sum *g)
+{
+    if (b->control) {
+        g->control += b->count > 0 ? (uint64_t)b->count : 0;
+        return;
+    }
+    report rep = {R->perr, union_file(u), 0, 0};
+    kf_record_iter it;
+    R->nst = 0;
+    int rc = kf_records_begin(&it, b, &R->buf, R->max_batch);
+    if (rc == KF_OK) {
+        kf_record r;
+        while ((rc = kf_records_next(&it, &r)) == 1) {
+            staged_rec s = {r.timestamp, r.offset, kf_record_payload_bytes(&r),
+                            r.magic >= 1 && r.timestamp != -1};
+            stage(R, &s);
+        }
+    }
+    if (rc != KF_OK && rc != 0) {
+        kf_report(report_problem, &rep, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true,
+                  b->base_offset, "batch skipped by stats: %s", it.err_msg);
+        R->errors += rep.errors;
+        g->skipped++;
+        R->damaged = true;
+        return;
+    }
+    for (size_t i = 0; i < R->nst; i++) {
+        const staged_rec *s = &R->st[i];
+        g->records++;
+        g->bytes += s->bytes;
+        if (!g->has_offsets) {
+            g->has_offsets = true;
+            g->first_offset = s->offset;
+        }
+        g->last_offset = s->offset;
+        if (!s->has_ts) {
+            g->no_ts++;
+            g->no_ts_bytes += s->bytes;
+            continue;
+        }
+        if (kf_timehist_add(h, s->ts, s->bytes) != KF_OK)
+            oom();
+        if (!g->has_ts || s->ts < g->min_ts)
+            g->min_ts = s->ts;
+        if (!g->has_ts || s->ts > g->max_ts)
+            g->max_ts = s->ts;
+        g->has_ts = true;
+        kf_lateness_add(late, s->ts);
+    }
+}
+
+static void read_partition(stats_run *R, const part_input *p, kf_timehist *h, group_sum *g)
+{
+    kf_lateness late = {0};
+    union_result ur;
+    part_union *u = union_open(p, R->perr);
+    kf_batch b;
+    while (union_next(u, &b))
+        read_batch(R, u, &b, h, &late, g);
+    union_close(u, &R->errors, &R->warnings, &ur);
+    if (ur.uncovered)
+        R->damaged = true;
+    if (ur.unreadable)
+        R->unreadable = true;
+    g->partitions++;
+    if (late.max_lateness > g->max_late)
+        g->max_late = late.max_lateness;
+    g->late_records += late.late_records;
+}
+
+/* "2023-11-14T22:13:20.000Z", or the number when gmtime cannot say. */
+static void fmt_time(int64_t ms, char *buf, size_t n)
+{
+    int64_t sec = kf_bucket_start(ms, 1000) / 1000, frac = ms - kf_bucket_start(ms, 1000);
+    time_t t = (time_t)sec;
+    struct tm tm;
+    if ((int64_t)t != sec || !gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
+        snprintf(buf, n, "%" PRId64, ms);
+        return;
+    }
+    snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, (int)frac);
+}
+
+static void fmt_width(int64_t ms, char *buf, size_t n)
+{
+    static const struct {
+        int64_t ms;
+        const char *unit;
+    } units[] = {{604800000, "w"}, {86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (ms % units[i].ms == 0) {
+            snprintf(buf, n, "%" PRId64 "%s", ms / units[i].ms, units[i].unit);
+            return;
+        }
+    snprintf(buf, n, "%" PRId64 "ms", ms);
+}
+
+static void group_label(const stats_run *R, const group_sum *g, char *buf, size_t n)
+{
+    const char *t = g->topic[0] ? g->topic : "(unknown topic)";
+    if (R->by_partition && g->partition >= 0)
+        snprintf(buf, n, "%s-%d", t, g->partition);
+    else if (R->by_partition)
+        snprintf(buf, n, "%s, unknown partition", t);
+    else
+        snprintf(buf, n, "%s", t);
+}
+
+static void topic_field(out *o, const group_sum *g)
+{
+    if (g->topic[0])
+        out_str(o, "topic", g->topic);
+    else
+        out_null(o, "topic");
+}
+
+static void partition_field(const stats_run *R, out *o, const group_sum *g)
+{
+    if (R->by_partition && g->partition >= 0)
+        out_int(o, "partition", g->partition);
+    else
+        out_null(o, "partition");
+}
+
+static void print_buckets(stats_run *R, const group_sum *g, const kf_tbucket *v, size_t n)
+{
+    out *o = R->o;
+    if (R->json) {
+        for (size_t i = 0; i < n; i++) {
+            out_begin(o, "bucket");
+            topic_field(o, g);
+            partition_field(R, o, g);
+            out_int(o, "start", v[i].start);
+            out_uint(o, "records", v[i].records);
+            out_uint(o, "bytes", v[i].bytes);
+            out_end(o);
+        }
+        return;
+    }
+    char label[300], w[32];
+    group_label(R, g, label, sizeof label);
+    fmt_width(R->width, w, sizeof w);
+    if (R->by_partition)
+        fprintf(o->f, "%s (%s buckets)\n", label, w);
+    else
+        fprintf(o->f, "%s (%" PRIu64 " partition%s, %s buckets)\n", label, g->partitions,
+                g->partitions == 1 ? "" : "s", w);
+    if (!n) {
+        fprintf(o->f, g->records ? "  no record with a timestamp\n" : "  no records\n");
+        return;
+    }
+    uint64_t maxr = 0;
+    for (size_t i = 0; i < n; i++)
+        maxr = v[i].records > maxr ? v[i].records : maxr;
+    fprintf(o->f, "  %-24s %12s %14s\n", "BUCKET START (UTC)", "RECORDS", "BYTES");
+    for (size_t i = 0; i < n; i++) {
+        char t[40], bar[41];
+        fmt_time(v[i].start, t, sizeof t);
+        size_t len = (size_t)((v[i].records * 40 + maxr - 1) / maxr);
+        memset(bar, '#', len);
+        bar[len] = 0;
+        fprintf(o->f, "  %-24s %12" PRIu64 " %14" PRIu64 "  %s\n", t, v[i].records, v[i].bytes, bar);
+    }
+}
+
+static void print_summary_text(stats_run *R, const group_sum *g)
+{
+    FILE *f = R->o->f;
+    fprintf(f, "  total: %" PRIu64 " records, %" PRIu64 " bytes", g->records, g->bytes);
+    if (g->has_ts) {
+        char a[40], b[40];
+        fmt_time(g->min_ts, a, sizeof a);
+        fmt_time(g->max_ts, b, sizeof b);
+        fprintf(f, "; timestamps %s .. %s; max lateness %" PRId64 " ms (%" PRIu64 " late record%s)", a, b,
+                g->max_late, g->late_records, g->late_records == 1 ? "" : "s");
+    }
+    fputc('\n', f);
+    if (g->no_ts)
+        fprintf(f, "  %" PRIu64 " records (%" PRIu64 " bytes) have no timestamp and are in no bucket\n", g->no_ts,
+                g->no_ts_bytes);
+    if (g->control)
+        fprintf(f, "  %" PRIu64 " control records left out\n", g->control);
+    if (g->skipped)
+        fprintf(f, "  %" PRIu64 " damaged batch%s skipped: counts may be incomplete\n", g->skipped,
+                g->skipped == 1 ? "" : "es");
+    fputc('\n', f);
+}
+
+static void print_summary_json(stats_run *R, const group_sum *g)
+{
+    out *o = R->o;
+    out_begin(o, "summary");
+    topic_field(o, g);
+    partition_field(R, o, g);
+    out_uint(o, "records", g->records);
+    out_uint(o, "bytes", g->bytes);
+    if (g->has_ts) {
+        out_int(o, "min_timestamp", g->min_ts);
+        out_int(o, "max_timestamp", g->max_ts);
+        out_int(o, "max_lateness_ms", g->max_late);
+    } else {
+        out_null(o, "min_timestamp");
+        out_null(o, "max_timestamp");
+        out_null(o, "max_lateness_ms");
+    }
+    out_uint(o, "late_records", g->late_records);
+    out_uint(o, "records_without_timestamp", g->no_ts);
+    out_uint(o, "control_records", g->control);
+    out_uint(o, "buckets", g->buckets);
+    out_int(o, "bucket_ms", R->width);
+    out_uint(o, "partitions", g->partitions);
+    if (R->by_partition) {
+        if (g->has_offsets) {
+            out_int(o, "first_offset", g->first_offset);
+            out_int(o, "last_offset", g->last_offset);
+        } else {
+            out_null(o, "first_offset");
+            out_null(o, "last_offset");
+        }
+    }
+    out_uint(o, "skipped_batches", g->skipped);
+    out_end(o);
+}
+
+static void stats_usage(FILE *f)
+{
+    fprintf(f, "usage: kfsck stats [--bucket DURATION] [--by-partition] [--max-batch-bytes N] [--json] PATH...\n\n"
+               "Records and bytes per time bucket of the record timestamps, per topic (or per\n"
+               "partition), and timestamp disorder, for every partition under the PATHs (data\n"
+               "dirs, partition dirs, segments; copies of a partition count each record once).\n"
+               "  --bucket DURATION    bucket width: 500ms, 10s, 10m, 1h, 1d, 1w or milliseconds\n"
+               "                       (default 1h); a bucket starts at floor(ts / width) * width\n"
+               "  --by-partition       one set of buckets and one summary per partition\n"
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
+               "  --json               JSON lines: \"bucket\" lines, then \"summary\" lines\n"
+               "bytes = key + value + header keys and values (null counts 0); control records\n"
+               "are left out; records without a timestamp (magic 0, or -1) are counted in the\n"
+               "summary but in no bucket.\n");
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"bucket", required_argument, 0, 'b'},          {"by-partition", no_argument, 0, 'p'},
+        {"json", no_argument, 0, 'j'},                  {"max-batch-bytes", required_argument, 0, 'B'},
+        {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0},
+    };
+    stats_run R = {0};
+    R.width = 3600000;
+    uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (kf_parse_duration_ms(optarg, &R.width))
+                return opt_usage_error("stats", "--bucket needs a positive duration (500ms, 10s, 10m, 1h, 1d), not",
+                                       optarg, stats_usage);
+            break;
+        case 'p': R.by_partition = true; break;
+        case 'j': R.json = true; break;
+        case 'B':
+            if (opt_positive_size("stats", "--max-batch-bytes", optarg, &max_batch))
+                return EXIT_USAGE;
+            break;
+        case 'h': stats_usage(stdout); return EXIT_CLEAN;
+        default: return opt_usage_error("stats", "unknown or incomplete option", argv[optind - 1], stats_usage);
+        }
+    }
+    if (optind >= argc)
+        return opt_usage_error("stats", "no PATH given", NULL, stats_usage);
+    R.max_batch = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;
+
+    out o, e;
+    out_init(&o, stdout, R.json);
+    out_init(&e, stderr, false);
+    R.o = &o;
+    R.perr = R.json ? &o : &e;
+    inputs in;
+    int in_status = inputs_collect(argv + optind, argc - optind, &in);
+    if (!in.n && in_status != EXIT_FAIL)
+        fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+
+    R.sums = calloc(in.n ? in.n : 1, sizeof *R.sums);
+    if (!R.sums)
+        oom();
+    /* in.parts is sorted by topic, partition: a group is a run of it */
+    for (size_t i = 0; i < in.n;) {
+        size_t j = i + 1;
+        if (!R.by_partition)
+            while (j < in.n && !strcmp(in.parts[j].topic, in.parts[i].topic))
+                j++;
+        group_sum *g = &R.sums[R.nsums++];
+        g->topic = in.parts[i].topic;
+        g->partition = R.by_partition ? in.parts[i].partition : -1;
+        kf_timehist h;
+        kf_timehist_init(&h, R.width);
+        for (size_t k = i; k < j; k++)
+            read_partition(&R, &in.parts[k], &h, g);
+        kf_tbucket *v;
+        size_t n = kf_timehist_sorted(&h, &v);
+        if (n == (size_t)-1)
+            oom();
+        g->buckets = n;
+        print_buckets(&R, g, v, n);
+        if (!R.json)
+            print_summary_text(&R, g);
+        free(v);
+        kf_timehist_free(&h);
+        i = j;
+    }
+    if (R.json)
+        for (size_t i = 0; i < R.nsums; i++)
+            print_summary_json(&R, &R.sums[i]);
+    fflush(stdout);
+    bool write_failed = ferror(stdout);
+    free(R.sums);
+    free(R.st);
+    kf_buf_free(&R.buf);
+    inputs_free(&in);
+    if (write_failed) {
+        cli_error("<stdout>", "cannot write output");
+        return EXIT_FAIL;
+    }
+    if (in_status == EXIT_FAIL || R.unreadable)
+        return EXIT_FAIL;
+    return R.damaged ? EXIT_DAMAGE : EXIT_CLEAN;
+}
