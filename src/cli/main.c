@@ -18,6 +18,8 @@ static const command COMMANDS[] = {
     {"groups", cmd_groups, "rebuild consumer group state from __consumer_offsets"},
     {"repair", cmd_repair, "write a repaired copy of a segment or partition"},
     {"merge", cmd_merge, "rebuild one partition from several damaged copies"},
+    {"scan", cmd_scan, "inventory and health of whole broker data directories"},
+    {"stats", cmd_stats, "records and bytes per time bucket, and timestamp disorder"},
 };
 
 static void usage(FILE *f)
