@@ -364,7 +364,8 @@ static void modern_group(out *o, int kind, const group_view *gv, const names *ns
 
 static void groups_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck groups [--group G]... [--offsets-partitions N] [--json] PATH...\n\n"
+    fprintf(f, "usage: kfsck groups [--group G]... [--offsets-partitions N] [--max-batch-bytes N]\n"
+               "                    [--json] PATH...\n\n"
                "The latest state of every group found in the __consumer_offsets partitions\n"
                "under the PATHs: kind (classic, consumer, share, streams), state (empty,\n"
                "stable, dead), members and their assignments.\n");

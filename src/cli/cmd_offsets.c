@@ -228,7 +228,8 @@ static void offsets_usage(FILE *f)
     fprintf(f,
             "usage: kfsck offsets [--group G]... [--topic T]... [--history] [--as-of MS]\n"
             "                     [--connect [--connect-topic T]] [--offsets-partitions N]\n"
-            "                     [--format table|json|csv|reset-csv] [--json] PATH...\n\n"
+            "                     [--format table|json|csv|reset-csv] [--max-batch-bytes N]\n"
+            "                     [--json] PATH...\n\n"
             "Rebuilds committed consumer offsets by replaying every __consumer_offsets partition\n"
             "under the PATHs (data dirs, partition dirs, segments; several copies may be given)\n"
             "as the group coordinator does.\n"
@@ -239,7 +240,8 @@ static void offsets_usage(FILE *f)
             "                          --reset-offsets --from-file (needs exactly one --group)\n"
             "  --connect               Kafka Connect source offsets (topic --connect-topic,\n"
             "                          default connect-offsets) instead\n"
-            "  --offsets-partitions N  offsets.topic.num.partitions, to name a group's partition (50)\n");
+            "  --offsets-partitions N  offsets.topic.num.partitions, to name a group's partition (50)\n"
+            "  --max-batch-bytes N     cap on one batch's decompressed size (default 128M)\n");
 }
 
 static int parse_i64(const char *s, int64_t *v)
