@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/outdir.h"
 #include "cli/walk.h"
 #include "kfsck/repair.h"
 
@@ -23,48 +24,8 @@ typedef struct merge_cli {
     size_t lc, lh, ls, lf;
     FILE *fc, *fh, *fs, *ff;
     uint64_t problems;
-    char **written;     /* base names of the files written */
-    size_t nwritten, capwritten;
+    name_set written;   /* base names of the files written */
 } merge_cli;
-
-static void written_add(merge_cli *m, const char *path, const char *ext)
-{
-    if (!path)
-        return;
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    if (m->nwritten == m->capwritten) {
-        m->capwritten = m->capwritten ? m->capwritten * 2 : 32;
-        char **v = realloc(m->written, m->capwritten * sizeof *v);
-        if (!v) {
-            fputs("kfsck: out of memory\n", stderr);
-            exit(EXIT_FAIL);
-        }
-        m->written = v;
-    }
-    size_t n = strlen(b), e = ext ? strlen(ext) : 0;
-    if (ext && n > 4 && !strcmp(b + n - 4, ".log"))
-        n -= 4;
-    else
-        e = 0;
-    char *s = malloc(n + e + 1);
-    if (!s) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    memcpy(s, b, n);
-    memcpy(s + n, ext ? ext : "", e);
-    s[n + e] = 0;
-    m->written[m->nwritten++] = s;
-}
-
-static bool written_has(const merge_cli *m, const char *name)
-{
-    for (size_t i = 0; i < m->nwritten; i++)
-        if (!strcmp(m->written[i], name))
-            return true;
-    return false;
-}
 
 static void conflict_fields(merge_cli *m, out *o, const kf_merge_conflict *c)
 {
@@ -136,61 +97,25 @@ static void on_hole(void *ctx, const kf_merge_hole *h)
 static void on_segment(void *ctx, const kf_repair_segment *s)
 {
     merge_cli *m = ctx;
-    written_add(m, s->output, NULL);
-    written_add(m, s->output, ".index");
-    written_add(m, s->output, ".timeindex");
-    out *outs[2] = {m->json ? m->o : NULL, &m->js};
-    for (int k = 0; k < 2; k++) {
-        out *o = outs[k];
-        if (!o)
-            continue;
-        if (k == 0)
-            out_begin(o, "segment");
-        else
-            out_obj_open(o, NULL);
-        out_str(o, "file", s->output);
-        out_uint(o, "size", s->size);
-        out_uint(o, "batches", s->batches);
-        if (s->has_offsets) {
-            out_int(o, "first_offset", s->first_offset);
-            out_int(o, "last_offset", s->last_offset);
-        } else {
-            out_null(o, "first_offset");
-            out_null(o, "last_offset");
-        }
-        out_uint(o, "index_entries", s->index_entries);
-        out_uint(o, "timeindex_entries", s->time_entries);
-        if (k == 0)
-            out_end(o);
-        else
-            out_obj_close(o);
-    }
-    if (!m->json)
+    name_set_add_segment(&m->written, s->output);
+    if (m->json) {
+        out_begin(m->o, "segment");
+        segment_fields(m->o, s, false);
+        out_end(m->o);
+    } else {
         out_text(m->o, "wrote %s: %llu batches, %llu bytes\n", s->output, (unsigned long long)s->batches,
                  (unsigned long long)s->size);
+    }
+    out_obj_open(&m->js, NULL);
+    segment_fields(&m->js, s, false);
+    out_obj_close(&m->js);
 }
 
 static void on_file(void *ctx, const kf_repair_file *f)
 {
     merge_cli *m = ctx;
-    written_add(m, f->output, NULL);
-    if (m->json) {
-        out_begin(m->o, "file");
-        out_str(m->o, "input", f->input);
-        out_str(m->o, "output", f->output);
-        out_str(m->o, "action", f->action);
-        out_str(m->o, "reason", f->reason);
-        out_end(m->o);
-    } else {
-        out_text(m->o, "%s %s%s%s: %s\n", f->action, f->input ? f->input : "(none)", f->output ? " -> " : "",
-                 f->output ? f->output : "", f->reason);
-    }
-    out_obj_open(&m->jf, NULL);
-    out_str(&m->jf, "input", f->input);
-    out_str(&m->jf, "output", f->output);
-    out_str(&m->jf, "action", f->action);
-    out_str(&m->jf, "reason", f->reason);
-    out_obj_close(&m->jf);
+    name_set_add(&m->written, f->output);
+    file_record(m->o, &m->jf, f);
 }
 
 static void on_problem(void *ctx, size_t copy, const char *file, const kf_problem *p)
@@ -211,32 +136,6 @@ static void merge_usage(FILE *f)
                "(offset ranges no copy holds intact). Segments start at the inputs' base offsets.\n"
                "Exit 0: nothing left out; 1: a hole or a conflict; 2: usage error; 3: cannot\n"
                "read or write.\n");
-}
-
-static FILE *mem_open(char **buf, size_t *len)
-{
-    FILE *f = open_memstream(buf, len);
-    if (!f) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    return f;
-}
-
-static char *clean_base(const char *path)
-{
-    const char *b = path_base(path);
-    size_t n = strlen(b);
-    while (n > 1 && b[n - 1] == '/')
-        n--;
-    char *s = malloc(n + 1);
-    if (!s) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    memcpy(s, b, n);
-    s[n] = 0;
-    return s;
 }
 
 int cmd_merge(int argc, char **argv)
@@ -368,7 +267,7 @@ int cmd_merge(int argc, char **argv)
             if (list_dir(target, &l) == 0) {
                 for (size_t i = 0; i < l.n; i++) {
                     kf_name_info ni = kf_classify_name(l.names[i]);
-                    if (ni.kind == KF_FILE_UNKNOWN || written_has(&m, l.names[i]))
+                    if (ni.kind == KF_FILE_UNKNOWN || name_set_has(&m.written, l.names[i]))
                         continue;
                     char *p = path_join(target, l.names[i]);
                     remove(p);
@@ -428,9 +327,7 @@ int cmd_merge(int argc, char **argv)
     free(m.bh);
     free(m.bs);
     free(m.bf);
-    for (size_t i = 0; i < m.nwritten; i++)
-        free(m.written[i]);
-    free(m.written);
+    name_set_free(&m.written);
 out:
     free(name);
     free(target);

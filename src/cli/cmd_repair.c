@@ -12,52 +12,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/outdir.h"
 #include "cli/walk.h"
 #include "kfsck/repair.h"
-
-typedef struct name_set {
-    char **v;
-    size_t n, cap;
-} name_set;
-
-static void set_add(name_set *s, const char *path)
-{
-    if (!path)
-        return;
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 32;
-        char **nv = realloc(s->v, s->cap * sizeof *nv);
-        if (!nv) {
-            fputs("kfsck: out of memory\n", stderr);
-            exit(EXIT_FAIL);
-        }
-        s->v = nv;
-    }
-    size_t n = strlen(b);
-    s->v[s->n] = malloc(n + 1);
-    if (!s->v[s->n]) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    memcpy(s->v[s->n++], b, n + 1);
-}
-
-static bool set_has(const name_set *s, const char *name)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->v[i], name))
-            return true;
-    return false;
-}
-
-static void set_free(name_set *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-}
 
 typedef struct rep_ctx {
     out *o;            /* stdout */
@@ -121,38 +78,13 @@ static void on_drop(void *ctx, const kf_repair_drop *d)
     out_obj_close(&r->jd);
 }
 
-static void segment_fields(out *o, const kf_repair_segment *s)
-{
-    out_str(o, "file", s->output);
-    out_str(o, "input", s->input);
-    out_uint(o, "size", s->size);
-    out_uint(o, "input_size", s->input_size);
-    out_uint(o, "batches", s->batches);
-    put_opt_int(o, "first_offset", s->has_offsets, s->first_offset);
-    put_opt_int(o, "last_offset", s->has_offsets, s->last_offset);
-    out_uint(o, "index_entries", s->index_entries);
-    out_uint(o, "timeindex_entries", s->time_entries);
-}
-
 static void on_segment(void *ctx, const kf_repair_segment *s)
 {
     rep_ctx *r = ctx;
-    set_add(&r->written, s->output);
-    size_t n = strlen(s->output);
-    if (n > 4 && !strcmp(s->output + n - 4, ".log")) {
-        char *p = malloc(n + 16);
-        if (p) {
-            memcpy(p, s->output, n - 4);
-            strcpy(p + n - 4, ".index");
-            set_add(&r->written, p);
-            strcpy(p + n - 4, ".timeindex");
-            set_add(&r->written, p);
-            free(p);
-        }
-    }
+    name_set_add_segment(&r->written, s->output);
     if (r->json) {
         out_begin(r->o, "segment");
-        segment_fields(r->o, s);
+        segment_fields(r->o, s, true);
         out_end(r->o);
     } else {
         out_text(r->o, "wrote %s: %llu of %llu bytes, %llu batches", s->output, (unsigned long long)s->size,
@@ -163,33 +95,15 @@ static void on_segment(void *ctx, const kf_repair_segment *s)
                  (unsigned long long)s->time_entries);
     }
     out_obj_open(&r->js, NULL);
-    segment_fields(&r->js, s);
+    segment_fields(&r->js, s, true);
     out_obj_close(&r->js);
-}
-
-static void file_fields(out *o, const kf_repair_file *f)
-{
-    out_str(o, "input", f->input);
-    out_str(o, "output", f->output);
-    out_str(o, "action", f->action);
-    out_str(o, "reason", f->reason);
 }
 
 static void on_file(void *ctx, const kf_repair_file *f)
 {
     rep_ctx *r = ctx;
-    set_add(&r->written, f->output);
-    if (r->json) {
-        out_begin(r->o, "file");
-        file_fields(r->o, f);
-        out_end(r->o);
-    } else {
-        out_text(r->o, "%s %s%s%s: %s\n", f->action, f->input ? f->input : "(none)", f->output ? " -> " : "",
-                 f->output ? f->output : "", f->reason);
-    }
-    out_obj_open(&r->jf, NULL);
-    file_fields(&r->jf, f);
-    out_obj_close(&r->jf);
+    name_set_add(&r->written, f->output);
+    file_record(r->o, &r->jf, f);
 }
 
 static void repair_usage(FILE *f)
@@ -207,23 +121,6 @@ static void repair_usage(FILE *f)
                "(also OUTDIR equal to or inside the input's directory); 3: cannot read or write.\n");
 }
 
-/* The last path component without trailing slashes, malloc'd. */
-static char *clean_base(const char *path)
-{
-    const char *b = path_base(path);
-    size_t n = strlen(b);
-    while (n > 1 && b[n - 1] == '/')
-        n--;
-    char *s = malloc(n + 1);
-    if (!s) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    memcpy(s, b, n);
-    s[n] = 0;
-    return s;
-}
-
 static bool exists(const char *p)
 {
     struct stat st;
@@ -238,16 +135,6 @@ static bool dir_nonempty(const char *p)
     bool ne = l.n > 0;
     name_list_free(&l);
     return ne;
-}
-
-static FILE *mem_open(char **buf, size_t *len)
-{
-    FILE *f = open_memstream(buf, len);
-    if (!f) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    return f;
 }
 
 int cmd_repair(int argc, char **argv)
@@ -405,7 +292,7 @@ int cmd_repair(int argc, char **argv)
             if (list_dir(target, &l) == 0) {
                 for (size_t i = 0; i < l.n; i++) {
                     kf_name_info ni = kf_classify_name(l.names[i]);
-                    if (ni.kind == KF_FILE_UNKNOWN || set_has(&r.written, l.names[i]))
+                    if (ni.kind == KF_FILE_UNKNOWN || name_set_has(&r.written, l.names[i]))
                         continue;
                     char *p = path_join(target, l.names[i]);
                     if (unlink(p) == 0)
@@ -467,7 +354,7 @@ int cmd_repair(int argc, char **argv)
     free(r.bd);
     free(r.bs);
     free(r.bf);
-    set_free(&r.written);
+    name_set_free(&r.written);
     free(json_path);
 out:
     free(in_dir);
