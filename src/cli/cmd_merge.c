@@ -262,20 +262,8 @@ int cmd_merge(int argc, char **argv)
         cli_error(res.err_path, "%s: %s", res.err_what, strerror(res.err_no));
         status = EXIT_FAIL;
     } else {
-        if (force) { /* Kafka files of an earlier output that this run did not write */
-            name_list l;
-            if (list_dir(target, &l) == 0) {
-                for (size_t i = 0; i < l.n; i++) {
-                    kf_name_info ni = kf_classify_name(l.names[i]);
-                    if (ni.kind == KF_FILE_UNKNOWN || name_set_has(&m.written, l.names[i]))
-                        continue;
-                    char *p = path_join(target, l.names[i]);
-                    remove(p);
-                    free(p);
-                }
-                name_list_free(&l);
-            }
-        }
+        if (force) /* Kafka files of an earlier output that this run did not write */
+            remove_stale(target, &m.written);
         char *doc = NULL;
         size_t doclen = 0;
         FILE *df = mem_open(&doc, &doclen);

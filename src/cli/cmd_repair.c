@@ -286,22 +286,7 @@ int cmd_repair(int argc, char **argv)
         status = EXIT_FAIL;
     } else {
         /* --force over an earlier output: Kafka files this run did not write go */
-        uint64_t stale = 0;
-        if (partition && force) {
-            name_list l;
-            if (list_dir(target, &l) == 0) {
-                for (size_t i = 0; i < l.n; i++) {
-                    kf_name_info ni = kf_classify_name(l.names[i]);
-                    if (ni.kind == KF_FILE_UNKNOWN || name_set_has(&r.written, l.names[i]))
-                        continue;
-                    char *p = path_join(target, l.names[i]);
-                    if (unlink(p) == 0)
-                        stale++;
-                    free(p);
-                }
-                name_list_free(&l);
-            }
-        }
+        uint64_t stale = partition && force ? remove_stale(target, &r.written) : 0;
         bool loss = res.data_loss_ranges > 0;
         char *doc = NULL;
         size_t doclen = 0;

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/walk.h"
@@ -70,6 +71,25 @@ void name_set_free(name_set *s)
     free(s->v);
     s->v = NULL;
     s->n = s->cap = 0;
+}
+
+uint64_t remove_stale(const char *dir, const name_set *written)
+{
+    uint64_t n = 0;
+    name_list l;
+    if (list_dir(dir, &l) != 0)
+        return 0;
+    for (size_t i = 0; i < l.n; i++) {
+        kf_name_info ni = kf_classify_name(l.names[i]);
+        if (ni.kind == KF_FILE_UNKNOWN || name_set_has(written, l.names[i]))
+            continue;
+        char *p = path_join(dir, l.names[i]);
+        if (unlink(p) == 0)
+            n++;
+        free(p);
+    }
+    name_list_free(&l);
+    return n;
 }
 
 void segment_fields(out *o, const kf_repair_segment *s, bool with_input)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli/out.h"
@@ -22,6 +23,10 @@ void name_set_add(name_set *s, const char *path);
 void name_set_add_segment(name_set *s, const char *log_path);
 bool name_set_has(const name_set *s, const char *name);
 void name_set_free(name_set *s);
+
+/* --force over an earlier output: remove the Kafka files in dir that this
+ * run did not write (other files are left alone). Returns how many went. */
+uint64_t remove_stale(const char *dir, const name_set *written);
 
 /* A segment record's fields (with_input: also input and input_size). */
 void segment_fields(out *o, const kf_repair_segment *s, bool with_input);
