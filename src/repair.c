@@ -84,15 +84,6 @@ bool kf_batch_deep_ok(const kf_batch *b, size_t max_batch_bytes, const char **co
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s);
-    char *p = malloc(n + 1);
-    if (p)
-        memcpy(p, s, n + 1);
-    return p;
-}
-
 
 static const char *base_name(const char *path)
 {
@@ -1049,7 +1040,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
                 rc = fail(&c, in_dir, ENOMEM, "out of memory");
                 break;
             }
-            segs[nseg].name = xstrdup(e->d_name);
+            segs[nseg].name = strdup(e->d_name);
             segs[nseg].base = ni.base_offset;
             nseg++;
         } else {
@@ -1057,7 +1048,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
                 rc = fail(&c, in_dir, ENOMEM, "out of memory");
                 break;
             }
-            others[nother++] = xstrdup(e->d_name);
+            others[nother++] = strdup(e->d_name);
         }
     }
     closedir(d);

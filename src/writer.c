@@ -43,15 +43,6 @@ struct kf_out_file {
 };
 
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s);
-    char *p = malloc(n + 1);
-    if (p)
-        memcpy(p, s, n + 1);
-    return p;
-}
-
 static void out_free(kf_out_file *f)
 {
     if (!f)
@@ -75,7 +66,7 @@ int kf_out_open(kf_out_file **fp, const char *dir, const char *name, bool force,
     }
     f->fd = -1;
     f->force = force;
-    f->dir = dup_str(dir);
+    f->dir = strdup(dir);
     f->final_path = kf_path_join(dir, name);
     char tmpname[512];
     snprintf(tmpname, sizeof tmpname, ".%s.tmp-%ld-%u", name, (long)getpid(), counter++);
@@ -231,7 +222,7 @@ int kf_mkdirs(const char *path, int *err_no)
         *err_no = ENOTDIR;
         return KF_ERR_IO;
     }
-    char *p = dup_str(path);
+    char *p = strdup(path);
     if (!p) {
         *err_no = ENOMEM;
         return KF_ERR_NOMEM;
@@ -275,7 +266,7 @@ int kf_mkdirs(const char *path, int *err_no)
 
 int kf_path_resolve(const char *path, char *out, size_t cap)
 {
-    char *work = dup_str(path);
+    char *work = strdup(path);
     if (!work)
         return -1;
     size_t n = strlen(work);
