@@ -235,6 +235,20 @@ typedef struct group_view {
     size_t n;
 } group_view;
 
+typedef struct member_ref {
+    const char *member; /* points into the record's key bytes */
+    uint32_t mlen;
+    const kf_group_record *rec;
+} member_ref;
+
+static int cmp_member_ref(const void *a, const void *b)
+{
+    const member_ref *x = a, *y = b;
+    if (x->mlen != y->mlen)
+        return x->mlen < y->mlen ? -1 : 1;
+    return memcmp(x->member, y->member, x->mlen);
+}
+
 static void modern_group(out *o, int kind, const group_view *gv, const names *ns_in)
 {
     names ns = *ns_in; /* add this group's partition-metadata names locally */
@@ -300,16 +314,34 @@ static void modern_group(out *o, int kind, const group_view *gv, const names *ns
     int16_t meta_type = kind == 1 ? 5 : kind == 2 ? 10 : 19;
     int16_t cur_type = kind == 1 ? 8 : kind == 2 ? 14 : 22;
     int16_t target_type = kind == 1 ? 7 : kind == 2 ? 13 : 21;
+    /* each member's current and target assignment records, found by member
+     * id (one decode per record, not one per member and record) */
+    member_ref *cur = malloc((gv->n + 1) * sizeof *cur), *tgt = malloc((gv->n + 1) * sizeof *tgt);
+    size_t ncur = 0, ntgt = 0;
+    if (!cur || !tgt) {
+        fputs("kfsck: out of memory\n", stderr);
+        exit(EXIT_FAIL);
+    }
+    for (size_t i = 0; i < gv->n; i++) {
+        if (!decode(&d, gv->recs[i]) || !d.member)
+            continue;
+        if (d.cr.key_type == cur_type)
+            cur[ncur++] = (member_ref){d.member, d.mlen, gv->recs[i]};
+        else if (d.cr.key_type == target_type)
+            tgt[ntgt++] = (member_ref){d.member, d.mlen, gv->recs[i]};
+    }
+    qsort(cur, ncur, sizeof *cur, cmp_member_ref);
+    qsort(tgt, ntgt, sizeof *tgt, cmp_member_ref);
     for (size_t i = 0; i < gv->n; i++) {
         if (!decode(&d, gv->recs[i]) || d.cr.key_type != meta_type)
             continue;
         out_obj_open(o, NULL);
         out_strn(o, "member_id", d.member, d.mlen);
         decoded a = {0};
-        bool have_cur = false, have_target = false;
-        for (size_t k = 0; k < gv->n && !have_cur; k++)
-            have_cur = decode(&a, gv->recs[k]) && a.cr.key_type == cur_type && a.mlen == d.mlen &&
-                       !memcmp(a.member, d.member, d.mlen);
+        member_ref key = {d.member, d.mlen, NULL};
+        const member_ref *cr = bsearch(&key, cur, ncur, sizeof *cur, cmp_member_ref);
+        const member_ref *tr = bsearch(&key, tgt, ntgt, sizeof *tgt, cmp_member_ref);
+        bool have_cur = cr && decode(&a, cr->rec);
         if (have_cur) {
             const kf_dnode *v = &a.t.nodes[a.cr.value_root];
             out_int(o, "member_epoch", kf_dnode_int(&a.t, v, "member_epoch", -1));
@@ -335,10 +367,7 @@ static void modern_group(out *o, int kind, const group_view *gv, const names *ns
                 out_arr_close(o);
             }
         }
-        for (size_t k = 0; k < gv->n && !have_target; k++)
-            have_target = decode(&a, gv->recs[k]) && a.cr.key_type == target_type && a.mlen == d.mlen &&
-                          !memcmp(a.member, d.member, d.mlen);
-        if (have_target) {
+        if (tr && decode(&a, tr->rec)) {
             const kf_dnode *v = &a.t.nodes[a.cr.value_root];
             if (kind == 3) {
                 out_obj_open(o, "target_assignment");
@@ -354,6 +383,8 @@ static void modern_group(out *o, int kind, const group_view *gv, const names *ns
         out_obj_close(o);
     }
     out_arr_close(o);
+    free(cur);
+    free(tgt);
     for (size_t i = 0; i < local.n; i++)
         free(local.v[i].name);
     free(local.v);
