@@ -26,7 +26,11 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(CFLAGS) $(WARN) $(
 LDLIBS  := $(PKG_LIBS) -lpthread
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-LIB_SRC := $(wildcard src/*.c)
+# The library, by layer (docs/architecture.md): bytes/ codecs and checksums,
+# format/ Kafka files and the streaming reader, records/ internal-topic
+# records, jobs/ what the commands do. cli/ is the command-line tool.
+LIB_DIRS := bytes format records jobs
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/partitions.h"
-#include "htab.h"
+#include "bytes/htab.h"
 
 /* ---- a strict JSON scanner ------------------------------------------------ */
 

@@ -11,7 +11,7 @@
  * String.hashCode / partition table of §9. */
 #include "testutil.h"
 
-#include "coord_internal.h"
+#include "records/coord_internal.h"
 
 /* ---- building bytes -------------------------------------------------------- */
 

@@ -16,7 +16,7 @@
  * version 0 and non-flexible. */
 #include <stddef.h>
 
-#include "coord_internal.h"
+#include "records/coord_internal.h"
 #include "kfsck/coord.h"
 
 #define X CS_VMAX

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "htab.h"
+#include "bytes/htab.h"
 #include "kfsck/codec.h"
 #include "kfsck/coord.h"
 

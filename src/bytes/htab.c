@@ -1,7 +1,7 @@
 /* htab.c: the byte-keyed hash table of htab.h. Hand-written because the
  * replay needs only put/get/delete over copied byte keys and C has no
  * standard table; hashing itself comes from libxxhash. */
-#include "htab.h"
+#include "bytes/htab.h"
 
 #include <stdlib.h>
 #include <string.h>

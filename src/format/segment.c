@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "kfsck/crc.h"
-#include "readahead.h"
+#include "format/readahead.h"
 
 #define INDEX_INTERVAL_BYTES 4096 /* the broker's default index.interval.bytes */
 #define ZERO_RUN_REPORT 1024      /* zero runs this long inside damage are named */

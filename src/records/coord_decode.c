@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord_internal.h"
+#include "records/coord_internal.h"
 #include "kfsck/coord.h"
 #include "kfsck/cursor.h"
 

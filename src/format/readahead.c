@@ -9,7 +9,7 @@
  * cache keeps the data) more than RA_BEHIND bytes behind it, so page tables
  * stay bounded on files of any size. Pages it has not reached, or has
  * dropped, simply fault in as usual: correctness never depends on it. */
-#include "readahead.h"
+#include "format/readahead.h"
 
 #include <errno.h>
 #include <string.h>
