@@ -54,9 +54,13 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_TXNINDEX_INVALID "txnindex_invalid"
 #define KF_P_METADATA_INVALID "metadata_invalid"
 #define KF_P_UNREADABLE "unreadable"
+#define KF_P_COPIES_DISAGREE "copies_disagree"
+#define KF_P_OFFSETS_LOST "offsets_lost"
 
 typedef struct kf_problem {
     const char *code;     /* one of KF_P_* */
+    const char *file;     /* the file it is about, when the reporter knows it better
+                             than the receiver (a partition's segments); else NULL */
     kf_severity severity;
     uint64_t position;    /* byte position in the file */
     int64_t offset;       /* valid when has_offset */

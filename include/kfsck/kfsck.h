@@ -21,6 +21,7 @@
 #include "kfsck/batch.h"
 #include "kfsck/segment.h"
 #include "kfsck/names.h"
+#include "kfsck/dirs.h"
 #include "kfsck/index.h"
 #include "kfsck/snapshot.h"
 #include "kfsck/checkpoint.h"
@@ -28,5 +29,7 @@
 #include "kfsck/producer_state.h"
 #include "kfsck/repair.h"
 #include "kfsck/replay.h"
+#include "kfsck/partition.h"
+#include "kfsck/stats.h"
 
 #endif

@@ -55,10 +55,10 @@ static const char *names_find(const names *ns, const uint8_t id[16])
     return NULL;
 }
 
-static void names_from_inputs(names *ns, const inputs *in)
+static void names_from_inputs(names *ns, const kf_inputs *in)
 {
     for (size_t i = 0; i < in->n; i++) {
-        const part_input *p = &in->parts[i];
+        const kf_partition *p = &in->parts[i];
         for (size_t c = 0; c < p->ncopies; c++) {
             char *pm = path_join(p->copies[c].label, "partition.metadata");
             kf_map m;
@@ -471,7 +471,7 @@ int cmd_groups(int argc, char **argv)
     out_init(&e, stderr, false);
     out *perr = json ? &o : &e;
     report rep = {perr, NULL, 0, 0};
-    inputs in;
+    kf_inputs in;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
     kf_replay_opts ro = {0};
     ro.max_batch_bytes = (size_t)max_batch;
@@ -591,7 +591,7 @@ int cmd_groups(int argc, char **argv)
     free(ns.v);
     kf_replay_stats st = kf_replay_get_stats(r);
     kf_replay_free(r);
-    inputs_free(&in);
+    kf_inputs_free(&in);
     fflush(stdout);
     if (in_status == EXIT_FAIL || unreadable)
         return EXIT_FAIL;

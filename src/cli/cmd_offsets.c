@@ -41,7 +41,7 @@ typedef struct offsets_run {
     out *o;          /* stdout (JSON or text) */
     out *perr;       /* where problems go: stdout in JSON, stderr otherwise */
     report rep;
-    const inputs *in;
+    const kf_inputs *in;
     kf_replay *replay;
     leo_cache *leos;
     size_t nleos;
@@ -72,9 +72,9 @@ static bool log_end_of(offsets_run *run, const char *topic, int32_t partition, i
         fputs("kfsck: out of memory\n", stderr);
         exit(EXIT_FAIL);
     }
-    const part_input *p = inputs_find(run->in, topic, partition);
+    const kf_partition *p = kf_inputs_find(run->in, topic, partition);
     if (p)
-        c.known = partition_log_end(p, &c.leo);
+        c.known = kf_partition_log_end(p, KF_DEFAULT_MAX_BATCH_BYTES, &c.leo);
     leo_cache *n = realloc(run->leos, (run->nleos + 1) * sizeof *n);
     if (!n) {
         fputs("kfsck: out of memory\n", stderr);
@@ -337,12 +337,12 @@ int cmd_offsets(int argc, char **argv)
     out_init(&o, stdout, op.format == FMT_JSON);
     out_init(&e, stderr, false);
     out *perr = op.format == FMT_JSON ? &o : &e;
-    inputs in;
+    kf_inputs in;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
 
     if (op.connect) {
         rc = connect_offsets(&in, op.connect_topic, op.max_batch_bytes, op.format == FMT_JSON, &o, perr);
-        inputs_free(&in);
+        kf_inputs_free(&in);
         fflush(stdout);
         return in_status == EXIT_FAIL ? EXIT_FAIL : rc;
     }
@@ -395,7 +395,7 @@ int cmd_offsets(int argc, char **argv)
     for (size_t i = 0; i < run.nleos; i++)
         free(run.leos[i].topic);
     free(run.leos);
-    inputs_free(&in);
+    kf_inputs_free(&in);
     fflush(stdout);
     if (in_status == EXIT_FAIL || unreadable)
         return EXIT_FAIL;

@@ -72,16 +72,16 @@ static void stage(stats_run *R, const staged_rec *s)
 
 /* One batch from the union reader: its records count only when the whole
  * batch reads cleanly (a damaged batch is skipped as a whole). */
-static void read_batch(stats_run *R, part_union *u, kf_batch *b, kf_timehist *h, kf_lateness *late, group_sum *g)
+static void read_batch(stats_run *R, kf_part_reader *u, kf_batch *b, kf_timehist *h, kf_lateness *late, group_sum *g)
 {
     if (b->control) {
         g->control += b->count > 0 ? (uint64_t)b->count : 0;
         return;
     }
-    report rep = {R->perr, union_file(u), 0, 0};
+    report rep = {R->perr, kf_part_reader_file(u), 0, 0};
     kf_record_iter it;
     R->nst = 0;
-    int rc = kf_records_begin(&it, b, &R->buf, R->max_batch);
+    int rc = kf_part_reader_records(u, b, &it);
     if (rc == KF_OK) {
         kf_record r;
         while ((rc = kf_records_next(&it, &r)) == 1) {
@@ -123,15 +123,21 @@ static void read_batch(stats_run *R, part_union *u, kf_batch *b, kf_timehist *h,
     }
 }
 
-static void read_partition(stats_run *R, const part_input *p, kf_timehist *h, group_sum *g)
+static void read_partition(stats_run *R, const kf_partition *p, kf_timehist *h, group_sum *g)
 {
     kf_lateness late = {0};
-    union_result ur;
-    part_union *u = union_open(p, R->perr);
+    kf_part_result ur;
+    report rep = {R->perr, NULL, 0, 0};
+    kf_part_reader *u = part_reader_open(p, R->max_batch, &rep);
     kf_batch b;
-    while (union_next(u, &b))
+    int rc;
+    while ((rc = kf_part_reader_next(u, &b)) == 1)
         read_batch(R, u, &b, h, &late, g);
-    union_close(u, &R->errors, &R->warnings, &ur);
+    if (rc < 0)
+        oom();
+    kf_part_reader_close(u, &ur);
+    R->errors += ur.errors;
+    R->warnings += ur.warnings;
     if (ur.uncovered)
         R->damaged = true;
     if (ur.unreadable)
@@ -352,7 +358,7 @@ int cmd_stats(int argc, char **argv)
     out_init(&e, stderr, false);
     R.o = &o;
     R.perr = R.json ? &o : &e;
-    inputs in;
+    kf_inputs in;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
     if (!in.n && in_status != EXIT_FAIL)
         fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
@@ -393,7 +399,7 @@ int cmd_stats(int argc, char **argv)
     free(R.sums);
     free(R.st);
     kf_buf_free(&R.buf);
-    inputs_free(&in);
+    kf_inputs_free(&in);
     if (write_failed) {
         cli_error("<stdout>", "cannot write output");
         return EXIT_FAIL;

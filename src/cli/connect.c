@@ -296,7 +296,7 @@ static int cmp_entries(const void *a, const void *b)
     return c ? c : (x->klen < y->klen ? -1 : x->klen > y->klen);
 }
 
-int connect_offsets(const inputs *in, const char *topic, uint64_t max_batch_bytes, bool json, out *o, out *perr)
+int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_bytes, bool json, out *o, out *perr)
 {
     report rep = {perr, topic, 0, 0};
     connect_run c = {0};
@@ -304,13 +304,25 @@ int connect_offsets(const inputs *in, const char *topic, uint64_t max_batch_byte
     c.rep = &rep;
     uint64_t uncovered = 0, found = 0, open = 0;
     for (size_t i = 0; i < in->n; i++) {
-        const part_input *p = &in->parts[i];
+        const kf_partition *p = &in->parts[i];
         if (strcmp(p->topic, topic) != 0)
             continue;
         found++;
         c.partition = p->partition;
-        union_result ur;
-        union_read(p, connect_batch, &c, perr, &rep.errors, &rep.warnings, &ur);
+        kf_part_result ur;
+        report prep = {perr, NULL, 0, 0};
+        kf_part_reader *u = part_reader_open(p, c.max_batch, &prep);
+        kf_batch b;
+        int rc;
+        while ((rc = kf_part_reader_next(u, &b)) == 1)
+            connect_batch(&c, &b);
+        if (rc < 0) {
+            fputs("kfsck: out of memory\n", stderr);
+            exit(EXIT_FAIL);
+        }
+        kf_part_reader_close(u, &ur);
+        rep.errors += ur.errors;
+        rep.warnings += ur.warnings;
         uncovered += ur.uncovered + (ur.unreadable ? 1 : 0);
         open += c.nstaged;
         for (size_t k = 0; k < c.nstaged; k++) {

@@ -255,12 +255,18 @@ void report_problem(void *ctx, const kf_problem *p)
         r->errors++;
     else
         r->warnings++;
+    const char *file = p->file ? p->file : r->file;
+    /* a file that cannot be read is also the one-line error on stderr;
+     * in text mode that line is all */
+    bool unreadable = !strcmp(p->code, KF_P_UNREADABLE);
+    if (unreadable)
+        cli_error(file ? file : "?", "%s", p->message);
     out *o = r->o;
-    if (!o)
+    if (!o || (unreadable && !o->json))
         return;
     if (o->json) {
         out_begin(o, "problem");
-        out_str(o, "file", r->file);
+        out_str(o, "file", file);
         out_uint(o, "position", p->position);
         if (p->has_offset)
             out_int(o, "offset", p->offset);
@@ -279,7 +285,7 @@ void report_problem(void *ctx, const kf_problem *p)
             fprintf(o->f, " (offset %lld)", (long long)p->offset);
         if (p->has_length)
             fprintf(o->f, " length %llu", (unsigned long long)p->length);
-        fprintf(o->f, ": %s [%s]\n", p->message, r->file);
+        fprintf(o->f, ": %s [%s]\n", p->message, file);
     }
 }
 

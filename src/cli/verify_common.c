@@ -40,8 +40,7 @@ static void add_counts(verify_ctx *v, const report *r)
  * problem line for whoever reads the JSON, and exit 3 at the end. */
 void verify_unreadable(verify_ctx *v, const char *path, int err_no)
 {
-    cli_error(path, "cannot read: %s", strerror(err_no));
-    report r = {v->o->json ? v->o : NULL, path, 0, 0};
+    report r = {v->o, path, 0, 0}; /* report_problem prints the stderr line */
     kf_report(report_problem, &r, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", strerror(err_no));
     add_counts(v, &r);
     v->status = EXIT_FAIL;

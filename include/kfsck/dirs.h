@@ -1,0 +1,59 @@
+/* dirs.h: what a PATH given to kfsck is (a file, a partition directory, a
+ * broker data directory) and sorted directory listings. Nothing here opens a
+ * file for reading data: a FIFO or device named like a segment is never
+ * opened, so classifying it cannot block. */
+#ifndef KFSCK_DIRS_H
+#define KFSCK_DIRS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A sorted list of the names in a directory (no "." / ".."). */
+typedef struct kf_name_list {
+    char **names;
+    size_t n;
+} kf_name_list;
+
+/* KF_OK, or KF_ERR_IO with *err_no set (KF_ERR_NOMEM when out of memory). */
+int kf_list_dir(const char *dir, kf_name_list *out, int *err_no);
+void kf_name_list_free(kf_name_list *l);
+
+typedef enum kf_path_kind {
+    KF_PATH_ERROR,      /* stat failed, or a directory that cannot be listed: *err_no says why */
+    KF_PATH_FILE,       /* a regular file */
+    KF_PATH_SPECIAL,    /* not a regular file nor a directory (FIFO, device, socket) */
+    KF_PATH_PARTITION,  /* holds .log files or partition files, or is named <topic>-<n> */
+    KF_PATH_DATADIR,    /* holds partition dirs, meta.properties or offset checkpoints */
+    KF_PATH_OTHER_DIR,  /* a readable directory that is neither */
+} kf_path_kind;
+
+/* What path is. On KF_PATH_ERROR *err_no is the errno (ENOENT, ELOOP,
+ * EACCES, ...). A directory named <topic>-<n> that cannot be listed is
+ * KF_PATH_ERROR, not a partition: its files cannot be read. */
+kf_path_kind kf_classify_path(const char *path, int *err_no);
+
+/* What went wrong with a path, in words for "kfsck: <path>: <what>":
+ * "no such file or directory", "too many levels of symbolic links (a
+ * symlink loop?)", "permission denied", ... */
+const char *kf_path_error_str(int err_no);
+
+/* A file kfsck does not know by name: does it start like a .log segment
+ * (size field >= 14, magic 0..2)? Captured fetch responses cut to their
+ * records are read this way. Only regular files are opened. */
+bool kf_looks_like_log(const char *path);
+
+/* The last component of path (trailing slashes ignored; points into path). */
+const char *kf_path_base(const char *path);
+/* The directory part of path ("." when none), malloc'd; NULL when out of memory. */
+char *kf_path_dir(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

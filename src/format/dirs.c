@@ -1,0 +1,178 @@
+/* dirs.c: classifying PATHs and listing directories (include/kfsck/dirs.h). */
+#include "kfsck/dirs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kfsck/common.h"
+#include "kfsck/file.h"
+#include "kfsck/names.h"
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int kf_list_dir(const char *dir, kf_name_list *out, int *err_no)
+{
+    out->names = NULL;
+    out->n = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (err_no)
+            *err_no = errno;
+        return KF_ERR_IO;
+    }
+    size_t cap = 0;
+    struct dirent *e;
+    int rc = KF_OK;
+    errno = 0;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (out->n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            char **nn = realloc(out->names, ncap * sizeof *nn);
+            if (!nn) {
+                rc = KF_ERR_NOMEM;
+                break;
+            }
+            out->names = nn;
+            cap = ncap;
+        }
+        if (!(out->names[out->n] = strdup(e->d_name))) {
+            rc = KF_ERR_NOMEM;
+            break;
+        }
+        out->n++;
+    }
+    closedir(d);
+    if (rc != KF_OK) {
+        kf_name_list_free(out);
+        if (err_no)
+            *err_no = ENOMEM;
+        return rc;
+    }
+    if (out->n)
+        qsort(out->names, out->n, sizeof *out->names, cmp_names);
+    return KF_OK;
+}
+
+void kf_name_list_free(kf_name_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->names[i]);
+    free(l->names);
+    l->names = NULL;
+    l->n = 0;
+}
+
+const char *kf_path_error_str(int err_no)
+{
+    switch (err_no) {
+    case ENOENT: return "no such file or directory";
+    case ELOOP: return "too many levels of symbolic links (a symlink loop?)";
+    case EACCES: return "permission denied";
+    case ENOTDIR: return "a component of the path is not a directory";
+    case ENAMETOOLONG: return "file name too long";
+    case ENOMEM: return "out of memory";
+    default: return strerror(err_no);
+    }
+}
+
+kf_path_kind kf_classify_path(const char *path, int *err_no)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (err_no)
+            *err_no = errno;
+        return KF_PATH_ERROR;
+    }
+    if (S_ISREG(st.st_mode))
+        return KF_PATH_FILE;
+    if (!S_ISDIR(st.st_mode))
+        return KF_PATH_SPECIAL;
+    kf_name_list l;
+    int e = 0;
+    if (kf_list_dir(path, &l, &e) != KF_OK) {
+        if (err_no)
+            *err_no = e;
+        return KF_PATH_ERROR;
+    }
+    kf_path_kind k = KF_PATH_OTHER_DIR;
+    bool has_partition_dir = false, has_meta = false;
+    for (size_t i = 0; i < l.n; i++) {
+        kf_name_info ni = kf_classify_name(l.names[i]);
+        if (ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_PARTITION_METADATA || ni.kind == KF_FILE_LEADER_EPOCH) {
+            k = KF_PATH_PARTITION;
+            break;
+        }
+        if (ni.kind == KF_FILE_META_PROPERTIES || ni.kind == KF_FILE_OFFSET_CHECKPOINT)
+            has_meta = true;
+        char topic[256];
+        int32_t part;
+        if (!has_partition_dir && kf_parse_partition_dir(l.names[i], topic, sizeof topic, &part)) {
+            char *sub = kf_path_join(path, l.names[i]);
+            struct stat s2;
+            if (sub && stat(sub, &s2) == 0 && S_ISDIR(s2.st_mode))
+                has_partition_dir = true;
+            free(sub);
+        }
+    }
+    if (k == KF_PATH_OTHER_DIR && (has_partition_dir || has_meta))
+        k = KF_PATH_DATADIR;
+    if (k == KF_PATH_OTHER_DIR) {
+        char topic[256];
+        int32_t part;
+        if (kf_parse_partition_dir(kf_path_base(path), topic, sizeof topic, &part))
+            k = KF_PATH_PARTITION;
+    }
+    kf_name_list_free(&l);
+    return k;
+}
+
+bool kf_looks_like_log(const char *path)
+{
+    /* O_NONBLOCK: a FIFO swapped in after the caller's stat must not block */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    uint8_t h[17];
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h;
+    close(fd);
+    if (!ok)
+        return false;
+    int32_t len = (int32_t)((uint32_t)h[8] << 24 | (uint32_t)h[9] << 16 | (uint32_t)h[10] << 8 | h[11]);
+    return h[16] <= 2 && len >= 14;
+}
+
+const char *kf_path_base(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    const char *s = path;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (path[i] == '/')
+            s = path + i + 1;
+    return s;
+}
+
+char *kf_path_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    size_t n = (size_t)(slash - path);
+    if (n == 0)
+        n = 1;
+    char *d = malloc(n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, path, n);
+    d[n] = 0;
+    return d;
+}
