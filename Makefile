@@ -11,6 +11,9 @@ PYTHON  ?= /usr/bin/python3
 ifeq ($(SAN),1)
 BUILD    ?= build-san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifeq ($(SAN),thread)
+BUILD    ?= build-tsan
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 else
 BUILD    ?= build
 SANFLAGS :=
@@ -42,7 +45,7 @@ REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(BUILD)/fuzz/replay_%)
 LIB := $(BUILD)/libkfsck.a
 BIN := $(BUILD)/kfsck
 
-.PHONY: all deps demo check test test-bin bench fuzz install clean fixtures
+.PHONY: all deps demo check test test-bin test-threads bench fuzz install clean fixtures
 
 all: kfsck libkfsck.a
 
@@ -82,9 +85,16 @@ test-bin: $(BIN) $(UNIT_BIN) $(REPLAY_BIN)
 test: test-bin
 	@sh tests/run.sh $(BUILD)
 
+# Every test in a normal and an ASan+UBSan build, then in a ThreadSanitizer
+# build with the reader forced to threads and tiny reads, so the pipeline and
+# every chunk boundary run on the fixtures too.
 check: deps
 	$(MAKE) test
 	$(MAKE) test SAN=1
+	$(MAKE) test-threads SAN=thread
+
+test-threads: test-bin
+	@KFSCK_THREADS=4 KFSCK_CHUNK_BYTES=200 sh tests/run.sh $(BUILD)
 
 demo: deps all
 	./kfsck verify fixtures/datadir || [ $$? -eq 1 ]
@@ -113,6 +123,6 @@ install: all
 	  kfsck.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kfsck.pc
 
 clean:
-	rm -rf build build-san kfsck libkfsck.a
+	rm -rf build build-san build-tsan kfsck libkfsck.a
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -32,8 +32,12 @@ mkdir "$tmp/empty"
 is_bin() { [ -f "$1" ] && [ -x "$1" ]; }
 
 # ---- Sanitizer build ------------------------------------------------------
+case "${BUILD##*/}" in *tsan*)
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1"
+    export TSAN_OPTIONS ;;
+esac
 san=0
-case "${BUILD##*/}" in *san*) san=1 ;; esac
+case "${BUILD##*/}" in *tsan*) ;; *san*) san=1 ;; esac
 [ "${SAN:-0}" = 1 ] && san=1
 if [ -x "$BUILD/kfsck" ] && grep -q __asan_init "$BUILD/kfsck" 2>/dev/null; then san=1; fi
 if [ "$san" = 1 ]; then

@@ -54,6 +54,7 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_TXNINDEX_INVALID "txnindex_invalid"
 #define KF_P_METADATA_INVALID "metadata_invalid"
 #define KF_P_UNREADABLE "unreadable"
+#define KF_P_BATCH_TOO_LARGE "batch_too_large"
 #define KF_P_COPIES_DISAGREE "copies_disagree"
 #define KF_P_OFFSETS_LOST "offsets_lost"
 

@@ -57,6 +57,7 @@ typedef struct kf_part_reader kf_part_reader;
 
 typedef struct kf_part_reader_opts {
     size_t max_batch_bytes;   /* decompression cap per batch */
+    unsigned threads;         /* reader threads per segment (kf_scan_opts.threads) */
     /* Problems met in the copies (problem.file: the segment), copies that
      * disagree ("copies_disagree", warning) and damage no copy covers
      * ("offsets_lost", error, reported by kf_part_reader_close). */

@@ -14,6 +14,10 @@
 #include "kfsck/file.h"
 #include "kfsck/index.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kf_segment_summary {
     uint64_t size;
     uint64_t batches;        /* well-formed batches read (CRC ok) */
@@ -33,13 +37,19 @@ typedef int (*kf_batch_fn)(void *ctx, const kf_batch *b);
 typedef int (*kf_record_fn)(void *ctx, const kf_batch *b, const kf_record *r);
 
 typedef struct kf_scan_opts {
-    size_t max_batch_bytes;   /* decompression cap per batch */
+    size_t max_batch_bytes;   /* decompression cap per batch; also the largest
+                                 batch read whole (a larger one is reported) */
     bool deep;                /* decode records (decompressing) and check them */
     bool records;             /* call record_fn per record (implies deep) */
     bool resync;              /* after damage, scan forward for the next good batch */
     int64_t base_offset;      /* the segment's base offset from its name, -1 if unknown */
-    bool limited;             /* the map is a prefix (dump --max-bytes): a torn end is not damage */
-    bool readahead;           /* map pages ahead in a helper thread (large files, 2+ cores) */
+    bool limited;             /* the source is a prefix (dump --max-bytes): a torn end is not damage */
+    unsigned threads;         /* reader threads: 0 automatic (files of 4 MiB and more on
+                                 2+ cores: one reads ahead, the others check CRCs and
+                                 decode), 1 none (everything on the caller's thread) */
+    size_t chunk_bytes;       /* bytes read at a time (default 1 MiB; tests use tiny ones) */
+    bool keep_cache;          /* leave the page cache as the reads left it; by default
+                                 pages this read brought in are dropped behind it */
     const kf_index *offset_index;   /* checked against the log when non-NULL */
     const kf_index *time_index;
     kf_batch_fn batch_fn;
@@ -59,31 +69,64 @@ typedef struct kf_scan_opts {
 
 void kf_scan_opts_init(kf_scan_opts *o);
 
-/* Scan a mapped segment. Returns KF_OK, or KF_ERR_NOMEM. */
-int kf_segment_scan(const kf_map *m, const kf_scan_opts *o, kf_segment_summary *sum);
+/* Scan a segment: every batch in file order, with the checks above, the
+ * problems through o->problem_fn. Returns KF_OK, KF_ERR_NOMEM, or KF_ERR_IO
+ * (a read failed: errno kept); the summary holds what was seen. */
+int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *sum);
 
-/* Pull-style walk over the entries broker recovery accepts (framing,
+/* ---- the streaming reader ----------------------------------------------
+ *
+ * Pull-style walk over the entries broker recovery accepts (framing,
  * minimum size, CRC), resynchronising past damage, which is reported through
- * o->problem_fn. Uses o->base_offset, o->resync, o->limited and the problem
- * callback; records are not decoded (use kf_records_begin on each batch).
+ * o->problem_fn, in file order, on the caller's thread. Reads with pread
+ * into a few reused buffers (o->chunk_bytes each); a batch larger than that
+ * is read whole, up to o->max_batch_bytes. With threads, one thread reads
+ * ahead while others check CRCs (and, with o->deep, decode records); results
+ * come back in file order, so output does not depend on the thread count.
  * Several iterators can run side by side (merging copies of a partition). */
 typedef struct kf_segment_iter kf_segment_iter;
 
-int kf_segment_iter_open(kf_segment_iter **it, const kf_map *m, const kf_scan_opts *o);
-/* 1 with *b set (its bytes point into the map), 0 at the end. *damaged is
- * set when damage was skipped since the previous entry returned. */
+/* What the reader's checks found in the batch last returned. */
+typedef struct kf_batch_check {
+    bool header_ok;           /* false: a v0/v1 message whose CRC holds but whose
+                                 key/value lengths do not fit its size */
+    bool deep_done;           /* records were decoded (o->deep) */
+    bool records_ok;          /* every record decoded and the counts agree */
+    uint64_t records;         /* records decoded */
+    const char *code;         /* the first record problem's KF_P_* code, else NULL */
+    const char *message;      /* and its text (valid until the next call) */
+    bool control_malformed;   /* a control batch's first record does not parse */
+    uint32_t control_extra;   /* records after the first in a control batch */
+} kf_batch_check;
+
+/* Opens an iterator over src (which must outlive it). KF_OK or KF_ERR_NOMEM. */
+int kf_segment_iter_open(kf_segment_iter **it, kf_source *src, const kf_scan_opts *o);
+/* 1 with *b set (its bytes stay valid until the next call), 0 at the end,
+ * or a negative kf_err. *damaged is set when damage was skipped since the
+ * previous entry returned. A v0/v1 message with wrong lengths is returned
+ * only when o->deep (check->header_ok false); otherwise skipped as damage. */
 int kf_segment_iter_next(kf_segment_iter *it, kf_batch *b, bool *damaged);
-/* Counts so far (batches, bad_batches, valid_bytes once the end is reached). */
+/* The checks of the batch last returned. */
+const kf_batch_check *kf_segment_iter_check(const kf_segment_iter *it);
+/* Begin iterating the records of b, the batch last returned (a copy of it
+ * is fine). As kf_records_begin. */
+int kf_segment_iter_records(kf_segment_iter *it, kf_batch *b, kf_record_iter *rit);
+/* Counts so far (batches, bad_batches, errors; valid_bytes once the end is
+ * reached). */
 const kf_segment_summary *kf_segment_iter_summary(const kf_segment_iter *it);
 void kf_segment_iter_close(kf_segment_iter *it);
 
-/* From `from`, find the start of the next well-formed entry (plausible size,
- * magic 0..2, CRC ok). Returns its position, or `size` if there is none. */
+/* In memory: from `from`, the start of the next well-formed entry
+ * (plausible size, magic 0..2, CRC ok); `size` if there is none. */
 uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from);
 
 /* Where broker recovery (LogSegment.recover) would truncate a segment: the
  * start of the first entry that fails framing, the minimum size, the CRC or
  * the offset range; 0 when an index append during recovery would fail. */
-uint64_t kf_recovery_point(const uint8_t *data, uint64_t size, int64_t base_offset);
+uint64_t kf_recovery_point(kf_source *src, int64_t base_offset);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -43,7 +43,7 @@ static uint64_t sibling_log_size(const char *path, const char *suffix)
     return UINT64_MAX;
 }
 
-static void do_offset_index(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+static void do_offset_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
 {
     kf_index ix;
     kf_offset_index_init(&ix, m->data, m->size, ni.base_offset);
@@ -67,7 +67,7 @@ static void do_offset_index(const char *path, const kf_map *m, kf_name_info ni, 
     kf_offset_index_check(&ix, sibling_log_size(path, ni.suffix), report_problem, r);
 }
 
-static void do_time_index(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+static void do_time_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
 {
     kf_index ix;
     kf_time_index_init(&ix, m->data, m->size, ni.base_offset);
@@ -91,7 +91,7 @@ static void do_time_index(const char *path, const kf_map *m, kf_name_info ni, ou
     kf_time_index_check(&ix, report_problem, r);
 }
 
-static void do_txn_index(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+static void do_txn_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
 {
     uint64_t size = m->data ? m->size : 0;
     if (o) {
@@ -161,7 +161,7 @@ static void print_producer(out *o, const char *path, const kf_snapshot_entry *e)
     out_text(o, "\n");
 }
 
-static void do_snapshot(const char *path, const kf_map *m, out *o, report *r)
+static void do_snapshot(const char *path, const kf_bytes *m, out *o, report *r)
 {
     kf_snapshot s;
     char msg[200];
@@ -259,14 +259,14 @@ static void print_ckpt_entry(void *ctx, const kf_checkpoint_entry *e)
     }
 }
 
-static void do_checkpoint(const char *path, const kf_map *m, int kind, out *o, report *r)
+static void do_checkpoint(const char *path, const kf_bytes *m, int kind, out *o, report *r)
 {
     ckpt_print cp = {.o = o, .path = path};
     int32_t version = -1;
     kf_checkpoint_parse(m->data, m->size, kind, &version, o ? print_ckpt_entry : NULL, &cp, report_problem, r);
 }
 
-static void do_partition_metadata(const char *path, const kf_map *m, out *o, report *r)
+static void do_partition_metadata(const char *path, const kf_bytes *m, out *o, report *r)
 {
     kf_partition_metadata pm;
     char msg[200];
@@ -290,7 +290,7 @@ static void do_partition_metadata(const char *path, const kf_map *m, out *o, rep
         kf_report(report_problem, r, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
 }
 
-static void do_meta_properties(const char *path, const kf_map *m, out *o, report *r)
+static void do_meta_properties(const char *path, const kf_bytes *m, out *o, report *r)
 {
     kf_meta_properties mp;
     char msg[200];
@@ -330,7 +330,7 @@ static void do_meta_properties(const char *path, const kf_map *m, out *o, report
 
 /* ---- entry points ------------------------------------------------------------ */
 
-static bool aux_run(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+static bool aux_run(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
 {
     switch (ni.kind) {
     case KF_FILE_INDEX: do_offset_index(path, m, ni, o, r); return true;
@@ -345,13 +345,13 @@ static bool aux_run(const char *path, const kf_map *m, kf_name_info ni, out *o, 
     }
 }
 
-void aux_dump(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r)
+void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
 {
     if (!aux_run(path, m, ni, o, r))
         cli_error(path, "not an index, snapshot, checkpoint or metadata file");
 }
 
-void aux_check(const char *path, const kf_map *m, kf_name_info ni, report *r)
+void aux_check(const char *path, const kf_bytes *m, kf_name_info ni, report *r)
 {
     (void)aux_run(path, m, ni, NULL, r);
 }

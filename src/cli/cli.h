@@ -31,10 +31,16 @@ int opt_positive_size(const char *cmd, const char *opt, const char *arg, uint64_
  * returns EXIT_USAGE. */
 int opt_usage_error(const char *cmd, const char *what, const char *arg, void (*usage)(FILE *));
 
+/* The reader's thread count and read size from KFSCK_THREADS /
+ * KFSCK_CHUNK_BYTES when set (tests, measurements); unchanged otherwise. */
+void reader_tuning(unsigned *threads, size_t *chunk_bytes);
+/* Why a file could not be opened, in words (kf_source_open's errno). */
+const char *cli_read_error(int err_no);
+
 /* Files that are not .log segments (src/cli/aux.c). `path` is as the user
  * gave it; `m` is the mapped file. aux_dump prints the entries (and any
  * problems); aux_check prints problems only. Both report through r. */
-void aux_dump(const char *path, const kf_map *m, kf_name_info ni, out *o, report *r);
-void aux_check(const char *path, const kf_map *m, kf_name_info ni, report *r);
+void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r);
+void aux_check(const char *path, const kf_bytes *m, kf_name_info ni, report *r);
 
 #endif

@@ -362,21 +362,26 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 static int dump_file(const char *path, const dump_opts *opts, out *o)
 {
     kf_name_info ni = kf_classify_name(path_base(path));
-    if (ni.kind == KF_FILE_UNKNOWN && looks_like_log(path))
+    if (ni.kind == KF_FILE_UNKNOWN && kf_looks_like_log(path))
         ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
-    kf_map m;
     bool is_log = ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_KRAFT_CHECKPOINT;
-    if (kf_map_open(&m, path, is_log ? opts->max_bytes : 0) != KF_OK) {
-        cli_error(path, "cannot read: %s", strerror(m.err_no));
-        return EXIT_FAIL;
+    if (ni.kind == KF_FILE_UNKNOWN) {
+        cli_error(path, "not a Kafka file kfsck knows (by its name); skipped");
+        return EXIT_CLEAN;
     }
     report r = {o, path, 0, 0};
-    if (!o->json)
-        out_text(o, "Dumping %s\n", path);
     if (is_log) {
+        kf_source *src;
+        int err_no = 0;
+        int orc = kf_source_open(&src, path, opts->max_bytes, &err_no);
+        if (orc != KF_OK) {
+            cli_error(path, "cannot read: %s", orc == KF_ERR_NOMEM ? "out of memory" : cli_read_error(err_no));
+            return EXIT_FAIL;
+        }
+        if (!o->json)
+            out_text(o, "Dumping %s\n", path);
         if (!o->json && ni.kind == KF_FILE_LOG && ni.base_offset >= 0)
             out_text(o, "Log starting offset: %lld\n", (long long)ni.base_offset);
-        kf_map_sequential(&m);
         dump_ctx d = {opts, o, path, 0, decode_for(opts, path), {0}, &r, 0, 0, 0, false, ""};
         kf_scan_opts so;
         kf_scan_opts_init(&so);
@@ -391,25 +396,31 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         so.problem_fn = report_problem;
         so.problem_ctx = &r;
         so.progress_fn = progress_show;
-        so.readahead = true;
         so.progress_ctx = (void *)path;
+        reader_tuning(&so.threads, &so.chunk_bytes);
         kf_segment_summary sum;
-        int scan_rc = kf_segment_scan(&m, &so, &sum);
+        int scan_rc = kf_segment_scan(src, &so, &sum);
         progress_done();
         kf_dtree_free(&d.tree);
+        kf_source_close(src);
         if (scan_rc != KF_OK) {
-            kf_map_close(&m);
-            cli_error(path, "out of memory");
+            cli_error(path, "%s", scan_rc == KF_ERR_NOMEM ? "out of memory" : "read error");
             return EXIT_FAIL;
         }
-    } else if (ni.kind == KF_FILE_UNKNOWN) {
-        kf_map_close(&m);
-        cli_error(path, "not a Kafka file kfsck knows (by its name); skipped");
-        return EXIT_CLEAN;
-    } else {
-        aux_dump(path, &m, ni, o, &r);
+        return r.errors ? EXIT_DAMAGE : EXIT_CLEAN;
     }
-    kf_map_close(&m);
+    kf_bytes m;
+    int err_no = 0;
+    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    if (rc != KF_OK) {
+        cli_error(path, "cannot read: %s",
+                  rc == KF_ERR_TOO_BIG ? "larger than kfsck reads whole" : cli_read_error(err_no));
+        return EXIT_FAIL;
+    }
+    if (!o->json)
+        out_text(o, "Dumping %s\n", path);
+    aux_dump(path, &m, ni, o, &r);
+    free(m.data);
     return r.errors ? EXIT_DAMAGE : EXIT_CLEAN;
 }
 

@@ -61,13 +61,13 @@ static void names_from_inputs(names *ns, const kf_inputs *in)
         const kf_partition *p = &in->parts[i];
         for (size_t c = 0; c < p->ncopies; c++) {
             char *pm = path_join(p->copies[c].label, "partition.metadata");
-            kf_map m;
-            if (kf_map_open(&m, pm, 0) == KF_OK) {
+            kf_bytes m;
+            if (kf_file_read_all(pm, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
                 kf_partition_metadata md;
                 char msg[128];
                 if (kf_partition_metadata_parse(m.data, m.size, &md, msg, sizeof msg) == KF_OK)
                     names_add(ns, md.topic_id, (const uint8_t *)p->topic, strlen(p->topic));
-                kf_map_close(&m);
+                free(m.data);
             }
             free(pm);
         }

@@ -145,7 +145,7 @@ static void ck_free(ck_file *f)
 typedef struct scan_opts {
     bool json;
     uint64_t max_batch_bytes;
-    bool readahead;
+    unsigned reader_threads; /* per segment: 1 when partitions run in threads */
 } scan_opts;
 
 typedef struct scan_task {
@@ -200,16 +200,16 @@ static void epoch_collect(void *ctx, const kf_checkpoint_entry *e)
 static bool read_topic_id(const char *dir, char id[23])
 {
     char *p = path_join(dir, "partition.metadata");
-    kf_map m;
+    kf_bytes m;
     bool ok = false;
-    if (kf_map_open(&m, p, 0) == KF_OK) {
+    if (kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
         kf_partition_metadata pm;
         char msg[200];
         if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK) {
             memcpy(id, pm.topic_id_b64, 23);
             ok = true;
         }
-        kf_map_close(&m);
+        free(m.data);
     }
     free(p);
     return ok;
@@ -219,11 +219,11 @@ static bool read_topic_id(const char *dir, char id[23])
 static char *read_epochs(const char *dir, epoch_list *l)
 {
     char *p = path_join(dir, "leader-epoch-checkpoint");
-    kf_map m;
-    if (kf_map_open(&m, p, 0) == KF_OK) {
+    kf_bytes m;
+    if (kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
         int32_t version;
         kf_checkpoint_parse(m.data, m.size, KF_CKPT_LEADER_EPOCH, &version, epoch_collect, l, NULL, NULL);
-        kf_map_close(&m);
+        free(m.data);
     }
     return p;
 }
@@ -282,7 +282,7 @@ static void scan_partition(datadir_ctx *d, scan_task *t)
     verify_ctx_init(&v, &bo, so->max_batch_bytes);
     v.segment_lines = false;
     v.progress = false;
-    v.readahead = so->readahead;
+    v.threads = so->reader_threads;
 
     part_result pr;
     verify_partition(&v, t->dir, &pr);
@@ -489,16 +489,17 @@ static void scan_datadir(const char *dir, const scan_opts *so, unsigned jobs, ou
             d.any_checkpoint = true;
             f->path = p;
             p = NULL;
-            kf_map m;
-            if (kf_map_open(&m, f->path, 0) != KF_OK) {
-                verify_unreadable(&v, f->path, m.err_no);
+            kf_bytes m;
+            int err_no = 0;
+            if (kf_file_read_all(f->path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no) != KF_OK) {
+                verify_unreadable(&v, f->path, err_no);
             } else {
                 report r = {o, f->path, 0, 0};
                 int32_t version;
                 kf_checkpoint_parse(m.data, m.size, KF_CKPT_OFFSETS, &version, ck_collect, f, report_problem, &r);
                 v.errors += r.errors;
                 v.warnings += r.warnings;
-                kf_map_close(&m);
+                free(m.data);
                 if (f->n > 1)
                     qsort(f->e, f->n, sizeof *f->e, cmp_ck);
             }
@@ -685,7 +686,7 @@ int cmd_scan(int argc, char **argv)
 
     out o;
     out_init(&o, stdout, json);
-    scan_opts so = {json, max_batch, jobs == 1};
+    scan_opts so = {json, max_batch, jobs == 1 ? 0u : 1u}; /* threads per segment only without partition threads */
     totals tot = {0};
     tot.status = EXIT_CLEAN;
     uint64_t datadirs = 0;

@@ -53,3 +53,26 @@ int opt_usage_error(const char *cmd, const char *what, const char *arg, void (*u
     usage(stderr);
     return EXIT_USAGE;
 }
+
+/* KFSCK_THREADS and KFSCK_CHUNK_BYTES: the streaming reader's thread count
+ * and read size, for tests (tiny chunks and forced threads exercise the
+ * chunk boundaries and the pipeline on small fixtures) and for measuring. */
+void reader_tuning(unsigned *threads, size_t *chunk_bytes)
+{
+    const char *t = getenv("KFSCK_THREADS");
+    const char *c = getenv("KFSCK_CHUNK_BYTES");
+    uint64_t v;
+    if (t && parse_size(t, &v) == 0 && v > 0 && v <= 64)
+        *threads = (unsigned)v;
+    if (c && parse_size(c, &v) == 0 && v > 0)
+        *chunk_bytes = (size_t)v;
+}
+
+const char *cli_read_error(int err_no)
+{
+    if (err_no == EINVAL)
+        return "not a regular file (a FIFO, socket or device?)";
+    if (err_no == EISDIR)
+        return "is a directory";
+    return kf_path_error_str(err_no);
+}

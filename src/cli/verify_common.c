@@ -3,6 +3,7 @@
  * to the verify_ctx's `out`, problems through report_problem. */
 #include "cli/verify_common.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,6 @@ void verify_ctx_init(verify_ctx *v, out *o, uint64_t max_batch_bytes)
     v->status = EXIT_CLEAN;
     v->segment_lines = true;
     v->progress = true;
-    v->readahead = true;
 }
 
 bool part_log_end(const part_result *pr, int64_t *leo)
@@ -41,7 +41,7 @@ static void add_counts(verify_ctx *v, const report *r)
 void verify_unreadable(verify_ctx *v, const char *path, int err_no)
 {
     report r = {v->o, path, 0, 0}; /* report_problem prints the stderr line */
-    kf_report(report_problem, &r, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", strerror(err_no));
+    kf_report(report_problem, &r, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", cli_read_error(err_no));
     add_counts(v, &r);
     v->status = EXIT_FAIL;
 }
@@ -95,13 +95,12 @@ static void print_summary(verify_ctx *v, const char *path, const kf_segment_summ
     out_text(o, "%s\n", s->errors ? "" : (s->warnings ? " (warnings only)" : " - ok"));
 }
 
-static bool map_optional(const char *path, kf_map *m)
+static bool read_optional(const char *path, kf_bytes *m)
 {
-    if (kf_map_open(m, path, 0) == KF_OK)
+    if (kf_file_read_all(path, KF_SMALL_FILE_MAX, &m->data, &m->size, NULL) == KF_OK)
         return true;
     m->data = NULL;
     m->size = 0;
-    m->fd = -1;
     return false;
 }
 
@@ -109,15 +108,15 @@ void verify_segment(verify_ctx *v, const char *path, kf_name_info ni, seg_result
 {
     memset(res, 0, sizeof *res);
     res->base = ni.base_offset;
-    kf_map m;
-    if (kf_map_open(&m, path, 0) != KF_OK) {
+    kf_source *m;
+    int err_no = 0;
+    if (kf_source_open(&m, path, 0, &err_no) != KF_OK) {
         struct stat st;
-        if (stat(path, &st) == 0)
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
             res->size = (uint64_t)st.st_size;
-        verify_unreadable(v, path, m.err_no);
+        verify_unreadable(v, path, err_no);
         return;
     }
-    kf_map_sequential(&m);
     report r = {v->o, path, 0, 0};
     kf_scan_opts so;
     kf_scan_opts_init(&so);
@@ -128,8 +127,7 @@ void verify_segment(verify_ctx *v, const char *path, kf_name_info ni, seg_result
 
     /* the segment's own indexes, when they sit beside it */
     char *ipath = NULL, *tpath = NULL;
-    kf_map im = {0}, tm = {0};
-    im.fd = tm.fd = -1;
+    kf_bytes im = {0}, tm = {0};
     kf_index oi, ti;
     report ri = {v->o, NULL, 0, 0}, rt = {v->o, NULL, 0, 0};
     if (ni.kind == KF_FILE_LOG && ni.base_offset >= 0) {
@@ -137,14 +135,14 @@ void verify_segment(verify_ctx *v, const char *path, kf_name_info ni, seg_result
         tpath = sibling(path, ".timeindex", ni.suffix);
         ri.file = ipath;
         rt.file = tpath;
-        if (map_optional(ipath, &im)) {
+        if (read_optional(ipath, &im)) {
             kf_offset_index_init(&oi, im.data, im.size, ni.base_offset);
             kf_offset_index_check(&oi, UINT64_MAX, report_problem, &ri);
             so.offset_index = &oi;
             so.index_problem_fn = report_problem;
             so.index_problem_ctx = &ri;
         }
-        if (map_optional(tpath, &tm)) {
+        if (read_optional(tpath, &tm)) {
             kf_time_index_init(&ti, tm.data, tm.size, ni.base_offset);
             kf_time_index_check(&ti, report_problem, &rt);
             so.time_index = &ti;
@@ -156,13 +154,14 @@ void verify_segment(verify_ctx *v, const char *path, kf_name_info ni, seg_result
         so.progress_fn = progress_show;
         so.progress_ctx = (void *)path;
     }
-    so.readahead = v->readahead;
+    so.threads = v->threads;
+    reader_tuning(&so.threads, &so.chunk_bytes);
     kf_segment_summary sum;
-    int scan_rc = kf_segment_scan(&m, &so, &sum);
+    int scan_rc = kf_segment_scan(m, &so, &sum);
     if (v->progress)
         progress_done();
     if (scan_rc != KF_OK) {
-        cli_error(path, "out of memory");
+        cli_error(path, "%s", scan_rc == KF_ERR_NOMEM ? "out of memory" : "read error");
         v->status = EXIT_FAIL;
     } else {
         /* index problems were counted into the summary too; keep file counts */
@@ -179,24 +178,28 @@ void verify_segment(verify_ctx *v, const char *path, kf_name_info ni, seg_result
     add_counts(v, &r);
     add_counts(v, &ri);
     add_counts(v, &rt);
-    kf_map_close(&m);
-    kf_map_close(&im);
-    kf_map_close(&tm);
+    kf_source_close(m);
+    free(im.data);
+    free(tm.data);
     free(ipath);
     free(tpath);
 }
 
 void verify_aux(verify_ctx *v, const char *path, kf_name_info ni)
 {
-    kf_map m;
-    if (kf_map_open(&m, path, 0) != KF_OK) {
-        verify_unreadable(v, path, m.err_no);
+    kf_bytes m;
+    int err_no = 0;
+    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    if (rc == KF_ERR_TOO_BIG)
+        err_no = EFBIG;
+    if (rc != KF_OK) {
+        verify_unreadable(v, path, err_no);
         return;
     }
     report r = {v->o, path, 0, 0};
     aux_check(path, &m, ni, &r);
     add_counts(v, &r);
-    kf_map_close(&m);
+    free(m.data);
 }
 
 static void chain_problem(verify_ctx *v, const char *path, const char *code, kf_severity sev, int64_t off,

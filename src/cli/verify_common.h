@@ -18,10 +18,10 @@ typedef struct verify_ctx {
     int status;          /* worst of EXIT_CLEAN / EXIT_FAIL for unreadable inputs */
     bool segment_lines;  /* print one summary line per segment (verify) */
     bool progress;       /* progress bar on stderr (single-threaded use only) */
-    bool readahead;      /* kf_scan_opts.readahead */
+    unsigned threads;    /* kf_scan_opts.threads: 0 automatic, 1 none (scan's own threads) */
 } verify_ctx;
 
-/* A verify_ctx as `kfsck verify` uses it: segment lines, progress, readahead. */
+/* A verify_ctx as `kfsck verify` uses it: segment lines, progress, reader threads. */
 void verify_ctx_init(verify_ctx *v, out *o, uint64_t max_batch_bytes);
 
 typedef struct seg_result {

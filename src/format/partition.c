@@ -238,7 +238,7 @@ typedef struct cursor {
     struct kf_part_reader *r;
     const kf_copy *c;
     size_t seg;
-    kf_map map;
+    kf_source *src;
     kf_segment_iter *it;
     const char *file;
     bool has_peek, done;
@@ -302,10 +302,10 @@ static void add_window(cursor *k, int64_t lo, int64_t hi)
 
 static void close_segment(cursor *k)
 {
-    if (k->it)
-        kf_segment_iter_close(k->it);
+    kf_segment_iter_close(k->it);
     k->it = NULL;
-    kf_map_close(&k->map);
+    kf_source_close(k->src);
+    k->src = NULL;
 }
 
 static void note_damage(cursor *k)
@@ -328,12 +328,19 @@ static void advance(cursor *k)
             }
             const char *path = k->c->segments[k->seg];
             k->file = path;
-            if (kf_map_open(&k->map, path, 0) != KF_OK) {
+            int err_no = 0;
+            int orc = kf_source_open(&k->src, path, 0, &err_no);
+            if (orc == KF_ERR_NOMEM) {
+                k->nomem = true;
+                break;
+            }
+            if (orc != KF_OK) {
                 kf_problem p = {0};
                 p.code = KF_P_UNREADABLE;
                 p.severity = KF_SEV_ERROR;
                 p.file = path;
-                snprintf(p.message, sizeof p.message, "cannot read: %s", strerror(k->map.err_no));
+                snprintf(p.message, sizeof p.message, "cannot read: %s",
+                         err_no == EINVAL ? "not a regular file" : strerror(err_no));
                 count_problem(k->r, &p);
                 k->unreadable = true;
                 k->seg++;
@@ -343,11 +350,12 @@ static void advance(cursor *k)
             kf_scan_opts o;
             kf_scan_opts_init(&o);
             o.deep = false;
-            o.readahead = true;
+            o.max_batch_bytes = k->r->o.max_batch_bytes;
+            o.threads = k->r->o.threads;
             o.base_offset = k->c->bases[k->seg];
             o.problem_fn = cursor_problem;
             o.problem_ctx = k;
-            if (kf_segment_iter_open(&k->it, &k->map, &o) != KF_OK) {
+            if (kf_segment_iter_open(&k->it, k->src, &o) != KF_OK) {
                 k->nomem = true;
                 break;
             }
@@ -356,7 +364,21 @@ static void advance(cursor *k)
         int got = kf_segment_iter_next(k->it, &k->peek, &damaged);
         if (damaged)
             note_damage(k);
-        if (got) {
+        if (got == -KF_ERR_NOMEM) {
+            k->nomem = true;
+            break;
+        }
+        if (got < 0) { /* a read failed: the rest of this segment is lost */
+            kf_problem p = {0};
+            p.code = KF_P_UNREADABLE;
+            p.severity = KF_SEV_ERROR;
+            p.file = k->file;
+            snprintf(p.message, sizeof p.message, "read error: %s", strerror(errno));
+            count_problem(k->r, &p);
+            k->unreadable = true;
+            note_damage(k);
+        }
+        if (got > 0) {
             if (k->pending_damage) {
                 add_window(k, k->damage_lo, first_offset(&k->peek) - 1);
                 k->pending_damage = false;
@@ -413,7 +435,6 @@ int kf_part_reader_open(kf_part_reader **out, const kf_partition *p, const kf_pa
     for (size_t i = 0; i < n; i++) {
         ks[i].r = r;
         ks[i].c = &p->copies[i];
-        ks[i].map.fd = -1;
         advance(&ks[i]);
     }
     *out = r;
@@ -477,6 +498,8 @@ const char *kf_part_reader_file(const kf_part_reader *r) { return r->consume ? r
 
 int kf_part_reader_records(kf_part_reader *r, kf_batch *b, kf_record_iter *it)
 {
+    if (r->consume && r->consume->it)
+        return kf_segment_iter_records(r->consume->it, b, it);
     return kf_records_begin(it, b, &r->buf, r->o.max_batch_bytes);
 }
 
@@ -541,28 +564,28 @@ void kf_part_reader_close(kf_part_reader *r, kf_part_result *res)
 
 bool kf_partition_log_end(const kf_partition *p, size_t max_batch_bytes, int64_t *leo)
 {
-    (void)max_batch_bytes;
     bool any = false;
     int64_t best = INT64_MIN;
     for (size_t c = 0; c < p->ncopies; c++) {
         const kf_copy *cp = &p->copies[c];
         for (size_t s = cp->nseg; s-- > 0;) {
-            kf_map m;
-            if (kf_map_open(&m, cp->segments[s], 0) != KF_OK)
+            kf_source *src;
+            if (kf_source_open(&src, cp->segments[s], 0, NULL) != KF_OK)
                 continue;
             kf_scan_opts o;
             kf_scan_opts_init(&o);
             o.deep = false;
+            o.max_batch_bytes = max_batch_bytes;
             kf_segment_iter *it;
             int64_t last = INT64_MIN;
-            if (kf_segment_iter_open(&it, &m, &o) == KF_OK) {
+            if (kf_segment_iter_open(&it, src, &o) == KF_OK) {
                 kf_batch b;
-                while (kf_segment_iter_next(it, &b, NULL))
+                while (kf_segment_iter_next(it, &b, NULL) == 1)
                     if (b.last_offset > last)
                         last = b.last_offset;
                 kf_segment_iter_close(it);
             }
-            kf_map_close(&m);
+            kf_source_close(src);
             any = true;
             int64_t e = last != INT64_MIN ? last + 1 : cp->bases[s];
             if (e > best)

@@ -36,8 +36,7 @@ typedef struct copy_reader {
     char **paths;       /* segment paths in base order */
     int64_t *bases;
     size_t nseg, seg;   /* seg: the open segment */
-    kf_map map;
-    bool map_open;
+    kf_source *src;
     kf_segment_iter *it;
     bool has_head;
     kf_batch head;
@@ -125,11 +124,13 @@ static void copy_problem(void *ctx, const kf_problem *p)
     copy_reader *r = ctx;
     r->damage = true;
     /* a torn or broken entry whose v2 header still names its offsets */
-    const kf_map *m = &r->map;
-    if (!r->tail_known && p->position < m->size && m->size - p->position >= KF_V2_HEADER_SIZE &&
-        m->data[p->position + 16] == 2) {
-        int64_t base = (int64_t)kf_be64(m->data + p->position);
-        int32_t delta = (int32_t)kf_be32(m->data + p->position + 23);
+    uint8_t h[KF_V2_HEADER_SIZE];
+    if (!r->tail_known && r->src &&
+        kf_source_pread(r->src, p->position, h, sizeof h) == (int64_t)sizeof h && h[16] == 2) {
+        kf_batch hb;
+        kf_batch_parse(h, sizeof h, p->position, &hb);
+        int64_t base = hb.base_offset;
+        int32_t delta = hb.last_offset_delta;
         int64_t expect = r->has_prev ? r->prev_last + 1 : r->bases[r->seg];
         if (base == expect && delta >= 0 && delta < (1 << 20)) {
             r->tail_known = true;
@@ -140,14 +141,10 @@ static void copy_problem(void *ctx, const kf_problem *p)
 
 static void close_segment_reader(copy_reader *r)
 {
-    if (r->it) {
-        kf_segment_iter_close(r->it);
-        r->it = NULL;
-    }
-    if (r->map_open) {
-        kf_map_close(&r->map);
-        r->map_open = false;
-    }
+    kf_segment_iter_close(r->it);
+    r->it = NULL;
+    kf_source_close(r->src);
+    r->src = NULL;
 }
 
 
@@ -175,27 +172,27 @@ static int advance(merge_ctx *c, copy_reader *r)
                 r->done = true;
                 break;
             }
-            if (kf_map_open(&r->map, r->paths[r->seg], 0) != KF_OK) {
+            int err_no = 0;
+            if (kf_source_open(&r->src, r->paths[r->seg], 0, &err_no) != KF_OK) {
                 kf_problem p;
                 memset(&p, 0, sizeof p);
                 p.code = KF_P_UNREADABLE;
                 p.severity = KF_SEV_ERROR;
-                snprintf(p.message, sizeof p.message, "cannot read: %s", strerror(r->map.err_no));
+                snprintf(p.message, sizeof p.message, "cannot read: %s",
+                         err_no == EINVAL ? "not a regular file" : strerror(err_no));
                 r->damage = true;
                 if (c->o->problem_fn)
                     c->o->problem_fn(c->o->ctx, r->idx, r->paths[r->seg], &p);
                 r->seg++;
                 continue;
             }
-            r->map_open = true;
-            kf_map_sequential(&r->map);
             kf_scan_opts so;
             kf_scan_opts_init(&so);
             so.resync = true;
             so.base_offset = r->bases[r->seg];
             so.problem_fn = reader_problem;
             so.problem_ctx = &c->slots[r->idx];
-            if (kf_segment_iter_open(&r->it, &r->map, &so) != KF_OK)
+            if (kf_segment_iter_open(&r->it, r->src, &so) != KF_OK)
                 return KF_ERR_NOMEM;
         }
         bool dmg = false;
@@ -545,8 +542,8 @@ static int write_small_files(merge_ctx *c)
     /* partition.metadata: the first copy's that parses */
     for (size_t i = 0; i < c->n; i++) {
         char *in = kf_path_join(c->cr[i].dir, "partition.metadata");
-        kf_map m;
-        if (in && kf_map_open(&m, in, 0) == KF_OK) {
+        kf_bytes m;
+        if (in && kf_file_read_all(in, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
             kf_partition_metadata pm;
             char msg[200];
             if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK) {
@@ -557,11 +554,11 @@ static int write_small_files(merge_ctx *c)
                 else
                     emit_file(c, in, outp, "copied", "valid");
                 free(outp);
-                kf_map_close(&m);
+                free(m.data);
                 free(in);
                 break;
             }
-            kf_map_close(&m);
+            free(m.data);
         }
         free(in);
     }
@@ -670,8 +667,8 @@ int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_di
         snprintf(name, sizeof name, "%020lld.snapshot", (long long)c.bases[0]);
         for (size_t i = 0; i < n && c.ps_seed < 0 && rc == KF_OK; i++) {
             char *p = kf_path_join(c.cr[i].dir, name);
-            kf_map sm;
-            if (p && kf_map_open(&sm, p, 0) == KF_OK) {
+            kf_bytes sm;
+            if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, NULL) == KF_OK) {
                 kf_snapshot s;
                 char msg[200];
                 if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
@@ -682,7 +679,7 @@ int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_di
                     c.ps_seed_path = p;
                     p = NULL;
                 }
-                kf_map_close(&sm);
+                free(sm.data);
             }
             free(p);
         }

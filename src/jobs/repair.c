@@ -30,6 +30,7 @@
 #include "kfsck/repair.h"
 #include "kfsck/segment.h"
 #include "kfsck/snapshot.h"
+#include "format/walk.h"
 
 void kf_repair_opts_init(kf_repair_opts *o)
 {
@@ -56,7 +57,13 @@ static void first_problem_fn(void *ctx, const kf_problem *p)
 
 bool kf_batch_deep_ok(const kf_batch *b, size_t max_batch_bytes, const char **code, int64_t *first, int64_t *last)
 {
-    kf_map m = {b->bytes, b->size, -1, 0};
+    kf_source *m;
+    if (kf_source_memory(&m, b->bytes, b->size) != KF_OK) {
+        *code = "out_of_memory";
+        *first = b->base_offset;
+        *last = b->last_offset;
+        return false;
+    }
     kf_scan_opts so;
     kf_scan_opts_init(&so);
     so.deep = true;
@@ -66,8 +73,11 @@ bool kf_batch_deep_ok(const kf_batch *b, size_t max_batch_bytes, const char **co
     first_problem fp = {NULL, 0};
     so.problem_fn = first_problem_fn;
     so.problem_ctx = &fp;
+    so.threads = 1;
+    so.keep_cache = true;
     kf_segment_summary sum;
-    int rc = kf_segment_scan(&m, &so, &sum);
+    int rc = kf_segment_scan(m, &so, &sum);
+    kf_source_close(m);
     *first = sum.has_offsets ? sum.first_offset : b->base_offset;
     *last = sum.has_offsets ? sum.last_offset : b->last_offset;
     if (rc != KF_OK) {
@@ -91,12 +101,16 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-static bool all_zero(const uint8_t *p, uint64_t n)
+/* The input segment of a repair: the source, and a window for random access. */
+typedef struct seg_in {
+    kf_source *src;
+    kf_window w;
+    uint64_t size;
+} seg_in;
+
+static bool range_all_zero(seg_in *m, uint64_t start, uint64_t end)
 {
-    for (uint64_t i = 0; i < n; i++)
-        if (p[i])
-            return false;
-    return true;
+    return kf_zero_run_end(&m->w, start, end) >= end;
 }
 
 typedef struct le_entry {
@@ -224,7 +238,7 @@ static void emit_drop(repair_ctx *c, kf_repair_drop *d)
 }
 
 /* Fill the offsets and data_loss of a drop of [start,end) in m. */
-static void finish_drop(kf_repair_drop *d, const kf_map *m, bool has_first, int64_t first, bool has_last, int64_t last)
+static void finish_drop(kf_repair_drop *d, seg_in *m, bool has_first, int64_t first, bool has_last, int64_t last)
 {
     d->has_first = has_first;
     d->first_offset = first;
@@ -232,7 +246,7 @@ static void finish_drop(kf_repair_drop *d, const kf_map *m, bool has_first, int6
     d->last_offset = last;
     if (has_first && has_last && last < first)
         d->has_first = d->has_last = false;
-    bool zero = all_zero(m->data + d->start, d->end - d->start);
+    bool zero = range_all_zero(m, d->start, d->end);
     /* only zero bytes and no offset known lost: not data */
     d->data_loss = !(zero && !d->has_first);
     /* a zero-filled tail after the last batch (preallocated): no offsets either */
@@ -244,12 +258,16 @@ static void finish_drop(kf_repair_drop *d, const kf_map *m, bool has_first, int6
 
 /* The header of an entry at pos whose length is unusable: its last offset,
  * when the v2 header is there and continues the offsets sensibly. */
-static bool header_last(const kf_map *m, uint64_t pos, int64_t expect_first, int64_t *last)
+static bool header_last(seg_in *m, uint64_t pos, int64_t expect_first, int64_t *last)
 {
-    if (m->size - pos < KF_V2_HEADER_SIZE || m->data[pos + 16] != 2)
+    size_t avail;
+    const uint8_t *h = kf_window_at(&m->w, pos, KF_V2_HEADER_SIZE, &avail);
+    if (!h || avail < KF_V2_HEADER_SIZE || h[16] != 2)
         return false;
-    int64_t base = (int64_t)kf_be64(m->data + pos);
-    int32_t delta = (int32_t)kf_be32(m->data + pos + 23);
+    kf_batch hb;
+    kf_batch_parse(h, KF_V2_HEADER_SIZE, pos, &hb);
+    int64_t base = hb.base_offset;
+    int32_t delta = hb.last_offset_delta;
     if (base != expect_first || delta < 0 || delta > (1 << 20))
         return false;
     *last = base + delta;
@@ -360,7 +378,7 @@ static void iter_problem(void *ctx, const kf_problem *p)
         *cut = 0;
 }
 
-static void drop_whole_segment(repair_ctx *c, const seg_job *j, const kf_map *m)
+static void drop_whole_segment(repair_ctx *c, const seg_job *j, seg_in *m)
 {
     kf_repair_drop d;
     memset(&d, 0, sizeof d);
@@ -378,7 +396,7 @@ static void drop_whole_segment(repair_ctx *c, const seg_job *j, const kf_map *m)
     kf_segment_iter *it;
     bool hf = false, hl = false;
     int64_t first = 0, last = 0;
-    if (kf_segment_iter_open(&it, m, &so) == KF_OK) {
+    if (kf_segment_iter_open(&it, m->src, &so) == KF_OK) {
         kf_batch b;
         bool dmg;
         while (kf_segment_iter_next(it, &b, &dmg) == 1) {
@@ -411,21 +429,27 @@ static void drop_whole_segment(repair_ctx *c, const seg_job *j, const kf_map *m)
 static int repair_segment(repair_ctx *c, const seg_job *j)
 {
     const kf_repair_opts *o = c->o;
-    kf_map m;
-    if (kf_map_open(&m, j->in_path, 0) != KF_OK)
-        return fail(c, j->in_path, m.err_no, "cannot read");
-    kf_map_sequential(&m);
+    seg_in m;
+    memset(&m, 0, sizeof m);
+    int open_err = 0;
+    if (kf_source_open(&m.src, j->in_path, 0, &open_err) != KF_OK)
+        return fail(c, j->in_path, open_err, open_err == EINVAL ? "not a regular file" : "cannot read");
+    kf_window_init(&m.w, m.src);
+    m.size = kf_source_size(m.src);
     if (c->truncated) {
         drop_whole_segment(c, j, &m);
         if (j->txn_path)
             emit_file(c, j->txn_path, NULL, "dropped", "its segment was dropped (after a truncated segment)");
-        kf_map_close(&m);
+        kf_window_free(&m.w);
+        kf_source_close(m.src);
         return KF_OK;
     }
     int64_t base = j->base;
     if (base < 0) { /* unknown from the name: the first intact batch's */
-        uint64_t p = kf_find_next_batch(m.data, m.size, 0);
-        base = p < m.size ? (int64_t)kf_be64(m.data + p) : 0;
+        uint64_t p = kf_find_next(&m.w, 0);
+        size_t avail;
+        const uint8_t *h = p < m.size ? kf_window_at(&m.w, p, 8, &avail) : NULL;
+        base = h && avail >= 8 ? (int64_t)kf_be64(h) : 0;
     }
 
     char stem[64];
@@ -459,21 +483,22 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
     }
 
     /* the segment's txnindex, matched against the kept ABORT markers */
-    kf_map tm = {NULL, 0, -1, 0};
+    uint8_t *tm_data = NULL;
+    uint64_t tm_size = 0;
     txn_check tc;
     memset(&tc, 0, sizeof tc);
     bool have_txn = false;
-    if (j->txn_path && kf_map_open(&tm, j->txn_path, 0) == KF_OK) {
+    if (j->txn_path && kf_file_read_all(j->txn_path, KF_SMALL_FILE_MAX, &tm_data, &tm_size, NULL) == KF_OK) {
         have_txn = true;
-        tc.data = tm.data;
-        tc.n = kf_txn_index_count(tm.size);
+        tc.data = tm_data;
+        tc.n = kf_txn_index_count(tm_size);
         tc.keep = calloc(tc.n ? tc.n : 1, sizeof *tc.keep);
         txn_probs tp = {0};
-        kf_txn_index_check(tm.data, tm.size, base, count_problem, &tp);
+        kf_txn_index_check(tm_data, tm_size, base, count_problem, &tp);
         tc.bad_format = tp.n > 0;
         if (!tc.keep) {
             rc = fail(c, j->txn_path, ENOMEM, "out of memory");
-            kf_map_close(&tm);
+            free(tm_data);
             goto done;
         }
     }
@@ -488,14 +513,19 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
     sr.input_size = m.size;
 
     if (!o->salvage) {
-        uint64_t vb = kf_recovery_point(m.data, m.size, j->base);
+        uint64_t vb = kf_recovery_point(m.src, j->base);
         uint64_t pos = 0;
         while (pos < vb && rc == KF_OK) {
             uint32_t bsize;
             int8_t magic;
-            if (kf_batch_frame(m.data + pos, vb - pos, &bsize, &magic) != KF_FRAME_OK)
+            size_t avail;
+            const uint8_t *p = kf_window_at(&m.w, pos, KF_HEADER_UP_TO_MAGIC + 1, &avail);
+            if (!p || kf_batch_frame(p, vb - pos < avail ? vb - pos : avail, &bsize, &magic) == KF_FRAME_SHORT_TAIL)
                 break; /* cannot happen below valid_bytes */
-            const uint8_t *p = m.data + pos;
+            if (avail < bsize)
+                p = kf_window_at(&m.w, pos, bsize, &avail);
+            if (!p || avail < bsize || kf_batch_frame(p, vb - pos < avail ? vb - pos : avail, &bsize, &magic) != KF_FRAME_OK)
+                break; /* the file changed under us */
             int64_t last, maxts;
             kf_entry_broker_view(p, bsize, &last, &maxts);
             int brc = kf_index_builder_add(&ib, bsize, last, maxts);
@@ -547,7 +577,7 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
             uint64_t intact_after = 0;
             bool hl = false;
             int64_t last = 0;
-            if (kf_segment_iter_open(&it, &m, &so) == KF_OK) {
+            if (kf_segment_iter_open(&it, m.src, &so) == KF_OK) {
                 kf_batch b;
                 bool dmg;
                 while (kf_segment_iter_next(it, &b, &dmg) == 1) {
@@ -594,7 +624,7 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
         so.problem_fn = iter_problem;
         so.problem_ctx = &ip;
         kf_segment_iter *it = NULL;
-        if (kf_segment_iter_open(&it, &m, &so) != KF_OK) {
+        if (kf_segment_iter_open(&it, m.src, &so) != KF_OK) {
             rc = fail(c, j->in_path, ENOMEM, "out of memory");
         }
         kf_batch b;
@@ -756,7 +786,7 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
         }
         if (rc != KF_OK) {
             /* reported by the caller */
-        } else if (have_txn && c->txn_len == tm.size && (c->txn_len == 0 || memcmp(c->txn_out, tm.data, tm.size) == 0)) {
+        } else if (have_txn && c->txn_len == tm_size && (c->txn_len == 0 || memcmp(c->txn_out, tm_data, tm_size) == 0)) {
             if (c->txn_len)
                 emit_file(c, j->txn_path, out_txn, "copied",
                           "every entry names an ABORT marker kept in the repaired segment (the same as rebuilt from them)");
@@ -787,7 +817,7 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
     }
     if (have_txn) {
         free(tc.keep);
-        kf_map_close(&tm);
+        free(tm_data);
     }
 
 done:
@@ -797,7 +827,8 @@ done:
     free(out_log);
     free(out_ix);
     free(out_tix);
-    kf_map_close(&m);
+    kf_window_free(&m.w);
+    kf_source_close(m.src);
     return rc;
 }
 
@@ -906,9 +937,9 @@ static int rebuild_snapshot(repair_ctx *c, const char *in_path, int64_t snap_off
 static int do_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_t snap_off, bool have_leo, int64_t leo,
                        bool leo_in_input)
 {
-    kf_map m;
+    kf_bytes m;
     char wbuf[240];
-    if (kf_map_open(&m, in_path, 0) != KF_OK)
+    if (kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) != KF_OK)
         return rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
     kf_snapshot s;
     char msg[200];
@@ -950,14 +981,14 @@ static int do_snapshot(repair_ctx *c, const char *in_path, const char *name, int
             free(outp);
         }
     }
-    kf_map_close(&m);
+    free(m.data);
     return rc;
 }
 
 static int do_metadata(repair_ctx *c, const char *in_path)
 {
-    kf_map m;
-    if (kf_map_open(&m, in_path, 0) != KF_OK) {
+    kf_bytes m;
+    if (kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) != KF_OK) {
         emit_file(c, in_path, NULL, "dropped", "cannot be read");
         return KF_OK;
     }
@@ -976,7 +1007,7 @@ static int do_metadata(repair_ctx *c, const char *in_path)
             emit_file(c, in_path, outp, "copied", "valid");
         free(outp);
     }
-    kf_map_close(&m);
+    free(m.data);
     return rc;
 }
 
@@ -1064,14 +1095,15 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     /* the input's leader-epoch checkpoint, checked against kept batches as they go */
     char *le_path = kf_path_join(in_dir, "leader-epoch-checkpoint");
     bool le_present = false, le_read = false;
-    kf_map lm;
-    if (rc == KF_OK && kf_map_open(&lm, le_path, 0) == KF_OK) {
+    kf_bytes lm;
+    int le_err = 0;
+    if (rc == KF_OK && kf_file_read_all(le_path, KF_SMALL_FILE_MAX, &lm.data, &lm.size, &le_err) == KF_OK) {
         le_present = le_read = true;
         c.in_le_ok = true;
         int32_t ver = -1;
         kf_checkpoint_parse(lm.data, lm.size, KF_CKPT_LEADER_EPOCH, &ver, le_entry_fn, &c, le_problem_fn, &c);
-        kf_map_close(&lm);
-    } else if (rc == KF_OK && errno != ENOENT) {
+        free(lm.data);
+    } else if (rc == KF_OK && le_err != ENOENT) {
         le_present = true;
     }
 
@@ -1082,8 +1114,8 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
         if (ni.kind != KF_FILE_SNAPSHOT || ni.suffix[0] || ni.base_offset != segs[0].base)
             continue;
         char *p = kf_path_join(in_dir, others[i]);
-        kf_map sm;
-        if (p && kf_map_open(&sm, p, 0) == KF_OK) {
+        kf_bytes sm;
+        if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, NULL) == KF_OK) {
             kf_snapshot s;
             char msg[200];
             if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
@@ -1091,7 +1123,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
                     rc = fail(&c, p, ENOMEM, "out of memory");
                 c.ps_seed = ni.base_offset;
             }
-            kf_map_close(&sm);
+            free(sm.data);
         }
         free(p);
     }
@@ -1101,10 +1133,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
         char txnname[96];
         snprintf(txnname, sizeof txnname, "%020lld.txnindex", (long long)segs[i].base);
         char *txn_path = kf_path_join(in_dir, txnname);
-        kf_map probe;
-        bool has_txn = kf_map_open(&probe, txn_path, 0) == KF_OK;
-        if (has_txn)
-            kf_map_close(&probe);
+        bool has_txn = kf_file_exists(txn_path);
         seg_job j = {in_path, segs[i].name, segs[i].base, i + 1 < nseg ? segs[i + 1].base : -1,
                      has_txn ? txn_path : NULL};
         rc = repair_segment(&c, &j);
@@ -1191,10 +1220,7 @@ int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_r
         if (txn_path) {
             memcpy(txn_path, log_path, n - sl - 4);
             strcpy(txn_path + n - sl - 4, ".txnindex");
-            kf_map probe;
-            if (kf_map_open(&probe, txn_path, 0) == KF_OK) {
-                kf_map_close(&probe);
-            } else {
+            if (!kf_file_exists(txn_path)) {
                 free(txn_path);
                 txn_path = NULL;
             }

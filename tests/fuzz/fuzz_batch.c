@@ -17,7 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    kf_map m = {.data = data, .size = size, .fd = -1};
+    kf_source *m;
+    if (kf_source_memory(&m, data, size) != KF_OK)
+        return 0;
     kf_scan_opts o;
     kf_segment_summary sum;
 
@@ -25,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.deep = true;
     o.resync = true;
     o.max_batch_bytes = (size_t)1 << 20;
-    (void)kf_segment_scan(&m, &o, &sum);
+    (void)kf_segment_scan(m, &o, &sum);
+    kf_source_close(m);
     return 0;
 }

@@ -19,27 +19,32 @@ static void on_change(void *ctx, const kf_offset_value *v, bool deleted, int64_t
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    kf_map m = {.data = data, .size = size, .fd = -1};
+    kf_source *m;
+    if (kf_source_memory(&m, data, size) != KF_OK)
+        return 0;
     size_t sink = 0;
     kf_replay_opts ro = {0};
     ro.max_batch_bytes = (size_t)1 << 20;
     ro.change_fn = on_change;
     ro.change_ctx = &sink;
     kf_replay *r = kf_replay_new(&ro);
-    if (!r)
+    if (!r) {
+        kf_source_close(m);
         return 0;
+    }
     kf_scan_opts o;
     kf_scan_opts_init(&o);
     kf_segment_iter *it;
-    if (kf_segment_iter_open(&it, &m, &o) == KF_OK) {
+    if (kf_segment_iter_open(&it, m, &o) == KF_OK) {
         kf_batch b;
         int part = 0;
-        while (kf_segment_iter_next(it, &b, NULL)) {
+        while (kf_segment_iter_next(it, &b, NULL) == 1) {
             kf_replay_partition(r, part++ % 3); /* interleaved partitions */
             kf_replay_batch(r, &b);
         }
         kf_segment_iter_close(it);
     }
+    kf_source_close(m);
     kf_replay_finish(r);
     const kf_offset_value **rows;
     size_t n = kf_replay_offsets(r, &rows);

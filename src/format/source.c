@@ -1,0 +1,369 @@
+/* source.c: what the streaming reader reads from (include/kfsck/file.h): a
+ * file opened read-only and read with pread, or a piece of memory; and the
+ * reader's page-cache manners.
+ *
+ * Why pread and not mmap: on the virtual machines kfsck runs on, every page
+ * fault of a mapped file costs page-table work as large as the checksum work
+ * itself (measured: mmap + CRC-32C 2 GB/s against pread into a reused 1 MiB
+ * buffer + the same CRC 8 GB/s), and mapped pages count as the process's RSS.
+ *
+ * Page-cache manners: before a stretch is read, mincore (on a mapping that is
+ * never touched, so nothing faults in) tells which of its pages are cached
+ * already; once the reader is done with the stretch, the pages that were not
+ * are dropped with posix_fadvise(DONTNEED). Pages the broker had cached stay. */
+#include "kfsck/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kfsck/common.h"
+
+#define RESIDENCY_STEP ((uint64_t)16 << 20) /* mincore this much at a time */
+/* Residency is looked at this far ahead of what is read: the kernel's own
+ * read-ahead, started by our reads, must not reach pages before we looked at
+ * them, or they would seem to have been cached before. */
+#define RESIDENCY_AHEAD ((uint64_t)96 << 20) /* read_ahead_kb is 8 MiB here; the kernel
+                                                 may run a few windows ahead */
+
+typedef struct page_run {
+    uint64_t lo, hi; /* byte range, page-aligned, not cached before we read it */
+} page_run;
+
+struct kf_source {
+    int fd;                 /* -1 for a memory source */
+    const uint8_t *mem;
+    uint64_t size;
+    atomic_bool shrunk;
+    /* page-cache manners */
+    bool gentle;
+    uint64_t page;
+    pthread_mutex_t mu;     /* the residency state below: looked at by the
+                               reading thread, dropped by the consuming one */
+    uint64_t checked_to;    /* residency known below this (page-aligned) */
+    page_run *runs;         /* FIFO of ranges to drop, ascending */
+    size_t head, n, cap;
+    uint64_t dropped_pages, kept_pages;
+};
+
+static kf_source *source_new(void)
+{
+    kf_source *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->fd = -1;
+    atomic_init(&s->shrunk, false);
+    long pg = sysconf(_SC_PAGESIZE);
+    s->page = pg > 0 ? (uint64_t)pg : 4096;
+    pthread_mutex_init(&s->mu, NULL);
+    return s;
+}
+
+int kf_source_open(kf_source **out, const char *path, uint64_t max_bytes, int *err_no)
+{
+    *out = NULL;
+    int e = 0;
+    /* O_NONBLOCK: opening a FIFO for reading must not wait for a writer; it
+     * is refused by the type check below. O_NOCTTY: a terminal device named
+     * like a segment must not become our controlling terminal. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        e = errno;
+        goto fail;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+        goto fail;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        e = EISDIR;
+        goto fail;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        e = EINVAL;
+        goto fail;
+    }
+    kf_source *s = source_new();
+    if (!s) {
+        close(fd);
+        if (err_no)
+            *err_no = ENOMEM;
+        return KF_ERR_NOMEM;
+    }
+    s->fd = fd;
+    s->size = (uint64_t)st.st_size;
+    if (max_bytes && s->size > max_bytes)
+        s->size = max_bytes;
+    *out = s;
+    return KF_OK;
+fail:
+    if (fd >= 0)
+        close(fd);
+    if (err_no)
+        *err_no = e;
+    return KF_ERR_IO;
+}
+
+int kf_source_memory(kf_source **out, const uint8_t *data, uint64_t size)
+{
+    kf_source *s = source_new();
+    *out = s;
+    if (!s)
+        return KF_ERR_NOMEM;
+    s->mem = data;
+    s->size = data ? size : 0;
+    return KF_OK;
+}
+
+static void drop_range(kf_source *s, uint64_t lo, uint64_t hi)
+{
+    if (hi <= lo)
+        return;
+#ifdef POSIX_FADV_DONTNEED
+    posix_fadvise(s->fd, (off_t)lo, (off_t)(hi - lo), POSIX_FADV_DONTNEED);
+#endif
+}
+
+void kf_source_close(kf_source *s)
+{
+    if (!s)
+        return;
+    if (s->fd >= 0) {
+        kf_source_done_below(s, UINT64_MAX);
+        close(s->fd);
+    }
+    pthread_mutex_destroy(&s->mu);
+    free(s->runs);
+    free(s);
+}
+
+uint64_t kf_source_size(const kf_source *s) { return s->size; }
+
+const uint8_t *kf_source_data(const kf_source *s) { return s->mem; }
+
+bool kf_source_shrunk(const kf_source *s) { return atomic_load(&s->shrunk); }
+
+uint64_t kf_source_size_now(kf_source *s)
+{
+    struct stat st;
+    if (s->fd < 0 || fstat(s->fd, &st) != 0)
+        return s->size;
+    return (uint64_t)st.st_size;
+}
+
+int64_t kf_source_pread(kf_source *s, uint64_t pos, void *buf, size_t n)
+{
+    if (pos >= s->size)
+        return 0;
+    if (n > s->size - pos)
+        n = (size_t)(s->size - pos);
+    if (s->mem) {
+        memcpy(buf, s->mem + pos, n);
+        return (int64_t)n;
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(s->fd, (uint8_t *)buf + got, n - got, (off_t)(pos + got));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0) { /* the file is shorter now than when it was opened */
+            atomic_store(&s->shrunk, true);
+            break;
+        }
+        got += (size_t)r;
+    }
+    return (int64_t)got;
+}
+
+int kf_source_next_hole(kf_source *s, uint64_t from, uint64_t end, uint64_t *hole_start, uint64_t *hole_end)
+{
+#if defined(SEEK_HOLE) && defined(SEEK_DATA)
+    if (s->fd < 0 || from >= end)
+        return 0;
+    /* lseek moves the descriptor's offset, which no pread uses */
+    off_t h = lseek(s->fd, (off_t)from, SEEK_HOLE);
+    if (h < 0 || (uint64_t)h >= end)
+        return 0;
+    off_t d = lseek(s->fd, h, SEEK_DATA);
+    uint64_t he = (d < 0) ? end : (uint64_t)d; /* ENXIO: the hole runs to EOF */
+    if (he > end)
+        he = end;
+    if (he <= (uint64_t)h)
+        return 0;
+    *hole_start = (uint64_t)h;
+    *hole_end = he;
+    return 1;
+#else
+    (void)s; (void)from; (void)end; (void)hole_start; (void)hole_end;
+    return 0;
+#endif
+}
+
+/* ---- page-cache manners ------------------------------------------------- */
+
+void kf_source_gentle(kf_source *s, bool on) { s->gentle = on && s->fd >= 0; }
+
+static void push_run(kf_source *s, uint64_t lo, uint64_t hi)
+{
+    if (s->n && s->runs[(s->head + s->n - 1) % s->cap].hi == lo) {
+        s->runs[(s->head + s->n - 1) % s->cap].hi = hi; /* extends the last run */
+        return;
+    }
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        page_run *r = malloc(ncap * sizeof *r);
+        if (!r)
+            return; /* cannot remember it: the page just stays cached */
+        for (size_t i = 0; i < s->n; i++)
+            r[i] = s->runs[(s->head + i) % s->cap];
+        free(s->runs);
+        s->runs = r;
+        s->cap = ncap;
+        s->head = 0;
+    }
+    s->runs[(s->head + s->n) % s->cap] = (page_run){lo, hi};
+    s->n++;
+}
+
+/* Residency of [lo, hi) (page-aligned lo): non-resident runs are queued. */
+static void look_at(kf_source *s, uint64_t lo, uint64_t hi)
+{
+    size_t len = (size_t)(hi - lo);
+    size_t pages = (len + s->page - 1) / s->page;
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, s->fd, (off_t)lo);
+    if (m == MAP_FAILED)
+        return; /* unknown: leave those pages as they are */
+    unsigned char *vec = malloc(pages);
+    if (vec && mincore(m, len, vec) == 0) {
+        for (size_t i = 0; i < pages;) {
+            size_t j = i;
+            bool resident = vec[i] & 1;
+            while (j < pages && (bool)(vec[j] & 1) == resident)
+                j++;
+            uint64_t a = lo + (uint64_t)i * s->page, b = lo + (uint64_t)j * s->page;
+            if (resident)
+                s->kept_pages += j - i;
+            else
+                push_run(s, a, b);
+            i = j;
+        }
+    }
+    free(vec);
+    munmap(m, len);
+}
+
+void kf_source_will_read(kf_source *s, uint64_t end)
+{
+    if (!s->gentle || end + RESIDENCY_AHEAD / 2 <= s->checked_to)
+        return; /* looked at far enough ahead already */
+    end = end > UINT64_MAX - RESIDENCY_AHEAD ? UINT64_MAX : end + RESIDENCY_AHEAD;
+    if (end > s->size)
+        end = s->size;
+    pthread_mutex_lock(&s->mu);
+    uint64_t aligned_end = (end + s->page - 1) / s->page * s->page;
+    while (s->checked_to < aligned_end) {
+        uint64_t hi = s->checked_to + RESIDENCY_STEP;
+        if (hi > aligned_end)
+            hi = aligned_end;
+        look_at(s, s->checked_to, hi);
+        s->checked_to = hi;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* The page cache holds files in folios of up to a few MiB, and DONTNEED
+ * drops only the folios wholly inside its range: a folio across the line
+ * between two calls would survive both. So every call reaches back this far
+ * over what earlier calls covered (within the runs of pages that were not
+ * cached before, so nothing that was is dropped). */
+#define DROP_OVERLAP ((uint64_t)8 << 20)
+
+void kf_source_done_below(kf_source *s, uint64_t pos)
+{
+    if (!s->gentle)
+        return;
+    uint64_t lim = pos == UINT64_MAX ? UINT64_MAX : pos / s->page * s->page;
+    uint64_t back = lim > DROP_OVERLAP ? lim - DROP_OVERLAP : 0;
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < s->n; i++) {
+        page_run *r = &s->runs[(s->head + i) % s->cap];
+        if (r->lo >= lim)
+            break;
+        uint64_t hi = r->hi < lim ? r->hi : lim;
+        uint64_t lo = r->lo > back ? r->lo : back;
+        if (r->hi <= lim) /* the run is behind us: its last call reaches back from its end */
+            lo = r->hi > DROP_OVERLAP && r->hi - DROP_OVERLAP > r->lo ? r->hi - DROP_OVERLAP : r->lo;
+        if (lo < hi)
+            drop_range(s, lo, hi);
+    }
+    while (s->n && s->runs[s->head].hi <= lim) { /* wholly behind: done with */
+        s->dropped_pages += (s->runs[s->head].hi - s->runs[s->head].lo) / s->page;
+        s->head = (s->head + 1) % s->cap;
+        s->n--;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+void kf_source_cache_stats(const kf_source *s, uint64_t *dropped_pages, uint64_t *kept_pages)
+{
+    if (dropped_pages)
+        *dropped_pages = s->dropped_pages;
+    if (kept_pages)
+        *kept_pages = s->kept_pages;
+}
+
+/* ---- small files ---------------------------------------------------------- */
+
+int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size, int *err_no)
+{
+    *data = NULL;
+    *size = 0;
+    kf_source *s;
+    int rc = kf_source_open(&s, path, 0, err_no);
+    if (rc != KF_OK)
+        return rc;
+    uint64_t n = kf_source_size(s);
+    if (n > cap) {
+        kf_source_close(s);
+        return KF_ERR_TOO_BIG;
+    }
+    uint8_t *buf = NULL;
+    if (n) {
+        buf = malloc((size_t)n);
+        if (!buf) {
+            kf_source_close(s);
+            if (err_no)
+                *err_no = ENOMEM;
+            return KF_ERR_NOMEM;
+        }
+        int64_t got = kf_source_pread(s, 0, buf, (size_t)n);
+        if (got < 0) {
+            if (err_no)
+                *err_no = errno;
+            free(buf);
+            kf_source_close(s);
+            return KF_ERR_IO;
+        }
+        n = (uint64_t)got; /* a file that shrank meanwhile: what is there */
+    }
+    kf_source_close(s);
+    *data = buf;
+    *size = n;
+    return KF_OK;
+}
+
+bool kf_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
