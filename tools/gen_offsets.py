@@ -12,6 +12,9 @@ Writes, below OUTDIR/offsets/ (replacing that directory):
   connect/connect-offsets-0/  a Kafka Connect source offsets topic partition
   copies/{bitflip,torn}/__consumer_offsets-12/
                               two damaged copies of datadir/__consumer_offsets-12
+  txn-asof/__consumer_offsets-{3,12}/
+                              transactions whose change times go backwards (--as-of
+                              must stay a prefix of --history)
   MANIFEST.json               every record decoded, the replayed tables
                               (offsets, --history, --as-of, groups, reset CSV, open
                               transactions, Connect offsets, transaction-log state)
@@ -312,6 +315,9 @@ G_LEGACY = "legacy-app"                # 5
 G_EMPTY = "batch-job"                  # 8
 G_FLEX = "flex-group"                  # 3
 G_ANCIENT = "ancient-group"            # 22
+G_RETIRED = "retired-848-1"            # 8 (a deleted KIP-848 group)
+G_ADHOC = "adhoc-reader-7"             # 33 (offsets only, all deleted)
+G_EXPIRED = "expired-simple-7"         # 12 (simple group, expired)
 TXN_IDS = {5000: "payments-processor-7", 5001: "payments-processor-50",
            5002: "payments-processor-87", 5003: "payments-processor-106"}
 
@@ -351,7 +357,7 @@ SCENARIOS = [
      "sections), subscription v2"),
     ("connect_worker_group", G_WORKERS, "protocol_type connect: opaque subscription/assignment"),
     ("delete_groups", G_OLD, "full DeleteGroups: offset tombstones + group tombstone in one batch: "
-     "gone from offsets and groups"),
+     "gone from offsets, listed in groups as state dead"),
     ("metadata_only_tombstone", G_LEGACY, "type-2 tombstone only: groups shows dead, offsets stay"),
     ("consumer_group_kip848", G_848, "types 3,4,5,6,7,8,16: two members join, one (a classic-"
      "protocol member with tagged ClassicMemberMetadata) leaves; assignment by topic id: orders/"
@@ -366,6 +372,13 @@ SCENARIOS = [
     ("mixed_batch", G_MY, "one batch: offset commit v3, unknown type 99, offset commit v9, "
      "offset commit v4 (payments-0, topic id), group metadata v3 of payments-txn-23"),
     ("compression", G_MY, "gzip batch in __consumer_offsets-12, zstd batch in __consumer_offsets-33"),
+    ("deleted_consumer_group", G_RETIRED, "KIP-848 group: member joins, commits, leaves; then "
+     "DeleteGroups: offset tombstones and tombstones of types 6, 4, 3: listed as kind consumer, "
+     "state dead"),
+    ("offsets_only_group_deleted", G_ADHOC, "a group with offsets and no metadata ever; "
+     "OffsetDelete tombstones all of them: not listed"),
+    ("expired_simple_group", G_EXPIRED, "a group with offsets and no metadata; expiry writes its "
+     "offset tombstone and a type-2 tombstone: listed as classic, state dead"),
 ]
 
 
@@ -376,7 +389,7 @@ def build(clk):
     TS = PartLog("__transaction_state", partition_for(TXN_IDS[5000]))
     for g, p in ((G_MY, 12), (G_TXN, 12), (G_OLD, 12), (G_SINK, 33), (G_WORKERS, 33), (G_848, 33),
                  (G_SHARE, 33), (G_STREAMS, 33), (G_CONSOLE, 6), (G_LEGACY, 5), (G_EMPTY, 8),
-                 (G_FLEX, 3), (G_ANCIENT, 22)):
+                 (G_FLEX, 3), (G_ANCIENT, 22), (G_RETIRED, 8), (G_ADHOC, 33), (G_EXPIRED, 12)):
         assert partition_for(g) == p, (g, partition_for(g), p)
     assert all(partition_for(t) == TS.partition for t in TXN_IDS.values())
     marks = {}
@@ -693,6 +706,50 @@ def build(clk):
     P[12].data([OC(G_TXN, "orders", 0, 3, 130, t, epoch=3)], t, pid=5003, epoch=0, txn=True)
     t = clk()
     P[12].data([OC(G_MY, "orders", 1, 3, 57, t, epoch=4)], t)
+
+    # -- deleted groups: a KIP-848 group whose member left, then DeleteGroups
+    # (offset tombstones, then the group's tombstones in ConsumerGroup's order)
+    R1 = "cmV0aXJlZC1tZW1iZXItMQ"
+    t = clk()
+    P[8].data([
+        R(5, K(G_RETIRED, R1), 0, {"InstanceId": None, "RackId": None, "ClientId": "retired-1",
+                                   "ClientHost": "/10.0.9.1", "SubscribedTopicNames": ["orders"],
+                                   "SubscribedTopicRegex": None, "RebalanceTimeoutMs": 300000,
+                                   "ServerAssignor": "uniform"}),
+        R(3, K(G_RETIRED), 0, {"Epoch": 1, "CreationTimeMs": t}),
+        R(4, K(G_RETIRED), 0, {"Topics": [
+            {"TopicId": TOPIC_IDS["orders"], "TopicName": "orders", "NumPartitions": 2,
+             "PartitionMetadata": []}]}),
+        R(7, K(G_RETIRED, R1), 0, {"TopicPartitions": [TP(TOPIC_IDS["orders"], [0, 1])]}),
+        R(6, K(G_RETIRED), 0, {"AssignmentEpoch": 1}),
+        R(8, K(G_RETIRED, R1), 0, {"MemberEpoch": 1, "PreviousMemberEpoch": 0, "State": 0,
+                                   "AssignedPartitions": [TP(TOPIC_IDS["orders"], [0, 1])],
+                                   "PartitionsPendingRevocation": []})], t)
+    t = clk()
+    P[8].data([OC(G_RETIRED, "orders", 0, 3, 140, t, epoch=0),
+               OC(G_RETIRED, "orders", 1, 3, 85, t, epoch=0)], t)
+    t = clk()
+    P[8].data([R(8, K(G_RETIRED, R1)), R(7, K(G_RETIRED, R1)), R(5, K(G_RETIRED, R1)),
+               R(3, K(G_RETIRED), 0, {"Epoch": 2, "CreationTimeMs": t - STEP * 2}),
+               R(6, K(G_RETIRED), 0, {"AssignmentEpoch": 2})], t)
+    t = clk()
+    P[8].data([OT(G_RETIRED, "orders", 0), OT(G_RETIRED, "orders", 1),
+               R(6, K(G_RETIRED)), R(4, K(G_RETIRED)), R(3, K(G_RETIRED))], t)
+
+    # -- a group known only from offsets (assign()), all of them removed by
+    # OffsetDelete: no trace left, not listed
+    t = clk()
+    P[33].data([OC(G_ADHOC, "orders", 0, 3, 3, t, epoch=3),
+                OC(G_ADHOC, "payments", 0, 3, 4, t, epoch=1)], t)
+    t = clk()
+    P[33].data([OT(G_ADHOC, "orders", 0), OT(G_ADHOC, "payments", 0)], t)
+
+    # -- a simple group expired by the coordinator (spec §8.6): its offset
+    # tombstone and a group tombstone, though it never had a group record
+    t = clk()
+    P[12].data([OC(G_EXPIRED, "clicks", 0, 3, 9, t, epoch=0)], t)
+    t = clk()
+    P[12].data([OT(G_EXPIRED, "clicks", 0), R(2, {"group": G_EXPIRED})], t)
     return P, TS, marks
 
 
@@ -847,18 +904,29 @@ def offset_entry(partition, off, kd, version, vd, transactional):
             "source_partition": partition, "source_offset": off, "transactional": transactional}
 
 
+GROUP_METADATA_TYPES = (2, 3, 11, 17)   # classic, consumer, share, streams group metadata
+
+
 class Replay:
+    """The coordinator's replay (spec §8.8). Changes to the offsets table are
+    recorded in `history` in the order they take effect: batches of one
+    partition in offset order, partitions interleaved on one time line
+    (`replay_partitions`)."""
+
     def __init__(self):
         self.offsets = {}      # slot -> entry
         self.pending = {}      # (partition, pid) -> {slot: entry}
         self.kv = {}           # (rtype, key tuple) -> (version, value dict, partition, offset)
-        self.last_type2 = {}   # group -> "value" | "tombstone"
+        self.last_meta = {}    # group -> (metadata record type, "value" | "tombstone")
         self.history = []
         self.records = []
         self.controls = []
         self.problems = []
 
-    def change(self, entry, deleted, eff_off, eff_time, partition, slot=None, previous=None):
+    def change(self, entry, deleted, eff_off, change_time, partition, slot=None, previous=None):
+        """change_time is what --as-of compares: the commit timestamp of a
+        commit (transactional ones too, though they take effect at their
+        marker), the tombstone batch's max timestamp for a deletion."""
         if deleted:
             g, t, p = slot
             h = {"group": g, "topic": t, "partition": p, "deleted": True, "offset": None,
@@ -867,82 +935,102 @@ class Replay:
                  "source_offset": eff_off, "transactional": False, "previous": previous}
         else:
             h = dict(entry, deleted=False)
+        h["change_time"] = change_time
         h["effective_offset"] = eff_off
-        h["effective_time"] = eff_time
         self.history.append(h)
 
     def partition(self, partition, batches, intents=None, txn_log=False):
+        """One partition alone, in offset order."""
         for b in sorted(batches, key=lambda b: b["base_offset"]):
-            if b["count"] == 0:
-                continue
-            if b["control"]:
-                (off, ts, key, value), = b["records"]
-                ctype = struct.unpack(">hh", key)[1]
-                kind = {0: "ABORT", 1: "COMMIT"}[ctype]
-                self.controls.append({"partition": partition, "offset": off, "timestamp": ts,
-                                      "control_type": kind, "producer_id": b["pid"],
-                                      "producer_epoch": b["epoch"],
-                                      "coordinator_epoch": struct.unpack(">hi", value)[1]})
-                stage = self.pending.pop((partition, b["pid"]), {})
-                if kind == "COMMIT":
-                    for slot, e in sorted(stage.items(), key=lambda kv: kv[1]["source_offset"]):
-                        cur = self.offsets.get(slot)
-                        if cur is None or e["source_offset"] > cur["source_offset"]:
-                            self.offsets[slot] = e
-                            self.change(e, False, off, b["max_ts"], partition)
-                continue
-            for rec in b["records"]:
-                r, dec = decode_record(partition, b, rec, txn_log)
-                self.records.append(r)
-                if intents is not None:
-                    cross_check(r, intents[rec[0]])
-                if dec is None:
-                    self.problems.append({"partition": partition, "offset": rec[0],
-                                          "kind": r["expect"], "key_type": r["key_type"],
-                                          "value_version": r.get("value_version")})
-                    continue
-                rtype, kd, version, vd = dec
-                if txn_log:
-                    k = ("txn", kd["TransactionalId"])
-                    if vd is None:
-                        self.kv.pop(k, None)
-                    else:
-                        self.kv[k] = (version, vd, partition, rec[0])
-                    continue
-                if rtype in (0, 1):
-                    slot = (kd["group"], kd["topic"], kd["partition"])
-                    if b["transactional"]:
-                        assert vd is not None
-                        self.pending.setdefault((partition, b["pid"]), {})[slot] = \
-                            offset_entry(partition, rec[0], kd, version, vd, True)
-                    elif vd is None:
-                        if slot in self.offsets:
-                            prev = self.offsets.pop(slot)
-                            self.change(None, True, rec[0], b["max_ts"], partition, slot, prev)
-                        for stage in self.pending.values():
-                            stage.pop(slot, None)
-                    else:
-                        e = offset_entry(partition, rec[0], kd, version, vd, False)
+            self.batch(partition, b, intents, txn_log)
+
+    def replay_partitions(self, parts, intents=None):
+        """Several partitions {partition: batches} on one time line: each in
+        offset order; of the partitions' next batches, the one with the
+        smallest max timestamp goes first (ties: the lower partition)."""
+        queues = {p: sorted(bs, key=lambda b: b["base_offset"]) for p, bs in parts.items()}
+        heads = {p: 0 for p in queues}
+        while True:
+            ready = [(queues[p][i]["max_ts"], p) for p, i in heads.items() if i < len(queues[p])]
+            if not ready:
+                break
+            _, p = min(ready)
+            self.batch(p, queues[p][heads[p]], None if intents is None else intents[p])
+            heads[p] += 1
+
+    def batch(self, partition, b, intents=None, txn_log=False):
+        if b["count"] == 0:
+            return
+        if b["control"]:
+            (off, ts, key, value), = b["records"]
+            ctype = struct.unpack(">hh", key)[1]
+            kind = {0: "ABORT", 1: "COMMIT"}[ctype]
+            self.controls.append({"partition": partition, "offset": off, "timestamp": ts,
+                                  "control_type": kind, "producer_id": b["pid"],
+                                  "producer_epoch": b["epoch"],
+                                  "coordinator_epoch": struct.unpack(">hi", value)[1]})
+            stage = self.pending.pop((partition, b["pid"]), {})
+            if kind == "COMMIT":
+                for slot, e in sorted(stage.items(), key=lambda kv: kv[1]["source_offset"]):
+                    cur = self.offsets.get(slot)
+                    if cur is None or e["source_offset"] > cur["source_offset"]:
                         self.offsets[slot] = e
-                        self.change(e, False, rec[0], vd["commitTimestamp"], partition)
-                    continue
-                k = (rtype, tuple(kd.values()))
-                if rtype == 2:
-                    self.last_type2[kd["group"]] = "tombstone" if vd is None else "value"
+                        self.change(e, False, off, e["commit_timestamp"], partition)
+            return
+        for rec in b["records"]:
+            r, dec = decode_record(partition, b, rec, txn_log)
+            self.records.append(r)
+            if intents is not None:
+                cross_check(r, intents[rec[0]])
+            if dec is None:
+                self.problems.append({"partition": partition, "offset": rec[0],
+                                      "kind": r["expect"], "key_type": r["key_type"],
+                                      "value_version": r.get("value_version")})
+                continue
+            rtype, kd, version, vd = dec
+            if txn_log:
+                k = ("txn", kd["TransactionalId"])
                 if vd is None:
                     self.kv.pop(k, None)
                 else:
                     self.kv[k] = (version, vd, partition, rec[0])
+                continue
+            if rtype in (0, 1):
+                slot = (kd["group"], kd["topic"], kd["partition"])
+                if b["transactional"]:
+                    assert vd is not None
+                    self.pending.setdefault((partition, b["pid"]), {})[slot] = \
+                        offset_entry(partition, rec[0], kd, version, vd, True)
+                elif vd is None:
+                    if slot in self.offsets:
+                        prev = self.offsets.pop(slot)
+                        self.change(None, True, rec[0], b["max_ts"], partition, slot, prev)
+                    for (part, _), stage in self.pending.items():
+                        if part == partition:
+                            stage.pop(slot, None)
+                else:
+                    e = offset_entry(partition, rec[0], kd, version, vd, False)
+                    self.offsets[slot] = e
+                    self.change(e, False, rec[0], vd["commitTimestamp"], partition)
+                continue
+            k = (rtype, tuple(kd.values()))
+            if rtype in GROUP_METADATA_TYPES:
+                g = kd["group"] if rtype == 2 else kd["GroupId"]
+                self.last_meta[g] = (rtype, "tombstone" if vd is None else "value")
+            if vd is None:
+                self.kv.pop(k, None)
+            else:
+                self.kv[k] = (version, vd, partition, rec[0])
 
     def finish(self):
-        self.history.sort(key=lambda h: (h["effective_time"], h["source_partition"],
-                                         h["effective_offset"]))
-        # per partition, effective times never go backwards (as-of is unambiguous)
+        self.records.sort(key=lambda r: (r["partition"], r["offset"]))
+        self.controls.sort(key=lambda c: (c["partition"], c["offset"]))
+        # per partition, changes take effect in offset order
         last = {}
         for h in self.history:
             p = h["source_partition"]
-            assert last.get(p, (0, -1))[1] <= h["effective_offset"], h
-            last[p] = (h["effective_time"], h["effective_offset"])
+            assert last.get(p, -1) <= h["effective_offset"], h
+            last[p] = h["effective_offset"]
 
 
 def with_lag(row, leo):
@@ -959,17 +1047,26 @@ def offsets_table(entries, leo):
                                                                         e["partition"]))]
 
 
+def as_of_prefix(history, ms):
+    """cli.md --as-of: the changes up to the last one (in the order they took
+    effect) whose change_time is <= ms; earlier changes with a later time
+    are part of that prefix."""
+    n = 0
+    for i, h in enumerate(history):
+        if h["change_time"] <= ms:
+            n = i + 1
+    return history[:n]
+
+
 def as_of_table(history, ms, leo):
     table = {}
-    for h in history:
-        if h["effective_time"] > ms:
-            continue
+    for h in as_of_prefix(history, ms):
         slot = (h["group"], h["topic"], h["partition"])
         if h["deleted"]:
             table.pop(slot, None)
         else:
             table[slot] = {k: v for k, v in h.items()
-                           if k not in ("deleted", "effective_offset", "effective_time", "previous")}
+                           if k not in ("deleted", "effective_offset", "change_time", "previous")}
     return offsets_table(table.values(), leo)
 
 
@@ -1074,14 +1171,29 @@ def modern_view(group, kind, kv, names):
 
 
 def groups_view(rp, names):
-    groups = set(rp.last_type2)
+    """cli.md `groups`. A group whose last metadata record (types 2, 3, 11,
+    17) is a tombstone and that has no live metadata record is deleted: listed
+    with its kind and state dead, whether offsets remain or not. A group known
+    only from offsets (no metadata record ever) whose offsets are all deleted
+    is in none of the sources below, so it is not listed."""
+    groups = set(rp.last_meta)
     groups |= {k[1][0] for k in rp.kv if k[0] != "txn"}
     groups |= {e["group"] for e in rp.offsets.values()}
     out = []
     for g in sorted(groups):
         has_offsets = any(e["group"] == g for e in rp.offsets.values())
         live = {k[0] for k in rp.kv if k[0] != "txn" and k[1][0] == g}
-        if 2 in live:
+        last = rp.last_meta.get(g)
+        dead = last is not None and last[1] == "tombstone" and not live & set(GROUP_METADATA_TYPES)
+        if dead and last[0] != 2:
+            kind = {3: "consumer", 11: "share", 17: "streams"}[last[0]]
+            out.append({"group": g, "kind": kind, "state": "dead", "group_epoch": None,
+                        "assignment_epoch": None, "members": []})
+        elif dead:
+            out.append({"group": g, "kind": "classic", "state": "dead",
+                        "protocol_type": None, "generation": None, "protocol": None,
+                        "leader": None, "current_state_timestamp": None, "members": []})
+        elif 2 in live:
             version, d, _, _ = rp.kv[(2, (g,))]
             out.append(classic_view(g, version, d))
         elif live & CONSUMER_TYPES:
@@ -1091,8 +1203,7 @@ def groups_view(rp, names):
         elif live & STREAMS_TYPES:
             out.append(modern_view(g, "streams", rp.kv, names))
         elif has_offsets:
-            dead = rp.last_type2.get(g) == "tombstone"
-            out.append({"group": g, "kind": "classic", "state": "dead" if dead else "empty",
+            out.append({"group": g, "kind": "classic", "state": "empty",
                         "protocol_type": None, "generation": None, "protocol": None,
                         "leader": None, "current_state_timestamp": None, "members": []})
     return out
@@ -1239,6 +1350,111 @@ def make_copies(w, src_facts, marks):
 
 
 # ---------------------------------------------------------------------------
+# offsets/txn-asof: transactions whose change times go backwards
+
+TXN_ASOF = ROOT + "/txn-asof"
+T0_ASOF = T0 + 10 * DAY
+
+
+def build_txn_asof():
+    """__consumer_offsets-12 (my-group, payments-txn-23) and -3 (flex-group).
+    A transactional offset takes effect at its marker but carries its commit
+    timestamp, so --history's change times go backwards there; --as-of must
+    still be a prefix of --history."""
+    clk = Clock()
+    clk.t = T0_ASOF
+    P12, P3 = PartLog("__consumer_offsets", 12), PartLog("__consumer_offsets", 3)
+    t = clk()
+    P12.data([OC(G_MY, "orders", 0, 3, 10, t, epoch=1)], t)
+    t = clk()
+    P3.data([OC(G_FLEX, "orders", 0, 3, 60, t, epoch=1)], t)
+    # producer 7000 stages orders-0=20 and orders-1=30; a plain commit of
+    # orders-0=25 follows before the marker: at COMMIT it is newer in the log,
+    # so 20 never becomes the committed value; orders-1=30 takes effect at the
+    # marker with its earlier commit timestamp
+    t = clk()
+    P12.data([OC(G_TXN, "orders", 0, 3, 20, t, epoch=1), OC(G_TXN, "orders", 1, 3, 30, t, epoch=1)],
+             t, pid=7000, epoch=0, txn=True)
+    t = clk()
+    P12.data([OC(G_TXN, "orders", 0, 3, 25, t, epoch=1)], t)
+    t = clk()
+    P3.data([OC(G_FLEX, "orders", 1, 3, 61, t, epoch=1)], t)
+    P12.marker("COMMIT", 7000, 0, clk())
+    # producer 7001 stages payments-0=110 and clicks-0=1; an offset tombstone
+    # of payments-0 deletes 100 and drops the staged 110 before the marker
+    t = clk()
+    P12.data([OC(G_TXN, "payments", 0, 3, 100, t, epoch=1)], t)
+    t = clk()
+    P12.data([OC(G_TXN, "payments", 0, 3, 110, t, epoch=1), OC(G_TXN, "clicks", 0, 3, 1, t, epoch=1)],
+             t, pid=7001, epoch=0, txn=True)
+    t = clk()
+    P12.data([OT(G_TXN, "payments", 0)], t)
+    t = clk()
+    P3.data([OC(G_FLEX, "orders", 0, 3, 62, t, epoch=1)], t)
+    t = clk()
+    P12.data([OC(G_MY, "orders", 0, 3, 11, t, epoch=1)], t)
+    P12.marker("COMMIT", 7001, 0, clk())
+    # producer 7002: aborted, no change
+    t = clk()
+    P12.data([OC(G_MY, "orders", 1, 3, 5, t, epoch=1)], t, pid=7002, epoch=0, txn=True)
+    P12.marker("ABORT", 7002, 0, clk())
+    # producer 7003 on partition 3, with a tombstone of another key before its
+    # marker (it drops nothing of the transaction)
+    t = clk()
+    P3.data([OC(G_FLEX, "orders", 2, 3, 70, t, epoch=1)], t, pid=7003, epoch=0, txn=True)
+    t = clk()
+    P3.data([OT(G_FLEX, "orders", 0)], t)
+    P3.marker("COMMIT", 7003, 0, clk())
+    # producer 7004 stages payments-0=1, clicks-0=2, then payments-0=3: at the
+    # marker they take effect in the order written (clicks-0, then payments-0)
+    for topic, value in (("payments", 1), ("clicks", 2), ("payments", 3)):
+        t = clk()
+        P12.data([OC(G_MY, topic, 0, 3, value, t, epoch=1)], t, pid=7004, epoch=0, txn=True)
+    t = clk()
+    P3.data([OC(G_FLEX, "orders", 1, 3, 63, t, epoch=1)], t)
+    P12.marker("COMMIT", 7004, 0, clk())
+    return {12: P12, 3: P3}
+
+
+def txn_asof_fixture(w, out):
+    logs = build_txn_asof()
+    facts = {p: w.partition(TXN_ASOF, log, TOPIC_IDS["__consumer_offsets"])
+             for p, log in logs.items()}
+    parts = {p: read_partition_dir(out, facts[p]["path"], p) for p in logs}
+    rp = Replay()
+    rp.replay_partitions(parts, {p: logs[p].intents for p in logs})
+    rp.finish()
+    times = [h["change_time"] for h in rp.history]
+    # the point of this fixture: change times go backwards somewhere
+    assert any(b < a for a, b in zip(times, times[1:])), times
+    stamps = {ts for bs in parts.values() for b in bs for (_, ts, _, _) in b["records"]}
+    mss = sorted(set(times) | stamps | {x - 1 for x in set(times) | stamps} | {T0_ASOF})
+    tables = [{"ms": ms, "changes": len(as_of_prefix(rp.history, ms)),
+               "offsets": as_of_table(rp.history, ms, {})} for ms in mss]
+    # an as-of table that only filtered changes by time would differ here
+    assert any(t["offsets"] != offsets_table(
+        _filtered_table(rp.history, t["ms"]).values(), {}) for t in tables)
+    return {"path": TXN_ASOF, "partitions": [facts[p]["path"] for p in sorted(facts)],
+            "history": rp.history, "tables": tables,
+            "offsets": offsets_table(rp.offsets.values(), {})}
+
+
+def _filtered_table(history, ms):
+    """The wrong rule (every change whose time is <= ms), only to check that
+    the fixture tells the two apart."""
+    table = {}
+    for h in history:
+        if h["change_time"] <= ms:
+            slot = (h["group"], h["topic"], h["partition"])
+            if h["deleted"]:
+                table.pop(slot, None)
+            else:
+                table[slot] = {k: v for k, v in h.items()
+                               if k not in ("deleted", "effective_offset", "change_time", "previous")}
+    return table
+
+
+# ---------------------------------------------------------------------------
 # main
 
 NOTES = [
@@ -1268,18 +1484,20 @@ NOTES = [
     "when absent or -1; source_offset is the log offset of the record holding the value (for a "
     "transactional commit: the data record, not its marker); log_end_offset/lag only for the "
     "topic partitions that have a directory in the data dir (orders-0, orders-1, payments-0).",
-    "history: the --history list in the order the changes took effect (sorted by "
-    "effective_time, then source_partition, then effective_offset): plain commits at their "
-    "record, transactional commits at their COMMIT marker (effective_offset/effective_time are "
-    "the marker's offset and batch timestamp), deletions with deleted=true, null value fields "
-    "and source_offset = the tombstone's offset; effective_offset/effective_time and a "
-    "deletion's previous (the row it removed) are generator extras. Tombstones of "
-    "absent keys, aborted and superseded transactional commits and skipped records are not "
-    "changes.",
-    "as_of: the table for --as-of ms; changes are applied when effective_time <= ms "
-    "(commit_timestamp for plain commits, the batch timestamp for deletions, the marker's "
-    "timestamp for transactional commits); ms is chosen so that no transactional commit has its "
-    "commit_timestamp and its marker time on different sides of it.",
+    "history: the --history list in the order the changes took effect: each partition in "
+    "offset order, partitions on one time line (of the partitions' next batches, the one with "
+    "the smallest max timestamp first; ties: the lower partition); plain commits at their "
+    "record, transactional commits at their COMMIT marker (effective_offset is the marker's "
+    "offset; a transaction's offsets in the order they were written), deletions with "
+    "deleted=true, null value fields and source_offset = the tombstone's offset. change_time is "
+    "the time --as-of compares: the commit_timestamp of a commit (transactional ones too), the "
+    "tombstone batch's max timestamp for a deletion. A deletion's previous (the row it "
+    "removed) is a generator extra. Tombstones of absent keys, aborted and superseded "
+    "transactional commits and skipped records are not changes.",
+    "as_of: the table for --as-of ms: the history replayed up to its last change whose "
+    "change_time is <= ms (a prefix of the history: a transactional commit takes effect at its "
+    "marker but has its earlier commit timestamp, so the prefix may hold changes with later "
+    "times before it).",
     "groups: `kfsck groups --json offsets/datadir` rows sorted by group. For classic groups every "
     "field of cli.md is given (null when the value version lacks it); value_version is an extra. "
     "For consumer/share/streams groups the cli.md fields are group, kind, state, group_epoch, "
@@ -1289,12 +1507,26 @@ NOTES = [
     "(streams members carry their task lists, not topic partitions). The topic-name map uses "
     "the groups' partition-metadata records (types 4, 9, 18) and the partition.metadata files "
     "of the data dir; with only __consumer_offsets-33 as input, payments would be null.",
-    "A group whose type-2 record was tombstoned but that still has offsets is state dead "
-    "(legacy-app); a group with neither metadata nor offsets is not listed (old-app-4, deleted "
-    "by DeleteGroups). Groups known only from offsets are classic/empty with null protocol "
-    "fields and no members.",
-    "reset_csv: `kfsck offsets --format reset-csv --group my-group offsets/datadir`, lines "
-    "sorted by (topic, partition), each ending in \\n.",
+    "A group whose last group-metadata record (types 2, 3, 11, 17) is a tombstone, with no live "
+    "metadata record, is deleted: listed with its kind and state dead, with or without offsets "
+    "left (legacy-app keeps offsets; old-app-4 and retired-848-1 were deleted with all their "
+    "offsets; expired-simple-7 had only offsets, removed by expiry with a type-2 tombstone). "
+    "Classic dead groups carry null protocol fields; consumer/share/streams dead groups null "
+    "group_epoch and assignment_epoch; members are empty. A group known only from offsets whose "
+    "offsets were all deleted is not listed (adhoc-reader-7). Groups known only from offsets "
+    "are classic/empty with null protocol fields and no members.",
+    "reset_csv: `kfsck offsets --format reset-csv --group my-group offsets/datadir` (text: "
+    "topic,partition,offset lines sorted by (topic, partition)); several_groups.text for "
+    "--group G... with several groups and all_groups_text for no --group: "
+    "group,topic,partition,offset lines sorted by (group, topic, partition), the form "
+    "kafka-consumer-groups.sh --reset-offsets --from-file takes with several groups or "
+    "--all-groups. Each line ends in \\n.",
+    "txn_asof: a second data dir (offsets/txn-asof) of two __consumer_offsets partitions whose "
+    "transactions make change times go backwards in the history: a pending transactional "
+    "offset that loses to a newer plain commit, an offset tombstone before the marker that "
+    "drops a pending offset, an abort, a transaction staging one key twice. history as above; "
+    "tables: the --as-of table for every ms in the list (every change time, every record "
+    "timestamp, each minus 1, and one before everything).",
     "open_transactions: transactional offset commits staged and never completed at the end of "
     "the log (not visible in offsets).",
     "copies: each copy alone loses the batch named in damage.lost_offsets; offsets_alone is the "
@@ -1337,16 +1569,13 @@ def generate(out):
 
     # read back and replay
     rp = Replay()
-    for p in sorted(P):
-        rp.partition(p, read_partition_dir(out, facts[p]["path"], p), P[p].intents)
+    rp.replay_partitions({p: read_partition_dir(out, facts[p]["path"], p) for p in P},
+                         {p: P[p].intents for p in P})
     rp.finish()
     leo = dict(TOPIC_LEO)
     names = topic_names(rp, {t: TOPIC_IDS[t] for t, _ in TOPIC_LEO})
     final = offsets_table(rp.offsets.values(), leo)
     ms = marks["as_of"]
-    for h in rp.history:
-        if h["transactional"] and not h["deleted"]:
-            assert (h["commit_timestamp"] <= ms) == (h["effective_time"] <= ms), h
 
     # transaction log
     trp = Replay()
@@ -1391,6 +1620,11 @@ def generate(out):
     reset = "".join("%s,%d,%d\n" % (r["topic"], r["partition"], r["offset"])
                     for r in sorted((r for r in final if r["group"] == G_MY),
                                     key=lambda r: (r["topic"], r["partition"])))
+
+    def reset_with_group(groups):
+        return "".join("%s,%s,%d,%d\n" % (r["group"], r["topic"], r["partition"], r["offset"])
+                       for r in sorted((r for r in final if groups is None or r["group"] in groups),
+                                       key=lambda r: (r["group"], r["topic"], r["partition"])))
     open_txns = [dict(e, producer_id=pid) for (part, pid), stage in sorted(rp.pending.items())
                  for _, e in sorted(stage.items())]
 
@@ -1421,7 +1655,11 @@ def generate(out):
         "as_of": {"ms": ms, "offsets": as_of_table(rp.history, ms, leo)},
         "groups": groups_view(rp, names),
         "topic_names": names,
-        "reset_csv": {"group": G_MY, "text": reset},
+        "reset_csv": {"group": G_MY, "text": reset,
+                      "several_groups": {"groups": [G_MY, G_TXN],
+                                         "text": reset_with_group({G_MY, G_TXN})},
+                      "all_groups_text": reset_with_group(None)},
+        "txn_asof": txn_asof_fixture(w, out),
         "open_transactions": open_txns,
         "copies": copies,
         "offsets_union": offsets_union,

@@ -7,6 +7,9 @@
  * offsets. Group records of every other type are kept as their latest value
  * per key, for the groups view.
  *
+ * Every change to the committed table goes, in the order it takes effect,
+ * to change_fn (--history) and, with has_as_of, to the as-of table.
+ *
  * Memory is proportional to distinct keys plus open transactions, never to
  * the number of records. Each partition's batches must come in offset
  * order; partitions may interleave (to replay them on one time line): call
@@ -20,6 +23,10 @@
 
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct kf_offset_value {
     const char *group;          /* NUL-terminated, owned by the replay */
@@ -50,7 +57,7 @@ typedef struct kf_replay kf_replay;
 
 typedef struct kf_replay_opts {
     size_t max_batch_bytes;
-    bool has_as_of;             /* apply only changes whose time is <= as_of */
+    bool has_as_of;             /* kf_replay_offsets gives the table as of as_of */
     int64_t as_of;
     kf_offset_change_fn change_fn;  /* every change, in the order it takes effect */
     void *change_ctx;
@@ -71,8 +78,17 @@ int kf_replay_batch(kf_replay *r, kf_batch *b);
 void kf_replay_finish(kf_replay *r);
 
 /* The committed table, sorted by group, topic, partition. Valid until the
- * next kf_replay_batch / kf_replay_free. */
+ * next kf_replay_batch / kf_replay_free.
+ * With has_as_of: the table as it stood after the last change (in the order
+ * of the change stream, the order change_fn sees) whose time is <= as_of:
+ * a prefix of the changes, so a later change with a smaller time (a
+ * transactional commit carries its commit timestamp but takes effect at its
+ * marker) brings in every change before it. Empty when no change qualifies. */
 size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out);
+
+/* With has_as_of: how many changes of the stream the as-of table is built
+ * from (the length of that prefix); 0 otherwise. */
+uint64_t kf_replay_as_of_prefix(const kf_replay *r);
 
 /* Latest value of every non-offset key (record types >= 2), sorted by key
  * bytes: the raw key and value as stored, and the partition and offset they
@@ -91,6 +107,9 @@ size_t kf_replay_group_records(kf_replay *r, const kf_group_record ***out);
 /* Groups whose metadata was deleted (a type 2/3/11/17 tombstone seen last),
  * NUL-terminated names, sorted. */
 size_t kf_replay_dead_groups(kf_replay *r, const char *const **out);
+/* The record type of a dead group's metadata tombstone (2 classic,
+ * 3 consumer, 11 share, 17 streams), or -1 when the group is not dead. */
+int16_t kf_replay_dead_group_type(const kf_replay *r, const char *group);
 
 /* Records replayed; skipped as undecodable (a known type whose key or value
  * could not be read: the result may be incomplete); of unknown types
@@ -99,5 +118,9 @@ typedef struct kf_replay_stats {
     uint64_t records, skipped, unknown, open_transactions, batches;
 } kf_replay_stats;
 kf_replay_stats kf_replay_get_stats(const kf_replay *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,8 +2,8 @@
  * from the __consumer_offsets partitions under the PATHs by the same replay
  * as `offsets`: classic groups from their group-metadata record (members'
  * consumer-protocol subscriptions and assignments decoded), consumer/share/
- * streams groups (KIP-848, KIP-932, KIP-1071) from their records, and groups
- * known only from committed offsets. */
+ * streams groups (KIP-848, KIP-932, KIP-1071) from their records, groups
+ * known only from committed offsets, and deleted groups (state dead). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -506,8 +506,11 @@ int cmd_groups(int argc, char **argv)
         ids[nids++] = refs[i].group;
     for (size_t i = 0; i < noff; i++)
         ids[nids++] = (char *)offs[i]->group;
-    /* a dead group (metadata tombstoned) is listed only while offsets remain:
-     * it then arrives through the offsets */
+    /* a deleted group (its metadata tombstoned) is listed, as dead, even
+     * when its offsets are gone too; a group known only from offsets whose
+     * offsets were all deleted is in none of these lists */
+    for (size_t i = 0; i < ndead; i++)
+        ids[nids++] = (char *)dead[i];
     qsort(ids, nids, sizeof *ids, cmp_name);
 
     const kf_group_record **mine = malloc((nrec + 1) * sizeof *mine);
@@ -538,21 +541,28 @@ int cmd_groups(int argc, char **argv)
             selected = !strcmp(want[k], g);
         if (!selected)
             continue;
-        bool is_dead = false;
-        for (size_t k = 0; k < ndead; k++)
-            is_dead |= !strcmp(dead[k], g);
+        /* deleted: its last metadata record is a tombstone and none lives */
+        int16_t dead_type = latest < 0 ? kf_replay_dead_group_type(r, g) : -1;
         out_begin(&o, "group");
         out_str(&o, "group", g);
-        if (kind == 0 && classic && decode(&d, classic)) {
+        if (dead_type < 0 && kind == 0 && classic && decode(&d, classic)) {
             out_str(&o, "kind", "classic");
             classic_group(&o, &d);
-        } else if (kind > 0) {
+        } else if (dead_type < 0 && kind > 0) {
             out_str(&o, "kind", KIND_NAMES[kind]);
             modern_group(&o, kind, &gv, &ns);
+        } else if (dead_type > 2) {
+            /* a deleted consumer, share or streams group: nothing left but its kind */
+            out_str(&o, "kind", KIND_NAMES[kind_of_type(dead_type)]);
+            out_str(&o, "state", "dead");
+            out_null(&o, "group_epoch");
+            out_null(&o, "assignment_epoch");
+            out_arr_open(&o, "members");
+            out_arr_close(&o);
         } else {
-            /* known only from committed offsets, or its metadata was tombstoned */
+            /* known only from committed offsets, or a deleted classic group */
             out_str(&o, "kind", "classic");
-            out_str(&o, "state", is_dead ? "dead" : "empty");
+            out_str(&o, "state", dead_type == 2 ? "dead" : "empty");
             out_null(&o, "protocol_type");
             out_null(&o, "generation");
             out_null(&o, "protocol");

@@ -2,8 +2,10 @@
  * by replaying every __consumer_offsets partition under the PATHs the way
  * the group coordinator does (src/replay.c), over the union of all copies
  * given; as a table, JSON lines, CSV, or the CSV that
- * `kafka-consumer-groups.sh --reset-offsets --from-file` reads. With
- * --connect, Kafka Connect source-connector offsets instead. */
+ * `kafka-consumer-groups.sh --reset-offsets --from-file` reads (with a group
+ * column unless exactly one --group). --history prints the replay's change
+ * stream; --as-of the table folded from that same stream (a prefix of it).
+ * With --connect, Kafka Connect source-connector offsets instead. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,9 +47,11 @@ typedef struct offsets_run {
     kf_replay *replay;
     leo_cache *leos;
     size_t nleos;
-    uint64_t history_rows;
+    uint64_t changes;  /* history: changes seen (wanted or not) */
+    uint64_t last_change; /* history with --as-of: print only changes up to this one */
     int gw, tw;      /* table column widths */
     int64_t at_offset; /* history: where the change took effect */
+    int64_t change_time; /* history: the time --as-of compares */
 } offsets_run;
 
 static bool wanted(const offsets_opts *op, const char *group, const char *topic)
@@ -123,6 +127,8 @@ static void print_row(offsets_run *run, const kf_offset_value *v, bool history, 
             out_int(o, "source_offset", run->at_offset);
             out_bool(o, "transactional", false);
             out_bool(o, "deleted", true);
+            out_int(o, "change_time", run->change_time);
+            out_int(o, "effective_offset", run->at_offset);
             out_obj_open(o, "previous");
             out_int(o, "offset", v->offset);
             out_int(o, "commit_timestamp", v->commit_timestamp);
@@ -157,6 +163,7 @@ static void print_row(offsets_run *run, const kf_offset_value *v, bool history, 
         }
         if (history) {
             out_bool(o, "deleted", false);
+            out_int(o, "change_time", run->change_time);
             out_int(o, "effective_offset", run->at_offset);
         }
         out_end(o);
@@ -184,6 +191,12 @@ static void print_row(offsets_run *run, const kf_offset_value *v, bool history, 
         fputc('\n', o->f);
         break;
     case FMT_RESET_CSV:
+        /* kafka-consumer-groups.sh takes topic,partition,offset with exactly
+         * one --group, group,topic,partition,offset otherwise */
+        if (run->opts->ngroups != 1) {
+            csv_field(o->f, v->group);
+            fputc(',', o->f);
+        }
         csv_field(o->f, v->topic);
         fprintf(o->f, ",%d,%" PRId64 "\n", v->partition, v->offset);
         break;
@@ -216,10 +229,13 @@ static void print_header(offsets_run *run)
 static void on_change(void *ctx, const kf_offset_value *v, bool deleted, int64_t time, int64_t at)
 {
     offsets_run *run = ctx;
+    run->changes++;
+    if (run->opts->has_as_of && run->changes > run->last_change)
+        return; /* past the prefix the as-of table is built from */
     if (!wanted(run->opts, v->group, v->topic))
         return;
-    run->history_rows++;
     run->at_offset = at;
+    run->change_time = time;
     print_row(run, v, true, deleted);
 }
 
@@ -235,9 +251,11 @@ static void offsets_usage(FILE *f)
             "as the group coordinator does.\n"
             "  --group G / --topic T   only these (repeatable)\n"
             "  --history               every change in the order it took effect\n"
-            "  --as-of MS              the table after the changes up to MS (epoch millis)\n"
-            "  --format reset-csv      topic,partition,offset for kafka-consumer-groups.sh\n"
-            "                          --reset-offsets --from-file (needs exactly one --group)\n"
+            "  --as-of MS              the table after the last change whose time is <= MS\n"
+            "                          (epoch millis); with --history, the changes up to it\n"
+            "  --format reset-csv      the file kafka-consumer-groups.sh --reset-offsets\n"
+            "                          --from-file reads: topic,partition,offset with exactly\n"
+            "                          one --group, else group,topic,partition,offset\n"
             "  --connect               Kafka Connect source offsets (topic --connect-topic,\n"
             "                          default connect-offsets) instead\n"
             "  --offsets-partitions N  offsets.topic.num.partitions, to name a group's partition (50)\n"
@@ -252,6 +270,28 @@ static int parse_i64(const char *s, int64_t *v)
         return -1;
     *v = x;
     return 0;
+}
+
+/* A replay of the offsets topic: with as_of, its table is the as-of table;
+ * with history_run, every change goes to on_change. Out of memory exits. */
+static kf_replay *new_replay(const offsets_opts *op, bool as_of, offsets_run *history_run, report *rep)
+{
+    kf_replay_opts ro = {0};
+    ro.max_batch_bytes = (size_t)op->max_batch_bytes;
+    ro.has_as_of = as_of;
+    ro.as_of = op->as_of;
+    ro.problem_fn = report_problem;
+    ro.problem_ctx = rep;
+    if (history_run) {
+        ro.change_fn = on_change;
+        ro.change_ctx = history_run;
+    }
+    kf_replay *r = kf_replay_new(&ro);
+    if (!r) {
+        fputs("kfsck: out of memory\n", stderr);
+        exit(EXIT_FAIL);
+    }
+    return r;
 }
 
 int cmd_offsets(int argc, char **argv)
@@ -324,8 +364,6 @@ int cmd_offsets(int argc, char **argv)
     }
     if (optind >= argc)
         return opt_usage_error("offsets", "no PATH given", NULL, offsets_usage);
-    if (op.format == FMT_RESET_CSV && op.ngroups != 1)
-        return opt_usage_error("offsets", "--format reset-csv needs exactly one --group", NULL, offsets_usage);
     if (op.format == FMT_RESET_CSV && (op.history || op.connect))
         return opt_usage_error("offsets", "--format reset-csv cannot be combined with --history or --connect", NULL,
                                offsets_usage);
@@ -350,22 +388,19 @@ int cmd_offsets(int argc, char **argv)
     /* Where each named group lives (Kafka's hash rule). */
     note_group_partitions(&in, (const char *const *)op.groups, op.ngroups, op.offsets_partitions);
 
-    offsets_run run = {&op, &o, perr, {perr, NULL, 0, 0}, &in, NULL, NULL, 0, 0, 24, 24, 0};
-    kf_replay_opts ro = {0};
-    ro.max_batch_bytes = (size_t)op.max_batch_bytes;
-    ro.has_as_of = op.has_as_of;
-    ro.as_of = op.as_of;
-    ro.problem_fn = report_problem;
-    ro.problem_ctx = &run.rep;
-    if (op.history) {
-        ro.change_fn = on_change;
-        ro.change_ctx = &run;
+    offsets_run run = {.opts = &op, .o = &o, .perr = perr, .rep = {perr, NULL, 0, 0}, .in = &in, .gw = 24, .tw = 24};
+    if (op.history && op.has_as_of) {
+        /* --history up to the as-of cut: a first, silent replay finds how
+         * many changes the as-of table is built from */
+        report quiet = {NULL, NULL, 0, 0};
+        kf_replay *pre = new_replay(&op, true, NULL, &quiet);
+        uint64_t pre_found = 0;
+        bool pre_unreadable = false;
+        replay_offsets_topic(&in, pre, &quiet, NULL, &pre_found, &pre_unreadable);
+        run.last_change = kf_replay_as_of_prefix(pre);
+        kf_replay_free(pre);
     }
-    run.replay = kf_replay_new(&ro);
-    if (!run.replay) {
-        fputs("kfsck: out of memory\n", stderr);
-        return EXIT_FAIL;
-    }
+    run.replay = new_replay(&op, op.has_as_of && !op.history, op.history ? &run : NULL, &run.rep);
     if (op.history)
         print_header(&run);
     uint64_t found = 0;

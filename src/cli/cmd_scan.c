@@ -373,10 +373,13 @@ static void scan_partition(datadir_ctx *d, scan_task *t)
         human_size(pr.bytes, size, sizeof size);
         out_text(&ho, "%-24s %3" PRIu64 " segment%s %10s", t->name, pr.segments, pr.segments == 1 ? " " : "s",
                  size);
+        /* ranges are first..last everywhere (as verify prints them); the
+         * log end offset is named as such */
         if (pr.has_offsets && has_leo)
-            out_text(&ho, "  offsets %" PRId64 "..%" PRId64, pr.first_offset, leo);
+            out_text(&ho, "  offsets %" PRId64 "..%" PRId64 "  log end %" PRId64, pr.first_offset, pr.last_offset,
+                     leo);
         else if (has_leo)
-            out_text(&ho, "  empty at %" PRId64, leo);
+            out_text(&ho, "  empty, log end %" PRId64, leo);
         else
             out_text(&ho, "  no segment");
         if (ce[CK_HW])

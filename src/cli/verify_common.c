@@ -245,6 +245,7 @@ void verify_partition(verify_ctx *v, const char *dir, part_result *pr)
             if (res.ok && res.has_offsets) {
                 have_prev = true;
                 prev_last = res.last;
+                pr->last_offset = res.last;
                 if (!pr->has_offsets) {
                     pr->has_offsets = true;
                     pr->first_offset = res.first;

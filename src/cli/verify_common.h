@@ -39,6 +39,7 @@ typedef struct part_result {
     uint64_t bytes;       /* their total size */
     bool has_offsets;     /* some intact batch */
     int64_t first_offset; /* base offset of the first intact batch */
+    int64_t last_offset;  /* last offset of the last intact batch */
     bool has_last_segment;
     int64_t last_base;    /* base offset of the last segment */
     bool last_has_offsets;/* the last segment holds an intact batch */

@@ -6,14 +6,19 @@
  *     producer's COMMIT marker only when newer in the log than the current
  *     value; ABORT drops them;
  *   - every other record type: latest value per key bytes (groups view).
+ * Every change to the committed table passes through emit(), in the order
+ * it takes effect: to the history callback and to the as-of fold
+ * (offsets_asof.c), so --as-of is a prefix of --history by construction.
  * State is one hash table entry per distinct key (plus staged offsets). */
 #include "kfsck/replay.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bytes/htab.h"
+#include "jobs/offsets_asof.h"
 #include "kfsck/codec.h"
 #include "kfsck/coord.h"
 
@@ -36,7 +41,8 @@ struct kf_replay {
     htab staged;   /* pid(8) + slot key -> kf_offset_value* */
     htab pids;     /* pid(8) -> pid_stage* */
     htab groups;   /* raw key -> group_rec* */
-    htab dead;     /* group name -> (void*)1 */
+    htab dead;     /* group name -> (void*)(intptr_t)type of its metadata tombstone */
+    offsets_asof asof; /* with has_as_of: the table folded from the changes */
     kf_dtree tree;
     kf_buf buf;
     kf_replay_stats stats;
@@ -55,6 +61,7 @@ kf_replay *kf_replay_new(const kf_replay_opts *o)
     if (!r->o.max_batch_bytes)
         r->o.max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
     r->partition = -1;
+    offsets_asof_init(&r->asof, r->o.as_of);
     return r;
 }
 
@@ -95,6 +102,7 @@ void kf_replay_free(kf_replay *r)
     htab_free(&r->pids);
     htab_free(&r->groups);
     htab_free(&r->dead);
+    offsets_asof_free(&r->asof);
     kf_dtree_free(&r->tree);
     kf_buf_free(&r->buf);
     free(r->sorted);
@@ -190,15 +198,22 @@ static kf_offset_value *new_value(const kf_dtree *t, const kf_dnode *key, const 
     return v;
 }
 
-static bool as_of_allows(const kf_replay *r, int64_t time) { return !r->o.has_as_of || time <= r->o.as_of; }
+/* Every change to the table goes through here, in the order it takes
+ * effect: to the caller's history callback and, with as-of, to the fold
+ * that keeps the table as of the last change whose time is <= as_of. One
+ * stream, so --as-of is always a prefix of --history. */
+static void emit(kf_replay *r, const uint8_t *slot, uint32_t slen, const kf_offset_value *v, bool deleted,
+                 int64_t time, int64_t at)
+{
+    if (r->o.change_fn)
+        r->o.change_fn(r->o.change_ctx, v, deleted, time, at);
+    if (r->o.has_as_of && offsets_asof_change(&r->asof, slot, slen, v, deleted, time) != KF_OK)
+        r->err = KF_ERR_NOMEM;
+}
 
 /* Put v in the table as a change (takes ownership). */
 static void apply_commit(kf_replay *r, const uint8_t *key, uint32_t klen, kf_offset_value *v, int64_t at)
 {
-    if (!as_of_allows(r, v->commit_timestamp)) {
-        free(v);
-        return;
-    }
     void **slot = htab_put(&r->offsets, key, klen, NULL);
     if (!slot) {
         r->err = KF_ERR_NOMEM;
@@ -207,20 +222,15 @@ static void apply_commit(kf_replay *r, const uint8_t *key, uint32_t klen, kf_off
     }
     free(*slot);
     *slot = v;
-    if (r->o.change_fn)
-        r->o.change_fn(r->o.change_ctx, v, false, v->commit_timestamp, at);
+    emit(r, key, klen, v, false, v->commit_timestamp, at);
 }
 
 static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, int64_t time, int64_t at)
 {
-    if (!as_of_allows(r, time))
-        return;
-    kf_offset_value *old = htab_get(&r->offsets, key, klen);
+    kf_offset_value *old = htab_del(&r->offsets, key, klen);
     if (!old)
         return; /* not in the table: not a change */
-    htab_del(&r->offsets, key, klen);
-    if (r->o.change_fn)
-        r->o.change_fn(r->o.change_ctx, old, true, time, at);
+    emit(r, key, klen, old, true, time, at);
     free(old);
 }
 
@@ -298,6 +308,19 @@ static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen,
     st->n++;
 }
 
+/* A staged offset taken out of the stage at its marker, with its slot. */
+typedef struct staged_out {
+    kf_offset_value *v;
+    const uint8_t *slot;
+    uint32_t slen;
+} staged_out;
+
+static int cmp_staged_out(const void *a, const void *b)
+{
+    int64_t x = ((const staged_out *)a)->v->source_offset, y = ((const staged_out *)b)->v->source_offset;
+    return x < y ? -1 : x > y;
+}
+
 static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t marker_offset)
 {
     uint8_t id[TXN_ID_SIZE];
@@ -305,21 +328,31 @@ static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t mark
     pid_stage *st = htab_del(&r->pids, id, TXN_ID_SIZE);
     if (!st)
         return; /* a marker with nothing staged */
+    staged_out *outs = malloc((st->n ? st->n : 1) * sizeof *outs);
+    size_t n = 0;
     for (size_t i = 0; i < st->n; i++) {
         kf_offset_value *v = htab_del(&r->staged, st->keys[i], st->lens[i]);
         if (!v)
-            continue; /* repeated key already handled, or dropped by a tombstone */
-        const uint8_t *slot = st->keys[i] + TXN_ID_SIZE;
-        uint32_t slen = st->lens[i] - TXN_ID_SIZE;
-        if (commit) {
-            kf_offset_value *cur = htab_get(&r->offsets, slot, slen);
-            if (!cur || v->source_offset > cur->source_offset) {
-                apply_commit(r, slot, slen, v, marker_offset);
-                continue;
-            }
+            continue; /* repeated key already taken, or dropped by a tombstone */
+        if (!commit || !outs) {
+            free(v);
+            continue;
         }
-        free(v);
+        outs[n++] = (staged_out){v, st->keys[i] + TXN_ID_SIZE, st->lens[i] - TXN_ID_SIZE};
     }
+    if (commit && !outs)
+        r->err = KF_ERR_NOMEM;
+    /* the committed offsets take effect in the order they were written */
+    if (n > 1)
+        qsort(outs, n, sizeof *outs, cmp_staged_out);
+    for (size_t i = 0; i < n; i++) {
+        kf_offset_value *cur = htab_get(&r->offsets, outs[i].slot, outs[i].slen);
+        if (!cur || outs[i].v->source_offset > cur->source_offset)
+            apply_commit(r, outs[i].slot, outs[i].slen, outs[i].v, marker_offset);
+        else
+            free(outs[i].v); /* a newer plain commit stays: not a change */
+    }
+    free(outs);
     free_stage(st);
 }
 
@@ -410,7 +443,9 @@ static void group_record(kf_replay *r, const kf_coord_record *cr, const kf_recor
             if (cr->tombstone) {
                 void **d = htab_put(&r->dead, gid->p, gid->len, NULL);
                 if (d)
-                    *d = (void *)1;
+                    *d = (void *)(intptr_t)cr->key_type;
+                else
+                    r->err = KF_ERR_NOMEM;
             } else {
                 htab_del(&r->dead, gid->p, gid->len);
             }
@@ -453,19 +488,14 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_coord_record *cr, 
         const kf_dnode *md = kf_dnode_field(&r->tree, val, "metadata");
         uint32_t mlen = md && md->kind == KF_V_STRING ? md->len : 0;
         if (cur && strlen(cur->metadata) == mlen) {
-            kf_offset_value tmp = *cur;
-            fill_fields(&tmp, &r->tree, key, val);
-            if (as_of_allows(r, tmp.commit_timestamp)) {
-                if (mlen)
-                    memcpy((char *)cur->metadata, md->p, mlen);
-                *cur = tmp;
-                cur->value_version = cr->value_version;
-                cur->source_partition = r->partition;
-                cur->source_offset = rec->offset;
-                cur->transactional = false;
-                if (r->o.change_fn)
-                    r->o.change_fn(r->o.change_ctx, cur, false, cur->commit_timestamp, rec->offset);
-            }
+            fill_fields(cur, &r->tree, key, val);
+            if (mlen)
+                memcpy((char *)cur->metadata, md->p, mlen);
+            cur->value_version = cr->value_version;
+            cur->source_partition = r->partition;
+            cur->source_offset = rec->offset;
+            cur->transactional = false;
+            emit(r, slot, slen, cur, false, cur->commit_timestamp, rec->offset);
             return;
         }
     }
@@ -560,16 +590,17 @@ static int cmp_values(const void *a, const void *b)
 
 size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
 {
+    const htab *t = r->o.has_as_of ? &r->asof.table : &r->offsets;
     free(r->sorted);
-    r->sorted = malloc((r->offsets.n ? r->offsets.n : 1) * sizeof *r->sorted);
+    r->sorted = malloc((t->n ? t->n : 1) * sizeof *r->sorted);
     if (!r->sorted) {
         *out = NULL;
         return 0;
     }
     size_t k = 0;
-    for (size_t i = 0; i < r->offsets.cap; i++)
-        if (r->offsets.e[i].key)
-            r->sorted[k++] = r->offsets.e[i].val;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->e[i].key)
+            r->sorted[k++] = t->e[i].val;
     qsort(r->sorted, k, sizeof *r->sorted, cmp_values);
     *out = r->sorted;
     return k;
@@ -631,5 +662,13 @@ size_t kf_replay_dead_groups(kf_replay *r, const char *const **out)
     *out = (const char *const *)r->dsorted;
     return k;
 }
+
+int16_t kf_replay_dead_group_type(const kf_replay *r, const char *group)
+{
+    void *t = htab_get(&r->dead, group, (uint32_t)strlen(group));
+    return t ? (int16_t)(intptr_t)t : -1;
+}
+
+uint64_t kf_replay_as_of_prefix(const kf_replay *r) { return r->o.has_as_of ? r->asof.prefix : 0; }
 
 kf_replay_stats kf_replay_get_stats(const kf_replay *r) { return r->stats; }

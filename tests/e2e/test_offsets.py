@@ -6,7 +6,9 @@ its own encoder of Kafka's message format (tools/coordfmt.py) and
 kafka-python's batch builders; fixtures/offsets/MANIFEST.json holds what that
 generator computed, independently of the C code, by replaying the records with
 the coordinator's rules: decoded records, final tables, history, as-of table,
-groups, reset CSV, the union of damaged copies and Connect offsets.
+groups, reset CSV, the union of damaged copies and Connect offsets, and the
+history and as-of tables of a fixture whose transactions make change times go
+backwards (offsets/txn-asof).
 """
 import json
 import os
@@ -88,6 +90,18 @@ class Offsets(unittest.TestCase):
         part = next(x["partition"] for x in M["group_partitions"] if x["group"] == g)
         self.assertIn(f"__consumer_offsets-{part}", err)
 
+    def test_reset_csv_for_several_groups_has_the_group_column(self):
+        # kafka-consumer-groups.sh --reset-offsets --from-file reads group,topic,partition,offset
+        # with several --group or --all-groups; topic,partition,offset only with exactly one --group
+        sg = M["reset_csv"]["several_groups"]
+        args = [a for g in sg["groups"] for a in ("--group", g)]
+        _, out, _ = run("offsets", "--format", "reset-csv", *args, DATADIR)
+        self.assertEqual(out, sg["text"])
+        self.assertEqual({l.split(",")[0] for l in out.splitlines()}, set(sg["groups"]))
+        _, out, _ = run("offsets", "--format", "reset-csv", DATADIR)
+        self.assertEqual(out, M["reset_csv"]["all_groups_text"])
+        self.assertEqual(len(out.splitlines()), len(M["offsets"]))
+
     def test_filters_and_formats(self):
         _, out, _ = run("offsets", "--json", "--group", "my-group", "--topic", "orders", DATADIR)
         rows = jsonl(out, "offset")
@@ -120,11 +134,80 @@ class Offsets(unittest.TestCase):
         self.assertIn("__consumer_offsets-12", err)
 
     def test_usage_errors(self):
-        self.assertEqual(run("offsets", "--format", "reset-csv", DATADIR)[0], 2)
-        self.assertEqual(run("offsets", "--format", "reset-csv", "--group", "a", "--group", "b", DATADIR)[0], 2)
+        self.assertEqual(run("offsets", "--format", "reset-csv", "--history", DATADIR)[0], 2)
         self.assertEqual(run("offsets", "--json", "--format", "csv", DATADIR)[0], 2)
         self.assertEqual(run("offsets", "--as-of", "yesterday", DATADIR)[0], 2)
         self.assertEqual(run("offsets", "/nonexistent")[0], 3)
+
+
+def history_rows(path, *extra):
+    _, out, _ = run("offsets", "--json", "--history", *extra, path)
+    return jsonl(out, "offset")
+
+
+def replay_history(rows):
+    """The table a list of --history rows leaves (the test's own replay)."""
+    table = {}
+    for h in rows:
+        slot = (h["group"], h["topic"], h["partition"])
+        if h["deleted"]:
+            del table[slot]
+        else:
+            table[slot] = h
+    return [table[k] for k in sorted(table)]
+
+
+ROW = ("group", "topic", "partition", "offset", "commit_timestamp", "source_partition", "source_offset",
+       "transactional")
+
+
+class AsOfWithTransactions(unittest.TestCase):
+    """offsets/txn-asof: transactional commits take effect at their marker but keep their
+    commit timestamps, so --history's change times go backwards; --as-of must stay a
+    prefix of --history (cli.md), whatever MS."""
+
+    T = M["txn_asof"]
+
+    def test_history(self):
+        rows = history_rows(self.T["path"])
+        self.assertEqual(len(rows), len(self.T["history"]))
+        for g, w in zip(rows, self.T["history"]):
+            subset(g, {k: v for k, v in w.items() if k != "previous"})
+
+    def test_final_table(self):
+        _, out, _ = run("offsets", "--json", self.T["path"])
+        rows = jsonl(out, "offset")
+        self.assertEqual([[r[f] for f in ROW] for r in rows], [[r[f] for f in ROW] for r in self.T["offsets"]])
+
+    def test_as_of_every_time(self):
+        # the generator's own replay: the history up to its last change with change_time <= ms
+        for t in self.T["tables"]:
+            with self.subTest(ms=t["ms"]):
+                _, out, _ = run("offsets", "--json", "--as-of", str(t["ms"]), self.T["path"])
+                rows = jsonl(out, "offset")
+                self.assertEqual([[r[f] for f in ROW] for r in rows], [[r[f] for f in ROW] for r in t["offsets"]])
+
+    def test_as_of_is_the_replay_of_history_up_to_each_change(self):
+        hist = history_rows(self.T["path"])
+        times = [h["change_time"] for h in hist]
+        self.assertTrue(any(b < a for a, b in zip(times, times[1:])), "fixture has no backward change time")
+        for ms in sorted(set(times)):
+            with self.subTest(ms=ms):
+                last = max(i for i, t in enumerate(times) if t <= ms)
+                want = replay_history(hist[:last + 1])
+                _, out, _ = run("offsets", "--json", "--as-of", str(ms), self.T["path"])
+                rows = jsonl(out, "offset")
+                self.assertEqual([[r[f] for f in ROW] for r in rows], [[r[f] for f in ROW] for r in want])
+
+    def test_history_with_as_of_is_that_prefix(self):
+        for t in self.T["tables"]:
+            with self.subTest(ms=t["ms"]):
+                rows = history_rows(self.T["path"], "--as-of", str(t["ms"]))
+                want = self.T["history"][:t["changes"]]
+                self.assertEqual([(r["source_partition"], r["effective_offset"], r["group"], r["topic"],
+                                   r["partition"], r["deleted"]) for r in rows],
+                                 [(w["source_partition"], w["effective_offset"], w["group"], w["topic"],
+                                   w["partition"], w["deleted"]) for w in want])
 
 
 class Copies(unittest.TestCase):
@@ -173,6 +256,24 @@ class Groups(unittest.TestCase):
         self.assertEqual(lines[:3], ["group: my-group", "kind: classic", "state: stable"])
         self.assertIn("    subscription:", lines)
         self.assertFalse(any(l.startswith("{") for l in lines))
+
+    def test_deleted_groups_are_listed_dead(self):
+        code, out, err = run("groups", "--json", DATADIR)
+        got = {r["group"]: r for r in jsonl(out, "group")}
+        want = {g["group"]: g for g in M["groups"]}
+        with_offsets = {r["group"] for r in M["offsets"]}
+        # deleted with all their offsets (DeleteGroups of a classic and of a consumer group,
+        # expiry of a simple group): listed with their kind, state dead
+        for name, kind in (("old-app-4", "classic"), ("retired-848-1", "consumer"),
+                           ("expired-simple-7", "classic")):
+            with self.subTest(group=name):
+                self.assertNotIn(name, with_offsets)
+                self.assertEqual((want[name]["kind"], want[name]["state"]), (kind, "dead"))
+                subset(got[name], want[name], name)
+        # known only from offsets, all of them deleted: not listed
+        self.assertIn("adhoc-reader-7", {s["group"] for s in M["scenarios"]})
+        self.assertNotIn("adhoc-reader-7", want)
+        self.assertNotIn("adhoc-reader-7", got)
 
     def test_group_filter(self):
         _, out, _ = run("groups", "--json", "--group", "legacy-app", DATADIR)

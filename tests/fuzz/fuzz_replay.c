@@ -1,6 +1,7 @@
 /* fuzz_replay.c: fuzz target for the group-coordinator replay: the input is
  * read as a __consumer_offsets segment, every intact batch is replayed, the
- * history callback walks each change, and the final tables are built. */
+ * history callback walks each change, and the final tables (as of a time
+ * read from the input, for half the inputs) are built. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -27,6 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ro.max_batch_bytes = (size_t)1 << 20;
     ro.change_fn = on_change;
     ro.change_ctx = &sink;
+    if (size >= 8) { /* as-of at a time taken from the input's last bytes, every other input */
+        memcpy(&ro.as_of, data + size - 8, 8);
+        ro.has_as_of = ro.as_of & 1;
+    }
     kf_replay *r = kf_replay_new(&ro);
     if (!r) {
         kf_source_close(m);
@@ -49,7 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const kf_offset_value **rows;
     size_t n = kf_replay_offsets(r, &rows);
     for (size_t i = 0; i < n; i++)
-        sink += (size_t)rows[i]->offset;
+        sink += (size_t)rows[i]->offset + strlen(rows[i]->metadata);
+    sink += (size_t)kf_replay_as_of_prefix(r);
     const kf_group_record **g;
     n = kf_replay_group_records(r, &g);
     for (size_t i = 0; i < n; i++) {
@@ -62,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *const *dead;
     n = kf_replay_dead_groups(r, &dead);
     for (size_t i = 0; i < n; i++)
-        sink += strlen(dead[i]);
+        sink += strlen(dead[i]) + (size_t)kf_replay_dead_group_type(r, dead[i]);
     kf_replay_free(r);
     return (int)(sink & 0);
 }
