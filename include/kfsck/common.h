@@ -55,8 +55,20 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_METADATA_INVALID "metadata_invalid"
 #define KF_P_UNREADABLE "unreadable"
 #define KF_P_BATCH_TOO_LARGE "batch_too_large"
+/* the partition reader (several copies as one log) */
 #define KF_P_COPIES_DISAGREE "copies_disagree"
 #define KF_P_OFFSETS_LOST "offsets_lost"
+/* checkpoints against the log (scan) */
+#define KF_P_CHECKPOINT_AHEAD_OF_LOG "checkpoint_ahead_of_log"
+#define KF_P_CLEANER_OFFSET_OUT_OF_RANGE "cleaner_offset_out_of_range"
+#define KF_P_LEADER_EPOCH_AHEAD_OF_LOG "leader_epoch_ahead_of_log"
+#define KF_P_CHECKPOINT_ORPHAN_ENTRY "checkpoint_orphan_entry"
+#define KF_P_CHECKPOINT_MISSING_ENTRY "checkpoint_missing_entry"
+/* internal-topic records (replay, groups, dump --decode, Connect) */
+#define KF_P_UNKNOWN_RECORD_TYPE "unknown_record_type"
+#define KF_P_UNDECODED_RECORD "undecoded_record"
+#define KF_P_OPEN_TRANSACTION "open_transaction"
+#define KF_P_BAD_CONNECT_RECORD "bad_connect_record"
 
 typedef struct kf_problem {
     const char *code;     /* one of KF_P_* */

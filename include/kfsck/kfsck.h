@@ -31,5 +31,7 @@
 #include "kfsck/replay.h"
 #include "kfsck/partition.h"
 #include "kfsck/stats.h"
+#include "kfsck/verify.h"
+#include "kfsck/scan.h"
 
 #endif

@@ -1,13 +1,13 @@
-/* aux.c: `kfsck dump` and the per-file checks of `kfsck verify` for every
- * file in a log dir that is not a .log segment: offset and time indexes,
+/* aux.c: `kfsck dump` of every file in a log dir that is not a .log
+ * segment: offset and time indexes,
  * the aborted-transaction index, producer-state snapshots, the offset and
  * leader-epoch checkpoints, partition.metadata and meta.properties. JSON mode
  * prints one line per entry (cli.md: "index_entry", "txn_entry", "snapshot"
  * + "producer", "checkpoint_entry", "leader_epoch", "partition_metadata",
  * "meta_properties"); text mode prints lines shaped like kafka-dump-log's.
- * Sanity problems go through report_problem in both modes; aux_check runs the
- * same checks and prints only the problems. The caller (cmd_dump) prints the
- * "Dumping <path>" line. */
+ * The library's checks (kf_check_file_bytes, what verify makes) follow the
+ * entries as problem lines. The caller (cmd_dump) prints the "Dumping
+ * <path>" line. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,37 +17,11 @@
 
 /* ---- .index / .timeindex -------------------------------------------------- */
 
-/* Size of the sibling .log (same directory, same numeric base name), or
- * UINT64_MAX when there is none. A suffixed index (.index.swap) pairs first
- * with the log carrying the same suffix. */
-static uint64_t sibling_log_size(const char *path, const char *suffix)
-{
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    const char *dot = strchr(base, '.');
-    if (!dot)
-        return UINT64_MAX;
-    size_t prefix = (size_t)(dot - path);
-    char buf[4096];
-    const char *sufs[2] = {suffix && *suffix ? suffix : NULL, ""};
-    for (int k = 0; k < 2; k++) {
-        if (!sufs[k])
-            continue;
-        int n = snprintf(buf, sizeof buf, "%.*s.log%s", (int)prefix, path, sufs[k]);
-        if (n < 0 || (size_t)n >= sizeof buf)
-            continue;
-        struct stat st;
-        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
-            return (uint64_t)st.st_size;
-    }
-    return UINT64_MAX;
-}
-
-static void do_offset_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
+static void do_offset_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o)
 {
     kf_index ix;
     kf_offset_index_init(&ix, m->data, m->size, ni.base_offset);
-    if (o) {
+    {
         if (ix.entries == 0 && !o->json)
             out_text(o, "%s is empty.\n", path);
         for (uint64_t i = 0; i < ix.entries; i++) {
@@ -64,14 +38,13 @@ static void do_offset_index(const char *path, const kf_bytes *m, kf_name_info ni
             }
         }
     }
-    kf_offset_index_check(&ix, sibling_log_size(path, ni.suffix), report_problem, r);
 }
 
-static void do_time_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
+static void do_time_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o)
 {
     kf_index ix;
     kf_time_index_init(&ix, m->data, m->size, ni.base_offset);
-    if (o) {
+    {
         if (ix.entries == 0 && !o->json)
             out_text(o, "%s is empty.\n", path);
         for (uint64_t i = 0; i < ix.entries; i++) {
@@ -88,13 +61,12 @@ static void do_time_index(const char *path, const kf_bytes *m, kf_name_info ni, 
             }
         }
     }
-    kf_time_index_check(&ix, report_problem, r);
 }
 
-static void do_txn_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
+static void do_txn_index(const char *path, const kf_bytes *m, out *o)
 {
     uint64_t size = m->data ? m->size : 0;
-    if (o) {
+    {
         uint64_t n = kf_txn_index_count(size);
         for (uint64_t i = 0; i < n; i++) {
             kf_txn_entry e;
@@ -116,7 +88,6 @@ static void do_txn_index(const char *path, const kf_bytes *m, kf_name_info ni, o
             }
         }
     }
-    kf_txn_index_check(m->data, size, ni.base_offset, report_problem, r);
 }
 
 /* ---- .snapshot ------------------------------------------------------------ */
@@ -161,12 +132,12 @@ static void print_producer(out *o, const char *path, const kf_snapshot_entry *e)
     out_text(o, "\n");
 }
 
-static void do_snapshot(const char *path, const kf_bytes *m, out *o, report *r)
+static void do_snapshot(const char *path, const kf_bytes *m, out *o)
 {
     kf_snapshot s;
     char msg[200];
     int rc = kf_snapshot_parse(m->data, m->size, &s, msg, sizeof msg);
-    if (o) {
+    {
         if (o->json) {
             out_begin(o, "snapshot");
             out_str(o, "file", path);
@@ -193,38 +164,7 @@ static void do_snapshot(const char *path, const kf_bytes *m, out *o, report *r)
             print_producer(o, path, &e);
         }
     }
-    if (rc == KF_OK)
-        return;
-    /* Every reason the broker would discard the file, each at its field. */
-    if (s.size == 0) {
-        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
-                  "empty (0-byte) snapshot: the broker deletes it and rebuilds producer state from the log");
-        return;
-    }
-    if (s.size < KF_SNAPSHOT_HEADER_SIZE) {
-        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
-        return;
-    }
-    if (s.version != 1)
-        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0,
-                  "snapshot contained an unknown file version %d (expected 1)", s.version);
-    if (s.count < 0) {
-        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 6, false, 0,
-                  "snapshot entry count %" PRId32 " is negative", s.count);
-    } else {
-        uint64_t want = KF_SNAPSHOT_HEADER_SIZE + (uint64_t)s.count * KF_SNAPSHOT_ENTRY_SIZE;
-        if (s.size < want)
-            kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR,
-                      KF_SNAPSHOT_HEADER_SIZE + s.entries * KF_SNAPSHOT_ENTRY_SIZE, false, 0,
-                      "snapshot is truncated: %" PRId32 " entries need %" PRIu64 " bytes, the file has %" PRIu64,
-                      s.count, want, s.size);
-        else if (s.size > want)
-            kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, want, false, 0,
-                      "%" PRIu64 " bytes after the %" PRId32 " entries the header announces", s.size - want, s.count);
-    }
-    if (!s.crc_ok)
-        kf_report(report_problem, r, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 2, false, 0,
-                  "snapshot CRC mismatch: stored %" PRIu32 ", computed %" PRIu32, s.crc, s.crc_computed);
+    (void)rc;
 }
 
 /* ---- checkpoints ------------------------------------------------------------ */
@@ -259,19 +199,19 @@ static void print_ckpt_entry(void *ctx, const kf_checkpoint_entry *e)
     }
 }
 
-static void do_checkpoint(const char *path, const kf_bytes *m, int kind, out *o, report *r)
+static void do_checkpoint(const char *path, const kf_bytes *m, int kind, out *o)
 {
     ckpt_print cp = {.o = o, .path = path};
     int32_t version = -1;
-    kf_checkpoint_parse(m->data, m->size, kind, &version, o ? print_ckpt_entry : NULL, &cp, report_problem, r);
+    kf_checkpoint_parse(m->data, m->size, kind, &version, print_ckpt_entry, &cp, NULL, NULL);
 }
 
-static void do_partition_metadata(const char *path, const kf_bytes *m, out *o, report *r)
+static void do_partition_metadata(const char *path, const kf_bytes *m, out *o)
 {
     kf_partition_metadata pm;
     char msg[200];
     int rc = kf_partition_metadata_parse(m->data, m->size, &pm, msg, sizeof msg);
-    if (o) {
+    {
         if (o->json) {
             out_begin(o, "partition_metadata");
             out_str(o, "file", path);
@@ -286,16 +226,14 @@ static void do_partition_metadata(const char *path, const kf_bytes *m, out *o, r
                 out_text(o, "version: %" PRId32 " topicId: %s\n", pm.version, pm.topic_id_b64);
         }
     }
-    if (rc != KF_OK)
-        kf_report(report_problem, r, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
 }
 
-static void do_meta_properties(const char *path, const kf_bytes *m, out *o, report *r)
+static void do_meta_properties(const char *path, const kf_bytes *m, out *o)
 {
     kf_meta_properties mp;
     char msg[200];
-    int rc = kf_meta_properties_parse(m->data, m->size, &mp, msg, sizeof msg);
-    if (o) {
+    (void)kf_meta_properties_parse(m->data, m->size, &mp, msg, sizeof msg);
+    {
         if (o->json) {
             out_begin(o, "meta_properties");
             out_str(o, "file", path);
@@ -324,34 +262,23 @@ static void do_meta_properties(const char *path, const kf_bytes *m, out *o, repo
             out_text(o, "\n");
         }
     }
-    if (rc != KF_OK)
-        kf_report(report_problem, r, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
 }
 
-/* ---- entry points ------------------------------------------------------------ */
-
-static bool aux_run(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
-{
-    switch (ni.kind) {
-    case KF_FILE_INDEX: do_offset_index(path, m, ni, o, r); return true;
-    case KF_FILE_TIMEINDEX: do_time_index(path, m, ni, o, r); return true;
-    case KF_FILE_TXNINDEX: do_txn_index(path, m, ni, o, r); return true;
-    case KF_FILE_SNAPSHOT: do_snapshot(path, m, o, r); return true;
-    case KF_FILE_OFFSET_CHECKPOINT: do_checkpoint(path, m, KF_CKPT_OFFSETS, o, r); return true;
-    case KF_FILE_LEADER_EPOCH: do_checkpoint(path, m, KF_CKPT_LEADER_EPOCH, o, r); return true;
-    case KF_FILE_PARTITION_METADATA: do_partition_metadata(path, m, o, r); return true;
-    case KF_FILE_META_PROPERTIES: do_meta_properties(path, m, o, r); return true;
-    default: return false;
-    }
-}
+/* ---- entry point ------------------------------------------------------------ */
 
 void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
 {
-    if (!aux_run(path, m, ni, o, r))
-        cli_error(path, "not an index, snapshot, checkpoint or metadata file");
-}
-
-void aux_check(const char *path, const kf_bytes *m, kf_name_info ni, report *r)
-{
-    (void)aux_run(path, m, ni, NULL, r);
+    switch (ni.kind) {
+    case KF_FILE_INDEX: do_offset_index(path, m, ni, o); break;
+    case KF_FILE_TIMEINDEX: do_time_index(path, m, ni, o); break;
+    case KF_FILE_TXNINDEX: do_txn_index(path, m, o); break;
+    case KF_FILE_SNAPSHOT: do_snapshot(path, m, o); break;
+    case KF_FILE_OFFSET_CHECKPOINT: do_checkpoint(path, m, KF_CKPT_OFFSETS, o); break;
+    case KF_FILE_LEADER_EPOCH: do_checkpoint(path, m, KF_CKPT_LEADER_EPOCH, o); break;
+    case KF_FILE_PARTITION_METADATA: do_partition_metadata(path, m, o); break;
+    case KF_FILE_META_PROPERTIES: do_meta_properties(path, m, o); break;
+    default: cli_error(path, "not an index, snapshot, checkpoint or metadata file"); return;
+    }
+    /* the same checks verify makes, after the entries */
+    kf_check_file_bytes(path, ni.kind, ni.base_offset, ni.suffix, m->data, m->size, report_problem, r);
 }

@@ -37,10 +37,8 @@ void reader_tuning(unsigned *threads, size_t *chunk_bytes);
 /* Why a file could not be opened, in words (kf_source_open's errno). */
 const char *cli_read_error(int err_no);
 
-/* Files that are not .log segments (src/cli/aux.c). `path` is as the user
- * gave it; `m` is the mapped file. aux_dump prints the entries (and any
- * problems); aux_check prints problems only. Both report through r. */
+/* `kfsck dump` of a file that is not a .log segment (src/cli/aux.c): its
+ * entries, then the problems verify would report, through r. */
 void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r);
-void aux_check(const char *path, const kf_bytes *m, kf_name_info ni, report *r);
 
 #endif

@@ -260,7 +260,7 @@ static void flush_decode_problem(dump_ctx *d)
         return;
     /* an unknown type or version is not damage; malformed bytes are */
     bool damage = d->pending_rc == KF_ERR_CORRUPT || d->pending_rc == KF_ERR_TRUNCATED;
-    kf_report(report_problem, d->rep, damage ? KF_P_BAD_RECORD : "undecoded_record",
+    kf_report(report_problem, d->rep, damage ? KF_P_BAD_RECORD : KF_P_UNDECODED_RECORD,
               damage ? KF_SEV_ERROR : KF_SEV_WARNING, d->pending_pos, true, d->pending_offset, "%s", d->pending_msg);
     d->pending_rc = 0;
     d->pending_msg[0] = 0;
@@ -361,7 +361,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 
 static int dump_file(const char *path, const dump_opts *opts, out *o)
 {
-    kf_name_info ni = kf_classify_name(path_base(path));
+    kf_name_info ni = kf_classify_name(kf_path_base(path));
     if (ni.kind == KF_FILE_UNKNOWN && kf_looks_like_log(path))
         ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
     bool is_log = ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_KRAFT_CHECKPOINT;
@@ -426,36 +426,50 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
 
 static int dump_path(const char *path, const dump_opts *opts, out *o, int depth)
 {
-    path_kind k = classify_path(path);
-    if (k == PATH_MISSING) {
-        cli_error(path, "no such file or directory");
+    int err_no = 0;
+    kf_path_kind k = kf_classify_path(path, &err_no);
+    if (k == KF_PATH_ERROR) {
+        cli_error(path, "%s", kf_path_error_str(err_no));
         return EXIT_FAIL;
     }
-    if (k == PATH_FILE)
+    if (k == KF_PATH_SPECIAL) {
+        cli_error(path, "not a regular file or directory (a FIFO, socket or device?)");
+        return EXIT_FAIL;
+    }
+    if (k == KF_PATH_FILE)
         return dump_file(path, opts, o);
+    if (depth == 0 && kf_classify_name(kf_path_base(path)).kind != KF_FILE_UNKNOWN) {
+        /* named like a Kafka file, but a directory: say so rather than dump nothing */
+        cli_error(path, "is a directory, not a %s file", kf_file_kind_name(kf_classify_name(kf_path_base(path)).kind));
+        return EXIT_FAIL;
+    }
     if (depth > 2)
         return EXIT_CLEAN;
-    name_list l;
-    if (list_dir(path, &l) != 0) {
-        cli_error(path, "cannot list directory");
+    kf_name_list l;
+    if (kf_list_dir(path, &l, &err_no) != KF_OK) {
+        cli_error(path, "cannot list directory: %s", kf_path_error_str(err_no));
         return EXIT_FAIL;
     }
     int status = EXIT_CLEAN;
     for (size_t i = 0; i < l.n; i++) {
         char *sub = path_join(path, l.names[i]);
-        path_kind sk = classify_path(sub);
+        int e2 = 0;
+        kf_path_kind sk = kf_classify_path(sub, &e2);
         int st = EXIT_CLEAN;
-        if (sk == PATH_FILE) {
+        if (sk == KF_PATH_FILE || sk == KF_PATH_SPECIAL) {
             if (kf_classify_name(l.names[i]).kind != KF_FILE_UNKNOWN)
-                st = dump_file(sub, opts, o);
-        } else if (sk == PATH_PARTITION || sk == PATH_DATADIR) {
+                st = sk == KF_PATH_FILE ? dump_file(sub, opts, o) : dump_path(sub, opts, o, depth + 1);
+        } else if (sk == KF_PATH_PARTITION || sk == KF_PATH_DATADIR) {
             st = dump_path(sub, opts, o, depth + 1);
+        } else if (sk == KF_PATH_ERROR && kf_classify_name(l.names[i]).kind != KF_FILE_UNKNOWN) {
+            cli_error(sub, "%s", kf_path_error_str(e2));
+            st = EXIT_FAIL;
         }
         if (st > status)
             status = st;
         free(sub);
     }
-    name_list_free(&l);
+    kf_name_list_free(&l);
     return status;
 }
 

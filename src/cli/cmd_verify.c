@@ -1,54 +1,54 @@
-/* cmd_verify.c: `kfsck verify`: every batch of every segment, each segment's
- * indexes against it, a partition's segments against each other, and the
- * partition's and data dir's small files; one problem line per finding and
- * one summary line per segment. */
+/* cmd_verify.c: `kfsck verify`: options, and the printing of what the
+ * library's checks (include/kfsck/verify.h) find: one problem line per
+ * finding and one summary line per segment. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/verify_common.h"
-#include "cli/walk.h"
 
-static void verify_file(verify_ctx *v, const char *path)
-{
-    kf_name_info ni = kf_classify_name(path_base(path));
-    if (ni.kind == KF_FILE_UNKNOWN && looks_like_log(path))
-        ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
-    seg_result res;
-    switch (ni.kind) {
-    case KF_FILE_LOG:
-    case KF_FILE_KRAFT_CHECKPOINT:
-        verify_segment(v, path, ni, &res);
-        break;
-    case KF_FILE_UNKNOWN:
-        cli_error(path, "not a Kafka file kfsck knows (by its name); skipped");
-        break;
-    default:
-        verify_aux(v, path, ni);
-    }
-}
+typedef struct verify_run {
+    out *o;
+} verify_run;
 
-static void verify_datadir(verify_ctx *v, const char *dir)
+static void print_segment(void *ctx, const char *path, const kf_segment_summary *s)
 {
-    name_list l;
-    if (list_dir(dir, &l) != 0) {
-        cli_error(dir, "cannot list directory");
-        v->status = EXIT_FAIL;
+    out *o = ((verify_run *)ctx)->o;
+    if (o->json) {
+        out_begin(o, "segment");
+        out_str(o, "file", path);
+        out_uint(o, "size", s->size);
+        out_uint(o, "batches", s->batches);
+        out_uint(o, "records", s->records);
+        out_uint(o, "bad_batches", s->bad_batches);
+        out_uint(o, "valid_bytes", s->valid_bytes);
+        if (s->has_offsets) {
+            out_int(o, "first_offset", s->first_offset);
+            out_int(o, "last_offset", s->last_offset);
+        } else {
+            out_null(o, "first_offset");
+            out_null(o, "last_offset");
+        }
+        out_uint(o, "errors", s->errors);
+        out_uint(o, "warnings", s->warnings);
+        out_end(o);
         return;
     }
-    for (size_t i = 0; i < l.n; i++) {
-        char *p = path_join(dir, l.names[i]);
-        path_kind k = classify_path(p);
-        kf_name_info ni = kf_classify_name(l.names[i]);
-        if (k == PATH_FILE && (ni.kind == KF_FILE_META_PROPERTIES || ni.kind == KF_FILE_OFFSET_CHECKPOINT))
-            verify_aux(v, p, ni);
-        else if (k == PATH_PARTITION)
-            verify_partition(v, p, NULL);
-        free(p);
-    }
-    name_list_free(&l);
+    out_text(o, "%s: %llu bytes, %llu batches, %llu records", path, (unsigned long long)s->size,
+             (unsigned long long)s->batches, (unsigned long long)s->records);
+    if (s->has_offsets)
+        out_text(o, ", offsets %lld..%lld", (long long)s->first_offset, (long long)s->last_offset);
+    if (s->bad_batches || s->valid_bytes != s->size)
+        out_text(o, ", %llu damaged, broker recovery keeps %llu bytes", (unsigned long long)s->bad_batches,
+                 (unsigned long long)s->valid_bytes);
+    out_text(o, "%s\n", s->errors ? "" : (s->warnings ? " (warnings only)" : " - ok"));
+}
+
+static void show_progress(void *ctx, const char *path, uint64_t position, uint64_t size)
+{
+    (void)ctx;
+    progress_show((void *)path, position, size);
 }
 
 static void verify_usage(FILE *f)
@@ -57,7 +57,8 @@ static void verify_usage(FILE *f)
                "PATH: a segment or other Kafka file, a partition dir, or a broker data dir.\n"
                "Reports each problem (code, byte position, offset) and one summary per segment,\n"
                "with valid_bytes: where a recovering broker would truncate the segment.\n"
-               "Exit 0 when no error was found (warnings alone: 0), 1 otherwise.\n");
+               "Exit 0 when no error was found (warnings alone: 0), 1 otherwise, 3 when a\n"
+               "path could not be read.\n");
 }
 
 int cmd_verify(int argc, char **argv)
@@ -88,28 +89,59 @@ int cmd_verify(int argc, char **argv)
         return opt_usage_error("verify", "no PATH given", NULL, verify_usage);
     out o;
     out_init(&o, stdout, json);
-    verify_ctx v;
-    verify_ctx_init(&v, &o, max_batch);
-    for (int i = optind; i < argc; i++) {
+    report rep = {&o, NULL, 0, 0};
+    verify_run run = {&o};
+    kf_verify_opts vo;
+    kf_verify_opts_init(&vo);
+    vo.max_batch_bytes = (size_t)max_batch;
+    reader_tuning(&vo.threads, &vo.chunk_bytes);
+    vo.problem_fn = report_problem;
+    vo.problem_ctx = &rep;
+    vo.segment_fn = print_segment;
+    vo.segment_ctx = &run;
+    vo.progress_fn = show_progress;
+    kf_verify_result res = {0};
+    int status = EXIT_CLEAN;
+    for (int i = optind; i < argc && status != EXIT_USAGE; i++) {
         const char *p = argv[i];
-        switch (classify_path(p)) {
-        case PATH_MISSING:
-            cli_error(p, "no such file or directory");
-            v.status = EXIT_FAIL;
+        int err_no = 0, rc = KF_OK;
+        switch (kf_classify_path(p, &err_no)) {
+        case KF_PATH_ERROR:
+            cli_error(p, "%s", kf_path_error_str(err_no));
+            status = EXIT_FAIL;
             break;
-        case PATH_FILE: verify_file(&v, p); break;
-        case PATH_PARTITION: verify_partition(&v, p, NULL); break;
-        case PATH_DATADIR: verify_datadir(&v, p); break;
-        case PATH_OTHER_DIR:
+        case KF_PATH_SPECIAL:
+            cli_error(p, "not a regular file or directory (a FIFO, socket or device?)");
+            status = EXIT_FAIL;
+            break;
+        case KF_PATH_FILE: {
+            kf_name_info ni = kf_classify_name(kf_path_base(p));
+            if (ni.kind == KF_FILE_UNKNOWN && kf_looks_like_log(p))
+                ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
+            if (ni.kind == KF_FILE_UNKNOWN)
+                cli_error(p, "not a Kafka file kfsck knows (by its name); skipped");
+            else
+                rc = kf_verify_file(p, ni.kind, ni.base_offset, &vo, &res, NULL);
+            break;
+        }
+        case KF_PATH_PARTITION: rc = kf_verify_partition(p, &vo, &res, NULL); break;
+        case KF_PATH_DATADIR: rc = kf_verify_datadir(p, &vo, &res); break;
+        case KF_PATH_OTHER_DIR:
             cli_error(p, "neither a partition directory nor a broker data directory");
-            v.status = EXIT_FAIL;
+            status = EXIT_FAIL;
             break;
+        }
+        progress_done();
+        if (rc == KF_ERR_NOMEM) {
+            cli_error(p, "out of memory");
+            return EXIT_FAIL;
         }
     }
     if (!json)
-        out_text(&o, "%llu errors, %llu warnings\n", (unsigned long long)v.errors, (unsigned long long)v.warnings);
+        out_text(&o, "%llu error%s, %llu warning%s\n", (unsigned long long)res.errors, res.errors == 1 ? "" : "s",
+                 (unsigned long long)res.warnings, res.warnings == 1 ? "" : "s");
     fflush(stdout);
-    if (v.status == EXIT_FAIL)
+    if (status == EXIT_FAIL || res.unreadable)
         return EXIT_FAIL;
-    return v.errors ? EXIT_DAMAGE : EXIT_CLEAN;
+    return res.errors ? EXIT_DAMAGE : EXIT_CLEAN;
 }

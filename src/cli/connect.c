@@ -262,7 +262,7 @@ static int connect_batch(void *ctx, kf_batch *b)
         size_t cs, ce, ps, pe;
         if (r.key_len < 0 || !parse_key(r.key, (size_t)r.key_len, &cs, &ce, &ps, &pe) ||
             (r.value_len >= 0 && !json_whole(r.value, (size_t)r.value_len, true))) {
-            kf_report(report_problem, c->rep, "bad_connect_record", KF_SEV_WARNING, b->position, true, r.offset,
+            kf_report(report_problem, c->rep, KF_P_BAD_CONNECT_RECORD, KF_SEV_WARNING, b->position, true, r.offset,
                       "offset %lld: key is not [connector, {partition}] JSON or value is not a JSON object; skipped",
                       (long long)r.offset);
             continue;

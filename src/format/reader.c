@@ -308,6 +308,18 @@ static void walker_skip_damage(kf_segment_iter *it, chunk *c, uint64_t pos, cons
         it->wsize = w->size;
 }
 
+/* The base offset field of the entry at pos, when its 8 bytes are there:
+ * a framing problem names it even when nothing else of the entry is sane. */
+static bool offset_at(kf_segment_iter *it, uint64_t pos, int64_t *off)
+{
+    size_t avail;
+    const uint8_t *q = kf_window_at(&it->win, pos, 8, &avail);
+    if (!q || avail < 8)
+        return false;
+    *off = (int64_t)kf_be64(q);
+    return true;
+}
+
 /* Framing damage at wpos (the 17-byte frame says size < 14, or fewer than 18
  * bytes are left). Moves wpos on. */
 static void walker_bad_frame(kf_segment_iter *it, chunk *c, bool short_tail, int32_t len)
@@ -333,7 +345,9 @@ static void walker_bad_frame(kf_segment_iter *it, chunk *c, bool short_tail, int
         } else {
             snprintf(msg, sizeof msg, "%llu trailing bytes are too few for an entry header",
                      (unsigned long long)(size - pos));
-            wp = add_problem(it, c, KF_P_TRUNCATED, KF_SEV_ERROR, pos, false, 0, 0, false, msg);
+            int64_t off = 0;
+            bool has_off = offset_at(it, pos, &off);
+            wp = add_problem(it, c, KF_P_TRUNCATED, KF_SEV_ERROR, pos, has_off, off, 0, false, msg);
             if (wp)
                 wp->counts_bad = true;
         }
@@ -358,7 +372,9 @@ static void walker_bad_frame(kf_segment_iter *it, chunk *c, bool short_tail, int
         return;
     }
     snprintf(msg, sizeof msg, "size field %d is below the minimum entry size of 14", len);
-    walker_skip_damage(it, c, pos, KF_P_BAD_LENGTH, false, 0, msg, 0);
+    int64_t off = 0;
+    bool has_off = offset_at(it, pos, &off);
+    walker_skip_damage(it, c, pos, KF_P_BAD_LENGTH, has_off, off, msg, 0);
 }
 
 /* The entry at wpos runs past the end of the file. */
@@ -516,7 +532,7 @@ static void walker_fill(kf_segment_iter *it, chunk *c)
         if (!min_ok) {
             snprintf(msg, sizeof msg, "entry of %u bytes is below the minimum of %d for magic %d", bsize,
                      b.magic == 2 ? KF_V2_HEADER_SIZE : KF_LOG_OVERHEAD + KF_V0_MIN_SIZE, b.magic);
-            walker_skip_damage(it, c, pos, KF_P_BAD_LENGTH, false, 0, msg, pos + bsize);
+            walker_skip_damage(it, c, pos, KF_P_BAD_LENGTH, true, (int64_t)kf_be64(p), msg, pos + bsize);
             continue;
         }
         item *x = add_item(it, c);

@@ -384,7 +384,7 @@ static void report_open_transactions(kf_replay *r)
                  "__consumer_offsets-%d: producer %lld has offsets staged in a transaction with no COMMIT or ABORT "
                  "marker (open, or the copy is truncated); they are not applied",
                  part, (long long)pid);
-        kf_report(r->o.problem_fn, r->o.problem_ctx, "open_transaction", KF_SEV_WARNING, 0, false, 0, "%s", msg);
+        kf_report(r->o.problem_fn, r->o.problem_ctx, KF_P_OPEN_TRANSACTION, KF_SEV_WARNING, 0, false, 0, "%s", msg);
         r->stats.open_transactions++;
         free_stage(r->pids.e[i].val);
     }
@@ -544,7 +544,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
         if (!cr.known_type) {
             /* the coordinator skips unknown types too ("left over from an aborted upgrade") */
             r->stats.unknown++;
-            kf_report(r->o.problem_fn, r->o.problem_ctx, "unknown_record_type", KF_SEV_WARNING, b->position, true,
+            kf_report(r->o.problem_fn, r->o.problem_ctx, KF_P_UNKNOWN_RECORD_TYPE, KF_SEV_WARNING, b->position, true,
                       rec.offset, "__consumer_offsets-%d offset %lld: unknown record type %d, skipped", r->partition,
                       (long long)rec.offset, cr.key_type);
             continue;
@@ -557,7 +557,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
                      cr.record_type ? cr.record_type : "?", cr.err[0] ? cr.err : "undecodable");
             /* same codes as dump --decode: an unknown version is not damage */
             bool damage = rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED;
-            kf_report(r->o.problem_fn, r->o.problem_ctx, damage ? KF_P_BAD_RECORD : "undecoded_record",
+            kf_report(r->o.problem_fn, r->o.problem_ctx, damage ? KF_P_BAD_RECORD : KF_P_UNDECODED_RECORD,
                       damage ? KF_SEV_ERROR : KF_SEV_WARNING, b->position, true, rec.offset, "%s", msg);
             continue;
         }

@@ -1,0 +1,77 @@
+/* scan.h: the health of whole broker data directories (what `kfsck scan`
+ * does): every partition directory verified as kf_verify_partition does,
+ * with the data dir's offset checkpoints and each partition's
+ * leader-epoch-checkpoint compared with its segments. Partitions are checked
+ * by several threads and handed back in (topic, partition) order on the
+ * caller's thread, each with its problems, so the result does not depend on
+ * the thread count. Nothing is printed. */
+#ifndef KFSCK_SCAN_H
+#define KFSCK_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/common.h"
+#include "kfsck/verify.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kf_epoch_entry {
+    int32_t epoch;
+    int64_t start_offset;
+} kf_epoch_entry;
+
+/* An offset a checkpoint file records for the partition. */
+typedef struct kf_ckpt_value {
+    bool has;
+    int64_t offset;
+} kf_ckpt_value;
+
+typedef struct kf_datadir_partition {
+    const char *datadir;
+    const char *name;              /* the directory's name, <topic>-<n> */
+    const char *topic;
+    int32_t partition;
+    const char *dir;               /* datadir/name */
+    bool has_topic_id;
+    char topic_id[23];             /* from partition.metadata */
+    kf_partition_summary log;      /* segments, bytes, offsets, log end offset */
+    kf_ckpt_value recovery_point, high_watermark, log_start_offset, cleaner_offset;
+    const kf_epoch_entry *leader_epochs; /* from leader-epoch-checkpoint */
+    size_t n_leader_epochs;
+    uint64_t errors, warnings;
+    bool unreadable;               /* some file of it could not be read */
+    const kf_problem *problems;    /* every problem found in it, in order (file set) */
+    size_t n_problems;
+} kf_datadir_partition;
+
+typedef struct kf_datadir_scan_opts {
+    size_t max_batch_bytes;
+    unsigned jobs;                 /* partitions checked at once; 0: online cores */
+    /* Each partition, in (topic, partition) order, valid during the call. */
+    void (*partition_fn)(void *ctx, const kf_datadir_partition *p);
+    /* The data dir's own problems (its checkpoint files and meta.properties,
+     * checkpoint entries for partitions it does not hold), before the partitions. */
+    kf_problem_fn problem_fn;
+    void *ctx;
+} kf_datadir_scan_opts;
+
+void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o);
+
+typedef struct kf_datadir_totals {
+    uint64_t partitions, segments, bytes, errors, warnings;
+    bool unreadable;               /* something could not be read */
+} kf_datadir_totals;
+
+/* Scan one data dir, adding to *tot (zero it first). KF_OK or KF_ERR_NOMEM;
+ * a data dir that cannot be listed is an "unreadable" problem. */
+int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_totals *tot);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

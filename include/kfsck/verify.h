@@ -1,0 +1,88 @@
+/* verify.h: checking Kafka files, partition directories and broker data
+ * directories (what `kfsck verify` does): every batch of every segment, each
+ * segment's indexes against it, a partition's segments against each other,
+ * and the small files beside them (snapshots, checkpoints,
+ * partition.metadata, meta.properties). Findings go to callbacks in a fixed
+ * order; nothing is printed. A file that cannot be read is an "unreadable"
+ * problem (and res->unreadable), never a failure of the call. */
+#ifndef KFSCK_VERIFY_H
+#define KFSCK_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/common.h"
+#include "kfsck/names.h"
+#include "kfsck/segment.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kf_verify_opts {
+    size_t max_batch_bytes;   /* decompression cap per batch */
+    unsigned threads;         /* reader threads per segment (kf_scan_opts.threads) */
+    size_t chunk_bytes;       /* reader chunk size (kf_scan_opts.chunk_bytes; 0: default) */
+    /* Every problem, with p->file set to the file it is about. */
+    kf_problem_fn problem_fn;
+    void *problem_ctx;
+    /* One summary per segment checked, after its problems (may be NULL). */
+    void (*segment_fn)(void *ctx, const char *path, const kf_segment_summary *s);
+    void *segment_ctx;
+    /* Progress within a large segment (may be NULL). */
+    void (*progress_fn)(void *ctx, const char *path, uint64_t position, uint64_t size);
+    void *progress_ctx;
+} kf_verify_opts;
+
+void kf_verify_opts_init(kf_verify_opts *o);
+
+/* Counts over everything checked; add up across calls (zero it first). */
+typedef struct kf_verify_result {
+    uint64_t errors, warnings;
+    bool unreadable;          /* some file or directory could not be read */
+} kf_verify_result;
+
+/* What one partition's log looks like (its plain .log segments). */
+typedef struct kf_partition_summary {
+    bool listed;              /* the directory could be listed */
+    uint64_t segments;        /* plain .log files (no .deleted/.cleaned/.swap) */
+    uint64_t bytes;           /* their total size */
+    bool has_offsets;         /* some intact batch */
+    int64_t first_offset;     /* first offset of the first intact batch */
+    int64_t last_offset;      /* last offset of the last intact batch */
+    bool has_log_end;         /* there is a segment */
+    int64_t log_end_offset;   /* last offset + 1 of the last segment's last intact
+                                 batch, else that segment's base offset (as the
+                                 broker loads it) */
+} kf_partition_summary;
+
+/* One file, checked by its kind: a segment (with the .index and .timeindex
+ * beside it), a KRaft .checkpoint, an index, .txnindex, snapshot,
+ * checkpoint, partition.metadata or meta.properties. `kind` and
+ * `base_offset` normally come from kf_classify_name; a file with an unknown
+ * name that starts like a segment may be passed as KF_FILE_LOG with base -1.
+ * Returns KF_OK or KF_ERR_NOMEM; *seg (may be NULL) gets a segment's summary. */
+int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, const kf_verify_opts *o,
+                   kf_verify_result *res, kf_segment_summary *seg);
+
+/* The checks of a small file already in memory (index, time index,
+ * .txnindex, snapshot, checkpoint, partition.metadata, meta.properties),
+ * as kf_verify_file makes them; `suffix` is the broker's .deleted/.cleaned/
+ * .swap suffix of its name, or "". Problems come with file = path. */
+void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offset, const char *suffix,
+                         const uint8_t *data, uint64_t size, kf_problem_fn fn, void *ctx);
+
+/* Every file of a partition directory, and its segments against each other
+ * (segment_overlap, segment_gap). *ps may be NULL. */
+int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_result *res, kf_partition_summary *ps);
+
+/* A broker data directory: its meta.properties and offset checkpoints, and
+ * every partition directory in it. */
+int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

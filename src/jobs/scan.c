@@ -1,0 +1,610 @@
+/* scan.c: whole data dirs (include/kfsck/scan.h). Each partition dir is
+ * verified by kf_verify_partition in a pool of threads; its problems are
+ * kept with it and the partitions handed back in (topic, partition) order.
+ * The data dir's four offset checkpoints and each partition's
+ * leader-epoch-checkpoint are compared with the segments
+ * (checkpoint_ahead_of_log, cleaner_offset_out_of_range,
+ * leader_epoch_ahead_of_log, checkpoint_orphan_entry,
+ * checkpoint_missing_entry). */
+#include "kfsck/scan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kfsck/checkpoint.h"
+#include "kfsck/dirs.h"
+#include "kfsck/file.h"
+#include "kfsck/names.h"
+
+void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+}
+
+/* ---- checkpoint files ------------------------------------------------------- */
+
+enum { CK_RECOVERY, CK_HW, CK_LOG_START, CK_CLEANER, CK_N };
+static const char *const CK_NAMES[CK_N] = {
+    "recovery-point-offset-checkpoint",
+    "replication-offset-checkpoint",
+    "log-start-offset-checkpoint",
+    "cleaner-offset-checkpoint",
+};
+static const char *const CK_WHAT[CK_N] = {"recovery point", "high watermark", "log start offset", "cleaner offset"};
+
+typedef struct ck_entry {
+    char *topic;
+    int32_t partition;
+    int64_t offset;
+    uint64_t position;
+} ck_entry;
+
+typedef struct ck_file {
+    char *path;       /* as the user would open it */
+    ck_entry *e;      /* sorted by topic, partition */
+    size_t n, cap;
+    bool nomem;
+} ck_file;
+
+static void ck_collect(void *ctx, const kf_checkpoint_entry *e)
+{
+    ck_file *f = ctx;
+    if (!e->topic || f->nomem)
+        return;
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 64;
+        ck_entry *ne = realloc(f->e, cap * sizeof *ne);
+        if (!ne) {
+            f->nomem = true;
+            return;
+        }
+        f->e = ne;
+        f->cap = cap;
+    }
+    char *t = strdup(e->topic);
+    if (!t) {
+        f->nomem = true;
+        return;
+    }
+    f->e[f->n++] = (ck_entry){t, e->partition, e->offset, e->position};
+}
+
+static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
+{
+    int c = strcmp(ta, tb);
+    if (c)
+        return c;
+    return pa < pb ? -1 : pa > pb;
+}
+
+static int cmp_ck(const void *a, const void *b)
+{
+    const ck_entry *x = a, *y = b;
+    int c = cmp_tp(x->topic, x->partition, y->topic, y->partition);
+    if (c)
+        return c;
+    return x->position < y->position ? -1 : x->position > y->position; /* duplicates: file order */
+}
+
+/* The entry the broker would use (the last one in the file for a duplicated
+ * key: Kafka reads the list into a map), or NULL. */
+static const ck_entry *ck_find(const ck_file *f, const char *topic, int32_t partition)
+{
+    size_t lo = 0, hi = f->n;
+    const ck_entry *found = NULL;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_tp(f->e[mid].topic, f->e[mid].partition, topic, partition);
+        if (c <= 0) {
+            if (c == 0)
+                found = &f->e[mid];
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return found;
+}
+
+static void ck_free(ck_file *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->e[i].topic);
+    free(f->e);
+    free(f->path);
+    memset(f, 0, sizeof *f);
+}
+
+/* ---- one partition ----------------------------------------------------------- */
+
+typedef struct epoch_list {
+    kf_epoch_entry *e;
+    uint64_t *position;
+    size_t n, cap;
+    bool nomem;
+} epoch_list;
+
+static void epoch_collect(void *ctx, const kf_checkpoint_entry *e)
+{
+    epoch_list *l = ctx;
+    if (l->nomem)
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        kf_epoch_entry *ne = realloc(l->e, cap * sizeof *ne);
+        uint64_t *np = ne ? realloc(l->position, cap * sizeof *np) : NULL;
+        if (ne)
+            l->e = ne;
+        if (np)
+            l->position = np;
+        if (!ne || !np) {
+            l->nomem = true;
+            return;
+        }
+        l->cap = cap;
+    }
+    l->e[l->n] = (kf_epoch_entry){e->epoch, e->offset};
+    l->position[l->n++] = e->position;
+}
+
+typedef struct task {
+    /* in */
+    char *name, *topic, *dir;
+    int32_t partition;
+    /* out */
+    kf_datadir_partition part;
+    kf_problem *probs;
+    char **files;          /* the problems' files, owned */
+    size_t nprobs, capprobs;
+    epoch_list epochs;
+    int rc;
+    bool done;
+} task;
+
+typedef struct datadir_ctx {
+    const char *datadir;
+    const kf_datadir_scan_opts *o;
+    unsigned reader_threads;
+    ck_file ck[CK_N];
+    bool any_checkpoint;
+    task *tasks;
+    size_t ntasks;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next;
+} datadir_ctx;
+
+/* The problem callback of one partition: kept with it. */
+static void keep_problem(void *ctx, const kf_problem *p)
+{
+    task *t = ctx;
+    if (p->severity == KF_SEV_ERROR)
+        t->part.errors++;
+    else
+        t->part.warnings++;
+    if (!strcmp(p->code, KF_P_UNREADABLE))
+        t->part.unreadable = true;
+    if (t->rc != KF_OK)
+        return;
+    if (t->nprobs == t->capprobs) {
+        size_t cap = t->capprobs ? t->capprobs * 2 : 16;
+        kf_problem *np = realloc(t->probs, cap * sizeof *np);
+        char **nf = np ? realloc(t->files, cap * sizeof *nf) : NULL;
+        if (np)
+            t->probs = np;
+        if (nf)
+            t->files = nf;
+        if (!np || !nf) {
+            t->rc = KF_ERR_NOMEM;
+            return;
+        }
+        t->capprobs = cap;
+    }
+    char *f = p->file ? strdup(p->file) : NULL;
+    if (p->file && !f) {
+        t->rc = KF_ERR_NOMEM;
+        return;
+    }
+    t->probs[t->nprobs] = *p;
+    t->probs[t->nprobs].file = f;
+    t->files[t->nprobs++] = f;
+}
+
+static void task_problem(task *t, const char *file, const char *code, kf_severity sev, uint64_t pos, bool has_off,
+                         int64_t off, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+static void task_problem(task *t, const char *file, const char *code, kf_severity sev, uint64_t pos, bool has_off,
+                         int64_t off, const char *fmt, ...)
+{
+    kf_problem p = {0};
+    p.code = code;
+    p.file = file;
+    p.severity = sev;
+    p.position = pos;
+    p.has_offset = has_off;
+    p.offset = has_off ? off : 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    va_end(ap);
+    keep_problem(t, &p);
+}
+
+static bool read_topic_id(const char *dir, char id[23])
+{
+    char *p = kf_path_join(dir, "partition.metadata");
+    kf_bytes m;
+    bool ok = false;
+    if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
+        kf_partition_metadata pm;
+        char msg[200];
+        if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK) {
+            memcpy(id, pm.topic_id_b64, 23);
+            ok = true;
+        }
+        free(m.data);
+    }
+    free(p);
+    return ok;
+}
+
+static void scan_partition(datadir_ctx *d, task *t)
+{
+    kf_datadir_partition *part = &t->part;
+    part->datadir = d->datadir;
+    part->name = t->name;
+    part->topic = t->topic;
+    part->partition = t->partition;
+    part->dir = t->dir;
+
+    kf_verify_opts vo;
+    kf_verify_opts_init(&vo);
+    vo.max_batch_bytes = d->o->max_batch_bytes;
+    vo.threads = d->reader_threads;
+    vo.problem_fn = keep_problem;
+    vo.problem_ctx = t;
+    kf_verify_result vr = {0};
+    int rc = kf_verify_partition(t->dir, &vo, &vr, &part->log);
+    if (rc != KF_OK) {
+        t->rc = rc;
+        return;
+    }
+    part->has_topic_id = part->log.listed && read_topic_id(t->dir, part->topic_id);
+
+    /* leader epochs (the file's own problems were reported by the verify) */
+    char *epath = kf_path_join(t->dir, "leader-epoch-checkpoint");
+    kf_bytes m;
+    if (epath && kf_file_read_all(epath, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
+        int32_t version;
+        kf_checkpoint_parse(m.data, m.size, KF_CKPT_LEADER_EPOCH, &version, epoch_collect, &t->epochs, NULL, NULL);
+        free(m.data);
+    }
+    if (!epath || t->epochs.nomem) {
+        free(epath);
+        t->rc = KF_ERR_NOMEM;
+        return;
+    }
+    part->leader_epochs = t->epochs.e;
+    part->n_leader_epochs = t->epochs.n;
+
+    const ck_entry *ce[CK_N];
+    bool any_entry = false;
+    for (int k = 0; k < CK_N; k++) {
+        ce[k] = ck_find(&d->ck[k], t->topic, t->partition);
+        any_entry |= ce[k] != NULL;
+    }
+    kf_ckpt_value *vals[CK_N] = {&part->recovery_point, &part->high_watermark, &part->log_start_offset,
+                                 &part->cleaner_offset};
+    for (int k = 0; k < CK_N; k++)
+        *vals[k] = (kf_ckpt_value){ce[k] != NULL, ce[k] ? ce[k]->offset : 0};
+
+    /* Checkpoints against the log. A partition with no segment is loaded
+     * by the broker as an empty log at its log start offset. */
+    if (part->log.listed) {
+        bool has_leo = part->log.has_log_end;
+        int64_t end = has_leo ? part->log.log_end_offset : (ce[CK_LOG_START] ? ce[CK_LOG_START]->offset : 0);
+        const char *endwhat = has_leo ? "the log end offset" : "the log start (no segment)";
+        static const int ahead[] = {CK_HW, CK_RECOVERY, CK_LOG_START};
+        for (size_t i = 0; i < sizeof ahead / sizeof ahead[0]; i++) {
+            int k = ahead[i];
+            if (!ce[k] || ce[k]->offset <= end || (k == CK_LOG_START && !has_leo))
+                continue;
+            task_problem(t, d->ck[k].path, KF_P_CHECKPOINT_AHEAD_OF_LOG, KF_SEV_ERROR, ce[k]->position, true,
+                         ce[k]->offset,
+                         "%s of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
+                         ": the log has lost %" PRId64 " offsets the broker had%s",
+                         CK_WHAT[k], t->topic, t->partition, ce[k]->offset, endwhat, end, ce[k]->offset - end,
+                         k == CK_HW ? " committed" : (k == CK_RECOVERY ? " flushed" : ""));
+        }
+        if (ce[CK_CLEANER] && ce[CK_CLEANER]->offset > end)
+            task_problem(t, d->ck[CK_CLEANER].path, KF_P_CLEANER_OFFSET_OUT_OF_RANGE, KF_SEV_WARNING,
+                         ce[CK_CLEANER]->position, true, ce[CK_CLEANER]->offset,
+                         "cleaner offset of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
+                         " (the cleaner resets it to the log start)",
+                         t->topic, t->partition, ce[CK_CLEANER]->offset, endwhat, end);
+        for (size_t i = 0; i < t->epochs.n; i++)
+            if (t->epochs.e[i].start_offset > end)
+                task_problem(t, epath, KF_P_LEADER_EPOCH_AHEAD_OF_LOG, KF_SEV_WARNING, t->epochs.position[i], true,
+                             t->epochs.e[i].start_offset,
+                             "leader epoch %" PRId32 " starts at offset %" PRId64 ", beyond %s %" PRId64
+                             " (the broker truncates the epoch cache at load)",
+                             t->epochs.e[i].epoch, t->epochs.e[i].start_offset, endwhat, end);
+        /* The KRaft metadata log is kept by the raft layer, never in these files. */
+        if (!any_entry && d->any_checkpoint && strcmp(t->topic, "__cluster_metadata") != 0)
+            task_problem(t, t->dir, KF_P_CHECKPOINT_MISSING_ENTRY, KF_SEV_WARNING, 0, false, 0,
+                         "%s-%" PRId32 " is in none of the data dir's offset checkpoints (a partition created "
+                         "since the last checkpoint, or checkpoints from another broker)",
+                         t->topic, t->partition);
+    }
+    free(epath);
+}
+
+static void *worker(void *arg)
+{
+    datadir_ctx *d = arg;
+    for (;;) {
+        pthread_mutex_lock(&d->mu);
+        size_t i = d->next < d->ntasks ? d->next++ : d->ntasks;
+        pthread_mutex_unlock(&d->mu);
+        if (i >= d->ntasks)
+            return NULL;
+        scan_partition(d, &d->tasks[i]);
+        pthread_mutex_lock(&d->mu);
+        d->tasks[i].done = true;
+        pthread_cond_broadcast(&d->cv);
+        pthread_mutex_unlock(&d->mu);
+    }
+}
+
+static void task_free(task *t)
+{
+    for (size_t i = 0; i < t->nprobs; i++)
+        free(t->files[i]);
+    free(t->probs);
+    free(t->files);
+    free(t->epochs.e);
+    free(t->epochs.position);
+    free(t->name);
+    free(t->topic);
+    free(t->dir);
+}
+
+/* ---- one data dir ------------------------------------------------------------- */
+
+static int cmp_task(const void *a, const void *b)
+{
+    const task *x = a, *y = b;
+    return cmp_tp(x->topic, x->partition, y->topic, y->partition);
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool has_task(const datadir_ctx *d, const char *topic, int32_t partition)
+{
+    size_t lo = 0, hi = d->ntasks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_tp(d->tasks[mid].topic, d->tasks[mid].partition, topic, partition);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* The data dir's own problems: straight to the caller, counted. */
+typedef struct dir_sink {
+    const kf_datadir_scan_opts *o;
+    kf_datadir_totals *tot;
+    const char *file;
+} dir_sink;
+
+static void dir_problem(void *ctx, const kf_problem *p)
+{
+    dir_sink *s = ctx;
+    kf_problem q = *p;
+    if (!q.file)
+        q.file = s->file;
+    if (q.severity == KF_SEV_ERROR)
+        s->tot->errors++;
+    else
+        s->tot->warnings++;
+    if (!strcmp(q.code, KF_P_UNREADABLE))
+        s->tot->unreadable = true;
+    if (s->o->problem_fn)
+        s->o->problem_fn(s->o->ctx, &q);
+}
+
+static unsigned online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)(n > 256 ? 256 : n) : 1;
+}
+
+int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_totals *tot)
+{
+    dir_sink ds = {o, tot, dir};
+    kf_name_list l;
+    int err_no = 0;
+    int rc = kf_list_dir(dir, &l, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc != KF_OK) {
+        kf_report(dir_problem, &ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read directory: %s",
+                  kf_path_error_str(err_no));
+        return KF_OK;
+    }
+    unsigned jobs = o->jobs ? o->jobs : online_cpus();
+    datadir_ctx d;
+    memset(&d, 0, sizeof d);
+    d.datadir = dir;
+    d.o = o;
+    d.reader_threads = jobs > 1 ? 1 : 0; /* reader threads per segment only without partition threads */
+    kf_verify_opts vo;
+    kf_verify_opts_init(&vo);
+    vo.max_batch_bytes = o->max_batch_bytes;
+    vo.problem_fn = dir_problem;
+    vo.problem_ctx = &ds;
+    kf_verify_result vr = {0};
+
+    d.tasks = calloc(l.n ? l.n : 1, sizeof *d.tasks);
+    rc = d.tasks ? KF_OK : KF_ERR_NOMEM;
+    for (size_t i = 0; i < l.n && rc == KF_OK; i++) {
+        const char *name = l.names[i];
+        char *p = kf_path_join(dir, name);
+        if (!p) {
+            rc = KF_ERR_NOMEM;
+            break;
+        }
+        kf_name_info ni = kf_classify_name(name);
+        char topic[256];
+        int32_t part;
+        size_t len = strlen(name);
+        int k = -1;
+        for (int c = 0; c < CK_N; c++)
+            if (!strcmp(name, CK_NAMES[c]))
+                k = c;
+        if (k >= 0 && !is_dir(p)) {
+            ck_file *f = &d.ck[k];
+            d.any_checkpoint = true;
+            f->path = p;
+            p = NULL;
+            kf_bytes m;
+            int e2 = 0;
+            int r2 = kf_file_read_all(f->path, KF_SMALL_FILE_MAX, &m.data, &m.size, &e2);
+            if (r2 == KF_ERR_NOMEM) {
+                rc = r2;
+            } else if (r2 != KF_OK) {
+                ds.file = f->path;
+                kf_report(dir_problem, &ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
+                          r2 == KF_ERR_TOO_BIG ? "larger than kfsck reads whole" : kf_path_error_str(e2));
+            } else {
+                ds.file = f->path;
+                int32_t version;
+                kf_checkpoint_parse(m.data, m.size, KF_CKPT_OFFSETS, &version, ck_collect, f, dir_problem, &ds);
+                free(m.data);
+                if (f->nomem)
+                    rc = KF_ERR_NOMEM;
+                if (f->n > 1)
+                    qsort(f->e, f->n, sizeof *f->e, cmp_ck);
+            }
+            ds.file = dir;
+        } else if ((ni.kind == KF_FILE_META_PROPERTIES || ni.kind == KF_FILE_OFFSET_CHECKPOINT) && !is_dir(p)) {
+            rc = kf_verify_file(p, ni.kind, ni.base_offset, &vo, &vr, NULL);
+        } else if (len && isdigit((unsigned char)name[len - 1]) &&
+                   kf_parse_partition_dir(name, topic, sizeof topic, &part)) {
+            /* plain <topic>-<n> only: -delete, -future and -stray dirs end otherwise */
+            int e2 = 0;
+            kf_path_kind pk = kf_classify_path(p, &e2);
+            if (pk == KF_PATH_ERROR && e2 != ENOENT) {
+                /* a partition dir that cannot be read is a finding, never skipped */
+                task *t = &d.tasks[d.ntasks++];
+                t->name = strdup(name);
+                t->topic = strdup(topic);
+                t->partition = part;
+                t->dir = p;
+                p = NULL;
+                if (!t->name || !t->topic)
+                    rc = KF_ERR_NOMEM;
+            } else if (pk == KF_PATH_PARTITION || pk == KF_PATH_DATADIR || pk == KF_PATH_OTHER_DIR) {
+                task *t = &d.tasks[d.ntasks++];
+                t->name = strdup(name);
+                t->topic = strdup(topic);
+                t->partition = part;
+                t->dir = p;
+                p = NULL;
+                if (!t->name || !t->topic)
+                    rc = KF_ERR_NOMEM;
+            }
+        }
+        free(p);
+    }
+    kf_name_list_free(&l);
+    if (rc == KF_OK && d.ntasks > 1)
+        qsort(d.tasks, d.ntasks, sizeof *d.tasks, cmp_task);
+
+    /* checkpoint entries naming a partition that is not here */
+    for (int k = 0; k < CK_N && rc == KF_OK; k++) {
+        const ck_file *f = &d.ck[k];
+        for (size_t i = 0; i < f->n; i++) {
+            const ck_entry *e = &f->e[i];
+            if (has_task(&d, e->topic, e->partition))
+                continue;
+            ds.file = f->path;
+            kf_report(dir_problem, &ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
+                      "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s",
+                      e->topic, e->partition, e->offset, dir);
+        }
+    }
+    ds.file = dir;
+
+    /* the partitions: N workers, handed back in order */
+    pthread_mutex_init(&d.mu, NULL);
+    pthread_cond_init(&d.cv, NULL);
+    size_t nthreads = rc == KF_OK && jobs > 1 ? (jobs < d.ntasks ? jobs : d.ntasks) : 0;
+    pthread_t *th = calloc(nthreads ? nthreads : 1, sizeof *th);
+    size_t started = 0;
+    if (!th)
+        rc = KF_ERR_NOMEM;
+    for (; th && started < nthreads; started++)
+        if (pthread_create(&th[started], NULL, worker, &d) != 0)
+            break;
+    for (size_t i = 0; i < d.ntasks; i++) {
+        task *t = &d.tasks[i];
+        if (rc == KF_OK) {
+            if (started == 0) {
+                scan_partition(&d, t); /* one job (or no thread could start) */
+            } else {
+                pthread_mutex_lock(&d.mu);
+                while (!t->done)
+                    pthread_cond_wait(&d.cv, &d.mu);
+                pthread_mutex_unlock(&d.mu);
+            }
+            if (t->rc != KF_OK)
+                rc = t->rc;
+        }
+        if (rc == KF_OK) {
+            t->part.problems = t->probs;
+            t->part.n_problems = t->nprobs;
+            if (o->partition_fn)
+                o->partition_fn(o->ctx, &t->part);
+            tot->partitions++;
+            tot->segments += t->part.log.segments;
+            tot->bytes += t->part.log.bytes;
+            tot->errors += t->part.errors;
+            tot->warnings += t->part.warnings;
+            tot->unreadable |= t->part.unreadable;
+        }
+    }
+    if (rc != KF_OK) { /* let the workers finish before their tasks go */
+        pthread_mutex_lock(&d.mu);
+        d.next = d.ntasks;
+        pthread_mutex_unlock(&d.mu);
+    }
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    for (size_t i = 0; i < d.ntasks; i++)
+        task_free(&d.tasks[i]);
+    free(th);
+    pthread_mutex_destroy(&d.mu);
+    pthread_cond_destroy(&d.cv);
+    free(d.tasks);
+    for (int k = 0; k < CK_N; k++)
+        ck_free(&d.ck[k]);
+    return rc;
+}

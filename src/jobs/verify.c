@@ -1,0 +1,469 @@
+/* verify.c: the checks of `kfsck verify` (include/kfsck/verify.h): segments
+ * with their indexes, the small files of a partition, a partition's segment
+ * chain, and a data dir's own files. Problems go out through the caller's
+ * callback with their file set, in the order they are found. */
+#include "kfsck/verify.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kfsck/checkpoint.h"
+#include "kfsck/dirs.h"
+#include "kfsck/file.h"
+#include "kfsck/index.h"
+#include "kfsck/snapshot.h"
+
+void kf_verify_opts_init(kf_verify_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+}
+
+/* ---- reporting ------------------------------------------------------------ */
+
+/* What the per-file checks report through: the caller's callback with the
+ * file filled in, and the counts. */
+typedef struct sink {
+    const kf_verify_opts *o;
+    kf_verify_result *res;
+    const char *file;
+    uint64_t errors, warnings; /* of this file */
+} sink;
+
+static void sink_problem(void *ctx, const kf_problem *p)
+{
+    sink *s = ctx;
+    kf_problem q = *p;
+    if (!q.file)
+        q.file = s->file;
+    if (q.severity == KF_SEV_ERROR) {
+        s->res->errors++;
+        s->errors++;
+    } else {
+        s->res->warnings++;
+        s->warnings++;
+    }
+    if (!strcmp(q.code, KF_P_UNREADABLE))
+        s->res->unreadable = true;
+    if (s->o->problem_fn)
+        s->o->problem_fn(s->o->problem_ctx, &q);
+}
+
+static void report(sink *s, const char *code, kf_severity sev, uint64_t pos, bool has_off, int64_t off,
+                   const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static void report(sink *s, const char *code, kf_severity sev, uint64_t pos, bool has_off, int64_t off,
+                   const char *fmt, ...)
+{
+    kf_problem p = {0};
+    p.code = code;
+    p.severity = sev;
+    p.position = pos;
+    p.has_offset = has_off;
+    p.offset = has_off ? off : 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    va_end(ap);
+    sink_problem(s, &p);
+}
+
+static const char *read_error(int rc, int err_no)
+{
+    if (rc == KF_ERR_TOO_BIG)
+        return "larger than kfsck reads whole";
+    if (err_no == EINVAL)
+        return "not a regular file (a FIFO, socket or device?)";
+    if (err_no == EISDIR)
+        return "is a directory";
+    return kf_path_error_str(err_no);
+}
+
+static void unreadable(sink *s, int rc, int err_no)
+{
+    report(s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(rc, err_no));
+}
+
+/* ---- small files ------------------------------------------------------------ */
+
+/* Size of the segment an index belongs to (same directory, same base name,
+ * the same broker suffix first), or UINT64_MAX when there is none. */
+static uint64_t sibling_log_size(const char *path, const char *suffix)
+{
+    const char *base = kf_path_base(path);
+    const char *dot = strchr(base, '.');
+    if (!dot)
+        return UINT64_MAX;
+    size_t prefix = (size_t)(dot - path);
+    char buf[4096];
+    const char *sufs[2] = {suffix && *suffix ? suffix : NULL, ""};
+    for (int k = 0; k < 2; k++) {
+        if (!sufs[k])
+            continue;
+        int n = snprintf(buf, sizeof buf, "%.*s.log%s", (int)prefix, path, sufs[k]);
+        if (n < 0 || (size_t)n >= sizeof buf)
+            continue;
+        struct stat st;
+        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+            return (uint64_t)st.st_size;
+    }
+    return UINT64_MAX;
+}
+
+/* Every reason the broker would discard a producer snapshot, each at its field. */
+static void check_snapshot(sink *s, const uint8_t *data, uint64_t size)
+{
+    kf_snapshot sn;
+    char msg[200];
+    if (kf_snapshot_parse(data, size, &sn, msg, sizeof msg) == KF_OK)
+        return;
+    if (sn.size == 0) {
+        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
+               "empty (0-byte) snapshot: the broker deletes it and rebuilds producer state from the log");
+        return;
+    }
+    if (sn.size < KF_SNAPSHOT_HEADER_SIZE) {
+        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        return;
+    }
+    if (sn.version != 1)
+        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0,
+               "snapshot contained an unknown file version %d (expected 1)", sn.version);
+    if (sn.count < 0) {
+        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 6, false, 0, "snapshot entry count %" PRId32 " is negative",
+               sn.count);
+    } else {
+        uint64_t want = KF_SNAPSHOT_HEADER_SIZE + (uint64_t)sn.count * KF_SNAPSHOT_ENTRY_SIZE;
+        if (sn.size < want)
+            report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, KF_SNAPSHOT_HEADER_SIZE + sn.entries * KF_SNAPSHOT_ENTRY_SIZE,
+                   false, 0, "snapshot is truncated: %" PRId32 " entries need %" PRIu64 " bytes, the file has %" PRIu64,
+                   sn.count, want, sn.size);
+        else if (sn.size > want)
+            report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, want, false, 0,
+                   "%" PRIu64 " bytes after the %" PRId32 " entries the header announces", sn.size - want, sn.count);
+    }
+    if (!sn.crc_ok)
+        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 2, false, 0,
+               "snapshot CRC mismatch: stored %" PRIu32 ", computed %" PRIu32, sn.crc, sn.crc_computed);
+}
+
+void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offset, const char *suffix,
+                         const uint8_t *data, uint64_t size, kf_problem_fn fn, void *ctx)
+{
+    kf_verify_opts o;
+    kf_verify_opts_init(&o);
+    o.problem_fn = fn;
+    o.problem_ctx = ctx;
+    kf_verify_result res = {0};
+    sink s = {&o, &res, path, 0, 0};
+    char msg[200];
+    switch (kind) {
+    case KF_FILE_INDEX: {
+        kf_index ix;
+        kf_offset_index_init(&ix, data, size, base_offset);
+        kf_offset_index_check(&ix, sibling_log_size(path, suffix), sink_problem, &s);
+        break;
+    }
+    case KF_FILE_TIMEINDEX: {
+        kf_index ix;
+        kf_time_index_init(&ix, data, size, base_offset);
+        kf_time_index_check(&ix, sink_problem, &s);
+        break;
+    }
+    case KF_FILE_TXNINDEX: kf_txn_index_check(data, data ? size : 0, base_offset, sink_problem, &s); break;
+    case KF_FILE_SNAPSHOT: check_snapshot(&s, data, size); break;
+    case KF_FILE_OFFSET_CHECKPOINT:
+    case KF_FILE_LEADER_EPOCH: {
+        int32_t version = -1;
+        kf_checkpoint_parse(data, size, kind == KF_FILE_LEADER_EPOCH ? KF_CKPT_LEADER_EPOCH : KF_CKPT_OFFSETS,
+                            &version, NULL, NULL, sink_problem, &s);
+        break;
+    }
+    case KF_FILE_PARTITION_METADATA: {
+        kf_partition_metadata pm;
+        if (kf_partition_metadata_parse(data, size, &pm, msg, sizeof msg) != KF_OK)
+            report(&s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        break;
+    }
+    case KF_FILE_META_PROPERTIES: {
+        kf_meta_properties mp;
+        if (kf_meta_properties_parse(data, size, &mp, msg, sizeof msg) != KF_OK)
+            report(&s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        break;
+    }
+    default: break;
+    }
+}
+
+static int verify_small_file(sink *s, kf_file_kind kind, int64_t base_offset)
+{
+    kf_bytes m;
+    int err_no = 0;
+    int rc = kf_file_read_all(s->file, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc != KF_OK) {
+        unreadable(s, rc, err_no);
+        return KF_OK;
+    }
+    kf_name_info ni = kf_classify_name(kf_path_base(s->file));
+    kf_check_file_bytes(s->file, kind, base_offset, ni.suffix, m.data, m.size, sink_problem, s);
+    free(m.data);
+    return KF_OK;
+}
+
+/* ---- segments ---------------------------------------------------------------- */
+
+/* "dir/000123.log[.deleted]" -> "dir/000123<ext>[.deleted]" (NULL: out of memory) */
+static char *sibling(const char *log_path, const char *ext, const char *suffix)
+{
+    size_t n = strlen(log_path) - strlen(suffix) - strlen(".log");
+    size_t e = strlen(ext), sl = strlen(suffix);
+    char *p = malloc(n + e + sl + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, log_path, n);
+    memcpy(p + n, ext, e);
+    memcpy(p + n + e, suffix, sl + 1);
+    return p;
+}
+
+typedef struct progress_fwd {
+    const kf_verify_opts *o;
+    const char *path;
+} progress_fwd;
+
+static void forward_progress(void *ctx, uint64_t position, uint64_t size)
+{
+    progress_fwd *f = ctx;
+    f->o->progress_fn(f->o->progress_ctx, f->path, position, size);
+}
+
+/* *opened: the segment could be read (its summary means something). */
+static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offset, const kf_verify_opts *o,
+                          kf_verify_result *res, kf_segment_summary *out, bool *opened)
+{
+    kf_segment_summary sum;
+    memset(&sum, 0, sizeof sum);
+    sink s = {o, res, path, 0, 0};
+    *opened = false;
+    kf_source *src;
+    int err_no = 0;
+    int rc = kf_source_open(&src, path, 0, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc != KF_OK) {
+        unreadable(&s, rc, err_no);
+        if (out)
+            *out = sum;
+        return KF_OK;
+    }
+    kf_scan_opts so;
+    kf_scan_opts_init(&so);
+    so.max_batch_bytes = o->max_batch_bytes;
+    so.threads = o->threads;
+    so.chunk_bytes = o->chunk_bytes;
+    so.base_offset = kind == KF_FILE_LOG ? base_offset : -1;
+    so.problem_fn = sink_problem;
+    so.problem_ctx = &s;
+    progress_fwd pf = {o, path};
+    if (o->progress_fn) {
+        so.progress_fn = forward_progress;
+        so.progress_ctx = &pf;
+    }
+
+    /* the segment's own indexes, when they sit beside it */
+    char *ipath = NULL, *tpath = NULL;
+    kf_bytes im = {0}, tm = {0};
+    kf_index oi, ti;
+    sink si = {o, res, NULL, 0, 0}, st = {o, res, NULL, 0, 0};
+    if (kind == KF_FILE_LOG && base_offset >= 0) {
+        const char *suffix = kf_classify_name(kf_path_base(path)).suffix;
+        ipath = sibling(path, ".index", suffix);
+        tpath = sibling(path, ".timeindex", suffix);
+        if (!ipath || !tpath) {
+            free(ipath);
+            free(tpath);
+            kf_source_close(src);
+            return KF_ERR_NOMEM;
+        }
+        si.file = ipath;
+        st.file = tpath;
+        if (kf_file_read_all(ipath, KF_SMALL_FILE_MAX, &im.data, &im.size, NULL) == KF_OK) {
+            kf_offset_index_init(&oi, im.data, im.size, base_offset);
+            kf_offset_index_check(&oi, UINT64_MAX, sink_problem, &si);
+            so.offset_index = &oi;
+            so.index_problem_fn = sink_problem;
+            so.index_problem_ctx = &si;
+        }
+        if (kf_file_read_all(tpath, KF_SMALL_FILE_MAX, &tm.data, &tm.size, NULL) == KF_OK) {
+            kf_time_index_init(&ti, tm.data, tm.size, base_offset);
+            kf_time_index_check(&ti, sink_problem, &st);
+            so.time_index = &ti;
+            so.timeindex_problem_fn = sink_problem;
+            so.timeindex_problem_ctx = &st;
+        }
+    }
+    rc = kf_segment_scan(src, &so, &sum);
+    kf_source_close(src);
+    free(im.data);
+    free(tm.data);
+    if (rc == KF_OK) {
+        *opened = true;
+        /* the summary counts the segment's own problems; index problems
+         * belong to the index files */
+        sum.errors = s.errors;
+        sum.warnings = s.warnings;
+        if (o->segment_fn)
+            o->segment_fn(o->segment_ctx, path, &sum);
+    } else if (rc == KF_ERR_IO) {
+        report(&s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "read error: %s", kf_path_error_str(errno));
+        rc = KF_OK;
+    }
+    free(ipath);
+    free(tpath);
+    if (out)
+        *out = sum;
+    return rc;
+}
+
+int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, const kf_verify_opts *o,
+                   kf_verify_result *res, kf_segment_summary *seg)
+{
+    if (seg)
+        memset(seg, 0, sizeof *seg);
+    bool opened;
+    if (kind == KF_FILE_LOG || kind == KF_FILE_KRAFT_CHECKPOINT)
+        return verify_segment(path, kind, base_offset, o, res, seg, &opened);
+    sink s = {o, res, path, 0, 0};
+    return verify_small_file(&s, kind, base_offset);
+}
+
+/* ---- partitions and data dirs ---------------------------------------------------- */
+
+int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_result *res, kf_partition_summary *ps)
+{
+    kf_partition_summary dummy;
+    if (!ps)
+        ps = &dummy;
+    memset(ps, 0, sizeof *ps);
+    sink s = {o, res, dir, 0, 0};
+    kf_name_list l;
+    int err_no = 0;
+    int rc = kf_list_dir(dir, &l, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc != KF_OK) {
+        report(&s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the partition directory: %s",
+               kf_path_error_str(err_no));
+        return KF_OK;
+    }
+    bool have_prev = false;
+    int64_t prev_last = 0;
+    bool last_has_offsets = false;
+    int64_t last_base = 0, last_last = 0;
+    rc = KF_OK;
+    for (size_t i = 0; i < l.n && rc == KF_OK; i++) {
+        kf_name_info ni = kf_classify_name(l.names[i]);
+        char *p = kf_path_join(dir, l.names[i]);
+        if (!p) {
+            rc = KF_ERR_NOMEM;
+            break;
+        }
+        if (ni.kind == KF_FILE_LOG && ni.suffix[0] == 0) {
+            kf_segment_summary sum;
+            bool ok;
+            rc = verify_segment(p, ni.kind, ni.base_offset, o, res, &sum, &ok);
+            sink cs = {o, res, p, 0, 0};
+            if (ok && have_prev) {
+                if (ni.base_offset <= prev_last)
+                    report(&cs, KF_P_SEGMENT_OVERLAP, KF_SEV_ERROR, 0, true, ni.base_offset,
+                           "segment base offset %lld is not after the previous segment's last offset %lld",
+                           (long long)ni.base_offset, (long long)prev_last);
+                else if (sum.has_offsets && sum.first_offset > prev_last + 1)
+                    report(&cs, KF_P_SEGMENT_GAP, KF_SEV_WARNING, 0, true, prev_last + 1,
+                           "offsets %lld..%lld are in no segment (normal after compaction or retention)",
+                           (long long)prev_last + 1, (long long)sum.first_offset - 1);
+            }
+            if (ok && sum.has_offsets) {
+                have_prev = true;
+                prev_last = sum.last_offset;
+                ps->last_offset = sum.last_offset;
+                if (!ps->has_offsets) {
+                    ps->has_offsets = true;
+                    ps->first_offset = sum.first_offset;
+                }
+            }
+            ps->segments++;
+            ps->bytes += ok ? sum.size : 0;
+            if (!ok) {
+                struct stat stt;
+                if (stat(p, &stt) == 0 && S_ISREG(stt.st_mode))
+                    ps->bytes += (uint64_t)stt.st_size;
+            }
+            ps->has_log_end = true;
+            last_base = ni.base_offset;
+            last_has_offsets = ok && sum.has_offsets;
+            last_last = sum.last_offset;
+        } else if (ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_KRAFT_CHECKPOINT) {
+            bool ok;
+            rc = verify_segment(p, ni.kind, ni.base_offset, o, res, NULL, &ok);
+        } else if (ni.kind == KF_FILE_TXNINDEX || ni.kind == KF_FILE_SNAPSHOT || ni.kind == KF_FILE_LEADER_EPOCH ||
+                   ni.kind == KF_FILE_PARTITION_METADATA) {
+            sink fs = {o, res, p, 0, 0};
+            rc = verify_small_file(&fs, ni.kind, ni.base_offset);
+        }
+        /* .index/.timeindex are checked with their segment */
+        free(p);
+    }
+    kf_name_list_free(&l);
+    if (ps->has_log_end)
+        ps->log_end_offset = last_has_offsets ? last_last + 1 : last_base;
+    ps->listed = true;
+    return rc;
+}
+
+int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res)
+{
+    sink s = {o, res, dir, 0, 0};
+    kf_name_list l;
+    int err_no = 0;
+    int rc = kf_list_dir(dir, &l, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc != KF_OK) {
+        report(&s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the data directory: %s",
+               kf_path_error_str(err_no));
+        return KF_OK;
+    }
+    rc = KF_OK;
+    for (size_t i = 0; i < l.n && rc == KF_OK; i++) {
+        char *p = kf_path_join(dir, l.names[i]);
+        if (!p) {
+            rc = KF_ERR_NOMEM;
+            break;
+        }
+        int e2 = 0;
+        kf_path_kind k = kf_classify_path(p, &e2);
+        kf_name_info ni = kf_classify_name(l.names[i]);
+        char topic[256];
+        int32_t part;
+        if (k == KF_PATH_FILE && (ni.kind == KF_FILE_META_PROPERTIES || ni.kind == KF_FILE_OFFSET_CHECKPOINT)) {
+            sink fs = {o, res, p, 0, 0};
+            rc = verify_small_file(&fs, ni.kind, ni.base_offset);
+        } else if (k == KF_PATH_PARTITION) {
+            rc = kf_verify_partition(p, o, res, NULL);
+        } else if (k == KF_PATH_ERROR && kf_parse_partition_dir(l.names[i], topic, sizeof topic, &part)) {
+            sink fs = {o, res, p, 0, 0};
+            report(&fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read the partition directory: %s",
+                   kf_path_error_str(e2));
+        }
+        free(p);
+    }
+    kf_name_list_free(&l);
+    return rc;
+}
