@@ -31,5 +31,6 @@
 #include "kfsck/replay.h"
 #include "kfsck/partition.h"
 #include "kfsck/stats.h"
+#include "kfsck/sink.h"
 
 #endif
