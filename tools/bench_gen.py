@@ -27,6 +27,8 @@
       other anonymous pages, sampled from /proc/PID/status every 1 ms in a
       separate run) and VmHWM (peak total RSS, which also counts the pages of
       the memory-mapped input, so about the file size). Prints a table.
+      Then repair and `offsets` replay figures, and `stats` with and without
+      the sink catch-up simulation (--sink-partition-duration) per segment.
 """
 
 import json
@@ -324,6 +326,24 @@ def run(kfsck, outdir):
           % (c["records"], c["keys"], c["size"] / mb, t, c["records"] / t, anon / 1024, hwm / 1024, rc))
     if rc != 0:
         bad.append(rc)
+
+    # stats: the time histogram, and the sink catch-up simulation (one more
+    # pass over the timestamps: it should run at the speed of stats)
+    print()
+    print("stats     size MB  stats s  MB/s   sink s  MB/s   sink/stats  exit")
+    for s in meta["segments"]:
+        part = os.path.join(outdir, os.path.dirname(s["file"]))
+        sink = [kfsck, "stats", "--json", "--sink-partition-duration", "1h", "--flush-size", "10000", part]
+        with open(os.devnull, "wb") as null:
+            timed(["cat", os.path.join(outdir, s["file"])], null)
+            st = min(timed([kfsck, "stats", "--json", part], null)[0] for _ in range(3))
+            runs = [timed(sink, null) for _ in range(3)]
+        sk = min(r[0] for r in runs)
+        rc = runs[0][1]
+        print("%-8s  %7.0f  %7.2f  %5.0f  %7.2f  %5.0f  %10.2f  %4d"
+              % (s["name"], s["size"] / mb, st, s["size"] / mb / st, sk, s["size"] / mb / sk, sk / st, rc))
+        if rc != 0:
+            bad.append(rc)
     return 1 if bad else 0
 
 

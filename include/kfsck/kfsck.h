@@ -33,5 +33,6 @@
 #include "kfsck/stats.h"
 #include "kfsck/verify.h"
 #include "kfsck/scan.h"
+#include "kfsck/sink.h"
 
 #endif

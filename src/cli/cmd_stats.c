@@ -4,7 +4,11 @@
  * (how far timestamps run behind the highest one already seen in the
  * partition). Several copies of a partition are read as one (the union of
  * their intact batches), so each record counts once. Records are streamed;
- * memory grows with the number of distinct buckets of one group. */
+ * memory grows with the number of distinct buckets of one group. With
+ * --sink-partition-duration, the storage-sink catch-up simulation instead
+ * (its options are parsed here; stats_sink.c runs and prints it). */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/partitions.h"
+#include "cli/stats_sink.h"
 #include "kfsck/stats.h"
 
 typedef struct group_sum {
@@ -305,7 +310,10 @@ static void print_summary_json(stats_run *R, const group_sum *g)
 
 static void stats_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck stats [--bucket DURATION] [--by-partition] [--max-batch-bytes N] [--json] PATH...\n\n"
+    fprintf(f, "usage: kfsck stats [--bucket DURATION] [--by-partition] [--max-batch-bytes N] [--json] PATH...\n"
+               "       kfsck stats --sink-partition-duration DURATION --flush-size N\n"
+               "                   [--rotate-interval DURATION] [--part-size BYTES]\n"
+               "                   [--from-offset N | --from-time MS] [--max-batch-bytes N] [--json] PATH...\n\n"
                "Records and bytes per time bucket of the record timestamps, per topic (or per\n"
                "partition), and timestamp disorder, for every partition under the PATHs (data\n"
                "dirs, partition dirs, segments; copies of a partition count each record once).\n"
@@ -316,7 +324,31 @@ static void stats_usage(FILE *f)
                "  --json               JSON lines: \"bucket\" lines, then \"summary\" lines\n"
                "bytes = key + value + header keys and values (null counts 0); control records\n"
                "are left out; records without a timestamp (magic 0, or -1) are counted in the\n"
-               "summary but in no bucket.\n");
+               "summary but in no bucket.\n\n"
+               "Sink catch-up simulation: what a storage sink connector (S3/GCS/HDFS, time-based\n"
+               "partitioner, timestamp.extractor=Record) holds open while it catches up: per\n"
+               "partition the peak of open files (one per time bucket) and their upload buffers.\n"
+               "  --sink-partition-duration DURATION  the connector's partition.duration.ms\n"
+               "  --flush-size N          the connector's flush.size (required)\n"
+               "  --rotate-interval DURATION  its rotate.interval.ms (default: not set)\n"
+               "  --part-size BYTES       the buffer of one open file (s3.part.size; default 25M)\n"
+               "  --from-offset N         the connector resumes at offset N (default: the start)\n"
+               "  --from-time MS          ... at the offset Kafka's offsetsForTimes finds for MS\n"
+               "  --json                  \"sink_partition\" lines, then one \"sink_summary\" per topic\n");
+}
+
+/* A whole decimal number >= min (no sign, no suffix) into *v. */
+static int parse_number(const char *s, int64_t min, int64_t *v)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno || *end || n > (unsigned long long)INT64_MAX || (int64_t)n < min)
+        return -1;
+    *v = (int64_t)n;
+    return 0;
 }
 
 int cmd_stats(int argc, char **argv)
@@ -324,11 +356,20 @@ int cmd_stats(int argc, char **argv)
     static const struct option longopts[] = {
         {"bucket", required_argument, 0, 'b'},          {"by-partition", no_argument, 0, 'p'},
         {"json", no_argument, 0, 'j'},                  {"max-batch-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0},
+        {"help", no_argument, 0, 'h'},                  {"sink-partition-duration", required_argument, 0, 'D'},
+        {"flush-size", required_argument, 0, 'F'},      {"rotate-interval", required_argument, 0, 'R'},
+        {"part-size", required_argument, 0, 'P'},       {"from-offset", required_argument, 0, 'O'},
+        {"from-time", required_argument, 0, 'T'},       {0, 0, 0, 0},
     };
     stats_run R = {0};
     R.width = 3600000;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    kf_sink_opts so;
+    kf_sink_opts_init(&so);
+    uint64_t part_size = KF_SINK_DEFAULT_PART_SIZE;
+    int64_t flush = 0;
+    bool bucket_given = false, sink_given = false;
+    const char *sink_only = NULL; /* a sink option, when one was given */
     optind = 1;
     opterr = 0;
     int c;
@@ -338,6 +379,44 @@ int cmd_stats(int argc, char **argv)
             if (kf_parse_duration_ms(optarg, &R.width))
                 return opt_usage_error("stats", "--bucket needs a positive duration (500ms, 10s, 10m, 1h, 1d), not",
                                        optarg, stats_usage);
+            bucket_given = true;
+            break;
+        case 'D':
+            if (kf_parse_duration_ms(optarg, &so.config.partition_duration_ms))
+                return opt_usage_error("stats", "--sink-partition-duration needs a positive duration (10m, 1h), not",
+                                       optarg, stats_usage);
+            sink_given = true;
+            break;
+        case 'F':
+            if (parse_number(optarg, 1, &flush))
+                return opt_usage_error("stats", "--flush-size needs a positive number of records, not", optarg,
+                                       stats_usage);
+            so.config.flush_size = (uint64_t)flush;
+            sink_only = "--flush-size";
+            break;
+        case 'R':
+            if (kf_parse_duration_ms(optarg, &so.config.rotate_interval_ms))
+                return opt_usage_error("stats", "--rotate-interval needs a positive duration (10m, 1h), not", optarg,
+                                       stats_usage);
+            sink_only = "--rotate-interval";
+            break;
+        case 'P':
+            if (opt_positive_size("stats", "--part-size", optarg, &part_size))
+                return EXIT_USAGE;
+            sink_only = "--part-size";
+            break;
+        case 'O':
+        case 'T':
+            if (so.from != KF_SINK_FROM_START)
+                return opt_usage_error("stats", "give one of --from-offset and --from-time, not both", NULL,
+                                       stats_usage);
+            if (parse_number(optarg, 0, &so.from_value))
+                return opt_usage_error("stats",
+                                       c == 'O' ? "--from-offset needs an offset (0 or more), not"
+                                                : "--from-time needs a time in ms since the epoch (0 or more), not",
+                                       optarg, stats_usage);
+            so.from = c == 'O' ? KF_SINK_FROM_OFFSET : KF_SINK_FROM_TIME;
+            sink_only = c == 'O' ? "--from-offset" : "--from-time";
             break;
         case 'p': R.by_partition = true; break;
         case 'j': R.json = true; break;
@@ -352,6 +431,17 @@ int cmd_stats(int argc, char **argv)
     if (optind >= argc)
         return opt_usage_error("stats", "no PATH given", NULL, stats_usage);
     R.max_batch = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;
+    if (sink_only && !sink_given)
+        return opt_usage_error("stats", "this option needs --sink-partition-duration:", sink_only, stats_usage);
+    if (sink_given) {
+        if (!so.config.flush_size)
+            return opt_usage_error("stats", "--sink-partition-duration needs --flush-size N (flush.size)", NULL,
+                                   stats_usage);
+        if (bucket_given || R.by_partition)
+            return opt_usage_error("stats", "--bucket and --by-partition do not go with --sink-partition-duration",
+                                   NULL, stats_usage);
+        return stats_sink(argv + optind, argc - optind, &so, part_size, R.max_batch, R.json);
+    }
 
     out o, e;
     out_init(&o, stdout, R.json);

@@ -1,0 +1,161 @@
+/* sink.h: what a storage sink connector holds open while it catches up
+ * (`kfsck stats --sink-partition-duration`): Confluent's S3, GCS and HDFS
+ * sinks with a time-based partitioner and timestamp.extractor=Record write
+ * each record of a topic partition to the file of its time bucket
+ * (floor(timestamp / partition.duration.ms)), keep one open file (and one
+ * upload buffer of s3.part.size bytes) per bucket, and commit all of a
+ * partition's open files together after flush.size records, or, with
+ * rotate.interval.ms set, also before a record whose bucket differs from the
+ * previous record's or whose timestamp is at least the interval past the
+ * first record written since the last commit.
+ *
+ * Three layers: kf_sink simulates one partition fed (offset, timestamp) in
+ * offset order, with memory proportional to its open files;
+ * kf_sink_read_partition reads one partition through a kf_part_reader from
+ * where the connector resumes (an offset, or the offset Kafka's
+ * offsetsForTimes finds for a time), leaving out control batches and
+ * skipping damaged batches (reported); kf_sink_topic adds partitions up and
+ * kf_sink_suggest words the settings that bound the figures. Nothing here
+ * prints. */
+#ifndef KFSCK_SINK_H
+#define KFSCK_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/common.h"
+#include "kfsck/partition.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* s3.part.size's default: the buffer each open file holds. */
+#define KF_SINK_DEFAULT_PART_SIZE ((uint64_t)25 << 20)
+
+/* The connector settings a simulation follows. */
+typedef struct kf_sink_config {
+    int64_t partition_duration_ms; /* partition.duration.ms, > 0 */
+    uint64_t flush_size;           /* flush.size, > 0 */
+    int64_t rotate_interval_ms;    /* rotate.interval.ms; 0: not set */
+} kf_sink_config;
+
+/* What one simulation saw. For a topic (kf_sink_topic) the counts are sums
+ * over its partitions and has_peak / peak_at_offset are not used. */
+typedef struct kf_sink_figures {
+    uint64_t records_written;  /* records placed in a file */
+    uint64_t files_committed;  /* files closed by flush.size or rotation */
+    uint64_t open_files;       /* files still open after the last record */
+    uint64_t peak_open_files;  /* most files open at once */
+    bool has_peak;             /* some record was written */
+    int64_t peak_at_offset;    /* the record that first brought the open files to the peak */
+} kf_sink_figures;
+
+/* ---- one partition's simulation (sink.c) --------------------------------- */
+
+typedef struct kf_sink kf_sink;
+
+/* A simulation with config c. KF_OK, KF_ERR_NOMEM, or KF_ERR_UNSUPPORTED
+ * when the duration or flush.size is not positive or the interval negative. */
+int kf_sink_new(kf_sink **s, const kf_sink_config *c);
+/* Write the next record of the partition (in offset order). Any timestamp
+ * is placed (floor division); callers leave out the records a connector
+ * cannot place (see kf_sink_read_partition). KF_OK or KF_ERR_NOMEM. */
+int kf_sink_add(kf_sink *s, int64_t offset, int64_t timestamp);
+void kf_sink_figures_get(const kf_sink *s, kf_sink_figures *f);
+/* Forget everything written (the next partition); keeps the memory. */
+void kf_sink_reset(kf_sink *s);
+void kf_sink_free(kf_sink *s);
+
+/* files x part_size, saturating at UINT64_MAX. */
+uint64_t kf_sink_buffer_bytes(uint64_t files, uint64_t part_size);
+
+/* ---- the settings a suggestion compares with (sink.c) --------------------- */
+
+/* When the given config has no rotate.interval.ms, two alternatives are
+ * simulated alongside it: the same config with rotate.interval.ms =
+ * partition.duration.ms (at most one open file per partition), and with
+ * flush.size / 10 (no rotation; only when flush.size > 1). */
+enum { KF_SINK_WITH_ROTATE = 0, KF_SINK_WITH_SMALLER_FLUSH = 1, KF_SINK_ALTS = 2 };
+
+typedef struct kf_sink_alt {
+    bool on;
+    kf_sink_config config;
+    kf_sink_figures figures;
+} kf_sink_alt;
+
+/* Fill alt[] (on, config; figures zeroed) for the given config. */
+void kf_sink_alternatives(const kf_sink_config *c, kf_sink_alt alt[KF_SINK_ALTS]);
+
+/* ---- reading a partition (sink_read.c) ----------------------------------- */
+
+/* Where the connector resumes. */
+typedef enum kf_sink_from {
+    KF_SINK_FROM_START = 0, /* the first offset on disk */
+    KF_SINK_FROM_OFFSET,    /* from_value: an offset; the records at or after it */
+    KF_SINK_FROM_TIME,      /* from_value: ms; the offset offsetsForTimes finds */
+} kf_sink_from;
+
+typedef struct kf_sink_opts {
+    kf_sink_config config;
+    kf_sink_from from;
+    int64_t from_value;
+    bool alternatives;       /* also simulate kf_sink_alternatives (default true) */
+    /* Batches skipped because their records cannot be read (problem.file:
+     * the segment). Damage the partition reader finds goes to its own
+     * callback. */
+    kf_problem_fn problem_fn;
+    void *problem_ctx;
+} kf_sink_opts;
+
+/* No resume point, alternatives on, no callback; config must be filled. */
+void kf_sink_opts_init(kf_sink_opts *o);
+
+typedef struct kf_sink_partition {
+    bool has_resume;                    /* false: nothing to read (no record at or after the resume point) */
+    int64_t resume_offset;              /* the offset the connector resumes at */
+    uint64_t records;                   /* data records from the resume point on */
+    uint64_t records_without_timestamp; /* ... of which left out: no timestamp a connector can place */
+    uint64_t control_records;           /* control records from the resume point on (not records to a sink) */
+    uint64_t skipped_batches;           /* batches whose records could not be read */
+    kf_sink_figures figures;            /* with opts.config */
+    kf_sink_alt alt[KF_SINK_ALTS];      /* with the alternatives (when opts.alternatives) */
+} kf_sink_partition;
+
+/* Read the rest of r (just opened) and simulate o->config on its records
+ * into *out. The resume point for KF_SINK_FROM_TIME follows Kafka's
+ * offsetsForTimes (FileRecords.searchForTimestamp): the first batch, control
+ * batches included, whose max timestamp is >= from_value, and in it the
+ * first record whose timestamp is >= from_value; batches before it are not
+ * decoded. Control records are not delivered to a sink and are left out;
+ * so are records with no timestamp (magic 0, or -1) or a negative one, which
+ * Kafka Connect gives a sink as null or rejects: a time-based partitioner
+ * cannot place them (counted in records_without_timestamp). A batch whose
+ * records do not all read cleanly is skipped as a whole and reported.
+ * Returns KF_OK or KF_ERR_NOMEM. */
+int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_partition *out);
+
+/* ---- per topic (sink_topic.c) -------------------------------------------- */
+
+typedef struct kf_sink_topic {
+    uint64_t partitions;                /* partitions added */
+    uint64_t records, records_without_timestamp, control_records, skipped_batches;
+    kf_sink_figures figures;            /* sums; peak_open_files: sum of the partitions' peaks */
+    kf_sink_alt alt[KF_SINK_ALTS];      /* the same sums for the alternatives */
+} kf_sink_topic;
+
+void kf_sink_topic_init(kf_sink_topic *t, const kf_sink_opts *o);
+void kf_sink_topic_add(kf_sink_topic *t, const kf_sink_partition *p);
+
+/* The suggestion for a topic, in words, into buf (always terminated): what
+ * rotate.interval.ms and a smaller flush.size would bound the open files
+ * and upload buffers to, and at what cost in committed files. Returns the
+ * length it needed (as snprintf). */
+size_t kf_sink_suggest(const kf_sink_topic *t, const kf_sink_config *c, uint64_t part_size, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

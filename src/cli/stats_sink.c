@@ -1,0 +1,292 @@
+/* stats_sink.c: `kfsck stats --sink-partition-duration`: for every topic
+ * partition under the PATHs, what a storage sink connector with a
+ * time-based partitioner holds open while it catches up (the simulation is
+ * the library's, include/kfsck/sink.h); per topic the sums and a
+ * suggestion. Copies of a partition are read as one. */
+#include "cli/stats_sink.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/partitions.h"
+
+typedef struct topic_sum {
+    const char *topic;      /* "" when unknown (loose segment files) */
+    kf_sink_topic t;
+    uint64_t damaged;       /* damaged ranges no copy covers + batches skipped */
+} topic_sum;
+
+typedef struct sink_run {
+    const kf_sink_opts *o;
+    uint64_t part_size;
+    size_t max_batch;
+    bool json;
+    out *o_out, *perr;
+    bool damaged, unreadable;
+} sink_run;
+
+static void oom(void)
+{
+    fputs("kfsck: out of memory\n", stderr);
+    exit(EXIT_FAIL);
+}
+
+/* "25.0 MiB" */
+static void fmt_bytes(uint64_t n, char *buf, size_t cap)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (n < 1024) {
+        snprintf(buf, cap, "%" PRIu64 " B", n);
+        return;
+    }
+    double v = (double)n / 1024;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, "%.1f %s", v, units[u]);
+}
+
+static void topic_field(out *o, const char *topic)
+{
+    if (topic[0])
+        out_str(o, "topic", topic);
+    else
+        out_null(o, "topic");
+}
+
+static void partition_label(const kf_partition *p, char *buf, size_t n)
+{
+    if (p->topic[0] && p->partition >= 0)
+        snprintf(buf, n, "%s-%d", p->topic, p->partition);
+    else
+        snprintf(buf, n, "%s", p->ncopies ? p->copies[0].label : "?");
+}
+
+static void print_partition(sink_run *R, const kf_partition *p, const kf_sink_partition *s, uint64_t damaged)
+{
+    out *o = R->o_out;
+    uint64_t buffers = kf_sink_buffer_bytes(s->figures.peak_open_files, R->part_size);
+    if (R->json) {
+        out_begin(o, "sink_partition");
+        topic_field(o, p->topic);
+        if (p->partition >= 0)
+            out_int(o, "partition", p->partition);
+        else
+            out_null(o, "partition");
+        out_uint(o, "records", s->records);
+        out_uint(o, "files_committed", s->figures.files_committed);
+        out_uint(o, "peak_open_files", s->figures.peak_open_files);
+        if (s->figures.has_peak)
+            out_int(o, "peak_at_offset", s->figures.peak_at_offset);
+        else
+            out_null(o, "peak_at_offset");
+        out_uint(o, "peak_buffer_bytes", buffers);
+        if (s->has_resume)
+            out_int(o, "resume_offset", s->resume_offset);
+        else
+            out_null(o, "resume_offset");
+        out_uint(o, "records_written", s->figures.records_written);
+        out_uint(o, "records_without_timestamp", s->records_without_timestamp);
+        out_uint(o, "control_records", s->control_records);
+        out_uint(o, "open_files_at_end", s->figures.open_files);
+        out_uint(o, "damaged_ranges", damaged);
+        out_end(o);
+        return;
+    }
+    char label[300], at[32] = "-", resume[32] = "-", buf[32];
+    partition_label(p, label, sizeof label);
+    if (s->figures.has_peak)
+        snprintf(at, sizeof at, "%" PRId64, s->figures.peak_at_offset);
+    if (s->has_resume)
+        snprintf(resume, sizeof resume, "%" PRId64, s->resume_offset);
+    fmt_bytes(buffers, buf, sizeof buf);
+    fprintf(o->f, "  %-24s %11s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %11s %12s\n", label, resume, s->records,
+            s->figures.files_committed, s->figures.peak_open_files, at, buf);
+    if (s->records_without_timestamp)
+        fprintf(o->f, "    %" PRIu64 " record%s without a timestamp left out\n", s->records_without_timestamp,
+                s->records_without_timestamp == 1 ? "" : "s");
+    if (damaged)
+        fprintf(o->f, "    damage: %" PRIu64 " damaged range%s skipped, the figures may be low\n", damaged,
+                damaged == 1 ? "" : "s");
+}
+
+static void fmt_ms(int64_t ms, char *buf, size_t n)
+{
+    static const struct {
+        int64_t ms;
+        const char *unit;
+    } units[] = {{604800000, "w"}, {86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (ms % units[i].ms == 0) {
+            snprintf(buf, n, "%" PRId64 "%s", ms / units[i].ms, units[i].unit);
+            return;
+        }
+    snprintf(buf, n, "%" PRId64 "ms", ms);
+}
+
+static void print_topic_header(sink_run *R, const char *topic)
+{
+    const kf_sink_config *c = &R->o->config;
+    char d[32], r[64], ps[32], from[64];
+    fmt_ms(c->partition_duration_ms, d, sizeof d);
+    if (c->rotate_interval_ms > 0)
+        snprintf(r, sizeof r, "rotate.interval.ms=%" PRId64, c->rotate_interval_ms);
+    else
+        snprintf(r, sizeof r, "no rotate.interval.ms");
+    fmt_bytes(R->part_size, ps, sizeof ps);
+    if (R->o->from == KF_SINK_FROM_OFFSET)
+        snprintf(from, sizeof from, "from offset %" PRId64, R->o->from_value);
+    else if (R->o->from == KF_SINK_FROM_TIME)
+        snprintf(from, sizeof from, "from time %" PRId64 " ms", R->o->from_value);
+    else
+        snprintf(from, sizeof from, "from the start");
+    FILE *f = R->o_out->f;
+    fprintf(f,
+            "%s: sink catch-up with partition.duration.ms=%" PRId64 " (%s), flush.size=%" PRIu64 ", %s, "
+            "%s part size, %s\n",
+            topic[0] ? topic : "(unknown topic)", c->partition_duration_ms, d, c->flush_size, r, ps, from);
+    fprintf(f, "  %-24s %11s %10s %10s %10s %11s %12s\n", "PARTITION", "RESUME AT", "RECORDS", "COMMITTED",
+            "PEAK OPEN", "AT OFFSET", "BUFFERS");
+}
+
+static void alt_json(out *o, const char *key, const kf_sink_alt *a, uint64_t part_size)
+{
+    if (!a->on) {
+        out_null(o, key);
+        return;
+    }
+    out_obj_open(o, key);
+    out_uint(o, "flush_size", a->config.flush_size);
+    if (a->config.rotate_interval_ms > 0)
+        out_int(o, "rotate_interval_ms", a->config.rotate_interval_ms);
+    else
+        out_null(o, "rotate_interval_ms");
+    out_uint(o, "peak_open_files", a->figures.peak_open_files);
+    out_uint(o, "peak_buffer_bytes", kf_sink_buffer_bytes(a->figures.peak_open_files, part_size));
+    out_uint(o, "files_committed", a->figures.files_committed);
+    out_obj_close(o);
+}
+
+static void print_summary(sink_run *R, const topic_sum *s)
+{
+    const kf_sink_topic *t = &s->t;
+    const kf_sink_config *c = &R->o->config;
+    char sug[1024];
+    kf_sink_suggest(t, c, R->part_size, sug, sizeof sug);
+    uint64_t buffers = kf_sink_buffer_bytes(t->figures.peak_open_files, R->part_size);
+    out *o = R->o_out;
+    if (R->json) {
+        out_begin(o, "sink_summary");
+        topic_field(o, s->topic);
+        out_uint(o, "partitions", t->partitions);
+        out_uint(o, "peak_open_files", t->figures.peak_open_files);
+        out_uint(o, "peak_buffer_bytes", buffers);
+        out_str(o, "suggestion", sug);
+        out_uint(o, "records", t->records);
+        out_uint(o, "records_written", t->figures.records_written);
+        out_uint(o, "records_without_timestamp", t->records_without_timestamp);
+        out_uint(o, "files_committed", t->figures.files_committed);
+        out_int(o, "partition_duration_ms", c->partition_duration_ms);
+        out_uint(o, "flush_size", c->flush_size);
+        if (c->rotate_interval_ms > 0)
+            out_int(o, "rotate_interval_ms", c->rotate_interval_ms);
+        else
+            out_null(o, "rotate_interval_ms");
+        out_uint(o, "part_size", R->part_size);
+        alt_json(o, "with_rotate_interval", &t->alt[KF_SINK_WITH_ROTATE], R->part_size);
+        alt_json(o, "with_smaller_flush_size", &t->alt[KF_SINK_WITH_SMALLER_FLUSH], R->part_size);
+        out_uint(o, "damaged_ranges", s->damaged);
+        out_end(o);
+        return;
+    }
+    FILE *f = o->f;
+    char b[32];
+    fmt_bytes(buffers, b, sizeof b);
+    fprintf(f, "  total, %" PRIu64 " partition%s: %" PRIu64 " records, peak %" PRIu64 " open file%s = %s of upload "
+               "buffers for one task holding every partition; %" PRIu64 " files committed\n",
+            t->partitions, t->partitions == 1 ? "" : "s", t->records, t->figures.peak_open_files,
+            t->figures.peak_open_files == 1 ? "" : "s", b, t->figures.files_committed);
+    fprintf(f, "  suggestion: %s\n", sug);
+    if (t->records_without_timestamp)
+        fprintf(f, "  %" PRIu64 " record%s without a timestamp (magic 0, or -1) left out: a time-based partitioner "
+                   "cannot place them, and the task fails on them unless errors.tolerance=all\n",
+                t->records_without_timestamp, t->records_without_timestamp == 1 ? "" : "s");
+    if (s->damaged)
+        fprintf(f, "  %" PRIu64 " damaged range%s skipped: the figures may be low\n", s->damaged,
+                s->damaged == 1 ? "" : "s");
+    fputc('\n', f);
+}
+
+static void read_partition(sink_run *R, const kf_partition *p, topic_sum *s)
+{
+    report rep = {R->perr, NULL, 0, 0};
+    kf_part_reader *u = part_reader_open(p, R->max_batch, &rep);
+    kf_sink_opts po = *R->o;
+    po.problem_fn = report_problem;
+    po.problem_ctx = &rep;
+    kf_sink_partition sp;
+    if (kf_sink_read_partition(u, &po, &sp) != KF_OK)
+        oom();
+    kf_part_result ur;
+    kf_part_reader_close(u, &ur);
+    uint64_t damaged = ur.uncovered + sp.skipped_batches;
+    if (damaged)
+        R->damaged = true;
+    if (ur.unreadable)
+        R->unreadable = true;
+    s->damaged += damaged;
+    kf_sink_topic_add(&s->t, &sp);
+    print_partition(R, p, &sp, damaged);
+}
+
+int stats_sink(char *const *paths, int npaths, const kf_sink_opts *opts, uint64_t part_size, size_t max_batch_bytes,
+               bool json)
+{
+    out o, e;
+    out_init(&o, stdout, json);
+    out_init(&e, stderr, false);
+    sink_run R = {opts, part_size, max_batch_bytes, json, &o, json ? &o : &e, false, false};
+    kf_inputs in;
+    int in_status = inputs_collect(paths, npaths, &in);
+    if (!in.n && in_status != EXIT_FAIL)
+        fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+    topic_sum *sums = calloc(in.n ? in.n : 1, sizeof *sums);
+    if (!sums)
+        oom();
+    size_t nsums = 0;
+    /* in.parts is sorted by topic, then partition */
+    for (size_t i = 0; i < in.n;) {
+        size_t j = i + 1;
+        while (j < in.n && !strcmp(in.parts[j].topic, in.parts[i].topic))
+            j++;
+        topic_sum *s = &sums[nsums++];
+        s->topic = in.parts[i].topic;
+        kf_sink_topic_init(&s->t, opts);
+        if (!json)
+            print_topic_header(&R, s->topic);
+        for (size_t k = i; k < j; k++)
+            read_partition(&R, &in.parts[k], s);
+        if (!json)
+            print_summary(&R, s);
+        i = j;
+    }
+    if (json)
+        for (size_t i = 0; i < nsums; i++)
+            print_summary(&R, &sums[i]);
+    fflush(stdout);
+    bool write_failed = ferror(stdout);
+    free(sums);
+    kf_inputs_free(&in);
+    if (write_failed) {
+        cli_error("<stdout>", "cannot write output");
+        return EXIT_FAIL;
+    }
+    if (in_status == EXIT_FAIL || R.unreadable)
+        return EXIT_FAIL;
+    return R.damaged ? EXIT_DAMAGE : EXIT_CLEAN;
+}

@@ -1,0 +1,220 @@
+/* sink_read.c: one partition read for the sink simulation
+ * (include/kfsck/sink.h): find where the connector resumes, take the data
+ * records from there in offset order, and feed their timestamps to the
+ * simulation of the given settings and of the alternatives.
+ *
+ * A batch's records count only when the whole batch reads cleanly, as in
+ * `stats`: they are staged (offset and timestamp, 16 bytes a record, so at
+ * most a small multiple of the batch's decompressed size) and fed once the
+ * batch has ended well. Batches wholly before the resume point are not
+ * decoded at all. */
+#include "kfsck/sink.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfsck/batch.h"
+
+typedef struct staged {
+    int64_t offset, ts;
+} staged;
+
+typedef struct sink_read {
+    const kf_sink_opts *o;
+    kf_part_reader *r;
+    kf_sink_partition *out;
+    kf_sink *sim[1 + KF_SINK_ALTS];
+    kf_sink_figures *fig[1 + KF_SINK_ALTS];
+    size_t nsim;
+    staged *st;
+    size_t nst, cap;
+    int64_t from_offset;  /* records below it are not the connector's */
+} sink_read;
+
+void kf_sink_opts_init(kf_sink_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->from = KF_SINK_FROM_START;
+    o->alternatives = true;
+}
+
+static int stage(sink_read *R, int64_t offset, int64_t ts)
+{
+    if (R->nst == R->cap) {
+        size_t cap = R->cap ? R->cap * 2 : 256;
+        if (cap > SIZE_MAX / sizeof(staged))
+            return KF_ERR_NOMEM;
+        staged *n = realloc(R->st, cap * sizeof *n);
+        if (!n)
+            return KF_ERR_NOMEM;
+        R->st = n;
+        R->cap = cap;
+    }
+    R->st[R->nst].offset = offset;
+    R->st[R->nst].ts = ts;
+    R->nst++;
+    return KF_OK;
+}
+
+/* Stage b's records: 1 when all of them read cleanly, 0 when the batch is
+ * skipped (reported), or a negative kf_err. */
+static int stage_batch(sink_read *R, kf_batch *b)
+{
+    R->nst = 0;
+    kf_record_iter it;
+    int rc = kf_part_reader_records(R->r, b, &it);
+    if (rc == KF_OK) {
+        kf_record rec;
+        while ((rc = kf_records_next(&it, &rec)) == 1)
+            if (stage(R, rec.offset, rec.timestamp) != KF_OK)
+                return -KF_ERR_NOMEM;
+    }
+    if (rc == KF_OK || rc == 0)
+        return 1;
+    R->out->skipped_batches++;
+    if (R->o->problem_fn) {
+        kf_problem p;
+        memset(&p, 0, sizeof p);
+        p.code = it.err_code ? it.err_code : KF_P_BAD_RECORD;
+        p.file = kf_part_reader_file(R->r);
+        p.severity = KF_SEV_ERROR;
+        p.position = b->position;
+        p.has_offset = true;
+        p.offset = b->base_offset;
+        /* message[240] holds the reason: err_msg is cut at 180 characters */
+        snprintf(p.message, sizeof p.message, "batch skipped by the sink simulation (figures may be low): %.180s",
+                 it.err_msg);
+        R->o->problem_fn(R->o->problem_ctx, &p);
+    }
+    R->nst = 0;
+    return 0;
+}
+
+/* Hand the staged records at or after the resume point to the simulations. */
+static int feed(sink_read *R, bool control)
+{
+    kf_sink_partition *out = R->out;
+    for (size_t i = 0; i < R->nst; i++) {
+        const staged *s = &R->st[i];
+        if (s->offset < R->from_offset)
+            continue;
+        if (!out->has_resume) {
+            out->has_resume = true;
+            out->resume_offset = s->offset;
+        }
+        if (control) {
+            out->control_records++;
+            continue;
+        }
+        out->records++;
+        /* Kafka Connect gives a sink -1 (no timestamp, and every magic-0
+         * record) as null and rejects other negative timestamps: a
+         * time-based partitioner cannot place such a record */
+        if (s->ts < 0) {
+            out->records_without_timestamp++;
+            continue;
+        }
+        for (size_t k = 0; k < R->nsim; k++) {
+            int rc = kf_sink_add(R->sim[k], s->offset, s->ts);
+            if (rc != KF_OK)
+                return rc;
+        }
+    }
+    return KF_OK;
+}
+
+/* Before the resume time is found: is it in b? (offsetsForTimes: the first
+ * batch whose max timestamp reaches the time, then the first record in it
+ * that does). 1 found (from_offset set), 0 not, negative kf_err. */
+static int find_time(sink_read *R, kf_batch *b)
+{
+    int64_t t = R->o->from_value;
+    if (b->max_timestamp < t)
+        return 0;
+    int rc = stage_batch(R, b);
+    if (rc <= 0)
+        return rc;
+    for (size_t i = 0; i < R->nst; i++)
+        if (R->st[i].ts >= t) {
+            R->from_offset = R->st[i].offset;
+            return 1;
+        }
+    return 0;
+}
+
+static int read_all(sink_read *R)
+{
+    const kf_sink_opts *o = R->o;
+    bool started = o->from != KF_SINK_FROM_TIME;
+    kf_batch b;
+    int rc;
+    while ((rc = kf_part_reader_next(R->r, &b)) == 1) {
+        if (!started) {
+            rc = find_time(R, &b);
+            if (rc < 0)
+                return -rc;
+            if (rc == 0)
+                continue;
+            started = true;
+            if ((rc = feed(R, b.control)) != KF_OK)
+                return rc;
+            continue;
+        }
+        if (b.last_offset < R->from_offset)
+            continue;
+        if (b.control && b.magic >= 2) {
+            /* not decoded: a sink never sees these records */
+            if (!R->out->has_resume) {
+                R->out->has_resume = true;
+                R->out->resume_offset = b.base_offset > R->from_offset ? b.base_offset : R->from_offset;
+            }
+            R->out->control_records += b.count > 0 ? (uint64_t)b.count : 0;
+            continue;
+        }
+        rc = stage_batch(R, &b);
+        if (rc < 0)
+            return -rc;
+        if (rc == 1 && (rc = feed(R, false)) != KF_OK)
+            return rc;
+    }
+    return rc < 0 ? -rc : KF_OK;
+}
+
+int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_partition *out)
+{
+    memset(out, 0, sizeof *out);
+    sink_read R;
+    memset(&R, 0, sizeof R);
+    R.o = o;
+    R.r = r;
+    R.out = out;
+    R.from_offset = o->from == KF_SINK_FROM_OFFSET ? o->from_value : INT64_MIN;
+    if (o->from == KF_SINK_FROM_OFFSET) {
+        out->has_resume = true;
+        out->resume_offset = o->from_value;
+    }
+    R.fig[0] = &out->figures;
+    int rc = kf_sink_new(&R.sim[0], &o->config);
+    R.nsim = 1;
+    if (rc == KF_OK && o->alternatives) {
+        kf_sink_alternatives(&o->config, out->alt);
+        for (size_t k = 0; k < KF_SINK_ALTS && rc == KF_OK; k++) {
+            if (!out->alt[k].on)
+                continue;
+            R.fig[R.nsim] = &out->alt[k].figures;
+            rc = kf_sink_new(&R.sim[R.nsim], &out->alt[k].config);
+            if (rc == KF_OK)
+                R.nsim++;
+        }
+    }
+    if (rc == KF_OK)
+        rc = read_all(&R);
+    for (size_t k = 0; k < R.nsim; k++) {
+        if (rc == KF_OK)
+            kf_sink_figures_get(R.sim[k], R.fig[k]);
+        kf_sink_free(R.sim[k]);
+    }
+    free(R.st);
+    return rc;
+}
