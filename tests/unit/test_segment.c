@@ -1,6 +1,7 @@
 /* test_segment.c: the batch parser, record iterator and segment scanner on
  * kafka-python-written fixtures, and on damaged copies made in memory. */
 #include <stdbool.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -266,6 +267,49 @@ static void test_zero_filled_tail_is_a_warning(void **state)
     free(d);
 }
 
+/* A file that shrinks between open and read: a `truncated` finding at the
+ * new end (valid_bytes there at most), never a crash; one that grows: a
+ * warning, and the bytes past the size at open are not read. */
+static void test_file_changing_under_the_reader(void **state)
+{
+    (void)state;
+    size_t n;
+    uint8_t *d = load("segments/v2-gzip/00000000000000000000.log", &n);
+    char path[] = "/tmp/kfsck-test-segment-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, d, n) == (ssize_t)n);
+    for (int grow = 0; grow < 2; grow++) {
+        assert_int_equal(ftruncate(fd, (off_t)n), 0);
+        assert_true(pwrite(fd, d, n, 0) == (ssize_t)n);
+        kf_source *src;
+        int err_no = 0;
+        assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+        assert_int_equal(ftruncate(fd, grow ? (off_t)(n + 5000) : (off_t)(n / 2)), 0);
+        kf_scan_opts o;
+        kf_scan_opts_init(&o);
+        o.keep_cache = true;
+        problem_log pl = {0};
+        o.problem_fn = problem_log_fn;
+        o.problem_ctx = &pl;
+        kf_segment_summary sum;
+        assert_int_equal(kf_segment_scan(src, &o, &sum), KF_OK);
+        kf_source_close(src);
+        assert_true(problem_log_has(&pl, KF_P_TRUNCATED));
+        if (grow) {
+            assert_int_equal(sum.errors, 0);
+            assert_int_equal(sum.warnings, 1);
+            assert_true(sum.valid_bytes == n);
+        } else {
+            assert_true(sum.errors > 0);
+            assert_true(sum.valid_bytes <= n / 2);
+        }
+    }
+    close(fd);
+    unlink(path);
+    free(d);
+}
+
 static void test_find_next_batch_skips_garbage(void **state)
 {
     (void)state;
@@ -365,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_offset_regression_at_index_append_empties_segment),
         cmocka_unit_test(test_zero_filled_tail_is_a_warning),
         cmocka_unit_test(test_find_next_batch_skips_garbage),
+        cmocka_unit_test(test_file_changing_under_the_reader),
         cmocka_unit_test(test_legacy_wrapper_offsets),
         cmocka_unit_test(test_malformed_record_inside_valid_crc),
         cmocka_unit_test(test_base_offset_below_file_name),
