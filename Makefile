@@ -25,7 +25,8 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -llz4 -l
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(CFLAGS) $(WARN) $(SANFLAGS) -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
+# -fPIC: the same objects make libkfsck.a and libkfsck.so.
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(CFLAGS) $(WARN) $(SANFLAGS) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lpthread
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
@@ -42,7 +43,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(BUILD)/fuzz/replay_%)
 
+VERSION := $(shell sed -n 's/^\#define KFSCK_VERSION "\(.*\)"/\1/p' include/kfsck/kfsck.h)
 LIB := $(BUILD)/libkfsck.a
+SONAME := libkfsck.so.0
+SHLIB := $(BUILD)/libkfsck.so.$(VERSION)
 BIN := $(BUILD)/kfsck
 
 .PHONY: all deps demo check test test-bin test-threads bench fuzz install clean fixtures
@@ -50,6 +54,7 @@ BIN := $(BUILD)/kfsck
 all: kfsck libkfsck.a
 
 ifeq ($(SAN),0)
+all: $(SHLIB)
 kfsck: $(BIN)
 	cp $(BIN) $@.tmp && mv -f $@.tmp $@
 libkfsck.a: $(LIB)
@@ -65,6 +70,14 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# The shared library exports the public API only (tools/exports.sh).
+$(BUILD)/kfsck.map: include/kfsck/*.h tools/exports.sh
+	@mkdir -p $(dir $@)
+	sh tools/exports.sh include/kfsck/*.h > $@
+
+$(SHLIB): $(LIB_OBJ) $(BUILD)/kfsck.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/kfsck.map $(SANFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
+
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
@@ -79,7 +92,7 @@ $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
 deps:
 	@sh tools/deps.sh
 
-test-bin: $(BIN) $(UNIT_BIN) $(REPLAY_BIN)
+test-bin: $(BIN) $(SHLIB) $(UNIT_BIN) $(REPLAY_BIN)
 
 # Runs unit tests, fuzz-corpus replays and end-to-end tests for one build.
 test: test-bin
@@ -117,9 +130,12 @@ install: all
 	  $(DESTDIR)$(PREFIX)/include/kfsck $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 kfsck $(DESTDIR)$(PREFIX)/bin/kfsck
 	install -m 644 libkfsck.a $(DESTDIR)$(PREFIX)/lib/libkfsck.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/libkfsck.so.$(VERSION)
+	ln -sf libkfsck.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libkfsck.so
 	install -m 644 include/kfsck/*.h $(DESTDIR)$(PREFIX)/include/kfsck/
 	install -m 644 docs/kfsck.1 $(DESTDIR)$(PREFIX)/share/man/man1/kfsck.1
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/.*KFSCK_VERSION "\(.*\)"/\1/p' include/kfsck/kfsck.h)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|' \
 	  kfsck.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kfsck.pc
 
 clean:

@@ -4,6 +4,7 @@
 #   - the cmocka unit tests          BUILD/tests/test_*
 #   - the fuzz-target replays        BUILD/fuzz/replay_<name> on
 #                                    tests/fuzz/corpus/<name>/ and fixtures/
+#   - the public API as installed    tests/api/run.sh (normal build only)
 #   - the end-to-end tests           tests/e2e/test_*.py (python unittest, with
 #                                    KFSCK=BUILD/kfsck and KFSCK_ROOT=repo root)
 # Counts individual tests where the runner reports them (cmocka's
@@ -87,7 +88,7 @@ show_output() {
     echo "----- end of $2 -----"
 }
 
-# run_prog KIND LABEL CMD...   KIND: cmocka | unittest | replay
+# run_prog KIND LABEL CMD...   KIND: cmocka | unittest | replay | counts
 run_prog() {
     kind=$1 label=$2
     shift 2
@@ -122,6 +123,11 @@ EOF
         [ "$p" -lt 0 ] && p=0
         ;;
     replay) ;;
+    counts) # a runner that ends with "N passed, N failed"
+        p=$(sed -n 's/^\([0-9][0-9]*\) passed, [0-9][0-9]* failed$/\1/p' "$out" | tail -n 1)
+        f=$(sed -n 's/^[0-9][0-9]* passed, \([0-9][0-9]*\) failed$/\1/p' "$out" | tail -n 1)
+        p=${p:-0} f=${f:-0}
+        ;;
     esac
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         f=1 # crashed, timed out, or failed without saying how many
@@ -169,6 +175,13 @@ for e in tests/e2e/test_*.py; do
         run_prog unittest "e2e/${e##*/}" "$PY" -m unittest discover -v \
         -s tests/e2e -t tests/e2e -p "${e##*/}"
 done
+
+# The library as a third party links it (installed; C, C++, shared and
+# static; exported symbols): the normal build only, whose files `make
+# install` takes.
+if [ "${BUILD##*/}" = build ] && [ -f "$BUILD/libkfsck.a" ]; then
+    run_prog counts "api/run.sh" sh tests/api/run.sh "$BUILD"
+fi
 
 if [ "$programs" -eq 0 ]; then
     echo "run.sh: no test programs found under $BUILD (did the build fail?)"

@@ -27,6 +27,8 @@ pkg_ok() {
 
 # Tools.
 have gcc || add gcc
+# g++: the public headers are also compiled as C++ (tests/api).
+have g++ || add g++
 have make || add make
 have pkg-config || add pkg-config
 # gcc without the C library headers cannot build anything.

@@ -12,6 +12,10 @@
 #include "kfsck/common.h"
 #include "kfsck/cursor.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define KF_LOG_OVERHEAD 12          /* offset int64 + size int32 */
 #define KF_HEADER_UP_TO_MAGIC 17    /* bytes needed to see the magic */
 #define KF_V2_HEADER_SIZE 61
@@ -145,5 +149,9 @@ typedef struct kf_control {
  * version, marker value shorter than 6 bytes). */
 int kf_control_parse(const kf_record *r, kf_control *ctl);
 const char *kf_control_type_name(int16_t type); /* "COMMIT", "ABORT", ... */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

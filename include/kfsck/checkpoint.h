@@ -14,6 +14,10 @@
 #include "kfsck/common.h"
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kf_checkpoint_entry {
     const char *topic;     /* NUL-terminated; NULL for leader-epoch entries */
     int32_t partition;     /* offset checkpoints */
@@ -63,5 +67,9 @@ typedef struct kf_meta_properties {
  * 0/1, v1 without node.id or cluster.id, non-numeric ids, overlong values). */
 int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_properties *mp, char *msg,
                              size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 #include "kfsck/common.h"
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { KF_CODEC_NONE = 0, KF_CODEC_GZIP = 1, KF_CODEC_SNAPPY = 2, KF_CODEC_LZ4 = 3, KF_CODEC_ZSTD = 4 };
 
 /* "none", "gzip", "snappy", "lz4", "zstd", or "unknown". */
@@ -37,5 +41,9 @@ int kf_buf_reserve(kf_buf *b, size_t need);
  * Returns a kf_err. */
 int kf_decompress(int codec, int magic, const uint8_t *in, size_t inlen, kf_buf *out, size_t max_out,
                   char *msg, size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 extern "C" {
 #endif
 
+/* Errors. Functions return KF_OK (0) or a kf_err; iterators return 1 for
+ * an item, 0 at the end, or a negative kf_err (-KF_ERR_NOMEM, ...).
+ * kf_err_str names either sign: kf_err_str(rc). Damage found in the data
+ * is never an error of the call: it is reported as a kf_problem. */
 typedef enum kf_err {
     KF_OK = 0,
     KF_ERR_TRUNCATED,   /* the input ends before the structure does */
@@ -20,7 +24,7 @@ typedef enum kf_err {
     KF_ERR_IO,          /* open/read/map failed (errno is kept) */
 } kf_err;
 
-const char *kf_err_str(kf_err e);
+const char *kf_err_str(int e);
 
 /* Default cap on one batch's decompressed size (128 MiB). */
 #define KF_DEFAULT_MAX_BATCH_BYTES ((size_t)128 << 20)

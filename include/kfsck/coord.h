@@ -19,6 +19,10 @@
 
 #include "kfsck/common.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum kf_vkind {
     KF_V_NULL = 0, /* a nullable field holding null */
     KF_V_INT,      /* int8/16/32/64, uint16 (in .i) */
@@ -107,5 +111,9 @@ int kf_consumer_assignment_decode(const uint8_t *p, size_t n, kf_dtree *t, uint3
  * partition Kafka's coordinator uses: Utils.abs(hash) % partitions. */
 int32_t kf_java_string_hash(const uint8_t *utf8, size_t n);
 int32_t kf_coordinator_partition(const uint8_t *utf8, size_t n, int32_t partitions);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Running CRC-32C: start with crc = 0; kf_crc32c(kf_crc32c(0, a, n), b, m)
  * equals the CRC of a||b. Matches java.util.zip.CRC32C. */
 uint32_t kf_crc32c(uint32_t crc, const void *buf, size_t len);
@@ -18,5 +22,9 @@ const char *kf_crc32c_impl(void);
 
 /* Running CRC-32 (IEEE, java.util.zip.CRC32), start with crc = 0. */
 uint32_t kf_crc32(uint32_t crc, const void *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

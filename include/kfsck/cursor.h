@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kf_cursor {
     const uint8_t *buf;
     size_t len;
@@ -124,5 +128,9 @@ static inline int64_t kf_cur_varlong(kf_cursor *c)
     uint64_t u = kf_cur_uvarlong(c);
     return (int64_t)((u >> 1) ^ (~(u & 1) + 1));
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include "kfsck/common.h"
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kf_index {
     const uint8_t *data;
     uint64_t size;        /* bytes in the file */
@@ -55,5 +59,9 @@ void kf_txn_index_get(const uint8_t *data, uint64_t i, kf_txn_entry *e);
 /* version != 0, last_offset < base_offset, first_offset > last_offset,
  * last offsets not increasing, trailing partial entry: txnindex_invalid. */
 void kf_txn_index_check(const uint8_t *data, uint64_t size, int64_t base_offset, kf_problem_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

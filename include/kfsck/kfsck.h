@@ -1,8 +1,13 @@
 /* kfsck.h: the public API of libkfsck, a reader of Apache Kafka's on-disk data
  * that needs no broker. The library never prints or exits: every function
- * returns a kf_err (or a result) and reports findings through callbacks.
+ * returns a kf_err (common.h says how) and reports findings through
+ * callbacks. Options come in structs with an init function that sets the
+ * defaults (kf_scan_opts_init, kf_verify_opts_init, ...): declare one, init
+ * it, change what you need, pass it.
  *
- * Include this one header; it pulls in the rest. */
+ * Include this one header; it pulls in the rest. Link with
+ * `pkg-config --cflags --libs kfsck` (shared library) or
+ * `pkg-config --static --cflags --libs kfsck` (static). */
 #ifndef KFSCK_KFSCK_H
 #define KFSCK_KFSCK_H
 
@@ -10,29 +15,49 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KFSCK_VERSION "0.1.0"
+/* The version of these headers; kf_version() is the library's, at run time. */
+#define KFSCK_VERSION_MAJOR 0
+#define KFSCK_VERSION_MINOR 2
+#define KFSCK_VERSION_PATCH 0
+#define KFSCK_VERSION "0.2.0"
+#define KFSCK_VERSION_NUMBER (KFSCK_VERSION_MAJOR * 10000 + KFSCK_VERSION_MINOR * 100 + KFSCK_VERSION_PATCH)
 
+/* layers, bottom up: bytes and codecs */
 #include "kfsck/common.h"
-
 #include "kfsck/cursor.h"
 #include "kfsck/crc.h"
 #include "kfsck/codec.h"
+/* files and formats: sources, batches, the streaming reader, indexes, small files */
 #include "kfsck/file.h"
+#include "kfsck/dirs.h"
+#include "kfsck/names.h"
 #include "kfsck/batch.h"
 #include "kfsck/segment.h"
-#include "kfsck/names.h"
-#include "kfsck/dirs.h"
+#include "kfsck/partition.h"
 #include "kfsck/index.h"
 #include "kfsck/snapshot.h"
 #include "kfsck/checkpoint.h"
+/* internal-topic records */
 #include "kfsck/coord.h"
-#include "kfsck/producer_state.h"
-#include "kfsck/repair.h"
-#include "kfsck/replay.h"
-#include "kfsck/partition.h"
-#include "kfsck/stats.h"
+/* jobs */
 #include "kfsck/verify.h"
 #include "kfsck/scan.h"
+#include "kfsck/replay.h"
+#include "kfsck/producer_state.h"
+#include "kfsck/repair.h"
+#include "kfsck/stats.h"
 #include "kfsck/sink.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's version ("0.2.0") and KFSCK_VERSION_NUMBER, at run time. */
+const char *kf_version(void);
+int kf_version_number(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

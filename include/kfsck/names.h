@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum kf_file_kind {
     KF_FILE_UNKNOWN = 0,
     KF_FILE_LOG,              /* NNN.log */
@@ -35,5 +39,9 @@ const char *kf_file_kind_name(kf_file_kind k);
  * ".<uuid>-delete/-future/-stray" suffixes). Returns true when it is one;
  * topic is copied (truncated to topic_cap-1). */
 bool kf_parse_partition_dir(const char *basename, char *topic, size_t topic_cap, int32_t *partition);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include "kfsck/codec.h"
 #include "kfsck/snapshot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kf_pstate kf_pstate;
 
 /* A completed aborted transaction: one 34-byte .txnindex entry. */
@@ -60,5 +64,9 @@ int kf_pstate_snapshot(const kf_pstate *ps, uint8_t **out, size_t *len);
 
 /* One .txnindex entry (version 0), big-endian, 34 bytes. */
 void kf_aborted_txn_encode(const kf_aborted_txn *t, uint8_t out[34]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

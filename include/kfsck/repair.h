@@ -15,6 +15,10 @@
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- safe output files (writer.c) --------------------------------------- */
 
 typedef struct kf_out_file kf_out_file;
@@ -175,5 +179,9 @@ typedef struct kf_merge_result {
 
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -65,6 +65,9 @@ typedef struct kf_replay_opts {
     void *problem_ctx;
 } kf_replay_opts;
 
+/* Defaults: the default batch cap, no as-of, no callbacks. */
+void kf_replay_opts_init(kf_replay_opts *o);
+
 kf_replay *kf_replay_new(const kf_replay_opts *o);
 void kf_replay_free(kf_replay *r);
 

@@ -10,6 +10,10 @@
 #include "kfsck/common.h"
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kf_snapshot_entry {
     int64_t producer_id;
     int16_t producer_epoch;
@@ -41,5 +45,9 @@ typedef struct kf_snapshot {
  * present can be listed even when the CRC fails). */
 int kf_snapshot_parse(const uint8_t *data, uint64_t size, kf_snapshot *s, char *msg, size_t msglen);
 void kf_snapshot_get(const kf_snapshot *s, uint64_t i, kf_snapshot_entry *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 
 #include "kfsck/batch.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kf_tbucket {
     int64_t start;      /* ms: floor(ts / width) * width */
     uint64_t records;
@@ -55,5 +59,9 @@ uint64_t kf_record_payload_bytes(const kf_record *r);
 /* A duration like 500ms, 10s, 10m, 1h, 1d, 1w or plain milliseconds into
  * *ms (> 0). Returns 0, or -1 when s is not such a duration. */
 int kf_parse_duration_ms(const char *s, int64_t *ms);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

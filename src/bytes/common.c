@@ -2,11 +2,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "kfsck/common.h"
+#include "kfsck/kfsck.h"
 
-const char *kf_err_str(kf_err e)
+const char *kf_version(void) { return KFSCK_VERSION; }
+
+int kf_version_number(void) { return KFSCK_VERSION_NUMBER; }
+
+const char *kf_err_str(int e)
 {
-    switch (e) {
+    switch (e < 0 ? -e : e) {
     case KF_OK: return "ok";
     case KF_ERR_TRUNCATED: return "truncated";
     case KF_ERR_CORRUPT: return "corrupt";

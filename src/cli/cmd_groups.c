@@ -473,7 +473,8 @@ int cmd_groups(int argc, char **argv)
     report rep = {perr, NULL, 0, 0};
     kf_inputs in;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
-    kf_replay_opts ro = {0};
+    kf_replay_opts ro;
+    kf_replay_opts_init(&ro);
     ro.max_batch_bytes = (size_t)max_batch;
     ro.problem_fn = report_problem;
     ro.problem_ctx = &rep;

@@ -276,7 +276,8 @@ static int parse_i64(const char *s, int64_t *v)
  * with history_run, every change goes to on_change. Out of memory exits. */
 static kf_replay *new_replay(const offsets_opts *op, bool as_of, offsets_run *history_run, report *rep)
 {
-    kf_replay_opts ro = {0};
+    kf_replay_opts ro;
+    kf_replay_opts_init(&ro);
     ro.max_batch_bytes = (size_t)op->max_batch_bytes;
     ro.has_as_of = as_of;
     ro.as_of = op->as_of;

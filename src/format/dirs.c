@@ -176,3 +176,17 @@ char *kf_path_dir(const char *path)
     d[n] = 0;
     return d;
 }
+
+char *kf_path_join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, a);
+    size_t k = a;
+    if (a && dir[a - 1] != '/')
+        p[k++] = '/';
+    memcpy(p + k, name, b + 1);
+    return p;
+}

@@ -52,6 +52,12 @@ struct kf_replay {
     int err;       /* KF_ERR_NOMEM once allocation failed */
 };
 
+void kf_replay_opts_init(kf_replay_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+}
+
 kf_replay *kf_replay_new(const kf_replay_opts *o)
 {
     kf_replay *r = calloc(1, sizeof *r);

@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (kf_source_memory(&m, data, size) != KF_OK)
         return 0;
     size_t sink = 0;
-    kf_replay_opts ro = {0};
+    kf_replay_opts ro;
+    kf_replay_opts_init(&ro);
     ro.max_batch_bytes = (size_t)1 << 20;
     ro.change_fn = on_change;
     ro.change_ctx = &sink;

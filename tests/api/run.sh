@@ -1,0 +1,57 @@
+#!/bin/sh
+# run.sh BUILD: the library as a third party gets it. Installs the build
+# (`make install` into a temporary DESTDIR), then builds tests/api/api_c.c
+# and api_cpp.cpp with nothing but `pkg-config --cflags --libs kfsck` (the
+# shared library), and api_c once more with `--static`, runs all three on the
+# fixtures, and checks that libkfsck.so exports the public API only.
+# Prints "N passed, N failed" like the other runners.
+set -u
+BUILD=$1
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kfsck-api.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "api: ok: $1"; }
+bad() { failed=$((failed + 1)); echo "api: FAILED: $1"; }
+
+if ! make -s -C "$ROOT" install DESTDIR="$tmp/root" PREFIX=/usr >"$tmp/install.log" 2>&1; then
+    cat "$tmp/install.log"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+export PKG_CONFIG_PATH="$tmp/root/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
+flags=$(pkg-config --cflags --libs kfsck) || { echo "0 passed, 1 failed"; exit 1; }
+sflags=$(pkg-config --static --cflags --libs kfsck)
+lib="$tmp/root/usr/lib"
+
+if cc -std=c11 -Wall -Wextra -Werror -o "$tmp/api_c" "$ROOT/tests/api/api_c.c" $flags 2>"$tmp/cc.log" &&
+    LD_LIBRARY_PATH="$lib" "$tmp/api_c" "$ROOT/fixtures"; then
+    ok "C program, shared library, pkg-config --cflags --libs"
+else
+    cat "$tmp/cc.log"; bad "C program, shared library"
+fi
+if cc -std=c11 -Wall -Wextra -Werror -o "$tmp/api_c_static" "$ROOT/tests/api/api_c.c" \
+        "$lib/libkfsck.a" $(pkg-config --static --libs-only-other --libs-only-l kfsck | sed 's/-lkfsck//') \
+        $(pkg-config --cflags kfsck) 2>"$tmp/cc2.log" && "$tmp/api_c_static" "$ROOT/fixtures"; then
+    ok "C program, static library, pkg-config --static"
+else
+    cat "$tmp/cc2.log"; echo "static flags: $sflags"; bad "C program, static library"
+fi
+if g++ -std=c++17 -Wall -Wextra -Werror -o "$tmp/api_cpp" "$ROOT/tests/api/api_cpp.cpp" $flags 2>"$tmp/cxx.log" &&
+    LD_LIBRARY_PATH="$lib" "$tmp/api_cpp" "$ROOT/fixtures"; then
+    ok "C++ program"
+else
+    cat "$tmp/cxx.log"; bad "C++ program"
+fi
+# exported: exactly functions the public headers declare
+nm -D --defined-only "$lib/libkfsck.so" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | sort >"$tmp/exported"
+sed -e 's|/\*.*\*/||g' "$ROOT"/include/kfsck/*.h | grep -o 'kf_[a-z0-9_]*[[:space:]]*(' |
+    sed 's/[[:space:]]*($//' | sort -u >"$tmp/declared"
+extra=$(comm -23 "$tmp/exported" "$tmp/declared")
+if [ -z "$extra" ] && [ -s "$tmp/exported" ]; then
+    ok "libkfsck.so exports only the public API ($(wc -l <"$tmp/exported") functions)"
+else
+    echo "not declared in include/kfsck but exported: $extra"; bad "exports"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
