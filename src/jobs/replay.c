@@ -19,6 +19,7 @@
 
 #include "bytes/htab.h"
 #include "jobs/offsets_asof.h"
+#include "records/offset_commit.h"
 #include "kfsck/codec.h"
 #include "kfsck/coord.h"
 
@@ -127,80 +128,56 @@ static void report(kf_replay *r, const kf_batch *b, const char *code, kf_severit
 /* ---- slots ------------------------------------------------------------ */
 
 /* slot key: group \0 topic \0 partition(4) source_partition(4) */
-static uint32_t slot_key(uint8_t *out, size_t cap, const kf_dnode *g, const kf_dnode *t, int32_t part, int32_t src)
+static uint32_t slot_key(uint8_t *out, size_t cap, const kf_offset_commit *oc, int32_t src)
 {
-    size_t n = (size_t)g->len + 1 + t->len + 1 + 8;
+    size_t n = (size_t)oc->group_len + 1 + oc->topic_len + 1 + 8;
     if (n > cap)
         return 0;
     uint8_t *p = out;
-    memcpy(p, g->p, g->len);
-    p += g->len;
+    memcpy(p, oc->group, oc->group_len);
+    p += oc->group_len;
     *p++ = 0;
-    memcpy(p, t->p, t->len);
-    p += t->len;
+    memcpy(p, oc->topic, oc->topic_len);
+    p += oc->topic_len;
     *p++ = 0;
-    memcpy(p, &part, 4);
+    memcpy(p, &oc->partition, 4);
     memcpy(p + 4, &src, 4);
     return (uint32_t)n;
 }
 
-/* The numeric fields of an offset commit value (one pass over its fields:
- * this runs once per commit). */
-static void fill_fields(kf_offset_value *v, const kf_dtree *t, const kf_dnode *key, const kf_dnode *val)
+/* The numeric fields of an offset commit. */
+static void fill_fields(kf_offset_value *v, const kf_offset_commit *oc)
 {
-    v->partition = (int32_t)kf_dnode_int(t, key, "partition", -1);
-    v->has_topic_id = false;
-    memset(v->topic_id, 0, sizeof v->topic_id);
-    v->offset = -1;
-    v->leader_epoch = -1;
-    v->commit_timestamp = -1;
-    v->expire_timestamp = -1;
-    for (uint32_t c = val->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next) {
-        const kf_dnode *f = &t->nodes[c];
-        if (!f->name)
-            continue;
-        if (f->kind == KF_V_INT) {
-            if (!strcmp(f->name, "offset"))
-                v->offset = f->i;
-            else if (!strcmp(f->name, "commit_timestamp"))
-                v->commit_timestamp = f->i;
-            else if (!strcmp(f->name, "leader_epoch"))
-                v->leader_epoch = (int32_t)f->i;
-            else if (!strcmp(f->name, "expire_timestamp"))
-                v->expire_timestamp = f->i;
-        } else if (f->kind == KF_V_UUID && !strcmp(f->name, "topic_id")) {
-            static const uint8_t zero[16];
-            memcpy(v->topic_id, f->p, 16);
-            v->has_topic_id = memcmp(f->p, zero, 16) != 0;
-        }
-    }
+    v->partition = oc->partition;
+    v->offset = oc->offset;
+    v->leader_epoch = oc->leader_epoch;
+    v->commit_timestamp = oc->commit_timestamp;
+    v->expire_timestamp = oc->expire_timestamp;
+    v->has_topic_id = oc->has_topic_id;
+    memcpy(v->topic_id, oc->topic_id, sizeof v->topic_id);
+    v->value_version = oc->value_version;
 }
 
-static kf_offset_value *new_value(const kf_dtree *t, const kf_dnode *key, const kf_dnode *val, int16_t version)
+static kf_offset_value *new_value(const kf_offset_commit *oc)
 {
-    const kf_dnode *g = kf_dnode_field(t, key, "group");
-    const kf_dnode *tp = kf_dnode_field(t, key, "topic");
-    const kf_dnode *md = kf_dnode_field(t, val, "metadata");
-    uint32_t mlen = md && md->kind == KF_V_STRING ? md->len : 0;
-    kf_offset_value *v = malloc(sizeof *v + g->len + 1 + tp->len + 1 + mlen + 1);
+    kf_offset_value *v = malloc(sizeof *v + oc->group_len + 1 + oc->topic_len + 1 + oc->metadata_len + 1);
     if (!v)
         return NULL;
     memset(v, 0, sizeof *v);
     char *s = (char *)(v + 1);
-    memcpy(s, g->p, g->len);
-    s[g->len] = 0;
+    memcpy(s, oc->group, oc->group_len);
+    s[oc->group_len] = 0;
     v->group = s;
-    s += g->len + 1;
-    memcpy(s, tp->p, tp->len);
-    s[tp->len] = 0;
+    s += oc->group_len + 1;
+    memcpy(s, oc->topic, oc->topic_len);
+    s[oc->topic_len] = 0;
     v->topic = s;
-    s += tp->len + 1;
-    if (mlen)
-        memcpy(s, md->p, mlen);
-    s[mlen] = 0;
+    s += oc->topic_len + 1;
+    if (oc->metadata_len)
+        memcpy(s, oc->metadata, oc->metadata_len);
+    s[oc->metadata_len] = 0;
     v->metadata = s;
-    fill_fields(v, t, key, val);
-    v->value_version = version;
+    fill_fields(v, oc);
     return v;
 }
 
@@ -469,35 +446,25 @@ void kf_replay_finish(kf_replay *r)
     r->partition = -1;
 }
 
-static void offset_record(kf_replay *r, kf_batch *b, const kf_coord_record *cr, const kf_record *rec)
+static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc, const kf_record *rec)
 {
-    const kf_dnode *key = &r->tree.nodes[cr->key_root];
-    const kf_dnode *g = kf_dnode_field(&r->tree, key, "group");
-    const kf_dnode *t = kf_dnode_field(&r->tree, key, "topic");
-    if (!g || !t || g->kind != KF_V_STRING || t->kind != KF_V_STRING)
-        return;
-    int32_t part = (int32_t)kf_dnode_int(&r->tree, key, "partition", -1);
     uint8_t slot[1 << 16];
-    uint32_t slen = slot_key(slot, sizeof slot, g, t, part, r->partition);
+    uint32_t slen = slot_key(slot, sizeof slot, oc, r->partition);
     if (!slen)
         return;
-    if (cr->tombstone) {
+    if (oc->tombstone) {
         /* Kafka 4.x: a tombstone removes the value and the key's staged offsets */
         drop_staged_slot(r, slot, slen);
         apply_delete(r, slot, slen, b->max_timestamp, rec->offset);
         return;
     }
-    const kf_dnode *val = &r->tree.nodes[cr->value_root];
     if (!(b->transactional && b->producer_id >= 0)) {
         /* a re-commit whose metadata has the old length: update in place */
         kf_offset_value *cur = htab_get(&r->offsets, slot, slen);
-        const kf_dnode *md = kf_dnode_field(&r->tree, val, "metadata");
-        uint32_t mlen = md && md->kind == KF_V_STRING ? md->len : 0;
-        if (cur && strlen(cur->metadata) == mlen) {
-            fill_fields(cur, &r->tree, key, val);
-            if (mlen)
-                memcpy((char *)cur->metadata, md->p, mlen);
-            cur->value_version = cr->value_version;
+        if (cur && strlen(cur->metadata) == oc->metadata_len) {
+            fill_fields(cur, oc);
+            if (oc->metadata_len)
+                memcpy((char *)cur->metadata, oc->metadata, oc->metadata_len);
             cur->source_partition = r->partition;
             cur->source_offset = rec->offset;
             cur->transactional = false;
@@ -505,7 +472,7 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_coord_record *cr, 
             return;
         }
     }
-    kf_offset_value *v = new_value(&r->tree, key, val, cr->value_version);
+    kf_offset_value *v = new_value(oc);
     if (!v) {
         r->err = KF_ERR_NOMEM;
         return;
@@ -540,6 +507,13 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
             continue;
         }
         r->stats.records++;
+        kf_offset_commit oc;
+        if (kf_offset_commit_fast(rec.key, rec.key_len, rec.value, rec.value_len, &oc)) {
+            offset_record(r, b, &oc, &rec); /* the common case: no tree */
+            if (r->err)
+                break;
+            continue;
+        }
         kf_dtree_reset(&r->tree);
         kf_coord_record cr;
         int rc = kf_coord_decode(KF_COORD_OFFSETS, rec.key, rec.key_len, rec.value, rec.value_len, &r->tree, &cr);
@@ -567,9 +541,10 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
                       damage ? KF_SEV_ERROR : KF_SEV_WARNING, b->position, true, rec.offset, "%s", msg);
             continue;
         }
-        if (cr.key_type == 0 || cr.key_type == 1)
-            offset_record(r, b, &cr, &rec);
-        else
+        if (cr.key_type == 0 || cr.key_type == 1) {
+            if (kf_offset_commit_from_tree(&r->tree, &cr, &oc))
+                offset_record(r, b, &oc, &rec);
+        } else
             group_record(r, &cr, &rec);
         if (r->err)
             break;

@@ -1,0 +1,119 @@
+/* offset_commit.c: offset commit records without a tree (offset_commit.h).
+ * The layouts, from consumer-offsets.md §3 and Kafka's OffsetCommitKey /
+ * OffsetCommitValue schemas:
+ *   key (v0/v1, classic): int16 type, string group, string topic, int32 partition
+ *   value v0: int64 offset, string metadata, int64 commit_timestamp
+ *   value v1: v0 + int64 expire_timestamp
+ *   value v2: as v0
+ *   value v3: int64 offset, int32 leader_epoch, string metadata, int64 commit_timestamp
+ * (string: int16 length + UTF-8 bytes, never null here). Key type 0 records
+ * carry value v0 only (LegacyOffsetCommitValue). Hand-written on purpose:
+ * this runs once per commit in a replay of millions, and the generic
+ * decoder's tree costs more than the fields themselves; the fuzz target
+ * checks it against the generic decoder on every input. */
+#include "records/offset_commit.h"
+
+#include <string.h>
+
+#include "kfsck/cursor.h"
+
+static const uint8_t *str(kf_cursor *c, uint32_t *len)
+{
+    int16_t n = kf_cur_i16(c);
+    if (n < 0) {
+        kf_cur_fail(c, 2 /* KF_ERR_CORRUPT */);
+        return NULL;
+    }
+    *len = (uint32_t)n;
+    return kf_cur_take(c, (size_t)n);
+}
+
+bool kf_offset_commit_fast(const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
+                           kf_offset_commit *out)
+{
+    if (!key || key_len < 2)
+        return false;
+    kf_cursor c;
+    kf_cur_init(&c, key, (size_t)key_len);
+    int16_t type = kf_cur_i16(&c);
+    if (type != 0 && type != 1)
+        return false;
+    memset(out, 0, sizeof *out);
+    out->group = str(&c, &out->group_len);
+    out->topic = str(&c, &out->topic_len);
+    out->partition = kf_cur_i32(&c);
+    if (c.err || kf_cur_left(&c) != 0)
+        return false;
+    out->leader_epoch = -1;
+    out->expire_timestamp = -1;
+    out->value_version = -1;
+    if (!value || value_len < 0) {
+        out->tombstone = true;
+        return true;
+    }
+    kf_cur_init(&c, value, (size_t)value_len);
+    int16_t v = kf_cur_i16(&c);
+    if (v < 0 || v > 3 || (type == 0 && v != 0))
+        return false;
+    out->value_version = v;
+    out->offset = kf_cur_i64(&c);
+    if (v == 3)
+        out->leader_epoch = kf_cur_i32(&c);
+    out->metadata = str(&c, &out->metadata_len);
+    out->commit_timestamp = kf_cur_i64(&c);
+    if (v == 1)
+        out->expire_timestamp = kf_cur_i64(&c);
+    if (c.err || kf_cur_left(&c) != 0)
+        return false;
+    if (!out->metadata_len)
+        out->metadata = NULL;
+    return true;
+}
+
+bool kf_offset_commit_from_tree(const kf_dtree *t, const kf_coord_record *cr, kf_offset_commit *out)
+{
+    memset(out, 0, sizeof *out);
+    const kf_dnode *key = &t->nodes[cr->key_root];
+    const kf_dnode *g = kf_dnode_field(t, key, "group");
+    const kf_dnode *tp = kf_dnode_field(t, key, "topic");
+    if (!g || !tp || g->kind != KF_V_STRING || tp->kind != KF_V_STRING)
+        return false;
+    out->group = g->p;
+    out->group_len = g->len;
+    out->topic = tp->p;
+    out->topic_len = tp->len;
+    out->partition = (int32_t)kf_dnode_int(t, key, "partition", -1);
+    out->offset = -1;
+    out->leader_epoch = -1;
+    out->commit_timestamp = -1;
+    out->expire_timestamp = -1;
+    out->value_version = cr->value_version;
+    if (cr->tombstone) {
+        out->tombstone = true;
+        return true;
+    }
+    const kf_dnode *val = &t->nodes[cr->value_root];
+    for (uint32_t i = val->first_child; i != KF_DNODE_NONE; i = t->nodes[i].next) {
+        const kf_dnode *f = &t->nodes[i];
+        if (!f->name)
+            continue;
+        if (f->kind == KF_V_INT) {
+            if (!strcmp(f->name, "offset"))
+                out->offset = f->i;
+            else if (!strcmp(f->name, "commit_timestamp"))
+                out->commit_timestamp = f->i;
+            else if (!strcmp(f->name, "leader_epoch"))
+                out->leader_epoch = (int32_t)f->i;
+            else if (!strcmp(f->name, "expire_timestamp"))
+                out->expire_timestamp = f->i;
+        } else if (f->kind == KF_V_STRING && !strcmp(f->name, "metadata")) {
+            out->metadata = f->len ? f->p : NULL;
+            out->metadata_len = f->len;
+        } else if (f->kind == KF_V_UUID && !strcmp(f->name, "topic_id")) {
+            static const uint8_t zero[16];
+            memcpy(out->topic_id, f->p, 16);
+            out->has_topic_id = memcmp(f->p, zero, 16) != 0;
+        }
+    }
+    return true;
+}
