@@ -34,5 +34,6 @@
 #include "kfsck/verify.h"
 #include "kfsck/scan.h"
 #include "kfsck/sink.h"
+#include "kfsck/txns.h"
 
 #endif
