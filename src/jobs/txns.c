@@ -10,8 +10,8 @@
  * broker itself loads) gives the transactions begun before it.
  *
  * The `.txnindex` check walks every copy of the partition segment by segment
- * as the ABORT markers come (in offset order), with one index mapped per copy
- * at a time:
+ * as the ABORT markers come (in offset order), with one index read per copy
+ * at a time (a small file, read whole with kf_file_read_all, capped):
  *  - an entry whose last offset is not the offset of an ABORT marker of the
  *    same producer is extra (checked in every copy: entries are matched by
  *    offset, whichever copy the marker was read from);
@@ -45,8 +45,8 @@ typedef struct tix {
     const kf_copy *c;
     size_t seg;          /* segment whose index is loaded; NONE before the first */
     char *path;          /* that segment's .txnindex path (NULL: the segment has no usable name) */
-    kf_map m;
-    bool mapped;
+    uint8_t *data;       /* its bytes (NULL: no index, or empty) */
+    uint64_t size;
     uint64_t n, k;       /* whole entries; next entry to match */
     uint64_t reported, suppressed;
 } tix;
@@ -67,6 +67,7 @@ struct kf_txns {
     bool has_newest;
     int64_t newest;
     uint64_t committed, aborted, bad_markers, ix_missing, ix_extra;
+    bool nomem;          /* a .txnindex could not be read for want of memory */
 };
 
 void kf_txns_opts_init(kf_txns_opts *o)
@@ -160,23 +161,30 @@ static void tix_open(kf_txns *t, tix *x, size_t s)
     x->seg = s;
     x->n = x->k = 0;
     x->reported = x->suppressed = 0;
-    x->mapped = false;
+    x->data = NULL;
+    x->size = 0;
     x->path = txnindex_path(x->c->segments[s]);
     if (!x->path)
         return;
-    if (kf_map_open(&x->m, x->path, 0) != KF_OK) {
-        if (x->m.err_no != ENOENT) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "cannot read: %s", strerror(x->m.err_no));
-            report_in(t, x->path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "%s", msg);
-        }
+    int err_no = 0;
+    int rc = kf_file_read_all(x->path, KF_SMALL_FILE_MAX, &x->data, &x->size, &err_no);
+    if (rc != KF_OK) {
+        x->data = NULL;
+        x->size = 0;
+        if (rc == KF_ERR_NOMEM)
+            t->nomem = true;
+        else if (rc == KF_ERR_TOO_BIG)
+            report_in(t, x->path, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, 0, false, 0,
+                      "transaction index larger than %llu bytes: not read",
+                      (unsigned long long)KF_SMALL_FILE_MAX);
+        else if (rc == KF_ERR_IO && err_no != ENOENT)
+            report_in(t, x->path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", strerror(err_no));
         return;
     }
-    x->mapped = true;
-    x->n = kf_txn_index_count(x->m.size);
+    x->n = kf_txn_index_count(x->size);
     file_ctx fc = {t, x->path};
     int64_t base = x->c->bases[s] >= 0 ? x->c->bases[s] : INT64_MIN;
-    kf_txn_index_check(x->m.data, x->m.size, base, in_file, &fc);
+    kf_txn_index_check(x->data, x->size, base, in_file, &fc);
 }
 
 /* Entries left when the walk moves past the segment name no ABORT marker. */
@@ -186,7 +194,7 @@ static void tix_close(kf_txns *t, tix *x)
         return;
     for (; x->k < x->n; x->k++) {
         kf_txn_entry e;
-        kf_txn_index_get(x->m.data, x->k, &e);
+        kf_txn_index_get(x->data, x->k, &e);
         char msg[512];
         snprintf(msg, sizeof msg,
                  "entry for producer %" PRId64 " (offsets %" PRId64 "..%" PRId64 ") names no ABORT marker in this "
@@ -198,9 +206,9 @@ static void tix_close(kf_txns *t, tix *x)
         report_in(t, x->path ? x->path : x->c->segments[x->seg], KF_P_TXNINDEX_EXTRA, KF_SEV_ERROR, 0, false, 0,
                   "%" PRIu64 " more missing or extra entries in this transaction index not listed", x->suppressed);
     }
-    if (x->mapped)
-        kf_map_close(&x->m);
-    x->mapped = false;
+    free(x->data);
+    x->data = NULL;
+    x->size = 0;
     free(x->path);
     x->path = NULL;
 }
@@ -234,7 +242,7 @@ static void tix_abort(kf_txns *t, tix *x, int64_t m, int64_t pid, const kf_pstat
     char msg[512];
     while (x->k < x->n) {
         kf_txn_entry e;
-        kf_txn_index_get(x->m.data, x->k, &e);
+        kf_txn_index_get(x->data, x->k, &e);
         if (e.last_offset > m)
             break;
         if (e.last_offset == m && e.producer_id == pid) {
@@ -292,22 +300,28 @@ static int load_snapshot(kf_txns *t)
         free(dir);
         if (!path)
             return KF_ERR_NOMEM;
-        kf_map m;
-        if (kf_map_open(&m, path, 0) != KF_OK) {
-            if (m.err_no != ENOENT) {
-                char msg[512];
-                snprintf(msg, sizeof msg, "cannot read: %s", strerror(m.err_no));
-                report_in(t, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        kf_bytes m = {NULL, 0};
+        int err_no = 0;
+        int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+        if (rc != KF_OK) {
+            if (rc == KF_ERR_NOMEM) {
+                free(path);
+                return rc;
             }
+            if (rc == KF_ERR_TOO_BIG)
+                report_in(t, path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
+                          "producer snapshot larger than %llu bytes: not used", (unsigned long long)KF_SMALL_FILE_MAX);
+            else if (err_no != ENOENT)
+                report_in(t, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", strerror(err_no));
             free(path);
             continue;
         }
         kf_snapshot s;
         char why[160];
-        int rc = kf_snapshot_parse(m.data, m.size, &s, why, sizeof why);
+        rc = kf_snapshot_parse(m.data, m.size, &s, why, sizeof why);
         if (rc == KF_OK) {
             if (kf_pstate_load(t->ps, &s) != KF_OK) {
-                kf_map_close(&m);
+                free(m.data);
                 free(path);
                 return KF_ERR_NOMEM;
             }
@@ -320,7 +334,7 @@ static int load_snapshot(kf_txns *t)
             report_in(t, path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0, "%s", msg);
             free(path);
         }
-        kf_map_close(&m);
+        free(m.data);
     }
     return KF_OK;
 }
@@ -346,7 +360,6 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
     for (size_t i = 0; i < t->nix; i++) {
         t->ix[i].c = &p->copies[i];
         t->ix[i].seg = NONE;
-        t->ix[i].m.fd = -1;
     }
     if (load_snapshot(t) != KF_OK) {
         kf_txns_free(t);
@@ -394,7 +407,7 @@ int kf_txns_batch(kf_txns *t, const kf_batch *b, const char *file)
     t->aborted++;
     for (size_t i = 0; i < t->nix; i++)
         tix_abort(t, &t->ix[i], st.base_offset, st.producer_id, &st, file);
-    return KF_OK;
+    return t->nomem ? KF_ERR_NOMEM : KF_OK;
 }
 
 static bool coordinator_completed(const kf_txn_coord_entry *e, const kf_open_txn *x)
@@ -414,6 +427,8 @@ int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_
             tix_close(t, x);
         }
     }
+    if (t->nomem)
+        return KF_ERR_NOMEM;
     if (t->has_last) {
         r.has_log_end = true;
         r.log_end_offset = t->last + 1;
@@ -495,8 +510,7 @@ void kf_txns_free(kf_txns *t)
     if (!t)
         return;
     for (size_t i = 0; i < t->nix; i++) {
-        if (t->ix[i].mapped)
-            kf_map_close(&t->ix[i].m);
+        free(t->ix[i].data);
         free(t->ix[i].path);
     }
     free(t->ix);
