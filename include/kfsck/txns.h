@@ -10,7 +10,7 @@
  * segment's `.txnindex` against the ABORT markers it should list, and at the
  * end lists the transactions still open, the last stable offset they hold
  * a read_committed consumer at, and which of them hang. Memory is
- * proportional to the open transactions (plus one mapped `.txnindex` per
+ * proportional to the open transactions (plus one `.txnindex`, read whole, per
  * copy of the partition), never to the log.
  *
  * kf_txn_coord: replay `__transaction_state` partitions (last write per
