@@ -34,6 +34,16 @@ typedef struct txns_run {
     uint64_t partitions, open, hanging, committed, aborted, markers_missing, txnindex, incomplete;
 } txns_run;
 
+/* Problems of the readers and the jobs: printed; a file that cannot be read
+ * also makes the exit status 3. */
+static void txns_problem(void *ctx, const kf_problem *p)
+{
+    txns_run *R = ctx;
+    if (!strcmp(p->code, KF_P_UNREADABLE))
+        R->unreadable = true;
+    report_problem(&R->rep, p);
+}
+
 static void oom(void)
 {
     fputs("kfsck: out of memory\n", stderr);
@@ -93,7 +103,7 @@ static void read_coordinator(txns_run *R, const kf_inputs *in)
         kf_batch b;
         int rc;
         while ((rc = kf_part_reader_next(u, &b)) == 1)
-            if (kf_txn_coord_batch(R->coord, p->partition, &b, &buf, R->max_batch, report_problem, &R->rep) != KF_OK)
+            if (kf_txn_coord_batch(R->coord, p->partition, &b, &buf, R->max_batch, txns_problem, R) != KF_OK)
                 oom();
         if (rc < 0)
             oom();
@@ -306,8 +316,8 @@ static void read_partition(txns_run *R, const kf_partition *p)
     to.max_batch_bytes = R->max_batch;
     to.hanging_ms = R->hanging_ms;
     to.coord = R->coord;
-    to.problem_fn = report_problem;
-    to.problem_ctx = &R->rep;
+    to.problem_fn = txns_problem;
+    to.problem_ctx = R;
     kf_txns *t;
     if (kf_txns_open(&t, p, &to) != KF_OK)
         oom();

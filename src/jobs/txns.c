@@ -120,6 +120,9 @@ static void in_file(void *ctx, const kf_problem *p)
 
 /* ---- paths ----------------------------------------------------------------- */
 
+/* Why a file could not be read, as the partition reader words it. */
+static const char *read_error(int err_no) { return err_no == EINVAL ? "not a regular file" : strerror(err_no); }
+
 /* The .txnindex beside a segment: "<stem>.log[suffix]" -> "<stem>.txnindex[suffix]". */
 static char *txnindex_path(const char *seg)
 {
@@ -178,7 +181,7 @@ static void tix_open(kf_txns *t, tix *x, size_t s)
                       "transaction index larger than %llu bytes: not read",
                       (unsigned long long)KF_SMALL_FILE_MAX);
         else if (rc == KF_ERR_IO && err_no != ENOENT)
-            report_in(t, x->path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", strerror(err_no));
+            report_in(t, x->path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(err_no));
         return;
     }
     x->n = kf_txn_index_count(x->size);
@@ -312,7 +315,7 @@ static int load_snapshot(kf_txns *t)
                 report_in(t, path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
                           "producer snapshot larger than %llu bytes: not used", (unsigned long long)KF_SMALL_FILE_MAX);
             else if (err_no != ENOENT)
-                report_in(t, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", strerror(err_no));
+                report_in(t, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(err_no));
             free(path);
             continue;
         }

@@ -300,6 +300,20 @@ class Usage(unittest.TestCase):
         self.assertEqual(code, 3)
         self.assertIn("kfsck: txns/no-such-dir: ", err)
 
+    def test_a_fifo_named_like_a_txnindex_does_not_block(self):
+        want = PARTS["inventory"]
+        with tempfile.TemporaryDirectory() as t:
+            d = os.path.join(t, "inventory-0")
+            shutil.copytree(os.path.join(FIX, want["path"]), d)
+            (e,) = want["txnindex_entries"]
+            name = os.path.join(d, os.path.basename(e["file"]))
+            os.remove(name)
+            os.mkfifo(name)
+            code, out, err = run("txns", "--json", d)  # a blocked open would time out here
+            self.assertEqual(code, 3, err)
+            self.assertIn("kfsck: %s: cannot read: not a regular file" % name, err)
+            self.assertEqual(len(open_rows(out, "inventory")), want["open_transactions"])
+
     def test_inputs_are_not_modified(self):
         def digest():
             h = hashlib.sha256()
