@@ -26,6 +26,11 @@ Writes, below OUTDIR (replacing only these entries):
                           late timestamps (and a damaged copy) for the sink
                           catch-up simulation, with their own MANIFEST.json,
                           written by tools/gen_sink.py (see its docstring)
+  txns/                   transactional partitions (open, hanging, aborted,
+                          fenced, .txnindex problems, a missing marker, a
+                          producer snapshot) with their __transaction_state
+                          and their own MANIFEST.json, written by
+                          tools/gen_txns.py (see its docstring)
 
 All batches are encoded by kafka-python's builders (see kafkafmt.py); indexes
 are built by kafka_index.py (broker recovery rule). Timestamps are fixed
@@ -47,6 +52,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka                                             # noqa: E402
 import gen_offsets                                       # noqa: E402
 import gen_sink                                          # noqa: E402
+import gen_txns                                          # noqa: E402
 import kafka_index                                       # noqa: E402
 from kafkafmt import (Rec, describe_segment, legacy_entries, read_records,  # noqa: E402
                       record_fact, v2_batch, v2_control_batch, v2_empty_batch)
@@ -54,7 +60,7 @@ from kafka.record.util import calc_crc32c               # noqa: E402
 
 T0 = 1700000000000          # 2023-11-14T22:13:20Z
 INDEX_INTERVAL = 4096
-OWNED = ("segments", "partition", "datadir", "damaged", "replicas", "sink", "MANIFEST.json")
+OWNED = ("segments", "partition", "datadir", "damaged", "replicas", "sink", "txns", "MANIFEST.json")
 
 WORDS = ("express standard gift wrapped fragile priority backorder warehouse north south "
          "east west pallet parcel courier signature requested leave at door weekend "
@@ -987,6 +993,7 @@ def main(argv):
     gen_replicas(g, topic_ids["orders"])
     gen_offsets.generate(out)
     gen_sink.generate(out)
+    gen_txns.generate(out)
     manifest = {
         "generator": "tools/gen_fixtures.py",
         "kafka_python": kafka.__version__,

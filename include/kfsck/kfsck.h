@@ -47,6 +47,7 @@
 #include "kfsck/repair.h"
 #include "kfsck/stats.h"
 #include "kfsck/sink.h"
+#include "kfsck/txns.h"
 
 #ifdef __cplusplus
 extern "C" {

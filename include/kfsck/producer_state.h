@@ -3,8 +3,10 @@
  * -> ProducerAppendInfo / ProducerStateManager). Feed the kept batches in
  * offset order; each ABORT marker that completes a known transaction yields
  * a .txnindex entry (it belongs to the segment holding the marker); at the
- * end the state is written as a version-1 `.snapshot`. Memory: one entry per
- * producer id plus one per ongoing transaction. */
+ * end the state is written as a version-1 `.snapshot`, and the transactions
+ * still open can be listed. Memory: one entry per producer id plus one per
+ * ongoing transaction; a state made by kf_pstate_new_open_txns keeps only
+ * the producers with an open transaction. */
 #ifndef KFSCK_PRODUCER_STATE_H
 #define KFSCK_PRODUCER_STATE_H
 
@@ -34,19 +36,39 @@ typedef struct kf_aborted_txn {
 typedef struct kf_pstate_step {
     bool used;                  /* v2 batch with a producer id >= 0 */
     int64_t producer_id;        /* when used */
+    int16_t producer_epoch;     /* when used: the batch's */
     int64_t base_offset;        /* when used: the batch base (the marker's offset) */
+    bool txn_data;              /* a transactional data batch: part of the producer's open transaction */
+    bool txn_started;           /* ... which it began */
     bool marker;                /* a COMMIT/ABORT control batch */
     bool abort;                 /* ... an ABORT */
+    int32_t coordinator_epoch;  /* ... the marker's */
+    bool completed;             /* the marker ended an open transaction (Kafka's CompletedTxn) */
+    int64_t txn_first_offset;   /* txn_data or completed: first offset of that transaction */
     bool has_aborted;           /* an aborted transaction completed: `aborted` */
     kf_aborted_txn aborted;
+    /* A control batch of a producer whose first record is not a readable
+     * COMMIT/ABORT marker (undecodable, or another control type in a
+     * transactional batch): nothing changed; why in words. An empty control
+     * batch (left by the cleaner) is not this. */
+    const char *marker_error;
 } kf_pstate_step;
 
 /* Returns NULL when out of memory. */
 kf_pstate *kf_pstate_new(void);
+/* A state that keeps only the producers with an open transaction: an entry
+ * is made at a producer's first transactional batch and dropped at the
+ * marker that ends its transaction, so memory is proportional to the open
+ * transactions. The transaction rules are the same; what it cannot know is
+ * what lies between transactions (sequence numbers, the coordinator epoch of
+ * earlier markers), so kf_pstate_snapshot returns KF_ERR_UNSUPPORTED. */
+kf_pstate *kf_pstate_new_open_txns(void);
 void kf_pstate_free(kf_pstate *ps);
 
 /* Start from a snapshot's state (replace any state held). The snapshot must
- * parse (kf_snapshot_parse == KF_OK). Returns KF_OK or KF_ERR_NOMEM. */
+ * parse (kf_snapshot_parse == KF_OK). A state from kf_pstate_new_open_txns
+ * takes only the entries with a transaction open. Returns KF_OK or
+ * KF_ERR_NOMEM. */
 int kf_pstate_load(kf_pstate *ps, const kf_snapshot *s);
 
 /* Feed the next batch (a framed entry of `size` bytes at p). Batches that are
@@ -57,6 +79,25 @@ int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, s
                   kf_pstate_step *step);
 
 size_t kf_pstate_producers(const kf_pstate *ps);
+
+/* A transaction with no COMMIT/ABORT marker yet (ProducerStateManager's
+ * ongoing transactions), with what the batches fed since it began show. */
+typedef struct kf_open_txn {
+    int64_t producer_id;
+    int16_t producer_epoch;     /* the producer's latest epoch */
+    int32_t coordinator_epoch;  /* of the producer's last marker; -1 when none is known */
+    int64_t first_offset;       /* base offset of its first batch */
+    int64_t last_offset;        /* last offset of the producer's last batch; -1 unknown */
+    bool has_last_timestamp;
+    int64_t last_timestamp;     /* max timestamp of that batch (from a snapshot: its lastTimestamp) */
+    uint64_t batches, records;  /* transactional data batches fed since it began, and their record counts */
+    bool has_first_timestamp;   /* false when it began before what was fed (known from a snapshot) */
+    int64_t first_timestamp;    /* max timestamp of its first batch */
+} kf_open_txn;
+
+/* Number of open transactions; the i-th oldest (by first offset) into *t. */
+size_t kf_pstate_open_count(const kf_pstate *ps);
+void kf_pstate_open_get(const kf_pstate *ps, size_t i, kf_open_txn *t);
 
 /* The snapshot file bytes (version 1, entries sorted by producer id):
  * malloc'd into *out (free it), length *len. KF_OK or KF_ERR_NOMEM. */

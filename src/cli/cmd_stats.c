@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/partitions.h"
@@ -153,20 +152,6 @@ static void read_partition(stats_run *R, const kf_partition *p, kf_timehist *h, 
     g->late_records += late.late_records;
 }
 
-/* "2023-11-14T22:13:20.000Z", or the number when gmtime cannot say. */
-static void fmt_time(int64_t ms, char *buf, size_t n)
-{
-    int64_t sec = kf_bucket_start(ms, 1000) / 1000, frac = ms - kf_bucket_start(ms, 1000);
-    time_t t = (time_t)sec;
-    struct tm tm;
-    if ((int64_t)t != sec || !gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
-        snprintf(buf, n, "%" PRId64, ms);
-        return;
-    }
-    snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-             tm.tm_min, tm.tm_sec, (int)frac);
-}
-
 static void fmt_width(int64_t ms, char *buf, size_t n)
 {
     static const struct {
@@ -241,7 +226,7 @@ static void print_buckets(stats_run *R, const group_sum *g, const kf_tbucket *v,
     fprintf(o->f, "  %-24s %12s %14s\n", "BUCKET START (UTC)", "RECORDS", "BYTES");
     for (size_t i = 0; i < n; i++) {
         char t[40], bar[41];
-        fmt_time(v[i].start, t, sizeof t);
+        fmt_time_utc(v[i].start, t, sizeof t);
         size_t len = (size_t)((v[i].records * 40 + maxr - 1) / maxr);
         memset(bar, '#', len);
         bar[len] = 0;
@@ -255,8 +240,8 @@ static void print_summary_text(stats_run *R, const group_sum *g)
     fprintf(f, "  total: %" PRIu64 " records, %" PRIu64 " bytes", g->records, g->bytes);
     if (g->has_ts) {
         char a[40], b[40];
-        fmt_time(g->min_ts, a, sizeof a);
-        fmt_time(g->max_ts, b, sizeof b);
+        fmt_time_utc(g->min_ts, a, sizeof a);
+        fmt_time_utc(g->max_ts, b, sizeof b);
         fprintf(f, "; timestamps %s .. %s; max lateness %" PRId64 " ms (%" PRIu64 " late record%s)", a, b,
                 g->max_late, g->late_records, g->late_records == 1 ? "" : "s");
     }

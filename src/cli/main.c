@@ -20,6 +20,7 @@ static const command COMMANDS[] = {
     {"merge", cmd_merge, "rebuild one partition from several damaged copies"},
     {"scan", cmd_scan, "inventory and health of whole broker data directories"},
     {"stats", cmd_stats, "records and bytes per time bucket, and timestamp disorder"},
+    {"txns", cmd_txns, "open, hanging and aborted transactions"},
 };
 
 static void usage(FILE *f)

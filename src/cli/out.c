@@ -1,9 +1,49 @@
 /* out.c: JSON-lines and text output writers, and the one-line error. */
 #include "cli/out.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+void fmt_time_utc(int64_t ms, char *buf, size_t n)
+{
+    int64_t sec = ms / 1000, frac = ms % 1000;
+    if (frac < 0) { /* floor, for times before 1970 */
+        sec--;
+        frac += 1000;
+    }
+    time_t t = (time_t)sec;
+    struct tm tm;
+    if ((int64_t)t != sec || !gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
+        snprintf(buf, n, "%" PRId64, ms);
+        return;
+    }
+    snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, (int)frac);
+}
+
+void fmt_duration(int64_t ms, char *buf, size_t n)
+{
+    const char *sign = "";
+    uint64_t v = (uint64_t)ms;
+    if (ms < 0) {
+        sign = "-";
+        v = 0 - v;
+    }
+    uint64_t s = v / 1000, m = s / 60, h = m / 60, d = h / 24;
+    if (v < 1000)
+        snprintf(buf, n, "%s%" PRIu64 "ms", sign, v);
+    else if (s < 60)
+        snprintf(buf, n, "%s%" PRIu64 "s", sign, s);
+    else if (m < 60)
+        snprintf(buf, n, "%s%" PRIu64 "m%02" PRIu64 "s", sign, m, s % 60);
+    else if (h < 24)
+        snprintf(buf, n, "%s%" PRIu64 "h%02" PRIu64 "m", sign, h, m % 60);
+    else
+        snprintf(buf, n, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
+}
 
 void out_init(out *o, FILE *f, bool json)
 {

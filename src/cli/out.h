@@ -42,6 +42,13 @@ void out_obj_close(out *o);
 void out_arr_open(out *o, const char *key);
 void out_arr_close(out *o);
 
+/* A time in ms since the epoch as "2023-11-14T22:13:20.000Z" (UTC), or the
+ * number when it is out of the calendar's range. */
+void fmt_time_utc(int64_t ms, char *buf, size_t n);
+/* A duration in ms as "850ms", "42s", "31m05s", "2h05m", "3d04h"
+ * (negative: "-" first). */
+void fmt_duration(int64_t ms, char *buf, size_t n);
+
 /* Free text (text mode). */
 void out_text(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,23 +1,32 @@
 /* producer_state.c: the producer-state builder behind rebuilt `.snapshot`
- * and `.txnindex` files. It follows what broker recovery does per batch
- * (LogSegment.updateProducerState -> ProducerAppendInfo.append,
- * ProducerStateManager.update / lastStableOffset / completeTxn):
+ * and `.txnindex` files and behind `kfsck txns`. It follows what broker
+ * recovery does per batch (LogSegment.updateProducerState ->
+ * ProducerAppendInfo.append, ProducerStateManager.update / lastStableOffset /
+ * completeTxn), with the leniency of a replicated append (AppendOrigin
+ * REPLICATION: an older epoch or coordinator epoch is accepted, not refused):
  *
  *  - a data batch sets the producer's epoch (a new epoch clears its batch
  *    metadata), last sequence, last offset, offset delta and last timestamp
  *    (the batch max timestamp); a transactional batch with no transaction
- *    open starts one at the batch base offset;
+ *    open starts one at the batch base offset; a batch with a newer epoch
+ *    does not end an open transaction;
  *  - a COMMIT/ABORT marker (first record of a control batch) ends the open
- *    transaction, if any (the CompletedTxn), then sets the epoch, coordinator
- *    epoch and last timestamp (the marker record's timestamp); an ABORT that
- *    completed a transaction gives a .txnindex entry whose lastStableOffset
- *    is the first offset of the earliest transaction of another producer
- *    still open, or the marker offset + 1 when there is none.
+ *    transaction, if any (the CompletedTxn), whatever the marker's epoch (a
+ *    fenced producer's transaction is ended by the coordinator's ABORT with
+ *    the bumped epoch, and transaction version 2 writes every marker with a
+ *    bumped epoch), then sets the epoch, coordinator epoch and last
+ *    timestamp (the marker record's timestamp); an ABORT that completed a
+ *    transaction gives a .txnindex entry whose lastStableOffset is the first
+ *    offset of the earliest transaction of another producer still open, or
+ *    the marker offset + 1 when there is none; an empty control batch (the
+ *    cleaner's) changes nothing.
  *
  * Producers are never expired here (the broker expires them at run time,
  * not at load). Snapshot entries are written sorted by producer id (the
  * broker iterates a hash map; for the small ids seen in practice that is
- * the same order). */
+ * the same order). In open-transactions-only mode (kf_pstate_new_open_txns)
+ * an entry lives from a producer's first transactional batch to the marker
+ * that ends its transaction. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +44,10 @@ typedef struct pentry {
     int64_t timestamp;       /* lastTimestamp */
     int32_t coord_epoch;
     int64_t txn_first;       /* -1: none */
+    /* the open transaction, as fed (kf_open_txn) */
+    uint64_t txn_batches, txn_records;
+    bool has_txn_first_ts;
+    int64_t txn_first_ts;
 } pentry;
 
 typedef struct otxn {
@@ -49,9 +62,18 @@ struct kf_pstate {
     size_t nslot;            /* power of two */
     otxn *ot;                /* ongoing transactions, sorted by first offset */
     size_t not, capot;
+    bool open_only;          /* keep only producers with an open transaction */
 };
 
 kf_pstate *kf_pstate_new(void) { return calloc(1, sizeof(kf_pstate)); }
+
+kf_pstate *kf_pstate_new_open_txns(void)
+{
+    kf_pstate *ps = kf_pstate_new();
+    if (ps)
+        ps->open_only = true;
+    return ps;
+}
 
 void kf_pstate_free(kf_pstate *ps)
 {
@@ -86,18 +108,32 @@ static int rehash(kf_pstate *ps, size_t nslot)
     return KF_OK;
 }
 
+/* The hash slot holding pid's entry, or SIZE_MAX. */
+static size_t find_slot(const kf_pstate *ps, int64_t pid)
+{
+    if (!ps->nslot)
+        return SIZE_MAX;
+    size_t h = pid_hash(pid, ps->nslot - 1);
+    while (ps->slot[h]) {
+        if (ps->e[ps->slot[h] - 1].pid == pid)
+            return h;
+        h = (h + 1) & (ps->nslot - 1);
+    }
+    return SIZE_MAX;
+}
+
+static pentry *find_entry(const kf_pstate *ps, int64_t pid)
+{
+    size_t h = find_slot(ps, pid);
+    return h == SIZE_MAX ? NULL : &ps->e[ps->slot[h] - 1];
+}
+
 /* The entry of pid, created empty (ProducerStateEntry.empty) when missing. */
 static pentry *get_entry(kf_pstate *ps, int64_t pid)
 {
-    if (ps->nslot) {
-        size_t h = pid_hash(pid, ps->nslot - 1);
-        while (ps->slot[h]) {
-            pentry *e = &ps->e[ps->slot[h] - 1];
-            if (e->pid == pid)
-                return e;
-            h = (h + 1) & (ps->nslot - 1);
-        }
-    }
+    pentry *found = find_entry(ps, pid);
+    if (found)
+        return found;
     if (ps->n >= UINT32_MAX - 1)
         return NULL;
     if (ps->n == ps->cap) {
@@ -109,7 +145,7 @@ static pentry *get_entry(kf_pstate *ps, int64_t pid)
         ps->cap = nc;
     }
     pentry *e = &ps->e[ps->n++];
-    *e = (pentry){pid, -1, false, -1, -1, 0, -1, -1, -1};
+    *e = (pentry){pid, -1, false, -1, -1, 0, -1, -1, -1, 0, 0, false, 0};
     if ((ps->n + 1) * 2 > ps->nslot) {
         if (rehash(ps, ps->nslot ? ps->nslot * 2 : 32) != KF_OK) {
             ps->n--;
@@ -122,6 +158,36 @@ static pentry *get_entry(kf_pstate *ps, int64_t pid)
         ps->slot[h] = (uint32_t)ps->n;
     }
     return &ps->e[ps->n - 1];
+}
+
+/* Remove pid's entry (open-transactions-only mode): the last entry moves
+ * into its place, and the hash slot is freed by backward-shift deletion so
+ * that no lookup ever crosses a hole. */
+static void drop_entry(kf_pstate *ps, int64_t pid)
+{
+    size_t h = find_slot(ps, pid);
+    if (h == SIZE_MAX)
+        return;
+    size_t mask = ps->nslot - 1;
+    uint32_t idx = ps->slot[h] - 1;
+    ps->slot[h] = 0;
+    for (size_t j = (h + 1) & mask; ps->slot[j]; j = (j + 1) & mask) {
+        size_t home = pid_hash(ps->e[ps->slot[j] - 1].pid, mask);
+        /* j's entry may move to the hole h when its home is not in (h, j] */
+        bool stays = h <= j ? (home > h && home <= j) : (home > h || home <= j);
+        if (!stays) {
+            ps->slot[h] = ps->slot[j];
+            ps->slot[j] = 0;
+            h = j;
+        }
+    }
+    size_t last = ps->n - 1;
+    if (idx != last) {
+        ps->e[idx] = ps->e[last];
+        size_t lh = find_slot(ps, ps->e[idx].pid); /* still names `last` */
+        ps->slot[lh] = idx + 1;
+    }
+    ps->n--;
 }
 
 static int ot_add(kf_pstate *ps, int64_t first, int64_t pid)
@@ -167,6 +233,15 @@ int kf_pstate_load(kf_pstate *ps, const kf_snapshot *s)
     for (uint64_t i = 0; i < s->entries; i++) {
         kf_snapshot_entry se;
         kf_snapshot_get(s, i, &se);
+        if (ps->open_only && se.current_txn_first_offset < 0) {
+            pentry *old = find_entry(ps, se.producer_id); /* a repeated id: the later entry wins */
+            if (old) {
+                if (old->txn_first >= 0)
+                    ot_remove(ps, old->txn_first, old->pid);
+                drop_entry(ps, se.producer_id);
+            }
+            continue;
+        }
         pentry *e = get_entry(ps, se.producer_id);
         if (!e)
             return KF_ERR_NOMEM;
@@ -180,6 +255,8 @@ int kf_pstate_load(kf_pstate *ps, const kf_snapshot *s)
         if (e->txn_first >= 0)
             ot_remove(ps, e->txn_first, e->pid);
         e->txn_first = se.current_txn_first_offset >= 0 ? se.current_txn_first_offset : -1;
+        e->txn_batches = e->txn_records = 0;
+        e->has_txn_first_ts = false;
         if (e->txn_first >= 0 && ot_add(ps, e->txn_first, e->pid) != KF_OK)
             return KF_ERR_NOMEM;
     }
@@ -214,6 +291,8 @@ int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, s
     if (!step)
         step = &dummy;
     memset(step, 0, sizeof *step);
+    step->txn_first_offset = -1;
+    step->coordinator_epoch = -1;
     if (size < KF_V2_HEADER_SIZE || p[16] != 2)
         return KF_OK;
     kf_batch b;
@@ -221,11 +300,14 @@ int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, s
         return KF_OK;
     step->used = true;
     step->producer_id = b.producer_id;
+    step->producer_epoch = b.producer_epoch;
     step->base_offset = b.base_offset;
-    pentry *e = get_entry(ps, b.producer_id);
-    if (!e)
-        return KF_ERR_NOMEM;
     if (!b.control) {
+        pentry *e = ps->open_only ? find_entry(ps, b.producer_id) : get_entry(ps, b.producer_id);
+        if (!e && ps->open_only && b.transactional)
+            e = get_entry(ps, b.producer_id);
+        if (!e)
+            return ps->open_only && !b.transactional ? KF_OK : KF_ERR_NOMEM;
         set_epoch(e, b.producer_epoch);
         e->has_batch = true;
         e->last_seq = last_sequence(b.base_sequence, b.last_offset_delta);
@@ -234,26 +316,58 @@ int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, s
         e->timestamp = b.max_timestamp;
         if (b.transactional && e->txn_first < 0) {
             e->txn_first = b.base_offset;
+            e->txn_batches = e->txn_records = 0;
+            e->has_txn_first_ts = true;
+            e->txn_first_ts = b.max_timestamp;
+            step->txn_started = true;
             if (ot_add(ps, e->txn_first, e->pid) != KF_OK)
                 return KF_ERR_NOMEM;
+        }
+        if (b.transactional) {
+            step->txn_data = true;
+            step->txn_first_offset = e->txn_first;
+            e->txn_batches++;
+            e->txn_records += b.count > 0 ? (uint64_t)b.count : 0;
         }
         return KF_OK;
     }
     /* a control batch: its first record, when it is an end-transaction marker */
+    pentry *e = ps->open_only ? find_entry(ps, b.producer_id) : get_entry(ps, b.producer_id);
+    if (!e && !ps->open_only)
+        return KF_ERR_NOMEM;
+    if (b.count == 0)
+        return KF_OK; /* emptied by the cleaner: the whole transaction is gone */
     kf_record_iter it;
-    if (kf_records_begin(&it, &b, buf, max_bytes) != KF_OK)
+    if (kf_records_begin(&it, &b, buf, max_bytes) != KF_OK) {
+        step->marker_error = "its records cannot be read";
         return KF_OK;
+    }
     kf_record r;
-    if (kf_records_next(&it, &r) != 1)
+    int got = kf_records_next(&it, &r);
+    if (got == 0)
         return KF_OK;
+    if (got < 0) {
+        step->marker_error = "its first record is malformed";
+        return KF_OK;
+    }
     kf_control ctl;
-    if (kf_control_parse(&r, &ctl) != KF_OK || (ctl.type != KF_CONTROL_ABORT && ctl.type != KF_CONTROL_COMMIT))
+    if (kf_control_parse(&r, &ctl) != KF_OK) {
+        step->marker_error = "its control key or value is malformed";
         return KF_OK;
+    }
+    if (ctl.type != KF_CONTROL_ABORT && ctl.type != KF_CONTROL_COMMIT) {
+        if (b.transactional)
+            step->marker_error = "a transactional control batch that is neither COMMIT nor ABORT";
+        return KF_OK;
+    }
     step->marker = true;
     step->abort = ctl.type == KF_CONTROL_ABORT;
+    step->coordinator_epoch = ctl.coordinator_epoch;
     int64_t marker = b.base_offset;
-    if (e->txn_first >= 0) {
+    if (e && e->txn_first >= 0) {
         int64_t first = e->txn_first;
+        step->completed = true;
+        step->txn_first_offset = first;
         if (step->abort) {
             /* lastStableOffset: the earliest open transaction of another producer */
             int64_t lso = marker + 1;
@@ -266,6 +380,12 @@ int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, s
             step->aborted = (kf_aborted_txn){e->pid, first, marker, lso};
         }
         ot_remove(ps, first, e->pid);
+    }
+    if (!e)
+        return KF_OK;
+    if (ps->open_only) {
+        drop_entry(ps, b.producer_id);
+        return KF_OK;
     }
     set_epoch(e, b.producer_epoch);
     e->txn_first = -1;
@@ -300,10 +420,38 @@ static int cmp_pentry(const void *a, const void *b)
     return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+size_t kf_pstate_open_count(const kf_pstate *ps) { return ps->not; }
+
+void kf_pstate_open_get(const kf_pstate *ps, size_t i, kf_open_txn *t)
+{
+    memset(t, 0, sizeof *t);
+    if (i >= ps->not)
+        return;
+    const pentry *e = find_entry(ps, ps->ot[i].pid);
+    t->producer_id = ps->ot[i].pid;
+    t->first_offset = ps->ot[i].first;
+    t->producer_epoch = -1;
+    t->coordinator_epoch = -1;
+    if (!e)
+        return; /* cannot happen: an ongoing transaction has its entry */
+    t->producer_epoch = e->epoch;
+    t->coordinator_epoch = e->coord_epoch;
+    t->last_offset = e->has_batch ? e->last_offset : -1;
+    /* a snapshot's entry with no batch metadata still has its lastTimestamp */
+    t->has_last_timestamp = e->has_batch || e->timestamp != -1;
+    t->last_timestamp = e->timestamp;
+    t->batches = e->txn_batches;
+    t->records = e->txn_records;
+    t->has_first_timestamp = e->has_txn_first_ts;
+    t->first_timestamp = e->has_txn_first_ts ? e->txn_first_ts : -1;
+}
+
 int kf_pstate_snapshot(const kf_pstate *ps, uint8_t **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
+    if (ps->open_only)
+        return KF_ERR_UNSUPPORTED;
     if (ps->n > (size_t)INT32_MAX)
         return KF_ERR_TOO_BIG;
     size_t n = KF_SNAPSHOT_HEADER_SIZE + ps->n * KF_SNAPSHOT_ENTRY_SIZE;

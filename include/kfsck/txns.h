@@ -1,0 +1,160 @@
+/* txns.h: open, hanging and aborted transactions of a partition, from its
+ * batches alone (`kfsck txns`), and the transaction coordinator's view of
+ * them from `__transaction_state`.
+ *
+ * kf_txns: feed one partition's batches in offset order (as the partition
+ * reader kf_part_reader returns them). The transaction rules are those of
+ * the broker's producer state (producer_state.h: only a COMMIT or ABORT
+ * marker ends a transaction, whatever its epoch; a batch with a newer epoch
+ * alone does not). It counts COMMIT and ABORT markers, cross-checks each
+ * segment's `.txnindex` against the ABORT markers it should list, and at the
+ * end lists the transactions still open, the last stable offset they hold
+ * a read_committed consumer at, and which of them hang. Memory is
+ * proportional to the open transactions (plus one `.txnindex`, read whole, per
+ * copy of the partition), never to the log.
+ *
+ * kf_txn_coord: replay `__transaction_state` partitions (last write per
+ * transactional id wins, a tombstone deletes) to name, for a producer id,
+ * its transactional id and the coordinator's latest state. Memory is
+ * proportional to the transactional ids. */
+#ifndef KFSCK_TXNS_H
+#define KFSCK_TXNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/batch.h"
+#include "kfsck/common.h"
+#include "kfsck/partition.h"
+#include "kfsck/producer_state.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Problem codes of this job. */
+#define KF_P_MARKER_MISSING "marker_missing"     /* the coordinator completed it; no marker here (error) */
+#define KF_P_TXNINDEX_MISSING "txnindex_missing" /* an ABORT ending a transaction has no .txnindex entry (error) */
+#define KF_P_TXNINDEX_EXTRA "txnindex_extra"     /* a .txnindex entry names no ABORT marker (error) */
+#define KF_P_BAD_MARKER "bad_marker"             /* a control batch that is not a readable marker (error) */
+
+/* ---- the coordinator's view (__transaction_state) ------------------------ */
+
+/* TransactionState values as stored in TransactionLogValue.TransactionStatus. */
+enum {
+    KF_TXN_EMPTY = 0, KF_TXN_ONGOING = 1, KF_TXN_PREPARE_COMMIT = 2, KF_TXN_PREPARE_ABORT = 3,
+    KF_TXN_COMPLETE_COMMIT = 4, KF_TXN_COMPLETE_ABORT = 5, KF_TXN_DEAD = 6, KF_TXN_PREPARE_EPOCH_FENCE = 7,
+};
+
+/* "Empty", "Ongoing", ... as Kafka names them; NULL for another number. */
+const char *kf_txn_state_name(int state);
+
+typedef struct kf_txn_coord kf_txn_coord;
+
+typedef struct kf_txn_coord_entry {
+    const char *transactional_id;   /* NUL-terminated, owned by the replay */
+    int64_t producer_id;
+    int16_t producer_epoch;
+    int state;                      /* KF_TXN_* (as stored; may be another number) */
+    int32_t timeout_ms;
+    int64_t last_update_ms;
+    int64_t start_ms;
+    int32_t source_partition;       /* the __transaction_state partition and offset it came from */
+    int64_t source_offset;
+} kf_txn_coord_entry;
+
+/* NULL when out of memory. */
+kf_txn_coord *kf_txn_coord_new(void);
+void kf_txn_coord_free(kf_txn_coord *c);
+
+/* Replay one intact batch of __transaction_state-<partition> (each
+ * partition's batches in offset order). Its records are read with buf
+ * (decompression capped at max_bytes); records that cannot be decoded are
+ * reported through fn ("bad_record", or "undecoded_record" /
+ * "unknown_record_type" warnings for versions and types this build does not
+ * know) and skipped. Returns KF_OK or KF_ERR_NOMEM. */
+int kf_txn_coord_batch(kf_txn_coord *c, int32_t partition, kf_batch *b, kf_buf *buf, size_t max_bytes,
+                       kf_problem_fn fn, void *ctx);
+
+/* Transactional ids known (tombstoned ones are gone). */
+size_t kf_txn_coord_count(const kf_txn_coord *c);
+/* The transactional id whose latest state names producer id pid, or NULL
+ * (several: the one written last). Valid until the next kf_txn_coord_batch. */
+const kf_txn_coord_entry *kf_txn_coord_find(kf_txn_coord *c, int64_t pid);
+
+/* ---- one partition's transactions --------------------------------------- */
+
+typedef struct kf_txns_opts {
+    size_t max_batch_bytes;       /* decompression cap for control records */
+    int64_t hanging_ms;           /* default 15 minutes (Kafka's transaction.max.timeout.ms) */
+    kf_txn_coord *coord;          /* the coordinator's view, or NULL when none was given */
+    /* Problems: .txnindex entries missing or extra, a .txnindex or producer
+     * snapshot that cannot be used, unreadable markers, missing markers. */
+    kf_problem_fn problem_fn;
+    void *problem_ctx;
+} kf_txns_opts;
+
+void kf_txns_opts_init(kf_txns_opts *o);
+
+/* An open transaction as kf_txns_finish reports it. */
+typedef struct kf_txn_report {
+    kf_open_txn txn;              /* producer, epochs, offsets, batches, records, timestamps */
+    bool has_age;
+    int64_t age_ms;               /* the partition's newest batch max timestamp - txn.first_timestamp */
+    bool has_idle;
+    int64_t idle_ms;              /* the partition's newest batch max timestamp - txn.last_timestamp */
+    bool hanging;                 /* idle_ms > hanging_ms */
+    /* With a coordinator view (opts.coord): */
+    const kf_txn_coord_entry *coordinator; /* the producer id's transactional id and state, or NULL */
+    bool marker_missing;          /* the coordinator completed it (CompleteCommit/CompleteAbort at an
+                                     epoch not older than the transaction's) but no marker is here */
+} kf_txn_report;
+
+typedef void (*kf_txn_report_fn)(void *ctx, const kf_txn_report *r);
+
+typedef struct kf_txns_result {
+    bool has_log_end;
+    int64_t log_end_offset;       /* last offset + 1 of the last batch fed (none fed: the last segment's base) */
+    bool has_last_stable;
+    int64_t last_stable_offset;   /* the oldest open transaction's first offset, else the log end */
+    uint64_t open_transactions, hanging_transactions;
+    uint64_t committed_transactions, aborted_transactions; /* COMMIT and ABORT markers */
+    uint64_t markers_missing, txnindex_missing, txnindex_extra, bad_markers;
+    bool has_newest_timestamp;
+    int64_t newest_timestamp;     /* the highest batch max timestamp: the partition's time line */
+    bool has_start;
+    int64_t start_offset;         /* the first offset replayed (the snapshot's, when one was used) */
+    const char *snapshot;         /* the producer snapshot the replay started from, or NULL */
+    bool start_unknown;           /* the log starts past 0 with no usable snapshot there: a
+                                     transaction begun earlier is seen from its first later batch */
+    bool incomplete;              /* damage was skipped: the answer may miss transactions or markers */
+} kf_txns_result;
+
+typedef struct kf_txns kf_txns;
+
+/* Begin a partition. p's copies name the .txnindex files to check (beside
+ * each segment) and the producer snapshot to start from (`<base>.snapshot`
+ * beside the first segment, when the log starts past offset 0). p must
+ * outlive the job. KF_OK or KF_ERR_NOMEM. */
+int kf_txns_open(kf_txns **t, const kf_partition *p, const kf_txns_opts *o);
+
+/* Feed the next batch of the partition (offset order). file: the segment it
+ * was read from (kf_part_reader_file), which says where its .txnindex entry
+ * belongs; NULL when unknown. KF_OK or KF_ERR_NOMEM. */
+int kf_txns_batch(kf_txns *t, const kf_batch *b, const char *file);
+
+/* End of the partition. damaged: the reader skipped damage that no copy
+ * covers (kf_part_result.uncovered or .unreadable). Finishes the .txnindex
+ * checks, hands each open transaction, oldest first, to fn (may be NULL),
+ * reports missing markers, and fills *res (may be NULL; its snapshot string
+ * is valid until kf_txns_free). KF_OK or KF_ERR_NOMEM. */
+int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_txns_result *res);
+
+void kf_txns_free(kf_txns *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

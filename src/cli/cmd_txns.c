@@ -1,0 +1,493 @@
+/* cmd_txns.c: `kfsck txns`: open, hanging and aborted transactions. The
+ * `__transaction_state` partitions among the inputs are replayed first (the
+ * coordinator's view, src/jobs/txn_coord.c); then every other data partition
+ * is read in offset order over the union of its copies and fed to the txns
+ * job (src/jobs/txns.c), which lists the transactions with no marker yet,
+ * the last stable offset, the COMMIT/ABORT counts and the .txnindex
+ * problems. This file only parses options and prints. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/partitions.h"
+#include "kfsck/stats.h"
+#include "kfsck/txns.h"
+
+#define TXN_STATE_TOPIC "__transaction_state"
+
+typedef struct txns_run {
+    bool json;
+    int64_t hanging_ms;
+    size_t max_batch;
+    out *o;
+    report rep;               /* problems: stdout, JSON lines or text lines */
+    kf_txn_coord *coord;      /* NULL when no __transaction_state was given */
+    kf_txn_report *reps;      /* one partition's open transactions (text mode prints them after its header) */
+    size_t nreps, capreps;
+    bool unreadable;
+    /* totals */
+    uint64_t partitions, open, hanging, committed, aborted, markers_missing, txnindex, incomplete;
+} txns_run;
+
+/* Problems of the readers and the jobs: printed; a file that cannot be read
+ * also makes the exit status 3. */
+static void txns_problem(void *ctx, const kf_problem *p)
+{
+    txns_run *R = ctx;
+    if (!strcmp(p->code, KF_P_UNREADABLE))
+        R->unreadable = true;
+    report_problem(&R->rep, p);
+}
+
+static void oom(void)
+{
+    fputs("kfsck: out of memory\n", stderr);
+    exit(EXIT_FAIL);
+}
+
+static bool is_data_partition(const kf_partition *p)
+{
+    return strcmp(p->topic, TXN_STATE_TOPIC) && strcmp(p->topic, "__cluster_metadata");
+}
+
+static void topic_fields(out *o, const kf_partition *p)
+{
+    if (p->topic[0])
+        out_str(o, "topic", p->topic);
+    else
+        out_null(o, "topic");
+    if (p->partition >= 0)
+        out_int(o, "partition", p->partition);
+    else
+        out_null(o, "partition");
+}
+
+static void partition_label(const kf_partition *p, char *buf, size_t n)
+{
+    if (p->topic[0] && p->partition >= 0)
+        snprintf(buf, n, "%s-%d", p->topic, p->partition);
+    else
+        snprintf(buf, n, "%s", p->ncopies ? p->copies[0].label : "?");
+}
+
+/* ---- the coordinator's view ----------------------------------------------- */
+
+static void read_coordinator(txns_run *R, const kf_inputs *in)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < in->n; i++)
+        n += !strcmp(in->parts[i].topic, TXN_STATE_TOPIC);
+    if (!n)
+        return;
+    if (!(R->coord = kf_txn_coord_new()))
+        oom();
+    kf_buf buf = {0};
+    bool damaged = false;
+    if (R->json) {
+        out_begin(R->o, "coordinator");
+        out_str(R->o, "topic", TXN_STATE_TOPIC);
+        out_arr_open(R->o, "partitions");
+    }
+    for (size_t i = 0; i < in->n; i++) {
+        const kf_partition *p = &in->parts[i];
+        if (strcmp(p->topic, TXN_STATE_TOPIC))
+            continue;
+        if (R->json)
+            out_int(R->o, NULL, p->partition);
+        kf_part_reader *u = part_reader_open(p, R->max_batch, &R->rep);
+        kf_batch b;
+        int rc;
+        while ((rc = kf_part_reader_next(u, &b)) == 1)
+            if (kf_txn_coord_batch(R->coord, p->partition, &b, &buf, R->max_batch, txns_problem, R) != KF_OK)
+                oom();
+        if (rc < 0)
+            oom();
+        kf_part_result ur;
+        kf_part_reader_close(u, &ur);
+        damaged |= ur.uncovered > 0;
+        R->unreadable |= ur.unreadable;
+    }
+    kf_buf_free(&buf);
+    if (R->json) {
+        out_arr_close(R->o);
+        out_uint(R->o, "transactional_ids", kf_txn_coord_count(R->coord));
+        out_bool(R->o, "incomplete", damaged);
+        out_end(R->o);
+    } else {
+        fprintf(R->o->f, "coordinator view: %zu %s-N partition%s, %zu transactional id%s%s\n\n", n, TXN_STATE_TOPIC,
+                n == 1 ? "" : "s", kf_txn_coord_count(R->coord), kf_txn_coord_count(R->coord) == 1 ? "" : "s",
+                damaged ? " (damaged batches skipped: it may be incomplete)" : "");
+    }
+}
+
+/* ---- one partition ----------------------------------------------------------- */
+
+static void keep_report(void *ctx, const kf_txn_report *r)
+{
+    txns_run *R = ctx;
+    if (R->nreps == R->capreps) {
+        R->capreps = R->capreps ? R->capreps * 2 : 16;
+        kf_txn_report *n = realloc(R->reps, R->capreps * sizeof *n);
+        if (!n)
+            oom();
+        R->reps = n;
+    }
+    R->reps[R->nreps++] = *r;
+}
+
+static void print_open_json(txns_run *R, const kf_partition *p, const kf_txn_report *r)
+{
+    out *o = R->o;
+    const kf_open_txn *x = &r->txn;
+    out_begin(o, "open_transaction");
+    topic_fields(o, p);
+    out_int(o, "producer_id", x->producer_id);
+    out_int(o, "producer_epoch", x->producer_epoch);
+    out_int(o, "first_offset", x->first_offset);
+    if (x->last_offset >= 0)
+        out_int(o, "last_offset", x->last_offset);
+    else
+        out_null(o, "last_offset");
+    out_uint(o, "batches", x->batches);
+    out_uint(o, "records", x->records);
+    if (x->has_first_timestamp)
+        out_int(o, "first_timestamp", x->first_timestamp);
+    else
+        out_null(o, "first_timestamp");
+    if (r->has_age)
+        out_int(o, "age_ms", r->age_ms);
+    else
+        out_null(o, "age_ms");
+    out_bool(o, "hanging", r->hanging);
+    if (x->has_last_timestamp)
+        out_int(o, "last_timestamp", x->last_timestamp);
+    else
+        out_null(o, "last_timestamp");
+    if (r->has_idle)
+        out_int(o, "idle_ms", r->idle_ms);
+    else
+        out_null(o, "idle_ms");
+    if (R->coord) {
+        const kf_txn_coord_entry *e = r->coordinator;
+        out_str(o, "transactional_id", e ? e->transactional_id : NULL);
+        const char *st = e ? kf_txn_state_name(e->state) : NULL;
+        if (e && !st)
+            out_int(o, "coordinator_state", e->state);
+        else
+            out_str(o, "coordinator_state", st);
+        if (e)
+            out_int(o, "coordinator_producer_epoch", e->producer_epoch);
+        else
+            out_null(o, "coordinator_producer_epoch");
+        out_bool(o, "marker_missing", r->marker_missing);
+    }
+    out_end(o);
+}
+
+static void print_open_text(txns_run *R, const kf_partition *p, const kf_txn_report *r)
+{
+    FILE *f = R->o->f;
+    const kf_open_txn *x = &r->txn;
+    fprintf(f, "  %s producer %" PRId64 " epoch %d, from offset %" PRId64, r->hanging ? "HANGING" : "open   ",
+            x->producer_id, x->producer_epoch, x->first_offset);
+    if (x->last_offset >= 0)
+        fprintf(f, " to %" PRId64, x->last_offset);
+    fprintf(f, ": %" PRIu64 " batch%s, %" PRIu64 " record%s", x->batches, x->batches == 1 ? "" : "es", x->records,
+            x->records == 1 ? "" : "s");
+    if (x->batches && !x->has_first_timestamp)
+        fprintf(f, " since the producer snapshot");
+    fputc('\n', f);
+    char a[40], d[32];
+    if (x->has_first_timestamp) {
+        fmt_time_utc(x->first_timestamp, a, sizeof a);
+        fprintf(f, "          began %s", a);
+        if (r->has_age) {
+            fmt_duration(r->age_ms, d, sizeof d);
+            fprintf(f, " (age %s)", d);
+        }
+    } else {
+        fprintf(f, "          began before the log's first segment (time unknown)");
+    }
+    if (r->has_idle) {
+        fmt_duration(r->idle_ms, d, sizeof d);
+        fprintf(f, "; no batch of the producer for %s of the partition's time line", d);
+    }
+    fputc('\n', f);
+    if (R->coord) {
+        const kf_txn_coord_entry *e = r->coordinator;
+        if (!e) {
+            fprintf(f, "          coordinator: no transactional id has this producer id\n");
+        } else {
+            const char *st = kf_txn_state_name(e->state);
+            fprintf(f, "          coordinator: transactional id \"%s\", state ", e->transactional_id);
+            if (st)
+                fprintf(f, "%s", st);
+            else
+                fprintf(f, "%d (unknown)", e->state);
+            fprintf(f, ", epoch %d%s\n", e->producer_epoch,
+                    r->marker_missing ? " - completed there, but its marker is missing here" : "");
+        }
+    }
+    if (r->hanging || r->marker_missing) {
+        char label[300];
+        partition_label(p, label, sizeof label);
+        if (p->topic[0] && p->partition >= 0)
+            fprintf(f,
+                    "          to abort it on the live cluster: kafka-transactions.sh --bootstrap-server HOST:PORT "
+                    "abort --topic %s --partition %d --start-offset %" PRId64 "\n",
+                    p->topic, p->partition, x->first_offset);
+    }
+}
+
+static void print_partition(txns_run *R, const kf_partition *p, const kf_txns_result *res)
+{
+    out *o = R->o;
+    if (R->json) {
+        for (size_t i = 0; i < R->nreps; i++)
+            print_open_json(R, p, &R->reps[i]);
+        out_begin(o, "partition");
+        topic_fields(o, p);
+        if (res->has_log_end)
+            out_int(o, "log_end_offset", res->log_end_offset);
+        else
+            out_null(o, "log_end_offset");
+        if (res->has_last_stable)
+            out_int(o, "last_stable_offset", res->last_stable_offset);
+        else
+            out_null(o, "last_stable_offset");
+        out_uint(o, "open_transactions", res->open_transactions);
+        out_uint(o, "aborted_transactions", res->aborted_transactions);
+        out_uint(o, "committed_transactions", res->committed_transactions);
+        out_uint(o, "hanging_transactions", res->hanging_transactions);
+        out_uint(o, "markers_missing", res->markers_missing);
+        out_uint(o, "txnindex_missing", res->txnindex_missing);
+        out_uint(o, "txnindex_extra", res->txnindex_extra);
+        if (res->has_start)
+            out_int(o, "start_offset", res->start_offset);
+        else
+            out_null(o, "start_offset");
+        out_str(o, "snapshot", res->snapshot);
+        out_bool(o, "incomplete", res->incomplete);
+        out_end(o);
+        return;
+    }
+    FILE *f = o->f;
+    char label[300];
+    partition_label(p, label, sizeof label);
+    fprintf(f, "%s: ", label);
+    if (res->has_log_end)
+        fprintf(f, "log end %" PRId64 ", ", res->log_end_offset);
+    if (res->has_last_stable)
+        fprintf(f, "last stable offset %" PRId64, res->last_stable_offset);
+    else
+        fprintf(f, "no batches");
+    if (res->open_transactions)
+        fprintf(f, " (held by %" PRIu64 " open transaction%s, %" PRIu64 " hanging)", res->open_transactions,
+                res->open_transactions == 1 ? "" : "s", res->hanging_transactions);
+    else
+        fprintf(f, " (no open transaction)");
+    fprintf(f, "; %" PRIu64 " committed, %" PRIu64 " aborted\n", res->committed_transactions,
+            res->aborted_transactions);
+    for (size_t i = 0; i < R->nreps; i++)
+        print_open_text(R, p, &R->reps[i]);
+    if (res->snapshot)
+        fprintf(f, "  producer state from %s\n", res->snapshot);
+    if (res->start_unknown && res->open_transactions)
+        fprintf(f,
+                "  note: the log starts at offset %" PRId64 " with no producer snapshot there: a transaction "
+                "begun earlier shows its first batch at or after it\n",
+                res->start_offset);
+    if (res->txnindex_missing || res->txnindex_extra)
+        fprintf(f, "  .txnindex: %" PRIu64 " missing and %" PRIu64 " extra entr%s\n", res->txnindex_missing,
+                res->txnindex_extra, res->txnindex_missing + res->txnindex_extra == 1 ? "y" : "ies");
+    if (res->incomplete)
+        fprintf(f, "  damaged batches were skipped: transactions or markers may be missing from this answer\n");
+}
+
+static void read_partition(txns_run *R, const kf_partition *p)
+{
+    kf_txns_opts to;
+    kf_txns_opts_init(&to);
+    to.max_batch_bytes = R->max_batch;
+    to.hanging_ms = R->hanging_ms;
+    to.coord = R->coord;
+    to.problem_fn = txns_problem;
+    to.problem_ctx = R;
+    kf_txns *t;
+    if (kf_txns_open(&t, p, &to) != KF_OK)
+        oom();
+    kf_part_reader *u = part_reader_open(p, R->max_batch, &R->rep);
+    kf_batch b;
+    int rc;
+    while ((rc = kf_part_reader_next(u, &b)) == 1)
+        if (kf_txns_batch(t, &b, kf_part_reader_file(u)) != KF_OK)
+            oom();
+    if (rc < 0)
+        oom();
+    kf_part_result ur;
+    kf_part_reader_close(u, &ur);
+    R->unreadable |= ur.unreadable;
+    kf_txns_result res;
+    R->nreps = 0;
+    if (kf_txns_finish(t, ur.uncovered > 0 || ur.unreadable, keep_report, R, &res) != KF_OK)
+        oom();
+    print_partition(R, p, &res);
+    kf_txns_free(t);
+    R->partitions++;
+    R->open += res.open_transactions;
+    R->hanging += res.hanging_transactions;
+    R->committed += res.committed_transactions;
+    R->aborted += res.aborted_transactions;
+    R->markers_missing += res.markers_missing;
+    R->txnindex += res.txnindex_missing + res.txnindex_extra;
+    R->incomplete += res.incomplete;
+}
+
+static void print_summary(txns_run *R)
+{
+    if (R->json) {
+        out *o = R->o;
+        out_begin(o, "summary");
+        out_uint(o, "partitions", R->partitions);
+        out_uint(o, "open_transactions", R->open);
+        out_uint(o, "hanging_transactions", R->hanging);
+        out_uint(o, "committed_transactions", R->committed);
+        out_uint(o, "aborted_transactions", R->aborted);
+        out_uint(o, "markers_missing", R->markers_missing);
+        out_uint(o, "txnindex_problems", R->txnindex);
+        out_uint(o, "incomplete_partitions", R->incomplete);
+        out_uint(o, "errors", R->rep.errors);
+        out_uint(o, "warnings", R->rep.warnings);
+        out_end(o);
+        return;
+    }
+    FILE *f = R->o->f;
+    fprintf(f, "\n%" PRIu64 " partition%s: %" PRIu64 " open transaction%s (%" PRIu64 " hanging), %" PRIu64
+               " committed, %" PRIu64 " aborted",
+            R->partitions, R->partitions == 1 ? "" : "s", R->open, R->open == 1 ? "" : "s", R->hanging, R->committed,
+            R->aborted);
+    if (R->rep.errors || R->rep.warnings)
+        fprintf(f, "; %" PRIu64 " error%s, %" PRIu64 " warning%s", R->rep.errors, R->rep.errors == 1 ? "" : "s",
+                R->rep.warnings, R->rep.warnings == 1 ? "" : "s");
+    fputc('\n', f);
+    if (R->hanging || R->markers_missing)
+        fprintf(f, "read_committed consumers of the partitions above stop at their last stable offset: see\n"
+                   "\"read_committed consumers are stuck\" in the operator's guide (docs/guide.md)\n");
+}
+
+/* ---- options ---------------------------------------------------------------------- */
+
+static void txns_usage(FILE *f)
+{
+    fprintf(f, "usage: kfsck txns [--hanging-ms MS] [--max-batch-bytes N] [--json] PATH...\n\n"
+               "Open, hanging and aborted transactions of every data partition under the\n"
+               "PATHs (data dirs, partition dirs, segments; copies of a partition are read\n"
+               "as one): per partition the transactions with no COMMIT/ABORT marker yet, the\n"
+               "last stable offset where read_committed consumers stop, COMMIT and ABORT\n"
+               "counts, and the .txnindex files checked against the ABORT markers. When\n"
+               "__transaction_state partitions are among the inputs, each open transaction\n"
+               "also gets the coordinator's transactional id and state.\n"
+               "  --hanging-ms MS      an open transaction hangs when no batch of its producer\n"
+               "                       follows for more than MS of the partition's time line\n"
+               "                       (default 900000, 15 minutes; 30s, 10m, 1h also read)\n"
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
+               "  --json               JSON lines: \"open_transaction\", \"partition\", \"problem\"\n"
+               "exit: 0 nothing wrong; 1 a transaction hangs, a marker or .txnindex entry is\n"
+               "missing, or damage was skipped; 2 usage; 3 a path cannot be read.\n");
+}
+
+/* MS as a number of milliseconds (0 allowed) or a duration such as 15m. */
+static int parse_hanging(const char *s, int64_t *ms)
+{
+    if (!s || !*s)
+        return -1;
+    const char *q = s;
+    while (isdigit((unsigned char)*q))
+        q++;
+    if (q != s && !*q) {
+        errno = 0;
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (errno || *end || v < 0)
+            return -1;
+        *ms = v;
+        return 0;
+    }
+    return kf_parse_duration_ms(s, ms);
+}
+
+int cmd_txns(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"hanging-ms", required_argument, 0, 'H'}, {"json", no_argument, 0, 'j'},
+        {"max-batch-bytes", required_argument, 0, 'B'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    txns_run R;
+    memset(&R, 0, sizeof R);
+    R.hanging_ms = 15 * 60 * 1000;
+    uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'H':
+            if (parse_hanging(optarg, &R.hanging_ms))
+                return opt_usage_error("txns", "--hanging-ms needs milliseconds (or 30s, 10m, 1h), not", optarg,
+                                       txns_usage);
+            break;
+        case 'j': R.json = true; break;
+        case 'B':
+            if (opt_positive_size("txns", "--max-batch-bytes", optarg, &max_batch))
+                return EXIT_USAGE;
+            break;
+        case 'h': txns_usage(stdout); return EXIT_CLEAN;
+        default: return opt_usage_error("txns", "unknown or incomplete option", argv[optind - 1], txns_usage);
+        }
+    }
+    if (optind >= argc)
+        return opt_usage_error("txns", "no PATH given", NULL, txns_usage);
+    R.max_batch = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;
+
+    out o;
+    out_init(&o, stdout, R.json);
+    R.o = &o;
+    R.rep.o = &o;
+    kf_inputs in;
+    int in_status = inputs_collect(argv + optind, argc - optind, &in);
+    size_t data = 0;
+    for (size_t i = 0; i < in.n; i++)
+        data += is_data_partition(&in.parts[i]);
+    if (!in.n && in_status != EXIT_FAIL)
+        fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+    else if (in.n && !data)
+        fprintf(stderr, "kfsck: no data partition among the inputs (only %s or __cluster_metadata)\n",
+                TXN_STATE_TOPIC);
+
+    read_coordinator(&R, &in);
+    for (size_t i = 0; i < in.n; i++)
+        if (is_data_partition(&in.parts[i]))
+            read_partition(&R, &in.parts[i]);
+    print_summary(&R);
+
+    fflush(stdout);
+    bool write_failed = ferror(stdout);
+    free(R.reps);
+    kf_txn_coord_free(R.coord);
+    kf_inputs_free(&in);
+    if (write_failed) {
+        cli_error("<stdout>", "cannot write output");
+        return EXIT_FAIL;
+    }
+    if (in_status == EXIT_FAIL || R.unreadable)
+        return EXIT_FAIL;
+    if (R.hanging || R.markers_missing || R.incomplete || R.rep.errors)
+        return EXIT_DAMAGE;
+    return EXIT_CLEAN;
+}
