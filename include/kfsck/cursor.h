@@ -101,6 +101,24 @@ static inline double kf_cur_f64(kf_cursor *c)
 /* Unsigned base-128 varint of at most maxbytes bytes (5 for 32-bit, 10 for 64-bit). */
 static inline uint64_t kf_cur_uvar_n(kf_cursor *c, int maxbytes)
 {
+    if (!c->err && c->len - c->pos >= (size_t)maxbytes) {
+        /* the common case, every byte it may need in view: no check per byte */
+        const uint8_t *p = c->buf + c->pos;
+        uint64_t v = p[0] & 0x7f;
+        if (!(p[0] & 0x80)) {
+            c->pos++;
+            return v;
+        }
+        for (int i = 1; i < maxbytes; i++) {
+            v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+            if (!(p[i] & 0x80)) {
+                c->pos += (size_t)i + 1;
+                return v;
+            }
+        }
+        kf_cur_fail(c, 2 /* KF_ERR_CORRUPT */);
+        return 0;
+    }
     uint64_t v = 0;
     for (int i = 0; i < maxbytes; i++) {
         const uint8_t *p = kf_cur_take(c, 1);

@@ -257,6 +257,76 @@ int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_by
     return KF_OK;
 }
 
+/* A zigzag varint of at most maxbytes bytes from [*pp, end), as the cursor's
+ * kf_cur_varint/varlong read it (32-bit ones wrap to 32 bits). False when
+ * it runs past end or is too long. next_v2 reads a record's fields with
+ * this, inside the record's own bounds, because it runs once per record and
+ * the cursor's check per byte doubled its cost. */
+static inline bool rd_zigzag(const uint8_t **pp, const uint8_t *end, int maxbytes, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    /* one and two bytes: lengths, deltas and counts of most records */
+    if (p < end && !(p[0] & 0x80)) {
+        *out = p[0];
+        *pp = p + 1;
+        return true;
+    }
+    if (end - p >= 2 && !(p[1] & 0x80)) {
+        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        *pp = p + 2;
+        return true;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < maxbytes; i++) {
+        if (p == end)
+            return false;
+        uint8_t byte = *p++;
+        v |= (uint64_t)(byte & 0x7f) << (7 * i);
+        if (!(byte & 0x80)) {
+            *pp = p;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline bool rd_i32(const uint8_t **pp, const uint8_t *end, int32_t *out)
+{
+    uint64_t u;
+    if (!rd_zigzag(pp, end, 5, &u))
+        return false;
+    uint32_t w = (uint32_t)u;
+    *out = (int32_t)((w >> 1) ^ (~(w & 1) + 1));
+    return true;
+}
+
+static inline bool rd_i64(const uint8_t **pp, const uint8_t *end, int64_t *out)
+{
+    uint64_t u;
+    if (!rd_zigzag(pp, end, 10, &u))
+        return false;
+    *out = (int64_t)((u >> 1) ^ (~(u & 1) + 1));
+    return true;
+}
+
+/* Length-prefixed bytes (a negative length: null, any negative as Java reads it). */
+static inline bool rd_bytes(const uint8_t **pp, const uint8_t *end, const uint8_t **data, int32_t *len)
+{
+    if (!rd_i32(pp, end, len))
+        return false;
+    if (*len < 0) {
+        *len = -1;
+        *data = NULL;
+        return true;
+    }
+    if ((size_t)(end - *pp) < (size_t)*len)
+        return false;
+    *data = *pp;
+    *pp += *len;
+    return true;
+}
+
 static int next_v2(kf_record_iter *it, kf_record *r)
 {
     const kf_batch *b = it->b;
@@ -272,45 +342,42 @@ static int next_v2(kf_record_iter *it, kf_record *r)
     int32_t len = kf_cur_varint(c);
     if (c->err || len < 0 || (size_t)len > kf_cur_left(c))
         return iter_fail(it, KF_P_BAD_RECORD, "record length is invalid or runs past the batch");
-    kf_cursor rc;
-    kf_cur_init(&rc, c->buf + c->pos, (size_t)len);
+    const uint8_t *p = c->buf + c->pos, *end = p + len;
     kf_cur_skip(c, (size_t)len);
 
-    memset(r, 0, sizeof *r);
-    r->magic = 2;
-    r->attributes = (int8_t)kf_cur_u8(&rc);
-    int64_t ts_delta = kf_cur_varlong(&rc);
-    r->offset_delta = kf_cur_varint(&rc);
-    r->key_len = kf_cur_varint(&rc);
-    if (r->key_len < -1)
-        r->key_len = -1; /* Java treats any negative length as null */
-    if (r->key_len >= 0)
-        r->key = kf_cur_take(&rc, (size_t)r->key_len);
-    r->value_len = kf_cur_varint(&rc);
-    if (r->value_len < -1)
-        r->value_len = -1;
-    if (r->value_len >= 0)
-        r->value = kf_cur_take(&rc, (size_t)r->value_len);
-    r->header_count = kf_cur_varint(&rc);
-    if (rc.err)
+    int64_t ts_delta;
+    bool ok = p < end;
+    r->attributes = ok ? (int8_t)*p++ : 0;
+    ok = ok && rd_i64(&p, end, &ts_delta) && rd_i32(&p, end, &r->offset_delta) &&
+         rd_bytes(&p, end, &r->key, &r->key_len) && rd_bytes(&p, end, &r->value, &r->value_len) &&
+         rd_i32(&p, end, &r->header_count);
+    if (!ok)
         return iter_fail(it, KF_P_BAD_RECORD, "record fields run past the record length");
-    if (r->header_count < 0 || (size_t)r->header_count > kf_cur_left(&rc))
+    if (r->header_count < 0 || (size_t)r->header_count > (size_t)(end - p))
         return iter_fail(it, KF_P_BAD_RECORD, "invalid header count");
-    r->headers = rc.buf + rc.pos;
+    r->headers = p;
     for (int32_t h = 0; h < r->header_count; h++) {
         const uint8_t *hk, *hv;
         int32_t hkl, hvl;
-        if (kf_header_next(&rc, &hk, &hkl, &hv, &hvl) != 1)
+        /* a header key may not be null; its value may */
+        if (p == end || !rd_bytes(&p, end, &hk, &hkl) || hkl < 0 || !rd_i32(&p, end, &hvl) || hvl < -1 ||
+            (hvl > 0 && (size_t)(end - p) < (size_t)hvl))
             return iter_fail(it, KF_P_BAD_RECORD, "malformed record header");
+        if (hvl > 0)
+            p += hvl;
+        (void)hk;
+        (void)hv;
     }
-    r->headers_len = (size_t)(rc.buf + rc.pos - r->headers);
-    if (kf_cur_left(&rc) != 0)
+    r->headers_len = (size_t)(p - r->headers);
+    if (p != end)
         return iter_fail(it, KF_P_BAD_RECORD, "record has bytes left after its headers");
     if (r->offset_delta < 0 || (it->index > 0 && (int64_t)r->offset_delta <= it->prev_offset))
         return iter_fail(it, KF_P_BAD_RECORD, "record offset deltas do not increase");
     if (r->offset_delta > b->last_offset_delta)
         return iter_fail(it, KF_P_COUNT_MISMATCH, "record offset delta is past the batch's last offset delta");
     it->prev_offset = r->offset_delta;
+    r->magic = 2;
+    r->crc = 0;
     r->offset = b->base_offset + r->offset_delta;
     r->timestamp = b->log_append_time ? b->max_timestamp
                                       : (int64_t)((uint64_t)b->base_timestamp + (uint64_t)ts_delta);
