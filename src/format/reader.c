@@ -7,7 +7,7 @@
  *            entry lies whole in one chunk), frames the entries (length,
  *            magic, minimum size) and parses their headers. Framing damage
  *            (zero fill, torn or impossible lengths, bad magic) is handled
- *            here: it resynchronises with walk.c's forward scan and puts the
+ *            here: it resynchronises with resync.c's forward scan and puts the
  *            problems into the chunk as items, in order.
  *   workers  check each batch's CRC and, with o->deep, decode its records.
  *   consumer (kf_segment_iter_next, the caller's thread) takes the chunks in
@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "format/reader_internal.h"
-#include "format/walk.h"
+#include "format/resync.h"
 #include "kfsck/crc.h"
 #include "kfsck/segment.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "format/reader_internal.h"
-#include "format/walk.h"
+#include "format/resync.h"
 
 #define INDEX_INTERVAL_BYTES 4096 /* the broker's default index.interval.bytes */
 #define PROGRESS_STEP ((uint64_t)64 << 20)

@@ -30,7 +30,7 @@
 #include "kfsck/repair.h"
 #include "kfsck/segment.h"
 #include "kfsck/snapshot.h"
-#include "format/walk.h"
+#include "format/resync.h"
 
 void kf_repair_opts_init(kf_repair_opts *o)
 {

@@ -1,11 +1,11 @@
-/* walk.h: the random-access side of reading a segment, for the rare paths
+/* resync.h: the random-access side of reading a segment, for the rare paths
  * that leave the batch-by-batch stream: resynchronising past damage (a
  * forward scan for the next well-formed batch), measuring zero-filled
  * ranges and holes, and checking a candidate batch's CRC. It reads through a
  * bounded window (one reused buffer, grown only for one large candidate), so
  * memory stays bounded on files of any size. Private to libkfsck. */
-#ifndef KFSCK_FORMAT_WALK_H
-#define KFSCK_FORMAT_WALK_H
+#ifndef KFSCK_FORMAT_RESYNC_H
+#define KFSCK_FORMAT_RESYNC_H
 
 #include <stdbool.h>
 #include <stddef.h>

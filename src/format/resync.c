@@ -1,6 +1,6 @@
-/* walk.c: bounded random access to a segment for resynchronisation, zero
- * runs and candidate CRCs (walk.h). */
-#include "format/walk.h"
+/* resync.c: bounded random access to a segment for resynchronisation, zero
+ * runs and candidate CRCs (resync.h). */
+#include "format/resync.h"
 
 #include <stdlib.h>
 #include <string.h>
