@@ -39,6 +39,7 @@
 #include "kfsck/checkpoint.h"
 /* internal-topic records */
 #include "kfsck/coord.h"
+#include "kfsck/connect.h"
 /* jobs */
 #include "kfsck/verify.h"
 #include "kfsck/scan.h"

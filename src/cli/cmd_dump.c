@@ -67,9 +67,9 @@ static void write_decoded(dump_ctx *d, const kf_batch *b, const kf_record *r)
     if (d->decode == DEC_CONNECT) {
         /* Connect keys/values are JSON already: embed them when they are */
         bool kjson = r->key_len > 0 && r->key && (r->key[0] == '[' || r->key[0] == '{') &&
-                     utf8_valid(r->key, (size_t)r->key_len) && json_text_valid(r->key, (size_t)r->key_len);
+                     utf8_valid(r->key, (size_t)r->key_len) && kf_json_valid(r->key, (size_t)r->key_len);
         bool vjson = r->value_len > 0 && r->value && r->value[0] == '{' &&
-                     utf8_valid(r->value, (size_t)r->value_len) && json_text_valid(r->value, (size_t)r->value_len);
+                     utf8_valid(r->value, (size_t)r->value_len) && kf_json_valid(r->value, (size_t)r->value_len);
         if (!o->json)
             out_text(o, " key: ");
         out_key(w, o->json ? "key_decoded" : NULL);

@@ -53,8 +53,6 @@ void fmt_duration(int64_t ms, char *buf, size_t n);
 void out_text(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 bool utf8_valid(const uint8_t *p, size_t n);
-/* The bytes are exactly one JSON value (strict RFC 8259; connect.c). */
-bool json_text_valid(const uint8_t *p, size_t n);
 
 /* Counts problems of one run and prints them (JSON line or text line). */
 typedef struct report {

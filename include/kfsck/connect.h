@@ -1,0 +1,70 @@
+/* connect.h: Kafka Connect source-connector offsets rebuilt from the Connect
+ * offsets topic (consumer-offsets.md §13): keys are JSON
+ * `["connector", {partition}]`, values JSON `{offset}`; the last write wins
+ * per exact key bytes, a null value deletes, and the transactional writes of
+ * exactly-once source connectors apply at their COMMIT marker and are
+ * dropped at ABORT. Fed each partition's batches in offset order (from the
+ * partition reader); memory is one entry per distinct key. */
+#ifndef KFSCK_CONNECT_H
+#define KFSCK_CONNECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/batch.h"
+#include "kfsck/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kf_connect kf_connect;
+
+typedef struct kf_connect_opts {
+    size_t max_batch_bytes;
+    /* records that are not Connect JSON (bad_connect_record, warning) and
+     * batches whose records cannot be read (error) */
+    kf_problem_fn problem_fn;
+    void *problem_ctx;
+} kf_connect_opts;
+
+void kf_connect_opts_init(kf_connect_opts *o);
+kf_connect *kf_connect_new(const kf_connect_opts *o);
+void kf_connect_free(kf_connect *c);
+
+/* The partition the next batches come from. Writes staged in a
+ * transaction of the previous partition that never ended are dropped (and
+ * counted: kf_connect_open_writes). */
+void kf_connect_partition(kf_connect *c, int32_t partition);
+/* One intact batch. KF_OK or KF_ERR_NOMEM. */
+int kf_connect_batch(kf_connect *c, kf_batch *b);
+
+/* One connector's offset for one source partition: the JSON bytes as
+ * stored (connector: a JSON string, quotes included). */
+typedef struct kf_connect_offset {
+    const uint8_t *connector, *partition, *offset;
+    size_t connector_len, partition_len, offset_len;
+    int32_t source_partition;  /* the offsets topic's partition */
+    int64_t source_offset;     /* the record that set it */
+} kf_connect_offset;
+
+/* The table, sorted by key bytes (after the last batch; call
+ * kf_connect_partition(c, -1) first to drop an unfinished transaction).
+ * Valid until the next call on c. Returns the count, or (size_t)-1 when out
+ * of memory. */
+size_t kf_connect_offsets(kf_connect *c, const kf_connect_offset **out);
+
+/* Writes left in transactions with no COMMIT or ABORT (not applied), and
+ * batches skipped because their records could not be read. */
+uint64_t kf_connect_open_writes(const kf_connect *c);
+uint64_t kf_connect_bad_batches(const kf_connect *c);
+
+/* n bytes at p are exactly one JSON value (strict RFC 8259). */
+bool kf_json_valid(const uint8_t *p, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
