@@ -10,8 +10,9 @@
  * for records, byte 1 is the key length (0xff = null key) and the key is the
  * bytes after it, the value the rest. Each decoded tree is walked in full
  * (links must stay inside the arena, child counts must match) and the hash
- * functions are run on the key. Any crash, sanitizer report or abort is a
- * bug.
+ * functions are run on the key. Offset commits the replay decodes without a
+ * tree must decode to the same fields through the generic decoder. Any
+ * crash, sanitizer report or abort is a bug.
  *
  * Built as build/fuzz/replay_coord by `make` (see replay.c), and as a
  * libFuzzer binary by `make fuzz`:
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "kfsck/kfsck.h"
+#include "records/offset_commit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -94,6 +96,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     walk(&t, r.key_root, 0);
     walk(&t, r.value_root, 0);
+    /* the replay's tree-less decoder of offset commits must agree with the
+     * generic decoder on every record it accepts */
+    kf_offset_commit fast, slow;
+    if (kind == 0 && !(mode & 8) && kf_offset_commit_fast(key, key_len, value, value_len, &fast)) {
+        if (rc != KF_OK || !r.key_ok || !(r.tombstone || r.value_ok) || !kf_offset_commit_from_tree(&t, &r, &slow))
+            abort();
+        if (fast.tombstone != slow.tombstone || fast.partition != slow.partition ||
+            fast.group_len != slow.group_len || memcmp(fast.group, slow.group, fast.group_len) ||
+            fast.topic_len != slow.topic_len || memcmp(fast.topic, slow.topic, fast.topic_len))
+            abort();
+        if (!fast.tombstone &&
+            (fast.value_version != slow.value_version || fast.offset != slow.offset ||
+             fast.leader_epoch != slow.leader_epoch || fast.commit_timestamp != slow.commit_timestamp ||
+             fast.expire_timestamp != slow.expire_timestamp || fast.metadata_len != slow.metadata_len ||
+             (fast.metadata_len && memcmp(fast.metadata, slow.metadata, fast.metadata_len)) ||
+             fast.has_topic_id != slow.has_topic_id))
+            abort();
+    }
     /* reuse the arena for a second record, as callers do */
     kf_dtree_reset(&t);
     rc = kf_coord_decode(kind == 0 ? KF_COORD_OFFSETS : KF_COORD_TXN, key, key_len, value, value_len, &t, &r);
