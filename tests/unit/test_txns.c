@@ -17,95 +17,6 @@
 
 /* ---- hand-built v2 batches -------------------------------------------------- */
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t)(v >> 16));
-    put16(p + 2, (uint16_t)v);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)(v >> 32));
-    put32(p + 4, (uint32_t)v);
-}
-
-static size_t varint(uint8_t *p, int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    size_t n = 0;
-    while (z >= 0x80) {
-        p[n++] = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    p[n++] = (uint8_t)z;
-    return n;
-}
-
-typedef struct rec {
-    const uint8_t *key;
-    int32_t klen; /* -1 null */
-    const uint8_t *val;
-    int32_t vlen; /* -1 null */
-} rec;
-
-/* A v2 batch of n records (offset deltas 0..n-1, timestamps ts..ts+n-1). */
-static uint32_t mk(uint8_t *out, int64_t base, const rec *rs, int n, uint16_t attrs, int64_t pid, int16_t epoch,
-                   int64_t ts)
-{
-    uint8_t *r = out + 61;
-    for (int i = 0; i < n; i++) {
-        uint8_t body[512];
-        size_t k = 0;
-        body[k++] = 0;
-        k += varint(body + k, i);
-        k += varint(body + k, i);
-        k += varint(body + k, rs[i].klen);
-        if (rs[i].klen > 0) {
-            memcpy(body + k, rs[i].key, (size_t)rs[i].klen);
-            k += (size_t)rs[i].klen;
-        }
-        k += varint(body + k, rs[i].vlen);
-        if (rs[i].vlen > 0) {
-            memcpy(body + k, rs[i].val, (size_t)rs[i].vlen);
-            k += (size_t)rs[i].vlen;
-        }
-        k += varint(body + k, 0);
-        r += varint(r, (int64_t)k);
-        memcpy(r, body, k);
-        r += k;
-    }
-    uint32_t size = (uint32_t)(r - out);
-    put64(out, (uint64_t)base);
-    put32(out + 8, size - 12);
-    put32(out + 12, 0);
-    out[16] = 2;
-    put16(out + 21, attrs);
-    put32(out + 23, (uint32_t)(n > 0 ? n - 1 : 0));
-    put64(out + 27, (uint64_t)ts);
-    put64(out + 35, (uint64_t)(ts + (n > 0 ? n - 1 : 0)));
-    put64(out + 43, (uint64_t)pid);
-    put16(out + 51, (uint16_t)epoch);
-    put32(out + 53, (uint32_t)(pid >= 0 ? 0 : -1));
-    put32(out + 57, (uint32_t)n);
-    put32(out + 17, kf_crc32c(0, out + 21, size - 21));
-    return size;
-}
-
-/* A parsed batch over buf (which must outlive it). */
-static kf_batch as_batch(const uint8_t *buf, uint32_t size)
-{
-    kf_batch b;
-    assert_int_equal(kf_batch_parse(buf, size, 0, &b), KF_OK);
-    assert_true(kf_batch_verify_crc(&b));
-    return b;
-}
-
 enum { MARK_ABORT = 0, MARK_COMMIT = 1, DATA = -1, PLAIN = -2 };
 
 typedef struct feeder {
@@ -117,25 +28,25 @@ typedef struct feeder {
 static void feed(feeder *f, int64_t base, int n, int kind, int64_t pid, int16_t epoch, int64_t ts, const char *file)
 {
     static const uint8_t x[1] = {'x'};
-    rec rs[16];
+    tb_rec rs[16];
     uint8_t key[4], val[6];
     uint16_t attrs = 0;
     if (kind == DATA || kind == PLAIN) {
         assert_true(n <= 16);
         for (int i = 0; i < n; i++)
-            rs[i] = (rec){NULL, -1, x, 1};
+            rs[i] = (tb_rec){NULL, -1, x, 1};
         attrs = kind == DATA ? KF_ATTR_TRANSACTIONAL : 0;
     } else {
-        put16(key, 0);
-        put16(key + 2, (uint16_t)kind);
-        put16(val, 0);
-        put32(val + 2, 3);
-        rs[0] = (rec){key, 4, val, 6};
+        tb_put16(key, 0);
+        tb_put16(key + 2, (uint16_t)kind);
+        tb_put16(val, 0);
+        tb_put32(val + 2, 3);
+        rs[0] = (tb_rec){key, 4, val, 6};
         n = 1;
         attrs = KF_ATTR_TRANSACTIONAL | KF_ATTR_CONTROL;
     }
-    uint32_t size = mk(f->buf, base, rs, n, attrs, pid, epoch, ts);
-    kf_batch b = as_batch(f->buf, size);
+    uint32_t size = tb_batch(f->buf, base, rs, n, attrs, pid, epoch, ts);
+    kf_batch b = tb_parse(f->buf, size);
     assert_int_equal(kf_txns_batch(f->t, &b, file), KF_OK);
 }
 
@@ -250,13 +161,13 @@ static void test_unreadable_marker_and_empty_control_batch(void **state)
     feed(&f, 0, 1, DATA, 5, 0, 1000, NULL);
     /* a control batch whose key is too short to be a marker */
     static const uint8_t k2[2] = {0, 0};
-    rec r = {k2, 2, NULL, -1};
-    uint32_t size = mk(f.buf, 1, &r, 1, KF_ATTR_TRANSACTIONAL | KF_ATTR_CONTROL, 5, 0, 1001);
-    kf_batch b = as_batch(f.buf, size);
+    tb_rec r = {k2, 2, NULL, -1};
+    uint32_t size = tb_batch(f.buf, 1, &r, 1, KF_ATTR_TRANSACTIONAL | KF_ATTR_CONTROL, 5, 0, 1001);
+    kf_batch b = tb_parse(f.buf, size);
     assert_int_equal(kf_txns_batch(f.t, &b, "seg.log"), KF_OK);
     /* the cleaner's empty control batch: nothing */
-    size = mk(f.buf, 2, NULL, 0, KF_ATTR_TRANSACTIONAL | KF_ATTR_CONTROL, 5, 0, 1002);
-    b = as_batch(f.buf, size);
+    size = tb_batch(f.buf, 2, NULL, 0, KF_ATTR_TRANSACTIONAL | KF_ATTR_CONTROL, 5, 0, 1002);
+    b = tb_parse(f.buf, size);
     assert_int_equal(kf_txns_batch(f.t, &b, "seg.log"), KF_OK);
     kf_txns_result res;
     assert_int_equal(kf_txns_finish(f.t, false, NULL, NULL, &res), KF_OK);
@@ -280,20 +191,20 @@ static void test_open_only_state_drops_ended_producers(void **state)
     kf_buf buf = {0};
     uint8_t b[256];
     static const uint8_t x[1] = {'x'};
-    rec d = {NULL, -1, x, 1};
+    tb_rec d = {NULL, -1, x, 1};
     uint8_t key[4], val[6];
-    put16(key, 0);
-    put16(key + 2, MARK_COMMIT);
-    put16(val, 0);
-    put32(val + 2, 1);
-    rec mrec = {key, 4, val, 6};
+    tb_put16(key, 0);
+    tb_put16(key + 2, MARK_COMMIT);
+    tb_put16(val, 0);
+    tb_put32(val + 2, 1);
+    tb_rec mrec = {key, 4, val, 6};
     int64_t off = 0;
     for (int i = 0; i < 3000; i++) {
-        uint32_t n = mk(b, off++, &d, 1, KF_ATTR_TRANSACTIONAL, 1000 + i * 13, 0, i);
+        uint32_t n = tb_batch(b, off++, &d, 1, KF_ATTR_TRANSACTIONAL, 1000 + i * 13, 0, i);
         assert_int_equal(kf_pstate_add(ps, b, n, &buf, 1 << 20, NULL), KF_OK);
     }
     for (int i = 0; i < 3000; i += 2) {
-        uint32_t n = mk(b, off++, &mrec, 1, KF_ATTR_TRANSACTIONAL | KF_ATTR_CONTROL, 1000 + i * 13, 0, 5000);
+        uint32_t n = tb_batch(b, off++, &mrec, 1, KF_ATTR_TRANSACTIONAL | KF_ATTR_CONTROL, 1000 + i * 13, 0, 5000);
         kf_pstate_step st;
         assert_int_equal(kf_pstate_add(ps, b, n, &buf, 1 << 20, &st), KF_OK);
         assert_true(st.marker && st.completed);
@@ -309,11 +220,11 @@ static void test_open_only_state_drops_ended_producers(void **state)
         assert_int_equal(t.batches, 1);
     }
     /* non-transactional batches of unknown producers are not kept */
-    uint32_t n = mk(b, off++, &d, 1, 0, 99, 0, 1);
+    uint32_t n = tb_batch(b, off++, &d, 1, 0, 99, 0, 1);
     assert_int_equal(kf_pstate_add(ps, b, n, &buf, 1 << 20, NULL), KF_OK);
     assert_int_equal(kf_pstate_producers(ps), 1500);
     for (int i = 1; i < 3000; i += 2) {
-        n = mk(b, off++, &mrec, 1, KF_ATTR_TRANSACTIONAL | KF_ATTR_CONTROL, 1000 + i * 13, 0, 6000);
+        n = tb_batch(b, off++, &mrec, 1, KF_ATTR_TRANSACTIONAL | KF_ATTR_CONTROL, 1000 + i * 13, 0, 6000);
         assert_int_equal(kf_pstate_add(ps, b, n, &buf, 1 << 20, NULL), KF_OK);
     }
     assert_int_equal(kf_pstate_producers(ps), 0);
@@ -467,10 +378,10 @@ static void test_snapshot_at_the_log_start(void **state)
     kf_buf buf = {0};
     uint8_t b[256];
     static const uint8_t x[1] = {'x'};
-    rec r = {NULL, -1, x, 1};
-    uint32_t n = mk(b, 80, &r, 1, KF_ATTR_TRANSACTIONAL, 7, 2, 5000);
+    tb_rec r = {NULL, -1, x, 1};
+    uint32_t n = tb_batch(b, 80, &r, 1, KF_ATTR_TRANSACTIONAL, 7, 2, 5000);
     assert_int_equal(kf_pstate_add(ps, b, n, &buf, 1 << 20, NULL), KF_OK);
-    n = mk(b, 90, &r, 1, 0, 8, 0, 5100); /* an idempotent producer: not kept by the txns job */
+    n = tb_batch(b, 90, &r, 1, 0, 8, 0, 5100); /* an idempotent producer: not kept by the txns job */
     assert_int_equal(kf_pstate_add(ps, b, n, &buf, 1 << 20, NULL), KF_OK);
     uint8_t *sd;
     size_t sn;
@@ -537,8 +448,8 @@ static void test_snapshot_at_the_log_start(void **state)
 static int32_t txn_key(uint8_t *out, const char *tid)
 {
     size_t n = strlen(tid);
-    put16(out, 0);
-    put16(out + 2, (uint16_t)n);
+    tb_put16(out, 0);
+    tb_put16(out + 2, (uint16_t)n);
     memcpy(out + 4, tid, n);
     return (int32_t)(4 + n);
 }
@@ -546,14 +457,14 @@ static int32_t txn_key(uint8_t *out, const char *tid)
 /* TransactionLogValue version 0 with no partitions. */
 static int32_t txn_value(uint8_t *out, int64_t pid, int16_t epoch, int8_t status, int64_t ts)
 {
-    put16(out, 0);
-    put64(out + 2, (uint64_t)pid);
-    put16(out + 10, (uint16_t)epoch);
-    put32(out + 12, 60000);
+    tb_put16(out, 0);
+    tb_put64(out + 2, (uint64_t)pid);
+    tb_put16(out + 10, (uint16_t)epoch);
+    tb_put32(out + 12, 60000);
     out[16] = (uint8_t)status;
-    put32(out + 17, 0); /* empty partition array */
-    put64(out + 21, (uint64_t)ts);
-    put64(out + 29, (uint64_t)ts);
+    tb_put32(out + 17, 0); /* empty partition array */
+    tb_put64(out + 21, (uint64_t)ts);
+    tb_put64(out + 29, (uint64_t)ts);
     return 37;
 }
 
@@ -563,14 +474,14 @@ static void test_coordinator_view_and_marker_missing(void **state)
     kf_txn_coord *c = kf_txn_coord_new();
     assert_non_null(c);
     uint8_t keys[5][32], vals[5][64], b[2048];
-    rec rs[5];
-    rs[0] = (rec){keys[0], txn_key(keys[0], "app-a"), vals[0], txn_value(vals[0], 20, 0, KF_TXN_ONGOING, 1)};
-    rs[1] = (rec){keys[1], txn_key(keys[1], "app-b"), vals[1], txn_value(vals[1], 21, 3, KF_TXN_ONGOING, 2)};
-    rs[2] = (rec){keys[2], txn_key(keys[2], "app-a"), vals[2], txn_value(vals[2], 20, 0, KF_TXN_COMPLETE_COMMIT, 3)};
-    rs[3] = (rec){keys[3], txn_key(keys[3], "app-c"), vals[3], txn_value(vals[3], 22, 1, KF_TXN_ONGOING, 4)};
-    rs[4] = (rec){keys[4], txn_key(keys[4], "app-c"), NULL, -1}; /* tombstone */
-    uint32_t n = mk(b, 0, rs, 5, 0, -1, -1, 100);
-    kf_batch batch = as_batch(b, n);
+    tb_rec rs[5];
+    rs[0] = (tb_rec){keys[0], txn_key(keys[0], "app-a"), vals[0], txn_value(vals[0], 20, 0, KF_TXN_ONGOING, 1)};
+    rs[1] = (tb_rec){keys[1], txn_key(keys[1], "app-b"), vals[1], txn_value(vals[1], 21, 3, KF_TXN_ONGOING, 2)};
+    rs[2] = (tb_rec){keys[2], txn_key(keys[2], "app-a"), vals[2], txn_value(vals[2], 20, 0, KF_TXN_COMPLETE_COMMIT, 3)};
+    rs[3] = (tb_rec){keys[3], txn_key(keys[3], "app-c"), vals[3], txn_value(vals[3], 22, 1, KF_TXN_ONGOING, 4)};
+    rs[4] = (tb_rec){keys[4], txn_key(keys[4], "app-c"), NULL, -1}; /* tombstone */
+    uint32_t n = tb_batch(b, 0, rs, 5, 0, -1, -1, 100);
+    kf_batch batch = tb_parse(b, n);
     kf_buf buf = {0};
     problem_log log = {0};
     assert_int_equal(kf_txn_coord_batch(c, 4, &batch, &buf, 1 << 20, problem_log_fn, &log), KF_OK);
@@ -589,10 +500,10 @@ static void test_coordinator_view_and_marker_missing(void **state)
 
     /* an undecodable value: reported, the rest of the batch still read */
     uint8_t bad[3] = {0, 0, 1};
-    rec r2[2] = {{keys[0], rs[0].klen, bad, 3},
+    tb_rec r2[2] = {{keys[0], rs[0].klen, bad, 3},
                  {keys[1], rs[1].klen, vals[2], txn_value(vals[2], 21, 3, KF_TXN_COMPLETE_ABORT, 5)}};
-    n = mk(b, 5, r2, 2, 0, -1, -1, 200);
-    batch = as_batch(b, n);
+    n = tb_batch(b, 5, r2, 2, 0, -1, -1, 200);
+    batch = tb_parse(b, n);
     assert_int_equal(kf_txn_coord_batch(c, 4, &batch, &buf, 1 << 20, problem_log_fn, &log), KF_OK);
     assert_int_equal(log.n, 1);
     assert_string_equal(log.code[0], KF_P_BAD_RECORD);
