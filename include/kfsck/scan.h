@@ -50,7 +50,8 @@ typedef struct kf_datadir_partition {
 
 typedef struct kf_datadir_scan_opts {
     size_t max_batch_bytes;
-    unsigned jobs;                 /* partitions checked at once; 0: online cores */
+    unsigned jobs;                 /* threads in all (partitions checked at once, the
+                                      rest to segment readers); 0: online cores */
     /* Each partition, in (topic, partition) order, valid during the call. */
     void (*partition_fn)(void *ctx, const kf_datadir_partition *p);
     /* The data dir's own problems (its checkpoint files and meta.properties,

@@ -454,7 +454,6 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     memset(&d, 0, sizeof d);
     d.datadir = dir;
     d.o = o;
-    d.reader_threads = jobs > 1 ? 1 : 0; /* reader threads per segment only without partition threads */
     kf_verify_opts vo;
     kf_verify_opts_init(&vo);
     vo.max_batch_bytes = o->max_batch_bytes;
@@ -537,6 +536,9 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     kf_name_list_free(&l);
     if (rc == KF_OK && d.ntasks > 1)
         qsort(d.tasks, d.ntasks, sizeof *d.tasks, cmp_task);
+    /* jobs is the number of threads in all: one per partition at a time,
+     * and the threads no partition takes go to the segment readers */
+    d.reader_threads = jobs <= 1 || d.ntasks >= jobs ? 1 : jobs / (unsigned)(d.ntasks ? d.ntasks : 1);
 
     /* checkpoint entries naming a partition that is not here */
     for (int k = 0; k < CK_N && rc == KF_OK; k++) {
