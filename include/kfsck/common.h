@@ -94,6 +94,10 @@ typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);
 void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
                uint64_t position, bool has_offset, int64_t offset,
                const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+/* The same for a problem about `file` (kf_problem.file). */
+void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
+                  uint64_t position, bool has_offset, int64_t offset,
+                  const char *fmt, ...) __attribute__((format(printf, 9, 10)));
 
 #ifdef __cplusplus
 }

@@ -22,20 +22,38 @@ const char *kf_err_str(int e)
     return "unknown error";
 }
 
+static void report_v(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
+                     uint64_t position, bool has_offset, int64_t offset, const char *fmt, va_list ap)
+{
+    kf_problem p = {0};
+    p.code = code;
+    p.file = file;
+    p.severity = sev;
+    p.position = position;
+    p.has_offset = has_offset;
+    p.offset = has_offset ? offset : 0;
+    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    fn(ctx, &p);
+}
+
 void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev, uint64_t position, bool has_offset,
                int64_t offset, const char *fmt, ...)
 {
     if (!fn)
         return;
-    kf_problem p = {0};
-    p.code = code;
-    p.severity = sev;
-    p.position = position;
-    p.has_offset = has_offset;
-    p.offset = has_offset ? offset : 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    report_v(fn, ctx, NULL, code, sev, position, has_offset, offset, fmt, ap);
     va_end(ap);
-    fn(ctx, &p);
+}
+
+void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
+                  uint64_t position, bool has_offset, int64_t offset, const char *fmt, ...)
+{
+    if (!fn)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    report_v(fn, ctx, file, code, sev, position, has_offset, offset, fmt, ap);
+    va_end(ap);
 }

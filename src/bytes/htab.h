@@ -21,6 +21,18 @@ typedef struct htab {
     size_t n;
 } htab;
 
+/* A 64-bit integer scrambled for a power-of-two table of integer keys
+ * (MurmurHash3's finaliser). */
+static inline uint64_t htab_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
 /* The value slot for key, created (val NULL, *created true) if missing.
  * NULL on allocation failure. */
 void **htab_put(htab *h, const void *key, uint32_t klen, bool *created);

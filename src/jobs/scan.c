@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,25 +218,6 @@ static void keep_problem(void *ctx, const kf_problem *p)
     t->files[t->nprobs++] = f;
 }
 
-static void task_problem(task *t, const char *file, const char *code, kf_severity sev, uint64_t pos, bool has_off,
-                         int64_t off, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-static void task_problem(task *t, const char *file, const char *code, kf_severity sev, uint64_t pos, bool has_off,
-                         int64_t off, const char *fmt, ...)
-{
-    kf_problem p = {0};
-    p.code = code;
-    p.file = file;
-    p.severity = sev;
-    p.position = pos;
-    p.has_offset = has_off;
-    p.offset = has_off ? off : 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
-    va_end(ap);
-    keep_problem(t, &p);
-}
-
 static bool read_topic_id(const char *dir, char id[23])
 {
     char *p = kf_path_join(dir, "partition.metadata");
@@ -317,29 +297,29 @@ static void scan_partition(datadir_ctx *d, task *t)
             int k = ahead[i];
             if (!ce[k] || ce[k]->offset <= end || (k == CK_LOG_START && !has_leo))
                 continue;
-            task_problem(t, d->ck[k].path, KF_P_CHECKPOINT_AHEAD_OF_LOG, KF_SEV_ERROR, ce[k]->position, true,
-                         ce[k]->offset,
+            kf_report_in(keep_problem, t, d->ck[k].path, KF_P_CHECKPOINT_AHEAD_OF_LOG, KF_SEV_ERROR, ce[k]->position,
+                         true, ce[k]->offset,
                          "%s of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          ": the log has lost %" PRId64 " offsets the broker had%s",
                          CK_WHAT[k], t->topic, t->partition, ce[k]->offset, endwhat, end, ce[k]->offset - end,
                          k == CK_HW ? " committed" : (k == CK_RECOVERY ? " flushed" : ""));
         }
         if (ce[CK_CLEANER] && ce[CK_CLEANER]->offset > end)
-            task_problem(t, d->ck[CK_CLEANER].path, KF_P_CLEANER_OFFSET_OUT_OF_RANGE, KF_SEV_WARNING,
+            kf_report_in(keep_problem, t, d->ck[CK_CLEANER].path, KF_P_CLEANER_OFFSET_OUT_OF_RANGE, KF_SEV_WARNING,
                          ce[CK_CLEANER]->position, true, ce[CK_CLEANER]->offset,
                          "cleaner offset of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          " (the cleaner resets it to the log start)",
                          t->topic, t->partition, ce[CK_CLEANER]->offset, endwhat, end);
         for (size_t i = 0; i < t->epochs.n; i++)
             if (t->epochs.e[i].start_offset > end)
-                task_problem(t, epath, KF_P_LEADER_EPOCH_AHEAD_OF_LOG, KF_SEV_WARNING, t->epochs.position[i], true,
-                             t->epochs.e[i].start_offset,
+                kf_report_in(keep_problem, t, epath, KF_P_LEADER_EPOCH_AHEAD_OF_LOG, KF_SEV_WARNING,
+                             t->epochs.position[i], true, t->epochs.e[i].start_offset,
                              "leader epoch %" PRId32 " starts at offset %" PRId64 ", beyond %s %" PRId64
                              " (the broker truncates the epoch cache at load)",
                              t->epochs.e[i].epoch, t->epochs.e[i].start_offset, endwhat, end);
         /* The KRaft metadata log is kept by the raft layer, never in these files. */
         if (!any_entry && d->any_checkpoint && strcmp(t->topic, "__cluster_metadata") != 0)
-            task_problem(t, t->dir, KF_P_CHECKPOINT_MISSING_ENTRY, KF_SEV_WARNING, 0, false, 0,
+            kf_report_in(keep_problem, t, t->dir, KF_P_CHECKPOINT_MISSING_ENTRY, KF_SEV_WARNING, 0, false, 0,
                          "%s-%" PRId32 " is in none of the data dir's offset checkpoints (a partition created "
                          "since the last checkpoint, or checkpoints from another broker)",
                          t->topic, t->partition);
@@ -549,8 +529,8 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
                 continue;
             ds.file = f->path;
             kf_report(dir_problem, &ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
-                      "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s",
-                      e->topic, e->partition, e->offset, dir);
+                      "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s", e->topic,
+                      e->partition, e->offset, dir);
         }
     }
     ds.file = dir;

@@ -6,6 +6,7 @@
  * slots carry the generation they were filled in, so that a commit (which
  * closes every open file at once) is one increment, whatever the number of
  * files. The table grows with the most files open at once, nothing else. */
+#include "bytes/htab.h"
 #include "kfsck/sink.h"
 
 #include <stdlib.h>
@@ -53,16 +54,7 @@ void kf_sink_free(kf_sink *s)
     free(s);
 }
 
-static size_t slot_of(int64_t bucket, size_t cap)
-{
-    uint64_t x = (uint64_t)bucket;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return (size_t)(x & (cap - 1));
-}
+static size_t slot_of(int64_t bucket, size_t cap) { return (size_t)(htab_mix64((uint64_t)bucket) & (cap - 1)); }
 
 /* Close every open file. */
 static void commit(kf_sink *s)

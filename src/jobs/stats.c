@@ -1,5 +1,6 @@
 /* stats.c: the time histogram, disorder tracker, record sizing and duration
  * parsing behind `kfsck stats` (include/kfsck/stats.h). */
+#include "bytes/htab.h"
 #include "kfsck/stats.h"
 
 #include <ctype.h>
@@ -26,16 +27,7 @@ void kf_timehist_init(kf_timehist *h, int64_t width)
     h->width = width > 0 ? width : 1;
 }
 
-static size_t slot_of(int64_t start, size_t cap)
-{
-    uint64_t x = (uint64_t)start;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return (size_t)(x & (cap - 1));
-}
+static size_t slot_of(int64_t start, size_t cap) { return (size_t)(htab_mix64((uint64_t)start) & (cap - 1)); }
 
 static int grow(kf_timehist *h)
 {

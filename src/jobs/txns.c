@@ -25,7 +25,6 @@
  * compaction and retention legitimately make them differ from a replay. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,28 +78,6 @@ void kf_txns_opts_init(kf_txns_opts *o)
 
 /* ---- problems ------------------------------------------------------------- */
 
-static void report_in(kf_txns *t, const char *file, const char *code, kf_severity sev, uint64_t position,
-                      bool has_offset, int64_t offset, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-
-static void report_in(kf_txns *t, const char *file, const char *code, kf_severity sev, uint64_t position,
-                      bool has_offset, int64_t offset, const char *fmt, ...)
-{
-    if (!t->o.problem_fn)
-        return;
-    kf_problem p;
-    memset(&p, 0, sizeof p);
-    p.code = code;
-    p.file = file;
-    p.severity = sev;
-    p.position = position;
-    p.has_offset = has_offset;
-    p.offset = has_offset ? offset : 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
-    va_end(ap);
-    t->o.problem_fn(t->o.problem_ctx, &p);
-}
 
 typedef struct file_ctx {
     kf_txns *t;
@@ -155,8 +132,9 @@ static void tix_problem(kf_txns *t, tix *x, const char *code, uint64_t entry, in
         return;
     }
     x->reported++;
-    report_in(t, x->path ? x->path : x->c->segments[x->seg], code, KF_SEV_ERROR, entry * KF_TXN_ENTRY_SIZE, true,
-              offset, "%s", msg);
+    kf_report_in(t->o.problem_fn, t->o.problem_ctx,
+                 x->path ? x->path : x->c->segments[x->seg], code, KF_SEV_ERROR, entry * KF_TXN_ENTRY_SIZE, true,
+                 offset, "%s", msg);
 }
 
 static void tix_open(kf_txns *t, tix *x, size_t s)
@@ -177,11 +155,12 @@ static void tix_open(kf_txns *t, tix *x, size_t s)
         if (rc == KF_ERR_NOMEM)
             t->nomem = true;
         else if (rc == KF_ERR_TOO_BIG)
-            report_in(t, x->path, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, 0, false, 0,
-                      "transaction index larger than %llu bytes: not read",
-                      (unsigned long long)KF_SMALL_FILE_MAX);
+            kf_report_in(t->o.problem_fn, t->o.problem_ctx, x->path, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, 0, false,
+                         0, "transaction index larger than %llu bytes: not read",
+                         (unsigned long long)KF_SMALL_FILE_MAX);
         else if (rc == KF_ERR_IO && err_no != ENOENT)
-            report_in(t, x->path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(err_no));
+            kf_report_in(t->o.problem_fn, t->o.problem_ctx,
+                         x->path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(err_no));
         return;
     }
     x->n = kf_txn_index_count(x->size);
@@ -206,8 +185,9 @@ static void tix_close(kf_txns *t, tix *x)
         tix_problem(t, x, KF_P_TXNINDEX_EXTRA, x->k, e.last_offset, msg);
     }
     if (x->suppressed) {
-        report_in(t, x->path ? x->path : x->c->segments[x->seg], KF_P_TXNINDEX_EXTRA, KF_SEV_ERROR, 0, false, 0,
-                  "%" PRIu64 " more missing or extra entries in this transaction index not listed", x->suppressed);
+        kf_report_in(t->o.problem_fn, t->o.problem_ctx,
+                     x->path ? x->path : x->c->segments[x->seg], KF_P_TXNINDEX_EXTRA, KF_SEV_ERROR, 0, false, 0,
+                     "%" PRIu64 " more missing or extra entries in this transaction index not listed", x->suppressed);
     }
     free(x->data);
     x->data = NULL;
@@ -312,10 +292,13 @@ static int load_snapshot(kf_txns *t)
                 return rc;
             }
             if (rc == KF_ERR_TOO_BIG)
-                report_in(t, path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
-                          "producer snapshot larger than %llu bytes: not used", (unsigned long long)KF_SMALL_FILE_MAX);
+                kf_report_in(t->o.problem_fn, t->o.problem_ctx,
+                             path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
+                             "producer snapshot larger than %llu bytes: not used",
+                             (unsigned long long)KF_SMALL_FILE_MAX);
             else if (err_no != ENOENT)
-                report_in(t, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(err_no));
+                kf_report_in(t->o.problem_fn, t->o.problem_ctx,
+                             path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(err_no));
             free(path);
             continue;
         }
@@ -334,7 +317,8 @@ static int load_snapshot(kf_txns *t)
             char msg[512];
             snprintf(msg, sizeof msg, "producer snapshot not used (%s): transactions begun before offset %" PRId64
                      " are seen from their first later batch", why, first);
-            report_in(t, path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0, "%s", msg);
+            kf_report_in(t->o.problem_fn, t->o.problem_ctx,
+                         path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0, "%s", msg);
             free(path);
         }
         free(m.data);
@@ -398,7 +382,8 @@ int kf_txns_batch(kf_txns *t, const kf_batch *b, const char *file)
                  "control batch of producer %" PRId64 " is not a readable transaction marker (%s): a transaction it "
                  "ended may be shown as open",
                  st.producer_id, st.marker_error);
-        report_in(t, file, KF_P_BAD_MARKER, KF_SEV_ERROR, b->position, true, b->base_offset, "%s", msg);
+        kf_report_in(t->o.problem_fn, t->o.problem_ctx,
+                     file, KF_P_BAD_MARKER, KF_SEV_ERROR, b->position, true, b->base_offset, "%s", msg);
         return KF_OK;
     }
     if (!st.marker)
@@ -481,8 +466,9 @@ int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_
                      x->producer_id, e->transactional_id, kf_txn_state_name(e->state), e->producer_epoch,
                      commit ? "COMMIT" : "ABORT", x->first_offset);
             r.markers_missing++;
-            report_in(t, t->p->ncopies ? t->p->copies[0].label : NULL, KF_P_MARKER_MISSING, KF_SEV_ERROR, 0, true,
-                      x->first_offset, "%s", msg);
+            kf_report_in(t->o.problem_fn, t->o.problem_ctx,
+                         t->p->ncopies ? t->p->copies[0].label : NULL, KF_P_MARKER_MISSING, KF_SEV_ERROR, 0, true,
+                         x->first_offset, "%s", msg);
         }
         if (fn)
             fn(ctx, &rep);

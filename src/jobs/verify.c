@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,24 +53,6 @@ static void sink_problem(void *ctx, const kf_problem *p)
         s->o->problem_fn(s->o->problem_ctx, &q);
 }
 
-static void report(sink *s, const char *code, kf_severity sev, uint64_t pos, bool has_off, int64_t off,
-                   const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-static void report(sink *s, const char *code, kf_severity sev, uint64_t pos, bool has_off, int64_t off,
-                   const char *fmt, ...)
-{
-    kf_problem p = {0};
-    p.code = code;
-    p.severity = sev;
-    p.position = pos;
-    p.has_offset = has_off;
-    p.offset = has_off ? off : 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
-    va_end(ap);
-    sink_problem(s, &p);
-}
-
 static const char *read_error(int rc, int err_no)
 {
     if (rc == KF_ERR_TOO_BIG)
@@ -85,7 +66,7 @@ static const char *read_error(int rc, int err_no)
 
 static void unreadable(sink *s, int rc, int err_no)
 {
-    report(s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(rc, err_no));
+    kf_report(sink_problem, s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(rc, err_no));
 }
 
 /* ---- small files ------------------------------------------------------------ */
@@ -122,33 +103,34 @@ static void check_snapshot(sink *s, const uint8_t *data, uint64_t size)
     if (kf_snapshot_parse(data, size, &sn, msg, sizeof msg) == KF_OK)
         return;
     if (sn.size == 0) {
-        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
-               "empty (0-byte) snapshot: the broker deletes it and rebuilds producer state from the log");
+        kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
+                  "empty (0-byte) snapshot: the broker deletes it and rebuilds producer state from the log");
         return;
     }
     if (sn.size < KF_SNAPSHOT_HEADER_SIZE) {
-        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
         return;
     }
     if (sn.version != 1)
-        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0,
-               "snapshot contained an unknown file version %d (expected 1)", sn.version);
+        kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0,
+                  "snapshot contained an unknown file version %d (expected 1)", sn.version);
     if (sn.count < 0) {
-        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 6, false, 0, "snapshot entry count %" PRId32 " is negative",
-               sn.count);
+        kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 6, false, 0,
+                  "snapshot entry count %" PRId32 " is negative", sn.count);
     } else {
         uint64_t want = KF_SNAPSHOT_HEADER_SIZE + (uint64_t)sn.count * KF_SNAPSHOT_ENTRY_SIZE;
         if (sn.size < want)
-            report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, KF_SNAPSHOT_HEADER_SIZE + sn.entries * KF_SNAPSHOT_ENTRY_SIZE,
-                   false, 0, "snapshot is truncated: %" PRId32 " entries need %" PRIu64 " bytes, the file has %" PRIu64,
-                   sn.count, want, sn.size);
+            kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR,
+                      KF_SNAPSHOT_HEADER_SIZE + sn.entries * KF_SNAPSHOT_ENTRY_SIZE, false, 0,
+                      "snapshot is truncated: %" PRId32 " entries need %" PRIu64 " bytes, the file has %" PRIu64,
+                      sn.count, want, sn.size);
         else if (sn.size > want)
-            report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, want, false, 0,
-                   "%" PRIu64 " bytes after the %" PRId32 " entries the header announces", sn.size - want, sn.count);
+            kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, want, false, 0,
+                      "%" PRIu64 " bytes after the %" PRId32 " entries the header announces", sn.size - want, sn.count);
     }
     if (!sn.crc_ok)
-        report(s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 2, false, 0,
-               "snapshot CRC mismatch: stored %" PRIu32 ", computed %" PRIu32, sn.crc, sn.crc_computed);
+        kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 2, false, 0,
+                  "snapshot CRC mismatch: stored %" PRIu32 ", computed %" PRIu32, sn.crc, sn.crc_computed);
 }
 
 void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offset, const char *suffix,
@@ -186,13 +168,13 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
     case KF_FILE_PARTITION_METADATA: {
         kf_partition_metadata pm;
         if (kf_partition_metadata_parse(data, size, &pm, msg, sizeof msg) != KF_OK)
-            report(&s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
         break;
     }
     case KF_FILE_META_PROPERTIES: {
         kf_meta_properties mp;
         if (kf_meta_properties_parse(data, size, &mp, msg, sizeof msg) != KF_OK)
-            report(&s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
         break;
     }
     default: break;
@@ -321,7 +303,8 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
         if (o->segment_fn)
             o->segment_fn(o->segment_ctx, path, &sum);
     } else if (rc == KF_ERR_IO) {
-        report(&s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "read error: %s", kf_path_error_str(errno));
+        kf_report(sink_problem, &s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "read error: %s",
+                  kf_path_error_str(errno));
         rc = KF_OK;
     }
     free(ipath);
@@ -358,8 +341,8 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
-        report(&s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the partition directory: %s",
-               kf_path_error_str(err_no));
+        kf_report(sink_problem, &s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0,
+                  "cannot list the partition directory: %s", kf_path_error_str(err_no));
         return KF_OK;
     }
     bool have_prev = false;
@@ -381,13 +364,13 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
             sink cs = {o, res, p, 0, 0};
             if (ok && have_prev) {
                 if (ni.base_offset <= prev_last)
-                    report(&cs, KF_P_SEGMENT_OVERLAP, KF_SEV_ERROR, 0, true, ni.base_offset,
-                           "segment base offset %lld is not after the previous segment's last offset %lld",
-                           (long long)ni.base_offset, (long long)prev_last);
+                    kf_report(sink_problem, &cs, KF_P_SEGMENT_OVERLAP, KF_SEV_ERROR, 0, true, ni.base_offset,
+                              "segment base offset %lld is not after the previous segment's last offset %lld",
+                              (long long)ni.base_offset, (long long)prev_last);
                 else if (sum.has_offsets && sum.first_offset > prev_last + 1)
-                    report(&cs, KF_P_SEGMENT_GAP, KF_SEV_WARNING, 0, true, prev_last + 1,
-                           "offsets %lld..%lld are in no segment (normal after compaction or retention)",
-                           (long long)prev_last + 1, (long long)sum.first_offset - 1);
+                    kf_report(sink_problem, &cs, KF_P_SEGMENT_GAP, KF_SEV_WARNING, 0, true, prev_last + 1,
+                              "offsets %lld..%lld are in no segment (normal after compaction or retention)",
+                              (long long)prev_last + 1, (long long)sum.first_offset - 1);
             }
             if (ok && sum.has_offsets) {
                 have_prev = true;
@@ -436,8 +419,8 @@ int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
-        report(&s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the data directory: %s",
-               kf_path_error_str(err_no));
+        kf_report(sink_problem, &s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the data directory: %s",
+                  kf_path_error_str(err_no));
         return KF_OK;
     }
     rc = KF_OK;
@@ -459,8 +442,8 @@ int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result
             rc = kf_verify_partition(p, o, res, NULL);
         } else if (k == KF_PATH_ERROR && kf_parse_partition_dir(l.names[i], topic, sizeof topic, &part)) {
             sink fs = {o, res, p, 0, 0};
-            report(&fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read the partition directory: %s",
-                   kf_path_error_str(e2));
+            kf_report(sink_problem, &fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0,
+                      "cannot read the partition directory: %s", kf_path_error_str(e2));
         }
         free(p);
     }
