@@ -73,6 +73,13 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_UNDECODED_RECORD "undecoded_record"
 #define KF_P_OPEN_TRANSACTION "open_transaction"
 #define KF_P_BAD_CONNECT_RECORD "bad_connect_record"
+/* KRaft metadata (kraft_check.h, metadata.h, kraft.h) */
+#define KF_P_SNAPSHOT_INCOMPLETE "snapshot_incomplete"
+#define KF_P_SNAPSHOT_MISSING "snapshot_missing"
+#define KF_P_TOPIC_ID_MISMATCH "topic_id_mismatch"
+#define KF_P_STRAY_PARTITION "stray_partition"
+#define KF_P_RECORD_NOT_APPLIED "record_not_applied"
+#define KF_P_OPEN_METADATA_TRANSACTION "open_metadata_transaction"
 
 typedef struct kf_problem {
     const char *code;     /* one of KF_P_* */

@@ -45,9 +45,13 @@ typedef struct kf_dnode {
     uint32_t first_child;  /* index of the first child, KF_DNODE_NONE if none */
     uint32_t next;         /* index of the next sibling, KF_DNODE_NONE if last */
     uint32_t n_children;
+    uint32_t flags;        /* KF_DNODE_* */
 } kf_dnode;
 
 #define KF_DNODE_NONE UINT32_MAX
+/* A secret (SCRAM salts and keys, delegation-token ids, password-like
+ * config values): printers redact it unless the user asks for secrets. */
+#define KF_DNODE_SECRET 1u
 
 /* The arena. Zero-initialise; kf_dtree_reset before each record; free at the
  * end. Node count is capped (max_nodes, default 1<<20) so hostile input
@@ -68,7 +72,9 @@ const kf_dnode *kf_dnode_child(const kf_dtree *t, const kf_dnode *n, uint32_t i)
 /* Convenience getters: def when the field is missing or of another kind. */
 int64_t kf_dnode_int(const kf_dtree *t, const kf_dnode *st, const char *name, int64_t def);
 
-enum { KF_COORD_OFFSETS = 0, KF_COORD_TXN = 1 };
+/* Coordinator-format topics: key = int16 type + key struct, value = int16
+ * version + body. */
+enum { KF_COORD_OFFSETS = 0, KF_COORD_TXN = 1, KF_COORD_SHARE = 2 /* __share_group_state */ };
 
 typedef struct kf_coord_record {
     int16_t key_type;          /* the int16 that starts the key */
@@ -81,13 +87,16 @@ typedef struct kf_coord_record {
     bool value_ok;             /* value fully decoded with a known version */
     bool value_partial;        /* decoded only in part (short, unknown version, trailing bytes) */
     uint32_t value_root;       /* struct node of the value fields (KF_DNODE_NONE if none) */
+    const char *value_layout;  /* the schema that decoded the value when it is
+                                  another layout of the same version (e.g.
+                                  "ShareSnapshotValue (4.0)"), else NULL */
     uint32_t err_pos;          /* byte position in the key or value where decoding failed */
     bool err_in_key;
     char err[160];             /* why decoding failed or was partial, "" when fine */
 } kf_coord_record;
 
-/* Decode one record of a coordinator topic (KF_COORD_OFFSETS or
- * KF_COORD_TXN). key/value may be NULL (len -1 = null). For group metadata
+/* Decode one record of a coordinator topic (KF_COORD_OFFSETS,
+ * KF_COORD_TXN or KF_COORD_SHARE). key/value may be NULL (len -1 = null). For group metadata
  * of protocol type "consumer", members' subscription and assignment bytes are
  * decoded too (fields "subscription" and "assignment" become structs; the
  * raw bytes stay available as "subscription_bytes"/"assignment_bytes").

@@ -40,6 +40,8 @@
 /* internal-topic records */
 #include "kfsck/coord.h"
 #include "kfsck/connect.h"
+#include "kfsck/kraft.h"
+#include "kfsck/quorum_state.h"
 /* jobs */
 #include "kfsck/verify.h"
 #include "kfsck/scan.h"
@@ -49,6 +51,8 @@
 #include "kfsck/stats.h"
 #include "kfsck/sink.h"
 #include "kfsck/txns.h"
+#include "kfsck/metadata.h"
+#include "kfsck/kraft_check.h"
 
 #ifdef __cplusplus
 extern "C" {

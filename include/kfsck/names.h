@@ -22,6 +22,9 @@ typedef enum kf_file_kind {
     KF_FILE_PARTITION_METADATA,
     KF_FILE_META_PROPERTIES,
     KF_FILE_KRAFT_CHECKPOINT, /* NNN-EEE.checkpoint: KRaft snapshot, record batches */
+    KF_FILE_BOOTSTRAP_CHECKPOINT, /* bootstrap.checkpoint (KRaft log-dir root): record batches
+                                     in the snapshot layout; base_offset 0 */
+    KF_FILE_QUORUM_STATE,     /* quorum-state: the KRaft election state (JSON) */
 } kf_file_kind;
 
 typedef struct kf_name_info {

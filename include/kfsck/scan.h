@@ -1,7 +1,9 @@
 /* scan.h: the health of whole broker data directories (what `kfsck scan`
  * does): every partition directory verified as kf_verify_partition does,
  * with the data dir's offset checkpoints and each partition's
- * leader-epoch-checkpoint compared with its segments. Partitions are checked
+ * leader-epoch-checkpoint compared with its segments, and, when the data dir
+ * also holds the KRaft metadata log, each partition's partition.metadata
+ * against it (topic_id_mismatch, stray_partition). Partitions are checked
  * by several threads and handed back in (topic, partition) order on the
  * caller's thread, each with its problems, so the result does not depend on
  * the thread count. Nothing is printed. */

@@ -58,8 +58,10 @@ typedef struct kf_partition_summary {
 } kf_partition_summary;
 
 /* One file, checked by its kind: a segment (with the .index and .timeindex
- * beside it), a KRaft .checkpoint, an index, .txnindex, snapshot,
- * checkpoint, partition.metadata or meta.properties. `kind` and
+ * beside it), a KRaft .checkpoint or bootstrap.checkpoint (its batches, then
+ * its snapshot header and footer: snapshot_incomplete), an index,
+ * .txnindex, snapshot, checkpoint, partition.metadata, meta.properties or
+ * quorum-state. `kind` and
  * `base_offset` normally come from kf_classify_name; a file with an unknown
  * name that starts like a segment may be passed as KF_FILE_LOG with base -1.
  * Returns KF_OK or KF_ERR_NOMEM; *seg (may be NULL) gets a segment's summary. */
@@ -74,7 +76,10 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
                          const uint8_t *data, uint64_t size, kf_problem_fn fn, void *ctx);
 
 /* Every file of a partition directory, and its segments against each other
- * (segment_overlap, segment_gap). *ps may be NULL. */
+ * (segment_overlap, segment_gap); a KRaft metadata partition
+ * (__cluster_metadata-N, or one holding KRaft snapshots or a quorum-state)
+ * also gets the checks of kraft_check.h (snapshot_incomplete,
+ * snapshot_missing, checkpoint_invalid). *ps may be NULL. */
 int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_result *res, kf_partition_summary *ps);
 
 /* A broker data directory: its meta.properties and offset checkpoints, and

@@ -1,10 +1,11 @@
 /* aux.c: `kfsck dump` of every file in a log dir that is not a .log
  * segment: offset and time indexes,
  * the aborted-transaction index, producer-state snapshots, the offset and
- * leader-epoch checkpoints, partition.metadata and meta.properties. JSON mode
+ * leader-epoch checkpoints, partition.metadata, meta.properties and KRaft's
+ * quorum-state. JSON mode
  * prints one line per entry (cli.md: "index_entry", "txn_entry", "snapshot"
  * + "producer", "checkpoint_entry", "leader_epoch", "partition_metadata",
- * "meta_properties"); text mode prints lines shaped like kafka-dump-log's.
+ * "meta_properties", "quorum_state"); text mode prints lines shaped like kafka-dump-log's.
  * The library's checks (kf_check_file_bytes, what verify makes) follow the
  * entries as problem lines. The caller (cmd_dump) prints the "Dumping
  * <path>" line. */
@@ -264,6 +265,48 @@ static void do_meta_properties(const char *path, const kf_bytes *m, out *o)
     }
 }
 
+/* ---- quorum-state ------------------------------------------------------------- */
+
+static void do_quorum_state(const char *path, const kf_bytes *m, out *o)
+{
+    kf_quorum_state qs;
+    char msg[200];
+    (void)kf_quorum_state_parse(m->data, m->size, &qs, msg, sizeof msg); /* problems: the check below */
+    if (o->json) {
+        out_begin(o, "quorum_state");
+        out_str(o, "file", path);
+        if (qs.data_version >= 0)
+            out_int(o, "data_version", qs.data_version);
+        else
+            out_null(o, "data_version");
+        out_int(o, "leader_id", qs.leader_id);
+        out_int(o, "leader_epoch", qs.leader_epoch);
+        out_int(o, "voted_id", qs.voted_id);
+        out_str(o, "voted_directory_id", qs.has_voted_directory_id ? qs.voted_directory_id : NULL);
+        if (qs.has_voters) {
+            out_arr_open(o, "current_voters");
+            for (size_t i = 0; i < qs.nvoters && i < KF_QUORUM_MAX_VOTERS; i++)
+                out_int(o, NULL, qs.voters[i]);
+            out_arr_close(o);
+        } else {
+            out_null(o, "current_voters");
+        }
+        out_end(o);
+        return;
+    }
+    out_text(o, "dataVersion: %" PRId32 " leaderId: %" PRId32 " leaderEpoch: %" PRId32 " votedId: %" PRId32,
+             qs.data_version, qs.leader_id, qs.leader_epoch, qs.voted_id);
+    if (qs.has_voted_directory_id)
+        out_text(o, " votedDirectoryId: %s", qs.voted_directory_id);
+    if (qs.has_voters) {
+        out_text(o, " currentVoters: [");
+        for (size_t i = 0; i < qs.nvoters && i < KF_QUORUM_MAX_VOTERS; i++)
+            out_text(o, "%s%" PRId32, i ? "," : "", qs.voters[i]);
+        out_text(o, "]");
+    }
+    out_text(o, "\n");
+}
+
 /* ---- entry point ------------------------------------------------------------ */
 
 void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
@@ -277,6 +320,7 @@ void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, repo
     case KF_FILE_LEADER_EPOCH: do_checkpoint(path, m, KF_CKPT_LEADER_EPOCH, o); break;
     case KF_FILE_PARTITION_METADATA: do_partition_metadata(path, m, o); break;
     case KF_FILE_META_PROPERTIES: do_meta_properties(path, m, o); break;
+    case KF_FILE_QUORUM_STATE: do_quorum_state(path, m, o); break;
     default: cli_error(path, "not an index, snapshot, checkpoint or metadata file"); return;
     }
     /* the same checks verify makes, after the entries */

@@ -1,7 +1,12 @@
 /* cmd_dump.c: `kfsck dump`: one line per batch (and per record with
  * --records) of segment files, one per entry of index, snapshot and
- * checkpoint files; text close to kafka-dump-log's, or JSON lines. */
+ * checkpoint files; text close to kafka-dump-log's, or JSON lines. Records
+ * of the internal topics are decoded (--decode): __consumer_offsets,
+ * __transaction_state, Connect offsets, the KRaft metadata log and its
+ * snapshots, __share_group_state, __remote_log_metadata; KRaft control
+ * records in any log. Secrets stay redacted unless --show-secrets. */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +15,10 @@
 #include "cli/dtree_json.h"
 #include "cli/walk.h"
 
-enum { DEC_AUTO, DEC_NONE, DEC_OFFSETS, DEC_TXN, DEC_CONNECT };
+enum { DEC_AUTO, DEC_NONE, DEC_OFFSETS, DEC_TXN, DEC_CONNECT, DEC_METADATA, DEC_SHARE, DEC_REMOTE };
 
 typedef struct dump_opts {
-    bool json, records, payload;
+    bool json, records, payload, show_secrets;
     int decode;
     uint64_t max_bytes;
     uint64_t max_batch_bytes;
@@ -27,18 +32,23 @@ typedef struct dump_ctx {
     int decode;       /* DEC_NONE/OFFSETS/TXN/CONNECT for this file */
     kf_dtree tree;
     report *rep;
-    int pending_rc;   /* a decoding problem to report after the record line */
+    /* a decoding problem to report after the record line (code NULL: none) */
+    const char *pending_code;
+    kf_severity pending_sev;
     int64_t pending_offset;
     uint64_t pending_pos;
-    bool pending_known;
     char pending_msg[220];
 } dump_ctx;
 
-/* --decode auto: by the partition directory's topic name */
+/* --decode auto: by the partition directory's topic name, and by file name
+ * for KRaft snapshots and bootstrap.checkpoint */
 static int decode_for(const dump_opts *opts, const char *path)
 {
     if (opts->decode != DEC_AUTO)
         return opts->decode;
+    kf_file_kind fk = kf_classify_name(path_base(path)).kind;
+    if (fk == KF_FILE_KRAFT_CHECKPOINT || fk == KF_FILE_BOOTSTRAP_CHECKPOINT)
+        return DEC_METADATA;
     char *dir = path_dir(path);
     char topic[256];
     int32_t part;
@@ -48,6 +58,12 @@ static int decode_for(const dump_opts *opts, const char *path)
             d = DEC_OFFSETS;
         else if (!strcmp(topic, "__transaction_state"))
             d = DEC_TXN;
+        else if (!strcmp(topic, "__cluster_metadata"))
+            d = DEC_METADATA;
+        else if (!strcmp(topic, "__share_group_state"))
+            d = DEC_SHARE;
+        else if (!strcmp(topic, "__remote_log_metadata"))
+            d = DEC_REMOTE;
         else if (strstr(topic, "offset") && topic[0] != '_')
             d = DEC_CONNECT; /* connect-offsets, docker-connect-offsets, mm2-offsets.* */
     }
@@ -55,12 +71,106 @@ static int decode_for(const dump_opts *opts, const char *path)
     return d;
 }
 
-/* Decoded key/value of a coordinator record: JSON objects, or text. */
-static void write_decoded(dump_ctx *d, const kf_batch *b, const kf_record *r)
+/* The problem a decoder's return code means: malformed bytes are damage
+ * (bad_record), an unknown type or version is not (unknown_record_type for
+ * the KRaft-era decoders; the coordinator decoders keep "undecoded_record"). */
+static const char *decode_code(int rc, bool kraft, kf_severity *sev)
+{
+    bool damage = rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED || rc == KF_ERR_TOO_BIG;
+    *sev = damage ? KF_SEV_ERROR : KF_SEV_WARNING;
+    return damage ? KF_P_BAD_RECORD : kraft ? KF_P_UNKNOWN_RECORD_TYPE : KF_P_UNDECODED_RECORD;
+}
+
+/* A decoding problem to report after the record line. */
+static void pend(dump_ctx *d, const kf_batch *b, const kf_record *r, const char *code, kf_severity sev,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void pend(dump_ctx *d, const kf_batch *b, const kf_record *r, const char *code, kf_severity sev,
+                 const char *fmt, ...)
+{
+    d->pending_code = code;
+    d->pending_sev = sev;
+    d->pending_offset = r->offset;
+    d->pending_pos = b->position;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->pending_msg, sizeof d->pending_msg, fmt, ap);
+    va_end(ap);
+}
+
+/* A KRaft-envelope record (metadata, remote log metadata) or a KRaft
+ * control record: record_type, record_version and value_decoded (JSON), or
+ * " payload: {...}" in text like kafka-dump-log's decoders. */
+static void write_kraft(dump_ctx *d, const kf_batch *b, const kf_record *r, bool control, int16_t ctl_type)
 {
     out *o = d->o;
     out jo;
     out_init(&jo, o->f, true);
+    jo.show_secrets = o->show_secrets;
+    out *w = o->json ? o : &jo;
+    kf_dtree_reset(&d->tree);
+    kf_kraft_record kr;
+    int rc = control ? kf_kraft_control_decode(ctl_type, r->value, r->value_len, &d->tree, &kr)
+                     : kf_kraft_decode(d->decode == DEC_REMOTE ? KF_KRAFT_REMOTE : KF_KRAFT_METADATA, r->key,
+                                       r->key_len, r->value, r->value_len, &d->tree, &kr);
+    /* unknown types and versions are listed undecoded; a malformed record
+     * shows what could be read */
+    bool shown = rc != KF_ERR_UNSUPPORTED && kr.root != KF_DNODE_NONE;
+    if (o->json) {
+        out_str(o, "record_type", kr.record_type);
+        if (kr.version >= 0 && kr.known)
+            out_int(o, "record_version", kr.version);
+        else if (kr.version >= 0)
+            out_int(o, "record_version", kr.version);
+        else
+            out_null(o, "record_version");
+        if (kr.layout)
+            out_str(o, "value_layout", kr.layout);
+        if (shown) {
+            out_obj_open(o, "value_decoded");
+            dtree_json_fields(o, &d->tree, &d->tree.nodes[kr.root]);
+            out_obj_close(o);
+        } else {
+            out_null(o, "value_decoded");
+        }
+    } else {
+        out_text(o, " payload: ");
+        out_obj_open(w, NULL);
+        if (kr.record_type)
+            out_str(w, "type", kr.record_type);
+        else
+            out_int(w, "type", kr.api_key);
+        out_int(w, "version", kr.version);
+        if (shown) {
+            out_obj_open(w, "data");
+            dtree_json_fields(w, &d->tree, &d->tree.nodes[kr.root]);
+            out_obj_close(w);
+        } else {
+            out_null(w, "data");
+        }
+        out_obj_close(w);
+    }
+    kf_severity sev;
+    const char *code = decode_code(rc, true, &sev);
+    if (rc == KF_ERR_UNSUPPORTED)
+        pend(d, b, r, code, sev, "offset %lld: %s; listed undecoded", (long long)r->offset, kr.err);
+    else if (rc != KF_OK)
+        pend(d, b, r, code, sev, "offset %lld: %s", (long long)r->offset, kr.err[0] ? kr.err : "not decoded");
+    else if (kr.key_present && !control)
+        pend(d, b, r, KF_P_BAD_RECORD, KF_SEV_WARNING, "offset %lld: a %s record with a key (Kafka never writes one)",
+             (long long)r->offset, kr.record_type);
+}
+
+/* Decoded key/value of a coordinator record: JSON objects, or text. */
+static void write_decoded(dump_ctx *d, const kf_batch *b, const kf_record *r)
+{
+    out *o = d->o;
+    if (d->decode == DEC_METADATA || d->decode == DEC_REMOTE) {
+        write_kraft(d, b, r, false, -1);
+        return;
+    }
+    out jo;
+    out_init(&jo, o->f, true);
+    jo.show_secrets = o->show_secrets;
     if (!o->json)
         jo.need_comma = false;
     out *w = o->json ? o : &jo;
@@ -91,8 +201,8 @@ static void write_decoded(dump_ctx *d, const kf_batch *b, const kf_record *r)
     }
     kf_dtree_reset(&d->tree);
     kf_coord_record cr;
-    int rc = kf_coord_decode(d->decode == DEC_TXN ? KF_COORD_TXN : KF_COORD_OFFSETS, r->key, r->key_len, r->value,
-                             r->value_len, &d->tree, &cr);
+    int topic = d->decode == DEC_TXN ? KF_COORD_TXN : d->decode == DEC_SHARE ? KF_COORD_SHARE : KF_COORD_OFFSETS;
+    int rc = kf_coord_decode(topic, r->key, r->key_len, r->value, r->value_len, &d->tree, &cr);
     bool has_value = !cr.tombstone && cr.known_type && cr.value_root != KF_DNODE_NONE;
     if (o->json) {
         out_int(o, "key_type", cr.key_type);
@@ -101,6 +211,15 @@ static void write_decoded(dump_ctx *d, const kf_batch *b, const kf_record *r)
             out_int(o, "value_version", cr.value_version);
         else
             out_null(o, "value_version");
+        if (d->decode == DEC_SHARE) {
+            /* as the KRaft decoders name it */
+            if (has_value && cr.value_version >= 0)
+                out_int(o, "record_version", cr.value_version);
+            else
+                out_null(o, "record_version");
+            if (cr.value_layout)
+                out_str(o, "value_layout", cr.value_layout);
+        }
     } else {
         out_text(o, " key: ");
     }
@@ -145,13 +264,11 @@ static void write_decoded(dump_ctx *d, const kf_batch *b, const kf_record *r)
     }
     if (rc != KF_OK || cr.err[0]) {
         /* reported after the record line: remember it */
-        d->pending_rc = rc;
-        d->pending_offset = r->offset;
-        d->pending_pos = b->position;
-        snprintf(d->pending_msg, sizeof d->pending_msg, "offset %lld: %s%s%s", (long long)r->offset,
-                 cr.known_type ? "" : "unknown record type; ", cr.err[0] ? cr.err : "not decoded",
-                 cr.known_type ? "" : ", skipped");
-        d->pending_known = cr.known_type;
+        kf_severity sev;
+        const char *code = decode_code(rc, d->decode == DEC_SHARE, &sev);
+        pend(d, b, r, code, sev, "offset %lld: %s%s%s", (long long)r->offset,
+             cr.known_type ? "" : "unknown record type; ", cr.err[0] ? cr.err : "not decoded",
+             cr.known_type ? "" : ", skipped");
     }
 }
 
@@ -256,13 +373,11 @@ static void text_bytes(out *o, const uint8_t *p, int32_t n)
 
 static void flush_decode_problem(dump_ctx *d)
 {
-    if (!d->pending_rc && !d->pending_msg[0])
+    if (!d->pending_code)
         return;
-    /* an unknown type or version is not damage; malformed bytes are */
-    bool damage = d->pending_rc == KF_ERR_CORRUPT || d->pending_rc == KF_ERR_TRUNCATED;
-    kf_report(report_problem, d->rep, damage ? KF_P_BAD_RECORD : KF_P_UNDECODED_RECORD,
-              damage ? KF_SEV_ERROR : KF_SEV_WARNING, d->pending_pos, true, d->pending_offset, "%s", d->pending_msg);
-    d->pending_rc = 0;
+    kf_report(report_problem, d->rep, d->pending_code, d->pending_sev, d->pending_pos, true, d->pending_offset, "%s",
+              d->pending_msg);
+    d->pending_code = NULL;
     d->pending_msg[0] = 0;
 }
 
@@ -320,6 +435,8 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
         }
         if (d->decode != DEC_NONE && !b->control)
             write_decoded(d, b, r);
+        else if (d->decode != DEC_NONE && is_ctl && ctl.type >= KF_CONTROL_LEADER_CHANGE)
+            write_kraft(d, b, r, true, ctl.type); /* KRaft control records, in every log */
         out_end(o);
         flush_decode_problem(d);
         return 0;
@@ -346,6 +463,8 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
             out_text(o, " endTxnMarker: %s coordinatorEpoch: %d", kf_control_type_name(ctl.type), ctl.coordinator_epoch);
         else
             out_text(o, " controlType: %s(%d)", kf_control_type_name(ctl.type), ctl.type);
+        if (d->decode != DEC_NONE && ctl.type >= KF_CONTROL_LEADER_CHANGE)
+            write_kraft(d, b, r, true, ctl.type);
     } else if (d->decode != DEC_NONE) {
         write_decoded(d, b, r);
     } else if (d->opts->payload) {
@@ -364,7 +483,7 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
     kf_name_info ni = kf_classify_name(kf_path_base(path));
     if (ni.kind == KF_FILE_UNKNOWN && kf_looks_like_log(path))
         ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
-    bool is_log = ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_KRAFT_CHECKPOINT;
+    bool is_log = ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_KRAFT_CHECKPOINT || ni.kind == KF_FILE_BOOTSTRAP_CHECKPOINT;
     if (ni.kind == KF_FILE_UNKNOWN) {
         cli_error(path, "not a Kafka file kfsck knows (by its name); skipped");
         return EXIT_CLEAN;
@@ -382,7 +501,7 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
             out_text(o, "Dumping %s\n", path);
         if (!o->json && ni.kind == KF_FILE_LOG && ni.base_offset >= 0)
             out_text(o, "Log starting offset: %lld\n", (long long)ni.base_offset);
-        dump_ctx d = {opts, o, path, 0, decode_for(opts, path), {0}, &r, 0, 0, 0, false, ""};
+        dump_ctx d = {opts, o, path, 0, decode_for(opts, path), {0}, &r, NULL, KF_SEV_WARNING, 0, 0, ""};
         kf_scan_opts so;
         kf_scan_opts_init(&so);
         so.max_batch_bytes = (size_t)opts->max_batch_bytes;
@@ -475,17 +594,23 @@ static int dump_path(const char *path, const dump_opts *opts, out *o, int depth)
 
 static void dump_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck dump [--records] [--payload] [--decode auto|none|offsets|txn|connect]\n"
-               "                  [--max-bytes N]\n"
+    fprintf(f, "usage: kfsck dump [--records] [--payload]\n"
+               "                  [--decode auto|none|offsets|txn|connect|metadata|share|remote]\n"
+               "                  [--show-secrets] [--max-bytes N]\n"
                "                  [--max-batch-bytes N] [--json] FILE...\n\n"
                "One line per batch of .log files (and KRaft .checkpoint snapshots), one per entry\n"
                "of .index/.timeindex/.txnindex/.snapshot and checkpoint files. A directory dumps\n"
                "every Kafka file below it.\n"
                "  --records          also one line per record\n"
                "  --payload          with the records' keys and values\n"
-               "  --decode KIND      decode __consumer_offsets (offsets), __transaction_state (txn)\n"
-               "                     or Kafka Connect offsets (connect) records; auto (default)\n"
-               "                     picks by the partition directory's topic\n"
+               "  --decode KIND      decode __consumer_offsets (offsets), __transaction_state (txn),\n"
+               "                     Kafka Connect offsets (connect), the KRaft metadata log and its\n"
+               "                     snapshots (metadata), __share_group_state (share) or\n"
+               "                     __remote_log_metadata (remote) records; auto (default) picks by\n"
+               "                     the partition directory's topic or the snapshot's file name.\n"
+               "                     KRaft control records are decoded in every log\n"
+               "  --show-secrets     print SCRAM salts and keys, delegation-token ids and\n"
+               "                     password-like config values (redacted by default)\n"
                "  --max-bytes N      read only the first N bytes of each .log (sampling a live host)\n"
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
                "  --json             newline-delimited JSON\n");
@@ -499,7 +624,8 @@ int cmd_dump(int argc, char **argv)
         {"records", no_argument, 0, 'r'},        {"payload", no_argument, 0, 'p'},
         {"decode", required_argument, 0, 'd'},   {"max-bytes", required_argument, 0, 'm'},
         {"max-batch-bytes", required_argument, 0, 'B'}, {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
+        {"show-secrets", no_argument, 0, 'S'},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     optind = 1;
     opterr = 0;
@@ -509,6 +635,7 @@ int cmd_dump(int argc, char **argv)
         case 'r': opts.records = true; break;
         case 'p': opts.payload = true; opts.records = true; break;
         case 'j': opts.json = true; break;
+        case 'S': opts.show_secrets = true; break;
         case 'd':
             if (!strcmp(optarg, "auto"))
                 opts.decode = DEC_AUTO;
@@ -520,9 +647,16 @@ int cmd_dump(int argc, char **argv)
                 opts.decode = DEC_TXN;
             else if (!strcmp(optarg, "connect"))
                 opts.decode = DEC_CONNECT;
+            else if (!strcmp(optarg, "metadata"))
+                opts.decode = DEC_METADATA;
+            else if (!strcmp(optarg, "share"))
+                opts.decode = DEC_SHARE;
+            else if (!strcmp(optarg, "remote"))
+                opts.decode = DEC_REMOTE;
             else
-                return opt_usage_error("dump", "--decode is auto, none, offsets, txn or connect, not", optarg,
-                                       dump_usage);
+                return opt_usage_error("dump",
+                                       "--decode is auto, none, offsets, txn, connect, metadata, share or remote, not",
+                                       optarg, dump_usage);
             if (opts.decode != DEC_NONE && opts.decode != DEC_AUTO)
                 opts.records = true;
             break;
@@ -542,6 +676,7 @@ int cmd_dump(int argc, char **argv)
         return opt_usage_error("dump", "no FILE given", NULL, dump_usage);
     out o;
     out_init(&o, stdout, opts.json);
+    o.show_secrets = opts.show_secrets;
     int status = EXIT_CLEAN;
     for (int i = optind; i < argc; i++) {
         int st = dump_path(argv[i], &opts, &o, 0);

@@ -12,12 +12,14 @@
 #include "cli/cli.h"
 #include "cli/dtree_json.h"
 #include "cli/json_text.h"
+#include "cli/kraft_names.h"
 #include "cli/partitions.h"
 #include "cli/walk.h"
 #include "kfsck/replay.h"
 
-/* topic id -> name, from the groups' partition-metadata records and the
- * partition.metadata files of the inputs */
+/* topic id -> name, from the KRaft metadata log, the groups'
+ * partition-metadata records and the partition.metadata files of the
+ * inputs (the first source to name an id wins) */
 typedef struct topic_name {
     uint8_t id[16];
     char *name;
@@ -53,6 +55,14 @@ static const char *names_find(const names *ns, const uint8_t id[16])
         if (!memcmp(ns->v[i].id, id, 16))
             return ns->v[i].name;
     return NULL;
+}
+
+static void names_from_metadata(names *ns, const kf_metadata *m)
+{
+    const kf_md_topic *const *t;
+    size_t n = m ? kf_metadata_topics(m, &t) : 0;
+    for (size_t i = 0; i < n; i++)
+        names_add(ns, t[i]->id, (const uint8_t *)t[i]->name, strlen(t[i]->name));
 }
 
 static void names_from_inputs(names *ns, const kf_inputs *in)
@@ -484,6 +494,9 @@ int cmd_groups(int argc, char **argv)
     bool unreadable = false;
     uint64_t uncovered = replay_offsets_topic(&in, r, &rep, perr, &found, &unreadable);
     names ns = {0};
+    kf_metadata *meta = kraft_image_of(argv + optind, argc - optind, max_batch);
+    names_from_metadata(&ns, meta); /* the cluster's own id -> name first */
+    kf_metadata_free(meta);
     names_from_inputs(&ns, &in);
 
     /* every group id: from group records, offsets, and dead groups */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/kraft_names.h"
 #include "cli/partitions.h"
 #include "kfsck/replay.h"
 
@@ -52,6 +53,7 @@ typedef struct offsets_run {
     int gw, tw;      /* table column widths */
     int64_t at_offset; /* history: where the change took effect */
     int64_t change_time; /* history: the time --as-of compares */
+    kf_metadata *meta; /* the KRaft metadata log among the inputs: topic ids by name */
 } offsets_run;
 
 static bool wanted(const offsets_opts *op, const char *group, const char *topic)
@@ -160,6 +162,14 @@ static void print_row(offsets_run *run, const kf_offset_value *v, bool history, 
             char id[23];
             kf_uuid_to_b64(v->topic_id, id);
             out_str(o, "topic_id", id);
+        } else if (run->meta) {
+            /* a commit without one: the topic's id in the cluster's metadata log */
+            const kf_md_topic *t = kf_metadata_topic_by_name(run->meta, v->topic);
+            if (t) {
+                char id[23];
+                kf_uuid_to_b64(t->id, id);
+                out_str(o, "topic_id", id);
+            }
         }
         if (history) {
             out_bool(o, "deleted", false);
@@ -390,6 +400,8 @@ int cmd_offsets(int argc, char **argv)
     note_group_partitions(&in, (const char *const *)op.groups, op.ngroups, op.offsets_partitions);
 
     offsets_run run = {.opts = &op, .o = &o, .perr = perr, .rep = {perr, NULL, 0, 0}, .in = &in, .gw = 24, .tw = 24};
+    if (op.format == FMT_JSON && kf_inputs_find(&in, "__cluster_metadata", 0))
+        run.meta = kraft_image_of(argv + optind, argc - optind, op.max_batch_bytes);
     if (op.history && op.has_as_of) {
         /* --history up to the as-of cut: a first, silent replay finds how
          * many changes the as-of table is built from */
@@ -428,6 +440,7 @@ int cmd_offsets(int argc, char **argv)
     }
     kf_replay_stats st = kf_replay_get_stats(run.replay);
     kf_replay_free(run.replay);
+    kf_metadata_free(run.meta);
     for (size_t i = 0; i < run.nleos; i++)
         free(run.leos[i].topic);
     free(run.leos);

@@ -1,7 +1,9 @@
-/* dtree_json.c: decoded coordinator records (kf_dtree nodes) as JSON: a
- * struct becomes an object of its fields, an array an array; bytes fields
- * are written as base64 under "<name>_b64", uuids as Kafka prints them
- * (22-character URL-safe base64), strings as text. */
+/* dtree_json.c: decoded records (kf_dtree nodes) as JSON: a struct becomes
+ * an object of its fields, an array an array; bytes fields are written as
+ * base64 under "<name>_b64", uuids as Kafka prints them (22-character
+ * URL-safe base64), strings as text. A node marked secret is written as the
+ * string "<redacted>" (under the key it would have had) unless the output
+ * was asked to show secrets. */
 #include "cli/dtree_json.h"
 
 #include <stdio.h>
@@ -10,6 +12,14 @@
 static void value(out *o, const kf_dtree *t, const kf_dnode *n, const char *key)
 {
     char k[96];
+    if ((n->flags & KF_DNODE_SECRET) && !o->show_secrets && n->kind != KF_V_NULL) {
+        if (key && n->kind == KF_V_BYTES) {
+            snprintf(k, sizeof k, "%s_b64", key);
+            key = k;
+        }
+        out_str(o, key, DTREE_REDACTED);
+        return;
+    }
     switch (n->kind) {
     case KF_V_NULL: out_null(o, key); break;
     case KF_V_INT: out_int(o, key, n->i); break;

@@ -21,6 +21,7 @@ static const command COMMANDS[] = {
     {"scan", cmd_scan, "inventory and health of whole broker data directories"},
     {"stats", cmd_stats, "records and bytes per time bucket, and timestamp disorder"},
     {"txns", cmd_txns, "open, hanging and aborted transactions"},
+    {"metadata", cmd_metadata, "the cluster as its KRaft metadata log describes it"},
 };
 
 static void usage(FILE *f)

@@ -51,6 +51,7 @@ void out_init(out *o, FILE *f, bool json)
     o->json = json;
     o->depth = 0;
     o->need_comma = false;
+    o->show_secrets = false;
 }
 
 static void sep(out *o)

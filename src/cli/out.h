@@ -15,6 +15,7 @@ typedef struct out {
     bool json;
     int depth;          /* nesting inside the current line */
     bool need_comma;
+    bool show_secrets;  /* print values marked secret (dtree_json.c); else "<redacted>" */
 } out;
 
 void out_init(out *o, FILE *f, bool json);

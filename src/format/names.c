@@ -60,10 +60,14 @@ kf_name_info kf_classify_name(const char *name)
         {"leader-epoch-checkpoint", KF_FILE_LEADER_EPOCH},
         {"partition.metadata", KF_FILE_PARTITION_METADATA},
         {"meta.properties", KF_FILE_META_PROPERTIES},
+        {"quorum-state", KF_FILE_QUORUM_STATE},
+        {"bootstrap.checkpoint", KF_FILE_BOOTSTRAP_CHECKPOINT},
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         if (strlen(fixed[i].name) == n && memcmp(name, fixed[i].name, n) == 0) {
             ni.kind = fixed[i].kind;
+            if (ni.kind == KF_FILE_BOOTSTRAP_CHECKPOINT)
+                ni.base_offset = 0;
             return ni;
         }
     }
@@ -115,6 +119,8 @@ const char *kf_file_kind_name(kf_file_kind k)
     case KF_FILE_PARTITION_METADATA: return "partition.metadata";
     case KF_FILE_META_PROPERTIES: return "meta.properties";
     case KF_FILE_KRAFT_CHECKPOINT: return "kraft-snapshot";
+    case KF_FILE_BOOTSTRAP_CHECKPOINT: return "bootstrap-checkpoint";
+    case KF_FILE_QUORUM_STATE: return "quorum-state";
     case KF_FILE_UNKNOWN: break;
     }
     return "unknown";

@@ -1,5 +1,7 @@
 /* scan.c: whole data dirs (include/kfsck/scan.h). Each partition dir is
- * verified by kf_verify_partition in a pool of threads; its problems are
+ * verified by kf_verify_partition in a pool of threads (and, when the data
+ * dir also holds the KRaft metadata log, checked against it:
+ * kf_kraft_check_partition); its problems are
  * kept with it and the partitions handed back in (topic, partition) order.
  * The data dir's four offset checkpoints and each partition's
  * leader-epoch-checkpoint are compared with the segments
@@ -21,6 +23,8 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
+#include "kfsck/kraft_check.h"
+#include "kfsck/metadata.h"
 #include "kfsck/names.h"
 
 void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o)
@@ -175,6 +179,7 @@ typedef struct datadir_ctx {
     unsigned reader_threads;
     ck_file ck[CK_N];
     bool any_checkpoint;
+    kf_metadata *meta;     /* the data dir's KRaft metadata image, when it holds one and other partitions */
     task *tasks;
     size_t ntasks;
     pthread_mutex_t mu;
@@ -258,6 +263,9 @@ static void scan_partition(datadir_ctx *d, task *t)
         return;
     }
     part->has_topic_id = part->log.listed && read_topic_id(t->dir, part->topic_id);
+    /* against the KRaft metadata log of the same data dir */
+    if (d->meta && part->log.listed)
+        kf_kraft_check_partition(d->meta, t->topic, t->partition, t->dir, keep_problem, t);
 
     /* leader epochs (the file's own problems were reported by the verify) */
     char *epath = kf_path_join(t->dir, "leader-epoch-checkpoint");
@@ -416,6 +424,33 @@ static unsigned online_cpus(void)
     return n > 0 ? (unsigned)(n > 256 ? 256 : n) : 1;
 }
 
+/* The KRaft metadata image of a data dir holding __cluster_metadata-0 and
+ * other partitions, to check them against (built silently: the metadata
+ * partition's own problems are its verify's); NULL otherwise. */
+static int kraft_image(datadir_ctx *d)
+{
+    bool meta = false, others = false;
+    for (size_t i = 0; i < d->ntasks; i++) {
+        if (!strcmp(d->tasks[i].topic, "__cluster_metadata"))
+            meta = true;
+        else
+            others = true;
+    }
+    if (!meta || !others)
+        return KF_OK;
+    kf_kraft_inputs ki;
+    char *paths[1] = {(char *)d->datadir};
+    int rc = kf_kraft_inputs_collect(&ki, paths, 1, NULL, NULL);
+    if (rc != KF_ERR_NOMEM && kf_kraft_inputs_found(&ki)) {
+        kf_metadata_opts mo;
+        kf_metadata_opts_init(&mo);
+        mo.max_batch_bytes = d->o->max_batch_bytes;
+        rc = kf_metadata_build(&d->meta, &ki, &mo);
+    }
+    kf_kraft_inputs_free(&ki);
+    return rc == KF_ERR_NOMEM ? rc : KF_OK;
+}
+
 int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_totals *tot)
 {
     dir_sink ds = {o, tot, dir};
@@ -519,6 +554,8 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     /* jobs is the number of threads in all: one per partition at a time,
      * and the threads no partition takes go to the segment readers */
     d.reader_threads = jobs <= 1 || d.ntasks >= jobs ? 1 : jobs / (unsigned)(d.ntasks ? d.ntasks : 1);
+    if (rc == KF_OK)
+        rc = kraft_image(&d);
 
     /* checkpoint entries naming a partition that is not here */
     for (int k = 0; k < CK_N && rc == KF_OK; k++) {
@@ -586,6 +623,7 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     pthread_mutex_destroy(&d.mu);
     pthread_cond_destroy(&d.cv);
     free(d.tasks);
+    kf_metadata_free(d.meta);
     for (int k = 0; k < CK_N; k++)
         ck_free(&d.ck[k]);
     return rc;

@@ -15,6 +15,8 @@
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
+#include "kfsck/kraft_check.h"
+#include "kfsck/quorum_state.h"
 #include "kfsck/snapshot.h"
 
 void kf_verify_opts_init(kf_verify_opts *o)
@@ -177,6 +179,13 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
             kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
         break;
     }
+    case KF_FILE_QUORUM_STATE: {
+        kf_quorum_state qs;
+        if (kf_quorum_state_parse(data, size, &qs, msg, sizeof msg) != KF_OK)
+            kf_report(sink_problem, &s, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, 0, false, 0,
+                      "quorum-state: %s (the KRaft node refuses to start)", msg);
+        break;
+    }
     default: break;
     }
 }
@@ -320,9 +329,16 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
     if (seg)
         memset(seg, 0, sizeof *seg);
     bool opened;
-    if (kind == KF_FILE_LOG || kind == KF_FILE_KRAFT_CHECKPOINT)
-        return verify_segment(path, kind, base_offset, o, res, seg, &opened);
     sink s = {o, res, path, 0, 0};
+    if (kind == KF_FILE_KRAFT_CHECKPOINT || kind == KF_FILE_BOOTSTRAP_CHECKPOINT) {
+        /* batches as a segment, then the snapshot's header and footer */
+        int rc = verify_segment(path, KF_FILE_KRAFT_CHECKPOINT, 0, o, res, seg, &opened);
+        if (rc == KF_OK && opened)
+            rc = kf_kraft_check_snapshot(path, o->max_batch_bytes, sink_problem, &s, NULL);
+        return rc == KF_ERR_NOMEM ? rc : KF_OK;
+    }
+    if (kind == KF_FILE_LOG)
+        return verify_segment(path, kind, base_offset, o, res, seg, &opened);
     return verify_small_file(&s, kind, base_offset);
 }
 
@@ -347,6 +363,11 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
     }
     bool have_prev = false;
     int64_t prev_last = 0;
+    char topic[256];
+    int32_t pnum;
+    /* a KRaft metadata partition also gets the KRaft checks (kraft_check.h) */
+    bool kraft = kf_parse_partition_dir(kf_path_base(dir), topic, sizeof topic, &pnum) &&
+                 !strcmp(topic, "__cluster_metadata");
     bool last_has_offsets = false;
     int64_t last_base = 0, last_last = 0;
     rc = KF_OK;
@@ -395,8 +416,10 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
         } else if (ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_KRAFT_CHECKPOINT) {
             bool ok;
             rc = verify_segment(p, ni.kind, ni.base_offset, o, res, NULL, &ok);
+            kraft |= ni.kind == KF_FILE_KRAFT_CHECKPOINT && ni.suffix[0] == 0;
         } else if (ni.kind == KF_FILE_TXNINDEX || ni.kind == KF_FILE_SNAPSHOT || ni.kind == KF_FILE_LEADER_EPOCH ||
-                   ni.kind == KF_FILE_PARTITION_METADATA) {
+                   ni.kind == KF_FILE_PARTITION_METADATA || ni.kind == KF_FILE_QUORUM_STATE) {
+            kraft |= ni.kind == KF_FILE_QUORUM_STATE;
             sink fs = {o, res, p, 0, 0};
             rc = verify_small_file(&fs, ni.kind, ni.base_offset);
         }
@@ -404,6 +427,10 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
         free(p);
     }
     kf_name_list_free(&l);
+    if (rc == KF_OK && kraft) /* snapshots' headers and footers, the log start (quorum-state: above) */
+        rc = kf_kraft_check_dir(dir, o->max_batch_bytes, KF_KCHECK_SNAPSHOTS | KF_KCHECK_LOG_START, sink_problem, &s);
+    if (rc == KF_ERR_IO)
+        rc = KF_OK; /* reported */
     if (ps->has_log_end)
         ps->log_end_offset = last_has_offsets ? last_last + 1 : last_base;
     ps->listed = true;
@@ -438,6 +465,8 @@ int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result
         if (k == KF_PATH_FILE && (ni.kind == KF_FILE_META_PROPERTIES || ni.kind == KF_FILE_OFFSET_CHECKPOINT)) {
             sink fs = {o, res, p, 0, 0};
             rc = verify_small_file(&fs, ni.kind, ni.base_offset);
+        } else if (k == KF_PATH_FILE && ni.kind == KF_FILE_BOOTSTRAP_CHECKPOINT) {
+            rc = kf_verify_file(p, ni.kind, ni.base_offset, o, res, NULL);
         } else if (k == KF_PATH_PARTITION) {
             rc = kf_verify_partition(p, o, res, NULL);
         } else if (k == KF_PATH_ERROR && kf_parse_partition_dir(l.names[i], topic, sizeof topic, &part)) {

@@ -393,6 +393,8 @@ static void decode_tags(dctx *d, const cs_struct *st, int16_t ver, uint32_t *slo
             size_t l = strlen(d->msg);
             snprintf(d->msg + l, sizeof d->msg - l, " (tag %" PRIu32 " size %" PRIu32 ")", tag, size);
         }
+        if (x != KF_DNODE_NONE && (f->flags & CS_F_SECRET))
+            d->t->nodes[x].flags |= KF_DNODE_SECRET;
         slot[fi] = x; /* a repeated tag: the last one wins, as in Kafka */
         path_pop(d);
         d->c.len = save_len;
@@ -417,6 +419,8 @@ static void decode_struct(dctx *d, const cs_struct *st, int16_t ver, bool flex, 
             continue;
         path_push(d, f->name);
         slot[i] = decode_field(d, f, ver, flex, false);
+        if (slot[i] != KF_DNODE_NONE && (f->flags & CS_F_SECRET))
+            d->t->nodes[slot[i]].flags |= KF_DNODE_SECRET;
         path_pop(d);
     }
     if (flex && !d->err)
@@ -578,15 +582,97 @@ static int decode_key(const cs_record *rec, const uint8_t *key, size_t n, kf_dtr
     return KF_OK;
 }
 
-/* Decodes the value with layout m at version ver; *clean when it decoded
- * with no error and no trailing byte. */
-static uint32_t try_layout(dctx *d, kf_dtree *t, const uint8_t *v, size_t n, const cs_message *m, int16_t ver,
-                           bool *clean)
+/* Decodes the value with layout m at version ver from pos; *clean when it
+ * decoded with no error and no trailing byte. */
+static uint32_t try_layout(dctx *d, kf_dtree *t, const uint8_t *v, size_t n, size_t pos, const cs_message *m,
+                           int16_t ver, bool *clean)
 {
-    dctx_init(d, t, v, n, 2);
+    dctx_init(d, t, v, n, pos);
     uint32_t root = decode_message(d, m, ver);
     *clean = !d->err && kf_cur_left(&d->c) == 0;
     return root;
+}
+
+static void body_err(cs_body *out, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void body_err(cs_body *out, size_t pos, const char *fmt, ...)
+{
+    if (out->err[0])
+        return;
+    out->err_pos = (uint32_t)pos;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->err, sizeof out->err, fmt, ap);
+    va_end(ap);
+}
+
+void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t n, size_t pos, bool best_effort,
+                    kf_dtree *t, cs_body *out)
+{
+    memset(out, 0, sizeof *out);
+    out->root = KF_DNODE_NONE;
+    const cs_message *m = rec->value;
+    dctx d;
+    bool clean;
+
+    if (cs_in(ver, m->v_min, m->v_max)) {
+        const cs_message *used = m;
+        uint32_t root = try_layout(&d, t, v, n, pos, m, ver, &clean);
+        if (!clean && d.err != KF_ERR_TOO_BIG && d.err != KF_ERR_NOMEM) {
+            uint32_t mark2 = t->n;
+            for (uint8_t i = 0; i < rec->n_alts; i++) {
+                const cs_message *alt = rec->alts[i];
+                if (!cs_in(ver, alt->v_min, alt->v_max))
+                    continue;
+                dctx d2;
+                bool clean2;
+                uint32_t r2 = try_layout(&d2, t, v, n, pos, alt, ver, &clean2);
+                if (clean2) {
+                    root = r2; /* the primary's nodes stay unused in the arena */
+                    clean = true;
+                    used = alt;
+                    break;
+                }
+                t->n = mark2;
+            }
+        }
+        out->root = root;
+        out->layout = used;
+        if (clean) {
+            out->ok = true;
+        } else {
+            out->partial = true;
+            if (d.err) {
+                out->rc = d.err;
+                body_err(out, d.err_pos, "%s v%d: %s", m->name, ver, d.msg);
+            } else {
+                out->rc = KF_ERR_CORRUPT;
+                body_err(out, d.c.pos, "%s v%d: %zu trailing bytes", m->name, ver, kf_cur_left(&d.c));
+            }
+        }
+        return;
+    }
+    /* Unknown version: read it as the closest layout known, best effort. */
+    out->rc = KF_ERR_UNSUPPORTED;
+    out->partial = true;
+    if (ver < 0 || !best_effort) {
+        body_err(out, pos, "%s: unknown version %d", m->name, ver);
+        return;
+    }
+    const cs_message *bm =
+        rec->fallback && cs_in(ver, rec->fallback->v_min, rec->fallback->v_max) ? rec->fallback : m;
+    int16_t lv = ver > bm->v_max ? bm->v_max : ver < bm->v_min ? bm->v_min : ver;
+    uint32_t root = try_layout(&d, t, v, n, pos, bm, lv, &clean);
+    out->root = root;
+    out->layout = bm;
+    if (d.err)
+        body_err(out, d.err_pos, "%s: unknown version %d (read as %s v%d: %s)", m->name, ver, bm->name, lv, d.msg);
+    else if (!clean)
+        body_err(out, pos, "%s: unknown version %d (read as %s v%d, %zu bytes left over)", m->name, ver, bm->name,
+                 lv, kf_cur_left(&d.c));
+    else
+        body_err(out, pos, "%s: unknown version %d (read as %s v%d)", m->name, ver, bm->name, lv);
+    if (d.err == KF_ERR_TOO_BIG || d.err == KF_ERR_NOMEM)
+        out->rc = d.err;
 }
 
 static int decode_value(const cs_record *rec, const uint8_t *v, size_t n, kf_dtree *t, kf_coord_record *out)
@@ -598,71 +684,18 @@ static int decode_value(const cs_record *rec, const uint8_t *v, size_t n, kf_dtr
     }
     int16_t ver = (int16_t)kf_be16(v);
     out->value_version = ver;
-    const cs_message *m = rec->value;
-    dctx d;
-    bool clean;
-    int rc = KF_OK;
-
-    if (cs_in(ver, m->v_min, m->v_max)) {
-        uint32_t root = try_layout(&d, t, v, n, m, ver, &clean);
-        if (!clean && d.err != KF_ERR_TOO_BIG && d.err != KF_ERR_NOMEM) {
-            uint32_t mark = t->n;
-            for (uint8_t i = 0; i < rec->n_alts; i++) {
-                const cs_message *alt = rec->alts[i];
-                if (!cs_in(ver, alt->v_min, alt->v_max))
-                    continue;
-                dctx d2;
-                bool clean2;
-                uint32_t r2 = try_layout(&d2, t, v, n, alt, ver, &clean2);
-                if (clean2) {
-                    root = r2;
-                    clean = true;
-                    break;
-                }
-                t->n = mark;
-            }
-        }
-        out->value_root = root;
-        if (clean) {
-            out->value_ok = true;
-        } else {
-            out->value_partial = true;
-            if (d.err) {
-                rc = d.err;
-                set_err(out, false, d.err_pos, "%s v%d: %s", m->name, ver, d.msg);
-            } else {
-                rc = KF_ERR_CORRUPT;
-                set_err(out, false, d.c.pos, "%s v%d: %zu trailing bytes", m->name, ver, kf_cur_left(&d.c));
-            }
-        }
-    } else {
-        /* Unknown version: read it as the closest layout known, best effort. */
-        rc = KF_ERR_UNSUPPORTED;
-        out->value_partial = true;
-        if (ver < 0) {
-            set_err(out, false, 0, "%s: unknown version %d", m->name, ver);
-        } else {
-            const cs_message *bm = rec->fallback && cs_in(ver, rec->fallback->v_min, rec->fallback->v_max)
-                                       ? rec->fallback
-                                       : m;
-            int16_t lv = ver > bm->v_max ? bm->v_max : ver < bm->v_min ? bm->v_min : ver;
-            uint32_t root = try_layout(&d, t, v, n, bm, lv, &clean);
-            out->value_root = root;
-            if (d.err)
-                set_err(out, false, d.err_pos, "%s: unknown version %d (read as %s v%d: %s)", m->name, ver,
-                        bm->name, lv, d.msg);
-            else if (!clean)
-                set_err(out, false, 0, "%s: unknown version %d (read as %s v%d, %zu bytes left over)", m->name,
-                        ver, bm->name, lv, kf_cur_left(&d.c));
-            else
-                set_err(out, false, 0, "%s: unknown version %d (read as %s v%d)", m->name, ver, bm->name, lv);
-            if (d.err == KF_ERR_TOO_BIG || d.err == KF_ERR_NOMEM)
-                rc = d.err;
-        }
-    }
+    cs_body body;
+    cs_decode_body(rec, ver, v, n, 2, true, t, &body);
+    out->value_root = body.root;
+    out->value_ok = body.ok;
+    out->value_partial = body.partial;
+    if (body.ok && body.layout && body.layout != rec->value)
+        out->value_layout = body.layout->name;
+    if (body.err[0])
+        set_err(out, false, body.err_pos, "%s", body.err);
     if ((rec->flags & CS_REC_CONSUMER_PROTOCOL) && out->value_root != KF_DNODE_NONE)
         expand_consumer_protocol(t, out->value_root);
-    return rc;
+    return body.rc;
 }
 
 int kf_coord_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
@@ -680,7 +713,7 @@ int kf_coord_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_
         set_err(out, false, 0, "no node arena");
         return KF_ERR_CORRUPT;
     }
-    if (topic != KF_COORD_OFFSETS && topic != KF_COORD_TXN) {
+    if (topic != KF_COORD_OFFSETS && topic != KF_COORD_TXN && topic != KF_COORD_SHARE) {
         set_err(out, true, 0, "unknown coordinator topic %d", topic);
         return KF_ERR_UNSUPPORTED;
     }

@@ -1,6 +1,9 @@
-/* coord_internal.h: the shape of the coordinator-record schema table
- * (src/coord_schema.c) that the generic decoder (src/coord_decode.c) walks.
- * Private to libkfsck; the unit tests include it to check the table.
+/* coord_internal.h: the shape of the schema tables of Kafka's internal
+ * topics that the generic decoder (src/records/coord_decode.c) walks: the
+ * coordinator records (coord_schema.c), __share_group_state
+ * (share_schema.c), the KRaft metadata and control records
+ * (kraft_schema.c) and __remote_log_metadata (remote_schema.c).
+ * Private to libkfsck; the unit tests include it to check the tables.
  *
  * A message (a record's key or value at some version) is a struct; a struct
  * is a list of fields; each field says its type, in which versions it exists,
@@ -12,7 +15,10 @@
 #define KFSCK_COORD_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "kfsck/coord.h"
 
 #define CS_VMAX INT16_MAX
 #define CS_MAX_FIELDS 32 /* most fields one struct of the table has (checked by the tests) */
@@ -44,7 +50,12 @@ typedef struct cs_field {
     int16_t tag_min, tag_max;     /* versions in which it is tagged */
     int64_t def;                  /* default of an absent integer field (documentation) */
     const struct cs_struct *sub;  /* CS_STRUCT, or CS_ARRAY of CS_STRUCT */
+    uint8_t flags;                /* CS_F_* */
 } cs_field;
+
+enum {
+    CS_F_SECRET = 1, /* the decoded node is marked KF_DNODE_SECRET (redacted unless asked for) */
+};
 
 typedef struct cs_struct {
     const char *name;             /* Kafka's struct name, for messages */
@@ -63,8 +74,12 @@ enum {
     CS_REC_CONSUMER_PROTOCOL = 1, /* classic group metadata: decode members' consumer protocol bytes */
 };
 
+/* One record type of a topic. Coordinator topics: key type (the int16 that
+ * starts the key) with key and value schemas. KRaft-envelope topics
+ * (metadata, remote log metadata): the apiKey, key NULL, value the body
+ * schema. KRaft control records: the control type, key NULL. */
 typedef struct cs_record {
-    int16_t type;                 /* the int16 that starts the key */
+    int16_t type;                 /* key type, apiKey or control type */
     const char *record_type;      /* snake_case name (cli.md) */
     const cs_message *key;
     const cs_message *value;
@@ -80,10 +95,42 @@ typedef struct cs_record {
     uint8_t flags;                /* CS_REC_* */
 } cs_record;
 
-/* The record types of one coordinator topic (KF_COORD_OFFSETS / KF_COORD_TXN). */
+/* The record types of one coordinator topic (KF_COORD_OFFSETS / KF_COORD_TXN
+ * / KF_COORD_SHARE). */
 const cs_record *kf_cs_records(int topic, uint32_t *n);
 /* The entry for one key type, or NULL. */
 const cs_record *kf_cs_lookup(int topic, int16_t type);
+
+/* __share_group_state (share_schema.c). */
+const cs_record *kf_cs_share_records(uint32_t *n);
+
+/* KRaft metadata records by apiKey (kraft_schema.c), KRaft control records
+ * by control type, and __remote_log_metadata records by apiKey
+ * (remote_schema.c). */
+const cs_record *kf_cs_metadata_records(uint32_t *n);
+const cs_record *kf_cs_control_records(uint32_t *n);
+const cs_record *kf_cs_remote_records(uint32_t *n);
+/* The entry for a type in a table, or NULL. */
+const cs_record *kf_cs_find(const cs_record *recs, uint32_t n, int16_t type);
+
+/* What decoding one value body found (cs_decode_body). */
+typedef struct cs_body {
+    uint32_t root;                /* struct node, KF_DNODE_NONE if none */
+    bool ok;                      /* decoded with a known version, every byte used */
+    bool partial;                 /* decoded in part, or with another version's layout */
+    int rc;                       /* KF_OK or a kf_err */
+    const cs_message *layout;     /* the schema that decoded it (rec->value or an alternative) */
+    uint32_t err_pos;
+    char err[160];
+} cs_body;
+
+/* Decode the value body of rec at version ver from v[pos..n): rec->value
+ * when it has ver, then rec->alts in order when that does not decode
+ * cleanly; a version rec->value lacks is KF_ERR_UNSUPPORTED and read best
+ * effort (with rec->fallback, else the nearest known version) only when
+ * best_effort is set. Trailing bytes are an error (KF_ERR_CORRUPT). */
+void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t n, size_t pos, bool best_effort,
+                    kf_dtree *t, cs_body *out);
 
 extern const cs_message kf_cs_consumer_subscription;
 extern const cs_message kf_cs_consumer_assignment;

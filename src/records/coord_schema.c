@@ -19,26 +19,7 @@
 #include "records/coord_internal.h"
 #include "kfsck/coord.h"
 
-#define X CS_VMAX
-
-/* An untagged field: kind k (elements e, struct s) in versions vlo..vhi,
- * nullable in nlo..nhi (1, 0 = never), default d. */
-#define FLD(n, k, e, s, vlo, vhi, nlo, nhi, d) { n, k, e, vlo, vhi, nlo, nhi, -1, 1, 0, d, s }
-#define P(n, k, vlo, vhi) FLD(n, k, 0, NULL, vlo, vhi, 1, 0, 0)
-#define PD(n, k, vlo, vhi, d) FLD(n, k, 0, NULL, vlo, vhi, 1, 0, d)
-#define PN(n, k, vlo, vhi, nlo, nhi) FLD(n, k, 0, NULL, vlo, vhi, nlo, nhi, 0)
-#define A(n, e, vlo, vhi) FLD(n, CS_ARRAY, e, NULL, vlo, vhi, 1, 0, 0)
-#define AS(n, s, vlo, vhi) FLD(n, CS_ARRAY, CS_STRUCT, &s, vlo, vhi, 1, 0, 0)
-#define ASN(n, s, vlo, vhi, nlo, nhi) FLD(n, CS_ARRAY, CS_STRUCT, &s, vlo, vhi, nlo, nhi, 0)
-#define SN(n, s, vlo, vhi, nlo, nhi) FLD(n, CS_STRUCT, 0, &s, vlo, vhi, nlo, nhi, 0)
-/* A tagged field with tag `tag`, present and tagged from version tlo on. */
-#define TG(n, k, e, s, tag, tlo, nlo, nhi, d) { n, k, e, tlo, X, nlo, nhi, tag, tlo, X, d, s }
-#define T(n, k, tag, tlo, d) TG(n, k, 0, NULL, tag, tlo, 1, 0, d)
-#define TAN(n, e, tag, tlo) TG(n, CS_ARRAY, e, NULL, tag, tlo, tlo, X, 0)
-#define TSN(n, s, tag, tlo) TG(n, CS_STRUCT, 0, &s, tag, tlo, tlo, X, 0)
-
-#define STRUCT(id, nm) static const cs_struct id = { nm, id##_f, (uint16_t)(sizeof id##_f / sizeof id##_f[0]) }
-#define MSG(id, nm, root, vlo, vhi, flex) static const cs_message id = { nm, &root, vlo, vhi, flex }
+#include "records/cs_macros.h"
 
 /* ---- keys (version 0, non-flexible) ----------------------------------------- */
 
@@ -524,6 +505,8 @@ static const cs_record txn_records[] = {
 
 const cs_record *kf_cs_records(int topic, uint32_t *n)
 {
+    if (topic == KF_COORD_SHARE)
+        return kf_cs_share_records(n);
     if (topic == KF_COORD_TXN) {
         *n = (uint32_t)(sizeof txn_records / sizeof txn_records[0]);
         return txn_records;
@@ -532,14 +515,19 @@ const cs_record *kf_cs_records(int topic, uint32_t *n)
     return offsets_records;
 }
 
+const cs_record *kf_cs_find(const cs_record *recs, uint32_t n, int16_t type)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (recs[i].type == type)
+            return &recs[i];
+    return NULL;
+}
+
 const cs_record *kf_cs_lookup(int topic, int16_t type)
 {
+    if (topic != KF_COORD_OFFSETS && topic != KF_COORD_TXN && topic != KF_COORD_SHARE)
+        return NULL;
     uint32_t n;
     const cs_record *r = kf_cs_records(topic, &n);
-    if (topic != KF_COORD_OFFSETS && topic != KF_COORD_TXN)
-        return NULL;
-    for (uint32_t i = 0; i < n; i++)
-        if (r[i].type == type)
-            return &r[i];
-    return NULL;
+    return kf_cs_find(r, n, type);
 }

@@ -28,6 +28,14 @@ static void test_fixed_names(void **state)
     assert_int_equal(kf_classify_name("leader-epoch-checkpoint").kind, KF_FILE_LEADER_EPOCH);
     assert_int_equal(kf_classify_name("partition.metadata").kind, KF_FILE_PARTITION_METADATA);
     assert_int_equal(kf_classify_name("meta.properties").kind, KF_FILE_META_PROPERTIES);
+    assert_int_equal(kf_classify_name("quorum-state").kind, KF_FILE_QUORUM_STATE);
+    assert_int_equal(kf_classify_name("quorum-state.tmp").kind, KF_FILE_UNKNOWN);
+    kf_name_info ni = kf_classify_name("bootstrap.checkpoint");
+    assert_int_equal(ni.kind, KF_FILE_BOOTSTRAP_CHECKPOINT);
+    assert_true(ni.base_offset == 0);
+    ni = kf_classify_name("00000000000000014403-0000000001.checkpoint.deleted");
+    assert_int_equal(ni.kind, KF_FILE_KRAFT_CHECKPOINT);
+    assert_string_equal(ni.suffix, ".deleted");
 }
 
 static void test_unknown(void **state)
@@ -37,7 +45,8 @@ static void test_unknown(void **state)
     assert_int_equal(kf_classify_name("abc.log").kind, KF_FILE_UNKNOWN);
     assert_int_equal(kf_classify_name(".log").kind, KF_FILE_UNKNOWN);
     assert_int_equal(kf_classify_name("99999999999999999999999.log").kind, KF_FILE_UNKNOWN);
-    assert_int_equal(kf_classify_name("bootstrap.checkpoint").kind, KF_FILE_UNKNOWN);
+    assert_int_equal(kf_classify_name("bootstrap.checkpoint.part").kind, KF_FILE_UNKNOWN);
+    assert_int_equal(kf_classify_name("00000000000000007259-0000000001.checkpoint.part").kind, KF_FILE_UNKNOWN);
     assert_int_equal(kf_classify_name("").kind, KF_FILE_UNKNOWN);
 }
 

@@ -1,0 +1,90 @@
+/* md_image.h: the cluster image the metadata job builds (md_image.c):
+ * brokers, controllers, features, topics and partitions, configs, client
+ * quotas, ACLs, SCRAM credentials, delegation tokens and producer ids,
+ * changed one decoded metadata record at a time by Kafka's replay rules
+ * (kraft-metadata.md §5). Private to libkfsck; metadata.c drives it. */
+#ifndef KFSCK_MD_IMAGE_H
+#define KFSCK_MD_IMAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bytes/htab.h"
+#include "kfsck/coord.h"
+#include "kfsck/metadata.h"
+
+typedef struct md_resource {
+    int8_t type;
+    char *name;
+    kf_md_config **cfg;        /* its keys, in no order */
+    uint32_t n, cap;
+} md_resource;
+
+typedef struct md_quota_entity {
+    kf_md_quota_entity *entity;
+    uint32_t nentity;
+    kf_md_quota **q;           /* one per key; each points at `entity` */
+    uint32_t n, cap;
+} md_quota_entity;
+
+typedef struct md_image {
+    htab brokers;              /* int32 id -> kf_md_broker* */
+    htab controllers;          /* int32 id -> kf_md_controller* */
+    htab features;             /* name -> kf_md_feature* (metadata.version apart: mv) */
+    htab topics;               /* uuid -> kf_md_topic* */
+    htab topic_names;          /* name -> kf_md_topic* (the newest topic of that name) */
+    htab resources;            /* int8 type + name -> md_resource* */
+    htab quotas;               /* entity key -> md_quota_entity* */
+    htab acls;                 /* uuid -> kf_md_acl* */
+    htab scram;                /* int8 mechanism + name -> kf_md_scram* */
+    htab tokens;               /* token id -> kf_md_token* */
+    bool has_mv;
+    int16_t mv;
+    int64_t next_producer_id;  /* -1: none issued */
+    int32_t pid_broker_id;
+    int64_t pid_broker_epoch;
+} md_image;
+
+void md_image_init(md_image *im);
+void md_image_free(md_image *im);
+/* A deep copy (for an open metadata transaction). false when out of memory
+ * (dst is then freed and empty). */
+bool md_image_copy(md_image *dst, const md_image *src);
+
+typedef enum md_apply {
+    MD_APPLIED = 0,
+    MD_NOT_APPLIED,            /* the record cannot be applied (msg says why) */
+    MD_NOMEM,
+} md_apply;
+
+/* Apply one decoded metadata record (apiKey, version, root node of t).
+ * from_snapshot: ProducerIdsRecord then keeps broker -1/-1. */
+md_apply md_image_apply(md_image *im, int16_t api_key, int16_t version, const kf_dtree *t, uint32_t root,
+                        bool from_snapshot, char *msg, size_t msglen);
+
+/* The sorted views of metadata.h, built once from the image. */
+typedef struct md_views {
+    const kf_md_feature **features;
+    size_t nfeatures;
+    const kf_md_broker **brokers;
+    size_t nbrokers;
+    const kf_md_controller **controllers;
+    size_t ncontrollers;
+    const kf_md_topic **topics;
+    size_t ntopics;
+    const kf_md_config **configs;
+    size_t nconfigs;
+    const kf_md_quota **quotas;
+    size_t nquotas;
+    const kf_md_acl **acls;
+    size_t nacls;
+    const kf_md_scram **scram;
+    size_t nscram;
+    const kf_md_token **tokens;
+    size_t ntokens;
+} md_views;
+
+bool md_views_build(md_views *v, const md_image *im);
+void md_views_free(md_views *v);
+
+#endif

@@ -1,0 +1,885 @@
+/* metadata.c: `kfsck metadata` as a library job (metadata.h): finding the
+ * KRaft metadata files under the PATHs, choosing the snapshot a broker would
+ * load (the newest intact one at or below the target offset; kraft-metadata.md
+ * §4.6), replaying the log after it through the partition reader (several
+ * copies as one log), with metadata transactions (§5.6: an open one is held
+ * as a copy of the image from before it, an aborted one rolled back), and
+ * the KRaft checks of kraft_check.c. Records are decoded by kraft_decode.c
+ * and applied by md_image.c. */
+#include "kfsck/metadata.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs/kraft_files.h"
+#include "jobs/md_image.h"
+#include "kfsck/batch.h"
+#include "kfsck/checkpoint.h"
+#include "kfsck/dirs.h"
+#include "kfsck/file.h"
+#include "kfsck/kraft.h"
+#include "kfsck/kraft_check.h"
+#include "kfsck/names.h"
+#include "kfsck/quorum_state.h"
+
+struct kf_metadata {
+    md_image im;
+    md_views v;
+    kf_metadata_info info;
+    char *cluster_id;
+    char *snapshot;
+    int32_t *voters;
+};
+
+void kf_metadata_opts_init(kf_metadata_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+}
+
+/* ---- inputs ------------------------------------------------------------------------ */
+
+static int strv_add(char ***v, size_t *n, const char *s)
+{
+    char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv)
+        return KF_ERR_NOMEM;
+    *v = nv;
+    if (!(nv[*n] = strdup(s)))
+        return KF_ERR_NOMEM;
+    (*n)++;
+    return KF_OK;
+}
+
+static int snapshot_add(kf_kraft_inputs *ki, const char *path, bool loose)
+{
+    const char *base = kf_path_base(path);
+    kf_name_info ni = kf_classify_name(base);
+    kf_kraft_snapshot_file f = {0};
+    if (ni.kind == KF_FILE_BOOTSTRAP_CHECKPOINT) {
+        f.bootstrap = true;
+    } else if (!kraft_snapshot_name(base, &f.end_offset, &f.epoch)) {
+        return KF_OK;
+    }
+    if (f.end_offset == 0 && f.epoch == 0)
+        f.bootstrap = true; /* the 0-0 bootstrap snapshot */
+    for (size_t i = 0; i < ki->nsnapshots; i++)
+        if (!strcmp(ki->snapshots[i].path, path))
+            return KF_OK;
+    kf_kraft_snapshot_file *nv = realloc(ki->snapshots, (ki->nsnapshots + 1) * sizeof *nv);
+    if (!nv)
+        return KF_ERR_NOMEM;
+    ki->snapshots = nv;
+    if (!(f.path = strdup(path)))
+        return KF_ERR_NOMEM;
+    f.loose = loose;
+    ki->snapshots[ki->nsnapshots++] = f;
+    return KF_OK;
+}
+
+static bool is_metadata_dir_name(const char *base)
+{
+    char topic[256];
+    int32_t part;
+    return kf_parse_partition_dir(base, topic, sizeof topic, &part) && !strcmp(topic, "__cluster_metadata");
+}
+
+/* A partition directory: taken when it is named __cluster_metadata-N or holds
+ * KRaft snapshots or a quorum-state. Adds its snapshots and quorum-state. */
+static int meta_dir(kf_kraft_inputs *ki, const char *dir, char ***logp, size_t *nlog, bool *taken)
+{
+    *taken = false;
+    kf_name_list l;
+    int err_no = 0;
+    int rc = kf_list_dir(dir, &l, &err_no);
+    if (rc != KF_OK)
+        return rc == KF_ERR_NOMEM ? rc : KF_OK; /* kf_inputs_collect reports it */
+    bool is_meta = is_metadata_dir_name(kf_path_base(dir));
+    for (size_t i = 0; i < l.n && !is_meta; i++) {
+        kf_name_info ni = kf_classify_name(l.names[i]);
+        is_meta = (ni.kind == KF_FILE_KRAFT_CHECKPOINT && ni.suffix[0] == 0) || ni.kind == KF_FILE_QUORUM_STATE;
+    }
+    for (size_t i = 0; i < l.n && is_meta && rc == KF_OK; i++) {
+        kf_name_info ni = kf_classify_name(l.names[i]);
+        if (ni.suffix[0] != 0)
+            continue;
+        if (ni.kind != KF_FILE_KRAFT_CHECKPOINT && ni.kind != KF_FILE_QUORUM_STATE)
+            continue;
+        char *p = kf_path_join(dir, l.names[i]);
+        if (!p) {
+            rc = KF_ERR_NOMEM;
+            break;
+        }
+        rc = ni.kind == KF_FILE_QUORUM_STATE ? strv_add(&ki->quorum_states, &ki->nquorum, p) : snapshot_add(ki, p, false);
+        free(p);
+    }
+    kf_name_list_free(&l);
+    if (rc == KF_OK && is_meta) {
+        *taken = true;
+        if ((rc = strv_add(&ki->dirs, &ki->ndirs, dir)) == KF_OK)
+            rc = strv_add(logp, nlog, dir);
+    }
+    return rc;
+}
+
+static int meta_properties_of(kf_kraft_inputs *ki, const char *datadir)
+{
+    char *p = kf_path_join(datadir, "meta.properties");
+    if (!p)
+        return KF_ERR_NOMEM;
+    int err_no, rc = KF_OK;
+    if (kf_classify_path(p, &err_no) == KF_PATH_FILE)
+        rc = strv_add(&ki->meta_properties, &ki->nmeta, p);
+    free(p);
+    return rc;
+}
+
+int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, kf_path_error_fn fn, void *ctx)
+{
+    memset(ki, 0, sizeof *ki);
+    char **logp = NULL;
+    size_t nlog = 0;
+    int status = KF_OK;
+    for (size_t i = 0; i < n && status != KF_ERR_NOMEM; i++) {
+        const char *p = paths[i];
+        int err_no = 0, rc = KF_OK;
+        bool taken;
+        switch (kf_classify_path(p, &err_no)) {
+        case KF_PATH_ERROR:
+            if (fn)
+                fn(ctx, p, err_no, kf_path_error_str(err_no));
+            rc = KF_ERR_IO;
+            break;
+        case KF_PATH_SPECIAL:
+            if (fn)
+                fn(ctx, p, 0, "not a regular file or directory");
+            rc = KF_ERR_IO;
+            break;
+        case KF_PATH_FILE: {
+            kf_name_info ni = kf_classify_name(kf_path_base(p));
+            if (ni.kind == KF_FILE_KRAFT_CHECKPOINT || ni.kind == KF_FILE_BOOTSTRAP_CHECKPOINT)
+                rc = snapshot_add(ki, p, true);
+            else if (ni.kind == KF_FILE_QUORUM_STATE)
+                rc = strv_add(&ki->quorum_states, &ki->nquorum, p);
+            else if (ni.kind == KF_FILE_META_PROPERTIES)
+                rc = strv_add(&ki->meta_properties, &ki->nmeta, p);
+            else if (ni.kind == KF_FILE_LOG || kf_looks_like_log(p))
+                rc = strv_add(&logp, &nlog, p);
+            else if (fn) {
+                fn(ctx, p, 0, "not a file of a KRaft metadata partition");
+                rc = KF_ERR_IO;
+            }
+            break;
+        }
+        case KF_PATH_PARTITION: {
+            rc = meta_dir(ki, p, &logp, &nlog, &taken);
+            if (rc == KF_OK && taken) {
+                char *parent = kf_path_dir(p);
+                if (!parent)
+                    rc = KF_ERR_NOMEM;
+                else
+                    rc = meta_properties_of(ki, parent);
+                free(parent);
+            }
+            break;
+        }
+        case KF_PATH_DATADIR: {
+            kf_name_list l;
+            if ((rc = kf_list_dir(p, &l, &err_no)) != KF_OK) {
+                if (fn && rc != KF_ERR_NOMEM)
+                    fn(ctx, p, err_no, kf_path_error_str(err_no));
+                break;
+            }
+            bool any = false;
+            for (size_t k = 0; k < l.n && rc == KF_OK; k++) {
+                if (!is_metadata_dir_name(l.names[k]))
+                    continue;
+                char *sub = kf_path_join(p, l.names[k]);
+                int e2;
+                if (!sub)
+                    rc = KF_ERR_NOMEM;
+                else if (kf_classify_path(sub, &e2) == KF_PATH_PARTITION)
+                    rc = meta_dir(ki, sub, &logp, &nlog, &taken), any |= taken;
+                free(sub);
+            }
+            kf_name_list_free(&l);
+            if (rc == KF_OK && any)
+                rc = meta_properties_of(ki, p);
+            break;
+        }
+        case KF_PATH_OTHER_DIR:
+            if (fn)
+                fn(ctx, p, 0, "neither a partition directory nor a broker data directory");
+            rc = KF_ERR_IO;
+            break;
+        }
+        if (rc != KF_OK && status != KF_ERR_NOMEM)
+            status = rc;
+    }
+    if (status != KF_ERR_NOMEM) {
+        int rc = kf_inputs_collect(&ki->all, logp, nlog, fn, ctx);
+        if (rc != KF_OK && status == KF_OK)
+            status = rc;
+    }
+    for (size_t i = 0; i < nlog; i++)
+        free(logp[i]);
+    free(logp);
+    /* every copy found is a copy of the metadata log */
+    size_t total = 0;
+    for (size_t i = 0; i < ki->all.n; i++)
+        total += ki->all.parts[i].ncopies;
+    ki->log.topic = (char *)"__cluster_metadata";
+    ki->log.partition = 0;
+    ki->log.copies = calloc(total ? total : 1, sizeof *ki->log.copies);
+    if (!ki->log.copies)
+        return KF_ERR_NOMEM;
+    for (size_t i = 0; i < ki->all.n; i++)
+        for (size_t c = 0; c < ki->all.parts[i].ncopies; c++)
+            ki->log.copies[ki->log.ncopies++] = ki->all.parts[i].copies[c];
+    return status;
+}
+
+void kf_kraft_inputs_free(kf_kraft_inputs *ki)
+{
+    kf_inputs_free(&ki->all);
+    free(ki->log.copies);
+    for (size_t i = 0; i < ki->nsnapshots; i++)
+        free(ki->snapshots[i].path);
+    free(ki->snapshots);
+    for (size_t i = 0; i < ki->ndirs; i++)
+        free(ki->dirs[i]);
+    free(ki->dirs);
+    for (size_t i = 0; i < ki->nquorum; i++)
+        free(ki->quorum_states[i]);
+    free(ki->quorum_states);
+    for (size_t i = 0; i < ki->nmeta; i++)
+        free(ki->meta_properties[i]);
+    free(ki->meta_properties);
+    memset(ki, 0, sizeof *ki);
+}
+
+bool kf_kraft_inputs_found(const kf_kraft_inputs *ki)
+{
+    size_t segs = 0;
+    for (size_t i = 0; i < ki->log.ncopies; i++)
+        segs += ki->log.copies[i].nseg;
+    return segs > 0 || ki->nsnapshots > 0;
+}
+
+/* ---- building ------------------------------------------------------------------------- */
+
+typedef struct builder {
+    kf_metadata *m;
+    const kf_metadata_opts *o;
+    kf_dtree t;
+    md_image saved;          /* the image from before an open metadata transaction */
+    bool in_txn;
+    bool nomem;
+    int32_t *voters;         /* newest kraft_voters record seen */
+    size_t nvoters;
+    bool has_voters;
+    int16_t kraft_version;
+} builder;
+
+static void report(builder *bd, const char *file, const char *code, kf_severity sev, uint64_t pos, bool has_off,
+                   int64_t off, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+static void report(builder *bd, const char *file, const char *code, kf_severity sev, uint64_t pos, bool has_off,
+                   int64_t off, const char *fmt, ...)
+{
+    if (!bd->o->problem_fn)
+        return;
+    kf_problem p;
+    memset(&p, 0, sizeof p);
+    p.code = code;
+    p.file = file;
+    p.severity = sev;
+    p.position = pos;
+    p.has_offset = has_off;
+    p.offset = has_off ? off : 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    va_end(ap);
+    bd->o->problem_fn(bd->o->problem_ctx, &p);
+}
+
+/* A kraft_voters control record: the voter ids, replacing the previous set. */
+static void take_voters(builder *bd, const kf_dtree *t, uint32_t root)
+{
+    const kf_dnode *vs = kf_dnode_field(t, &t->nodes[root], "voters");
+    if (!vs || vs->kind != KF_V_ARRAY)
+        return;
+    int32_t *v = malloc((vs->n_children ? vs->n_children : 1) * sizeof *v);
+    if (!v) {
+        bd->nomem = true;
+        return;
+    }
+    size_t n = 0;
+    for (uint32_t c = vs->first_child; c != KF_DNODE_NONE && n < vs->n_children; c = t->nodes[c].next)
+        v[n++] = (int32_t)kf_dnode_int(t, &t->nodes[c], "voter_id", -1);
+    free(bd->voters);
+    bd->voters = v;
+    bd->nvoters = n;
+    bd->has_voters = true;
+}
+
+/* One control record of a batch: returns its type (-1 when unreadable). */
+static int control_record(builder *bd, const char *file, const kf_batch *b, const kf_record *rec)
+{
+    kf_control ctl;
+    if (kf_control_parse(rec, &ctl) != KF_OK) {
+        report(bd, file, KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true, rec->offset,
+               "offset %lld: a control record whose key is not a control key", (long long)rec->offset);
+        bd->m->info.damaged++;
+        return -1;
+    }
+    kf_dtree_reset(&bd->t);
+    kf_kraft_record kr;
+    int rc = kf_kraft_control_decode(ctl.type, rec->value, rec->value_len, &bd->t, &kr);
+    if (rc == KF_ERR_UNSUPPORTED) {
+        report(bd, file, KF_P_UNKNOWN_RECORD_TYPE, KF_SEV_WARNING, b->position, true, rec->offset, "offset %lld: %s",
+               (long long)rec->offset, kr.err);
+        return ctl.type;
+    }
+    if (rc == KF_ERR_NOMEM) {
+        bd->nomem = true;
+        return -1;
+    }
+    if (rc != KF_OK) {
+        report(bd, file, KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true, rec->offset, "offset %lld: %s",
+               (long long)rec->offset, kr.err);
+        bd->m->info.damaged++;
+        return ctl.type;
+    }
+    if (ctl.type == KF_CONTROL_KRAFT_VOTERS)
+        take_voters(bd, &bd->t, kr.root);
+    else if (ctl.type == KF_CONTROL_KRAFT_VERSION)
+        bd->kraft_version = (int16_t)kf_dnode_int(&bd->t, &bd->t.nodes[kr.root], "kraft_version", -1);
+    return ctl.type;
+}
+
+/* One data record: decode and apply to im. *bad when it could not be read. */
+static void data_record(builder *bd, const char *file, const kf_batch *b, const kf_record *rec, md_image *im,
+                        bool from_snapshot, bool *bad)
+{
+    kf_metadata_info *info = &bd->m->info;
+    kf_dtree_reset(&bd->t);
+    kf_kraft_record kr;
+    int rc = kf_kraft_decode(KF_KRAFT_METADATA, rec->key, rec->key_len, rec->value, rec->value_len, &bd->t, &kr);
+    long long off = (long long)rec->offset;
+    if (kr.key_present)
+        report(bd, file, KF_P_BAD_RECORD, KF_SEV_WARNING, b->position, true, rec->offset,
+               "offset %lld: a metadata record with a key (Kafka never writes one; ignored)", off);
+    if (rc == KF_ERR_UNSUPPORTED) {
+        report(bd, file, KF_P_UNKNOWN_RECORD_TYPE, KF_SEV_WARNING, b->position, true, rec->offset,
+               "offset %lld: %s; not applied", off, kr.err);
+        return;
+    }
+    if (rc == KF_ERR_NOMEM) {
+        bd->nomem = true;
+        return;
+    }
+    if (rc != KF_OK) {
+        report(bd, file, KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true, rec->offset, "offset %lld: %s; skipped",
+               off, kr.err[0] ? kr.err : "malformed metadata record");
+        info->damaged++;
+        *bad = true;
+        return;
+    }
+    info->records++;
+    char msg[200];
+    switch (kr.api_key) {
+    case KF_MD_BEGIN_TRANSACTION:
+    case KF_MD_END_TRANSACTION:
+    case KF_MD_ABORT_TRANSACTION:
+        if (from_snapshot) {
+            report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
+                   "offset %lld: a %s record inside a snapshot (Kafka refuses such a snapshot)", off, kr.record_type);
+            *bad = true;
+            return;
+        }
+        if (kr.api_key == KF_MD_BEGIN_TRANSACTION) {
+            if (bd->in_txn) {
+                report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
+                       "offset %lld: begin_transaction inside an open metadata transaction", off);
+                return;
+            }
+            if (!md_image_copy(&bd->saved, im)) {
+                bd->nomem = true;
+                return;
+            }
+            bd->in_txn = true;
+            return;
+        }
+        if (!bd->in_txn) {
+            report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
+                   "offset %lld: %s without a begin_transaction", off, kr.record_type);
+            return;
+        }
+        if (kr.api_key == KF_MD_ABORT_TRANSACTION) { /* everything since the Begin is discarded */
+            md_image_free(im);
+            *im = bd->saved;
+        } else {
+            md_image_free(&bd->saved);
+        }
+        md_image_init(&bd->saved);
+        bd->in_txn = false;
+        return;
+    default:
+        break;
+    }
+    md_apply a = md_image_apply(im, kr.api_key, kr.version, &bd->t, kr.root, from_snapshot, msg, sizeof msg);
+    if (a == MD_NOMEM)
+        bd->nomem = true;
+    else if (a == MD_NOT_APPLIED) {
+        report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
+               "offset %lld: %s not applied: %s", off, kr.record_type, msg[0] ? msg : "a field it needs is missing");
+        info->not_applied++;
+    }
+}
+
+/* ---- snapshots ------------------------------------------------------------------------ */
+
+typedef struct snap_try {
+    bool intact;
+    const char *file;        /* the copy the footer came from */
+    uint64_t records;
+} snap_try;
+
+/* Load the snapshot held by paths (copies of one snapshot) into a fresh im. */
+static int load_snapshot(builder *bd, char *const *paths, size_t n, md_image *im, snap_try *st)
+{
+    memset(st, 0, sizeof *st);
+    kraft_files f;
+    if (kraft_files_init(&f, paths, n) != KF_OK)
+        return KF_ERR_NOMEM;
+    kf_part_reader_opts o;
+    kf_part_reader_opts_init(&o);
+    o.max_batch_bytes = bd->o->max_batch_bytes;
+    o.problem_fn = bd->o->problem_fn;
+    o.problem_ctx = bd->o->problem_ctx;
+    kf_part_reader *r;
+    if (kf_part_reader_open(&r, &f.p, &o) != KF_OK) {
+        kraft_files_free(&f);
+        return KF_ERR_NOMEM;
+    }
+    uint64_t records_before = bd->m->info.records;
+    bool header = false, footer = false, bad = false, first = true;
+    kf_batch b;
+    int got;
+    while (!bd->nomem && (got = kf_part_reader_next(r, &b)) == 1) {
+        const char *file = kf_part_reader_file(r);
+        kf_record_iter it;
+        footer = false;
+        if (kf_part_reader_records(r, &b, &it) != KF_OK) {
+            report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b.position, true,
+                   b.base_offset, "%s", it.err_msg);
+            bad = true;
+            first = false;
+            continue;
+        }
+        kf_record rec;
+        int rr = 0;
+        bool first_rec = true;
+        while (!bd->nomem && (rr = kf_records_next(&it, &rec)) == 1) {
+            if (b.control) {
+                int type = control_record(bd, file, &b, &rec);
+                if (first && first_rec)
+                    header = type == KF_CONTROL_SNAPSHOT_HEADER;
+                footer = type == KF_CONTROL_SNAPSHOT_FOOTER;
+                if (footer)
+                    st->file = file;
+            } else {
+                data_record(bd, file, &b, &rec, im, true, &bad);
+            }
+            first_rec = false;
+        }
+        if (rr < 0) {
+            report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b.position, true,
+                   b.base_offset, "%s", it.err_msg);
+            bad = true;
+            footer = false;
+        }
+        first = false;
+    }
+    kf_part_result res;
+    kf_part_reader_close(r, &res);
+    kraft_files_free(&f);
+    if (bd->nomem)
+        return KF_ERR_NOMEM;
+    st->records = bd->m->info.records - records_before;
+    st->intact = header && footer && !bad && !res.uncovered && !res.unreadable;
+    return KF_OK;
+}
+
+static int cmp_snap(const void *a, const void *b)
+{
+    const kf_kraft_snapshot_file *x = *(const kf_kraft_snapshot_file *const *)a;
+    const kf_kraft_snapshot_file *y = *(const kf_kraft_snapshot_file *const *)b;
+    if (x->end_offset != y->end_offset)
+        return x->end_offset > y->end_offset ? -1 : 1;
+    if (x->epoch != y->epoch)
+        return x->epoch > y->epoch ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+/* Try the snapshots from the newest at or below the target down; the first
+ * intact one becomes the image. bootstrap: try only the bootstrap files
+ * (used when there is neither a log nor a snapshot). */
+static int choose_snapshot(builder *bd, const kf_kraft_inputs *ki, int64_t target, bool bootstrap)
+{
+    kf_metadata *m = bd->m;
+    const kf_kraft_snapshot_file **c = malloc((ki->nsnapshots ? ki->nsnapshots : 1) * sizeof *c);
+    char **paths = malloc((ki->nsnapshots ? ki->nsnapshots : 1) * sizeof *paths);
+    if (!c || !paths) {
+        free(c);
+        free(paths);
+        return KF_ERR_NOMEM;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < ki->nsnapshots; i++) {
+        const kf_kraft_snapshot_file *s = &ki->snapshots[i];
+        if (s->bootstrap != bootstrap)
+            continue;
+        if (!bootstrap && s->end_offset - 1 > target)
+            continue; /* holds state after the target */
+        c[n++] = s;
+    }
+    if (n > 1)
+        qsort(c, n, sizeof *c, cmp_snap);
+    int rc = KF_OK;
+    for (size_t i = 0; i < n && rc == KF_OK;) {
+        /* the copies of one snapshot: same end offset and epoch */
+        size_t j = i, k = 0;
+        while (j < n && c[j]->end_offset == c[i]->end_offset && c[j]->epoch == c[i]->epoch &&
+               (!bootstrap || j == i))
+            paths[k++] = c[j++]->path;
+        md_image im;
+        md_image_init(&im);
+        uint64_t records_before = m->info.records;
+        int16_t kv_before = bd->kraft_version;
+        snap_try st;
+        rc = load_snapshot(bd, paths, k, &im, &st);
+        if (rc == KF_OK && st.intact) {
+            md_image_free(&m->im);
+            m->im = im;
+            m->snapshot = strdup(st.file ? st.file : paths[0]);
+            if (!m->snapshot)
+                rc = KF_ERR_NOMEM;
+            m->info.snapshot = m->snapshot;
+            m->info.snapshot_offset = c[i]->end_offset;
+            m->info.snapshot_epoch = c[i]->epoch;
+            if (!bootstrap) {
+                m->info.has_last_offset = c[i]->end_offset > 0;
+                m->info.last_offset = c[i]->end_offset - 1;
+                m->info.has_leader_epoch = true;
+                m->info.leader_epoch = c[i]->epoch;
+            }
+            break;
+        }
+        md_image_free(&im);
+        m->info.records = records_before;
+        bd->kraft_version = kv_before;
+        i = j;
+    }
+    free(c);
+    free(paths);
+    return rc;
+}
+
+/* ---- the log ---------------------------------------------------------------------------- */
+
+static int replay_log(builder *bd, const kf_kraft_inputs *ki, int64_t start, int64_t target)
+{
+    kf_metadata *m = bd->m;
+    if (!ki->log.ncopies)
+        return KF_OK;
+    kf_part_reader_opts o;
+    kf_part_reader_opts_init(&o);
+    o.max_batch_bytes = bd->o->max_batch_bytes;
+    o.problem_fn = bd->o->problem_fn;
+    o.problem_ctx = bd->o->problem_ctx;
+    kf_part_reader *r;
+    if (kf_part_reader_open(&r, &ki->log, &o) != KF_OK)
+        return KF_ERR_NOMEM;
+    kf_batch b;
+    int got;
+    bool bad = false;
+    while (!bd->nomem && (got = kf_part_reader_next(r, &b)) == 1) {
+        m->info.log_end_offset = b.last_offset + 1;
+        int64_t first = b.base_offset_known ? b.base_offset : b.last_offset;
+        if (b.last_offset < start)
+            continue;
+        if (first > target)
+            break;
+        const char *file = kf_part_reader_file(r);
+        kf_record_iter it;
+        if (kf_part_reader_records(r, &b, &it) != KF_OK) {
+            report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b.position, true,
+                   b.base_offset, "%s; batch skipped", it.err_msg);
+            m->info.damaged++;
+            continue;
+        }
+        kf_record rec;
+        int rr = 0;
+        bool any = false;
+        while (!bd->nomem && (rr = kf_records_next(&it, &rec)) == 1) {
+            if (rec.offset < start)
+                continue;
+            if (rec.offset > target)
+                break;
+            any = true;
+            if (b.control)
+                control_record(bd, file, &b, &rec);
+            else
+                data_record(bd, file, &b, &rec, &m->im, false, &bad);
+        }
+        if (rr < 0) {
+            report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b.position, true,
+                   b.base_offset, "%s; the rest of the batch is skipped", it.err_msg);
+            m->info.damaged++;
+        }
+        if (any || rr < 0) {
+            m->info.has_last_offset = true;
+            m->info.last_offset = b.last_offset < target ? b.last_offset : target;
+            m->info.has_leader_epoch = true;
+            m->info.leader_epoch = b.partition_leader_epoch;
+        }
+    }
+    kf_part_result res;
+    kf_part_reader_close(r, &res);
+    m->info.damaged += res.uncovered;
+    return bd->nomem ? KF_ERR_NOMEM : KF_OK;
+}
+
+/* ---- small files ---------------------------------------------------------------------- */
+
+static void read_cluster_id(kf_metadata *m, const kf_kraft_inputs *ki)
+{
+    for (size_t i = 0; i < ki->nmeta && !m->cluster_id; i++) {
+        uint8_t *data = NULL;
+        uint64_t size = 0;
+        int err_no = 0;
+        if (kf_file_read_all(ki->meta_properties[i], KF_SMALL_FILE_MAX, &data, &size, &err_no) != KF_OK)
+            continue;
+        kf_meta_properties mp;
+        char msg[160];
+        if (kf_meta_properties_parse(data, size, &mp, msg, sizeof msg) == KF_OK && mp.cluster_id[0])
+            m->cluster_id = strdup(mp.cluster_id);
+        free(data);
+    }
+    m->info.cluster_id = m->cluster_id;
+}
+
+/* currentVoters of the first quorum-state that names them (kraft.version 0). */
+static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
+{
+    for (size_t i = 0; i < ki->nquorum; i++) {
+        uint8_t *data = NULL;
+        uint64_t size = 0;
+        int err_no = 0;
+        if (kf_file_read_all(ki->quorum_states[i], KF_SMALL_FILE_MAX, &data, &size, &err_no) != KF_OK)
+            continue;
+        kf_quorum_state qs;
+        char msg[160];
+        int rc = kf_quorum_state_parse(data, size, &qs, msg, sizeof msg);
+        free(data);
+        if (rc != KF_OK || !qs.has_voters)
+            continue;
+        size_t n = qs.nvoters < KF_QUORUM_MAX_VOTERS ? qs.nvoters : KF_QUORUM_MAX_VOTERS;
+        int32_t *v = malloc((n ? n : 1) * sizeof *v);
+        if (!v)
+            return false;
+        memcpy(v, qs.voters, n * sizeof *v);
+        free(bd->voters);
+        bd->voters = v;
+        bd->nvoters = n;
+        bd->has_voters = true;
+        return true;
+    }
+    return true;
+}
+
+/* ---- the job ------------------------------------------------------------------------------ */
+
+int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_metadata_opts *opts)
+{
+    *out = NULL;
+    kf_metadata_opts defaults;
+    if (!opts) {
+        kf_metadata_opts_init(&defaults);
+        opts = &defaults;
+    }
+    kf_metadata *m = calloc(1, sizeof *m);
+    if (!m)
+        return KF_ERR_NOMEM;
+    md_image_init(&m->im);
+    m->info.snapshot_offset = -1;
+    m->info.kraft_version = -1;
+    m->info.log_start_offset = -1;
+    m->info.log_end_offset = -1;
+    builder bd;
+    memset(&bd, 0, sizeof bd);
+    bd.m = m;
+    bd.o = opts;
+    bd.kraft_version = -1;
+    md_image_init(&bd.saved);
+    int rc = KF_OK;
+    int64_t target = opts->has_as_of ? opts->as_of_offset : INT64_MAX;
+
+    read_cluster_id(m, ki);
+    /* the checks of each metadata directory and loose snapshot (the log
+     * start is judged below, against the snapshot actually usable) */
+    for (size_t i = 0; i < ki->ndirs && rc != KF_ERR_NOMEM; i++)
+        if (kf_kraft_check_dir(ki->dirs[i], opts->max_batch_bytes, KF_KCHECK_SNAPSHOTS | KF_KCHECK_QUORUM,
+                               opts->problem_fn, opts->problem_ctx) == KF_ERR_NOMEM)
+            rc = KF_ERR_NOMEM;
+    for (size_t i = 0; i < ki->nsnapshots && rc != KF_ERR_NOMEM; i++)
+        if (ki->snapshots[i].loose &&
+            kf_kraft_check_snapshot(ki->snapshots[i].path, opts->max_batch_bytes, opts->problem_fn,
+                                    opts->problem_ctx, NULL) == KF_ERR_NOMEM)
+            rc = KF_ERR_NOMEM;
+    for (size_t i = 0; i < ki->nquorum && rc != KF_ERR_NOMEM; i++) {
+        /* quorum-state files named on the command line (those in the dirs were checked above) */
+        bool in_dir = false;
+        for (size_t d = 0; d < ki->ndirs && !in_dir; d++) {
+            size_t l = strlen(ki->dirs[d]);
+            in_dir = !strncmp(ki->quorum_states[i], ki->dirs[d], l) && ki->quorum_states[i][l] == '/' &&
+                     !strchr(ki->quorum_states[i] + l + 1, '/');
+        }
+        if (!in_dir)
+            kf_kraft_check_quorum_state(ki->quorum_states[i], opts->problem_fn, opts->problem_ctx);
+    }
+
+    /* log start: the lowest first segment's base offset among the copies */
+    for (size_t c = 0; c < ki->log.ncopies; c++) {
+        const kf_copy *cp = &ki->log.copies[c];
+        if (cp->nseg && cp->bases[0] >= 0 &&
+            (m->info.log_start_offset < 0 || cp->bases[0] < m->info.log_start_offset))
+            m->info.log_start_offset = cp->bases[0];
+    }
+    size_t segs = 0;
+    for (size_t c = 0; c < ki->log.ncopies; c++)
+        segs += ki->log.copies[c].nseg;
+
+    if (rc == KF_OK)
+        rc = choose_snapshot(&bd, ki, target, false);
+    if (rc == KF_OK && !m->info.snapshot && segs == 0)
+        rc = choose_snapshot(&bd, ki, target, true);
+    if (rc == KF_OK) {
+        bool bootstrap_only = m->info.snapshot && segs == 0 && m->info.snapshot_offset == 0;
+        int64_t start = m->info.snapshot && !bootstrap_only ? m->info.snapshot_offset : 0;
+        int64_t ls = m->info.log_start_offset;
+        if (segs && ls > start) {
+            const char *f = ki->log.copies[0].nseg ? ki->log.copies[0].segments[0] : NULL;
+            for (size_t c = 0; c < ki->log.ncopies; c++)
+                if (ki->log.copies[c].nseg && ki->log.copies[c].bases[0] == ls)
+                    f = ki->log.copies[c].segments[0];
+            if (m->info.snapshot)
+                report(&bd, f, KF_P_SNAPSHOT_MISSING, KF_SEV_ERROR, 0, true, ls,
+                       "the metadata log starts at offset %lld but the snapshot used ends at %lld: offsets "
+                       "%lld..%lld are in neither, so the state is incomplete",
+                       (long long)ls, (long long)start, (long long)start, (long long)ls - 1);
+            else
+                report(&bd, f, KF_P_SNAPSHOT_MISSING, KF_SEV_ERROR, 0, true, ls,
+                       "the metadata log starts at offset %lld and no intact KRaft snapshot covers the offsets "
+                       "before it: the node refuses to start (\"Inconsistent snapshot state\") and the state "
+                       "shown lacks everything before offset %lld",
+                       (long long)ls, (long long)ls);
+            m->info.damaged++;
+        }
+        rc = replay_log(&bd, ki, start, target);
+    }
+    if (rc == KF_OK && bd.in_txn) {
+        /* a transaction still open at the end is not visible */
+        md_image_free(&m->im);
+        m->im = bd.saved;
+        md_image_init(&bd.saved);
+        bd.in_txn = false;
+        m->info.open_transaction = true;
+        report(&bd, NULL, KF_P_OPEN_METADATA_TRANSACTION, KF_SEV_WARNING, 0, false, 0,
+               "the log ends inside a metadata transaction: its records are not applied (a broker does not "
+               "publish them either)");
+    }
+    if (rc == KF_OK && !bd.has_voters && !quorum_voters(&bd, ki))
+        rc = KF_ERR_NOMEM;
+    md_image_free(&bd.saved);
+    kf_dtree_free(&bd.t);
+    m->voters = bd.voters;
+    m->info.voters = bd.voters;
+    m->info.nvoters = bd.nvoters;
+    m->info.has_voters = bd.has_voters;
+    m->info.kraft_version = bd.kraft_version;
+    m->info.has_metadata_version = m->im.has_mv;
+    m->info.metadata_version = m->im.mv;
+    if (rc == KF_OK && !md_views_build(&m->v, &m->im))
+        rc = KF_ERR_NOMEM;
+    if (rc == KF_ERR_NOMEM) {
+        kf_metadata_free(m);
+        return rc;
+    }
+    *out = m;
+    return rc;
+}
+
+void kf_metadata_free(kf_metadata *m)
+{
+    if (!m)
+        return;
+    md_views_free(&m->v);
+    md_image_free(&m->im);
+    free(m->cluster_id);
+    free(m->snapshot);
+    free(m->voters);
+    free(m);
+}
+
+const kf_metadata_info *kf_metadata_get_info(const kf_metadata *m) { return &m->info; }
+
+#define VIEW(fn, type, field, count)                                                                            \
+    size_t fn(const kf_metadata *m, const type *const **out)                                                  \
+    {                                                                                                          \
+        *out = (const type *const *)m->v.field;                                                                \
+        return m->v.count;                                                                                     \
+    }
+VIEW(kf_metadata_features, kf_md_feature, features, nfeatures)
+VIEW(kf_metadata_brokers, kf_md_broker, brokers, nbrokers)
+VIEW(kf_metadata_controllers, kf_md_controller, controllers, ncontrollers)
+VIEW(kf_metadata_topics, kf_md_topic, topics, ntopics)
+VIEW(kf_metadata_configs, kf_md_config, configs, nconfigs)
+VIEW(kf_metadata_quotas, kf_md_quota, quotas, nquotas)
+VIEW(kf_metadata_acls, kf_md_acl, acls, nacls)
+VIEW(kf_metadata_scram, kf_md_scram, scram, nscram)
+VIEW(kf_metadata_tokens, kf_md_token, tokens, ntokens)
+
+void kf_metadata_producer_ids(const kf_metadata *m, int64_t *next_producer_id, int32_t *broker_id,
+                              int64_t *broker_epoch)
+{
+    *next_producer_id = m->im.next_producer_id;
+    *broker_id = m->im.pid_broker_id;
+    *broker_epoch = m->im.pid_broker_epoch;
+}
+
+const kf_md_topic *kf_metadata_topic_by_id(const kf_metadata *m, const uint8_t id[16])
+{
+    return m ? htab_get(&m->im.topics, id, 16) : NULL;
+}
+
+const kf_md_topic *kf_metadata_topic_by_name(const kf_metadata *m, const char *name)
+{
+    return m && name ? htab_get(&m->im.topic_names, name, (uint32_t)strlen(name)) : NULL;
+}
+
+const char *kf_config_resource_name(int8_t type)
+{
+    switch (type) {
+    case 2: return "topic";
+    case 4: return "broker";
+    case 8: return "broker_logger";
+    case 16: return "client_metrics";
+    case 32: return "group";
+    default: return NULL;
+    }
+}

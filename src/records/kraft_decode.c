@@ -1,0 +1,189 @@
+/* kraft_decode.c: the KRaft metadata envelope (uvarint frame version,
+ * apiKey, version, then the flexible body; kraft-metadata.md §1.1-§1.2) for
+ * __cluster_metadata and __remote_log_metadata records, the KRaft control
+ * records (§3), and which config values are secrets. The bodies are read by
+ * the generic schema decoder (cs_decode_body, coord_decode.c) over the
+ * tables of kraft_schema.c and remote_schema.c. */
+#include "kfsck/kraft.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kfsck/cursor.h"
+#include "records/coord_internal.h"
+
+#define FRAME_VERSION 1
+#define SHORT_MAX 32767 /* Kafka: "Value for <entity> was too large" */
+
+static void rec_init(kf_kraft_record *out)
+{
+    memset(out, 0, sizeof *out);
+    out->frame_version = -1;
+    out->api_key = -1;
+    out->version = -1;
+    out->root = KF_DNODE_NONE;
+}
+
+static void rec_err(kf_kraft_record *out, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rec_err(kf_kraft_record *out, size_t pos, const char *fmt, ...)
+{
+    if (out->err[0])
+        return;
+    out->err_pos = (uint32_t)pos;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->err, sizeof out->err, fmt, ap);
+    va_end(ap);
+}
+
+/* One of the three header numbers: an unsigned varint of at most 5 bytes,
+ * at most 32767. */
+static int header_number(kf_cursor *c, const char *what, int16_t *v, kf_kraft_record *out)
+{
+    size_t at = c->pos;
+    uint32_t x = kf_cur_uvarint(c);
+    if (c->err) {
+        rec_err(out, at, "%s: %s", what, c->err == KF_ERR_TRUNCATED ? "the value ends inside it" : "malformed varint");
+        return c->err;
+    }
+    if (x > SHORT_MAX) {
+        rec_err(out, at, "%s %u is too large", what, x);
+        return KF_ERR_CORRUPT;
+    }
+    *v = (int16_t)x;
+    return KF_OK;
+}
+
+bool kf_config_is_secret(const char *name, size_t len)
+{
+    static const char end[] = "password";
+    static const char *const within[] = {"jaas.config", "secret"};
+    if (!name)
+        return false;
+    if (len >= sizeof end - 1 && strncasecmp(name + len - (sizeof end - 1), end, sizeof end - 1) == 0)
+        return true;
+    for (size_t w = 0; w < sizeof within / sizeof within[0]; w++) {
+        size_t k = strlen(within[w]);
+        for (size_t i = 0; i + k <= len; i++)
+            if (strncasecmp(name + i, within[w], k) == 0)
+                return true;
+    }
+    return false;
+}
+
+/* ConfigRecord: the value is a secret when the config's name says so. */
+static void mark_config_secret(kf_dtree *t, uint32_t root)
+{
+    const kf_dnode *st = &t->nodes[root];
+    const kf_dnode *name = kf_dnode_field(t, st, "name");
+    const kf_dnode *value = kf_dnode_field(t, st, "value");
+    if (name && value && name->kind == KF_V_STRING && kf_config_is_secret((const char *)name->p, name->len))
+        t->nodes[value - t->nodes].flags |= KF_DNODE_SECRET;
+}
+
+static void take_body(const cs_record *rec, const cs_body *b, kf_kraft_record *out)
+{
+    out->root = b->root;
+    out->ok = b->ok;
+    if (b->ok && b->layout && b->layout != rec->value)
+        out->layout = b->layout->name;
+    if (b->err[0])
+        rec_err(out, b->err_pos, "%s", b->err);
+}
+
+int kf_kraft_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
+                    kf_dtree *t, kf_kraft_record *out)
+{
+    if (!out)
+        return KF_ERR_CORRUPT;
+    rec_init(out);
+    out->key_present = key != NULL && key_len >= 0;
+    if (!t) {
+        rec_err(out, 0, "no node arena");
+        return KF_ERR_CORRUPT;
+    }
+    uint32_t nrec = 0;
+    const cs_record *recs;
+    if (topic == KF_KRAFT_METADATA)
+        recs = kf_cs_metadata_records(&nrec);
+    else if (topic == KF_KRAFT_REMOTE)
+        recs = kf_cs_remote_records(&nrec);
+    else {
+        rec_err(out, 0, "unknown KRaft-envelope topic %d", topic);
+        return KF_ERR_UNSUPPORTED;
+    }
+    if (!value || value_len < 0) {
+        rec_err(out, 0, "null value (a metadata record always has one)");
+        return KF_ERR_CORRUPT;
+    }
+    kf_cursor c;
+    kf_cur_init(&c, value, (size_t)value_len);
+    int rc = header_number(&c, "frame version", &out->frame_version, out);
+    if (rc != KF_OK)
+        return rc;
+    if (out->frame_version != FRAME_VERSION) {
+        rec_err(out, 0,
+                out->frame_version == 0
+                    ? "frame version 0 (the KRaft preview of Kafka 2.8, which newer Kafka cannot read)"
+                    : "unknown frame version %d",
+                out->frame_version);
+        return KF_ERR_UNSUPPORTED;
+    }
+    if ((rc = header_number(&c, "type", &out->api_key, out)) != KF_OK ||
+        (rc = header_number(&c, "version", &out->version, out)) != KF_OK)
+        return rc;
+    const cs_record *rec = kf_cs_find(recs, nrec, out->api_key);
+    if (!rec) {
+        rec_err(out, 0, "unknown record type %d", out->api_key);
+        return KF_ERR_UNSUPPORTED;
+    }
+    out->record_type = rec->record_type;
+    out->schema_name = rec->value->name;
+    if (!cs_in(out->version, rec->value->v_min, rec->value->v_max)) {
+        rec_err(out, 0, "%s: unknown version %d (this build knows %d to %d)", rec->value->name, out->version,
+                rec->value->v_min, rec->value->v_max);
+        return KF_ERR_UNSUPPORTED;
+    }
+    out->known = true;
+    cs_body b;
+    cs_decode_body(rec, out->version, value, (size_t)value_len, c.pos, false, t, &b);
+    take_body(rec, &b, out);
+    if (topic == KF_KRAFT_METADATA && out->api_key == KF_MD_CONFIG && out->root != KF_DNODE_NONE)
+        mark_config_secret(t, out->root);
+    return b.rc;
+}
+
+int kf_kraft_control_decode(int16_t type, const uint8_t *value, int32_t value_len, kf_dtree *t,
+                            kf_kraft_record *out)
+{
+    if (!out)
+        return KF_ERR_CORRUPT;
+    rec_init(out);
+    out->control = true;
+    out->api_key = type;
+    if (!t) {
+        rec_err(out, 0, "no node arena");
+        return KF_ERR_CORRUPT;
+    }
+    uint32_t nrec = 0;
+    const cs_record *crecs = kf_cs_control_records(&nrec);
+    const cs_record *rec = kf_cs_find(crecs, nrec, type);
+    if (!rec) {
+        rec_err(out, 0, "control record type %d is not a KRaft control record", type);
+        return KF_ERR_UNSUPPORTED;
+    }
+    out->record_type = rec->record_type;
+    out->schema_name = rec->value->name;
+    out->version = 0; /* Kafka reads every control record at version 0 */
+    out->known = true;
+    if (!value || value_len < 0) {
+        rec_err(out, 0, "%s: null value", rec->value->name);
+        return KF_ERR_CORRUPT;
+    }
+    cs_body b;
+    cs_decode_body(rec, 0, value, (size_t)value_len, 0, false, t, &b);
+    take_body(rec, &b, out);
+    return b.rc;
+}
