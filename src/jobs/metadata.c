@@ -281,7 +281,15 @@ typedef struct builder {
     size_t nvoters;
     bool has_voters;
     int16_t kraft_version;
+    bool base_missing;       /* the state before the log is lost (snapshot_missing) */
+    const char *where;       /* what problems about the whole log name: the metadata dir */
+    uint64_t not_applied_quiet; /* records not applied and not reported one by one */
 } builder;
+
+/* Records that cannot be applied are reported one by one up to this many;
+ * the rest (and all of them when the state they change is lost) in one
+ * summary at the end. */
+#define NOT_APPLIED_REPORTS 50
 
 static void report(builder *bd, const char *file, const char *code, kf_severity sev, uint64_t pos, bool has_off,
                    int64_t off, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
@@ -293,7 +301,7 @@ static void report(builder *bd, const char *file, const char *code, kf_severity 
     kf_problem p;
     memset(&p, 0, sizeof p);
     p.code = code;
-    p.file = file;
+    p.file = file ? file : bd->where;
     p.severity = sev;
     p.position = pos;
     p.has_offset = has_off;
@@ -434,8 +442,12 @@ static void data_record(builder *bd, const char *file, const kf_batch *b, const 
     if (a == MD_NOMEM)
         bd->nomem = true;
     else if (a == MD_NOT_APPLIED) {
-        report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
-               "offset %lld: %s not applied: %s", off, kr.record_type, msg[0] ? msg : "a field it needs is missing");
+        if (bd->base_missing || info->not_applied >= NOT_APPLIED_REPORTS)
+            bd->not_applied_quiet++;
+        else
+            report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
+                   "offset %lld: %s not applied: %s", off, kr.record_type,
+                   msg[0] ? msg : "a field it needs is missing");
         info->not_applied++;
     }
 }
@@ -728,6 +740,10 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
     md_image_init(&bd.saved);
     int rc = KF_OK;
     int64_t target = opts->has_as_of ? opts->as_of_offset : INT64_MAX;
+    bd.where = ki->ndirs ? ki->dirs[0]
+               : ki->log.ncopies ? ki->log.copies[0].label
+               : ki->nsnapshots ? ki->snapshots[0].path
+                                : NULL;
 
     read_cluster_id(m, ki);
     /* the checks of each metadata directory and loose snapshot (the log
@@ -789,9 +805,17 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
                        "shown lacks everything before offset %lld",
                        (long long)ls, (long long)ls);
             m->info.damaged++;
+            bd.base_missing = true;
         }
         rc = replay_log(&bd, ki, start, target);
     }
+    if (rc == KF_OK && bd.not_applied_quiet)
+        report(&bd, NULL, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, 0, false, 0,
+               "%llu %srecords could not be applied%s", (unsigned long long)bd.not_applied_quiet,
+               bd.not_applied_quiet == m->info.not_applied ? "" : "more ",
+               bd.base_missing ? " (they change brokers, topics or partitions whose records are in the lost part "
+                                 "of the log)"
+                               : "");
     if (rc == KF_OK && bd.in_txn) {
         /* a transaction still open at the end is not visible */
         md_image_free(&m->im);
