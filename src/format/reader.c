@@ -574,17 +574,21 @@ static void check_records(kf_segment_iter *it, chunk *c, size_t i, kf_buf *scrat
     int rc = kf_records_begin(&ri, &x->b, scratch, it->o.max_batch_bytes);
     uint64_t count = 0;
     int n = 0;
+    bool marker = false; /* a transaction marker stands alone in its batch; KRaft
+                            control batches may hold several control records */
     if (rc == KF_OK) {
         kf_record r;
         while ((n = kf_records_next(&ri, &r)) == 1) {
             count++;
             if (x->b.control) {
-                if (count == 1) {
-                    kf_control ctl;
-                    d->ctl_malformed = kf_control_parse(&r, &ctl) != KF_OK;
-                } else {
+                kf_control ctl;
+                bool parsed = kf_control_parse(&r, &ctl) == KF_OK;
+                if (count == 1)
+                    marker = parsed && (ctl.type == KF_CONTROL_ABORT || ctl.type == KF_CONTROL_COMMIT);
+                if (!parsed)
+                    d->ctl_malformed = true;
+                else if (count > 1 && marker)
                     d->ctl_extra++;
-                }
             }
         }
     }

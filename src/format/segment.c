@@ -271,7 +271,7 @@ static int scan_records(scan_state *s, kf_batch *b, bool *bad)
                     "malformed control record");
         for (uint32_t i = 0; i < ck->control_extra; i++)
             problem(s, KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true, b->base_offset, 0, false,
-                    "control batch holds more than one record");
+                    "a transaction marker batch holds more than one record");
         s->sum->records += ck->records;
         if (!ck->records_ok) {
             problem(s, ck->code ? ck->code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true, b->base_offset, 0,
@@ -299,13 +299,18 @@ static int scan_records(scan_state *s, kf_batch *b, bool *bad)
     kf_record r;
     int n;
     uint64_t count = 0;
+    bool marker = false; /* a transaction marker stands alone in its batch; KRaft
+                            control batches may hold several control records */
     while ((n = kf_records_next(&it, &r)) == 1) {
         count++;
         if (b->control) {
             kf_control ctl;
-            if (kf_control_parse(&r, &ctl) != KF_OK || count > 1) {
+            bool parsed = kf_control_parse(&r, &ctl) == KF_OK;
+            if (count == 1)
+                marker = parsed && (ctl.type == KF_CONTROL_ABORT || ctl.type == KF_CONTROL_COMMIT);
+            if (!parsed || (count > 1 && marker)) {
                 problem(s, KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true, b->base_offset, 0, false,
-                        count > 1 ? "control batch holds more than one record" : "malformed control record");
+                        parsed ? "a transaction marker batch holds more than one record" : "malformed control record");
                 *bad = true;
             }
         }

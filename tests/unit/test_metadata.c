@@ -706,6 +706,48 @@ static void test_job_log_start(void **state)
     assert_int_equal(rename(c, a), 0);
 }
 
+/* A KRaft control batch may hold several control records (snapshot header,
+ * kraft version, voters); a transaction marker batch holds one. Both the
+ * records walk and the batch check of the segment scan. */
+static void test_multi_record_control_batches(void **state)
+{
+    (void)state;
+    bb kv = {0};
+    bb_i16(&kv, 0);
+    bb_i16(&kv, 1);
+    bb_uvar(&kv, 0);
+    rec_in kraft[2] = {{true, KF_CONTROL_SNAPSHOT_HEADER, ctl_value(KF_CONTROL_SNAPSHOT_HEADER)},
+                       {true, KF_CONTROL_KRAFT_VERSION, kv}};
+    bb marker = {0}; /* COMMIT value: version 0, coordinator epoch */
+    bb_i16(&marker, 0);
+    bb_i32(&marker, 5);
+    rec_in markers[2] = {{true, KF_CONTROL_COMMIT, marker}, {true, KF_CONTROL_COMMIT, marker}};
+    for (int records = 0; records < 2; records++) {
+        for (int k = 0; k < 2; k++) {
+            bb seg = {0};
+            batch(&seg, 0, 1, k ? markers : kraft, 2);
+            kf_source *src;
+            assert_int_equal(kf_source_memory(&src, seg.b, seg.n), KF_OK);
+            problem_log log = {0};
+            kf_scan_opts o;
+            kf_scan_opts_init(&o);
+            o.deep = true;
+            o.records = records;
+            o.base_offset = 0;
+            o.problem_fn = problem_log_fn;
+            o.problem_ctx = &log;
+            kf_segment_summary sum;
+            assert_int_equal(kf_segment_scan(src, &o, &sum), KF_OK);
+            kf_source_close(src);
+            assert_int_equal(sum.records, 2);
+            if (k)
+                assert_true(problem_log_has(&log, KF_P_BAD_RECORD));
+            else
+                assert_int_equal(log.n, 0);
+        }
+    }
+}
+
 /* ---- quorum-state ------------------------------------------------------------------------ */
 
 static int qs(const char *s, kf_quorum_state *q)
@@ -779,6 +821,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_as_of, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_damaged_snapshot, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_log_start, setup_dir, teardown_dir),
+        cmocka_unit_test(test_multi_record_control_batches),
         cmocka_unit_test(test_quorum_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
