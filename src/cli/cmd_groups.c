@@ -292,20 +292,27 @@ static void modern_group(out *o, int kind, const group_view *gv, const names *ns
     out_int(o, "group_epoch", group_epoch);
     out_int(o, "assignment_epoch", assignment_epoch);
     /* group-level records: subscribed topics' metadata, resolved regexes, topology */
-    bool regex_open = false;
+    bool regex_open = false, sub_meta = false, topology = false;
     for (size_t i = 0; i < gv->n; i++) {
         if (!decode(&d, gv->recs[i]))
             continue;
         int16_t ty = d.cr.key_type;
         const kf_dnode *v = &d.t.nodes[d.cr.value_root];
-        if (ty == 4 || ty == 9 || ty == 18)
+        if (ty == 4 || ty == 9 || ty == 18) {
             field_or_null(o, "subscription_metadata", &d.t, v, "topics");
-        else if (ty == 23) {
+            sub_meta = true;
+        } else if (ty == 23) {
             out_obj_open(o, "topology");
             dtree_json_fields(o, &d.t, v);
             out_obj_close(o);
+            topology = true;
         }
     }
+    /* the group-level fields the kind has, null when no record holds them */
+    if (kind == 1 && !sub_meta)
+        out_null(o, "subscription_metadata");
+    if (kind == 3 && !topology)
+        out_null(o, "topology");
     for (size_t i = 0; i < gv->n; i++) {
         if (!decode(&d, gv->recs[i]) || d.cr.key_type != 16)
             continue;
@@ -316,6 +323,10 @@ static void modern_group(out *o, int kind, const group_view *gv, const names *ns
         field_or_null(o, "regular_expression", &d.t, &d.t.nodes[d.cr.key_root], "regular_expression");
         dtree_json_fields(o, &d.t, &d.t.nodes[d.cr.value_root]);
         out_obj_close(o);
+    }
+    if (!regex_open && kind == 1) {
+        out_arr_open(o, "regular_expressions");
+        regex_open = true;
     }
     if (regex_open)
         out_arr_close(o);
