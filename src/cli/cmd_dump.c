@@ -32,6 +32,7 @@ typedef struct dump_ctx {
     int decode;       /* DEC_NONE/OFFSETS/TXN/CONNECT for this file */
     kf_dtree tree;
     report *rep;
+    bool secret_bytes; /* the file holds records whose raw bytes may hold secrets */
     /* a decoding problem to report after the record line (code NULL: none) */
     const char *pending_code;
     kf_severity pending_sev;
@@ -381,6 +382,28 @@ static void flush_decode_problem(dump_ctx *d)
     d->pending_msg[0] = 0;
 }
 
+/* Would printing this record's raw key and value print a secret? A KRaft
+ * metadata record whose decoded fields hold one (--payload without
+ * --show-secrets then prints "<redacted>" instead of the bytes). */
+static bool payload_secret(dump_ctx *d, const kf_batch *b, const kf_record *r, bool is_ctl)
+{
+    if (!d->secret_bytes || d->o->show_secrets || is_ctl || b->control)
+        return false;
+    kf_dtree_reset(&d->tree);
+    kf_kraft_record kr;
+    int rc = kf_kraft_decode(d->decode == DEC_REMOTE ? KF_KRAFT_REMOTE : KF_KRAFT_METADATA, r->key, r->key_len,
+                             r->value, r->value_len, &d->tree, &kr);
+    if (rc == KF_ERR_UNSUPPORTED || rc == KF_ERR_NOMEM)
+        return false;
+    for (uint32_t i = 0; i < d->tree.n; i++)
+        if (d->tree.nodes[i].flags & KF_DNODE_SECRET)
+            return true;
+    /* bytes that do not decode: a secret-bearing record cut short still
+     * holds its secret; keep them out */
+    return rc != KF_OK && (kr.api_key == KF_MD_USER_SCRAM_CREDENTIAL || kr.api_key == KF_MD_DELEGATION_TOKEN ||
+                           kr.api_key == KF_MD_REMOVE_DELEGATION_TOKEN || kr.api_key == KF_MD_CONFIG);
+}
+
 static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 {
     dump_ctx *d = ctx;
@@ -429,7 +452,11 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
                 out_int(o, "coordinator_epoch", ctl.coordinator_epoch);
             out_obj_close(o);
         }
-        if (d->opts->payload) {
+        if (d->opts->payload && payload_secret(d, b, r, is_ctl)) {
+            out_bytes(o, "key", r->key, r->key_len);
+            out_str(o, "value_b64", DTREE_REDACTED);
+            out_str(o, "value", DTREE_REDACTED);
+        } else if (d->opts->payload) {
             out_bytes(o, "key", r->key, r->key_len);
             out_bytes(o, "value", r->value, r->value_len);
         }
@@ -471,7 +498,10 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
         out_text(o, " key: ");
         text_bytes(o, r->key, r->key_len);
         out_text(o, " payload: ");
-        text_bytes(o, r->value, r->value_len);
+        if (payload_secret(d, b, r, is_ctl))
+            out_text(o, "%s", DTREE_REDACTED);
+        else
+            text_bytes(o, r->value, r->value_len);
     }
     out_text(o, "\n");
     flush_decode_problem(d);
@@ -501,7 +531,11 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
             out_text(o, "Dumping %s\n", path);
         if (!o->json && ni.kind == KF_FILE_LOG && ni.base_offset >= 0)
             out_text(o, "Log starting offset: %lld\n", (long long)ni.base_offset);
-        dump_ctx d = {opts, o, path, 0, decode_for(opts, path), {0}, &r, NULL, KF_SEV_WARNING, 0, 0, ""};
+        dump_opts autod = *opts;
+        autod.decode = DEC_AUTO;
+        int dec = decode_for(opts, path);
+        bool secret_bytes = dec == DEC_METADATA || dec == DEC_REMOTE || decode_for(&autod, path) == DEC_METADATA;
+        dump_ctx d = {opts, o, path, 0, dec, {0}, &r, secret_bytes, NULL, KF_SEV_WARNING, 0, 0, ""};
         kf_scan_opts so;
         kf_scan_opts_init(&so);
         so.max_batch_bytes = (size_t)opts->max_batch_bytes;

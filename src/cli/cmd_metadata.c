@@ -224,11 +224,13 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
     int32_t pb;
     int64_t pe;
     kf_metadata_producer_ids(m, &next, &pb, &pe);
-    out_begin(o, "producer_ids");
-    out_int(o, "next_producer_id", next);
-    out_int(o, "broker_id", pb);
-    out_int(o, "broker_epoch", pe);
-    out_end(o);
+    if (next >= 0) { /* none when no block was ever issued */
+        out_begin(o, "producer_ids");
+        out_int(o, "next_producer_id", next);
+        out_int(o, "broker_id", pb);
+        out_int(o, "broker_epoch", pe);
+        out_end(o);
+    }
 
     const kf_md_quota *const *q;
     size_t nq = kf_metadata_quotas(m, &q);
