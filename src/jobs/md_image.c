@@ -61,7 +61,17 @@ typedef struct rd {
     const kf_dnode *st;
 } rd;
 
-static const kf_dnode *fld(const rd *r, const char *name) { return kf_dnode_field(r->t, r->st, name); }
+/* A field of the record by name (the first character compared before the
+ * rest: this lookup runs a dozen times per record). */
+static const kf_dnode *fld(const rd *r, const char *name)
+{
+    for (uint32_t c = r->st->first_child; c != KF_DNODE_NONE && c < r->t->n; c = r->t->nodes[c].next) {
+        const char *n = r->t->nodes[c].name;
+        if (n && n[0] == name[0] && strcmp(n, name) == 0)
+            return &r->t->nodes[c];
+    }
+    return NULL;
+}
 
 static int64_t fint(const rd *r, const char *name, int64_t def)
 {
@@ -97,10 +107,18 @@ static bool str_eq(const kf_dnode *n, const char *s)
     return n && n->kind == KF_V_STRING && n->len == k && memcmp(n->p, s, k) == 0;
 }
 
-/* An int32 array node into *out (replacing it). */
+/* An int32 array node into *out (replacing it; its memory is reused when
+ * the new list is no longer). */
 static bool ints_from(const kf_dtree *t, const kf_dnode *arr, kf_md_ints *out)
 {
     uint32_t n = arr ? arr->n_children : 0;
+    if (n && n <= out->n && out->v) {
+        uint32_t k = 0;
+        for (uint32_t c = arr->first_child; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next)
+            out->v[k++] = (int32_t)t->nodes[c].i;
+        out->n = k;
+        return true;
+    }
     int32_t *v = n ? malloc(n * sizeof *v) : NULL;
     if (n && !v)
         return false;
@@ -158,6 +176,8 @@ static bool default_to_migrating(kf_md_uuids *d, uint32_t nreplicas)
     for (uint32_t i = 0; i < d->n; i++)
         if (!is_zero_uuid(d->v[i]))
             return true;
+    if (d->n == nreplicas)
+        return true; /* MIGRATING per replica already */
     free(d->v);
     d->v = nreplicas ? calloc(nreplicas, sizeof *d->v) : NULL;
     d->n = nreplicas;
@@ -1003,7 +1023,8 @@ static md_apply partition_change(md_image *im, const rd *r, char *msg, size_t ms
               (!dirs || uuids_from(r->t, dirs, &p->directories));
     if (dirs)
         p->has_directories = true;
-    ok = ok && default_to_migrating(&p->directories, p->replicas.n);
+    if (dirs || replicas) /* else the directories are as they were normalised */
+        ok = ok && default_to_migrating(&p->directories, p->replicas.n);
     if (!ok)
         return nomem(msg, msglen);
     if (leader != -2) {
