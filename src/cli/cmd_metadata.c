@@ -453,7 +453,7 @@ static void metadata_usage(FILE *f)
                "                     delegation-token ids (redacted by default)\n"
                "  --json             newline-delimited JSON\n"
                "Also checks the partition: incomplete snapshots, a log start no snapshot covers,\n"
-               "quorum-state. Exit 0 clean, 1 damage found or skipped, 3 no metadata readable.\n");
+               "quorum-state. Exit 0 clean, 1 damage found or skipped, 3 a path cannot be read.\n");
 }
 
 int cmd_metadata(int argc, char **argv)
@@ -512,10 +512,11 @@ int cmd_metadata(int argc, char **argv)
         return EXIT_FAIL;
     }
     if (!kf_kraft_inputs_found(&ki)) {
-        for (int i = optind; i < argc; i++)
-            cli_error(argv[i], "no KRaft metadata log or snapshot found here");
+        /* readable, but no KRaft node's data (a ZooKeeper-mode broker, ...):
+         * nothing to rebuild, as `offsets` with no __consumer_offsets */
+        fprintf(stderr, "kfsck: no KRaft metadata log or snapshot found under the given paths\n");
         kf_kraft_inputs_free(&ki);
-        return EXIT_FAIL;
+        return status;
     }
     kf_metadata_opts mo;
     kf_metadata_opts_init(&mo);
