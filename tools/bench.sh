@@ -5,8 +5,7 @@
 # and a 1-million-record KRaft metadata log (tools/bench_gen.py gen), then
 # measures `cat` and `./kfsck verify` bandwidth from the page cache and kfsck's
 # peak memory, the replay figures of `offsets` and `metadata` and the `stats`
-# timings, and prints
-# tables (tools/bench_gen.py run). Needs ~1.5 GiB free disk.
+# timings, and prints tables (tools/bench_gen.py run). Needs ~1.5 GiB free disk.
 # Env: KFSCK (binary, default ./kfsck), BENCH_DATA (default bench-data).
 set -eu
 cd "$(dirname "$0")/.."
