@@ -1,9 +1,11 @@
 #!/bin/sh
 # bench.sh: `make bench`. Generates, once, two 1 GiB-scale Kafka segments in
 # bench-data/ (gitignored): one uncompressed with ~1 KiB records, one zstd
-# with 1 GiB of records (tools/bench_gen.py gen), then measures `cat` and
-# `./kfsck verify` bandwidth from the page cache and kfsck's peak memory, and
-# prints a table (tools/bench_gen.py run). Needs ~1.5 GiB free disk.
+# with 1 GiB of records, plus a 10-million-commit __consumer_offsets segment
+# and a 1-million-record KRaft metadata log (tools/bench_gen.py gen), then
+# measures `cat` and `./kfsck verify` bandwidth from the page cache and kfsck's
+# peak memory, the replay figures of `offsets` and `metadata` and the `stats`
+# timings, and prints tables (tools/bench_gen.py run). Needs ~1.5 GiB free disk.
 # Env: KFSCK (binary, default ./kfsck), BENCH_DATA (default bench-data).
 set -eu
 cd "$(dirname "$0")/.."

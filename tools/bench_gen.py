@@ -20,6 +20,19 @@
       times with rewritten base offsets, for the replay figures of
       `kfsck offsets`.
 
+      And DIR/kraft-bench/__cluster_metadata-0/: a KRaft metadata log of
+      1 million records for `kfsck metadata` (gen_metadata): a setup part
+      (leader change, kraft.version and voters, metadata.version, three
+      brokers, 2,000 topics of 8 partitions with configs), then 2,000
+      distinct batches of 32 partition changes (ISR shrink/expand, leader
+      moves), config changes, broker heartbeats and no-ops, written over and
+      over with rewritten base offsets (every repetition replays cleanly:
+      the changes only touch partitions and configs the setup created).
+      Records come from tools/kraftfmt.py, batches from kafka-python.
+
+  bench_gen.py gen-metadata DIR [RECORDS]
+      Only the metadata log (RECORDS, default 1,000,000; smaller for a check).
+
   bench_gen.py run KFSCK DIR
       For each segment: `cat FILE > /dev/null` and `KFSCK verify FILE`
       bandwidth (best of 3, after one warm-up read so both read from the page
@@ -40,6 +53,9 @@ import sys
 import time
 
 from kafka.record.default_records import DefaultRecordBatchBuilder
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kraftfmt as kf  # noqa: E402
 
 GIB = 1 << 30
 SEGMENT_BYTES = GIB  # the broker's default segment.bytes
@@ -171,6 +187,139 @@ def gen_commits(outdir):
     meta = write_segment(outdir, name, batches, stop)
     meta["name"] = "offsets"
     meta["keys"] = 100_000
+    with open(stamp, "w") as f:
+        json.dump(meta, f)
+    return meta
+
+
+METADATA_RECORDS = 1_000_000
+META_TOPICS, META_PARTITIONS = 2000, 8
+
+
+def _meta_uuid(kind, n):
+    return struct.pack(">4sIq", kind, 0x4b667363, n)      # fixed, never all-zero
+
+
+def metadata_setup(t0):
+    """The setup part of the bench metadata log: [(batch bytes, count)]."""
+    out, off = [], 0
+
+    def add(recs, control=False):
+        nonlocal off
+        if control:
+            data = kf.control_batch(off, [kf.encode_control(c, d) for c, d in recs], t0 + off, 1)
+        else:
+            data = kf.data_batch(off, [kf.encode_metadata(*r) for r in recs], t0 + off, 1)
+        out.append((data, len(recs)))
+        off += len(recs)
+
+    add([(kf.LEADER_CHANGE, {"LeaderId": 1, "Voters": [{"VoterId": 1}], "GrantingVoters": [{"VoterId": 1}]})],
+        control=True)
+    add([(kf.KRAFT_VERSION, {"KRaftVersion": 1}),
+         (kf.KRAFT_VOTERS, {"Voters": [{"VoterId": 1, "VoterDirectoryId": _meta_uuid(b"dir-", 1),
+                                        "Endpoints": [{"Name": "CONTROLLER", "Host": "c1", "Port": 9093}],
+                                        "KRaftVersionFeature": {"MinSupportedVersion": 0,
+                                                                "MaxSupportedVersion": 1}}]})],
+        control=True)
+    add([(12, 0, {"Name": "metadata.version", "FeatureLevel": 23})])
+    epochs = {}
+    for b in (1, 2, 3):
+        epochs[b] = off
+        add([(0, 3, {"BrokerId": b, "IncarnationId": _meta_uuid(b"inc-", b), "BrokerEpoch": off,
+                     "EndPoints": [{"Name": "PLAINTEXT", "Host": "b%d" % b, "Port": 9092, "SecurityProtocol": 0}],
+                     "Features": [{"Name": "metadata.version", "MinSupportedVersion": 7,
+                                   "MaxSupportedVersion": 23}],
+                     "Rack": None, "Fenced": True, "InControlledShutdown": False,
+                     "IsMigratingZkBroker": False, "LogDirs": [_meta_uuid(b"dir-", b)]})])
+        add([(17, 2, {"BrokerId": b, "BrokerEpoch": epochs[b], "Fenced": -1})])
+    for t in range(META_TOPICS):
+        tid = _meta_uuid(b"top-", t)
+        recs = [(2, 0, {"Name": "bench-topic-%05d" % t, "TopicId": tid})]
+        for p in range(META_PARTITIONS):
+            reps = [1 + (t + p + i) % 3 for i in range(3)]
+            recs.append((3, 2, {"PartitionId": p, "TopicId": tid, "Replicas": reps, "Isr": reps,
+                                "RemovingReplicas": [], "AddingReplicas": [], "Leader": reps[0],
+                                "LeaderEpoch": 0, "PartitionEpoch": 0,
+                                "Directories": [_meta_uuid(b"dir-", r) for r in reps]}))
+        recs.append((4, 0, {"ResourceType": 2, "ResourceName": "bench-topic-%05d" % t,
+                            "Name": "retention.ms", "Value": "604800000"}))
+        add(recs)
+    return out, off, epochs
+
+
+def metadata_changes(rng, nbatches, per_batch, epochs, t0):
+    """Distinct batches of changes that replay cleanly in any repetition."""
+    out = []
+    for n in range(nbatches):
+        recs = []
+        for _ in range(per_batch):
+            t, p = rng.randrange(META_TOPICS), rng.randrange(META_PARTITIONS)
+            tid = _meta_uuid(b"top-", t)
+            reps = [1 + (t + p + i) % 3 for i in range(3)]
+            k = rng.random()
+            if k < 0.6:
+                recs.append((5, 2, {"PartitionId": p, "TopicId": tid,
+                                    "Isr": reps[:rng.choice((1, 2, 3))]}))
+            elif k < 0.8:
+                recs.append((5, 2, {"PartitionId": p, "TopicId": tid, "Leader": rng.choice(reps),
+                                    "Isr": reps}))
+            elif k < 0.9:
+                recs.append((4, 0, {"ResourceType": 2, "ResourceName": "bench-topic-%05d" % t,
+                                    "Name": rng.choice(("retention.ms", "segment.bytes", "max.message.bytes")),
+                                    "Value": str(rng.randrange(1, 1 << 30))}))
+            elif k < 0.95:
+                b = rng.choice((1, 2, 3))
+                recs.append((17, 0, {"BrokerId": b, "BrokerEpoch": epochs[b], "Fenced": 0}))
+            else:
+                recs.append((20, 0, {}))
+        data = kf.data_batch(0, [kf.encode_metadata(*r) for r in recs], t0 + n, 1)
+        out.append((data, len(recs), 0))
+    return out
+
+
+def gen_metadata(outdir, total=METADATA_RECORDS):
+    d = os.path.join(outdir, "kraft-bench", "__cluster_metadata-0")
+    name = os.path.join("kraft-bench", "__cluster_metadata-0", "%020d.log" % 0)
+    stamp = os.path.join(d, "bench.json")
+    try:
+        with open(stamp) as f:
+            meta = json.load(f)
+        if meta["records"] == total and os.path.getsize(os.path.join(outdir, name)) == meta["size"]:
+            return meta
+    except (OSError, ValueError, KeyError):
+        pass
+    os.makedirs(d, exist_ok=True)
+    t0 = 1767225600000
+    setup, nsetup, epochs = metadata_setup(t0)
+    changes = metadata_changes(random.Random(20260101), 2000, 32, epochs, t0 + nsetup)
+    batches = [(data, count, 0) for data, count in setup]
+    before = [0, 0]          # records before the batch being looked at, records so far
+
+    def stop(fb, rb, n):
+        # the setup batches once, then changes until `total` records are written
+        return before[0] >= total
+
+    class Stream(list):
+        """Setup batches, then the change batches round-robin (write_segment
+        asks for item i % len: len is huge, so i itself)."""
+        def __getitem__(self, i):
+            item = batches[i] if i < len(batches) else changes[(i - len(batches)) % len(changes)]
+            before[0] = before[1]
+            before[1] += item[1]
+            return item
+
+        def __len__(self):
+            return 1 << 62
+
+    meta = write_segment(outdir, name, Stream(), stop)
+    with open(os.path.join(d, "partition.metadata"), "w") as f:
+        f.write("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ")
+    with open(os.path.join(d, "leader-epoch-checkpoint"), "w") as f:
+        f.write("0\n1\n7 0\n")            # write_segment stamps epoch 7 on every batch
+    with open(os.path.join(d, "quorum-state"), "w") as f:
+        f.write('{"leaderId":1,"leaderEpoch":7,"votedId":1,"votedDirectoryId":"%s","data_version":1}'
+                % kf.cf.uuid_str(_meta_uuid(b"dir-", 1)))
+    meta["name"] = "metadata"
     with open(stamp, "w") as f:
         json.dump(meta, f)
     return meta
@@ -344,6 +493,21 @@ def run(kfsck, outdir):
               % (s["name"], s["size"] / mb, st, s["size"] / mb / st, sk, s["size"] / mb / sk, sk / st, rc))
         if rc != 0:
             bad.append(rc)
+
+    # replay: `kfsck metadata` over a 1 million record KRaft metadata log
+    m = gen_metadata(outdir)
+    part = os.path.join(outdir, "kraft-bench", "__cluster_metadata-0")
+    with open(os.devnull, "wb") as null:
+        timed(["cat", os.path.join(outdir, m["file"])], null)
+        runs = [timed([kfsck, "metadata", "--json", part], null) for _ in range(2)]
+    t = min(r[0] for r in runs)
+    anon, hwm, rc = sampled([kfsck, "metadata", "--json", part])
+    print()
+    print("replay    records  size MB  seconds  records/s   heap+stack RSS  total RSS  exit")
+    print("metadata  %7d  %7.0f  %7.2f  %9.0f  %11.1f MiB  %5.1f MiB  %4d"
+          % (m["records"], m["size"] / mb, t, m["records"] / t, anon / 1024, hwm / 1024, rc))
+    if rc != 0:
+        bad.append(rc)
     return 1 if bad else 0
 
 
@@ -353,10 +517,17 @@ def main(argv):
         t0 = time.time()
         gen_commits(argv[2])
         print("bench: offsets data ready (%.0f s)" % (time.time() - t0))
+        t0 = time.time()
+        gen_metadata(argv[2])
+        print("bench: metadata log ready (%.0f s)" % (time.time() - t0))
+        return 0
+    if len(argv) in (3, 4) and argv[1] == "gen-metadata":
+        meta = gen_metadata(argv[2], int(argv[3]) if len(argv) == 4 else METADATA_RECORDS)
+        print("bench: %d metadata records, %d bytes" % (meta["records"], meta["size"]))
         return 0
     if len(argv) == 4 and argv[1] == "run":
         return run(argv[2], argv[3])
-    sys.stderr.write("usage: bench_gen.py gen DIR | run KFSCK DIR\n")
+    sys.stderr.write("usage: bench_gen.py gen DIR | gen-metadata DIR [RECORDS] | run KFSCK DIR\n")
     return 2
 
 

@@ -31,6 +31,11 @@ Writes, below OUTDIR (replacing only these entries):
                           producer snapshot) with their __transaction_state
                           and their own MANIFEST.json, written by
                           tools/gen_txns.py (see its docstring)
+  kraft/                  a KRaft node's data dir (__cluster_metadata-0 with
+                          snapshots, topic partitions, share-group state,
+                          remote log metadata, a KIP-848 group), damaged
+                          variants and copies, with their own MANIFEST.json,
+                          written by tools/gen_kraft.py (see its docstring)
 
 All batches are encoded by kafka-python's builders (see kafkafmt.py); indexes
 are built by kafka_index.py (broker recovery rule). Timestamps are fixed
@@ -50,6 +55,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kafka                                             # noqa: E402
+import gen_kraft                                         # noqa: E402
 import gen_offsets                                       # noqa: E402
 import gen_sink                                          # noqa: E402
 import gen_txns                                          # noqa: E402
@@ -60,7 +66,8 @@ from kafka.record.util import calc_crc32c               # noqa: E402
 
 T0 = 1700000000000          # 2023-11-14T22:13:20Z
 INDEX_INTERVAL = 4096
-OWNED = ("segments", "partition", "datadir", "damaged", "replicas", "sink", "txns", "MANIFEST.json")
+OWNED = ("segments", "partition", "datadir", "damaged", "replicas", "sink", "txns", "kraft",
+         "MANIFEST.json")
 
 WORDS = ("express standard gift wrapped fragile priority backorder warehouse north south "
          "east west pallet parcel courier signature requested leave at door weekend "
@@ -994,6 +1001,7 @@ def main(argv):
     gen_offsets.generate(out)
     gen_sink.generate(out)
     gen_txns.generate(out)
+    gen_kraft.generate(out)
     manifest = {
         "generator": "tools/gen_fixtures.py",
         "kafka_python": kafka.__version__,
