@@ -119,13 +119,18 @@ static bool ints_from(const kf_dtree *t, const kf_dnode *arr, kf_md_ints *out)
         out->n = k;
         return true;
     }
-    int32_t *v = n ? malloc(n * sizeof *v) : NULL;
-    if (n && !v)
+    if (!n) {
+        free(out->v);
+        out->v = NULL;
+        out->n = 0;
+        return true;
+    }
+    int32_t *v = realloc(out->v, n * sizeof *v);
+    if (!v)
         return false;
     uint32_t k = 0;
-    for (uint32_t c = arr ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next)
+    for (uint32_t c = arr->first_child; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next)
         v[k++] = (int32_t)t->nodes[c].i;
-    free(out->v);
     out->v = v;
     out->n = k;
     return true;
@@ -870,6 +875,11 @@ static md_apply unregister(htab *h, int32_t id, void (*fn)(void *))
 /* Index of partition id in t->parts, or where it would go (*found false). */
 static uint32_t part_find(const kf_md_topic *t, int32_t id, bool *found)
 {
+    /* partitions are numbered 0..n-1 almost always: try the direct slot */
+    if (id >= 0 && (uint32_t)id < t->nparts && t->parts[id].id == id) {
+        *found = true;
+        return (uint32_t)id;
+    }
     uint32_t lo = 0, hi = t->nparts;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -882,10 +892,37 @@ static uint32_t part_find(const kf_md_topic *t, int32_t id, bool *found)
     return lo;
 }
 
+static md_topic_slot *tslot(md_image *im, const uint8_t id[16])
+{
+    return &im->tcache[(id[15] ^ ((uint32_t)id[14] << 8) ^ id[7]) & (MD_TOPIC_CACHE - 1)];
+}
+
+/* The topic of an id, through the cache. */
+static kf_md_topic *topic_get(md_image *im, const uint8_t id[16])
+{
+    md_topic_slot *sl = tslot(im, id);
+    if (sl->t && memcmp(sl->id, id, 16) == 0)
+        return sl->t;
+    kf_md_topic *t = htab_get(&im->topics, id, 16);
+    if (t) {
+        memcpy(sl->id, id, 16);
+        sl->t = t;
+    }
+    return t;
+}
+
+/* Before the topic of id is freed or replaced. */
+static void topic_forget(md_image *im, const uint8_t id[16])
+{
+    md_topic_slot *sl = tslot(im, id);
+    if (sl->t && memcmp(sl->id, id, 16) == 0)
+        sl->t = NULL;
+}
+
 static kf_md_topic *topic_of(md_image *im, const rd *r, char *msg, size_t msglen)
 {
     const uint8_t *id = fuuid(r, "topic_id");
-    kf_md_topic *t = id ? htab_get(&im->topics, id, 16) : NULL;
+    kf_md_topic *t = id ? topic_get(im, id) : NULL;
     if (!t && id) {
         char b64[23];
         kf_uuid_to_b64(id, b64);
@@ -907,6 +944,7 @@ static md_apply topic_record(md_image *im, const rd *r, char *msg, size_t msglen
     }
     memcpy(t->id, id, 16);
     /* a second TopicRecord for an id starts it over with no partitions */
+    topic_forget(im, id);
     kf_md_topic *old = htab_get(&im->topics, id, 16);
     if (old) {
         kf_md_topic *byname = htab_get(&im->topic_names, old->name, (uint32_t)strlen(old->name));
@@ -1046,6 +1084,8 @@ static void resource_del(md_image *im, int8_t type, const char *name)
 static md_apply remove_topic(md_image *im, const rd *r, char *msg, size_t msglen)
 {
     const uint8_t *id = fuuid(r, "topic_id");
+    if (id)
+        topic_forget(im, id);
     kf_md_topic *t = id ? htab_del(&im->topics, id, 16) : NULL;
     if (!t) {
         char b64[23] = "?";

@@ -27,7 +27,16 @@ typedef struct md_quota_entity {
     uint32_t n, cap;
 } md_quota_entity;
 
+/* A small direct-mapped cache in front of the topics table: most records
+ * name a topic by id, and the table's keys live apart from its slots. */
+#define MD_TOPIC_CACHE 512
+typedef struct md_topic_slot {
+    uint8_t id[16];
+    kf_md_topic *t;            /* NULL: empty */
+} md_topic_slot;
+
 typedef struct md_image {
+    md_topic_slot tcache[MD_TOPIC_CACHE];
     htab brokers;              /* int32 id -> kf_md_broker* */
     htab controllers;          /* int32 id -> kf_md_controller* */
     htab features;             /* name -> kf_md_feature* (metadata.version apart: mv) */

@@ -96,7 +96,11 @@ typedef struct dctx {
 
 static void dctx_init(dctx *d, kf_dtree *t, const uint8_t *p, size_t n, size_t pos)
 {
-    memset(d, 0, sizeof *d);
+    /* the message and path buffers are written before they are read: not cleared */
+    d->err = 0;
+    d->err_pos = 0;
+    d->msg[0] = 0;
+    d->depth = 0;
     kf_cur_init(&d->c, p, n);
     d->c.pos = pos <= n ? pos : n;
     d->t = t;
@@ -608,7 +612,11 @@ static void body_err(cs_body *out, size_t pos, const char *fmt, ...)
 void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t n, size_t pos, bool best_effort,
                     kf_dtree *t, cs_body *out)
 {
-    memset(out, 0, sizeof *out);
+    out->ok = out->partial = false;
+    out->rc = KF_OK;
+    out->layout = NULL;
+    out->err_pos = 0;
+    out->err[0] = 0;
     out->root = KF_DNODE_NONE;
     const cs_message *m = rec->value;
     dctx d;

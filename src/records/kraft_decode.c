@@ -19,7 +19,10 @@
 
 static void rec_init(kf_kraft_record *out)
 {
-    memset(out, 0, sizeof *out);
+    out->control = out->known = out->ok = out->key_present = false;
+    out->record_type = out->schema_name = out->layout = NULL;
+    out->err_pos = 0;
+    out->err[0] = 0; /* written before it is read: not cleared (one record per call) */
     out->frame_version = -1;
     out->api_key = -1;
     out->version = -1;
