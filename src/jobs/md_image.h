@@ -1,4 +1,5 @@
-/* md_image.h: the cluster image the metadata job builds (md_image.c):
+/* md_image.h: the cluster image the metadata job builds (md_image.c,
+ * md_apply.c, md_views.c):
  * brokers, controllers, features, topics and partitions, configs, client
  * quotas, ACLs, SCRAM credentials, delegation tokens and producer ids,
  * changed one decoded metadata record at a time by Kafka's replay rules
@@ -54,6 +55,9 @@ typedef struct md_image {
     int64_t pid_broker_epoch;
 } md_image;
 
+/* Every live entry of an htab. */
+#define HTAB_EACH(h, e) for (htab_entry *e = (h)->e; e && e < (h)->e + (h)->cap; e++) if (e->key)
+
 void md_image_init(md_image *im);
 void md_image_free(md_image *im);
 /* A deep copy (for an open metadata transaction). false when out of memory
@@ -95,5 +99,37 @@ typedef struct md_views {
 
 bool md_views_build(md_views *v, const md_image *im);
 void md_views_free(md_views *v);
+
+/* ---- shared by md_image.c, md_apply.c and md_views.c ---- */
+
+/* Copies with a NUL added (md_dupn, md_dups: NULL stays NULL) and of raw
+ * bytes (NULL for n == 0); NULL when out of memory. */
+char *md_dupn(const void *p, size_t n);
+char *md_dups(const char *s);
+void *md_dupmem(const void *p, size_t n);
+
+/* Put val under key in h, freeing what was there with fn. false: out of
+ * memory (val is then freed with fn). */
+bool md_put(htab *h, const void *key, uint32_t klen, void *val, void (*fn)(void *));
+
+/* Freeing the image's objects (NULL is fine). */
+void md_listeners_free(kf_md_listener *l, uint32_t n);
+void md_ranges_free(kf_md_version_range *r, uint32_t n);
+void md_broker_free(kf_md_broker *b);
+void md_controller_free(kf_md_controller *c);
+void md_partition_fields_free(kf_md_partition *p);
+void md_topic_free(kf_md_topic *t);
+void md_config_free(kf_md_config *c);
+void md_resource_free(md_resource *r);
+void md_quota_free(kf_md_quota *q);
+void md_quota_entity_free(md_quota_entity *e);
+void md_acl_free(kf_md_acl *a);
+void md_scram_free(kf_md_scram *s);
+void md_token_free(kf_md_token *k);
+void md_feature_free(kf_md_feature *f);
+
+/* Order of a client-quota entity's (type, name) pairs: by type, the default
+ * (null) name first. */
+int md_cmp_quota_entity(const void *a, const void *b);
 
 #endif
