@@ -1,9 +1,12 @@
 /* coord.h: decoding the records of Kafka's coordinator topics
- * (__consumer_offsets, __transaction_state) and of the consumer protocol
- * embedded in classic group metadata.
+ * (__consumer_offsets, __transaction_state, __share_group_state) and of the
+ * consumer protocol embedded in classic group metadata; the decoded-tree
+ * arena (kf_dtree) that the KRaft decoders (kraft.h) fill too.
  *
  * The record layouts are described once, as data, in the project's own
- * schema table (src/coord_schema.c); one generic decoder (src/coord_decode.c)
+ * schema tables (coord_schema.c, share_schema.c, kraft_schema.c,
+ * remote_schema.c in src/records/); one generic decoder
+ * (src/records/coord_decode.c)
  * reads Kafka's message encoding (fixed ints, uvarints, classic and compact
  * strings/bytes/arrays, nullable fields, uuids, tagged fields) by walking
  * that table. A decoded record is a small tree of nodes in a caller-owned
