@@ -65,29 +65,6 @@ bool kraft_snapshot_name(const char *base, int64_t *end_offset, int32_t *epoch)
     return true;
 }
 
-/* ---- problems ------------------------------------------------------------------------- */
-
-static void problem(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
-                    bool has_offset, int64_t offset, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-static void problem(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
-                    bool has_offset, int64_t offset, const char *fmt, ...)
-{
-    if (!fn)
-        return;
-    kf_problem p;
-    memset(&p, 0, sizeof p);
-    p.code = code;
-    p.file = file;
-    p.severity = sev;
-    p.has_offset = has_offset;
-    p.offset = has_offset ? offset : 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
-    va_end(ap);
-    fn(ctx, &p);
-}
-
 /* ---- one snapshot ------------------------------------------------------------------ */
 
 typedef struct count_ctx {
@@ -162,7 +139,7 @@ int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem
     st->damaged |= res.damaged_ranges > 0;
     st->has_footer = last_is_footer;
     if (!st->readable) {
-        problem(fn, ctx, path, KF_P_UNREADABLE, KF_SEV_ERROR, false, 0, "cannot read the snapshot");
+        kf_report_in(fn, ctx, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read the snapshot");
         return KF_ERR_IO;
     }
     if (!st->has_header || !st->has_footer) {
@@ -170,7 +147,7 @@ int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem
                            : !st->has_header && !st->has_footer ? "has neither its snapshot_header nor its snapshot_footer"
                            : !st->has_header ? "does not start with a snapshot_header control record"
                                              : "does not end with a snapshot_footer control record";
-        problem(fn, ctx, path, KF_P_SNAPSHOT_INCOMPLETE, KF_SEV_ERROR, false, 0,
+        kf_report_in(fn, ctx, path, KF_P_SNAPSHOT_INCOMPLETE, KF_SEV_ERROR, 0, false, 0,
                 "the KRaft snapshot %s%s: it is an incomplete copy and cannot be loaded", what,
                 st->damaged ? " (its batches are damaged)" : "");
     }
@@ -188,8 +165,8 @@ int kf_kraft_check_quorum_state(const char *path, kf_problem_fn fn, void *ctx)
     if (rrc == KF_ERR_NOMEM)
         return rrc;
     if (rrc != KF_OK) {
-        problem(fn, ctx, path, rrc == KF_ERR_TOO_BIG ? KF_P_CHECKPOINT_INVALID : KF_P_UNREADABLE, KF_SEV_ERROR,
-                false, 0, "cannot read: %s", rrc == KF_ERR_TOO_BIG ? "far too large for a quorum-state" : strerror(err_no));
+        kf_report_in(fn, ctx, path, rrc == KF_ERR_TOO_BIG ? KF_P_CHECKPOINT_INVALID : KF_P_UNREADABLE, KF_SEV_ERROR,
+                     0, false, 0, "cannot read: %s", rrc == KF_ERR_TOO_BIG ? "far too large for a quorum-state" : strerror(err_no));
         return rrc == KF_ERR_TOO_BIG ? KF_OK : KF_ERR_IO;
     }
     kf_quorum_state qs;
@@ -197,7 +174,7 @@ int kf_kraft_check_quorum_state(const char *path, kf_problem_fn fn, void *ctx)
     int rc = kf_quorum_state_parse(data, size, &qs, msg, sizeof msg);
     free(data);
     if (rc != KF_OK)
-        problem(fn, ctx, path, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, false, 0,
+        kf_report_in(fn, ctx, path, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, 0, false, 0,
                 "quorum-state: %s (the KRaft node refuses to start)", msg);
     return KF_OK;
 }
@@ -211,7 +188,7 @@ int kf_kraft_check_dir(const char *dir, size_t max_batch_bytes, int what, kf_pro
     int rc = kf_list_dir(dir, &l, &err_no);
     if (rc != KF_OK) {
         if (rc != KF_ERR_NOMEM)
-            problem(fn, ctx, dir, KF_P_UNREADABLE, KF_SEV_ERROR, false, 0, "cannot list: %s",
+            kf_report_in(fn, ctx, dir, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list: %s",
                     kf_path_error_str(err_no));
         return rc;
     }
@@ -261,12 +238,12 @@ int kf_kraft_check_dir(const char *dir, size_t max_batch_bytes, int what, kf_pro
             rc = KF_ERR_NOMEM;
         } else {
             if (latest < 0)
-                problem(fn, ctx, p, KF_P_SNAPSHOT_MISSING, KF_SEV_ERROR, true, log_start,
+                kf_report_in(fn, ctx, p, KF_P_SNAPSHOT_MISSING, KF_SEV_ERROR, 0, true, log_start,
                         "the metadata log starts at offset %lld and there is no KRaft snapshot: the state before it "
                         "is lost and the node refuses to start (\"Inconsistent snapshot state\")",
                         (long long)log_start);
             else
-                problem(fn, ctx, p, KF_P_SNAPSHOT_MISSING, KF_SEV_ERROR, true, log_start,
+                kf_report_in(fn, ctx, p, KF_P_SNAPSHOT_MISSING, KF_SEV_ERROR, 0, true, log_start,
                         "the metadata log starts at offset %lld but the newest KRaft snapshot ends at %lld: offsets "
                         "%lld..%lld are lost and the node refuses to start (\"Inconsistent snapshot state\")",
                         (long long)log_start, (long long)latest, (long long)latest, (long long)log_start - 1);
@@ -307,17 +284,17 @@ void kf_kraft_check_partition(const kf_metadata *m, const char *topic, int32_t p
     if (by_name && memcmp(by_name->id, md.topic_id, 16) != 0) {
         char want[23];
         kf_uuid_to_b64(by_name->id, want);
-        problem(fn, ctx, pm, KF_P_TOPIC_ID_MISMATCH, KF_SEV_ERROR, false, 0,
+        kf_report_in(fn, ctx, pm, KF_P_TOPIC_ID_MISMATCH, KF_SEV_ERROR, 0, false, 0,
                 "%s-%d has topic id %s but the metadata log gives topic %s the id %s%s: the broker fails this "
                 "partition (InconsistentTopicIdException)",
                 topic, (int)partition, md.topic_id_b64, topic, want,
                 by_id ? " (its id belongs to another topic there)" : "");
     } else if (!by_name && by_id) {
-        problem(fn, ctx, pm, KF_P_TOPIC_ID_MISMATCH, KF_SEV_ERROR, false, 0,
+        kf_report_in(fn, ctx, pm, KF_P_TOPIC_ID_MISMATCH, KF_SEV_ERROR, 0, false, 0,
                 "%s-%d has topic id %s, which the metadata log gives to topic %s, and the log knows no topic %s",
                 topic, (int)partition, md.topic_id_b64, by_id->name, topic);
     } else if (!by_id) {
-        problem(fn, ctx, pm, KF_P_STRAY_PARTITION, KF_SEV_WARNING, false, 0,
+        kf_report_in(fn, ctx, pm, KF_P_STRAY_PARTITION, KF_SEV_WARNING, 0, false, 0,
                 "%s-%d has topic id %s, which the metadata log does not know (a deleted topic?): Kafka renames such "
                 "a directory -stray and stops serving it",
                 topic, (int)partition, md.topic_id_b64);
