@@ -72,8 +72,8 @@ int kf_kraft_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_
 /* Decode a KRaft control record's value (type from its key, kf_control_parse):
  * leader_change, snapshot_header, snapshot_footer, kraft_version,
  * kraft_voters. Returns as kf_kraft_decode; other types (COMMIT/ABORT markers
- * included) are KF_ERR_UNSUPPORTED. Bytes after the body are an error
- * (Kafka itself ignores them). */
+ * included) are KF_ERR_UNSUPPORTED. Bytes after the body are ignored, as
+ * Kafka ignores them. */
 int kf_kraft_control_decode(int16_t type, const uint8_t *value, int32_t value_len, kf_dtree *t,
                             kf_kraft_record *out);
 

@@ -589,11 +589,11 @@ static int decode_key(const cs_record *rec, const uint8_t *key, size_t n, kf_dtr
 /* Decodes the value with layout m at version ver from pos; *clean when it
  * decoded with no error and no trailing byte. */
 static uint32_t try_layout(dctx *d, kf_dtree *t, const uint8_t *v, size_t n, size_t pos, const cs_message *m,
-                           int16_t ver, bool *clean)
+                           int16_t ver, bool trailing_ok, bool *clean)
 {
     dctx_init(d, t, v, n, pos);
     uint32_t root = decode_message(d, m, ver);
-    *clean = !d->err && kf_cur_left(&d->c) == 0;
+    *clean = !d->err && (trailing_ok || kf_cur_left(&d->c) == 0);
     return root;
 }
 
@@ -609,9 +609,10 @@ static void body_err(cs_body *out, size_t pos, const char *fmt, ...)
     va_end(ap);
 }
 
-void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t n, size_t pos, bool best_effort,
+void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t n, size_t pos, int flags,
                     kf_dtree *t, cs_body *out)
 {
+    bool trailing_ok = flags & CS_BODY_TRAILING_OK;
     out->ok = out->partial = false;
     out->rc = KF_OK;
     out->layout = NULL;
@@ -624,7 +625,7 @@ void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t 
 
     if (cs_in(ver, m->v_min, m->v_max)) {
         const cs_message *used = m;
-        uint32_t root = try_layout(&d, t, v, n, pos, m, ver, &clean);
+        uint32_t root = try_layout(&d, t, v, n, pos, m, ver, trailing_ok, &clean);
         if (!clean && d.err != KF_ERR_TOO_BIG && d.err != KF_ERR_NOMEM) {
             uint32_t mark2 = t->n;
             for (uint8_t i = 0; i < rec->n_alts; i++) {
@@ -633,7 +634,7 @@ void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t 
                     continue;
                 dctx d2;
                 bool clean2;
-                uint32_t r2 = try_layout(&d2, t, v, n, pos, alt, ver, &clean2);
+                uint32_t r2 = try_layout(&d2, t, v, n, pos, alt, ver, trailing_ok, &clean2);
                 if (clean2) {
                     root = r2; /* the primary's nodes stay unused in the arena */
                     clean = true;
@@ -662,14 +663,14 @@ void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t 
     /* Unknown version: read it as the closest layout known, best effort. */
     out->rc = KF_ERR_UNSUPPORTED;
     out->partial = true;
-    if (ver < 0 || !best_effort) {
+    if (ver < 0 || !(flags & CS_BODY_BEST_EFFORT)) {
         body_err(out, pos, "%s: unknown version %d", m->name, ver);
         return;
     }
     const cs_message *bm =
         rec->fallback && cs_in(ver, rec->fallback->v_min, rec->fallback->v_max) ? rec->fallback : m;
     int16_t lv = ver > bm->v_max ? bm->v_max : ver < bm->v_min ? bm->v_min : ver;
-    uint32_t root = try_layout(&d, t, v, n, pos, bm, lv, &clean);
+    uint32_t root = try_layout(&d, t, v, n, pos, bm, lv, trailing_ok, &clean);
     out->root = root;
     out->layout = bm;
     if (d.err)
@@ -693,7 +694,7 @@ static int decode_value(const cs_record *rec, const uint8_t *v, size_t n, kf_dtr
     int16_t ver = (int16_t)kf_be16(v);
     out->value_version = ver;
     cs_body body;
-    cs_decode_body(rec, ver, v, n, 2, true, t, &body);
+    cs_decode_body(rec, ver, v, n, 2, CS_BODY_BEST_EFFORT, t, &body);
     out->value_root = body.root;
     out->value_ok = body.ok;
     out->value_partial = body.partial;

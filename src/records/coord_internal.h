@@ -124,12 +124,18 @@ typedef struct cs_body {
     char err[160];
 } cs_body;
 
+enum {
+    CS_BODY_BEST_EFFORT = 1, /* a version rec->value lacks is read with the nearest layout known */
+    CS_BODY_TRAILING_OK = 2, /* bytes after the body are ignored (KRaft control records, as Kafka reads them) */
+};
+
 /* Decode the value body of rec at version ver from v[pos..n): rec->value
  * when it has ver, then rec->alts in order when that does not decode
  * cleanly; a version rec->value lacks is KF_ERR_UNSUPPORTED and read best
- * effort (with rec->fallback, else the nearest known version) only when
- * best_effort is set. Trailing bytes are an error (KF_ERR_CORRUPT). */
-void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t n, size_t pos, bool best_effort,
+ * effort (with rec->fallback, else the nearest known version) only with
+ * CS_BODY_BEST_EFFORT. Trailing bytes are an error (KF_ERR_CORRUPT) unless
+ * CS_BODY_TRAILING_OK. */
+void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t n, size_t pos, int flags,
                     kf_dtree *t, cs_body *out);
 
 extern const cs_message kf_cs_consumer_subscription;

@@ -151,7 +151,7 @@ int kf_kraft_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_
     }
     out->known = true;
     cs_body b;
-    cs_decode_body(rec, out->version, value, (size_t)value_len, c.pos, false, t, &b);
+    cs_decode_body(rec, out->version, value, (size_t)value_len, c.pos, 0, t, &b);
     take_body(rec, &b, out);
     if (topic == KF_KRAFT_METADATA && out->api_key == KF_MD_CONFIG && out->root != KF_DNODE_NONE)
         mark_config_secret(t, out->root);
@@ -186,7 +186,7 @@ int kf_kraft_control_decode(int16_t type, const uint8_t *value, int32_t value_le
         return KF_ERR_CORRUPT;
     }
     cs_body b;
-    cs_decode_body(rec, 0, value, (size_t)value_len, 0, false, t, &b);
+    cs_decode_body(rec, 0, value, (size_t)value_len, 0, CS_BODY_TRAILING_OK, t, &b);
     take_body(rec, &b, out);
     return b.rc;
 }
