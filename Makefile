@@ -1,6 +1,7 @@
 # kfsck build. `make` builds ./kfsck and libkfsck.a; `make check` runs every
 # test twice (normal build and ASan+UBSan build); `make demo` runs verify on
-# the bundled sample data dir; `make deps` installs what is missing.
+# the bundled sample data dir; `make deps` installs what is missing;
+# `make bench` measures speed and memory (tools/bench.sh).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -112,7 +113,10 @@ test-threads: test-bin
 demo: deps all
 	./kfsck verify fixtures/datadir || [ $$? -eq 1 ]
 
-bench: deps all
+# Benchmark (issue 7's figures); BENCH_SCALE=0.1 for a quick run.
+bench:
+	@sh tools/deps.sh --bench
+	@$(MAKE) --no-print-directory all
 	@sh tools/bench.sh
 
 # libFuzzer targets (clang): build/fuzz-lf/fuzz_*

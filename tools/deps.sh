@@ -7,7 +7,20 @@
 # root, or through non-interactive sudo); prints the command and exits 1 when
 # it can do neither. When nothing is missing it prints one line and never
 # touches apt-get.
+#
+# deps.sh --bench (run by `make bench` only): also what the benchmark
+# (tools/bench.sh) compares kfsck with and measures it by: the zstd and lz4
+# programs, util-linux's fincore (page-cache residency), GNU time (peak RSS),
+# and python3-crc32c (kafka-python's C CRC-32C, so the kafka-python peer is
+# not held back by its pure-Python fallback).
 set -u
+
+bench=0
+case "${1:-}" in
+    --bench) bench=1 ;;
+    "") ;;
+    *) echo "usage: deps.sh [--bench]" >&2; exit 2 ;;
+esac
 
 missing=""
 add() {
@@ -90,8 +103,26 @@ else
     done
 fi
 
+# Benchmark only.
+if [ "$bench" -eq 1 ]; then
+    have zstd || add zstd
+    have lz4 || add lz4
+    # fincore is in util-linux-extra from Debian 12 on (util-linux before).
+    have fincore || add util-linux-extra
+    [ -x /usr/bin/time ] || add time
+    if [ -x "$PY" ]; then
+        "$PY" -c 'import crc32c' 2>/dev/null || add python3-crc32c
+    else
+        add python3-crc32c
+    fi
+fi
+
 if [ -z "$missing" ]; then
-    echo "deps: all build and test dependencies are present"
+    if [ "$bench" -eq 1 ]; then
+        echo "deps: all build, test and benchmark dependencies are present"
+    else
+        echo "deps: all build and test dependencies are present"
+    fi
     exit 0
 fi
 
@@ -114,6 +145,13 @@ fi
 
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update || {
     echo "deps: apt-get update failed" >&2; exit 1; }
+# Before Debian 12 fincore came with util-linux itself.
+case " $missing " in
+    *" util-linux-extra "*)
+        if ! apt-cache show util-linux-extra >/dev/null 2>&1; then
+            missing=$(echo " $missing " | sed 's/ util-linux-extra / util-linux /; s/^ //; s/ $//')
+        fi ;;
+esac
 # shellcheck disable=SC2086  # word splitting of $missing is intended
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing || {
     echo "deps: apt-get install failed for: $missing" >&2; exit 1; }
