@@ -1,66 +1,95 @@
 #!/usr/bin/python3
-"""bench_gen.py: data generator and measuring helper for `make bench`
-(tools/bench.sh). Uses Debian's python3 and kafka-python.
+"""bench_gen.py: the data of `make bench` (tools/bench.sh), written once.
+Uses Debian's python3 with kafka-python (batches), python3-zstandard and
+python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
+(to check the codec payloads).
 
-  bench_gen.py gen DIR
-      Writes two 1 GiB-scale magic-2 segments, once (skipped when present):
-        DIR/bench-plain-0/00000000000000000000.log  uncompressed, ~1 KiB
-            records, 16 a batch, file size just under 1 GiB (segment.bytes);
-        DIR/bench-zstd-0/00000000000000000000.log   zstd batches of 64
-            records holding 1 GiB of record bytes in all.
-      To be fast it builds a few thousand distinct batches with kafka-python's
-      DefaultRecordBatchBuilder and writes them over and over, rewriting each
-      copy's base offset (bytes 0-7) so offsets keep increasing, and its
-      partitionLeaderEpoch (bytes 12-15): the v2 CRC-32C covers neither, so
-      every copy stays a valid batch.
+  bench_gen.py gen DATA SCALE
+      Writes into DIR = DATA/scale-SCALE (bench-data/scale-1) what tools/bench_run.py
+      measures, sizes times SCALE (1 is the full size), and DIR/bench.json,
+      the manifest: for every item its files, sizes, batch and record counts.
+      An item already there with the current GEN_VERSION and its files at
+      the sizes the manifest gives is kept, so this is quick after the first
+      time. Items (full size):
 
-      Also DIR/__consumer_offsets-0/00000000000000000000.log: 10 million
-      offset commits (key type 1, value v3) over 100,000 distinct
-      (group, topic, partition) keys, 1,000 distinct batches written 100
-      times with rewritten base offsets, for the replay figures of
-      `kfsck offsets`.
-
-      And DIR/kraft-bench/__cluster_metadata-0/: a KRaft metadata log of
-      1 million records for `kfsck metadata` (gen_metadata): a setup part
-      (leader change, kraft.version and voters, metadata.version, three
-      brokers, 2,000 topics of 8 partitions with configs), then 2,000
-      distinct batches of 32 partition changes (ISR shrink/expand, leader
-      moves), config changes, broker heartbeats and no-ops, written over and
-      over with rewritten base offsets (every repetition replays cleanly:
-      the changes only touch partitions and configs the setup created).
-      Records come from tools/kraftfmt.py, batches from kafka-python.
+      plain    bench-plain-0/: 1 GiB segment (the broker's segment.bytes),
+               uncompressed, ~1 KiB records, 16 a batch.
+      small    bench-small-0/: 512 MiB segment, uncompressed, 100-byte
+               records, 128 a batch.
+      zstd     bench-zstd-0/:  zstd batches of 64 ~1 KiB records, 1 GiB of
+      lz4      bench-lz4-0/:   record bytes in all; lz4 the same in LZ4 frames.
+      payload  payload/zstd.zst, payload/lz4.lz4: the compressed payload (the
+               records section) of every batch of the zstd and lz4 segments,
+               in the same order, concatenated: zstd frames and LZ4 frames
+               concatenate, so `zstd -d` / `lz4 -d` decompress exactly what
+               kfsck decompresses. Checked here: the programs' output length
+               equals the segment's record bytes.
+      kp       kp-plain/bench-plain-0/, kp-small/bench-small-0/: the first
+               256 MiB (whole batches) of plain and small, for the
+               kafka-python comparison (kafka-python is slow).
+      merge    merge/copy-{a,b,c}/bench-merge-0/: three damaged copies of a
+               1 GiB partition of 8 segments (~1 KiB records), for `merge`:
+               copy a has a flipped byte in segment 2, copy b has segment 5
+               cut in the middle, copy c has 1 MiB of zeros in segment 2
+               (past copy a's damage), so together they hold every batch.
+               Undamaged segments are hard links to one pool (merge/pool/).
+      datadir  datadir/events-0 .. events-63/: a broker data directory of 64
+               partitions of 8 to 16 MiB, one in four zstd, one in four lz4,
+               for `scan --jobs 1` against `--jobs 2`.
+      offsets  offsets/__consumer_offsets-0/: 10 million offset commits (key
+               type 1, value v3) over 100,000 distinct (group, topic,
+               partition) keys; offsets-quarter/: the first quarter of it
+               (2.5 million commits, the same keys), to show that replay
+               memory follows the keys, not the commits.
+      metadata kraft-bench/__cluster_metadata-0/: a KRaft metadata log of
+               1 million records for `kfsck metadata`: a setup part (leader
+               change, kraft.version and voters, metadata.version, three
+               brokers, 2,000 topics of 8 partitions with configs), then
+               2,000 distinct batches of 32 partition changes (ISR
+               shrink/expand, leader moves), config changes, broker
+               heartbeats and no-ops, written over and over (every
+               repetition replays cleanly: the changes only touch partitions
+               and configs the setup created). Records come from
+               tools/kraftfmt.py, batches from kafka-python.
 
   bench_gen.py gen-metadata DIR [RECORDS]
-      Only the metadata log (RECORDS, default 1,000,000; smaller for a check).
+      Only the metadata log, into DIR/kraft-bench/ (RECORDS, default
+      1,000,000; smaller for a check).
 
-  bench_gen.py run KFSCK DIR
-      For each segment: `cat FILE > /dev/null` and `KFSCK verify FILE`
-      bandwidth (best of 3, after one warm-up read so both read from the page
-      cache), their ratio, and kfsck's peak memory: RssAnon (heap + stack +
-      other anonymous pages, sampled from /proc/PID/status every 1 ms in a
-      separate run) and VmHWM (peak total RSS, which also counts the pages of
-      the memory-mapped input, so about the file size). Prints a table.
-      Then repair and `offsets` replay figures, and `stats` with and without
-      the sink catch-up simulation (--sink-partition-duration) per segment.
+      Everything is built from a few thousand distinct batches made with
+      kafka-python's DefaultRecordBatchBuilder, written over and over with
+      each copy's base offset (bytes 0-7) rewritten so offsets keep
+      increasing, and its partitionLeaderEpoch (bytes 12-15) set: the v2
+      CRC-32C covers neither, so every copy stays a valid batch.
 """
 
+import functools
 import json
 import os
 import random
+import shutil
 import struct
 import subprocess
 import sys
 import time
 
+from kafka.codec import lz4_decode, zstd_decode
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import kraftfmt as kf  # noqa: E402
+import kraftfmt as kf  # noqa: E402  (KRaft records, for the metadata log)
 
+GEN_VERSION = 2
+MANIFEST = "bench.json"
+MIB = 1 << 20
 GIB = 1 << 30
-SEGMENT_BYTES = GIB  # the broker's default segment.bytes
-STAMP = "bench.json"
-GEN_VERSION = 1
+V2_HEADER = 61          # bytes before the records section of a v2 batch
+LEADER_EPOCH = 7
+NONE = DefaultRecordBatchBuilder.CODEC_NONE
+ZSTD = DefaultRecordBatchBuilder.CODEC_ZSTD
+LZ4 = DefaultRecordBatchBuilder.CODEC_LZ4
+CODEC_NAMES = {NONE: "none", ZSTD: "zstd", LZ4: "lz4"}
+TS0 = 1700000000000
 
 WORDS = (b"kafka broker topic partition offset consumer producer record batch "
          b"segment index leader replica commit fetch produce cluster group "
@@ -69,8 +98,15 @@ WORDS = (b"kafka broker topic partition offset consumer producer record batch "
          b"currency EUR USD status ok error retry latency ms bytes").split()
 
 
+def seg_name(base_offset):
+    return "%020d.log" % base_offset
+
+
+# ---- batches ----------------------------------------------------------------
+
 def value_pool(rng, n, size):
-    """n distinct ~size-byte JSON-ish values (compress about 3-4x with zstd)."""
+    """n distinct size-byte JSON-ish values (the 1 KiB ones compress about
+    3-4x with zstd)."""
     pool = []
     for i in range(n):
         words = []
@@ -86,68 +122,69 @@ def value_pool(rng, n, size):
     return pool
 
 
-def build_batches(rng, pool, nbatches, per_batch, codec):
-    """Distinct batches as (bytes, record_count, record_bytes)."""
+def records_section_len(data, codec):
+    """Bytes of the records section once decompressed (what kfsck and the
+    codec programs produce from this batch)."""
+    payload = data[V2_HEADER:]
+    if codec == ZSTD:
+        return len(zstd_decode(payload))
+    if codec == LZ4:
+        return len(lz4_decode(payload))
+    return len(payload)
+
+
+def build_batches(seed, value_size, nbatches, per_batch, codec):
+    """Distinct batches as (bytes, record_count, record_bytes): record keys
+    key-NNNNNNNN, values from a pool of value_size-byte values, one header."""
+    rng = random.Random(seed)
+    pool = value_pool(rng, 4096, value_size)
     out = []
-    ts0 = 1700000000000
     k = 0
-    for b in range(nbatches):
+    for _ in range(nbatches):
         builder = DefaultRecordBatchBuilder(
             magic=2, compression_type=codec, is_transactional=False,
             producer_id=-1, producer_epoch=-1, base_sequence=-1,
             batch_size=1 << 30)
-        rec_bytes = 0
         for r in range(per_batch):
-            key = b"key-%08d" % k
-            value = pool[rng.randrange(len(pool))]
-            meta = builder.append(r, timestamp=ts0 + k, key=key, value=value,
-                                  headers=[("source", b"bench")])
-            rec_bytes += meta.size
+            builder.append(r, timestamp=TS0 + k, key=b"key-%08d" % k,
+                           value=pool[rng.randrange(len(pool))],
+                           headers=[("source", b"bench")])
             k += 1
-        out.append((bytes(builder.build()), per_batch, rec_bytes))
+        data = bytes(builder.build())
+        out.append((data, per_batch, records_section_len(data, codec)))
     return out
 
 
-def write_segment(outdir, name, batches, stop):
-    """Write batches round-robin until stop(file_bytes, record_bytes, next_batch_size)."""
-    path = os.path.join(outdir, name)
-    tmp = path + ".tmp"
-    offset = 0
-    file_bytes = 0
-    rec_total = 0
-    nrec = 0
-    nb = 0
-    pack = struct.Struct(">q").pack_into
-    pack_epoch = struct.Struct(">i").pack_into
-    with open(tmp, "wb", buffering=8 << 20) as f:
-        i = 0
-        while True:
-            data, count, rec_bytes = batches[i % len(batches)]
-            if stop(file_bytes, rec_total, len(data)):
-                break
-            b = bytearray(data)
-            pack(b, 0, offset)
-            pack_epoch(b, 12, 7)
-            f.write(b)
-            offset += count
-            nrec += count
-            nb += 1
-            file_bytes += len(b)
-            rec_total += rec_bytes
-            i += 1
-    os.rename(tmp, path)
-    return {"file": name, "size": file_bytes, "batches": nb, "records": nrec,
-            "record_bytes": rec_total, "last_offset": offset - 1}
+@functools.lru_cache(maxsize=None)
+def plain_batches():
+    return build_batches(20240611, 1000, 3000, 16, NONE)
+
+
+@functools.lru_cache(maxsize=None)
+def small_batches():
+    # key 12 + value 64 + header 13 + framing ~11: ~100 bytes a record
+    return build_batches(20240612, 64, 1000, 128, NONE)
+
+
+@functools.lru_cache(maxsize=None)
+def zstd_batches():
+    return build_batches(20240613, 1000, 1000, 64, ZSTD)
+
+
+@functools.lru_cache(maxsize=None)
+def lz4_batches():
+    return build_batches(20240614, 1000, 1000, 64, LZ4)
 
 
 def commit_batches(nbatches, per_batch, nkeys):
-    """Offset-commit batches: record key type 1, value version 3."""
+    """Offset-commit batches (record key type 1, value version 3). Commit k
+    goes to key (k * 7919) % nkeys: 7919 is prime and does not divide nkeys
+    here, so every run of nkeys consecutive commits touches every key once."""
     out = []
     k = 0
-    ts0 = 1700000000000
-    for b in range(nbatches):
+    for _ in range(nbatches):
         builder = DefaultRecordBatchBuilder(
-            magic=2, compression_type=DefaultRecordBatchBuilder.CODEC_NONE, is_transactional=False,
+            magic=2, compression_type=NONE, is_transactional=False,
             producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 30)
         for r in range(per_batch):
             slot = (k * 7919) % nkeys
@@ -155,41 +192,255 @@ def commit_batches(nbatches, per_batch, nkeys):
             topic = b"topic-%d" % (slot // 10 % 10)
             key = (struct.pack(">hh", 1, len(group)) + group + struct.pack(">h", len(topic)) + topic
                    + struct.pack(">i", slot % 10))
-            value = struct.pack(">hqih", 3, k, 5, 0) + struct.pack(">q", ts0 + k)
-            builder.append(r, timestamp=ts0 + k, key=key, value=value, headers=[])
+            value = struct.pack(">hqih", 3, k, 5, 0) + struct.pack(">q", TS0 + k)
+            builder.append(r, timestamp=TS0 + k, key=key, value=value, headers=[])
             k += 1
-        out.append((bytes(builder.build()), per_batch, 0))
+        data = bytes(builder.build())
+        out.append((data, per_batch, len(data) - V2_HEADER))
     return out
 
 
-COMMITS = 10_000_000
+# ---- writing ----------------------------------------------------------------
+
+class Writer:
+    """Writes batches round-robin from a list, base offsets increasing."""
+
+    def __init__(self, batches, start=0, offset=0):
+        self.batches = batches
+        self.i = start
+        self.offset = offset
+
+    def segment(self, path, stop, payload=None, cut=None):
+        """Writes batches to path until stop(file_bytes, record_bytes,
+        records, next_batch_size) is true. payload: a file that also gets
+        each batch's records section. cut: also note the largest whole-batch
+        prefix of at most cut bytes. Returns the segment's manifest entry."""
+        pack = struct.Struct(">q").pack_into
+        pack_epoch = struct.Struct(">i").pack_into
+        tmp = path + ".tmp"
+        first = self.offset
+        size = rec_bytes = nrec = nb = 0
+        prefix = None
+        with open(tmp, "wb", buffering=8 * MIB) as f:
+            while True:
+                data, count, rbytes = self.batches[self.i % len(self.batches)]
+                if stop(size, rec_bytes, nrec, len(data)):
+                    break
+                if cut is not None and prefix is None and size + len(data) > cut:
+                    prefix = {"size": size, "batches": nb, "records": nrec, "record_bytes": rec_bytes}
+                b = bytearray(data)
+                pack(b, 0, self.offset)
+                pack_epoch(b, 12, LEADER_EPOCH)
+                f.write(b)
+                if payload is not None:
+                    payload.write(data[V2_HEADER:])
+                self.offset += count
+                nrec += count
+                nb += 1
+                size += len(b)
+                rec_bytes += rbytes
+                self.i += 1
+        os.rename(tmp, path)
+        seg = {"file": path, "size": size, "batches": nb, "records": nrec,
+               "record_bytes": rec_bytes, "first_offset": first, "last_offset": self.offset - 1}
+        if cut is not None:
+            seg["prefix"] = prefix or {"size": size, "batches": nb, "records": nrec,
+                                       "record_bytes": rec_bytes}
+        return seg
 
 
-def gen_commits(outdir):
-    d = os.path.join(outdir, "__consumer_offsets-0")
-    name = os.path.join("__consumer_offsets-0", "%020d.log" % 0)
-    stamp = os.path.join(d, "bench.json")
-    try:
-        with open(stamp) as f:
-            meta = json.load(f)
-        if os.path.getsize(os.path.join(outdir, name)) == meta["size"]:
-            return meta
-    except (OSError, ValueError, KeyError):
-        pass
-    os.makedirs(d, exist_ok=True)
-    batches = commit_batches(1000, 100, 100_000)
-    total = [0]
+def copy_prefix(src, dst, nbytes):
+    tmp = dst + ".tmp"
+    with open(src, "rb") as fi, open(tmp, "wb") as fo:
+        left = nbytes
+        while left:
+            n = os.copy_file_range(fi.fileno(), fo.fileno(), min(left, 64 * MIB))
+            if n <= 0:
+                raise OSError("short copy of %s" % src)
+            left -= n
+    os.rename(tmp, dst)
 
-    def stop(fb, rb, n):
-        total[0] += 1
-        return total[0] > COMMITS // 100
 
-    meta = write_segment(outdir, name, batches, stop)
-    meta["name"] = "offsets"
-    meta["keys"] = 100_000
-    with open(stamp, "w") as f:
-        json.dump(meta, f)
-    return meta
+def fresh_dir(d):
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+
+
+def rel(top, item):
+    """Manifest paths are relative to the data dir."""
+    if isinstance(item, dict):
+        return {k: rel(top, v) for k, v in item.items()}
+    if isinstance(item, list):
+        return [rel(top, v) for v in item]
+    if isinstance(item, str) and item.startswith(top + os.sep):
+        return item[len(top) + 1:]
+    return item
+
+
+# ---- items --------------------------------------------------------------------
+
+def gen_plain(top, scale):
+    d = os.path.join(top, "bench-plain-0")
+    fresh_dir(d)
+    cut = int(256 * MIB * scale)
+    seg = Writer(plain_batches()).segment(
+        os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > GIB * scale, cut=cut)
+    kp = os.path.join(top, "kp-plain", "bench-plain-0")
+    fresh_dir(kp)
+    copy_prefix(seg["file"], os.path.join(kp, seg_name(0)), seg["prefix"]["size"])
+    seg["prefix"]["file"] = os.path.join(kp, seg_name(0))
+    return {"segment": seg, "record_size": "1 KiB", "files": [seg["file"], seg["prefix"]["file"]]}
+
+
+def gen_small(top, scale):
+    d = os.path.join(top, "bench-small-0")
+    fresh_dir(d)
+    cut = int(256 * MIB * scale)
+    seg = Writer(small_batches()).segment(
+        os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > 512 * MIB * scale, cut=cut)
+    kp = os.path.join(top, "kp-small", "bench-small-0")
+    fresh_dir(kp)
+    copy_prefix(seg["file"], os.path.join(kp, seg_name(0)), seg["prefix"]["size"])
+    seg["prefix"]["file"] = os.path.join(kp, seg_name(0))
+    return {"segment": seg, "record_size": "100 B", "files": [seg["file"], seg["prefix"]["file"]]}
+
+
+def count_output(cmd):
+    """Bytes a command writes to stdout (streamed, not kept)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+    n = 0
+    while True:
+        chunk = p.stdout.read(4 * MIB)
+        if not chunk:
+            break
+        n += len(chunk)
+    if p.wait() != 0:
+        raise RuntimeError("%s exited %d" % (" ".join(cmd), p.returncode))
+    return n
+
+
+def gen_codec(top, scale, name, batches, program, ext):
+    d = os.path.join(top, "bench-%s-0" % name)
+    fresh_dir(d)
+    os.makedirs(os.path.join(top, "payload"), exist_ok=True)
+    payload = os.path.join(top, "payload", "%s.%s" % (name, ext))
+    with open(payload + ".tmp", "wb", buffering=8 * MIB) as pf:
+        seg = Writer(batches).segment(os.path.join(d, seg_name(0)),
+                                      lambda fb, rb, nr, n: rb >= GIB * scale, payload=pf)
+    os.rename(payload + ".tmp", payload)
+    out = count_output([program, "-dcq", payload])
+    if out != seg["record_bytes"]:
+        raise RuntimeError("%s -dc %s gives %d bytes, the segment holds %d record bytes"
+                           % (program, payload, out, seg["record_bytes"]))
+    return {"segment": seg, "payload": payload, "payload_size": os.path.getsize(payload),
+            "program": program, "record_size": "1 KiB", "files": [seg["file"], payload]}
+
+
+def gen_zstd(top, scale):
+    return gen_codec(top, scale, "zstd", zstd_batches(), "zstd", "zst")
+
+
+def gen_lz4(top, scale):
+    return gen_codec(top, scale, "lz4", lz4_batches(), "lz4", "lz4")
+
+
+MERGE_SEGMENTS = 8
+MERGE_PART = "bench-merge-0"
+
+
+def damaged_copy(src, dst, how, scale):
+    """A real copy of segment src with damage: 'flip' one byte a quarter of
+    the way in, 'cut' at half its size, 'zero' 1 MiB at three quarters."""
+    size = os.path.getsize(src)
+    if how == "cut":
+        copy_prefix(src, dst, size // 2)
+        return {"how": "cut", "at": size // 2}
+    copy_prefix(src, dst, size)
+    with open(dst, "r+b") as f:
+        if how == "flip":
+            at = size // 4
+            f.seek(at)
+            b = f.read(1)
+            f.seek(at)
+            f.write(bytes([b[0] ^ 0xFF]))
+            return {"how": "flip", "at": at}
+        at = size * 3 // 4
+        n = min(MIB, size - at)
+        f.seek(at)
+        f.write(bytes(n))
+        return {"how": "zero", "at": at, "length": n}
+
+
+def gen_merge(top, scale):
+    root = os.path.join(top, "merge")
+    fresh_dir(root)
+    pool = os.path.join(root, "pool")
+    os.makedirs(pool)
+    w = Writer(plain_batches())
+    segs = []
+    for _ in range(MERGE_SEGMENTS):
+        segs.append(w.segment(os.path.join(pool, seg_name(w.offset)),
+                              lambda fb, rb, nr, n: fb + n > GIB * scale / MERGE_SEGMENTS))
+    damage = {"a": (2, "flip"), "b": (5, "cut"), "c": (2, "zero")}
+    copies, files, notes = [], [], {}
+    for label, (which, how) in sorted(damage.items()):
+        d = os.path.join(root, "copy-" + label, MERGE_PART)
+        os.makedirs(d)
+        for i, s in enumerate(segs):
+            dst = os.path.join(d, os.path.basename(s["file"]))
+            if i == which:
+                notes[label] = dict(damaged_copy(s["file"], dst, how, scale), segment=i)
+            else:
+                os.link(s["file"], dst)
+            files.append(dst)
+        copies.append(d)
+    return {"copies": copies, "segments": segs, "damage": notes,
+            "size": sum(s["size"] for s in segs), "records": sum(s["records"] for s in segs),
+            "files": files}
+
+
+DATADIR_PARTITIONS = 64
+
+
+def gen_datadir(top, scale):
+    root = os.path.join(top, "datadir")
+    fresh_dir(root)
+    lists = {NONE: plain_batches(), ZSTD: zstd_batches(), LZ4: lz4_batches()}
+    parts, files = [], []
+    for p in range(DATADIR_PARTITIONS):
+        codec = ZSTD if p % 4 == 1 else LZ4 if p % 4 == 3 else NONE
+        target = int((8 + 8 * p / (DATADIR_PARTITIONS - 1)) * MIB * scale)
+        d = os.path.join(root, "events-%d" % p)
+        os.makedirs(d)
+        batches = lists[codec]
+        w = Writer(batches, start=(p * 37) % len(batches))
+        seg = w.segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > target)
+        parts.append({"dir": d, "codec": CODEC_NAMES[codec], "size": seg["size"],
+                      "records": seg["records"]})
+        files.append(seg["file"])
+    return {"dir": root, "partitions": parts, "size": sum(p["size"] for p in parts),
+            "records": sum(p["records"] for p in parts), "files": files}
+
+
+OFFSET_KEYS = 100_000
+OFFSET_COMMITS = 10_000_000
+COMMITS_PER_BATCH = 100
+
+
+def gen_offsets(top, scale):
+    commits = int(OFFSET_COMMITS * scale) // COMMITS_PER_BATCH * COMMITS_PER_BATCH
+    quarter = commits // 4 // COMMITS_PER_BATCH * COMMITS_PER_BATCH
+    keys = min(OFFSET_KEYS, quarter) // COMMITS_PER_BATCH * COMMITS_PER_BATCH
+    batches = commit_batches(keys // COMMITS_PER_BATCH, COMMITS_PER_BATCH, keys)
+    out = {"keys": keys, "files": []}
+    for name, n in (("full", commits), ("quarter", quarter)):
+        d = os.path.join(top, "offsets" if name == "full" else "offsets-quarter", "__consumer_offsets-0")
+        fresh_dir(d)
+        seg = Writer(batches).segment(os.path.join(d, seg_name(0)),
+                                      lambda fb, rb, nr, nx, n=n: nr >= n)
+        out[name] = {"dir": d, "segment": seg, "commits": seg["records"]}
+        out["files"].append(seg["file"])
+    return out
 
 
 METADATA_RECORDS = 1_000_000
@@ -277,257 +528,142 @@ def metadata_changes(rng, nbatches, per_batch, epochs, t0):
     return out
 
 
-def gen_metadata(outdir, total=METADATA_RECORDS):
-    d = os.path.join(outdir, "kraft-bench", "__cluster_metadata-0")
-    name = os.path.join("kraft-bench", "__cluster_metadata-0", "%020d.log" % 0)
-    stamp = os.path.join(d, "bench.json")
-    try:
-        with open(stamp) as f:
-            meta = json.load(f)
-        if meta["records"] == total and os.path.getsize(os.path.join(outdir, name)) == meta["size"]:
-            return meta
-    except (OSError, ValueError, KeyError):
-        pass
-    os.makedirs(d, exist_ok=True)
+def gen_metadata(top, scale, total=None):
+    """A KRaft metadata log: the setup batches once, then the change batches
+    round-robin until `total` records (1 million times scale) are written."""
+    if total is None:
+        total = max(int(METADATA_RECORDS * scale), 1)
+    d = os.path.join(top, "kraft-bench", "__cluster_metadata-0")
+    fresh_dir(d)
     t0 = 1767225600000
     setup, nsetup, epochs = metadata_setup(t0)
     changes = metadata_changes(random.Random(20260101), 2000, 32, epochs, t0 + nsetup)
-    batches = [(data, count, 0) for data, count in setup]
-    before = [0, 0]          # records before the batch being looked at, records so far
+    first = [(data, count, len(data) - V2_HEADER) for data, count in setup]
 
-    def stop(fb, rb, n):
-        # the setup batches once, then changes until `total` records are written
-        return before[0] >= total
-
-    class Stream(list):
-        """Setup batches, then the change batches round-robin (write_segment
-        asks for item i % len: len is huge, so i itself)."""
+    class Stream:
+        """The setup batches, then the changes round-robin (the Writer asks
+        for item i % len: len is huge, so i itself)."""
         def __getitem__(self, i):
-            item = batches[i] if i < len(batches) else changes[(i - len(batches)) % len(changes)]
-            before[0] = before[1]
-            before[1] += item[1]
-            return item
+            return first[i] if i < len(first) else changes[(i - len(first)) % len(changes)]
 
         def __len__(self):
             return 1 << 62
 
-    meta = write_segment(outdir, name, Stream(), stop)
+    seg = Writer(Stream()).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: nr >= total)
     with open(os.path.join(d, "partition.metadata"), "w") as f:
         f.write("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ")
     with open(os.path.join(d, "leader-epoch-checkpoint"), "w") as f:
-        f.write("0\n1\n7 0\n")            # write_segment stamps epoch 7 on every batch
+        f.write("0\n1\n%d 0\n" % LEADER_EPOCH)  # the Writer stamps this epoch on every batch
     with open(os.path.join(d, "quorum-state"), "w") as f:
-        f.write('{"leaderId":1,"leaderEpoch":7,"votedId":1,"votedDirectoryId":"%s","data_version":1}'
-                % kf.cf.uuid_str(_meta_uuid(b"dir-", 1)))
-    meta["name"] = "metadata"
-    with open(stamp, "w") as f:
-        json.dump(meta, f)
-    return meta
+        f.write('{"leaderId":1,"leaderEpoch":%d,"votedId":1,"votedDirectoryId":"%s","data_version":1}'
+                % (LEADER_EPOCH, kf.cf.uuid_str(_meta_uuid(b"dir-", 1))))
+    return {"dir": d, "segment": seg, "records": seg["records"], "files": [seg["file"]]}
 
 
-def gen(outdir):
-    stamp = os.path.join(outdir, STAMP)
+ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4", gen_lz4),
+         ("merge", gen_merge), ("datadir", gen_datadir), ("offsets", gen_offsets),
+         ("metadata", gen_metadata))
+
+# What one full-size data set takes on disk, in GiB (checked by bench.sh).
+FULL_SIZE_GIB = 6.5
+
+
+# ---- manifest -------------------------------------------------------------------
+
+def load_manifest(top, scale):
+    """The manifest of the data in top; when it was written by another
+    version of this generator, the data is removed (it is regenerated)."""
     try:
-        with open(stamp) as f:
-            meta = json.load(f)
-        if meta.get("version") == GEN_VERSION and all(
-                os.path.getsize(os.path.join(outdir, s["file"])) == s["size"]
-                for s in meta["segments"]):
-            print("bench: using existing %s" % outdir)
-            return
-    except (OSError, ValueError, KeyError):
+        with open(os.path.join(top, MANIFEST)) as f:
+            m = json.load(f)
+        if m.get("version") == GEN_VERSION and m.get("scale") == scale:
+            return m
+        print("bench: %s was generated by another version; generating it again" % top)
+        shutil.rmtree(top)
+        os.makedirs(top)
+    except (OSError, ValueError):
         pass
+    return {"version": GEN_VERSION, "scale": scale, "items": {}}
+
+
+def item_ok(top, item):
+    """The item's files are all there, at the sizes they were written."""
+    try:
+        return all(os.path.getsize(os.path.join(top, f)) == n for f, n in item["files"].items())
+    except (OSError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def save_manifest(top, m):
+    tmp = os.path.join(top, MANIFEST + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(m, f, indent=1)
+    os.rename(tmp, os.path.join(top, MANIFEST))
+
+
+def gen(top, scale):
+    os.makedirs(top, exist_ok=True)
+    m = load_manifest(top, scale)
     t0 = time.time()
-    rng = random.Random(20240611)
-    pool = value_pool(rng, 4096, 1000)
-    segs = []
-
-    d = os.path.join(outdir, "bench-plain-0")
-    os.makedirs(d, exist_ok=True)
-    plain = build_batches(rng, pool, 3000, 16, DefaultRecordBatchBuilder.CODEC_NONE)
-    seg = write_segment(outdir, os.path.join("bench-plain-0", "%020d.log" % 0), plain,
-                        lambda fb, rb, n: fb + n > SEGMENT_BYTES)
-    seg["name"] = "plain"
-    segs.append(seg)
-
-    d = os.path.join(outdir, "bench-zstd-0")
-    os.makedirs(d, exist_ok=True)
-    zstd = build_batches(rng, pool, 1000, 64, DefaultRecordBatchBuilder.CODEC_ZSTD)
-    seg = write_segment(outdir, os.path.join("bench-zstd-0", "%020d.log" % 0), zstd,
-                        lambda fb, rb, n: rb >= GIB)
-    seg["name"] = "zstd"
-    segs.append(seg)
-
-    with open(stamp + ".tmp", "w") as f:
-        json.dump({"version": GEN_VERSION, "segments": segs}, f, indent=1)
-    os.rename(stamp + ".tmp", stamp)
-    print("bench: generated %s in %.0f s" % (outdir, time.time() - t0))
+    made = []
+    for name, fn in ITEMS:
+        if item_ok(top, m["items"].get(name)):
+            continue
+        t = time.time()
+        m["items"].pop(name, None)
+        save_manifest(top, m)
+        item = fn(top, scale)
+        item["files"] = {os.path.relpath(f, top): os.path.getsize(f) for f in item["files"]}
+        m["items"][name] = rel(top, item)
+        save_manifest(top, m)
+        made.append(name)
+        print("bench: generated %s (%.0f s)" % (name, time.time() - t), flush=True)
+    if made:
+        print("bench: data ready in %s (%.0f s)" % (top, time.time() - t0))
+    else:
+        print("bench: using existing data in %s" % top)
 
 
-# ---- measuring --------------------------------------------------------------
-
-def timed(cmd, stdout):
-    t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - t, p.returncode, ru.ru_maxrss
-
-
-def status_kb(pid, fields):
-    out = {}
+def remove_v1(parent):
+    """Version 1 kept its files directly in bench-data/: remove them."""
     try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                if k in fields:
-                    out[k] = int(v.split()[0])
-    except (OSError, ValueError, IndexError):
-        pass
-    return out
+        with open(os.path.join(parent, MANIFEST)) as f:
+            if json.load(f).get("version") != 1:
+                return
+    except (OSError, ValueError):
+        return
+    for name in ("bench-plain-0", "bench-zstd-0", "__consumer_offsets-0", "kraft-bench"):
+        shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    os.unlink(os.path.join(parent, MANIFEST))
+    print("bench: removed the old (version 1) data from %s" % parent)
 
 
-def sampled(cmd):
-    """Run cmd, sampling RssAnon/VmHWM every ms. Returns peaks in KiB and exit code."""
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    anon = hwm = 0
-    while True:
-        s = status_kb(p.pid, ("RssAnon", "VmHWM"))
-        anon = max(anon, s.get("RssAnon", 0))
-        hwm = max(hwm, s.get("VmHWM", 0))
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            p.returncode = os.waitstatus_to_exitcode(status)
-            return anon, max(hwm, ru.ru_maxrss), p.returncode
-        time.sleep(0.001)
+def parse_scale(text):
+    """BENCH_SCALE: a number from 0.01 to 4 (1: the full size)."""
+    try:
+        scale = float(text)
+    except ValueError:
+        return None
+    return scale if 0.01 <= scale <= 4 else None
 
 
-def run(kfsck, outdir):
-    with open(os.path.join(outdir, STAMP)) as f:
-        meta = json.load(f)
-    rows = []
-    for s in meta["segments"]:
-        path = os.path.join(outdir, s["file"])
-        size = s["size"]
-        with open(os.devnull, "wb") as null:
-            timed(["cat", path], null)  # warm-up: file into the page cache
-            cat = min(timed(["cat", path], null)[0] for _ in range(3))
-            runs = [timed([kfsck, "verify", path], null) for _ in range(3)]
-        ver = min(r[0] for r in runs)
-        rc = runs[0][1]
-        anon, hwm, _ = sampled([kfsck, "verify", path])
-        rows.append((s["name"], size, s["records"], s["record_bytes"], cat, ver, rc, anon, hwm))
-
-    mb = 1e6
-    hdr = ("segment", "size MB", "records", "cat MB/s", "verify MB/s", "verify/cat",
-           "rec MB/s", "heap+stack RSS", "total RSS", "exit")
-    lines = []
-    for name, size, nrec, rbytes, cat, ver, rc, anon, hwm in rows:
-        lines.append((name, "%.0f" % (size / mb), "%d" % nrec,
-                      "%.0f" % (size / mb / cat), "%.0f" % (size / mb / ver),
-                      "%.2f" % (cat / ver), "%.0f" % (rbytes / mb / ver),
-                      "%.1f MiB" % (anon / 1024), "%.1f MiB" % (hwm / 1024), "%d" % rc))
-    widths = [max(len(h), *(len(l[i]) for l in lines)) for i, h in enumerate(hdr)]
-    fmt = "  ".join(("%%-%ds" if i == 0 else "%%%ds") % w for i, w in enumerate(widths))
-    print(fmt % hdr)
-    for l in lines:
-        print(fmt % l)
-    print("cat, verify: best of 3 page-cache reads; verify/cat: verify bandwidth as a "
-          "fraction of cat's;\nrec MB/s: record bytes (decompressed) per second; "
-          "heap+stack RSS: peak RssAnon (sampled every 1 ms);\n"
-          "total RSS: VmHWM, includes the mapped input file's pages; "
-          "exit: verify's exit code (0 clean, 1 damage).")
-    bad = [r for r in rows if r[6] not in (0, 1)]
-
-    # repair: copy a healthy 1 GiB segment with rebuilt indexes (default and --salvage)
-    seg = next(s for s in meta["segments"] if s["name"] == "plain")
-    part = os.path.join(outdir, os.path.dirname(seg["file"]))
-    out = os.path.join(outdir, "repair-out")
-    print()
-    print("repair    size MB  seconds   MB/s   heap+stack RSS  total RSS  exit")
-    for mode in ([], ["--salvage"]):
-        with open(os.devnull, "wb") as null:
-            ts = []
-            for _ in range(2):
-                subprocess.run(["rm", "-rf", out])
-                ts.append(timed([kfsck, "repair", *mode, "-o", out, part], null)[0])
-        subprocess.run(["rm", "-rf", out])
-        anon, hwm, rc = sampled([kfsck, "repair", *mode, "-o", out, part])
-        subprocess.run(["rm", "-rf", out])
-        t = min(ts)
-        print("%-8s  %7.0f  %7.2f  %5.0f  %11.1f MiB  %5.1f MiB  %4d"
-              % ("salvage" if mode else "default", seg["size"] / mb, t, seg["size"] / mb / t, anon / 1024,
-                 hwm / 1024, rc))
-        if rc != 0:
-            bad.append(rc)
-
-    # replay: `kfsck offsets` over 10 million commits
-    c = gen_commits(outdir)
-    part = os.path.join(outdir, "__consumer_offsets-0")
-    with open(os.devnull, "wb") as null:
-        timed(["cat", os.path.join(outdir, c["file"])], null)
-        runs = [timed([kfsck, "offsets", "--json", part], null) for _ in range(2)]
-    t = min(r[0] for r in runs)
-    anon, hwm, rc = sampled([kfsck, "offsets", "--json", part])
-    print()
-    print("replay    commits   distinct keys  size MB  seconds  commits/s   heap+stack RSS  total RSS  exit")
-    print("offsets  %9d  %13d  %7.0f  %7.2f  %9.0f  %11.1f MiB  %5.1f MiB  %4d"
-          % (c["records"], c["keys"], c["size"] / mb, t, c["records"] / t, anon / 1024, hwm / 1024, rc))
-    if rc != 0:
-        bad.append(rc)
-
-    # stats: the time histogram, and the sink catch-up simulation (one more
-    # pass over the timestamps: it should run at the speed of stats)
-    print()
-    print("stats     size MB  stats s  MB/s   sink s  MB/s   sink/stats  exit")
-    for s in meta["segments"]:
-        part = os.path.join(outdir, os.path.dirname(s["file"]))
-        sink = [kfsck, "stats", "--json", "--sink-partition-duration", "1h", "--flush-size", "10000", part]
-        with open(os.devnull, "wb") as null:
-            timed(["cat", os.path.join(outdir, s["file"])], null)
-            st = min(timed([kfsck, "stats", "--json", part], null)[0] for _ in range(3))
-            runs = [timed(sink, null) for _ in range(3)]
-        sk = min(r[0] for r in runs)
-        rc = runs[0][1]
-        print("%-8s  %7.0f  %7.2f  %5.0f  %7.2f  %5.0f  %10.2f  %4d"
-              % (s["name"], s["size"] / mb, st, s["size"] / mb / st, sk, s["size"] / mb / sk, sk / st, rc))
-        if rc != 0:
-            bad.append(rc)
-
-    # replay: `kfsck metadata` over a 1 million record KRaft metadata log
-    m = gen_metadata(outdir)
-    part = os.path.join(outdir, "kraft-bench", "__cluster_metadata-0")
-    with open(os.devnull, "wb") as null:
-        timed(["cat", os.path.join(outdir, m["file"])], null)
-        runs = [timed([kfsck, "metadata", "--json", part], null) for _ in range(2)]
-    t = min(r[0] for r in runs)
-    anon, hwm, rc = sampled([kfsck, "metadata", "--json", part])
-    print()
-    print("replay    records  size MB  seconds  records/s   heap+stack RSS  total RSS  exit")
-    print("metadata  %7d  %7.0f  %7.2f  %9.0f  %11.1f MiB  %5.1f MiB  %4d"
-          % (m["records"], m["size"] / mb, t, m["records"] / t, anon / 1024, hwm / 1024, rc))
-    if rc != 0:
-        bad.append(rc)
-    return 1 if bad else 0
+def data_dir(parent, scale):
+    """Where the data of one scale lives: bench-data/scale-1, scale-0.1, ..."""
+    return os.path.join(parent, "scale-%g" % scale)
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "gen":
-        gen(argv[2])
-        t0 = time.time()
-        gen_commits(argv[2])
-        print("bench: offsets data ready (%.0f s)" % (time.time() - t0))
-        t0 = time.time()
-        gen_metadata(argv[2])
-        print("bench: metadata log ready (%.0f s)" % (time.time() - t0))
+    if argv[1:2] == ["gen-metadata"] and len(argv) in (3, 4):
+        os.makedirs(argv[2], exist_ok=True)
+        m = gen_metadata(argv[2], 1, int(argv[3]) if len(argv) == 4 else METADATA_RECORDS)
+        print("bench: %d metadata records, %d bytes" % (m["records"], m["segment"]["size"]))
         return 0
-    if len(argv) in (3, 4) and argv[1] == "gen-metadata":
-        meta = gen_metadata(argv[2], int(argv[3]) if len(argv) == 4 else METADATA_RECORDS)
-        print("bench: %d metadata records, %d bytes" % (meta["records"], meta["size"]))
+    scale = parse_scale(argv[3]) if len(argv) == 4 else None
+    if argv[1:2] == ["gen"] and scale is not None:
+        remove_v1(argv[2])
+        gen(data_dir(argv[2], scale), scale)
         return 0
-    if len(argv) == 4 and argv[1] == "run":
-        return run(argv[2], argv[3])
-    sys.stderr.write("usage: bench_gen.py gen DIR | gen-metadata DIR [RECORDS] | run KFSCK DIR\n")
+    sys.stderr.write("usage: bench_gen.py gen DATA SCALE (SCALE from 0.01 to 4) | gen-metadata DIR [RECORDS]\n")
     return 2
 
 

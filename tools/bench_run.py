@@ -1,0 +1,535 @@
+#!/usr/bin/python3
+"""bench_run.py: the measuring half of `make bench` (tools/bench.sh), on the
+data tools/bench_gen.py wrote. Prints issue 7's figures as ratios measured
+in this one run: absolute times move with the load of a shared machine, a
+ratio of two commands run side by side much less.
+
+  bench_run.py KFSCK DATA SCALE
+      DATA/scale-SCALE holds the data (bench_gen.py gen DATA SCALE).
+      Prints the measurements as it goes, then one table: figure, measured,
+      goal, pass/miss, with the machine it ran on (cores, CPU, kernel,
+      memory, load average); the same table in Markdown goes to
+      DATA/scale-SCALE/results.md. Exit 0 when every command ran and gave
+      the result expected of it (kfsck's record counts agreeing with the
+      generator's manifest, exit codes), 1 when one did not. A figure that
+      misses its goal does not change the exit code.
+
+How it measures:
+  - every command runs under GNU time (/usr/bin/time -f %M) for its peak
+    resident set (VmHWM, mapped pages included). Not the rusage Python gets
+    from wait4: a child started from Python starts with Python's own peak;
+    GNU time forks from a ~1 MiB process;
+  - inputs are read into the page cache (cat) before they are timed, and
+    both commands of a ratio run from the page cache, alternately (A B A B
+    ...), best of 3 to 6 each (more when they are quick), so a burst of
+    load hits both; kafka-python runs twice when it takes under 15 s, else
+    once;
+  - page cache: posix_fadvise(DONTNEED) on the whole file (never
+    drop_caches: the machine is shared), verify, then fincore (util-linux)
+    says how much of the file is resident.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_gen  # noqa: E402  (the manifest's layout)
+
+TIME = "/usr/bin/time"
+PY = "/usr/bin/python3"
+MIB = 1 << 20
+RSS_LIMIT_MIB = 64
+CACHE_LIMIT_MIB = 64
+
+
+# ---- running commands --------------------------------------------------------
+
+class Result:
+    def __init__(self, cmd, wall, cpu, rss_kib, rc, out, err):
+        self.cmd, self.wall, self.cpu, self.rss_kib, self.rc = cmd, wall, cpu, rss_kib, rc
+        self.out, self.err = out, err
+
+
+class Runner:
+    def __init__(self, workdir):
+        self.tmp = tempfile.mkdtemp(prefix="run-", dir=workdir)
+        self.failures = []
+
+    def close(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run(self, cmd, env=None, capture=False, ok=(0,)):
+        """Runs cmd under GNU time. Returns a Result (out: its stdout when
+        capture). A run whose exit code is not in ok is noted as a failure."""
+        rss_path = os.path.join(self.tmp, "rss")
+        out_path = os.path.join(self.tmp, "out")
+        err_path = os.path.join(self.tmp, "err")
+        full_env = dict(os.environ, **(env or {}))
+        with open(out_path if capture else os.devnull, "wb") as out, open(err_path, "wb") as err:
+            t = time.perf_counter()
+            p = subprocess.Popen([TIME, "-q", "-f", "%M", "-o", rss_path, "--", *cmd],
+                                 stdout=out, stderr=err, env=full_env)
+            _, status, ru = os.wait4(p.pid, 0)
+            wall = time.perf_counter() - t
+        rc = os.waitstatus_to_exitcode(status)
+        try:
+            with open(rss_path) as f:
+                rss = int(f.read().split()[-1])
+        except (OSError, ValueError, IndexError):
+            rss = 0
+        with open(err_path, "rb") as f:
+            errtext = f.read().decode("utf-8", "replace")
+        text = None
+        if capture:
+            with open(out_path, "rb") as f:
+                text = f.read().decode("utf-8", "replace")
+        r = Result(cmd, wall, ru.ru_utime + ru.ru_stime, rss, rc, text, errtext)
+        if rc not in ok:
+            self.fail(cmd, "exit %d%s" % (rc, (": " + errtext.strip().splitlines()[-1]) if errtext.strip() else ""))
+        return r
+
+    def fail(self, cmd, what):
+        line = "%s: %s" % (" ".join(cmd) if isinstance(cmd, list) else cmd, what)
+        print("bench: FAILED: " + line, flush=True)
+        if line not in self.failures:
+            self.failures.append(line)
+
+    def warm(self, *paths):
+        """Reads files into the page cache."""
+        for p in paths:
+            subprocess.run(["cat", p], stdout=subprocess.DEVNULL, check=True)
+
+    def pair(self, a, b, n, env_a=None, env_b=None, capture_a=False, capture_b=False):
+        """Runs a and b alternately n times each; returns both lists."""
+        return self.alternate(n, (a, env_a, capture_a), (b, env_b, capture_b))
+
+    def alternate(self, n, *cmds):
+        """Runs each (cmd, env, capture) in turn, n rounds, and up to 2n while
+        the quickest command has had less than a second in all (a burst of
+        load weighs more on short runs); a list of runs for each command."""
+        runs = [[] for _ in cmds]
+        rounds = 0
+        while rounds < n or (rounds < 2 * n and min(sum(r.wall for r in rr) for rr in runs) < 1.0):
+            for out, (cmd, env, capture) in zip(runs, cmds):
+                out.append(self.run(cmd, env=env, capture=capture))
+            rounds += 1
+        return runs
+
+
+def best(runs):
+    return min(r.wall for r in runs)
+
+
+def peak(runs):
+    return max(r.rss_kib for r in runs) / 1024
+
+
+# ---- checking what the commands said ------------------------------------------
+
+def json_lines(text, kind):
+    out = []
+    for line in (text or "").splitlines():
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("type") == kind:
+            out.append(o)
+    return out
+
+
+def check_verify(runner, runs, seg):
+    """kfsck verify --json saw every batch and record the generator wrote."""
+    for r in runs:
+        segs = json_lines(r.out, "segment")
+        if (len(segs) != 1 or segs[0].get("records") != seg["records"]
+                or segs[0].get("batches") != seg["batches"] or segs[0].get("errors") != 0):
+            runner.fail(r.cmd, "expected %d batches, %d records, no error; got %s"
+                        % (seg["batches"], seg["records"], segs[:1]))
+            return
+
+
+def check_peer(runner, runs, seg):
+    for r in runs:
+        try:
+            o = json.loads(r.out.strip().splitlines()[-1])
+        except (ValueError, IndexError, AttributeError):
+            o = {}
+        if o.get("records") != seg["records"] or o.get("batches") != seg["batches"]:
+            runner.fail(r.cmd, "expected %d batches, %d records; got %s"
+                        % (seg["batches"], seg["records"], o))
+            return
+        if o.get("crc") != "c":
+            print("bench: note: kafka-python used its pure-Python CRC-32C "
+                  "(install python3-crc32c for its C one)")
+
+
+# ---- page cache -------------------------------------------------------------------
+
+def resident_bytes(path):
+    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--raw", "--output", "RES", path],
+                         stdout=subprocess.PIPE, check=True, text=True).stdout
+    return int(out.split()[0])
+
+
+def uncache(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+# ---- the machine ------------------------------------------------------------------
+
+def machine():
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = 0
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    mem = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0))
+    return "%d cores, %s, Linux %s, %.1f GiB memory" % (cores, model, os.uname().release, mem / (1 << 30))
+
+
+def load():
+    return "%.2f %.2f %.2f" % os.getloadavg()
+
+
+# ---- the figures ------------------------------------------------------------------
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, figure, measured, goal, ok):
+        """ok: True (pass), False (miss), None (no goal, or not measured)."""
+        self.rows.append((figure, measured, goal, "pass" if ok else "-" if ok is None else "MISS"))
+
+    def failed(self, figure, goal):
+        self.rows.append((figure, "command failed", goal, "-"))
+
+    def text(self):
+        hdr = ("figure", "measured", "goal", "result")
+        w = [max(len(hdr[i]), *(len(r[i]) for r in self.rows)) for i in range(4)]
+        fmt = "%%-%ds  %%%ds  %%-%ds  %%s" % (w[0], w[1], w[2])
+        lines = [fmt % hdr, fmt % (tuple("-" * x for x in w[:3]) + ("------",))]
+        lines += [fmt % r for r in self.rows]
+        return "\n".join(lines)
+
+    def markdown(self):
+        lines = ["| figure | measured | goal | result |", "|---|---:|---|---|"]
+        for f, m, g, r in self.rows:
+            lines.append("| %s | %s | %s | %s |" % (f, m, g.replace(">=", "≥").replace("<=", "≤"), r))
+        return "\n".join(lines)
+
+
+def mib(n):
+    return "%.0f MiB" % (n / MIB) if n >= 10 * MIB else "%.1f MiB" % (n / MIB)
+
+
+def gib_or_mib(n):
+    return "%.1f GiB" % (n / (1 << 30)) if n >= (1 << 30) * 0.95 else mib(n)
+
+
+def bench(kfsck, top, repeat):
+    with open(os.path.join(top, bench_gen.MANIFEST)) as f:
+        items = json.load(f)["items"]
+    P = lambda p: os.path.join(top, p)  # noqa: E731
+    R = Runner(top)
+    T = Table()
+    rss = {}  # command -> (MiB, on what)
+
+    rss_failed = set()
+
+    def note_rss(cmd, runs, what, ok=(0,)):
+        if any(r.rc not in ok for r in runs):
+            rss_failed.add(cmd)
+        m = peak(runs)
+        if m > rss.get(cmd, (0, ""))[0]:
+            rss[cmd] = (m, what)
+
+    def ok_all(*runs_lists):
+        return all(r.rc == 0 for runs in runs_lists for r in runs)
+
+    def verify_cmd(path):
+        return [kfsck, "verify", "--json", path]
+
+    # 1. verify against cat, uncompressed 1 KiB records
+    seg = items["plain"]["segment"]
+    path = P(seg["file"])
+    R.warm(path)
+    cat, ver = R.pair(["cat", path], verify_cmd(path), repeat, capture_b=True)
+    check_verify(R, ver, seg)
+    note_rss("verify", ver, "1 KiB records")
+    c, v = best(cat), best(ver)
+    print("verify, uncompressed, 1 KiB records, %s: cat %.3f s (%.0f MB/s), verify %.3f s (%.0f MB/s)"
+          % (mib(seg["size"]), c, seg["size"] / 1e6 / c, v, seg["size"] / 1e6 / v), flush=True)
+    fig = "verify ÷ cat, uncompressed, 1 KiB records (%s)" % gib_or_mib(seg["size"])
+    if ok_all(cat, ver):
+        T.add(fig, "%.2fx" % (c / v), ">= 1.0x", c / v >= 1.0)
+    else:
+        T.failed(fig, ">= 1.0x")
+
+    # 2. verify against kafka-python, on the first 256 MiB of the 1 KiB and 100-byte segments
+    for name, goal in (("plain", 25), ("small", 100)):
+        it = items[name]
+        pre = dict(it["segment"]["prefix"])
+        path = P(pre["file"])
+        R.warm(path)
+        peer = [PY, os.path.join(os.path.dirname(os.path.abspath(__file__)), "kafka_python_verify.py"), path]
+        kp = [R.run(peer, capture=True)]
+        kf = R.alternate(repeat, (verify_cmd(path), None, True))[0]
+        if kp[0].wall < 15:  # a second try when it is quick: best of 2
+            kp.append(R.run(peer, capture=True))
+            kf += R.alternate(repeat, (verify_cmd(path), None, True))[0]
+        check_peer(R, kp, pre)
+        check_verify(R, kf, pre)
+        a, b = best(kp), best(kf)
+        print("kafka-python, %s records, %s: kafka-python %.2f s (%.0f k records/s), "
+              "kfsck verify %.3f s (%.3f CPU-seconds)"
+              % (it["record_size"], mib(pre["size"]), a, pre["records"] / a / 1e3, b,
+                 min(r.cpu for r in kf)), flush=True)
+        fig = "verify vs kafka-python, %s records (%s)" % (it["record_size"].replace("100 B", "100-byte"), mib(pre["size"]))
+        if ok_all(kp, kf):
+            T.add(fig, "%.0fx" % (a / b), ">= %dx" % goal, a / b >= goal)
+        else:
+            T.failed(fig, ">= %dx" % goal)
+
+    # 3. compressed segments against the codec programs on the same payloads:
+    #    verify with its default threads, and with one (the programs use one)
+    for name in ("zstd", "lz4"):
+        it = items[name]
+        seg = it["segment"]
+        path, payload = P(seg["file"]), P(it["payload"])
+        R.warm(path, payload)
+        prog = [it["program"], "-dcq", payload]
+        cod, ver, ver1 = R.alternate(repeat, (prog, None, False), (verify_cmd(path), None, True),
+                                     (verify_cmd(path), {"KFSCK_THREADS": "1"}, True))
+        check_verify(R, ver + ver1, seg)
+        note_rss("verify", ver + ver1, name)
+        c, v, v1 = best(cod), best(ver), best(ver1)
+        print("%s: %s file, %s of records: %s -d %.3f s, verify %.3f s (%.0f MB/s of records), "
+              "1 thread %.3f s (%.0f MB/s)"
+              % (name, mib(seg["size"]), mib(seg["record_bytes"]), it["program"], c, v,
+                 seg["record_bytes"] / 1e6 / v, v1, seg["record_bytes"] / 1e6 / v1), flush=True)
+        for runs, t, how in ((ver, v, ""), (ver1, v1, ", 1 thread")):
+            fig = "%s segment: verify%s ÷ `%s -d` of its payloads (%s of records)" % (
+                name, how, it["program"], gib_or_mib(seg["record_bytes"]))
+            if ok_all(cod, runs):
+                T.add(fig, "%.2fx" % (t / c), "<= 1.5x", t / c <= 1.5)
+            else:
+                T.failed(fig, "<= 1.5x")
+
+    # 4. record decode: verify decodes every record; one thread, then the default
+    seg = items["small"]["segment"]
+    path = P(seg["file"])
+    R.warm(path)
+    one, dflt = R.pair(verify_cmd(path), verify_cmd(path), repeat,
+                       env_a={"KFSCK_THREADS": "1"}, capture_a=True, capture_b=True)
+    check_verify(R, one + dflt, seg)
+    note_rss("verify", one + dflt, "100-byte records")
+    t1, td = best(one), best(dflt)
+    cpu_d = min(r.cpu for r in dflt)
+    print("record decode, 100-byte records, %s, %d records: 1 thread %.3f s (%.1f M/s), "
+          "default threads %.3f s (%.1f M/s, %.1f M per CPU-second)"
+          % (mib(seg["size"]), seg["records"], t1, seg["records"] / t1 / 1e6, td,
+             seg["records"] / td / 1e6, seg["records"] / cpu_d / 1e6), flush=True)
+    if ok_all(one):
+        rate = seg["records"] / t1 / 1e6
+        T.add("record decode, 1 thread (KFSCK_THREADS=1), 100-byte records", "%.1f M/s" % rate,
+              ">= 20 M/s", rate >= 20)
+    else:
+        T.failed("record decode, 1 thread (KFSCK_THREADS=1), 100-byte records", ">= 20 M/s")
+    if ok_all(dflt):
+        T.add("record decode, default threads (%d cores)" % len(os.sched_getaffinity(0)),
+              "%.1f M/s" % (seg["records"] / td / 1e6), "(no goal)", None)
+
+    # 5. offsets replay, and its memory with 4x the commits over the same keys
+    off = items["offsets"]
+    full, quarter = off["full"], off["quarter"]
+    R.warm(P(full["segment"]["file"]), P(quarter["segment"]["file"]))
+    rf, rq = R.pair([kfsck, "offsets", "--json", P(full["dir"])],
+                    [kfsck, "offsets", "--json", P(quarter["dir"])], max(2, repeat - 1))
+    note_rss("offsets", rf, "%.1f M commits" % (full["commits"] / 1e6))
+    t = best(rf)
+    mf, mq = peak(rf), peak(rq)
+    print("offsets: %d commits over %d keys in %.3f s (%.2f M/s), peak RSS %.1f MiB; "
+          "%d commits, same keys: peak RSS %.1f MiB"
+          % (full["commits"], off["keys"], t, full["commits"] / t / 1e6, mf, quarter["commits"], mq),
+          flush=True)
+    fig = "offsets replay (%.1f M commits, %d k keys)" % (full["commits"] / 1e6, off["keys"] // 1000)
+    if ok_all(rf, rq):
+        rate = full["commits"] / t / 1e6
+        T.add(fig, "%.2f M/s" % rate, ">= 5 M/s", rate >= 5)
+        T.add("offsets peak RSS, 4x the commits over the same keys", "%.2fx" % (mf / mq), "<= 1.10x",
+              mf / mq <= 1.10)
+    else:
+        T.failed(fig, ">= 5 M/s")
+        T.failed("offsets peak RSS, 4x the commits over the same keys", "<= 1.10x")
+
+    # 5b. KRaft metadata replay (no goal in issue 7: its speed and memory are shown)
+    md = items["metadata"]
+    R.warm(P(md["segment"]["file"]))
+    rm = R.alternate(2, ([kfsck, "metadata", "--json", P(md["dir"])], None, False))[0]
+    t = best(rm)
+    print("metadata: %d records (%s) in %.3f s (%.2f M records/s), peak RSS %.1f MiB"
+          % (md["records"], mib(md["segment"]["size"]), t, md["records"] / t / 1e6, peak(rm)), flush=True)
+    fig = "metadata replay (%.1f M KRaft records)" % (md["records"] / 1e6)
+    if ok_all(rm):
+        T.add(fig, "%.2f M/s" % (md["records"] / t / 1e6), "(no goal)", None)
+        T.add("peak RSS (VmHWM), metadata (%.1f M records)" % (md["records"] / 1e6), "%.1f MiB" % peak(rm),
+              "(no goal)", None)
+    else:
+        T.failed(fig, "(no goal)")
+
+    # 6. repair of the 1 GiB partition, merge of three damaged copies
+    seg = items["plain"]["segment"]
+    part = P(os.path.dirname(seg["file"]))
+    R.warm(P(seg["file"]))
+    out = os.path.join(R.tmp, "outdir")
+    reps = []
+    for _ in range(2):
+        shutil.rmtree(out, ignore_errors=True)
+        reps.append(R.run([kfsck, "repair", "--json", "-o", out, part]))
+    shutil.rmtree(out, ignore_errors=True)
+    note_rss("repair", reps, "%s partition" % gib_or_mib(seg["size"]))
+    print("repair: %s partition in %.2f s (%.0f MB/s), peak RSS %.1f MiB"
+          % (gib_or_mib(seg["size"]), best(reps), seg["size"] / 1e6 / best(reps), peak(reps)), flush=True)
+
+    mg = items["merge"]
+    R.warm(*[P(f) for f in mg["files"]])
+    m = R.run([kfsck, "merge", "--json", "-o", out, *[P(c) for c in mg["copies"]]], capture=True, ok=(0, 1))
+    summ = json_lines(m.out, "summary")
+    if m.rc in (0, 1) and (not summ or summ[0].get("holes") != 0):
+        R.fail(m.cmd, "expected a merge with no hole; got %s" % summ[:1])
+    merged = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(out)
+                 for f in fs if f.endswith(".log"))
+    shutil.rmtree(out, ignore_errors=True)
+    note_rss("merge", [m], "3 copies of a %s partition" % gib_or_mib(mg["size"]), ok=(0, 1))
+    print("merge: 3 damaged copies of a %s partition in %.2f s, exit %d, %s written, peak RSS %.1f MiB"
+          % (gib_or_mib(mg["size"]), m.wall, m.rc, mib(merged), m.rss_kib / 1024), flush=True)
+
+    # 7. scan --jobs 1 against --jobs 2
+    dd = items["datadir"]
+    R.warm(*[P(f) for f in dd["files"]])
+    j1, j2 = R.pair([kfsck, "scan", "--json", "--jobs", "1", P(dd["dir"])],
+                    [kfsck, "scan", "--json", "--jobs", "2", P(dd["dir"])], repeat,
+                    capture_a=True, capture_b=True)
+    for r in j1 + j2:
+        s = json_lines(r.out, "summary")
+        if r.rc == 0 and (not s or s[0].get("partitions") != len(dd["partitions"]) or s[0].get("errors") != 0):
+            R.fail(r.cmd, "expected %d partitions, no error; got %s" % (len(dd["partitions"]), s[:1]))
+            break
+    note_rss("scan", j1 + j2, "%d partitions" % len(dd["partitions"]))
+    a, b = best(j1), best(j2)
+    print("scan: %d partitions, %s: --jobs 1 %.3f s (%.2f CPU-seconds), --jobs 2 %.3f s (%.2f CPU-seconds)"
+          % (len(dd["partitions"]), mib(dd["size"]), a, min(r.cpu for r in j1), b,
+             min(r.cpu for r in j2)), flush=True)
+    fig = "scan --jobs 2 ÷ --jobs 1 speed (%d partitions, %s)" % (len(dd["partitions"]), mib(dd["size"]))
+    if ok_all(j1, j2):
+        T.add(fig, "%.2fx" % (a / b), ">= 1.7x", a / b >= 1.7)
+    else:
+        T.failed(fig, ">= 1.7x")
+
+    # 8. stats with and without the sink simulation (no goal; on the 1 GiB segment)
+    seg = items["plain"]["segment"]
+    part = P(os.path.dirname(seg["file"]))
+    R.warm(P(seg["file"]))
+    st, sk = R.pair([kfsck, "stats", "--json", part],
+                    [kfsck, "stats", "--json", "--sink-partition-duration", "1h", "--flush-size", "10000", part], 2)
+    print("stats: %s, %.3f s; with --sink-partition-duration 1h: %.3f s (%.2fx)"
+          % (gib_or_mib(seg["size"]), best(st), best(sk), best(sk) / best(st)), flush=True)
+
+    # 9. peak RSS of each command, against the limit
+    for cmd in ("verify", "repair", "merge", "offsets", "scan"):
+        if cmd in rss_failed:
+            T.failed("peak RSS (VmHWM), %s (%s)" % (cmd, rss[cmd][1]), "< %d MiB" % RSS_LIMIT_MIB)
+        elif cmd in rss:
+            m, what = rss[cmd]
+            T.add("peak RSS (VmHWM), %s (%s)" % (cmd, what), "%.1f MiB" % m, "< %d MiB" % RSS_LIMIT_MIB,
+                  m < RSS_LIMIT_MIB)
+
+    # 10. page cache: verify of an uncached file leaves little behind; of a cached one, keeps it
+    seg = items["plain"]["segment"]
+    path = P(seg["file"])
+    uncache(path)
+    before = resident_bytes(path)
+    v = R.run(verify_cmd(path), capture=True)
+    check_verify(R, [v], seg)
+    after = resident_bytes(path)
+    print("page cache, %s file: %s resident before verify (after DONTNEED), %s after"
+          % (gib_or_mib(seg["size"]), mib(before), mib(after)), flush=True)
+    fig = "page cache left behind by verify of an uncached %s file" % gib_or_mib(seg["size"])
+    if v.rc == 0:
+        left = max(0, after - before)
+        T.add(fig, mib(left), "< %d MiB" % CACHE_LIMIT_MIB, left < CACHE_LIMIT_MIB * MIB)
+    else:
+        T.failed(fig, "< %d MiB" % CACHE_LIMIT_MIB)
+    R.warm(path)
+    before = resident_bytes(path)
+    v = R.run(verify_cmd(path), capture=True)
+    check_verify(R, [v], seg)
+    after = resident_bytes(path)
+    print("page cache, the same file cached: %s resident before verify, %s after"
+          % (mib(before), mib(after)), flush=True)
+    fig = "page cache kept by verify of a fully cached file"
+    if v.rc == 0 and before:
+        T.add(fig, "%.1f%%" % (100.0 * after / before), "100%", after >= before)
+    else:
+        T.failed(fig, "100%")
+
+    R.close()
+    return T, R.failures
+
+
+def main(argv):
+    scale = bench_gen.parse_scale(argv[3]) if len(argv) == 4 else None
+    if scale is None:
+        sys.stderr.write("usage: bench_run.py KFSCK DATA SCALE (SCALE from 0.01 to 4)\n")
+        return 2
+    kfsck, top = os.path.abspath(argv[1]), bench_gen.data_dir(argv[2], scale)
+    repeat = 3
+    mach = machine()
+    load0 = load()
+    t0 = time.time()
+    print("bench: %s; scale %g; load average %s" % (mach, scale, load0), flush=True)
+    table, failures = bench(kfsck, top, repeat)
+    load1 = load()
+    took = time.time() - t0
+    head = ("Measured on %s; load average %s at the start, %s at the end; scale %g; %.0f s"
+            % (mach, load0, load1, scale, took))
+    print()
+    print(head)
+    print(table.text())
+    print("pass/MISS: the figure against issue 7's goal; only a command that failed makes "
+          "`make bench` fail.")
+    with open(os.path.join(top, "results.md"), "w") as f:
+        f.write(head + ".\n\n" + table.markdown() + "\n")
+    if failures:
+        print("\nbench: %d command(s) failed:" % len(failures))
+        for line in failures:
+            print("  " + line)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
