@@ -303,10 +303,10 @@ def bench(kfsck, top, repeat):
         check_peer(R, kp, pre)
         check_verify(R, kf, pre)
         a, b = best(kp), best(kf)
-        print("kafka-python, %s records, %s: kafka-python %.2f s (%.0f k records/s), "
+        print("kafka-python, %s records, %s: kafka-python %.2f s (%.2f CPU-seconds, %.0f k records/s), "
               "kfsck verify %.3f s (%.3f CPU-seconds)"
-              % (it["record_size"], mib(pre["size"]), a, pre["records"] / a / 1e3, b,
-                 min(r.cpu for r in kf)), flush=True)
+              % (it["record_size"], mib(pre["size"]), a, min(r.cpu for r in kp), pre["records"] / a / 1e3,
+                 b, min(r.cpu for r in kf)), flush=True)
         fig = "verify vs kafka-python, %s records (%s)" % (it["record_size"].replace("100 B", "100-byte"), mib(pre["size"]))
         if ok_all(kp, kf):
             T.add(fig, "%.0fx" % (a / b), ">= %dx" % goal, a / b >= goal)
