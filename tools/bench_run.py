@@ -57,6 +57,9 @@ class Result:
 
 class Runner:
     def __init__(self, workdir):
+        for d in os.listdir(workdir):  # left by a run that was interrupted
+            if d.startswith("run-"):
+                shutil.rmtree(os.path.join(workdir, d), ignore_errors=True)
         self.tmp = tempfile.mkdtemp(prefix="run-", dir=workdir)
         self.failures = []
 
@@ -249,11 +252,11 @@ def gib_or_mib(n):
     return "%.1f GiB" % (n / (1 << 30)) if n >= (1 << 30) * 0.95 else mib(n)
 
 
-def bench(kfsck, top, repeat):
+def bench(R, kfsck, top, repeat):
+    """Runs everything with the Runner R; returns the Table."""
     with open(os.path.join(top, bench_gen.MANIFEST)) as f:
         items = json.load(f)["items"]
     P = lambda p: os.path.join(top, p)  # noqa: E731
-    R = Runner(top)
     T = Table()
     rss = {}  # command -> (MiB, on what)
 
@@ -326,10 +329,11 @@ def bench(kfsck, top, repeat):
         check_verify(R, ver + ver1, seg)
         note_rss("verify", ver + ver1, name)
         c, v, v1 = best(cod), best(ver), best(ver1)
-        print("%s: %s file, %s of records: %s -d %.3f s, verify %.3f s (%.0f MB/s of records), "
-              "1 thread %.3f s (%.0f MB/s)"
-              % (name, mib(seg["size"]), mib(seg["record_bytes"]), it["program"], c, v,
-                 seg["record_bytes"] / 1e6 / v, v1, seg["record_bytes"] / 1e6 / v1), flush=True)
+        cc, cv1 = min(r.cpu for r in cod), min(r.cpu for r in ver1)
+        print("%s: %s file, %s of records: %s -d %.3f s (%.3f CPU-seconds), verify %.3f s "
+              "(%.0f MB/s of records), 1 thread %.3f s (%.3f CPU-seconds, %.0f MB/s)"
+              % (name, mib(seg["size"]), mib(seg["record_bytes"]), it["program"], c, cc, v,
+                 seg["record_bytes"] / 1e6 / v, v1, cv1, seg["record_bytes"] / 1e6 / v1), flush=True)
         for runs, t, how in ((ver, v, ""), (ver1, v1, ", 1 thread")):
             fig = "%s segment: verify%s ÷ `%s -d` of its payloads (%s of records)" % (
                 name, how, it["program"], gib_or_mib(seg["record_bytes"]))
@@ -496,8 +500,7 @@ def bench(kfsck, top, repeat):
     else:
         T.failed(fig, "100%")
 
-    R.close()
-    return T, R.failures
+    return T
 
 
 def main(argv):
@@ -511,7 +514,12 @@ def main(argv):
     load0 = load()
     t0 = time.time()
     print("bench: %s; scale %g; load average %s" % (mach, scale, load0), flush=True)
-    table, failures = bench(kfsck, top, repeat)
+    runner = Runner(top)
+    try:
+        table = bench(runner, kfsck, top, repeat)
+    finally:
+        runner.close()
+    failures = runner.failures
     load1 = load()
     took = time.time() - t0
     head = ("Measured on %s; load average %s at the start, %s at the end; scale %g; %.0f s"
