@@ -312,7 +312,7 @@ def bench(R, kfsck, top, repeat):
                  b, min(r.cpu for r in kf)), flush=True)
         fig = "verify vs kafka-python, %s records (%s)" % (it["record_size"].replace("100 B", "100-byte"), mib(pre["size"]))
         if ok_all(kp, kf):
-            T.add(fig, "%.0fx" % (a / b), ">= %dx" % goal, a / b >= goal)
+            T.add(fig, "%.1fx" % (a / b), ">= %dx" % goal, a / b >= goal)
         else:
             T.failed(fig, ">= %dx" % goal)
 
