@@ -244,6 +244,11 @@ class Table:
         return "\n".join(lines)
 
 
+def count(n):
+    """1.0 M, 50 k, 900."""
+    return "%.1f M" % (n / 1e6) if n >= 1e6 else "%.0f k" % (n / 1e3) if n >= 1e4 else "%d" % n
+
+
 def mib(n):
     return "%.0f MiB" % (n / MIB) if n >= 10 * MIB else "%.1f MiB" % (n / MIB)
 
@@ -372,14 +377,14 @@ def bench(R, kfsck, top, repeat):
     R.warm(P(full["segment"]["file"]), P(quarter["segment"]["file"]))
     rf, rq = R.pair([kfsck, "offsets", "--json", P(full["dir"])],
                     [kfsck, "offsets", "--json", P(quarter["dir"])], max(2, repeat - 1))
-    note_rss("offsets", rf, "%.1f M commits" % (full["commits"] / 1e6))
+    note_rss("offsets", rf, "%s commits" % count(full["commits"]))
     t = best(rf)
     mf, mq = peak(rf), peak(rq)
     print("offsets: %d commits over %d keys in %.3f s (%.2f M/s), peak RSS %.1f MiB; "
           "%d commits, same keys: peak RSS %.1f MiB"
           % (full["commits"], off["keys"], t, full["commits"] / t / 1e6, mf, quarter["commits"], mq),
           flush=True)
-    fig = "offsets replay (%.1f M commits, %d k keys)" % (full["commits"] / 1e6, off["keys"] // 1000)
+    fig = "offsets replay (%s commits, %s keys)" % (count(full["commits"]), count(off["keys"]))
     if ok_all(rf, rq):
         rate = full["commits"] / t / 1e6
         T.add(fig, "%.2f M/s" % rate, ">= 5 M/s", rate >= 5)
@@ -396,10 +401,10 @@ def bench(R, kfsck, top, repeat):
     t = best(rm)
     print("metadata: %d records (%s) in %.3f s (%.2f M records/s), peak RSS %.1f MiB"
           % (md["records"], mib(md["segment"]["size"]), t, md["records"] / t / 1e6, peak(rm)), flush=True)
-    fig = "metadata replay (%.1f M KRaft records)" % (md["records"] / 1e6)
+    fig = "metadata replay (%s KRaft records)" % count(md["records"])
     if ok_all(rm):
         T.add(fig, "%.2f M/s" % (md["records"] / t / 1e6), "(no goal)", None)
-        T.add("peak RSS (VmHWM), metadata (%.1f M records)" % (md["records"] / 1e6), "%.1f MiB" % peak(rm),
+        T.add("peak RSS (VmHWM), metadata (%s records)" % count(md["records"]), "%.1f MiB" % peak(rm),
               "(no goal)", None)
     else:
         T.failed(fig, "(no goal)")
