@@ -1038,7 +1038,7 @@ int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_scan_op
         kf_source_gentle(src, true);
     atomic_init(&it->gen, 0);
     unsigned cpus = online_cpus();
-    unsigned threads = o->threads ? o->threads : (kf_source_size(src) >= THREADED_MIN_SIZE && cpus >= 2 ? cpus + 1 : 1);
+    unsigned threads = o->threads ? o->threads : (kf_source_size(src) >= THREADED_MIN_SIZE && cpus >= 2 ? cpus : 1);
     it->threaded = threads > 1;
     it->nworkers = threads > 1 ? threads - 1 : 0;
     if (it->nworkers > MAX_WORKERS)
