@@ -82,6 +82,11 @@ kf_frame kf_batch_frame(const uint8_t *p, uint64_t avail, uint32_t *size, int8_t
  * or KF_ERR_UNSUPPORTED (magic not 0..2). Fills what it could read. */
 int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch *b);
 
+/* As kf_batch_parse, but the way broker recovery reads an entry
+ * (FileLogInputStream): a magic byte above 2 is read as a v2 batch, whose
+ * CRC does not cover the magic byte; b->magic keeps the byte found. */
+int kf_batch_parse_broker(const uint8_t *p, uint32_t size, uint64_t position, kf_batch *b);
+
 /* Compute the CRC (CRC-32C for v2, CRC-32 for v0/v1), set b->crc_ok. */
 bool kf_batch_verify_crc(kf_batch *b);
 

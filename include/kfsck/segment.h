@@ -44,6 +44,11 @@ typedef struct kf_scan_opts {
     bool resync;              /* after damage, scan forward for the next good batch */
     int64_t base_offset;      /* the segment's base offset from its name, -1 if unknown */
     bool limited;             /* the source is a prefix (dump --max-bytes): a torn end is not damage */
+    bool broker_view;         /* the iterator also returns the entries broker recovery keeps
+                                 although they are damaged: a batch whose only damage is its
+                                 magic byte (read as v2, check->bad_magic) and a v0/v1
+                                 message whose lengths do not fit (check->header_ok false);
+                                 both are still reported as problems */
     unsigned threads;         /* reader threads: 0 automatic (files of 4 MiB and more on
                                  2+ cores: one reads ahead, the others check CRCs and
                                  decode), 1 none (everything on the caller's thread) */
@@ -90,6 +95,8 @@ typedef struct kf_segment_iter kf_segment_iter;
 typedef struct kf_batch_check {
     bool header_ok;           /* false: a v0/v1 message whose CRC holds but whose
                                  key/value lengths do not fit its size */
+    bool bad_magic;           /* o->broker_view: the magic byte is above 2, the rest of
+                                 the batch is intact (the header is read as v2) */
     bool deep_done;           /* records were decoded (o->deep) */
     bool records_ok;          /* every record decoded and the counts agree */
     uint64_t records;         /* records decoded */
@@ -104,7 +111,8 @@ int kf_segment_iter_open(kf_segment_iter **it, kf_source *src, const kf_scan_opt
 /* 1 with *b set (its bytes stay valid until the next call), 0 at the end,
  * or a negative kf_err. *damaged is set when damage was skipped since the
  * previous entry returned. A v0/v1 message with wrong lengths is returned
- * only when o->deep (check->header_ok false); otherwise skipped as damage. */
+ * only when o->deep or o->broker_view (check->header_ok false); otherwise
+ * skipped as damage. */
 int kf_segment_iter_next(kf_segment_iter *it, kf_batch *b, bool *damaged);
 /* The checks of the batch last returned. */
 const kf_batch_check *kf_segment_iter_check(const kf_segment_iter *it);
@@ -114,6 +122,10 @@ int kf_segment_iter_records(kf_segment_iter *it, kf_batch *b, kf_record_iter *ri
 /* Counts so far (batches, bad_batches, errors; valid_bytes once the end is
  * reached). */
 const kf_segment_summary *kf_segment_iter_summary(const kf_segment_iter *it);
+/* Has the reader met the damage where broker recovery stops reading the
+ * segment (every entry returned after it lies past valid_bytes)? Then
+ * *valid_bytes is that position. At the end it is always known. */
+bool kf_segment_iter_recovery_point(const kf_segment_iter *it, uint64_t *valid_bytes);
 void kf_segment_iter_close(kf_segment_iter *it);
 
 /* In memory: from `from`, the start of the next well-formed entry

@@ -70,6 +70,7 @@ static int legacy_parse(const uint8_t *body, uint32_t len, legacy_msg *m)
 {
     kf_cursor c;
     kf_cur_init(&c, body, len);
+    m->timestamp = -1;
     m->crc = kf_cur_u32(&c);
     m->magic = (int8_t)kf_cur_u8(&c);
     m->attributes = kf_cur_u8(&c);
@@ -115,9 +116,9 @@ int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch 
     b->attributes = m.attributes;
     b->codec = m.attributes & KF_ATTR_CODEC_MASK;
     b->log_append_time = b->magic == 1 && (m.attributes & KF_ATTR_LOG_APPEND_TIME);
+    b->base_timestamp = b->max_timestamp = m.timestamp; /* read before the lengths */
     if (rc != KF_OK)
         return rc;
-    b->base_timestamp = b->max_timestamp = m.timestamp;
     b->legacy_key = m.key;
     b->legacy_key_len = m.key_len;
     b->legacy_value_len = m.value_len;
@@ -128,6 +129,15 @@ int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch 
         b->base_offset_known = true;
     }
     return KF_OK;
+}
+
+int kf_batch_parse_broker(const uint8_t *p, uint32_t size, uint64_t position, kf_batch *b)
+{
+    int8_t magic = (int8_t)p[16];
+    if (magic <= 2)
+        return kf_batch_parse(p, size, position, b);
+    kf_batch_parse(p, size, position, b); /* the defaults; UNSUPPORTED */
+    return parse_v2(p, size, b);          /* b->magic keeps the byte found */
 }
 
 bool kf_batch_verify_crc(kf_batch *b)

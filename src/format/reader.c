@@ -517,9 +517,12 @@ static void walker_fill(kf_segment_iter *it, chunk *c)
                          b.magic);
                 wproblem *wp = add_problem(it, c, KF_P_BAD_MAGIC, KF_SEV_ERROR, pos, true, boff, 0, false, msg);
                 if (wp) {
+                    item *bm = &c->items[c->nitems - 1];
+                    bm->kind = IT_BADMAGIC;
+                    kf_batch_parse_broker(p, bsize, pos, &bm->b);
+                    bm->crc_ok = true;
                     wp->counts_bad = true;
-                    wp->last_offset = (int64_t)((uint64_t)boff + (uint64_t)(int64_t)(int32_t)kf_be32(p + 23));
-                    c->items[c->nitems - 1].kind = IT_BADMAGIC;
+                    wp->last_offset = bm->b.last_offset;
                 }
                 it->wpos = pos + bsize;
                 continue;
@@ -953,6 +956,18 @@ int kf_segment_iter_next(kf_segment_iter *it, kf_batch *out, bool *damaged)
                 finish(it);
             break;
         }
+        if (x->kind == IT_BADMAGIC && it->o.broker_view) {
+            /* delivered as a problem, and returned: the broker keeps it */
+            take_problem(it, c, x);
+            it->skipped_has_last = false;
+            memset(&it->check, 0, sizeof it->check);
+            it->check.header_ok = true;
+            it->check.bad_magic = true;
+            *out = x->b;
+            it->ret_chunk = c;
+            got = 1;
+            break;
+        }
         if (x->kind != IT_BATCH) {
             take_problem(it, c, x);
             continue;
@@ -973,7 +988,7 @@ int kf_segment_iter_next(kf_segment_iter *it, kf_batch *out, bool *damaged)
             it->check.control_malformed = d->ctl_malformed;
             it->check.control_extra = d->ctl_extra;
         }
-        if (!x->parse_ok && !it->o.deep) { /* CRC-valid v0/v1 message with impossible lengths */
+        if (!x->parse_ok && !it->o.deep && !it->o.broker_view) { /* CRC-valid v0/v1 message with impossible lengths */
             it->sum.bad_batches++;
             continue;
         }
@@ -1000,6 +1015,14 @@ int kf_segment_iter_records(kf_segment_iter *it, kf_batch *b, kf_record_iter *ri
 }
 
 bool kf_segment_iter_valid_set(const kf_segment_iter *it) { return it->valid_set; }
+
+bool kf_segment_iter_recovery_point(const kf_segment_iter *it, uint64_t *valid_bytes)
+{
+    if (!it->valid_set && !it->finished)
+        return false;
+    *valid_bytes = it->sum.valid_bytes;
+    return true;
+}
 
 bool kf_segment_iter_skipped_last(const kf_segment_iter *it, int64_t *last)
 {
