@@ -14,8 +14,10 @@ Writes, below OUTDIR (replacing only these entries):
                           checkpoints, orders-0, orders-1, payments-0 with a
                           .txnindex, and damaged clicks-0)
   damaged/<case>/         copies of segments/v2-multi with one damage each
-  replicas/               three damaged copies of orders-0 (broker-1..3) for
-                          `kfsck merge`, with replicas/MANIFEST.json
+  replicas/               three damaged copies of orders-0 (broker-1..3) and
+                          one of an older leader never truncated (broker-4)
+                          for `kfsck merge`, with replicas/MANIFEST.json
+                          (expected merges from tools/merge_model.py)
   MANIFEST.json           the facts computed here (batches, record counts,
                           valid_bytes, expected problem codes and positions,
                           index entries) for end-to-end tests to assert on.
@@ -60,6 +62,7 @@ import gen_offsets                                       # noqa: E402
 import gen_sink                                          # noqa: E402
 import gen_txns                                          # noqa: E402
 import kafka_index                                       # noqa: E402
+import merge_model                                       # noqa: E402
 from kafkafmt import (Rec, describe_segment, legacy_entries, read_records,  # noqa: E402
                       record_fact, v2_batch, v2_control_batch, v2_empty_batch)
 from kafka.record.util import calc_crc32c               # noqa: E402
@@ -951,17 +954,95 @@ def gen_replicas(g, topic_id):
                             "last_offset": it.meta["last_offset"],
                             "crc": struct.unpack_from(">I", orig, 17)[0],
                             "intact": intact, "leader_epochs": epochs})
-    holes = [{"start_offset": b["base_offset"], "end_offset": b["last_offset"]}
-             for b in batches if not any(b["intact"])]
-    conflicts = []
-    for b in batches:
-        eps = [e for e in b["leader_epochs"] if e is not None]
-        if len(set(eps)) > 1:
-            top = max(eps)
-            conflicts.append({"start_offset": b["base_offset"], "end_offset": b["last_offset"],
-                              "chosen": "broker-%d/orders-0" % (b["leader_epochs"].index(top) + 1),
-                              "leader_epochs": b["leader_epochs"]})
-    assert len(holes) == 2 and len(conflicts) == 1, (holes, conflicts)
+
+    # broker-4: the leader of epoch 1, never truncated: the batches of the
+    # last segment up to the start of epoch 3 (retention deleted the older
+    # segments), then its own epoch-1 batches from there (other records, other
+    # batch boundaries) past the others' log end
+    epoch3 = min(it.meta["base_offset"] for _, items in segs for it in items
+                 if struct.unpack_from(">i", it.data, 12)[0] == 3)
+    rng = random.Random(4040)
+    off, clock, div = epoch3, T0 + 900000, []
+    while off <= 1150:
+        n = rng.choice([5, 7, 9, 11, 13])
+        recs = []
+        for j in range(n):
+            clock += rng.randint(1, 40)
+            recs.append(Rec(off + j, clock, b"zombie-%07d" % (off + j), order_value(rng, off + j)))
+        div.append(B2(off, recs, codec=["none", "gzip", "lz4"][len(div) % 3], leader_epoch=1))
+        off += n
+    pdir4 = "replicas/broker-4/orders-0"
+    seg4 = []
+    for k, (base, items) in enumerate(segs):
+        if k != last_seg:
+            continue
+        keep = [it for it in items if it.meta["last_offset"] < epoch3] + div
+        seg4.append((base, keep))
+        data = b"".join(it.data for it in keep)
+        info = kafka_index.build_indexes(data, base, INDEX_INTERVAL, True)
+        g.write("%s/%s" % (pdir4, seg_name(base, "log")), data)
+        g.write("%s/%s" % (pdir4, seg_name(base, "index")), info["index"])
+        g.write("%s/%s" % (pdir4, seg_name(base, "timeindex")), info["timeindex"])
+    items4 = [it for _, items in seg4 for it in items]
+    g.write(pdir4 + "/leader-epoch-checkpoint", epoch_checkpoint(leader_epochs(items4)))
+    g.write(pdir4 + "/partition.metadata", partition_metadata(topic_id))
+
+    # each copy as the merge model takes it: intact batches, damaged ranges
+    def model_copy(c):
+        if c == 3:
+            present = [(it.data, True) for it in items4]
+            ckpt = leader_epochs(items4)
+        else:
+            present = []
+            for k in range(len(segs)):
+                data = files[(c, k)]
+                pos = 0
+                for i, d in enumerate(copies[c][k]):
+                    held = data[pos:pos + len(d)] == bytes(d)
+                    valid = bytes(d) == segs[k][1][i].data or ((k, i) == conflict_batch and c == 2)
+                    present.append((bytes(d), held and valid))
+                    pos += len(d)
+            ckpt = leader_epochs([Item(bytes(d), [], base_offset=struct.unpack_from(">q", d, 0)[0])
+                                  for k in range(len(segs)) for d in copies[c][k]])
+        out, windows, prev, lo = [], [], None, None
+        for d, ok in present:
+            first = struct.unpack_from(">q", d, 0)[0]
+            last = first + struct.unpack_from(">i", d, 23)[0]
+            if not ok:
+                if lo is None:
+                    lo = prev + 1 if prev is not None else segs[0][0]
+                hi = last                               # a torn entry's header still names it
+                continue
+            if lo is not None:
+                windows.append((lo, first - 1))
+                lo = None
+            out.append({"first": first, "last": last, "epoch": struct.unpack_from(">i", d, 12)[0], "data": d})
+            prev = last
+        if lo is not None:
+            windows.append((lo, hi))
+        return {"batches": out, "windows": windows, "checkpoint": ckpt,
+                "bases": [b for b, _ in (seg4 if c == 3 else segs)]}
+
+    labels = ["%s/orders-0" % n for n in names + ["broker-4"]]
+    model = [model_copy(c) for c in range(4)]
+
+    def expect(which):
+        m = merge_model.merge([model[c] for c in which])
+        for cf in m["conflicts"]:
+            cf["chosen"] = labels[which[cf["chosen"]]]
+        for b in m["batches"]:
+            src = model[which[b.pop("copy")]]["batches"]
+            b["crc"] = struct.unpack_from(">I", [x for x in src if x["first"] == b["base_offset"]][0]["data"], 17)[0]
+        return {"copies": [labels[c] for c in which], "conflicts": m["conflicts"], "holes": m["holes"],
+                "batches": m["batches"]}
+
+    main = expect([0, 1, 2])
+    # the epoch-2 batch of broker-3 is taken, and every epoch-1 batch past its
+    # start is a history the cluster discarded: one conflict over all of them
+    assert [c["start_offset"] for c in main["conflicts"]] == [856], main["conflicts"]
+    diverged = [expect([1, 3]), expect([0, 1, 2, 3])]
+    assert diverged[0]["conflicts"][0]["start_offset"] == epoch3 and \
+        diverged[0]["conflicts"][0]["end_offset"] == div[-1].meta["last_offset"], diverged[0]
     manifest = {
         "generator": "tools/gen_fixtures.py (gen_replicas)",
         "partition": "orders-0", "topic_id": topic_id,
@@ -971,9 +1052,17 @@ def gen_replicas(g, topic_id):
                   "batches: every batch of the undamaged partition in offset order; intact[i]: copy i "
                   "holds it with valid bytes (the leader-epoch-patched batch counts as intact: it "
                   "is valid, only its epoch differs); leader_epochs[i]: its epoch in copy i.",
-                  "holes: offset ranges (inclusive) no copy holds intact; conflicts: same offsets, "
-                  "different valid bytes; chosen = the copy with the higher leader epoch."],
-        "damage": damage, "batches": batches, "holes": holes, "conflicts": conflicts,
+                  "conflicts, holes, merged: what merging the three copies gives "
+                  "(tools/merge_model.py): broker-3's epoch-2 batch at 856 is taken, and the "
+                  "epoch-1 batches past it in every copy are a discarded history (left out: one "
+                  "conflict; offsets only they hold: a hole).",
+                  "two_copies: merging broker-1 and broker-2 alone.",
+                  "diverged: broker-4 was the leader of epoch 1 and was never truncated: it holds "
+                  "the batches up to the start of epoch 3, then its own epoch-1 batches with other "
+                  "boundaries past the others' log end; merges with it and what they give."],
+        "damage": damage, "batches": batches, "holes": main["holes"], "conflicts": main["conflicts"],
+        "merged": main["batches"], "two_copies": expect([0, 1]), "diverged_copy": labels[3],
+        "diverged": diverged,
     }
     g.write("replicas/MANIFEST.json", json.dumps(manifest, indent=1) + "\n")
 

@@ -26,6 +26,12 @@ typedef struct kf_checkpoint_entry {
     uint64_t position;     /* byte position of the line in the file */
 } kf_checkpoint_entry;
 
+/* One entry of a leader-epoch-checkpoint (for the files kfsck writes). */
+typedef struct kf_leader_epoch {
+    int32_t epoch;
+    int64_t start_offset;
+} kf_leader_epoch;
+
 typedef void (*kf_checkpoint_entry_fn)(void *ctx, const kf_checkpoint_entry *e);
 
 enum { KF_CKPT_OFFSETS = 0, KF_CKPT_LEADER_EPOCH = 1 };

@@ -47,6 +47,8 @@
 #include "kfsck/scan.h"
 #include "kfsck/replay.h"
 #include "kfsck/producer_state.h"
+#include "kfsck/intact.h"
+#include "kfsck/partwriter.h"
 #include "kfsck/repair.h"
 #include "kfsck/stats.h"
 #include "kfsck/sink.h"

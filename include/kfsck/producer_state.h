@@ -77,8 +77,17 @@ int kf_pstate_load(kf_pstate *ps, const kf_snapshot *s);
  * KF_ERR_NOMEM; step (may be NULL) says what happened. */
 int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, size_t max_bytes,
                   kf_pstate_step *step);
+/* The same for a parsed batch, read the way broker recovery reads it: any
+ * magic of 2 or more is a v2 batch (kf_batch_parse_broker). A batch of which
+ * only the header is at hand (payload_len 0) is fine: a control batch's
+ * marker is then unreadable (step->marker_error). */
+int kf_pstate_add_batch(kf_pstate *ps, const kf_batch *b, kf_buf *buf, size_t max_bytes, kf_pstate_step *step);
 
 size_t kf_pstate_producers(const kf_pstate *ps);
+
+/* Make dst the same state as src (dst's own is replaced). KF_OK or
+ * KF_ERR_NOMEM (dst unchanged). */
+int kf_pstate_copy(kf_pstate *dst, const kf_pstate *src);
 
 /* A transaction with no COMMIT/ABORT marker yet (ProducerStateManager's
  * ongoing transactions), with what the batches fed since it began show. */

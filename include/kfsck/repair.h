@@ -3,8 +3,10 @@
  * builder that follows broker recovery (LogSegment.recover), the repair of a
  * segment or a partition directory (default: what broker recovery keeps;
  * salvage: every valid batch, offsets strictly increasing) and the merge of
- * several damaged copies of one partition. Findings go to callbacks; the
- * library never prints. */
+ * several damaged copies of one partition. Both jobs read with the streaming
+ * reader (segment.h) or the partition reader (partition.h) and write with
+ * the partition writer (partwriter.h); they only decide what to keep and
+ * what to report. Findings go to callbacks; the library never prints. */
 #ifndef KFSCK_REPAIR_H
 #define KFSCK_REPAIR_H
 
@@ -14,6 +16,7 @@
 
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
+#include "kfsck/partition.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,10 +76,6 @@ int kf_index_builder_add(kf_index_builder *b, uint32_t size, int64_t last_offset
 /* The closing time-index entry. */
 int kf_index_builder_finish(kf_index_builder *b);
 
-/* How broker recovery reads a framed entry of `size` bytes at p (magic >= 2
- * read as v2): its last offset and max timestamp (-1 when none). */
-void kf_entry_broker_view(const uint8_t *p, uint32_t size, int64_t *last_offset, int64_t *max_timestamp);
-
 /* ---- repair (repair.c) --------------------------------------------------- */
 
 /* A byte range of an input file left out of the output. */
@@ -113,6 +112,8 @@ typedef struct kf_repair_opts {
     bool salvage;
     bool force;
     size_t max_batch_bytes;
+    unsigned threads;         /* the reader's (kf_scan_opts.threads; 0: automatic) */
+    size_t chunk_bytes;       /* the reader's read size (0: its default) */
     void (*drop_fn)(void *ctx, const kf_repair_drop *d);
     void (*segment_fn)(void *ctx, const kf_repair_segment *s);
     void (*file_fn)(void *ctx, const kf_repair_file *f);
@@ -138,37 +139,30 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
 int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o,
                            kf_repair_result *res);
 
-/* Does a CRC-valid batch pass every per-batch check verify makes (records,
- * decompression, header)? On failure *code is the first problem code.
- * first and last: its offsets as verify sees them. */
-bool kf_batch_deep_ok(const kf_batch *b, size_t max_batch_bytes, const char **code, int64_t *first, int64_t *last);
+/* ---- merge (merge.c) ------------------------------------------------------
+ *
+ * The copies are read as one log by the partition reader with deep checks
+ * (partition.h has the rules: what is intact, the leader-epoch rule,
+ * conflicts and holes); the batches it takes are written with the
+ * partition writer into segments that start at the inputs' base offsets. */
 
-/* ---- merge (merge.c) ------------------------------------------------------ */
-
-typedef struct kf_merge_conflict {
-    int64_t start_offset, end_offset;   /* inclusive */
-    size_t chosen;                      /* index of the copy taken */
-    size_t ncopies;
-    const int32_t *leader_epochs;       /* per copy */
-    const bool *has;                    /* per copy: holds a batch here */
-} kf_merge_conflict;
-
-typedef struct kf_merge_hole {
-    int64_t start_offset;
-    bool has_end;
-    int64_t end_offset;                 /* inclusive */
-} kf_merge_hole;
+typedef kf_part_conflict kf_merge_conflict;
+typedef kf_part_hole kf_merge_hole;
 
 typedef struct kf_merge_opts {
     bool force;
     size_t max_batch_bytes;
+    unsigned threads;         /* the reader's, per segment (kf_scan_opts.threads) */
+    size_t chunk_bytes;       /* the reader's read size (0: its default) */
     void (*conflict_fn)(void *ctx, const kf_merge_conflict *c);
     void (*hole_fn)(void *ctx, const kf_merge_hole *h);
     void (*segment_fn)(void *ctx, const kf_repair_segment *s);
     void (*file_fn)(void *ctx, const kf_repair_file *f);
-    void (*problem_fn)(void *ctx, size_t copy, const char *file, const kf_problem *p);
+    void (*problem_fn)(void *ctx, const kf_problem *p);   /* p->file: the segment */
     void *ctx;
 } kf_merge_opts;
+
+void kf_merge_opts_init(kf_merge_opts *o);
 
 typedef struct kf_merge_result {
     uint64_t conflicts, holes, batches, segments_written;
@@ -177,6 +171,8 @@ typedef struct kf_merge_result {
     char err_what[120];
 } kf_merge_result;
 
+/* Merge the copies in_dirs (n >= 1 partition directories) into out_dir.
+ * KF_OK, KF_ERR_IO (res->err_* say what), KF_ERR_NOMEM. */
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res);
 

@@ -3,7 +3,7 @@
  * OUTDIR/<partition dir name>/, reporting conflicts (same offsets, other
  * bytes: the higher leader epoch wins) and holes (offsets no copy holds
  * intact) on stdout and in OUTDIR/merge.json. The work is done by
- * kf_merge_partitions (src/merge.c). */
+ * kf_merge_partitions (src/jobs/merge.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,11 +118,11 @@ static void on_file(void *ctx, const kf_repair_file *f)
     file_record(m->o, &m->jf, f);
 }
 
-static void on_problem(void *ctx, size_t copy, const char *file, const kf_problem *p)
+static void on_problem(void *ctx, const kf_problem *p)
 {
     merge_cli *m = ctx;
     m->problems++;
-    report r = {m->o, file, 0, 0};
+    report r = {m->o, p->file, 0, 0};
     report_problem(&r, p);
 }
 
@@ -134,6 +134,8 @@ static void merge_usage(FILE *f)
                "from some copy (same offsets with other bytes: the higher leader epoch wins, and\n"
                "the conflict is reported), and OUTDIR/merge.json with the conflicts and the holes\n"
                "(offset ranges no copy holds intact). Segments start at the inputs' base offsets.\n"
+               "The merged log never goes back to a lower leader epoch: a copy's batches of a\n"
+               "lower epoch past the start of a higher one are left out as conflicts.\n"
                "Exit 0: nothing left out; 1: a hole or a conflict; 2: usage error; 3: cannot\n"
                "read or write.\n");
 }
@@ -171,6 +173,9 @@ int cmd_merge(int argc, char **argv)
         return opt_usage_error("merge", "no output directory given (-o OUTDIR)", NULL, merge_usage);
     if (optind >= argc)
         return opt_usage_error("merge", "no PARTDIR given", NULL, merge_usage);
+    if (argc - optind < 2)
+        return opt_usage_error("merge", "two or more PARTDIRs are needed (to repair one copy: kfsck repair --salvage):",
+                               argv[optind], merge_usage);
     int n = argc - optind;
     char *const *dirs = argv + optind;
     for (int i = 0; i < n; i++) {
@@ -242,9 +247,10 @@ int cmd_merge(int argc, char **argv)
     out_init(&m.js, m.fs, true);
     out_init(&m.jf, m.ff, true);
     kf_merge_opts mo;
-    memset(&mo, 0, sizeof mo);
+    kf_merge_opts_init(&mo);
     mo.force = force;
     mo.max_batch_bytes = (size_t)max_batch;
+    reader_tuning(&mo.threads, &mo.chunk_bytes);
     mo.conflict_fn = on_conflict;
     mo.hole_fn = on_hole;
     mo.segment_fn = on_segment;

@@ -271,6 +271,7 @@ int cmd_repair(int argc, char **argv)
     ro.salvage = salvage;
     ro.force = force;
     ro.max_batch_bytes = (size_t)max_batch;
+    reader_tuning(&ro.threads, &ro.chunk_bytes);
     ro.drop_fn = on_drop;
     ro.segment_fn = on_segment;
     ro.file_fn = on_file;

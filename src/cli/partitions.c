@@ -36,6 +36,7 @@ kf_part_reader *part_reader_open(const kf_partition *p, size_t max_batch_bytes, 
     kf_part_reader_opts o;
     kf_part_reader_opts_init(&o);
     o.max_batch_bytes = max_batch_bytes;
+    reader_tuning(&o.threads, &o.chunk_bytes);
     o.problem_fn = report_problem;
     o.problem_ctx = rep;
     kf_part_reader *r;

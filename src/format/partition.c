@@ -1,7 +1,6 @@
-/* partition.c: finding partitions and their copies under the PATHs, and the
- * partition reader (include/kfsck/partition.h): the union of several copies'
- * intact batches in offset order, for jobs that read a partition's log where
- * each copy may be damaged in a different place. */
+/* partition.c: finding partitions and their copies under the PATHs
+ * (include/kfsck/partition.h), and a partition's log end offset. The
+ * partition reader is partreader.c. */
 #include "kfsck/partition.h"
 
 #include <errno.h>
@@ -78,11 +77,9 @@ static void partition_of_dir(const char *dir, char *topic, size_t cap, int32_t *
     }
 }
 
-static int add_partition_dir(kf_inputs *in, const char *dir, kf_path_error_fn fn, void *ctx)
+/* The segments of dir as a new copy of p. */
+static int add_copy_dir(kf_partition *p, const char *dir, kf_path_error_fn fn, void *ctx)
 {
-    char topic[256];
-    int32_t partition;
-    partition_of_dir(dir, topic, sizeof topic, &partition);
     kf_name_list l;
     int err_no = 0;
     int rc = kf_list_dir(dir, &l, &err_no);
@@ -91,18 +88,27 @@ static int add_partition_dir(kf_inputs *in, const char *dir, kf_path_error_fn fn
             fn(ctx, dir, err_no, kf_path_error_str(err_no));
         return rc;
     }
-    kf_copy *c = new_copy(part_for(in, topic, partition), dir);
+    kf_copy *c = new_copy(p, dir);
     rc = c ? KF_OK : KF_ERR_NOMEM;
     for (size_t i = 0; i < l.n && rc == KF_OK; i++) {
         kf_name_info ni = kf_classify_name(l.names[i]);
         if (ni.kind == KF_FILE_LOG && ni.suffix[0] == 0) {
-            char *p = kf_path_join(dir, l.names[i]);
-            rc = p ? add_segment(c, p, ni.base_offset) : KF_ERR_NOMEM;
-            free(p);
+            char *path = kf_path_join(dir, l.names[i]);
+            rc = path ? add_segment(c, path, ni.base_offset) : KF_ERR_NOMEM;
+            free(path);
         }
     }
     kf_name_list_free(&l);
     return rc;
+}
+
+static int add_partition_dir(kf_inputs *in, const char *dir, kf_path_error_fn fn, void *ctx)
+{
+    char topic[256];
+    int32_t partition;
+    partition_of_dir(dir, topic, sizeof topic, &partition);
+    kf_partition *p = part_for(in, topic, partition);
+    return p ? add_copy_dir(p, dir, fn, ctx) : KF_ERR_NOMEM;
 }
 
 static int add_file(kf_inputs *in, const char *path)
@@ -200,22 +206,55 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
     return status;
 }
 
+void kf_partition_free(kf_partition *p)
+{
+    for (size_t c = 0; c < p->ncopies; c++) {
+        for (size_t s = 0; s < p->copies[c].nseg; s++)
+            free(p->copies[c].segments[s]);
+        free(p->copies[c].segments);
+        free(p->copies[c].bases);
+        free(p->copies[c].label);
+    }
+    free(p->copies);
+    free(p->topic);
+    memset(p, 0, sizeof *p);
+}
+
 void kf_inputs_free(kf_inputs *in)
 {
-    for (size_t i = 0; i < in->n; i++) {
-        kf_partition *p = &in->parts[i];
-        for (size_t c = 0; c < p->ncopies; c++) {
-            for (size_t s = 0; s < p->copies[c].nseg; s++)
-                free(p->copies[c].segments[s]);
-            free(p->copies[c].segments);
-            free(p->copies[c].bases);
-            free(p->copies[c].label);
-        }
-        free(p->copies);
-        free(p->topic);
-    }
+    for (size_t i = 0; i < in->n; i++)
+        kf_partition_free(&in->parts[i]);
     free(in->parts);
     memset(in, 0, sizeof *in);
+}
+
+int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_path_error_fn fn, void *ctx)
+{
+    /* each directory is added as a copy of the one partition at in.parts[0] */
+    kf_inputs in;
+    memset(&in, 0, sizeof in);
+    memset(p, 0, sizeof *p);
+    kf_partition *part = part_for(&in, "", -1);
+    int rc = part ? KF_OK : KF_ERR_NOMEM;
+    for (size_t i = 0; i < n && rc == KF_OK; i++)
+        rc = add_copy_dir(part, dirs[i], fn, ctx);
+    if (part) {
+        char topic[256];
+        int32_t partition;
+        if (n)
+            partition_of_dir(dirs[0], topic, sizeof topic, &partition);
+        if (n && partition >= 0) {
+            char *t = strdup(topic);
+            if (t) {
+                free(part->topic);
+                part->topic = t;
+                part->partition = partition;
+            }
+        }
+        *p = *part;
+    }
+    free(in.parts);
+    return rc;
 }
 
 const kf_partition *kf_inputs_find(const kf_inputs *in, const char *topic, int32_t partition)
@@ -224,342 +263,6 @@ const kf_partition *kf_inputs_find(const kf_inputs *in, const char *topic, int32
         if (in->parts[i].partition == partition && !strcmp(in->parts[i].topic, topic))
             return &in->parts[i];
     return NULL;
-}
-
-/* ---- the union of copies ------------------------------------------------- */
-
-typedef struct window {
-    int64_t lo, hi;     /* offsets a copy shows damage over; INT64_MIN/MAX: open */
-} window;
-
-struct kf_part_reader;
-
-typedef struct cursor {
-    struct kf_part_reader *r;
-    const kf_copy *c;
-    size_t seg;
-    kf_source *src;
-    kf_segment_iter *it;
-    const char *file;
-    bool has_peek, done;
-    kf_batch peek;
-    bool have_prev, pending_damage;
-    int64_t prev_last, first, damage_lo;
-    window *win;
-    size_t nwin;
-    bool unreadable;
-    bool nomem;
-} cursor;
-
-struct kf_part_reader {
-    const kf_partition *p;
-    kf_part_reader_opts o;
-    cursor *ks;
-    size_t n;
-    int64_t next;
-    cursor *consume;   /* the cursor whose batch was returned last */
-    kf_part_result res;
-    kf_buf buf;
-};
-
-void kf_part_reader_opts_init(kf_part_reader_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
-}
-
-static void count_problem(kf_part_reader *r, const kf_problem *p)
-{
-    if (p->severity == KF_SEV_ERROR)
-        r->res.errors++;
-    else
-        r->res.warnings++;
-    if (r->o.problem_fn)
-        r->o.problem_fn(r->o.problem_ctx, p);
-}
-
-static void cursor_problem(void *ctx, const kf_problem *p)
-{
-    cursor *k = ctx;
-    kf_problem q = *p;
-    if (!q.file)
-        q.file = k->file;
-    count_problem(k->r, &q);
-}
-
-static int64_t first_offset(const kf_batch *b) { return b->base_offset_known ? b->base_offset : b->last_offset; }
-
-static void add_window(cursor *k, int64_t lo, int64_t hi)
-{
-    window *w = realloc(k->win, (k->nwin + 1) * sizeof *w);
-    if (!w) {
-        k->nomem = true;
-        return;
-    }
-    k->win = w;
-    k->win[k->nwin++] = (window){lo, hi};
-}
-
-static void close_segment(cursor *k)
-{
-    kf_segment_iter_close(k->it);
-    k->it = NULL;
-    kf_source_close(k->src);
-    k->src = NULL;
-}
-
-static void note_damage(cursor *k)
-{
-    if (!k->pending_damage) {
-        k->pending_damage = true;
-        k->damage_lo = k->have_prev ? k->prev_last + 1 : INT64_MIN;
-    }
-}
-
-/* Move k to its next intact batch. */
-static void advance(cursor *k)
-{
-    k->has_peek = false;
-    while (!k->done && !k->nomem) {
-        if (!k->it) {
-            if (k->seg >= k->c->nseg) {
-                k->done = true;
-                break;
-            }
-            const char *path = k->c->segments[k->seg];
-            k->file = path;
-            int err_no = 0;
-            int orc = kf_source_open(&k->src, path, 0, &err_no);
-            if (orc == KF_ERR_NOMEM) {
-                k->nomem = true;
-                break;
-            }
-            if (orc != KF_OK) {
-                kf_problem p = {0};
-                p.code = KF_P_UNREADABLE;
-                p.severity = KF_SEV_ERROR;
-                p.file = path;
-                snprintf(p.message, sizeof p.message, "cannot read: %s",
-                         err_no == EINVAL ? "not a regular file" : strerror(err_no));
-                count_problem(k->r, &p);
-                k->unreadable = true;
-                k->seg++;
-                note_damage(k);
-                continue;
-            }
-            kf_scan_opts o;
-            kf_scan_opts_init(&o);
-            o.deep = false;
-            o.max_batch_bytes = k->r->o.max_batch_bytes;
-            o.threads = k->r->o.threads;
-            o.base_offset = k->c->bases[k->seg];
-            o.problem_fn = cursor_problem;
-            o.problem_ctx = k;
-            if (kf_segment_iter_open(&k->it, k->src, &o) != KF_OK) {
-                k->nomem = true;
-                break;
-            }
-        }
-        bool damaged = false;
-        int got = kf_segment_iter_next(k->it, &k->peek, &damaged);
-        if (damaged)
-            note_damage(k);
-        if (got == -KF_ERR_NOMEM) {
-            k->nomem = true;
-            break;
-        }
-        if (got < 0) { /* a read failed: the rest of this segment is lost */
-            kf_problem p = {0};
-            p.code = KF_P_UNREADABLE;
-            p.severity = KF_SEV_ERROR;
-            p.file = k->file;
-            snprintf(p.message, sizeof p.message, "read error: %s", strerror(errno));
-            count_problem(k->r, &p);
-            k->unreadable = true;
-            note_damage(k);
-        }
-        if (got > 0) {
-            if (k->pending_damage) {
-                add_window(k, k->damage_lo, first_offset(&k->peek) - 1);
-                k->pending_damage = false;
-            }
-            k->has_peek = true;
-            return;
-        }
-        close_segment(k);
-        k->seg++;
-    }
-    if (k->pending_damage) {
-        add_window(k, k->damage_lo, INT64_MAX);
-        k->pending_damage = false;
-    }
-}
-
-static void consumed(cursor *k)
-{
-    if (!k->have_prev)
-        k->first = first_offset(&k->peek);
-    if (!k->have_prev || k->peek.last_offset > k->prev_last)
-        k->prev_last = k->peek.last_offset;
-    k->have_prev = true;
-    advance(k);
-}
-
-static bool overlaps(const cursor *k, int64_t lo, int64_t hi)
-{
-    for (size_t i = 0; i < k->nwin; i++)
-        if (!(k->win[i].hi < lo || k->win[i].lo > hi))
-            return true;
-    return false;
-}
-
-int kf_part_reader_open(kf_part_reader **out, const kf_partition *p, const kf_part_reader_opts *o)
-{
-    *out = NULL;
-    kf_part_reader *r = calloc(1, sizeof *r);
-    size_t n = p->ncopies;
-    cursor *ks = calloc(n ? n : 1, sizeof *ks);
-    if (!r || !ks) {
-        free(r);
-        free(ks);
-        return KF_ERR_NOMEM;
-    }
-    r->p = p;
-    if (o)
-        r->o = *o;
-    else
-        kf_part_reader_opts_init(&r->o);
-    r->ks = ks;
-    r->n = n;
-    r->next = INT64_MIN;
-    for (size_t i = 0; i < n; i++) {
-        ks[i].r = r;
-        ks[i].c = &p->copies[i];
-        advance(&ks[i]);
-    }
-    *out = r;
-    return KF_OK;
-}
-
-int kf_part_reader_next(kf_part_reader *r, kf_batch *out_batch)
-{
-    if (r->consume) {
-        consumed(r->consume);
-        r->consume = NULL;
-    }
-    /* drop what is already covered, pick the lowest next batch */
-    cursor *best = NULL;
-    for (size_t i = 0; i < r->n; i++) {
-        cursor *k = &r->ks[i];
-        while (k->has_peek && k->peek.last_offset < r->next)
-            consumed(k);
-        if (k->nomem)
-            return KF_ERR_NOMEM;
-        if (!k->has_peek)
-            continue;
-        if (!best || first_offset(&k->peek) < first_offset(&best->peek) ||
-            (first_offset(&k->peek) == first_offset(&best->peek) &&
-             k->peek.partition_leader_epoch > best->peek.partition_leader_epoch))
-            best = k;
-    }
-    if (!best)
-        return 0;
-    kf_batch b = best->peek;
-    for (size_t i = 0; i < r->n; i++) {
-        cursor *k = &r->ks[i];
-        if (k == best || !k->has_peek || first_offset(&k->peek) != first_offset(&b))
-            continue;
-        if (k->peek.crc != b.crc || k->peek.size != b.size || k->peek.last_offset != b.last_offset) {
-            r->res.disagreements++;
-            kf_problem p = {0};
-            p.code = KF_P_COPIES_DISAGREE;
-            p.severity = KF_SEV_WARNING;
-            p.file = k->file;
-            p.position = k->peek.position;
-            p.has_offset = true;
-            p.offset = first_offset(&b);
-            snprintf(p.message, sizeof p.message,
-                     "this copy's batch at offset %lld differs from %s's (leader epochs %d and %d); using %s's",
-                     (long long)first_offset(&b), best->c->label, k->peek.partition_leader_epoch,
-                     b.partition_leader_epoch, best->c->label);
-            count_problem(r, &p);
-        }
-    }
-    r->res.batches++;
-    r->res.has_offsets = true;
-    r->res.last_offset = b.last_offset;
-    r->next = b.last_offset + 1;
-    r->consume = best; /* advanced on the next call, so b's bytes stay valid until then */
-    *out_batch = b;
-    return 1;
-}
-
-const char *kf_part_reader_file(const kf_part_reader *r) { return r->consume ? r->consume->file : NULL; }
-
-int kf_part_reader_records(kf_part_reader *r, kf_batch *b, kf_record_iter *it)
-{
-    if (r->consume && r->consume->it)
-        return kf_segment_iter_records(r->consume->it, b, it);
-    return kf_records_begin(it, b, &r->buf, r->o.max_batch_bytes);
-}
-
-void kf_part_reader_close(kf_part_reader *r, kf_part_result *res)
-{
-    if (!r) {
-        if (res)
-            memset(res, 0, sizeof *res);
-        return;
-    }
-    /* damage in one copy is covered when another copy read those offsets intact */
-    for (size_t i = 0; i < r->n; i++) {
-        cursor *k = &r->ks[i];
-        for (size_t w = 0; w < k->nwin; w++) {
-            window x = k->win[w];
-            if (x.lo > x.hi)
-                continue; /* nothing between the batches around the damage */
-            r->res.damaged_ranges++;
-            bool covered = false;
-            for (size_t j = 0; j < r->n && !covered; j++) {
-                cursor *y = &r->ks[j];
-                if (j == i || !y->have_prev || overlaps(y, x.lo, x.hi))
-                    continue;
-                if (y->first <= x.lo && (x.hi == INT64_MAX ? y->prev_last >= x.lo : y->prev_last >= x.hi))
-                    covered = true;
-            }
-            if (covered)
-                continue;
-            r->res.uncovered++;
-            char range[64];
-            if (x.lo == INT64_MIN && x.hi == INT64_MAX)
-                snprintf(range, sizeof range, "(all of them)");
-            else if (x.hi == INT64_MAX)
-                snprintf(range, sizeof range, "from %lld on", (long long)x.lo);
-            else if (x.lo == INT64_MIN)
-                snprintf(range, sizeof range, "up to %lld", (long long)x.hi);
-            else
-                snprintf(range, sizeof range, "%lld..%lld", (long long)x.lo, (long long)x.hi);
-            kf_problem p = {0};
-            p.code = KF_P_OFFSETS_LOST;
-            p.severity = KF_SEV_ERROR;
-            p.file = k->c->label;
-            p.has_offset = x.lo != INT64_MIN;
-            p.offset = p.has_offset ? x.lo : 0;
-            snprintf(p.message, sizeof p.message,
-                     "offsets %s are damaged in this copy and no other copy given holds them intact", range);
-            count_problem(r, &p);
-        }
-    }
-    for (size_t i = 0; i < r->n; i++) { /* only now: the loop above reads every copy's windows */
-        cursor *k = &r->ks[i];
-        r->res.unreadable |= k->unreadable;
-        close_segment(k);
-        free(k->win);
-    }
-    if (res)
-        *res = r->res;
-    kf_buf_free(&r->buf);
-    free(r->ks);
-    free(r);
 }
 
 bool kf_partition_log_end(const kf_partition *p, size_t max_batch_bytes, int64_t *leo)

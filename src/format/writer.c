@@ -382,14 +382,3 @@ int kf_index_builder_add(kf_index_builder *b, uint32_t size, int64_t last_offset
 
 int kf_index_builder_finish(kf_index_builder *b) { return time_maybe_append(b, b->max_ts, b->max_ts_offset); }
 
-void kf_entry_broker_view(const uint8_t *p, uint32_t size, int64_t *last_offset, int64_t *max_timestamp)
-{
-    int8_t magic = (int8_t)p[16];
-    if (magic >= 2 && size >= KF_V2_HEADER_SIZE) {
-        *last_offset = (int64_t)((uint64_t)kf_be64(p) + (uint64_t)(int64_t)(int32_t)kf_be32(p + 23));
-        *max_timestamp = (int64_t)kf_be64(p + 35);
-        return;
-    }
-    *last_offset = (int64_t)kf_be64(p);
-    *max_timestamp = (magic == 1 && size >= 26) ? (int64_t)kf_be64(p + 18) : -1;
-}

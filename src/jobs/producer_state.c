@@ -287,17 +287,27 @@ static int32_t last_sequence(int32_t base_seq, int32_t delta)
 int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, size_t max_bytes,
                   kf_pstate_step *step)
 {
+    kf_batch b;
+    if (kf_batch_parse(p, size, 0, &b) != KF_OK || b.magic != 2) {
+        b.magic = 0; /* not a v2 batch: changes nothing */
+        b.size = 0;
+    }
+    return kf_pstate_add_batch(ps, &b, buf, max_bytes, step);
+}
+
+int kf_pstate_add_batch(kf_pstate *ps, const kf_batch *batch, kf_buf *buf, size_t max_bytes, kf_pstate_step *step)
+{
     kf_pstate_step dummy;
     if (!step)
         step = &dummy;
     memset(step, 0, sizeof *step);
     step->txn_first_offset = -1;
     step->coordinator_epoch = -1;
-    if (size < KF_V2_HEADER_SIZE || p[16] != 2)
+    /* the broker reads any magic >= 2 as a v2 batch */
+    if (batch->magic < 2 || batch->size < KF_V2_HEADER_SIZE || batch->producer_id < 0)
         return KF_OK;
-    kf_batch b;
-    if (kf_batch_parse(p, size, 0, &b) != KF_OK || b.producer_id < 0)
-        return KF_OK;
+    kf_batch b = *batch; /* kf_records_begin may fill in fields */
+    b.magic = 2;
     step->used = true;
     step->producer_id = b.producer_id;
     step->producer_epoch = b.producer_epoch;
@@ -395,6 +405,38 @@ int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, s
 }
 
 size_t kf_pstate_producers(const kf_pstate *ps) { return ps->n; }
+
+int kf_pstate_copy(kf_pstate *dst, const kf_pstate *src)
+{
+    pentry *e = src->n ? malloc(src->cap * sizeof *e) : NULL;
+    uint32_t *slot = src->nslot ? malloc(src->nslot * sizeof *slot) : NULL;
+    otxn *ot = src->not ? malloc(src->capot * sizeof *ot) : NULL;
+    if ((src->n && !e) || (src->nslot && !slot) || (src->not && !ot)) {
+        free(e);
+        free(slot);
+        free(ot);
+        return KF_ERR_NOMEM;
+    }
+    if (e)
+        memcpy(e, src->e, src->n * sizeof *e);
+    if (slot)
+        memcpy(slot, src->slot, src->nslot * sizeof *slot);
+    if (ot)
+        memcpy(ot, src->ot, src->not * sizeof *ot);
+    free(dst->e);
+    free(dst->slot);
+    free(dst->ot);
+    *dst = *src;
+    dst->e = e;
+    dst->cap = e ? src->cap : 0;
+    dst->n = e ? src->n : 0;
+    dst->slot = slot;
+    dst->nslot = slot ? src->nslot : 0;
+    dst->ot = ot;
+    dst->capot = ot ? src->capot : 0;
+    dst->not = ot ? src->not : 0;
+    return KF_OK;
+}
 
 static void put16(uint8_t *p, uint16_t v)
 {

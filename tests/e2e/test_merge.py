@@ -2,14 +2,18 @@
 """End-to-end tests of `kfsck merge`.
 
 fixtures/replicas/broker-{1,2,3}/orders-0 are three copies of one partition,
-each damaged in other places, one holding a batch with a raised leader epoch
-(tools/gen_fixtures.py gen_replicas; the facts are in
-fixtures/replicas/MANIFEST.json). Merging them must recover every batch that
-at least one copy holds intact, report the conflict (chosen = the copy with
-the higher leader epoch) and the holes exactly, and write a partition that
-passes `kfsck verify`, with indexes identical to tools/kafka_index.py's and
-a producer snapshot (and .txnindex files) identical to
-tools/kafka_producer_state.py's for the merged logs.
+each damaged in other places, one holding a batch with a raised leader epoch;
+broker-4/orders-0 is an older leader that was never truncated: past the start
+of a higher epoch it holds its own lower-epoch batches, with other batch
+boundaries (tools/gen_fixtures.py gen_replicas; the facts, and what merges
+must give as computed by tools/merge_model.py from the contract, are in
+fixtures/replicas/MANIFEST.json). A merge must take the batches the model
+takes (every batch some copy holds intact, except a history the cluster
+discarded: the merged log never goes back to a lower leader epoch), report
+the conflicts (covering every offset left out) and the holes exactly, and
+write a partition that passes `kfsck verify`, with indexes identical to
+tools/kafka_index.py's and a producer snapshot (and .txnindex files)
+identical to tools/kafka_producer_state.py's for the merged logs.
 """
 import json
 import os
@@ -92,6 +96,20 @@ class Merge(unittest.TestCase):
         self.assertEqual(got, want)
         return want
 
+    def check_left_out_is_reported(self, got, conflicts, batches=None):
+        """The merged log never goes back to a lower leader epoch, and every
+        offset some copy holds intact is in it or in a conflict line."""
+        epochs = [e for _, _, _, _, e in got]
+        self.assertEqual(epochs, sorted(epochs))
+        have = set()
+        for _, first, last, _, _ in got:
+            have.update(range(first, last + 1))
+        for c in conflicts:
+            have.update(range(c["start_offset"], c["end_offset"] + 1))
+        for b in batches if batches is not None else MANIFEST["batches"]:
+            if any(b["intact"]):
+                self.assertTrue(set(range(b["base_offset"], b["last_offset"] + 1)) <= have, b)
+
     def test_replicas_each_damaged(self):
         # each copy alone is damaged (verify finds errors)
         for c in MANIFEST["copies"]:
@@ -114,20 +132,10 @@ class Merge(unittest.TestCase):
 
         pdir = os.path.join(od, MANIFEST["partition"])
         got = self.merged_batches(pdir)
-        want = []
-        for b in MANIFEST["batches"]:
-            if not any(b["intact"]):
-                continue
-            eps = [e for e in b["leader_epochs"] if e is not None]
-            want.append((b["segment"], b["base_offset"], b["last_offset"], b["crc"], max(eps)))
+        want = [(b["segment"], b["base_offset"], b["last_offset"], b["crc"], b["leader_epoch"])
+                for b in MANIFEST["merged"]]
         self.assertEqual(got, want)
-        # every offset some copy holds intact is in the merged log
-        have = set()
-        for _, first, last, _, _ in got:
-            have.update(range(first, last + 1))
-        for b in MANIFEST["batches"]:
-            if any(b["intact"]):
-                self.assertTrue(set(range(b["base_offset"], b["last_offset"] + 1)) <= have, b)
+        self.check_left_out_is_reported(got, conflicts)
         # segment boundaries follow the inputs'
         bases = sorted(int(n[:20]) for n in os.listdir(pdir) if n.endswith(".log"))
         self.assertEqual(bases, MANIFEST["segment_bases"])
@@ -160,14 +168,18 @@ class Merge(unittest.TestCase):
         self.assertEqual([strip_type(h) for h in of_type(jsonl(out), "hole")], MANIFEST["holes"])
 
     def test_two_copies_without_the_epoch_conflict(self):
-        # broker-1 and broker-2 agree wherever both are intact: no conflict, one hole more
+        # broker-1 and broker-2 agree wherever both are intact: no conflict; without
+        # broker-3's epoch 2 their epoch-1 batches are history the cluster kept
+        m = MANIFEST["two_copies"]
+        self.assertEqual(m["conflicts"], [])
         od = os.path.join(self.tmp, "two")
-        code, out, err = run("merge", "--json", "-o", od, *MANIFEST["copies"][:2])
+        code, out, err = run("merge", "--json", "-o", od, *m["copies"])
         self.assertEqual(code, 1, err)
         self.assertEqual(of_type(jsonl(out), "conflict"), [])
-        holes = [strip_type(h) for h in of_type(jsonl(out), "hole")]
-        for h in MANIFEST["holes"]:
-            self.assertIn(h, holes)
+        self.assertEqual([strip_type(h) for h in of_type(jsonl(out), "hole")], m["holes"])
+        self.assertEqual(self.merged_batches(os.path.join(od, "orders-0")),
+                         [(b["segment"], b["base_offset"], b["last_offset"], b["crc"], b["leader_epoch"])
+                          for b in m["batches"]])
         code, vout, err = run("verify", os.path.join(od, "orders-0"))
         self.assertEqual(code, 0, vout)
 
@@ -250,6 +262,42 @@ class Merge(unittest.TestCase):
         snap = [f for f in of_type(jsonl(out), "file") if f["output"] and f["output"].endswith(".snapshot")]
         self.assertEqual(len(snap), 1)
         self.assertEqual(snap[0]["input"], os.path.join(copies[1], "00000000000000000398.snapshot"))
+
+    def test_diverged_copy(self):
+        # broker-4 never truncated its epoch-1 history past the start of epoch 3:
+        # one conflict over all of it (other batch boundaries than the batches
+        # taken), its offsets past the others' end are a hole, epochs never go back
+        for m in MANIFEST["diverged"]:
+            with self.subTest(copies=m["copies"]):
+                od = os.path.join(self.tmp, "div-%d" % len(m["copies"]))
+                code, out, err = run("merge", "--json", "-o", od, *m["copies"])
+                self.assertEqual(code, 1, err)
+                lines = jsonl(out)
+                conflicts = [strip_type(c) for c in of_type(lines, "conflict")]
+                self.assertEqual([{k: c[k] for k in ("start_offset", "end_offset", "chosen", "leader_epochs")}
+                                  for c in conflicts], m["conflicts"])
+                self.assertEqual([strip_type(h) for h in of_type(lines, "hole")], m["holes"])
+                rep = json.loads(read(os.path.join(od, "merge.json")))
+                self.assertEqual(rep["conflicts"], conflicts)
+                pdir = os.path.join(od, MANIFEST["partition"])
+                got = self.merged_batches(pdir)
+                self.assertEqual(got, [(b["segment"], b["base_offset"], b["last_offset"], b["crc"], b["leader_epoch"])
+                                       for b in m["batches"]])
+                epochs = [e for _, _, _, _, e in got]
+                self.assertEqual(epochs, sorted(epochs))
+                self.assertGreater(m["conflicts"][-1]["end_offset"], got[-1][2])  # left out past the log end
+                code, vout, err = run("verify", "--json", pdir)
+                self.assertEqual([p for p in of_type(jsonl(vout), "problem") if p["severity"] == "error"], [])
+                self.check_indexes(pdir)
+                self.check_producer_state(pdir)
+
+    def test_single_partdir_is_usage_error(self):
+        # merging one copy is `repair --salvage`
+        od = os.path.join(self.tmp, "one")
+        code, out, err = run("merge", "-o", od, MANIFEST["copies"][0])
+        self.assertEqual(code, 2, err)
+        self.assertIn("repair --salvage", err)
+        self.assertFalse(os.path.exists(od))
 
     def test_output_safety(self):
         c = MANIFEST["copies"]

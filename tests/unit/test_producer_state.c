@@ -296,6 +296,71 @@ static void test_continue_from_loaded_snapshot(void **state)
     kf_pstate_free(b.ps);
 }
 
+static void test_copy_is_independent(void **state)
+{
+    (void)state;
+    feed a = {kf_pstate_new(), {0}, {0}}, b = {kf_pstate_new(), {0}, {0}};
+    assert_non_null(a.ps);
+    assert_non_null(b.ps);
+    for (int i = 0; i < 40; i++) /* past the first hash table size */
+        add(&a, i, 1, false, DATA, 500 + i, 0, 0, 1000 + i, 0);
+    add(&a, 40, 2, true, DATA, 7, 0, 0, 1040, 0);
+    add(&b, 0, 1, false, DATA, 99, 0, 0, 1, 0); /* replaced by the copy */
+    assert_int_equal(kf_pstate_copy(b.ps, a.ps), KF_OK);
+    assert_int_equal(kf_pstate_producers(b.ps), 41);
+    uint8_t *d0, *d1;
+    size_t n0, n1;
+    assert_int_equal(kf_pstate_snapshot(a.ps, &d0, &n0), KF_OK);
+    /* the copy goes on alone: 7's transaction is open in it too */
+    add(&b, 42, 1, true, KF_CONTROL_ABORT, 7, 0, -1, 1042, 5);
+    assert_true(b.st.has_aborted);
+    assert_int_equal(b.st.aborted.first_offset, 40);
+    add(&b, 43, 1, false, DATA, 12345, 0, 0, 1043, 0);
+    assert_int_equal(kf_pstate_producers(b.ps), 42);
+    assert_int_equal(kf_pstate_snapshot(a.ps, &d1, &n1), KF_OK);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(d0, d1, n0); /* the original did not change */
+    free(d0);
+    free(d1);
+    kf_buf_free(&a.buf);
+    kf_buf_free(&b.buf);
+    kf_pstate_free(a.ps);
+    kf_pstate_free(b.ps);
+}
+
+static void test_parsed_batches_as_the_broker_reads_them(void **state)
+{
+    (void)state;
+    kf_pstate *ps = kf_pstate_new();
+    assert_non_null(ps);
+    kf_buf buf = {0};
+    kf_pstate_step st;
+    uint8_t b[4096];
+    /* a bad magic byte (outside the v2 CRC): the broker reads it as v2 */
+    uint32_t n = mk_batch(b, 0, 2, true, DATA, 5, 0, 0, 1000, 0);
+    b[16] = 7;
+    kf_batch kb;
+    assert_int_equal(kf_batch_parse(b, n, 0, &kb), KF_ERR_UNSUPPORTED);
+    assert_int_equal(kf_pstate_add(ps, b, n, &buf, 1 << 20, &st), KF_OK);
+    assert_false(st.used); /* the raw-bytes entry point takes magic 2 only */
+    assert_int_equal(kf_batch_parse_broker(b, n, 0, &kb), KF_OK);
+    assert_int_equal(kf_pstate_add_batch(ps, &kb, &buf, 1 << 20, &st), KF_OK);
+    assert_true(st.used && st.txn_started);
+    /* a marker of which only the header is at hand: no marker read */
+    n = mk_batch(b, 2, 1, true, KF_CONTROL_ABORT, 5, 0, -1, 1002, 1);
+    assert_int_equal(kf_batch_parse(b, KF_V2_HEADER_SIZE, 2, &kb), KF_OK);
+    assert_int_equal(kf_pstate_add_batch(ps, &kb, &buf, 1 << 20, &st), KF_OK);
+    assert_false(st.marker);
+    assert_int_equal(kf_pstate_open_count(ps), 1);
+    /* whole, it ends the transaction */
+    assert_int_equal(kf_batch_parse(b, n, 2, &kb), KF_OK);
+    assert_int_equal(kf_pstate_add_batch(ps, &kb, &buf, 1 << 20, &st), KF_OK);
+    assert_true(st.marker && st.has_aborted);
+    assert_int_equal(kf_pstate_open_count(ps), 0);
+    kf_buf_free(&buf);
+    kf_pstate_free(ps);
+}
+
 static void test_many_producers(void **state)
 {
     (void)state;
@@ -328,6 +393,8 @@ int main(void)
         cmocka_unit_test(test_fixture_orders),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_continue_from_loaded_snapshot),
+        cmocka_unit_test(test_copy_is_independent),
+        cmocka_unit_test(test_parsed_batches_as_the_broker_reads_them),
         cmocka_unit_test(test_many_producers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,13 +1,14 @@
-/* test_repair.c: unit tests for src/writer.c and src/repair.c: safe output
- * files (no overwrite without force, nothing under a final name until the
- * commit, no temporary file left by an abort), the recovery-rule index
- * builder (the strict 4096-byte interval, first batch never indexed, time
- * index max semantics and the closing entry, refusals where the broker would
- * throw), path containment, and the per-batch deep check. */
+/* test_repair.c: unit tests for src/format/writer.c and src/format/intact.c:
+ * safe output files (no overwrite without force, nothing under a final name
+ * until the commit, no temporary file left by an abort), the recovery-rule
+ * index builder (the strict 4096-byte interval, first batch never indexed,
+ * time index max semantics and the closing entry, refusals where the broker
+ * would throw), path containment, and the per-batch checks of a kept batch. */
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kfsck/intact.h"
 #include "kfsck/repair.h"
 #include "testutil.h"
 
@@ -171,9 +172,9 @@ static void test_index_builder_matches_committed_index(void **state)
         uint32_t size;
         int8_t magic;
         assert_int_equal(kf_batch_frame(log + pos, n - pos, &size, &magic), KF_FRAME_OK);
-        int64_t last, ts;
-        kf_entry_broker_view(log + pos, size, &last, &ts);
-        assert_int_equal(kf_index_builder_add(&b, size, last, ts), KF_OK);
+        kf_batch kb;
+        assert_int_equal(kf_batch_parse_broker(log + pos, size, pos, &kb), KF_OK);
+        assert_int_equal(kf_index_builder_add(&b, size, kb.last_offset, kb.max_timestamp), KF_OK);
         pos += size;
     }
     assert_int_equal(kf_index_builder_finish(&b), KF_OK);
@@ -196,6 +197,29 @@ static void test_index_builder_matches_committed_index(void **state)
     free(gtix);
 }
 
+/* The first batch of a log in memory, read with the reader's deep check:
+ * is it intact (intact.h)? */
+static bool first_batch_intact(const uint8_t *log, size_t n, const char **code)
+{
+    kf_source *src;
+    assert_int_equal(kf_source_memory(&src, log, n), KF_OK);
+    kf_scan_opts o;
+    kf_scan_opts_init(&o);
+    o.deep = true;
+    o.threads = 1;
+    kf_segment_iter *it;
+    assert_int_equal(kf_segment_iter_open(&it, src, &o), KF_OK);
+    kf_batch b;
+    assert_int_equal(kf_segment_iter_next(it, &b, NULL), 1);
+    char msg[200];
+    bool ok = kf_batch_intact(&b, kf_segment_iter_check(it), code, msg, sizeof msg);
+    if (!ok)
+        assert_true(msg[0]);
+    kf_segment_iter_close(it);
+    kf_source_close(src);
+    return ok;
+}
+
 static void test_deep_check(void **state)
 {
     (void)state;
@@ -208,20 +232,29 @@ static void test_deep_check(void **state)
     kf_batch b;
     assert_int_equal(kf_batch_parse(log, size, 0, &b), KF_OK);
     const char *code = NULL;
-    int64_t first, last;
-    assert_true(kf_batch_deep_ok(&b, 0, &code, &first, &last));
-    assert_int_equal(first, b.base_offset);
-    assert_int_equal(last, b.last_offset);
+    assert_true(first_batch_intact(log, size, &code));
+    assert_null(code);
     /* a wrong record count: CRC recomputed, so only the deep check sees it */
     uint8_t *copy = malloc(size);
     assert_non_null(copy);
     memcpy(copy, log, size);
     be32(copy + 57, (uint32_t)(b.count + 1));
     be32(copy + 17, kf_crc32c(0, copy + 21, size - 21));
-    kf_batch b2;
-    assert_int_equal(kf_batch_parse(copy, size, 0, &b2), KF_OK);
-    assert_false(kf_batch_deep_ok(&b2, 0, &code, &first, &last));
+    assert_false(first_batch_intact(copy, size, &code));
     assert_non_null(code);
+    /* offsets: after the previous batch, inside the segment */
+    char msg[200];
+    assert_true(kf_batch_offsets_fit(&b, false, 0, b.base_offset, &code, msg, sizeof msg));
+    assert_false(kf_batch_offsets_fit(&b, true, b.base_offset, -1, &code, msg, sizeof msg));
+    assert_string_equal(code, KF_P_OFFSET_REGRESSION);
+    assert_false(kf_batch_offsets_fit(&b, false, 0, b.base_offset + 1, &code, msg, sizeof msg));
+    assert_string_equal(code, KF_P_BASE_OFFSET_MISMATCH);
+    kf_batch far = b; /* 2^31 offsets past its segment's base */
+    far.base_offset = (int64_t)3 << 31;
+    far.last_offset = far.base_offset + 5;
+    assert_false(kf_batch_offsets_fit(&far, false, 0, far.last_offset - (int64_t)INT32_MAX - 1, &code, msg, sizeof msg));
+    assert_string_equal(code, KF_P_OFFSET_OVERFLOW);
+    assert_true(kf_batch_offsets_fit(&far, false, 0, far.last_offset - (int64_t)INT32_MAX, &code, msg, sizeof msg));
     free(copy);
     free(log);
 }

@@ -1,0 +1,55 @@
+/* repair_internal.h: what the two halves of repair share: the run's state
+ * (repair_ctx), written by the segment pass (repair.c) and read by the
+ * partition files' decisions (repair_files.c). Private. */
+#ifndef KFSCK_JOBS_REPAIR_INTERNAL_H
+#define KFSCK_JOBS_REPAIR_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/checkpoint.h"
+#include "kfsck/partwriter.h"
+#include "kfsck/repair.h"
+
+typedef struct repair_range {
+    int64_t first, last; /* last INT64_MAX when unknown */
+} repair_range;
+
+typedef struct repair_ctx {
+    const kf_repair_opts *o;
+    kf_repair_result *res;
+    const char *out_dir;
+    kf_part_writer *w;
+    bool truncated;           /* default mode: a segment was cut, later ones go */
+    /* the input's leader-epoch-checkpoint, checked against the kept batches */
+    kf_leader_epoch *in_le;
+    size_t nin_le, cap_in_le;
+    size_t in_le_k;           /* input entry covering the current batch */
+    bool in_le_ok;            /* parsed and so far consistent */
+    char in_le_why[200];
+    /* offsets lost (for the producer snapshot check) */
+    repair_range *lost;
+    size_t nlost, cap_lost;
+    int64_t ps_seed;          /* offset of the snapshot the producer state started from, -1: none */
+    bool snap_written;        /* the rebuilt <leo>.snapshot was written */
+} repair_ctx;
+
+int repair_fail(repair_ctx *c, const char *path, int err_no, const char *what);
+/* The writer's failure as the run's. */
+int repair_writer_fail(repair_ctx *c);
+int repair_grow(void **p, size_t *cap, size_t need, size_t elem);
+void repair_emit_file(repair_ctx *c, const char *input, const char *output, const char *action, const char *fmt,
+                      ...) __attribute__((format(printf, 5, 6)));
+
+/* repair_files.c: the input's leader-epoch-checkpoint (read, then checked
+ * against each kept batch), and the partition files written at the end. */
+void repair_read_epochs(repair_ctx *c, const char *path, bool *present, bool *readable);
+void repair_check_epoch(repair_ctx *c, int64_t base, int32_t epoch);
+int repair_write_epochs(repair_ctx *c, const char *in_path, bool in_present, bool in_read, int64_t leo);
+int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_t snap_off, bool have_leo, int64_t leo,
+                    bool leo_in_input);
+int repair_metadata(repair_ctx *c, const char *in_path);
+
+#endif
