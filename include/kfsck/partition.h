@@ -115,6 +115,8 @@ typedef struct kf_part_hole {
     int64_t start_offset;
     bool has_end;                       /* false: up to a damaged end of unknown extent */
     int64_t end_offset;                 /* inclusive */
+    bool discarded;                     /* only left-out batches (a discarded history) hold them;
+                                           no copy showed damage there */
 } kf_part_hole;
 
 typedef struct kf_part_reader_opts {

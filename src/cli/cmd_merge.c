@@ -83,6 +83,9 @@ static void on_hole(void *ctx, const kf_merge_hole *h)
         out_begin(m->o, "hole");
         hole_fields(m->o, h);
         out_end(m->o);
+    } else if (h->has_end && h->discarded) {
+        out_text(m->o, "hole: offsets %lld..%lld are held only by a discarded history (a lower leader epoch)\n",
+                 (long long)h->start_offset, (long long)h->end_offset);
     } else if (h->has_end) {
         out_text(m->o, "hole: offsets %lld..%lld are intact in no copy\n", (long long)h->start_offset,
                  (long long)h->end_offset);

@@ -466,7 +466,7 @@ static void leave_out(kf_part_reader *r, cursor *k)
  * that windows cover. */
 static void check_gap(kf_part_reader *r, int64_t lo, int64_t hi, bool end)
 {
-    bool any = false, open = false;
+    bool any = false, open = false, damage = false;
     int64_t wlo = INT64_MAX, whi = INT64_MIN;
     size_t copy = 0;
     bool left_out = false;
@@ -479,6 +479,7 @@ static void check_gap(kf_part_reader *r, int64_t lo, int64_t hi, bool end)
             left_out = w.left_out;
         }
         any = true;
+        damage |= !w.left_out;
         if (w.lo < wlo)
             wlo = w.lo;
         if (w.hi == INT64_MAX)
@@ -489,6 +490,7 @@ static void check_gap(kf_part_reader *r, int64_t lo, int64_t hi, bool end)
     if (!any)
         return;
     kf_part_hole h;
+    h.discarded = !damage;
     h.start_offset = wlo > lo ? wlo : lo;
     h.has_start = h.start_offset != INT64_MIN;
     if (end) {

@@ -1,6 +1,9 @@
 /* fuzz_segment.c: fuzz target for a segment checked together with its
  * indexes, with every record handed to a callback that walks its headers and
- * control key, as `kfsck dump --records` and `kfsck verify` do.
+ * control key, as `kfsck dump --records` and `kfsck verify` do; and read as
+ * repair reads it: with broker_view the entries before the recovery point
+ * must tile it exactly (what the default repair copies), and the per-batch
+ * checks of a kept batch run on every deep-read batch.
  * Input: [u16 index length][u16 time-index length][index][time index][log]. */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,65 @@
 #include "kfsck/kfsck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The entries broker_view returns before the recovery point are the bytes
+ * [0, valid_bytes), one after the other, unless an entry was too large to
+ * be returned. */
+static void note_too_large(void *ctx, const kf_problem *p)
+{
+    if (p->code && !strcmp(p->code, KF_P_BATCH_TOO_LARGE))
+        *(bool *)ctx = true;
+}
+
+static void check_broker_view(kf_source *m)
+{
+    bool too_large = false;
+    kf_scan_opts o;
+    kf_scan_opts_init(&o);
+    o.problem_fn = note_too_large;
+    o.problem_ctx = &too_large;
+    o.deep = false;
+    o.broker_view = true;
+    o.threads = 1;
+    o.max_batch_bytes = (size_t)1 << 20;
+    o.base_offset = 0;
+    kf_segment_iter *it;
+    if (kf_segment_iter_open(&it, m, &o) != KF_OK)
+        return;
+    kf_batch b;
+    uint64_t next = 0, vb;
+    bool contiguous = true;
+    while (kf_segment_iter_next(it, &b, NULL) == 1) {
+        kf_batch hb;
+        if (kf_segment_iter_recovery_point(it, &vb) && b.position >= vb)
+            continue;
+        if (b.position != next)
+            contiguous = false;
+        next = b.position + b.size;
+        kf_batch_parse_broker(b.bytes, b.size, b.position, &hb);
+        if (hb.last_offset != b.last_offset)
+            abort();
+    }
+    if (!kf_segment_iter_recovery_point(it, &vb))
+        abort(); /* known at the end */
+    if (!too_large && (!contiguous || next != vb))
+        abort();
+    kf_segment_iter_close(it);
+    /* deep: the checks a kept batch passes never fail without saying why */
+    o.broker_view = false;
+    o.problem_fn = NULL;
+    o.deep = true;
+    if (kf_segment_iter_open(&it, m, &o) != KF_OK)
+        return;
+    while (kf_segment_iter_next(it, &b, NULL) == 1) {
+        const char *code;
+        char msg[200];
+        if (!kf_batch_intact(&b, kf_segment_iter_check(it), &code, msg, sizeof msg) && (!code || !msg[0]))
+            abort();
+        (void)kf_batch_offsets_fit(&b, true, b.base_offset, 0, &code, msg, sizeof msg);
+    }
+    kf_segment_iter_close(it);
+}
 
 static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 {
@@ -68,6 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (memcmp(&sum, &sum2, sizeof sum) != 0 || sink != sink2)
         abort();
     (void)kf_recovery_point(m, 0);
+    check_broker_view(m);
     kf_source_close(m);
     return (int)(sink & 0);
 }

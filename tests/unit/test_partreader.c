@@ -237,6 +237,7 @@ static void test_damage_covered_or_a_hole(void **state)
     assert_int_equal(g.nc, 0);
     assert_int_equal(g.nh, 1);
     assert_hole(&g, 0, 15, true, 19);
+    assert_false(g.h[0].discarded);
     assert_int_equal(g.res.damaged_ranges, 3);
     assert_int_equal(g.res.uncovered, 1);
     assert_true(problem_log_has(&g.probs, KF_P_CRC_MISMATCH));
@@ -318,6 +319,7 @@ static void test_old_leader_never_truncated(void **state)
     /* the offsets only a's discarded history holds */
     assert_int_equal(g.nh, 1);
     assert_hole(&g, 0, 15, true, 30);
+    assert_true(g.h[0].discarded);
     /* without callbacks: a copies_disagree warning and an offsets_lost error */
     read_all(&g, cs, 2, false, false);
     assert_true(problem_log_has(&g.probs, KF_P_COPIES_DISAGREE));
@@ -355,6 +357,7 @@ static void test_epoch_from_a_checkpoint(void **state)
     assert_conflict(&g, 0, 5, 14, 1, eps, 2); /* nothing taken at 5: chosen is b, whose epoch it is */
     assert_int_equal(g.nh, 1);
     assert_hole(&g, 0, 5, true, 9);
+    assert_false(g.h[0].discarded); /* b showed damage there too */
 }
 
 static void test_checkpoint_past_log_end_is_no_evidence(void **state)
