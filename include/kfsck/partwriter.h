@@ -116,8 +116,9 @@ int kf_part_writer_add(kf_part_writer *w, const kf_batch *b);
 /* Append the entry at pos in src, whose bytes are too many to hold (larger
  * than what the reader reads whole): its frame and header are read, the
  * bytes copied in pieces. Its records are not read (a control batch this
- * large is no transaction marker). As kf_part_writer_add. */
-int kf_part_writer_add_large(kf_part_writer *w, kf_source *src, uint64_t pos);
+ * large is no transaction marker). *header (may be NULL) gets its header
+ * fields (bytes and payload NULL). As kf_part_writer_add. */
+int kf_part_writer_add_large(kf_part_writer *w, kf_source *src, uint64_t pos, kf_batch *header);
 const kf_part_refusal *kf_part_writer_refusal(const kf_part_writer *w);
 /* What the last batch added did to the producer state. */
 const kf_pstate_step *kf_part_writer_step(const kf_part_writer *w);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kfsck/batch.h"
 #include "kfsck/common.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
@@ -145,8 +146,9 @@ bool kf_looks_like_log(const char *path)
     close(fd);
     if (!ok)
         return false;
-    int32_t len = (int32_t)((uint32_t)h[8] << 24 | (uint32_t)h[9] << 16 | (uint32_t)h[10] << 8 | h[11]);
-    return h[16] <= 2 && len >= 14;
+    uint32_t size;
+    int8_t magic; /* the file's size does not matter: only its first entry's frame */
+    return kf_batch_frame(h, UINT64_MAX, &size, &magic) == KF_FRAME_OK && magic >= 0 && magic <= 2;
 }
 
 const char *kf_path_base(const char *path)

@@ -346,7 +346,7 @@ int kf_part_writer_add(kf_part_writer *w, const kf_batch *b)
     return KF_OK;
 }
 
-int kf_part_writer_add_large(kf_part_writer *w, kf_source *src, uint64_t pos)
+int kf_part_writer_add_large(kf_part_writer *w, kf_source *src, uint64_t pos, kf_batch *header)
 {
     seg_state *s = &w->s;
     if (!s->open)
@@ -363,6 +363,12 @@ int kf_part_writer_add_large(kf_part_writer *w, kf_source *src, uint64_t pos)
         return fail(w, in, EINVAL, "the entry to copy is not whole");
     kf_batch hb; /* the header only: its records are not at hand */
     kf_batch_parse_broker(h, size < (uint64_t)got ? size : (uint32_t)got, pos, &hb);
+    if (header) {
+        *header = hb;
+        header->size = size;
+        header->bytes = header->payload = header->legacy_key = NULL;
+        header->payload_len = 0;
+    }
     int rc = account(w, &hb, size);
     if (rc != KF_OK)
         return rc;

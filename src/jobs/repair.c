@@ -316,13 +316,17 @@ static int refused(seg_pass *s, uint64_t pos)
 static int copy_large(seg_pass *s, uint64_t before)
 {
     for (; !s->cut && s->klarge < s->nlarge && s->large[s->klarge] < before; s->klarge++) {
-        int rc = kf_part_writer_add_large(s->c->w, s->src, s->large[s->klarge]);
-        if (rc == KF_ERR_CORRUPT)
+        kf_batch h;
+        int rc = kf_part_writer_add_large(s->c->w, s->src, s->large[s->klarge], &h);
+        if (rc == KF_ERR_CORRUPT) {
             rc = refused(s, s->large[s->klarge]);
-        else if (rc == KF_OK)
+        } else if (rc == KF_OK) {
             s->kept++;
-        else
+            if (h.magic >= 2)
+                repair_check_epoch(s->c, h.base_offset, h.partition_leader_epoch);
+        } else {
             return repair_writer_fail(s->c);
+        }
         if (rc != KF_OK)
             return rc;
     }
