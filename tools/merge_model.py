@@ -22,7 +22,8 @@ whole lists (not streams) and is written from the rules:
   - holes: each gap in the taken offsets (before the first, between two,
     after the last) that some window overlaps, cut to the span of the
     windows overlapping it (open when one of them is); windows: a copy's
-    damaged ranges and every left-out batch's offsets;
+    damaged ranges and every left-out batch's offsets; damage of unknown
+    extent at a copy's end counts only for the gap where it starts;
   - output segments start at the greatest input base offset at or below a
     batch's first offset that is past the last offset written.
 
@@ -120,7 +121,8 @@ def merge(copies):
     gaps.append((prev, INF, True))
     holes = []
     for lo, hi, end in gaps:
-        ws = [w for w in windows if w[1] >= lo and (end or w[0] <= hi)]
+        # damage of unknown extent at a copy's end: only a gap where it starts
+        ws = [w for w in windows if w[1] >= lo and (end or w[0] <= hi) and (w[1] != INF or w[0] >= lo)]
         if not ws:
             continue
         start = max(lo, min(w[0] for w in ws))

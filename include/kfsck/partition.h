@@ -92,8 +92,10 @@ void kf_partition_free(kf_partition *p);
  *    taken batch's).
  *  - hole: offsets no batch taken holds that some copy showed damage over or
  *    that only left-out batches hold: the gap between two batches taken (or
- *    before the first, or after the last) cut to the span of that damage;
- *    open-ended when a copy's damage runs to its end with no known end.
+ *    before the first, or after the last) cut to the span of that damage.
+ *    Damage of unknown extent at a copy's end (a torn entry whose header
+ *    cannot be read) covers its offsets up to the next one another copy
+ *    supplies; when none does, the hole is open-ended.
  *
  * Conflicts and holes go to conflict_fn / hole_fn as they are found (a
  * conflict once no later batch can extend it); without those callbacks they

@@ -474,6 +474,10 @@ static void check_gap(kf_part_reader *r, int64_t lo, int64_t hi, bool end)
         window w = r->win[i];
         if (w.hi < lo || (!end && w.lo > hi))
             continue;
+        /* damage of unknown extent at a copy's end covers its offsets up to
+         * the next one another copy supplies: only a gap where it starts */
+        if (w.hi == INT64_MAX && w.lo < lo)
+            continue;
         if (!any) {
             copy = w.copy;
             left_out = w.left_out;

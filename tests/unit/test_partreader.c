@@ -384,6 +384,42 @@ static void test_checkpoint_past_log_end_is_no_evidence(void **state)
     assert_int_equal(g.nc + g.nh, 0);
 }
 
+static void test_torn_tail_of_unknown_extent(void **state)
+{
+    (void)state;
+    /* a ends in an entry torn before its header is whole: its extent is
+     * unknown. Covered where another copy supplies its first offset and on;
+     * else an open-ended hole */
+    copy_b a, b, c;
+    copy_init(&a, 0);
+    copy_init(&b, 0);
+    copy_init(&c, 0);
+    put(&a, 0, 5, 0, 'a', false);
+    put(&a, 5, 5, 0, 'a', false);
+    size_t at = a.len;
+    put(&a, 10, 5, 0, 'a', false);
+    a.len = at + 30;
+    for (int i = 0; i < 4; i++)
+        put(&b, i * 5, 5, 0, 'a', false);
+    put(&c, 0, 5, 0, 'a', false);
+    copy_done(&a);
+    copy_done(&b);
+    copy_done(&c);
+    copy_b *ab[] = {&a, &b};
+    got g;
+    read_all(&g, ab, 2, true, true);
+    assert_int_equal(g.n, 4);
+    assert_batch(&g, 3, 15, 19, 1);
+    assert_int_equal(g.nh, 0);
+    assert_int_equal(g.res.damaged_ranges, 1);
+    copy_b *ac[] = {&a, &c};
+    read_all(&g, ac, 2, true, true);
+    assert_int_equal(g.n, 2);
+    assert_int_equal(g.nh, 1);
+    assert_hole(&g, 0, 10, false, 0);
+    assert_true(problem_log_has(&g.probs, KF_P_TRUNCATED));
+}
+
 static void test_deep_check_and_offsets(void **state)
 {
     (void)state;
@@ -426,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_old_leader_never_truncated),
         cmocka_unit_test(test_epoch_from_a_checkpoint),
         cmocka_unit_test(test_checkpoint_past_log_end_is_no_evidence),
+        cmocka_unit_test(test_torn_tail_of_unknown_extent),
         cmocka_unit_test(test_deep_check_and_offsets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
