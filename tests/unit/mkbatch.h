@@ -1,7 +1,8 @@
-/* mkbatch.h: hand-built magic-2 batches for unit tests that need batch
- * layouts no fixture has (chosen offsets, leader epochs, sizes, producer
- * fields, transaction markers), and small files to read them from. Written
- * from the format (segment-format.md): header, varint records, CRC-32C. */
+/* mkbatch.h: hand-built magic-2 batches with what testutil.h's tb_batch
+ * does not set (a partition leader epoch, values of any size, producer
+ * sequence, transaction markers), for the tests of the partition reader and
+ * writer, and small files to read them from. Written from the format
+ * (segment-format.md): header, varint records, CRC-32C. */
 #ifndef KFSCK_TEST_MKBATCH_H
 #define KFSCK_TEST_MKBATCH_H
 
@@ -10,37 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kfsck/kfsck.h"
-
-static inline void mk_put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static inline void mk_put32(uint8_t *p, uint32_t v)
-{
-    mk_put16(p, (uint16_t)(v >> 16));
-    mk_put16(p + 2, (uint16_t)v);
-}
-
-static inline void mk_put64(uint8_t *p, uint64_t v)
-{
-    mk_put32(p, (uint32_t)(v >> 32));
-    mk_put32(p + 4, (uint32_t)v);
-}
-
-static inline size_t mk_varint(uint8_t *p, int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    size_t n = 0;
-    while (z >= 0x80) {
-        p[n++] = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    p[n++] = (uint8_t)z;
-    return n;
-}
+#include "testutil.h"
 
 enum { MK_DATA = -1 };
 
@@ -77,47 +48,47 @@ static inline uint32_t mk_batch(uint8_t *out, size_t cap, const mk_spec *s)
         uint8_t head[40];
         size_t n = 0;
         head[n++] = 0;                          /* attributes */
-        n += mk_varint(head + n, i);            /* timestamp delta */
-        n += mk_varint(head + n, i);            /* offset delta */
+        n += tb_varint(head + n, i);            /* timestamp delta */
+        n += tb_varint(head + n, i);            /* offset delta */
         if (s->ctl == MK_DATA) {
-            n += mk_varint(head + n, -1);       /* null key */
-            n += mk_varint(head + n, (int64_t)s->value_len);
+            n += tb_varint(head + n, -1);       /* null key */
+            n += tb_varint(head + n, (int64_t)s->value_len);
             size_t len = n + s->value_len + 1;  /* + header count */
-            r += mk_varint(r, (int64_t)len);
+            r += tb_varint(r, (int64_t)len);
             memcpy(r, head, n);
             memset(r + n, s->fill, s->value_len);
             r[n + s->value_len] = 0;            /* no headers */
             r += len;
         } else {
-            n += mk_varint(head + n, 4);
-            mk_put16(head + n, 0);
-            mk_put16(head + n + 2, (uint16_t)s->ctl);
+            n += tb_varint(head + n, 4);
+            tb_put16(head + n, 0);
+            tb_put16(head + n + 2, (uint16_t)s->ctl);
             n += 4;
-            n += mk_varint(head + n, 6);
-            mk_put16(head + n, 0);
-            mk_put32(head + n + 2, (uint32_t)s->coord);
+            n += tb_varint(head + n, 6);
+            tb_put16(head + n, 0);
+            tb_put32(head + n + 2, (uint32_t)s->coord);
             n += 6;
             head[n++] = 0;                      /* no headers */
-            r += mk_varint(r, (int64_t)n);
+            r += tb_varint(r, (int64_t)n);
             memcpy(r, head, n);
             r += n;
         }
     }
     uint32_t size = (uint32_t)(r - out);
-    mk_put64(out, (uint64_t)s->base);
-    mk_put32(out + 8, size - 12);
-    mk_put32(out + 12, (uint32_t)s->epoch);
+    tb_put64(out, (uint64_t)s->base);
+    tb_put32(out + 8, size - 12);
+    tb_put32(out + 12, (uint32_t)s->epoch);
     out[16] = 2;
     uint16_t attrs = (uint16_t)((s->txn ? KF_ATTR_TRANSACTIONAL : 0) | (s->ctl != MK_DATA ? KF_ATTR_CONTROL : 0));
-    mk_put16(out + 21, attrs);
-    mk_put32(out + 23, (uint32_t)(count - 1));
-    mk_put64(out + 27, (uint64_t)s->ts);
-    mk_put64(out + 35, (uint64_t)(s->ts + count - 1));
-    mk_put64(out + 43, (uint64_t)s->pid);
-    mk_put16(out + 51, (uint16_t)s->pepoch);
-    mk_put32(out + 53, (uint32_t)s->seq);
-    mk_put32(out + 57, (uint32_t)count);
-    mk_put32(out + 17, kf_crc32c(0, out + 21, size - 21));
+    tb_put16(out + 21, attrs);
+    tb_put32(out + 23, (uint32_t)(count - 1));
+    tb_put64(out + 27, (uint64_t)s->ts);
+    tb_put64(out + 35, (uint64_t)(s->ts + count - 1));
+    tb_put64(out + 43, (uint64_t)s->pid);
+    tb_put16(out + 51, (uint16_t)s->pepoch);
+    tb_put32(out + 53, (uint32_t)s->seq);
+    tb_put32(out + 57, (uint32_t)count);
+    tb_put32(out + 17, kf_crc32c(0, out + 21, size - 21));
     return size;
 }
 

@@ -12,8 +12,8 @@
  * by hand. */
 #include <sys/stat.h>
 
-#include "mkbatch.h"
 #include "testutil.h"
+#include "mkbatch.h"
 
 static char tmpdir[256];
 static int seq;
@@ -430,8 +430,8 @@ static void test_deep_check_and_offsets(void **state)
     put(&a, 0, 5, 0, 'a', false);
     size_t at = a.len;
     put(&a, 5, 5, 0, 'a', false);
-    mk_put32(a.data + at + 57, 6);
-    mk_put32(a.data + at + 17, kf_crc32c(0, a.data + at + 21, a.len - at - 21));
+    tb_put32(a.data + at + 57, 6);
+    tb_put32(a.data + at + 17, kf_crc32c(0, a.data + at + 21, a.len - at - 21));
     put(&a, 10, 5, 0, 'a', false);
     put(&a, 7, 2, 0, 'a', false); /* offsets go back */
     put(&a, 15, 5, 0, 'a', false);

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mkbatch.h"
 #include "testutil.h"
+#include "mkbatch.h"
 
 static char tmpdir[256];
 static int seq;
