@@ -53,5 +53,31 @@ if [ -z "$extra" ] && [ -s "$tmp/exported" ]; then
 else
     echo "not declared in include/kfsck but exported: $extra"; bad "exports"
 fi
+# the layers (docs/architecture.md): bytes <- format <- records <- jobs;
+# no object of a layer calls a function defined in a layer above it
+layer_of() { case $1 in */bytes/*) echo 0 ;; */format/*) echo 1 ;; */records/*) echo 2 ;; */jobs/*) echo 3 ;; esac; }
+: >"$tmp/defs"
+objs=""
+for c in "$ROOT"/src/bytes/*.c "$ROOT"/src/format/*.c "$ROOT"/src/records/*.c "$ROOT"/src/jobs/*.c; do
+    objs="$objs $BUILD/src/${c#"$ROOT"/src/}"
+done
+objs=$(echo "$objs" | sed 's/\.c\( \|$\)/.o\1/g')
+for o in $objs; do
+    l=$(layer_of "$o")
+    nm "$o" | awk -v l="$l" '$2 == "T" { print $3, l }' >>"$tmp/defs"
+done
+upward=""
+for o in $objs; do
+    l=$(layer_of "$o")
+    for s in $(nm "$o" | awk '$1 == "U" { print $2 }'); do
+        dl=$(awk -v s="$s" '$1 == s { print $2; exit }' "$tmp/defs")
+        if [ -n "$dl" ] && [ "$dl" -gt "$l" ]; then upward="$upward ${o##*/src/}:$s"; fi
+    done
+done
+if [ -z "$upward" ]; then
+    ok "no layer calls a layer above it (bytes, format, records, jobs)"
+else
+    echo "calls upward:$upward"; bad "layers"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
