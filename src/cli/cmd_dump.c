@@ -47,14 +47,14 @@ static int decode_for(const dump_opts *opts, const char *path)
 {
     if (opts->decode != DEC_AUTO)
         return opts->decode;
-    kf_file_kind fk = kf_classify_name(path_base(path)).kind;
+    kf_file_kind fk = kf_classify_name(kf_path_base(path)).kind;
     if (fk == KF_FILE_KRAFT_CHECKPOINT || fk == KF_FILE_BOOTSTRAP_CHECKPOINT)
         return DEC_METADATA;
     char *dir = path_dir(path);
     char topic[256];
     int32_t part;
     int d = DEC_NONE;
-    if (kf_parse_partition_dir(path_base(dir), topic, sizeof topic, &part)) {
+    if (kf_parse_partition_dir(kf_path_base(dir), topic, sizeof topic, &part)) {
         if (!strcmp(topic, "__consumer_offsets"))
             d = DEC_OFFSETS;
         else if (!strcmp(topic, "__transaction_state"))

@@ -182,12 +182,13 @@ int cmd_merge(int argc, char **argv)
     int n = argc - optind;
     char *const *dirs = argv + optind;
     for (int i = 0; i < n; i++) {
-        path_kind k = classify_path(dirs[i]);
-        if (k == PATH_MISSING) {
-            cli_error(dirs[i], "no such file or directory");
+        int err_no = 0;
+        kf_path_kind k = kf_classify_path(dirs[i], &err_no);
+        if (k == KF_PATH_ERROR) {
+            cli_error(dirs[i], "%s", kf_path_error_str(err_no));
             return EXIT_FAIL;
         }
-        if (k != PATH_PARTITION)
+        if (k != KF_PATH_PARTITION)
             return opt_usage_error("merge", "not a partition directory:", dirs[i], merge_usage);
     }
     char *name = clean_base(dirs[0]);
@@ -211,14 +212,14 @@ int cmd_merge(int argc, char **argv)
     }
     struct stat st;
     if (!force) {
-        name_list l;
+        kf_name_list l;
         const char *clash = NULL;
         if (lstat(json_path, &st) == 0)
             clash = json_path;
-        else if (list_dir(target, &l) == 0) {
+        else if (kf_list_dir(target, &l, NULL) == KF_OK) {
             if (l.n)
                 clash = target;
-            name_list_free(&l);
+            kf_name_list_free(&l);
         } else if (lstat(target, &st) == 0) {
             clash = target;
         }

@@ -129,11 +129,11 @@ static bool exists(const char *p)
 
 static bool dir_nonempty(const char *p)
 {
-    name_list l;
-    if (list_dir(p, &l) != 0)
+    kf_name_list l;
+    if (kf_list_dir(p, &l, NULL) != KF_OK)
         return exists(p);
     bool ne = l.n > 0;
-    name_list_free(&l);
+    kf_name_list_free(&l);
     return ne;
 }
 
@@ -176,13 +176,16 @@ int cmd_repair(int argc, char **argv)
         return opt_usage_error("repair", "give one PATH (a segment or a partition directory), not", argv[optind + 1],
                                repair_usage);
     const char *path = argv[optind];
-    path_kind k = classify_path(path);
+    int err_no = 0;
     bool partition;
-    switch (k) {
-    case PATH_MISSING: cli_error(path, "no such file or directory"); return EXIT_FAIL;
-    case PATH_FILE: {
-        kf_name_info ni = kf_classify_name(path_base(path));
-        if (ni.kind != KF_FILE_LOG && !looks_like_log(path))
+    switch (kf_classify_path(path, &err_no)) {
+    case KF_PATH_ERROR: cli_error(path, "%s", kf_path_error_str(err_no)); return EXIT_FAIL;
+    case KF_PATH_SPECIAL:
+        cli_error(path, "not a regular file or directory (a FIFO, socket or device?)");
+        return EXIT_FAIL;
+    case KF_PATH_FILE: {
+        kf_name_info ni = kf_classify_name(kf_path_base(path));
+        if (ni.kind != KF_FILE_LOG && !kf_looks_like_log(path))
             return opt_usage_error("repair", "not a segment (.log) or a partition directory:", path, repair_usage);
         if (access(path, R_OK) != 0) {
             cli_error(path, "cannot read: %s", strerror(errno));
@@ -191,8 +194,8 @@ int cmd_repair(int argc, char **argv)
         partition = false;
         break;
     }
-    case PATH_PARTITION: partition = true; break;
-    case PATH_DATADIR:
+    case KF_PATH_PARTITION: partition = true; break;
+    case KF_PATH_DATADIR:
         return opt_usage_error("repair", "a broker data directory: give one partition directory, not", path,
                                repair_usage);
     default:
@@ -207,8 +210,10 @@ int cmd_repair(int argc, char **argv)
     int status = EXIT_CLEAN;
     if (kf_path_within(outdir, in_area) || (target && kf_path_within(target, in_area)) ||
         (target && kf_path_within(in_area, target))) {
-        fprintf(stderr, "kfsck repair: the output directory '%s' is the input's directory, inside it, or would put the copy there; "
-                        "choose another -o OUTDIR\n", outdir);
+        fprintf(stderr,
+                "kfsck repair: the output directory '%s' is the input's directory, inside it, or would put the "
+                "copy there; choose another -o OUTDIR\n",
+                outdir);
         status = EXIT_USAGE;
         goto out;
     }
@@ -246,7 +251,7 @@ int cmd_repair(int argc, char **argv)
         }
         free(tmp);
     }
-    int err_no = 0;
+    err_no = 0;
     if (kf_mkdirs(outdir, &err_no) != KF_OK) {
         cli_error(outdir, "cannot create the output directory: %s", strerror(err_no));
         free(json_path);

@@ -76,8 +76,8 @@ void name_set_free(name_set *s)
 uint64_t remove_stale(const char *dir, const name_set *written)
 {
     uint64_t n = 0;
-    name_list l;
-    if (list_dir(dir, &l) != 0)
+    kf_name_list l;
+    if (kf_list_dir(dir, &l, NULL) != KF_OK)
         return 0;
     for (size_t i = 0; i < l.n; i++) {
         kf_name_info ni = kf_classify_name(l.names[i]);
@@ -88,7 +88,7 @@ uint64_t remove_stale(const char *dir, const name_set *written)
             n++;
         free(p);
     }
-    name_list_free(&l);
+    kf_name_list_free(&l);
     return n;
 }
 
@@ -139,7 +139,7 @@ void file_record(out *o, out *report_files, const kf_repair_file *f)
 
 char *clean_base(const char *path)
 {
-    const char *b = path_base(path);
+    const char *b = kf_path_base(path);
     size_t n = strlen(b);
     while (n > 1 && b[n - 1] == '/')
         n--;
