@@ -663,6 +663,7 @@ static void *walker_main(void *arg)
         c->gen = it->wgen;
         c->state = C_FILLED;
         pthread_cond_signal(&it->cv_worker);
+        pthread_cond_signal(&it->cv_consumer); /* the caller checks chunks too */
     }
     pthread_mutex_unlock(&it->mu);
     return NULL;
@@ -724,6 +725,18 @@ static chunk *take_chunk(kf_segment_iter *it)
                 if (c && c->state == C_CHECKED)
                     break;
                 c = NULL;
+                /* rather than wait, check a chunk that is waiting for a
+                 * worker (the oldest first: most likely the one we need) */
+                chunk *w = find_chunk(it, C_FILLED);
+                if (w) {
+                    w->state = C_CHECKING;
+                    pthread_mutex_unlock(&it->mu);
+                    check_chunk(it, w, &it->unthreaded_scratch);
+                    pthread_mutex_lock(&it->mu);
+                    w->state = C_CHECKED;
+                    pthread_cond_broadcast(&it->cv_consumer);
+                    continue;
+                }
                 pthread_cond_wait(&it->cv_consumer, &it->mu);
             }
             c->state = C_CONSUMING;
@@ -1063,10 +1076,12 @@ int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_scan_op
     unsigned cpus = online_cpus();
     unsigned threads = o->threads ? o->threads : (kf_source_size(src) >= THREADED_MIN_SIZE && cpus >= 2 ? cpus : 1);
     it->threaded = threads > 1;
-    it->nworkers = threads > 1 ? threads - 1 : 0;
+    /* threads in all: the walker, the workers, and the caller's thread,
+     * which checks chunks too while it waits for the next one */
+    it->nworkers = threads > 2 ? threads - 2 : 0;
     if (it->nworkers > MAX_WORKERS)
         it->nworkers = MAX_WORKERS;
-    it->nchunks = it->threaded ? 2 * (size_t)it->nworkers + 4 : 3;
+    it->nchunks = it->threaded ? 2 * (size_t)it->nworkers + 6 : 3;
     it->chunks = calloc(it->nchunks, sizeof *it->chunks);
     if (!it->chunks) {
         free(it);
@@ -1081,7 +1096,7 @@ int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_scan_op
         for (unsigned i = 0; i < it->nworkers && it->walker_started; i++)
             if (pthread_create(&it->worker_threads[i], NULL, worker_main, it) == 0)
                 it->workers_started++;
-        if (!it->walker_started || !it->workers_started) {
+        if (!it->walker_started || it->workers_started < it->nworkers) {
             /* no threads to be had: read on the caller's thread */
             kf_segment_iter_close(it);
             kf_scan_opts o1 = *o;

@@ -78,7 +78,7 @@ static kf_segment_summary scan_with(const uint8_t *d, size_t n, int64_t base, se
 static kf_segment_summary scan(const uint8_t *d, size_t n, int64_t base, seen *s, problem_log *pl)
 {
     kf_segment_summary sum = scan_with(d, n, base, s, pl, 1, 0);
-    static const struct { unsigned threads; size_t chunk; } variants[] = {{1, 64}, {1, 333}, {1, 4096}, {3, 64}, {4, 1000}};
+    static const struct { unsigned threads; size_t chunk; } variants[] = {{1, 64}, {1, 333}, {1, 4096}, {2, 64}, {2, 5000}, {3, 64}, {4, 1000}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         seen s2 = {0};
         problem_log pl2 = {0};
