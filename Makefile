@@ -20,9 +20,9 @@ BUILD    ?= build
 SANFLAGS :=
 endif
 
-PKGS    := zlib liblz4 libzstd snappy libxxhash
+PKGS    := zlib liblz4 libzstd snappy libxxhash libisal
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -llz4 -lzstd -lsnappy -lxxhash)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -llz4 -lzstd -lsnappy -lxxhash -lisal)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g

@@ -69,7 +69,8 @@ header_ok() { # module header
 # Libraries: pkg-config module, header, Debian package.
 for spec in zlib:zlib.h:zlib1g-dev liblz4:lz4frame.h:liblz4-dev \
             libzstd:zstd.h:libzstd-dev snappy:snappy-c.h:libsnappy-dev \
-            libxxhash:xxhash.h:libxxhash-dev cmocka:cmocka.h:libcmocka-dev; do
+            libxxhash:xxhash.h:libxxhash-dev libisal:isa-l/crc.h:libisal-dev \
+            cmocka:cmocka.h:libcmocka-dev; do
     mod=${spec%%:*}; rest=${spec#*:}; hdr=${rest%%:*}; pkg=${rest#*:}
     if have pkg-config; then
         if pkg-config --exists "$mod" 2>/dev/null && header_ok "$mod" "$hdr"; then

@@ -1,7 +1,7 @@
-/* crc.h: the two checksums Kafka's formats use.
- * CRC-32C (Castagnoli) for magic-2 batches and producer snapshots, chosen at
- * run time: SSE4.2 / ARMv8 CRC instructions when the CPU has them, else a
- * portable slicing-by-8 table. CRC-32 (IEEE) for magic 0/1 comes from zlib. */
+/* crc.h: the two checksums Kafka's formats use: CRC-32C (Castagnoli) for
+ * magic-2 batches and producer snapshots, CRC-32 (IEEE) for magic 0/1
+ * messages. Both come from Intel's ISA-L, which picks the fastest code the
+ * CPU allows at run time. */
 #ifndef KFSCK_CRC_H
 #define KFSCK_CRC_H
 
@@ -15,9 +15,7 @@ extern "C" {
 /* Running CRC-32C: start with crc = 0; kf_crc32c(kf_crc32c(0, a, n), b, m)
  * equals the CRC of a||b. Matches java.util.zip.CRC32C. */
 uint32_t kf_crc32c(uint32_t crc, const void *buf, size_t len);
-/* The portable table implementation, always available (tests compare the two). */
-uint32_t kf_crc32c_portable(uint32_t crc, const void *buf, size_t len);
-/* "sse4.2", "armv8-crc" or "portable": what kf_crc32c uses on this CPU. */
+/* Where the CRCs come from ("isa-l"), for --version. */
 const char *kf_crc32c_impl(void);
 
 /* Running CRC-32 (IEEE, java.util.zip.CRC32), start with crc = 0. */

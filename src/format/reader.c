@@ -123,7 +123,8 @@ struct kf_segment_iter {
     pthread_t walker_thread, worker_threads[MAX_WORKERS];
     bool walker_started;
     unsigned workers_started;
-    kf_buf unthreaded_scratch;
+    kf_buf unthreaded_scratch; /* the caller's thread's, when it checks chunks */
+    kf_buf walker_scratch;
 
     /* consumer state */
     uint64_t cseq;          /* next chunk to consume */
@@ -646,7 +647,19 @@ static void *walker_main(void *arg)
         bool restart = it->req.gen > it->wgen;
         chunk *c = NULL;
         while (!it->stop && ((it->wdone && !restart) || !(c = find_chunk(it, C_FREE)))) {
-            pthread_cond_wait(&it->cv_walker, &it->mu);
+            /* nothing to read into: check a chunk rather than wait (with
+             * compressed data, reading is the light part) */
+            chunk *w = find_chunk(it, C_FILLED);
+            if (w) {
+                w->state = C_CHECKING;
+                pthread_mutex_unlock(&it->mu);
+                check_chunk(it, w, &it->walker_scratch);
+                pthread_mutex_lock(&it->mu);
+                w->state = C_CHECKED;
+                pthread_cond_broadcast(&it->cv_consumer);
+            } else {
+                pthread_cond_wait(&it->cv_walker, &it->mu);
+            }
             restart = it->req.gen > it->wgen;
         }
         if (it->stop)
@@ -1138,6 +1151,7 @@ void kf_segment_iter_close(kf_segment_iter *it)
     free(it->chunks);
     kf_window_free(&it->win);
     kf_buf_free(&it->unthreaded_scratch);
+    kf_buf_free(&it->walker_scratch);
     kf_buf_free(&it->rbuf);
     free(it);
 }
