@@ -178,6 +178,56 @@ class ChangingFiles(unittest.TestCase):
         self.assertIn("truncated", [p["code"] for p in probs])
 
 
+class FramingProblemsNameTheOffset(unittest.TestCase):
+    """A framing problem (bad_length, truncated) names the batch's offset
+    whenever the 8 bytes of its base offset are there (issue 10, item 6)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="kfsck-framing-")
+        with open(SEGMENT, "rb") as f:
+            self.seg = f.read()
+        # the fixture segment's batches: find the second one's position
+        size0 = int.from_bytes(self.seg[8:12], "big") + 12
+        self.second = size0
+        self.second_offset = int.from_bytes(self.seg[size0:size0 + 8], "big")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def problems(self, data):
+        path = os.path.join(self.tmp, "00000000000000000000.log")
+        with open(path, "wb") as f:
+            f.write(data)
+        code, out, _ = run("verify", "--json", path)
+        self.assertEqual(code, 1)
+        return [p for p in jsonl(out, "problem")]
+
+    def test_size_field_below_the_minimum(self):
+        d = bytearray(self.seg)
+        d[self.second + 8:self.second + 12] = (5).to_bytes(4, "big")  # size 5 < 14
+        p = [x for x in self.problems(bytes(d)) if x["position"] == self.second]
+        self.assertEqual(p[0]["code"], "bad_length")
+        self.assertEqual(p[0]["offset"], self.second_offset)
+
+    def test_entry_below_the_minimum_for_its_magic(self):
+        d = bytearray(self.seg)
+        d[self.second + 8:self.second + 12] = (30).to_bytes(4, "big")  # a v2 batch needs 49
+        p = [x for x in self.problems(bytes(d)) if x["position"] == self.second]
+        self.assertEqual(p[0]["code"], "bad_length")
+        self.assertEqual(p[0]["offset"], self.second_offset)
+
+    def test_tail_too_short_for_a_header(self):
+        d = self.seg[:self.second] + self.seg[self.second:self.second + 12]  # 12 bytes: no magic
+        p = [x for x in self.problems(d) if x["position"] == self.second]
+        self.assertEqual(p[0]["code"], "truncated")
+        self.assertEqual(p[0]["offset"], self.second_offset)
+        # 6 (non-zero) bytes: not even the offset
+        d = self.seg[:self.second] + b"\x01" * 6
+        p = [x for x in self.problems(d) if x["position"] == self.second]
+        self.assertEqual(p[0]["code"], "truncated")
+        self.assertIsNone(p[0]["offset"])
+
+
 class ReaderSettings(unittest.TestCase):
     """The reader's thread count and read size change nothing in the output."""
 
