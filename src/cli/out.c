@@ -116,22 +116,28 @@ void out_double(out *o, const char *key, double v)
     fprintf(o->f, "%.17g", v);
 }
 
+static bool needs_escape(unsigned char ch) { return ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\'; }
+
 static void put_escaped(FILE *f, const char *s, size_t n)
 {
     fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
+    for (size_t i = 0; i < n;) {
+        size_t run = i;
+        while (run < n && !needs_escape((unsigned char)s[run]))
+            run++;
+        if (run > i) { /* the plain run in one write */
+            fwrite(s + i, 1, run - i, f);
+            i = run;
+            continue;
+        }
+        unsigned char ch = (unsigned char)s[i++];
         switch (ch) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
         case '\n': fputs("\\n", f); break;
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
-        default:
-            if (ch < 0x20 || ch == 0x7f)
-                fprintf(f, "\\u%04x", ch);
-            else
-                fputc(ch, f);
+        default: fprintf(f, "\\u%04x", ch);
         }
     }
     fputc('"', f);

@@ -35,34 +35,65 @@ static void set_msg(char *msg, size_t msglen, const char *fmt, ...)
 typedef struct rd {
     const kf_dtree *t;
     const kf_dnode *st;
+    uint32_t from;             /* the child after the last one found; 0: none yet */
+    bool has_mask;
+    uint64_t mask;             /* name_bit of every child's name */
 } rd;
 
-/* A field of the record by name (the first character compared before the
- * rest: this lookup runs a dozen times per record). */
-static const kf_dnode *fld(const rd *r, const char *name)
+/* A bit for a field name from its first two characters: a name whose bit is
+ * not in the record's mask is not in the record. */
+static uint64_t name_bit(const char *n) { return (uint64_t)1 << (((unsigned char)n[0] * 31u + (unsigned char)(n[0] ? n[1] : 0)) & 63); }
+
+static bool fld_is(const char *n, const char *name)
 {
-    for (uint32_t c = r->st->first_child; c != KF_DNODE_NONE && c < r->t->n; c = r->t->nodes[c].next) {
-        const char *n = r->t->nodes[c].name;
-        if (n && n[0] == name[0] && strcmp(n, name) == 0)
-            return &r->t->nodes[c];
+    /* equal literals are one string after linking: the pointers mostly match */
+    return n == name || (n && n[0] == name[0] && strcmp(n, name) == 0);
+}
+
+/* A field of the record by name: this lookup runs a dozen times per record,
+ * for fields that are often absent. Absent ones mostly stop at the mask; the
+ * appliers ask for fields mostly in the schema's order, so the search starts
+ * after the field found last and wraps round. */
+static const kf_dnode *fld(rd *r, const char *name)
+{
+    const kf_dnode *nodes = r->t->nodes;
+    uint32_t n = r->t->n, first = r->st->first_child;
+    if (!r->has_mask) {
+        for (uint32_t c = first; c != KF_DNODE_NONE && c < n; c = nodes[c].next)
+            if (nodes[c].name)
+                r->mask |= name_bit(nodes[c].name);
+        r->has_mask = true;
     }
+    if (!(r->mask & name_bit(name)))
+        return NULL;
+    uint32_t start = r->from ? r->from : first;
+    for (uint32_t c = start; c != KF_DNODE_NONE && c < n; c = nodes[c].next)
+        if (fld_is(nodes[c].name, name)) {
+            r->from = nodes[c].next == KF_DNODE_NONE ? 0 : nodes[c].next;
+            return &nodes[c];
+        }
+    for (uint32_t c = first; c != start && c != KF_DNODE_NONE && c < n; c = nodes[c].next)
+        if (fld_is(nodes[c].name, name)) {
+            r->from = nodes[c].next == KF_DNODE_NONE ? 0 : nodes[c].next;
+            return &nodes[c];
+        }
     return NULL;
 }
 
-static int64_t fint(const rd *r, const char *name, int64_t def)
+static int64_t fint(rd *r, const char *name, int64_t def)
 {
     const kf_dnode *n = fld(r, name);
     return n && (n->kind == KF_V_INT || n->kind == KF_V_BOOL) ? n->i : def;
 }
 
-static const uint8_t *fuuid(const rd *r, const char *name)
+static const uint8_t *fuuid(rd *r, const char *name)
 {
     const kf_dnode *n = fld(r, name);
     return n && n->kind == KF_V_UUID ? n->p : NULL;
 }
 
 /* A string field: false when absent; *out NULL for a null string. */
-static bool fstr(const rd *r, const char *name, char **out, bool *nomem)
+static bool fstr(rd *r, const char *name, char **out, bool *nomem)
 {
     const kf_dnode *n = fld(r, name);
     *out = NULL;
@@ -160,7 +191,7 @@ static bool listeners_from(const kf_dtree *t, const kf_dnode *arr, kf_md_listene
     uint32_t k = 0;
     bool nomem = false;
     for (uint32_t c = n ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next) {
-        rd e = {t, &t->nodes[c]};
+        rd e = {.t = t, .st = &t->nodes[c]};
         fstr(&e, "name", &l[k].name, &nomem);
         fstr(&e, "host", &l[k].host, &nomem);
         l[k].port = (int32_t)fint(&e, "port", 0);
@@ -185,7 +216,7 @@ static bool ranges_from(const kf_dtree *t, const kf_dnode *arr, kf_md_version_ra
     uint32_t k = 0;
     bool nomem = false;
     for (uint32_t c = n ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next) {
-        rd e = {t, &t->nodes[c]};
+        rd e = {.t = t, .st = &t->nodes[c]};
         fstr(&e, "name", &r[k].name, &nomem);
         r[k].min = (int16_t)fint(&e, "min_supported_version", 0);
         r[k].max = (int16_t)fint(&e, "max_supported_version", 0);
@@ -227,7 +258,7 @@ static md_apply nomem(char *msg, size_t msglen)
     return MD_NOMEM;
 }
 
-static md_apply register_broker(md_image *im, const rd *r, int16_t version, char *msg, size_t msglen)
+static md_apply register_broker(md_image *im, rd *r, int16_t version, char *msg, size_t msglen)
 {
     kf_md_broker *b = calloc(1, sizeof *b);
     if (!b)
@@ -278,7 +309,7 @@ static kf_md_broker *broker_checked(md_image *im, int32_t id, int64_t epoch, con
     return b;
 }
 
-static md_apply broker_change(md_image *im, const rd *r, int16_t key, char *msg, size_t msglen)
+static md_apply broker_change(md_image *im, rd *r, int16_t key, char *msg, size_t msglen)
 {
     if (key == KF_MD_FENCE_BROKER || key == KF_MD_UNFENCE_BROKER) {
         int32_t id = (int32_t)fint(r, "id", -1);
@@ -318,7 +349,7 @@ static md_apply broker_change(md_image *im, const rd *r, int16_t key, char *msg,
     return MD_APPLIED;
 }
 
-static md_apply register_controller(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply register_controller(md_image *im, rd *r, char *msg, size_t msglen)
 {
     kf_md_controller *c = calloc(1, sizeof *c);
     if (!c)
@@ -368,8 +399,11 @@ static uint32_t part_find(const kf_md_topic *t, int32_t id, bool *found)
     return lo;
 }
 
+/* The cache slot of id, or NULL when there is no cache (out of memory). */
 static md_topic_slot *tslot(md_image *im, const uint8_t id[16])
 {
+    if (!im->tcache && !(im->tcache = calloc(MD_TOPIC_CACHE, sizeof *im->tcache)))
+        return NULL;
     return &im->tcache[(id[15] ^ ((uint32_t)id[14] << 8) ^ id[7]) & (MD_TOPIC_CACHE - 1)];
 }
 
@@ -377,10 +411,10 @@ static md_topic_slot *tslot(md_image *im, const uint8_t id[16])
 static kf_md_topic *topic_get(md_image *im, const uint8_t id[16])
 {
     md_topic_slot *sl = tslot(im, id);
-    if (sl->t && memcmp(sl->id, id, 16) == 0)
+    if (sl && sl->t && memcmp(sl->id, id, 16) == 0)
         return sl->t;
     kf_md_topic *t = htab_get(&im->topics, id, 16);
-    if (t) {
+    if (t && sl) {
         memcpy(sl->id, id, 16);
         sl->t = t;
     }
@@ -390,12 +424,12 @@ static kf_md_topic *topic_get(md_image *im, const uint8_t id[16])
 /* Before the topic of id is freed or replaced. */
 static void topic_forget(md_image *im, const uint8_t id[16])
 {
-    md_topic_slot *sl = tslot(im, id);
-    if (sl->t && memcmp(sl->id, id, 16) == 0)
+    md_topic_slot *sl = im->tcache ? tslot(im, id) : NULL;
+    if (sl && sl->t && memcmp(sl->id, id, 16) == 0)
         sl->t = NULL;
 }
 
-static kf_md_topic *topic_of(md_image *im, const rd *r, char *msg, size_t msglen)
+static kf_md_topic *topic_of(md_image *im, rd *r, char *msg, size_t msglen)
 {
     const uint8_t *id = fuuid(r, "topic_id");
     kf_md_topic *t = id ? topic_get(im, id) : NULL;
@@ -407,7 +441,7 @@ static kf_md_topic *topic_of(md_image *im, const rd *r, char *msg, size_t msglen
     return t;
 }
 
-static md_apply topic_record(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply topic_record(md_image *im, rd *r, char *msg, size_t msglen)
 {
     const uint8_t *id = fuuid(r, "topic_id");
     const kf_dnode *name = fld(r, "name");
@@ -436,7 +470,7 @@ static md_apply topic_record(md_image *im, const rd *r, char *msg, size_t msglen
     return MD_APPLIED;
 }
 
-static md_apply partition_record(md_image *im, const rd *r, int16_t version, char *msg, size_t msglen)
+static md_apply partition_record(md_image *im, rd *r, int16_t version, char *msg, size_t msglen)
 {
     kf_md_topic *t = topic_of(im, r, msg, msglen);
     if (!t)
@@ -497,13 +531,13 @@ static md_apply partition_record(md_image *im, const rd *r, int16_t version, cha
 }
 
 /* A nullable array of a change record: NULL when absent or null (no change). */
-static const kf_dnode *change_of(const rd *r, const char *name)
+static const kf_dnode *change_of(rd *r, const char *name)
 {
     const kf_dnode *n = fld(r, name);
     return n && n->kind == KF_V_ARRAY ? n : NULL;
 }
 
-static md_apply partition_change(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply partition_change(md_image *im, rd *r, char *msg, size_t msglen)
 {
     kf_md_topic *t = topic_of(im, r, msg, msglen);
     if (!t)
@@ -557,7 +591,7 @@ static void resource_del(md_image *im, int8_t type, const char *name)
     md_resource_free(htab_del(&im->resources, k, key_typed(k, sizeof k, type, name)));
 }
 
-static md_apply remove_topic(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply remove_topic(md_image *im, rd *r, char *msg, size_t msglen)
 {
     const uint8_t *id = fuuid(r, "topic_id");
     if (id)
@@ -592,7 +626,7 @@ static bool clear_elr_topic(kf_md_topic *t)
     return true;
 }
 
-static md_apply clear_elr(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply clear_elr(md_image *im, rd *r, char *msg, size_t msglen)
 {
     const kf_dnode *name = fld(r, "topic_name");
     if (!name || name->kind != KF_V_STRING)
@@ -614,7 +648,7 @@ static md_apply clear_elr(md_image *im, const rd *r, char *msg, size_t msglen)
 
 /* ---- configs, features, producer ids ---------------------------------------------- */
 
-static md_apply config_record(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply config_record(md_image *im, rd *r, char *msg, size_t msglen)
 {
     int8_t type = (int8_t)fint(r, "resource_type", 0);
     const kf_dnode *rn = fld(r, "resource_name"), *name = fld(r, "name"), *value = fld(r, "value");
@@ -686,7 +720,7 @@ static md_apply config_record(md_image *im, const rd *r, char *msg, size_t msgle
     return MD_APPLIED;
 }
 
-static md_apply feature_record(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply feature_record(md_image *im, rd *r, char *msg, size_t msglen)
 {
     const kf_dnode *name = fld(r, "name");
     if (!name || name->kind != KF_V_STRING)
@@ -727,7 +761,7 @@ int md_cmp_quota_entity(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static md_apply quota_record(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply quota_record(md_image *im, rd *r, char *msg, size_t msglen)
 {
     const kf_dnode *ent = fld(r, "entity"), *key = fld(r, "key");
     if (!ent || ent->kind != KF_V_ARRAY || !key || key->kind != KF_V_STRING)
@@ -739,7 +773,7 @@ static md_apply quota_record(md_image *im, const rd *r, char *msg, size_t msglen
     bool nm = false;
     uint32_t k = 0;
     for (uint32_t c = ent->first_child; c != KF_DNODE_NONE && k < n; c = r->t->nodes[c].next, k++) {
-        rd x = {r->t, &r->t->nodes[c]};
+        rd x = {.t = r->t, .st = &r->t->nodes[c]};
         fstr(&x, "entity_type", &e[k].type, &nm);
         fstr(&x, "entity_name", &e[k].name, &nm);
         if (!e[k].type)
@@ -855,7 +889,7 @@ done:
     return res;
 }
 
-static md_apply acl_record(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply acl_record(md_image *im, rd *r, char *msg, size_t msglen)
 {
     const uint8_t *id = fuuid(r, "id");
     if (!id)
@@ -879,7 +913,7 @@ static md_apply acl_record(md_image *im, const rd *r, char *msg, size_t msglen)
     return md_put(&im->acls, id, 16, a, (void (*)(void *))md_acl_free) ? MD_APPLIED : nomem(msg, msglen);
 }
 
-static md_apply remove_acl(md_image *im, const rd *r, char *msg, size_t msglen)
+static md_apply remove_acl(md_image *im, rd *r, char *msg, size_t msglen)
 {
     const uint8_t *id = fuuid(r, "id");
     kf_md_acl *a = id ? htab_del(&im->acls, id, 16) : NULL;
@@ -894,7 +928,7 @@ static md_apply remove_acl(md_image *im, const rd *r, char *msg, size_t msglen)
     return MD_APPLIED;
 }
 
-static bool bytes_field(const rd *r, const char *name, uint8_t **p, uint32_t *len)
+static bool bytes_field(rd *r, const char *name, uint8_t **p, uint32_t *len)
 {
     const kf_dnode *n = fld(r, name);
     *p = NULL;
@@ -906,7 +940,7 @@ static bool bytes_field(const rd *r, const char *name, uint8_t **p, uint32_t *le
     return *p != NULL;
 }
 
-static md_apply scram_record(md_image *im, const rd *r, int16_t key, char *msg, size_t msglen)
+static md_apply scram_record(md_image *im, rd *r, int16_t key, char *msg, size_t msglen)
 {
     const kf_dnode *name = fld(r, "name");
     if (!name || name->kind != KF_V_STRING)
@@ -937,7 +971,7 @@ static md_apply scram_record(md_image *im, const rd *r, int16_t key, char *msg, 
     return md_put(&im->scram, k, klen, s, (void (*)(void *))md_scram_free) ? MD_APPLIED : nomem(msg, msglen);
 }
 
-static md_apply token_record(md_image *im, const rd *r, int16_t key, char *msg, size_t msglen)
+static md_apply token_record(md_image *im, rd *r, int16_t key, char *msg, size_t msglen)
 {
     const kf_dnode *id = fld(r, "token_id");
     if (!id || id->kind != KF_V_STRING)
@@ -982,7 +1016,7 @@ md_apply md_image_apply(md_image *im, int16_t key, int16_t version, const kf_dtr
         msg[0] = 0;
     if (root == KF_DNODE_NONE || root >= t->n)
         return MD_NOT_APPLIED;
-    rd r = {t, &t->nodes[root]};
+    rd r = {.t = t, .st = &t->nodes[root]};
     switch (key) {
     case KF_MD_REGISTER_BROKER: return register_broker(im, &r, version, msg, msglen);
     case KF_MD_UNREGISTER_BROKER:

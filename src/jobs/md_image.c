@@ -267,6 +267,7 @@ void md_image_free(md_image *im)
     free_table(&im->acls, (void (*)(void *))md_acl_free);
     free_table(&im->scram, (void (*)(void *))md_scram_free);
     free_table(&im->tokens, (void (*)(void *))md_token_free);
+    free(im->tcache);
     md_image_init(im);
 }
 

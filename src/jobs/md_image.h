@@ -28,16 +28,18 @@ typedef struct md_quota_entity {
     uint32_t n, cap;
 } md_quota_entity;
 
-/* A small direct-mapped cache in front of the topics table: most records
- * name a topic by id, and the table's keys live apart from its slots. */
-#define MD_TOPIC_CACHE 512
+/* A direct-mapped cache in front of the topics table: most records name a
+ * topic by id, and the table's keys live apart from its slots. Allocated on
+ * first use (96 KiB; a cluster of a few thousand topics mostly hits it);
+ * without it lookups go to the table. */
+#define MD_TOPIC_CACHE 4096
 typedef struct md_topic_slot {
     uint8_t id[16];
     kf_md_topic *t;            /* NULL: empty */
 } md_topic_slot;
 
 typedef struct md_image {
-    md_topic_slot tcache[MD_TOPIC_CACHE];
+    md_topic_slot *tcache;     /* MD_TOPIC_CACHE slots, or NULL */
     htab brokers;              /* int32 id -> kf_md_broker* */
     htab controllers;          /* int32 id -> kf_md_controller* */
     htab features;             /* name -> kf_md_feature* (metadata.version apart: mv) */
