@@ -21,7 +21,7 @@ How it measures:
     GNU time forks from a ~1 MiB process;
   - inputs are read into the page cache (cat) before they are timed, and
     both commands of a ratio run from the page cache, alternately (A B A B
-    ...), best of 3 to 6 each (more when they are quick), so a burst of
+    ...), best of 3 to 12 each (more when they are quick), so a burst of
     load hits both; kafka-python runs twice when it takes under 15 s, else
     once;
   - page cache: posix_fadvise(DONTNEED) on the whole file (never
@@ -112,12 +112,14 @@ class Runner:
         return self.alternate(n, (a, env_a, capture_a), (b, env_b, capture_b))
 
     def alternate(self, n, *cmds):
-        """Runs each (cmd, env, capture) in turn, n rounds, and up to 2n while
-        the quickest command has had less than a second in all (a burst of
-        load weighs more on short runs); a list of runs for each command."""
+        """Runs each (cmd, env, capture) in turn, n rounds, and up to 4n while
+        the quickest command has had less than two seconds in all: on a
+        shared machine a burst of load weighs more on short runs, and the
+        best of more runs is nearer the run nothing disturbed. A list of runs
+        for each command."""
         runs = [[] for _ in cmds]
         rounds = 0
-        while rounds < n or (rounds < 2 * n and min(sum(r.wall for r in rr) for rr in runs) < 1.0):
+        while rounds < n or (rounds < 4 * n and min(sum(r.wall for r in rr) for rr in runs) < 2.0):
             for out, (cmd, env, capture) in zip(runs, cmds):
                 out.append(self.run(cmd, env=env, capture=capture))
             rounds += 1
