@@ -47,6 +47,7 @@ struct kf_source {
     pthread_mutex_t mu;     /* the residency state below: looked at by the
                                reading thread, dropped by the consuming one */
     uint64_t checked_to;    /* residency known below this (page-aligned) */
+    uint64_t done_to;       /* the highest limit kf_source_done_below was given */
     page_run *runs;         /* FIFO of ranges to drop, ascending */
     size_t head, n, cap;
     uint64_t dropped_pages, kept_pages;
@@ -288,29 +289,38 @@ void kf_source_will_read(kf_source *s, uint64_t end)
  * cached before, so nothing that was is dropped). */
 #define DROP_OVERLAP ((uint64_t)8 << 20)
 
+/* What a call with limit lim drops of run r, when earlier calls covered up
+ * to done_to: all of the run below lim that they did not, and DROP_OVERLAP
+ * back over what they did. */
+static void drop_span(page_run r, uint64_t done_to, uint64_t lim, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t from = done_to < lim ? done_to : lim;
+    from = from > DROP_OVERLAP ? from - DROP_OVERLAP : 0;
+    *lo = r.lo > from ? r.lo : from;
+    *hi = r.hi < lim ? r.hi : lim;
+}
+
 void kf_source_done_below(kf_source *s, uint64_t pos)
 {
     if (!s->gentle)
         return;
     uint64_t lim = pos == UINT64_MAX ? UINT64_MAX : pos / s->page * s->page;
-    uint64_t back = lim > DROP_OVERLAP ? lim - DROP_OVERLAP : 0;
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < s->n; i++) {
         page_run *r = &s->runs[(s->head + i) % s->cap];
         if (r->lo >= lim)
             break;
-        uint64_t hi = r->hi < lim ? r->hi : lim;
-        uint64_t lo = r->lo > back ? r->lo : back;
-        if (r->hi <= lim) /* the run is behind us: its last call reaches back from its end */
-            lo = r->hi > DROP_OVERLAP && r->hi - DROP_OVERLAP > r->lo ? r->hi - DROP_OVERLAP : r->lo;
-        if (lo < hi)
-            drop_range(s, lo, hi);
+        uint64_t lo, hi;
+        drop_span(*r, s->done_to, lim, &lo, &hi);
+        drop_range(s, lo, hi);
     }
     while (s->n && s->runs[s->head].hi <= lim) { /* wholly behind: done with */
         s->dropped_pages += (s->runs[s->head].hi - s->runs[s->head].lo) / s->page;
         s->head = (s->head + 1) % s->cap;
         s->n--;
     }
+    if (lim > s->done_to)
+        s->done_to = lim;
     pthread_mutex_unlock(&s->mu);
 }
 
