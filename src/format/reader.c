@@ -9,7 +9,9 @@
  *            (zero fill, torn or impossible lengths, bad magic) is handled
  *            here: it resynchronises with resync.c's forward scan and puts the
  *            problems into the chunk as items, in order.
- *   workers  check each batch's CRC and, with o->deep, decode its records.
+ *   workers  check each batch's CRC and, with o->deep, decode its records
+ *            (unless the caller decodes them itself: kf_segment_scan with
+ *            o->records).
  *   consumer (kf_segment_iter_next, the caller's thread) takes the chunks in
  *            order, delivers problems and batches, and settles CRC failures:
  *            the walker framed past the damaged batch on the guess that its
@@ -79,7 +81,7 @@ typedef struct chunk {
     size_t nitems, capitems;
     wproblem *probs;
     size_t nprobs, capprobs;
-    dcheck *checks;         /* o->deep: one per item */
+    dcheck *checks;         /* check_records: one per item */
     size_t capchecks;
     char (*msgs)[200];
     size_t nmsgs, capmsgs;
@@ -100,6 +102,7 @@ typedef struct request {
 struct kf_segment_iter {
     kf_scan_opts o;
     kf_source *src;
+    bool check_records;     /* workers decode records (o.deep, unless the caller does) */
     size_t chunk_bytes;
     size_t max_entry;       /* largest entry read whole */
     bool threaded;
@@ -168,7 +171,7 @@ static item *add_item(kf_segment_iter *it, chunk *c)
         return NULL;
     }
     c->items = ni;
-    if (it->o.deep) {
+    if (it->check_records) {
         size_t cap = c->capchecks;
         dcheck *nc = grow(c->checks, &cap, c->nitems + 1, sizeof *nc);
         if (!nc) {
@@ -618,7 +621,7 @@ static void check_chunk(kf_segment_iter *it, chunk *c, kf_buf *scratch)
         if (x->kind != IT_BATCH)
             continue;
         x->crc_ok = kf_batch_verify_crc(&x->b);
-        if (it->o.deep) {
+        if (it->check_records) {
             c->checks[i].done = false;
             if (x->crc_ok && x->parse_ok)
                 check_records(it, c, i, scratch);
@@ -1004,7 +1007,7 @@ int kf_segment_iter_next(kf_segment_iter *it, kf_batch *out, bool *damaged)
         }
         memset(&it->check, 0, sizeof it->check);
         it->check.header_ok = x->parse_ok;
-        if (it->o.deep) {
+        if (it->check_records) {
             dcheck *d = &c->checks[x - c->items];
             it->check.deep_done = d->done;
             it->check.records_ok = d->ok;
@@ -1067,6 +1070,11 @@ static unsigned online_cpus(void)
 
 int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_scan_opts *o)
 {
+    return kf_segment_iter_open_checking(out, src, o, true);
+}
+
+int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const kf_scan_opts *o, bool check_records)
+{
     *out = NULL;
     kf_segment_iter *it = calloc(1, sizeof *it);
     if (!it)
@@ -1074,6 +1082,7 @@ int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_scan_op
     it->o = *o;
     if (it->o.records)
         it->o.deep = true;
+    it->check_records = it->o.deep && check_records;
     it->src = src;
     it->chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK;
     if (it->chunk_bytes < MIN_CHUNK)
@@ -1114,7 +1123,7 @@ int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_scan_op
             kf_segment_iter_close(it);
             kf_scan_opts o1 = *o;
             o1.threads = 1;
-            return kf_segment_iter_open(out, src, &o1);
+            return kf_segment_iter_open_checking(out, src, &o1, check_records);
         }
     }
     *out = it;

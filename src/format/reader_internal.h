@@ -8,6 +8,14 @@
 
 #include "kfsck/segment.h"
 
+/* kf_segment_iter_open, with the records' check left out when
+ * check_records is false: for a caller that decodes every intact batch's
+ * records itself (kf_segment_scan with o->records), so the workers need
+ * not decompress them too. The iterator still behaves as with o->deep
+ * otherwise (v0/v1 messages with wrong lengths are returned, header_ok
+ * false); kf_segment_iter_check's record fields stay zero. */
+int kf_segment_iter_open_checking(kf_segment_iter **it, kf_source *src, const kf_scan_opts *o, bool check_records);
+
 /* The highest last offset of the batches skipped since the batch last
  * returned whose only damage is their magic byte (the broker keeps them, so
  * later batches' offsets are judged against them). */

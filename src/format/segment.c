@@ -381,7 +381,9 @@ int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *s
     io.deep = deep;
     io.problem_fn = forward_problem;
     io.problem_ctx = &s;
-    int rc = kf_segment_iter_open(&s.it, src, &io);
+    /* with o->records, scan_records decodes every batch itself: the
+     * reader's workers need not decode them first */
+    int rc = kf_segment_iter_open_checking(&s.it, src, &io, !o->records);
     if (rc != KF_OK)
         return rc;
     /* the scan's own problems count into sum; the iterator's into its summary */
