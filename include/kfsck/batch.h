@@ -87,7 +87,8 @@ int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch 
  * CRC does not cover the magic byte; b->magic keeps the byte found. */
 int kf_batch_parse_broker(const uint8_t *p, uint32_t size, uint64_t position, kf_batch *b);
 
-/* Compute the CRC (CRC-32C for v2, CRC-32 for v0/v1), set b->crc_ok. */
+/* Compute the CRC (CRC-32C for v2, and for a magic above 2 as
+ * kf_batch_parse_broker reads it; CRC-32 for v0/v1), set b->crc_ok. */
 bool kf_batch_verify_crc(kf_batch *b);
 
 /* ---- records ---------------------------------------------------------- */

@@ -143,7 +143,7 @@ int kf_batch_parse_broker(const uint8_t *p, uint32_t size, uint64_t position, kf
 bool kf_batch_verify_crc(kf_batch *b)
 {
     uint32_t crc;
-    if (b->magic == 2) {
+    if (b->magic >= 2) { /* above 2: read the broker's way (kf_batch_parse_broker) */
         if (b->size < KF_V2_HEADER_SIZE)
             return b->crc_ok = false;
         crc = kf_crc32c(0, b->bytes + 21, b->size - 21);

@@ -34,7 +34,6 @@
 
 #include "format/reader_internal.h"
 #include "format/resync.h"
-#include "kfsck/crc.h"
 #include "kfsck/segment.h"
 
 #define DEFAULT_CHUNK ((size_t)1 << 20)
@@ -477,21 +476,17 @@ static void walker_fill(kf_segment_iter *it, chunk *c)
         if (in_chunk < KF_HEADER_UP_TO_MAGIC + 1 && in_chunk < left)
             return; /* the frame straddles the chunk's end */
         const uint8_t *p = c->data + off;
-        if (left < KF_HEADER_UP_TO_MAGIC + 1) {
-            walker_bad_frame(it, c, true, 0);
+        uint32_t bsize;
+        int8_t magic;
+        kf_frame fr = kf_batch_frame(p, left, &bsize, &magic);
+        if (fr != KF_FRAME_OK) {
+            int32_t len = fr == KF_FRAME_SHORT_TAIL ? 0 : (int32_t)kf_be32(p + 8);
+            if (fr == KF_FRAME_TORN)
+                walker_torn(it, c, p, len);
+            else
+                walker_bad_frame(it, c, fr == KF_FRAME_SHORT_TAIL, len);
             continue;
         }
-        int32_t len = (int32_t)kf_be32(p + 8);
-        if (len < KF_V0_MIN_SIZE) {
-            walker_bad_frame(it, c, false, len);
-            continue;
-        }
-        uint64_t bsize64 = (uint64_t)len + KF_LOG_OVERHEAD;
-        if (bsize64 > left) {
-            walker_torn(it, c, p, len);
-            continue;
-        }
-        uint32_t bsize = (uint32_t)bsize64;
         if (bsize > in_chunk) {
             if (off > 0)
                 return; /* it starts the next chunk */
@@ -514,7 +509,7 @@ static void walker_fill(kf_segment_iter *it, chunk *c)
              * v2 CRC does not cover the magic byte: if the rest holds, the
              * broker keeps this batch, so valid_bytes does not move. */
             int64_t boff = (int64_t)kf_be64(p);
-            if (b.magic > 2 && bsize >= KF_V2_HEADER_SIZE && kf_crc32c(0, p + 21, bsize - 21) == kf_be32(p + 17)) {
+            if (b.magic > 2 && kf_batch_parse_broker(p, bsize, pos, &b) == KF_OK && kf_batch_verify_crc(&b)) {
                 snprintf(msg, sizeof msg,
                          "magic byte %d is not 0, 1 or 2 (the rest of the batch is intact; "
                          "a broker would read it as magic 2)",
@@ -523,7 +518,7 @@ static void walker_fill(kf_segment_iter *it, chunk *c)
                 if (wp) {
                     item *bm = &c->items[c->nitems - 1];
                     bm->kind = IT_BADMAGIC;
-                    kf_batch_parse_broker(p, bsize, pos, &bm->b);
+                    bm->b = b;
                     bm->crc_ok = true;
                     wp->counts_bad = true;
                     wp->last_offset = bm->b.last_offset;
