@@ -104,7 +104,6 @@ static bool str(jr *j, const uint8_t **s, size_t *len)
 /* A number; *is_int and *v when it is an integer that fits int64. */
 static bool num(jr *j, bool *is_int, int64_t *v)
 {
-    size_t start = j->i;
     bool neg = false, integral = true, fits = true;
     uint64_t acc = 0;
     if (j->i < j->n && j->p[j->i] == '-') {
@@ -143,7 +142,6 @@ static bool num(jr *j, bool *is_int, int64_t *v)
         while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9')
             j->i++;
     }
-    (void)start;
     if (fits && acc > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
         fits = false;
     *is_int = integral && fits;
@@ -279,7 +277,6 @@ static bool voters_at(const uint8_t *line, size_t n, size_t at, kf_quorum_state 
             return false;
         }
         /* the members of one voter */
-        size_t obj = j.i;
         j.i++;
         ws(&j);
         bool have_id = false;
@@ -314,7 +311,6 @@ static bool voters_at(const uint8_t *line, size_t n, size_t at, kf_quorum_state 
                 break;
             }
         }
-        (void)obj;
         if (j.i >= n || line[j.i] != '}')
             return false;
         j.i++;
