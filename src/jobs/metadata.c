@@ -67,21 +67,11 @@ static void report(builder *bd, const char *file, const char *code, kf_severity 
 static void report(builder *bd, const char *file, const char *code, kf_severity sev, uint64_t pos, bool has_off,
                    int64_t off, const char *fmt, ...)
 {
-    if (!bd->o->problem_fn)
-        return;
-    kf_problem p;
-    memset(&p, 0, sizeof p);
-    p.code = code;
-    p.file = file ? file : bd->where;
-    p.severity = sev;
-    p.position = pos;
-    p.has_offset = has_off;
-    p.offset = has_off ? off : 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    kf_vreport_in(bd->o->problem_fn, bd->o->problem_ctx, file ? file : bd->where, code, sev, pos, has_off, off, fmt,
+                  ap);
     va_end(ap);
-    bd->o->problem_fn(bd->o->problem_ctx, &p);
 }
 
 /* A kraft_voters control record: the voter ids, replacing the previous set. */
