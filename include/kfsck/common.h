@@ -2,6 +2,7 @@
 #ifndef KFSCK_COMMON_H
 #define KFSCK_COMMON_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,6 +106,11 @@ void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
 void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
                   uint64_t position, bool has_offset, int64_t offset,
                   const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+/* kf_report_in with the arguments of fmt as a va_list, for reporters that
+ * take their own printf-style arguments (ap is used up, as by vprintf). */
+void kf_vreport_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
+                   uint64_t position, bool has_offset, int64_t offset, const char *fmt, va_list ap)
+    __attribute__((format(printf, 9, 0)));
 
 #ifdef __cplusplus
 }

@@ -22,9 +22,11 @@ const char *kf_err_str(int e)
     return "unknown error";
 }
 
-static void report_v(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
-                     uint64_t position, bool has_offset, int64_t offset, const char *fmt, va_list ap)
+void kf_vreport_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
+                   uint64_t position, bool has_offset, int64_t offset, const char *fmt, va_list ap)
 {
+    if (!fn)
+        return;
     kf_problem p = {0};
     p.code = code;
     p.file = file;
@@ -43,7 +45,7 @@ void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev, u
         return;
     va_list ap;
     va_start(ap, fmt);
-    report_v(fn, ctx, NULL, code, sev, position, has_offset, offset, fmt, ap);
+    kf_vreport_in(fn, ctx, NULL, code, sev, position, has_offset, offset, fmt, ap);
     va_end(ap);
 }
 
@@ -54,6 +56,6 @@ void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *cod
         return;
     va_list ap;
     va_start(ap, fmt);
-    report_v(fn, ctx, file, code, sev, position, has_offset, offset, fmt, ap);
+    kf_vreport_in(fn, ctx, file, code, sev, position, has_offset, offset, fmt, ap);
     va_end(ap);
 }

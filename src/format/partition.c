@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/partition_internal.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
@@ -136,6 +137,16 @@ static int cmp_parts(const void *a, const void *b)
     return x->partition < y->partition ? -1 : x->partition > y->partition;
 }
 
+int kf_path_unusable(const char *path, kf_path_kind kind, int err_no, kf_path_error_fn fn, void *ctx)
+{
+    if (kind != KF_PATH_ERROR && kind != KF_PATH_SPECIAL)
+        return KF_OK;
+    if (fn)
+        fn(ctx, path, kind == KF_PATH_ERROR ? err_no : 0,
+           kind == KF_PATH_ERROR ? kf_path_error_str(err_no) : "not a regular file or directory");
+    return KF_ERR_IO;
+}
+
 int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error_fn fn, void *ctx)
 {
     memset(in, 0, sizeof *in);
@@ -143,16 +154,11 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
     for (size_t i = 0; i < n && status != KF_ERR_NOMEM; i++) {
         const char *p = paths[i];
         int err_no = 0, rc = KF_OK;
-        switch (kf_classify_path(p, &err_no)) {
+        kf_path_kind kind = kf_classify_path(p, &err_no);
+        switch (kind) {
         case KF_PATH_ERROR:
-            if (fn)
-                fn(ctx, p, err_no, kf_path_error_str(err_no));
-            rc = KF_ERR_IO;
-            break;
         case KF_PATH_SPECIAL:
-            if (fn)
-                fn(ctx, p, 0, "not a regular file or directory");
-            rc = KF_ERR_IO;
+            rc = kf_path_unusable(p, kind, err_no, fn, ctx);
             break;
         case KF_PATH_FILE:
             rc = add_file(in, p);
@@ -183,9 +189,7 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
                         rc = r2;
                 } else if (sk == KF_PATH_ERROR && kf_parse_partition_dir(l.names[k], topic, sizeof topic, &part)) {
                     /* a partition dir that cannot be read is not silently skipped */
-                    if (fn)
-                        fn(ctx, sub, e2, kf_path_error_str(e2));
-                    rc = KF_ERR_IO;
+                    rc = kf_path_unusable(sub, sk, e2, fn, ctx);
                 }
                 free(sub);
             }

@@ -69,7 +69,6 @@ bool kraft_snapshot_name(const char *base, int64_t *end_offset, int32_t *epoch)
 
 typedef struct count_ctx {
     bool unreadable;
-    int err_no_seen;
 } count_ctx;
 
 static void note_problem(void *ctx, const kf_problem *p)
@@ -194,7 +193,6 @@ int kf_kraft_check_dir(const char *dir, size_t max_batch_bytes, int what, kf_pro
     }
     int64_t log_start = -1, latest = -1;
     const char *first_log = NULL;
-    bool has_quorum = false;
     rc = KF_OK;
     for (size_t i = 0; i < l.n && rc != KF_ERR_NOMEM; i++) {
         const char *name = l.names[i];
@@ -219,7 +217,6 @@ int kf_kraft_check_dir(const char *dir, size_t max_batch_bytes, int what, kf_pro
                 free(p);
             }
         } else if (ni.kind == KF_FILE_QUORUM_STATE && ni.suffix[0] == 0) {
-            has_quorum = true;
             if (what & KF_KCHECK_QUORUM) {
                 char *p = kf_path_join(dir, name);
                 if (!p) {
@@ -231,7 +228,6 @@ int kf_kraft_check_dir(const char *dir, size_t max_batch_bytes, int what, kf_pro
             }
         }
     }
-    (void)has_quorum;
     if (rc == KF_OK && (what & KF_KCHECK_LOG_START) && log_start > 0 && latest < log_start) {
         char *p = kf_path_join(dir, first_log);
         if (!p) {

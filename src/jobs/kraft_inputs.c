@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/partition_internal.h"
 #include "jobs/kraft_files.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -63,15 +64,18 @@ static bool is_metadata_dir_name(const char *base)
 }
 
 /* A partition directory: taken when it is named __cluster_metadata-N or holds
- * KRaft snapshots or a quorum-state. Adds its snapshots and quorum-state. */
-static int meta_dir(kf_kraft_inputs *ki, const char *dir, char ***logp, size_t *nlog, bool *taken)
+ * KRaft snapshots or a quorum-state. Adds its snapshots and quorum-state. A
+ * directory that cannot be listed (it could a moment before, when it was
+ * classified) is reported through fn: KF_ERR_IO. */
+static int meta_dir(kf_kraft_inputs *ki, const char *dir, char ***logp, size_t *nlog, bool *taken,
+                    kf_path_error_fn fn, void *ctx)
 {
     *taken = false;
     kf_name_list l;
     int err_no = 0;
     int rc = kf_list_dir(dir, &l, &err_no);
     if (rc != KF_OK)
-        return rc == KF_ERR_NOMEM ? rc : KF_OK; /* kf_inputs_collect reports it */
+        return rc == KF_ERR_NOMEM ? rc : kf_path_unusable(dir, KF_PATH_ERROR, err_no, fn, ctx);
     bool is_meta = is_metadata_dir_name(kf_path_base(dir));
     for (size_t i = 0; i < l.n && !is_meta; i++) {
         kf_name_info ni = kf_classify_name(l.names[i]);
@@ -122,16 +126,11 @@ int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, k
         const char *p = paths[i];
         int err_no = 0, rc = KF_OK;
         bool taken;
-        switch (kf_classify_path(p, &err_no)) {
+        kf_path_kind kind = kf_classify_path(p, &err_no);
+        switch (kind) {
         case KF_PATH_ERROR:
-            if (fn)
-                fn(ctx, p, err_no, kf_path_error_str(err_no));
-            rc = KF_ERR_IO;
-            break;
         case KF_PATH_SPECIAL:
-            if (fn)
-                fn(ctx, p, 0, "not a regular file or directory");
-            rc = KF_ERR_IO;
+            rc = kf_path_unusable(p, kind, err_no, fn, ctx);
             break;
         case KF_PATH_FILE: {
             kf_name_info ni = kf_classify_name(kf_path_base(p));
@@ -150,7 +149,7 @@ int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, k
             break;
         }
         case KF_PATH_PARTITION: {
-            rc = meta_dir(ki, p, &logp, &nlog, &taken);
+            rc = meta_dir(ki, p, &logp, &nlog, &taken, fn, ctx);
             if (rc == KF_OK && taken) {
                 char *parent = kf_path_dir(p);
                 if (!parent)
@@ -169,20 +168,30 @@ int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, k
                 break;
             }
             bool any = false;
-            for (size_t k = 0; k < l.n && rc == KF_OK; k++) {
+            for (size_t k = 0; k < l.n && rc != KF_ERR_NOMEM; k++) {
                 if (!is_metadata_dir_name(l.names[k]))
                     continue;
                 char *sub = kf_path_join(p, l.names[k]);
-                int e2;
-                if (!sub)
+                if (!sub) {
                     rc = KF_ERR_NOMEM;
-                else if (kf_classify_path(sub, &e2) == KF_PATH_PARTITION)
-                    rc = meta_dir(ki, sub, &logp, &nlog, &taken), any |= taken;
+                    break;
+                }
+                int e2 = 0, r2 = KF_OK;
+                kf_path_kind sk = kf_classify_path(sub, &e2);
+                if (sk == KF_PATH_PARTITION)
+                    r2 = meta_dir(ki, sub, &logp, &nlog, &taken, fn, ctx), any |= taken;
+                else if (sk == KF_PATH_ERROR) /* a metadata dir that cannot be read is not silently skipped */
+                    r2 = kf_path_unusable(sub, sk, e2, fn, ctx);
+                if (r2 != KF_OK)
+                    rc = r2;
                 free(sub);
             }
             kf_name_list_free(&l);
-            if (rc == KF_OK && any)
-                rc = meta_properties_of(ki, p);
+            if (rc != KF_ERR_NOMEM && any) {
+                int r3 = meta_properties_of(ki, p);
+                if (r3 != KF_OK)
+                    rc = r3;
+            }
             break;
         }
         case KF_PATH_OTHER_DIR:

@@ -67,21 +67,11 @@ static void report(builder *bd, const char *file, const char *code, kf_severity 
 static void report(builder *bd, const char *file, const char *code, kf_severity sev, uint64_t pos, bool has_off,
                    int64_t off, const char *fmt, ...)
 {
-    if (!bd->o->problem_fn)
-        return;
-    kf_problem p;
-    memset(&p, 0, sizeof p);
-    p.code = code;
-    p.file = file ? file : bd->where;
-    p.severity = sev;
-    p.position = pos;
-    p.has_offset = has_off;
-    p.offset = has_off ? off : 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    kf_vreport_in(bd->o->problem_fn, bd->o->problem_ctx, file ? file : bd->where, code, sev, pos, has_off, off, fmt,
+                  ap);
     va_end(ap);
-    bd->o->problem_fn(bd->o->problem_ctx, &p);
 }
 
 /* A kraft_voters control record: the voter ids, replacing the previous set. */
@@ -341,11 +331,27 @@ static int choose_snapshot(builder *bd, const kf_kraft_inputs *ki, int64_t targe
             paths[k++] = c[j++]->path;
         md_image im;
         md_image_init(&im);
+        /* what the snapshot's control records set is the state before it
+         * again when the snapshot is not used: the voters are held aside
+         * (take_voters frees the array it replaces) */
         uint64_t records_before = m->info.records;
         int16_t kv_before = bd->kraft_version;
+        int32_t *voters_before = bd->voters;
+        size_t nvoters_before = bd->nvoters;
+        bool has_voters_before = bd->has_voters;
+        bd->voters = NULL;
+        bd->nvoters = 0;
+        bd->has_voters = false;
         snap_try st;
         rc = load_snapshot(bd, paths, k, &im, &st);
         if (rc == KF_OK && st.intact) {
+            if (bd->has_voters) { /* the snapshot's voters replace those from before */
+                free(voters_before);
+            } else {
+                bd->voters = voters_before;
+                bd->nvoters = nvoters_before;
+                bd->has_voters = has_voters_before;
+            }
             md_image_free(&m->im);
             m->im = im;
             m->snapshot = strdup(st.file ? st.file : paths[0]);
@@ -365,6 +371,10 @@ static int choose_snapshot(builder *bd, const kf_kraft_inputs *ki, int64_t targe
         md_image_free(&im);
         m->info.records = records_before;
         bd->kraft_version = kv_before;
+        free(bd->voters);
+        bd->voters = voters_before;
+        bd->nvoters = nvoters_before;
+        bd->has_voters = has_voters_before;
         i = j;
     }
     free(c);

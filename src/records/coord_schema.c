@@ -517,10 +517,19 @@ const cs_record *kf_cs_records(int topic, uint32_t *n)
 
 const cs_record *kf_cs_find(const cs_record *recs, uint32_t n, int16_t type)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (recs[i].type == type)
-            return &recs[i];
-    return NULL;
+    /* every table is sorted by type, strictly (test_coord checks it), and
+     * mostly dense from 0: the entry at index type is mostly the one */
+    if (type >= 0 && (uint32_t)type < n && recs[type].type == type)
+        return &recs[type];
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (recs[mid].type < type)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && recs[lo].type == type ? &recs[lo] : NULL;
 }
 
 const cs_record *kf_cs_lookup(int topic, int16_t type)

@@ -69,8 +69,11 @@ bool kf_config_is_secret(const char *name, size_t len)
         return true;
     for (size_t w = 0; w < sizeof within / sizeof within[0]; w++) {
         size_t k = strlen(within[w]);
+        /* the words start with a lower-case letter: a byte that is not that
+         * letter in either case cannot start a match (0x20 is the case bit) */
+        char first = within[w][0];
         for (size_t i = 0; i + k <= len; i++)
-            if (strncasecmp(name + i, within[w], k) == 0)
+            if ((name[i] | 0x20) == first && strncasecmp(name + i, within[w], k) == 0)
                 return true;
     }
     return false;

@@ -21,7 +21,7 @@ static const uint8_t *str(kf_cursor *c, uint32_t *len)
 {
     int16_t n = kf_cur_i16(c);
     if (n < 0) {
-        kf_cur_fail(c, 2 /* KF_ERR_CORRUPT */);
+        kf_cur_fail(c, KF_ERR_CORRUPT);
         return NULL;
     }
     *len = (uint32_t)n;

@@ -93,20 +93,27 @@ class Hostile(unittest.TestCase):
         self.assertEqual(out, "")
         self.assertEqual(err.strip(), f"kfsck: {d}: is a directory, not a log file")
 
-    def test_unreadable_partition_dir(self):
-        # root reads any directory: drop to nobody for this test when root
-        prefix = ()
-        if os.geteuid() == 0:
-            setpriv = shutil.which("setpriv")
-            if not setpriv:
-                self.skipTest("setpriv is needed to drop root")
-            prefix = (setpriv, "--reuid=65534", "--regid=65534", "--clear-groups")
+    def unprivileged(self):
+        """The prefix that runs kfsck as nobody when root (root reads any directory)."""
+        if os.geteuid() != 0:
+            return ()
+        setpriv = shutil.which("setpriv")
+        if not setpriv:
+            self.skipTest("setpriv is needed to drop root")
+        return (setpriv, "--reuid=65534", "--regid=65534", "--clear-groups")
+
+    def readable_copy(self, fixture):
         datadir = os.path.join(self.tmp, "data")
-        shutil.copytree(os.path.join(FIX, "datadir"), datadir)
+        shutil.copytree(os.path.join(FIX, fixture), datadir)
         for dirpath, dirnames, filenames in os.walk(datadir):
             os.chmod(dirpath, 0o755)
             for f in filenames:
                 os.chmod(os.path.join(dirpath, f), 0o644)
+        return datadir
+
+    def test_unreadable_partition_dir(self):
+        prefix = self.unprivileged()
+        datadir = self.readable_copy("datadir")
         locked = os.path.join(datadir, "orders-1")
         os.chmod(locked, 0)
         code, out, err = run("scan", datadir, prefix=prefix)
@@ -123,6 +130,15 @@ class Hostile(unittest.TestCase):
         self.assertNotIn("neither a partition directory", err)
         code, out, err = run("offsets", datadir, prefix=prefix)
         self.assertEqual(code, 3)
+        self.assertIn(f"kfsck: {locked}: permission denied", err)
+
+    def test_unreadable_metadata_dir_in_a_data_dir(self):
+        prefix = self.unprivileged()
+        datadir = self.readable_copy(os.path.join("kraft", "node1"))
+        locked = os.path.join(datadir, "__cluster_metadata-0")
+        os.chmod(locked, 0)
+        code, out, err = run("metadata", datadir, prefix=prefix)
+        self.assertEqual(code, 3, (out, err))
         self.assertIn(f"kfsck: {locked}: permission denied", err)
 
 

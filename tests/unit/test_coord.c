@@ -1374,6 +1374,32 @@ static void test_schema_table(void **state)
     check_struct(kf_cs_consumer_assignment.root, 0);
 }
 
+/* kf_cs_find searches by halves: every table must be sorted by type, strictly.
+ * Each type of each table is found, and the gaps and ends are not. */
+static void test_schema_tables_sorted(void **state)
+{
+    (void)state;
+    const cs_record *(*const plain[])(uint32_t *) = {kf_cs_share_records, kf_cs_metadata_records,
+                                                       kf_cs_control_records, kf_cs_remote_records};
+    for (int t = 0; t < 6; t++) {
+        uint32_t n;
+        const cs_record *recs = t < 2 ? kf_cs_records(t ? KF_COORD_TXN : KF_COORD_OFFSETS, &n) : plain[t - 2](&n);
+        assert_true(n > 0);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i > 0 && recs[i - 1].type >= recs[i].type)
+                fail_msg("table %d: type %d after %d", t, recs[i].type, recs[i - 1].type);
+            assert_ptr_equal(kf_cs_find(recs, n, recs[i].type), &recs[i]);
+            if (i > 0 && recs[i - 1].type + 1 < recs[i].type)
+                assert_null(kf_cs_find(recs, n, (int16_t)(recs[i].type - 1)));
+        }
+        assert_null(kf_cs_find(recs, n, (int16_t)(recs[0].type - 1)));
+        assert_null(kf_cs_find(recs, n, (int16_t)(recs[n - 1].type + 1)));
+        assert_null(kf_cs_find(recs, n, INT16_MIN));
+        assert_null(kf_cs_find(recs, n, INT16_MAX));
+    }
+    assert_null(kf_cs_find(NULL, 0, 0));
+}
+
 /* ---- hashing (§9) ------------------------------------------------------------ */
 
 static void test_hash_table(void **state)
@@ -1453,6 +1479,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_values),
         cmocka_unit_test(test_node_cap),
         cmocka_unit_test(test_schema_table),
+        cmocka_unit_test(test_schema_tables_sorted),
         cmocka_unit_test(test_hash_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -544,6 +544,10 @@ static void test_secrets_marked(void **state)
                             {"listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config", "1"},
                             {"delegation.token.secret.key", "1"},
                             {"SSL.TRUSTSTORE.PASSWORD", "1"},
+                            {"SASL.JAAS.Config", "1"},
+                            {"x.SeCrEt", "1"},
+                            {"sjaas.configs", "1"},
+                            {"secre", "0"},
                             {"password.encoder.cipher.algorithm", "0"},
                             {"retention.ms", "0"},
                             {"ssl.key.password.x", "0"}};

@@ -680,6 +680,54 @@ static void test_job_damaged_snapshot(void **state)
     write_file(p, &s, s.n);
 }
 
+/* A VotersRecord naming the one voter id. */
+static bb voters_value(int32_t id)
+{
+    bb v = {0};
+    bb_i16(&v, 0);
+    bb_uvar(&v, 2); /* one voter */
+    bb_i32(&v, id);
+    bb_uuid(&v, T1);
+    bb_uvar(&v, 1); /* no endpoints */
+    bb_i16(&v, 0);  /* KRaftVersionFeature inline */
+    bb_i16(&v, 1);
+    bb_uvar(&v, 0); /* its tags */
+    bb_uvar(&v, 0); /* voter tags */
+    bb_uvar(&v, 0);
+    return v;
+}
+
+static void test_job_damaged_snapshot_voters(void **state)
+{
+    (void)state;
+    /* a snapshot naming voter 3, without its footer: not used, and neither
+     * are its voters: they come from the quorum-state (voter 7) */
+    bb s = {0};
+    rec_in h[2] = {{true, KF_CONTROL_SNAPSHOT_HEADER, ctl_value(KF_CONTROL_SNAPSHOT_HEADER)},
+                   {true, KF_CONTROL_KRAFT_VOTERS, voters_value(3)}};
+    batch(&s, 0, 1, h, 2);
+    rec_in d[1] = {{false, 0, feature_rec("metadata.version", 14)}};
+    batch(&s, 2, 1, d, 1);
+    char p[400];
+    path_of(p, sizeof p, "00000000000000000005-0000000001.checkpoint");
+    write_file(p, &s, s.n);
+    const char *q = "{\"clusterId\":\"\",\"leaderId\":7,\"leaderEpoch\":3,\"votedId\":-1,\"appliedOffset\":0,"
+                    "\"currentVoters\":[{\"voterId\":7}],\"data_version\":0}";
+    bb qb = {0};
+    bb_put(&qb, q, strlen(q));
+    path_of(p, sizeof p, "quorum-state");
+    write_file(p, &qb, qb.n);
+    built b;
+    build(&b, false, 0);
+    const kf_metadata_info *in = kf_metadata_get_info(b.m);
+    assert_null(in->snapshot);
+    assert_true(problem_log_has(&b.log, KF_P_SNAPSHOT_INCOMPLETE));
+    assert_true(in->has_voters);
+    assert_int_equal(in->nvoters, 1);
+    assert_int_equal(in->voters[0], 7);
+    unbuild(&b);
+}
+
 static void test_job_log_start(void **state)
 {
     (void)state;
@@ -820,6 +868,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_snapshot_then_log, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_as_of, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_damaged_snapshot, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_job_damaged_snapshot_voters, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_log_start, setup_dir, teardown_dir),
         cmocka_unit_test(test_multi_record_control_batches),
         cmocka_unit_test(test_quorum_state),
