@@ -40,7 +40,6 @@ typedef enum kf_vkind {
 
 typedef struct kf_dnode {
     kf_vkind kind;
-    uint32_t flags;        /* KF_DNODE_* (beside kind, where padding would be: 56-byte nodes) */
     const char *name;      /* snake_case field name; NULL for array elements and roots */
     int64_t i;
     double f;
@@ -49,6 +48,7 @@ typedef struct kf_dnode {
     uint32_t first_child;  /* index of the first child, KF_DNODE_NONE if none */
     uint32_t next;         /* index of the next sibling, KF_DNODE_NONE if last */
     uint32_t n_children;
+    uint32_t flags;        /* KF_DNODE_* */
 } kf_dnode;
 
 #define KF_DNODE_NONE UINT32_MAX
