@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh BUILD: runs every test of one build directory (`make test` calls it
-# with build/, `make test SAN=1` with build-san/):
+# with build/, `make test SAN=1` with build-san/, `make test-threads
+# SAN=thread` with build-tsan/):
 #   - the cmocka unit tests          BUILD/tests/test_*
 #   - the fuzz-target replays        BUILD/fuzz/replay_<name> on
 #                                    tests/fuzz/corpus/<name>/ and fixtures/
@@ -15,7 +16,7 @@
 set -u
 
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
-    echo "usage: sh tests/run.sh BUILD_DIR   (e.g. build or build-san)" >&2
+    echo "usage: sh tests/run.sh BUILD_DIR   (e.g. build, build-san or build-tsan)" >&2
     exit 2
 fi
 BUILD=$(cd "$1" && pwd)
