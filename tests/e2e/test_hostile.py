@@ -166,7 +166,10 @@ class ChangingFiles(unittest.TestCase):
             seg = jsonl(out, "segment")
             self.assertEqual(len(seg), 1)
             self.assertLessEqual(seg[0]["valid_bytes"], seg[0]["size"])
-            self.assertLessEqual(seg[0]["valid_bytes"], max(cut, seg[0]["size"]))
+            # the shrink came before or during the read: nothing past the cut
+            # is valid (a read that ended before the shrink reports nothing)
+            if "truncated" in [p["code"] for p in jsonl(out, "problem")]:
+                self.assertLessEqual(seg[0]["valid_bytes"], cut)
 
     def test_shrink_is_reported_as_truncated(self):
         # deterministic: the library sees a shorter file than it opened
