@@ -84,7 +84,7 @@ $(SHLIB): $(LIB_OBJ) $(BUILD)/kfsck.map
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h tests/unit/bytebuf.h $(LIB)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h tests/unit/bytebuf.h tests/unit/mkbatch.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< $(LIB) $(TEST_LIBS) $(LDLIBS)
 
