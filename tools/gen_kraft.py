@@ -52,7 +52,8 @@ import gen_offsets as go                                 # noqa: E402
 import kafka_index                                       # noqa: E402
 import kraft_image as ki                                 # noqa: E402
 import kraftfmt as kf                                    # noqa: E402
-from kafkafmt import Rec, read_records, v2_batch         # noqa: E402
+from kafkafmt import (Rec, epoch_checkpoint, partition_metadata, read_records,  # noqa: E402
+                     seg_name, v2_batch)
 
 ROOT = "kraft"
 NODE = ROOT + "/node1"
@@ -598,10 +599,6 @@ class Writer:
         self.write(stem + ".timeindex", info["timeindex"])
 
 
-def seg_name(base):
-    return "%020d.log" % base
-
-
 def snap_name(end_offset, epoch):
     return "%020d-%010d.checkpoint" % (end_offset, epoch)
 
@@ -614,14 +611,6 @@ def meta_properties(node_id=1, directory_id=D1):
 def quorum_state(leader_epoch):
     return ('{"leaderId":1,"leaderEpoch":%d,"votedId":1,"votedDirectoryId":"%s","data_version":1}'
             % (leader_epoch, S(D1)))
-
-
-def epoch_checkpoint(entries):
-    return "0\n%d\n" % len(entries) + "".join("%d %d\n" % e for e in entries)
-
-
-def partition_metadata(topic_id):
-    return "version: 0\ntopic_id: %s" % topic_id
 
 
 def snapshot_bytes(records, ts, epoch, last_ts, voters=None, kraft_version=None, batch_size=8,
@@ -718,7 +707,7 @@ def strip_cluster(objs):
 
 def small_topic_log(w, rel_dir, topic_id, n, ts):
     recs = [Rec(i, ts + i, b"key-%d" % i, b"value-%d" % i) for i in range(n)]
-    w.segment(rel_dir + "/" + seg_name(0), 0, v2_batch(0, recs, leader_epoch=0))
+    w.segment(rel_dir + "/" + seg_name(0, "log"), 0, v2_batch(0, recs, leader_epoch=0))
     w.write(rel_dir + "/partition.metadata", partition_metadata(topic_id))
 
 
@@ -813,9 +802,9 @@ def share_partition(w):
         data.append(kf.keyed_batch(off, [(k, v)], ts + off * 1000, 1))
         off += 1
     rel = NODE + "/__share_group_state-0"
-    w.segment(rel + "/" + seg_name(0), 0, b"".join(data))
+    w.segment(rel + "/" + seg_name(0, "log"), 0, b"".join(data))
     w.write(rel + "/partition.metadata", partition_metadata(S(TOPIC["__share_group_state"])))
-    return {"file": rel + "/" + seg_name(0), "decode": "share", "records": facts}
+    return {"file": rel + "/" + seg_name(0, "log"), "decode": "share", "records": facts}
 
 
 def remote_partition(w):
@@ -862,9 +851,9 @@ def remote_partition(w):
                           "value_decoded": kf.render_metadata(k, 0, got, schemas=kf.REMOTE)})
         data.append(kf.data_batch(off, [v], ts + off * 1000, 2))
     rel = NODE + "/__remote_log_metadata-0"
-    w.segment(rel + "/" + seg_name(0), 0, b"".join(data))
+    w.segment(rel + "/" + seg_name(0, "log"), 0, b"".join(data))
     w.write(rel + "/partition.metadata", partition_metadata(S(TOPIC["__remote_log_metadata"])))
-    return {"file": rel + "/" + seg_name(0), "decode": "remote", "records": facts}
+    return {"file": rel + "/" + seg_name(0, "log"), "decode": "remote", "records": facts}
 
 
 # ---------------------------------------------------------------------------
@@ -911,7 +900,7 @@ def write_metadata_dir(w, mdir, log, segs, snapshots, quorum=None, epochs=None, 
     to build that segment's indexes from."""
     wr = Written(mdir)
     for base in sorted(segs):
-        rel = "%s/%s" % (mdir, seg_name(base))
+        rel = "%s/%s" % (mdir, seg_name(base, "log"))
         w.segment(rel, base, segs[base], index_from=(corrupt or {}).get(base))
         wr.segments.append((rel, base))
     for name in sorted(snapshots):
@@ -1195,7 +1184,7 @@ def gen_cases(w, log, segs, snaps, snap_meta, end_objs):
     bad = dict(segs)
     bad[seg] = flip(segs[seg], pos, len(victim["data"]))
     wr = write_metadata_dir(w, path + "/__cluster_metadata-0", log, bad, snaps, corrupt={seg: segs[seg]})
-    rel = "%s/__cluster_metadata-0/%s" % (path, seg_name(seg))
+    rel = "%s/__cluster_metadata-0/%s" % (path, seg_name(seg, "log"))
     objs, _ = finish({"name": "crc", "exit": 1, "problems": [
         {"code": "crc_mismatch", "severity": "error", "file": rel, "position": pos,
          "offset": victim["base"]}],

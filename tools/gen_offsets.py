@@ -41,8 +41,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import coordfmt as cf                                   # noqa: E402
 import kafka_index                                      # noqa: E402
-from kafkafmt import (Rec, describe_segment, read_records,  # noqa: E402
-                      v2_batch, v2_control_batch, v2_empty_batch)
+from kafkafmt import (Rec, describe_segment, partition_metadata, read_records,  # noqa: E402
+                      seg_name, v2_batch, v2_control_batch, v2_empty_batch)
 
 T0 = 1700000000000
 STEP = 60000                  # one coordinator write per minute
@@ -155,10 +155,6 @@ class PartLog:
         self._add(v2_empty_batch(base, base + n - 1, ts, pid, epoch, 0, txn, self.leader_epoch))
 
 
-def seg_name(base, ext):
-    return "%020d.%s" % (base, ext)
-
-
 class Writer:
     def __init__(self, out):
         self.out = out
@@ -184,7 +180,7 @@ class Writer:
             rel = "%s/%s" % (pdir, seg_name(base, "log"))
             self.write(rel, data)
             segs.append(self.segment_facts(rel, base, data))
-        self.write(pdir + "/partition.metadata", "version: 0\ntopic_id: %s" % topic_id)
+        self.write(pdir + "/partition.metadata", partition_metadata(topic_id))
         return {"path": pdir, "topic": log.topic, "partition": log.partition, "topic_id": topic_id,
                 "log_end_offset": log.next, "segments": segs}
 

@@ -55,7 +55,8 @@ import gen_offsets                                      # noqa: E402
 import kafka_index                                      # noqa: E402
 from kafka.record.util import calc_crc32c               # noqa: E402
 from kafka_producer_state import Entry, State           # noqa: E402
-from kafkafmt import Rec, read_records, v2_batch, v2_control_batch  # noqa: E402
+from kafkafmt import (Rec, partition_metadata, read_records, seg_name,  # noqa: E402
+                      v2_batch, v2_control_batch)
 
 T0 = 1700000000000
 MIN = 60000
@@ -119,10 +120,6 @@ class Log:
         return off
 
 
-def seg_name(base, ext):
-    return "%020d.%s" % (base, ext)
-
-
 class Writer:
     def __init__(self, out):
         self.out = out
@@ -160,7 +157,7 @@ class Writer:
             ents = built[base] if txnindex is None else txnindex.get(base, [])
             if ents:
                 self.write(rel[:-4] + ".txnindex", b"".join(struct.pack(">hqqqq", 0, *e) for e in ents))
-        self.write(pdir + "/partition.metadata", "version: 0\ntopic_id: %s" % TOPIC_IDS[log.topic])
+        self.write(pdir + "/partition.metadata", partition_metadata(TOPIC_IDS[log.topic]))
         return pdir, built, st
 
 
