@@ -52,8 +52,8 @@ import gen_offsets as go                                 # noqa: E402
 import kafka_index                                       # noqa: E402
 import kraft_image as ki                                 # noqa: E402
 import kraftfmt as kf                                    # noqa: E402
-from kafkafmt import (Rec, epoch_checkpoint, partition_metadata, read_records,  # noqa: E402
-                     seg_name, v2_batch)
+from kafkafmt import (Rec, epoch_checkpoint, partition_metadata, seg_name,  # noqa: E402
+                     v2_batch)
 
 ROOT = "kraft"
 NODE = ROOT + "/node1"
@@ -486,37 +486,18 @@ def build_log():
 # reading segments back (independent of the builder: kafka-python + kraftfmt)
 
 def parse_batches(data):
-    """Every batch of segment bytes: (batches, damage). A batch whose CRC
-    does not match is skipped and listed in damage; a torn tail ends the walk."""
-    out, damage, pos = [], [], 0
-    while pos + 12 <= len(data):
-        size = struct.unpack_from(">i", data, pos + 8)[0]
-        base = struct.unpack_from(">q", data, pos)[0]
-        if pos + 12 + size > len(data):
-            damage.append({"position": pos, "base_offset": base, "code": "truncated"})
-            break
-        entry = data[pos:pos + 12 + size]
-        try:
-            (batch, recs), = read_records(entry)
-        except AssertionError:
-            damage.append({"position": pos, "base_offset": base, "code": "crc_mismatch"})
-            pos += 12 + size
-            continue
-        attrs = struct.unpack_from(">h", entry, 21)[0]
-        out.append({"position": pos, "size": len(entry), "base_offset": batch.base_offset,
-                    "last_offset": batch.base_offset + batch.last_offset_delta,
-                    "epoch": struct.unpack_from(">i", entry, 12)[0], "control": bool(attrs & 0x20),
-                    "max_timestamp": batch.max_timestamp,
-                    "records": [(r.offset, r.timestamp, r.key, r.value) for r in recs]})
-        pos += 12 + size
-    return out, damage
+    """Every batch of segment bytes (gen_offsets.parse_batches): (batches,
+    damage). A batch whose CRC does not match is skipped and listed in
+    damage; a torn tail ends the walk."""
+    batches, bad = go.parse_batches(data)
+    return batches, [{"position": pos, "base_offset": base, "code": why} for pos, base, why in bad]
 
 
 def decode_entries(batch):
     """The batch's records as the model's entries."""
     out = []
     for off, _ts, key, value in batch["records"]:
-        e = {"offset": off, "epoch": batch["epoch"], "control": batch["control"]}
+        e = {"offset": off, "epoch": batch["leader_epoch"], "control": batch["control"]}
         try:
             if batch["control"]:
                 ctype, d = kf.decode_control(key, value)

@@ -756,9 +756,11 @@ def b64(x):
     return None if x is None else base64.b64encode(x).decode("ascii")
 
 
-def parse_batches(data, partition):
-    """Every complete, CRC-valid batch of segment bytes, normalised; stops at a
-    torn tail. Returns (batches, damaged [(position, base_offset, why)])."""
+def parse_batches(data, partition=None):
+    """Every complete, CRC-valid batch of segment bytes, normalised (with its
+    position and size in the segment and its partition leader epoch); stops
+    at a torn tail. Returns (batches, damaged [(position, base_offset, why)]),
+    why "truncated" or "crc_mismatch"."""
     out, bad, pos = [], [], 0
     while pos + 12 <= len(data):
         size = struct.unpack_from(">i", data, pos + 8)[0]
@@ -775,12 +777,14 @@ def parse_batches(data, partition):
         (batch, recs), = decoded
         attrs = struct.unpack_from(">h", entry, 21)[0]
         out.append({
-            "partition": partition, "base_offset": batch.base_offset,
+            "partition": partition, "position": pos - len(entry), "size": len(entry),
+            "base_offset": batch.base_offset,
             "last_offset": batch.base_offset + batch.last_offset_delta, "count": len(recs),
             "control": bool(attrs & 0x20), "transactional": bool(attrs & 0x10),
             "codec": ["none", "gzip", "snappy", "lz4", "zstd"][attrs & 7],
             "pid": struct.unpack_from(">q", entry, 43)[0],
             "epoch": struct.unpack_from(">h", entry, 51)[0],
+            "leader_epoch": struct.unpack_from(">i", entry, 12)[0],
             "max_ts": batch.max_timestamp,
             "records": [(r.offset, r.timestamp, r.key, r.value) for r in recs]})
     return out, bad

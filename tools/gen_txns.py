@@ -315,22 +315,15 @@ def transaction_state(w):
 
 def read_log(path):
     """Every complete batch with a good CRC-32C, as (position, raw bytes);
-    and the positions of the ones whose CRC fails."""
+    and (position, base offset) of the ones whose CRC fails
+    (gen_offsets.parse_batches; the files hold whole magic-2 batches only)."""
     with open(path, "rb") as f:
         data = f.read()
-    good, bad, pos = [], [], 0
-    while pos + 17 <= len(data):
-        size = struct.unpack_from(">i", data, pos + 8)[0]
-        assert size >= 49 and pos + 12 + size <= len(data), (path, pos)
-        raw = data[pos:pos + 12 + size]
-        assert raw[16] == 2
-        if struct.unpack_from(">I", raw, 17)[0] == calc_crc32c(raw[21:]):
-            good.append((pos, raw))
-        else:
-            bad.append((pos, struct.unpack_from(">q", raw, 0)[0]))
-        pos += 12 + size
-    assert pos == len(data)
-    return good, bad
+    batches, damage = gen_offsets.parse_batches(data)
+    assert all(why == "crc_mismatch" for _, _, why in damage), (path, damage)
+    good = [(b["position"], data[b["position"]:b["position"] + b["size"]]) for b in batches]
+    assert all(raw[16] == 2 for _, raw in good), path
+    return good, [(pos, base) for pos, base, _ in damage]
 
 
 def header(raw):
