@@ -550,20 +550,9 @@ def cross_check(entries, intents):
 # ---------------------------------------------------------------------------
 # files
 
-class Writer:
-    def __init__(self, out):
-        self.out = out
-
-    def path(self, rel):
-        p = os.path.join(self.out, rel)
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        return p
-
-    def write(self, rel, data):
-        if isinstance(data, str):
-            data = data.encode()
-        with open(self.path(rel), "wb") as f:
-            f.write(data)
+class Writer(go.Writer):
+    """gen_offsets' Writer (path, write) that also reads files back and
+    writes KRaft segments with their indexes."""
 
     def read(self, rel):
         with open(os.path.join(self.out, rel), "rb") as f:
