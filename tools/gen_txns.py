@@ -336,26 +336,10 @@ def header(raw):
 
 
 def control_type(raw):
-    """COMMIT/ABORT of a marker batch (one uncompressed record; key = int16
-    version + int16 type), read straight from the bytes."""
-    p = 61
-    rlen, p = zigzag(raw, p)
-    _, p = raw[p], p + 1               # attributes
-    _, p = zigzag(raw, p)              # timestamp delta
-    _, p = zigzag(raw, p)              # offset delta
-    klen, p = zigzag(raw, p)
-    return {0: "ABORT", 1: "COMMIT"}[struct.unpack_from(">h", raw, p + 2)[0]]
-
-
-def zigzag(b, p):
-    v, shift = 0, 0
-    while True:
-        x = b[p]
-        p += 1
-        v |= (x & 0x7F) << shift
-        shift += 7
-        if not x & 0x80:
-            return (v >> 1) ^ -(v & 1), p
+    """COMMIT/ABORT of a marker batch: the type in its one record's key
+    (int16 version + int16 type), read with kafka-python."""
+    (_, recs), = read_records(raw)
+    return {0: "ABORT", 1: "COMMIT"}[struct.unpack_from(">h", recs[0].key, 2)[0]]
 
 
 def read_snapshot(path):
