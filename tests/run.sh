@@ -7,7 +7,8 @@
 #                                    tests/fuzz/corpus/<name>/ and fixtures/
 #   - the public API as installed    tests/api/run.sh (normal build only)
 #   - the end-to-end tests           tests/e2e/test_*.py (python unittest, with
-#                                    KFSCK=BUILD/kfsck and KFSCK_ROOT=repo root)
+#                                    KFSCK=BUILD/kfsck and KFSCK_ROOT=repo root;
+#                                    tests/e2e/kfsck_e2e.py is their helper module)
 # Counts individual tests where the runner reports them (cmocka's
 # "[  PASSED  ] N test(s)." lines, unittest's "Ran N tests" / "FAILED (...)"),
 # else one per program; prints the output of every program that failed; ends
