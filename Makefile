@@ -1,9 +1,9 @@
 # kfsck build. `make` builds ./kfsck and libkfsck.a; `make check` runs the
-# tests in three builds: normal (every test, including tests/api), ASan+UBSan
-# (all but tests/api) and ThreadSanitizer (all but tests/api, with the reader
-# forced to threads and tiny reads); `make demo` runs verify on the bundled
-# sample data dir; `make deps` installs what is missing; `make bench`
-# measures speed and memory (tools/bench.sh).
+# tests in three builds: normal (every test, including tests/api and
+# tests/tools), ASan+UBSan (all but those two) and ThreadSanitizer (all but
+# those two, with the reader forced to threads and tiny reads); `make demo`
+# runs verify on the bundled sample data dir; `make deps` installs what is
+# missing; `make bench` measures speed and memory (tools/bench.sh).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -107,8 +107,8 @@ test: test-bin
 
 # The tests in a normal and an ASan+UBSan build, then in a ThreadSanitizer
 # build with the reader forced to threads and tiny reads, so the pipeline and
-# every chunk boundary run on the fixtures too (tests/api in the normal build
-# only).
+# every chunk boundary run on the fixtures too (tests/api and tests/tools in
+# the normal build only).
 check: deps
 	$(MAKE) test
 	$(MAKE) test SAN=1

@@ -6,6 +6,8 @@
 #   - the fuzz-target replays        BUILD/fuzz/replay_<name> on
 #                                    tests/fuzz/corpus/<name>/ and fixtures/
 #   - the public API as installed    tests/api/run.sh (normal build only)
+#   - the fixture generators' Python tests/tools/test_*.py (python unittest; no
+#                                    kfsck binary, so the normal build only)
 #   - the end-to-end tests           tests/e2e/test_*.py (python unittest, with
 #                                    KFSCK=BUILD/kfsck and KFSCK_ROOT=repo root;
 #                                    tests/e2e/kfsck_e2e.py is their helper module)
@@ -177,6 +179,17 @@ for e in tests/e2e/test_*.py; do
         run_prog unittest "e2e/${e##*/}" "$PY" -m unittest discover -v \
         -s tests/e2e -t tests/e2e -p "${e##*/}"
 done
+
+# The Python side of the fixture generators (tools/): it does not run kfsck,
+# so once, with the normal build.
+if [ "${BUILD##*/}" = build ]; then
+    for t in tests/tools/test_*.py; do
+        [ -f "$t" ] || continue
+        KFSCK_ROOT="$ROOT" PYTHONDONTWRITEBYTECODE=1 \
+            run_prog unittest "tools/${t##*/}" "$PY" -m unittest discover -v \
+            -s tests/tools -t tests/tools -p "${t##*/}"
+    done
+fi
 
 # The library as a third party links it (installed; C, C++, shared and
 # static; exported symbols): the normal build only, whose files `make
