@@ -1,12 +1,16 @@
 #!/bin/sh
 # run.sh BUILD: runs every test of one build directory (`make test` calls it
-# with build/, `make test SAN=1` with build-san/):
+# with build/, `make test SAN=1` with build-san/, `make test-threads
+# SAN=thread` with build-tsan/):
 #   - the cmocka unit tests          BUILD/tests/test_*
 #   - the fuzz-target replays        BUILD/fuzz/replay_<name> on
 #                                    tests/fuzz/corpus/<name>/ and fixtures/
 #   - the public API as installed    tests/api/run.sh (normal build only)
+#   - the fixture generators' Python tests/tools/test_*.py (python unittest; no
+#                                    kfsck binary, so the normal build only)
 #   - the end-to-end tests           tests/e2e/test_*.py (python unittest, with
-#                                    KFSCK=BUILD/kfsck and KFSCK_ROOT=repo root)
+#                                    KFSCK=BUILD/kfsck and KFSCK_ROOT=repo root;
+#                                    tests/e2e/kfsck_e2e.py is their helper module)
 # Counts individual tests where the runner reports them (cmocka's
 # "[  PASSED  ] N test(s)." lines, unittest's "Ran N tests" / "FAILED (...)"),
 # else one per program; prints the output of every program that failed; ends
@@ -15,7 +19,7 @@
 set -u
 
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
-    echo "usage: sh tests/run.sh BUILD_DIR   (e.g. build or build-san)" >&2
+    echo "usage: sh tests/run.sh BUILD_DIR   (e.g. build, build-san or build-tsan)" >&2
     exit 2
 fi
 BUILD=$(cd "$1" && pwd)
@@ -175,6 +179,17 @@ for e in tests/e2e/test_*.py; do
         run_prog unittest "e2e/${e##*/}" "$PY" -m unittest discover -v \
         -s tests/e2e -t tests/e2e -p "${e##*/}"
 done
+
+# The Python side of the fixture generators (tools/): it does not run kfsck,
+# so once, with the normal build.
+if [ "${BUILD##*/}" = build ]; then
+    for t in tests/tools/test_*.py; do
+        [ -f "$t" ] || continue
+        KFSCK_ROOT="$ROOT" PYTHONDONTWRITEBYTECODE=1 \
+            run_prog unittest "tools/${t##*/}" "$PY" -m unittest discover -v \
+            -s tests/tools -t tests/tools -p "${t##*/}"
+    done
+fi
 
 # The library as a third party links it (installed; C, C++, shared and
 # static; exported symbols): the normal build only, whose files `make

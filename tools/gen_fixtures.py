@@ -63,8 +63,9 @@ import gen_sink                                          # noqa: E402
 import gen_txns                                          # noqa: E402
 import kafka_index                                       # noqa: E402
 import merge_model                                       # noqa: E402
-from kafkafmt import (Rec, describe_segment, legacy_entries, read_records,  # noqa: E402
-                      record_fact, v2_batch, v2_control_batch, v2_empty_batch)
+from kafkafmt import (Rec, describe_segment, epoch_checkpoint, legacy_entries,  # noqa: E402
+                      partition_metadata, read_records, record_fact, seg_name, v2_batch,
+                      v2_control_batch, v2_empty_batch)
 from kafka.record.util import calc_crc32c               # noqa: E402
 
 T0 = 1700000000000          # 2023-11-14T22:13:20Z
@@ -76,10 +77,6 @@ WORDS = ("express standard gift wrapped fragile priority backorder warehouse nor
          "east west pallet parcel courier signature requested leave at door weekend "
          "delivery invoice paid pending refund partial discount coupon loyalty member "
          "bulk order return label damaged box replacement").split()
-
-
-def seg_name(base, ext):
-    return "%020d.%s" % (base, ext)
 
 
 def kafka_uuid(rng):
@@ -474,17 +471,9 @@ def leader_epochs(items):
     return out
 
 
-def epoch_checkpoint(epochs):
-    return "0\n%d\n" % len(epochs) + "".join("%d %d\n" % e for e in epochs)
-
-
 def offsets_checkpoint(entries):
     entries = sorted(entries)
     return "0\n%d\n" % len(entries) + "".join("%s %d %d\n" % e for e in entries)
-
-
-def partition_metadata(topic_id):
-    return "version: 0\ntopic_id: %s" % topic_id
 
 
 def producer_snapshot(entries):

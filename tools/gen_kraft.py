@@ -52,7 +52,8 @@ import gen_offsets as go                                 # noqa: E402
 import kafka_index                                       # noqa: E402
 import kraft_image as ki                                 # noqa: E402
 import kraftfmt as kf                                    # noqa: E402
-from kafkafmt import Rec, read_records, v2_batch         # noqa: E402
+from kafkafmt import (Rec, epoch_checkpoint, partition_metadata, seg_name,  # noqa: E402
+                     v2_batch)
 
 ROOT = "kraft"
 NODE = ROOT + "/node1"
@@ -485,37 +486,18 @@ def build_log():
 # reading segments back (independent of the builder: kafka-python + kraftfmt)
 
 def parse_batches(data):
-    """Every batch of segment bytes: (batches, damage). A batch whose CRC
-    does not match is skipped and listed in damage; a torn tail ends the walk."""
-    out, damage, pos = [], [], 0
-    while pos + 12 <= len(data):
-        size = struct.unpack_from(">i", data, pos + 8)[0]
-        base = struct.unpack_from(">q", data, pos)[0]
-        if pos + 12 + size > len(data):
-            damage.append({"position": pos, "base_offset": base, "code": "truncated"})
-            break
-        entry = data[pos:pos + 12 + size]
-        try:
-            (batch, recs), = read_records(entry)
-        except AssertionError:
-            damage.append({"position": pos, "base_offset": base, "code": "crc_mismatch"})
-            pos += 12 + size
-            continue
-        attrs = struct.unpack_from(">h", entry, 21)[0]
-        out.append({"position": pos, "size": len(entry), "base_offset": batch.base_offset,
-                    "last_offset": batch.base_offset + batch.last_offset_delta,
-                    "epoch": struct.unpack_from(">i", entry, 12)[0], "control": bool(attrs & 0x20),
-                    "max_timestamp": batch.max_timestamp,
-                    "records": [(r.offset, r.timestamp, r.key, r.value) for r in recs]})
-        pos += 12 + size
-    return out, damage
+    """Every batch of segment bytes (gen_offsets.parse_batches): (batches,
+    damage). A batch whose CRC does not match is skipped and listed in
+    damage; a torn tail ends the walk."""
+    batches, bad = go.parse_batches(data)
+    return batches, [{"position": pos, "base_offset": base, "code": why} for pos, base, why in bad]
 
 
 def decode_entries(batch):
     """The batch's records as the model's entries."""
     out = []
     for off, _ts, key, value in batch["records"]:
-        e = {"offset": off, "epoch": batch["epoch"], "control": batch["control"]}
+        e = {"offset": off, "epoch": batch["leader_epoch"], "control": batch["control"]}
         try:
             if batch["control"]:
                 ctype, d = kf.decode_control(key, value)
@@ -568,20 +550,9 @@ def cross_check(entries, intents):
 # ---------------------------------------------------------------------------
 # files
 
-class Writer:
-    def __init__(self, out):
-        self.out = out
-
-    def path(self, rel):
-        p = os.path.join(self.out, rel)
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        return p
-
-    def write(self, rel, data):
-        if isinstance(data, str):
-            data = data.encode()
-        with open(self.path(rel), "wb") as f:
-            f.write(data)
+class Writer(go.Writer):
+    """gen_offsets' Writer (path, write) that also reads files back and
+    writes KRaft segments with their indexes."""
 
     def read(self, rel):
         with open(os.path.join(self.out, rel), "rb") as f:
@@ -598,10 +569,6 @@ class Writer:
         self.write(stem + ".timeindex", info["timeindex"])
 
 
-def seg_name(base):
-    return "%020d.log" % base
-
-
 def snap_name(end_offset, epoch):
     return "%020d-%010d.checkpoint" % (end_offset, epoch)
 
@@ -614,14 +581,6 @@ def meta_properties(node_id=1, directory_id=D1):
 def quorum_state(leader_epoch):
     return ('{"leaderId":1,"leaderEpoch":%d,"votedId":1,"votedDirectoryId":"%s","data_version":1}'
             % (leader_epoch, S(D1)))
-
-
-def epoch_checkpoint(entries):
-    return "0\n%d\n" % len(entries) + "".join("%d %d\n" % e for e in entries)
-
-
-def partition_metadata(topic_id):
-    return "version: 0\ntopic_id: %s" % topic_id
 
 
 def snapshot_bytes(records, ts, epoch, last_ts, voters=None, kraft_version=None, batch_size=8,
@@ -718,7 +677,7 @@ def strip_cluster(objs):
 
 def small_topic_log(w, rel_dir, topic_id, n, ts):
     recs = [Rec(i, ts + i, b"key-%d" % i, b"value-%d" % i) for i in range(n)]
-    w.segment(rel_dir + "/" + seg_name(0), 0, v2_batch(0, recs, leader_epoch=0))
+    w.segment(rel_dir + "/" + seg_name(0, "log"), 0, v2_batch(0, recs, leader_epoch=0))
     w.write(rel_dir + "/partition.metadata", partition_metadata(topic_id))
 
 
@@ -813,9 +772,9 @@ def share_partition(w):
         data.append(kf.keyed_batch(off, [(k, v)], ts + off * 1000, 1))
         off += 1
     rel = NODE + "/__share_group_state-0"
-    w.segment(rel + "/" + seg_name(0), 0, b"".join(data))
+    w.segment(rel + "/" + seg_name(0, "log"), 0, b"".join(data))
     w.write(rel + "/partition.metadata", partition_metadata(S(TOPIC["__share_group_state"])))
-    return {"file": rel + "/" + seg_name(0), "decode": "share", "records": facts}
+    return {"file": rel + "/" + seg_name(0, "log"), "decode": "share", "records": facts}
 
 
 def remote_partition(w):
@@ -862,9 +821,9 @@ def remote_partition(w):
                           "value_decoded": kf.render_metadata(k, 0, got, schemas=kf.REMOTE)})
         data.append(kf.data_batch(off, [v], ts + off * 1000, 2))
     rel = NODE + "/__remote_log_metadata-0"
-    w.segment(rel + "/" + seg_name(0), 0, b"".join(data))
+    w.segment(rel + "/" + seg_name(0, "log"), 0, b"".join(data))
     w.write(rel + "/partition.metadata", partition_metadata(S(TOPIC["__remote_log_metadata"])))
-    return {"file": rel + "/" + seg_name(0), "decode": "remote", "records": facts}
+    return {"file": rel + "/" + seg_name(0, "log"), "decode": "remote", "records": facts}
 
 
 # ---------------------------------------------------------------------------
@@ -911,7 +870,7 @@ def write_metadata_dir(w, mdir, log, segs, snapshots, quorum=None, epochs=None, 
     to build that segment's indexes from."""
     wr = Written(mdir)
     for base in sorted(segs):
-        rel = "%s/%s" % (mdir, seg_name(base))
+        rel = "%s/%s" % (mdir, seg_name(base, "log"))
         w.segment(rel, base, segs[base], index_from=(corrupt or {}).get(base))
         wr.segments.append((rel, base))
     for name in sorted(snapshots):
@@ -1195,7 +1154,7 @@ def gen_cases(w, log, segs, snaps, snap_meta, end_objs):
     bad = dict(segs)
     bad[seg] = flip(segs[seg], pos, len(victim["data"]))
     wr = write_metadata_dir(w, path + "/__cluster_metadata-0", log, bad, snaps, corrupt={seg: segs[seg]})
-    rel = "%s/__cluster_metadata-0/%s" % (path, seg_name(seg))
+    rel = "%s/__cluster_metadata-0/%s" % (path, seg_name(seg, "log"))
     objs, _ = finish({"name": "crc", "exit": 1, "problems": [
         {"code": "crc_mismatch", "severity": "error", "file": rel, "position": pos,
          "offset": victim["base"]}],

@@ -41,8 +41,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import coordfmt as cf                                   # noqa: E402
 import kafka_index                                      # noqa: E402
-from kafkafmt import (Rec, describe_segment, read_records,  # noqa: E402
-                      v2_batch, v2_control_batch, v2_empty_batch)
+from kafkafmt import (Rec, describe_segment, partition_metadata, read_records,  # noqa: E402
+                      seg_name, v2_batch, v2_control_batch, v2_empty_batch)
 
 T0 = 1700000000000
 STEP = 60000                  # one coordinator write per minute
@@ -155,10 +155,6 @@ class PartLog:
         self._add(v2_empty_batch(base, base + n - 1, ts, pid, epoch, 0, txn, self.leader_epoch))
 
 
-def seg_name(base, ext):
-    return "%020d.%s" % (base, ext)
-
-
 class Writer:
     def __init__(self, out):
         self.out = out
@@ -184,7 +180,7 @@ class Writer:
             rel = "%s/%s" % (pdir, seg_name(base, "log"))
             self.write(rel, data)
             segs.append(self.segment_facts(rel, base, data))
-        self.write(pdir + "/partition.metadata", "version: 0\ntopic_id: %s" % topic_id)
+        self.write(pdir + "/partition.metadata", partition_metadata(topic_id))
         return {"path": pdir, "topic": log.topic, "partition": log.partition, "topic_id": topic_id,
                 "log_end_offset": log.next, "segments": segs}
 
@@ -760,9 +756,11 @@ def b64(x):
     return None if x is None else base64.b64encode(x).decode("ascii")
 
 
-def parse_batches(data, partition):
-    """Every complete, CRC-valid batch of segment bytes, normalised; stops at a
-    torn tail. Returns (batches, damaged [(position, base_offset, why)])."""
+def parse_batches(data, partition=None):
+    """Every complete, CRC-valid batch of segment bytes, normalised (with its
+    position and size in the segment and its partition leader epoch); stops
+    at a torn tail. Returns (batches, damaged [(position, base_offset, why)]),
+    why "truncated" or "crc_mismatch"."""
     out, bad, pos = [], [], 0
     while pos + 12 <= len(data):
         size = struct.unpack_from(">i", data, pos + 8)[0]
@@ -779,12 +777,14 @@ def parse_batches(data, partition):
         (batch, recs), = decoded
         attrs = struct.unpack_from(">h", entry, 21)[0]
         out.append({
-            "partition": partition, "base_offset": batch.base_offset,
+            "partition": partition, "position": pos - len(entry), "size": len(entry),
+            "base_offset": batch.base_offset,
             "last_offset": batch.base_offset + batch.last_offset_delta, "count": len(recs),
             "control": bool(attrs & 0x20), "transactional": bool(attrs & 0x10),
             "codec": ["none", "gzip", "snappy", "lz4", "zstd"][attrs & 7],
             "pid": struct.unpack_from(">q", entry, 43)[0],
             "epoch": struct.unpack_from(">h", entry, 51)[0],
+            "leader_epoch": struct.unpack_from(">i", entry, 12)[0],
             "max_ts": batch.max_timestamp,
             "records": [(r.offset, r.timestamp, r.key, r.value) for r in recs]})
     return out, bad

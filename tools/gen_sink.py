@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kafka_index                                          # noqa: E402
 from kafkafmt import (Rec, describe_segment, legacy_entries,  # noqa: E402
-                      v2_batch, v2_control_batch)
+                      seg_name, v2_batch, v2_control_batch)
 from kafka.record.util import calc_crc32c                   # noqa: E402
 
 ROOT = "sink"
@@ -52,10 +52,6 @@ HOUR = 3600000
 DAY = 86400000
 RECORDS = 400                # per events partition
 CODECS = ("none", "gzip", "lz4", "zstd", "snappy")
-
-
-def seg_name(base, ext):
-    return "%020d.%s" % (base, ext)
 
 
 def value(rng, i):

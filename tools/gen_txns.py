@@ -55,7 +55,8 @@ import gen_offsets                                      # noqa: E402
 import kafka_index                                      # noqa: E402
 from kafka.record.util import calc_crc32c               # noqa: E402
 from kafka_producer_state import Entry, State           # noqa: E402
-from kafkafmt import Rec, read_records, v2_batch, v2_control_batch  # noqa: E402
+from kafkafmt import (Rec, partition_metadata, read_records, seg_name,  # noqa: E402
+                      v2_batch, v2_control_batch)
 
 T0 = 1700000000000
 MIN = 60000
@@ -119,10 +120,6 @@ class Log:
         return off
 
 
-def seg_name(base, ext):
-    return "%020d.%s" % (base, ext)
-
-
 class Writer:
     def __init__(self, out):
         self.out = out
@@ -160,7 +157,7 @@ class Writer:
             ents = built[base] if txnindex is None else txnindex.get(base, [])
             if ents:
                 self.write(rel[:-4] + ".txnindex", b"".join(struct.pack(">hqqqq", 0, *e) for e in ents))
-        self.write(pdir + "/partition.metadata", "version: 0\ntopic_id: %s" % TOPIC_IDS[log.topic])
+        self.write(pdir + "/partition.metadata", partition_metadata(TOPIC_IDS[log.topic]))
         return pdir, built, st
 
 
@@ -318,22 +315,15 @@ def transaction_state(w):
 
 def read_log(path):
     """Every complete batch with a good CRC-32C, as (position, raw bytes);
-    and the positions of the ones whose CRC fails."""
+    and (position, base offset) of the ones whose CRC fails
+    (gen_offsets.parse_batches; the files hold whole magic-2 batches only)."""
     with open(path, "rb") as f:
         data = f.read()
-    good, bad, pos = [], [], 0
-    while pos + 17 <= len(data):
-        size = struct.unpack_from(">i", data, pos + 8)[0]
-        assert size >= 49 and pos + 12 + size <= len(data), (path, pos)
-        raw = data[pos:pos + 12 + size]
-        assert raw[16] == 2
-        if struct.unpack_from(">I", raw, 17)[0] == calc_crc32c(raw[21:]):
-            good.append((pos, raw))
-        else:
-            bad.append((pos, struct.unpack_from(">q", raw, 0)[0]))
-        pos += 12 + size
-    assert pos == len(data)
-    return good, bad
+    batches, damage = gen_offsets.parse_batches(data)
+    assert all(why == "crc_mismatch" for _, _, why in damage), (path, damage)
+    good = [(b["position"], data[b["position"]:b["position"] + b["size"]]) for b in batches]
+    assert all(raw[16] == 2 for _, raw in good), path
+    return good, [(pos, base) for pos, base, _ in damage]
 
 
 def header(raw):
@@ -346,26 +336,10 @@ def header(raw):
 
 
 def control_type(raw):
-    """COMMIT/ABORT of a marker batch (one uncompressed record; key = int16
-    version + int16 type), read straight from the bytes."""
-    p = 61
-    rlen, p = zigzag(raw, p)
-    _, p = raw[p], p + 1               # attributes
-    _, p = zigzag(raw, p)              # timestamp delta
-    _, p = zigzag(raw, p)              # offset delta
-    klen, p = zigzag(raw, p)
-    return {0: "ABORT", 1: "COMMIT"}[struct.unpack_from(">h", raw, p + 2)[0]]
-
-
-def zigzag(b, p):
-    v, shift = 0, 0
-    while True:
-        x = b[p]
-        p += 1
-        v |= (x & 0x7F) << shift
-        shift += 7
-        if not x & 0x80:
-            return (v >> 1) ^ -(v & 1), p
+    """COMMIT/ABORT of a marker batch: the type in its one record's key
+    (int16 version + int16 type), read with kafka-python."""
+    (_, recs), = read_records(raw)
+    return {0: "ABORT", 1: "COMMIT"}[struct.unpack_from(">h", recs[0].key, 2)[0]]
 
 
 def read_snapshot(path):

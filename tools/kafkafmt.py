@@ -17,8 +17,10 @@ patched stream themselves.
 
 Also here: `describe_segment`, an independent parser (spec
 segment-format.md §1/§2) that turns segment bytes into the per-batch facts
-written to fixtures/MANIFEST.json, and `read_records`, which decodes records
-with kafka-python's MemoryRecords for cross-checking.
+written to fixtures/MANIFEST.json, `read_records`, which decodes records
+with kafka-python's MemoryRecords for cross-checking, and the names and
+contents of a partition directory's small files (`seg_name`,
+`epoch_checkpoint`, `partition_metadata`) that every generator writes.
 """
 
 import base64
@@ -314,3 +316,22 @@ def record_fact(r):
             "value_size": -1 if r.value is None else len(r.value),
             "key_b64": b64(r.key), "value_b64": b64(r.value),
             "headers": [{"key": k, "value_b64": b64(v)} for k, v in r.headers]}
+
+
+# --------------------------------------------------------------------------
+# a partition directory's file names and small files
+
+def seg_name(base, ext):
+    """A segment file's name: base offset in 20 digits, then .ext (log,
+    index, timeindex, txnindex, snapshot)."""
+    return "%020d.%s" % (base, ext)
+
+
+def epoch_checkpoint(entries):
+    """leader-epoch-checkpoint: version 0, count, one "epoch start_offset" line each."""
+    return "0\n%d\n" % len(entries) + "".join("%d %d\n" % e for e in entries)
+
+
+def partition_metadata(topic_id):
+    """partition.metadata: version 0 and the topic id (no newline at the end)."""
+    return "version: 0\ntopic_id: %s" % topic_id

@@ -54,26 +54,29 @@ else
     echo "not declared in include/kfsck but exported: $extra"; bad "exports"
 fi
 # the layers (docs/architecture.md): bytes <- format <- records <- jobs;
-# no object of a layer calls a function defined in a layer above it
-layer_of() { case $1 in */bytes/*) echo 0 ;; */format/*) echo 1 ;; */records/*) echo 2 ;; */jobs/*) echo 3 ;; esac; }
-: >"$tmp/defs"
+# no object of a layer calls a function defined in a layer above it. One
+# `nm -A` over every object (lines "path.o:value T name" for a function it
+# defines, "path.o: U name" for a symbol it uses) and one awk that reads
+# that twice: first the layer defining each function, then every use.
 objs=""
 for c in "$ROOT"/src/bytes/*.c "$ROOT"/src/format/*.c "$ROOT"/src/records/*.c "$ROOT"/src/jobs/*.c; do
-    objs="$objs $BUILD/src/${c#"$ROOT"/src/}"
+    o=${c#"$ROOT"/src/}
+    objs="$objs $BUILD/src/${o%.c}.o"
 done
-objs=$(echo "$objs" | sed 's/\.c\( \|$\)/.o\1/g')
-for o in $objs; do
-    l=$(layer_of "$o")
-    nm "$o" | awk -v l="$l" '$2 == "T" { print $3, l }' >>"$tmp/defs"
-done
-upward=""
-for o in $objs; do
-    l=$(layer_of "$o")
-    for s in $(nm "$o" | awk '$1 == "U" { print $2 }'); do
-        dl=$(awk -v s="$s" '$1 == s { print $2; exit }' "$tmp/defs")
-        if [ -n "$dl" ] && [ "$dl" -gt "$l" ]; then upward="$upward ${o##*/src/}:$s"; fi
-    done
-done
+if nm -A $objs >"$tmp/nm" 2>"$tmp/nm.err"; then
+    upward=$(awk '
+        function layer(obj) {
+            sub(/:[^\/]*$/, "", obj); sub(/.*\/src\//, "", obj)
+            return obj ~ /^bytes\// ? 0 : obj ~ /^format\// ? 1 : obj ~ /^records\// ? 2 : 3
+        }
+        NR == FNR { if ($2 == "T") def[$3] = layer($1); next }
+        $2 == "U" && ($3 in def) && def[$3] > layer($1) {
+            o = $1; sub(/:[^\/]*$/, "", o); sub(/.*\/src\//, "", o)
+            printf " %s:%s", o, $3
+        }' "$tmp/nm" "$tmp/nm")
+else
+    cat "$tmp/nm.err"; upward=" (nm failed)"
+fi
 if [ -z "$upward" ]; then
     ok "no layer calls a layer above it (bytes, format, records, jobs)"
 else

@@ -17,12 +17,12 @@ number or a name) these tests accept any of the reasonable forms.
 import base64
 import json
 import os
-import subprocess
+import sys
 import unittest
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import FIX, jsonl, subset, run as _run  # noqa: E402
+
 with open(os.path.join(FIX, "kraft", "MANIFEST.json"), "rb") as _f:
     M = json.load(_f)
 NODE = M["node"]
@@ -36,28 +36,8 @@ SECRETS = {s["name"]: base64.b64decode(s["b64"]) for s in M["secrets"]}
 
 
 def run(*args):
-    p = subprocess.run([KFSCK, *args], cwd=FIX, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-
-def jsonl(text, t=None):
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return [r for r in rows if t is None or r["type"] == t]
-
-
-def subset(got, want, path=""):
-    """Every field of want is in got with the same value (recursively)."""
-    if isinstance(want, dict):
-        assert isinstance(got, dict), f"{path}: {got!r} is not an object"
-        for k, v in want.items():
-            assert k in got, f"{path}/{k} missing in {sorted(got)}"
-            subset(got[k], v, f"{path}/{k}")
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), f"{path}: {got!r} != {want!r}"
-        for i, (g, w) in enumerate(zip(got, want)):
-            subset(g, w, f"{path}[{i}]")
-    else:
-        assert got == want, f"{path}: {got!r} != {want!r}"
+    """kfsck_e2e.run; bytes of the output that are not UTF-8 read as U+FFFD."""
+    return _run(*args, errors="replace")
 
 
 def bytes_names(got, want):

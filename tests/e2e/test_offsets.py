@@ -13,41 +13,16 @@ backwards (offsets/txn-asof).
 import json
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import FIX, jsonl, run, subset  # noqa: E402
+
 with open(os.path.join(FIX, "offsets", "MANIFEST.json"), "rb") as _f:
     M = json.load(_f)
 DATADIR = M["datadir"]
-
-
-def run(*args):
-    p = subprocess.run([KFSCK, *args], cwd=FIX, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-
-
-def jsonl(text, t=None):
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return [r for r in rows if t is None or r["type"] == t]
-
-
-def subset(got, want, path=""):
-    """Every field of want is in got with the same value (recursively)."""
-    if isinstance(want, dict):
-        assert isinstance(got, dict), f"{path}: {got!r} is not an object"
-        for k, v in want.items():
-            assert k in got, f"{path}/{k} missing in {sorted(got)}"
-            subset(got[k], v, f"{path}/{k}")
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), f"{path}: {got!r} != {want!r}"
-        for i, (g, w) in enumerate(zip(got, want)):
-            subset(g, w, f"{path}[{i}]")
-    else:
-        assert got == want, f"{path}: {got!r} != {want!r}"
 
 
 class Offsets(unittest.TestCase):

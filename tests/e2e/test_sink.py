@@ -28,16 +28,16 @@ import glob
 import json
 import os
 import struct
-import subprocess
+import sys
 import tempfile
 import shutil
 import unittest
 
 from kafka.record.memory_records import MemoryRecords
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import FIX, jsonl, of_type, run  # noqa: E402
+
 SINK = os.path.join(FIX, "sink")
 
 with open(os.path.join(SINK, "MANIFEST.json"), "rb") as f:
@@ -46,19 +46,6 @@ PARTS = {p["path"]: p for p in MANIFEST["partitions"] + MANIFEST["damaged"]}
 
 MIB = 1 << 20
 HOUR = 3600000
-
-
-def run(*args, cwd=FIX):
-    p = subprocess.run([KFSCK, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-
-
-def jsonl(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def of_type(lines, t):
-    return [x for x in lines if x["type"] == t]
 
 
 # ---- reading the fixtures with kafka-python ---------------------------------

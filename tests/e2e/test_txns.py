@@ -14,13 +14,13 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import FIX, jsonl, run  # noqa: E402
+
 with open(os.path.join(FIX, "txns", "MANIFEST.json"), "rb") as _f:
     M = json.load(_f)
 DATADIR = M["datadir"]
@@ -33,16 +33,6 @@ COORD_FIELDS = ("transactional_id", "coordinator_state", "marker_missing")
 PART_FIELDS = ("topic", "partition", "log_end_offset", "last_stable_offset", "open_transactions",
                "aborted_transactions", "committed_transactions", "hanging_transactions", "start_offset",
                "snapshot", "incomplete")
-
-
-def run(*args, cwd=FIX):
-    p = subprocess.run([KFSCK, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-
-
-def jsonl(text, t=None):
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return [r for r in rows if t is None or r["type"] == t]
 
 
 def open_rows(out, topic):

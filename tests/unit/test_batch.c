@@ -10,7 +10,8 @@ static uint32_t raw_batch(uint8_t *out, const uint8_t *records, size_t len, int3
 {
     memcpy(out + 61, records, len);
     uint32_t size = (uint32_t)(61 + len);
-    tb_header(out, size, 1000, 0, last_delta, 5000, 5000 + last_delta, -1, -1, count);
+    tb_head h = {1000, 0, 0, 5000, -1, -1, -1};
+    tb_header(out, size, &h, last_delta, 5000 + last_delta, count);
     return size;
 }
 

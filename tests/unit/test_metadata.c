@@ -414,44 +414,27 @@ typedef struct rec_in {
     bb value;
 } rec_in;
 
-/* One magic-2 batch of records at base offset base, leader epoch epoch. */
+/* One magic-2 batch of records at base offset base, leader epoch epoch
+ * (testutil.h's tb_batch_of; a control record's key is version 0 and its
+ * type), appended to out. */
 static void batch(bb *out, int64_t base, int32_t epoch, const rec_in *recs, int n)
 {
-    bb rs = {0};
+    uint8_t keys[4][4] = {{0}};
+    tb_rec rs[4];
+    size_t need = 61;
+    assert_true(n <= 4);
     for (int i = 0; i < n; i++) {
-        bb r = {0};
-        bb_u8(&r, 0);                    /* attributes */
-        bb_uvar(&r, 0);                  /* timestamp delta 0 (zigzag) */
-        bb_uvar(&r, (uint32_t)i * 2);    /* offset delta (zigzag) */
+        rs[i] = (tb_rec){NULL, -1, recs[i].value.b, (int32_t)recs[i].value.n};
         if (recs[i].control) {
-            bb_uvar(&r, 4 * 2); /* key length 4 */
-            bb_i16(&r, 0);
-            bb_i16(&r, recs[i].ctl_type);
-        } else {
-            bb_uvar(&r, 1); /* key length -1 */
+            tb_put16(keys[i] + 2, (uint16_t)recs[i].ctl_type);
+            rs[i].key = keys[i];
+            rs[i].klen = 4;
         }
-        bb_uvar(&r, (uint32_t)recs[i].value.n * 2);
-        bb_put(&r, recs[i].value.b, recs[i].value.n);
-        bb_uvar(&r, 0); /* no headers */
-        bb_uvar(&rs, (uint32_t)r.n * 2);
-        bb_put(&rs, r.b, r.n);
+        need += recs[i].value.n + 4 + 20;
     }
-    bb body = {0}; /* from attributes on: what the CRC covers */
-    bb_i16(&body, recs[0].control ? 0x20 : 0);
-    bb_i32(&body, n - 1);
-    bb_i64(&body, 1700000000000);
-    bb_i64(&body, 1700000000000);
-    bb_i64(&body, -1);
-    bb_i16(&body, -1);
-    bb_i32(&body, -1);
-    bb_i32(&body, n);
-    bb_put(&body, rs.b, rs.n);
-    bb_i64(out, base);
-    bb_i32(out, (int32_t)(4 + 1 + 4 + body.n));
-    bb_i32(out, epoch);
-    bb_u8(out, 2);
-    bb_i32(out, (int32_t)kf_crc32c(0, body.b, body.n));
-    bb_put(out, body.b, body.n);
+    assert_true(out->n + need <= sizeof out->b);
+    tb_head h = {base, epoch, recs[0].control ? KF_ATTR_CONTROL : 0, 1700000000000, -1, -1, -1};
+    out->n += tb_batch_of(out->b + out->n, &h, rs, n);
 }
 
 static bb ctl_value(int type)

@@ -7,92 +7,24 @@
  * transaction, sequence wrap-around, producer id -1 ignored, the empty
  * 10-byte snapshot, and continuing from a loaded snapshot. */
 #include "testutil.h"
+#include "mkbatch.h"
 
 #include "kfsck/producer_state.h"
 
 /* ---- hand-built v2 batches ------------------------------------------------- */
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
+enum { DATA = MK_DATA };
 
-static void put32(uint8_t *p, uint32_t v)
+/* A batch at base with `count` records of one byte 'x'; ctl DATA or
+ * KF_CONTROL_ABORT/COMMIT (one marker record with coordinator epoch coord).
+ * Returns its size. */
+static uint32_t ps_batch(uint8_t *out, size_t cap, int64_t base, int32_t count, bool txn, int ctl, int64_t pid,
+                         int16_t epoch, int32_t base_seq, int64_t ts, int32_t coord)
 {
-    put16(p, (uint16_t)(v >> 16));
-    put16(p + 2, (uint16_t)v);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)(v >> 32));
-    put32(p + 4, (uint32_t)v);
-}
-
-static size_t varint(uint8_t *p, int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    size_t n = 0;
-    while (z >= 0x80) {
-        p[n++] = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    p[n++] = (uint8_t)z;
+    mk_spec s = {base, count, 0, ts, 1, 'x', pid, epoch, base_seq, txn, ctl, coord};
+    uint32_t n = mk_batch(out, cap, &s);
+    assert_true(n > 0);
     return n;
-}
-
-enum { DATA = -1 };
-
-/* A batch at base with `count` records; ctl DATA or KF_CONTROL_ABORT/COMMIT
- * (one marker record with coordinator epoch coord). Returns its size. */
-static uint32_t mk_batch(uint8_t *out, int64_t base, int32_t count, bool txn, int ctl, int64_t pid, int16_t epoch,
-                         int32_t base_seq, int64_t ts, int32_t coord)
-{
-    uint8_t *r = out + 61;
-    if (ctl != DATA)
-        count = 1;
-    for (int32_t i = 0; i < count; i++) {
-        uint8_t body[64];
-        size_t n = 0;
-        body[n++] = 0;                  /* attributes */
-        n += varint(body + n, i);       /* timestamp delta */
-        n += varint(body + n, i);       /* offset delta */
-        if (ctl == DATA) {
-            n += varint(body + n, -1);  /* null key */
-            n += varint(body + n, 1);
-            body[n++] = 'x';
-        } else {
-            n += varint(body + n, 4);
-            put16(body + n, 0);
-            put16(body + n + 2, (uint16_t)ctl);
-            n += 4;
-            n += varint(body + n, 6);
-            put16(body + n, 0);
-            put32(body + n + 2, (uint32_t)coord);
-            n += 6;
-        }
-        n += varint(body + n, 0);       /* headers */
-        r += varint(r, (int64_t)n);
-        memcpy(r, body, n);
-        r += n;
-    }
-    uint32_t size = (uint32_t)(r - out);
-    put64(out, (uint64_t)base);
-    put32(out + 8, size - 12);
-    put32(out + 12, 0);
-    out[16] = 2;
-    uint16_t attrs = (uint16_t)((txn ? KF_ATTR_TRANSACTIONAL : 0) | (ctl != DATA ? KF_ATTR_CONTROL : 0));
-    put16(out + 21, attrs);
-    put32(out + 23, (uint32_t)(count - 1));
-    put64(out + 27, (uint64_t)ts);
-    put64(out + 35, (uint64_t)(ts + count - 1));
-    put64(out + 43, (uint64_t)pid);
-    put16(out + 51, (uint16_t)epoch);
-    put32(out + 53, (uint32_t)base_seq);
-    put32(out + 57, (uint32_t)count);
-    put32(out + 17, kf_crc32c(0, out + 21, size - 21));
-    return size;
 }
 
 typedef struct feed {
@@ -105,7 +37,7 @@ static void add(feed *f, int64_t base, int32_t count, bool txn, int ctl, int64_t
                 int64_t ts, int32_t coord)
 {
     uint8_t b[4096];
-    uint32_t n = mk_batch(b, base, count, txn, ctl, pid, epoch, seq, ts, coord);
+    uint32_t n = ps_batch(b, sizeof b, base, count, txn, ctl, pid, epoch, seq, ts, coord);
     assert_int_equal(kf_pstate_add(f->ps, b, n, &f->buf, 1 << 20, &f->st), KF_OK);
 }
 
@@ -337,7 +269,7 @@ static void test_parsed_batches_as_the_broker_reads_them(void **state)
     kf_pstate_step st;
     uint8_t b[4096];
     /* a bad magic byte (outside the v2 CRC): the broker reads it as v2 */
-    uint32_t n = mk_batch(b, 0, 2, true, DATA, 5, 0, 0, 1000, 0);
+    uint32_t n = ps_batch(b, sizeof b, 0, 2, true, DATA, 5, 0, 0, 1000, 0);
     b[16] = 7;
     kf_batch kb;
     assert_int_equal(kf_batch_parse(b, n, 0, &kb), KF_ERR_UNSUPPORTED);
@@ -347,7 +279,7 @@ static void test_parsed_batches_as_the_broker_reads_them(void **state)
     assert_int_equal(kf_pstate_add_batch(ps, &kb, &buf, 1 << 20, &st), KF_OK);
     assert_true(st.used && st.txn_started);
     /* a marker of which only the header is at hand: no marker read */
-    n = mk_batch(b, 2, 1, true, KF_CONTROL_ABORT, 5, 0, -1, 1002, 1);
+    n = ps_batch(b, sizeof b, 2, 1, true, KF_CONTROL_ABORT, 5, 0, -1, 1002, 1);
     assert_int_equal(kf_batch_parse(b, KF_V2_HEADER_SIZE, 2, &kb), KF_OK);
     assert_int_equal(kf_pstate_add_batch(ps, &kb, &buf, 1 << 20, &st), KF_OK);
     assert_false(st.marker);

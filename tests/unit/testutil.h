@@ -88,56 +88,81 @@ typedef struct tb_rec {
     int32_t vlen; /* -1 null */
 } tb_rec;
 
-/* The 61-byte v2 header over `size` bytes at out (records already after
- * it): base offset, attributes, last offset delta, timestamps, producer,
- * record count; the CRC-32C computed last. */
-static inline void tb_header(uint8_t *out, uint32_t size, int64_t base, uint16_t attrs, int32_t last_delta,
-                             int64_t ts, int64_t max_ts, int64_t pid, int16_t epoch, int32_t count)
+/* One record at out: attributes 0, timestamp and offset delta i, key,
+ * value, no headers; its length varint first. Returns its size. */
+static inline size_t tb_record(uint8_t *out, int32_t i, const tb_rec *rec)
 {
-    tb_put64(out, (uint64_t)base);
+    uint8_t v[10];
+    size_t klen = rec->klen > 0 ? (size_t)rec->klen : 0, vlen = rec->vlen > 0 ? (size_t)rec->vlen : 0;
+    size_t body = 1 + 2 * tb_varint(v, i) + tb_varint(v, rec->klen) + klen + tb_varint(v, rec->vlen) + vlen + 1;
+    size_t n = tb_varint(out, (int64_t)body);
+    out[n++] = 0;
+    n += tb_varint(out + n, i);
+    n += tb_varint(out + n, i);
+    n += tb_varint(out + n, rec->klen);
+    if (klen)
+        memcpy(out + n, rec->key, klen);
+    n += klen;
+    n += tb_varint(out + n, rec->vlen);
+    if (vlen)
+        memcpy(out + n, rec->val, vlen);
+    n += vlen;
+    out[n++] = 0;
+    return n;
+}
+
+/* A batch header's fields other than its length, CRC, last offset delta,
+ * max timestamp and record count. */
+typedef struct tb_head {
+    int64_t base;
+    int32_t leader_epoch; /* partition leader epoch */
+    uint16_t attrs;
+    int64_t ts;           /* first timestamp */
+    int64_t pid;          /* producer id, -1 none */
+    int16_t epoch;        /* producer epoch */
+    int32_t seq;          /* base sequence */
+} tb_head;
+
+/* The 61-byte v2 header over `size` bytes at out (records already after
+ * it); the CRC-32C computed last. */
+static inline void tb_header(uint8_t *out, uint32_t size, const tb_head *h, int32_t last_delta, int64_t max_ts,
+                             int32_t count)
+{
+    tb_put64(out, (uint64_t)h->base);
     tb_put32(out + 8, size - 12);
-    tb_put32(out + 12, 0);
+    tb_put32(out + 12, (uint32_t)h->leader_epoch);
     out[16] = 2;
-    tb_put16(out + 21, attrs);
+    tb_put16(out + 21, h->attrs);
     tb_put32(out + 23, (uint32_t)last_delta);
-    tb_put64(out + 27, (uint64_t)ts);
+    tb_put64(out + 27, (uint64_t)h->ts);
     tb_put64(out + 35, (uint64_t)max_ts);
-    tb_put64(out + 43, (uint64_t)pid);
-    tb_put16(out + 51, (uint16_t)epoch);
-    tb_put32(out + 53, (uint32_t)(pid >= 0 ? 0 : -1));
+    tb_put64(out + 43, (uint64_t)h->pid);
+    tb_put16(out + 51, (uint16_t)h->epoch);
+    tb_put32(out + 53, (uint32_t)h->seq);
     tb_put32(out + 57, (uint32_t)count);
     tb_put32(out + 17, kf_crc32c(0, out + 21, size - 21));
 }
 
-/* A v2 batch of n records (offset deltas 0..n-1, timestamps ts..ts+n-1). */
+/* A v2 batch of n records (offset deltas 0..n-1, timestamps
+ * h->ts..h->ts+n-1) at out, which must have room for it. Returns its size. */
+static inline uint32_t tb_batch_of(uint8_t *out, const tb_head *h, const tb_rec *rs, int n)
+{
+    uint8_t *r = out + 61;
+    for (int i = 0; i < n; i++)
+        r += tb_record(r, i, &rs[i]);
+    uint32_t size = (uint32_t)(r - out);
+    int32_t last = n > 0 ? n - 1 : 0;
+    tb_header(out, size, h, last, h->ts + last, n);
+    return size;
+}
+
+/* tb_batch_of at partition leader epoch 0, base sequence 0 if there is a
+ * producer id, else -1. */
 static inline uint32_t tb_batch(uint8_t *out, int64_t base, const tb_rec *rs, int n, uint16_t attrs, int64_t pid,
                                 int16_t epoch, int64_t ts)
 {
-    uint8_t *r = out + 61;
-    for (int i = 0; i < n; i++) {
-        uint8_t body[512];
-        size_t k = 0;
-        body[k++] = 0;
-        k += tb_varint(body + k, i);
-        k += tb_varint(body + k, i);
-        k += tb_varint(body + k, rs[i].klen);
-        if (rs[i].klen > 0) {
-            memcpy(body + k, rs[i].key, (size_t)rs[i].klen);
-            k += (size_t)rs[i].klen;
-        }
-        k += tb_varint(body + k, rs[i].vlen);
-        if (rs[i].vlen > 0) {
-            memcpy(body + k, rs[i].val, (size_t)rs[i].vlen);
-            k += (size_t)rs[i].vlen;
-        }
-        k += tb_varint(body + k, 0);
-        r += tb_varint(r, (int64_t)k);
-        memcpy(r, body, k);
-        r += k;
-    }
-    uint32_t size = (uint32_t)(r - out);
-    tb_header(out, size, base, attrs, n > 0 ? n - 1 : 0, ts, ts + (n > 0 ? n - 1 : 0), pid, epoch, n);
-    return size;
+    tb_head h = {base, 0, attrs, ts, pid, epoch, pid >= 0 ? 0 : -1};
+    return tb_batch_of(out, &h, rs, n);
 }
 
 /* A parsed batch over buf (which must outlive it), its CRC checked. */

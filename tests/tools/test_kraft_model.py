@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Unit tests of the Python side of the KRaft fixtures (no kfsck binary).
+"""Unit tests of the Python side of the KRaft fixtures (no kfsck binary, so
+tests/run.sh runs them once, with the normal build).
 
 tests/e2e/test_metadata.py trusts fixtures/kraft/MANIFEST.json, which
 tools/gen_kraft.py computes with tools/kraftfmt.py (the record encoder and
