@@ -332,7 +332,10 @@ void report_problem(void *ctx, const kf_problem *p)
             fprintf(o->f, " (offset %lld)", (long long)p->offset);
         if (p->has_length)
             fprintf(o->f, " length %llu", (unsigned long long)p->length);
-        fprintf(o->f, ": %s [%s]\n", p->message, file);
+        fprintf(o->f, ": %s", p->message);
+        if (file) /* a problem about a partition or a replay may name no file */
+            fprintf(o->f, " [%s]", file);
+        fputc('\n', o->f);
     }
 }
 

@@ -257,6 +257,19 @@ class Groups(unittest.TestCase):
         self.assertIn("    subscription:", lines)
         self.assertFalse(any(l.startswith("{") for l in lines))
 
+    def test_text_problem_without_a_file_names_none(self):
+        # the open transaction is about a partition, not a file: its text line
+        # ends with the message (no "[(null)]"); JSON says "file": null
+        for cmd in ("offsets", "groups"):
+            _, _, err = run(cmd, DATADIR)
+            line = [l for l in err.splitlines() if "open_transaction" in l]
+            self.assertEqual(len(line), 1, err)
+            self.assertTrue(line[0].endswith("they are not applied"), line[0])
+            self.assertNotIn("(null)", err)
+            _, out, _ = run(cmd, "--json", DATADIR)
+            p = [p for p in jsonl(out, "problem") if p["code"] == "open_transaction"]
+            self.assertEqual([x["file"] for x in p], [None])
+
     def test_deleted_groups_are_listed_dead(self):
         code, out, err = run("groups", "--json", DATADIR)
         got = {r["group"]: r for r in jsonl(out, "group")}
