@@ -540,10 +540,6 @@ int cmd_metadata(int argc, char **argv)
     bool damaged = rep.errors > 0 || in->damaged > 0;
     kf_metadata_free(m);
     kf_kraft_inputs_free(&ki);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("<stdout>", "cannot write: %s", strerror(errno));
-        return EXIT_FAIL;
-    }
     if (status == EXIT_FAIL)
         return EXIT_FAIL;
     return damaged ? EXIT_DAMAGE : EXIT_CLEAN;

@@ -252,10 +252,6 @@ int cmd_scan(int argc, char **argv)
                  tot.partitions, tot.segments, size, tot.errors, tot.errors == 1 ? "" : "s", tot.warnings,
                  tot.warnings == 1 ? "" : "s");
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("<stdout>", "cannot write: %s", strerror(errno));
-        return EXIT_FAIL;
-    }
     if (status == EXIT_FAIL || tot.unreadable)
         return EXIT_FAIL;
     return tot.errors ? EXIT_DAMAGE : EXIT_CLEAN;

@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+
 void fmt_time_utc(int64_t ms, char *buf, size_t n)
 {
     int64_t sec = ms / 1000, frac = ms % 1000;
@@ -373,4 +375,12 @@ void cli_error(const char *path, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int finish_stdout(int status)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    cli_error("<stdout>", "cannot write output");
+    return EXIT_FAIL;
 }

@@ -70,6 +70,12 @@ void report_problem(void *ctx, const kf_problem *p); /* a kf_problem_fn; ctx is 
 void progress_show(void *ctx, uint64_t position, uint64_t size);
 void progress_done(void);
 
+/* The exit status after flushing stdout: status, or EXIT_FAIL (3, "an output
+ * that cannot be written") after "kfsck: <stdout>: cannot write output" on
+ * stderr when any write to stdout failed (a full disk, a closed descriptor).
+ * main() passes every command's status through it. */
+int finish_stdout(int status);
+
 /* "kfsck: <path>: <what>" on stderr. */
 void cli_error(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
