@@ -72,14 +72,16 @@ static int decode_for(const dump_opts *opts, const char *path)
     return d;
 }
 
-/* The problem a decoder's return code means: malformed bytes are damage
- * (bad_record), an unknown type or version is not (unknown_record_type for
- * the KRaft-era decoders; the coordinator decoders keep "undecoded_record"). */
-static const char *decode_code(int rc, bool kraft, kf_severity *sev)
+/* The problem a KRaft-era decoder's return code means (metadata, remote log
+ * metadata, share-group state): malformed bytes are damage (bad_record), an
+ * unknown type or version is not (unknown_record_type, cli.md). Records of
+ * __consumer_offsets and __transaction_state follow kf_coord_problem_code,
+ * as offsets and groups do. */
+static const char *kraft_decode_code(int rc, kf_severity *sev)
 {
     bool damage = rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED || rc == KF_ERR_TOO_BIG;
     *sev = damage ? KF_SEV_ERROR : KF_SEV_WARNING;
-    return damage ? KF_P_BAD_RECORD : kraft ? KF_P_UNKNOWN_RECORD_TYPE : KF_P_UNDECODED_RECORD;
+    return damage ? KF_P_BAD_RECORD : KF_P_UNKNOWN_RECORD_TYPE;
 }
 
 /* A decoding problem to report after the record line. */
@@ -151,7 +153,7 @@ static void write_kraft(dump_ctx *d, const kf_batch *b, const kf_record *r, bool
         out_obj_close(w);
     }
     kf_severity sev;
-    const char *code = decode_code(rc, true, &sev);
+    const char *code = kraft_decode_code(rc, &sev);
     if (rc == KF_ERR_UNSUPPORTED)
         pend(d, b, r, code, sev, "offset %lld: %s; listed undecoded", (long long)r->offset, kr.err);
     else if (rc != KF_OK)
@@ -266,7 +268,8 @@ static void write_decoded(dump_ctx *d, const kf_batch *b, const kf_record *r)
     if (rc != KF_OK || cr.err[0]) {
         /* reported after the record line: remember it */
         kf_severity sev;
-        const char *code = decode_code(rc, d->decode == DEC_SHARE, &sev);
+        const char *code =
+            d->decode == DEC_SHARE ? kraft_decode_code(rc, &sev) : kf_coord_problem_code(rc, &cr, &sev);
         pend(d, b, r, code, sev, "offset %lld: %s%s%s", (long long)r->offset,
              cr.known_type ? "" : "unknown record type; ", cr.err[0] ? cr.err : "not decoded",
              cr.known_type ? "" : ", skipped");

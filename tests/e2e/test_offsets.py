@@ -318,6 +318,23 @@ class Decode(unittest.TestCase):
                     subset(g["value_decoded"], w["value_decoded"], f"p{w['partition']}/{w['offset']}")
                     self.assertEqual(sorted(g["value_decoded"]), sorted(w["value_decoded"]))
 
+    def test_dump_and_offsets_give_the_same_problem_codes(self):
+        # cli.md: an unknown record type is unknown_record_type (warning) in
+        # dump --decode as in offsets; a known type's unknown value version
+        # is undecoded_record in both
+        want = {"unknown_record_type": "unknown_record_type", "unknown_value_version": "undecoded_record"}
+        odd = [r for r in M["records"] if r["expect"] != "decoded"]
+        self.assertEqual(sorted({r["expect"] for r in odd}), sorted(want))
+        _, out, _ = run("offsets", "--json", DATADIR)
+        from_offsets = {(p["file"], p["offset"]): (p["code"], p["severity"]) for p in jsonl(out, "problem")}
+        for r in odd:
+            part = [p for p in M["partitions"] if p["topic"] == "__consumer_offsets" and p["partition"] == r["partition"]]
+            seg = [s for s in part[0]["segments"] if s["base_offset"] <= r["offset"]][-1]["path"]
+            _, out, _ = run("dump", "--json", "--records", "--decode", "offsets", seg)
+            got = [(p["code"], p["severity"]) for p in jsonl(out, "problem") if p["offset"] == r["offset"]]
+            self.assertEqual(got, [(want[r["expect"]], "warning")], (seg, r["offset"]))
+            self.assertEqual(from_offsets[(seg, r["offset"])], got[0], (seg, r["offset"]))
+
     def test_auto_decode_by_directory_name(self):
         seg = M["partitions"][0]["segments"][0]["path"]
         _, out, _ = run("dump", "--json", "--records", seg)
