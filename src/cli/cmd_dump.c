@@ -650,7 +650,9 @@ static void dump_usage(FILE *f)
                "                     password-like config values (redacted by default)\n"
                "  --max-bytes N      read only the first N bytes of each .log (sampling a live host)\n"
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
-               "  --json             newline-delimited JSON\n");
+               "  --json             newline-delimited JSON\n"
+               "exit: 0 nothing wrong found; 1 damage found (problem lines); 2 usage error;\n"
+               "3 a path cannot be read or the output cannot be written.\n");
 }
 
 int cmd_dump(int argc, char **argv)

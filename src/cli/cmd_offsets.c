@@ -263,13 +263,20 @@ static void offsets_usage(FILE *f)
             "  --history               every change in the order it took effect\n"
             "  --as-of MS              the table after the last change whose time is <= MS\n"
             "                          (epoch millis); with --history, the changes up to it\n"
+            "  --format table|json|csv the columns of kafka-consumer-groups.sh --describe\n"
+            "                          (default), JSON lines (as --json), or CSV with a header\n"
             "  --format reset-csv      the file kafka-consumer-groups.sh --reset-offsets\n"
             "                          --from-file reads: topic,partition,offset with exactly\n"
             "                          one --group, else group,topic,partition,offset\n"
             "  --connect               Kafka Connect source offsets (topic --connect-topic,\n"
             "                          default connect-offsets) instead\n"
             "  --offsets-partitions N  offsets.topic.num.partitions, to name a group's partition (50)\n"
-            "  --max-batch-bytes N     cap on one batch's decompressed size (default 128M)\n");
+            "  --max-batch-bytes N     cap on one batch's decompressed size (default 128M)\n"
+            "  --json                  newline-delimited JSON, problems included\n"
+            "exit: 0 nothing wrong; 1 damaged batches or undecodable records were skipped, so\n"
+            "the table may be incomplete; 2 usage error (also --json with another --format,\n"
+            "reset-csv with --history or --connect, --connect with --group, --topic,\n"
+            "--history or --as-of); 3 a path cannot be read or the output cannot be written.\n");
 }
 
 static int parse_i64(const char *s, int64_t *v)

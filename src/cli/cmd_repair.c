@@ -117,6 +117,8 @@ static void repair_usage(FILE *f)
                "              its valid_bytes and drop every later segment\n"
                "  --salvage   also keep the intact batches after the damage (offsets increasing)\n"
                "  --force     overwrite existing output files\n"
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
+               "  --json      newline-delimited JSON on stdout (repair.json is written either way)\n"
                "Exit 0: nothing but zero fill dropped; 1: data was left out; 2: usage error\n"
                "(also OUTDIR equal to or inside the input's directory); 3: cannot read or write.\n");
 }

@@ -114,7 +114,10 @@ static void scan_usage(FILE *f)
                "`kfsck verify` finds, plus checkpoint entries that disagree with the segments.\n"
                "--jobs N: partitions checked by N threads (default: online cores); output order\n"
                "does not depend on N. For a single partition dir use `kfsck verify`.\n"
-               "Exit 0 when no error was found (warnings alone: 0), 1 otherwise.\n");
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
+               "  --json               newline-delimited JSON\n"
+               "exit: 0 no error found (warnings alone: 0); 1 an error found; 2 usage error;\n"
+               "3 a path cannot be read or the output cannot be written.\n");
 }
 
 int cmd_scan(int argc, char **argv)

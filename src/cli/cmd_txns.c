@@ -398,7 +398,8 @@ static void txns_usage(FILE *f)
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
                "  --json               JSON lines: \"open_transaction\", \"partition\", \"problem\"\n"
                "exit: 0 nothing wrong; 1 a transaction hangs, a marker or .txnindex entry is\n"
-               "missing, or damage was skipped; 2 usage; 3 a path cannot be read.\n");
+               "missing, or damage was skipped; 2 usage; 3 a path cannot be read or the output\n"
+               "cannot be written.\n");
 }
 
 /* MS as a number of milliseconds (0 allowed) or a duration such as 15m. */
