@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/kraft_names.h"
 #include "cli/partitions.h"
+#include "cli/walk.h"
 #include "kfsck/replay.h"
 
 enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_RESET_CSV };
@@ -73,20 +74,11 @@ static bool log_end_of(offsets_run *run, const char *topic, int32_t partition, i
             *leo = run->leos[i].leo;
             return run->leos[i].known;
         }
-    leo_cache c = {strdup(topic), partition, false, 0};
-    if (!c.topic) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
+    leo_cache c = {must(strdup(topic)), partition, false, 0};
     const kf_partition *p = kf_inputs_find(run->in, topic, partition);
     if (p)
         c.known = kf_partition_log_end(p, KF_DEFAULT_MAX_BATCH_BYTES, &c.leo);
-    leo_cache *n = realloc(run->leos, (run->nleos + 1) * sizeof *n);
-    if (!n) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    run->leos = n;
+    run->leos = must(realloc(run->leos, (run->nleos + 1) * sizeof *run->leos));
     run->leos[run->nleos++] = c;
     *leo = c.leo;
     return c.known;
@@ -304,12 +296,7 @@ static kf_replay *new_replay(const offsets_opts *op, bool as_of, offsets_run *hi
         ro.change_fn = on_change;
         ro.change_ctx = history_run;
     }
-    kf_replay *r = kf_replay_new(&ro);
-    if (!r) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    return r;
+    return must(kf_replay_new(&ro));
 }
 
 int cmd_offsets(int argc, char **argv)

@@ -26,14 +26,6 @@ typedef struct rep_ctx {
     name_set written;
 } rep_ctx;
 
-static void put_opt_int(out *o, const char *key, bool has, int64_t v)
-{
-    if (has)
-        out_int(o, key, v);
-    else
-        out_null(o, key);
-}
-
 static void drop_fields(out *o, const kf_repair_drop *d)
 {
     out_str(o, "file", d->file);
@@ -43,14 +35,14 @@ static void drop_fields(out *o, const kf_repair_drop *d)
     out_str(o, "reason", d->reason);
     if (d->has_first || d->has_last) {
         out_arr_open(o, "offsets");
-        put_opt_int(o, NULL, d->has_first, d->first_offset);
-        put_opt_int(o, NULL, d->has_last, d->last_offset);
+        out_opt_int(o, NULL, d->has_first, d->first_offset);
+        out_opt_int(o, NULL, d->has_last, d->last_offset);
         out_arr_close(o);
     } else {
         out_null(o, "offsets");
     }
-    put_opt_int(o, "first_offset", d->has_first, d->first_offset);
-    put_opt_int(o, "last_offset", d->has_last, d->last_offset);
+    out_opt_int(o, "first_offset", d->has_first, d->first_offset);
+    out_opt_int(o, "last_offset", d->has_last, d->last_offset);
     out_bool(o, "data_loss", d->data_loss);
     out_str(o, "message", d->message);
 }

@@ -12,14 +12,6 @@
 
 #include "cli/cli.h"
 
-static void opt_int(out *o, const char *key, bool has, int64_t v)
-{
-    if (has)
-        out_int(o, key, v);
-    else
-        out_null(o, key);
-}
-
 static void human_size(uint64_t b, char *buf, size_t n)
 {
     if (b < 1024)
@@ -55,12 +47,12 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
         out_str(o, "topic_id", p->has_topic_id ? p->topic_id : NULL);
         out_uint(o, "segments", lg->segments);
         out_uint(o, "bytes", lg->bytes);
-        opt_int(o, "first_offset", lg->has_offsets, lg->first_offset);
-        opt_int(o, "log_end_offset", lg->has_log_end, lg->log_end_offset);
-        opt_int(o, "recovery_point", p->recovery_point.has, p->recovery_point.offset);
-        opt_int(o, "high_watermark", p->high_watermark.has, p->high_watermark.offset);
-        opt_int(o, "log_start_offset", p->log_start_offset.has, p->log_start_offset.offset);
-        opt_int(o, "cleaner_offset", p->cleaner_offset.has, p->cleaner_offset.offset);
+        out_opt_int(o, "first_offset", lg->has_offsets, lg->first_offset);
+        out_opt_int(o, "log_end_offset", lg->has_log_end, lg->log_end_offset);
+        out_opt_int(o, "recovery_point", p->recovery_point.has, p->recovery_point.offset);
+        out_opt_int(o, "high_watermark", p->high_watermark.has, p->high_watermark.offset);
+        out_opt_int(o, "log_start_offset", p->log_start_offset.has, p->log_start_offset.offset);
+        out_opt_int(o, "cleaner_offset", p->cleaner_offset.has, p->cleaner_offset.offset);
         out_arr_open(o, "leader_epochs");
         for (size_t i = 0; i < p->n_leader_epochs; i++) {
             out_obj_open(o, NULL);

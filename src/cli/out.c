@@ -47,6 +47,28 @@ void fmt_duration(int64_t ms, char *buf, size_t n)
         snprintf(buf, n, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
 }
 
+void fmt_duration_unit(int64_t ms, char *buf, size_t n)
+{
+    static const struct {
+        int64_t ms;
+        const char *unit;
+    } units[] = {{604800000, "w"}, {86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (ms % units[i].ms == 0) {
+            snprintf(buf, n, "%" PRId64 "%s", ms / units[i].ms, units[i].unit);
+            return;
+        }
+    snprintf(buf, n, "%" PRId64 "ms", ms);
+}
+
+void partition_label(const kf_partition *p, char *buf, size_t n)
+{
+    if (p->topic[0] && p->partition >= 0)
+        snprintf(buf, n, "%s-%d", p->topic, p->partition);
+    else
+        snprintf(buf, n, "%s", p->ncopies ? p->copies[0].label : "?");
+}
+
 void out_init(out *o, FILE *f, bool json)
 {
     o->f = f;
@@ -104,6 +126,14 @@ void out_null(out *o, const char *key)
 {
     out_key(o, key);
     fputs("null", o->f);
+}
+
+void out_opt_int(out *o, const char *key, bool has, int64_t v)
+{
+    if (has)
+        out_int(o, key, v);
+    else
+        out_null(o, key);
 }
 
 void out_bool(out *o, const char *key, bool v)
