@@ -104,7 +104,7 @@ int cmd_verify(int argc, char **argv)
     vo.progress_fn = show_progress;
     kf_verify_result res = {0};
     int status = EXIT_CLEAN;
-    for (int i = optind; i < argc && status != EXIT_USAGE; i++) {
+    for (int i = optind; i < argc; i++) {
         const char *p = argv[i];
         int err_no = 0, rc = KF_OK;
         switch (kf_classify_path(p, &err_no)) {
