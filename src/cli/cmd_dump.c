@@ -39,6 +39,10 @@ typedef struct dump_ctx {
     int64_t pending_offset;
     uint64_t pending_pos;
     char pending_msg[220];
+    /* the KRaft decoding of the current data record, made once (kraft_decode) */
+    bool kr_ready;
+    int kr_rc;
+    kf_kraft_record kr;
 } dump_ctx;
 
 /* --decode auto: by the partition directory's topic name, and by file name
@@ -100,6 +104,21 @@ static void pend(dump_ctx *d, const kf_batch *b, const kf_record *r, const char 
     va_end(ap);
 }
 
+/* kf_kraft_decode of the current data record into d->tree, once per record
+ * (on_record clears kr_ready): --payload's secret check and the decoded
+ * fields share it. */
+static int kraft_decode(dump_ctx *d, const kf_record *r, kf_kraft_record *kr)
+{
+    if (!d->kr_ready) {
+        kf_dtree_reset(&d->tree);
+        d->kr_rc = kf_kraft_decode(d->decode == DEC_REMOTE ? KF_KRAFT_REMOTE : KF_KRAFT_METADATA, r->key, r->key_len,
+                                   r->value, r->value_len, &d->tree, &d->kr);
+        d->kr_ready = true;
+    }
+    *kr = d->kr;
+    return d->kr_rc;
+}
+
 /* A KRaft-envelope record (metadata, remote log metadata) or a KRaft
  * control record: record_type, record_version and value_decoded (JSON), or
  * " payload: {...}" in text like kafka-dump-log's decoders. */
@@ -110,19 +129,20 @@ static void write_kraft(dump_ctx *d, const kf_batch *b, const kf_record *r, bool
     out_init(&jo, o->f, true);
     jo.show_secrets = o->show_secrets;
     out *w = o->json ? o : &jo;
-    kf_dtree_reset(&d->tree);
     kf_kraft_record kr;
-    int rc = control ? kf_kraft_control_decode(ctl_type, r->value, r->value_len, &d->tree, &kr)
-                     : kf_kraft_decode(d->decode == DEC_REMOTE ? KF_KRAFT_REMOTE : KF_KRAFT_METADATA, r->key,
-                                       r->key_len, r->value, r->value_len, &d->tree, &kr);
+    int rc;
+    if (control) {
+        kf_dtree_reset(&d->tree);
+        rc = kf_kraft_control_decode(ctl_type, r->value, r->value_len, &d->tree, &kr);
+    } else {
+        rc = kraft_decode(d, r, &kr);
+    }
     /* unknown types and versions are listed undecoded; a malformed record
      * shows what could be read */
     bool shown = rc != KF_ERR_UNSUPPORTED && kr.root != KF_DNODE_NONE;
     if (o->json) {
         out_str(o, "record_type", kr.record_type);
-        if (kr.version >= 0 && kr.known)
-            out_int(o, "record_version", kr.version);
-        else if (kr.version >= 0)
+        if (kr.version >= 0)
             out_int(o, "record_version", kr.version);
         else
             out_null(o, "record_version");
@@ -392,10 +412,8 @@ static bool payload_secret(dump_ctx *d, const kf_batch *b, const kf_record *r, b
 {
     if (!d->secret_bytes || d->o->show_secrets || is_ctl || b->control)
         return false;
-    kf_dtree_reset(&d->tree);
     kf_kraft_record kr;
-    int rc = kf_kraft_decode(d->decode == DEC_REMOTE ? KF_KRAFT_REMOTE : KF_KRAFT_METADATA, r->key, r->key_len,
-                             r->value, r->value_len, &d->tree, &kr);
+    int rc = kraft_decode(d, r, &kr);
     if (rc == KF_ERR_UNSUPPORTED || rc == KF_ERR_NOMEM)
         return false;
     for (uint32_t i = 0; i < d->tree.n; i++)
@@ -411,6 +429,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 {
     dump_ctx *d = ctx;
     out *o = d->o;
+    d->kr_ready = false;
     kf_control ctl;
     bool is_ctl = b->control && kf_control_parse(r, &ctl) == KF_OK;
     if (o->json) {
@@ -538,7 +557,8 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         autod.decode = DEC_AUTO;
         int dec = decode_for(opts, path);
         bool secret_bytes = dec == DEC_METADATA || dec == DEC_REMOTE || decode_for(&autod, path) == DEC_METADATA;
-        dump_ctx d = {opts, o, path, 0, dec, {0}, &r, secret_bytes, NULL, KF_SEV_WARNING, 0, 0, ""};
+        dump_ctx d = {.opts = opts, .o = o, .file = path, .decode = dec, .rep = &r, .secret_bytes = secret_bytes,
+                      .pending_sev = KF_SEV_WARNING};
         kf_scan_opts so;
         kf_scan_opts_init(&so);
         so.max_batch_bytes = (size_t)opts->max_batch_bytes;
