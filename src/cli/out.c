@@ -1,4 +1,5 @@
-/* out.c: JSON-lines and text output writers, and the one-line error. */
+/* out.c: JSON-lines and text output writers, the formatting helpers, the
+ * one-line error, and the check that stdout was written (out.h). */
 #include "cli/out.h"
 
 #include <inttypes.h>
