@@ -3,7 +3,9 @@
 # tests/tools), ASan+UBSan (all but those two) and ThreadSanitizer (all but
 # those two, with the reader forced to threads and tiny reads); `make demo`
 # runs verify on the bundled sample data dir; `make deps` installs what is
-# missing; `make bench` measures speed and memory (tools/bench.sh).
+# missing; `make bench` measures speed and memory (tools/bench.sh). The
+# version is KFSCK_VERSION in include/kfsck/kfsck.h: `make install` puts it
+# into the library's file name, kfsck.pc and the man page's title line.
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -145,7 +147,8 @@ install: all
 	ln -sf libkfsck.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libkfsck.so
 	install -m 644 include/kfsck/*.h $(DESTDIR)$(PREFIX)/include/kfsck/
-	install -m 644 docs/kfsck.1 $(DESTDIR)$(PREFIX)/share/man/man1/kfsck.1
+	sed '/^\.TH /s/"kfsck [^"]*"/"kfsck $(VERSION)"/' docs/kfsck.1 > $(DESTDIR)$(PREFIX)/share/man/man1/kfsck.1
+	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/kfsck.1
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|' \
 	  kfsck.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kfsck.pc
 

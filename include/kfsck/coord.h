@@ -110,6 +110,15 @@ typedef struct kf_coord_record {
 int kf_coord_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
                     kf_dtree *t, kf_coord_record *out);
 
+/* The problem a __consumer_offsets or __transaction_state record is when
+ * kf_coord_decode did not decode it cleanly (rc and out as it returned them),
+ * as the group coordinator's loader sees it: a record type it does not know
+ * is KF_P_UNKNOWN_RECORD_TYPE (a warning: the loader skips it, "left over
+ * from an aborted upgrade"); malformed bytes are KF_P_BAD_RECORD (an error);
+ * anything else (an unknown value version, a record too big to decode) is
+ * KF_P_UNDECODED_RECORD (a warning). Sets *sev. */
+const char *kf_coord_problem_code(int rc, const kf_coord_record *cr, kf_severity *sev);
+
 /* Consumer protocol bytes (ConsumerProtocolSubscription / Assignment,
  * int16 version then a non-flexible struct; versions above 3 read as 3).
  * Appends a struct node and sets *root. Fields: subscription {version,

@@ -39,6 +39,10 @@ typedef struct dump_ctx {
     int64_t pending_offset;
     uint64_t pending_pos;
     char pending_msg[220];
+    /* the KRaft decoding of the current data record, made once (kraft_decode) */
+    bool kr_ready;
+    int kr_rc;
+    kf_kraft_record kr;
 } dump_ctx;
 
 /* --decode auto: by the partition directory's topic name, and by file name
@@ -72,14 +76,16 @@ static int decode_for(const dump_opts *opts, const char *path)
     return d;
 }
 
-/* The problem a decoder's return code means: malformed bytes are damage
- * (bad_record), an unknown type or version is not (unknown_record_type for
- * the KRaft-era decoders; the coordinator decoders keep "undecoded_record"). */
-static const char *decode_code(int rc, bool kraft, kf_severity *sev)
+/* The problem a KRaft-era decoder's return code means (metadata, remote log
+ * metadata, share-group state): malformed bytes are damage (bad_record), an
+ * unknown type or version is not (unknown_record_type, cli.md). Records of
+ * __consumer_offsets and __transaction_state follow kf_coord_problem_code,
+ * as offsets and groups do. */
+static const char *kraft_decode_code(int rc, kf_severity *sev)
 {
     bool damage = rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED || rc == KF_ERR_TOO_BIG;
     *sev = damage ? KF_SEV_ERROR : KF_SEV_WARNING;
-    return damage ? KF_P_BAD_RECORD : kraft ? KF_P_UNKNOWN_RECORD_TYPE : KF_P_UNDECODED_RECORD;
+    return damage ? KF_P_BAD_RECORD : KF_P_UNKNOWN_RECORD_TYPE;
 }
 
 /* A decoding problem to report after the record line. */
@@ -98,6 +104,21 @@ static void pend(dump_ctx *d, const kf_batch *b, const kf_record *r, const char 
     va_end(ap);
 }
 
+/* kf_kraft_decode of the current data record into d->tree, once per record
+ * (on_record clears kr_ready): --payload's secret check and the decoded
+ * fields share it. */
+static int kraft_decode(dump_ctx *d, const kf_record *r, kf_kraft_record *kr)
+{
+    if (!d->kr_ready) {
+        kf_dtree_reset(&d->tree);
+        d->kr_rc = kf_kraft_decode(d->decode == DEC_REMOTE ? KF_KRAFT_REMOTE : KF_KRAFT_METADATA, r->key, r->key_len,
+                                   r->value, r->value_len, &d->tree, &d->kr);
+        d->kr_ready = true;
+    }
+    *kr = d->kr;
+    return d->kr_rc;
+}
+
 /* A KRaft-envelope record (metadata, remote log metadata) or a KRaft
  * control record: record_type, record_version and value_decoded (JSON), or
  * " payload: {...}" in text like kafka-dump-log's decoders. */
@@ -108,19 +129,20 @@ static void write_kraft(dump_ctx *d, const kf_batch *b, const kf_record *r, bool
     out_init(&jo, o->f, true);
     jo.show_secrets = o->show_secrets;
     out *w = o->json ? o : &jo;
-    kf_dtree_reset(&d->tree);
     kf_kraft_record kr;
-    int rc = control ? kf_kraft_control_decode(ctl_type, r->value, r->value_len, &d->tree, &kr)
-                     : kf_kraft_decode(d->decode == DEC_REMOTE ? KF_KRAFT_REMOTE : KF_KRAFT_METADATA, r->key,
-                                       r->key_len, r->value, r->value_len, &d->tree, &kr);
+    int rc;
+    if (control) {
+        kf_dtree_reset(&d->tree);
+        rc = kf_kraft_control_decode(ctl_type, r->value, r->value_len, &d->tree, &kr);
+    } else {
+        rc = kraft_decode(d, r, &kr);
+    }
     /* unknown types and versions are listed undecoded; a malformed record
      * shows what could be read */
     bool shown = rc != KF_ERR_UNSUPPORTED && kr.root != KF_DNODE_NONE;
     if (o->json) {
         out_str(o, "record_type", kr.record_type);
-        if (kr.version >= 0 && kr.known)
-            out_int(o, "record_version", kr.version);
-        else if (kr.version >= 0)
+        if (kr.version >= 0)
             out_int(o, "record_version", kr.version);
         else
             out_null(o, "record_version");
@@ -151,7 +173,7 @@ static void write_kraft(dump_ctx *d, const kf_batch *b, const kf_record *r, bool
         out_obj_close(w);
     }
     kf_severity sev;
-    const char *code = decode_code(rc, true, &sev);
+    const char *code = kraft_decode_code(rc, &sev);
     if (rc == KF_ERR_UNSUPPORTED)
         pend(d, b, r, code, sev, "offset %lld: %s; listed undecoded", (long long)r->offset, kr.err);
     else if (rc != KF_OK)
@@ -266,7 +288,8 @@ static void write_decoded(dump_ctx *d, const kf_batch *b, const kf_record *r)
     if (rc != KF_OK || cr.err[0]) {
         /* reported after the record line: remember it */
         kf_severity sev;
-        const char *code = decode_code(rc, d->decode == DEC_SHARE, &sev);
+        const char *code =
+            d->decode == DEC_SHARE ? kraft_decode_code(rc, &sev) : kf_coord_problem_code(rc, &cr, &sev);
         pend(d, b, r, code, sev, "offset %lld: %s%s%s", (long long)r->offset,
              cr.known_type ? "" : "unknown record type; ", cr.err[0] ? cr.err : "not decoded",
              cr.known_type ? "" : ", skipped");
@@ -389,10 +412,8 @@ static bool payload_secret(dump_ctx *d, const kf_batch *b, const kf_record *r, b
 {
     if (!d->secret_bytes || d->o->show_secrets || is_ctl || b->control)
         return false;
-    kf_dtree_reset(&d->tree);
     kf_kraft_record kr;
-    int rc = kf_kraft_decode(d->decode == DEC_REMOTE ? KF_KRAFT_REMOTE : KF_KRAFT_METADATA, r->key, r->key_len,
-                             r->value, r->value_len, &d->tree, &kr);
+    int rc = kraft_decode(d, r, &kr);
     if (rc == KF_ERR_UNSUPPORTED || rc == KF_ERR_NOMEM)
         return false;
     for (uint32_t i = 0; i < d->tree.n; i++)
@@ -408,6 +429,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 {
     dump_ctx *d = ctx;
     out *o = d->o;
+    d->kr_ready = false;
     kf_control ctl;
     bool is_ctl = b->control && kf_control_parse(r, &ctl) == KF_OK;
     if (o->json) {
@@ -535,7 +557,8 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         autod.decode = DEC_AUTO;
         int dec = decode_for(opts, path);
         bool secret_bytes = dec == DEC_METADATA || dec == DEC_REMOTE || decode_for(&autod, path) == DEC_METADATA;
-        dump_ctx d = {opts, o, path, 0, dec, {0}, &r, secret_bytes, NULL, KF_SEV_WARNING, 0, 0, ""};
+        dump_ctx d = {.opts = opts, .o = o, .file = path, .decode = dec, .rep = &r, .secret_bytes = secret_bytes,
+                      .pending_sev = KF_SEV_WARNING};
         kf_scan_opts so;
         kf_scan_opts_init(&so);
         so.max_batch_bytes = (size_t)opts->max_batch_bytes;
@@ -647,7 +670,9 @@ static void dump_usage(FILE *f)
                "                     password-like config values (redacted by default)\n"
                "  --max-bytes N      read only the first N bytes of each .log (sampling a live host)\n"
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
-               "  --json             newline-delimited JSON\n");
+               "  --json             newline-delimited JSON\n"
+               "exit: 0 nothing wrong found; 1 damage found (problem lines); 2 usage error;\n"
+               "3 a path cannot be read or the output cannot be written.\n");
 }
 
 int cmd_dump(int argc, char **argv)

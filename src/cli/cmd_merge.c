@@ -139,6 +139,9 @@ static void merge_usage(FILE *f)
                "(offset ranges no copy holds intact). Segments start at the inputs' base offsets.\n"
                "The merged log never goes back to a lower leader epoch: a copy's batches of a\n"
                "lower epoch past the start of a higher one are left out as conflicts.\n"
+               "  --force     overwrite existing output files\n"
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
+               "  --json      newline-delimited JSON on stdout (merge.json is written either way)\n"
                "Exit 0: nothing left out; 1: a hole or a conflict; 2: usage error; 3: cannot\n"
                "read or write.\n");
 }

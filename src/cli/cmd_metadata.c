@@ -451,9 +451,11 @@ static void metadata_usage(FILE *f)
                "  --as-of-offset N   the state after offset N (default: the end of the log)\n"
                "  --show-secrets     print password-like config values, SCRAM salts and keys and\n"
                "                     delegation-token ids (redacted by default)\n"
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
                "  --json             newline-delimited JSON\n"
                "Also checks the partition: incomplete snapshots, a log start no snapshot covers,\n"
-               "quorum-state. Exit 0 clean, 1 damage found or skipped, 3 a path cannot be read.\n");
+               "quorum-state. Exit 0 clean, 1 damage found or skipped, 2 usage error, 3 a path\n"
+               "cannot be read or the output cannot be written.\n");
 }
 
 int cmd_metadata(int argc, char **argv)
@@ -540,10 +542,6 @@ int cmd_metadata(int argc, char **argv)
     bool damaged = rep.errors > 0 || in->damaged > 0;
     kf_metadata_free(m);
     kf_kraft_inputs_free(&ki);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("<stdout>", "cannot write: %s", strerror(errno));
-        return EXIT_FAIL;
-    }
     if (status == EXIT_FAIL)
         return EXIT_FAIL;
     return damaged ? EXIT_DAMAGE : EXIT_CLEAN;

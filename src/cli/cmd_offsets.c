@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/kraft_names.h"
 #include "cli/partitions.h"
+#include "cli/walk.h"
 #include "kfsck/replay.h"
 
 enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_RESET_CSV };
@@ -73,20 +74,11 @@ static bool log_end_of(offsets_run *run, const char *topic, int32_t partition, i
             *leo = run->leos[i].leo;
             return run->leos[i].known;
         }
-    leo_cache c = {strdup(topic), partition, false, 0};
-    if (!c.topic) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
+    leo_cache c = {must(strdup(topic)), partition, false, 0};
     const kf_partition *p = kf_inputs_find(run->in, topic, partition);
     if (p)
         c.known = kf_partition_log_end(p, KF_DEFAULT_MAX_BATCH_BYTES, &c.leo);
-    leo_cache *n = realloc(run->leos, (run->nleos + 1) * sizeof *n);
-    if (!n) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    run->leos = n;
+    run->leos = must(realloc(run->leos, (run->nleos + 1) * sizeof *run->leos));
     run->leos[run->nleos++] = c;
     *leo = c.leo;
     return c.known;
@@ -263,13 +255,20 @@ static void offsets_usage(FILE *f)
             "  --history               every change in the order it took effect\n"
             "  --as-of MS              the table after the last change whose time is <= MS\n"
             "                          (epoch millis); with --history, the changes up to it\n"
+            "  --format table|json|csv the columns of kafka-consumer-groups.sh --describe\n"
+            "                          (default), JSON lines (as --json), or CSV with a header\n"
             "  --format reset-csv      the file kafka-consumer-groups.sh --reset-offsets\n"
             "                          --from-file reads: topic,partition,offset with exactly\n"
             "                          one --group, else group,topic,partition,offset\n"
             "  --connect               Kafka Connect source offsets (topic --connect-topic,\n"
             "                          default connect-offsets) instead\n"
             "  --offsets-partitions N  offsets.topic.num.partitions, to name a group's partition (50)\n"
-            "  --max-batch-bytes N     cap on one batch's decompressed size (default 128M)\n");
+            "  --max-batch-bytes N     cap on one batch's decompressed size (default 128M)\n"
+            "  --json                  newline-delimited JSON, problems included\n"
+            "exit: 0 nothing wrong; 1 damaged batches or undecodable records were skipped, so\n"
+            "the table may be incomplete; 2 usage error (also --json with another --format,\n"
+            "reset-csv with --history or --connect, --connect with --group, --topic,\n"
+            "--history or --as-of); 3 a path cannot be read or the output cannot be written.\n");
 }
 
 static int parse_i64(const char *s, int64_t *v)
@@ -297,12 +296,7 @@ static kf_replay *new_replay(const offsets_opts *op, bool as_of, offsets_run *hi
         ro.change_fn = on_change;
         ro.change_ctx = history_run;
     }
-    kf_replay *r = kf_replay_new(&ro);
-    if (!r) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    return r;
+    return must(kf_replay_new(&ro));
 }
 
 int cmd_offsets(int argc, char **argv)

@@ -26,14 +26,6 @@ typedef struct rep_ctx {
     name_set written;
 } rep_ctx;
 
-static void put_opt_int(out *o, const char *key, bool has, int64_t v)
-{
-    if (has)
-        out_int(o, key, v);
-    else
-        out_null(o, key);
-}
-
 static void drop_fields(out *o, const kf_repair_drop *d)
 {
     out_str(o, "file", d->file);
@@ -43,14 +35,14 @@ static void drop_fields(out *o, const kf_repair_drop *d)
     out_str(o, "reason", d->reason);
     if (d->has_first || d->has_last) {
         out_arr_open(o, "offsets");
-        put_opt_int(o, NULL, d->has_first, d->first_offset);
-        put_opt_int(o, NULL, d->has_last, d->last_offset);
+        out_opt_int(o, NULL, d->has_first, d->first_offset);
+        out_opt_int(o, NULL, d->has_last, d->last_offset);
         out_arr_close(o);
     } else {
         out_null(o, "offsets");
     }
-    put_opt_int(o, "first_offset", d->has_first, d->first_offset);
-    put_opt_int(o, "last_offset", d->has_last, d->last_offset);
+    out_opt_int(o, "first_offset", d->has_first, d->first_offset);
+    out_opt_int(o, "last_offset", d->has_last, d->last_offset);
     out_bool(o, "data_loss", d->data_loss);
     out_str(o, "message", d->message);
 }
@@ -117,6 +109,8 @@ static void repair_usage(FILE *f)
                "              its valid_bytes and drop every later segment\n"
                "  --salvage   also keep the intact batches after the damage (offsets increasing)\n"
                "  --force     overwrite existing output files\n"
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
+               "  --json      newline-delimited JSON on stdout (repair.json is written either way)\n"
                "Exit 0: nothing but zero fill dropped; 1: data was left out; 2: usage error\n"
                "(also OUTDIR equal to or inside the input's directory); 3: cannot read or write.\n");
 }

@@ -12,14 +12,6 @@
 
 #include "cli/cli.h"
 
-static void opt_int(out *o, const char *key, bool has, int64_t v)
-{
-    if (has)
-        out_int(o, key, v);
-    else
-        out_null(o, key);
-}
-
 static void human_size(uint64_t b, char *buf, size_t n)
 {
     if (b < 1024)
@@ -55,12 +47,12 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
         out_str(o, "topic_id", p->has_topic_id ? p->topic_id : NULL);
         out_uint(o, "segments", lg->segments);
         out_uint(o, "bytes", lg->bytes);
-        opt_int(o, "first_offset", lg->has_offsets, lg->first_offset);
-        opt_int(o, "log_end_offset", lg->has_log_end, lg->log_end_offset);
-        opt_int(o, "recovery_point", p->recovery_point.has, p->recovery_point.offset);
-        opt_int(o, "high_watermark", p->high_watermark.has, p->high_watermark.offset);
-        opt_int(o, "log_start_offset", p->log_start_offset.has, p->log_start_offset.offset);
-        opt_int(o, "cleaner_offset", p->cleaner_offset.has, p->cleaner_offset.offset);
+        out_opt_int(o, "first_offset", lg->has_offsets, lg->first_offset);
+        out_opt_int(o, "log_end_offset", lg->has_log_end, lg->log_end_offset);
+        out_opt_int(o, "recovery_point", p->recovery_point.has, p->recovery_point.offset);
+        out_opt_int(o, "high_watermark", p->high_watermark.has, p->high_watermark.offset);
+        out_opt_int(o, "log_start_offset", p->log_start_offset.has, p->log_start_offset.offset);
+        out_opt_int(o, "cleaner_offset", p->cleaner_offset.has, p->cleaner_offset.offset);
         out_arr_open(o, "leader_epochs");
         for (size_t i = 0; i < p->n_leader_epochs; i++) {
             out_obj_open(o, NULL);
@@ -114,7 +106,10 @@ static void scan_usage(FILE *f)
                "`kfsck verify` finds, plus checkpoint entries that disagree with the segments.\n"
                "--jobs N: partitions checked by N threads (default: online cores); output order\n"
                "does not depend on N. For a single partition dir use `kfsck verify`.\n"
-               "Exit 0 when no error was found (warnings alone: 0), 1 otherwise.\n");
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
+               "  --json               newline-delimited JSON\n"
+               "exit: 0 no error found (warnings alone: 0); 1 an error found; 2 usage error;\n"
+               "3 a path cannot be read or the output cannot be written.\n");
 }
 
 int cmd_scan(int argc, char **argv)
@@ -251,10 +246,6 @@ int cmd_scan(int argc, char **argv)
         out_text(&o, "%" PRIu64 " partitions, %" PRIu64 " segments, %s, %" PRIu64 " error%s, %" PRIu64 " warning%s\n",
                  tot.partitions, tot.segments, size, tot.errors, tot.errors == 1 ? "" : "s", tot.warnings,
                  tot.warnings == 1 ? "" : "s");
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("<stdout>", "cannot write: %s", strerror(errno));
-        return EXIT_FAIL;
     }
     if (status == EXIT_FAIL || tot.unreadable)
         return EXIT_FAIL;

@@ -476,7 +476,6 @@ int cmd_stats(int argc, char **argv)
     kf_buf_free(&R.buf);
     kf_inputs_free(&in);
     if (write_failed) {
-        cli_error("<stdout>", "cannot write output");
         return EXIT_FAIL;
     }
     if (in_status == EXIT_FAIL || R.unreadable)

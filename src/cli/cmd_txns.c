@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/partitions.h"
+#include "cli/walk.h"
 #include "kfsck/stats.h"
 #include "kfsck/txns.h"
 
@@ -44,12 +45,6 @@ static void txns_problem(void *ctx, const kf_problem *p)
     report_problem(&R->rep, p);
 }
 
-static void oom(void)
-{
-    fputs("kfsck: out of memory\n", stderr);
-    exit(EXIT_FAIL);
-}
-
 static bool is_data_partition(const kf_partition *p)
 {
     return strcmp(p->topic, TXN_STATE_TOPIC) && strcmp(p->topic, "__cluster_metadata");
@@ -67,14 +62,6 @@ static void topic_fields(out *o, const kf_partition *p)
         out_null(o, "partition");
 }
 
-static void partition_label(const kf_partition *p, char *buf, size_t n)
-{
-    if (p->topic[0] && p->partition >= 0)
-        snprintf(buf, n, "%s-%d", p->topic, p->partition);
-    else
-        snprintf(buf, n, "%s", p->ncopies ? p->copies[0].label : "?");
-}
-
 /* ---- the coordinator's view ----------------------------------------------- */
 
 static void read_coordinator(txns_run *R, const kf_inputs *in)
@@ -85,7 +72,7 @@ static void read_coordinator(txns_run *R, const kf_inputs *in)
     if (!n)
         return;
     if (!(R->coord = kf_txn_coord_new()))
-        oom();
+        cli_oom();
     kf_buf buf = {0};
     bool damaged = false;
     if (R->json) {
@@ -104,9 +91,9 @@ static void read_coordinator(txns_run *R, const kf_inputs *in)
         int rc;
         while ((rc = kf_part_reader_next(u, &b)) == 1)
             if (kf_txn_coord_batch(R->coord, p->partition, &b, &buf, R->max_batch, txns_problem, R) != KF_OK)
-                oom();
+                cli_oom();
         if (rc < 0)
-            oom();
+            cli_oom();
         kf_part_result ur;
         kf_part_reader_close(u, &ur);
         damaged |= ur.uncovered > 0;
@@ -134,7 +121,7 @@ static void keep_report(void *ctx, const kf_txn_report *r)
         R->capreps = R->capreps ? R->capreps * 2 : 16;
         kf_txn_report *n = realloc(R->reps, R->capreps * sizeof *n);
         if (!n)
-            oom();
+            cli_oom();
         R->reps = n;
     }
     R->reps[R->nreps++] = *r;
@@ -320,22 +307,22 @@ static void read_partition(txns_run *R, const kf_partition *p)
     to.problem_ctx = R;
     kf_txns *t;
     if (kf_txns_open(&t, p, &to) != KF_OK)
-        oom();
+        cli_oom();
     kf_part_reader *u = part_reader_open(p, R->max_batch, &R->rep);
     kf_batch b;
     int rc;
     while ((rc = kf_part_reader_next(u, &b)) == 1)
         if (kf_txns_batch(t, &b, kf_part_reader_file(u)) != KF_OK)
-            oom();
+            cli_oom();
     if (rc < 0)
-        oom();
+        cli_oom();
     kf_part_result ur;
     kf_part_reader_close(u, &ur);
     R->unreadable |= ur.unreadable;
     kf_txns_result res;
     R->nreps = 0;
     if (kf_txns_finish(t, ur.uncovered > 0 || ur.unreadable, keep_report, R, &res) != KF_OK)
-        oom();
+        cli_oom();
     print_partition(R, p, &res);
     kf_txns_free(t);
     R->partitions++;
@@ -398,7 +385,8 @@ static void txns_usage(FILE *f)
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
                "  --json               JSON lines: \"open_transaction\", \"partition\", \"problem\"\n"
                "exit: 0 nothing wrong; 1 a transaction hangs, a marker or .txnindex entry is\n"
-               "missing, or damage was skipped; 2 usage; 3 a path cannot be read.\n");
+               "missing, or damage was skipped; 2 usage; 3 a path cannot be read or the output\n"
+               "cannot be written.\n");
 }
 
 /* MS as a number of milliseconds (0 allowed) or a duration such as 15m. */
@@ -476,15 +464,9 @@ int cmd_txns(int argc, char **argv)
             read_partition(&R, &in.parts[i]);
     print_summary(&R);
 
-    fflush(stdout);
-    bool write_failed = ferror(stdout);
     free(R.reps);
     kf_txn_coord_free(R.coord);
     kf_inputs_free(&in);
-    if (write_failed) {
-        cli_error("<stdout>", "cannot write output");
-        return EXIT_FAIL;
-    }
     if (in_status == EXIT_FAIL || R.unreadable)
         return EXIT_FAIL;
     if (R.hanging || R.markers_missing || R.incomplete || R.rep.errors)

@@ -57,8 +57,10 @@ static void verify_usage(FILE *f)
                "PATH: a segment or other Kafka file, a partition dir, or a broker data dir.\n"
                "Reports each problem (code, byte position, offset) and one summary per segment,\n"
                "with valid_bytes: where a recovering broker would truncate the segment.\n"
-               "Exit 0 when no error was found (warnings alone: 0), 1 otherwise, 3 when a\n"
-               "path could not be read.\n");
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
+               "  --json               newline-delimited JSON\n"
+               "exit: 0 no error found (warnings alone: 0); 1 an error found; 2 usage error;\n"
+               "3 a path cannot be read or the output cannot be written.\n");
 }
 
 int cmd_verify(int argc, char **argv)
@@ -102,7 +104,7 @@ int cmd_verify(int argc, char **argv)
     vo.progress_fn = show_progress;
     kf_verify_result res = {0};
     int status = EXIT_CLEAN;
-    for (int i = optind; i < argc && status != EXIT_USAGE; i++) {
+    for (int i = optind; i < argc; i++) {
         const char *p = argv[i];
         int err_no = 0, rc = KF_OK;
         switch (kf_classify_path(p, &err_no)) {

@@ -7,12 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/partitions.h"
-
-static void oom(void)
-{
-    fputs("kfsck: out of memory\n", stderr);
-    exit(EXIT_FAIL);
-}
+#include "cli/walk.h"
 
 int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_bytes, bool json, out *o, out *perr)
 {
@@ -24,7 +19,7 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
     co.problem_ctx = &rep;
     kf_connect *c = kf_connect_new(&co);
     if (!c)
-        oom();
+        cli_oom();
     uint64_t uncovered = 0, found = 0;
     for (size_t i = 0; i < in->n; i++) {
         const kf_partition *p = &in->parts[i];
@@ -39,9 +34,9 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
         int rc;
         while ((rc = kf_part_reader_next(u, &b)) == 1)
             if (kf_connect_batch(c, &b) != KF_OK)
-                oom();
+                cli_oom();
         if (rc < 0)
-            oom();
+            cli_oom();
         kf_part_reader_close(u, &ur);
         uncovered += ur.uncovered + (ur.unreadable ? 1 : 0);
     }
@@ -55,7 +50,7 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
     const kf_connect_offset *rows;
     size_t n = kf_connect_offsets(c, &rows);
     if (n == (size_t)-1)
-        oom();
+        cli_oom();
     for (size_t i = 0; i < n; i++) {
         const kf_connect_offset *r = &rows[i];
         if (json)

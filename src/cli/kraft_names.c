@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "cli/walk.h"
 
 kf_metadata *kraft_image_of(char *const *paths, int n, uint64_t max_batch_bytes)
 {
@@ -19,9 +20,7 @@ kf_metadata *kraft_image_of(char *const *paths, int n, uint64_t max_batch_bytes)
         rc = kf_metadata_build(&m, &ki, &mo);
     }
     kf_kraft_inputs_free(&ki);
-    if (rc == KF_ERR_NOMEM) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
     return m;
 }

@@ -1,5 +1,6 @@
 /* main.c: kfsck's entry point: a table maps command names to functions
- * (one file per command, as git's builtin/). */
+ * (one file per command, as git's builtin/). Every way out checks that
+ * stdout was written (finish_stdout: exit 3 if not). */
 #include <stdio.h>
 #include <string.h>
 
@@ -44,15 +45,15 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         usage(stdout);
-        return EXIT_CLEAN;
+        return finish_stdout(EXIT_CLEAN);
     }
     if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
         printf("kfsck %s (crc32c: %s)\n", KFSCK_VERSION, kf_crc32c_impl());
-        return EXIT_CLEAN;
+        return finish_stdout(EXIT_CLEAN);
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (!strcmp(name, COMMANDS[i].name))
-            return COMMANDS[i].fn(argc - 1, argv + 1);
+            return finish_stdout(COMMANDS[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "kfsck: unknown command '%s'\n", name);
     usage(stderr);
     return EXIT_USAGE;

@@ -1,4 +1,5 @@
-/* out.c: JSON-lines and text output writers, and the one-line error. */
+/* out.c: JSON-lines and text output writers, the formatting helpers, the
+ * one-line error, and the check that stdout was written (out.h). */
 #include "cli/out.h"
 
 #include <inttypes.h>
@@ -6,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "cli/cli.h"
 
 void fmt_time_utc(int64_t ms, char *buf, size_t n)
 {
@@ -43,6 +46,28 @@ void fmt_duration(int64_t ms, char *buf, size_t n)
         snprintf(buf, n, "%s%" PRIu64 "h%02" PRIu64 "m", sign, h, m % 60);
     else
         snprintf(buf, n, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
+}
+
+void fmt_duration_unit(int64_t ms, char *buf, size_t n)
+{
+    static const struct {
+        int64_t ms;
+        const char *unit;
+    } units[] = {{604800000, "w"}, {86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (ms % units[i].ms == 0) {
+            snprintf(buf, n, "%" PRId64 "%s", ms / units[i].ms, units[i].unit);
+            return;
+        }
+    snprintf(buf, n, "%" PRId64 "ms", ms);
+}
+
+void partition_label(const kf_partition *p, char *buf, size_t n)
+{
+    if (p->topic[0] && p->partition >= 0)
+        snprintf(buf, n, "%s-%d", p->topic, p->partition);
+    else
+        snprintf(buf, n, "%s", p->ncopies ? p->copies[0].label : "?");
 }
 
 void out_init(out *o, FILE *f, bool json)
@@ -102,6 +127,14 @@ void out_null(out *o, const char *key)
 {
     out_key(o, key);
     fputs("null", o->f);
+}
+
+void out_opt_int(out *o, const char *key, bool has, int64_t v)
+{
+    if (has)
+        out_int(o, key, v);
+    else
+        out_null(o, key);
 }
 
 void out_bool(out *o, const char *key, bool v)
@@ -332,7 +365,10 @@ void report_problem(void *ctx, const kf_problem *p)
             fprintf(o->f, " (offset %lld)", (long long)p->offset);
         if (p->has_length)
             fprintf(o->f, " length %llu", (unsigned long long)p->length);
-        fprintf(o->f, ": %s [%s]\n", p->message, file);
+        fprintf(o->f, ": %s", p->message);
+        if (file) /* a problem about a partition or a replay may name no file */
+            fprintf(o->f, " [%s]", file);
+        fputc('\n', o->f);
     }
 }
 
@@ -370,4 +406,12 @@ void cli_error(const char *path, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int finish_stdout(int status)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    cli_error("<stdout>", "cannot write output");
+    return EXIT_FAIL;
 }

@@ -28,6 +28,8 @@ void out_key(out *o, const char *key);     /* for the value writers below */
 void out_int(out *o, const char *key, int64_t v);
 void out_uint(out *o, const char *key, uint64_t v);
 void out_null(out *o, const char *key);
+/* v when has, else null. */
+void out_opt_int(out *o, const char *key, bool has, int64_t v);
 void out_bool(out *o, const char *key, bool v);
 void out_double(out *o, const char *key, double v);
 /* A string (escaped); NULL prints null. */
@@ -49,6 +51,12 @@ void fmt_time_utc(int64_t ms, char *buf, size_t n);
 /* A duration in ms as "850ms", "42s", "31m05s", "2h05m", "3d04h"
  * (negative: "-" first). */
 void fmt_duration(int64_t ms, char *buf, size_t n);
+/* A duration in ms in the largest unit that divides it exactly, as the
+ * duration options are written: "1w", "3d", "1h", "10m", "30s", "1500ms". */
+void fmt_duration_unit(int64_t ms, char *buf, size_t n);
+/* The name a partition goes by in messages: "<topic>-<N>", else the path of
+ * its first copy. */
+void partition_label(const kf_partition *p, char *buf, size_t n);
 
 /* Free text (text mode). */
 void out_text(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -69,6 +77,12 @@ void report_problem(void *ctx, const kf_problem *p); /* a kf_problem_fn; ctx is 
  * (ctx is the file name); progress_done clears the line. */
 void progress_show(void *ctx, uint64_t position, uint64_t size);
 void progress_done(void);
+
+/* The exit status after flushing stdout: status, or EXIT_FAIL (3, "an output
+ * that cannot be written") after "kfsck: <stdout>: cannot write output" on
+ * stderr when any write to stdout failed (a full disk, a closed descriptor).
+ * main() passes every command's status through it. */
+int finish_stdout(int status);
 
 /* "kfsck: <path>: <what>" on stderr. */
 void cli_error(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -8,23 +8,14 @@
 #include "cli/cli.h"
 #include "cli/walk.h"
 
-static void *oom_check(void *p)
-{
-    if (!p) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
-    return p;
-}
-
 static void add_name(name_set *s, const char *b, size_t n, const char *ext)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 32;
-        s->v = oom_check(realloc(s->v, s->cap * sizeof *s->v));
+        s->v = must(realloc(s->v, s->cap * sizeof *s->v));
     }
     size_t e = ext ? strlen(ext) : 0;
-    char *c = oom_check(malloc(n + e + 1));
+    char *c = must(malloc(n + e + 1));
     memcpy(c, b, n);
     memcpy(c + n, ext ? ext : "", e);
     c[n + e] = 0;
@@ -143,10 +134,10 @@ char *clean_base(const char *path)
     size_t n = strlen(b);
     while (n > 1 && b[n - 1] == '/')
         n--;
-    char *s = oom_check(malloc(n + 1));
+    char *s = must(malloc(n + 1));
     memcpy(s, b, n);
     s[n] = 0;
     return s;
 }
 
-FILE *mem_open(char **buf, size_t *len) { return oom_check(open_memstream(buf, len)); }
+FILE *mem_open(char **buf, size_t *len) { return must(open_memstream(buf, len)); }

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/partitions.h"
+#include "cli/walk.h"
 
 typedef struct topic_sum {
     const char *topic;      /* "" when unknown (loose segment files) */
@@ -27,12 +28,6 @@ typedef struct sink_run {
     out *o_out, *perr;
     bool damaged, unreadable;
 } sink_run;
-
-static void oom(void)
-{
-    fputs("kfsck: out of memory\n", stderr);
-    exit(EXIT_FAIL);
-}
 
 /* "25.0 MiB" */
 static void fmt_bytes(uint64_t n, char *buf, size_t cap)
@@ -57,14 +52,6 @@ static void topic_field(out *o, const char *topic)
         out_str(o, "topic", topic);
     else
         out_null(o, "topic");
-}
-
-static void partition_label(const kf_partition *p, char *buf, size_t n)
-{
-    if (p->topic[0] && p->partition >= 0)
-        snprintf(buf, n, "%s-%d", p->topic, p->partition);
-    else
-        snprintf(buf, n, "%s", p->ncopies ? p->copies[0].label : "?");
 }
 
 static void print_partition(sink_run *R, const kf_partition *p, const kf_sink_partition *s, uint64_t damaged)
@@ -115,25 +102,11 @@ static void print_partition(sink_run *R, const kf_partition *p, const kf_sink_pa
                 damaged == 1 ? "" : "s");
 }
 
-static void fmt_ms(int64_t ms, char *buf, size_t n)
-{
-    static const struct {
-        int64_t ms;
-        const char *unit;
-    } units[] = {{604800000, "w"}, {86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (ms % units[i].ms == 0) {
-            snprintf(buf, n, "%" PRId64 "%s", ms / units[i].ms, units[i].unit);
-            return;
-        }
-    snprintf(buf, n, "%" PRId64 "ms", ms);
-}
-
 static void print_topic_header(sink_run *R, const char *topic)
 {
     const kf_sink_config *c = &R->o->config;
     char d[32], r[64], ps[32], from[64];
-    fmt_ms(c->partition_duration_ms, d, sizeof d);
+    fmt_duration_unit(c->partition_duration_ms, d, sizeof d);
     if (c->rotate_interval_ms > 0)
         snprintf(r, sizeof r, "rotate.interval.ms=%" PRId64, c->rotate_interval_ms);
     else
@@ -231,7 +204,7 @@ static void read_partition(sink_run *R, const kf_partition *p, topic_sum *s)
     po.problem_ctx = &rep;
     kf_sink_partition sp;
     if (kf_sink_read_partition(u, &po, &sp) != KF_OK)
-        oom();
+        cli_oom();
     kf_part_result ur;
     kf_part_reader_close(u, &ur);
     uint64_t damaged = ur.uncovered + sp.skipped_batches;
@@ -257,7 +230,7 @@ int stats_sink(char *const *paths, int npaths, const kf_sink_opts *opts, uint64_
         fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
     topic_sum *sums = calloc(in.n ? in.n : 1, sizeof *sums);
     if (!sums)
-        oom();
+        cli_oom();
     size_t nsums = 0;
     /* in.parts is sorted by topic, then partition */
     for (size_t i = 0; i < in.n;) {
@@ -278,14 +251,8 @@ int stats_sink(char *const *paths, int npaths, const kf_sink_opts *opts, uint64_
     if (json)
         for (size_t i = 0; i < nsums; i++)
             print_summary(&R, &sums[i]);
-    fflush(stdout);
-    bool write_failed = ferror(stdout);
     free(sums);
     kf_inputs_free(&in);
-    if (write_failed) {
-        cli_error("<stdout>", "cannot write output");
-        return EXIT_FAIL;
-    }
     if (in_status == EXIT_FAIL || R.unreadable)
         return EXIT_FAIL;
     return R.damaged ? EXIT_DAMAGE : EXIT_CLEAN;

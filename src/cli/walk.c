@@ -1,5 +1,5 @@
 /* walk.c: the CLI's path helpers (walk.h): the library's, exiting on out of
- * memory so the commands need no check at every join. */
+ * memory so the commands need no check at every join or allocation. */
 #include "cli/walk.h"
 
 #include <stdio.h>
@@ -7,12 +7,16 @@
 
 #include "cli/cli.h"
 
-static char *must(char *p)
+void cli_oom(void)
 {
-    if (!p) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
+    fputs("kfsck: out of memory\n", stderr);
+    exit(EXIT_FAIL);
+}
+
+void *must(void *p)
+{
+    if (!p)
+        cli_oom();
     return p;
 }
 

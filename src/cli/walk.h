@@ -1,7 +1,13 @@
 /* walk.h: path helpers of the command-line tool that exit on out of memory
- * (the library's kf_path_join / kf_path_dir return NULL instead). */
+ * (the library's kf_path_join / kf_path_dir return NULL instead), and the
+ * out-of-memory exit itself. */
 #ifndef KFSCK_CLI_WALK_H
 #define KFSCK_CLI_WALK_H
+
+/* "kfsck: out of memory" on stderr, then exit 3. */
+void cli_oom(void) __attribute__((noreturn));
+/* p, or cli_oom() when it is NULL: x = must(malloc(n)). */
+void *must(void *p);
 
 /* dir + "/" + name, malloc'd. */
 char *path_join(const char *dir, const char *name);

@@ -528,24 +528,25 @@ static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *s
         r->err = rc;
         return;
     }
-    if (!cr.known_type) {
-        /* the coordinator skips unknown types too ("left over from an aborted upgrade") */
-        r->stats.unknown++;
-        kf_report(r->o.problem_fn, r->o.problem_ctx, KF_P_UNKNOWN_RECORD_TYPE, KF_SEV_WARNING, b->position, true,
-                  rec->offset, "__consumer_offsets-%d offset %lld: unknown record type %d, skipped", r->partition,
-                  (long long)rec->offset, cr.key_type);
-        return;
-    }
     if (rc != KF_OK || !cr.key_ok || (!cr.tombstone && !cr.value_ok)) {
+        /* the same codes as dump --decode (kf_coord_problem_code) */
+        kf_severity sev;
+        const char *code = kf_coord_problem_code(rc, &cr, &sev);
+        if (!strcmp(code, KF_P_UNKNOWN_RECORD_TYPE)) {
+            /* the coordinator skips unknown types too ("left over from an aborted upgrade") */
+            r->stats.unknown++;
+            kf_report(r->o.problem_fn, r->o.problem_ctx, code, sev, b->position, true, rec->offset,
+                      "__consumer_offsets-%d offset %lld: unknown record type %d, skipped", r->partition,
+                      (long long)rec->offset, cr.key_type);
+            return;
+        }
+        /* an unknown version is not damage, but what the record held is missing */
         r->stats.skipped++;
         char msg[512];
         snprintf(msg, sizeof msg, "__consumer_offsets-%d offset %lld: record skipped (%s%s): %s", r->partition,
                  (long long)rec->offset, cr.known_type ? "type " : "unknown type ",
                  cr.record_type ? cr.record_type : "?", cr.err[0] ? cr.err : "undecodable");
-        /* same codes as dump --decode: an unknown version is not damage */
-        bool damage = rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED;
-        kf_report(r->o.problem_fn, r->o.problem_ctx, damage ? KF_P_BAD_RECORD : KF_P_UNDECODED_RECORD,
-                  damage ? KF_SEV_ERROR : KF_SEV_WARNING, b->position, true, rec->offset, "%s", msg);
+        kf_report(r->o.problem_fn, r->o.problem_ctx, code, sev, b->position, true, rec->offset, "%s", msg);
         return;
     }
     if (cr.key_type == 0 || cr.key_type == 1) {

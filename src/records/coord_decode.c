@@ -758,6 +758,20 @@ int kf_coord_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_
     return rc;
 }
 
+const char *kf_coord_problem_code(int rc, const kf_coord_record *cr, kf_severity *sev)
+{
+    if (rc == KF_ERR_UNSUPPORTED && !cr->known_type) { /* the key's type was read: not in the table */
+        *sev = KF_SEV_WARNING;
+        return KF_P_UNKNOWN_RECORD_TYPE;
+    }
+    if (rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED) {
+        *sev = KF_SEV_ERROR;
+        return KF_P_BAD_RECORD;
+    }
+    *sev = KF_SEV_WARNING;
+    return KF_P_UNDECODED_RECORD;
+}
+
 /* ---- String.hashCode and the coordinator partition --------------------------- */
 
 static bool not_cont(uint8_t b) { return (b & 0xc0) != 0x80; }

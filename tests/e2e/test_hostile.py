@@ -253,5 +253,34 @@ class ReaderSettings(unittest.TestCase):
                     self.assertEqual((code, out), base, (cmd, env))
 
 
+@unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
+class UnwritableOutput(unittest.TestCase):
+    """stdout that cannot be written (a full disk: /dev/full) is exit 3 with
+    one line `kfsck: <stdout>: cannot write output`, for every command."""
+
+    def test_every_command_with_stdout_full(self):
+        fx = lambda *p: os.path.join(FIX, *p)
+        tmp = tempfile.mkdtemp(prefix="kfsck-full-")
+        self.addCleanup(shutil.rmtree, tmp)
+        replicas = [fx("replicas", b, "orders-0") for b in ("broker-1", "broker-2")]
+        cases = [
+            ["dump", SEGMENT], ["verify", fx("datadir")], ["offsets", fx("offsets", "datadir")],
+            ["groups", fx("offsets", "datadir")], ["repair", "-o", "OUT", fx("damaged", "bitflip")],
+            ["merge", "-o", "OUT", *replicas], ["scan", fx("datadir")], ["stats", fx("sink", "datadir")],
+            ["stats", "--sink-partition-duration", "1h", "--flush-size", "100", fx("sink", "datadir")],
+            ["txns", fx("txns", "datadir")], ["metadata", fx("kraft", "node1")], ["dump", "--help"], ["--version"],
+        ]
+        n = 0
+        for case in cases:
+            for json_flag in ([], ["--json"]):
+                n += 1
+                args = [os.path.join(tmp, str(n)) if a == "OUT" else a for a in case + json_flag]
+                with open("/dev/full", "wb") as full:
+                    p = subprocess.run([KFSCK, *args], stdout=full, stderr=subprocess.PIPE, timeout=120)
+                err = p.stderr.decode()
+                self.assertEqual(p.returncode, 3, (args, err))
+                self.assertEqual(err.count("kfsck: <stdout>: cannot write output\n"), 1, (args, err))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -232,6 +232,19 @@ class Groups(unittest.TestCase):
         self.assertIn("    subscription:", lines)
         self.assertFalse(any(l.startswith("{") for l in lines))
 
+    def test_text_problem_without_a_file_names_none(self):
+        # the open transaction is about a partition, not a file: its text line
+        # ends with the message (no "[(null)]"); JSON says "file": null
+        for cmd in ("offsets", "groups"):
+            _, _, err = run(cmd, DATADIR)
+            line = [l for l in err.splitlines() if "open_transaction" in l]
+            self.assertEqual(len(line), 1, err)
+            self.assertTrue(line[0].endswith("they are not applied"), line[0])
+            self.assertNotIn("(null)", err)
+            _, out, _ = run(cmd, "--json", DATADIR)
+            p = [p for p in jsonl(out, "problem") if p["code"] == "open_transaction"]
+            self.assertEqual([x["file"] for x in p], [None])
+
     def test_deleted_groups_are_listed_dead(self):
         code, out, err = run("groups", "--json", DATADIR)
         got = {r["group"]: r for r in jsonl(out, "group")}
@@ -279,6 +292,23 @@ class Decode(unittest.TestCase):
                 else:
                     subset(g["value_decoded"], w["value_decoded"], f"p{w['partition']}/{w['offset']}")
                     self.assertEqual(sorted(g["value_decoded"]), sorted(w["value_decoded"]))
+
+    def test_dump_and_offsets_give_the_same_problem_codes(self):
+        # cli.md: an unknown record type is unknown_record_type (warning) in
+        # dump --decode as in offsets; a known type's unknown value version
+        # is undecoded_record in both
+        want = {"unknown_record_type": "unknown_record_type", "unknown_value_version": "undecoded_record"}
+        odd = [r for r in M["records"] if r["expect"] != "decoded"]
+        self.assertEqual(sorted({r["expect"] for r in odd}), sorted(want))
+        _, out, _ = run("offsets", "--json", DATADIR)
+        from_offsets = {(p["file"], p["offset"]): (p["code"], p["severity"]) for p in jsonl(out, "problem")}
+        for r in odd:
+            part = [p for p in M["partitions"] if p["topic"] == "__consumer_offsets" and p["partition"] == r["partition"]]
+            seg = [s for s in part[0]["segments"] if s["base_offset"] <= r["offset"]][-1]["path"]
+            _, out, _ = run("dump", "--json", "--records", "--decode", "offsets", seg)
+            got = [(p["code"], p["severity"]) for p in jsonl(out, "problem") if p["offset"] == r["offset"]]
+            self.assertEqual(got, [(want[r["expect"]], "warning")], (seg, r["offset"]))
+            self.assertEqual(from_offsets[(seg, r["offset"])], got[0], (seg, r["offset"]))
 
     def test_auto_decode_by_directory_name(self):
         seg = M["partitions"][0]["segments"][0]["path"]

@@ -1300,6 +1300,45 @@ static void test_node_cap(void **state)
     assert_null(t.nodes);
 }
 
+/* kf_coord_problem_code: the one rule offsets, groups and dump --decode use */
+static void test_problem_codes(void **state)
+{
+    (void)state;
+    bb k, v = { .n = 0 };
+    kf_dtree t = { 0 };
+    kf_coord_record r;
+    kf_severity sev;
+    /* an unknown record type: skipped by the coordinator, a warning */
+    k.n = 0;
+    i16(&k, 99);
+    str(&k, "x");
+    hex(&v, "0000 01");
+    int rc = decode(KF_COORD_OFFSETS, &k, &v, &t, &r);
+    assert_string_equal(kf_coord_problem_code(rc, &r, &sev), KF_P_UNKNOWN_RECORD_TYPE);
+    assert_int_equal(sev, KF_SEV_WARNING);
+    /* a known type's unknown value version: not damage */
+    key_offset(&k, 1, "g", "t", 0);
+    v.n = 0;
+    hex(&v, "0009 000000000021d4a8 ffffffff 01 0000019964f2d836 00");
+    rc = decode(KF_COORD_OFFSETS, &k, &v, &t, &r);
+    assert_string_equal(kf_coord_problem_code(rc, &r, &sev), KF_P_UNDECODED_RECORD);
+    assert_int_equal(sev, KF_SEV_WARNING);
+    /* malformed bytes: no key, a key too short for its type, a value cut short */
+    rc = decode(KF_COORD_OFFSETS, NULL, &v, &t, &r);
+    assert_string_equal(kf_coord_problem_code(rc, &r, &sev), KF_P_BAD_RECORD);
+    assert_int_equal(sev, KF_SEV_ERROR);
+    k.n = 1;
+    rc = decode(KF_COORD_OFFSETS, &k, &v, &t, &r);
+    assert_string_equal(kf_coord_problem_code(rc, &r, &sev), KF_P_BAD_RECORD);
+    key_offset(&k, 1, "g", "t", 0);
+    v.n = 0;
+    hex(&v, "0003 0000");
+    rc = decode(KF_COORD_OFFSETS, &k, &v, &t, &r);
+    assert_string_equal(kf_coord_problem_code(rc, &r, &sev), KF_P_BAD_RECORD);
+    assert_int_equal(sev, KF_SEV_ERROR);
+    kf_dtree_free(&t);
+}
+
 /* ---- the schema table ------------------------------------------------------ */
 
 static bool snake(const char *s)
@@ -1478,6 +1517,7 @@ int main(void)
         cmocka_unit_test(test_truncated_everywhere),
         cmocka_unit_test(test_corrupt_values),
         cmocka_unit_test(test_node_cap),
+        cmocka_unit_test(test_problem_codes),
         cmocka_unit_test(test_schema_table),
         cmocka_unit_test(test_schema_tables_sorted),
         cmocka_unit_test(test_hash_table),
