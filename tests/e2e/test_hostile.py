@@ -11,6 +11,7 @@ import os
 import shutil
 import stat
 import sys
+import subprocess
 import tempfile
 import threading
 import time
