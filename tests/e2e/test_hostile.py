@@ -10,15 +10,15 @@ line and the contract's exit code, never hang or crash.
 import os
 import shutil
 import stat
-import sys
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, jsonl, run as _run  # noqa: E402
+from kfsck_e2e import FIX, KFSCK, jsonl, run as _run  # noqa: E402
 
 SEGMENT = os.path.join(FIX, "segments", "v2-none", "00000000000000000000.log")
 
