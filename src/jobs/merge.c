@@ -31,8 +31,9 @@ typedef struct merge_ctx {
     kf_merge_result *res;
     const char *out_dir;
     kf_partition part;
-    int64_t *bases;       /* the union of the copies' segment bases, sorted */
+    int64_t *bases;       /* the union of the copies' segment bases, sorted, each once */
     size_t nbases;
+    size_t kbase;         /* the greatest base at or below the last batch's first offset (write_batch) */
     kf_part_writer *w;
     bool seg_open;
     int64_t seg_base;
@@ -144,18 +145,23 @@ static int close_segment(merge_ctx *c)
 }
 
 /* Write b into the segment its offsets belong to: the greatest input base
- * at or below its first offset and past what was written (else its own
- * first offset). */
+ * at or below its first offset, when that is past the open segment's base
+ * and what was written (else the open segment, else its own first offset).
+ * The reader's batches come in increasing offsets, so the base is found by
+ * moving a cursor forward over the sorted bases. */
 static int write_batch(merge_ctx *c, const kf_batch *b, const char *input)
 {
     int64_t first = kf_batch_first_offset(b), last;
     bool has_last = kf_part_writer_last_offset(c->w, &last);
     int64_t target = c->seg_open ? c->seg_base : -1;
-    for (size_t i = 0; i < c->nbases; i++) {
-        int64_t base = c->bases[i];
-        if (base <= first && base > target && (!has_last || base > last))
-            target = base;
-    }
+    size_t k = c->kbase;
+    while (k > 0 && c->bases[k] > first) /* never, while offsets increase */
+        k--;
+    while (k + 1 < c->nbases && c->bases[k + 1] <= first)
+        k++;
+    c->kbase = k;
+    if (c->nbases && c->bases[k] <= first && c->bases[k] > target && (!has_last || c->bases[k] > last))
+        target = c->bases[k];
     if (target < 0)
         target = first;
     if (!c->seg_open || target != c->seg_base) {
@@ -198,6 +204,12 @@ static int collect_bases(merge_ctx *c)
                 c->bases[c->nbases++] = c->part.copies[i].bases[k];
     if (c->nbases)
         qsort(c->bases, c->nbases, sizeof *c->bases, cmp_i64);
+    /* copies mostly share their bases: keep each once */
+    size_t n_unique = 0;
+    for (size_t i = 0; i < c->nbases; i++)
+        if (n_unique == 0 || c->bases[i] != c->bases[n_unique - 1])
+            c->bases[n_unique++] = c->bases[i];
+    c->nbases = n_unique;
     return KF_OK;
 }
 
