@@ -370,8 +370,10 @@ int kf_txns_batch(kf_txns *t, const kf_batch *b, const char *file)
         t->has_newest = true;
         t->newest = b->max_timestamp;
     }
+    /* b is parsed already (the partition reader gives magic 0-2 only; v0/v1
+     * batches change no producer state) */
     kf_pstate_step st;
-    if (kf_pstate_add(t->ps, b->bytes, b->size, &t->buf, t->o.max_batch_bytes, &st) != KF_OK)
+    if (kf_pstate_add_batch(t->ps, b, &t->buf, t->o.max_batch_bytes, &st) != KF_OK)
         return KF_ERR_NOMEM;
     if (!st.used)
         return KF_OK;
