@@ -716,7 +716,7 @@ static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *re
 static void ctx_free(repair_ctx *c)
 {
     kf_part_writer_close(c->w);
-    free(c->in_le);
+    kf_leader_epochs_free(&c->in_le);
     free(c->lost);
 }
 
@@ -836,11 +836,10 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     }
     /* the input's leader-epoch checkpoint, checked against kept batches as they go */
     char *le_path = kf_path_join(in_dir, "leader-epoch-checkpoint");
-    bool le_present = false, le_read = false;
     if (rc == KF_OK && !le_path)
         rc = repair_fail(&c, in_dir, ENOMEM, "out of memory");
     if (rc == KF_OK)
-        repair_read_epochs(&c, le_path, &le_present, &le_read);
+        rc = repair_read_epochs(&c, le_path);
     if (rc == KF_OK && nseg)
         rc = seed(&c, in_dir, &l, bases[0]);
     for (size_t i = 0; i < nseg && rc == KF_OK; i++) {
@@ -863,8 +862,8 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     size_t nle;
     kf_part_writer_log_end(c.w, &leo);
     kf_part_writer_epochs(c.w, &nle);
-    if (rc == KF_OK && (le_present || nle))
-        rc = repair_write_epochs(&c, le_path, le_present, le_read, leo);
+    if (rc == KF_OK && (c.in_le.present || nle))
+        rc = repair_write_epochs(&c, le_path, leo);
     if (rc == KF_OK)
         rc = other_files(&c, in_dir, &l, bases, nseg);
     free(le_path);
