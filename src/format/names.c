@@ -1,6 +1,7 @@
 /* names.c: classify files and directories of a Kafka log dir by name, the way
  * the broker's LogFileUtils/LocalLog do (20-digit offset prefixes, the
- * .deleted/.cleaned/.swap suffixes, <topic>-<partition> dirs). */
+ * .deleted/.cleaned/.swap suffixes, <topic>-<partition> dirs), and name a
+ * segment's sibling files. */
 #include "kfsck/names.h"
 
 #include <stdio.h>
@@ -104,6 +105,28 @@ kf_name_info kf_classify_name(const char *name)
         return ni;
     }
     return ni;
+}
+
+char *kf_sibling_path(const char *log_path, const char *ext)
+{
+    size_t n = strlen(log_path);
+    const char *suffix = "";
+    for (size_t i = 0; i < sizeof SUFFIXES / sizeof SUFFIXES[0]; i++)
+        if (ends_with(log_path, n, SUFFIXES[i])) {
+            suffix = SUFFIXES[i];
+            break;
+        }
+    size_t sl = strlen(suffix);
+    if (!ends_with(log_path, n - sl, ".log"))
+        return NULL;
+    size_t stem = n - sl - strlen(".log"), el = strlen(ext);
+    char *p = malloc(stem + el + sl + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, log_path, stem);
+    memcpy(p + stem, ext, el);
+    memcpy(p + stem + el, suffix, sl + 1);
+    return p;
 }
 
 const char *kf_file_kind_name(kf_file_kind k)

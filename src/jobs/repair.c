@@ -887,16 +887,11 @@ int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_r
     int64_t base = ni.kind == KF_FILE_LOG ? ni.base_offset : -1;
     char *txn_path = NULL;
     if (base >= 0) {
-        /* <dir>/<20 digits>.txnindex beside it */
-        size_t n = strlen(log_path), sl = strlen(ni.suffix);
-        txn_path = malloc(n + 16);
-        if (txn_path) {
-            memcpy(txn_path, log_path, n - sl - 4);
-            strcpy(txn_path + n - sl - 4, ".txnindex");
-            if (!kf_file_exists(txn_path)) {
-                free(txn_path);
-                txn_path = NULL;
-            }
+        /* the .txnindex beside it, with the same suffix (kf_sibling_path) */
+        txn_path = kf_sibling_path(log_path, ".txnindex");
+        if (txn_path && !kf_file_exists(txn_path)) {
+            free(txn_path);
+            txn_path = NULL;
         }
     }
     seg_job j = {log_path, name, base, -1, txn_path};

@@ -73,6 +73,36 @@ static void test_partition_dirs(void **state)
     assert_string_equal(small, "abc");
 }
 
+static void assert_sibling(const char *log_path, const char *ext, const char *want)
+{
+    char *got = kf_sibling_path(log_path, ext);
+    if (!want) {
+        assert_null(got);
+        return;
+    }
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_sibling_path(void **state)
+{
+    (void)state;
+    assert_sibling("d/00000000000000000398.log", ".index", "d/00000000000000000398.index");
+    assert_sibling("00000000000000000398.log", ".timeindex", "00000000000000000398.timeindex");
+    /* the broker suffix stays: the unsuffixed file is another (live) segment's */
+    assert_sibling("a/b/00000000000000000000.log.deleted", ".txnindex", "a/b/00000000000000000000.txnindex.deleted");
+    assert_sibling("00000000000000000000.log.cleaned", ".index", "00000000000000000000.index.cleaned");
+    assert_sibling("00000000000000000000.log.swap", ".txnindex", "00000000000000000000.txnindex.swap");
+    /* any stem before ".log" */
+    assert_sibling("dir.log/my.segment.log", ".txnindex", "dir.log/my.segment.txnindex");
+    /* not a .log name */
+    assert_sibling("00000000000000000000.log.bak", ".index", NULL);
+    assert_sibling("segment.bin", ".index", NULL);
+    assert_sibling("log", ".index", NULL);
+    assert_sibling("", ".index", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -80,6 +110,7 @@ int main(void)
         cmocka_unit_test(test_fixed_names),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_partition_dirs),
+        cmocka_unit_test(test_sibling_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
