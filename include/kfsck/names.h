@@ -47,7 +47,8 @@ const char *kf_file_kind_name(kf_file_kind k);
 char *kf_sibling_path(const char *log_path, const char *ext);
 
 /* Split a partition directory name "<topic>-<partition>" (also with the
- * ".<uuid>-delete/-future/-stray" suffixes). Returns true when it is one;
+ * ".<uuid>-delete/-future/-stray" suffixes; trailing slashes, as
+ * kf_path_base leaves them, are ignored). Returns true when it is one;
  * topic is copied (truncated to topic_cap-1). */
 bool kf_parse_partition_dir(const char *basename, char *topic, size_t topic_cap, int32_t *partition);
 

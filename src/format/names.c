@@ -152,6 +152,9 @@ const char *kf_file_kind_name(kf_file_kind k)
 bool kf_parse_partition_dir(const char *name, char *topic, size_t topic_cap, int32_t *partition)
 {
     size_t n = strlen(name);
+    /* kf_path_base("dir/orders-0/") is "orders-0/": trailing slashes are no part of the name */
+    while (n > 1 && name[n - 1] == '/')
+        n--;
     /* <topic>-<partition>.<32-hex>-delete / -future / -stray */
     static const char *const tails[] = {"-delete", "-future", "-stray"};
     for (size_t i = 0; i < 3; i++) {

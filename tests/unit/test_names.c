@@ -67,6 +67,13 @@ static void test_partition_dirs(void **state)
     assert_false(kf_parse_partition_dir("orders", topic, sizeof topic, &p));
     assert_false(kf_parse_partition_dir("orders-x", topic, sizeof topic, &p));
     assert_false(kf_parse_partition_dir("-1", topic, sizeof topic, &p));
+    /* a directory given with a trailing slash (kf_path_base keeps it) */
+    assert_true(kf_parse_partition_dir(kf_path_base("fixtures/datadir/orders-0/"), topic, sizeof topic, &p));
+    assert_string_equal(topic, "orders");
+    assert_int_equal(p, 0);
+    assert_true(kf_parse_partition_dir("__cluster_metadata-0//", topic, sizeof topic, &p));
+    assert_string_equal(topic, "__cluster_metadata");
+    assert_false(kf_parse_partition_dir("/", topic, sizeof topic, &p));
     /* truncation to the caller's buffer */
     char small[4];
     assert_true(kf_parse_partition_dir("abcdefgh-1", small, sizeof small, &p));
@@ -103,6 +110,29 @@ static void test_sibling_path(void **state)
     assert_sibling("", ".index", NULL);
 }
 
+static void assert_dir(const char *path, const char *want)
+{
+    char *got = kf_path_dir(path);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_path_dir_and_base(void **state)
+{
+    (void)state;
+    assert_dir("a/b/c.log", "a/b");
+    assert_dir("a/b/", "a");
+    assert_dir("a/b//", "a");
+    assert_dir("b/", ".");
+    assert_dir("b", ".");
+    assert_dir("/b", "/");
+    assert_dir("/b/", "/");
+    assert_dir("/", "/");
+    assert_string_equal(kf_path_base("a/b/"), "b/");
+    assert_string_equal(kf_path_base("a/b"), "b");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -111,6 +141,7 @@ int main(void)
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_partition_dirs),
         cmocka_unit_test(test_sibling_path),
+        cmocka_unit_test(test_path_dir_and_base),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
