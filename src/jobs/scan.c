@@ -488,17 +488,9 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
             /* plain <topic>-<n> only: -delete, -future and -stray dirs end otherwise */
             int e2 = 0;
             kf_path_kind pk = kf_classify_path(p, &e2);
-            if (pk == KF_PATH_ERROR && e2 != ENOENT) {
-                /* a partition dir that cannot be read is a finding, never skipped */
-                task *t = &d.tasks[d.ntasks++];
-                t->name = strdup(name);
-                t->topic = strdup(topic);
-                t->partition = part;
-                t->dir = p;
-                p = NULL;
-                if (!t->name || !t->topic)
-                    rc = KF_ERR_NOMEM;
-            } else if (pk == KF_PATH_PARTITION || pk == KF_PATH_DATADIR || pk == KF_PATH_OTHER_DIR) {
+            /* a partition dir; also one that cannot be read: a finding, never skipped */
+            if ((pk == KF_PATH_ERROR && e2 != ENOENT) || pk == KF_PATH_PARTITION || pk == KF_PATH_DATADIR ||
+                pk == KF_PATH_OTHER_DIR) {
                 task *t = &d.tasks[d.ntasks++];
                 t->name = strdup(name);
                 t->topic = strdup(topic);
