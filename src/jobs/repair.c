@@ -753,7 +753,14 @@ static bool is_segment(const char *name, kf_name_info *ni)
     return ni->kind == KF_FILE_LOG && ni->suffix[0] == 0 && ni->base_offset >= 0;
 }
 
-/* The files that are not segments: what becomes of each. */
+static int cmp_base(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The files that are not segments: what becomes of each. bases: the
+ * segments' base offsets, sorted. */
 static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l, const int64_t *bases, size_t nseg)
 {
     int64_t leo = 0;
@@ -781,11 +788,7 @@ static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l,
             rc = repair_metadata(c, p);
         } else if (ni.kind == KF_FILE_INDEX || ni.kind == KF_FILE_TIMEINDEX || ni.kind == KF_FILE_TXNINDEX) {
             /* handled with their segments, unless they have none */
-            bool orphan = true;
-            for (size_t k = 0; k < nseg; k++)
-                if (bases[k] == ni.base_offset)
-                    orphan = false;
-            if (orphan)
+            if (!bsearch(&ni.base_offset, bases, nseg, sizeof *bases, cmp_base))
                 repair_emit_file(c, p, NULL, "dropped", "no segment with base offset %lld", (long long)ni.base_offset);
         } else if (ni.kind != KF_FILE_LEADER_EPOCH) {
             repair_emit_file(c, p, NULL, "skipped", "not a file the broker loads from a partition directory");
@@ -815,7 +818,9 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
         ctx_free(&c);
         return rc;
     }
-    /* the segments, in base offset order (the listing is sorted by name) */
+    /* the segments, in base offset order: the listing is sorted by name,
+     * which is offset order only for 20-digit names ("123.log" is a segment
+     * too, and sorts after "1000.log"), hence the insertion */
     int64_t *bases = calloc(l.n ? l.n : 1, sizeof *bases);
     size_t *idx = calloc(l.n ? l.n : 1, sizeof *idx);
     size_t nseg = 0;
