@@ -23,6 +23,7 @@
 
 #include "format/entry_peek.h"
 #include "format/resync.h"
+#include "jobs/rebuild.h"
 #include "jobs/repair_internal.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -72,18 +73,10 @@ int repair_grow(void **p, size_t *cap, size_t need, size_t elem)
 void repair_emit_file(repair_ctx *c, const char *input, const char *output, const char *action, const char *fmt,
                       ...)
 {
-    if (!c->o->file_fn)
-        return;
-    kf_repair_file f;
-    memset(&f, 0, sizeof f);
-    f.input = input;
-    f.output = output;
-    f.action = action;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f.reason, sizeof f.reason, fmt, ap);
+    rebuild_emit_filev(c->o->file_fn, c->o->ctx, input, output, action, fmt, ap);
     va_end(ap);
-    c->o->file_fn(c->o->ctx, &f);
 }
 
 static void emit_drop(repair_ctx *c, kf_repair_drop *d)
@@ -633,17 +626,7 @@ static int run_pass(seg_pass *s)
     c->res->segments_written++;
     if (c->o->segment_fn) {
         kf_repair_segment sr;
-        memset(&sr, 0, sizeof sr);
-        sr.input = j->in_path;
-        sr.output = ps.log_path;
-        sr.input_size = s->size;
-        sr.size = ps.size;
-        sr.batches = ps.batches;
-        sr.has_offsets = ps.has_offsets;
-        sr.first_offset = ps.first_offset;
-        sr.last_offset = ps.last_offset;
-        sr.index_entries = ps.index_entries;
-        sr.time_entries = ps.time_entries;
+        rebuild_segment_report(&ps, j->in_path, s->size, &sr);
         c->o->segment_fn(c->o->ctx, &sr);
     }
     report_txnindex(s, &ps);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs/rebuild.h"
 #include "jobs/repair_internal.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
@@ -181,28 +182,18 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
 
 int repair_metadata(repair_ctx *c, const char *in_path)
 {
-    kf_bytes m;
-    if (kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) != KF_OK) {
-        repair_emit_file(c, in_path, NULL, "dropped", "cannot be read");
-        return KF_OK;
-    }
-    kf_partition_metadata pm;
-    char msg[200];
-    int rc = KF_OK;
-    if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) != KF_OK) {
+    char *outp = NULL, msg[200];
+    int err_no = 0, rc = KF_OK;
+    switch (rebuild_copy_metadata(in_path, c->out_dir, c->o->force, &outp, msg, sizeof msg, &err_no)) {
+    case REBUILD_MD_COPIED: repair_emit_file(c, in_path, outp, "copied", "valid"); break;
+    case REBUILD_MD_UNREADABLE: repair_emit_file(c, in_path, NULL, "dropped", "cannot be read"); break;
+    case REBUILD_MD_INVALID:
         repair_emit_file(c, in_path, NULL, "dropped",
                          "invalid (%s); the broker writes it again from the controller's topic id", msg);
-    } else {
-        char *outp = kf_path_join(c->out_dir, "partition.metadata");
-        int err_no = 0;
-        if (!outp)
-            rc = repair_fail(c, in_path, ENOMEM, "out of memory");
-        else if (kf_out_write_file(c->out_dir, "partition.metadata", m.data, m.size, c->o->force, &err_no) != KF_OK)
-            rc = repair_fail(c, outp, err_no, "cannot write");
-        else
-            repair_emit_file(c, in_path, outp, "copied", "valid");
-        free(outp);
+        break;
+    case REBUILD_MD_NOMEM: rc = repair_fail(c, in_path, ENOMEM, "out of memory"); break;
+    case REBUILD_MD_WRITE_FAILED: rc = repair_fail(c, outp, err_no, "cannot write"); break;
     }
-    free(m.data);
+    free(outp);
     return rc;
 }
