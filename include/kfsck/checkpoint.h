@@ -45,6 +45,25 @@ enum { KF_CKPT_OFFSETS = 0, KF_CKPT_LEADER_EPOCH = 1 };
 int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *version,
                         kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx);
 
+/* A leader-epoch-checkpoint as read from disk (kf_leader_epochs_read). */
+typedef struct kf_leader_epochs {
+    kf_leader_epoch *entries; /* the entry lines that parse, in file order */
+    uint64_t *positions;      /* each entry's byte position; NULL unless asked for */
+    size_t n;
+    bool present;             /* the file is there (read or not: only "no such file" is absent) */
+    bool read;                /* it was read whole */
+    bool valid;               /* read, and nothing in it was wrong (kf_checkpoint_parse said KF_OK) */
+} kf_leader_epochs;
+
+/* Read the leader-epoch-checkpoint at path and parse it with
+ * kf_checkpoint_parse, which reports what is wrong in it to pfn (may be
+ * NULL); a file that is missing, cannot be read or is larger than
+ * KF_SMALL_FILE_MAX is an empty list (present/read say which). positions:
+ * fill out->positions too. KF_OK, or KF_ERR_NOMEM (then out is empty).
+ * Free with kf_leader_epochs_free. */
+int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *out, kf_problem_fn pfn, void *pctx);
+void kf_leader_epochs_free(kf_leader_epochs *l);
+
 /* Kafka Uuid as text: 22 chars of URL-safe base64 without padding. */
 void kf_uuid_to_b64(const uint8_t uuid[16], char out[23]);
 /* Returns 0 on success, -1 when s is not 22 valid characters. */

@@ -49,7 +49,8 @@ bool kf_looks_like_log(const char *path);
 
 /* The last component of path (trailing slashes ignored; points into path). */
 const char *kf_path_base(const char *path);
-/* The directory part of path ("." when none), malloc'd; NULL when out of memory. */
+/* The directory part of path ("." when none; trailing slashes ignored, so
+ * "a/b/" gives "a"), malloc'd; NULL when out of memory. */
 char *kf_path_dir(const char *path);
 
 #ifdef __cplusplus

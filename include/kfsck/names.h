@@ -38,8 +38,17 @@ kf_name_info kf_classify_name(const char *basename);
 /* Human name of a kind: "log", "index", "timeindex", ... */
 const char *kf_file_kind_name(kf_file_kind k);
 
+/* The file of another kind beside a segment: "dir/<stem>.log[suffix]" ->
+ * "dir/<stem><ext>[suffix]", e.g. ".txnindex". A broker suffix (.deleted,
+ * .cleaned, .swap) is kept: the broker renames all of a segment's files
+ * together, and the unsuffixed file, when there is one, belongs to another
+ * (live) segment. Malloc'd; NULL when log_path does not end in ".log" (with
+ * a broker suffix or none) or out of memory. */
+char *kf_sibling_path(const char *log_path, const char *ext);
+
 /* Split a partition directory name "<topic>-<partition>" (also with the
- * ".<uuid>-delete/-future/-stray" suffixes). Returns true when it is one;
+ * ".<uuid>-delete/-future/-stray" suffixes; trailing slashes, as
+ * kf_path_base leaves them, are ignored). Returns true when it is one;
  * topic is copied (truncated to topic_cap-1). */
 bool kf_parse_partition_dir(const char *basename, char *topic, size_t topic_cap, int32_t *partition);
 

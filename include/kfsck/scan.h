@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kfsck/checkpoint.h"
 #include "kfsck/common.h"
 #include "kfsck/verify.h"
 
@@ -21,10 +22,8 @@
 extern "C" {
 #endif
 
-typedef struct kf_epoch_entry {
-    int32_t epoch;
-    int64_t start_offset;
-} kf_epoch_entry;
+/* One leader-epoch-checkpoint entry: epoch, start_offset (checkpoint.h). */
+typedef kf_leader_epoch kf_epoch_entry;
 
 /* An offset a checkpoint file records for the partition. */
 typedef struct kf_ckpt_value {

@@ -8,13 +8,17 @@
  * the mapped bytes: lines end at \n, \r or \r\n as for Java's BufferedReader,
  * integers are parsed as Integer/Long.parseInt parse them. Memory use is a
  * few small fixed buffers whatever the input; overlong lines and values are
- * errors. */
+ * errors. kf_leader_epochs_read reads a leader-epoch-checkpoint from disk
+ * into a list (the one loader of the jobs and the partition reader). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kfsck/checkpoint.h"
+#include "kfsck/file.h"
 
 #define CKPT_MAX_LINE 1024     /* longer entry lines are errors (a topic name is at most 249 chars) */
 #define CKPT_MAX_TOPIC 255
@@ -289,6 +293,73 @@ int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *v
         kf_report(pfn, pctx, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, c.first_suppressed_pos, false, 0,
                   "%" PRIu64 " further problems in this checkpoint are not listed", c.suppressed);
     return c.problems ? KF_ERR_CORRUPT : KF_OK;
+}
+
+/* ---- leader-epoch-checkpoint from disk ---------------------------------- */
+
+typedef struct epoch_loader {
+    kf_leader_epochs *l;
+    size_t cap;
+    bool positions;
+    bool nomem;
+} epoch_loader;
+
+static void epoch_collect(void *ctx, const kf_checkpoint_entry *e)
+{
+    epoch_loader *ld = ctx;
+    kf_leader_epochs *l = ld->l;
+    if (ld->nomem)
+        return;
+    if (l->n == ld->cap) {
+        size_t cap = ld->cap ? ld->cap * 2 : 16;
+        kf_leader_epoch *ne = realloc(l->entries, cap * sizeof *ne);
+        if (ne)
+            l->entries = ne;
+        uint64_t *np = ne && ld->positions ? realloc(l->positions, cap * sizeof *np) : NULL;
+        if (np)
+            l->positions = np;
+        if (!ne || (ld->positions && !np)) {
+            ld->nomem = true;
+            return;
+        }
+        ld->cap = cap;
+    }
+    l->entries[l->n] = (kf_leader_epoch){e->epoch, e->offset};
+    if (ld->positions)
+        l->positions[l->n] = e->position;
+    l->n++;
+}
+
+int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *out, kf_problem_fn pfn, void *pctx)
+{
+    memset(out, 0, sizeof *out);
+    kf_bytes m;
+    int err_no = 0;
+    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc != KF_OK) {
+        out->present = err_no != ENOENT;
+        return KF_OK;
+    }
+    out->present = out->read = true;
+    epoch_loader ld = {out, 0, positions, false};
+    int32_t version;
+    out->valid = kf_checkpoint_parse(m.data, m.size, KF_CKPT_LEADER_EPOCH, &version, epoch_collect, &ld, pfn,
+                                     pctx) == KF_OK;
+    free(m.data);
+    if (ld.nomem) {
+        kf_leader_epochs_free(out);
+        return KF_ERR_NOMEM;
+    }
+    return KF_OK;
+}
+
+void kf_leader_epochs_free(kf_leader_epochs *l)
+{
+    free(l->entries);
+    free(l->positions);
+    memset(l, 0, sizeof *l);
 }
 
 /* ---- Uuid --------------------------------------------------------------- */

@@ -165,7 +165,14 @@ const char *kf_path_base(const char *path)
 
 char *kf_path_dir(const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    /* the slash before the last component (kf_path_base's) */
+    size_t end = strlen(path);
+    while (end > 1 && path[end - 1] == '/')
+        end--;
+    const char *slash = NULL;
+    for (size_t i = end; i > 0 && !slash; i--)
+        if (path[i - 1] == '/')
+            slash = path + i - 1;
     if (!slash)
         return strdup(".");
     size_t n = (size_t)(slash - path);

@@ -1,6 +1,7 @@
 /* names.c: classify files and directories of a Kafka log dir by name, the way
  * the broker's LogFileUtils/LocalLog do (20-digit offset prefixes, the
- * .deleted/.cleaned/.swap suffixes, <topic>-<partition> dirs). */
+ * .deleted/.cleaned/.swap suffixes, <topic>-<partition> dirs), and name a
+ * segment's sibling files. */
 #include "kfsck/names.h"
 
 #include <stdio.h>
@@ -106,6 +107,28 @@ kf_name_info kf_classify_name(const char *name)
     return ni;
 }
 
+char *kf_sibling_path(const char *log_path, const char *ext)
+{
+    size_t n = strlen(log_path);
+    const char *suffix = "";
+    for (size_t i = 0; i < sizeof SUFFIXES / sizeof SUFFIXES[0]; i++)
+        if (ends_with(log_path, n, SUFFIXES[i])) {
+            suffix = SUFFIXES[i];
+            break;
+        }
+    size_t sl = strlen(suffix);
+    if (!ends_with(log_path, n - sl, ".log"))
+        return NULL;
+    size_t stem = n - sl - strlen(".log"), el = strlen(ext);
+    char *p = malloc(stem + el + sl + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, log_path, stem);
+    memcpy(p + stem, ext, el);
+    memcpy(p + stem + el, suffix, sl + 1);
+    return p;
+}
+
 const char *kf_file_kind_name(kf_file_kind k)
 {
     switch (k) {
@@ -129,6 +152,9 @@ const char *kf_file_kind_name(kf_file_kind k)
 bool kf_parse_partition_dir(const char *name, char *topic, size_t topic_cap, int32_t *partition)
 {
     size_t n = strlen(name);
+    /* kf_path_base("dir/orders-0/") is "orders-0/": trailing slashes are no part of the name */
+    while (n > 1 && name[n - 1] == '/')
+        n--;
     /* <topic>-<partition>.<32-hex>-delete / -future / -stray */
     static const char *const tails[] = {"-delete", "-future", "-stray"};
     for (size_t i = 0; i < 3; i++) {

@@ -68,8 +68,8 @@ typedef struct cursor {
     int64_t damage_lo;
     bool tail_known;        /* a damaged entry's header names its last offset */
     int64_t tail_last;
-    kf_leader_epoch *ckpt;  /* its checkpoint's entries */
-    size_t nckpt, capckpt;
+    kf_leader_epochs ckpt;  /* its checkpoint's entries */
+    size_t nckpt;           /* of them, those to use: all, or none when it does not parse whole */
     size_t kckpt;           /* the first not reached yet by its batches */
     bool unreadable, nomem;
 } cursor;
@@ -172,30 +172,16 @@ static const epoch_start *divergent_by(const kf_part_reader *r, int32_t epoch, i
     return best;
 }
 
-static void ckpt_entry(void *ctx, const kf_checkpoint_entry *e)
-{
-    cursor *k = ctx;
-    if (!grow((void **)&k->ckpt, &k->capckpt, k->nckpt + 1, sizeof *k->ckpt)) {
-        k->nomem = true;
-        return;
-    }
-    k->ckpt[k->nckpt++] = (kf_leader_epoch){e->epoch, e->offset};
-}
-
 /* The copy's leader-epoch-checkpoint, when it is a directory holding one
  * that parses whole. Its entries become evidence once the copy's own
  * batches reach them. */
 static void load_checkpoint(cursor *k)
 {
     char *path = kf_path_join(k->c->label, "leader-epoch-checkpoint");
-    kf_bytes m;
-    if (path && kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
-        int32_t version;
-        if (kf_checkpoint_parse(m.data, m.size, KF_CKPT_LEADER_EPOCH, &version, ckpt_entry, k, NULL, NULL) !=
-            KF_OK)
-            k->nckpt = 0; /* a checkpoint that does not parse whole says nothing */
-        free(m.data);
-    }
+    if (!path || kf_leader_epochs_read(path, false, &k->ckpt, NULL, NULL) != KF_OK)
+        k->nomem = true;
+    /* a checkpoint that does not parse whole says nothing */
+    k->nckpt = k->ckpt.valid ? k->ckpt.n : 0;
     free(path);
 }
 
@@ -367,8 +353,8 @@ static void advance(cursor *k)
             k->has_peek = true;
             /* what this copy shows of the leader epochs */
             note_epoch(r, k->epoch, k->first, k->idx);
-            while (k->kckpt < k->nckpt && k->ckpt[k->kckpt].start_offset <= k->peek.last_offset) {
-                note_epoch(r, k->ckpt[k->kckpt].epoch, k->ckpt[k->kckpt].start_offset, k->idx);
+            while (k->kckpt < k->nckpt && k->ckpt.entries[k->kckpt].start_offset <= k->peek.last_offset) {
+                note_epoch(r, k->ckpt.entries[k->kckpt].epoch, k->ckpt.entries[k->kckpt].start_offset, k->idx);
                 k->kckpt++;
             }
             return;
@@ -710,7 +696,7 @@ void kf_part_reader_close(kf_part_reader *r, kf_part_result *res)
         cursor *k = &r->ks[i];
         r->res.unreadable |= k->unreadable;
         close_segment(k);
-        free(k->ckpt);
+        kf_leader_epochs_free(&k->ckpt);
     }
     if (res)
         *res = r->res;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs/rebuild.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -31,8 +32,9 @@ typedef struct merge_ctx {
     kf_merge_result *res;
     const char *out_dir;
     kf_partition part;
-    int64_t *bases;       /* the union of the copies' segment bases, sorted */
+    int64_t *bases;       /* the union of the copies' segment bases, sorted, each once */
     size_t nbases;
+    size_t kbase;         /* the greatest base at or below the last batch's first offset (write_batch) */
     kf_part_writer *w;
     bool seg_open;
     int64_t seg_base;
@@ -63,15 +65,7 @@ static int writer_fail(merge_ctx *c)
 
 static void emit_file(merge_ctx *c, const char *in, const char *outp, const char *action, const char *reason)
 {
-    if (!c->o->file_fn)
-        return;
-    kf_repair_file f;
-    memset(&f, 0, sizeof f);
-    f.input = in;
-    f.output = outp;
-    f.action = action;
-    snprintf(f.reason, sizeof f.reason, "%s", reason);
-    c->o->file_fn(c->o->ctx, &f);
+    rebuild_emit_file(c->o->file_fn, c->o->ctx, in, outp, action, "%s", reason);
 }
 
 /* ---- what the reader finds ---------------------------------------------------- */
@@ -121,16 +115,7 @@ static int close_segment(merge_ctx *c)
     c->res->segments_written++;
     if (c->o->segment_fn) {
         kf_repair_segment sr;
-        memset(&sr, 0, sizeof sr);
-        sr.input = s.input;
-        sr.output = s.log_path;
-        sr.size = s.size;
-        sr.batches = s.batches;
-        sr.has_offsets = s.has_offsets;
-        sr.first_offset = s.first_offset;
-        sr.last_offset = s.last_offset;
-        sr.index_entries = s.index_entries;
-        sr.time_entries = s.time_entries;
+        rebuild_segment_report(&s, s.input, 0, &sr);
         c->o->segment_fn(c->o->ctx, &sr);
     }
     if (s.txn_path) {
@@ -144,18 +129,23 @@ static int close_segment(merge_ctx *c)
 }
 
 /* Write b into the segment its offsets belong to: the greatest input base
- * at or below its first offset and past what was written (else its own
- * first offset). */
+ * at or below its first offset, when that is past the open segment's base
+ * and what was written (else the open segment, else its own first offset).
+ * The reader's batches come in increasing offsets, so the base is found by
+ * moving a cursor forward over the sorted bases. */
 static int write_batch(merge_ctx *c, const kf_batch *b, const char *input)
 {
     int64_t first = kf_batch_first_offset(b), last;
     bool has_last = kf_part_writer_last_offset(c->w, &last);
     int64_t target = c->seg_open ? c->seg_base : -1;
-    for (size_t i = 0; i < c->nbases; i++) {
-        int64_t base = c->bases[i];
-        if (base <= first && base > target && (!has_last || base > last))
-            target = base;
-    }
+    size_t k = c->kbase;
+    while (k > 0 && c->bases[k] > first) /* never, while offsets increase */
+        k--;
+    while (k + 1 < c->nbases && c->bases[k + 1] <= first)
+        k++;
+    c->kbase = k;
+    if (c->nbases && c->bases[k] <= first && c->bases[k] > target && (!has_last || c->bases[k] > last))
+        target = c->bases[k];
     if (target < 0)
         target = first;
     if (!c->seg_open || target != c->seg_base) {
@@ -198,6 +188,12 @@ static int collect_bases(merge_ctx *c)
                 c->bases[c->nbases++] = c->part.copies[i].bases[k];
     if (c->nbases)
         qsort(c->bases, c->nbases, sizeof *c->bases, cmp_i64);
+    /* copies mostly share their bases: keep each once */
+    size_t n_unique = 0;
+    for (size_t i = 0; i < c->nbases; i++)
+        if (n_unique == 0 || c->bases[i] != c->bases[n_unique - 1])
+            c->bases[n_unique++] = c->bases[i];
+    c->nbases = n_unique;
     return KF_OK;
 }
 
@@ -241,29 +237,21 @@ static int copy_metadata(merge_ctx *c)
     /* partition.metadata: the first copy's that parses */
     for (size_t i = 0; i < c->part.ncopies; i++) {
         char *in = kf_path_join(c->part.copies[i].label, "partition.metadata");
-        kf_bytes m;
-        if (in && kf_file_read_all(in, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
-            kf_partition_metadata pm;
-            char msg[200];
-            int rc = KF_OK;
-            bool ok = kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK;
-            if (ok) {
-                char *outp = kf_path_join(c->out_dir, "partition.metadata");
-                int err_no = 0;
-                if (kf_out_write_file(c->out_dir, "partition.metadata", m.data, m.size, c->o->force, &err_no) !=
-                    KF_OK)
-                    rc = fail(c, outp ? outp : c->out_dir, err_no, "cannot write");
-                else
-                    emit_file(c, in, outp, "copied", "valid");
-                free(outp);
-            }
-            free(m.data);
-            if (ok) {
-                free(in);
-                return rc;
-            }
-        }
+        char *outp = NULL, why[200];
+        int err_no = 0;
+        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->o->force, &outp, why, sizeof why, &err_no)
+                           : REBUILD_MD_NOMEM;
+        int rc = KF_OK;
+        if (md == REBUILD_MD_NOMEM)
+            rc = fail(c, c->out_dir, ENOMEM, "out of memory");
+        else if (md == REBUILD_MD_WRITE_FAILED)
+            rc = fail(c, outp, err_no, "cannot write");
+        else if (md == REBUILD_MD_COPIED)
+            emit_file(c, in, outp, "copied", "valid");
+        free(outp);
         free(in);
+        if (md != REBUILD_MD_UNREADABLE && md != REBUILD_MD_INVALID)
+            return rc;
     }
     return KF_OK;
 }

@@ -23,6 +23,7 @@
 
 #include "format/entry_peek.h"
 #include "format/resync.h"
+#include "jobs/rebuild.h"
 #include "jobs/repair_internal.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -72,18 +73,10 @@ int repair_grow(void **p, size_t *cap, size_t need, size_t elem)
 void repair_emit_file(repair_ctx *c, const char *input, const char *output, const char *action, const char *fmt,
                       ...)
 {
-    if (!c->o->file_fn)
-        return;
-    kf_repair_file f;
-    memset(&f, 0, sizeof f);
-    f.input = input;
-    f.output = output;
-    f.action = action;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f.reason, sizeof f.reason, fmt, ap);
+    rebuild_emit_filev(c->o->file_fn, c->o->ctx, input, output, action, fmt, ap);
     va_end(ap);
-    c->o->file_fn(c->o->ctx, &f);
 }
 
 static void emit_drop(repair_ctx *c, kf_repair_drop *d)
@@ -633,17 +626,7 @@ static int run_pass(seg_pass *s)
     c->res->segments_written++;
     if (c->o->segment_fn) {
         kf_repair_segment sr;
-        memset(&sr, 0, sizeof sr);
-        sr.input = j->in_path;
-        sr.output = ps.log_path;
-        sr.input_size = s->size;
-        sr.size = ps.size;
-        sr.batches = ps.batches;
-        sr.has_offsets = ps.has_offsets;
-        sr.first_offset = ps.first_offset;
-        sr.last_offset = ps.last_offset;
-        sr.index_entries = ps.index_entries;
-        sr.time_entries = ps.time_entries;
+        rebuild_segment_report(&ps, j->in_path, s->size, &sr);
         c->o->segment_fn(c->o->ctx, &sr);
     }
     report_txnindex(s, &ps);
@@ -716,7 +699,7 @@ static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *re
 static void ctx_free(repair_ctx *c)
 {
     kf_part_writer_close(c->w);
-    free(c->in_le);
+    kf_leader_epochs_free(&c->in_le);
     free(c->lost);
 }
 
@@ -753,7 +736,14 @@ static bool is_segment(const char *name, kf_name_info *ni)
     return ni->kind == KF_FILE_LOG && ni->suffix[0] == 0 && ni->base_offset >= 0;
 }
 
-/* The files that are not segments: what becomes of each. */
+static int cmp_base(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The files that are not segments: what becomes of each. bases: the
+ * segments' base offsets, sorted. */
 static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l, const int64_t *bases, size_t nseg)
 {
     int64_t leo = 0;
@@ -781,11 +771,7 @@ static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l,
             rc = repair_metadata(c, p);
         } else if (ni.kind == KF_FILE_INDEX || ni.kind == KF_FILE_TIMEINDEX || ni.kind == KF_FILE_TXNINDEX) {
             /* handled with their segments, unless they have none */
-            bool orphan = true;
-            for (size_t k = 0; k < nseg; k++)
-                if (bases[k] == ni.base_offset)
-                    orphan = false;
-            if (orphan)
+            if (!bsearch(&ni.base_offset, bases, nseg, sizeof *bases, cmp_base))
                 repair_emit_file(c, p, NULL, "dropped", "no segment with base offset %lld", (long long)ni.base_offset);
         } else if (ni.kind != KF_FILE_LEADER_EPOCH) {
             repair_emit_file(c, p, NULL, "skipped", "not a file the broker loads from a partition directory");
@@ -815,7 +801,9 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
         ctx_free(&c);
         return rc;
     }
-    /* the segments, in base offset order (the listing is sorted by name) */
+    /* the segments, in base offset order: the listing is sorted by name,
+     * which is offset order only for 20-digit names ("123.log" is a segment
+     * too, and sorts after "1000.log"), hence the insertion */
     int64_t *bases = calloc(l.n ? l.n : 1, sizeof *bases);
     size_t *idx = calloc(l.n ? l.n : 1, sizeof *idx);
     size_t nseg = 0;
@@ -836,11 +824,10 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     }
     /* the input's leader-epoch checkpoint, checked against kept batches as they go */
     char *le_path = kf_path_join(in_dir, "leader-epoch-checkpoint");
-    bool le_present = false, le_read = false;
     if (rc == KF_OK && !le_path)
         rc = repair_fail(&c, in_dir, ENOMEM, "out of memory");
     if (rc == KF_OK)
-        repair_read_epochs(&c, le_path, &le_present, &le_read);
+        rc = repair_read_epochs(&c, le_path);
     if (rc == KF_OK && nseg)
         rc = seed(&c, in_dir, &l, bases[0]);
     for (size_t i = 0; i < nseg && rc == KF_OK; i++) {
@@ -863,8 +850,8 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     size_t nle;
     kf_part_writer_log_end(c.w, &leo);
     kf_part_writer_epochs(c.w, &nle);
-    if (rc == KF_OK && (le_present || nle))
-        rc = repair_write_epochs(&c, le_path, le_present, le_read, leo);
+    if (rc == KF_OK && (c.in_le.present || nle))
+        rc = repair_write_epochs(&c, le_path, leo);
     if (rc == KF_OK)
         rc = other_files(&c, in_dir, &l, bases, nseg);
     free(le_path);
@@ -888,16 +875,11 @@ int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_r
     int64_t base = ni.kind == KF_FILE_LOG ? ni.base_offset : -1;
     char *txn_path = NULL;
     if (base >= 0) {
-        /* <dir>/<20 digits>.txnindex beside it */
-        size_t n = strlen(log_path), sl = strlen(ni.suffix);
-        txn_path = malloc(n + 16);
-        if (txn_path) {
-            memcpy(txn_path, log_path, n - sl - 4);
-            strcpy(txn_path + n - sl - 4, ".txnindex");
-            if (!kf_file_exists(txn_path)) {
-                free(txn_path);
-                txn_path = NULL;
-            }
+        /* the .txnindex beside it, with the same suffix (kf_sibling_path) */
+        txn_path = kf_sibling_path(log_path, ".txnindex");
+        if (txn_path && !kf_file_exists(txn_path)) {
+            free(txn_path);
+            txn_path = NULL;
         }
     }
     seg_job j = {log_path, name, base, -1, txn_path};

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs/rebuild.h"
 #include "jobs/repair_internal.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
@@ -17,13 +18,7 @@
 
 /* ---- leader epochs -------------------------------------------------------------- */
 
-static void le_entry_fn(void *ctx, const kf_checkpoint_entry *e)
-{
-    repair_ctx *c = ctx;
-    if (repair_grow((void **)&c->in_le, &c->cap_in_le, c->nin_le + 1, sizeof *c->in_le) == 0)
-        c->in_le[c->nin_le++] = (kf_leader_epoch){e->epoch, e->offset};
-}
-
+/* The first thing wrong in the input checkpoint: why it is not copied. */
 static void le_problem_fn(void *ctx, const kf_problem *p)
 {
     repair_ctx *c = ctx;
@@ -33,43 +28,39 @@ static void le_problem_fn(void *ctx, const kf_problem *p)
     }
 }
 
-void repair_read_epochs(repair_ctx *c, const char *path, bool *present, bool *readable)
+int repair_read_epochs(repair_ctx *c, const char *path)
 {
-    kf_bytes m;
-    int err_no = 0;
-    *present = *readable = false;
-    if (kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no) == KF_OK) {
-        *present = *readable = true;
-        c->in_le_ok = true;
-        int32_t ver = -1;
-        kf_checkpoint_parse(m.data, m.size, KF_CKPT_LEADER_EPOCH, &ver, le_entry_fn, c, le_problem_fn, c);
-        free(m.data);
-    } else if (err_no != ENOENT) {
-        *present = true;
-    }
+    c->in_le_ok = true;
+    if (kf_leader_epochs_read(path, false, &c->in_le, le_problem_fn, c) != KF_OK)
+        return repair_fail(c, path, ENOMEM, "out of memory");
+    if (!c->in_le.read)
+        c->in_le_ok = false;
+    return KF_OK;
 }
 
 void repair_check_epoch(repair_ctx *c, int64_t base, int32_t epoch)
 {
     if (epoch < 0 || !c->in_le_ok)
         return;
-    while (c->in_le_k + 1 < c->nin_le && c->in_le[c->in_le_k + 1].start_offset <= base)
+    const kf_leader_epoch *le = c->in_le.entries;
+    size_t n = c->in_le.n;
+    while (c->in_le_k + 1 < n && le[c->in_le_k + 1].start_offset <= base)
         c->in_le_k++;
-    if (c->nin_le == 0 || c->in_le[c->in_le_k].start_offset > base || c->in_le[c->in_le_k].epoch != epoch) {
+    if (n == 0 || le[c->in_le_k].start_offset > base || le[c->in_le_k].epoch != epoch) {
         c->in_le_ok = false;
         snprintf(c->in_le_why, sizeof c->in_le_why,
                  "the batch at offset %lld has leader epoch %d, the checkpoint says %s%d", (long long)base, epoch,
-                 c->nin_le == 0 || c->in_le[c->in_le_k].start_offset > base ? "no epoch, first entry epoch "
-                                                                            : "epoch ",
-                 c->nin_le ? c->in_le[c->in_le_k].epoch : -1);
+                 n == 0 || le[c->in_le_k].start_offset > base ? "no epoch, first entry epoch " : "epoch ",
+                 n ? le[c->in_le_k].epoch : -1);
     }
 }
 
-int repair_write_epochs(repair_ctx *c, const char *in_path, bool in_present, bool in_read, int64_t leo)
+int repair_write_epochs(repair_ctx *c, const char *in_path, int64_t leo)
 {
+    bool in_present = c->in_le.present, in_read = c->in_le.read;
     /* the broker truncates the cache to the log end: entries starting at or past it go */
     size_t keep_in = 0;
-    while (keep_in < c->nin_le && c->in_le[keep_in].start_offset < leo)
+    while (keep_in < c->in_le.n && c->in_le.entries[keep_in].start_offset < leo)
         keep_in++;
     bool consistent = in_present && in_read && c->in_le_ok;
     size_t nle;
@@ -77,17 +68,17 @@ int repair_write_epochs(repair_ctx *c, const char *in_path, bool in_present, boo
     size_t n = consistent ? keep_in : nle;
     if (!in_present && n == 0)
         return KF_OK;
-    if (kf_part_writer_write_epochs(c->w, consistent ? c->in_le : NULL, n) != KF_OK)
+    if (kf_part_writer_write_epochs(c->w, consistent ? c->in_le.entries : NULL, n) != KF_OK)
         return repair_writer_fail(c);
     char *outp = kf_path_join(c->out_dir, "leader-epoch-checkpoint");
     if (!outp)
         return repair_fail(c, in_path, ENOMEM, "out of memory");
-    if (consistent && keep_in == c->nin_le)
+    if (consistent && keep_in == c->in_le.n)
         repair_emit_file(c, in_path, outp, "copied", "every kept batch's leader epoch agrees with it");
     else if (consistent)
         repair_emit_file(c, in_path, outp, "truncated",
                          "%zu entries start at or past the repaired log end offset %lld (the broker drops them too)",
-                         c->nin_le - keep_in, (long long)leo);
+                         c->in_le.n - keep_in, (long long)leo);
     else if (!in_present)
         repair_emit_file(c, NULL, outp, "rebuilt", "missing in the input; rebuilt from the kept batches' leader epochs");
     else if (!in_read)
@@ -191,28 +182,18 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
 
 int repair_metadata(repair_ctx *c, const char *in_path)
 {
-    kf_bytes m;
-    if (kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) != KF_OK) {
-        repair_emit_file(c, in_path, NULL, "dropped", "cannot be read");
-        return KF_OK;
-    }
-    kf_partition_metadata pm;
-    char msg[200];
-    int rc = KF_OK;
-    if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) != KF_OK) {
+    char *outp = NULL, msg[200];
+    int err_no = 0, rc = KF_OK;
+    switch (rebuild_copy_metadata(in_path, c->out_dir, c->o->force, &outp, msg, sizeof msg, &err_no)) {
+    case REBUILD_MD_COPIED: repair_emit_file(c, in_path, outp, "copied", "valid"); break;
+    case REBUILD_MD_UNREADABLE: repair_emit_file(c, in_path, NULL, "dropped", "cannot be read"); break;
+    case REBUILD_MD_INVALID:
         repair_emit_file(c, in_path, NULL, "dropped",
                          "invalid (%s); the broker writes it again from the controller's topic id", msg);
-    } else {
-        char *outp = kf_path_join(c->out_dir, "partition.metadata");
-        int err_no = 0;
-        if (!outp)
-            rc = repair_fail(c, in_path, ENOMEM, "out of memory");
-        else if (kf_out_write_file(c->out_dir, "partition.metadata", m.data, m.size, c->o->force, &err_no) != KF_OK)
-            rc = repair_fail(c, outp, err_no, "cannot write");
-        else
-            repair_emit_file(c, in_path, outp, "copied", "valid");
-        free(outp);
+        break;
+    case REBUILD_MD_NOMEM: rc = repair_fail(c, in_path, ENOMEM, "out of memory"); break;
+    case REBUILD_MD_WRITE_FAILED: rc = repair_fail(c, outp, err_no, "cannot write"); break;
     }
-    free(m.data);
+    free(outp);
     return rc;
 }

@@ -24,8 +24,7 @@ typedef struct repair_ctx {
     kf_part_writer *w;
     bool truncated;           /* default mode: a segment was cut, later ones go */
     /* the input's leader-epoch-checkpoint, checked against the kept batches */
-    kf_leader_epoch *in_le;
-    size_t nin_le, cap_in_le;
+    kf_leader_epochs in_le;
     size_t in_le_k;           /* input entry covering the current batch */
     bool in_le_ok;            /* parsed and so far consistent */
     char in_le_why[200];
@@ -45,9 +44,9 @@ void repair_emit_file(repair_ctx *c, const char *input, const char *output, cons
 
 /* repair_files.c: the input's leader-epoch-checkpoint (read, then checked
  * against each kept batch), and the partition files written at the end. */
-void repair_read_epochs(repair_ctx *c, const char *path, bool *present, bool *readable);
+int repair_read_epochs(repair_ctx *c, const char *path);
 void repair_check_epoch(repair_ctx *c, int64_t base, int32_t epoch);
-int repair_write_epochs(repair_ctx *c, const char *in_path, bool in_present, bool in_read, int64_t leo);
+int repair_write_epochs(repair_ctx *c, const char *in_path, int64_t leo);
 int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_t snap_off, bool have_leo, int64_t leo,
                     bool leo_in_input);
 int repair_metadata(repair_ctx *c, const char *in_path);

@@ -129,36 +129,6 @@ static void ck_free(ck_file *f)
 
 /* ---- one partition ----------------------------------------------------------- */
 
-typedef struct epoch_list {
-    kf_epoch_entry *e;
-    uint64_t *position;
-    size_t n, cap;
-    bool nomem;
-} epoch_list;
-
-static void epoch_collect(void *ctx, const kf_checkpoint_entry *e)
-{
-    epoch_list *l = ctx;
-    if (l->nomem)
-        return;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        kf_epoch_entry *ne = realloc(l->e, cap * sizeof *ne);
-        uint64_t *np = ne ? realloc(l->position, cap * sizeof *np) : NULL;
-        if (ne)
-            l->e = ne;
-        if (np)
-            l->position = np;
-        if (!ne || !np) {
-            l->nomem = true;
-            return;
-        }
-        l->cap = cap;
-    }
-    l->e[l->n] = (kf_epoch_entry){e->epoch, e->offset};
-    l->position[l->n++] = e->position;
-}
-
 typedef struct task {
     /* in */
     char *name, *topic, *dir;
@@ -168,7 +138,7 @@ typedef struct task {
     kf_problem *probs;
     char **files;          /* the problems' files, owned */
     size_t nprobs, capprobs;
-    epoch_list epochs;
+    kf_leader_epochs epochs;   /* its leader-epoch-checkpoint, with the entries' positions */
     int rc;
     bool done;
 } task;
@@ -269,18 +239,12 @@ static void scan_partition(datadir_ctx *d, task *t)
 
     /* leader epochs (the file's own problems were reported by the verify) */
     char *epath = kf_path_join(t->dir, "leader-epoch-checkpoint");
-    kf_bytes m;
-    if (epath && kf_file_read_all(epath, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
-        int32_t version;
-        kf_checkpoint_parse(m.data, m.size, KF_CKPT_LEADER_EPOCH, &version, epoch_collect, &t->epochs, NULL, NULL);
-        free(m.data);
-    }
-    if (!epath || t->epochs.nomem) {
+    if (!epath || kf_leader_epochs_read(epath, true, &t->epochs, NULL, NULL) != KF_OK) {
         free(epath);
         t->rc = KF_ERR_NOMEM;
         return;
     }
-    part->leader_epochs = t->epochs.e;
+    part->leader_epochs = t->epochs.entries;
     part->n_leader_epochs = t->epochs.n;
 
     const ck_entry *ce[CK_N];
@@ -319,12 +283,12 @@ static void scan_partition(datadir_ctx *d, task *t)
                          " (the cleaner resets it to the log start)",
                          t->topic, t->partition, ce[CK_CLEANER]->offset, endwhat, end);
         for (size_t i = 0; i < t->epochs.n; i++)
-            if (t->epochs.e[i].start_offset > end)
+            if (t->epochs.entries[i].start_offset > end)
                 kf_report_in(keep_problem, t, epath, KF_P_LEADER_EPOCH_AHEAD_OF_LOG, KF_SEV_WARNING,
-                             t->epochs.position[i], true, t->epochs.e[i].start_offset,
+                             t->epochs.positions[i], true, t->epochs.entries[i].start_offset,
                              "leader epoch %" PRId32 " starts at offset %" PRId64 ", beyond %s %" PRId64
                              " (the broker truncates the epoch cache at load)",
-                             t->epochs.e[i].epoch, t->epochs.e[i].start_offset, endwhat, end);
+                             t->epochs.entries[i].epoch, t->epochs.entries[i].start_offset, endwhat, end);
         /* The KRaft metadata log is kept by the raft layer, never in these files. */
         if (!any_entry && d->any_checkpoint && strcmp(t->topic, "__cluster_metadata") != 0)
             kf_report_in(keep_problem, t, t->dir, KF_P_CHECKPOINT_MISSING_ENTRY, KF_SEV_WARNING, 0, false, 0,
@@ -358,8 +322,7 @@ static void task_free(task *t)
         free(t->files[i]);
     free(t->probs);
     free(t->files);
-    free(t->epochs.e);
-    free(t->epochs.position);
+    kf_leader_epochs_free(&t->epochs);
     free(t->name);
     free(t->topic);
     free(t->dir);
@@ -525,17 +488,9 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
             /* plain <topic>-<n> only: -delete, -future and -stray dirs end otherwise */
             int e2 = 0;
             kf_path_kind pk = kf_classify_path(p, &e2);
-            if (pk == KF_PATH_ERROR && e2 != ENOENT) {
-                /* a partition dir that cannot be read is a finding, never skipped */
-                task *t = &d.tasks[d.ntasks++];
-                t->name = strdup(name);
-                t->topic = strdup(topic);
-                t->partition = part;
-                t->dir = p;
-                p = NULL;
-                if (!t->name || !t->topic)
-                    rc = KF_ERR_NOMEM;
-            } else if (pk == KF_PATH_PARTITION || pk == KF_PATH_DATADIR || pk == KF_PATH_OTHER_DIR) {
+            /* a partition dir; also one that cannot be read: a finding, never skipped */
+            if ((pk == KF_PATH_ERROR && e2 != ENOENT) || pk == KF_PATH_PARTITION || pk == KF_PATH_DATADIR ||
+                pk == KF_PATH_OTHER_DIR) {
                 task *t = &d.tasks[d.ntasks++];
                 t->name = strdup(name);
                 t->topic = strdup(topic);

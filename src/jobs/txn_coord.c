@@ -145,13 +145,13 @@ int kf_txn_coord_batch(kf_txn_coord *c, int32_t partition, kf_batch *b, kf_buf *
         char msg[300];
         if (!cr.known_type) {
             snprintf(msg, sizeof msg, "unknown record type %d, skipped", cr.key_type);
-            problem(fn, ctx, "unknown_record_type", KF_SEV_WARNING, b, rec.offset, partition, msg);
+            problem(fn, ctx, KF_P_UNKNOWN_RECORD_TYPE, KF_SEV_WARNING, b, rec.offset, partition, msg);
             continue;
         }
         if (rc != KF_OK || !cr.key_ok || (!cr.tombstone && !cr.value_ok)) {
             bool damage = rc == KF_ERR_CORRUPT || rc == KF_ERR_TRUNCATED;
             snprintf(msg, sizeof msg, "record skipped: %s", cr.err[0] ? cr.err : "undecodable");
-            problem(fn, ctx, damage ? KF_P_BAD_RECORD : "undecoded_record", damage ? KF_SEV_ERROR : KF_SEV_WARNING, b,
+            problem(fn, ctx, damage ? KF_P_BAD_RECORD : KF_P_UNDECODED_RECORD, damage ? KF_SEV_ERROR : KF_SEV_WARNING, b,
                     rec.offset, partition, msg);
             continue;
         }

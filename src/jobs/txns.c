@@ -32,6 +32,7 @@
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
+#include "kfsck/names.h"
 #include "kfsck/snapshot.h"
 #include "kfsck/txns.h"
 
@@ -100,25 +101,6 @@ static void in_file(void *ctx, const kf_problem *p)
 /* Why a file could not be read, as the partition reader words it. */
 static const char *read_error(int err_no) { return err_no == EINVAL ? "not a regular file" : strerror(err_no); }
 
-/* The .txnindex beside a segment: "<stem>.log[suffix]" -> "<stem>.txnindex[suffix]". */
-static char *txnindex_path(const char *seg)
-{
-    const char *base = kf_path_base(seg);
-    const char *dot = strstr(base, ".log");
-    while (dot && dot[4] != 0 && dot[4] != '.')
-        dot = strstr(dot + 1, ".log");
-    if (!dot)
-        return NULL;
-    size_t stem = (size_t)(dot - seg), rest = strlen(dot + 4);
-    char *out = malloc(stem + strlen(".txnindex") + rest + 1);
-    if (!out)
-        return NULL;
-    memcpy(out, seg, stem);
-    memcpy(out + stem, ".txnindex", 9);
-    memcpy(out + stem + 9, dot + 4, rest + 1);
-    return out;
-}
-
 /* ---- the .txnindex walk -------------------------------------------------------- */
 
 static void tix_problem(kf_txns *t, tix *x, const char *code, uint64_t entry, int64_t offset, const char *msg)
@@ -144,7 +126,7 @@ static void tix_open(kf_txns *t, tix *x, size_t s)
     x->reported = x->suppressed = 0;
     x->data = NULL;
     x->size = 0;
-    x->path = txnindex_path(x->c->segments[s]);
+    x->path = kf_sibling_path(x->c->segments[s], ".txnindex");
     if (!x->path)
         return;
     int err_no = 0;
@@ -370,8 +352,10 @@ int kf_txns_batch(kf_txns *t, const kf_batch *b, const char *file)
         t->has_newest = true;
         t->newest = b->max_timestamp;
     }
+    /* b is parsed already (the partition reader gives magic 0-2 only; v0/v1
+     * batches change no producer state) */
     kf_pstate_step st;
-    if (kf_pstate_add(t->ps, b->bytes, b->size, &t->buf, t->o.max_batch_bytes, &st) != KF_OK)
+    if (kf_pstate_add_batch(t->ps, b, &t->buf, t->o.max_batch_bytes, &st) != KF_OK)
         return KF_ERR_NOMEM;
     if (!st.used)
         return KF_OK;

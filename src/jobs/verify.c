@@ -209,20 +209,6 @@ static int verify_small_file(sink *s, kf_file_kind kind, int64_t base_offset)
 
 /* ---- segments ---------------------------------------------------------------- */
 
-/* "dir/000123.log[.deleted]" -> "dir/000123<ext>[.deleted]" (NULL: out of memory) */
-static char *sibling(const char *log_path, const char *ext, const char *suffix)
-{
-    size_t n = strlen(log_path) - strlen(suffix) - strlen(".log");
-    size_t e = strlen(ext), sl = strlen(suffix);
-    char *p = malloc(n + e + sl + 1);
-    if (!p)
-        return NULL;
-    memcpy(p, log_path, n);
-    memcpy(p + n, ext, e);
-    memcpy(p + n + e, suffix, sl + 1);
-    return p;
-}
-
 typedef struct progress_fwd {
     const kf_verify_opts *o;
     const char *path;
@@ -273,9 +259,9 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
     kf_index oi, ti;
     sink si = {o, res, NULL, 0, 0}, st = {o, res, NULL, 0, 0};
     if (kind == KF_FILE_LOG && base_offset >= 0) {
-        const char *suffix = kf_classify_name(kf_path_base(path)).suffix;
-        ipath = sibling(path, ".index", suffix);
-        tpath = sibling(path, ".timeindex", suffix);
+        /* a .log name (kind KF_FILE_LOG): NULL only for want of memory */
+        ipath = kf_sibling_path(path, ".index");
+        tpath = kf_sibling_path(path, ".timeindex");
         if (!ipath || !tpath) {
             free(ipath);
             free(tpath);

@@ -229,6 +229,33 @@ class DamagedSegments(Base):
         self.assert_indexes_match_reference(os.path.join(od, "00000000000000000000.log"))
         self.assertIn("dropped", out)
 
+    def test_suffixed_segment_takes_its_own_txnindex(self):
+        # X.log.deleted beside a live X.log: the .txnindex of the deleted segment
+        # is X.txnindex.deleted; X.txnindex is the live segment's
+        d = os.path.join(self.tmp, "in")
+        os.makedirs(d)
+        x = "00000000000000000000"
+        shutil.copy(os.path.join(FIX, "datadir", "payments-0", x + ".log"), os.path.join(d, x + ".log.deleted"))
+        shutil.copy(os.path.join(FIX, "datadir", "orders-0", x + ".log"), os.path.join(d, x + ".log"))
+        shutil.copy(os.path.join(FIX, "txns", "datadir", "orders-0", "00000000000000000013.txnindex"),
+                    os.path.join(d, x + ".txnindex"))
+        # without a .txnindex.deleted: rebuilt from the segment's ABORT marker, the live one not read
+        od = self.out("sfx1")
+        code, out, err = run("repair", "--json", "-o", od, os.path.join(d, x + ".log.deleted"))
+        self.assertEqual(code, 0, err)
+        files = of_type(jsonl(out), "file")
+        self.assertEqual([(f["input"], f["action"]) for f in files], [(None, "rebuilt")], out)
+        self.assertTrue(files[0]["reason"].startswith("missing in the input"), files[0])
+        # with its own: that one is the input, and agrees with the markers
+        shutil.copy(os.path.join(FIX, "datadir", "payments-0", x + ".txnindex"),
+                    os.path.join(d, x + ".txnindex.deleted"))
+        od = self.out("sfx2")
+        code, out, err = run("repair", "--json", "-o", od, os.path.join(d, x + ".log.deleted"))
+        self.assertEqual(code, 0, err)
+        files = of_type(jsonl(out), "file")
+        self.assertEqual([(f["input"], f["action"]) for f in files],
+                         [(os.path.join(d, x + ".txnindex.deleted"), "copied")], out)
+
     def test_index_damage_only_rebuilds_indexes(self):
         for case in ("index-past-log", "index-not-monotonic", "timeindex-not-monotonic"):
             with self.subTest(case=case):

@@ -5,6 +5,9 @@
  * shapes (Java Properties with the "#<date>" comment, a partition.metadata
  * without a final newline), plus each malformed variant the broker rejects,
  * with the problem positions checked. */
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "testutil.h"
 
 typedef struct entries {
@@ -420,6 +423,71 @@ static void test_meta_properties_bad(void **state)
     }
 }
 
+/* ---- kf_leader_epochs_read: the file on disk --------------------------------- */
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_leader_epochs_read(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/kfsck-unit-checkpoint-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/leader-epoch-checkpoint", dir);
+    kf_leader_epochs l;
+    problem_log pl;
+
+    /* missing: absent, empty */
+    memset(&pl, 0, sizeof pl);
+    assert_int_equal(kf_leader_epochs_read(path, true, &l, problem_log_fn, &pl), KF_OK);
+    assert_false(l.present);
+    assert_false(l.read);
+    assert_int_equal(l.n, 0);
+    assert_int_equal(pl.n, 0);
+    kf_leader_epochs_free(&l);
+
+    /* good, with positions */
+    write_text(path, "0\n2\n0 0\n3 1052\n");
+    assert_int_equal(kf_leader_epochs_read(path, true, &l, problem_log_fn, &pl), KF_OK);
+    assert_true(l.present && l.read && l.valid);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.entries[1].epoch, 3);
+    assert_int_equal(l.entries[1].start_offset, 1052);
+    assert_non_null(l.positions);
+    assert_int_equal(l.positions[0], 4);
+    assert_int_equal(l.positions[1], 8);
+    kf_leader_epochs_free(&l);
+
+    /* a bad line: the problem is reported, the good entries are kept */
+    write_text(path, "0\n3\n0 0\nx y\n3 1052\n");
+    memset(&pl, 0, sizeof pl);
+    assert_int_equal(kf_leader_epochs_read(path, false, &l, problem_log_fn, &pl), KF_OK);
+    assert_true(l.present && l.read);
+    assert_false(l.valid);
+    assert_int_equal(l.n, 2);
+    assert_null(l.positions);
+    assert_int_equal(pl.n, 1);
+    assert_true(problem_log_has(&pl, KF_P_CHECKPOINT_INVALID));
+    kf_leader_epochs_free(&l);
+
+    /* there but not readable (a directory) */
+    assert_int_equal(remove(path), 0);
+    assert_int_equal(mkdir(path, 0700), 0);
+    assert_int_equal(kf_leader_epochs_read(path, false, &l, NULL, NULL), KF_OK);
+    assert_true(l.present);
+    assert_false(l.read);
+    assert_int_equal(l.n, 0);
+    kf_leader_epochs_free(&l);
+    assert_int_equal(rmdir(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -432,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_ckpt_long_line),
         cmocka_unit_test(test_leader_epoch_good),
         cmocka_unit_test(test_leader_epoch_bad),
+        cmocka_unit_test(test_leader_epochs_read),
         cmocka_unit_test(test_uuid_b64),
         cmocka_unit_test(test_partition_metadata_good),
         cmocka_unit_test(test_partition_metadata_bad),

@@ -67,10 +67,70 @@ static void test_partition_dirs(void **state)
     assert_false(kf_parse_partition_dir("orders", topic, sizeof topic, &p));
     assert_false(kf_parse_partition_dir("orders-x", topic, sizeof topic, &p));
     assert_false(kf_parse_partition_dir("-1", topic, sizeof topic, &p));
+    /* a directory given with a trailing slash (kf_path_base keeps it) */
+    assert_true(kf_parse_partition_dir(kf_path_base("fixtures/datadir/orders-0/"), topic, sizeof topic, &p));
+    assert_string_equal(topic, "orders");
+    assert_int_equal(p, 0);
+    assert_true(kf_parse_partition_dir("__cluster_metadata-0//", topic, sizeof topic, &p));
+    assert_string_equal(topic, "__cluster_metadata");
+    assert_false(kf_parse_partition_dir("/", topic, sizeof topic, &p));
     /* truncation to the caller's buffer */
     char small[4];
     assert_true(kf_parse_partition_dir("abcdefgh-1", small, sizeof small, &p));
     assert_string_equal(small, "abc");
+}
+
+static void assert_sibling(const char *log_path, const char *ext, const char *want)
+{
+    char *got = kf_sibling_path(log_path, ext);
+    if (!want) {
+        assert_null(got);
+        return;
+    }
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_sibling_path(void **state)
+{
+    (void)state;
+    assert_sibling("d/00000000000000000398.log", ".index", "d/00000000000000000398.index");
+    assert_sibling("00000000000000000398.log", ".timeindex", "00000000000000000398.timeindex");
+    /* the broker suffix stays: the unsuffixed file is another (live) segment's */
+    assert_sibling("a/b/00000000000000000000.log.deleted", ".txnindex", "a/b/00000000000000000000.txnindex.deleted");
+    assert_sibling("00000000000000000000.log.cleaned", ".index", "00000000000000000000.index.cleaned");
+    assert_sibling("00000000000000000000.log.swap", ".txnindex", "00000000000000000000.txnindex.swap");
+    /* any stem before ".log" */
+    assert_sibling("dir.log/my.segment.log", ".txnindex", "dir.log/my.segment.txnindex");
+    /* not a .log name */
+    assert_sibling("00000000000000000000.log.bak", ".index", NULL);
+    assert_sibling("segment.bin", ".index", NULL);
+    assert_sibling("log", ".index", NULL);
+    assert_sibling("", ".index", NULL);
+}
+
+static void assert_dir(const char *path, const char *want)
+{
+    char *got = kf_path_dir(path);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_path_dir_and_base(void **state)
+{
+    (void)state;
+    assert_dir("a/b/c.log", "a/b");
+    assert_dir("a/b/", "a");
+    assert_dir("a/b//", "a");
+    assert_dir("b/", ".");
+    assert_dir("b", ".");
+    assert_dir("/b", "/");
+    assert_dir("/b/", "/");
+    assert_dir("/", "/");
+    assert_string_equal(kf_path_base("a/b/"), "b/");
+    assert_string_equal(kf_path_base("a/b"), "b");
 }
 
 int main(void)
@@ -80,6 +140,8 @@ int main(void)
         cmocka_unit_test(test_fixed_names),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_partition_dirs),
+        cmocka_unit_test(test_sibling_path),
+        cmocka_unit_test(test_path_dir_and_base),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,73 @@
+/* rebuild.c: what repair and merge share as they write a partition
+ * (rebuild.h). */
+#include "jobs/rebuild.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfsck/checkpoint.h"
+#include "kfsck/dirs.h"
+#include "kfsck/file.h"
+
+void rebuild_emit_filev(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
+                        const char *fmt, va_list ap)
+{
+    if (!fn)
+        return;
+    kf_repair_file f;
+    memset(&f, 0, sizeof f);
+    f.input = input;
+    f.output = output;
+    f.action = action;
+    vsnprintf(f.reason, sizeof f.reason, fmt, ap);
+    fn(ctx, &f);
+}
+
+void rebuild_emit_file(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
+                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rebuild_emit_filev(fn, ctx, input, output, action, fmt, ap);
+    va_end(ap);
+}
+
+void rebuild_segment_report(const kf_part_segment *s, const char *input, uint64_t input_size, kf_repair_segment *out)
+{
+    memset(out, 0, sizeof *out);
+    out->input = input;
+    out->output = s->log_path;
+    out->input_size = input_size;
+    out->size = s->size;
+    out->batches = s->batches;
+    out->has_offsets = s->has_offsets;
+    out->first_offset = s->first_offset;
+    out->last_offset = s->last_offset;
+    out->index_entries = s->index_entries;
+    out->time_entries = s->time_entries;
+}
+
+rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,
+                                 size_t why_cap, int *err_no)
+{
+    *outp = NULL;
+    kf_bytes m;
+    int rc = kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL);
+    if (rc == KF_ERR_NOMEM)
+        return REBUILD_MD_NOMEM;
+    if (rc != KF_OK)
+        return REBUILD_MD_UNREADABLE;
+    kf_partition_metadata pm;
+    rebuild_md res;
+    if (kf_partition_metadata_parse(m.data, m.size, &pm, why, why_cap) != KF_OK)
+        res = REBUILD_MD_INVALID;
+    else if (!(*outp = kf_path_join(out_dir, "partition.metadata")))
+        res = REBUILD_MD_NOMEM;
+    else if (kf_out_write_file(out_dir, "partition.metadata", m.data, m.size, force, err_no) != KF_OK)
+        res = REBUILD_MD_WRITE_FAILED;
+    else
+        res = REBUILD_MD_COPIED;
+    free(m.data);
+    return res;
+}

@@ -1,0 +1,43 @@
+/* rebuild.h: what repair (repair.c, repair_files.c) and merge (merge.c)
+ * share as they write a partition: the report of a file that is not a
+ * segment, the report of a segment written, and the copy of
+ * partition.metadata. Private to src/jobs. */
+#ifndef KFSCK_JOBS_REBUILD_H
+#define KFSCK_JOBS_REBUILD_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/partwriter.h"
+#include "kfsck/repair.h"
+
+typedef void (*rebuild_file_fn)(void *ctx, const kf_repair_file *f);
+
+/* Report what became of a file (fn may be NULL: nothing). The reason is
+ * printf-formatted, cut to kf_repair_file.reason's size. */
+void rebuild_emit_file(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
+                       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void rebuild_emit_filev(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
+                        const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+
+/* The report of a segment the partition writer closed; input: the input
+ * segment it came from, input_size its size (0 when not one file's). */
+void rebuild_segment_report(const kf_part_segment *s, const char *input, uint64_t input_size, kf_repair_segment *out);
+
+/* What became of an input partition.metadata (rebuild_copy_metadata). */
+typedef enum rebuild_md {
+    REBUILD_MD_COPIED,       /* valid: written to out_dir as it is */
+    REBUILD_MD_UNREADABLE,   /* could not be read */
+    REBUILD_MD_INVALID,      /* does not parse: why says why */
+    REBUILD_MD_NOMEM,
+    REBUILD_MD_WRITE_FAILED, /* valid, but out_dir/partition.metadata could not be written: *err_no */
+} rebuild_md;
+
+/* Copy in_path to out_dir/partition.metadata when it parses. *outp: the
+ * output path (malloc'd, caller frees; NULL unless COPIED or WRITE_FAILED). */
+rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,
+                                 size_t why_cap, int *err_no);
+
+#endif
