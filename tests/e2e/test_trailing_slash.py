@@ -6,23 +6,12 @@ name, the KRaft cluster id from the data dir's meta.properties above it), and
 `scan DATADIR/` gives the same partitions as `scan DATADIR` (only the echoed
 data dir path differs).
 """
-import json
 import os
-import subprocess
+import sys
 import unittest
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
-
-
-def run(*args):
-    p = subprocess.run([KFSCK, *args], cwd=FIX, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-
-
-def jsonl(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import jsonl, run  # noqa: E402
 
 
 class TrailingSlash(unittest.TestCase):
