@@ -4,7 +4,8 @@
  * quorum-state; the one in a data dir), their .log segments as one log for
  * the partition reader, their snapshots and quorum-state files, loose
  * .log / .checkpoint / bootstrap.checkpoint / quorum-state files named on
- * the command line, and the data dirs' meta.properties. */
+ * the command line, and the data dirs' meta.properties, from the walk of
+ * paths.h (a data dir's __cluster_metadata-N entries only). */
 #include "kfsck/metadata.h"
 
 #include <stdlib.h>

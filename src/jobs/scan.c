@@ -1,4 +1,5 @@
-/* scan.c: whole data dirs (include/kfsck/scan.h). Each partition dir is
+/* scan.c: whole data dirs (include/kfsck/scan.h). The data dir's entries
+ * come from the walk of paths.h; each partition dir is
  * verified by kf_verify_partition in a pool of threads (and, when the data
  * dir also holds the KRaft metadata log, checked against it:
  * kf_kraft_check_partition); its problems are
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kfsck/checkpoint.h"

@@ -161,8 +161,7 @@ static void test_datadir_entries(void **state)
     };
     expect(&c, want, 7);
 
-    /* the same with unreadable partitions handed to partition_fn, and only
-     * the names want_fn takes looked at */
+    /* the same with unreadable partitions handed to partition_fn */
     walk_opts(&o, &c, at(t, ""));
     o.unreadable_partitions = true;
     assert_int_equal(kf_paths_walk(paths, 1, &o), KF_OK);
