@@ -69,7 +69,7 @@ typedef struct kraft_walk {
     kf_kraft_inputs *ki;
     char **logp;          /* the metadata log's copies (dirs) and loose segments */
     size_t nlog;
-    const char *meta_of;  /* the data dir whose meta.properties was taken last */
+    bool meta_taken;      /* the meta.properties of the data dir PATH being walked was taken */
     kf_path_error_fn fn;
     void *ctx;
 } kraft_walk;
@@ -150,10 +150,17 @@ static int kraft_partition(void *ctx, const kf_path_entry *e)
     int rc = meta_dir(w, e->path, &taken);
     if (rc != KF_OK || !taken || !e->datadir->meta_path)
         return rc;
-    if (e->in_datadir && w->meta_of == e->datadir->path)
+    if (e->in_datadir && w->meta_taken)
         return KF_OK;
-    w->meta_of = e->in_datadir ? e->datadir->path : NULL;
+    w->meta_taken = e->in_datadir;
     return strv_add(&w->ki->meta_properties, &w->ki->nmeta, e->datadir->meta_path);
+}
+
+static int kraft_datadir(void *ctx, const kf_path_entry *e)
+{
+    (void)e;
+    ((kraft_walk *)ctx)->meta_taken = false;
+    return KF_OK;
 }
 
 static bool metadata_entry(void *ctx, const kf_path_entry *e)
@@ -165,11 +172,12 @@ static bool metadata_entry(void *ctx, const kf_path_entry *e)
 int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, kf_path_error_fn fn, void *ctx)
 {
     memset(ki, 0, sizeof *ki);
-    kraft_walk w = {ki, NULL, 0, NULL, fn, ctx};
+    kraft_walk w = {ki, NULL, 0, false, fn, ctx};
     kf_paths_walk_opts o;
     kf_paths_walk_opts_init(&o);
     o.file_fn = kraft_file;
     o.partition_fn = kraft_partition;
+    o.datadir_fn = kraft_datadir;
     o.want_fn = metadata_entry;
     o.descend = true;
     o.error_fn = fn;
