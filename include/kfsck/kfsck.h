@@ -37,6 +37,7 @@
 #include "kfsck/index.h"
 #include "kfsck/snapshot.h"
 #include "kfsck/checkpoint.h"
+#include "kfsck/paths.h"
 /* internal-topic records */
 #include "kfsck/coord.h"
 #include "kfsck/connect.h"
