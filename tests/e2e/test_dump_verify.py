@@ -3,7 +3,7 @@
 
 They run the built binary ($KFSCK, default ./kfsck) on the committed fixtures
 and compare its JSON output with fixtures/MANIFEST.json, which the fixture
-generator (tools/gen_fixtures.py, kafka-python's encoders) wrote from its own
+generator (tools/gen/gen_fixtures.py, kafka-python's encoders) wrote from its own
 knowledge of what it encoded: batches, records, valid_bytes and the damage
 each damaged copy carries. Bad-input cases are built in temporary dirs.
 """

@@ -5,15 +5,15 @@ fixtures/replicas/broker-{1,2,3}/orders-0 are three copies of one partition,
 each damaged in other places, one holding a batch with a raised leader epoch;
 broker-4/orders-0 is an older leader that was never truncated: past the start
 of a higher epoch it holds its own lower-epoch batches, with other batch
-boundaries (tools/gen_fixtures.py gen_replicas; the facts, and what merges
-must give as computed by tools/merge_model.py from the contract, are in
+boundaries (tools/gen/gen_fixtures.py gen_replicas; the facts, and what merges
+must give as computed by tools/model/merge_model.py from the contract, are in
 fixtures/replicas/MANIFEST.json). A merge must take the batches the model
 takes (every batch some copy holds intact, except a history the cluster
 discarded: the merged log never goes back to a lower leader epoch), report
 the conflicts (covering every offset left out) and the holes exactly, and
 write a partition that passes `kfsck verify`, with indexes identical to
-tools/kafka_index.py's and a producer snapshot (and .txnindex files)
-identical to tools/kafka_producer_state.py's for the merged logs.
+tools/model/kafka_index.py's and a producer snapshot (and .txnindex files)
+identical to tools/model/kafka_producer_state.py's for the merged logs.
 """
 import json
 import os
@@ -27,8 +27,8 @@ KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
 FIX = os.path.join(ROOT, "fixtures")
 REP = os.path.join(FIX, "replicas")
 PY = "/usr/bin/python3"
-KAFKA_INDEX = os.path.join(ROOT, "tools", "kafka_index.py")
-KAFKA_PSTATE = os.path.join(ROOT, "tools", "kafka_producer_state.py")
+KAFKA_INDEX = os.path.join(ROOT, "tools", "model", "kafka_index.py")
+KAFKA_PSTATE = os.path.join(ROOT, "tools", "model", "kafka_producer_state.py")
 
 
 def read(path):

@@ -3,10 +3,10 @@
 `kfsck metadata`, the KRaft checks of `verify`/`scan`/`metadata`, and `groups`
 naming KIP-848 topics from the metadata log.
 
-The fixtures under fixtures/kraft/ were written by tools/gen_kraft.py with the
-project's own Python encoder of the KRaft records (tools/kraftfmt.py) and
+The fixtures under fixtures/kraft/ were written by tools/gen/gen_kraft.py with the
+project's own Python encoder of the KRaft records (tools/gen/kraftfmt.py) and
 kafka-python's batch builder; fixtures/kraft/MANIFEST.json holds what that
-generator computed, independently of the C code, with tools/kraft_image.py (a
+generator computed, independently of the C code, with tools/model/kraft_image.py (a
 Python model of the metadata image built from the spec's replay rules):
 every decoded record, the `metadata` objects at the end of the log and at
 several --as-of-offset values, and the problems of each damaged case.

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """End-to-end tests of `kfsck offsets`, `kfsck groups` and `kfsck dump --decode`.
 
-The fixtures under fixtures/offsets/ were written by tools/gen_offsets.py with
-its own encoder of Kafka's message format (tools/coordfmt.py) and
+The fixtures under fixtures/offsets/ were written by tools/gen/gen_offsets.py with
+its own encoder of Kafka's message format (tools/gen/coordfmt.py) and
 kafka-python's batch builders; fixtures/offsets/MANIFEST.json holds what that
 generator computed, independently of the C code, by replaying the records with
 the coordinator's rules: decoded records, final tables, history, as-of table,

@@ -6,9 +6,9 @@ repaired in both modes and the result is checked against what the fixture
 generator knows (fixtures/MANIFEST.json): the default result is byte for byte
 the input cut at valid_bytes; the --salvage result holds exactly the intact
 batches and passes `kfsck verify`; the rebuilt .index/.timeindex are
-byte-identical to what the independent builder tools/kafka_index.py writes for
+byte-identical to what the independent builder tools/model/kafka_index.py writes for
 the repaired .log, and rebuilt .snapshot/.txnindex files to what
-tools/kafka_producer_state.py writes for the repaired logs; repair.json names
+tools/model/kafka_producer_state.py writes for the repaired logs; repair.json names
 every dropped byte range. Output safety
 (no overwrite without --force, OUTDIR inside the input, unwritable OUTDIR) is
 checked in temporary directories.
@@ -24,8 +24,8 @@ ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirn
 KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
 FIX = os.path.join(ROOT, "fixtures")
 PY = "/usr/bin/python3"
-KAFKA_INDEX = os.path.join(ROOT, "tools", "kafka_index.py")
-KAFKA_PSTATE = os.path.join(ROOT, "tools", "kafka_producer_state.py")
+KAFKA_INDEX = os.path.join(ROOT, "tools", "model", "kafka_index.py")
+KAFKA_PSTATE = os.path.join(ROOT, "tools", "model", "kafka_producer_state.py")
 
 
 def read(path):
@@ -92,7 +92,7 @@ class Base(unittest.TestCase):
         return os.path.join(self.tmp, name)
 
     def assert_indexes_match_reference(self, log_path):
-        """The rebuilt .index/.timeindex beside log_path equal tools/kafka_index.py's."""
+        """The rebuilt .index/.timeindex beside log_path equal tools/model/kafka_index.py's."""
         ref = os.path.join(self.tmp, "ref-" + str(abs(hash(log_path))))
         p = subprocess.run([PY, KAFKA_INDEX, log_path, ref], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -102,7 +102,7 @@ class Base(unittest.TestCase):
             self.assertEqual(read(stem + ext), read(os.path.join(ref, base + ext)), stem + ext)
 
     def producer_state_reference(self, pdir):
-        """{name: bytes} of the .snapshot/.txnindex files tools/kafka_producer_state.py
+        """{name: bytes} of the .snapshot/.txnindex files tools/model/kafka_producer_state.py
         writes for the logs of pdir."""
         ref = os.path.join(self.tmp, "pref-" + str(abs(hash(pdir))))
         shutil.rmtree(ref, ignore_errors=True)

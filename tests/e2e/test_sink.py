@@ -3,7 +3,7 @@
 sink catch-up simulation of cli.md's stats section).
 
 The expected figures are computed here, independently of kfsck: the
-fixtures' segments (fixtures/sink/, tools/gen_sink.py) are framed by this
+fixtures' segments (fixtures/sink/, tools/gen/gen_sink.py) are framed by this
 file and their records decoded by kafka-python (MemoryRecords); a batch whose
 CRC does not match or whose records do not decode is skipped. The resume
 point and the simulation follow the contract's words:

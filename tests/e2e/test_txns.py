@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """End-to-end tests of `kfsck txns`.
 
-The fixtures under fixtures/txns/ were written by tools/gen_txns.py with
+The fixtures under fixtures/txns/ were written by tools/gen/gen_txns.py with
 kafka-python's transactional batch builder, hand-built COMMIT/ABORT marker
-batches (CRC-32C computed in Python) and tools/coordfmt.py's
+batches (CRC-32C computed in Python) and tools/gen/coordfmt.py's
 __transaction_state records; fixtures/txns/MANIFEST.json holds what that
 generator computed by reading the files back and replaying them with the
-producer-state rules in Python (tools/kafka_producer_state.py): the open
+producer-state rules in Python (tools/model/kafka_producer_state.py): the open
 transactions, last stable offsets, marker counts, .txnindex problems, the
 coordinator's view and the damaged copy's answer.
 """
