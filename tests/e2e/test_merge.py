@@ -18,38 +18,20 @@ identical to tools/model/kafka_producer_state.py's for the merged logs.
 import json
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import FIX, jsonl, manifest, of_type, read, run_model, run as _run  # noqa: E402
+
 REP = os.path.join(FIX, "replicas")
-PY = "/usr/bin/python3"
-KAFKA_INDEX = os.path.join(ROOT, "tools", "model", "kafka_index.py")
-KAFKA_PSTATE = os.path.join(ROOT, "tools", "model", "kafka_producer_state.py")
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-MANIFEST = json.loads(read(os.path.join(REP, "MANIFEST.json")))
+MANIFEST = manifest("replicas")
 
 
 def run(*args, cwd=REP):
-    p = subprocess.run([KFSCK, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-
-
-def jsonl(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def of_type(lines, t):
-    return [x for x in lines if x["type"] == t]
+    """kfsck_e2e.run in fixtures/replicas/ unless told."""
+    return _run(*args, cwd=cwd)
 
 
 def strip_type(d):
@@ -78,9 +60,8 @@ class Merge(unittest.TestCase):
         for n in os.listdir(pdir):
             if not n.endswith(".log"):
                 continue
-            p = subprocess.run([PY, KAFKA_INDEX, os.path.join(pdir, n), ref], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
-            self.assertEqual(p.returncode, 0, p.stderr)
+            code, _, err = run_model("kafka_index.py", os.path.join(pdir, n), ref)
+            self.assertEqual(code, 0, err)
             for ext in (".index", ".timeindex"):
                 self.assertEqual(read(os.path.join(pdir, n[:20] + ext)), read(os.path.join(ref, n[:20] + ext)),
                                  n[:20] + ext)
@@ -89,8 +70,8 @@ class Merge(unittest.TestCase):
         """The .snapshot and .txnindex files in pdir are exactly the reference builder's."""
         ref = os.path.join(self.tmp, "pref")
         shutil.rmtree(ref, ignore_errors=True)
-        p = subprocess.run([PY, KAFKA_PSTATE, pdir, ref], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        code, _, err = run_model("kafka_producer_state.py", pdir, ref)
+        self.assertEqual(code, 0, err)
         want = {n: read(os.path.join(ref, n)) for n in os.listdir(ref)}
         got = {n: read(os.path.join(pdir, n)) for n in os.listdir(pdir) if n.endswith((".snapshot", ".txnindex"))}
         self.assertEqual(got, want)
@@ -242,9 +223,8 @@ class Merge(unittest.TestCase):
         # copies without their first segment; one holds the snapshot at the log start
         src = os.path.join(FIX, "partition", "orders-0")
         ref = os.path.join(self.tmp, "seed")
-        p = subprocess.run([PY, KAFKA_PSTATE, os.path.join(src, "00000000000000000000.log"), ref],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        code, _, err = run_model("kafka_producer_state.py", os.path.join(src, "00000000000000000000.log"), ref)
+        self.assertEqual(code, 0, err)
         copies = []
         for k in range(2):
             cp = os.path.join(self.tmp, "ret%d" % k, "orders-0")

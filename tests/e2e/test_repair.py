@@ -16,41 +16,17 @@ checked in temporary directories.
 import json
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
-PY = "/usr/bin/python3"
-KAFKA_INDEX = os.path.join(ROOT, "tools", "model", "kafka_index.py")
-KAFKA_PSTATE = os.path.join(ROOT, "tools", "model", "kafka_producer_state.py")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import FIX, MANIFEST, jsonl, of_type, read, run, run_model, tree_digest  # noqa: E402
 
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-MANIFEST = json.loads(read(os.path.join(FIX, "MANIFEST.json")))
 LOGS = {l["path"]: l for l in MANIFEST["logs"]}
 # damaged logs whose damage is in the .log itself (index-* cases damage only indexes)
 LOG_DAMAGED = [l for l in MANIFEST["logs"] if "damage" in l and l["valid_bytes"] != l["size"] or
                any(p["file"] == l["path"] for p in l.get("problems", []))]
-
-
-def run(*args, cwd=FIX):
-    p = subprocess.run([KFSCK, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-
-
-def jsonl(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def of_type(lines, t):
-    return [x for x in lines if x["type"] == t]
 
 
 def dump_batches(path):
@@ -94,8 +70,8 @@ class Base(unittest.TestCase):
     def assert_indexes_match_reference(self, log_path):
         """The rebuilt .index/.timeindex beside log_path equal tools/model/kafka_index.py's."""
         ref = os.path.join(self.tmp, "ref-" + str(abs(hash(log_path))))
-        p = subprocess.run([PY, KAFKA_INDEX, log_path, ref], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        code, _, err = run_model("kafka_index.py", log_path, ref)
+        self.assertEqual(code, 0, err)
         stem = log_path[:-len(".log")]
         base = os.path.basename(stem)
         for ext in (".index", ".timeindex"):
@@ -106,8 +82,8 @@ class Base(unittest.TestCase):
         writes for the logs of pdir."""
         ref = os.path.join(self.tmp, "pref-" + str(abs(hash(pdir))))
         shutil.rmtree(ref, ignore_errors=True)
-        p = subprocess.run([PY, KAFKA_PSTATE, pdir, ref], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        code, _, err = run_model("kafka_producer_state.py", pdir, ref)
+        self.assertEqual(code, 0, err)
         return {n: read(os.path.join(ref, n)) for n in os.listdir(ref)}
 
     def assert_producer_state_matches_reference(self, pdir):
@@ -530,16 +506,13 @@ class OutputSafety(Base):
                      ["-o", "damaged/bitflip", "damaged/bitflip/00000000000000000000.log"],
                      ["-o", "damaged/bitflip/x/y", "damaged/bitflip/00000000000000000000.log"]):
             with self.subTest(args=args):
-                before = subprocess.run(["git", "status", "--porcelain", "fixtures"], cwd=ROOT,
-                                        stdout=subprocess.PIPE).stdout
+                before = tree_digest(FIX)
                 code, out, err = run("repair", *args)
                 self.assertEqual(code, 2, err)
                 self.assertTrue(err.strip())
                 self.assertFalse(os.path.exists(os.path.join(FIX, "partition", "orders-0", "sub")))
                 self.assertFalse(os.path.exists(os.path.join(FIX, "damaged", "bitflip", "x")))
-                after = subprocess.run(["git", "status", "--porcelain", "fixtures"], cwd=ROOT,
-                                       stdout=subprocess.PIPE).stdout
-                self.assertEqual(before, after)
+                self.assertEqual(before, tree_digest(FIX))
 
     def test_no_overwrite_without_force(self):
         od = self.out("o")

@@ -10,8 +10,6 @@ producer-state rules in Python (tools/model/kafka_producer_state.py): the open
 transactions, last stable offsets, marker counts, .txnindex problems, the
 coordinator's view and the damaged copy's answer.
 """
-import hashlib
-import json
 import os
 import shutil
 import sys
@@ -19,10 +17,9 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, jsonl, run  # noqa: E402
+from kfsck_e2e import FIX, jsonl, manifest, run, tree_digest  # noqa: E402
 
-with open(os.path.join(FIX, "txns", "MANIFEST.json"), "rb") as _f:
-    M = json.load(_f)
+M = manifest("txns")
 DATADIR = M["datadir"]
 PARTS = {p["topic"]: p for p in M["partitions"]}
 
@@ -305,20 +302,10 @@ class Usage(unittest.TestCase):
             self.assertEqual(len(open_rows(out, "inventory")), want["open_transactions"])
 
     def test_inputs_are_not_modified(self):
-        def digest():
-            h = hashlib.sha256()
-            for d, _, files in sorted(os.walk(os.path.join(FIX, "txns"))):
-                for f in sorted(files):
-                    p = os.path.join(d, f)
-                    h.update(p.encode())
-                    h.update(str(os.stat(p).st_mtime_ns).encode())
-                    with open(p, "rb") as fh:
-                        h.update(fh.read())
-            return h.hexdigest()
-        before = digest()
+        before = tree_digest(os.path.join(FIX, "txns"))
         run("txns", "--json", "txns")
         run("txns", "txns/datadir", "txns/damaged")
-        self.assertEqual(before, digest())
+        self.assertEqual(before, tree_digest(os.path.join(FIX, "txns")))
 
 
 if __name__ == "__main__":
