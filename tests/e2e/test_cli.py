@@ -33,7 +33,9 @@ class Cli(TempDirTest):
         self.assertTrue(out.startswith("kfsck "))
 
     def test_man_page_names_the_programs_version(self):
-        version = run("--version")[1].split()[1]
+        code, out, err = run("--version")
+        self.assertEqual(code, 0, err)
+        version = out.split()[1]
         with open(os.path.join(ROOT, "docs", "kfsck.1"), encoding="utf-8") as f:
             th = next(l for l in f if l.startswith(".TH "))
         self.assertIn(f'"kfsck {version}"', th)

@@ -27,6 +27,7 @@ OFFSETS_DATADIR = OFFSETS["datadir"]
 class HealthyLogs(unittest.TestCase):
 
     def test_dump_batches_match_encoder(self):
+        self.assertGreater(len(HEALTHY), 20)
         for log in HEALTHY:
             with self.subTest(log=log["path"]):
                 code, out, err = run("dump", "--json", log["path"])
@@ -100,11 +101,13 @@ class DamagedLogs(unittest.TestCase):
 class Indexes(unittest.TestCase):
     def test_index_dump_matches_encoder(self):
         checked = 0
+        self.assertTrue(MANIFEST["indexes"])
         for ix in MANIFEST["indexes"]:
             if ix.get("damaged") or "damaged/" in ix["path"]:
                 continue
             with self.subTest(index=ix["path"]):
                 code, out, err = run("dump", "--json", ix["path"])
+                self.assertEqual(code, 0, err)
                 entries = of_type(jsonl(out), "index_entry")
                 self.assertEqual(len(entries), ix["entry_count"])
                 for g, w in zip(entries, ix["entries"]):
@@ -151,7 +154,8 @@ class Limits(unittest.TestCase):
                              [(len(src), at - len(src), "error"), (at + len(src), 3_000_000_000 - at - len(src), "warning")])
             codes = {x["code"] for x in of_type(lines, "problem")}
             self.assertIn("offset_regression", codes)  # the second run repeats offsets
-            _, out, _ = run("dump", "--json", p)
+            rc, out, err = run("dump", "--json", p)
+            self.assertEqual(rc, 1, err)
             positions = [b["position"] for b in of_type(jsonl(out), "batch")]
             self.assertIn(at, positions)
             self.assertEqual(len(positions), 2 * len(MANIFEST["logs"][0]["batches"]))
@@ -162,13 +166,16 @@ class SmallFiles(unittest.TestCase):
 
     def test_partition_files(self):
         checked_txn = []
+        self.assertTrue(MANIFEST["partitions"])
         for part in MANIFEST["partitions"]:
             with self.subTest(partition=part["path"]):
                 d = part["path"]
-                _, out, _ = run("dump", "--json", f"{d}/partition.metadata")
+                rc, out, err = run("dump", "--json", f"{d}/partition.metadata")
+                self.assertEqual(rc, 0, err)
                 pm = of_type(jsonl(out), "partition_metadata")
                 self.assertEqual([(x["version"], x["topic_id"]) for x in pm], [(0, part["topic_id"])])
-                _, out, _ = run("dump", "--json", f"{d}/leader-epoch-checkpoint")
+                rc, out, err = run("dump", "--json", f"{d}/leader-epoch-checkpoint")
+                self.assertEqual(rc, 0, err)
                 self.assertEqual([{"epoch": x["epoch"], "start_offset": x["start_offset"]}
                                   for x in of_type(jsonl(out), "leader_epoch")], part["leader_epochs"])
                 snap = part.get("snapshot")
@@ -181,7 +188,8 @@ class SmallFiles(unittest.TestCase):
                     got = [{k: v for k, v in x.items() if k not in ("type", "file")} for x in of_type(lines, "producer")]
                     self.assertEqual(got, snap["entries"])
                 for txn in part.get("txnindex") or []:
-                    _, out, _ = run("dump", "--json", txn["path"])
+                    rc, out, err = run("dump", "--json", txn["path"])
+                    self.assertEqual(rc, 0, err)
                     entries = of_type(jsonl(out), "txn_entry")
                     self.assertEqual(len(entries), len(txn["entries"]))
                     self.assertEqual([{k: e[k] for k in w} for e, w in zip(entries, txn["entries"])], txn["entries"])
@@ -190,7 +198,8 @@ class SmallFiles(unittest.TestCase):
 
     def test_datadir_files(self):
         dd = MANIFEST["datadir"]
-        _, out, _ = run("dump", "--json", "datadir/meta.properties")
+        rc, out, err = run("dump", "--json", "datadir/meta.properties")
+        self.assertEqual(rc, 0, err)
         mp = of_type(jsonl(out), "meta_properties")[0]
         self.assertEqual((mp["version"], mp["broker_id"], mp["cluster_id"], mp["node_id"]),
                          (dd["meta_version"], dd["broker_id"], dd["cluster_id"], None))
@@ -208,11 +217,13 @@ class DecodeOffsets(unittest.TestCase):
 
     def test_dump_decode_offsets_matches_encoder(self):
         got = []
+        self.assertTrue(OFFSETS["partitions"])
         for part in OFFSETS["partitions"]:
             if part["topic"] != "__consumer_offsets":
                 continue
             for seg in part["segments"]:
-                _, out, _ = run("dump", "--json", "--decode", "offsets", seg["path"])
+                code, out, err = run("dump", "--json", "--decode", "offsets", seg["path"])
+                self.assertEqual(code, 0, err)
                 got += [r for r in jsonl(out, "record") if "key_decoded" in r]
         self.assertEqual(len(got), len(OFFSETS["records"]))
         for g, w in zip(got, OFFSETS["records"]):
@@ -236,27 +247,33 @@ class DecodeOffsets(unittest.TestCase):
         want = {"unknown_record_type": "unknown_record_type", "unknown_value_version": "undecoded_record"}
         odd = [r for r in OFFSETS["records"] if r["expect"] != "decoded"]
         self.assertEqual(sorted({r["expect"] for r in odd}), sorted(want))
-        _, out, _ = run("offsets", "--json", OFFSETS_DATADIR)
+        code, out, err = run("offsets", "--json", OFFSETS_DATADIR)
+        self.assertEqual(code, 1, err)
         from_offsets = {(p["file"], p["offset"]): (p["code"], p["severity"]) for p in jsonl(out, "problem")}
         for r in odd:
             part = [p for p in OFFSETS["partitions"] if p["topic"] == "__consumer_offsets" and p["partition"] == r["partition"]]
             seg = [s for s in part[0]["segments"] if s["base_offset"] <= r["offset"]][-1]["path"]
-            _, out, _ = run("dump", "--json", "--records", "--decode", "offsets", seg)
+            code, out, err = run("dump", "--json", "--records", "--decode", "offsets", seg)
+            self.assertEqual(code, 0, err)
             got = [(p["code"], p["severity"]) for p in jsonl(out, "problem") if p["offset"] == r["offset"]]
             self.assertEqual(got, [(want[r["expect"]], "warning")], (seg, r["offset"]))
             self.assertEqual(from_offsets[(seg, r["offset"])], got[0], (seg, r["offset"]))
 
     def test_auto_decode_by_directory_name(self):
         seg = OFFSETS["partitions"][0]["segments"][0]["path"]
-        _, out, _ = run("dump", "--json", "--records", seg)
-        self.assertTrue(all("key_decoded" in r for r in jsonl(out, "record")))
+        code, out, err = run("dump", "--json", "--records", seg)
+        self.assertEqual(code, 0, err)
+        records = jsonl(out, "record")
+        self.assertTrue(records)
+        self.assertTrue(all("key_decoded" in r for r in records))
 
     def test_dump_decode_txn(self):
         ts = OFFSETS["transaction_state"]
         got = []
         for f in sorted(os.listdir(os.path.join(FIX, ts["path"]))):
             if f.endswith(".log"):
-                _, out, _ = run("dump", "--json", "--decode", "txn", os.path.join(ts["path"], f))
+                code, out, err = run("dump", "--json", "--decode", "txn", os.path.join(ts["path"], f))
+                self.assertEqual(code, 0, err)
                 got += jsonl(out, "record")
         self.assertEqual(len(got), len(ts["records"]))
         for g, w in zip(got, ts["records"]):
@@ -281,6 +298,7 @@ class DumpMetadata(unittest.TestCase):
         return got
 
     def test_every_record_of_the_log_and_snapshots(self):
+        self.assertTrue(KRAFT["dump"])
         for d in KRAFT["dump"]:
             with self.subTest(file=d["file"]):
                 got = self.check_file(d)
@@ -291,6 +309,7 @@ class DumpMetadata(unittest.TestCase):
                     same_fields(g["value_decoded"], w["value_decoded"], where)
 
     def test_show_secrets(self):
+        self.assertTrue(KRAFT["dump"])
         for d in KRAFT["dump"]:
             shown = [w for w in d["records"] if "value_decoded_shown" in w]
             if not shown:
@@ -304,19 +323,24 @@ class DumpMetadata(unittest.TestCase):
     def test_every_record_type_at_lowest_and_highest_version(self):
         """The fixtures hold what the contract needs: checked here on kfsck's output."""
         seen = {}
+        self.assertTrue(KRAFT["dump"])
         for d in KRAFT["dump"]:
-            _, out, _ = run_lossy("dump", "--json", "--decode", "metadata", d["file"])
+            code, out, err = run_lossy("dump", "--json", "--decode", "metadata", d["file"])
+            self.assertEqual(code, 0, err)
             for r in rows_of(out):
                 seen.setdefault(r.get("record_type"), set()).add(r.get("record_version"))
+        self.assertTrue(KRAFT["record_versions"])
         for rt, versions in KRAFT["record_versions"].items():
             self.assertIn(rt, seen)
             self.assertTrue({min(versions), max(versions)} <= seen[rt], (rt, seen[rt]))
 
     def test_control_records_in_every_log(self):
+        self.assertTrue(KRAFT["dump"])
         for d in KRAFT["dump"]:
             want = [w for w in d["records"] if w["control"]]
             with self.subTest(file=d["file"]):
-                _, out, _ = run_lossy("dump", "--json", "--decode", "metadata", d["file"])
+                code, out, err = run_lossy("dump", "--json", "--decode", "metadata", d["file"])
+                self.assertEqual(code, 0, err)
                 got = {r["offset"]: r for r in rows_of(out)}
                 for w in want:
                     self.assertIn(w["record_type"], KRAFT_CONTROL)
@@ -324,8 +348,10 @@ class DumpMetadata(unittest.TestCase):
                     self.assertEqual((g["record_type"], g["record_version"]), (w["record_type"], 0))
                     same_fields(g["value_decoded"], w["value_decoded"], f"{d['file']}@{w['offset']}")
         # snapshots start with a header and end with a footer
+        self.assertTrue(KRAFT["snapshots"])
         for s in KRAFT["snapshots"]:
-            _, out, _ = run_lossy("dump", "--json", "--decode", "metadata", s["file"])
+            code, out, err = run_lossy("dump", "--json", "--decode", "metadata", s["file"])
+            self.assertEqual(code, 0, err)
             rows = rows_of(out)
             self.assertEqual(rows[0]["record_type"], "snapshot_header")
             self.assertEqual(rows[-1]["record_type"], "snapshot_footer")
@@ -333,11 +359,13 @@ class DumpMetadata(unittest.TestCase):
     def test_auto_decode_by_directory_and_snapshot_name(self):
         for f in (KRAFT["segments"][0]["file"], KRAFT["snapshots"][0]["file"]):
             want = next(d for d in KRAFT["dump"] if d["file"] == f)
-            _, out, _ = run_lossy("dump", "--json", "--records", f)
+            code, out, err = run_lossy("dump", "--json", "--records", f)
+            self.assertEqual(code, 0, err)
             got = rows_of(out)
             self.assertEqual([r.get("record_type") for r in got], [w["record_type"] for w in want["records"]], f)
         for d in (KRAFT["share"], KRAFT["remote"]):
-            _, out, _ = run_lossy("dump", "--json", "--records", d["file"])
+            code, out, err = run_lossy("dump", "--json", "--records", d["file"])
+            self.assertEqual(code, 0, err)
             got = rows_of(out)
             self.assertEqual([r.get("record_type") for r in got if r["offset"] != d["records"][-1]["offset"]],
                              [w["record_type"] for w in d["records"][:-1]], d["file"])
@@ -462,17 +490,20 @@ class Secrets(unittest.TestCase):
     def test_show_secrets_prints_them(self):
         found = set()
         for f in self.FILES:
-            _, out, _ = run_lossy("dump", "--json", "--decode", "metadata", "--show-secrets", f)
+            code, out, err = run_lossy("dump", "--json", "--decode", "metadata", "--show-secrets", f)
+            self.assertEqual(code, 0, err)
             found |= set(leaked(out))
         self.assertEqual(sorted(found), sorted(SECRETS))
         found = set()
         for f in self.FILES:
-            _, out, _ = run_lossy("dump", "--decode", "metadata", "--show-secrets", f)
+            code, out, err = run_lossy("dump", "--decode", "metadata", "--show-secrets", f)
+            self.assertEqual(code, 0, err)
             found |= set(leaked(out))
         self.assertEqual(sorted(found), sorted(SECRETS), "text output with --show-secrets")
 
     def test_redacted_marker(self):
-        _, out, _ = run_lossy("dump", "--json", "--decode", "metadata", KRAFT["segments"][0]["file"])
+        code, out, err = run_lossy("dump", "--json", "--decode", "metadata", KRAFT["segments"][0]["file"])
+        self.assertEqual(code, 0, err)
         cfg = [r["value_decoded"] for r in rows_of(out) if r.get("record_type") == "config"
                and r["value_decoded"]["name"].endswith("password")]
         self.assertEqual([c["value"] for c in cfg], ["<redacted>"])

@@ -19,13 +19,15 @@ OFFSETS_DATADIR = OFFSETS["datadir"]
 class Groups(unittest.TestCase):
     def test_every_group(self):
         code, out, err = run("groups", "--json", OFFSETS_DATADIR)
+        self.assertEqual(code, 1, err)
         rows = jsonl(out, "group")
         self.assertEqual([r["group"] for r in rows], [g["group"] for g in OFFSETS["groups"]])
         for g, w in zip(rows, OFFSETS["groups"]):
             subset(g, w, g["group"])
 
     def test_text_mode_is_readable(self):
-        code, out, _ = run("groups", "--group", "my-group", OFFSETS_DATADIR)
+        code, out, err = run("groups", "--group", "my-group", OFFSETS_DATADIR)
+        self.assertEqual(code, 1, err)
         lines = out.splitlines()
         self.assertEqual(lines[:3], ["group: my-group", "kind: classic", "state: stable"])
         self.assertIn("    subscription:", lines)
@@ -35,17 +37,20 @@ class Groups(unittest.TestCase):
         # the open transaction is about a partition, not a file: its text line
         # ends with the message (no "[(null)]"); JSON says "file": null
         for cmd in ("offsets", "groups"):
-            _, _, err = run(cmd, OFFSETS_DATADIR)
+            code, _, err = run(cmd, OFFSETS_DATADIR)
+            self.assertEqual(code, 1, err)
             line = [l for l in err.splitlines() if "open_transaction" in l]
             self.assertEqual(len(line), 1, err)
             self.assertTrue(line[0].endswith("they are not applied"), line[0])
             self.assertNotIn("(null)", err)
-            _, out, _ = run(cmd, "--json", OFFSETS_DATADIR)
+            code, out, stderr = run(cmd, "--json", OFFSETS_DATADIR)
+            self.assertEqual(code, 1, stderr)
             p = [p for p in jsonl(out, "problem") if p["code"] == "open_transaction"]
             self.assertEqual([x["file"] for x in p], [None])
 
     def test_deleted_groups_are_listed_dead(self):
         code, out, err = run("groups", "--json", OFFSETS_DATADIR)
+        self.assertEqual(code, 1, err)
         got = {r["group"]: r for r in jsonl(out, "group")}
         want = {g["group"]: g for g in OFFSETS["groups"]}
         with_offsets = {r["group"] for r in OFFSETS["offsets"]}
@@ -63,12 +68,14 @@ class Groups(unittest.TestCase):
         self.assertNotIn("adhoc-reader-7", got)
 
     def test_group_filter(self):
-        _, out, _ = run("groups", "--json", "--group", "legacy-app", OFFSETS_DATADIR)
+        code, out, err = run("groups", "--json", "--group", "legacy-app", OFFSETS_DATADIR)
+        self.assertEqual(code, 1, err)
         rows = jsonl(out, "group")
         self.assertEqual([(r["group"], r["state"]) for r in rows], [("legacy-app", "dead")])
 
     def test_groups_names_the_partition(self):
-        _, _, err = run("groups", "--group", "my-group", OFFSETS_DATADIR)
+        code, _, err = run("groups", "--group", "my-group", OFFSETS_DATADIR)
+        self.assertEqual(code, 1, err)
         self.assertIn("__consumer_offsets-12", err)
 
 
@@ -78,6 +85,7 @@ class KraftTopicNames(unittest.TestCase):
     def test_kip848_topics_named_from_the_metadata_log(self):
         g = KRAFT["groups"]
         code, out, err = run_lossy("groups", "--json", g["path"])
+        self.assertEqual(code, 0, err)
         rows = jsonl(out, "group")
         self.assertEqual([r["group"] for r in rows], [x["group"] for x in g["with_metadata"]])
         for r, w in zip(rows, g["with_metadata"]):
@@ -88,6 +96,7 @@ class KraftTopicNames(unittest.TestCase):
     def test_without_the_metadata_log_ids_stay_unnamed(self):
         g = KRAFT["groups"]
         code, out, err = run_lossy("groups", "--json", g["offsets_dir"])
+        self.assertEqual(code, 0, err)
         rows = jsonl(out, "group")
         for r, w in zip(rows, g["offsets_dir_alone"]):
             subset(r, w, r["group"])

@@ -182,7 +182,8 @@ class ChangingFiles(unittest.TestCase):
         # (tests/unit/test_segment.c has the exact case); here the CLI's line
         path, size = self.big_segment(200)
         os.truncate(path, size - 10)
-        code, out, _ = run("verify", "--json", path)
+        code, out, err = run("verify", "--json", path)
+        self.assertEqual(code, 1, err)
         probs = jsonl(out, "problem")
         self.assertIn("truncated", [p["code"] for p in probs])
 

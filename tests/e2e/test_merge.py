@@ -93,6 +93,7 @@ class Merge(unittest.TestCase):
 
     def test_replicas_each_damaged(self):
         # each copy alone is damaged (verify finds errors)
+        self.assertTrue(MANIFEST["copies"])
         for c in MANIFEST["copies"]:
             code, out, err = run("verify", c)
             self.assertEqual(code, 1, c)
@@ -199,6 +200,7 @@ class Merge(unittest.TestCase):
         with open(p, "wb") as f:
             f.write(data)
         code, out, err = run("dump", "--json", p)
+        self.assertEqual(code, 1, err)
         self.assertNotIn(marker, [b["base_offset"] for b in of_type(jsonl(out), "batch") if b.get("crc_ok", True)])
         self.assertEqual(run("verify", cp)[0], 1)
         for order in ((cp, src), (src, cp)):
@@ -247,6 +249,7 @@ class Merge(unittest.TestCase):
         # broker-4 never truncated its epoch-1 history past the start of epoch 3:
         # one conflict over all of it (other batch boundaries than the batches
         # taken), its offsets past the others' end are a hole, epochs never go back
+        self.assertTrue(MANIFEST["diverged"])
         for m in MANIFEST["diverged"]:
             with self.subTest(copies=m["copies"]):
                 od = os.path.join(self.tmp, "div-%d" % len(m["copies"]))
@@ -267,6 +270,7 @@ class Merge(unittest.TestCase):
                 self.assertEqual(epochs, sorted(epochs))
                 self.assertGreater(m["conflicts"][-1]["end_offset"], got[-1][2])  # left out past the log end
                 code, vout, err = run("verify", "--json", pdir)
+                self.assertEqual(code, 0, err)
                 self.assertEqual([p for p in of_type(jsonl(vout), "problem") if p["severity"] == "error"], [])
                 self.check_indexes(pdir)
                 self.check_producer_state(pdir)

@@ -37,6 +37,7 @@ class Metadata(unittest.TestCase):
         check_objects(self, out, KRAFT["metadata"]["end"], "end (partition dir)", cluster_id_known=False)
 
     def test_as_of_offset(self):
+        self.assertTrue(KRAFT["metadata"]["as_of"])
         for a in KRAFT["metadata"]["as_of"]:
             with self.subTest(name=a["name"], offset=a["offset"]):
                 code, out, err = run_lossy("metadata", "--json", "--as-of-offset", str(a["offset"]), NODE)
@@ -44,6 +45,7 @@ class Metadata(unittest.TestCase):
                 check_objects(self, out, a["objects"], "as-of %s (%d)" % (a["name"], a["offset"]))
 
     def test_a_snapshot_alone(self):
+        self.assertTrue(KRAFT["metadata"]["snapshot_only"])
         for s in KRAFT["metadata"]["snapshot_only"]:
             with self.subTest(file=s["file"]):
                 code, out, err = run_lossy("metadata", "--json", s["file"])
@@ -60,6 +62,7 @@ class Metadata(unittest.TestCase):
     def test_text_output(self):
         code, out, err = run_lossy("metadata", NODE)
         self.assertEqual(code, 0, err)
+        self.assertTrue(out.strip())
         self.assertFalse(any(l.startswith("{") for l in out.splitlines()))
         for word in ("orders", "payments", "clicks"):
             self.assertIn(word, out)
@@ -98,12 +101,14 @@ class Damaged(unittest.TestCase):
                 self.assertEqual(code, 1, err)
                 self.assert_problem(out, {"code": p["code"], "severity": "error"}, args[0])
                 named = [x for x in problems(out) if x["code"] == p["code"]]
+                self.assertTrue(named)
                 self.assertTrue(all(x["file"].endswith(os.path.basename(p["file"])) for x in named))
         code, out, err = run_lossy("verify", "--json", p["file"])
         self.assertEqual(code, 1, err)
         self.assert_problem(out, p, "verify the checkpoint")
         # metadata falls back to the older intact snapshot and the log
-        _, out, _ = run_lossy("metadata", "--json", c["path"])
+        rc, out, stderr = run_lossy("metadata", "--json", c["path"])
+        self.assertEqual(rc, 1, stderr)
         check_objects(self, out, c["metadata"], "snapshot_incomplete")
 
     def test_crc_mismatch_is_skipped_and_reported(self):
@@ -139,6 +144,7 @@ class Damaged(unittest.TestCase):
                     self.assertEqual(code, 1, err)
                     self.assert_problem(out, {"code": "checkpoint_invalid", "severity": "error"}, name)
                     named = [x for x in problems(out) if x["code"] == "checkpoint_invalid"]
+                    self.assertTrue(named)
                     self.assertTrue(all(x["file"].endswith("quorum-state") for x in named), named)
 
     def test_unknown_records_are_not_applied(self):

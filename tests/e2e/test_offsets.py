@@ -40,7 +40,8 @@ class Offsets(unittest.TestCase):
         self.assertEqual(codes, ["open_transaction", "undecoded_record", "unknown_record_type"])
 
     def test_history_in_the_order_changes_took_effect(self):
-        _, out, _ = run("offsets", "--json", "--history", DATADIR)
+        code, out, err = run("offsets", "--json", "--history", DATADIR)
+        self.assertEqual(code, 1, err)
         rows = jsonl(out, "offset")
         self.assertEqual(len(rows), len(M["history"]))
         for g, w in zip(rows, M["history"]):
@@ -52,7 +53,8 @@ class Offsets(unittest.TestCase):
                 self.assertEqual(g["previous"]["offset"], w["previous"]["offset"])
 
     def test_as_of(self):
-        _, out, _ = run("offsets", "--json", "--as-of", str(M["as_of"]["ms"]), DATADIR)
+        code, out, err = run("offsets", "--json", "--as-of", str(M["as_of"]["ms"]), DATADIR)
+        self.assertEqual(code, 1, err)
         rows = jsonl(out, "offset")
         self.assertEqual(len(rows), len(M["as_of"]["offsets"]))
         for g, w in zip(rows, M["as_of"]["offsets"]):
@@ -62,6 +64,7 @@ class Offsets(unittest.TestCase):
     def test_reset_csv_for_kafka_consumer_groups(self):
         g = M["reset_csv"]["group"]
         code, out, err = run("offsets", "--format", "reset-csv", "--group", g, DATADIR)
+        self.assertEqual(code, 1, err)
         self.assertEqual(out, M["reset_csv"]["text"])
         part = next(x["partition"] for x in M["group_partitions"] if x["group"] == g)
         self.assertIn(f"__consumer_offsets-{part}", err)
@@ -71,23 +74,28 @@ class Offsets(unittest.TestCase):
         # with several --group or --all-groups; topic,partition,offset only with exactly one --group
         sg = M["reset_csv"]["several_groups"]
         args = [a for g in sg["groups"] for a in ("--group", g)]
-        _, out, _ = run("offsets", "--format", "reset-csv", *args, DATADIR)
+        code, out, err = run("offsets", "--format", "reset-csv", *args, DATADIR)
+        self.assertEqual(code, 1, err)
         self.assertEqual(out, sg["text"])
         self.assertEqual({l.split(",")[0] for l in out.splitlines()}, set(sg["groups"]))
-        _, out, _ = run("offsets", "--format", "reset-csv", DATADIR)
+        code, out, err = run("offsets", "--format", "reset-csv", DATADIR)
+        self.assertEqual(code, 1, err)
         self.assertEqual(out, M["reset_csv"]["all_groups_text"])
         self.assertEqual(len(out.splitlines()), len(M["offsets"]))
 
     def test_filters_and_formats(self):
-        _, out, _ = run("offsets", "--json", "--group", "my-group", "--topic", "orders", DATADIR)
+        code, out, err = run("offsets", "--json", "--group", "my-group", "--topic", "orders", DATADIR)
+        self.assertEqual(code, 1, err)
         rows = jsonl(out, "offset")
         want = [r for r in M["offsets"] if r["group"] == "my-group" and r["topic"] == "orders"]
         self.assertEqual([(r["partition"], r["offset"]) for r in rows], [(r["partition"], r["offset"]) for r in want])
-        _, out, _ = run("offsets", "--format", "csv", DATADIR)
+        code, out, err = run("offsets", "--format", "csv", DATADIR)
+        self.assertEqual(code, 1, err)
         lines = out.splitlines()
         self.assertTrue(lines[0].startswith("group,topic,partition,offset,"))
         self.assertEqual(len(lines) - 1, len(M["offsets"]))
-        _, out, _ = run("offsets", DATADIR)
+        code, out, err = run("offsets", DATADIR)
+        self.assertEqual(code, 1, err)
         self.assertTrue(out.splitlines()[0].split()[:4] == ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET"])
 
     def test_missing_group_partition_is_named(self):
@@ -113,7 +121,8 @@ class Offsets(unittest.TestCase):
 
 
 def history_rows(path, *extra):
-    _, out, _ = run("offsets", "--json", "--history", *extra, path)
+    code, out, err = run("offsets", "--json", "--history", *extra, path)
+    assert code == 0, err
     return jsonl(out, "offset")
 
 
@@ -147,15 +156,18 @@ class AsOfWithTransactions(unittest.TestCase):
             subset(g, {k: v for k, v in w.items() if k != "previous"})
 
     def test_final_table(self):
-        _, out, _ = run("offsets", "--json", self.T["path"])
+        code, out, err = run("offsets", "--json", self.T["path"])
+        self.assertEqual(code, 0, err)
         rows = jsonl(out, "offset")
         self.assertEqual([[r[f] for f in ROW] for r in rows], [[r[f] for f in ROW] for r in self.T["offsets"]])
 
     def test_as_of_every_time(self):
         # the generator's own replay: the history up to its last change with change_time <= ms
+        self.assertTrue(self.T["tables"])
         for t in self.T["tables"]:
             with self.subTest(ms=t["ms"]):
-                _, out, _ = run("offsets", "--json", "--as-of", str(t["ms"]), self.T["path"])
+                code, out, err = run("offsets", "--json", "--as-of", str(t["ms"]), self.T["path"])
+                self.assertEqual(code, 0, err)
                 rows = jsonl(out, "offset")
                 self.assertEqual([[r[f] for f in ROW] for r in rows], [[r[f] for f in ROW] for r in t["offsets"]])
 
@@ -167,11 +179,13 @@ class AsOfWithTransactions(unittest.TestCase):
             with self.subTest(ms=ms):
                 last = max(i for i, t in enumerate(times) if t <= ms)
                 want = replay_history(hist[:last + 1])
-                _, out, _ = run("offsets", "--json", "--as-of", str(ms), self.T["path"])
+                code, out, err = run("offsets", "--json", "--as-of", str(ms), self.T["path"])
+                self.assertEqual(code, 0, err)
                 rows = jsonl(out, "offset")
                 self.assertEqual([[r[f] for f in ROW] for r in rows], [[r[f] for f in ROW] for r in want])
 
     def test_history_with_as_of_is_that_prefix(self):
+        self.assertTrue(self.T["tables"])
         for t in self.T["tables"]:
             with self.subTest(ms=t["ms"]):
                 rows = history_rows(self.T["path"], "--as-of", str(t["ms"]))
@@ -184,6 +198,7 @@ class AsOfWithTransactions(unittest.TestCase):
 
 class Copies(unittest.TestCase):
     def test_each_damaged_copy_alone_is_incomplete(self):
+        self.assertTrue(M["copies"])
         for c in M["copies"]:
             with self.subTest(copy=c["kind"]):
                 code, out, _ = run("offsets", "--json", c["path"])

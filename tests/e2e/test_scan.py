@@ -111,7 +111,10 @@ class ScanFixtureDatadir(unittest.TestCase):
         self.assertEqual(s["warnings"], 0)
 
     def test_jobs_do_not_change_output(self):
-        outs = [run("scan", "--json", "--jobs", str(j), DATADIR["path"])[1] for j in (1, 4, 16)]
+        runs = [run("scan", "--json", "--jobs", str(j), DATADIR["path"]) for j in (1, 4, 16)]
+        self.assertEqual([r[0] for r in runs], [1, 1, 1], runs[0][2])
+        outs = [r[1] for r in runs]
+        self.assertTrue(jsonl(outs[0], "partition"))
         self.assertEqual(outs[0], outs[1])
         self.assertEqual(outs[0], outs[2])
         t1 = run("scan", "--jobs", "1", DATADIR["path"])
@@ -126,6 +129,7 @@ class ScanFixtureDatadir(unittest.TestCase):
                             and l.endswith("ok") for l in lines), out)
         # ranges are first..last (as verify prints them); the log end offset is named
         logs = {l["path"]: l for l in MANIFEST["logs"]}
+        self.assertTrue(MANIFEST["partitions"])
         for m in MANIFEST["partitions"]:
             if not m["path"].startswith(DATADIR["path"] + "/"):
                 continue
@@ -291,7 +295,9 @@ class ScanUsage(unittest.TestCase):
             for f in fn:
                 p = os.path.join(dp, f)
                 before[p] = (os.path.getsize(p), read(p))
-        run("scan", DATADIR["path"])
+        code, _, err = run("scan", DATADIR["path"])
+        self.assertEqual(code, 1, err)
+        self.assertTrue(before)
         for p, v in before.items():
             self.assertEqual((os.path.getsize(p), read(p)), v)
 

@@ -212,7 +212,8 @@ class Partitions(unittest.TestCase):
         # orders-0 was written by several producers: timestamps run behind
         acc = kp_read_partition("datadir/orders-0", Acc(1000))
         self.assertGreater(acc.max_late, 0)
-        code, out, _ = run("stats", "--json", "datadir/orders-0")
+        code, out, err = run("stats", "--json", "datadir/orders-0")
+        self.assertEqual(code, 0, err)
         self.assertEqual(of_type(jsonl(out), "summary")[0]["max_lateness_ms"], acc.max_late)
 
     def test_datadir_per_topic_and_by_partition(self):
@@ -245,7 +246,9 @@ class Partitions(unittest.TestCase):
             self.assertEqual(keys, sorted(keys))
 
     def test_copies_count_each_record_once(self):
-        one = jsonl(run("stats", "--json", "datadir/orders-0")[1])
+        code, out, err = run("stats", "--json", "datadir/orders-0")
+        self.assertEqual(code, 0, err)
+        one = jsonl(out)
         code, out, _ = run("stats", "--json", "datadir/orders-0", "partition/orders-0")
         self.assertEqual(code, 0)
         two = jsonl(out)

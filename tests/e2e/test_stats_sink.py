@@ -393,7 +393,8 @@ class ResumePoint(unittest.TestCase):
         self.assertEqual(p["records"], fact["data_records"])
         self.assertEqual(p["records_without_timestamp"], 12)  # 10 magic-0 messages, 2 v2 records at -1
         self.assertEqual(p["records_written"], fact["data_records"] - 12)
-        code, out, _ = run("stats", "--sink-partition-duration", "1h", "--flush-size", "100", fact["path"])
+        code, out, err = run("stats", "--sink-partition-duration", "1h", "--flush-size", "100", fact["path"])
+        self.assertEqual(code, 0, err)
         self.assertIn("without a timestamp", out)
 
 

@@ -68,7 +68,8 @@ class DamagedLogs(unittest.TestCase):
     def test_resync_keeps_checking_after_damage(self):
         # bitflip: one batch lost, every other batch still read
         log = next(l for l in DAMAGED if l["case"].endswith("bitflip"))
-        _, out, _ = run("verify", "--json", log["path"])
+        code, out, err = run("verify", "--json", log["path"])
+        self.assertEqual(code, 1, err)
         seg = of_type(jsonl(out), "segment")[0]
         intact = sum(1 for b in log["batches"] if b.get("intact"))
         self.assertEqual(seg["batches"], intact)
@@ -199,9 +200,14 @@ class DamagedSmallFiles(unittest.TestCase):
 class ReadOnly(unittest.TestCase):
     def test_inputs_are_not_modified(self):
         before = tree_digest(FIX)
-        run("verify", "--json", "datadir")
-        run("dump", "--json", "--records", "datadir")
-        run("verify", "damaged")
+        # the data dir's damaged clicks-0 and every damaged case: exit 1
+        damaged = sorted(os.path.join("damaged", d) for d in os.listdir(os.path.join(FIX, "damaged")))
+        self.assertGreater(len(damaged), 5)
+        self.assertEqual(run("verify", "--json", "datadir")[0], 1)
+        self.assertEqual(run("dump", "--json", "--records", "datadir")[0], 1)
+        code, out, err = run("verify", *damaged)
+        self.assertEqual(code, 1, err)
+        self.assertEqual(err, "")
         self.assertEqual(before, tree_digest(FIX))
 
 
