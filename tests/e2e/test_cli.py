@@ -11,7 +11,6 @@ from kfsck_e2e import ROOT, TempDirTest, run  # noqa: E402
 
 
 class Cli(TempDirTest):
-
     def test_missing_path_is_exit_3_one_line(self):
         missing = os.path.join(self.tmp, "nope.log")
         for cmd in ("dump", "verify"):

@@ -25,7 +25,6 @@ OFFSETS_DATADIR = OFFSETS["datadir"]
 
 
 class HealthyLogs(unittest.TestCase):
-
     def test_dump_batches_match_encoder(self):
         self.assertGreater(len(HEALTHY), 20)
         for log in HEALTHY:
@@ -87,7 +86,6 @@ class HealthyLogs(unittest.TestCase):
 
 
 class DamagedLogs(unittest.TestCase):
-
     def test_damaged_batch_gets_problem_line_not_batch_line(self):
         log = next(l for l in DAMAGED if l["case"].endswith("bitflip"))
         code, out, _ = run("dump", "--json", log["path"])

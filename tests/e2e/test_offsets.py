@@ -26,7 +26,6 @@ DATADIR = M["datadir"]
 
 
 class Offsets(unittest.TestCase):
-
     def test_final_table(self):
         code, out, err = run("offsets", "--json", DATADIR)
         rows = jsonl(out, "offset")

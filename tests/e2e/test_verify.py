@@ -19,7 +19,6 @@ from kfsck_e2e import (DAMAGED, FIX, HEALTHY, LOGS, MANIFEST, TempDirTest, jsonl
 
 
 class HealthyLogs(unittest.TestCase):
-
     def test_verify_each_healthy_log(self):
         self.assertGreater(len(HEALTHY), 20)
         for log in HEALTHY:
@@ -43,7 +42,6 @@ class HealthyLogs(unittest.TestCase):
 
 
 class DamagedLogs(unittest.TestCase):
-
     def test_each_damage_is_named_where_it_is(self):
         self.assertGreaterEqual(len(DAMAGED), 9)
         for log in DAMAGED:
@@ -117,7 +115,6 @@ class Directories(unittest.TestCase):
 
 
 class BadInput(TempDirTest):
-
     def test_empty_segment(self):
         p = self.write("00000000000000000000.log", b"")
         code, out, _ = run("verify", "--json", p)
