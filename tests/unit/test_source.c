@@ -157,10 +157,14 @@ static void test_far_apart_calls_drop_everything(void **state)
     assert_int_equal(left, 0);
 }
 
-/* Pages cached before the reader came stay cached; the rest is dropped. */
-static void test_pages_cached_before_stay(void **state)
+/* One try of test_pages_cached_before_stay: false (and *skipped) when no
+ * uncached file can be made; else true with the counts in *r. */
+typedef struct cached_counts {
+    size_t cached, kept, extra, after;
+} cached_counts;
+
+static bool cached_before_try(cached_counts *r)
 {
-    (void)state;
     char path[PATH_MAX];
     size_t pages = FILE_BYTES / (size_t)sysconf(_SC_PAGESIZE);
     unsigned char *vec = malloc(pages), *before = malloc(pages);
@@ -170,8 +174,7 @@ static void test_pages_cached_before_stay(void **state)
     if (fd < 0) {
         free(vec);
         free(before);
-        skip();
-        return;
+        return false;
     }
     /* what the broker had cached: 4 MiB in the middle of the first chunk
      * and 4 MiB across the line between the second and the third (plus
@@ -181,22 +184,45 @@ static void test_pages_cached_before_stay(void **state)
     assert_true(pread(fd, buf, 4 * MIB, 6 * MIB) == (ssize_t)(4 * MIB));
     assert_true(pread(fd, buf, 4 * MIB, 2 * STEP - 2 * MIB) == (ssize_t)(4 * MIB));
     free(buf);
-    size_t cached = resident(fd, before);
-    assert_true(cached >= 2 * 4 * MIB / (size_t)sysconf(_SC_PAGESIZE));
+    r->cached = resident(fd, before);
+    assert_true(r->cached >= 2 * 4 * MIB / (size_t)sysconf(_SC_PAGESIZE));
     read_gently(path);
-    size_t after = resident(fd, vec);
-    size_t kept = 0, extra = 0;
+    r->after = resident(fd, vec);
+    r->kept = r->extra = 0;
     for (size_t i = 0; i < pages; i++) {
-        kept += before[i] & vec[i];
-        extra += vec[i] & !before[i];
+        r->kept += before[i] & vec[i];
+        r->extra += vec[i] & !before[i];
     }
     close(fd);
     unlink(path);
     free(vec);
     free(before);
-    assert_int_equal(extra, 0);
-    assert_int_equal(kept, cached);
-    assert_int_equal(after, cached);
+    return true;
+}
+
+/* Pages cached before the reader came stay cached; the rest is dropped.
+ * On a busy machine the kernel now and then evicts a single clean page of
+ * the file by itself (seen in about 1 run of 20 with parallel builds: one
+ * to nine pages at random places inside the cached stretches, which the
+ * reader never asks to drop: it drops whole runs of pages it brought in).
+ * So the scenario is tried up to three times and must come out exact once;
+ * a reader that drops cached pages fails every try. */
+static void test_pages_cached_before_stay(void **state)
+{
+    (void)state;
+    cached_counts r = {0};
+    for (int tries = 0; tries < 3; tries++) {
+        if (!cached_before_try(&r)) {
+            skip();
+            return;
+        }
+        if (r.extra == 0 && r.kept == r.cached && r.after == r.cached)
+            break;
+        print_message("# try %d: %zu of %zu cached pages kept, %zu extra\n", tries + 1, r.kept, r.cached, r.extra);
+    }
+    assert_int_equal(r.extra, 0);
+    assert_int_equal(r.kept, r.cached);
+    assert_int_equal(r.after, r.cached);
 }
 
 int main(int argc, char **argv)
