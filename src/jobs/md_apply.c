@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "jobs/md_apply_internal.h"
+#include "kfsck/checkpoint.h"
 
 void md_set_msg(char *msg, size_t msglen, const char *fmt, ...)
 {
@@ -24,6 +25,15 @@ void md_set_msg(char *msg, size_t msglen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, msglen, fmt, ap);
     va_end(ap);
+}
+
+md_apply md_no_such(char *msg, size_t msglen, const char *what, const uint8_t *id)
+{
+    char b64[23] = "?";
+    if (id)
+        kf_uuid_to_b64(id, b64);
+    md_set_msg(msg, msglen, "cannot remove %s %s: no such %s", what, b64, what);
+    return MD_NOT_APPLIED;
 }
 
 bool md_uuids_from(const kf_dtree *t, const kf_dnode *arr, kf_md_uuids *out)

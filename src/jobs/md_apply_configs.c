@@ -90,6 +90,19 @@ int md_cmp_quota_entity(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* The first k (type, name) pairs of a quota's entity e, and e itself (NULL:
+ * nothing). */
+static void entities_free(kf_md_quota_entity *e, uint32_t k)
+{
+    if (!e)
+        return;
+    for (uint32_t i = 0; i < k; i++) {
+        free(e[i].type);
+        free(e[i].name);
+    }
+    free(e);
+}
+
 md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen)
 {
     const kf_dnode *ent = fld(r, "entity"), *key = fld(r, "key");
@@ -120,11 +133,7 @@ md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen)
         nm = !kb;
     }
     if (nm) {
-        for (uint32_t i = 0; i < k; i++) {
-            free(e[i].type);
-            free(e[i].name);
-        }
-        free(e);
+        entities_free(e, k);
         free(kb);
         return nomem(msg, msglen);
     }
@@ -207,13 +216,7 @@ md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen)
     }
     qe->q[qe->n++] = q;
 done:
-    if (e) {
-        for (uint32_t i = 0; i < k; i++) {
-            free(e[i].type);
-            free(e[i].name);
-        }
-        free(e);
-    }
+    entities_free(e, k);
     free(kb);
     return res;
 }

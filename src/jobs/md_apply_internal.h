@@ -92,6 +92,10 @@ static inline uint32_t key_i32(uint8_t k[4], int32_t v)
     return 4;
 }
 
+/* Says "cannot remove <what> <id>: no such <what>" in msg (id NULL: "?"):
+ * MD_NOT_APPLIED. */
+md_apply md_no_such(char *msg, size_t msglen, const char *what, const uint8_t *id);
+
 /* Says "out of memory" in msg: MD_NOMEM. */
 static inline md_apply nomem(char *msg, size_t msglen)
 {

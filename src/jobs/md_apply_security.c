@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "jobs/md_apply_internal.h"
-#include "kfsck/checkpoint.h"
 
 md_apply md_acl_record(md_image *im, md_fields *r, char *msg, size_t msglen)
 {
@@ -36,13 +35,8 @@ md_apply md_remove_acl(md_image *im, md_fields *r, char *msg, size_t msglen)
 {
     const uint8_t *id = fuuid(r, "id");
     kf_md_acl *a = id ? htab_del(&im->acls, id, 16) : NULL;
-    if (!a) {
-        char b64[23] = "?";
-        if (id)
-            kf_uuid_to_b64(id, b64);
-        md_set_msg(msg, msglen, "cannot remove ACL %s: no such ACL", b64);
-        return MD_NOT_APPLIED;
-    }
+    if (!a)
+        return md_no_such(msg, msglen, "ACL", id);
     md_acl_free(a);
     return MD_APPLIED;
 }

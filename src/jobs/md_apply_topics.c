@@ -290,13 +290,8 @@ md_apply md_remove_topic(md_image *im, md_fields *r, char *msg, size_t msglen)
     if (id)
         topic_forget(im, id);
     kf_md_topic *t = id ? htab_del(&im->topics, id, 16) : NULL;
-    if (!t) {
-        char b64[23] = "?";
-        if (id)
-            kf_uuid_to_b64(id, b64);
-        md_set_msg(msg, msglen, "cannot remove topic %s: no such topic", b64);
-        return MD_NOT_APPLIED;
-    }
+    if (!t)
+        return md_no_such(msg, msglen, "topic", id);
     if (htab_get(&im->topic_names, t->name, (uint32_t)strlen(t->name)) == t)
         htab_del(&im->topic_names, t->name, (uint32_t)strlen(t->name));
     resource_del(im, 2 /* TOPIC */, t->name);
