@@ -123,6 +123,20 @@ static int32_t prop_escape(praw *r)
     }
 }
 
+/* After a backslash: the escaped character into b. False at the end of the
+ * line, and for a malformed \uxxxx (then *bad is set). */
+static bool put_escaped(praw *r, pbuf *b, bool *bad)
+{
+    int32_t e = prop_escape(r);
+    if (e < 0) {
+        if (e == -2)
+            *bad = true;
+        return false;
+    }
+    pbuf_put(b, (uint32_t)e);
+    return true;
+}
+
 typedef struct pval {
     char s[64];
     bool present, overflow;
@@ -183,14 +197,8 @@ static int props_load(const uint8_t *data, uint64_t size, props *pr, char *msg, 
             if (ch < 0)
                 break;
             if (ch == '\\') {
-                int32_t e = prop_escape(&r);
-                if (e == -1)
+                if (!put_escaped(&r, &key, &bad_escape))
                     break;
-                if (e == -2) {
-                    bad_escape = true;
-                    break;
-                }
-                pbuf_put(&key, (uint32_t)e);
                 continue;
             }
             if (ch == '=' || ch == ':') {
@@ -218,14 +226,8 @@ static int props_load(const uint8_t *data, uint64_t size, props *pr, char *msg, 
         /* Value: the rest of the logical line. */
         while (!bad_escape && ch >= 0) {
             if (ch == '\\') {
-                int32_t e = prop_escape(&r);
-                if (e == -1)
+                if (!put_escaped(&r, &val, &bad_escape))
                     break;
-                if (e == -2) {
-                    bad_escape = true;
-                    break;
-                }
-                pbuf_put(&val, (uint32_t)e);
             } else {
                 pbuf_put(&val, (uint32_t)ch);
             }
@@ -252,6 +254,24 @@ static int props_load(const uint8_t *data, uint64_t size, props *pr, char *msg, 
     return KF_OK;
 }
 
+/* An id's value v (broker.id, node.id) into *has and *id when it is an
+ * integer. False, with the reason in msg, when it is there but not an
+ * integer and the version in use requires it. */
+static bool props_id(const pval *v, const char *name, bool required, bool *has, int32_t *id, char *msg, size_t msglen)
+{
+    if (!v->present)
+        return true;
+    int32_t x;
+    if (pval_int(v, &x)) {
+        *has = true;
+        *id = x;
+    } else if (required) {
+        kf_text_set_msg(msg, msglen, "%s \"%s\" is not an integer", name, v->overflow ? "(overlong)" : v->s);
+        return false;
+    }
+    return true;
+}
+
 /* The fields of meta.properties from its values, checked as the broker
  * checks them (MetaProperties). */
 static int props_fields(const props *pr, kf_meta_properties *mp, char *msg, size_t msglen)
@@ -268,25 +288,9 @@ static int props_fields(const props *pr, kf_meta_properties *mp, char *msg, size
         kf_text_set_msg(msg, msglen, "unknown meta.properties version number %" PRId32, ver);
         return KF_ERR_CORRUPT;
     }
-    int32_t id;
-    if (pbroker->present) {
-        if (pval_int(pbroker, &id)) {
-            mp->has_broker_id = true;
-            mp->broker_id = id;
-        } else if (ver == 0) {
-            kf_text_set_msg(msg, msglen, "broker.id \"%s\" is not an integer", pbroker->overflow ? "(overlong)" : pbroker->s);
-            return KF_ERR_CORRUPT;
-        }
-    }
-    if (pnode->present) {
-        if (pval_int(pnode, &id)) {
-            mp->has_node_id = true;
-            mp->node_id = id;
-        } else if (ver == 1) {
-            kf_text_set_msg(msg, msglen, "node.id \"%s\" is not an integer", pnode->overflow ? "(overlong)" : pnode->s);
-            return KF_ERR_CORRUPT;
-        }
-    }
+    if (!props_id(pbroker, "broker.id", ver == 0, &mp->has_broker_id, &mp->broker_id, msg, msglen) ||
+        !props_id(pnode, "node.id", ver == 1, &mp->has_node_id, &mp->node_id, msg, msglen))
+        return KF_ERR_CORRUPT;
     if (pcluster->present) {
         if (pcluster->overflow) {
             kf_text_set_msg(msg, msglen, "cluster.id is longer than %zu bytes", sizeof mp->cluster_id - 1);
