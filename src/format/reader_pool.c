@@ -88,6 +88,23 @@ static reader_chunk *find_chunk(kf_segment_iter *it, int state)
     return best;
 }
 
+/* With it->mu held: checks the oldest chunk waiting for a worker, if there
+ * is one, with the lock released meanwhile (the walker's thread and the
+ * caller's do so rather than wait). False when none was waiting. */
+static bool check_waiting_chunk(kf_segment_iter *it, kf_buf *scratch)
+{
+    reader_chunk *w = find_chunk(it, C_FILLED);
+    if (!w)
+        return false;
+    w->state = C_CHECKING;
+    pthread_mutex_unlock(&it->mu);
+    check_chunk(it, w, scratch);
+    pthread_mutex_lock(&it->mu);
+    w->state = C_CHECKED;
+    pthread_cond_broadcast(&it->cv_consumer);
+    return true;
+}
+
 void *kf_reader_walker_main(void *arg)
 {
     kf_segment_iter *it = arg;
@@ -98,17 +115,8 @@ void *kf_reader_walker_main(void *arg)
         while (!it->stop && ((it->wdone && !restart) || !(c = find_chunk(it, C_FREE)))) {
             /* nothing to read into: check a chunk rather than wait (with
              * compressed data, reading is the light part) */
-            reader_chunk *w = find_chunk(it, C_FILLED);
-            if (w) {
-                w->state = C_CHECKING;
-                pthread_mutex_unlock(&it->mu);
-                check_chunk(it, w, &it->walker_scratch);
-                pthread_mutex_lock(&it->mu);
-                w->state = C_CHECKED;
-                pthread_cond_broadcast(&it->cv_consumer);
-            } else {
+            if (!check_waiting_chunk(it, &it->walker_scratch))
                 pthread_cond_wait(&it->cv_walker, &it->mu);
-            }
             restart = it->req.gen > it->wgen;
         }
         if (it->stop)
@@ -154,7 +162,7 @@ void *kf_reader_worker_main(void *arg)
     return NULL;
 }
 
-/* ---- consumer ----------------------------------------------------------- */
+/* ---- hand-off to the consumer ------------------------------------------- */
 
 void kf_reader_release(kf_segment_iter *it, reader_chunk *c, bool in_order)
 {
@@ -189,17 +197,8 @@ reader_chunk *kf_reader_take_chunk(kf_segment_iter *it)
                 c = NULL;
                 /* rather than wait, check a chunk that is waiting for a
                  * worker (the oldest first: most likely the one we need) */
-                reader_chunk *w = find_chunk(it, C_FILLED);
-                if (w) {
-                    w->state = C_CHECKING;
-                    pthread_mutex_unlock(&it->mu);
-                    check_chunk(it, w, &it->unthreaded_scratch);
-                    pthread_mutex_lock(&it->mu);
-                    w->state = C_CHECKED;
-                    pthread_cond_broadcast(&it->cv_consumer);
-                    continue;
-                }
-                pthread_cond_wait(&it->cv_consumer, &it->mu);
+                if (!check_waiting_chunk(it, &it->unthreaded_scratch))
+                    pthread_cond_wait(&it->cv_consumer, &it->mu);
             }
             c->state = C_CONSUMING;
             pthread_mutex_unlock(&it->mu);
