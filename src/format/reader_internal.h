@@ -43,6 +43,7 @@ enum { IT_BATCH = 1, IT_PROBLEM, IT_BADMAGIC };
 /* A chunk's state, in the order it goes through them (then C_FREE again). */
 enum { C_FREE = 0, C_FILLING, C_FILLED, C_CHECKING, C_CHECKED, C_CONSUMING };
 
+/* One thing the walker found in a chunk, in file order. */
 typedef struct reader_item {
     uint8_t kind;
     bool parse_ok;          /* kf_batch_parse said KF_OK (else v0/v1 lengths wrong) */
@@ -51,6 +52,7 @@ typedef struct reader_item {
     kf_batch b;
 } reader_item;
 
+/* A problem the walker met, with what it means for the broker's recovery. */
 typedef struct reader_problem {
     kf_problem p;
     bool sets_valid;        /* broker recovery truncates here */
@@ -58,6 +60,7 @@ typedef struct reader_problem {
     int64_t last_offset;    /* IT_BADMAGIC: the kept batch's last offset */
 } reader_problem;
 
+/* A worker's check of a batch's records (when the iterator checks them). */
 typedef struct reader_records_check {
     bool done, ok;
     uint64_t records;
@@ -67,6 +70,8 @@ typedef struct reader_records_check {
     uint32_t msg;           /* index into msgs, UINT32_MAX: none */
 } reader_records_check;
 
+/* A stretch of the file the walker read, its items, and the workers'
+ * checks of them; one of a few reused buffers (it->chunks). */
 typedef struct reader_chunk {
     int state;
     uint64_t seq, gen;
@@ -88,6 +93,8 @@ typedef struct reader_chunk {
     bool nomem, ioerr;
 } reader_chunk;
 
+/* The consumer's request that the walker resynchronise from a batch whose
+ * CRC failed. */
 typedef struct reader_restart_request {
     uint64_t gen;           /* generation it starts */
     uint64_t pos;           /* the damaged batch */
@@ -96,6 +103,7 @@ typedef struct reader_restart_request {
     char msg[200];
 } reader_restart_request;
 
+/* The iterator: options, the walker's, the shared and the consumer's state. */
 struct kf_segment_iter {
     kf_scan_opts o;
     kf_source *src;
