@@ -55,6 +55,7 @@
 #include "kfsck/txns.h"
 #include "kfsck/metadata.h"
 #include "kfsck/kraft_check.h"
+#include "kfsck/part_feed.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -501,9 +501,8 @@ int cmd_groups(int argc, char **argv)
     ro.problem_ctx = &rep;
     kf_replay *r = kf_replay_new(&ro);
     note_group_partitions(&in, want, nwant, offsets_partitions);
-    uint64_t found = 0;
-    bool unreadable = false;
-    uint64_t uncovered = replay_offsets_topic(&in, r, &rep, perr, &found, &unreadable);
+    kf_offsets_topic_result res;
+    replay_offsets_topic(&in, r, (size_t)max_batch, perr, &res);
     names ns = {0};
     kf_metadata *meta = kraft_image_of(argv + optind, argc - optind, max_batch);
     names_from_metadata(&ns, meta); /* the cluster's own id -> name first */
@@ -628,7 +627,7 @@ int cmd_groups(int argc, char **argv)
     kf_replay_free(r);
     kf_inputs_free(&in);
     fflush(stdout);
-    if (in_status == EXIT_FAIL || unreadable)
+    if (in_status == EXIT_FAIL || res.unreadable)
         return EXIT_FAIL;
-    return (uncovered || st.skipped || rep.errors) ? EXIT_DAMAGE : EXIT_CLEAN;
+    return (res.uncovered || st.skipped || rep.errors) ? EXIT_DAMAGE : EXIT_CLEAN;
 }
