@@ -56,6 +56,7 @@
 #include "kfsck/metadata.h"
 #include "kfsck/kraft_check.h"
 #include "kfsck/part_feed.h"
+#include "kfsck/decoder.h"
 
 #ifdef __cplusplus
 extern "C" {
