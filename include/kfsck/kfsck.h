@@ -57,6 +57,7 @@
 #include "kfsck/kraft_check.h"
 #include "kfsck/part_feed.h"
 #include "kfsck/decoder.h"
+#include "kfsck/groups.h"
 
 #ifdef __cplusplus
 extern "C" {
