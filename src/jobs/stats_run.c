@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kfsck/codec.h"
 #include "kfsck/part_feed.h"
 #include "kfsck/stats.h"
 
@@ -28,30 +29,19 @@ typedef struct stats_feed {
     kf_stats_group *g;
     kf_timehist h;
     kf_lateness late;   /* of the partition being read */
-    staged_rec *st;
-    size_t nst, capst;
+    kf_buf stage;       /* the batch's records (staged_rec), counted once it read cleanly */
+    size_t nst;
 } stats_feed;
 
-static int stage(stats_feed *F, const staged_rec *s)
-{
-    if (F->nst == F->capst) {
-        size_t cap = F->capst ? F->capst * 2 : 256;
-        staged_rec *n = realloc(F->st, cap * sizeof *n);
-        if (!n)
-            return KF_ERR_NOMEM;
-        F->st = n;
-        F->capst = cap;
-    }
-    F->st[F->nst++] = *s;
-    return KF_OK;
-}
+/* The staged records of the batch being read. */
+static staged_rec *staged(stats_feed *F) { return (staged_rec *)(void *)F->stage.data; }
 
 /* Count the staged records of a batch that read cleanly. */
 static int count_staged(stats_feed *F)
 {
     kf_stats_group *g = F->g;
     for (size_t i = 0; i < F->nst; i++) {
-        const staged_rec *s = &F->st[i];
+        const staged_rec *s = &staged(F)[i];
         g->records++;
         g->bytes += s->bytes;
         if (!g->has_offsets) {
@@ -86,14 +76,17 @@ static int stats_batch(void *ctx, kf_part_reader *r, kf_batch *b)
     }
     kf_record_iter it;
     F->nst = 0;
+    F->stage.len = 0;
     int rc = kf_part_reader_records(r, b, &it);
     if (rc == KF_OK) {
         kf_record rec;
         while ((rc = kf_records_next(&it, &rec)) == 1) {
             staged_rec s = {rec.timestamp, rec.offset, kf_record_payload_bytes(&rec),
                             rec.magic >= 1 && rec.timestamp != -1};
-            if (stage(F, &s) != KF_OK)
+            if (kf_buf_reserve(&F->stage, (F->nst + 1) * sizeof s) != KF_OK)
                 return KF_ERR_NOMEM;
+            staged(F)[F->nst++] = s;
+            F->stage.len = F->nst * sizeof s; /* what kf_buf_reserve keeps */
         }
     }
     if (rc != KF_OK && rc != 0) {
@@ -167,6 +160,6 @@ int kf_stats_run(const kf_inputs *in, const kf_stats_opts *o, kf_stats_result *r
         rc = read_group(&F, in, i, j);
         i = j;
     }
-    free(F.st);
+    kf_buf_free(&F.stage);
     return rc;
 }
