@@ -1,6 +1,6 @@
-/* partitions.c: the command line's PATHs as kf_inputs, partition readers
- * that print their problems, and the library's replay of every
- * __consumer_offsets partition on one time line with them. */
+/* partitions.c: the command line's PATHs as kf_inputs, the options of
+ * partition readers that print their problems, and the library's replay of
+ * every __consumer_offsets partition on one time line with them. */
 #include "cli/partitions.h"
 
 #include <stdio.h>
@@ -9,12 +9,6 @@
 
 #include "cli/cli.h"
 #include "cli/walk.h"
-
-static void oom(void)
-{
-    fputs("kfsck: out of memory\n", stderr);
-    exit(EXIT_FAIL);
-}
 
 static void path_error(void *ctx, const char *path, int err_no, const char *what)
 {
@@ -27,7 +21,7 @@ int inputs_collect(char *const *paths, int n, kf_inputs *in)
 {
     int rc = kf_inputs_collect(in, paths, (size_t)n, path_error, NULL);
     if (rc == KF_ERR_NOMEM)
-        oom();
+        cli_oom();
     return rc == KF_OK ? EXIT_CLEAN : EXIT_FAIL;
 }
 
@@ -38,16 +32,6 @@ void part_reader_opts(kf_part_reader_opts *o, size_t max_batch_bytes, report *re
     reader_tuning(&o->threads, &o->chunk_bytes);
     o->problem_fn = report_problem;
     o->problem_ctx = rep;
-}
-
-kf_part_reader *part_reader_open(const kf_partition *p, size_t max_batch_bytes, report *rep)
-{
-    kf_part_reader_opts o;
-    part_reader_opts(&o, max_batch_bytes, rep);
-    kf_part_reader *r;
-    if (kf_part_reader_open(&r, p, &o) != KF_OK)
-        oom();
-    return r;
 }
 
 /* ---- replay of the offsets topic on one time line -------------------------- */
@@ -61,7 +45,7 @@ void replay_offsets_topic(const kf_inputs *in, kf_replay *r, size_t max_batch_by
     kf_offsets_topic_opts_init(&o);
     part_reader_opts(&o.read, max_batch_bytes, &urep);
     if (kf_replay_offsets_topic(r, in, &o, res) != KF_OK)
-        oom();
+        cli_oom();
 }
 
 void note_group_partitions(const kf_inputs *in, const char *const *groups, size_t n, int32_t partitions)

@@ -1,7 +1,8 @@
 /* partitions.h: the command line's PATHs as partitions (kf_inputs), the
- * partition reader with the CLI's problem printing, and the jobs that read
- * every partition of one topic together: the __consumer_offsets replay on
- * one time line and Connect source offsets. */
+ * partition reader options with the CLI's problem printing, and the calls
+ * of the library's drivers that read every partition of one topic
+ * together: the __consumer_offsets replay on one time line and Connect
+ * source offsets. */
 #ifndef KFSCK_CLI_PARTITIONS_H
 #define KFSCK_CLI_PARTITIONS_H
 
@@ -22,10 +23,6 @@ int inputs_collect(char *const *paths, int n, kf_inputs *in);
 /* Options of a partition reader whose problems go to rep (rep->o prints
  * them), with the reader tuning of the environment (reader_tuning). */
 void part_reader_opts(kf_part_reader_opts *o, size_t max_batch_bytes, report *rep);
-
-/* A partition reader whose problems go to rep (rep->o prints them); out of
- * memory exits. */
-kf_part_reader *part_reader_open(const kf_partition *p, size_t max_batch_bytes, report *rep);
 
 /* kf_replay_offsets_topic over the inputs with readers capped at
  * max_batch_bytes whose problems go to perr (their counts are not kept:
