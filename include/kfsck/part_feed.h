@@ -16,8 +16,12 @@ extern "C" {
 
 /* One batch of the partition, in offset order; r is the reader it came
  * from (for kf_part_reader_records / kf_part_reader_file). Returns KF_OK to
- * go on, or a kf_err that stops the feed and is returned by it. */
+ * go on, KF_PART_FEED_STOP to stop reading there (the feed then returns
+ * KF_OK; the reader's result covers what was read), or a kf_err that stops
+ * the feed and is returned by it. */
 typedef int (*kf_part_batch_fn)(void *ctx, kf_part_reader *r, kf_batch *b);
+
+#define KF_PART_FEED_STOP (-1)
 
 /* Read p's log with a reader opened with o and give every batch to fn.
  * *res (may be NULL) is the reader's result, filled also when the feed

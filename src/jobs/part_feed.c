@@ -9,9 +9,9 @@ int kf_part_feed_reader(kf_part_reader *r, kf_part_batch_fn fn, void *ctx)
     while ((got = kf_part_reader_next(r, &b)) == 1) {
         int rc = fn(ctx, r, &b);
         if (rc != KF_OK)
-            return rc;
+            return rc == KF_PART_FEED_STOP ? KF_OK : rc;
     }
-    return got < 0 ? got : KF_OK;
+    return got < 0 ? -got : KF_OK;
 }
 
 int kf_part_feed(const kf_partition *p, const kf_part_reader_opts *o, kf_part_batch_fn fn, void *ctx,
