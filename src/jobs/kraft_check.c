@@ -100,16 +100,14 @@ static int count_batch(void *ctx, kf_part_reader *r, kf_batch *b)
         return KF_OK;
     }
     kf_record rec;
-    int rr = 0;
-    bool first_rec = true;
-    while ((rr = kf_records_next(&it, &rec)) == 1) {
+    int rr;
+    for (uint64_t k = 0; (rr = kf_records_next(&it, &rec)) == 1; k++) {
         st->records++;
         kf_control ctl;
         bool is_ctl = b->control && kf_control_parse(&rec, &ctl) == KF_OK;
-        if (first && first_rec)
+        if (first && k == 0) /* the snapshot's first record */
             st->has_header = is_ctl && ctl.type == KF_CONTROL_SNAPSHOT_HEADER;
         F->last_is_footer = is_ctl && ctl.type == KF_CONTROL_SNAPSHOT_FOOTER;
-        first_rec = false;
     }
     if (rr < 0) {
         st->damaged = true;
