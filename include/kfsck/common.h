@@ -34,7 +34,8 @@ const char *kf_err_str(int e);
 
 typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 
-/* Stable problem codes (cli.md). Strings, so callers print them as is. */
+/* Stable problem codes (kfsck(1), PROBLEM CODES). Strings, so callers print
+ * them as is. */
 #define KF_P_CRC_MISMATCH "crc_mismatch"
 #define KF_P_TRUNCATED "truncated"
 #define KF_P_BAD_LENGTH "bad_length"

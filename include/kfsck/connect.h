@@ -1,5 +1,5 @@
 /* connect.h: Kafka Connect source-connector offsets rebuilt from the Connect
- * offsets topic (consumer-offsets.md §13): keys are JSON
+ * offsets topic (docs/formats.md §13): keys are JSON
  * `["connector", {partition}]`, values JSON `{offset}`; the last write wins
  * per exact key bytes, a null value deletes, and the transactional writes of
  * exactly-once source connectors apply at their COMMIT marker and are

@@ -1,4 +1,4 @@
-/* index.h: the per-segment index files, read in place from mapped bytes.
+/* index.h: the per-segment index files, read in place from bytes in memory.
  *   .index      8-byte entries: relative offset int32, position int32
  *   .timeindex 12-byte entries: timestamp int64, relative offset int32
  *   .txnindex  34-byte entries: aborted transactions

@@ -1,7 +1,7 @@
 /* kraft.h: decoding the records of the KRaft metadata partition
  * (__cluster_metadata-0: log, .checkpoint snapshots, bootstrap.checkpoint),
  * of __remote_log_metadata (the same envelope), and the KRaft control
- * records found in any KRaft log (kraft-metadata.md §1-§3, §7).
+ * records found in any KRaft log (docs/formats.md §14.1-§14.3, §16).
  * __share_group_state uses the coordinator format: kf_coord_decode with
  * KF_COORD_SHARE (coord.h).
  *
@@ -29,7 +29,7 @@ extern "C" {
 /* Topics in the KRaft metadata envelope. */
 enum { KF_KRAFT_METADATA = 0, KF_KRAFT_REMOTE = 1 };
 
-/* Metadata apiKeys the image builder applies (kraft-metadata.md §2.1). */
+/* Metadata apiKeys the image builder applies (docs/formats.md §14.2). */
 enum {
     KF_MD_REGISTER_BROKER = 0, KF_MD_UNREGISTER_BROKER = 1, KF_MD_TOPIC = 2, KF_MD_PARTITION = 3,
     KF_MD_CONFIG = 4, KF_MD_PARTITION_CHANGE = 5, KF_MD_ACCESS_CONTROL = 6, KF_MD_FENCE_BROKER = 7,
@@ -47,7 +47,7 @@ typedef struct kf_kraft_record {
     int16_t frame_version;     /* metadata envelope; -1 when unread or for control records */
     int16_t api_key;           /* apiKey, or the control type; -1 when unread */
     int16_t version;           /* the record's version (control records: 0); -1 when unread */
-    const char *record_type;   /* snake_case name (cli.md), NULL when the type is unknown */
+    const char *record_type;   /* snake_case name (docs/formats.md §1.2), NULL when unknown */
     const char *schema_name;   /* Kafka's schema name, NULL when unknown */
     const char *layout;        /* when another layout of the same version decoded it
                                   (e.g. "FeatureLevelRecord (3.2)"), else NULL */
@@ -78,8 +78,8 @@ int kf_kraft_control_decode(int16_t type, const uint8_t *value, int32_t value_le
                             kf_kraft_record *out);
 
 /* A config whose value kfsck never prints unless asked: the name ends in
- * "password" or contains "jaas.config" or "secret" (cli.md; ASCII case
- * ignored). */
+ * "password" or contains "jaas.config" or "secret" (kfsck(1), dump
+ * --show-secrets; ASCII case ignored). */
 bool kf_config_is_secret(const char *name, size_t len);
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
 /* kraft_check.h: the checks of a KRaft metadata partition that decide
- * whether a KRaft node can start (cli.md "Checks of a KRaft metadata
- * partition"; kraft-metadata.md §4): snapshots that lack their header or
+ * whether a KRaft node can start (kfsck(1): verify, PROBLEM CODES;
+ * docs/formats.md §14.4-§14.6): snapshots that lack their header or
  * footer (snapshot_incomplete), a log start that no snapshot covers
  * (snapshot_missing: "Inconsistent snapshot state"), a quorum-state Kafka
  * would refuse (checkpoint_invalid), and, in a data dir that also holds

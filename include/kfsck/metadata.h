@@ -1,5 +1,5 @@
 /* metadata.h: the cluster as a KRaft broker loads it from its metadata
- * partition (kraft-metadata.md §4.6, §5): the newest intact snapshot at or
+ * partition (docs/formats.md §14.6, §14.7): the newest intact snapshot at or
  * below the target offset, then every later intact batch of the
  * __cluster_metadata-0 log (several copies read as one log by the partition
  * reader) up to the target, each record applied by the controller's rules

@@ -1,5 +1,5 @@
 /* quorum_state.h: the KRaft election state file `quorum-state` of a
- * __cluster_metadata-0 directory (kraft-metadata.md §4.5): one line of JSON
+ * __cluster_metadata-0 directory (docs/formats.md §14.5): one line of JSON
  * written by FileQuorumStateStore, data_version 0 (kraft.version 0: clusterId,
  * leaderId, leaderEpoch, votedId, appliedOffset, currentVoters) or 1
  * (leaderId, leaderEpoch, votedId, votedDirectoryId). */

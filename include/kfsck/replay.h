@@ -1,6 +1,6 @@
 /* replay.h: rebuilding the group coordinator's state from __consumer_offsets
  * records the way the coordinator does when it loads a partition
- * (consumer-offsets.md §8): last write wins per key in log order,
+ * (docs/formats.md §11.6): last write wins per key in log order,
  * tombstones delete, transactional offset commits are staged per producer
  * and applied at its COMMIT marker only if newer in the log than the current
  * value, dropped at ABORT; an offset tombstone also drops that key's staged

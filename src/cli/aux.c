@@ -3,7 +3,7 @@
  * the aborted-transaction index, producer-state snapshots, the offset and
  * leader-epoch checkpoints, partition.metadata, meta.properties and KRaft's
  * quorum-state. JSON mode
- * prints one line per entry (cli.md: "index_entry", "txn_entry", "snapshot"
+ * prints one line per entry (kfsck(1), dump: "index_entry", "txn_entry", "snapshot"
  * + "producer", "checkpoint_entry", "leader_epoch", "partition_metadata",
  * "meta_properties", "quorum_state"); text mode prints lines shaped like kafka-dump-log's.
  * The library's checks (kf_check_file_bytes, what verify makes) follow the

@@ -10,7 +10,7 @@
 #include "cli/out.h"
 #include "kfsck/kfsck.h"
 
-/* Exit codes (cli.md). */
+/* Exit codes (kfsck(1), EXIT STATUS). */
 enum { EXIT_CLEAN = 0, EXIT_DAMAGE = 1, EXIT_USAGE = 2, EXIT_FAIL = 3 };
 
 int cmd_dump(int argc, char **argv);

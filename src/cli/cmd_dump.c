@@ -68,7 +68,7 @@ static int decode_for(const dump_opts *opts, const char *path)
 
 /* The problem a KRaft-era decoder's return code means (metadata, remote log
  * metadata, share-group state): malformed bytes are damage (bad_record), an
- * unknown type or version is not (unknown_record_type, cli.md). Records of
+ * unknown type or version is not (unknown_record_type, kfsck(1) PROBLEM CODES). Records of
  * __consumer_offsets and __transaction_state follow kf_coord_problem_code,
  * as offsets and groups do. */
 static const char *kraft_decode_code(int rc, kf_severity *sev)

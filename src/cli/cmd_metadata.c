@@ -1,6 +1,6 @@
 /* cmd_metadata.c: `kfsck metadata`: the cluster as its KRaft metadata log
  * describes it (the library's metadata job, metadata.h), printed one line
- * per object in cli.md's order — cluster, features, brokers, controllers,
+ * per object in the order kfsck(1) gives (metadata) — cluster, features, brokers, controllers,
  * topics, partitions, configs, producer ids — then client quotas, ACLs,
  * SCRAM credentials and delegation tokens; secrets redacted unless
  * --show-secrets. */
@@ -348,7 +348,7 @@ static void json_tokens(out *o, const kf_metadata *m, const md_opts *op)
     }
 }
 
-/* Every part of the image, one JSON line per object in cli.md's order. */
+/* Every part of the image, one JSON line per object in the order kfsck(1) gives. */
 static void json_all(out *o, const kf_metadata *m, const md_opts *op)
 {
     json_cluster(o, m);

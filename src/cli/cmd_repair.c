@@ -1,7 +1,7 @@
 /* cmd_repair.c: `kfsck repair`: write a repaired copy of a segment or a
  * partition directory into OUTDIR (never the input's own directory), report
  * every dropped byte range on stdout and in OUTDIR/repair.json. The work is
- * done by kf_repair_* (src/repair.c); this file checks the paths, refuses
+ * done by kf_repair_* (src/jobs/repair.c); this file checks the paths, refuses
  * to overwrite without --force, and prints. */
 #include <errno.h>
 #include <getopt.h>

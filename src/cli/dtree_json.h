@@ -13,7 +13,7 @@
 /* The fields of struct node st, into the object being written. */
 void dtree_json_fields(out *o, const kf_dtree *t, const kf_dnode *st);
 /* A decoded ConsumerProtocolSubscription / Assignment in the shape of
- * cli.md's `groups`: {version, topics, owned_partitions, generation_id,
+ * kfsck(1)'s `groups`: {version, topics, owned_partitions, generation_id,
  * rack_id, user_data_b64} / {version, partitions, user_data_b64}, null for
  * fields the embedded version lacks. */
 void dtree_json_consumer_protocol(out *o, const char *key, const kf_dtree *t, const kf_dnode *st, bool assignment);

@@ -1,7 +1,7 @@
 /* checkpoint.c: the parser of the offset checkpoints and
- * leader-epoch-checkpoint (segment-format.md §4.8; CheckpointFile.java:
+ * leader-epoch-checkpoint (docs/formats.md §7; CheckpointFile.java:
  * version line, count line, then count entry lines split on whitespace),
- * following what the broker accepts line by line over the mapped bytes.
+ * following what the broker accepts line by line over the file's bytes.
  * Memory use is a few small fixed buffers whatever the input; overlong
  * lines are errors. kf_leader_epochs_read reads a leader-epoch-checkpoint
  * from disk into a list (the one loader of the jobs and the partition

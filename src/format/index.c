@@ -1,11 +1,11 @@
 /* index.c: reads a segment's index files in place — the offset index
  * (.index, 8-byte entries), the time index (.timeindex, 12-byte entries) and
  * the aborted-transaction index (.txnindex, 34-byte entries) — and runs the
- * self-consistency checks that need no .log (segment-format.md §4.3-4.6,
- * §5.5). A preallocated zero tail ends an index the way DumpLogSegments ends
+ * self-consistency checks that need no .log (docs/formats.md §5.1-§5.5).
+ * A preallocated zero tail ends an index the way DumpLogSegments ends
  * it: at the first slot i > 0 whose relative offset is 0 (an all-zero slot 0
  * means no entries). Nothing here allocates; every read is bounds-checked
- * against the mapped size, and the number of problems one check reports is
+ * against the buffer's size, and the number of problems one check reports is
  * capped so a garbage 10 MiB index cannot flood the output. */
 #include <inttypes.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* meta_properties.c: the parser of meta.properties (segment-format.md
- * §4.10), in java.util.Properties.load's syntax: logical lines joined at
+/* meta_properties.c: the parser of meta.properties (docs/formats.md
+ * §7.4), in java.util.Properties.load's syntax: logical lines joined at
  * odd trailing backslashes, comments, key and value separated by '=', ':'
  * or whitespace, escapes; then the fields the broker reads from it. */
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /* partition_metadata.c: the parser of partition.metadata
- * (segment-format.md §4.9; PartitionMetadataFile.java): "version: N" then
+ * (docs/formats.md §7.3; PartitionMetadataFile.java): "version: N" then
  * "topic_id: <uuid>", each line split on ":\s+", as the broker reads it. */
 #include <inttypes.h>
 #include <stdbool.h>

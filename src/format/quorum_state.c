@@ -1,5 +1,5 @@
 /* quorum_state.c: the `quorum-state` file of a KRaft metadata partition
- * (include/kfsck/quorum_state.h, kraft-metadata.md §4.5). Kafka reads the
+ * (include/kfsck/quorum_state.h, docs/formats.md §14.5). Kafka reads the
  * first line (BufferedReader.readLine) with Jackson, requires a JSON object
  * with a data_version in 0..1, then reads the fields of that version of
  * QuorumStateData; every field of the version is mandatory, unknown fields

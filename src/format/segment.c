@@ -1,7 +1,7 @@
 /* segment.c: one pass over a .log segment, on the streaming reader
  * (reader.c).
  *
- * Follows broker recovery (LogSegment.recover, segment-format.md §5.2) to
+ * Follows broker recovery (LogSegment.recover, docs/formats.md §9.2) to
  * find valid_bytes, the point where a recovering broker would truncate, and
  * goes further than the broker: it decodes every record, checks offsets and
  * counts, and checks the segment's .index and .timeindex against the batches
@@ -226,7 +226,7 @@ static void finish_time_index(scan_state *s)
 
 /* Broker recovery rebuilds the indexes while it reads; an append whose
  * offset does not increase throws InvalidOffsetException, and the broker
- * then truncates the whole segment to 0 bytes (§5.2). */
+ * then truncates the whole segment to 0 bytes (docs/formats.md §9.3). */
 static void simulate_recovery_index(scan_state *s, const kf_batch *b, uint64_t valid_pos)
 {
     if (b->max_timestamp > s->rec_max_ts) {

@@ -1,11 +1,13 @@
 /* snapshot.c: reads a producer-state snapshot (`<offset>.snapshot`,
- * segment-format.md §4.7) in place: the 10-byte header (version int16 = 1,
+ * docs/formats.md §6) in place: the 10-byte header (version int16 = 1,
  * CRC-32C of bytes [6, EOF) as uint32, entry count int32) and the 46-byte
- * producer entries. The checks are the broker's own (ProducerStateManager.
- * readSnapshot): the entries must fill the file exactly, the version must be
- * 1 and the CRC must match; anything else makes the broker discard the file
- * and rebuild producer state from the log. Fields are filled as far as the
- * bytes go, so a damaged snapshot can still be listed. No allocation. */
+ * producer entries. The checks are the broker's (ProducerStateManager.
+ * readSnapshot): the file must hold the entries its count says, the version
+ * must be 1 and the CRC must match; anything else makes the broker discard
+ * the file and rebuild producer state from the log. Bytes after the last
+ * entry, which Kafka's reader leaves unread (they are inside the CRC), are
+ * refused too. Fields are filled as far as the bytes go, so a damaged
+ * snapshot can still be listed. No allocation. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,7 +72,8 @@ int kf_snapshot_parse(const uint8_t *data, uint64_t size, kf_snapshot *s, char *
     uint64_t avail = (size - KF_SNAPSHOT_HEADER_SIZE) / KF_SNAPSHOT_ENTRY_SIZE;
     s->entries = (s->count >= 0 && (uint64_t)s->count < avail) ? (uint64_t)s->count : avail;
 
-    /* Same order as the broker: schema (count vs size), version, CRC. */
+    /* The count against the size first, then the version, then the CRC
+     * (Kafka checks the version before the entries). */
     if (s->count < 0) {
         set_msg(msg, msglen, "snapshot entry count %" PRId32 " is negative", s->count);
         return KF_ERR_CORRUPT;

@@ -2,7 +2,8 @@
  * temporary name in its final directory, fsync'd, then renamed (link+unlink
  * when it must not replace an existing file) and the directory fsync'd, so a
  * final name only ever holds a complete file. Also the offset/time index
- * builder that follows broker recovery (LogSegment.recover, spec §5.2). */
+ * builder that follows broker recovery (LogSegment.recover, docs/formats.md
+ * §9.3). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* md_apply.c: applying decoded KRaft metadata records to the cluster image
- * (md_image.h) by the rules of Kafka's image deltas (kraft-metadata.md §5;
+ * (md_image.h) by the rules of Kafka's image deltas (docs/formats.md §14.7;
  * ClusterDelta, TopicsDelta/TopicDelta with PartitionRegistration.merge,
  * ConfigurationsDelta, FeaturesDelta, ClientQuotasDelta, AclsDelta,
  * ScramDelta, DelegationTokenDelta, ProducerIdsDelta).

@@ -3,7 +3,7 @@
  * brokers, controllers, features, topics and partitions, configs, client
  * quotas, ACLs, SCRAM credentials, delegation tokens and producer ids,
  * changed one decoded metadata record at a time by Kafka's replay rules
- * (kraft-metadata.md §5). Private to libkfsck; metadata.c drives it. */
+ * (docs/formats.md §14.7). Private to libkfsck; metadata.c drives it. */
 #ifndef KFSCK_MD_IMAGE_H
 #define KFSCK_MD_IMAGE_H
 

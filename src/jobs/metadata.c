@@ -1,8 +1,8 @@
 /* metadata.c: `kfsck metadata` as a library job (metadata.h): choosing the
  * snapshot a broker would load (the newest intact one at or below the
- * target offset; kraft-metadata.md §4.6), replaying the log after it through
+ * target offset; docs/formats.md §14.6), replaying the log after it through
  * the partition reader (several copies as one log), with metadata
- * transactions (§5.6: an open one is held as a copy of the image from before
+ * transactions (§14.8: an open one is held as a copy of the image from before
  * it, an aborted one rolled back), and the KRaft checks of kraft_check.c.
  * The inputs come from kraft_inputs.c; records are decoded by kraft_decode.c
  * and applied by md_apply.c. */

@@ -1,5 +1,5 @@
 /* replay.c: the group coordinator's load-time replay of __consumer_offsets
- * (consumer-offsets.md §8, following the current Kafka 4.x coordinator):
+ * (docs/formats.md §11.6, following the current Kafka 4.x coordinator):
  *   - plain offset commits: last write wins per (group, topic, partition);
  *   - offset tombstones delete, and drop the key from every open transaction;
  *   - transactional commits are staged per producer id and applied at the

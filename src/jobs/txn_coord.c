@@ -1,6 +1,6 @@
 /* txn_coord.c: the transaction coordinator's view, rebuilt from
  * `__transaction_state` the way the coordinator loads it
- * (TransactionStateManager.loadTransactionMetadata; consumer-offsets.md §12):
+ * (TransactionStateManager.loadTransactionMetadata; docs/formats.md §12):
  * each record is TransactionLogKey (int16 0 + transactional id) ->
  * TransactionLogValue (producer id and epoch, state, partitions, times);
  * the last write per transactional id wins and a tombstone (null value)

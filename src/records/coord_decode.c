@@ -1,7 +1,7 @@
 /* coord_decode.c: the generic decoder of coordinator records
  * (__consumer_offsets, __transaction_state), the consumer-protocol decoder
  * for classic group members, and Java's String.hashCode / the coordinator
- * partition rule (consumer-offsets.md §1, §2, §5, §9).
+ * partition rule (docs/formats.md §1.2, §1.3, §11.1, §11.4).
  *
  * One walker reads any message of the schema table (coord_schema.c) at a
  * given version: fixed-size integers, classic (int16/int32 length) or compact

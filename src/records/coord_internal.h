@@ -80,7 +80,7 @@ enum {
  * schema. KRaft control records: the control type, key NULL. */
 typedef struct cs_record {
     int16_t type;                 /* key type, apiKey or control type */
-    const char *record_type;      /* snake_case name (cli.md) */
+    const char *record_type;      /* snake_case name (docs/formats.md §1.2) */
     const cs_message *key;
     const cs_message *value;
     /* Best-effort reading of a value version `value` does not know, when

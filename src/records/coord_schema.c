@@ -3,7 +3,7 @@
  * 0), key and value, plus the consumer protocol carried inside classic group
  * metadata — described as data for the generic decoder in coord_decode.c.
  *
- * Written from consumer-offsets.md §3-§7 and §12 and Kafka's message schemas
+ * Written from Kafka's message schemas, described in docs/formats.md §11-§12
  * (the Kafka 4.0-line snapshot, with the later tagged additions that older
  * readers skip anyway: OffsetCommitValue topic_id, ConsumerGroupMetadataValue
  * metadata_hash/creation_time_ms, ConsumerGroupTargetAssignmentMetadataValue

@@ -1,7 +1,7 @@
 /* kraft_decode.c: the KRaft metadata envelope (uvarint frame version,
- * apiKey, version, then the flexible body; kraft-metadata.md §1.1-§1.2) for
+ * apiKey, version, then the flexible body; docs/formats.md §14.1) for
  * __cluster_metadata and __remote_log_metadata records, the KRaft control
- * records (§3), and which config values are secrets. The bodies are read by
+ * records (§14.3), and which config values are secrets. The bodies are read by
  * the generic schema decoder (cs_decode_body, coord_decode.c) over the
  * tables of kraft_schema.c and remote_schema.c. */
 #include "kfsck/kraft.h"

@@ -4,7 +4,7 @@
  * control records (leader change, snapshot header/footer, kraft version,
  * voters), described as data for the generic decoder of coord_decode.c.
  *
- * Written from kraft-metadata.md §2-§3 and Kafka's metadata message schemas
+ * Written from Kafka's metadata message schemas (docs/formats.md §14.2-§14.3)
  * (trunk 2026-08 through the 3.x branches for the removed and older
  * layouts). Every metadata schema is flexible from version 0. Older layouts
  * of the same apiKey and version that Kafka changed without a version bump
@@ -13,7 +13,7 @@
  * decoder tries when the current layout does not decode cleanly. Fields
  * holding secrets (SCRAM salts and keys, delegation-token ids) carry
  * CS_F_SECRET. Field names are the snake_case of Kafka's field names
- * (kraft-metadata.md §1.4). */
+ * (docs/formats.md §1.2). */
 #include "records/cs_macros.h"
 
 /* A tagged field present from version tlo on, not nullable, default d. */
@@ -421,7 +421,7 @@ const cs_record *kf_cs_metadata_records(uint32_t *n)
 }
 
 /* ---- KRaft control records (value: flexible body, no version prefix, read at
- * version 0; kraft-metadata.md §3) ------------------------------------------- */
+ * version 0; docs/formats.md §14.3) ------------------------------------------ */
 
 static const cs_field s_voter_f[] = {
     P("voter_id", CS_INT32, 0, X),

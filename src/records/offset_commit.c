@@ -1,5 +1,5 @@
 /* offset_commit.c: offset commit records without a tree (offset_commit.h).
- * The layouts, from consumer-offsets.md §3 and Kafka's OffsetCommitKey /
+ * The layouts (docs/formats.md §11.3), from Kafka's OffsetCommitKey /
  * OffsetCommitValue schemas:
  *   key (v0/v1, classic): int16 type, string group, string topic, int32 partition
  *   value v0: int64 offset, string metadata, int64 commit_timestamp

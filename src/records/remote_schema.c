@@ -2,10 +2,10 @@
  * tiered storage's topic-based remote log metadata manager: apiKeys 0-2
  * (segment metadata, segment metadata update, partition delete) and 3 (the
  * snapshot record of the 3.6-3.7 remote_log_snapshot file), all version 0,
- * flexible, in the KRaft metadata envelope (kraft-metadata.md §7), for the
+ * flexible, in the KRaft metadata envelope (docs/formats.md §16), for the
  * generic decoder of coord_decode.c.
  *
- * Written from kraft-metadata.md §7 and Kafka's storage message schemas.
+ * Written from Kafka's storage message schemas (docs/formats.md §16).
  * CustomMetadata was inserted at version 0 in 3.6 and TxnIndexEmpty (tag 0)
  * added in 4.0; the 3.0-3.5 layout was never usable and is not listed. */
 #include "records/cs_macros.h"

@@ -2,11 +2,11 @@
  * coordinator's topic (KIP-932): key types 0 (ShareSnapshotKey) and 1
  * (ShareUpdateKey), each with a version-0 flexible value, in the
  * coordinator record format (int16 key type + non-flexible key, int16 value
- * version + body; kraft-metadata.md §6), for the generic decoder of
+ * version + body; docs/formats.md §15), for the generic decoder of
  * coord_decode.c.
  *
- * Written from kraft-metadata.md §6 and Kafka's share-coordinator message
- * schemas. The values changed shape at version 0 between 4.0 and 4.1
+ * Written from Kafka's share-coordinator message schemas (docs/formats.md
+ * §15). The values changed shape at version 0 between 4.0 and 4.1
  * (SnapshotEpoch uint16 -> int32, timestamps added); the 4.0 layouts are
  * listed as alternatives that the decoder tries when the 4.1+ layout does
  * not decode cleanly (the decoded record then names the layout used).

@@ -1,4 +1,4 @@
-/* fuzz_checkpoint.c: fuzz target for the text-file parsers (src/checkpoint.c).
+/* fuzz_checkpoint.c: fuzz target for the text-file parsers (src/format/checkpoint.c).
  * The first input byte picks the parser — offset checkpoint, leader-epoch
  * checkpoint, partition.metadata, meta.properties, or the Uuid decoder — and
  * the rest is the file. Entries and problems are consumed (the topic string is

@@ -1,5 +1,5 @@
 /* fuzz_coord.c: fuzz target for the coordinator-record decoder
- * (src/coord_decode.c over the table in src/coord_schema.c).
+ * (src/records/coord_decode.c over the table in src/records/coord_schema.c).
  *
  * Input layout: byte 0 picks what is fed —
  *   bits 0-1: 0 = a __consumer_offsets record, 1 = a __transaction_state

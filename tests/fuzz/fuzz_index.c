@@ -1,4 +1,4 @@
-/* fuzz_index.c: fuzz target for the index readers (src/index.c). The first
+/* fuzz_index.c: fuzz target for the index readers (src/format/index.c). The first
  * input byte picks the kind — offset index, time index or transaction index —
  * and the next 8 bytes give the base offset (so offsets near INT64 limits are
  * reached); the rest is the file. Every entry is read and every sanity check

@@ -1,5 +1,5 @@
 /* fuzz_snapshot.c: fuzz target for the producer-state snapshot reader
- * (src/snapshot.c). The input bytes are the whole .snapshot file: the header
+ * (src/format/snapshot.c). The input bytes are the whole .snapshot file: the header
  * is parsed and every entry the parser says is present is read. Any crash,
  * sanitizer report or hang is a bug; the result itself is ignored.
  *

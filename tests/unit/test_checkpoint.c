@@ -1,4 +1,4 @@
-/* test_checkpoint.c: unit tests for src/checkpoint.c — offset and
+/* test_checkpoint.c: unit tests for src/format/checkpoint.c — offset and
  * leader-epoch checkpoints, partition.metadata, meta.properties and the Kafka
  * Uuid base64 form. Inputs are small text files written out here as the
  * broker writes them (segment-format.md §4.8-4.10), including the real-world

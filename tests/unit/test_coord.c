@@ -1,5 +1,5 @@
 /* test_coord.c: unit tests for the coordinator-record decoder
- * (src/coord_schema.c, src/coord_decode.c): the byte examples of
+ * (src/records/coord_schema.c, src/records/coord_decode.c): the byte examples of
  * consumer-offsets.md §4 (offset commits v1, v3, and the real Kafka 4.1 v4
  * value), keys of types 0 and 1, classic group metadata v0-v4 built by hand
  * from the §5 layouts with consumer-protocol subscriptions v0/v1/v3 and

@@ -1,4 +1,4 @@
-/* test_index.c: unit tests for src/index.c — the offset index, time index and
+/* test_index.c: unit tests for src/format/index.c — the offset index, time index and
  * aborted-transaction index readers and their sanity checks. Every file is
  * built by hand in memory with the byte layouts of segment-format.md §4.3-4.6,
  * covering good files (including the real-world zero-filled preallocated

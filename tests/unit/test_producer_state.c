@@ -1,4 +1,4 @@
-/* test_producer_state.c: unit tests for src/producer_state.c, the builder of
+/* test_producer_state.c: unit tests for src/format/producer_state.c, the builder of
  * rebuilt `.snapshot` / `.txnindex` files. The fixture partitions'
  * snapshots and txnindex (written by tools/gen/gen_fixtures.py from Kafka's
  * rules) must come out byte for byte; hand-built batches check the rules one

@@ -1,4 +1,4 @@
-/* test_snapshot.c: unit tests for src/snapshot.c, the producer-state snapshot
+/* test_snapshot.c: unit tests for src/format/snapshot.c, the producer-state snapshot
  * reader. Snapshots are built by hand with the version-1 layout of
  * segment-format.md §4.7 (header: version int16, CRC-32C of [6, EOF), count
  * int32; 46-byte entries), including the real-world 10-byte empty snapshot

@@ -1,5 +1,5 @@
 /* test_stats.c: the time histogram, disorder tracker, record sizing and
- * duration parsing behind `kfsck stats` (src/stats.c). */
+ * duration parsing behind `kfsck stats` (src/jobs/stats.c). */
 #include "testutil.h"
 
 #include "kfsck/stats.h"

@@ -1,7 +1,7 @@
 /* test_txns.c: unit tests for src/jobs/txns.c (one partition's open,
  * hanging and aborted transactions), src/jobs/txn_coord.c (the coordinator's
  * view from __transaction_state) and the open-transactions-only mode of
- * src/jobs/producer_state.c. Batches are built by hand here; the expected
+ * src/format/producer_state.c. Batches are built by hand here; the expected
  * values follow from the rules in cli.md `txns` and Kafka's producer state:
  * interleaved producers and the last stable offset, a batch with a newer
  * epoch not ending a transaction, a fenced producer's ABORT with the bumped
