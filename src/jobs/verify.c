@@ -50,8 +50,10 @@ static void sink_problem(void *ctx, const kf_problem *p)
         s->res->warnings++;
         s->warnings++;
     }
-    if (!strcmp(q.code, KF_P_UNREADABLE))
+    if (!strcmp(q.code, KF_P_UNREADABLE)) {
         s->res->unreadable = true;
+        s->res->unreadable_paths++;
+    }
     if (s->o->problem_fn)
         s->o->problem_fn(s->o->problem_ctx, &q);
 }
@@ -59,7 +61,7 @@ static void sink_problem(void *ctx, const kf_problem *p)
 static const char *read_error(int rc, int err_no)
 {
     if (rc == KF_ERR_TOO_BIG)
-        return "larger than kfsck reads whole";
+        return KF_TOO_BIG_TO_READ_WHOLE;
     if (err_no == EINVAL)
         return "not a regular file (a FIFO, socket or device?)";
     if (err_no == EISDIR)
@@ -594,6 +596,7 @@ static int verify_path_datadir(void *ctx, const kf_path_entry *e)
 static void verify_path_error(void *ctx, const char *path, int err_no, const char *what)
 {
     verify_walk *w = ctx;
+    w->res->unreadable_paths++;
     path_error(w->o, path, err_no, what);
     path_done(w->o, path);
 }
