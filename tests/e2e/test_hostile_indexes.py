@@ -5,11 +5,15 @@ and more, which cost no disk), or not readable by the user running kfsck.
 A large index is read in pieces and judged as the broker judges it
 (docs/formats.md §5.3, §5.5); one that cannot be read is an `unreadable`
 problem with exit 3, in a partition as when it is named alone, and the
-partition is never "ok". Each case is run by verify and by scan.
+partition is never "ok". Each case is run by verify and by scan. Then the
+messages around such failures: the closing summary of verify and scan after
+paths that could not be checked, the read cap named, and a snappy header
+that claims 4 GiB.
 """
 import json
 import os
 import shutil
+import struct
 import sys
 import tempfile
 import unittest
@@ -137,10 +141,11 @@ class HostileIndexes(unittest.TestCase):
         self.assertEqual(len(jsonl(out, "segment")), 3)
         code, out, err = run("verify", self.part, prefix=prefix)
         self.assertEqual(code, 3, (out, err))
-        self.assertIn("2 errors", out.splitlines()[-1])
+        self.assertEqual(out.splitlines()[-1], "2 errors, 0 warnings; could not check 2 paths")
         code, out, err = run("scan", self.datadir, prefix=prefix)
         self.assertEqual(code, 3, (out, err))
         self.assertNotIn(" ok", self.scan_line(out))
+        self.assertTrue(out.splitlines()[-1].endswith(", 2 errors, 0 warnings; could not check 2 paths"), out)
         code, out, err = run("scan", "--json", self.datadir, prefix=prefix)
         self.assertEqual(code, 3, (out, err))
         part = jsonl(out, "partition")
@@ -158,6 +163,58 @@ class HostileIndexes(unittest.TestCase):
         code, out, err = run("verify", self.part)
         self.assertEqual(code, 3, (out, err))
         self.assertIn(f"kfsck: {ti}: cannot read: is a directory", err)
+
+    # ---- messages ------------------------------------------------------------------
+
+    def test_summary_counts_the_paths_that_could_not_be_checked(self):
+        fifo = os.path.join(self.tmp, "fifo")
+        os.mkfifo(fifo)
+        loop = os.path.join(self.tmp, "loop")
+        os.symlink(loop, loop)
+        missing = os.path.join(self.tmp, "missing")
+        for paths, n in (([missing], "1 path"), ([fifo, loop], "2 paths"), ([missing, self.part], "1 path")):
+            code, out, err = run("verify", *paths)
+            self.assertEqual(code, 3, (paths, out, err))
+            self.assertEqual(out.splitlines()[-1], f"0 errors, 0 warnings; could not check {n}", paths)
+        code, out, err = run("scan", missing, self.datadir)
+        self.assertEqual(code, 3, (out, err))
+        self.assertTrue(out.splitlines()[-1].endswith(", 0 errors, 0 warnings; could not check 1 path"), out)
+        self.assertIn(" ok", self.scan_line(out))
+
+    def test_too_big_to_read_whole_names_the_cap(self):
+        snap = self.file("00000000000000001110", ".snapshot")
+        self.sparse(snap, (256 << 20) + 1)
+        code, out, err = run("verify", self.part)
+        self.assertEqual(code, 3, (out, err))
+        self.assertEqual(err, f"kfsck: {snap}: cannot read: larger than the 256 MiB kfsck reads whole\n")
+        self.assertEqual(out.splitlines()[-1], "1 error, 0 warnings; could not check 1 path")
+
+    def test_snappy_header_claiming_4_gib(self):
+        seg = os.path.join(self.tmp, "00000000000000000000.log")
+        with open(os.path.join(FIX, "segments", "v2-snappy-raw", "00000000000000000000.log"), "rb") as f:
+            data = bytearray(f.read())
+        self.assertEqual(struct.unpack(">h", data[21:23])[0] & 7, 2)  # snappy
+        data[61:66] = b"\xff\xff\xff\xff\x0f"  # raw snappy: uncompressed length 2^32-1
+        end = 12 + struct.unpack(">i", data[8:12])[0]
+        data[17:21] = struct.pack(">I", crc32c(bytes(data[21:end])))
+        with open(seg, "wb") as f:
+            f.write(data)
+        code, out, err = run("verify", "--json", seg)
+        self.assertEqual(code, 1, (out, err))
+        msgs = [p["message"] for p in problems(out)]
+        self.assertTrue(any(f"length header claims {2**32 - 1} decompressed bytes, over the {128 << 20}-byte cap"
+                            in m for m in msgs), msgs)
+        self.assertFalse(any("decompressed data exceeds" in m for m in msgs), msgs)
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), as a v2 batch's CRC."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
 
 
 if __name__ == "__main__":
