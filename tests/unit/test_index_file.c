@@ -10,14 +10,6 @@
 
 #define N_SLOTS 20000 /* more than two windows */
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 /* A temporary file holding size bytes of data (the rest up to total, when
  * larger, a hole); its path in path. */
 static void write_file(char *path, size_t pathlen, const uint8_t *data, size_t size, uint64_t total)
@@ -50,11 +42,11 @@ static uint8_t *offset_entries(void)
     uint8_t *buf = calloc(N_SLOTS, 8);
     assert_non_null(buf);
     for (int i = 0; i < N_SLOTS; i++) {
-        put32(buf + 8 * i, (uint32_t)(3 * i + 1));
-        put32(buf + 8 * i + 4, (uint32_t)(100 * i));
+        tb_put32(buf + 8 * i, (uint32_t)(3 * i + 1));
+        tb_put32(buf + 8 * i + 4, (uint32_t)(100 * i));
     }
-    put32(buf + 8 * 8192, 5);
-    put32(buf + 8 * 17000, 7);
+    tb_put32(buf + 8 * 8192, 5);
+    tb_put32(buf + 8 * 17000, 7);
     return buf;
 }
 
@@ -102,8 +94,8 @@ static void test_time_index_file_as_memory(void **state)
     uint8_t *buf = calloc(1, size);
     assert_non_null(buf);
     for (int i = 0; i < N_SLOTS; i++) {
-        put32(buf + 12 * i + 4, (uint32_t)(10 * i + (i == 8193 ? -25 : 0)));
-        put32(buf + 12 * i + 8, (uint32_t)(i + 1));
+        tb_put32(buf + 12 * i + 4, (uint32_t)(10 * i + (i == 8193 ? -25 : 0)));
+        tb_put32(buf + 12 * i + 8, (uint32_t)(i + 1));
     }
     char path[4096];
     write_file(path, sizeof path, buf, size, 0);
@@ -134,8 +126,8 @@ static void test_hole_skipped_data_after_it_read(void **state)
     (void)state;
     uint8_t head[80] = {0};
     for (int i = 0; i < 10; i++) {
-        put32(head + 8 * i, (uint32_t)i);
-        put32(head + 8 * i + 4, (uint32_t)(100 * i + 1)); /* slot 0 is not all zero */
+        tb_put32(head + 8 * i, (uint32_t)i);
+        tb_put32(head + 8 * i + 4, (uint32_t)(100 * i + 1)); /* slot 0 is not all zero */
     }
     char path[4096];
     uint64_t total = (64u << 20) + 8;
