@@ -86,8 +86,13 @@ typedef struct kf_bytes {
 } kf_bytes;
 
 /* The cap kfsck puts on the small files it reads whole (checkpoints,
- * snapshots, metadata files, transaction indexes). */
-#define KF_SMALL_FILE_MAX ((uint64_t)256 << 20)
+ * snapshots, metadata files, transaction indexes), in MiB and in bytes. */
+#define KF_SMALL_FILE_MAX_MIB 256
+#define KF_SMALL_FILE_MAX ((uint64_t)KF_SMALL_FILE_MAX_MIB << 20)
+/* Why a file over that cap is not read, for messages: it names the cap. */
+#define KF_TOO_BIG_TO_READ_WHOLE "larger than the " KF_FILE_STR_(KF_SMALL_FILE_MAX_MIB) " MiB kfsck reads whole"
+#define KF_FILE_STR_(n) KF_FILE_STR__(n)
+#define KF_FILE_STR__(n) #n
 
 /* Is path a regular file (following links)? */
 bool kf_file_exists(const char *path);

@@ -1,4 +1,5 @@
-/* index.h: the per-segment index files, read in place from bytes in memory.
+/* index.h: the per-segment index files, read from bytes in memory or from a
+ * file in bounded pieces (any size, bounded memory).
  *   .index      8-byte entries: relative offset int32, position int32
  *   .timeindex 12-byte entries: timestamp int64, relative offset int32
  *   .txnindex  34-byte entries: aborted transactions
@@ -10,15 +11,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kfsck/common.h"
 #include <stdint.h>
+
+#include "kfsck/common.h"
+#include "kfsck/file.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+typedef struct kf_index_window kf_index_window;
+
 typedef struct kf_index {
-    const uint8_t *data;
+    const uint8_t *data;  /* the bytes in memory; NULL for a file (win) */
+    kf_index_window *win; /* a file's piece in memory (kf_*_index_open), else NULL */
     uint64_t size;        /* bytes in the file */
     int64_t base_offset;  /* the segment's base offset, from the file name */
     int entry_size;       /* 8 (.index) or 12 (.timeindex) */
@@ -29,6 +35,16 @@ typedef struct kf_index {
 /* Set up a view of an offset index (.index) or time index (.timeindex). */
 void kf_offset_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset);
 void kf_time_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset);
+/* The same over an index file, read through src (which must outlive the
+ * view) a window of entries at a time: KF_OK or KF_ERR_NOMEM; release with
+ * kf_index_close. A read that fails or comes back short makes the rest of
+ * the file read as zeros and is told by kf_index_read_failed. */
+int kf_offset_index_open(kf_index *ix, kf_source *src, int64_t base_offset);
+int kf_time_index_open(kf_index *ix, kf_source *src, int64_t base_offset);
+void kf_index_close(kf_index *ix);
+/* True when a read of the file failed, with *err_no its errno (0: the file
+ * shrank while it was read). */
+bool kf_index_read_failed(const kf_index *ix, int *err_no);
 
 /* Entry i (< ix->slots) of an offset index: absolute offset and position. */
 void kf_offset_index_get(const kf_index *ix, uint64_t i, int64_t *offset, int64_t *position);

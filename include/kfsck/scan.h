@@ -45,6 +45,7 @@ typedef struct kf_datadir_partition {
     size_t n_leader_epochs;
     uint64_t errors, warnings;
     bool unreadable;               /* some file of it could not be read */
+    uint64_t unreadable_paths;     /* its "unreadable" problems */
     const kf_problem *problems;    /* every problem found in it, in order (file set) */
     size_t n_problems;
 } kf_datadir_partition;
@@ -66,6 +67,8 @@ void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o);
 typedef struct kf_datadir_totals {
     uint64_t partitions, segments, bytes, errors, warnings;
     bool unreadable;               /* something could not be read */
+    uint64_t unreadable_paths;     /* "unreadable" problems (the caller adds the
+                                      DATADIRs it could not use) */
 } kf_datadir_totals;
 
 /* Scan one data dir, adding to *tot (zero it first). KF_OK or KF_ERR_NOMEM;

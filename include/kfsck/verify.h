@@ -47,6 +47,8 @@ void kf_verify_opts_init(kf_verify_opts *o);
 typedef struct kf_verify_result {
     uint64_t errors, warnings;
     bool unreadable;          /* some file or directory could not be read */
+    uint64_t unreadable_paths; /* paths that could not be read: each "unreadable"
+                                  problem, each PATH the walk could not use */
 } kf_verify_result;
 
 /* What one partition's log looks like (its plain .log segments). */

@@ -332,8 +332,16 @@ static int snappy_block(const uint8_t *p, size_t n, sink *s, const char *where, 
     size_t ulen;
     if (snappy_uncompressed_length((const char *)p, n, &ulen) != SNAPPY_OK)
         return fail(msg, msglen, KF_ERR_CORRUPT, "snappy: %sbad length header", where);
+    /* only the header's claim: said as such, nothing is decompressed */
+    if (ulen > s->max_out - s->out->len && s->out->len == 0)
+        return fail(msg, msglen, KF_ERR_TOO_BIG,
+                    "snappy: %slength header claims %zu decompressed bytes, over the %zu-byte cap (not decompressed)",
+                    where, ulen, s->max_out);
     if (ulen > s->max_out - s->out->len)
-        return too_big(s, msg, msglen, "snappy");
+        return fail(msg, msglen, KF_ERR_TOO_BIG,
+                    "snappy: %slength header claims %zu more decompressed bytes after %zu, over the %zu-byte cap "
+                    "(not decompressed)",
+                    where, ulen, s->out->len, s->max_out);
     char dummy[1];
     char *dst = dummy;
     size_t olen = sizeof dummy;

@@ -580,7 +580,7 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
     int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
     if (rc != KF_OK) {
         cli_error(path, "cannot read: %s",
-                  rc == KF_ERR_TOO_BIG ? "larger than kfsck reads whole" : cli_read_error(err_no));
+                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : cli_read_error(err_no));
         return EXIT_FAIL;
     }
     if (!o->json)

@@ -112,6 +112,13 @@ static int add_datadir(void *ctx, const kf_path_entry *e)
     return KF_OK;
 }
 
+/* A DATADIR that cannot be used: said, and counted (*ctx). */
+static void count_path_error(void *ctx, const char *path, int err_no, const char *what)
+{
+    ++*(uint64_t *)ctx;
+    print_path_error(NULL, path, err_no, what);
+}
+
 /* A file or a partition dir: a usage error, said at once (the walk stops). */
 static int not_a_datadir(void *ctx, const kf_path_entry *e)
 {
@@ -187,6 +194,7 @@ int cmd_scan(int argc, char **argv)
     /* Check every argument before any output: a partition dir or a file is a
      * usage error, a path that cannot be used makes the exit 3. */
     datadirs_found found = {NULL, 0};
+    uint64_t path_errors = 0;
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_init(&wo);
     wo.file_fn = not_a_datadir;
@@ -195,7 +203,8 @@ int cmd_scan(int argc, char **argv)
     wo.empty_dir_is_datadir = true;
     wo.special_what = "not a regular file or directory (a FIFO, socket or device?)";
     wo.other_dir_what = "not a broker data directory (no partition directories, meta.properties or checkpoints)";
-    wo.error_fn = print_path_error;
+    wo.error_fn = count_path_error;
+    wo.error_ctx = &path_errors;
     wo.ctx = &found;
     int rc = kf_paths_walk(argv + optind, (size_t)(argc - optind), &wo);
     if (rc == KF_ERR_NOMEM)
@@ -217,6 +226,7 @@ int cmd_scan(int argc, char **argv)
     so.problem_fn = print_dir_problem;
     so.ctx = &sp;
     kf_datadir_totals tot = {0};
+    tot.unreadable_paths = path_errors;
     uint64_t datadirs = 0;
     for (size_t i = 0; i < found.n; i++) {
         if (!json)
@@ -241,9 +251,14 @@ int cmd_scan(int argc, char **argv)
     } else {
         char size[32];
         human_size(tot.bytes, size, sizeof size);
-        out_text(&o, "%" PRIu64 " partitions, %" PRIu64 " segments, %s, %" PRIu64 " error%s, %" PRIu64 " warning%s\n",
+        /* the counts, then the paths that could not be read, as verify says them */
+        out_text(&o, "%" PRIu64 " partitions, %" PRIu64 " segments, %s, %" PRIu64 " error%s, %" PRIu64 " warning%s",
                  tot.partitions, tot.segments, size, tot.errors, tot.errors == 1 ? "" : "s", tot.warnings,
                  tot.warnings == 1 ? "" : "s");
+        if (tot.unreadable_paths)
+            out_text(&o, "; could not check %" PRIu64 " path%s", tot.unreadable_paths,
+                     tot.unreadable_paths == 1 ? "" : "s");
+        out_text(&o, "\n");
     }
     if (status == EXIT_FAIL || tot.unreadable)
         return EXIT_FAIL;

@@ -117,9 +117,16 @@ int cmd_verify(int argc, char **argv)
     if (rc == KF_ERR_NOMEM)
         return EXIT_FAIL;
     int status = rc == KF_OK ? EXIT_CLEAN : EXIT_FAIL;
-    if (!json)
-        out_text(&o, "%llu error%s, %llu warning%s\n", (unsigned long long)res.errors, res.errors == 1 ? "" : "s",
+    if (!json) {
+        /* the counts of problems, then the paths that could not be read
+         * (an unreadable file's problem line is counted in both) */
+        out_text(&o, "%llu error%s, %llu warning%s", (unsigned long long)res.errors, res.errors == 1 ? "" : "s",
                  (unsigned long long)res.warnings, res.warnings == 1 ? "" : "s");
+        if (res.unreadable_paths)
+            out_text(&o, "; could not check %llu path%s", (unsigned long long)res.unreadable_paths,
+                     res.unreadable_paths == 1 ? "" : "s");
+        out_text(&o, "\n");
+    }
     fflush(stdout);
     if (status == EXIT_FAIL || res.unreadable)
         return EXIT_FAIL;

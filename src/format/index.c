@@ -1,19 +1,35 @@
-/* index.c: reads a segment's index files in place — the offset index
- * (.index, 8-byte entries), the time index (.timeindex, 12-byte entries) and
- * the aborted-transaction index (.txnindex, 34-byte entries) — and runs the
- * self-consistency checks that need no .log (docs/formats.md §5.1-§5.5).
- * A preallocated zero tail ends an index the way DumpLogSegments ends
- * it: at the first slot i > 0 whose relative offset is 0 (an all-zero slot 0
- * means no entries). Nothing here allocates; every read is bounds-checked
- * against the buffer's size, and the number of problems one check reports is
- * capped so a garbage 10 MiB index cannot flood the output. */
+/* index.c: reads a segment's index files — the offset index (.index,
+ * 8-byte entries), the time index (.timeindex, 12-byte entries) and the
+ * aborted-transaction index (.txnindex, 34-byte entries) — and runs the
+ * self-consistency checks that need no .log (docs/formats.md §5). A
+ * preallocated zero tail ends an index the way DumpLogSegments ends it: at
+ * the first slot i > 0 whose relative offset is 0 (an all-zero slot 0 means
+ * no entries). An index is either bytes in memory or a file read in bounded
+ * pieces (a window of IX_WINDOW_SLOTS entries, reused), so an index of any
+ * size is checked in bounded memory; the zero tail's holes are skipped, not
+ * read. Every read is bounds-checked, and the number of problems one check
+ * reports is capped so a garbage 10 MiB index cannot flood the output. */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kfsck/index.h"
 
 /* At most this many problems per check call; then one summary problem. */
 #define IX_MAX_PROBLEMS 100
+
+/* Entries read at a time from an index file (96 KiB of time index). */
+#define IX_WINDOW_SLOTS 8192
+
+/* The piece of an index file in memory: slots [first, first + n). */
+struct kf_index_window {
+    kf_source *src;
+    uint8_t *buf;
+    uint64_t first, n;
+    bool failed; /* a read failed or came back short: the rest reads as zeros */
+    int err_no;  /* its errno, 0 when the file shrank */
+};
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -38,6 +54,58 @@ static bool all_zero(const uint8_t *p, size_t n)
 /* Byte position of the relative offset inside an entry. */
 static size_t rel_pos(int entry_size) { return entry_size == 12 ? 8 : 0; }
 
+static bool in_window(const kf_index_window *w, uint64_t i) { return i >= w->first && i - w->first < w->n; }
+
+/* The bytes of slot i (< ix->slots): in memory, or read into the window
+ * with the slots after it; an all-zero slot once a read has failed. */
+static const uint8_t *slot_bytes(const kf_index *ix, uint64_t i)
+{
+    static const uint8_t zero_slot[12];
+    uint64_t es = (uint64_t)ix->entry_size;
+    kf_index_window *w = ix->win;
+    if (!w)
+        return ix->data + i * es;
+    if (in_window(w, i))
+        return w->buf + (i - w->first) * es;
+    if (w->failed)
+        return zero_slot;
+    uint64_t n = ix->slots - i < IX_WINDOW_SLOTS ? ix->slots - i : IX_WINDOW_SLOTS;
+    int64_t got = kf_source_pread(w->src, i * es, w->buf, (size_t)(n * es));
+    if (got < 0 || (uint64_t)got < n * es) {
+        w->failed = true;
+        w->err_no = got < 0 ? errno : 0;
+        w->n = 0;
+        return zero_slot;
+    }
+    w->first = i;
+    w->n = n;
+    return w->buf;
+}
+
+/* The slots of a file's index from slot i on lie in a hole (no data on disk,
+ * so zeros) up to the slot returned; i when slot i is not in one. */
+static uint64_t skip_hole(const kf_index *ix, uint64_t i)
+{
+    kf_index_window *w = ix->win;
+    uint64_t es = (uint64_t)ix->entry_size, hs, he;
+    if (!w || in_window(w, i) || !kf_source_next_hole(w->src, i * es, ix->slots * es, &hs, &he) || hs != i * es)
+        return i;
+    return he / es > i ? he / es : i; /* the slot that he falls in has data: read */
+}
+
+/* Counts the entries before the zero tail. */
+static void index_count(kf_index *ix)
+{
+    uint64_t n = 0;
+    if (ix->slots > 0 && !all_zero(slot_bytes(ix, 0), (size_t)ix->entry_size)) {
+        size_t rp = rel_pos(ix->entry_size);
+        n = 1;
+        while (n < ix->slots && be32(slot_bytes(ix, n) + rp) != 0)
+            n++;
+    }
+    ix->entries = n;
+}
+
 static void index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset, int entry_size)
 {
     memset(ix, 0, sizeof *ix);
@@ -46,14 +114,50 @@ static void index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t
     ix->base_offset = base_offset;
     ix->entry_size = entry_size;
     ix->slots = ix->size / (uint64_t)entry_size;
-    uint64_t n = 0;
-    if (ix->slots > 0 && !all_zero(data, (size_t)entry_size)) {
-        size_t rp = rel_pos(entry_size);
-        n = 1;
-        while (n < ix->slots && be32(data + n * (uint64_t)entry_size + rp) != 0)
-            n++;
+    index_count(ix);
+}
+
+static int index_open(kf_index *ix, kf_source *src, int64_t base_offset, int entry_size)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->size = kf_source_size(src);
+    ix->base_offset = base_offset;
+    ix->entry_size = entry_size;
+    ix->slots = ix->size / (uint64_t)entry_size;
+    uint64_t n = ix->slots < IX_WINDOW_SLOTS ? ix->slots : IX_WINDOW_SLOTS;
+    kf_index_window *w = calloc(1, sizeof *w);
+    uint8_t *buf = malloc(n ? (size_t)n * (size_t)entry_size : 1);
+    if (!w || !buf) {
+        free(w);
+        free(buf);
+        return KF_ERR_NOMEM;
     }
-    ix->entries = n;
+    w->src = src;
+    w->buf = buf;
+    ix->win = w;
+    index_count(ix);
+    return KF_OK;
+}
+
+int kf_offset_index_open(kf_index *ix, kf_source *src, int64_t base_offset) { return index_open(ix, src, base_offset, 8); }
+
+int kf_time_index_open(kf_index *ix, kf_source *src, int64_t base_offset) { return index_open(ix, src, base_offset, 12); }
+
+void kf_index_close(kf_index *ix)
+{
+    if (ix->win) {
+        free(ix->win->buf);
+        free(ix->win);
+        ix->win = NULL;
+    }
+}
+
+bool kf_index_read_failed(const kf_index *ix, int *err_no)
+{
+    if (!ix->win || !ix->win->failed)
+        return false;
+    *err_no = ix->win->err_no;
+    return true;
 }
 
 void kf_offset_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset)
@@ -73,7 +177,7 @@ void kf_offset_index_get(const kf_index *ix, uint64_t i, int64_t *offset, int64_
         *position = -1;
         return;
     }
-    const uint8_t *p = ix->data + i * 8;
+    const uint8_t *p = slot_bytes(ix, i);
     *offset = abs_offset(ix->base_offset, (int32_t)be32(p));
     *position = (int32_t)be32(p + 4);
 }
@@ -85,7 +189,7 @@ void kf_time_index_get(const kf_index *ix, uint64_t i, int64_t *timestamp, int64
         *offset = -1;
         return;
     }
-    const uint8_t *p = ix->data + i * 12;
+    const uint8_t *p = slot_bytes(ix, i);
     *timestamp = (int64_t)be64(p);
     *offset = abs_offset(ix->base_offset, (int32_t)be32(p + 8));
 }
@@ -127,7 +231,12 @@ static void check_tail(const kf_index *ix, capped *c, const char *what)
 {
     uint64_t es = (uint64_t)ix->entry_size;
     for (uint64_t i = ix->entries; i < ix->slots; i++) {
-        const uint8_t *p = ix->data + i * es;
+        uint64_t past = skip_hole(ix, i);
+        if (past > i) {
+            i = past - 1;
+            continue;
+        }
+        const uint8_t *p = slot_bytes(ix, i);
         if (!all_zero(p, (size_t)es)) {
             if (cap_take(c, i * es))
                 kf_report(c->fn, c->ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, i * es, false, 0,

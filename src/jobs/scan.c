@@ -166,8 +166,10 @@ static void keep_problem(void *ctx, const kf_problem *p)
         t->part.errors++;
     else
         t->part.warnings++;
-    if (!strcmp(p->code, KF_P_UNREADABLE))
+    if (!strcmp(p->code, KF_P_UNREADABLE)) {
         t->part.unreadable = true;
+        t->part.unreadable_paths++;
+    }
     if (t->rc != KF_OK)
         return;
     if (t->nprobs == t->capprobs) {
@@ -370,8 +372,10 @@ static void dir_problem(void *ctx, const kf_problem *p)
         s->tot->errors++;
     else
         s->tot->warnings++;
-    if (!strcmp(q.code, KF_P_UNREADABLE))
+    if (!strcmp(q.code, KF_P_UNREADABLE)) {
         s->tot->unreadable = true;
+        s->tot->unreadable_paths++;
+    }
     if (s->o->problem_fn)
         s->o->problem_fn(s->o->ctx, &q);
 }
@@ -436,7 +440,7 @@ static int read_checkpoint(entries_walk *w, int k, const char *path)
     ds->file = f->path;
     if (rc != KF_OK) {
         kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
-                  rc == KF_ERR_TOO_BIG ? "larger than kfsck reads whole" : kf_path_error_str(err_no));
+                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : kf_path_error_str(err_no));
     } else {
         int32_t version;
         kf_checkpoint_parse(m.data, m.size, KF_CKPT_OFFSETS, &version, ck_collect, f, dir_problem, ds);
@@ -554,6 +558,7 @@ static void hand_back(datadir_ctx *d, task *t, kf_datadir_totals *tot)
     tot->errors += t->part.errors;
     tot->warnings += t->part.warnings;
     tot->unreadable |= t->part.unreadable;
+    tot->unreadable_paths += t->part.unreadable_paths;
 }
 
 static int run_partitions(datadir_ctx *d, unsigned jobs, kf_datadir_totals *tot)

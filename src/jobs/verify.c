@@ -50,8 +50,10 @@ static void sink_problem(void *ctx, const kf_problem *p)
         s->res->warnings++;
         s->warnings++;
     }
-    if (!strcmp(q.code, KF_P_UNREADABLE))
+    if (!strcmp(q.code, KF_P_UNREADABLE)) {
         s->res->unreadable = true;
+        s->res->unreadable_paths++;
+    }
     if (s->o->problem_fn)
         s->o->problem_fn(s->o->problem_ctx, &q);
 }
@@ -59,7 +61,7 @@ static void sink_problem(void *ctx, const kf_problem *p)
 static const char *read_error(int rc, int err_no)
 {
     if (rc == KF_ERR_TOO_BIG)
-        return "larger than kfsck reads whole";
+        return KF_TOO_BIG_TO_READ_WHOLE;
     if (err_no == EINVAL)
         return "not a regular file (a FIFO, socket or device?)";
     if (err_no == EISDIR)
@@ -191,8 +193,65 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
     }
 }
 
+/* ---- index files --------------------------------------------------------------- */
+
+/* Opens the index file s->file (kind KF_FILE_INDEX or KF_FILE_TIMEINDEX) to
+ * be read in pieces, whatever its size: KF_OK with *src and *ix set up;
+ * KF_ERR_IO when it cannot be opened, reported as unreadable unless it is
+ * missing and missing_ok (a segment's indexes are optional, §5.3);
+ * KF_ERR_NOMEM. */
+static int open_index(sink *s, kf_file_kind kind, int64_t base_offset, bool missing_ok, kf_source **src, kf_index *ix)
+{
+    int err_no = 0;
+    int rc = kf_source_open(src, s->file, 0, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc != KF_OK) {
+        if (!missing_ok || err_no != ENOENT)
+            unreadable(s, rc, err_no);
+        return KF_ERR_IO;
+    }
+    rc = kind == KF_FILE_INDEX ? kf_offset_index_open(ix, *src, base_offset) : kf_time_index_open(ix, *src, base_offset);
+    if (rc != KF_OK)
+        kf_source_close(*src);
+    return rc;
+}
+
+/* Done with an index opened by open_index: a read that failed on the way
+ * is reported. */
+static void close_index(sink *s, kf_source *src, kf_index *ix)
+{
+    int err_no;
+    if (kf_index_read_failed(ix, &err_no))
+        kf_report(sink_problem, s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "read error: %s",
+                  err_no ? kf_path_error_str(err_no) : "the file shrank while it was read");
+    kf_index_close(ix);
+    kf_source_close(src);
+}
+
+/* An .index or .timeindex named on its own: its own checks, and an offset
+ * index's positions against the size of its segment. */
+static int verify_index_file(sink *s, kf_file_kind kind, int64_t base_offset)
+{
+    kf_source *src;
+    kf_index ix;
+    int rc = open_index(s, kind, base_offset, false, &src, &ix);
+    if (rc != KF_OK)
+        return rc == KF_ERR_NOMEM ? rc : KF_OK;
+    if (kind == KF_FILE_INDEX) {
+        kf_name_info ni = kf_classify_name(kf_path_base(s->file));
+        kf_offset_index_check(&ix, sibling_log_size(s->file, ni.suffix), sink_problem, s);
+    } else {
+        kf_time_index_check(&ix, sink_problem, s);
+    }
+    close_index(s, src, &ix);
+    return KF_OK;
+}
+
 static int verify_small_file(sink *s, kf_file_kind kind, int64_t base_offset)
 {
+    if (kind == KF_FILE_INDEX || kind == KF_FILE_TIMEINDEX)
+        return verify_index_file(s, kind, base_offset);
     kf_bytes m;
     int err_no = 0;
     int rc = kf_file_read_all(s->file, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
@@ -254,42 +313,48 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
         so.progress_ctx = &pf;
     }
 
-    /* the segment's own indexes, when they sit beside it */
+    /* the segment's own indexes, when they sit beside it (read in pieces:
+     * any size); one that is there but cannot be read is reported */
     char *ipath = NULL, *tpath = NULL;
-    kf_bytes im = {0}, tm = {0};
+    kf_source *isrc = NULL, *tsrc = NULL;
     kf_index oi, ti;
     sink si = {o, res, NULL, 0, 0}, st = {o, res, NULL, 0, 0};
     if (kind == KF_FILE_LOG && base_offset >= 0) {
         /* a .log name (kind KF_FILE_LOG): NULL only for want of memory */
         ipath = kf_sibling_path(path, ".index");
         tpath = kf_sibling_path(path, ".timeindex");
-        if (!ipath || !tpath) {
-            free(ipath);
-            free(tpath);
-            kf_source_close(src);
-            return KF_ERR_NOMEM;
-        }
         si.file = ipath;
         st.file = tpath;
-        if (kf_file_read_all(ipath, KF_SMALL_FILE_MAX, &im.data, &im.size, NULL) == KF_OK) {
-            kf_offset_index_init(&oi, im.data, im.size, base_offset);
+        rc = !ipath || !tpath ? KF_ERR_NOMEM : open_index(&si, KF_FILE_INDEX, base_offset, true, &isrc, &oi);
+        if (rc == KF_OK) {
             kf_offset_index_check(&oi, UINT64_MAX, sink_problem, &si);
             so.offset_index = &oi;
             so.index_problem_fn = sink_problem;
             so.index_problem_ctx = &si;
         }
-        if (kf_file_read_all(tpath, KF_SMALL_FILE_MAX, &tm.data, &tm.size, NULL) == KF_OK) {
-            kf_time_index_init(&ti, tm.data, tm.size, base_offset);
+        if (rc != KF_ERR_NOMEM)
+            rc = open_index(&st, KF_FILE_TIMEINDEX, base_offset, true, &tsrc, &ti);
+        if (rc == KF_OK) {
             kf_time_index_check(&ti, sink_problem, &st);
             so.time_index = &ti;
             so.timeindex_problem_fn = sink_problem;
             so.timeindex_problem_ctx = &st;
         }
+        if (rc == KF_ERR_NOMEM) {
+            if (so.offset_index)
+                close_index(&si, isrc, &oi);
+            free(ipath);
+            free(tpath);
+            kf_source_close(src);
+            return KF_ERR_NOMEM;
+        }
     }
     rc = kf_segment_scan(src, &so, &sum);
     kf_source_close(src);
-    free(im.data);
-    free(tm.data);
+    if (so.offset_index)
+        close_index(&si, isrc, &oi);
+    if (so.time_index)
+        close_index(&st, tsrc, &ti);
     if (rc == KF_OK) {
         *opened = true;
         /* the summary counts the segment's own problems; index problems
@@ -531,6 +596,7 @@ static int verify_path_datadir(void *ctx, const kf_path_entry *e)
 static void verify_path_error(void *ctx, const char *path, int err_no, const char *what)
 {
     verify_walk *w = ctx;
+    w->res->unreadable_paths++;
     path_error(w->o, path, err_no, what);
     path_done(w->o, path);
 }
