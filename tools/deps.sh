@@ -13,13 +13,20 @@
 # programs, util-linux's fincore (page-cache residency), GNU time (peak RSS),
 # and python3-crc32c (kafka-python's C CRC-32C, so the kafka-python peer is
 # not held back by its pure-Python fallback).
+#
+# deps.sh --package (run by `make deb`, `make static` and `make deb-test`
+# only): also what they need: debhelper and dpkg-dev (dpkg-buildpackage),
+# lintian, nasm and xz-utils (ISA-L's static archive, built from Debian's
+# source by tools/isal_static.sh), debootstrap (the fresh root of
+# tools/deb_test.sh).
 set -u
 
-bench=0
+bench=0 package=0
 case "${1:-}" in
     --bench) bench=1 ;;
+    --package) package=1 ;;
     "") ;;
-    *) echo "usage: deps.sh [--bench]" >&2; exit 2 ;;
+    *) echo "usage: deps.sh [--bench | --package]" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -118,8 +125,20 @@ if [ "$bench" -eq 1 ]; then
     fi
 fi
 
+# Packages and the static binary only.
+if [ "$package" -eq 1 ]; then
+    have dh || add debhelper
+    have dpkg-buildpackage || add dpkg-dev
+    have lintian || add lintian
+    have nasm || add nasm
+    have xz || add xz-utils
+    have debootstrap || add debootstrap
+fi
+
 if [ -z "$missing" ]; then
-    if [ "$bench" -eq 1 ]; then
+    if [ "$package" -eq 1 ]; then
+        echo "deps: all build, test and packaging dependencies are present"
+    elif [ "$bench" -eq 1 ]; then
         echo "deps: all build, test and benchmark dependencies are present"
     else
         echo "deps: all build and test dependencies are present"
