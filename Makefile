@@ -165,8 +165,9 @@ install: all
 
 # Debian packages from debian/ into dist/, built with dpkg-buildpackage in a
 # copy of the tree (build/deb/), so the build's own `make clean` leaves this
-# one alone, then checked by lintian (any error fails). The version is
-# debian/changelog's, which must be KFSCK_VERSION.
+# one alone, then checked by lintian (any error fails); the -dbgsym packages
+# stay in build/deb/. The version is debian/changelog's, which must be
+# KFSCK_VERSION.
 deb:
 	@sh tools/deps.sh --package
 	@cv=$$(dpkg-parsechangelog -S Version); [ "$$cv" = "$(VERSION)" ] || \
@@ -178,8 +179,9 @@ deb:
 	cd build/deb/kfsck-$(VERSION) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
 	  { tail -40 ../build.log; exit 1; }
 	rm -f dist/*.deb
-	cp build/deb/*.deb dist/
-	lintian --fail-on error --no-tag-display-limit build/deb/kfsck_$(VERSION)_*.changes
+	cp build/deb/kfsck_$(VERSION)_*.deb build/deb/libkfsck0_$(VERSION)_*.deb \
+	  build/deb/libkfsck-dev_$(VERSION)_*.deb dist/
+	lintian --fail-on error --tag-display-limit 0 build/deb/kfsck_$(VERSION)_*.changes
 	@ls dist/*.deb
 
 # Installs dist/*.deb into a fresh minimal Debian root and uses them (minutes;
