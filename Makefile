@@ -184,9 +184,10 @@ deb:
 	lintian --fail-on error --tag-display-limit 0 build/deb/kfsck_$(VERSION)_*.changes
 	@ls dist/*.deb
 
-# Installs dist/*.deb into a fresh minimal Debian root and uses them (minutes;
+# Installs dist/*.deb into a fresh minimal Debian root and uses them there,
+# and runs dist/kfsck-static alone in an empty root (as root; minutes, so
 # not part of `make check`): tools/deb_test.sh.
-deb-test: deb
+deb-test: deb static
 	sh tools/deb_test.sh
 
 # dist/kfsck-static: the same objects linked with -static against every
