@@ -2,8 +2,9 @@
 # deps.sh: install what kfsck needs to build and test (run by `make deps`,
 # the first step of `make demo`, `make check` and .ci/run). Checks for a C
 # compiler, make, pkg-config, the compression/hash/test libraries (pkg-config
-# module and header), and Debian's /usr/bin/python3 with the modules the test
-# and fixture generators use. Installs whatever is missing with apt-get (as
+# module and header), promtool and systemd-analyze (tests of contrib/ and of
+# scan's Prometheus output), and Debian's /usr/bin/python3 with the modules
+# the test and fixture generators use. Installs whatever is missing with apt-get (as
 # root, or through non-interactive sudo); prints the command and exits 1 when
 # it can do neither. When nothing is missing it prints one line and never
 # touches apt-get.
@@ -89,6 +90,12 @@ for spec in zlib:zlib.h:zlib1g-dev liblz4:lz4frame.h:liblz4-dev \
     fi
     add "$pkg"
 done
+
+# promtool (Debian's prometheus package) checks `scan --format prometheus`
+# (tests/e2e/test_scan_prom.py); systemd-analyze checks the units in
+# contrib/systemd/ (tests/e2e/test_contrib.py).
+have promtool || add prometheus
+have systemd-analyze || add systemd
 
 # Python: Debian's interpreter with its packaged modules (not pip's).
 PY=/usr/bin/python3

@@ -15,7 +15,7 @@ _kfsck_options()
     groups)   echo "--group --offsets-partitions --max-batch-bytes --json --help" ;;
     repair)   echo "--salvage --force --max-batch-bytes --json -o --output --help" ;;
     merge)    echo "--force --max-batch-bytes --json -o --output --help" ;;
-    scan)     echo "--jobs --max-batch-bytes --json --help" ;;
+    scan)     echo "--jobs --max-batch-bytes --json --format --help" ;;
     stats)    echo "--bucket --by-partition --max-batch-bytes --json --sink-partition-duration --flush-size --rotate-interval --part-size --from-offset --from-time --help" ;;
     txns)     echo "--hanging-ms --max-batch-bytes --json --help" ;;
     metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
@@ -66,6 +66,7 @@ _kfsck()
     --format)
         case $cmd in
         offsets) COMPREPLY=($(compgen -P "$pre" -W "table json csv reset-csv" -- "$val")) ;;
+        scan)    COMPREPLY=($(compgen -P "$pre" -W "text json prometheus" -- "$val")) ;;
         esac
         return 0 ;;
     -o|--output)

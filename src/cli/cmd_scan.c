@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/scan_prom.h"
 
 static void human_size(uint64_t b, char *buf, size_t n)
 {
@@ -99,7 +100,8 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
 
 static void scan_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck scan [--jobs N] [--max-batch-bytes N] [--json] DATADIR...\n\n"
+    fprintf(f, "usage: kfsck scan [--jobs N] [--max-batch-bytes N]\n"
+               "                  [--json | --format text|json|prometheus] DATADIR...\n\n"
                "DATADIR: a broker data dir (one entry of log.dirs). For every partition dir in it:\n"
                "segments, bytes, first offset, log end offset, the checkpoints' recovery point,\n"
                "high watermark, log start and cleaner offsets, leader epochs, and every problem\n"
@@ -107,7 +109,9 @@ static void scan_usage(FILE *f)
                "--jobs N: partitions checked by N threads (default: online cores); output order\n"
                "does not depend on N. For a single partition dir use `kfsck verify`.\n"
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
-               "  --json               newline-delimited JSON\n"
+               "  --json               newline-delimited JSON (as --format json)\n"
+               "  --format prometheus  the health as Prometheus gauges, for node_exporter's\n"
+               "                       textfile collector; problems go to stderr\n"
                "exit: 0 no error found (warnings alone: 0); 1 an error found; 2 usage error;\n"
                "3 a path cannot be read or the output cannot be written.\n");
 }
@@ -118,10 +122,12 @@ int cmd_scan(int argc, char **argv)
         {"json", no_argument, 0, 'J'},
         {"jobs", required_argument, 0, 'j'},
         {"max-batch-bytes", required_argument, 0, 'B'},
+        {"format", required_argument, 0, 'F'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     bool json = false;
+    const char *format = NULL;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned jobs = ncpu > 0 ? (unsigned)(ncpu > 256 ? 256 : ncpu) : 1;
@@ -131,6 +137,11 @@ int cmd_scan(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
         switch (c) {
         case 'J': json = true; break;
+        case 'F':
+            if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "prometheus"))
+                return opt_usage_error("scan", "--format is text, json or prometheus, not", optarg, scan_usage);
+            format = optarg;
+            break;
         case 'j': {
             char *end;
             errno = 0;
@@ -151,6 +162,10 @@ int cmd_scan(int argc, char **argv)
     }
     if (optind >= argc)
         return opt_usage_error("scan", "no DATADIR given", NULL, scan_usage);
+    if (json && format && strcmp(format, "json"))
+        return opt_usage_error("scan", "--json cannot go with --format", format, scan_usage);
+    json = json || (format && !strcmp(format, "json"));
+    scan_prom *prom = format && !strcmp(format, "prometheus") ? scan_prom_new() : NULL;
 
     /* Check every argument before any output: a partition dir or a file is a
      * usage error, a missing path makes the exit 3. */
@@ -213,15 +228,15 @@ int cmd_scan(int argc, char **argv)
     so.max_batch_bytes = (size_t)max_batch;
     so.jobs = jobs;
     scan_print sp = {&o, {&o, NULL, 0, 0}};
-    so.partition_fn = print_partition;
-    so.problem_fn = print_dir_problem;
-    so.ctx = &sp;
+    so.partition_fn = prom ? scan_prom_partition : print_partition;
+    so.problem_fn = prom ? scan_prom_dir_problem : print_dir_problem;
+    so.ctx = prom ? (void *)prom : &sp;
     kf_datadir_totals tot = {0};
     uint64_t datadirs = 0;
     for (int i = optind; i < argc; i++) {
         if (skip[i])
             continue;
-        if (!json)
+        if (!json && !prom)
             out_text(&o, "%s:\n", argv[i]);
         if (kf_datadir_scan(argv[i], &so, &tot) != KF_OK) {
             cli_error(argv[i], "out of memory");
@@ -231,7 +246,9 @@ int cmd_scan(int argc, char **argv)
         datadirs++;
     }
     free(skip);
-    if (json) {
+    if (prom) {
+        scan_prom_finish(prom, stdout, &tot);
+    } else if (json) {
         out_begin(&o, "summary");
         out_uint(&o, "datadirs", datadirs);
         out_uint(&o, "partitions", tot.partitions);
