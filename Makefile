@@ -6,9 +6,17 @@
 # missing; `make bench` measures speed and memory (tools/bench/bench.sh). The
 # version is KFSCK_VERSION in include/kfsck/kfsck.h: `make install` puts it
 # into the library's file name, kfsck.pc and the man page's title line.
+# Packages for hosts with no compiler: `make deb` (Debian packages kfsck,
+# libkfsck0, libkfsck-dev from debian/, into dist/), `make static`
+# (dist/kfsck-static, linked statically against every library), `make
+# deb-test` (installs the packages into a fresh Debian root and uses them).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+# Shell completion: bash-completion's and zsh's directories under PREFIX.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 SAN     ?= 0
 PYTHON  ?= /usr/bin/python3
@@ -31,7 +39,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -llz4 -l
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 # -fPIC: the same objects make libkfsck.a and libkfsck.so.
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(CFLAGS) $(WARN) $(SANFLAGS) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lpthread
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
@@ -54,7 +62,7 @@ SONAME := libkfsck.so.0
 SHLIB := $(BUILD)/libkfsck.so.$(VERSION)
 BIN := $(BUILD)/kfsck
 
-.PHONY: all deps demo check test test-bin test-threads bench fuzz install clean fixtures
+.PHONY: all deps demo check test test-bin test-threads bench fuzz install clean fixtures deb deb-test static
 
 all: kfsck libkfsck.a
 
@@ -139,20 +147,65 @@ fixtures:
 	$(PYTHON) tools/gen/gen_fixtures.py fixtures
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/include/kfsck $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include/kfsck $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 kfsck $(DESTDIR)$(PREFIX)/bin/kfsck
-	install -m 644 libkfsck.a $(DESTDIR)$(PREFIX)/lib/libkfsck.a
-	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/libkfsck.so.$(VERSION)
-	ln -sf libkfsck.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libkfsck.so
+	install -m 644 libkfsck.a $(DESTDIR)$(LIBDIR)/libkfsck.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/libkfsck.so.$(VERSION)
+	ln -sf libkfsck.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libkfsck.so
 	install -m 644 include/kfsck/*.h $(DESTDIR)$(PREFIX)/include/kfsck/
 	sed '/^\.TH /s/"kfsck [^"]*"/"kfsck $(VERSION)"/' docs/kfsck.1 > $(DESTDIR)$(PREFIX)/share/man/man1/kfsck.1
 	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/kfsck.1
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|' \
-	  kfsck.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kfsck.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|' \
+	  kfsck.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kfsck.pc
+	install -m 644 contrib/completion/kfsck.bash $(DESTDIR)$(BASHCOMPDIR)/kfsck
+	install -m 644 contrib/completion/_kfsck $(DESTDIR)$(ZSHCOMPDIR)/_kfsck
+
+# Debian packages from debian/ into dist/, built with dpkg-buildpackage in a
+# copy of the tree (build/deb/), so the build's own `make clean` leaves this
+# one alone, then checked by lintian (any error fails); the -dbgsym packages
+# stay in build/deb/. The version is debian/changelog's, which must be
+# KFSCK_VERSION.
+deb:
+	@sh tools/build/deps.sh --package
+	@cv=$$(dpkg-parsechangelog -S Version); [ "$$cv" = "$(VERSION)" ] || \
+	  { echo "deb: debian/changelog is at $$cv, KFSCK_VERSION is $(VERSION)" >&2; exit 1; }
+	rm -rf build/deb && mkdir -p build/deb/kfsck-$(VERSION) dist
+	{ git ls-files -co --exclude-standard 2>/dev/null || find . -path ./build -prune -o -path ./dist -prune -o \
+	  -path ./bench-data -prune -o -path ./.git -prune -o -type f -print; } | \
+	  tar -cf - -T - | tar -xf - -C build/deb/kfsck-$(VERSION)
+	cd build/deb/kfsck-$(VERSION) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+	  { tail -40 ../build.log; exit 1; }
+	rm -f dist/*.deb
+	cp build/deb/kfsck_$(VERSION)_*.deb build/deb/libkfsck0_$(VERSION)_*.deb \
+	  build/deb/libkfsck-dev_$(VERSION)_*.deb dist/
+	lintian --fail-on error --tag-display-limit 0 build/deb/kfsck_$(VERSION)_*.changes
+	@ls dist/*.deb
+
+# Installs dist/*.deb into a fresh minimal Debian root and uses them there,
+# and runs dist/kfsck-static alone in an empty root (as root; minutes, so
+# not part of `make check`): tools/build/deb_test.sh.
+deb-test: deb static
+	sh tools/build/deb_test.sh
+
+# dist/kfsck-static: the same objects linked with -static against every
+# library; ISA-L's static archive, which Debian does not ship, is built from
+# Debian's source of the installed libisal (tools/build/isal_static.sh).
+STATIC_DIR := build/static
+static: dist/kfsck-static
+
+dist/kfsck-static: $(CLI_OBJ) $(LIB) tools/build/isal_static.sh
+	@sh tools/build/deps.sh --package
+	sh tools/build/isal_static.sh $(STATIC_DIR)
+	@mkdir -p dist
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -static -o $@.tmp $(CLI_OBJ) $(LIB) -L$(STATIC_DIR) \
+	  -lz -llz4 -lzstd -lsnappy -lxxhash -lisal -lstdc++ -lm -lpthread
+	@if readelf -l $@.tmp | grep -q INTERP; then echo "static: $@ needs a dynamic loader" >&2; exit 1; fi
+	mv -f $@.tmp $@
 
 clean:
-	rm -rf build build-san build-tsan kfsck libkfsck.a
+	rm -rf build build-san build-tsan kfsck libkfsck.a dist
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

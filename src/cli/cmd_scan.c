@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/scan_prom.h"
 #include "cli/walk.h"
 
 static void human_size(uint64_t b, char *buf, size_t n)
@@ -138,7 +139,8 @@ static int not_a_datadir(void *ctx, const kf_path_entry *e)
 
 static void scan_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck scan [--jobs N] [--max-batch-bytes N] [--json] DATADIR...\n\n"
+    fprintf(f, "usage: kfsck scan [--jobs N] [--max-batch-bytes N]\n"
+               "                  [--json | --format text|json|prometheus] DATADIR...\n\n"
                "DATADIR: a broker data dir (one entry of log.dirs). For every partition dir in it:\n"
                "segments, bytes, first offset, log end offset, the checkpoints' recovery point,\n"
                "high watermark, log start and cleaner offsets, leader epochs, and every problem\n"
@@ -146,7 +148,9 @@ static void scan_usage(FILE *f)
                "--jobs N: partitions checked by N threads (default: online cores); output order\n"
                "does not depend on N. For a single partition dir use `kfsck verify`.\n"
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
-               "  --json               newline-delimited JSON\n"
+               "  --json               newline-delimited JSON (as --format json)\n"
+               "  --format prometheus  the health as Prometheus gauges, for node_exporter's\n"
+               "                       textfile collector; problems go to stderr\n"
                "exit: 0 no error found (warnings alone: 0); 1 an error found; 2 usage error;\n"
                "3 a path cannot be read or the output cannot be written.\n");
 }
@@ -157,10 +161,12 @@ int cmd_scan(int argc, char **argv)
         {"json", no_argument, 0, 'J'},
         {"jobs", required_argument, 0, 'j'},
         {"max-batch-bytes", required_argument, 0, 'B'},
+        {"format", required_argument, 0, 'F'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     bool json = false;
+    const char *format = NULL;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned jobs = ncpu > 0 ? (unsigned)(ncpu > 256 ? 256 : ncpu) : 1;
@@ -170,6 +176,11 @@ int cmd_scan(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
         switch (c) {
         case 'J': json = true; break;
+        case 'F':
+            if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "prometheus"))
+                return opt_usage_error("scan", "--format is text, json or prometheus, not", optarg, scan_usage);
+            format = optarg;
+            break;
         case 'j': {
             char *end;
             errno = 0;
@@ -190,6 +201,10 @@ int cmd_scan(int argc, char **argv)
     }
     if (optind >= argc)
         return opt_usage_error("scan", "no DATADIR given", NULL, scan_usage);
+    if (json && format && strcmp(format, "json"))
+        return opt_usage_error("scan", "--json cannot go with --format", format, scan_usage);
+    json = json || (format && !strcmp(format, "json"));
+    bool want_prom = format && !strcmp(format, "prometheus");
 
     /* Check every argument before any output: a partition dir or a file is a
      * usage error, a path that cannot be used makes the exit 3. */
@@ -214,6 +229,7 @@ int cmd_scan(int argc, char **argv)
         return EXIT_USAGE;
     }
     int status = rc == KF_OK ? EXIT_CLEAN : EXIT_FAIL;
+    scan_prom *prom = want_prom ? scan_prom_new() : NULL;
 
     out o;
     out_init(&o, stdout, json);
@@ -222,14 +238,14 @@ int cmd_scan(int argc, char **argv)
     so.max_batch_bytes = (size_t)max_batch;
     so.jobs = jobs;
     scan_print sp = {&o, {&o, NULL, 0, 0}};
-    so.partition_fn = print_partition;
-    so.problem_fn = print_dir_problem;
-    so.ctx = &sp;
+    so.partition_fn = prom ? scan_prom_partition : print_partition;
+    so.problem_fn = prom ? scan_prom_dir_problem : print_dir_problem;
+    so.ctx = prom ? (void *)prom : &sp;
     kf_datadir_totals tot = {0};
     tot.unreadable_paths = path_errors;
     uint64_t datadirs = 0;
     for (size_t i = 0; i < found.n; i++) {
-        if (!json)
+        if (!json && !prom)
             out_text(&o, "%s:\n", found.paths[i]);
         if (kf_datadir_scan(found.paths[i], &so, &tot) != KF_OK) {
             cli_error(found.paths[i], "out of memory");
@@ -239,7 +255,9 @@ int cmd_scan(int argc, char **argv)
         datadirs++;
     }
     free(found.paths);
-    if (json) {
+    if (prom) {
+        scan_prom_finish(prom, stdout, &tot);
+    } else if (json) {
         out_begin(&o, "summary");
         out_uint(&o, "datadirs", datadirs);
         out_uint(&o, "partitions", tot.partitions);

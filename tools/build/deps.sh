@@ -2,8 +2,9 @@
 # deps.sh: install what kfsck needs to build and test (run by `make deps`,
 # the first step of `make demo`, `make check` and .ci/run). Checks for a C
 # compiler, make, pkg-config, the compression/hash/test libraries (pkg-config
-# module and header), and Debian's /usr/bin/python3 with the modules the test
-# and fixture generators use. Installs whatever is missing with apt-get (as
+# module and header), promtool and systemd-analyze (tests of contrib/ and of
+# scan's Prometheus output), and Debian's /usr/bin/python3 with the modules
+# the test and fixture generators use. Installs whatever is missing with apt-get (as
 # root, or through non-interactive sudo); prints the command and exits 1 when
 # it can do neither. When nothing is missing it prints one line and never
 # touches apt-get.
@@ -13,13 +14,20 @@
 # programs, util-linux's fincore (page-cache residency), GNU time (peak RSS),
 # and python3-crc32c (kafka-python's C CRC-32C, so the kafka-python peer is
 # not held back by its pure-Python fallback).
+#
+# deps.sh --package (run by `make deb`, `make static` and `make deb-test`
+# only): also what they need: debhelper and dpkg-dev (dpkg-buildpackage),
+# lintian, nasm and xz-utils (ISA-L's static archive, built from Debian's
+# source by tools/build/isal_static.sh), debootstrap (the fresh root of
+# tools/build/deb_test.sh).
 set -u
 
-bench=0
+bench=0 package=0
 case "${1:-}" in
     --bench) bench=1 ;;
+    --package) package=1 ;;
     "") ;;
-    *) echo "usage: deps.sh [--bench]" >&2; exit 2 ;;
+    *) echo "usage: deps.sh [--bench | --package]" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -83,6 +91,12 @@ for spec in zlib:zlib.h:zlib1g-dev liblz4:lz4frame.h:liblz4-dev \
     add "$pkg"
 done
 
+# promtool (Debian's prometheus package) checks `scan --format prometheus`
+# (tests/e2e/test_scan_prom.py); systemd-analyze checks the units in
+# contrib/systemd/ (tests/e2e/test_contrib.py).
+have promtool || add prometheus
+have systemd-analyze || add systemd
+
 # Python: Debian's interpreter with its packaged modules (not pip's).
 PY=/usr/bin/python3
 if [ -x "$PY" ]; then
@@ -118,8 +132,20 @@ if [ "$bench" -eq 1 ]; then
     fi
 fi
 
+# Packages and the static binary only.
+if [ "$package" -eq 1 ]; then
+    have dh || add debhelper
+    have dpkg-buildpackage || add dpkg-dev
+    have lintian || add lintian
+    have nasm || add nasm
+    have xz || add xz-utils
+    have debootstrap || add debootstrap
+fi
+
 if [ -z "$missing" ]; then
-    if [ "$bench" -eq 1 ]; then
+    if [ "$package" -eq 1 ]; then
+        echo "deps: all build, test and packaging dependencies are present"
+    elif [ "$bench" -eq 1 ]; then
         echo "deps: all build, test and benchmark dependencies are present"
     else
         echo "deps: all build and test dependencies are present"

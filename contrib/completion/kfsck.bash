@@ -1,0 +1,90 @@
+# kfsck.bash: bash completion for kfsck (installed by `make install` and the
+# Debian package as share/bash-completion/completions/kfsck). Completes the
+# command, each command's options (those its --help lists, checked by
+# tests/e2e/test_completion.py), the fixed values of --decode and --format,
+# a directory after -o/--output, and files and directories as PATHs. Options
+# that take a free value (a group, a number, a duration) complete nothing.
+
+# The options of one kfsck command, and which of them take a value.
+_kfsck_options()
+{
+    case $1 in
+    dump)     echo "--records --payload --decode --show-secrets --max-bytes --max-batch-bytes --json --help" ;;
+    verify)   echo "--max-batch-bytes --json --help" ;;
+    offsets)  echo "--group --topic --history --as-of --connect --connect-topic --offsets-partitions --format --max-batch-bytes --json --help" ;;
+    groups)   echo "--group --offsets-partitions --max-batch-bytes --json --help" ;;
+    repair)   echo "--salvage --force --max-batch-bytes --json -o --output --help" ;;
+    merge)    echo "--force --max-batch-bytes --json -o --output --help" ;;
+    scan)     echo "--jobs --max-batch-bytes --json --format --help" ;;
+    stats)    echo "--bucket --by-partition --max-batch-bytes --json --sink-partition-duration --flush-size --rotate-interval --part-size --from-offset --from-time --help" ;;
+    txns)     echo "--hanging-ms --max-batch-bytes --json --help" ;;
+    metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
+    esac
+}
+
+# Options (of any command) whose value is the next word.
+_kfsck_takes_value()
+{
+    case $1 in
+    --decode|--max-bytes|--max-batch-bytes|--group|--topic|--as-of|--connect-topic| \
+    --offsets-partitions|--format|-o|--output|--jobs|--bucket|--sink-partition-duration| \
+    --flush-size|--rotate-interval|--part-size|--from-offset|--from-time|--hanging-ms| \
+    --as-of-offset) return 0 ;;
+    esac
+    return 1
+}
+
+_kfsck()
+{
+    local cur prev cmd
+    COMPREPLY=()
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    local commands="dump verify offsets groups repair merge scan stats txns metadata"
+
+    if [ "$COMP_CWORD" -eq 1 ]; then
+        COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+        return 0
+    fi
+    cmd=${COMP_WORDS[1]}
+
+    # --opt=value is one word in COMP_WORDS only when '=' is not a word
+    # break; complete the value after it either way.
+    local opt=$prev val=$cur pre=""
+    if [ "$prev" = "=" ] && [ "$COMP_CWORD" -ge 3 ]; then
+        opt=${COMP_WORDS[COMP_CWORD-2]}
+    elif [[ $cur == --*=* ]]; then
+        opt=${cur%%=*} val=${cur#*=} pre=${cur%%=*}=
+    elif ! _kfsck_takes_value "$prev"; then
+        opt=""
+    fi
+
+    case $opt in
+    --decode)
+        COMPREPLY=($(compgen -P "$pre" -W "auto none offsets txn connect metadata share remote" -- "$val"))
+        return 0 ;;
+    --format)
+        case $cmd in
+        offsets) COMPREPLY=($(compgen -P "$pre" -W "table json csv reset-csv" -- "$val")) ;;
+        scan)    COMPREPLY=($(compgen -P "$pre" -W "text json prometheus" -- "$val")) ;;
+        esac
+        return 0 ;;
+    -o|--output)
+        mapfile -t COMPREPLY < <(compgen -d -- "$val")
+        compopt -o filenames 2>/dev/null
+        return 0 ;;
+    "") ;;
+    *)  return 0 ;;  # a free value: a number, a name, a duration
+    esac
+
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$(_kfsck_options "$cmd")" -- "$cur"))
+        return 0
+    fi
+    # A PATH: files and directories (readline marks directories with '/').
+    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    compopt -o filenames 2>/dev/null
+    return 0
+}
+
+complete -F _kfsck kfsck kfsck-static
