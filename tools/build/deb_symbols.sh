@@ -14,7 +14,7 @@ set -eu
 check=0
 [ "${1:-}" = --check ] && { check=1; shift; }
 shlib=$(cd "$(dirname "${1:?usage: deb_symbols.sh [--check] SHLIB}")" && pwd)/${1##*/}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 defined=$(nm -D --defined-only "$shlib" | awk '{ sub(/@.*/, "", $3); print $3 }')
 file=debian/libkfsck0.symbols
 version=$(sed -n 's/^#define KFSCK_VERSION "\(.*\)"/\1/p' include/kfsck/kfsck.h)

@@ -19,7 +19,7 @@
 # Prints each step with its time and ends with "N passed, N failed".
 # Env: DEB_TEST_DIR (default build/deb-test), DEB_TEST_SUITE (bookworm).
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 dir=${DEB_TEST_DIR:-build/deb-test}
 suite=${DEB_TEST_SUITE:-bookworm}
