@@ -9,6 +9,7 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
+#include "kfsck/out_file.h"
 
 void rebuild_emit_filev(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
                         const char *fmt, va_list ap)
