@@ -55,6 +55,7 @@
 #include "kfsck/scan.h"
 #include "kfsck/replay.h"
 #include "kfsck/connect.h"
+#include "kfsck/outdir.h"
 #include "kfsck/repair.h"
 #include "kfsck/stats.h"
 #include "kfsck/sink.h"

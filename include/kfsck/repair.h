@@ -15,6 +15,7 @@
 
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
+#include "kfsck/outdir.h"
 #include "kfsck/partition.h"
 
 #ifdef __cplusplus
@@ -83,6 +84,11 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
 /* Repair one segment (with its .txnindex when beside it) into out_dir. */
 int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o,
                            kf_repair_result *res);
+/* Repair path (od->partition: a partition directory, else a segment) into
+ * the output od describes, after kf_outdir_prepare said KF_OUTDIR_READY:
+ * od->force replaces o->force, every file written is named in od, and with
+ * force the stale files of an earlier run go (od->stale_removed). */
+int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res);
 
 /* ---- merge (merge.c) ------------------------------------------------------
  *
@@ -120,6 +126,8 @@ typedef struct kf_merge_result {
  * KF_OK, KF_ERR_IO (res->err_* say what), KF_ERR_NOMEM. */
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res);
+/* Merge them into the copy directory od describes (as kf_repair_into). */
+int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res);
 
 #ifdef __cplusplus
 }

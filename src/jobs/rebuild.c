@@ -11,9 +11,11 @@
 #include "kfsck/file.h"
 #include "kfsck/out_file.h"
 
-void rebuild_emit_filev(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
-                        const char *fmt, va_list ap)
+void rebuild_emit_filev(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char *input, const char *output,
+                        const char *action, const char *fmt, va_list ap)
 {
+    if (od)
+        kf_outdir_wrote(od, output);
     if (!fn)
         return;
     kf_repair_file f;
@@ -25,28 +27,35 @@ void rebuild_emit_filev(rebuild_file_fn fn, void *ctx, const char *input, const 
     fn(ctx, &f);
 }
 
-void rebuild_emit_file(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
-                       const char *fmt, ...)
+void rebuild_emit_file(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char *input, const char *output,
+                       const char *action, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    rebuild_emit_filev(fn, ctx, input, output, action, fmt, ap);
+    rebuild_emit_filev(od, fn, ctx, input, output, action, fmt, ap);
     va_end(ap);
 }
 
-void rebuild_segment_report(const kf_part_segment *s, const char *input, uint64_t input_size, kf_repair_segment *out)
+void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const kf_part_segment *s,
+                          const char *input, uint64_t input_size)
 {
-    memset(out, 0, sizeof *out);
-    out->input = input;
-    out->output = s->log_path;
-    out->input_size = input_size;
-    out->size = s->size;
-    out->batches = s->batches;
-    out->has_offsets = s->has_offsets;
-    out->first_offset = s->first_offset;
-    out->last_offset = s->last_offset;
-    out->index_entries = s->index_entries;
-    out->time_entries = s->time_entries;
+    if (od)
+        kf_outdir_wrote_segment(od, s->log_path);
+    if (!fn)
+        return;
+    kf_repair_segment r;
+    memset(&r, 0, sizeof r);
+    r.input = input;
+    r.output = s->log_path;
+    r.input_size = input_size;
+    r.size = s->size;
+    r.batches = s->batches;
+    r.has_offsets = s->has_offsets;
+    r.first_offset = s->first_offset;
+    r.last_offset = s->last_offset;
+    r.index_entries = s->index_entries;
+    r.time_entries = s->time_entries;
+    fn(ctx, &r);
 }
 
 rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,
