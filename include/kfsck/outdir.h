@@ -74,6 +74,10 @@ bool kf_outdir_has_written(const kf_outdir *od, const char *name);
  * Returns how many went (also in od->stale_removed). */
 uint64_t kf_outdir_remove_stale(kf_outdir *od);
 
+/* The run is done: kf_outdir_remove_stale, or KF_ERR_NOMEM (and nothing
+ * removed) when a name written could not be recorded. */
+int kf_outdir_finish(kf_outdir *od);
+
 /* Write the run's report into OUTDIR (replacing an earlier one: the checks
  * were made by kf_outdir_prepare). KF_OK, or KF_ERR_IO with *err_no. */
 int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len, int *err_no);

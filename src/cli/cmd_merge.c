@@ -16,11 +16,15 @@
 #include "kfsck/outdir.h"
 #include "kfsck/repair.h"
 
+/* merge.json's arrays */
+enum { M_CONFLICTS, M_HOLES, M_SEGMENTS, M_FILES, M_ARRAYS };
+static const char *const array_keys[M_ARRAYS] = {"conflicts", "holes", "segments", "files"};
+
 typedef struct merge_cli {
     out *o;
     bool json;
     char *const *labels;
-    report_array conflicts, holes, segments, files;   /* merge.json's arrays */
+    mem_json arr[M_ARRAYS];
     uint64_t problems;
 } merge_cli;
 
@@ -59,9 +63,9 @@ static void on_conflict(void *ctx, const kf_merge_conflict *c)
                 out_text(m->o, " %s=%d", m->labels[i], c->leader_epochs[i]);
         out_text(m->o, ")\n");
     }
-    out_obj_open(&m->conflicts.o, NULL);
-    conflict_fields(m, &m->conflicts.o, c);
-    out_obj_close(&m->conflicts.o);
+    out_obj_open(&m->arr[M_CONFLICTS].o, NULL);
+    conflict_fields(m, &m->arr[M_CONFLICTS].o, c);
+    out_obj_close(&m->arr[M_CONFLICTS].o);
 }
 
 static void hole_fields(out *o, const kf_merge_hole *h)
@@ -89,9 +93,9 @@ static void on_hole(void *ctx, const kf_merge_hole *h)
     } else {
         out_text(m->o, "hole: offsets from %lld are intact in no copy\n", (long long)h->start_offset);
     }
-    out_obj_open(&m->holes.o, NULL);
-    hole_fields(&m->holes.o, h);
-    out_obj_close(&m->holes.o);
+    out_obj_open(&m->arr[M_HOLES].o, NULL);
+    hole_fields(&m->arr[M_HOLES].o, h);
+    out_obj_close(&m->arr[M_HOLES].o);
 }
 
 static void on_segment(void *ctx, const kf_repair_segment *s)
@@ -105,15 +109,15 @@ static void on_segment(void *ctx, const kf_repair_segment *s)
         out_text(m->o, "wrote %s: %llu batches, %llu bytes\n", s->output, (unsigned long long)s->batches,
                  (unsigned long long)s->size);
     }
-    out_obj_open(&m->segments.o, NULL);
-    segment_fields(&m->segments.o, s, false);
-    out_obj_close(&m->segments.o);
+    out_obj_open(&m->arr[M_SEGMENTS].o, NULL);
+    segment_fields(&m->arr[M_SEGMENTS].o, s, false);
+    out_obj_close(&m->arr[M_SEGMENTS].o);
 }
 
 static void on_file(void *ctx, const kf_repair_file *f)
 {
     merge_cli *m = ctx;
-    file_record(m->o, &m->files.o, f);
+    file_record(m->o, &m->arr[M_FILES].o, f);
 }
 
 static void on_problem(void *ctx, const kf_problem *p)
@@ -203,33 +207,17 @@ static int parse_args(int argc, char **argv, merge_args *a)
 /* OUTDIR/merge.json, then the summary line; the exit code. */
 static int finish(const merge_args *a, const kf_outdir *od, merge_cli *m, const kf_merge_result *res)
 {
-    char *doc = NULL;
-    size_t doclen = 0;
-    FILE *df = mem_open(&doc, &doclen);
-    out jo;
-    out_init(&jo, df, true);
-    fputc('{', df);
-    out_str(&jo, "command", "merge");
-    out_arr_open(&jo, "inputs");
+    mem_json doc;
+    report_begin(&doc, "merge");
+    out_arr_open(&doc.o, "inputs");
     for (int i = 0; i < a->n; i++)
-        out_str(&jo, NULL, a->dirs[i]);
-    out_arr_close(&jo);
-    out_str(&jo, "output", od->target);
-    out_uint(&jo, "batches", res->batches);
-    report_array_put(&jo, df, "conflicts", &m->conflicts);
-    report_array_put(&jo, df, "holes", &m->holes);
-    report_array_put(&jo, df, "segments", &m->segments);
-    report_array_put(&jo, df, "files", &m->files);
-    fputs("}\n", df);
-    fclose(df);
-    int err_no = 0;
-    int rc = kf_outdir_write_report(od, doc, doclen, &err_no);
-    free(doc);
-    if (rc != KF_OK) {
-        fflush(stdout);
-        cli_error(od->report, "cannot write: %s", strerror(err_no));
+        out_str(&doc.o, NULL, a->dirs[i]);
+    out_arr_close(&doc.o);
+    out_str(&doc.o, "output", od->target);
+    out_uint(&doc.o, "batches", res->batches);
+    report_put_arrays(&doc, array_keys, m->arr, M_ARRAYS);
+    if (report_write(&doc, od) != EXIT_CLEAN)
         return EXIT_FAIL;
-    }
     if (a->json) {
         out_begin(m->o, "summary");
         out_str(m->o, "output", od->target);
@@ -253,10 +241,7 @@ static int run(const merge_args *a, kf_outdir *od)
     out o;
     out_init(&o, stdout, a->json);
     merge_cli m = {.o = &o, .json = a->json, .labels = a->dirs};
-    report_array_open(&m.conflicts);
-    report_array_open(&m.holes);
-    report_array_open(&m.segments);
-    report_array_open(&m.files);
+    report_arrays_open(m.arr, M_ARRAYS);
     kf_merge_opts mo;
     kf_merge_opts_init(&mo);
     mo.max_batch_bytes = (size_t)a->max_batch;
@@ -269,23 +254,10 @@ static int run(const merge_args *a, kf_outdir *od)
     mo.ctx = &m;
     kf_merge_result res;
     int rc = kf_merge_into(od, (const char *const *)a->dirs, (size_t)a->n, &mo, &res);
-    report_array_close(&m.conflicts);
-    report_array_close(&m.holes);
-    report_array_close(&m.segments);
-    report_array_close(&m.files);
-    int status;
-    if (rc != KF_OK) {
-        fflush(stdout);
-        cli_error(res.err_path, "%s: %s", res.err_what, strerror(res.err_no));
-        status = EXIT_FAIL;
-    } else {
-        status = finish(a, od, &m, &res);
-    }
+    report_arrays_close(m.arr, M_ARRAYS);
+    int status = rc != KF_OK ? job_failed(res.err_path, res.err_what, res.err_no) : finish(a, od, &m, &res);
     fflush(stdout);
-    report_array_free(&m.conflicts);
-    report_array_free(&m.holes);
-    report_array_free(&m.segments);
-    report_array_free(&m.files);
+    report_arrays_free(m.arr, M_ARRAYS);
     return status;
 }
 

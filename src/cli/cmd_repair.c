@@ -17,10 +17,14 @@
 #include "kfsck/outdir.h"
 #include "kfsck/repair.h"
 
+/* repair.json's arrays */
+enum { R_DROPPED, R_SEGMENTS, R_FILES, R_ARRAYS };
+static const char *const array_keys[R_ARRAYS] = {"dropped", "segments", "files"};
+
 typedef struct rep_ctx {
     out *o;            /* stdout */
     bool json;
-    report_array dropped, segments, files;   /* repair.json's arrays */
+    mem_json arr[R_ARRAYS];
 } rep_ctx;
 
 static void drop_fields(out *o, const kf_repair_drop *d)
@@ -62,9 +66,9 @@ static void on_drop(void *ctx, const kf_repair_drop *d)
         if (d->message[0])
             out_text(r->o, "  %s\n", d->message);
     }
-    out_obj_open(&r->dropped.o, NULL);
-    drop_fields(&r->dropped.o, d);
-    out_obj_close(&r->dropped.o);
+    out_obj_open(&r->arr[R_DROPPED].o, NULL);
+    drop_fields(&r->arr[R_DROPPED].o, d);
+    out_obj_close(&r->arr[R_DROPPED].o);
 }
 
 static void on_segment(void *ctx, const kf_repair_segment *s)
@@ -82,15 +86,15 @@ static void on_segment(void *ctx, const kf_repair_segment *s)
         out_text(r->o, "; index %llu entries, time index %llu entries\n", (unsigned long long)s->index_entries,
                  (unsigned long long)s->time_entries);
     }
-    out_obj_open(&r->segments.o, NULL);
-    segment_fields(&r->segments.o, s, true);
-    out_obj_close(&r->segments.o);
+    out_obj_open(&r->arr[R_SEGMENTS].o, NULL);
+    segment_fields(&r->arr[R_SEGMENTS].o, s, true);
+    out_obj_close(&r->arr[R_SEGMENTS].o);
 }
 
 static void on_file(void *ctx, const kf_repair_file *f)
 {
     rep_ctx *r = ctx;
-    file_record(r->o, &r->files.o, f);
+    file_record(r->o, &r->arr[R_FILES].o, f);
 }
 
 static void repair_usage(FILE *f)
@@ -192,32 +196,17 @@ static int input_kind(const char *path, bool *partition)
 static int finish(const repair_args *a, const kf_outdir *od, rep_ctx *r, const kf_repair_result *res)
 {
     bool loss = res->data_loss_ranges > 0;
-    char *doc = NULL;
-    size_t doclen = 0;
-    FILE *df = mem_open(&doc, &doclen);
-    out jo;
-    out_init(&jo, df, true);
-    fputc('{', df);
-    out_str(&jo, "command", "repair");
-    out_str(&jo, "mode", a->salvage ? "salvage" : "default");
-    out_str(&jo, "input", a->path);
-    out_str(&jo, "output", od->target);
-    out_bool(&jo, "data_loss", loss);
-    out_uint(&jo, "dropped_ranges", res->dropped_ranges);
-    out_uint(&jo, "segments_written", res->segments_written);
-    report_array_put(&jo, df, "dropped", &r->dropped);
-    report_array_put(&jo, df, "segments", &r->segments);
-    report_array_put(&jo, df, "files", &r->files);
-    fputs("}\n", df);
-    fclose(df);
-    int err_no = 0;
-    int rc = kf_outdir_write_report(od, doc, doclen, &err_no);
-    free(doc);
-    if (rc != KF_OK) {
-        fflush(stdout);
-        cli_error(od->report, "cannot write: %s", strerror(err_no));
+    mem_json doc;
+    report_begin(&doc, "repair");
+    out_str(&doc.o, "mode", a->salvage ? "salvage" : "default");
+    out_str(&doc.o, "input", a->path);
+    out_str(&doc.o, "output", od->target);
+    out_bool(&doc.o, "data_loss", loss);
+    out_uint(&doc.o, "dropped_ranges", res->dropped_ranges);
+    out_uint(&doc.o, "segments_written", res->segments_written);
+    report_put_arrays(&doc, array_keys, r->arr, R_ARRAYS);
+    if (report_write(&doc, od) != EXIT_CLEAN)
         return EXIT_FAIL;
-    }
     if (a->json) {
         out_begin(r->o, "summary");
         out_str(r->o, "mode", a->salvage ? "salvage" : "default");
@@ -244,9 +233,7 @@ static int run(const repair_args *a, kf_outdir *od)
     out o;
     out_init(&o, stdout, a->json);
     rep_ctx r = {.o = &o, .json = a->json};
-    report_array_open(&r.dropped);
-    report_array_open(&r.segments);
-    report_array_open(&r.files);
+    report_arrays_open(r.arr, R_ARRAYS);
     kf_repair_opts ro;
     kf_repair_opts_init(&ro);
     ro.salvage = a->salvage;
@@ -258,21 +245,10 @@ static int run(const repair_args *a, kf_outdir *od)
     ro.ctx = &r;
     kf_repair_result res;
     int rc = kf_repair_into(od, a->path, &ro, &res);
-    report_array_close(&r.dropped);
-    report_array_close(&r.segments);
-    report_array_close(&r.files);
-    int status;
-    if (rc != KF_OK) {
-        fflush(stdout);
-        cli_error(res.err_path, "%s: %s", res.err_what, strerror(res.err_no));
-        status = EXIT_FAIL;
-    } else {
-        status = finish(a, od, &r, &res);
-    }
+    report_arrays_close(r.arr, R_ARRAYS);
+    int status = rc != KF_OK ? job_failed(res.err_path, res.err_what, res.err_no) : finish(a, od, &r, &res);
     fflush(stdout);
-    report_array_free(&r.dropped);
-    report_array_free(&r.segments);
-    report_array_free(&r.files);
+    report_arrays_free(r.arr, R_ARRAYS);
     return status;
 }
 

@@ -27,29 +27,69 @@ int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdict v, co
     return EXIT_CLEAN;
 }
 
-void report_array_open(report_array *a)
+static void mem_json_open(mem_json *m)
 {
-    memset(a, 0, sizeof *a);
-    a->f = mem_open(&a->buf, &a->len);
-    out_init(&a->o, a->f, true);
+    memset(m, 0, sizeof *m);
+    m->f = mem_open(&m->buf, &m->len);
+    out_init(&m->o, m->f, true);
 }
 
-void report_array_close(report_array *a)
+void report_arrays_open(mem_json *a, size_t n)
 {
-    fclose(a->f);
-    a->f = NULL;
+    for (size_t i = 0; i < n; i++)
+        mem_json_open(&a[i]);
 }
 
-void report_array_put(out *jo, FILE *doc, const char *key, const report_array *a)
+void report_arrays_close(mem_json *a, size_t n)
 {
-    out_key(jo, key);
-    fprintf(doc, "[%s]", a->buf ? a->buf : "");
+    for (size_t i = 0; i < n; i++) {
+        fclose(a[i].f);
+        a[i].f = NULL;
+    }
 }
 
-void report_array_free(report_array *a)
+void report_arrays_free(mem_json *a, size_t n)
 {
-    free(a->buf);
-    a->buf = NULL;
+    for (size_t i = 0; i < n; i++) {
+        free(a[i].buf);
+        a[i].buf = NULL;
+    }
+}
+
+void report_begin(mem_json *doc, const char *command)
+{
+    mem_json_open(doc);
+    fputc('{', doc->f);
+    out_str(&doc->o, "command", command);
+}
+
+void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        out_key(&doc->o, keys[i]);
+        fprintf(doc->f, "[%s]", a[i].buf ? a[i].buf : "");
+    }
+}
+
+int report_write(mem_json *doc, const kf_outdir *od)
+{
+    fputs("}\n", doc->f);
+    fclose(doc->f);
+    int err_no = 0;
+    int rc = kf_outdir_write_report(od, doc->buf, doc->len, &err_no);
+    free(doc->buf);
+    if (rc == KF_OK)
+        return EXIT_CLEAN;
+    fflush(stdout);
+    cli_error(od->report, "cannot write: %s", strerror(err_no));
+    return EXIT_FAIL;
+}
+
+int job_failed(const char *path, const char *what, int err_no)
+{
+    fflush(stdout);
+    cli_error(path, "%s: %s", what, strerror(err_no));
+    return EXIT_FAIL;
 }
 
 void segment_fields(out *o, const kf_repair_segment *s, bool with_input)

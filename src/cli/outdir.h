@@ -1,7 +1,8 @@
 /* outdir.h: the printing `repair` and `merge` share: a refusal of the
  * output directory (the library's policy, kfsck/outdir.h, decides), the
- * report's arrays held in memory until the report is written, and the
- * segment and file records. */
+ * report (repair.json, merge.json) built in memory as the run goes and
+ * written at its end, a failure of the job, and the segment and file
+ * records. */
 #ifndef KFSCK_CLI_OUTDIR_H
 #define KFSCK_CLI_OUTDIR_H
 
@@ -20,20 +21,31 @@
 int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdict v, const char *input,
                    const char *copy);
 
-/* A JSON array of the report, written to memory as the run goes. */
-typedef struct report_array {
+/* JSON written to memory: one of the report's arrays (its objects), or
+ * the report itself. */
+typedef struct mem_json {
     out o;
     char *buf;
     size_t len;
     FILE *f;
-} report_array;
+} mem_json;
 
-void report_array_open(report_array *a);
-/* Done writing: the bytes are in a->buf. */
-void report_array_close(report_array *a);
-/* "key":[...] into the report document doc (written with jo). */
-void report_array_put(out *jo, FILE *doc, const char *key, const report_array *a);
-void report_array_free(report_array *a);
+/* Open, close (the bytes are then in buf) and free n arrays. */
+void report_arrays_open(mem_json *a, size_t n);
+void report_arrays_close(mem_json *a, size_t n);
+void report_arrays_free(mem_json *a, size_t n);
+
+/* Start the report: {"command":"<command>" (add fields with doc->o). */
+void report_begin(mem_json *doc, const char *command);
+/* "keys[i]":[<a[i]>] for each of the n closed arrays. */
+void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a, size_t n);
+/* Close the report and write it to OUTDIR (kf_outdir_write_report), then
+ * free it: EXIT_CLEAN, or EXIT_FAIL after "kfsck: <report>: cannot write". */
+int report_write(mem_json *doc, const kf_outdir *od);
+
+/* The job failed (its result's err_path, err_what, err_no): prints
+ * "kfsck: <path>: <what>: <strerror>" after what stdout holds; EXIT_FAIL. */
+int job_failed(const char *path, const char *what, int err_no);
 
 /* A segment record's fields (with_input: also input and input_size). */
 void segment_fields(out *o, const kf_repair_segment *s, bool with_input);

@@ -375,14 +375,11 @@ int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_di
 
 int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res)
 {
-    kf_merge_opts with_force = *o;
-    with_force.force = od->force;
-    int rc = merge_partitions(in_dirs, n, od->target, &with_force, res, od);
-    if (rc == KF_OK && od->written_incomplete) {
-        merge_ctx c = {.res = res};
-        return fail(&c, od->target, ENOMEM, "out of memory");
-    }
+    kf_merge_opts forced = *o;
+    forced.force = od->force;
+    int rc = merge_partitions(in_dirs, n, od->target, &forced, res, od);
     if (rc == KF_OK)
-        kf_outdir_remove_stale(od);
+        rc = rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
+                                 sizeof res->err_what);
     return rc;
 }

@@ -218,6 +218,14 @@ uint64_t kf_outdir_remove_stale(kf_outdir *od)
     return od->stale_removed;
 }
 
+int kf_outdir_finish(kf_outdir *od)
+{
+    if (od->written_incomplete)
+        return KF_ERR_NOMEM;
+    kf_outdir_remove_stale(od);
+    return KF_OK;
+}
+
 int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len, int *err_no)
 {
     return kf_out_write_file(od->dir, kf_path_base(od->report), doc, len, true, err_no);

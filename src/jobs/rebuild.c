@@ -2,6 +2,7 @@
  * (rebuild.h). */
 #include "jobs/rebuild.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,22 @@ void rebuild_emit_file(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char 
     va_end(ap);
 }
 
+static void rebuild_segment_report(const kf_part_segment *s, const char *input, uint64_t input_size,
+                                   kf_repair_segment *out)
+{
+    memset(out, 0, sizeof *out);
+    out->input = input;
+    out->output = s->log_path;
+    out->input_size = input_size;
+    out->size = s->size;
+    out->batches = s->batches;
+    out->has_offsets = s->has_offsets;
+    out->first_offset = s->first_offset;
+    out->last_offset = s->last_offset;
+    out->index_entries = s->index_entries;
+    out->time_entries = s->time_entries;
+}
+
 void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const kf_part_segment *s,
                           const char *input, uint64_t input_size)
 {
@@ -44,18 +61,19 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
     if (!fn)
         return;
     kf_repair_segment r;
-    memset(&r, 0, sizeof r);
-    r.input = input;
-    r.output = s->log_path;
-    r.input_size = input_size;
-    r.size = s->size;
-    r.batches = s->batches;
-    r.has_offsets = s->has_offsets;
-    r.first_offset = s->first_offset;
-    r.last_offset = s->last_offset;
-    r.index_entries = s->index_entries;
-    r.time_entries = s->time_entries;
+    rebuild_segment_report(s, input, input_size, &r);
     fn(ctx, &r);
+}
+
+int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
+                        size_t what_cap)
+{
+    if (kf_outdir_finish(od) == KF_OK)
+        return KF_OK;
+    snprintf(err_path, path_cap, "%s", od->target);
+    *err_no = ENOMEM;
+    snprintf(err_what, what_cap, "out of memory");
+    return KF_ERR_NOMEM;
 }
 
 rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,

@@ -901,15 +901,11 @@ int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_r
 
 int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res)
 {
-    kf_repair_opts with_force = *o;
-    with_force.force = od->force;
-    int rc = od->partition ? repair_partition(path, od->target, &with_force, res, od)
-                           : repair_segment_file(path, od->target, &with_force, res, od);
-    if (rc == KF_OK && od->written_incomplete) {
-        repair_ctx c = {.res = res};
-        return repair_fail(&c, od->target, ENOMEM, "out of memory");
-    }
-    if (rc == KF_OK)
-        kf_outdir_remove_stale(od);
-    return rc;
+    kf_repair_opts forced = *o;
+    forced.force = od->force;
+    int rc = od->partition ? repair_partition(path, od->target, &forced, res, od)
+                           : repair_segment_file(path, od->target, &forced, res, od);
+    return rc != KF_OK ? rc
+                       : rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
+                                             sizeof res->err_what);
 }

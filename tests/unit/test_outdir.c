@@ -4,6 +4,7 @@
  * OUTDIR created, and the stale files a forced run removes (by name, Kafka
  * files only), also through kf_repair_into and kf_merge_into. */
 #include <errno.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,21 +12,39 @@
 #include "kfsck/repair.h"
 #include "testutil.h"
 
-static char tmpdir[256];
+/* One scratch directory for the whole group; each test works in a
+ * directory of its own below it (at() names the paths). */
+static char tmpdir[300];
+static char group_dir[256];
 
-static int setup(void **state)
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/kfsck-unit-outdir-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
 }
 
-static int teardown(void **state)
+static int group_setup(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    snprintf(group_dir, sizeof group_dir, "/tmp/kfsck-unit-outdir-XXXXXX");
+    return mkdtemp(group_dir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    return nftw(group_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A fresh directory for the next test. */
+static int test_dir(void **state)
+{
+    static int n;
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "%s/t%d", group_dir, n++);
+    return mkdir(tmpdir, 0755);
 }
 
 /* tmpdir/rel, in a static buffer of its own per slot */
@@ -74,12 +93,19 @@ static void test_names(void **state)
     kf_outdir_free(&od);
 }
 
+/* What kf_outdir_prepare said of a run over one input, with the clash
+ * (EXISTS) and the errno (CANNOT_CREATE) it left. */
+static char last_clash[512];
+static int last_err_no;
+
 static kf_outdir_verdict prepare_one(const char *outdir, const char *input, bool partition, bool force)
 {
     kf_outdir od;
     assert_int_equal(kf_outdir_init(&od, outdir, input, partition, "repair.json", force), KF_OK);
     const char *in[] = {input};
     kf_outdir_verdict v = kf_outdir_prepare(&od, in, 1);
+    snprintf(last_clash, sizeof last_clash, "%s", od.clash ? od.clash : "");
+    last_err_no = od.err_no;
     kf_outdir_free(&od);
     return v;
 }
@@ -117,35 +143,29 @@ static void test_existing_output(void **state)
     const char *seg = at(1, "in/orders-0/00000000000000000007.log");
     mkdir_p(part);
     touch(seg);
-    kf_outdir od;
-    const char *in[] = {part};
     /* an earlier report */
     mkdir_p(at(2, "o1"));
     touch(at(3, "o1/repair.json"));
-    assert_int_equal(kf_outdir_init(&od, at(2, "o1"), part, true, "repair.json", false), KF_OK);
-    assert_int_equal(kf_outdir_prepare(&od, in, 1), KF_OUTDIR_EXISTS);
-    assert_string_equal(od.clash, at(3, "o1/repair.json"));
-    kf_outdir_free(&od);
+    assert_int_equal(prepare_one(at(2, "o1"), part, true, false), KF_OUTDIR_EXISTS);
+    assert_string_equal(last_clash, at(3, "o1/repair.json"));
     /* an empty copy directory is no clash, one with a file is */
     mkdir_p(at(2, "o2/orders-0"));
     assert_int_equal(prepare_one(at(2, "o2"), part, true, false), KF_OUTDIR_READY);
     touch(at(3, "o2/orders-0/anything"));
-    assert_int_equal(kf_outdir_init(&od, at(2, "o2"), part, true, "repair.json", false), KF_OK);
-    assert_int_equal(kf_outdir_prepare(&od, in, 1), KF_OUTDIR_EXISTS);
-    assert_string_equal(od.clash, at(3, "o2/orders-0"));
-    kf_outdir_free(&od);
+    assert_int_equal(prepare_one(at(2, "o2"), part, true, false), KF_OUTDIR_EXISTS);
+    assert_string_equal(last_clash, at(3, "o2/orders-0"));
     assert_int_equal(prepare_one(at(2, "o2"), part, true, true), KF_OUTDIR_READY);
     /* a segment: the index files the writer puts beside it count too */
     mkdir_p(at(2, "o3"));
     touch(at(3, "o3/00000000000000000007.timeindex"));
-    assert_int_equal(kf_outdir_init(&od, at(2, "o3"), seg, false, "repair.json", false), KF_OK);
-    const char *sin[] = {seg};
-    assert_int_equal(kf_outdir_prepare(&od, sin, 1), KF_OUTDIR_EXISTS);
-    assert_string_equal(od.clash, at(3, "o3/00000000000000000007.timeindex"));
-    kf_outdir_free(&od);
+    assert_int_equal(prepare_one(at(2, "o3"), seg, false, false), KF_OUTDIR_EXISTS);
+    assert_string_equal(last_clash, at(3, "o3/00000000000000000007.timeindex"));
     touch(at(3, "o3/00000000000000000008.index")); /* another segment's: no clash */
     unlink(at(3, "o3/00000000000000000007.timeindex"));
     assert_int_equal(prepare_one(at(2, "o3"), seg, false, false), KF_OUTDIR_READY);
+    touch(at(3, "o3/00000000000000000007.log"));
+    assert_int_equal(prepare_one(at(2, "o3"), seg, false, false), KF_OUTDIR_EXISTS);
+    assert_string_equal(last_clash, at(3, "o3/00000000000000000007.log"));
 }
 
 static void test_cannot_create(void **state)
@@ -154,12 +174,8 @@ static void test_cannot_create(void **state)
     const char *part = at(0, "in/orders-0");
     mkdir_p(part);
     touch(at(1, "plainfile"));
-    kf_outdir od;
-    assert_int_equal(kf_outdir_init(&od, at(2, "plainfile/out"), part, true, "repair.json", false), KF_OK);
-    const char *in[] = {part};
-    assert_int_equal(kf_outdir_prepare(&od, in, 1), KF_OUTDIR_CANNOT_CREATE);
-    assert_int_equal(od.err_no, ENOTDIR);
-    kf_outdir_free(&od);
+    assert_int_equal(prepare_one(at(2, "plainfile/out"), part, true, false), KF_OUTDIR_CANNOT_CREATE);
+    assert_int_equal(last_err_no, ENOTDIR);
 }
 
 static void test_stale(void **state)
@@ -238,11 +254,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
-        cmocka_unit_test_setup_teardown(test_inside_input, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_existing_output, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cannot_create, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_runs_into, setup, teardown),
+        cmocka_unit_test_setup(test_inside_input, test_dir),
+        cmocka_unit_test_setup(test_existing_output, test_dir),
+        cmocka_unit_test_setup(test_cannot_create, test_dir),
+        cmocka_unit_test_setup(test_stale, test_dir),
+        cmocka_unit_test_setup(test_runs_into, test_dir),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
