@@ -12,7 +12,7 @@
  * During the run (kf_repair_into, kf_merge_into in repair.h) the base name
  * of every file written is recorded; with force, the Kafka files of an
  * earlier run left in the copy directory that this run did not write are
- * removed at the end (stale files: kf_outdir_remove_stale). Nothing here
+ * removed at the end (stale files: kf_outdir_finish). Nothing here
  * prints. */
 #ifndef KFSCK_OUTDIR_H
 #define KFSCK_OUTDIR_H
