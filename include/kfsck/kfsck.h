@@ -38,6 +38,7 @@
 #include "kfsck/index.h"
 #include "kfsck/snapshot.h"
 #include "kfsck/checkpoint.h"
+#include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"
 #include "kfsck/producer_state.h"
 #include "kfsck/intact.h"

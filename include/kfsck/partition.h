@@ -44,9 +44,14 @@ typedef struct kf_inputs {
  * readable but is not a Kafka file or directory), what says it in words. */
 typedef void (*kf_path_error_fn)(void *ctx, const char *path, int err_no, const char *what);
 
-/* Collect the partitions under paths into *in. Returns KF_OK when every
- * path was usable; KF_ERR_IO when some was not (each reported through fn;
- * what was found is still in *in); KF_ERR_NOMEM. Free with kf_inputs_free. */
+/* Collect the partitions under paths into *in (the walk of paths.h: a
+ * file is a copy of its own, a partition dir one copy, a data dir one copy
+ * of each partition dir in it). A copy whose data dir's meta.properties
+ * names another cluster.id than the partition's other copies' is left out
+ * and reported (once per pair of data dirs): data dirs of different
+ * clusters are never copies of one another. Returns KF_OK when every path
+ * was usable; KF_ERR_IO when some was not (each reported through fn; what
+ * was found is still in *in); KF_ERR_NOMEM. Free with kf_inputs_free. */
 int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error_fn fn, void *ctx);
 void kf_inputs_free(kf_inputs *in);
 const kf_partition *kf_inputs_find(const kf_inputs *in, const char *topic, int32_t partition);

@@ -33,6 +33,12 @@ typedef struct kf_verify_opts {
     /* Progress within a large segment (may be NULL). */
     void (*progress_fn)(void *ctx, const char *path, uint64_t position, uint64_t size);
     void *progress_ctx;
+    /* kf_verify_paths: each PATH that cannot be used ("kfsck: <path>:
+     * <what>"; a file of a kind kfsck does not know, skipped, too), and the
+     * end of each PATH's checks (may be NULL). */
+    void (*path_error_fn)(void *ctx, const char *path, int err_no, const char *what);
+    void (*path_done_fn)(void *ctx, const char *path);
+    void *path_ctx;
 } kf_verify_opts;
 
 void kf_verify_opts_init(kf_verify_opts *o);
@@ -85,6 +91,15 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
 /* A broker data directory: its meta.properties and offset checkpoints, and
  * every partition directory in it. */
 int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res);
+
+/* What `kfsck verify PATH...` checks: each PATH by what it is (paths.h): a
+ * file by kf_verify_file (by its name; an unknown name that starts like a
+ * segment as a segment; another is skipped), a partition dir by
+ * kf_verify_partition, a data dir by kf_verify_datadir. Returns KF_OK;
+ * KF_ERR_IO when some PATH could not be used (each said through
+ * path_error_fn; a skipped file is said but is no failure); KF_ERR_NOMEM
+ * (said against the PATH being checked). */
+int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_verify_result *res);
 
 #ifdef __cplusplus
 }

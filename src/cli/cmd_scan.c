@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/walk.h"
 
 static void human_size(uint64_t b, char *buf, size_t n)
 {
@@ -95,6 +96,37 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
         report_problem(&r, &p->problems[i]);
 }
 
+/* ---- the PATHs ------------------------------------------------------------------ */
+
+/* The data dirs among the PATHs, in their order (pointing into argv). */
+typedef struct datadirs_found {
+    const char **paths;
+    size_t n;
+} datadirs_found;
+
+static int add_datadir(void *ctx, const kf_path_entry *e)
+{
+    datadirs_found *f = ctx;
+    f->paths = must(realloc(f->paths, (f->n + 1) * sizeof *f->paths));
+    f->paths[f->n++] = e->path;
+    return KF_OK;
+}
+
+/* A file or a partition dir: a usage error, said at once (the walk stops). */
+static int not_a_datadir(void *ctx, const kf_path_entry *e)
+{
+    (void)ctx;
+    const char *p = e->path;
+    if (e->kind == KF_PATH_FILE)
+        fprintf(stderr, "kfsck scan: %s is a file, not a broker data directory; use `kfsck verify %s`\n", p, p);
+    else
+        fprintf(stderr,
+                "kfsck scan: %s is a partition directory, not a broker data directory; "
+                "use `kfsck verify %s` (or scan its parent)\n",
+                p, p);
+    return KF_ERR_UNSUPPORTED;
+}
+
 /* ---- command ------------------------------------------------------------------ */
 
 static void scan_usage(FILE *f)
@@ -153,58 +185,26 @@ int cmd_scan(int argc, char **argv)
         return opt_usage_error("scan", "no DATADIR given", NULL, scan_usage);
 
     /* Check every argument before any output: a partition dir or a file is a
-     * usage error, a missing path makes the exit 3. */
-    int status = EXIT_CLEAN;
-    bool *skip = calloc((size_t)argc, sizeof *skip);
-    if (!skip) {
-        fputs("kfsck: out of memory\n", stderr);
-        return EXIT_FAIL;
+     * usage error, a path that cannot be used makes the exit 3. */
+    datadirs_found found = {NULL, 0};
+    kf_paths_walk_opts wo;
+    kf_paths_walk_opts_init(&wo);
+    wo.file_fn = not_a_datadir;
+    wo.partition_fn = not_a_datadir;
+    wo.datadir_fn = add_datadir;
+    wo.empty_dir_is_datadir = true;
+    wo.special_what = "not a regular file or directory (a FIFO, socket or device?)";
+    wo.other_dir_what = "not a broker data directory (no partition directories, meta.properties or checkpoints)";
+    wo.error_fn = print_path_error;
+    wo.ctx = &found;
+    int rc = kf_paths_walk(argv + optind, (size_t)(argc - optind), &wo);
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
+    if (rc == KF_ERR_UNSUPPORTED) {
+        free(found.paths);
+        return EXIT_USAGE;
     }
-    for (int i = optind; i < argc; i++) {
-        const char *p = argv[i];
-        int err_no = 0;
-        switch (kf_classify_path(p, &err_no)) {
-        case KF_PATH_ERROR:
-            cli_error(p, "%s", kf_path_error_str(err_no));
-            status = EXIT_FAIL;
-            skip[i] = true;
-            break;
-        case KF_PATH_SPECIAL:
-            cli_error(p, "not a regular file or directory (a FIFO, socket or device?)");
-            status = EXIT_FAIL;
-            skip[i] = true;
-            break;
-        case KF_PATH_FILE:
-            fprintf(stderr, "kfsck scan: %s is a file, not a broker data directory; use `kfsck verify %s`\n", p, p);
-            free(skip);
-            return EXIT_USAGE;
-        case KF_PATH_PARTITION:
-            fprintf(stderr,
-                    "kfsck scan: %s is a partition directory, not a broker data directory; "
-                    "use `kfsck verify %s` (or scan its parent)\n",
-                    p, p);
-            free(skip);
-            return EXIT_USAGE;
-        case KF_PATH_DATADIR: break;
-        case KF_PATH_OTHER_DIR: {
-            kf_name_list l;
-            if (kf_list_dir(p, &l, &err_no) != KF_OK) {
-                cli_error(p, "cannot read directory: %s", kf_path_error_str(err_no));
-                status = EXIT_FAIL;
-                skip[i] = true;
-            } else {
-                if (l.n) {
-                    cli_error(p, "not a broker data directory (no partition directories, meta.properties "
-                                 "or checkpoints)");
-                    status = EXIT_FAIL;
-                    skip[i] = true;
-                }
-                kf_name_list_free(&l);
-            }
-            break;
-        }
-        }
-    }
+    int status = rc == KF_OK ? EXIT_CLEAN : EXIT_FAIL;
 
     out o;
     out_init(&o, stdout, json);
@@ -218,19 +218,17 @@ int cmd_scan(int argc, char **argv)
     so.ctx = &sp;
     kf_datadir_totals tot = {0};
     uint64_t datadirs = 0;
-    for (int i = optind; i < argc; i++) {
-        if (skip[i])
-            continue;
+    for (size_t i = 0; i < found.n; i++) {
         if (!json)
-            out_text(&o, "%s:\n", argv[i]);
-        if (kf_datadir_scan(argv[i], &so, &tot) != KF_OK) {
-            cli_error(argv[i], "out of memory");
-            free(skip);
+            out_text(&o, "%s:\n", found.paths[i]);
+        if (kf_datadir_scan(found.paths[i], &so, &tot) != KF_OK) {
+            cli_error(found.paths[i], "out of memory");
+            free(found.paths);
             return EXIT_FAIL;
         }
         datadirs++;
     }
-    free(skip);
+    free(found.paths);
     if (json) {
         out_begin(&o, "summary");
         out_uint(&o, "datadirs", datadirs);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/walk.h"
 
 typedef struct verify_run {
     out *o;
@@ -49,6 +50,13 @@ static void show_progress(void *ctx, const char *path, uint64_t position, uint64
 {
     (void)ctx;
     progress_show((void *)path, position, size);
+}
+
+static void path_done(void *ctx, const char *path)
+{
+    (void)ctx;
+    (void)path;
+    progress_done();
 }
 
 static void verify_usage(FILE *f)
@@ -102,43 +110,13 @@ int cmd_verify(int argc, char **argv)
     vo.segment_fn = print_segment;
     vo.segment_ctx = &run;
     vo.progress_fn = show_progress;
+    vo.path_error_fn = print_path_error;
+    vo.path_done_fn = path_done;
     kf_verify_result res = {0};
-    int status = EXIT_CLEAN;
-    for (int i = optind; i < argc; i++) {
-        const char *p = argv[i];
-        int err_no = 0, rc = KF_OK;
-        switch (kf_classify_path(p, &err_no)) {
-        case KF_PATH_ERROR:
-            cli_error(p, "%s", kf_path_error_str(err_no));
-            status = EXIT_FAIL;
-            break;
-        case KF_PATH_SPECIAL:
-            cli_error(p, "not a regular file or directory (a FIFO, socket or device?)");
-            status = EXIT_FAIL;
-            break;
-        case KF_PATH_FILE: {
-            kf_name_info ni = kf_classify_name(kf_path_base(p));
-            if (ni.kind == KF_FILE_UNKNOWN && kf_looks_like_log(p))
-                ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
-            if (ni.kind == KF_FILE_UNKNOWN)
-                cli_error(p, "not a Kafka file kfsck knows (by its name); skipped");
-            else
-                rc = kf_verify_file(p, ni.kind, ni.base_offset, &vo, &res, NULL);
-            break;
-        }
-        case KF_PATH_PARTITION: rc = kf_verify_partition(p, &vo, &res, NULL); break;
-        case KF_PATH_DATADIR: rc = kf_verify_datadir(p, &vo, &res); break;
-        case KF_PATH_OTHER_DIR:
-            cli_error(p, "neither a partition directory nor a broker data directory");
-            status = EXIT_FAIL;
-            break;
-        }
-        progress_done();
-        if (rc == KF_ERR_NOMEM) {
-            cli_error(p, "out of memory");
-            return EXIT_FAIL;
-        }
-    }
+    int rc = kf_verify_paths(argv + optind, (size_t)(argc - optind), &vo, &res);
+    if (rc == KF_ERR_NOMEM)
+        return EXIT_FAIL;
+    int status = rc == KF_OK ? EXIT_CLEAN : EXIT_FAIL;
     if (!json)
         out_text(&o, "%llu error%s, %llu warning%s\n", (unsigned long long)res.errors, res.errors == 1 ? "" : "s",
                  (unsigned long long)res.warnings, res.warnings == 1 ? "" : "s");

@@ -1,6 +1,7 @@
 /* walk.h: path helpers of the command-line tool that exit on out of memory
- * (the library's kf_path_join / kf_path_dir return NULL instead), and the
- * out-of-memory exit itself. */
+ * (the library's kf_path_join / kf_path_dir return NULL instead), the
+ * out-of-memory exit itself, and the printing of a PATH the library's walk
+ * (kfsck/paths.h) could not use. */
 #ifndef KFSCK_CLI_WALK_H
 #define KFSCK_CLI_WALK_H
 
@@ -8,6 +9,9 @@
 void cli_oom(void) __attribute__((noreturn));
 /* p, or cli_oom() when it is NULL: x = must(malloc(n)). */
 void *must(void *p);
+
+/* A kf_path_error_fn: "kfsck: <path>: <what>" on stderr (ctx unused). */
+void print_path_error(void *ctx, const char *path, int err_no, const char *what);
 
 /* dir + "/" + name, malloc'd. */
 char *path_join(const char *dir, const char *name);

@@ -1,6 +1,6 @@
-/* partition.c: finding partitions and their copies under the PATHs
- * (include/kfsck/partition.h), and a partition's log end offset. The
- * partition reader is partreader.c. */
+/* partition.c: the partitions and their copies under the PATHs
+ * (include/kfsck/partition.h), made from the walk of paths.c, and a
+ * partition's log end offset. The partition reader is partreader.c. */
 #include "kfsck/partition.h"
 
 #include <errno.h>
@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/partition_internal.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
+#include "kfsck/paths.h"
 #include "kfsck/segment.h"
 
 /* ---- inputs --------------------------------------------------------------- */
@@ -103,15 +103,6 @@ static int add_copy_dir(kf_partition *p, const char *dir, kf_path_error_fn fn, v
     return rc;
 }
 
-static int add_partition_dir(kf_inputs *in, const char *dir, kf_path_error_fn fn, void *ctx)
-{
-    char topic[256];
-    int32_t partition;
-    partition_of_dir(dir, topic, sizeof topic, &partition);
-    kf_partition *p = part_for(in, topic, partition);
-    return p ? add_copy_dir(p, dir, fn, ctx) : KF_ERR_NOMEM;
-}
-
 static int add_file(kf_inputs *in, const char *path)
 {
     char *dir = kf_path_dir(path);
@@ -137,74 +128,127 @@ static int cmp_parts(const void *a, const void *b)
     return x->partition < y->partition ? -1 : x->partition > y->partition;
 }
 
-int kf_path_unusable(const char *path, kf_path_kind kind, int err_no, kf_path_error_fn fn, void *ctx)
+/* ---- kf_inputs_collect: the walk's partitions and loose files as copies ---------- */
+
+/* Where a partition's copies came from: the cluster its first copy with a
+ * known cluster.id belongs to (data dirs of two clusters are never copies
+ * of one another). Parallel to in->parts while collecting. */
+typedef struct part_cluster {
+    char *cluster_id;  /* NULL while no copy's data dir named one */
+    char *datadir;
+} part_cluster;
+
+typedef struct collect {
+    kf_inputs *in;
+    part_cluster *clusters;
+    size_t nclusters;
+    char **refused;    /* pairs of data dirs already reported as of different clusters */
+    size_t nrefused;
+    kf_path_error_fn fn;
+    void *ctx;
+} collect;
+
+static bool refused_before(const collect *c, const char *a, const char *b)
 {
-    if (kind != KF_PATH_ERROR && kind != KF_PATH_SPECIAL)
+    for (size_t i = 0; i + 1 < c->nrefused; i += 2)
+        if (!strcmp(c->refused[i], a) && !strcmp(c->refused[i + 1], b))
+            return true;
+    return false;
+}
+
+/* KF_OK when a copy of p from data dir dd may join p's other copies
+ * (recording dd's cluster when p had none); KF_ERR_IO when dd names another
+ * cluster than p's copies (reported once per pair of data dirs). */
+static int same_cluster(collect *c, const kf_partition *p, const kf_datadir_info *dd)
+{
+    if (!dd || !dd->has_meta || !dd->meta.cluster_id[0] || p->partition < 0)
         return KF_OK;
-    if (fn)
-        fn(ctx, path, kind == KF_PATH_ERROR ? err_no : 0,
-           kind == KF_PATH_ERROR ? kf_path_error_str(err_no) : "not a regular file or directory");
+    size_t i = (size_t)(p - c->in->parts);
+    if (i >= c->nclusters) {
+        part_cluster *nc = realloc(c->clusters, c->in->n * sizeof *nc);
+        if (!nc)
+            return KF_ERR_NOMEM;
+        memset(nc + c->nclusters, 0, (c->in->n - c->nclusters) * sizeof *nc);
+        c->clusters = nc;
+        c->nclusters = c->in->n;
+    }
+    part_cluster *pc = &c->clusters[i];
+    if (!pc->cluster_id) {
+        pc->cluster_id = strdup(dd->meta.cluster_id);
+        pc->datadir = strdup(dd->path);
+        return pc->cluster_id && pc->datadir ? KF_OK : KF_ERR_NOMEM;
+    }
+    if (!strcmp(pc->cluster_id, dd->meta.cluster_id))
+        return KF_OK;
+    if (refused_before(c, pc->datadir, dd->path))
+        return KF_ERR_IO;
+    char **nr = realloc(c->refused, (c->nrefused + 2) * sizeof *nr);
+    if (!nr)
+        return KF_ERR_NOMEM;
+    c->refused = nr;
+    if (!(nr[c->nrefused] = strdup(pc->datadir)))
+        return KF_ERR_NOMEM;
+    if (!(nr[c->nrefused + 1] = strdup(dd->path))) {
+        free(nr[c->nrefused]);
+        return KF_ERR_NOMEM;
+    }
+    c->nrefused += 2;
+#define OTHER_CLUSTER                                                                                          \
+    "its meta.properties names cluster.id %s, but %s names %s: data dirs of different clusters are never read " \
+    "as copies of one another"
+    int len = snprintf(NULL, 0, OTHER_CLUSTER, dd->meta.cluster_id, pc->datadir, pc->cluster_id);
+    char *what = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!what)
+        return KF_ERR_NOMEM;
+    snprintf(what, (size_t)len + 1, OTHER_CLUSTER, dd->meta.cluster_id, pc->datadir, pc->cluster_id);
+#undef OTHER_CLUSTER
+    if (c->fn)
+        c->fn(c->ctx, dd->path, 0, what);
+    free(what);
     return KF_ERR_IO;
+}
+
+static int collect_partition(void *ctx, const kf_path_entry *e)
+{
+    collect *c = ctx;
+    if (e->kind != KF_PATH_PARTITION)
+        return KF_OK; /* a data dir's <topic>-<n> entry holding partition dirs: not one */
+    char topic[256];
+    int32_t partition;
+    partition_of_dir(e->path, topic, sizeof topic, &partition);
+    kf_partition *p = part_for(c->in, topic, partition);
+    if (!p)
+        return KF_ERR_NOMEM;
+    int rc = same_cluster(c, p, e->datadir);
+    return rc == KF_OK ? add_copy_dir(p, e->path, c->fn, c->ctx) : rc;
+}
+
+static int collect_file(void *ctx, const kf_path_entry *e)
+{
+    return add_file(((collect *)ctx)->in, e->path);
 }
 
 int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error_fn fn, void *ctx)
 {
     memset(in, 0, sizeof *in);
-    int status = KF_OK;
-    for (size_t i = 0; i < n && status != KF_ERR_NOMEM; i++) {
-        const char *p = paths[i];
-        int err_no = 0, rc = KF_OK;
-        kf_path_kind kind = kf_classify_path(p, &err_no);
-        switch (kind) {
-        case KF_PATH_ERROR:
-        case KF_PATH_SPECIAL:
-            rc = kf_path_unusable(p, kind, err_no, fn, ctx);
-            break;
-        case KF_PATH_FILE:
-            rc = add_file(in, p);
-            break;
-        case KF_PATH_PARTITION:
-            rc = add_partition_dir(in, p, fn, ctx);
-            break;
-        case KF_PATH_DATADIR: {
-            kf_name_list l;
-            if ((rc = kf_list_dir(p, &l, &err_no)) != KF_OK) {
-                if (fn && rc != KF_ERR_NOMEM)
-                    fn(ctx, p, err_no, kf_path_error_str(err_no));
-                break;
-            }
-            for (size_t k = 0; k < l.n && rc != KF_ERR_NOMEM; k++) {
-                char *sub = kf_path_join(p, l.names[k]);
-                if (!sub) {
-                    rc = KF_ERR_NOMEM;
-                    break;
-                }
-                int e2 = 0;
-                kf_path_kind sk = kf_classify_path(sub, &e2);
-                char topic[256];
-                int32_t part;
-                if (sk == KF_PATH_PARTITION) {
-                    int r2 = add_partition_dir(in, sub, fn, ctx);
-                    if (r2 != KF_OK)
-                        rc = r2;
-                } else if (sk == KF_PATH_ERROR && kf_parse_partition_dir(l.names[k], topic, sizeof topic, &part)) {
-                    /* a partition dir that cannot be read is not silently skipped */
-                    rc = kf_path_unusable(sub, sk, e2, fn, ctx);
-                }
-                free(sub);
-            }
-            kf_name_list_free(&l);
-            break;
-        }
-        case KF_PATH_OTHER_DIR:
-            if (fn)
-                fn(ctx, p, 0, "neither a partition directory nor a broker data directory");
-            rc = KF_ERR_IO;
-            break;
-        }
-        if (rc != KF_OK && status != KF_ERR_NOMEM)
-            status = rc;
+    collect c = {in, NULL, 0, NULL, 0, fn, ctx};
+    kf_paths_walk_opts o;
+    kf_paths_walk_opts_init(&o);
+    o.file_fn = collect_file;
+    o.partition_fn = collect_partition;
+    o.descend = true;
+    o.error_fn = fn;
+    o.error_ctx = ctx;
+    o.ctx = &c;
+    int status = kf_paths_walk(paths, n, &o);
+    for (size_t i = 0; i < c.nclusters; i++) {
+        free(c.clusters[i].cluster_id);
+        free(c.clusters[i].datadir);
     }
+    free(c.clusters);
+    for (size_t i = 0; i < c.nrefused; i++)
+        free(c.refused[i]);
+    free(c.refused);
     if (in->n)
         qsort(in->parts, in->n, sizeof *in->parts, cmp_parts);
     return status;

@@ -4,17 +4,18 @@
  * quorum-state; the one in a data dir), their .log segments as one log for
  * the partition reader, their snapshots and quorum-state files, loose
  * .log / .checkpoint / bootstrap.checkpoint / quorum-state files named on
- * the command line, and the data dirs' meta.properties. */
+ * the command line, and the data dirs' meta.properties, from the walk of
+ * paths.h (a data dir's __cluster_metadata-N entries only). */
 #include "kfsck/metadata.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/partition_internal.h"
 #include "jobs/kraft_files.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
+#include "kfsck/paths.h"
 
 /* ---- inputs ------------------------------------------------------------------------ */
 
@@ -63,19 +64,36 @@ static bool is_metadata_dir_name(const char *base)
     return kf_parse_partition_dir(base, topic, sizeof topic, &part) && !strcmp(topic, "__cluster_metadata");
 }
 
+/* The walk's state: what it found so far. */
+typedef struct kraft_walk {
+    kf_kraft_inputs *ki;
+    char **logp;          /* the metadata log's copies (dirs) and loose segments */
+    size_t nlog;
+    bool meta_taken;      /* the meta.properties of the data dir PATH being walked was taken */
+    kf_path_error_fn fn;
+    void *ctx;
+} kraft_walk;
+
+static int unusable(kraft_walk *w, const char *path, int err_no, const char *what)
+{
+    if (w->fn)
+        w->fn(w->ctx, path, err_no, what);
+    return KF_ERR_IO;
+}
+
 /* A partition directory: taken when it is named __cluster_metadata-N or holds
  * KRaft snapshots or a quorum-state. Adds its snapshots and quorum-state. A
  * directory that cannot be listed (it could a moment before, when it was
- * classified) is reported through fn: KF_ERR_IO. */
-static int meta_dir(kf_kraft_inputs *ki, const char *dir, char ***logp, size_t *nlog, bool *taken,
-                    kf_path_error_fn fn, void *ctx)
+ * classified) is reported: KF_ERR_IO. */
+static int meta_dir(kraft_walk *w, const char *dir, bool *taken)
 {
+    kf_kraft_inputs *ki = w->ki;
     *taken = false;
     kf_name_list l;
     int err_no = 0;
     int rc = kf_list_dir(dir, &l, &err_no);
     if (rc != KF_OK)
-        return rc == KF_ERR_NOMEM ? rc : kf_path_unusable(dir, KF_PATH_ERROR, err_no, fn, ctx);
+        return rc == KF_ERR_NOMEM ? rc : unusable(w, dir, err_no, kf_path_error_str(err_no));
     bool is_meta = is_metadata_dir_name(kf_path_base(dir));
     for (size_t i = 0; i < l.n && !is_meta; i++) {
         kf_name_info ni = kf_classify_name(l.names[i]);
@@ -99,118 +117,81 @@ static int meta_dir(kf_kraft_inputs *ki, const char *dir, char ***logp, size_t *
     if (rc == KF_OK && is_meta) {
         *taken = true;
         if ((rc = strv_add(&ki->dirs, &ki->ndirs, dir)) == KF_OK)
-            rc = strv_add(logp, nlog, dir);
+            rc = strv_add(&w->logp, &w->nlog, dir);
     }
     return rc;
 }
 
-static int meta_properties_of(kf_kraft_inputs *ki, const char *datadir)
+static int kraft_file(void *ctx, const kf_path_entry *e)
 {
-    char *p = kf_path_join(datadir, "meta.properties");
-    if (!p)
-        return KF_ERR_NOMEM;
-    int err_no, rc = KF_OK;
-    if (kf_classify_path(p, &err_no) == KF_PATH_FILE)
-        rc = strv_add(&ki->meta_properties, &ki->nmeta, p);
-    free(p);
-    return rc;
+    kraft_walk *w = ctx;
+    kf_kraft_inputs *ki = w->ki;
+    const char *p = e->path;
+    switch (e->file.kind) {
+    case KF_FILE_KRAFT_CHECKPOINT:
+    case KF_FILE_BOOTSTRAP_CHECKPOINT: return snapshot_add(ki, p, true);
+    case KF_FILE_QUORUM_STATE: return strv_add(&ki->quorum_states, &ki->nquorum, p);
+    case KF_FILE_META_PROPERTIES: return strv_add(&ki->meta_properties, &ki->nmeta, p);
+    default:
+        if (e->file.kind == KF_FILE_LOG || kf_looks_like_log(p))
+            return strv_add(&w->logp, &w->nlog, p);
+        return unusable(w, p, 0, "not a file of a KRaft metadata partition");
+    }
+}
+
+/* A metadata partition dir; the meta.properties of the data dir holding it
+ * once per data dir (a data dir PATH's, or a partition dir PATH's parent's). */
+static int kraft_partition(void *ctx, const kf_path_entry *e)
+{
+    kraft_walk *w = ctx;
+    if (e->kind != KF_PATH_PARTITION)
+        return KF_OK;
+    bool taken;
+    int rc = meta_dir(w, e->path, &taken);
+    if (rc != KF_OK || !taken || !e->datadir->meta_path)
+        return rc;
+    if (e->in_datadir && w->meta_taken)
+        return KF_OK;
+    w->meta_taken = e->in_datadir;
+    return strv_add(&w->ki->meta_properties, &w->ki->nmeta, e->datadir->meta_path);
+}
+
+static int kraft_datadir(void *ctx, const kf_path_entry *e)
+{
+    (void)e;
+    ((kraft_walk *)ctx)->meta_taken = false;
+    return KF_OK;
+}
+
+static bool metadata_entry(void *ctx, const kf_path_entry *e)
+{
+    (void)ctx;
+    return is_metadata_dir_name(e->name);
 }
 
 int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, kf_path_error_fn fn, void *ctx)
 {
     memset(ki, 0, sizeof *ki);
-    char **logp = NULL;
-    size_t nlog = 0;
-    int status = KF_OK;
-    for (size_t i = 0; i < n && status != KF_ERR_NOMEM; i++) {
-        const char *p = paths[i];
-        int err_no = 0, rc = KF_OK;
-        bool taken;
-        kf_path_kind kind = kf_classify_path(p, &err_no);
-        switch (kind) {
-        case KF_PATH_ERROR:
-        case KF_PATH_SPECIAL:
-            rc = kf_path_unusable(p, kind, err_no, fn, ctx);
-            break;
-        case KF_PATH_FILE: {
-            kf_name_info ni = kf_classify_name(kf_path_base(p));
-            if (ni.kind == KF_FILE_KRAFT_CHECKPOINT || ni.kind == KF_FILE_BOOTSTRAP_CHECKPOINT)
-                rc = snapshot_add(ki, p, true);
-            else if (ni.kind == KF_FILE_QUORUM_STATE)
-                rc = strv_add(&ki->quorum_states, &ki->nquorum, p);
-            else if (ni.kind == KF_FILE_META_PROPERTIES)
-                rc = strv_add(&ki->meta_properties, &ki->nmeta, p);
-            else if (ni.kind == KF_FILE_LOG || kf_looks_like_log(p))
-                rc = strv_add(&logp, &nlog, p);
-            else if (fn) {
-                fn(ctx, p, 0, "not a file of a KRaft metadata partition");
-                rc = KF_ERR_IO;
-            }
-            break;
-        }
-        case KF_PATH_PARTITION: {
-            rc = meta_dir(ki, p, &logp, &nlog, &taken, fn, ctx);
-            if (rc == KF_OK && taken) {
-                char *parent = kf_path_dir(p);
-                if (!parent)
-                    rc = KF_ERR_NOMEM;
-                else
-                    rc = meta_properties_of(ki, parent);
-                free(parent);
-            }
-            break;
-        }
-        case KF_PATH_DATADIR: {
-            kf_name_list l;
-            if ((rc = kf_list_dir(p, &l, &err_no)) != KF_OK) {
-                if (fn && rc != KF_ERR_NOMEM)
-                    fn(ctx, p, err_no, kf_path_error_str(err_no));
-                break;
-            }
-            bool any = false;
-            for (size_t k = 0; k < l.n && rc != KF_ERR_NOMEM; k++) {
-                if (!is_metadata_dir_name(l.names[k]))
-                    continue;
-                char *sub = kf_path_join(p, l.names[k]);
-                if (!sub) {
-                    rc = KF_ERR_NOMEM;
-                    break;
-                }
-                int e2 = 0, r2 = KF_OK;
-                kf_path_kind sk = kf_classify_path(sub, &e2);
-                if (sk == KF_PATH_PARTITION)
-                    r2 = meta_dir(ki, sub, &logp, &nlog, &taken, fn, ctx), any |= taken;
-                else if (sk == KF_PATH_ERROR) /* a metadata dir that cannot be read is not silently skipped */
-                    r2 = kf_path_unusable(sub, sk, e2, fn, ctx);
-                if (r2 != KF_OK)
-                    rc = r2;
-                free(sub);
-            }
-            kf_name_list_free(&l);
-            if (rc != KF_ERR_NOMEM && any) {
-                int r3 = meta_properties_of(ki, p);
-                if (r3 != KF_OK)
-                    rc = r3;
-            }
-            break;
-        }
-        case KF_PATH_OTHER_DIR:
-            if (fn)
-                fn(ctx, p, 0, "neither a partition directory nor a broker data directory");
-            rc = KF_ERR_IO;
-            break;
-        }
-        if (rc != KF_OK && status != KF_ERR_NOMEM)
-            status = rc;
-    }
+    kraft_walk w = {ki, NULL, 0, false, fn, ctx};
+    kf_paths_walk_opts o;
+    kf_paths_walk_opts_init(&o);
+    o.file_fn = kraft_file;
+    o.partition_fn = kraft_partition;
+    o.datadir_fn = kraft_datadir;
+    o.want_fn = metadata_entry;
+    o.descend = true;
+    o.error_fn = fn;
+    o.error_ctx = ctx;
+    o.ctx = &w;
+    int status = kf_paths_walk(paths, n, &o);
     if (status != KF_ERR_NOMEM) {
-        int rc = kf_inputs_collect(&ki->all, logp, nlog, fn, ctx);
+        int rc = kf_inputs_collect(&ki->all, w.logp, w.nlog, fn, ctx);
         if (rc != KF_OK && status == KF_OK)
             status = rc;
     }
-    for (size_t i = 0; i < nlog; i++)
-        free(logp[i]);
-    free(logp);
+    for (size_t i = 0; i < w.nlog; i++)
+        free(w.logp[i]);
+    free(w.logp);
     /* every copy found is a copy of the metadata log */
     size_t total = 0;
     for (size_t i = 0; i < ki->all.n; i++)

@@ -1,4 +1,5 @@
-/* scan.c: whole data dirs (include/kfsck/scan.h). Each partition dir is
+/* scan.c: whole data dirs (include/kfsck/scan.h). The data dir's entries
+ * come from the walk of paths.h; each partition dir is
  * verified by kf_verify_partition in a pool of threads (and, when the data
  * dir also holds the KRaft metadata log, checked against it:
  * kf_kraft_check_partition); its problems are
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kfsck/checkpoint.h"
@@ -26,6 +26,7 @@
 #include "kfsck/kraft_check.h"
 #include "kfsck/metadata.h"
 #include "kfsck/names.h"
+#include "kfsck/paths.h"
 
 void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o)
 {
@@ -336,12 +337,6 @@ static int cmp_task(const void *a, const void *b)
     return cmp_tp(x->topic, x->partition, y->topic, y->partition);
 }
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static bool has_task(const datadir_ctx *d, const char *topic, int32_t partition)
 {
     size_t lo = 0, hi = d->ntasks;
@@ -414,172 +409,214 @@ static int kraft_image(datadir_ctx *d)
     return rc == KF_ERR_NOMEM ? rc : KF_OK;
 }
 
+/* ---- the data dir's entries, from the walk (paths.h) ------------------------------- */
+
+typedef struct entries_walk {
+    datadir_ctx *d;
+    dir_sink *ds;
+    size_t cap;        /* of d->tasks */
+} entries_walk;
+
+/* One of the four offset checkpoints: its entries kept to compare with the
+ * partitions. */
+static int read_checkpoint(entries_walk *w, int k, const char *path)
+{
+    datadir_ctx *d = w->d;
+    dir_sink *ds = w->ds;
+    ck_file *f = &d->ck[k];
+    d->any_checkpoint = true;
+    free(f->path);
+    if (!(f->path = strdup(path)))
+        return KF_ERR_NOMEM;
+    kf_bytes m;
+    int err_no = 0;
+    int rc = kf_file_read_all(f->path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    ds->file = f->path;
+    if (rc != KF_OK) {
+        kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
+                  rc == KF_ERR_TOO_BIG ? "larger than kfsck reads whole" : kf_path_error_str(err_no));
+    } else {
+        int32_t version;
+        kf_checkpoint_parse(m.data, m.size, KF_CKPT_OFFSETS, &version, ck_collect, f, dir_problem, ds);
+        free(m.data);
+        if (f->n > 1)
+            qsort(f->e, f->n, sizeof *f->e, cmp_ck);
+    }
+    ds->file = d->datadir;
+    return f->nomem ? KF_ERR_NOMEM : KF_OK;
+}
+
+static int datadir_file(void *ctx, const kf_path_entry *e)
+{
+    entries_walk *w = ctx;
+    for (int k = 0; k < CK_N; k++)
+        if (!strcmp(e->name, CK_NAMES[k]))
+            return read_checkpoint(w, k, e->path);
+    if (e->file.kind != KF_FILE_META_PROPERTIES && e->file.kind != KF_FILE_OFFSET_CHECKPOINT)
+        return KF_OK;
+    kf_verify_opts vo;
+    kf_verify_opts_init(&vo);
+    vo.max_batch_bytes = w->d->o->max_batch_bytes;
+    vo.problem_fn = dir_problem;
+    vo.problem_ctx = w->ds;
+    kf_verify_result vr = {0};
+    return kf_verify_file(e->path, e->file.kind, e->file.base_offset, &vo, &vr, NULL);
+}
+
+/* Plain <topic>-<n> only: -delete, -future and -stray dirs end otherwise. */
+static bool plain_partition_name(void *ctx, const kf_path_entry *e)
+{
+    (void)ctx;
+    size_t len = strlen(e->name);
+    return e->partition_named && len && isdigit((unsigned char)e->name[len - 1]);
+}
+
+/* A partition dir; also one that cannot be read: a finding, never skipped. */
+static int add_task(void *ctx, const kf_path_entry *e)
+{
+    entries_walk *w = ctx;
+    datadir_ctx *d = w->d;
+    if (e->kind == KF_PATH_ERROR && e->err_no == ENOENT)
+        return KF_OK; /* gone since it was listed, or a dangling symlink */
+    if (d->ntasks == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        task *nt = realloc(d->tasks, cap * sizeof *nt);
+        if (!nt)
+            return KF_ERR_NOMEM;
+        d->tasks = nt;
+        w->cap = cap;
+    }
+    task *t = &d->tasks[d->ntasks++];
+    memset(t, 0, sizeof *t);
+    t->partition = e->partition;
+    t->name = strdup(e->name);
+    t->topic = strdup(e->topic);
+    t->dir = strdup(e->path);
+    return t->name && t->topic && t->dir ? KF_OK : KF_ERR_NOMEM;
+}
+
+/* The data dir's checkpoints read, its meta.properties verified and its
+ * partitions made tasks, in (topic, partition) order. KF_ERR_IO when the
+ * data dir cannot be listed (reported). */
+static int collect_entries(datadir_ctx *d, dir_sink *ds)
+{
+    entries_walk w = {d, ds, 0};
+    kf_paths_walk_opts wo;
+    kf_paths_walk_opts_init(&wo);
+    wo.partition_fn = add_task;
+    wo.datadir_file_fn = datadir_file;
+    wo.want_fn = plain_partition_name;
+    wo.unreadable_partitions = true;
+    wo.ctx = &w;
+    int err_no = 0;
+    int rc = kf_datadir_walk(d->datadir, &wo, &err_no);
+    if (rc == KF_ERR_IO) {
+        kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read directory: %s",
+                  kf_path_error_str(err_no));
+        return rc;
+    }
+    if (rc == KF_OK && d->ntasks > 1)
+        qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
+    return rc;
+}
+
+/* Checkpoint entries naming a partition that is not here. */
+static void report_orphans(datadir_ctx *d, dir_sink *ds)
+{
+    for (int k = 0; k < CK_N; k++) {
+        const ck_file *f = &d->ck[k];
+        for (size_t i = 0; i < f->n; i++) {
+            const ck_entry *e = &f->e[i];
+            if (has_task(d, e->topic, e->partition))
+                continue;
+            ds->file = f->path;
+            kf_report(dir_problem, ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
+                      "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s",
+                      e->topic, e->partition, e->offset, d->datadir);
+        }
+    }
+    ds->file = d->datadir;
+}
+
+/* ---- the partitions: N workers, handed back in order --------------------------------- */
+
+static void hand_back(datadir_ctx *d, task *t, kf_datadir_totals *tot)
+{
+    t->part.problems = t->probs;
+    t->part.n_problems = t->nprobs;
+    if (d->o->partition_fn)
+        d->o->partition_fn(d->o->ctx, &t->part);
+    tot->partitions++;
+    tot->segments += t->part.log.segments;
+    tot->bytes += t->part.log.bytes;
+    tot->errors += t->part.errors;
+    tot->warnings += t->part.warnings;
+    tot->unreadable |= t->part.unreadable;
+}
+
+static int run_partitions(datadir_ctx *d, unsigned jobs, kf_datadir_totals *tot)
+{
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    size_t nthreads = jobs > 1 ? (jobs < d->ntasks ? jobs : d->ntasks) : 0;
+    pthread_t *th = calloc(nthreads ? nthreads : 1, sizeof *th);
+    size_t started = 0;
+    int rc = th ? KF_OK : KF_ERR_NOMEM;
+    for (; th && started < nthreads; started++)
+        if (pthread_create(&th[started], NULL, worker, d) != 0)
+            break;
+    for (size_t i = 0; i < d->ntasks && rc == KF_OK; i++) {
+        task *t = &d->tasks[i];
+        if (started == 0) {
+            scan_partition(d, t); /* one job (or no thread could start) */
+        } else {
+            pthread_mutex_lock(&d->mu);
+            while (!t->done)
+                pthread_cond_wait(&d->cv, &d->mu);
+            pthread_mutex_unlock(&d->mu);
+        }
+        rc = t->rc;
+        if (rc == KF_OK)
+            hand_back(d, t, tot);
+    }
+    if (rc != KF_OK) { /* let the workers finish before their tasks go */
+        pthread_mutex_lock(&d->mu);
+        d->next = d->ntasks;
+        pthread_mutex_unlock(&d->mu);
+    }
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    pthread_mutex_destroy(&d->mu);
+    pthread_cond_destroy(&d->cv);
+    return rc;
+}
+
 int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_totals *tot)
 {
     dir_sink ds = {o, tot, dir};
-    kf_name_list l;
-    int err_no = 0;
-    int rc = kf_list_dir(dir, &l, &err_no);
-    if (rc == KF_ERR_NOMEM)
-        return rc;
-    if (rc != KF_OK) {
-        kf_report(dir_problem, &ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read directory: %s",
-                  kf_path_error_str(err_no));
-        return KF_OK;
-    }
-    unsigned jobs = o->jobs ? o->jobs : online_cpus();
     datadir_ctx d;
     memset(&d, 0, sizeof d);
     d.datadir = dir;
     d.o = o;
-    kf_verify_opts vo;
-    kf_verify_opts_init(&vo);
-    vo.max_batch_bytes = o->max_batch_bytes;
-    vo.problem_fn = dir_problem;
-    vo.problem_ctx = &ds;
-    kf_verify_result vr = {0};
-
-    d.tasks = calloc(l.n ? l.n : 1, sizeof *d.tasks);
-    rc = d.tasks ? KF_OK : KF_ERR_NOMEM;
-    for (size_t i = 0; i < l.n && rc == KF_OK; i++) {
-        const char *name = l.names[i];
-        char *p = kf_path_join(dir, name);
-        if (!p) {
-            rc = KF_ERR_NOMEM;
-            break;
-        }
-        kf_name_info ni = kf_classify_name(name);
-        char topic[256];
-        int32_t part;
-        size_t len = strlen(name);
-        int k = -1;
-        for (int c = 0; c < CK_N; c++)
-            if (!strcmp(name, CK_NAMES[c]))
-                k = c;
-        if (k >= 0 && !is_dir(p)) {
-            ck_file *f = &d.ck[k];
-            d.any_checkpoint = true;
-            f->path = p;
-            p = NULL;
-            kf_bytes m;
-            int e2 = 0;
-            int r2 = kf_file_read_all(f->path, KF_SMALL_FILE_MAX, &m.data, &m.size, &e2);
-            if (r2 == KF_ERR_NOMEM) {
-                rc = r2;
-            } else if (r2 != KF_OK) {
-                ds.file = f->path;
-                kf_report(dir_problem, &ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
-                          r2 == KF_ERR_TOO_BIG ? "larger than kfsck reads whole" : kf_path_error_str(e2));
-            } else {
-                ds.file = f->path;
-                int32_t version;
-                kf_checkpoint_parse(m.data, m.size, KF_CKPT_OFFSETS, &version, ck_collect, f, dir_problem, &ds);
-                free(m.data);
-                if (f->nomem)
-                    rc = KF_ERR_NOMEM;
-                if (f->n > 1)
-                    qsort(f->e, f->n, sizeof *f->e, cmp_ck);
-            }
-            ds.file = dir;
-        } else if ((ni.kind == KF_FILE_META_PROPERTIES || ni.kind == KF_FILE_OFFSET_CHECKPOINT) && !is_dir(p)) {
-            rc = kf_verify_file(p, ni.kind, ni.base_offset, &vo, &vr, NULL);
-        } else if (len && isdigit((unsigned char)name[len - 1]) &&
-                   kf_parse_partition_dir(name, topic, sizeof topic, &part)) {
-            /* plain <topic>-<n> only: -delete, -future and -stray dirs end otherwise */
-            int e2 = 0;
-            kf_path_kind pk = kf_classify_path(p, &e2);
-            /* a partition dir; also one that cannot be read: a finding, never skipped */
-            if ((pk == KF_PATH_ERROR && e2 != ENOENT) || pk == KF_PATH_PARTITION || pk == KF_PATH_DATADIR ||
-                pk == KF_PATH_OTHER_DIR) {
-                task *t = &d.tasks[d.ntasks++];
-                t->name = strdup(name);
-                t->topic = strdup(topic);
-                t->partition = part;
-                t->dir = p;
-                p = NULL;
-                if (!t->name || !t->topic)
-                    rc = KF_ERR_NOMEM;
-            }
-        }
-        free(p);
-    }
-    kf_name_list_free(&l);
-    if (rc == KF_OK && d.ntasks > 1)
-        qsort(d.tasks, d.ntasks, sizeof *d.tasks, cmp_task);
+    int rc = collect_entries(&d, &ds);
+    unsigned jobs = o->jobs ? o->jobs : online_cpus();
     /* jobs is the number of threads in all: one per partition at a time,
      * and the threads no partition takes go to the segment readers */
     d.reader_threads = jobs <= 1 || d.ntasks >= jobs ? 1 : jobs / (unsigned)(d.ntasks ? d.ntasks : 1);
     if (rc == KF_OK)
         rc = kraft_image(&d);
-
-    /* checkpoint entries naming a partition that is not here */
-    for (int k = 0; k < CK_N && rc == KF_OK; k++) {
-        const ck_file *f = &d.ck[k];
-        for (size_t i = 0; i < f->n; i++) {
-            const ck_entry *e = &f->e[i];
-            if (has_task(&d, e->topic, e->partition))
-                continue;
-            ds.file = f->path;
-            kf_report(dir_problem, &ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
-                      "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s", e->topic,
-                      e->partition, e->offset, dir);
-        }
+    if (rc == KF_OK) {
+        report_orphans(&d, &ds);
+        rc = run_partitions(&d, jobs, tot);
     }
-    ds.file = dir;
-
-    /* the partitions: N workers, handed back in order */
-    pthread_mutex_init(&d.mu, NULL);
-    pthread_cond_init(&d.cv, NULL);
-    size_t nthreads = rc == KF_OK && jobs > 1 ? (jobs < d.ntasks ? jobs : d.ntasks) : 0;
-    pthread_t *th = calloc(nthreads ? nthreads : 1, sizeof *th);
-    size_t started = 0;
-    if (!th)
-        rc = KF_ERR_NOMEM;
-    for (; th && started < nthreads; started++)
-        if (pthread_create(&th[started], NULL, worker, &d) != 0)
-            break;
-    for (size_t i = 0; i < d.ntasks; i++) {
-        task *t = &d.tasks[i];
-        if (rc == KF_OK) {
-            if (started == 0) {
-                scan_partition(&d, t); /* one job (or no thread could start) */
-            } else {
-                pthread_mutex_lock(&d.mu);
-                while (!t->done)
-                    pthread_cond_wait(&d.cv, &d.mu);
-                pthread_mutex_unlock(&d.mu);
-            }
-            if (t->rc != KF_OK)
-                rc = t->rc;
-        }
-        if (rc == KF_OK) {
-            t->part.problems = t->probs;
-            t->part.n_problems = t->nprobs;
-            if (o->partition_fn)
-                o->partition_fn(o->ctx, &t->part);
-            tot->partitions++;
-            tot->segments += t->part.log.segments;
-            tot->bytes += t->part.log.bytes;
-            tot->errors += t->part.errors;
-            tot->warnings += t->part.warnings;
-            tot->unreadable |= t->part.unreadable;
-        }
-    }
-    if (rc != KF_OK) { /* let the workers finish before their tasks go */
-        pthread_mutex_lock(&d.mu);
-        d.next = d.ntasks;
-        pthread_mutex_unlock(&d.mu);
-    }
-    for (size_t i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
     for (size_t i = 0; i < d.ntasks; i++)
         task_free(&d.tasks[i]);
-    free(th);
-    pthread_mutex_destroy(&d.mu);
-    pthread_cond_destroy(&d.cv);
     free(d.tasks);
     kf_metadata_free(d.meta);
     for (int k = 0; k < CK_N; k++)
         ck_free(&d.ck[k]);
-    return rc;
+    return rc == KF_ERR_IO ? KF_OK : rc;
 }

@@ -16,6 +16,7 @@
 #include "kfsck/file.h"
 #include "kfsck/index.h"
 #include "kfsck/kraft_check.h"
+#include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"
 #include "kfsck/snapshot.h"
 
@@ -423,45 +424,128 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
     return rc;
 }
 
+/* What the callbacks of the walk (paths.h) over a data dir's entries or
+ * over the PATHs check with. */
+typedef struct verify_walk {
+    const kf_verify_opts *o;
+    kf_verify_result *res;
+} verify_walk;
+
+static int verify_datadir_file(void *ctx, const kf_path_entry *e)
+{
+    verify_walk *w = ctx;
+    if (e->kind != KF_PATH_FILE)
+        return KF_OK;
+    if (e->file.kind == KF_FILE_BOOTSTRAP_CHECKPOINT)
+        return kf_verify_file(e->path, e->file.kind, e->file.base_offset, w->o, w->res, NULL);
+    sink fs = {w->o, w->res, e->path, 0, 0};
+    return verify_small_file(&fs, e->file.kind, e->file.base_offset);
+}
+
+static int verify_datadir_partition(void *ctx, const kf_path_entry *e)
+{
+    verify_walk *w = ctx;
+    if (e->kind == KF_PATH_PARTITION)
+        return kf_verify_partition(e->path, w->o, w->res, NULL);
+    if (e->kind == KF_PATH_ERROR) {
+        sink fs = {w->o, w->res, e->path, 0, 0};
+        kf_report(sink_problem, &fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0,
+                  "cannot read the partition directory: %s", kf_path_error_str(e->err_no));
+    }
+    return KF_OK;
+}
+
+static void datadir_walk_opts(kf_paths_walk_opts *wo, verify_walk *w)
+{
+    kf_paths_walk_opts_init(wo);
+    wo->partition_fn = verify_datadir_partition;
+    wo->datadir_file_fn = verify_datadir_file;
+    wo->unreadable_partitions = true;
+    wo->ctx = w;
+}
+
 int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res)
 {
-    sink s = {o, res, dir, 0, 0};
-    kf_name_list l;
+    verify_walk w = {o, res};
+    kf_paths_walk_opts wo;
+    datadir_walk_opts(&wo, &w);
     int err_no = 0;
-    int rc = kf_list_dir(dir, &l, &err_no);
-    if (rc == KF_ERR_NOMEM)
-        return rc;
-    if (rc != KF_OK) {
+    int rc = kf_datadir_walk(dir, &wo, &err_no);
+    if (rc == KF_ERR_IO) {
+        sink s = {o, res, dir, 0, 0};
         kf_report(sink_problem, &s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the data directory: %s",
                   kf_path_error_str(err_no));
-        return KF_OK;
+        rc = KF_OK;
     }
-    rc = KF_OK;
-    for (size_t i = 0; i < l.n && rc == KF_OK; i++) {
-        char *p = kf_path_join(dir, l.names[i]);
-        if (!p) {
-            rc = KF_ERR_NOMEM;
-            break;
-        }
-        int e2 = 0;
-        kf_path_kind k = kf_classify_path(p, &e2);
-        kf_name_info ni = kf_classify_name(l.names[i]);
-        char topic[256];
-        int32_t part;
-        if (k == KF_PATH_FILE && (ni.kind == KF_FILE_META_PROPERTIES || ni.kind == KF_FILE_OFFSET_CHECKPOINT)) {
-            sink fs = {o, res, p, 0, 0};
-            rc = verify_small_file(&fs, ni.kind, ni.base_offset);
-        } else if (k == KF_PATH_FILE && ni.kind == KF_FILE_BOOTSTRAP_CHECKPOINT) {
-            rc = kf_verify_file(p, ni.kind, ni.base_offset, o, res, NULL);
-        } else if (k == KF_PATH_PARTITION) {
-            rc = kf_verify_partition(p, o, res, NULL);
-        } else if (k == KF_PATH_ERROR && kf_parse_partition_dir(l.names[i], topic, sizeof topic, &part)) {
-            sink fs = {o, res, p, 0, 0};
-            kf_report(sink_problem, &fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0,
-                      "cannot read the partition directory: %s", kf_path_error_str(e2));
-        }
-        free(p);
-    }
-    kf_name_list_free(&l);
     return rc;
+}
+
+/* ---- PATHs ----------------------------------------------------------------------- */
+
+static void path_error(const kf_verify_opts *o, const char *path, int err_no, const char *what)
+{
+    if (o->path_error_fn)
+        o->path_error_fn(o->path_ctx, path, err_no, what);
+}
+
+static void path_done(const kf_verify_opts *o, const char *path)
+{
+    if (o->path_done_fn)
+        o->path_done_fn(o->path_ctx, path);
+}
+
+/* A PATH's check is done: KF_ERR_NOMEM is said against it. */
+static int checked(const kf_verify_opts *o, const char *path, int rc)
+{
+    path_done(o, path);
+    if (rc == KF_ERR_NOMEM)
+        path_error(o, path, ENOMEM, "out of memory");
+    return rc;
+}
+
+static int verify_path_file(void *ctx, const kf_path_entry *e)
+{
+    verify_walk *w = ctx;
+    kf_name_info ni = e->file;
+    if (ni.kind == KF_FILE_UNKNOWN && kf_looks_like_log(e->path))
+        ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
+    if (ni.kind == KF_FILE_UNKNOWN) {
+        path_error(w->o, e->path, 0, "not a Kafka file kfsck knows (by its name); skipped");
+        return checked(w->o, e->path, KF_OK);
+    }
+    return checked(w->o, e->path, kf_verify_file(e->path, ni.kind, ni.base_offset, w->o, w->res, NULL));
+}
+
+static int verify_path_partition(void *ctx, const kf_path_entry *e)
+{
+    verify_walk *w = ctx;
+    return checked(w->o, e->path, kf_verify_partition(e->path, w->o, w->res, NULL));
+}
+
+static int verify_path_datadir(void *ctx, const kf_path_entry *e)
+{
+    verify_walk *w = ctx;
+    return checked(w->o, e->path, kf_verify_datadir(e->path, w->o, w->res));
+}
+
+static void verify_path_error(void *ctx, const char *path, int err_no, const char *what)
+{
+    verify_walk *w = ctx;
+    path_error(w->o, path, err_no, what);
+    path_done(w->o, path);
+}
+
+int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_verify_result *res)
+{
+    verify_walk w = {o, res};
+    kf_paths_walk_opts wo;
+    kf_paths_walk_opts_init(&wo);
+    wo.file_fn = verify_path_file;
+    wo.partition_fn = verify_path_partition;
+    wo.datadir_fn = verify_path_datadir;
+    wo.special_what = "not a regular file or directory (a FIFO, socket or device?)";
+    wo.error_fn = verify_path_error;
+    wo.error_ctx = &w;
+    wo.ctx = &w;
+    return kf_paths_walk(paths, n, &wo);
 }

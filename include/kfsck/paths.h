@@ -1,0 +1,109 @@
+/* paths.h: the walk over the PATHs given to a command. Each PATH is
+ * classified once (kf_classify_path): a file (a segment, an index or another
+ * Kafka file), a partition directory (also KRaft's __cluster_metadata-0), or
+ * a broker data directory holding partition directories, whose entries are
+ * classified in turn. What is found goes to the caller's callbacks, in the
+ * order of the PATHs and, inside a data dir, in name order; every PATH that
+ * cannot be used goes to one error callback (its errno and words for
+ * "kfsck: <path>: <what>"). Each data dir comes with what its
+ * meta.properties says (broker or node id, cluster id), and each partition
+ * directory with the data dir holding it, so partitions can be grouped by
+ * broker and copies of different clusters told apart. Every job that takes
+ * PATHs walks them here (kf_inputs_collect, kf_kraft_inputs_collect,
+ * kf_verify_paths, kf_datadir_scan). Nothing here reads a segment. */
+#ifndef KFSCK_PATHS_H
+#define KFSCK_PATHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/checkpoint.h"
+#include "kfsck/dirs.h"
+#include "kfsck/names.h"
+#include "kfsck/partition.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A broker data directory and its meta.properties. */
+typedef struct kf_datadir_info {
+    const char *path;         /* the data dir: a PATH, or a partition dir PATH's parent */
+    const char *meta_path;    /* path/meta.properties when it is a regular file, else NULL */
+    bool has_meta;            /* meta.properties was read and parsed */
+    kf_meta_properties meta;  /* when has_meta: broker_id / node_id, cluster_id ("" when absent) */
+} kf_datadir_info;
+
+/* One path the walk met: a PATH, or an entry of a data dir PATH. */
+typedef struct kf_path_entry {
+    const char *path;          /* the PATH as given, or datadir/name */
+    const char *name;          /* its last component */
+    /* kf_classify_path's kind. Entries of a data dir passed to partition_fn
+     * are KF_PATH_PARTITION, or a directory named <topic>-<n> that is
+     * KF_PATH_DATADIR, or (with unreadable_partitions) KF_PATH_ERROR. A data
+     * dir's own files (datadir_file_fn) are only stat'ed: KF_PATH_FILE,
+     * KF_PATH_SPECIAL or KF_PATH_ERROR. */
+    kf_path_kind kind;
+    int err_no;                /* with KF_PATH_ERROR: why */
+    kf_name_info file;         /* what its name says (kf_classify_name) */
+    bool partition_named;      /* the name is <topic>-<n> (also with a -delete/-future/-stray suffix) */
+    char topic[256];           /* when partition_named */
+    int32_t partition;         /* when partition_named, else -1 */
+    bool in_datadir;           /* an entry of a data dir PATH (false: a PATH itself) */
+    /* The data dir holding it (a data dir PATH: the PATH itself; a partition
+     * dir PATH: its parent), NULL for a file PATH. Valid during the call. */
+    const kf_datadir_info *datadir;
+} kf_path_entry;
+
+/* Callbacks return KF_OK, or KF_ERR_IO for a path they reported unusable
+ * (the walk goes on and returns KF_ERR_IO at the end); any other kf_err
+ * stops the walk and is returned. Each may be NULL (nothing done). */
+typedef int (*kf_path_entry_fn)(void *ctx, const kf_path_entry *e);
+
+typedef struct kf_paths_walk_opts {
+    kf_path_entry_fn file_fn;        /* a PATH that is a regular file */
+    kf_path_entry_fn partition_fn;   /* a partition dir: a PATH, or an entry of a data dir */
+    kf_path_entry_fn datadir_fn;     /* a PATH that is a data dir (e->datadir: it), before its entries */
+    kf_path_entry_fn datadir_file_fn;/* a data dir's own file (meta.properties, an offset
+                                        checkpoint, bootstrap.checkpoint) that is not a directory */
+    /* Which entries of a data dir to look at (NULL: all), by name, before
+     * they are classified (e->kind is not set yet). */
+    bool (*want_fn)(void *ctx, const kf_path_entry *e);
+    bool descend;               /* walk into each data dir PATH (else datadir_fn only) */
+    bool unreadable_partitions; /* a data dir's entry named <topic>-<n> that cannot be read
+                                   goes to partition_fn (KF_PATH_ERROR) instead of error_fn */
+    bool empty_dir_is_datadir;  /* an empty directory PATH is a data dir with nothing in it */
+    const char *special_what;   /* words for a PATH that is a FIFO, socket or device */
+    const char *other_dir_what; /* ... for a directory PATH that is neither */
+    void *ctx;                  /* of the callbacks above */
+    kf_path_error_fn error_fn;  /* each PATH (or data dir entry) that cannot be used */
+    void *error_ctx;
+} kf_paths_walk_opts;
+
+/* Nothing walked into, the usual words: "not a regular file or directory",
+ * "neither a partition directory nor a broker data directory". */
+void kf_paths_walk_opts_init(kf_paths_walk_opts *o);
+
+/* Walk paths. KF_OK; KF_ERR_IO when some path could not be used (each
+ * reported through error_fn) or a callback said so; KF_ERR_NOMEM; or what
+ * a callback stopped the walk with. */
+int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o);
+
+/* Walk the entries of the data dir dir (partition_fn, datadir_file_fn,
+ * want_fn; nothing goes to error_fn for dir itself). When dir cannot be
+ * listed: KF_ERR_IO with *err_no set (may be NULL), nothing reported.
+ * Otherwise as kf_paths_walk. */
+int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o, int *err_no);
+
+/* What a data dir's meta.properties says: info->path = dir (not copied).
+ * KF_OK (has_meta false when it is missing or does not parse) or
+ * KF_ERR_NOMEM; free with kf_datadir_info_free. */
+int kf_datadir_info_read(kf_datadir_info *info, const char *dir);
+void kf_datadir_info_free(kf_datadir_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

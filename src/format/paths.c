@@ -1,0 +1,232 @@
+/* paths.c: the walk over the PATHs given to a command (include/kfsck/paths.h):
+ * each PATH classified once, data dirs listed in name order, unusable paths
+ * reported through one callback. */
+#include "kfsck/paths.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kfsck/common.h"
+#include "kfsck/file.h"
+
+void kf_paths_walk_opts_init(kf_paths_walk_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->special_what = "not a regular file or directory";
+    o->other_dir_what = "neither a partition directory nor a broker data directory";
+}
+
+/* ---- data dirs' meta.properties --------------------------------------------------- */
+
+int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
+{
+    memset(info, 0, sizeof *info);
+    info->path = dir;
+    char *p = kf_path_join(dir, "meta.properties");
+    if (!p)
+        return KF_ERR_NOMEM;
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+        free(p);
+        return KF_OK;
+    }
+    info->meta_path = p;
+    kf_bytes m;
+    int rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc == KF_OK) {
+        char msg[200];
+        info->has_meta = kf_meta_properties_parse(m.data, m.size, &info->meta, msg, sizeof msg) == KF_OK;
+        free(m.data);
+    }
+    return KF_OK;
+}
+
+void kf_datadir_info_free(kf_datadir_info *info)
+{
+    free((char *)info->meta_path);
+    memset(info, 0, sizeof *info);
+}
+
+/* ---- entries ------------------------------------------------------------------------ */
+
+static void entry_init(kf_path_entry *e, const char *path, const char *name)
+{
+    memset(e, 0, sizeof *e);
+    e->path = path;
+    e->name = name;
+    e->file = kf_classify_name(name);
+    e->partition_named = kf_parse_partition_dir(name, e->topic, sizeof e->topic, &e->partition);
+    if (!e->partition_named) {
+        e->topic[0] = 0;
+        e->partition = -1;
+    }
+}
+
+static int call(kf_path_entry_fn fn, void *ctx, const kf_path_entry *e)
+{
+    return fn ? fn(ctx, e) : KF_OK;
+}
+
+static int report(const kf_paths_walk_opts *o, const char *path, int err_no, const char *what)
+{
+    if (o->error_fn)
+        o->error_fn(o->error_ctx, path, err_no, what);
+    return KF_ERR_IO;
+}
+
+/* Folds one step's result into the walk's: KF_ERR_IO is remembered, any
+ * other error ends the walk. Returns true to go on. */
+static bool fold(int *status, int rc)
+{
+    if (rc == KF_OK)
+        return true;
+    if (rc == KF_ERR_IO) {
+        if (*status == KF_OK)
+            *status = rc;
+        return true;
+    }
+    *status = rc;
+    return false;
+}
+
+/* A data dir's own files: what the broker keeps beside its partition dirs. */
+static bool is_datadir_file(kf_file_kind k)
+{
+    return k == KF_FILE_META_PROPERTIES || k == KF_FILE_OFFSET_CHECKPOINT || k == KF_FILE_BOOTSTRAP_CHECKPOINT;
+}
+
+/* One entry of a data dir. */
+static int datadir_entry(const kf_paths_walk_opts *o, const kf_datadir_info *dd, const char *name)
+{
+    char *sub = kf_path_join(dd->path, name);
+    if (!sub)
+        return KF_ERR_NOMEM;
+    kf_path_entry e;
+    entry_init(&e, sub, name);
+    e.in_datadir = true;
+    e.datadir = dd;
+    int rc = KF_OK;
+    struct stat st;
+    int stat_rc = stat(sub, &st), stat_errno = errno;
+    if (is_datadir_file(e.file.kind) && !(stat_rc == 0 && S_ISDIR(st.st_mode))) {
+        e.kind = stat_rc != 0 ? KF_PATH_ERROR : S_ISREG(st.st_mode) ? KF_PATH_FILE : KF_PATH_SPECIAL;
+        e.err_no = stat_rc != 0 ? stat_errno : 0;
+        rc = call(o->datadir_file_fn, o->ctx, &e);
+    } else if (!o->want_fn || o->want_fn(o->ctx, &e)) {
+        e.kind = kf_classify_path(sub, &e.err_no);
+        if (e.kind == KF_PATH_PARTITION || (e.partition_named && e.kind == KF_PATH_DATADIR))
+            rc = call(o->partition_fn, o->ctx, &e);
+        else if (e.partition_named && e.kind == KF_PATH_ERROR) /* never silently skipped */
+            rc = o->unreadable_partitions ? call(o->partition_fn, o->ctx, &e)
+                                          : report(o, sub, e.err_no, kf_path_error_str(e.err_no));
+    }
+    free(sub);
+    return rc;
+}
+
+static int walk_datadir(const kf_paths_walk_opts *o, const kf_datadir_info *dd, int *err_no)
+{
+    kf_name_list l;
+    int rc = kf_list_dir(dd->path, &l, err_no);
+    if (rc != KF_OK)
+        return rc;
+    int status = KF_OK;
+    for (size_t i = 0; i < l.n && fold(&status, datadir_entry(o, dd, l.names[i])); i++)
+        ;
+    kf_name_list_free(&l);
+    return status;
+}
+
+int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o, int *err_no)
+{
+    kf_datadir_info dd;
+    int rc = kf_datadir_info_read(&dd, dir);
+    int e = 0;
+    if (rc == KF_OK)
+        rc = walk_datadir(o, &dd, &e);
+    if (err_no)
+        *err_no = e;
+    kf_datadir_info_free(&dd);
+    return rc;
+}
+
+/* ---- PATHs ------------------------------------------------------------------------- */
+
+static bool dir_is_empty(const char *dir)
+{
+    kf_name_list l;
+    if (kf_list_dir(dir, &l, NULL) != KF_OK)
+        return false;
+    bool empty = l.n == 0;
+    kf_name_list_free(&l);
+    return empty;
+}
+
+static int datadir_path(const kf_paths_walk_opts *o, kf_path_entry *e)
+{
+    kf_datadir_info dd;
+    int rc = kf_datadir_info_read(&dd, e->path);
+    if (rc != KF_OK)
+        return rc;
+    e->datadir = &dd;
+    rc = call(o->datadir_fn, o->ctx, e);
+    if (rc == KF_OK && o->descend) {
+        int err_no = 0;
+        rc = walk_datadir(o, &dd, &err_no);
+        if (rc == KF_ERR_IO && err_no) /* listed a moment ago, not now */
+            rc = report(o, e->path, err_no, kf_path_error_str(err_no));
+    }
+    e->datadir = NULL;
+    kf_datadir_info_free(&dd);
+    return rc;
+}
+
+static int partition_path(const kf_paths_walk_opts *o, kf_path_entry *e)
+{
+    char *parent = kf_path_dir(e->path);
+    if (!parent)
+        return KF_ERR_NOMEM;
+    kf_datadir_info dd;
+    int rc = kf_datadir_info_read(&dd, parent);
+    if (rc == KF_OK) {
+        e->datadir = &dd;
+        rc = call(o->partition_fn, o->ctx, e);
+        e->datadir = NULL;
+    }
+    kf_datadir_info_free(&dd);
+    free(parent);
+    return rc;
+}
+
+static int one_path(const kf_paths_walk_opts *o, const char *path)
+{
+    kf_path_entry e;
+    entry_init(&e, path, kf_path_base(path));
+    e.kind = kf_classify_path(path, &e.err_no);
+    switch (e.kind) {
+    case KF_PATH_ERROR: return report(o, path, e.err_no, kf_path_error_str(e.err_no));
+    case KF_PATH_SPECIAL: return report(o, path, 0, o->special_what);
+    case KF_PATH_FILE: return call(o->file_fn, o->ctx, &e);
+    case KF_PATH_PARTITION: return partition_path(o, &e);
+    case KF_PATH_DATADIR: return datadir_path(o, &e);
+    case KF_PATH_OTHER_DIR:
+        if (o->empty_dir_is_datadir && dir_is_empty(path)) {
+            e.kind = KF_PATH_DATADIR;
+            return datadir_path(o, &e);
+        }
+        return report(o, path, 0, o->other_dir_what);
+    }
+    return KF_OK;
+}
+
+int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o)
+{
+    int status = KF_OK;
+    for (size_t i = 0; i < n && fold(&status, one_path(o, paths[i])); i++)
+        ;
+    return status;
+}
