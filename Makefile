@@ -3,7 +3,7 @@
 # tests/tools), ASan+UBSan (all but those two) and ThreadSanitizer (all but
 # those two, with the reader forced to threads and tiny reads); `make demo`
 # runs verify on the bundled sample data dir; `make deps` installs what is
-# missing; `make bench` measures speed and memory (tools/bench.sh). The
+# missing; `make bench` measures speed and memory (tools/bench/bench.sh). The
 # version is KFSCK_VERSION in include/kfsck/kfsck.h: `make install` puts it
 # into the library's file name, kfsck.pc and the man page's title line.
 
@@ -75,10 +75,10 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-# The shared library exports the public API only (tools/exports.sh).
-$(BUILD)/kfsck.map: include/kfsck/*.h tools/exports.sh
+# The shared library exports the public API only (tools/build/exports.sh).
+$(BUILD)/kfsck.map: include/kfsck/*.h tools/build/exports.sh
 	@mkdir -p $(dir $@)
-	sh tools/exports.sh include/kfsck/*.h > $@
+	sh tools/build/exports.sh include/kfsck/*.h > $@
 
 $(SHLIB): $(LIB_OBJ) $(BUILD)/kfsck.map
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/kfsck.map $(SANFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
@@ -95,7 +95,7 @@ $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< tests/fuzz/replay.c $(LIB) $(LDLIBS)
 
 deps:
-	@sh tools/deps.sh
+	@sh tools/build/deps.sh
 
 test-bin: $(BIN) $(UNIT_BIN) $(REPLAY_BIN)
 # tests/api/run.sh, which links the shared library, runs for the normal build only.
@@ -124,9 +124,9 @@ demo: deps all
 
 # Benchmark (issue 7's figures); BENCH_SCALE=0.1 for a quick run.
 bench:
-	@sh tools/deps.sh --bench
+	@sh tools/build/deps.sh --bench
 	@$(MAKE) --no-print-directory all
-	@sh tools/bench.sh
+	@sh tools/bench/bench.sh
 
 # libFuzzer targets (clang): build/fuzz-lf/fuzz_*
 fuzz:
@@ -136,7 +136,7 @@ fuzz:
 	    -o build/fuzz-lf/$$n $$f $(LIB_SRC) $(PKG_LIBS) || exit 1; done
 
 fixtures:
-	$(PYTHON) tools/gen_fixtures.py fixtures
+	$(PYTHON) tools/gen/gen_fixtures.py fixtures
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

@@ -6,11 +6,14 @@
 #   - the fuzz-target replays        BUILD/fuzz/replay_<name> on
 #                                    tests/fuzz/corpus/<name>/ and fixtures/
 #   - the public API as installed    tests/api/run.sh (normal build only)
-#   - the fixture generators' Python tests/tools/test_*.py (python unittest; no
-#                                    kfsck binary, so the normal build only)
+#   - the Python encoders and models tests/tools/test_*.py (python unittest,
+#     of tools/gen/, tools/model/    no kfsck binary, so the normal build only)
 #   - the end-to-end tests           tests/e2e/test_*.py (python unittest, with
 #                                    KFSCK=BUILD/kfsck and KFSCK_ROOT=repo root;
-#                                    tests/e2e/kfsck_e2e.py is their helper module)
+#                                    one file per command, test_<command>.py,
+#                                    and cross-cutting ones; their helper
+#                                    modules are tests/e2e/kfsck_e2e.py and,
+#                                    for KRaft, tests/e2e/kraft_e2e.py)
 # Counts individual tests where the runner reports them (cmocka's
 # "[  PASSED  ] N test(s)." lines, unittest's "Ran N tests" / "FAILED (...)"),
 # else one per program; prints the output of every program that failed; ends
@@ -180,7 +183,7 @@ for e in tests/e2e/test_*.py; do
         -s tests/e2e -t tests/e2e -p "${e##*/}"
 done
 
-# The Python side of the fixture generators (tools/): it does not run kfsck,
+# The Python side of the fixtures (tools/gen/, tools/model/): it does not run kfsck,
 # so once, with the normal build.
 if [ "${BUILD##*/}" = build ]; then
     for t in tests/tools/test_*.py; do

@@ -14,6 +14,7 @@
 
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
+#include "kfsck/partition.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +60,28 @@ size_t kf_connect_offsets(kf_connect *c, const kf_connect_offset **out);
  * batches skipped because their records could not be read. */
 uint64_t kf_connect_open_writes(const kf_connect *c);
 uint64_t kf_connect_bad_batches(const kf_connect *c);
+
+/* ---- the Connect offsets topic among the inputs (connect_topic.c) ------- */
+
+typedef struct kf_connect_topic_opts {
+    const char *topic;          /* the offsets topic's name (default "connect-offsets") */
+    /* the readers of its partitions: max_batch_bytes, tuning, and the
+     * problems met in the copies */
+    kf_part_reader_opts read;
+} kf_connect_topic_opts;
+
+void kf_connect_topic_opts_init(kf_connect_topic_opts *o);
+
+typedef struct kf_connect_topic_result {
+    uint64_t partitions;        /* partitions of the topic read */
+    uint64_t damaged;           /* damaged ranges no copy covered, plus partitions with a segment unreadable */
+} kf_connect_topic_result;
+
+/* Feed c every partition of o->topic among in, each in offset order over
+ * the union of its copies, then end the last one (kf_connect_partition(c,
+ * -1)). KF_OK or KF_ERR_NOMEM. */
+int kf_connect_read_topic(kf_connect *c, const kf_inputs *in, const kf_connect_topic_opts *o,
+                          kf_connect_topic_result *res);
 
 /* n bytes at p are exactly one JSON value (strict RFC 8259). */
 bool kf_json_valid(const uint8_t *p, size_t n);

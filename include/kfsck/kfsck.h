@@ -63,6 +63,9 @@
 #include "kfsck/txns.h"
 #include "kfsck/metadata.h"
 #include "kfsck/kraft_check.h"
+#include "kfsck/part_feed.h"
+#include "kfsck/decoder.h"
+#include "kfsck/groups.h"
 
 #ifdef __cplusplus
 extern "C" {

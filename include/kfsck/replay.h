@@ -23,6 +23,7 @@
 
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
+#include "kfsck/partition.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +74,9 @@ void kf_replay_free(kf_replay *r);
 
 /* The __consumer_offsets partition the next batches come from. */
 void kf_replay_partition(kf_replay *r, int32_t partition);
+/* The segment file the next batches come from, named in the problems they
+ * raise (kf_problem.file); NULL when not known (file must outlive its use). */
+void kf_replay_file(kf_replay *r, const char *file);
 /* Replay one intact batch. Undecodable records are reported (code
  * "bad_record" with the batch position and the record offset) and skipped.
  * Returns KF_OK or KF_ERR_NOMEM. */
@@ -121,6 +125,34 @@ typedef struct kf_replay_stats {
     uint64_t records, skipped, unknown, open_transactions, batches;
 } kf_replay_stats;
 kf_replay_stats kf_replay_get_stats(const kf_replay *r);
+
+/* ---- the offsets topic on one time line (offsets_topic.c) ----------------
+ *
+ * The driver `offsets` and `groups` run: every partition of the topic among
+ * the inputs replayed into one kf_replay, each partition in offset order
+ * over the union of its copies, the partitions interleaved by batch max
+ * timestamp (one time line). Empty batches (kept by the log cleaner) are
+ * not replayed. Ends with kf_replay_finish. */
+
+typedef struct kf_offsets_topic_opts {
+    const char *topic;          /* "__consumer_offsets" */
+    /* Every partition reader's options: max_batch_bytes, tuning, and the
+     * problems met in the copies (problem_fn). */
+    kf_part_reader_opts read;
+} kf_offsets_topic_opts;
+
+/* The topic's usual name and the readers' defaults. */
+void kf_offsets_topic_opts_init(kf_offsets_topic_opts *o);
+
+typedef struct kf_offsets_topic_result {
+    uint64_t partitions;        /* partitions of the topic replayed */
+    uint64_t uncovered;         /* damaged ranges no copy covered */
+    bool unreadable;            /* some segment could not be read */
+} kf_offsets_topic_result;
+
+/* Replay the topic's partitions among in into r. KF_OK or KF_ERR_NOMEM. */
+int kf_replay_offsets_topic(kf_replay *r, const kf_inputs *in, const kf_offsets_topic_opts *o,
+                            kf_offsets_topic_result *res);
 
 #ifdef __cplusplus
 }

@@ -136,6 +136,11 @@ typedef struct kf_sink_partition {
  * Returns KF_OK or KF_ERR_NOMEM. */
 int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_partition *out);
 
+/* The same over a reader of p opened with ro, closed at the end (*res: its
+ * result, may be NULL). Returns KF_OK or KF_ERR_NOMEM. */
+int kf_sink_read(const kf_partition *p, const kf_part_reader_opts *ro, const kf_sink_opts *o, kf_sink_partition *out,
+                 kf_part_result *res);
+
 /* ---- per topic (sink_topic.c) -------------------------------------------- */
 
 typedef struct kf_sink_topic {

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "kfsck/batch.h"
+#include "kfsck/common.h"
+#include "kfsck/partition.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +61,55 @@ uint64_t kf_record_payload_bytes(const kf_record *r);
 /* A duration like 500ms, 10s, 10m, 1h, 1d, 1w or plain milliseconds into
  * *ms (> 0). Returns 0, or -1 when s is not such a duration. */
 int kf_parse_duration_ms(const char *s, int64_t *ms);
+
+/* ---- the stats job over the inputs (stats_run.c) -------------------------
+ *
+ * Every partition among the inputs read in offset order over the union of
+ * its copies, grouped by topic (or one group per partition): records and
+ * bytes per time bucket, timestamp disorder per partition, and the sums
+ * below. A batch's records count only when the whole batch reads cleanly;
+ * a damaged batch is skipped as a whole (reported, "batch skipped by
+ * stats"). Control records are counted apart; records without a timestamp
+ * (magic 0, or -1) are in no bucket. */
+
+typedef struct kf_stats_group {
+    const char *topic;          /* "" when unknown (loose segment files); points into the inputs */
+    int32_t partition;          /* by_partition only; -1 unknown (or not by partition) */
+    uint64_t partitions;        /* partitions read into this group */
+    uint64_t records, bytes;    /* data records (control records left out) */
+    uint64_t no_ts, no_ts_bytes; /* records without a timestamp, and their bytes */
+    uint64_t control;           /* control records */
+    uint64_t skipped;           /* batches skipped as damaged (record level) */
+    uint64_t late_records;      /* records behind the highest timestamp before them */
+    bool has_ts;
+    int64_t min_ts, max_ts, max_late;
+    bool has_offsets;
+    int64_t first_offset, last_offset;
+    uint64_t buckets;           /* buckets with a record */
+} kf_stats_group;
+
+typedef struct kf_stats_opts {
+    int64_t bucket_ms;          /* bucket width, > 0 (default 1 hour) */
+    bool by_partition;          /* a group per partition, not per topic */
+    kf_part_reader_opts read;   /* the partitions' readers (their problems: damage in the copies) */
+    kf_problem_fn problem_fn;   /* batches skipped by stats (problem.file: the segment) */
+    void *problem_ctx;
+    /* Each group once read: its sums and its buckets in start order (both
+     * valid during the call only). */
+    void (*group_fn)(void *ctx, const kf_stats_group *g, const kf_tbucket *buckets, size_t n);
+    void *group_ctx;
+} kf_stats_opts;
+
+void kf_stats_opts_init(kf_stats_opts *o);
+
+typedef struct kf_stats_result {
+    bool damaged;               /* a batch was skipped, or damage no copy covered */
+    bool unreadable;            /* some segment could not be read */
+} kf_stats_result;
+
+/* Read every partition of in (its parts sorted by topic, then partition).
+ * KF_OK or KF_ERR_NOMEM. */
+int kf_stats_run(const kf_inputs *in, const kf_stats_opts *o, kf_stats_result *res);
 
 #ifdef __cplusplus
 }

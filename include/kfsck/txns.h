@@ -153,6 +153,24 @@ int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_
 
 void kf_txns_free(kf_txns *t);
 
+/* ---- the drivers: a partition read whole (txns_read.c) ------------------- */
+
+/* Feed c every batch of p, a __transaction_state partition, read with a
+ * reader opened with ro (its cap also caps the records' decompression);
+ * problems of the records go to fn. *res (may be NULL): the reader's
+ * result. KF_OK or KF_ERR_NOMEM. */
+int kf_txn_coord_read(kf_txn_coord *c, const kf_partition *p, const kf_part_reader_opts *ro, kf_problem_fn fn,
+                      void *ctx, kf_part_result *res);
+
+/* The transactions of p, a data partition, read with a reader opened with
+ * ro: kf_txns_open, every batch, kf_txns_finish (damaged when the reader
+ * left damage uncovered or a segment unreadable), each open transaction to
+ * fn. *pres (may be NULL): the reader's result. *t holds what *res points
+ * to: free it with kf_txns_free after (also on failure). KF_OK or
+ * KF_ERR_NOMEM. */
+int kf_txns_read(kf_txns **t, const kf_partition *p, const kf_txns_opts *o, const kf_part_reader_opts *ro,
+                 kf_txn_report_fn fn, void *ctx, kf_txns_result *res, kf_part_result *pres);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,7 +15,17 @@
 #include "cli/dtree_json.h"
 #include "cli/walk.h"
 
-enum { DEC_AUTO, DEC_NONE, DEC_OFFSETS, DEC_TXN, DEC_CONNECT, DEC_METADATA, DEC_SHARE, DEC_REMOTE };
+/* --decode: auto, or one of the library's decoders (decoder.h) */
+enum {
+    DEC_AUTO = -1,
+    DEC_NONE = KF_DECODE_NONE,
+    DEC_OFFSETS = KF_DECODE_OFFSETS,
+    DEC_TXN = KF_DECODE_TXN,
+    DEC_CONNECT = KF_DECODE_CONNECT,
+    DEC_METADATA = KF_DECODE_METADATA,
+    DEC_SHARE = KF_DECODE_SHARE,
+    DEC_REMOTE = KF_DECODE_REMOTE
+};
 
 typedef struct dump_opts {
     bool json, records, payload, show_secrets;
@@ -29,7 +39,7 @@ typedef struct dump_ctx {
     out *o;
     const char *file;
     int status;
-    int decode;       /* DEC_NONE/OFFSETS/TXN/CONNECT for this file */
+    int decode;       /* DEC_NONE or a library decoder for this file */
     kf_dtree tree;
     report *rep;
     bool secret_bytes; /* the file holds records whose raw bytes may hold secrets */
@@ -45,35 +55,15 @@ typedef struct dump_ctx {
     kf_kraft_record kr;
 } dump_ctx;
 
-/* --decode auto: by the partition directory's topic name, and by file name
- * for KRaft snapshots and bootstrap.checkpoint */
+/* --decode auto: the library's choice by file and partition directory name */
 static int decode_for(const dump_opts *opts, const char *path)
 {
     if (opts->decode != DEC_AUTO)
         return opts->decode;
-    kf_file_kind fk = kf_classify_name(kf_path_base(path)).kind;
-    if (fk == KF_FILE_KRAFT_CHECKPOINT || fk == KF_FILE_BOOTSTRAP_CHECKPOINT)
-        return DEC_METADATA;
-    char *dir = path_dir(path);
-    char topic[256];
-    int32_t part;
-    int d = DEC_NONE;
-    if (kf_parse_partition_dir(kf_path_base(dir), topic, sizeof topic, &part)) {
-        if (!strcmp(topic, "__consumer_offsets"))
-            d = DEC_OFFSETS;
-        else if (!strcmp(topic, "__transaction_state"))
-            d = DEC_TXN;
-        else if (!strcmp(topic, "__cluster_metadata"))
-            d = DEC_METADATA;
-        else if (!strcmp(topic, "__share_group_state"))
-            d = DEC_SHARE;
-        else if (!strcmp(topic, "__remote_log_metadata"))
-            d = DEC_REMOTE;
-        else if (strstr(topic, "offset") && topic[0] != '_')
-            d = DEC_CONNECT; /* connect-offsets, docker-connect-offsets, mm2-offsets.* */
-    }
-    free(dir);
-    return d;
+    kf_decoder d;
+    if (kf_decoder_for_path(path, &d) != KF_OK)
+        cli_oom();
+    return (int)d;
 }
 
 /* The problem a KRaft-era decoder's return code means (metadata, remote log
@@ -678,6 +668,7 @@ static void dump_usage(FILE *f)
 int cmd_dump(int argc, char **argv)
 {
     dump_opts opts = {0};
+    opts.decode = DEC_AUTO;
     opts.max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
     static const struct option longopts[] = {
         {"records", no_argument, 0, 'r'},        {"payload", no_argument, 0, 'p'},

@@ -91,7 +91,8 @@ static void secret_b64(out *o, const md_opts *op, const char *key, const uint8_t
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static void json_all(out *o, const kf_metadata *m, const md_opts *op)
+/* The cluster line: its ids, where the image comes from, its versions. */
+static void json_cluster(out *o, const kf_metadata *m)
 {
     const kf_metadata_info *in = kf_metadata_get_info(m);
     out_begin(o, "cluster");
@@ -132,7 +133,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         out_null(o, "log_start_offset");
     out_bool(o, "open_transaction", in->open_transaction);
     out_end(o);
+}
 
+/* A line per finalized feature level. */
+static void json_features(out *o, const kf_metadata *m)
+{
     const kf_md_feature *const *f;
     size_t nf = kf_metadata_features(m, &f);
     for (size_t i = 0; i < nf; i++) {
@@ -141,6 +146,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         out_int(o, "level", f[i]->level);
         out_end(o);
     }
+}
+
+/* A line per registered broker. */
+static void json_brokers(out *o, const kf_metadata *m)
+{
     const kf_md_broker *const *b;
     size_t nb = kf_metadata_brokers(m, &b);
     for (size_t i = 0; i < nb; i++) {
@@ -161,6 +171,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         ranges(o, "features", b[i]->features, b[i]->nfeatures);
         out_end(o);
     }
+}
+
+/* A line per registered controller. */
+static void json_controllers(out *o, const kf_metadata *m)
+{
     const kf_md_controller *const *c;
     size_t nc = kf_metadata_controllers(m, &c);
     for (size_t i = 0; i < nc; i++) {
@@ -172,6 +187,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         ranges(o, "features", c[i]->features, c[i]->nfeatures);
         out_end(o);
     }
+}
+
+/* A line per topic. */
+static void json_topics(out *o, const kf_metadata *m)
+{
     const kf_md_topic *const *t;
     size_t nt = kf_metadata_topics(m, &t);
     for (size_t i = 0; i < nt; i++) {
@@ -181,6 +201,13 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         out_uint(o, "partitions", t[i]->nparts);
         out_end(o);
     }
+}
+
+/* A line per partition, topic by topic. */
+static void json_partitions(out *o, const kf_metadata *m)
+{
+    const kf_md_topic *const *t;
+    size_t nt = kf_metadata_topics(m, &t);
     for (size_t i = 0; i < nt; i++) {
         for (uint32_t k = 0; k < t[i]->nparts; k++) {
             const kf_md_partition *p = &t[i]->parts[k];
@@ -205,6 +232,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
             out_end(o);
         }
     }
+}
+
+/* A line per config set (secret values redacted unless --show-secrets). */
+static void json_configs(out *o, const kf_metadata *m, const md_opts *op)
+{
     const kf_md_config *const *cf;
     size_t ncf = kf_metadata_configs(m, &cf);
     for (size_t i = 0; i < ncf; i++) {
@@ -220,6 +252,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         out_str(o, "value", secret ? secret_str(op, cf[i]->value) : cf[i]->value);
         out_end(o);
     }
+}
+
+/* The producer id block last issued, when one was. */
+static void json_producer_ids(out *o, const kf_metadata *m)
+{
     int64_t next;
     int32_t pb;
     int64_t pe;
@@ -231,7 +268,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         out_int(o, "broker_epoch", pe);
         out_end(o);
     }
+}
 
+/* A line per client quota. */
+static void json_quotas(out *o, const kf_metadata *m)
+{
     const kf_md_quota *const *q;
     size_t nq = kf_metadata_quotas(m, &q);
     for (size_t i = 0; i < nq; i++) {
@@ -248,6 +289,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         out_double(o, "value", q[i]->value);
         out_end(o);
     }
+}
+
+/* A line per ACL. */
+static void json_acls(out *o, const kf_metadata *m)
+{
     const kf_md_acl *const *a;
     size_t na = kf_metadata_acls(m, &a);
     for (size_t i = 0; i < na; i++) {
@@ -262,6 +308,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         out_int(o, "permission_type", a[i]->permission_type);
         out_end(o);
     }
+}
+
+/* A line per SCRAM credential (secrets redacted unless --show-secrets). */
+static void json_scram(out *o, const kf_metadata *m, const md_opts *op)
+{
     const kf_md_scram *const *s;
     size_t ns = kf_metadata_scram(m, &s);
     for (size_t i = 0; i < ns; i++) {
@@ -274,6 +325,11 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         out_int(o, "iterations", s[i]->iterations);
         out_end(o);
     }
+}
+
+/* A line per delegation token (its id redacted unless --show-secrets). */
+static void json_tokens(out *o, const kf_metadata *m, const md_opts *op)
+{
     const kf_md_token *const *k;
     size_t nk = kf_metadata_tokens(m, &k);
     for (size_t i = 0; i < nk; i++) {
@@ -290,6 +346,23 @@ static void json_all(out *o, const kf_metadata *m, const md_opts *op)
         out_int(o, "expiration_timestamp", k[i]->expiration_timestamp);
         out_end(o);
     }
+}
+
+/* Every part of the image, one JSON line per object in cli.md's order. */
+static void json_all(out *o, const kf_metadata *m, const md_opts *op)
+{
+    json_cluster(o, m);
+    json_features(o, m);
+    json_brokers(o, m);
+    json_controllers(o, m);
+    json_topics(o, m);
+    json_partitions(o, m);
+    json_configs(o, m, op);
+    json_producer_ids(o, m);
+    json_quotas(o, m);
+    json_acls(o, m);
+    json_scram(o, m, op);
+    json_tokens(o, m, op);
 }
 
 /* ---- text -------------------------------------------------------------------------- */

@@ -77,7 +77,7 @@ static bool log_end_of(offsets_run *run, const char *topic, int32_t partition, i
     leo_cache c = {must(strdup(topic)), partition, false, 0};
     const kf_partition *p = kf_inputs_find(run->in, topic, partition);
     if (p)
-        c.known = kf_partition_log_end(p, KF_DEFAULT_MAX_BATCH_BYTES, &c.leo);
+        c.known = kf_partition_log_end(p, (size_t)run->opts->max_batch_bytes, &c.leo);
     run->leos = must(realloc(run->leos, (run->nleos + 1) * sizeof *run->leos));
     run->leos[run->nleos++] = c;
     *leo = c.leo;
@@ -401,19 +401,17 @@ int cmd_offsets(int argc, char **argv)
          * many changes the as-of table is built from */
         report quiet = {NULL, NULL, 0, 0};
         kf_replay *pre = new_replay(&op, true, NULL, &quiet);
-        uint64_t pre_found = 0;
-        bool pre_unreadable = false;
-        replay_offsets_topic(&in, pre, &quiet, NULL, &pre_found, &pre_unreadable);
+        kf_offsets_topic_result pre_res;
+        replay_offsets_topic(&in, pre, (size_t)op.max_batch_bytes, NULL, &pre_res);
         run.last_change = kf_replay_as_of_prefix(pre);
         kf_replay_free(pre);
     }
     run.replay = new_replay(&op, op.has_as_of && !op.history, op.history ? &run : NULL, &run.rep);
     if (op.history)
         print_header(&run);
-    uint64_t found = 0;
-    bool unreadable = false;
-    uint64_t uncovered = replay_offsets_topic(&in, run.replay, &run.rep, perr, &found, &unreadable);
-    if (!found)
+    kf_offsets_topic_result res;
+    replay_offsets_topic(&in, run.replay, (size_t)op.max_batch_bytes, perr, &res);
+    if (!res.partitions)
         fprintf(stderr, "kfsck: no __consumer_offsets partition found under the given paths\n");
 
     if (!op.history) {
@@ -440,7 +438,7 @@ int cmd_offsets(int argc, char **argv)
     free(run.leos);
     kf_inputs_free(&in);
     fflush(stdout);
-    if (in_status == EXIT_FAIL || unreadable)
+    if (in_status == EXIT_FAIL || res.unreadable)
         return EXIT_FAIL;
-    return (uncovered || st.skipped || run.rep.errors) ? EXIT_DAMAGE : EXIT_CLEAN;
+    return (res.uncovered || st.skipped || run.rep.errors) ? EXIT_DAMAGE : EXIT_CLEAN;
 }

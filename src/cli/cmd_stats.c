@@ -2,9 +2,8 @@
  * topic (or partition with --by-partition) under the PATHs: records and
  * bytes per time bucket of the record timestamps, and timestamp disorder
  * (how far timestamps run behind the highest one already seen in the
- * partition). Several copies of a partition are read as one (the union of
- * their intact batches), so each record counts once. Records are streamed;
- * memory grows with the number of distinct buckets of one group. With
+ * partition), computed by the library's stats job (kf_stats_run,
+ * src/jobs/stats_run.c); this file parses, calls and prints. With
  * --sink-partition-duration, the storage-sink catch-up simulation instead
  * (its options are parsed here; stats_sink.c runs and prints it). */
 #include <ctype.h>
@@ -20,39 +19,12 @@
 #include "cli/stats_sink.h"
 #include "kfsck/stats.h"
 
-typedef struct group_sum {
-    const char *topic;          /* "" when unknown (loose segment files) */
-    int32_t partition;          /* by-partition only; -1 unknown */
-    uint64_t partitions;        /* partitions read into this group */
-    uint64_t records, bytes;    /* data records (control records left out) */
-    uint64_t no_ts, no_ts_bytes;
-    uint64_t control;
-    uint64_t skipped;           /* batches skipped as damaged (record level) */
-    uint64_t late_records;
-    bool has_ts;
-    int64_t min_ts, max_ts, max_late;
-    bool has_offsets;
-    int64_t first_offset, last_offset;
-    uint64_t buckets;
-} group_sum;
-
-typedef struct staged_rec {
-    int64_t ts, offset;
-    uint64_t bytes;
-    bool has_ts;
-} staged_rec;
-
 typedef struct stats_run {
     bool json, by_partition;
     int64_t width;
     size_t max_batch;
     out *o, *perr;
-    kf_buf buf;
-    staged_rec *st;
-    size_t nst, capst;
-    uint64_t errors, warnings;
-    bool damaged, unreadable;
-    group_sum *sums;
+    kf_stats_group *sums;       /* JSON: the groups' summaries, printed after every bucket */
     size_t nsums;
 } stats_run;
 
@@ -60,96 +32,6 @@ static void oom(void)
 {
     fputs("kfsck: out of memory\n", stderr);
     exit(EXIT_FAIL);
-}
-
-static void stage(stats_run *R, const staged_rec *s)
-{
-    if (R->nst == R->capst) {
-        R->capst = R->capst ? R->capst * 2 : 256;
-        staged_rec *n = realloc(R->st, R->capst * sizeof *n);
-        if (!n)
-            oom();
-        R->st = n;
-    }
-    R->st[R->nst++] = *s;
-}
-
-/* One batch from the union reader: its records count only when the whole
- * batch reads cleanly (a damaged batch is skipped as a whole). */
-static void read_batch(stats_run *R, kf_part_reader *u, kf_batch *b, kf_timehist *h, kf_lateness *late, group_sum *g)
-{
-    if (b->control) {
-        g->control += b->count > 0 ? (uint64_t)b->count : 0;
-        return;
-    }
-    report rep = {R->perr, kf_part_reader_file(u), 0, 0};
-    kf_record_iter it;
-    R->nst = 0;
-    int rc = kf_part_reader_records(u, b, &it);
-    if (rc == KF_OK) {
-        kf_record r;
-        while ((rc = kf_records_next(&it, &r)) == 1) {
-            staged_rec s = {r.timestamp, r.offset, kf_record_payload_bytes(&r),
-                            r.magic >= 1 && r.timestamp != -1};
-            stage(R, &s);
-        }
-    }
-    if (rc != KF_OK && rc != 0) {
-        kf_report(report_problem, &rep, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true,
-                  b->base_offset, "batch skipped by stats: %s", it.err_msg);
-        R->errors += rep.errors;
-        g->skipped++;
-        R->damaged = true;
-        return;
-    }
-    for (size_t i = 0; i < R->nst; i++) {
-        const staged_rec *s = &R->st[i];
-        g->records++;
-        g->bytes += s->bytes;
-        if (!g->has_offsets) {
-            g->has_offsets = true;
-            g->first_offset = s->offset;
-        }
-        g->last_offset = s->offset;
-        if (!s->has_ts) {
-            g->no_ts++;
-            g->no_ts_bytes += s->bytes;
-            continue;
-        }
-        if (kf_timehist_add(h, s->ts, s->bytes) != KF_OK)
-            oom();
-        if (!g->has_ts || s->ts < g->min_ts)
-            g->min_ts = s->ts;
-        if (!g->has_ts || s->ts > g->max_ts)
-            g->max_ts = s->ts;
-        g->has_ts = true;
-        kf_lateness_add(late, s->ts);
-    }
-}
-
-static void read_partition(stats_run *R, const kf_partition *p, kf_timehist *h, group_sum *g)
-{
-    kf_lateness late = {0};
-    kf_part_result ur;
-    report rep = {R->perr, NULL, 0, 0};
-    kf_part_reader *u = part_reader_open(p, R->max_batch, &rep);
-    kf_batch b;
-    int rc;
-    while ((rc = kf_part_reader_next(u, &b)) == 1)
-        read_batch(R, u, &b, h, &late, g);
-    if (rc < 0)
-        oom();
-    kf_part_reader_close(u, &ur);
-    R->errors += ur.errors;
-    R->warnings += ur.warnings;
-    if (ur.uncovered)
-        R->damaged = true;
-    if (ur.unreadable)
-        R->unreadable = true;
-    g->partitions++;
-    if (late.max_lateness > g->max_late)
-        g->max_late = late.max_lateness;
-    g->late_records += late.late_records;
 }
 
 static void fmt_width(int64_t ms, char *buf, size_t n)
@@ -166,7 +48,7 @@ static void fmt_width(int64_t ms, char *buf, size_t n)
     snprintf(buf, n, "%" PRId64 "ms", ms);
 }
 
-static void group_label(const stats_run *R, const group_sum *g, char *buf, size_t n)
+static void group_label(const stats_run *R, const kf_stats_group *g, char *buf, size_t n)
 {
     const char *t = g->topic[0] ? g->topic : "(unknown topic)";
     if (R->by_partition && g->partition >= 0)
@@ -177,7 +59,7 @@ static void group_label(const stats_run *R, const group_sum *g, char *buf, size_
         snprintf(buf, n, "%s", t);
 }
 
-static void topic_field(out *o, const group_sum *g)
+static void topic_field(out *o, const kf_stats_group *g)
 {
     if (g->topic[0])
         out_str(o, "topic", g->topic);
@@ -185,7 +67,7 @@ static void topic_field(out *o, const group_sum *g)
         out_null(o, "topic");
 }
 
-static void partition_field(const stats_run *R, out *o, const group_sum *g)
+static void partition_field(const stats_run *R, out *o, const kf_stats_group *g)
 {
     if (R->by_partition && g->partition >= 0)
         out_int(o, "partition", g->partition);
@@ -193,7 +75,7 @@ static void partition_field(const stats_run *R, out *o, const group_sum *g)
         out_null(o, "partition");
 }
 
-static void print_buckets(stats_run *R, const group_sum *g, const kf_tbucket *v, size_t n)
+static void print_buckets(stats_run *R, const kf_stats_group *g, const kf_tbucket *v, size_t n)
 {
     out *o = R->o;
     if (R->json) {
@@ -234,7 +116,7 @@ static void print_buckets(stats_run *R, const group_sum *g, const kf_tbucket *v,
     }
 }
 
-static void print_summary_text(stats_run *R, const group_sum *g)
+static void print_summary_text(stats_run *R, const kf_stats_group *g)
 {
     FILE *f = R->o->f;
     fprintf(f, "  total: %" PRIu64 " records, %" PRIu64 " bytes", g->records, g->bytes);
@@ -257,7 +139,7 @@ static void print_summary_text(stats_run *R, const group_sum *g)
     fputc('\n', f);
 }
 
-static void print_summary_json(stats_run *R, const group_sum *g)
+static void print_summary_json(stats_run *R, const kf_stats_group *g)
 {
     out *o = R->o;
     out_begin(o, "summary");
@@ -291,6 +173,18 @@ static void print_summary_json(stats_run *R, const group_sum *g)
     }
     out_uint(o, "skipped_batches", g->skipped);
     out_end(o);
+}
+
+/* A group once read (kf_stats_opts.group_fn): its buckets, then in text its
+ * summary; in JSON the summaries come after every group's buckets. */
+static void print_group(void *ctx, const kf_stats_group *g, const kf_tbucket *v, size_t n)
+{
+    stats_run *R = ctx;
+    print_buckets(R, g, v, n);
+    if (R->json)
+        R->sums[R->nsums++] = *g;
+    else
+        print_summary_text(R, g);
 }
 
 static void stats_usage(FILE *f)
@@ -441,44 +335,30 @@ int cmd_stats(int argc, char **argv)
     R.sums = calloc(in.n ? in.n : 1, sizeof *R.sums);
     if (!R.sums)
         oom();
-    /* in.parts is sorted by topic, partition: a group is a run of it */
-    for (size_t i = 0; i < in.n;) {
-        size_t j = i + 1;
-        if (!R.by_partition)
-            while (j < in.n && !strcmp(in.parts[j].topic, in.parts[i].topic))
-                j++;
-        group_sum *g = &R.sums[R.nsums++];
-        g->topic = in.parts[i].topic;
-        g->partition = R.by_partition ? in.parts[i].partition : -1;
-        kf_timehist h;
-        kf_timehist_init(&h, R.width);
-        for (size_t k = i; k < j; k++)
-            read_partition(&R, &in.parts[k], &h, g);
-        kf_tbucket *v;
-        size_t n = kf_timehist_sorted(&h, &v);
-        if (n == (size_t)-1)
-            oom();
-        g->buckets = n;
-        print_buckets(&R, g, v, n);
-        if (!R.json)
-            print_summary_text(&R, g);
-        free(v);
-        kf_timehist_free(&h);
-        i = j;
-    }
+    report rep = {R.perr, NULL, 0, 0};
+    kf_stats_opts job;
+    kf_stats_opts_init(&job);
+    job.bucket_ms = R.width;
+    job.by_partition = R.by_partition;
+    part_reader_opts(&job.read, R.max_batch, &rep);
+    job.problem_fn = report_problem;
+    job.problem_ctx = &rep;
+    job.group_fn = print_group;
+    job.group_ctx = &R;
+    kf_stats_result res;
+    if (kf_stats_run(&in, &job, &res) != KF_OK)
+        oom();
     if (R.json)
         for (size_t i = 0; i < R.nsums; i++)
             print_summary_json(&R, &R.sums[i]);
     fflush(stdout);
     bool write_failed = ferror(stdout);
     free(R.sums);
-    free(R.st);
-    kf_buf_free(&R.buf);
     kf_inputs_free(&in);
     if (write_failed) {
         return EXIT_FAIL;
     }
-    if (in_status == EXIT_FAIL || R.unreadable)
+    if (in_status == EXIT_FAIL || res.unreadable)
         return EXIT_FAIL;
-    return R.damaged ? EXIT_DAMAGE : EXIT_CLEAN;
+    return res.damaged ? EXIT_DAMAGE : EXIT_CLEAN;
 }

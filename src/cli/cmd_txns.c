@@ -73,33 +73,26 @@ static void read_coordinator(txns_run *R, const kf_inputs *in)
         return;
     if (!(R->coord = kf_txn_coord_new()))
         cli_oom();
-    kf_buf buf = {0};
     bool damaged = false;
     if (R->json) {
         out_begin(R->o, "coordinator");
         out_str(R->o, "topic", TXN_STATE_TOPIC);
         out_arr_open(R->o, "partitions");
     }
+    kf_part_reader_opts ro;
+    part_reader_opts(&ro, R->max_batch, &R->rep);
     for (size_t i = 0; i < in->n; i++) {
         const kf_partition *p = &in->parts[i];
         if (strcmp(p->topic, TXN_STATE_TOPIC))
             continue;
         if (R->json)
             out_int(R->o, NULL, p->partition);
-        kf_part_reader *u = part_reader_open(p, R->max_batch, &R->rep);
-        kf_batch b;
-        int rc;
-        while ((rc = kf_part_reader_next(u, &b)) == 1)
-            if (kf_txn_coord_batch(R->coord, p->partition, &b, &buf, R->max_batch, txns_problem, R) != KF_OK)
-                cli_oom();
-        if (rc < 0)
-            cli_oom();
         kf_part_result ur;
-        kf_part_reader_close(u, &ur);
+        if (kf_txn_coord_read(R->coord, p, &ro, txns_problem, R, &ur) != KF_OK)
+            cli_oom();
         damaged |= ur.uncovered > 0;
         R->unreadable |= ur.unreadable;
     }
-    kf_buf_free(&buf);
     if (R->json) {
         out_arr_close(R->o);
         out_uint(R->o, "transactional_ids", kf_txn_coord_count(R->coord));
@@ -305,24 +298,15 @@ static void read_partition(txns_run *R, const kf_partition *p)
     to.coord = R->coord;
     to.problem_fn = txns_problem;
     to.problem_ctx = R;
+    kf_part_reader_opts ro;
+    part_reader_opts(&ro, R->max_batch, &R->rep);
     kf_txns *t;
-    if (kf_txns_open(&t, p, &to) != KF_OK)
-        cli_oom();
-    kf_part_reader *u = part_reader_open(p, R->max_batch, &R->rep);
-    kf_batch b;
-    int rc;
-    while ((rc = kf_part_reader_next(u, &b)) == 1)
-        if (kf_txns_batch(t, &b, kf_part_reader_file(u)) != KF_OK)
-            cli_oom();
-    if (rc < 0)
-        cli_oom();
-    kf_part_result ur;
-    kf_part_reader_close(u, &ur);
-    R->unreadable |= ur.unreadable;
     kf_txns_result res;
+    kf_part_result ur;
     R->nreps = 0;
-    if (kf_txns_finish(t, ur.uncovered > 0 || ur.unreadable, keep_report, R, &res) != KF_OK)
+    if (kf_txns_read(&t, p, &to, &ro, keep_report, R, &res, &ur) != KF_OK)
         cli_oom();
+    R->unreadable |= ur.unreadable;
     print_partition(R, p, &res);
     kf_txns_free(t);
     R->partitions++;

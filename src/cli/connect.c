@@ -20,28 +20,15 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
     kf_connect *c = kf_connect_new(&co);
     if (!c)
         cli_oom();
-    uint64_t uncovered = 0, found = 0;
-    for (size_t i = 0; i < in->n; i++) {
-        const kf_partition *p = &in->parts[i];
-        if (strcmp(p->topic, topic) != 0)
-            continue;
-        found++;
-        kf_connect_partition(c, p->partition);
-        kf_part_result ur;
-        report prep = {perr, NULL, 0, 0};
-        kf_part_reader *u = part_reader_open(p, (size_t)max_batch_bytes, &prep);
-        kf_batch b;
-        int rc;
-        while ((rc = kf_part_reader_next(u, &b)) == 1)
-            if (kf_connect_batch(c, &b) != KF_OK)
-                cli_oom();
-        if (rc < 0)
-            cli_oom();
-        kf_part_reader_close(u, &ur);
-        uncovered += ur.uncovered + (ur.unreadable ? 1 : 0);
-    }
-    kf_connect_partition(c, -1);
-    if (!found)
+    report prep = {perr, NULL, 0, 0};
+    kf_connect_topic_opts to;
+    kf_connect_topic_opts_init(&to);
+    to.topic = topic;
+    part_reader_opts(&to.read, (size_t)max_batch_bytes, &prep);
+    kf_connect_topic_result res;
+    if (kf_connect_read_topic(c, in, &to, &res) != KF_OK)
+        cli_oom();
+    if (!res.partitions)
         fprintf(stderr, "kfsck: no partition of the Connect offsets topic '%s' found under the given paths\n", topic);
     uint64_t open = kf_connect_open_writes(c);
     if (open)
@@ -65,5 +52,5 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
     }
     bool bad = kf_connect_bad_batches(c) > 0;
     kf_connect_free(c);
-    return (uncovered || bad) ? EXIT_DAMAGE : EXIT_CLEAN;
+    return (res.damaged || bad) ? EXIT_DAMAGE : EXIT_CLEAN;
 }

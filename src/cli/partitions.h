@@ -1,7 +1,8 @@
 /* partitions.h: the command line's PATHs as partitions (kf_inputs), the
- * partition reader with the CLI's problem printing, and the jobs that read
- * every partition of one topic together: the __consumer_offsets replay on
- * one time line and Connect source offsets. */
+ * partition reader options with the CLI's problem printing, and the calls
+ * of the library's drivers that read every partition of one topic
+ * together: the __consumer_offsets replay on one time line and Connect
+ * source offsets. */
 #ifndef KFSCK_CLI_PARTITIONS_H
 #define KFSCK_CLI_PARTITIONS_H
 
@@ -19,18 +20,15 @@
  * (what was found is still in in). Out of memory exits. */
 int inputs_collect(char *const *paths, int n, kf_inputs *in);
 
-/* A partition reader whose problems go to rep (rep->o prints them); out of
- * memory exits. */
-kf_part_reader *part_reader_open(const kf_partition *p, size_t max_batch_bytes, report *rep);
+/* Options of a partition reader whose problems go to rep (rep->o prints
+ * them), with the reader tuning of the environment (reader_tuning). */
+void part_reader_opts(kf_part_reader_opts *o, size_t max_batch_bytes, report *rep);
 
-/* Replay every __consumer_offsets partition among in into r: each partition
- * in offset order over the union of its copies, partitions interleaved by
- * batch timestamp (one time line). rep->file (when rep is the replay's
- * problem context) follows the segment being replayed. Returns how many damaged ranges no copy
- * covered; *found = partitions replayed; *unreadable set when a segment
- * could not be read (the command then exits 3). */
-uint64_t replay_offsets_topic(const kf_inputs *in, kf_replay *r, report *rep, out *perr, uint64_t *found,
-                              bool *unreadable);
+/* kf_replay_offsets_topic over the inputs with readers capped at
+ * max_batch_bytes whose problems go to perr (their counts are not kept:
+ * res->uncovered is the damage that matters); out of memory exits. */
+void replay_offsets_topic(const kf_inputs *in, kf_replay *r, size_t max_batch_bytes, out *perr,
+                          kf_offsets_topic_result *res);
 
 /* On stderr: which __consumer_offsets partition holds each group (Java
  * hashCode rule), and a warning when that partition is not in the inputs. */

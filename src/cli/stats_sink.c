@@ -198,15 +198,15 @@ static void print_summary(sink_run *R, const topic_sum *s)
 static void read_partition(sink_run *R, const kf_partition *p, topic_sum *s)
 {
     report rep = {R->perr, NULL, 0, 0};
-    kf_part_reader *u = part_reader_open(p, R->max_batch, &rep);
+    kf_part_reader_opts ro;
+    part_reader_opts(&ro, R->max_batch, &rep);
     kf_sink_opts po = *R->o;
     po.problem_fn = report_problem;
     po.problem_ctx = &rep;
     kf_sink_partition sp;
-    if (kf_sink_read_partition(u, &po, &sp) != KF_OK)
-        cli_oom();
     kf_part_result ur;
-    kf_part_reader_close(u, &ur);
+    if (kf_sink_read(p, &ro, &po, &sp, &ur) != KF_OK)
+        cli_oom();
     uint64_t damaged = ur.uncovered + sp.skipped_batches;
     if (damaged)
         R->damaged = true;

@@ -17,6 +17,7 @@
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
+#include "kfsck/part_feed.h"
 #include "kfsck/quorum_state.h"
 
 /* ---- snapshot files as a partition ------------------------------------------------ */
@@ -78,6 +79,43 @@ static void note_problem(void *ctx, const kf_problem *p)
         c->unreadable = true;
 }
 
+/* A snapshot's batches counted: the status so far, and whether the last
+ * record read was its snapshot_footer. */
+typedef struct snap_count {
+    kf_snapshot_status *st;
+    bool last_is_footer;
+} snap_count;
+
+/* One batch of the snapshot (kf_part_batch_fn). */
+static int count_batch(void *ctx, kf_part_reader *r, kf_batch *b)
+{
+    snap_count *F = ctx;
+    kf_snapshot_status *st = F->st;
+    bool first = st->batches == 0;
+    st->batches++;
+    kf_record_iter it;
+    if (kf_part_reader_records(r, b, &it) != KF_OK) {
+        st->damaged = true;
+        F->last_is_footer = false;
+        return KF_OK;
+    }
+    kf_record rec;
+    int rr;
+    for (uint64_t k = 0; (rr = kf_records_next(&it, &rec)) == 1; k++) {
+        st->records++;
+        kf_control ctl;
+        bool is_ctl = b->control && kf_control_parse(&rec, &ctl) == KF_OK;
+        if (first && k == 0) /* the snapshot's first record */
+            st->has_header = is_ctl && ctl.type == KF_CONTROL_SNAPSHOT_HEADER;
+        F->last_is_footer = is_ctl && ctl.type == KF_CONTROL_SNAPSHOT_FOOTER;
+    }
+    if (rr < 0) {
+        st->damaged = true;
+        F->last_is_footer = false;
+    }
+    return KF_OK;
+}
+
 int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem_fn fn, void *ctx,
                             kf_snapshot_status *st)
 {
@@ -95,48 +133,15 @@ int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem
     o.max_batch_bytes = max_batch_bytes ? max_batch_bytes : KF_DEFAULT_MAX_BATCH_BYTES;
     o.problem_fn = note_problem; /* batch damage is verify's to report */
     o.problem_ctx = &cc;
-    kf_part_reader *r;
-    if (kf_part_reader_open(&r, &f.p, &o) != KF_OK) {
-        kraft_files_free(&f);
-        return KF_ERR_NOMEM;
-    }
-    kf_batch b;
-    int got;
-    bool last_is_footer = false;
-    while ((got = kf_part_reader_next(r, &b)) == 1) {
-        bool first = st->batches == 0;
-        st->batches++;
-        kf_record_iter it;
-        if (kf_part_reader_records(r, &b, &it) != KF_OK) {
-            st->damaged = true;
-            last_is_footer = false;
-            continue;
-        }
-        kf_record rec;
-        int rr = 0;
-        bool first_rec = true;
-        while ((rr = kf_records_next(&it, &rec)) == 1) {
-            st->records++;
-            kf_control ctl;
-            bool is_ctl = b.control && kf_control_parse(&rec, &ctl) == KF_OK;
-            if (first && first_rec)
-                st->has_header = is_ctl && ctl.type == KF_CONTROL_SNAPSHOT_HEADER;
-            last_is_footer = is_ctl && ctl.type == KF_CONTROL_SNAPSHOT_FOOTER;
-            first_rec = false;
-        }
-        if (rr < 0) {
-            st->damaged = true;
-            last_is_footer = false;
-        }
-    }
+    snap_count F = {st, false};
     kf_part_result res;
-    kf_part_reader_close(r, &res);
+    int rc = kf_part_feed(&f.p, &o, count_batch, &F, &res);
     kraft_files_free(&f);
-    if (got < 0)
-        return got;
+    if (rc != KF_OK)
+        return rc;
     st->readable = !cc.unreadable;
     st->damaged |= res.damaged_ranges > 0;
-    st->has_footer = last_is_footer;
+    st->has_footer = F.last_is_footer;
     if (!st->readable) {
         kf_report_in(fn, ctx, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read the snapshot");
         return KF_ERR_IO;

@@ -22,6 +22,7 @@
 #include "kfsck/kraft.h"
 #include "kfsck/kraft_check.h"
 #include "kfsck/names.h"
+#include "kfsck/part_feed.h"
 #include "kfsck/quorum_state.h"
 
 struct kf_metadata {
@@ -221,6 +222,64 @@ typedef struct snap_try {
     uint64_t records;
 } snap_try;
 
+/* The options of the readers of the snapshots and the log. */
+static void reader_opts(const builder *bd, kf_part_reader_opts *o)
+{
+    kf_part_reader_opts_init(o);
+    o->max_batch_bytes = bd->o->max_batch_bytes;
+    o->problem_fn = bd->o->problem_fn;
+    o->problem_ctx = bd->o->problem_ctx;
+}
+
+/* A snapshot being read: what its batches showed so far. */
+typedef struct snap_feed {
+    builder *bd;
+    md_image *im;
+    snap_try *st;
+    bool header, footer, bad, first;
+} snap_feed;
+
+/* One batch of a snapshot (kf_part_batch_fn). */
+static int snapshot_batch(void *ctx, kf_part_reader *r, kf_batch *b)
+{
+    snap_feed *F = ctx;
+    builder *bd = F->bd;
+    const char *file = kf_part_reader_file(r);
+    kf_record_iter it;
+    F->footer = false;
+    if (kf_part_reader_records(r, b, &it) != KF_OK) {
+        report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true,
+               b->base_offset, "%s", it.err_msg);
+        F->bad = true;
+        F->first = false;
+        return KF_OK;
+    }
+    kf_record rec;
+    int rr = 0;
+    bool first_rec = true;
+    while (!bd->nomem && (rr = kf_records_next(&it, &rec)) == 1) {
+        if (b->control) {
+            int type = control_record(bd, file, b, &rec);
+            if (F->first && first_rec)
+                F->header = type == KF_CONTROL_SNAPSHOT_HEADER;
+            F->footer = type == KF_CONTROL_SNAPSHOT_FOOTER;
+            if (F->footer)
+                F->st->file = file;
+        } else {
+            data_record(bd, file, b, &rec, F->im, true, &F->bad);
+        }
+        first_rec = false;
+    }
+    if (rr < 0) {
+        report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true,
+               b->base_offset, "%s", it.err_msg);
+        F->bad = true;
+        F->footer = false;
+    }
+    F->first = false;
+    return bd->nomem ? KF_PART_FEED_STOP : KF_OK;
+}
+
 /* Load the snapshot held by paths (copies of one snapshot) into a fresh im. */
 static int load_snapshot(builder *bd, char *const *paths, size_t n, md_image *im, snap_try *st)
 {
@@ -229,61 +288,16 @@ static int load_snapshot(builder *bd, char *const *paths, size_t n, md_image *im
     if (kraft_files_init(&f, paths, n) != KF_OK)
         return KF_ERR_NOMEM;
     kf_part_reader_opts o;
-    kf_part_reader_opts_init(&o);
-    o.max_batch_bytes = bd->o->max_batch_bytes;
-    o.problem_fn = bd->o->problem_fn;
-    o.problem_ctx = bd->o->problem_ctx;
-    kf_part_reader *r;
-    if (kf_part_reader_open(&r, &f.p, &o) != KF_OK) {
-        kraft_files_free(&f);
-        return KF_ERR_NOMEM;
-    }
+    reader_opts(bd, &o);
     uint64_t records_before = bd->m->info.records;
-    bool header = false, footer = false, bad = false, first = true;
-    kf_batch b;
-    int got;
-    while (!bd->nomem && (got = kf_part_reader_next(r, &b)) == 1) {
-        const char *file = kf_part_reader_file(r);
-        kf_record_iter it;
-        footer = false;
-        if (kf_part_reader_records(r, &b, &it) != KF_OK) {
-            report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b.position, true,
-                   b.base_offset, "%s", it.err_msg);
-            bad = true;
-            first = false;
-            continue;
-        }
-        kf_record rec;
-        int rr = 0;
-        bool first_rec = true;
-        while (!bd->nomem && (rr = kf_records_next(&it, &rec)) == 1) {
-            if (b.control) {
-                int type = control_record(bd, file, &b, &rec);
-                if (first && first_rec)
-                    header = type == KF_CONTROL_SNAPSHOT_HEADER;
-                footer = type == KF_CONTROL_SNAPSHOT_FOOTER;
-                if (footer)
-                    st->file = file;
-            } else {
-                data_record(bd, file, &b, &rec, im, true, &bad);
-            }
-            first_rec = false;
-        }
-        if (rr < 0) {
-            report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b.position, true,
-                   b.base_offset, "%s", it.err_msg);
-            bad = true;
-            footer = false;
-        }
-        first = false;
-    }
+    snap_feed F = {bd, im, st, false, false, false, true};
     kf_part_result res;
-    kf_part_reader_close(r, &res);
+    int rc = kf_part_feed(&f.p, &o, snapshot_batch, &F, &res);
     kraft_files_free(&f);
-    if (bd->nomem)
+    if (rc != KF_OK || bd->nomem)
         return KF_ERR_NOMEM;
     st->records = bd->m->info.records - records_before;
-    st->intact = header && footer && !bad && !res.uncovered && !res.unreadable;
+    st->intact = F.header && F.footer && !F.bad && !res.uncovered && !res.unreadable;
     return KF_OK;
 }
 
@@ -384,67 +398,73 @@ static int choose_snapshot(builder *bd, const kf_kraft_inputs *ki, int64_t targe
 
 /* ---- the log ---------------------------------------------------------------------------- */
 
+/* The log being replayed from start up to target. */
+typedef struct log_feed {
+    builder *bd;
+    int64_t start, target;
+    bool bad;
+} log_feed;
+
+/* One batch of the log (kf_part_batch_fn): its records from start to
+ * target applied; the first batch past target ends the replay. */
+static int log_batch(void *ctx, kf_part_reader *r, kf_batch *b)
+{
+    log_feed *F = ctx;
+    builder *bd = F->bd;
+    kf_metadata *m = bd->m;
+    m->info.log_end_offset = b->last_offset + 1;
+    int64_t first = b->base_offset_known ? b->base_offset : b->last_offset;
+    if (b->last_offset < F->start)
+        return KF_OK;
+    if (first > F->target)
+        return KF_PART_FEED_STOP;
+    const char *file = kf_part_reader_file(r);
+    kf_record_iter it;
+    if (kf_part_reader_records(r, b, &it) != KF_OK) {
+        report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true,
+               b->base_offset, "%s; batch skipped", it.err_msg);
+        m->info.damaged++;
+        return KF_OK;
+    }
+    kf_record rec;
+    int rr = 0;
+    bool any = false;
+    while (!bd->nomem && (rr = kf_records_next(&it, &rec)) == 1) {
+        if (rec.offset < F->start)
+            continue;
+        if (rec.offset > F->target)
+            break;
+        any = true;
+        if (b->control)
+            control_record(bd, file, b, &rec);
+        else
+            data_record(bd, file, b, &rec, &m->im, false, &F->bad);
+    }
+    if (rr < 0) {
+        report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true,
+               b->base_offset, "%s; the rest of the batch is skipped", it.err_msg);
+        m->info.damaged++;
+    }
+    if (any || rr < 0) {
+        m->info.has_last_offset = true;
+        m->info.last_offset = b->last_offset < F->target ? b->last_offset : F->target;
+        m->info.has_leader_epoch = true;
+        m->info.leader_epoch = b->partition_leader_epoch;
+    }
+    return bd->nomem ? KF_PART_FEED_STOP : KF_OK;
+}
+
 static int replay_log(builder *bd, const kf_kraft_inputs *ki, int64_t start, int64_t target)
 {
-    kf_metadata *m = bd->m;
     if (!ki->log.ncopies)
         return KF_OK;
     kf_part_reader_opts o;
-    kf_part_reader_opts_init(&o);
-    o.max_batch_bytes = bd->o->max_batch_bytes;
-    o.problem_fn = bd->o->problem_fn;
-    o.problem_ctx = bd->o->problem_ctx;
-    kf_part_reader *r;
-    if (kf_part_reader_open(&r, &ki->log, &o) != KF_OK)
-        return KF_ERR_NOMEM;
-    kf_batch b;
-    int got;
-    bool bad = false;
-    while (!bd->nomem && (got = kf_part_reader_next(r, &b)) == 1) {
-        m->info.log_end_offset = b.last_offset + 1;
-        int64_t first = b.base_offset_known ? b.base_offset : b.last_offset;
-        if (b.last_offset < start)
-            continue;
-        if (first > target)
-            break;
-        const char *file = kf_part_reader_file(r);
-        kf_record_iter it;
-        if (kf_part_reader_records(r, &b, &it) != KF_OK) {
-            report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b.position, true,
-                   b.base_offset, "%s; batch skipped", it.err_msg);
-            m->info.damaged++;
-            continue;
-        }
-        kf_record rec;
-        int rr = 0;
-        bool any = false;
-        while (!bd->nomem && (rr = kf_records_next(&it, &rec)) == 1) {
-            if (rec.offset < start)
-                continue;
-            if (rec.offset > target)
-                break;
-            any = true;
-            if (b.control)
-                control_record(bd, file, &b, &rec);
-            else
-                data_record(bd, file, &b, &rec, &m->im, false, &bad);
-        }
-        if (rr < 0) {
-            report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b.position, true,
-                   b.base_offset, "%s; the rest of the batch is skipped", it.err_msg);
-            m->info.damaged++;
-        }
-        if (any || rr < 0) {
-            m->info.has_last_offset = true;
-            m->info.last_offset = b.last_offset < target ? b.last_offset : target;
-            m->info.has_leader_epoch = true;
-            m->info.leader_epoch = b.partition_leader_epoch;
-        }
-    }
+    reader_opts(bd, &o);
+    log_feed F = {bd, start, target, false};
     kf_part_result res;
-    kf_part_reader_close(r, &res);
-    m->info.damaged += res.uncovered;
-    return bd->nomem ? KF_ERR_NOMEM : KF_OK;
+    int rc = kf_part_feed(&ki->log, &o, log_batch, &F, &res);
+    bd->m->info.damaged += res.uncovered;
+    return rc != KF_OK || bd->nomem ? KF_ERR_NOMEM : KF_OK;
 }
 
 /* ---- small files ---------------------------------------------------------------------- */

@@ -38,6 +38,7 @@ typedef struct group_rec {
 struct kf_replay {
     kf_replay_opts o;
     int32_t partition;
+    const char *file; /* the segment the batches come from (kf_replay_file); NULL: not known */
     htab offsets;  /* slot key -> kf_offset_value* */
     htab staged;   /* pid(8) + slot key -> kf_offset_value* */
     htab pids;     /* pid(8) -> pid_stage* */
@@ -52,6 +53,8 @@ struct kf_replay {
     const char **dsorted;
     int err;       /* KF_ERR_NOMEM once allocation failed */
 };
+
+void kf_replay_file(kf_replay *r, const char *file) { r->file = file; }
 
 void kf_replay_opts_init(kf_replay_opts *o)
 {
@@ -121,7 +124,7 @@ void kf_replay_free(kf_replay *r)
 static void report(kf_replay *r, const kf_batch *b, const char *code, kf_severity sev, int64_t offset, const char *what,
                    const char *detail)
 {
-    kf_report(r->o.problem_fn, r->o.problem_ctx, code, sev, b ? b->position : 0, offset >= 0, offset, "%s: %s", what,
+    kf_report_in(r->o.problem_fn, r->o.problem_ctx, r->file, code, sev, b ? b->position : 0, offset >= 0, offset, "%s: %s", what,
               detail ? detail : "");
 }
 
@@ -367,7 +370,7 @@ static void report_open_transactions(kf_replay *r)
                  "__consumer_offsets-%d: producer %lld has offsets staged in a transaction with no COMMIT or ABORT "
                  "marker (open, or the copy is truncated); they are not applied",
                  part, (long long)pid);
-        kf_report(r->o.problem_fn, r->o.problem_ctx, KF_P_OPEN_TRANSACTION, KF_SEV_WARNING, 0, false, 0, "%s", msg);
+        kf_report_in(r->o.problem_fn, r->o.problem_ctx, r->file, KF_P_OPEN_TRANSACTION, KF_SEV_WARNING, 0, false, 0, "%s", msg);
         r->stats.open_transactions++;
         free_stage(r->pids.e[i].val);
     }
@@ -535,7 +538,7 @@ static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *s
         if (!strcmp(code, KF_P_UNKNOWN_RECORD_TYPE)) {
             /* the coordinator skips unknown types too ("left over from an aborted upgrade") */
             r->stats.unknown++;
-            kf_report(r->o.problem_fn, r->o.problem_ctx, code, sev, b->position, true, rec->offset,
+            kf_report_in(r->o.problem_fn, r->o.problem_ctx, r->file, code, sev, b->position, true, rec->offset,
                       "__consumer_offsets-%d offset %lld: unknown record type %d, skipped", r->partition,
                       (long long)rec->offset, cr.key_type);
             return;
@@ -546,7 +549,7 @@ static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *s
         snprintf(msg, sizeof msg, "__consumer_offsets-%d offset %lld: record skipped (%s%s): %s", r->partition,
                  (long long)rec->offset, cr.known_type ? "type " : "unknown type ",
                  cr.record_type ? cr.record_type : "?", cr.err[0] ? cr.err : "undecodable");
-        kf_report(r->o.problem_fn, r->o.problem_ctx, code, sev, b->position, true, rec->offset, "%s", msg);
+        kf_report_in(r->o.problem_fn, r->o.problem_ctx, r->file, code, sev, b->position, true, rec->offset, "%s", msg);
         return;
     }
     if (cr.key_type == 0 || cr.key_type == 1) {

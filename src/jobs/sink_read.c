@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kfsck/batch.h"
+#include "kfsck/part_feed.h"
 
 typedef struct staged {
     int64_t offset, ts;
@@ -30,6 +31,7 @@ typedef struct sink_read {
     staged *st;
     size_t nst, cap;
     int64_t from_offset;  /* records below it are not the connector's */
+    bool started;         /* the resume point is found */
 } sink_read;
 
 void kf_sink_opts_init(kf_sink_opts *o)
@@ -143,78 +145,98 @@ static int find_time(sink_read *R, kf_batch *b)
     return 0;
 }
 
-static int read_all(sink_read *R)
+/* One batch of the partition (kf_part_batch_fn): find the resume point,
+ * then stage and feed the records from it on. */
+static int read_batch(void *ctx, kf_part_reader *r, kf_batch *b)
 {
-    const kf_sink_opts *o = R->o;
-    bool started = o->from != KF_SINK_FROM_TIME;
-    kf_batch b;
+    sink_read *R = ctx;
+    R->r = r;
     int rc;
-    while ((rc = kf_part_reader_next(R->r, &b)) == 1) {
-        if (!started) {
-            rc = find_time(R, &b);
-            if (rc < 0)
-                return -rc;
-            if (rc == 0)
-                continue;
-            started = true;
-            if ((rc = feed(R, b.control)) != KF_OK)
-                return rc;
-            continue;
-        }
-        if (b.last_offset < R->from_offset)
-            continue;
-        if (b.control && b.magic >= 2) {
-            /* not decoded: a sink never sees these records */
-            if (!R->out->has_resume) {
-                R->out->has_resume = true;
-                R->out->resume_offset = b.base_offset > R->from_offset ? b.base_offset : R->from_offset;
-            }
-            R->out->control_records += b.count > 0 ? (uint64_t)b.count : 0;
-            continue;
-        }
-        rc = stage_batch(R, &b);
+    if (!R->started) {
+        rc = find_time(R, b);
         if (rc < 0)
             return -rc;
-        if (rc == 1 && (rc = feed(R, false)) != KF_OK)
-            return rc;
+        if (rc == 0)
+            return KF_OK;
+        R->started = true;
+        return feed(R, b->control);
     }
-    return rc < 0 ? -rc : KF_OK;
+    if (b->last_offset < R->from_offset)
+        return KF_OK;
+    if (b->control && b->magic >= 2) {
+        /* not decoded: a sink never sees these records */
+        if (!R->out->has_resume) {
+            R->out->has_resume = true;
+            R->out->resume_offset = b->base_offset > R->from_offset ? b->base_offset : R->from_offset;
+        }
+        R->out->control_records += b->count > 0 ? (uint64_t)b->count : 0;
+        return KF_OK;
+    }
+    rc = stage_batch(R, b);
+    if (rc < 0)
+        return -rc;
+    return rc == 1 ? feed(R, false) : KF_OK;
 }
 
-int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_partition *out)
+/* The simulations of o->config (and its alternatives) for one partition. */
+static int sink_begin(sink_read *R, const kf_sink_opts *o, kf_sink_partition *out)
 {
     memset(out, 0, sizeof *out);
-    sink_read R;
-    memset(&R, 0, sizeof R);
-    R.o = o;
-    R.r = r;
-    R.out = out;
-    R.from_offset = o->from == KF_SINK_FROM_OFFSET ? o->from_value : INT64_MIN;
+    memset(R, 0, sizeof *R);
+    R->o = o;
+    R->out = out;
+    R->started = o->from != KF_SINK_FROM_TIME;
+    R->from_offset = o->from == KF_SINK_FROM_OFFSET ? o->from_value : INT64_MIN;
     if (o->from == KF_SINK_FROM_OFFSET) {
         out->has_resume = true;
         out->resume_offset = o->from_value;
     }
-    R.fig[0] = &out->figures;
-    int rc = kf_sink_new(&R.sim[0], &o->config);
-    R.nsim = 1;
+    R->fig[0] = &out->figures;
+    int rc = kf_sink_new(&R->sim[0], &o->config);
+    R->nsim = 1;
     if (rc == KF_OK && o->alternatives) {
         kf_sink_alternatives(&o->config, out->alt);
         for (size_t k = 0; k < KF_SINK_ALTS && rc == KF_OK; k++) {
             if (!out->alt[k].on)
                 continue;
-            R.fig[R.nsim] = &out->alt[k].figures;
-            rc = kf_sink_new(&R.sim[R.nsim], &out->alt[k].config);
+            R->fig[R->nsim] = &out->alt[k].figures;
+            rc = kf_sink_new(&R->sim[R->nsim], &out->alt[k].config);
             if (rc == KF_OK)
-                R.nsim++;
+                R->nsim++;
         }
     }
-    if (rc == KF_OK)
-        rc = read_all(&R);
-    for (size_t k = 0; k < R.nsim; k++) {
-        if (rc == KF_OK)
-            kf_sink_figures_get(R.sim[k], R.fig[k]);
-        kf_sink_free(R.sim[k]);
-    }
-    free(R.st);
     return rc;
+}
+
+/* The figures, when the read went well, and the simulations freed. */
+static int sink_end(sink_read *R, int rc)
+{
+    for (size_t k = 0; k < R->nsim; k++) {
+        if (rc == KF_OK)
+            kf_sink_figures_get(R->sim[k], R->fig[k]);
+        kf_sink_free(R->sim[k]);
+    }
+    free(R->st);
+    return rc;
+}
+
+int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_partition *out)
+{
+    sink_read R;
+    int rc = sink_begin(&R, o, out);
+    if (rc == KF_OK)
+        rc = kf_part_feed_reader(r, read_batch, &R);
+    return sink_end(&R, rc);
+}
+
+int kf_sink_read(const kf_partition *p, const kf_part_reader_opts *ro, const kf_sink_opts *o, kf_sink_partition *out,
+                 kf_part_result *res)
+{
+    sink_read R;
+    int rc = sink_begin(&R, o, out);
+    if (rc == KF_OK)
+        rc = kf_part_feed(p, ro, read_batch, &R, res);
+    else if (res)
+        *res = (kf_part_result){0};
+    return sink_end(&R, rc);
 }

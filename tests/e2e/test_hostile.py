@@ -8,9 +8,8 @@ on them). Every case must end quickly with a clear `kfsck: <path>: <what>`
 line and the contract's exit code, never hang or crash.
 """
 import os
+import random
 import shutil
-import stat
-import subprocess
 import sys
 import tempfile
 import threading
@@ -18,7 +17,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, KFSCK, jsonl, run as _run  # noqa: E402
+from kfsck_e2e import FIX, LOGS, TempDirTest, jsonl, of_type, run as _run  # noqa: E402
 
 SEGMENT = os.path.join(FIX, "segments", "v2-none", "00000000000000000000.log")
 
@@ -183,7 +182,8 @@ class ChangingFiles(unittest.TestCase):
         # (tests/unit/test_segment.c has the exact case); here the CLI's line
         path, size = self.big_segment(200)
         os.truncate(path, size - 10)
-        code, out, _ = run("verify", "--json", path)
+        code, out, err = run("verify", "--json", path)
+        self.assertEqual(code, 1, err)
         probs = jsonl(out, "problem")
         self.assertIn("truncated", [p["code"] for p in probs])
 
@@ -242,16 +242,27 @@ class ReaderSettings(unittest.TestCase):
     """The reader's thread count and read size change nothing in the output."""
 
     def test_same_output_for_any_threads_and_chunks(self):
-        paths = [os.path.join(FIX, "datadir"), os.path.join(FIX, "damaged"), os.path.join(FIX, "segments")]
+        # the data dir and every segment of damaged/ and segments/ (those are
+        # folders of cases, not partition directories: named file by file)
+        logs = [l for l in LOGS if l["path"].startswith(("datadir/", "damaged/", "segments/"))]
+        paths = [os.path.join(FIX, "datadir")] + [os.path.join(FIX, l["path"]) for l in logs
+                                                  if not l["path"].startswith("datadir/")]
         for cmd in (["verify", "--json"], ["dump", "--json", "--records"]):
-            base = None
-            for env in ({"KFSCK_THREADS": "1"}, {"KFSCK_THREADS": "1", "KFSCK_CHUNK_BYTES": "64"},
+            # the baseline, one thread and the default reads: the fixtures'
+            # damage found (exit 1), every segment and its batches there
+            code, out, err = run(*cmd, *paths, env={"KFSCK_THREADS": "1"})
+            self.assertEqual(code, 1, (cmd, err))
+            rows = jsonl(out)
+            self.assertIn("crc_mismatch", [p["code"] for p in of_type(rows, "problem")], cmd)
+            if cmd[0] == "verify":
+                self.assertEqual(len(of_type(rows, "segment")), len(logs), cmd)
+            else:
+                self.assertGreater(len(of_type(rows, "record")), 1000, cmd)
+            base = (code, out)
+            for env in ({"KFSCK_THREADS": "1", "KFSCK_CHUNK_BYTES": "64"},
                         {"KFSCK_THREADS": "4", "KFSCK_CHUNK_BYTES": "300"}, {"KFSCK_THREADS": "2"}):
                 code, out, _ = run(*cmd, *paths, env=env)
-                if base is None:
-                    base = (code, out)
-                else:
-                    self.assertEqual((code, out), base, (cmd, env))
+                self.assertEqual((code, out), base, (cmd, env))
 
 
 @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
@@ -277,10 +288,39 @@ class UnwritableOutput(unittest.TestCase):
                 n += 1
                 args = [os.path.join(tmp, str(n)) if a == "OUT" else a for a in case + json_flag]
                 with open("/dev/full", "wb") as full:
-                    p = subprocess.run([KFSCK, *args], stdout=full, stderr=subprocess.PIPE, timeout=120)
-                err = p.stderr.decode()
-                self.assertEqual(p.returncode, 3, (args, err))
+                    code, _, err = run(*args, stdout=full, timeout=120)
+                self.assertEqual(code, 3, (args, err))
                 self.assertEqual(err.count("kfsck: <stdout>: cannot write output\n"), 1, (args, err))
+
+
+
+class RandomBytes(TempDirTest):
+    """Random bytes named like every kind of file: exit 0 or 1 and valid JSON, never a crash."""
+
+
+    def test_random_bytes_never_crash(self):
+        rnd = random.Random(1234)
+        for i in range(30):
+            n = rnd.choice([1, 16, 17, 18, 61, 100, 4096, 65536])
+            data = bytes(rnd.getrandbits(8) for _ in range(n))
+            p = self.write(f"{i:020d}.log", data)
+            code, out, err = run("verify", "--json", p)
+            self.assertIn(code, (0, 1), err)
+            jsonl(out)  # valid JSON lines
+            code, out, err = run("dump", "--json", "--records", p)
+            self.assertIn(code, (0, 1), err)
+
+    def test_random_index_and_snapshot_files(self):
+        rnd = random.Random(99)
+        for name in ("00000000000000000000.index", "00000000000000000000.timeindex",
+                     "00000000000000000000.txnindex", "00000000000000000005.snapshot",
+                     "leader-epoch-checkpoint", "partition.metadata", "meta.properties"):
+            for n in (0, 1, 7, 13, 100, 1000):
+                p = self.write(name, bytes(rnd.getrandbits(8) for _ in range(n)))
+                for cmd in ("dump", "verify"):
+                    code, out, err = run(cmd, "--json", p)
+                    self.assertIn(code, (0, 1), f"{cmd} {name} {n}: {err}")
+                    jsonl(out)
 
 
 if __name__ == "__main__":

@@ -5,51 +5,33 @@ fixtures/replicas/broker-{1,2,3}/orders-0 are three copies of one partition,
 each damaged in other places, one holding a batch with a raised leader epoch;
 broker-4/orders-0 is an older leader that was never truncated: past the start
 of a higher epoch it holds its own lower-epoch batches, with other batch
-boundaries (tools/gen_fixtures.py gen_replicas; the facts, and what merges
-must give as computed by tools/merge_model.py from the contract, are in
+boundaries (tools/gen/gen_fixtures.py gen_replicas; the facts, and what merges
+must give as computed by tools/model/merge_model.py from the contract, are in
 fixtures/replicas/MANIFEST.json). A merge must take the batches the model
 takes (every batch some copy holds intact, except a history the cluster
 discarded: the merged log never goes back to a lower leader epoch), report
 the conflicts (covering every offset left out) and the holes exactly, and
 write a partition that passes `kfsck verify`, with indexes identical to
-tools/kafka_index.py's and a producer snapshot (and .txnindex files)
-identical to tools/kafka_producer_state.py's for the merged logs.
+tools/model/kafka_index.py's and a producer snapshot (and .txnindex files)
+identical to tools/model/kafka_producer_state.py's for the merged logs.
 """
 import json
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import FIX, jsonl, manifest, of_type, read, run_model, run as _run  # noqa: E402
+
 REP = os.path.join(FIX, "replicas")
-PY = "/usr/bin/python3"
-KAFKA_INDEX = os.path.join(ROOT, "tools", "kafka_index.py")
-KAFKA_PSTATE = os.path.join(ROOT, "tools", "kafka_producer_state.py")
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-MANIFEST = json.loads(read(os.path.join(REP, "MANIFEST.json")))
+MANIFEST = manifest("replicas")
 
 
 def run(*args, cwd=REP):
-    p = subprocess.run([KFSCK, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-
-
-def jsonl(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def of_type(lines, t):
-    return [x for x in lines if x["type"] == t]
+    """kfsck_e2e.run in fixtures/replicas/ unless told."""
+    return _run(*args, cwd=cwd)
 
 
 def strip_type(d):
@@ -78,9 +60,8 @@ class Merge(unittest.TestCase):
         for n in os.listdir(pdir):
             if not n.endswith(".log"):
                 continue
-            p = subprocess.run([PY, KAFKA_INDEX, os.path.join(pdir, n), ref], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
-            self.assertEqual(p.returncode, 0, p.stderr)
+            code, _, err = run_model("kafka_index.py", os.path.join(pdir, n), ref)
+            self.assertEqual(code, 0, err)
             for ext in (".index", ".timeindex"):
                 self.assertEqual(read(os.path.join(pdir, n[:20] + ext)), read(os.path.join(ref, n[:20] + ext)),
                                  n[:20] + ext)
@@ -89,8 +70,8 @@ class Merge(unittest.TestCase):
         """The .snapshot and .txnindex files in pdir are exactly the reference builder's."""
         ref = os.path.join(self.tmp, "pref")
         shutil.rmtree(ref, ignore_errors=True)
-        p = subprocess.run([PY, KAFKA_PSTATE, pdir, ref], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        code, _, err = run_model("kafka_producer_state.py", pdir, ref)
+        self.assertEqual(code, 0, err)
         want = {n: read(os.path.join(ref, n)) for n in os.listdir(ref)}
         got = {n: read(os.path.join(pdir, n)) for n in os.listdir(pdir) if n.endswith((".snapshot", ".txnindex"))}
         self.assertEqual(got, want)
@@ -112,6 +93,7 @@ class Merge(unittest.TestCase):
 
     def test_replicas_each_damaged(self):
         # each copy alone is damaged (verify finds errors)
+        self.assertTrue(MANIFEST["copies"])
         for c in MANIFEST["copies"]:
             code, out, err = run("verify", c)
             self.assertEqual(code, 1, c)
@@ -218,6 +200,7 @@ class Merge(unittest.TestCase):
         with open(p, "wb") as f:
             f.write(data)
         code, out, err = run("dump", "--json", p)
+        self.assertEqual(code, 1, err)
         self.assertNotIn(marker, [b["base_offset"] for b in of_type(jsonl(out), "batch") if b.get("crc_ok", True)])
         self.assertEqual(run("verify", cp)[0], 1)
         for order in ((cp, src), (src, cp)):
@@ -242,9 +225,8 @@ class Merge(unittest.TestCase):
         # copies without their first segment; one holds the snapshot at the log start
         src = os.path.join(FIX, "partition", "orders-0")
         ref = os.path.join(self.tmp, "seed")
-        p = subprocess.run([PY, KAFKA_PSTATE, os.path.join(src, "00000000000000000000.log"), ref],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        code, _, err = run_model("kafka_producer_state.py", os.path.join(src, "00000000000000000000.log"), ref)
+        self.assertEqual(code, 0, err)
         copies = []
         for k in range(2):
             cp = os.path.join(self.tmp, "ret%d" % k, "orders-0")
@@ -267,6 +249,7 @@ class Merge(unittest.TestCase):
         # broker-4 never truncated its epoch-1 history past the start of epoch 3:
         # one conflict over all of it (other batch boundaries than the batches
         # taken), its offsets past the others' end are a hole, epochs never go back
+        self.assertTrue(MANIFEST["diverged"])
         for m in MANIFEST["diverged"]:
             with self.subTest(copies=m["copies"]):
                 od = os.path.join(self.tmp, "div-%d" % len(m["copies"]))
@@ -287,6 +270,7 @@ class Merge(unittest.TestCase):
                 self.assertEqual(epochs, sorted(epochs))
                 self.assertGreater(m["conflicts"][-1]["end_offset"], got[-1][2])  # left out past the log end
                 code, vout, err = run("verify", "--json", pdir)
+                self.assertEqual(code, 0, err)
                 self.assertEqual([p for p in of_type(jsonl(vout), "problem") if p["severity"] == "error"], [])
                 self.check_indexes(pdir)
                 self.check_producer_state(pdir)

@@ -7,25 +7,17 @@ fixtures/offsets/MANIFEST.json (log end offsets, topic ids, leader epochs, the
 data dir's checkpoint files). Checkpoint disagreements are built in temporary
 copies of fixtures/datadir.
 """
-import json
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import FIX, MANIFEST, jsonl, manifest, of_type, read, run  # noqa: E402
+from kraft_e2e import CASES, KRAFT, problems, run_lossy  # noqa: E402
 
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-MANIFEST = json.loads(read(os.path.join(FIX, "MANIFEST.json")))
-OFFSETS = json.loads(read(os.path.join(FIX, "offsets", "MANIFEST.json")))
+OFFSETS = manifest("offsets")
 DATADIR = MANIFEST["datadir"]
 CKPT_FIELDS = {
     "recovery-point-offset-checkpoint": "recovery_point",
@@ -36,19 +28,6 @@ CKPT_FIELDS = {
 PARTITION_FIELDS = ["datadir", "topic", "partition", "dir", "topic_id", "segments", "bytes", "first_offset",
                     "log_end_offset", "recovery_point", "high_watermark", "log_start_offset", "cleaner_offset",
                     "leader_epochs", "errors", "warnings"]
-
-
-def run(*args, cwd=FIX):
-    p = subprocess.run([KFSCK, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-
-
-def jsonl(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def of_type(lines, t):
-    return [x for x in lines if x["type"] == t]
 
 
 def write_checkpoint(path, entries):
@@ -132,7 +111,10 @@ class ScanFixtureDatadir(unittest.TestCase):
         self.assertEqual(s["warnings"], 0)
 
     def test_jobs_do_not_change_output(self):
-        outs = [run("scan", "--json", "--jobs", str(j), DATADIR["path"])[1] for j in (1, 4, 16)]
+        runs = [run("scan", "--json", "--jobs", str(j), DATADIR["path"]) for j in (1, 4, 16)]
+        self.assertEqual([r[0] for r in runs], [1, 1, 1], runs[0][2])
+        outs = [r[1] for r in runs]
+        self.assertTrue(jsonl(outs[0], "partition"))
         self.assertEqual(outs[0], outs[1])
         self.assertEqual(outs[0], outs[2])
         t1 = run("scan", "--jobs", "1", DATADIR["path"])
@@ -147,6 +129,7 @@ class ScanFixtureDatadir(unittest.TestCase):
                             and l.endswith("ok") for l in lines), out)
         # ranges are first..last (as verify prints them); the log end offset is named
         logs = {l["path"]: l for l in MANIFEST["logs"]}
+        self.assertTrue(MANIFEST["partitions"])
         for m in MANIFEST["partitions"]:
             if not m["path"].startswith(DATADIR["path"] + "/"):
                 continue
@@ -312,9 +295,46 @@ class ScanUsage(unittest.TestCase):
             for f in fn:
                 p = os.path.join(dp, f)
                 before[p] = (os.path.getsize(p), read(p))
-        run("scan", DATADIR["path"])
+        code, _, err = run("scan", DATADIR["path"])
+        self.assertEqual(code, 1, err)
+        self.assertTrue(before)
         for p, v in before.items():
             self.assertEqual((os.path.getsize(p), read(p)), v)
+
+
+
+class ScanKraftNode(unittest.TestCase):
+    """A KRaft node's data dir: partitions checked against its metadata log (kraft_e2e.py)."""
+
+    def test_node_partitions_checked_against_the_metadata_log(self):
+        """payments-0's partition.metadata names another id than the log
+        (topic_id_mismatch, error); ghost-0's id is unknown to the log
+        (stray_partition, warning). __cluster_metadata-0 (its reserved id) and
+        the partitions that match are not problems."""
+        s = KRAFT["scan"]
+        code, out, err = run_lossy("scan", "--json", s["path"])
+        self.assertEqual(code, 1, err)
+        parts = jsonl(out, "partition")
+        self.assertEqual(sorted("%s-%d" % (p["topic"], p["partition"]) for p in parts), s["partitions"])
+        # the share-group-state and remote-log-metadata partitions each hold a record of
+        # an unknown type on purpose: a scan that decodes them may warn about it
+        got = [p for p in problems(out) if not (p["code"] == "unknown_record_type" and p["severity"] == "warning"
+                                               and ("/__share_group_state-0/" in p["file"]
+                                                    or "/__remote_log_metadata-0/" in p["file"]))]
+        self.assertEqual(sorted((p["code"], p["severity"]) for p in got),
+                         sorted((p["code"], p["severity"]) for p in s["problems"]), got)
+        for w in s["problems"]:
+            p = next(p for p in got if p["code"] == w["code"])
+            self.assertIn("/" + os.path.basename(w["dir"]), p["file"], p)
+        summary = jsonl(out, "summary")[0]
+        self.assertEqual(summary["errors"], 1)
+        self.assertGreaterEqual(summary["warnings"], 1)
+
+    def test_trimmed_and_healthy_have_no_kraft_problem(self):
+        for path in (CASES["trimmed"]["path"],):
+            code, out, err = run_lossy("scan", "--json", path)
+            self.assertEqual(code, 0, err)
+            self.assertEqual(problems(out), [])
 
 
 if __name__ == "__main__":

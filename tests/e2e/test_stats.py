@@ -13,35 +13,18 @@ without a timestamp are in no bucket but in the summary.
 """
 import base64
 import glob
-import json
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
 from kafka.record.memory_records import MemoryRecords
 
-ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-KFSCK = os.path.abspath(os.environ.get("KFSCK", os.path.join(ROOT, "kfsck")))
-FIX = os.path.join(ROOT, "fixtures")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kfsck_e2e import FIX, MANIFEST, jsonl, of_type, run  # noqa: E402
 
-with open(os.path.join(FIX, "MANIFEST.json"), "rb") as f:
-    MANIFEST = json.loads(f.read())
 SEGMENT_LOGS = [l for l in MANIFEST["logs"] if l["path"].startswith("segments/") and "records_detail" in l]
-
-
-def run(*args, cwd=FIX):
-    p = subprocess.run([KFSCK, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
-
-
-def jsonl(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def of_type(lines, t):
-    return [x for x in lines if x["type"] == t]
 
 
 class Acc:
@@ -229,7 +212,8 @@ class Partitions(unittest.TestCase):
         # orders-0 was written by several producers: timestamps run behind
         acc = kp_read_partition("datadir/orders-0", Acc(1000))
         self.assertGreater(acc.max_late, 0)
-        code, out, _ = run("stats", "--json", "datadir/orders-0")
+        code, out, err = run("stats", "--json", "datadir/orders-0")
+        self.assertEqual(code, 0, err)
         self.assertEqual(of_type(jsonl(out), "summary")[0]["max_lateness_ms"], acc.max_late)
 
     def test_datadir_per_topic_and_by_partition(self):
@@ -262,7 +246,9 @@ class Partitions(unittest.TestCase):
             self.assertEqual(keys, sorted(keys))
 
     def test_copies_count_each_record_once(self):
-        one = jsonl(run("stats", "--json", "datadir/orders-0")[1])
+        code, out, err = run("stats", "--json", "datadir/orders-0")
+        self.assertEqual(code, 0, err)
+        one = jsonl(out)
         code, out, _ = run("stats", "--json", "datadir/orders-0", "partition/orders-0")
         self.assertEqual(code, 0)
         two = jsonl(out)

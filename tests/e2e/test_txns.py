@@ -1,17 +1,15 @@
 #!/usr/bin/python3
 """End-to-end tests of `kfsck txns`.
 
-The fixtures under fixtures/txns/ were written by tools/gen_txns.py with
+The fixtures under fixtures/txns/ were written by tools/gen/gen_txns.py with
 kafka-python's transactional batch builder, hand-built COMMIT/ABORT marker
-batches (CRC-32C computed in Python) and tools/coordfmt.py's
+batches (CRC-32C computed in Python) and tools/gen/coordfmt.py's
 __transaction_state records; fixtures/txns/MANIFEST.json holds what that
 generator computed by reading the files back and replaying them with the
-producer-state rules in Python (tools/kafka_producer_state.py): the open
+producer-state rules in Python (tools/model/kafka_producer_state.py): the open
 transactions, last stable offsets, marker counts, .txnindex problems, the
 coordinator's view and the damaged copy's answer.
 """
-import hashlib
-import json
 import os
 import shutil
 import sys
@@ -19,10 +17,9 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, jsonl, run  # noqa: E402
+from kfsck_e2e import FIX, jsonl, manifest, run, tree_digest  # noqa: E402
 
-with open(os.path.join(FIX, "txns", "MANIFEST.json"), "rb") as _f:
-    M = json.load(_f)
+M = manifest("txns")
 DATADIR = M["datadir"]
 PARTS = {p["topic"]: p for p in M["partitions"]}
 
@@ -62,17 +59,20 @@ class DataDir(unittest.TestCase):
 
     def test_every_line_has_a_type_and_partitions_are_listed_in_order(self):
         rows = jsonl(self.out)
+        self.assertTrue(rows)
         self.assertTrue(all("type" in r for r in rows))
         self.assertEqual([r["topic"] for r in jsonl(self.out, "partition")], [p["topic"] for p in M["partitions"]])
         self.assertNotIn("__transaction_state", [r["topic"] for r in jsonl(self.out, "partition")])
 
     def test_partition_lines(self):
+        self.assertTrue(M["partitions"])
         for want in M["partitions"]:
             got = partition_row(self.out, want["topic"])
             for f in PART_FIELDS:
                 self.assertEqual(got[f], want[f], (want["topic"], f))
 
     def test_open_transactions_in_order_with_the_coordinator_view(self):
+        self.assertTrue(M["partitions"])
         for want in M["partitions"]:
             got = open_rows(self.out, want["topic"])
             self.assertEqual(len(got), len(want["open"]), want["topic"])
@@ -137,7 +137,8 @@ class Rules(unittest.TestCase):
             self.assertEqual(hanging, [w["producer_id"] for w in want["open"] if w["idle_ms"] > int(ms)])
             self.assertEqual(code, 1 if n else 0, (ms, err))
         # durations are read too: 1h is 3600000
-        _, out, _ = run("txns", "--json", "--hanging-ms", "1h", want["path"])
+        rc, out, stderr = run("txns", "--json", "--hanging-ms", "1h", want["path"])
+        self.assertEqual(rc, 0, stderr)
         self.assertEqual(partition_row(out, "orders")["hanging_transactions"], want["hanging_by_threshold"]["3600000"])
 
     def test_clean_partition_exits_0(self):
@@ -198,7 +199,8 @@ class Rules(unittest.TestCase):
             self.assertIsNone(p["snapshot"])
             self.assertEqual(p["last_stable_offset"], want["last_stable_offset"])
             self.assertEqual(jsonl(out, "problem"), [])
-            code, text, _ = run("txns", dst)
+            code, text, stderr = run("txns", dst)
+            self.assertEqual(code, 0, stderr)
             self.assertIn("no producer snapshot", text)
 
 
@@ -217,7 +219,8 @@ class Damage(unittest.TestCase):
             self.assertEqual(p[f], want[f], f)
         self.assertEqual([(r["producer_id"], r["first_offset"], r["batches"]) for r in open_rows(out, "events")],
                          [(w["producer_id"], w["first_offset"], w["batches"]) for w in want["open"]])
-        code, text, _ = run("txns", want["path"])
+        code, text, stderr = run("txns", want["path"])
+        self.assertEqual(code, 1, stderr)
         self.assertIn("may be missing", text)
 
     def test_every_txnindex_entry_is_checked_in_the_copy_the_marker_came_from(self):
@@ -239,6 +242,7 @@ class Damage(unittest.TestCase):
             self.assertEqual(partition_row(out, "orders")["open_transactions"], want["open_transactions"])
             # both copies intact: the same answer as one copy, nothing reported twice
             code, out, err = run("txns", "--json", b, os.path.join(FIX, want["path"]))
+            self.assertEqual(code, 1, err)
             self.assertEqual(problems(out), [])
             self.assertEqual(len(open_rows(out, "orders")), want["open_transactions"])
 
@@ -305,20 +309,11 @@ class Usage(unittest.TestCase):
             self.assertEqual(len(open_rows(out, "inventory")), want["open_transactions"])
 
     def test_inputs_are_not_modified(self):
-        def digest():
-            h = hashlib.sha256()
-            for d, _, files in sorted(os.walk(os.path.join(FIX, "txns"))):
-                for f in sorted(files):
-                    p = os.path.join(d, f)
-                    h.update(p.encode())
-                    h.update(str(os.stat(p).st_mtime_ns).encode())
-                    with open(p, "rb") as fh:
-                        h.update(fh.read())
-            return h.hexdigest()
-        before = digest()
-        run("txns", "--json", "txns")
-        run("txns", "txns/datadir", "txns/damaged")
-        self.assertEqual(before, digest())
+        before = tree_digest(os.path.join(FIX, "txns"))
+        # a hanging transaction and the .txnindex findings: exit 1
+        self.assertEqual(run("txns", "--json", "txns/datadir")[0], 1)
+        self.assertEqual(run("txns", "txns/datadir", "txns/damaged")[0], 1)
+        self.assertEqual(before, tree_digest(os.path.join(FIX, "txns")))
 
 
 if __name__ == "__main__":

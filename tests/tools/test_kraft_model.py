@@ -3,8 +3,8 @@
 tests/run.sh runs them once, with the normal build).
 
 tests/e2e/test_metadata.py trusts fixtures/kraft/MANIFEST.json, which
-tools/gen_kraft.py computes with tools/kraftfmt.py (the record encoder and
-decoder) and tools/kraft_image.py (the model of the metadata image). These
+tools/gen/gen_kraft.py computes with tools/gen/kraftfmt.py (the record encoder and
+decoder) and tools/model/kraft_image.py (the model of the metadata image). These
 tests check that Python side on its own: the spec's byte examples, the replay
 rules of kraft-metadata.md §4.6/§5 on small hand-made logs, and that the
 committed fixture files still read back to what the manifest says.
@@ -15,7 +15,7 @@ import sys
 import unittest
 
 ROOT = os.environ.get("KFSCK_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path[:0] = [os.path.join(ROOT, "tools", "gen"), os.path.join(ROOT, "tools", "model")]
 
 import coordfmt as cf      # noqa: E402
 import gen_kraft           # noqa: E402

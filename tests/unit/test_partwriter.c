@@ -1,8 +1,8 @@
 /* test_partwriter.c: unit tests for src/format/partwriter.c, the partition
- * writer. Against fixtures written by tools/gen_fixtures.py (Kafka's rules,
+ * writer. Against fixtures written by tools/gen/gen_fixtures.py (Kafka's rules,
  * independent of this code): a partition's batches written back give its
- * .log bytes, its .index/.timeindex (tools/kafka_index.py), its .txnindex and
- * producer snapshot (tools/kafka_producer_state.py's rules) and its
+ * .log bytes, its .index/.timeindex (tools/model/kafka_index.py), its .txnindex and
+ * producer snapshot (tools/model/kafka_producer_state.py's rules) and its
  * leader-epoch-checkpoint. Hand-built batches check the rules one by one:
  * the epochs list (only raises), refusals where the broker's index rebuild
  * would throw (nothing written), rewinding a segment (state as it started),

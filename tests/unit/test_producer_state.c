@@ -1,6 +1,6 @@
 /* test_producer_state.c: unit tests for src/producer_state.c, the builder of
  * rebuilt `.snapshot` / `.txnindex` files. The fixture partitions'
- * snapshots and txnindex (written by tools/gen_fixtures.py from Kafka's
+ * snapshots and txnindex (written by tools/gen/gen_fixtures.py from Kafka's
  * rules) must come out byte for byte; hand-built batches check the rules one
  * by one: lastStableOffset with and without another open transaction, a
  * marker with a new epoch clearing batch metadata, a marker with no open

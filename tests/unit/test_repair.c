@@ -154,7 +154,7 @@ static void test_index_builder_rule(void **state)
 static void test_index_builder_matches_committed_index(void **state)
 {
     (void)state;
-    /* segments/v2-multi's committed .index/.timeindex were built by tools/kafka_index.py */
+    /* segments/v2-multi's committed .index/.timeindex were built by tools/model/kafka_index.py */
     size_t n = 0, ni = 0, nt = 0;
     uint8_t *log = read_test_file("fixtures/segments/v2-multi/00000000000000000000.log", &n);
     uint8_t *ix = read_test_file("fixtures/segments/v2-multi/00000000000000000000.index", &ni);

@@ -1,7 +1,7 @@
 /* test_sink.c: the storage-sink catch-up simulation (src/jobs/sink.c,
  * sink_read.c, sink_topic.c). Expected figures are worked out by hand from
  * cli.md's rules in the comments next to them; the partition reader tests
- * use facts of tools/gen_sink.py's fixtures (record counts, the one
+ * use facts of tools/gen/gen_sink.py's fixtures (record counts, the one
  * transaction marker, the damage done). */
 #include "testutil.h"
 
@@ -227,7 +227,7 @@ static void test_read_partition(void **state)
     o.problem_fn = problem_log_fn;
     o.problem_ctx = &plog;
     kf_sink_partition p;
-    /* events-2: 400 data records and one COMMIT marker (tools/gen_sink.py) */
+    /* events-2: 400 data records and one COMMIT marker (tools/gen/gen_sink.py) */
     assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &o, &p, &plog), KF_OK);
     assert_true(p.records == 400 && p.control_records == 1 && p.records_without_timestamp == 0);
     assert_true(p.figures.records_written == 400 && p.skipped_batches == 0);

@@ -2,11 +2,16 @@
  * (kf_source_gentle): pages a read brought into the cache are dropped once
  * the reader is done with them, however far apart its calls are, and pages
  * that were cached before stay. Residency is read with mincore on a file
- * this test writes, syncs and drops; where the page cache does not drop
- * clean pages on request (tmpfs), the tests skip. */
+ * this test writes, syncs and drops. That needs a filesystem whose page
+ * cache drops clean pages on request (not tmpfs, whose pages are the file),
+ * so the file goes in the first of $TMPDIR, /tmp, /var/tmp and the test
+ * binary's own (build) directory where a small probe file is dropped; only
+ * when none is such a filesystem do the tests skip, naming each directory. */
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,15 +19,15 @@
 #define FILE_BYTES (48 * MIB)
 #define STEP (16 * MIB) /* the reader's chunks: one batch larger than DROP_OVERLAP */
 
-/* The residency of every page of [0, FILE_BYTES) of fd into vec (one byte
- * a page, 1 = cached); the number of cached pages. */
-static size_t resident(int fd, unsigned char *vec)
+/* The residency of every page of [0, bytes) of fd into vec (one byte a
+ * page, 1 = cached); the number of cached pages. */
+static size_t resident_of(int fd, size_t bytes, unsigned char *vec)
 {
-    void *m = mmap(NULL, FILE_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+    void *m = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
     assert_true(m != MAP_FAILED);
-    assert_int_equal(mincore(m, FILE_BYTES, vec), 0);
-    munmap(m, FILE_BYTES);
-    size_t pages = FILE_BYTES / (size_t)sysconf(_SC_PAGESIZE), n = 0;
+    assert_int_equal(mincore(m, bytes, vec), 0);
+    munmap(m, bytes);
+    size_t pages = bytes / (size_t)sysconf(_SC_PAGESIZE), n = 0;
     for (size_t i = 0; i < pages; i++) {
         vec[i] &= 1;
         n += vec[i];
@@ -30,27 +35,82 @@ static size_t resident(int fd, unsigned char *vec)
     return n;
 }
 
-/* A synced file of FILE_BYTES with none of it cached: its descriptor, or -1
- * (and path unlinked) when the page cache keeps it anyway. */
-static int uncached_file(char *path, unsigned char *vec)
+/* resident_of the whole test file. */
+static size_t resident(int fd, unsigned char *vec)
 {
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
+    return resident_of(fd, FILE_BYTES, vec);
+}
+
+/* Writes bytes of a fixed pattern to fd, syncs it and asks the kernel to
+ * drop its pages; true when it did (no page of the first `bytes` cached). */
+static bool write_and_drop(int fd, size_t bytes, unsigned char *vec)
+{
     uint8_t *block = malloc(MIB);
     assert_non_null(block);
     for (size_t i = 0; i < MIB; i++)
         block[i] = (uint8_t)(i * 131 + 7);
-    for (size_t done = 0; done < FILE_BYTES; done += MIB)
+    for (size_t done = 0; done < bytes; done += MIB)
         assert_true(write(fd, block, MIB) == (ssize_t)MIB);
     free(block);
     assert_int_equal(fsync(fd), 0);
-    posix_fadvise(fd, 0, FILE_BYTES, POSIX_FADV_DONTNEED);
-    if (resident(fd, vec) != 0) {
-        print_message("# DONTNEED left pages of %s cached (tmpfs?), skipping\n", path);
+    posix_fadvise(fd, 0, (off_t)bytes, POSIX_FADV_DONTNEED);
+    return resident_of(fd, bytes, vec) == 0;
+}
+
+/* The directory of the test binary (argv[0]), set by main. */
+static char binary_dir[PATH_MAX] = ".";
+
+/* The first directory where a dropped 1 MiB probe file leaves no page
+ * cached, or NULL (after saying which were tried) when there is none.
+ * Looked for once. */
+static const char *droppable_dir(void)
+{
+    static bool looked;
+    static const char *found;
+    if (looked)
+        return found;
+    looked = true;
+    const char *dirs[] = {getenv("TMPDIR"), "/tmp", "/var/tmp", binary_dir};
+    unsigned char *vec = malloc(MIB / (size_t)sysconf(_SC_PAGESIZE));
+    assert_non_null(vec);
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && !found; i++) {
+        bool tried = !dirs[i] || !*dirs[i];
+        for (size_t j = 0; j < i && !tried; j++)
+            tried = dirs[j] && strcmp(dirs[i], dirs[j]) == 0;
+        if (tried)
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/kfsck-test-source-probe-XXXXXX", dirs[i]);
+        int fd = mkstemp(path);
+        if (fd < 0) {
+            print_message("# %s: cannot create a file there\n", dirs[i]);
+            continue;
+        }
+        if (write_and_drop(fd, MIB, vec))
+            found = dirs[i];
+        else
+            print_message("# %s: POSIX_FADV_DONTNEED left pages cached (tmpfs?)\n", dirs[i]);
         close(fd);
         unlink(path);
+    }
+    free(vec);
+    return found;
+}
+
+/* A synced file of FILE_BYTES with none of it cached, made in
+ * droppable_dir() (its name into path): its descriptor, or -1 when no
+ * directory drops pages on request (the caller skips). */
+static int uncached_file(char *path, size_t path_size, unsigned char *vec)
+{
+    const char *dir = droppable_dir();
+    if (!dir) {
+        print_message("# no directory here drops clean pages on request, skipping\n");
         return -1;
     }
+    snprintf(path, path_size, "%s/kfsck-test-source-XXXXXX", dir);
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write_and_drop(fd, FILE_BYTES, vec));
     return fd;
 }
 
@@ -80,10 +140,10 @@ static void read_gently(const char *path)
 static void test_far_apart_calls_drop_everything(void **state)
 {
     (void)state;
-    char path[] = "/tmp/kfsck-test-source-XXXXXX";
+    char path[PATH_MAX];
     unsigned char *vec = malloc(FILE_BYTES / (size_t)sysconf(_SC_PAGESIZE));
     assert_non_null(vec);
-    int fd = uncached_file(path, vec);
+    int fd = uncached_file(path, sizeof path, vec);
     if (fd < 0) {
         free(vec);
         skip();
@@ -97,21 +157,24 @@ static void test_far_apart_calls_drop_everything(void **state)
     assert_int_equal(left, 0);
 }
 
-/* Pages cached before the reader came stay cached; the rest is dropped. */
-static void test_pages_cached_before_stay(void **state)
+/* One try of test_pages_cached_before_stay: false (and *skipped) when no
+ * uncached file can be made; else true with the counts in *r. */
+typedef struct cached_counts {
+    size_t cached, kept, extra, after;
+} cached_counts;
+
+static bool cached_before_try(cached_counts *r)
 {
-    (void)state;
-    char path[] = "/tmp/kfsck-test-source-XXXXXX";
+    char path[PATH_MAX];
     size_t pages = FILE_BYTES / (size_t)sysconf(_SC_PAGESIZE);
     unsigned char *vec = malloc(pages), *before = malloc(pages);
     assert_non_null(vec);
     assert_non_null(before);
-    int fd = uncached_file(path, vec);
+    int fd = uncached_file(path, sizeof path, vec);
     if (fd < 0) {
         free(vec);
         free(before);
-        skip();
-        return;
+        return false;
     }
     /* what the broker had cached: 4 MiB in the middle of the first chunk
      * and 4 MiB across the line between the second and the third (plus
@@ -121,26 +184,54 @@ static void test_pages_cached_before_stay(void **state)
     assert_true(pread(fd, buf, 4 * MIB, 6 * MIB) == (ssize_t)(4 * MIB));
     assert_true(pread(fd, buf, 4 * MIB, 2 * STEP - 2 * MIB) == (ssize_t)(4 * MIB));
     free(buf);
-    size_t cached = resident(fd, before);
-    assert_true(cached >= 2 * 4 * MIB / (size_t)sysconf(_SC_PAGESIZE));
+    r->cached = resident(fd, before);
+    assert_true(r->cached >= 2 * 4 * MIB / (size_t)sysconf(_SC_PAGESIZE));
     read_gently(path);
-    size_t after = resident(fd, vec);
-    size_t kept = 0, extra = 0;
+    r->after = resident(fd, vec);
+    r->kept = r->extra = 0;
     for (size_t i = 0; i < pages; i++) {
-        kept += before[i] & vec[i];
-        extra += vec[i] & !before[i];
+        r->kept += before[i] & vec[i];
+        r->extra += vec[i] & !before[i];
     }
     close(fd);
     unlink(path);
     free(vec);
     free(before);
-    assert_int_equal(extra, 0);
-    assert_int_equal(kept, cached);
-    assert_int_equal(after, cached);
+    return true;
 }
 
-int main(void)
+/* Pages cached before the reader came stay cached; the rest is dropped.
+ * On a busy machine the kernel now and then evicts a single clean page of
+ * the file by itself (seen in about 1 run of 20 with parallel builds: one
+ * to nine pages at random places inside the cached stretches, which the
+ * reader never asks to drop: it drops whole runs of pages it brought in).
+ * So the scenario is tried up to three times and must come out exact once;
+ * a reader that drops cached pages fails every try. */
+static void test_pages_cached_before_stay(void **state)
 {
+    (void)state;
+    cached_counts r = {0};
+    for (int tries = 0; tries < 3; tries++) {
+        if (!cached_before_try(&r)) {
+            skip();
+            return;
+        }
+        if (r.extra == 0 && r.kept == r.cached && r.after == r.cached)
+            break;
+        print_message("# try %d: %zu of %zu cached pages kept, %zu extra\n", tries + 1, r.kept, r.cached, r.extra);
+    }
+    assert_int_equal(r.extra, 0);
+    assert_int_equal(r.kept, r.cached);
+    assert_int_equal(r.after, r.cached);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 0 && strlen(argv[0]) < sizeof binary_dir) {
+        char copy[PATH_MAX];
+        snprintf(copy, sizeof copy, "%s", argv[0]);
+        snprintf(binary_dir, sizeof binary_dir, "%s", dirname(copy));
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_far_apart_calls_drop_everything),
         cmocka_unit_test(test_pages_cached_before_stay),

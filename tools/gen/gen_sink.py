@@ -2,8 +2,8 @@
 """gen_sink: build the fixtures of kfsck's storage-sink catch-up simulation
 (`kfsck stats --sink-partition-duration`), fixtures/sink/.
 
-Called by tools/gen_fixtures.py (its main calls `generate(OUTDIR)`); can also
-be run alone: /usr/bin/python3 tools/gen_sink.py OUTDIR  (writes OUTDIR/sink).
+Called by tools/gen/gen_fixtures.py (its main calls `generate(OUTDIR)`); can also
+be run alone: /usr/bin/python3 tools/gen/gen_sink.py OUTDIR  (writes OUTDIR/sink).
 
 Writes, below OUTDIR/sink/ (replacing that directory):
   datadir/events-0/   ordered timestamps (30 s apart), two segments
@@ -23,8 +23,8 @@ Writes, below OUTDIR/sink/ (replacing that directory):
                       counts, control and log-append-time batches, codecs,
                       and, for damaged/, the damage
 
-Batches come from kafka-python's builders via tools/kafkafmt.py, indexes from
-tools/kafka_index.py. Timestamps start at 1700000000000 ms
+Batches come from kafka-python's builders via tools/gen/kafkafmt.py, indexes from
+tools/model/kafka_index.py. Timestamps start at 1700000000000 ms
 (2023-11-14T22:13:20Z); randomness is seeded, so two runs give identical
 bytes. The tests compute their expected figures by reading these segments
 back with kafka-python, not from this file's intentions.
@@ -37,7 +37,9 @@ import shutil
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# this folder (the encoders) and tools/model/ (the models the expectations come from)
+_TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(_TOOLS, "gen"), os.path.join(_TOOLS, "model")]
 
 import kafka_index                                          # noqa: E402
 from kafkafmt import (Rec, describe_segment, legacy_entries,  # noqa: E402
@@ -274,6 +276,8 @@ def generate(out):
              w.partition("datadir", e2, cut=220), w.partition("datadir", lg)]
     damaged = [w.partition("damaged", e1, damage=damage_events1)]
     manifest = {
+        # the generator's path before tools/ was split by role, kept so that the
+        # committed fixtures stay byte-identical
         "generator": "tools/gen_sink.py",
         "notes": [
             "Paths are relative to the fixtures directory.",

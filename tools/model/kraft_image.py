@@ -38,9 +38,14 @@ do not test).
 """
 
 import copy
+import os
+import sys
 
-import coordfmt as cf
-import kraftfmt as kf
+# the record encoders and decoders it reads records with (tools/gen/)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gen"))
+
+import coordfmt as cf  # noqa: E402
+import kraftfmt as kf  # noqa: E402
 
 RESOURCE_TYPES = {2: "topic", 4: "broker", 8: "broker_logger", 16: "client_metrics", 32: "group"}
 SECURITY_PROTOCOLS = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}

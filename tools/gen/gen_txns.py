@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """gen_txns: build kfsck's transactions fixtures (fixtures/txns/) and their expectations.
 
-Called by tools/gen_fixtures.py (its main calls `generate(OUTDIR)`); can also
-be run alone: /usr/bin/python3 tools/gen_txns.py OUTDIR  (writes OUTDIR/txns).
+Called by tools/gen/gen_fixtures.py (its main calls `generate(OUTDIR)`); can also
+be run alone: /usr/bin/python3 tools/gen/gen_txns.py OUTDIR  (writes OUTDIR/txns).
 
 Writes, below OUTDIR/txns/ (replacing that directory):
   datadir/orders-0/      3 segments: interleaved transactional producers, a
@@ -26,11 +26,11 @@ Writes, below OUTDIR/txns/ (replacing that directory):
   MANIFEST.json          what `kfsck txns` must answer, computed here
 
 Batches come from kafka-python's DefaultRecordBatchBuilder (transactional
-batches) and tools/kafkafmt.py's v2_control_batch (COMMIT/ABORT markers: the
+batches) and tools/gen/kafkafmt.py's v2_control_batch (COMMIT/ABORT markers: the
 builder's batch with the control bit set and the CRC-32C recomputed in
-Python); __transaction_state records from tools/coordfmt.py; offset/time
-indexes from tools/kafka_index.py; .txnindex entries and the producer
-snapshot from tools/kafka_producer_state.py (Kafka's ProducerStateManager
+Python); __transaction_state records from tools/gen/coordfmt.py; offset/time
+indexes from tools/model/kafka_index.py; .txnindex entries and the producer
+snapshot from tools/model/kafka_producer_state.py (Kafka's ProducerStateManager
 rules).
 
 The expectations are computed by reading the written files back (framing
@@ -48,7 +48,9 @@ import shutil
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# this folder (the encoders) and tools/model/ (the models the expectations come from)
+_TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(_TOOLS, "gen"), os.path.join(_TOOLS, "model")]
 
 import coordfmt as cf                                   # noqa: E402
 import gen_offsets                                      # noqa: E402
@@ -587,6 +589,8 @@ def generate(out):
     assert [x["last_offset"] for x in by["orders"]["txnindex_entries"]] == order_aborts
 
     manifest = {
+        # the generator's path before tools/ was split by role, kept so that the
+        # committed fixtures stay byte-identical
         "generator": "tools/gen_txns.py",
         "notes": NOTES,
         "time_base_ms": T0,

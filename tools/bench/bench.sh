@@ -1,12 +1,12 @@
 #!/bin/sh
 # bench.sh: `make bench`. Generates the benchmark data once into
-# bench-data/scale-SCALE/ (gitignored; tools/bench_gen.py: 1 GiB segments
+# bench-data/scale-SCALE/ (gitignored; tools/bench/bench_gen.py: 1 GiB segments
 # with 1 KiB records uncompressed, zstd and lz4, a 512 MiB segment of
 # 100-byte records, the codecs' payloads, three damaged copies of a
 # partition, a data dir of 64 partitions, 10 million offset commits, a
 # 1-million-record KRaft metadata log), then measures issue 7's figures,
 # each a ratio against a limit or a peer measured in the same run
-# (tools/bench_run.py), and prints them in one table with the machine it
+# (tools/bench/bench_run.py), and prints them in one table with the machine it
 # ran on.
 # Env: KFSCK (binary, default ./kfsck), BENCH_DATA (default bench-data),
 # BENCH_SCALE (data sizes times this, 0.01 to 4; default 1, the full size:
@@ -14,7 +14,7 @@
 # Exit 0 when every command ran as expected, whatever the figures; 1 when a
 # command failed; 3 when the bench could not start.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 KFSCK=${KFSCK:-./kfsck}
 DATA=${BENCH_DATA:-bench-data}
@@ -29,7 +29,7 @@ fi
 # The data dir of this scale, and the free disk it still needs: the data
 # (about 6.5 GiB at full size) unless it is there, and 2.5 GiB for repair's
 # and merge's output.
-dir=$("$PY" -c 'import sys; sys.path.insert(0, "tools"); import bench_gen as g
+dir=$("$PY" -c 'import sys; sys.path.insert(0, "tools/bench"); import bench_gen as g
 s = g.parse_scale(sys.argv[2])
 print(g.data_dir(sys.argv[1], s) if s else "")' "$DATA" "$SCALE")
 if [ -z "$dir" ]; then
@@ -45,6 +45,6 @@ if [ "${avail_mb:-0}" -lt "$need_mb" ]; then
     exit 3
 fi
 
-"$PY" tools/bench_gen.py gen "$DATA" "$SCALE" || exit 3
+"$PY" tools/bench/bench_gen.py gen "$DATA" "$SCALE" || exit 3
 echo "bench: $("$KFSCK" --version 2>/dev/null | head -n 1)"
-exec "$PY" tools/bench_run.py "$KFSCK" "$DATA" "$SCALE"
+exec "$PY" tools/bench/bench_run.py "$KFSCK" "$DATA" "$SCALE"

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""bench_gen.py: the data of `make bench` (tools/bench.sh), written once.
+"""bench_gen.py: the data of `make bench` (tools/bench/bench.sh), written once.
 Uses Debian's python3 with kafka-python (batches), python3-zstandard and
 python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
 (to check the codec payloads).
 
   bench_gen.py gen DATA SCALE
-      Writes into DIR = DATA/scale-SCALE (bench-data/scale-1) what tools/bench_run.py
+      Writes into DIR = DATA/scale-SCALE (bench-data/scale-1) what tools/bench/bench_run.py
       measures, sizes times SCALE (1 is the full size), and DIR/bench.json,
       the manifest: for every item its files, sizes, batch and record counts.
       An item already there with the current GEN_VERSION and its files at
@@ -50,7 +50,7 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                heartbeats and no-ops, written over and over (every
                repetition replays cleanly: the changes only touch partitions
                and configs the setup created). Records come from
-               tools/kraftfmt.py, batches from kafka-python.
+               tools/gen/kraftfmt.py, batches from kafka-python.
 
   bench_gen.py gen-metadata DIR [RECORDS]
       Only the metadata log, into DIR/kraft-bench/ (RECORDS, default
@@ -76,8 +76,8 @@ import time
 from kafka.codec import lz4_decode, zstd_decode
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import kraftfmt as kf  # noqa: E402  (KRaft records, for the metadata log)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gen"))
+import kraftfmt as kf  # noqa: E402  (KRaft records, for the metadata log: tools/gen/)
 
 GEN_VERSION = 2
 MANIFEST = "bench.json"

@@ -1,6 +1,6 @@
 """coordfmt: encoder and decoder of Kafka's generated-message format for coordinator records.
 
-Used by tools/gen_offsets.py to build the `__consumer_offsets`,
+Used by tools/gen/gen_offsets.py to build the `__consumer_offsets`,
 `__transaction_state` and consumer-protocol bytes of the offsets fixtures,
 and to compute independently what a decoder must print for them.
 

@@ -3,7 +3,7 @@
 sink catch-up simulation of cli.md's stats section).
 
 The expected figures are computed here, independently of kfsck: the
-fixtures' segments (fixtures/sink/, tools/gen_sink.py) are framed by this
+fixtures' segments (fixtures/sink/, tools/gen/gen_sink.py) are framed by this
 file and their records decoded by kafka-python (MemoryRecords); a batch whose
 CRC does not match or whose records do not decode is skipped. The resume
 point and the simulation follow the contract's words:
@@ -393,7 +393,8 @@ class ResumePoint(unittest.TestCase):
         self.assertEqual(p["records"], fact["data_records"])
         self.assertEqual(p["records_without_timestamp"], 12)  # 10 magic-0 messages, 2 v2 records at -1
         self.assertEqual(p["records_written"], fact["data_records"] - 12)
-        code, out, _ = run("stats", "--sink-partition-duration", "1h", "--flush-size", "100", fact["path"])
+        code, out, err = run("stats", "--sink-partition-duration", "1h", "--flush-size", "100", fact["path"])
+        self.assertEqual(code, 0, err)
         self.assertIn("without a timestamp", out)
 
 

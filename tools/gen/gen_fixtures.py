@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """gen_fixtures: deterministically generate kfsck's committed test fixtures.
 
-Usage: /usr/bin/python3 tools/gen_fixtures.py OUTDIR      (normally `fixtures`)
+Usage: /usr/bin/python3 tools/gen/gen_fixtures.py OUTDIR      (normally `fixtures`)
 
 Writes, below OUTDIR (replacing only these entries):
   segments/<case>/NNNNNNNNNNNNNNNNNNNN.log   one segment per format case
@@ -17,27 +17,27 @@ Writes, below OUTDIR (replacing only these entries):
   replicas/               three damaged copies of orders-0 (broker-1..3) and
                           one of an older leader never truncated (broker-4)
                           for `kfsck merge`, with replicas/MANIFEST.json
-                          (expected merges from tools/merge_model.py)
+                          (expected merges from tools/model/merge_model.py)
   MANIFEST.json           the facts computed here (batches, record counts,
                           valid_bytes, expected problem codes and positions,
                           index entries) for end-to-end tests to assert on.
   offsets/                __consumer_offsets / __transaction_state / Connect
                           fixtures and their own MANIFEST.json, written by
-                          tools/gen_offsets.py (see its docstring)
+                          tools/gen/gen_offsets.py (see its docstring)
   sink/                   topic partitions with ordered, disordered and very
                           late timestamps (and a damaged copy) for the sink
                           catch-up simulation, with their own MANIFEST.json,
-                          written by tools/gen_sink.py (see its docstring)
+                          written by tools/gen/gen_sink.py (see its docstring)
   txns/                   transactional partitions (open, hanging, aborted,
                           fenced, .txnindex problems, a missing marker, a
                           producer snapshot) with their __transaction_state
                           and their own MANIFEST.json, written by
-                          tools/gen_txns.py (see its docstring)
+                          tools/gen/gen_txns.py (see its docstring)
   kraft/                  a KRaft node's data dir (__cluster_metadata-0 with
                           snapshots, topic partitions, share-group state,
                           remote log metadata, a KIP-848 group), damaged
                           variants and copies, with their own MANIFEST.json,
-                          written by tools/gen_kraft.py (see its docstring)
+                          written by tools/gen/gen_kraft.py (see its docstring)
 
 All batches are encoded by kafka-python's builders (see kafkafmt.py); indexes
 are built by kafka_index.py (broker recovery rule). Timestamps are fixed
@@ -54,7 +54,9 @@ import shutil
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# this folder (the encoders) and tools/model/ (the models the expectations come from)
+_TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(_TOOLS, "gen"), os.path.join(_TOOLS, "model")]
 
 import kafka                                             # noqa: E402
 import gen_kraft                                         # noqa: E402
@@ -1033,6 +1035,8 @@ def gen_replicas(g, topic_id):
     assert diverged[0]["conflicts"][0]["start_offset"] == epoch3 and \
         diverged[0]["conflicts"][0]["end_offset"] == div[-1].meta["last_offset"], diverged[0]
     manifest = {
+        # the generator's path before tools/ was split by role, kept so that the
+        # committed fixtures stay byte-identical
         "generator": "tools/gen_fixtures.py (gen_replicas)",
         "partition": "orders-0", "topic_id": topic_id,
         "copies": ["%s/orders-0" % n for n in names],
@@ -1041,6 +1045,7 @@ def gen_replicas(g, topic_id):
                   "batches: every batch of the undamaged partition in offset order; intact[i]: copy i "
                   "holds it with valid bytes (the leader-epoch-patched batch counts as intact: it "
                   "is valid, only its epoch differs); leader_epochs[i]: its epoch in copy i.",
+                  # (the model's path before tools/ was split by role: tools/model/merge_model.py)
                   "conflicts, holes, merged: what merging the three copies gives "
                   "(tools/merge_model.py): broker-3's epoch-2 batch at 856 is taken, and the "
                   "epoch-1 batches past it in every copy are a discarded history (left out: one "
@@ -1081,6 +1086,8 @@ def main(argv):
     gen_txns.generate(out)
     gen_kraft.generate(out)
     manifest = {
+        # the generator's path before tools/ was split by role, kept so that the
+        # committed fixtures stay byte-identical
         "generator": "tools/gen_fixtures.py",
         "kafka_python": kafka.__version__,
         "notes": [

@@ -4,7 +4,7 @@ transaction indexes from its logs, the way broker recovery does.
 
 This is the project's independent reference for the `.snapshot` and
 `.txnindex` files that `kfsck repair` and `kfsck merge` write. Batches are
-framed as broker recovery reads them (tools/kafka_index.py recover_scan: a
+framed as broker recovery reads them (tools/model/kafka_index.py recover_scan: a
 segment ends at its first torn or CRC-failing entry) and decoded with
 kafka-python's DefaultRecordBatch. For every v2 batch with producerId >= 0,
 following LogSegment.updateProducerState / ProducerAppendInfo.append /
@@ -29,7 +29,7 @@ A producer seen only in an empty control batch still gets an entry (epoch -1).
 Snapshot entries are written sorted by producer id (version 1, CRC-32C of
 bytes [6, EOF) by kafka.record.util.calc_crc32c).
 
-Usage: /usr/bin/python3 tools/kafka_producer_state.py PARTITION_DIR_OR_LOGS... OUTDIR
+Usage: /usr/bin/python3 tools/model/kafka_producer_state.py PARTITION_DIR_OR_LOGS... OUTDIR
 writes OUTDIR/<log end offset>.snapshot and OUTDIR/<base>.txnindex for each
 segment with aborted transactions, and prints a JSON summary on stdout.
 """

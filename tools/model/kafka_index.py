@@ -20,7 +20,7 @@ writes). It follows LogSegment.recover as described in
   * at the end one last time-index entry for the segment max (if it is
     greater than the last entry written); both indexes trimmed.
 
-Usage: /usr/bin/python3 tools/kafka_index.py SEGMENT.log OUTDIR
+Usage: /usr/bin/python3 tools/model/kafka_index.py SEGMENT.log OUTDIR
        [--interval N] [--no-final-time-entry]
 writes OUTDIR/<base>.index and OUTDIR/<base>.timeindex and prints a JSON
 summary (valid_bytes, entries) on stdout.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""bench_run.py: the measuring half of `make bench` (tools/bench.sh), on the
-data tools/bench_gen.py wrote. Prints issue 7's figures as ratios measured
+"""bench_run.py: the measuring half of `make bench` (tools/bench/bench.sh), on the
+data tools/bench/bench_gen.py wrote. Prints issue 7's figures as ratios measured
 in this one run: absolute times move with the load of a shared machine, a
 ratio of two commands run side by side much less.
 

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """gen_offsets: build kfsck's offsets fixtures (fixtures/offsets/) and their expectations.
 
-Called by tools/gen_fixtures.py (its main calls `generate(OUTDIR)`); can also
-be run alone: /usr/bin/python3 tools/gen_offsets.py OUTDIR  (writes OUTDIR/offsets).
+Called by tools/gen/gen_fixtures.py (its main calls `generate(OUTDIR)`); can also
+be run alone: /usr/bin/python3 tools/gen/gen_offsets.py OUTDIR  (writes OUTDIR/offsets).
 
 Writes, below OUTDIR/offsets/ (replacing that directory):
   datadir/                    a broker data dir: __consumer_offsets-{3,5,6,8,12,22,33}
@@ -19,9 +19,9 @@ Writes, below OUTDIR/offsets/ (replacing that directory):
                               (offsets, --history, --as-of, groups, reset CSV, open
                               transactions, Connect offsets, transaction-log state)
 
-Record bytes come from tools/coordfmt.py (this project's own Python description
+Record bytes come from tools/gen/coordfmt.py (this project's own Python description
 of Kafka's coordinator schemas); batches from kafka-python's builders via
-tools/kafkafmt.py; indexes from tools/kafka_index.py. The expectations are
+tools/gen/kafkafmt.py; indexes from tools/model/kafka_index.py. The expectations are
 computed by reading the written segments back (kafka-python's reader +
 coordfmt's decoder) and replaying them with the rules of
 /work/shared/spec/consumer-offsets.md §8 in this file, then cross-checked
@@ -37,7 +37,9 @@ import shutil
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# this folder (the encoders) and tools/model/ (the models the expectations come from)
+_TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(_TOOLS, "gen"), os.path.join(_TOOLS, "model")]
 
 import coordfmt as cf                                   # noqa: E402
 import kafka_index                                      # noqa: E402
@@ -1631,6 +1633,8 @@ def generate(out):
     groups_used = sorted({(g, java_hash(g), partition_for(g)) for _, g, _ in SCENARIOS} |
                          {(G_TXN, java_hash(G_TXN), partition_for(G_TXN))})
     manifest = {
+        # the generator's path before tools/ was split by role, kept so that the
+        # committed fixtures stay byte-identical
         "generator": "tools/gen_offsets.py",
         "notes": NOTES,
         "offsets_topic_partitions": NPART,

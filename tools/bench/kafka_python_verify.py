@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """kafka_python_verify.py: the kafka-python peer of `kfsck verify` for
-`make bench` (tools/bench_run.py). Reads one segment file the way a careful
+`make bench` (tools/bench/bench_run.py). Reads one segment file the way a careful
 Python tool would with kafka-python (Debian's python3-kafka): frames every
 batch (base offset, length), checks its CRC with kafka-python's own
 DefaultRecordBatch.validate_crc (LegacyRecordBatch.validate_crc for magic

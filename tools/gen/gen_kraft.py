@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """gen_kraft: build kfsck's KRaft fixtures (fixtures/kraft/) and their expectations.
 
-Called by tools/gen_fixtures.py (its main calls `generate(OUTDIR)`); can also
-be run alone: /usr/bin/python3 tools/gen_kraft.py OUTDIR  (writes OUTDIR/kraft).
+Called by tools/gen/gen_fixtures.py (its main calls `generate(OUTDIR)`); can also
+be run alone: /usr/bin/python3 tools/gen/gen_kraft.py OUTDIR  (writes OUTDIR/kraft).
 
 Writes, below OUTDIR/kraft/ (replacing that directory):
   node1/                        the data dir of a combined broker+controller KRaft
@@ -26,14 +26,14 @@ Writes, below OUTDIR/kraft/ (replacing that directory):
                                 places; together they hold the whole log
   MANIFEST.json                 what kfsck must print, computed here
 
-Record bytes come from tools/kraftfmt.py (this project's Python description of
+Record bytes come from tools/gen/kraftfmt.py (this project's Python description of
 the KRaft records, from /work/shared/spec/kraft-metadata.md); batches from
 kafka-python's DefaultRecordBatchBuilder (kafkafmt.v2_batch, control batches
 with the control bit set and the CRC-32C recomputed); indexes from
-tools/kafka_index.py; the consumer-offsets records from tools/coordfmt.py
-via tools/gen_offsets.py. The expectations are computed by reading the
+tools/model/kafka_index.py; the consumer-offsets records from tools/gen/coordfmt.py
+via tools/gen/gen_offsets.py. The expectations are computed by reading the
 written files back (kafka-python's reader + kraftfmt's decoder) and replaying
-them with tools/kraft_image.py, the project's independent model of the
+them with tools/model/kraft_image.py, the project's independent model of the
 metadata image. Nothing is random and timestamps are fixed, so two runs give
 identical bytes.
 """
@@ -45,7 +45,9 @@ import shutil
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# this folder (the encoders) and tools/model/ (the models the expectations come from)
+_TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(_TOOLS, "gen"), os.path.join(_TOOLS, "model")]
 
 import coordfmt as cf                                    # noqa: E402
 import gen_offsets as go                                 # noqa: E402
@@ -1061,6 +1063,8 @@ def generate(out):
 
     secrets = [{"name": k, "b64": base64.b64encode(v).decode()} for k, v in sorted(SECRETS.items())]
     manifest = {
+        # the generator's path before tools/ was split by role, kept so that the
+        # committed fixtures stay byte-identical
         "generator": "tools/gen_kraft.py",
         "notes": NOTES,
         "scenario": SCENARIO,

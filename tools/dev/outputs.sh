@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/outputs.sh KFSCK OUTDIR: runs every command of KFSCK, with the
+# tools/dev/outputs.sh KFSCK OUTDIR: runs every command of KFSCK, with the
 # options that change what it prints, over every fixture and every real-data
 # directory beside the checkout (../shared/real-data, when present), and
 # writes each run's stdout, stderr and exit code to a file of OUTDIR. Two

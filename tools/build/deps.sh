@@ -9,7 +9,7 @@
 # touches apt-get.
 #
 # deps.sh --bench (run by `make bench` only): also what the benchmark
-# (tools/bench.sh) compares kfsck with and measures it by: the zstd and lz4
+# (tools/bench/bench.sh) compares kfsck with and measures it by: the zstd and lz4
 # programs, util-linux's fincore (page-cache residency), GNU time (peak RSS),
 # and python3-crc32c (kafka-python's C CRC-32C, so the kafka-python peer is
 # not held back by its pure-Python fallback).

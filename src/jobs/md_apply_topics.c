@@ -1,0 +1,335 @@
+/* md_apply_topics.c: topic and partition records applied to the image
+ * (TopicsDelta/TopicDelta, with PartitionRegistration.merge for partition
+ * changes): new topics and partitions, partition changes (replicas, ISR,
+ * ELR, leader, directories), topic removal and ELR clearing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs/md_apply_internal.h"
+#include "kfsck/checkpoint.h"
+
+/* An int32 array node into *out (replacing it; its memory is reused when
+ * the new list is no longer). */
+static bool ints_from(const kf_dtree *t, const kf_dnode *arr, kf_md_ints *out)
+{
+    uint32_t n = arr ? arr->n_children : 0;
+    if (n && n <= out->n && out->v) {
+        uint32_t k = 0;
+        for (uint32_t c = arr->first_child; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next)
+            out->v[k++] = (int32_t)t->nodes[c].i;
+        out->n = k;
+        return true;
+    }
+    if (!n) {
+        free(out->v);
+        out->v = NULL;
+        out->n = 0;
+        return true;
+    }
+    int32_t *v = realloc(out->v, n * sizeof *v);
+    if (!v)
+        return false;
+    uint32_t k = 0;
+    for (uint32_t c = arr->first_child; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next)
+        v[k++] = (int32_t)t->nodes[c].i;
+    out->v = v;
+    out->n = k;
+    return true;
+}
+
+static bool is_zero_uuid(const uint8_t u[16])
+{
+    for (int i = 0; i < 16; i++)
+        if (u[i])
+            return false;
+    return true;
+}
+
+/* Kafka's defaultToMigrating: no directories, or all MIGRATING (the zero
+ * uuid), become one MIGRATING per replica. */
+static bool default_to_migrating(kf_md_uuids *d, uint32_t nreplicas)
+{
+    for (uint32_t i = 0; i < d->n; i++)
+        if (!is_zero_uuid(d->v[i]))
+            return true;
+    if (d->n == nreplicas)
+        return true; /* MIGRATING per replica already */
+    free(d->v);
+    d->v = nreplicas ? calloc(nreplicas, sizeof *d->v) : NULL;
+    d->n = nreplicas;
+    return !nreplicas || d->v;
+}
+
+/* int8 type + name bytes */
+static uint32_t key_typed(uint8_t *k, size_t cap, int8_t type, const char *name)
+{
+    size_t n = strlen(name);
+    if (n + 1 > cap)
+        n = cap - 1;
+    k[0] = (uint8_t)type;
+    memcpy(k + 1, name, n);
+    return (uint32_t)(n + 1);
+}
+
+/* Index of partition id in t->parts, or where it would go (*found false). */
+static uint32_t part_find(const kf_md_topic *t, int32_t id, bool *found)
+{
+    /* partitions are numbered 0..n-1 almost always: try the direct slot */
+    if (id >= 0 && (uint32_t)id < t->nparts && t->parts[id].id == id) {
+        *found = true;
+        return (uint32_t)id;
+    }
+    uint32_t lo = 0, hi = t->nparts;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->parts[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < t->nparts && t->parts[lo].id == id;
+    return lo;
+}
+
+/* The cache slot of id, or NULL when there is no cache (out of memory). */
+static md_topic_slot *tslot(md_image *im, const uint8_t id[16])
+{
+    if (!im->tcache && !(im->tcache = calloc(MD_TOPIC_CACHE, sizeof *im->tcache)))
+        return NULL;
+    return &im->tcache[(id[15] ^ ((uint32_t)id[14] << 8) ^ id[7]) & (MD_TOPIC_CACHE - 1)];
+}
+
+/* The topic of an id, through the cache. */
+static kf_md_topic *topic_get(md_image *im, const uint8_t id[16])
+{
+    md_topic_slot *sl = tslot(im, id);
+    if (sl && sl->t && memcmp(sl->id, id, 16) == 0)
+        return sl->t;
+    kf_md_topic *t = htab_get(&im->topics, id, 16);
+    if (t && sl) {
+        memcpy(sl->id, id, 16);
+        sl->t = t;
+    }
+    return t;
+}
+
+/* Before the topic of id is freed or replaced. */
+static void topic_forget(md_image *im, const uint8_t id[16])
+{
+    md_topic_slot *sl = im->tcache ? tslot(im, id) : NULL;
+    if (sl && sl->t && memcmp(sl->id, id, 16) == 0)
+        sl->t = NULL;
+}
+
+static kf_md_topic *topic_of(md_image *im, md_fields *r, char *msg, size_t msglen)
+{
+    const uint8_t *id = fuuid(r, "topic_id");
+    kf_md_topic *t = id ? topic_get(im, id) : NULL;
+    if (!t && id) {
+        char b64[23];
+        kf_uuid_to_b64(id, b64);
+        md_set_msg(msg, msglen, "no topic with id %s", b64);
+    }
+    return t;
+}
+
+md_apply md_topic_record(md_image *im, md_fields *r, char *msg, size_t msglen)
+{
+    const uint8_t *id = fuuid(r, "topic_id");
+    const kf_dnode *name = fld(r, "name");
+    if (!id || !name || name->kind != KF_V_STRING)
+        return MD_NOT_APPLIED;
+    kf_md_topic *t = calloc(1, sizeof *t);
+    if (!t || !(t->name = md_dupn(name->p, name->len))) {
+        free(t);
+        return nomem(msg, msglen);
+    }
+    memcpy(t->id, id, 16);
+    /* a second TopicRecord for an id starts it over with no partitions */
+    topic_forget(im, id);
+    kf_md_topic *old = htab_get(&im->topics, id, 16);
+    if (old) {
+        kf_md_topic *byname = htab_get(&im->topic_names, old->name, (uint32_t)strlen(old->name));
+        if (byname == old)
+            htab_del(&im->topic_names, old->name, (uint32_t)strlen(old->name));
+    }
+    if (!md_put(&im->topics, id, 16, t, (void (*)(void *))md_topic_free))
+        return nomem(msg, msglen);
+    void **slot = htab_put(&im->topic_names, t->name, (uint32_t)strlen(t->name), NULL);
+    if (!slot)
+        return nomem(msg, msglen);
+    *slot = t;
+    return MD_APPLIED;
+}
+
+md_apply md_partition_record(md_image *im, md_fields *r, int16_t version, char *msg, size_t msglen)
+{
+    kf_md_topic *t = topic_of(im, r, msg, msglen);
+    if (!t)
+        return MD_NOT_APPLIED;
+    int32_t pid = (int32_t)fint(r, "partition_id", -1);
+    kf_md_partition np = {0};
+    np.id = pid;
+    np.leader = (int32_t)fint(r, "leader", -1);
+    np.leader_epoch = (int32_t)fint(r, "leader_epoch", -1);
+    np.partition_epoch = (int32_t)fint(r, "partition_epoch", -1);
+    np.leader_recovery_state = (int8_t)fint(r, "leader_recovery_state", 0);
+    const kf_dnode *elr = fld(r, "eligible_leader_replicas"), *lk = fld(r, "last_known_elr");
+    const kf_dnode *dirs = fld(r, "directories");
+    bool ok = ints_from(r->t, fld(r, "replicas"), &np.replicas) && ints_from(r->t, fld(r, "isr"), &np.isr) &&
+              ints_from(r->t, fld(r, "removing_replicas"), &np.removing_replicas) &&
+              ints_from(r->t, fld(r, "adding_replicas"), &np.adding_replicas) &&
+              ints_from(r->t, elr && elr->kind == KF_V_ARRAY ? elr : NULL, &np.elr) &&
+              ints_from(r->t, lk && lk->kind == KF_V_ARRAY ? lk : NULL, &np.last_known_elr) &&
+              md_uuids_from(r->t, dirs && dirs->kind == KF_V_ARRAY ? dirs : NULL, &np.directories);
+    if (ok && np.directories.n && np.directories.n != np.replicas.n) {
+        md_set_msg(msg, msglen, "partition %d: %u directories for %u replicas", (int)pid, np.directories.n,
+                np.replicas.n);
+        md_partition_fields_free(&np);
+        return MD_NOT_APPLIED;
+    }
+    if (np.leader_recovery_state != 0 && np.leader_recovery_state != 1) {
+        md_set_msg(msg, msglen, "partition %d: unknown leader recovery state %d", (int)pid, np.leader_recovery_state);
+        md_partition_fields_free(&np);
+        return MD_NOT_APPLIED;
+    }
+    np.has_directories = version >= 1;
+    ok = ok && default_to_migrating(&np.directories, np.replicas.n);
+    if (!ok) {
+        md_partition_fields_free(&np);
+        return nomem(msg, msglen);
+    }
+    bool found;
+    uint32_t at = part_find(t, pid, &found);
+    if (found) {
+        md_partition_fields_free(&t->parts[at]);
+        t->parts[at] = np;
+        return MD_APPLIED;
+    }
+    if (t->nparts == t->cap) {
+        uint32_t nc = t->cap ? t->cap * 2 : 4;
+        kf_md_partition *p = realloc(t->parts, nc * sizeof *p);
+        if (!p) {
+            md_partition_fields_free(&np);
+            return nomem(msg, msglen);
+        }
+        t->parts = p;
+        t->cap = nc;
+    }
+    memmove(&t->parts[at + 1], &t->parts[at], (t->nparts - at) * sizeof *t->parts);
+    t->parts[at] = np;
+    t->nparts++;
+    return MD_APPLIED;
+}
+
+/* A nullable array of a change record: NULL when absent or null (no change). */
+static const kf_dnode *change_of(md_fields *r, const char *name)
+{
+    const kf_dnode *n = fld(r, name);
+    return n && n->kind == KF_V_ARRAY ? n : NULL;
+}
+
+md_apply md_partition_change(md_image *im, md_fields *r, char *msg, size_t msglen)
+{
+    kf_md_topic *t = topic_of(im, r, msg, msglen);
+    if (!t)
+        return MD_NOT_APPLIED;
+    int32_t pid = (int32_t)fint(r, "partition_id", -1);
+    bool found;
+    uint32_t at = part_find(t, pid, &found);
+    if (!found) {
+        md_set_msg(msg, msglen, "topic %s has no partition %d", t->name, (int)pid);
+        return MD_NOT_APPLIED;
+    }
+    kf_md_partition *p = &t->parts[at];
+    const kf_dnode *replicas = change_of(r, "replicas"), *isr = change_of(r, "isr");
+    const kf_dnode *removing = change_of(r, "removing_replicas"), *adding = change_of(r, "adding_replicas");
+    const kf_dnode *dirs = change_of(r, "directories"), *elr = change_of(r, "eligible_leader_replicas");
+    const kf_dnode *lk = change_of(r, "last_known_elr");
+    int64_t leader = fint(r, "leader", -2), lrs = fint(r, "leader_recovery_state", -1);
+    if (replicas && dirs && dirs->n_children && replicas->n_children != dirs->n_children) {
+        md_set_msg(msg, msglen, "%s-%d: %u directories for %u replicas", t->name, (int)pid, dirs->n_children,
+                replicas->n_children);
+        return MD_NOT_APPLIED;
+    }
+    if (lrs != -1 && lrs != 0 && lrs != 1) {
+        md_set_msg(msg, msglen, "%s-%d: unknown leader recovery state %lld", t->name, (int)pid, (long long)lrs);
+        return MD_NOT_APPLIED;
+    }
+    bool ok = (!replicas || ints_from(r->t, replicas, &p->replicas)) && (!isr || ints_from(r->t, isr, &p->isr)) &&
+              (!removing || ints_from(r->t, removing, &p->removing_replicas)) &&
+              (!adding || ints_from(r->t, adding, &p->adding_replicas)) &&
+              (!elr || ints_from(r->t, elr, &p->elr)) && (!lk || ints_from(r->t, lk, &p->last_known_elr)) &&
+              (!dirs || md_uuids_from(r->t, dirs, &p->directories));
+    if (dirs)
+        p->has_directories = true;
+    if (dirs || replicas) /* else the directories are as they were normalised */
+        ok = ok && default_to_migrating(&p->directories, p->replicas.n);
+    if (!ok)
+        return nomem(msg, msglen);
+    if (leader != -2) {
+        p->leader = (int32_t)leader;
+        p->leader_epoch++;
+    }
+    if (lrs != -1)
+        p->leader_recovery_state = (int8_t)lrs;
+    p->partition_epoch++;
+    return MD_APPLIED;
+}
+
+static void resource_del(md_image *im, int8_t type, const char *name)
+{
+    uint8_t k[1 + 32768];
+    md_resource_free(htab_del(&im->resources, k, key_typed(k, sizeof k, type, name)));
+}
+
+md_apply md_remove_topic(md_image *im, md_fields *r, char *msg, size_t msglen)
+{
+    const uint8_t *id = fuuid(r, "topic_id");
+    if (id)
+        topic_forget(im, id);
+    kf_md_topic *t = id ? htab_del(&im->topics, id, 16) : NULL;
+    if (!t)
+        return md_no_such(msg, msglen, "topic", id);
+    if (htab_get(&im->topic_names, t->name, (uint32_t)strlen(t->name)) == t)
+        htab_del(&im->topic_names, t->name, (uint32_t)strlen(t->name));
+    resource_del(im, 2 /* TOPIC */, t->name);
+    md_topic_free(t);
+    return MD_APPLIED;
+}
+
+static bool clear_elr_topic(kf_md_topic *t)
+{
+    for (uint32_t i = 0; i < t->nparts; i++) {
+        kf_md_partition *p = &t->parts[i];
+        if (!p->elr.n && !p->last_known_elr.n)
+            continue;
+        free(p->elr.v);
+        free(p->last_known_elr.v);
+        p->elr = (kf_md_ints){0};
+        p->last_known_elr = (kf_md_ints){0};
+        p->partition_epoch++;
+    }
+    return true;
+}
+
+md_apply md_clear_elr(md_image *im, md_fields *r, char *msg, size_t msglen)
+{
+    const kf_dnode *name = fld(r, "topic_name");
+    if (!name || name->kind != KF_V_STRING)
+        return MD_NOT_APPLIED;
+    if (name->len == 0) {
+        HTAB_EACH(&im->topics, e)
+        clear_elr_topic(e->val);
+        return MD_APPLIED;
+    }
+    kf_md_topic *t = htab_get(&im->topic_names, name->p, name->len);
+    if (!t) {
+        md_set_msg(msg, msglen, "cannot clear the ELR of topic %.*s: no such topic", (int)(name->len > 200 ? 200 : name->len),
+                (const char *)name->p);
+        return MD_NOT_APPLIED;
+    }
+    clear_elr_topic(t);
+    return MD_APPLIED;
+}
