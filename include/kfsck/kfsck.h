@@ -22,34 +22,41 @@
 #define KFSCK_VERSION "0.2.0"
 #define KFSCK_VERSION_NUMBER (KFSCK_VERSION_MAJOR * 10000 + KFSCK_VERSION_MINOR * 100 + KFSCK_VERSION_PATCH)
 
-/* layers, bottom up: bytes and codecs */
+/* The public headers by layer, bottom up, as src/ is (docs/architecture.md). */
+/* bytes (src/bytes/): error codes and problems, byte cursors, checksums, codecs */
 #include "kfsck/common.h"
 #include "kfsck/cursor.h"
 #include "kfsck/crc.h"
 #include "kfsck/codec.h"
-/* files and formats: sources, batches, the streaming reader, indexes, small files */
+
+/* format (src/format/): Kafka's files, the streaming and partition readers, the writers */
 #include "kfsck/file.h"
 #include "kfsck/dirs.h"
 #include "kfsck/names.h"
 #include "kfsck/batch.h"
 #include "kfsck/segment.h"
-#include "kfsck/partition.h"
 #include "kfsck/index.h"
 #include "kfsck/snapshot.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/paths.h"
-/* internal-topic records */
-#include "kfsck/coord.h"
-#include "kfsck/connect.h"
-#include "kfsck/kraft.h"
 #include "kfsck/quorum_state.h"
-/* jobs */
+#include "kfsck/producer_state.h"
+#include "kfsck/intact.h"
+#include "kfsck/partition.h"
+#include "kfsck/out_file.h"
+#include "kfsck/index_builder.h"
+#include "kfsck/partwriter.h"
+
+/* records (src/records/): the internal topics' records */
+#include "kfsck/coord.h"
+#include "kfsck/kraft.h"
+
+/* jobs (src/jobs/): what the commands do */
 #include "kfsck/verify.h"
 #include "kfsck/scan.h"
 #include "kfsck/replay.h"
-#include "kfsck/producer_state.h"
-#include "kfsck/intact.h"
-#include "kfsck/partwriter.h"
+#include "kfsck/connect.h"
+#include "kfsck/outdir.h"
 #include "kfsck/repair.h"
 #include "kfsck/stats.h"
 #include "kfsck/sink.h"

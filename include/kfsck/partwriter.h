@@ -28,8 +28,8 @@
  *                               the log end offset
  *
  * Every file is written under a temporary name and renamed when complete
- * (writer.c's safe output files); without `force` an existing file is never
- * replaced. Memory: the open segment's .txnindex entries, one entry per
+ * (the safe output files of out_file.h); without `force` an existing file
+ * is never replaced. Memory: the open segment's .txnindex entries, one entry per
  * leader epoch and the producer state; batch bytes are written through. The
  * library never prints: failures are kf_err codes with the path, errno and
  * what failed in kf_part_writer_err. */

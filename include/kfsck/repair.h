@@ -1,12 +1,11 @@
-/* repair.h: writing repaired Kafka files. Safe output files (temporary name,
- * fsync, rename, never overwriting without `force`), an offset/time index
- * builder that follows broker recovery (LogSegment.recover), the repair of a
- * segment or a partition directory (default: what broker recovery keeps;
- * salvage: every valid batch, offsets strictly increasing) and the merge of
- * several damaged copies of one partition. Both jobs read with the streaming
- * reader (segment.h) or the partition reader (partition.h) and write with
- * the partition writer (partwriter.h); they only decide what to keep and
- * what to report. Findings go to callbacks; the library never prints. */
+/* repair.h: the repair of a segment or a partition directory (default: what
+ * broker recovery keeps; salvage: every valid batch, offsets strictly
+ * increasing) and the merge of several damaged copies of one partition.
+ * Both jobs read with the streaming reader (segment.h) or the partition
+ * reader (partition.h) and write with the partition writer (partwriter.h,
+ * through the safe output files of out_file.h); they only decide what to
+ * keep and what to report. Findings go to callbacks; the library never
+ * prints. */
 #ifndef KFSCK_REPAIR_H
 #define KFSCK_REPAIR_H
 
@@ -16,65 +15,12 @@
 
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
+#include "kfsck/outdir.h"
 #include "kfsck/partition.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---- safe output files (writer.c) --------------------------------------- */
-
-typedef struct kf_out_file kf_out_file;
-
-/* Create dir/name.tmp-<pid>-<n> for writing. Fails with KF_ERR_IO and
- * *err_no = EEXIST when dir/name exists and !force. */
-int kf_out_open(kf_out_file **f, const char *dir, const char *name, bool force, int *err_no);
-int kf_out_write(kf_out_file *f, const void *p, size_t n);
-uint64_t kf_out_size(const kf_out_file *f);
-/* Flush, fsync, rename to the final name (refusing to replace an existing
- * file unless force), fsync the directory; frees f. On failure the
- * temporary file is removed and *err_no set. */
-int kf_out_commit(kf_out_file *f, int *err_no);
-/* Remove the temporary file; frees f (NULL is fine). */
-void kf_out_abort(kf_out_file *f);
-/* Write a whole small file at once (temp + fsync + rename). */
-int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n, bool force, int *err_no);
-/* mkdir -p; returns KF_OK or KF_ERR_IO with *err_no. New directories are
- * fsync'd into their parents. */
-int kf_mkdirs(const char *path, int *err_no);
-
-/* Resolve path like realpath(3), also when its last components do not exist
- * yet (they are appended to the resolved existing prefix). Returns 0, or -1
- * when it does not fit or cannot be resolved. */
-int kf_path_resolve(const char *path, char *out, size_t cap);
-/* Is `path` equal to or inside directory `dir` (both resolved)? */
-bool kf_path_within(const char *path, const char *dir);
-
-/* ---- index rebuild by the recovery rule (writer.c) ---------------------- */
-
-#define KF_INDEX_INTERVAL_BYTES 4096
-
-typedef struct kf_index_builder {
-    int64_t base;                /* segment base offset */
-    uint64_t interval;           /* index.interval.bytes */
-    uint64_t valid;              /* bytes of batches added so far */
-    uint64_t last_entry_pos;
-    bool has_index;
-    int64_t last_index_offset;
-    int64_t max_ts, max_ts_offset;
-    bool has_time;
-    int64_t last_time_ts, last_time_offset;
-    uint64_t index_entries, time_entries;
-    kf_out_file *ix, *tix;       /* where entries go (may be NULL: count only) */
-} kf_index_builder;
-
-void kf_index_builder_init(kf_index_builder *b, int64_t base, kf_out_file *ix, kf_out_file *tix);
-/* Add the next batch (as the broker reads it: last offset, max timestamp,
- * size). Returns KF_OK, KF_ERR_CORRUPT where the broker's index append would
- * throw (offset out of range or not increasing), or KF_ERR_IO. */
-int kf_index_builder_add(kf_index_builder *b, uint32_t size, int64_t last_offset, int64_t max_timestamp);
-/* The closing time-index entry. */
-int kf_index_builder_finish(kf_index_builder *b);
 
 /* ---- repair (repair.c) --------------------------------------------------- */
 
@@ -138,6 +84,11 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
 /* Repair one segment (with its .txnindex when beside it) into out_dir. */
 int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o,
                            kf_repair_result *res);
+/* Repair path (od->partition: a partition directory, else a segment) into
+ * the output od describes, after kf_outdir_prepare said KF_OUTDIR_READY:
+ * od->force replaces o->force, every file written is named in od, and with
+ * force the stale files of an earlier run go (od->stale_removed). */
+int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res);
 
 /* ---- merge (merge.c) ------------------------------------------------------
  *
@@ -175,6 +126,8 @@ typedef struct kf_merge_result {
  * KF_OK, KF_ERR_IO (res->err_* say what), KF_ERR_NOMEM. */
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res);
+/* Merge them into the copy directory od describes (as kf_repair_into). */
+int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res);
 
 #ifdef __cplusplus
 }

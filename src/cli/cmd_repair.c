@@ -1,29 +1,30 @@
 /* cmd_repair.c: `kfsck repair`: write a repaired copy of a segment or a
- * partition directory into OUTDIR (never the input's own directory), report
- * every dropped byte range on stdout and in OUTDIR/repair.json. The work is
- * done by kf_repair_* (src/jobs/repair.c); this file checks the paths, refuses
- * to overwrite without --force, and prints. */
+ * partition directory into OUTDIR, report every dropped byte range on
+ * stdout and in OUTDIR/repair.json. The library does the work: the output
+ * directory's policy (kfsck/outdir.h: never in the input's directory, no
+ * overwriting without --force, stale files) and the repair
+ * (kf_repair_into, src/jobs/repair.c); this file parses, calls and prints. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/outdir.h"
 #include "cli/walk.h"
+#include "kfsck/outdir.h"
 #include "kfsck/repair.h"
+
+/* repair.json's arrays */
+enum { R_DROPPED, R_SEGMENTS, R_FILES, R_ARRAYS };
+static const char *const array_keys[R_ARRAYS] = {"dropped", "segments", "files"};
 
 typedef struct rep_ctx {
     out *o;            /* stdout */
     bool json;
-    out jd, js, jf;    /* repair.json arrays: dropped, segments, files */
-    char *bd, *bs, *bf;
-    size_t ld, ls, lf;
-    FILE *fd, *fs, *ff;
-    name_set written;
+    mem_json arr[R_ARRAYS];
 } rep_ctx;
 
 static void drop_fields(out *o, const kf_repair_drop *d)
@@ -65,15 +66,14 @@ static void on_drop(void *ctx, const kf_repair_drop *d)
         if (d->message[0])
             out_text(r->o, "  %s\n", d->message);
     }
-    out_obj_open(&r->jd, NULL);
-    drop_fields(&r->jd, d);
-    out_obj_close(&r->jd);
+    out_obj_open(&r->arr[R_DROPPED].o, NULL);
+    drop_fields(&r->arr[R_DROPPED].o, d);
+    out_obj_close(&r->arr[R_DROPPED].o);
 }
 
 static void on_segment(void *ctx, const kf_repair_segment *s)
 {
     rep_ctx *r = ctx;
-    name_set_add_segment(&r->written, s->output);
     if (r->json) {
         out_begin(r->o, "segment");
         segment_fields(r->o, s, true);
@@ -86,16 +86,15 @@ static void on_segment(void *ctx, const kf_repair_segment *s)
         out_text(r->o, "; index %llu entries, time index %llu entries\n", (unsigned long long)s->index_entries,
                  (unsigned long long)s->time_entries);
     }
-    out_obj_open(&r->js, NULL);
-    segment_fields(&r->js, s, true);
-    out_obj_close(&r->js);
+    out_obj_open(&r->arr[R_SEGMENTS].o, NULL);
+    segment_fields(&r->arr[R_SEGMENTS].o, s, true);
+    out_obj_close(&r->arr[R_SEGMENTS].o);
 }
 
 static void on_file(void *ctx, const kf_repair_file *f)
 {
     rep_ctx *r = ctx;
-    name_set_add(&r->written, f->output);
-    file_record(r->o, &r->jf, f);
+    file_record(r->o, &r->arr[R_FILES].o, f);
 }
 
 static void repair_usage(FILE *f)
@@ -115,23 +114,14 @@ static void repair_usage(FILE *f)
                "(also OUTDIR equal to or inside the input's directory); 3: cannot read or write.\n");
 }
 
-static bool exists(const char *p)
-{
-    struct stat st;
-    return lstat(p, &st) == 0;
-}
+typedef struct repair_args {
+    bool json, salvage, force;
+    const char *outdir, *path;
+    uint64_t max_batch;
+} repair_args;
 
-static bool dir_nonempty(const char *p)
-{
-    kf_name_list l;
-    if (kf_list_dir(p, &l, NULL) != KF_OK)
-        return exists(p);
-    bool ne = l.n > 0;
-    kf_name_list_free(&l);
-    return ne;
-}
-
-int cmd_repair(int argc, char **argv)
+/* The options and the PATH: -1 when they are fine, else the exit code. */
+static int parse_args(int argc, char **argv, repair_args *a)
 {
     static const struct option longopts[] = {
         {"json", no_argument, 0, 'j'},
@@ -142,36 +132,41 @@ int cmd_repair(int argc, char **argv)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    bool json = false, salvage = false, force = false;
-    const char *outdir = NULL;
-    uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    memset(a, 0, sizeof *a);
+    a->max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'j': json = true; break;
-        case 's': salvage = true; break;
-        case 'f': force = true; break;
-        case 'o': outdir = optarg; break;
+        case 'j': a->json = true; break;
+        case 's': a->salvage = true; break;
+        case 'f': a->force = true; break;
+        case 'o': a->outdir = optarg; break;
         case 'B':
-            if (opt_positive_size("repair", "--max-batch-bytes", optarg, &max_batch))
+            if (opt_positive_size("repair", "--max-batch-bytes", optarg, &a->max_batch))
                 return EXIT_USAGE;
             break;
         case 'h': repair_usage(stdout); return EXIT_CLEAN;
         default: return opt_usage_error("repair", "unknown or incomplete option", argv[optind - 1], repair_usage);
         }
     }
-    if (!outdir || !outdir[0])
+    if (!a->outdir || !a->outdir[0])
         return opt_usage_error("repair", "no output directory given (-o OUTDIR)", NULL, repair_usage);
     if (optind >= argc)
         return opt_usage_error("repair", "no PATH given", NULL, repair_usage);
     if (argc - optind > 1)
         return opt_usage_error("repair", "give one PATH (a segment or a partition directory), not", argv[optind + 1],
                                repair_usage);
-    const char *path = argv[optind];
+    a->path = argv[optind];
+    return -1;
+}
+
+/* Is PATH a segment or a partition directory? -1 (and *partition) when it
+ * is one, else the exit code. */
+static int input_kind(const char *path, bool *partition)
+{
     int err_no = 0;
-    bool partition;
     switch (kf_classify_path(path, &err_no)) {
     case KF_PATH_ERROR: cli_error(path, "%s", kf_path_error_str(err_no)); return EXIT_FAIL;
     case KF_PATH_SPECIAL:
@@ -185,165 +180,93 @@ int cmd_repair(int argc, char **argv)
             cli_error(path, "cannot read: %s", strerror(errno));
             return EXIT_FAIL;
         }
-        partition = false;
-        break;
+        *partition = false;
+        return -1;
     }
-    case KF_PATH_PARTITION: partition = true; break;
+    case KF_PATH_PARTITION: *partition = true; return -1;
     case KF_PATH_DATADIR:
         return opt_usage_error("repair", "a broker data directory: give one partition directory, not", path,
                                repair_usage);
     default:
         return opt_usage_error("repair", "not a segment (.log) or a partition directory:", path, repair_usage);
     }
+}
 
-    /* the input's directory: OUTDIR must be neither it nor inside it */
-    char *in_dir = partition ? NULL : path_dir(path);
-    const char *in_area = partition ? path : in_dir;
-    char *name = clean_base(path);
-    char *target = partition ? path_join(outdir, name) : NULL;
-    int status = EXIT_CLEAN;
-    if (kf_path_within(outdir, in_area) || (target && kf_path_within(target, in_area)) ||
-        (target && kf_path_within(in_area, target))) {
-        fprintf(stderr,
-                "kfsck repair: the output directory '%s' is the input's directory, inside it, or would put the "
-                "copy there; choose another -o OUTDIR\n",
-                outdir);
-        status = EXIT_USAGE;
-        goto out;
+/* OUTDIR/repair.json, then the summary line; the exit code. */
+static int finish(const repair_args *a, const kf_outdir *od, rep_ctx *r, const kf_repair_result *res)
+{
+    bool loss = res->data_loss_ranges > 0;
+    mem_json doc;
+    report_begin(&doc, "repair");
+    out_str(&doc.o, "mode", a->salvage ? "salvage" : "default");
+    out_str(&doc.o, "input", a->path);
+    out_str(&doc.o, "output", od->target);
+    out_bool(&doc.o, "data_loss", loss);
+    out_uint(&doc.o, "dropped_ranges", res->dropped_ranges);
+    out_uint(&doc.o, "segments_written", res->segments_written);
+    report_put_arrays(&doc, array_keys, r->arr, R_ARRAYS);
+    if (report_write(&doc, od) != EXIT_CLEAN)
+        return EXIT_FAIL;
+    if (a->json) {
+        out_begin(r->o, "summary");
+        out_str(r->o, "mode", a->salvage ? "salvage" : "default");
+        out_str(r->o, "output", od->target);
+        out_str(r->o, "report", od->report);
+        out_uint(r->o, "segments_written", res->segments_written);
+        out_uint(r->o, "dropped_ranges", res->dropped_ranges);
+        out_uint(r->o, "data_loss_ranges", res->data_loss_ranges);
+        out_uint(r->o, "stale_files_removed", od->stale_removed);
+        out_bool(r->o, "data_loss", loss);
+        out_end(r->o);
+    } else {
+        out_text(r->o, "%s: %llu segments written, %llu ranges dropped (%llu with data)%s; report in %s\n",
+                 od->target, (unsigned long long)res->segments_written, (unsigned long long)res->dropped_ranges,
+                 (unsigned long long)res->data_loss_ranges,
+                 od->stale_removed ? ", stale files of an earlier output removed" : "", od->report);
     }
+    return loss ? EXIT_DAMAGE : EXIT_CLEAN;
+}
 
-    /* existing output is not overwritten without --force */
-    char *json_path = path_join(outdir, "repair.json");
-    if (!force) {
-        const char *clash = NULL;
-        char *tmp = NULL;
-        if (exists(json_path))
-            clash = json_path;
-        else if (partition && dir_nonempty(target))
-            clash = target;
-        else if (!partition) {
-            static const char *exts[] = {".index", ".timeindex", ".txnindex"};
-            tmp = path_join(outdir, name);
-            if (exists(tmp))
-                clash = tmp;
-            kf_name_info ni = kf_classify_name(name);
-            for (size_t i = 0; i < 3 && !clash && ni.base_offset >= 0; i++) {
-                char nm[64];
-                snprintf(nm, sizeof nm, "%020lld%s", (long long)ni.base_offset, exts[i]);
-                free(tmp);
-                tmp = path_join(outdir, nm);
-                if (exists(tmp))
-                    clash = tmp;
-            }
-        }
-        if (clash) {
-            cli_error(clash, "already exists (use --force to overwrite)");
-            free(tmp);
-            free(json_path);
-            status = EXIT_FAIL;
-            goto out;
-        }
-        free(tmp);
-    }
-    err_no = 0;
-    if (kf_mkdirs(outdir, &err_no) != KF_OK) {
-        cli_error(outdir, "cannot create the output directory: %s", strerror(err_no));
-        free(json_path);
-        status = EXIT_FAIL;
-        goto out;
-    }
-
+/* The repair itself, into the prepared od; the exit code. */
+static int run(const repair_args *a, kf_outdir *od)
+{
     out o;
-    out_init(&o, stdout, json);
-    rep_ctx r;
-    memset(&r, 0, sizeof r);
-    r.o = &o;
-    r.json = json;
-    r.fd = mem_open(&r.bd, &r.ld);
-    r.fs = mem_open(&r.bs, &r.ls);
-    r.ff = mem_open(&r.bf, &r.lf);
-    out_init(&r.jd, r.fd, true);
-    out_init(&r.js, r.fs, true);
-    out_init(&r.jf, r.ff, true);
+    out_init(&o, stdout, a->json);
+    rep_ctx r = {.o = &o, .json = a->json};
+    report_arrays_open(r.arr, R_ARRAYS);
     kf_repair_opts ro;
     kf_repair_opts_init(&ro);
-    ro.salvage = salvage;
-    ro.force = force;
-    ro.max_batch_bytes = (size_t)max_batch;
+    ro.salvage = a->salvage;
+    ro.max_batch_bytes = (size_t)a->max_batch;
     reader_tuning(&ro.threads, &ro.chunk_bytes);
     ro.drop_fn = on_drop;
     ro.segment_fn = on_segment;
     ro.file_fn = on_file;
     ro.ctx = &r;
     kf_repair_result res;
-    int rc = partition ? kf_repair_partition(path, target, &ro, &res) : kf_repair_segment_file(path, outdir, &ro, &res);
-    fclose(r.fd);
-    fclose(r.fs);
-    fclose(r.ff);
-    if (rc != KF_OK) {
-        fflush(stdout);
-        cli_error(res.err_path, "%s: %s", res.err_what, strerror(res.err_no));
-        status = EXIT_FAIL;
-    } else {
-        /* --force over an earlier output: Kafka files this run did not write go */
-        uint64_t stale = partition && force ? remove_stale(target, &r.written) : 0;
-        bool loss = res.data_loss_ranges > 0;
-        char *doc = NULL;
-        size_t doclen = 0;
-        FILE *df = mem_open(&doc, &doclen);
-        out jo;
-        out_init(&jo, df, true);
-        fputc('{', df);
-        out_str(&jo, "command", "repair");
-        out_str(&jo, "mode", salvage ? "salvage" : "default");
-        out_str(&jo, "input", path);
-        out_str(&jo, "output", partition ? target : outdir);
-        out_bool(&jo, "data_loss", loss);
-        out_uint(&jo, "dropped_ranges", res.dropped_ranges);
-        out_uint(&jo, "segments_written", res.segments_written);
-        out_key(&jo, "dropped");
-        fprintf(df, "[%s]", r.bd ? r.bd : "");
-        out_key(&jo, "segments");
-        fprintf(df, "[%s]", r.bs ? r.bs : "");
-        out_key(&jo, "files");
-        fprintf(df, "[%s]", r.bf ? r.bf : "");
-        fputs("}\n", df);
-        fclose(df);
-        if (kf_out_write_file(outdir, "repair.json", doc, doclen, true, &err_no) != KF_OK) {
-            fflush(stdout);
-            cli_error(json_path, "cannot write: %s", strerror(err_no));
-            status = EXIT_FAIL;
-        } else {
-            if (json) {
-                out_begin(&o, "summary");
-                out_str(&o, "mode", salvage ? "salvage" : "default");
-                out_str(&o, "output", partition ? target : outdir);
-                out_str(&o, "report", json_path);
-                out_uint(&o, "segments_written", res.segments_written);
-                out_uint(&o, "dropped_ranges", res.dropped_ranges);
-                out_uint(&o, "data_loss_ranges", res.data_loss_ranges);
-                out_uint(&o, "stale_files_removed", stale);
-                out_bool(&o, "data_loss", loss);
-                out_end(&o);
-            } else {
-                out_text(&o, "%s: %llu segments written, %llu ranges dropped (%llu with data)%s; report in %s\n",
-                         partition ? target : outdir, (unsigned long long)res.segments_written,
-                         (unsigned long long)res.dropped_ranges, (unsigned long long)res.data_loss_ranges,
-                         stale ? ", stale files of an earlier output removed" : "", json_path);
-            }
-            status = loss ? EXIT_DAMAGE : EXIT_CLEAN;
-        }
-        free(doc);
-    }
+    int rc = kf_repair_into(od, a->path, &ro, &res);
+    report_arrays_close(r.arr, R_ARRAYS);
+    int status = rc != KF_OK ? job_failed(res.err_path, res.err_what, res.err_no) : finish(a, od, &r, &res);
     fflush(stdout);
-    free(r.bd);
-    free(r.bs);
-    free(r.bf);
-    name_set_free(&r.written);
-    free(json_path);
-out:
-    free(in_dir);
-    free(name);
-    free(target);
+    report_arrays_free(r.arr, R_ARRAYS);
+    return status;
+}
+
+int cmd_repair(int argc, char **argv)
+{
+    repair_args a;
+    bool partition = false;
+    int status = parse_args(argc, argv, &a);
+    if (status < 0)
+        status = input_kind(a.path, &partition);
+    if (status >= 0)
+        return status;
+    kf_outdir od;
+    if (kf_outdir_init(&od, a.outdir, a.path, partition, "repair.json", a.force) != KF_OK)
+        cli_oom();
+    const char *inputs[] = {a.path};
+    kf_outdir_verdict v = kf_outdir_prepare(&od, inputs, 1);
+    status = v != KF_OUTDIR_READY ? outdir_refused("repair", &od, v, "the input's", "the copy") : run(&a, &od);
+    kf_outdir_free(&od);
     return status;
 }

@@ -1,86 +1,95 @@
-/* outdir.c: helpers shared by `repair` and `merge` (see outdir.h). */
+/* outdir.c: the printing shared by `repair` and `merge` (outdir.h). */
 #include "cli/outdir.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/walk.h"
 
-static void add_name(name_set *s, const char *b, size_t n, const char *ext)
+int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdict v, const char *input,
+                   const char *copy)
 {
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 32;
-        s->v = must(realloc(s->v, s->cap * sizeof *s->v));
+    switch (v) {
+    case KF_OUTDIR_READY: break;
+    case KF_OUTDIR_INSIDE_INPUT:
+        fprintf(stderr,
+                "kfsck %s: the output directory '%s' is %s directory, inside it, or would put %s there; choose "
+                "another -o OUTDIR\n",
+                cmd, od->dir, input, copy);
+        return EXIT_USAGE;
+    case KF_OUTDIR_EXISTS: cli_error(od->clash, "already exists (use --force to overwrite)"); return EXIT_FAIL;
+    case KF_OUTDIR_CANNOT_CREATE:
+        cli_error(od->dir, "cannot create the output directory: %s", strerror(od->err_no));
+        return EXIT_FAIL;
+    case KF_OUTDIR_NOMEM: cli_oom();
     }
-    size_t e = ext ? strlen(ext) : 0;
-    char *c = must(malloc(n + e + 1));
-    memcpy(c, b, n);
-    memcpy(c + n, ext ? ext : "", e);
-    c[n + e] = 0;
-    s->v[s->n++] = c;
+    return EXIT_CLEAN;
 }
 
-static const char *base_of(const char *path)
+static void mem_json_open(mem_json *m)
 {
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
+    memset(m, 0, sizeof *m);
+    m->f = mem_open(&m->buf, &m->len);
+    out_init(&m->o, m->f, true);
 }
 
-void name_set_add(name_set *s, const char *path)
+void report_arrays_open(mem_json *a, size_t n)
 {
-    if (path)
-        add_name(s, base_of(path), strlen(base_of(path)), NULL);
+    for (size_t i = 0; i < n; i++)
+        mem_json_open(&a[i]);
 }
 
-void name_set_add_segment(name_set *s, const char *log_path)
+void report_arrays_close(mem_json *a, size_t n)
 {
-    if (!log_path)
-        return;
-    name_set_add(s, log_path);
-    const char *b = base_of(log_path);
-    size_t n = strlen(b);
-    if (n > 4 && !strcmp(b + n - 4, ".log")) {
-        add_name(s, b, n - 4, ".index");
-        add_name(s, b, n - 4, ".timeindex");
+    for (size_t i = 0; i < n; i++) {
+        fclose(a[i].f);
+        a[i].f = NULL;
     }
 }
 
-bool name_set_has(const name_set *s, const char *name)
+void report_arrays_free(mem_json *a, size_t n)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->v[i], name))
-            return true;
-    return false;
-}
-
-void name_set_free(name_set *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    s->v = NULL;
-    s->n = s->cap = 0;
-}
-
-uint64_t remove_stale(const char *dir, const name_set *written)
-{
-    uint64_t n = 0;
-    kf_name_list l;
-    if (kf_list_dir(dir, &l, NULL) != KF_OK)
-        return 0;
-    for (size_t i = 0; i < l.n; i++) {
-        kf_name_info ni = kf_classify_name(l.names[i]);
-        if (ni.kind == KF_FILE_UNKNOWN || name_set_has(written, l.names[i]))
-            continue;
-        char *p = path_join(dir, l.names[i]);
-        if (unlink(p) == 0)
-            n++;
-        free(p);
+    for (size_t i = 0; i < n; i++) {
+        free(a[i].buf);
+        a[i].buf = NULL;
     }
-    kf_name_list_free(&l);
-    return n;
+}
+
+void report_begin(mem_json *doc, const char *command)
+{
+    mem_json_open(doc);
+    fputc('{', doc->f);
+    out_str(&doc->o, "command", command);
+}
+
+void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        out_key(&doc->o, keys[i]);
+        fprintf(doc->f, "[%s]", a[i].buf ? a[i].buf : "");
+    }
+}
+
+int report_write(mem_json *doc, const kf_outdir *od)
+{
+    fputs("}\n", doc->f);
+    fclose(doc->f);
+    int err_no = 0;
+    int rc = kf_outdir_write_report(od, doc->buf, doc->len, &err_no);
+    free(doc->buf);
+    if (rc == KF_OK)
+        return EXIT_CLEAN;
+    fflush(stdout);
+    cli_error(od->report, "cannot write: %s", strerror(err_no));
+    return EXIT_FAIL;
+}
+
+int job_failed(const char *path, const char *what, int err_no)
+{
+    fflush(stdout);
+    cli_error(path, "%s: %s", what, strerror(err_no));
+    return EXIT_FAIL;
 }
 
 void segment_fields(out *o, const kf_repair_segment *s, bool with_input)
@@ -126,18 +135,6 @@ void file_record(out *o, out *report_files, const kf_repair_file *f)
     out_obj_open(report_files, NULL);
     file_fields(report_files, f);
     out_obj_close(report_files);
-}
-
-char *clean_base(const char *path)
-{
-    const char *b = kf_path_base(path);
-    size_t n = strlen(b);
-    while (n > 1 && b[n - 1] == '/')
-        n--;
-    char *s = must(malloc(n + 1));
-    memcpy(s, b, n);
-    s[n] = 0;
-    return s;
 }
 
 FILE *mem_open(char **buf, size_t *len) { return must(open_memstream(buf, len)); }

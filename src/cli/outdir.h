@@ -1,32 +1,51 @@
-/* outdir.h: what `repair` and `merge` share when they write an output
- * directory: the set of file names written (to tell stale files from new
- * ones), the report's segment and file records, and small path helpers. */
+/* outdir.h: the printing `repair` and `merge` share: a refusal of the
+ * output directory (the library's policy, kfsck/outdir.h, decides), the
+ * report (repair.json, merge.json) built in memory as the run goes and
+ * written at its end, a failure of the job, and the segment and file
+ * records. */
 #ifndef KFSCK_CLI_OUTDIR_H
 #define KFSCK_CLI_OUTDIR_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 
 #include "cli/out.h"
+#include "kfsck/outdir.h"
 #include "kfsck/repair.h"
 
-typedef struct name_set {
-    char **v;
-    size_t n, cap;
-} name_set;
+/* Print why kf_outdir_prepare refused (v != KF_OUTDIR_READY) and return the
+ * exit code: OUTDIR in an input is a usage error ("kfsck CMD: the output
+ * directory '...' is INPUT directory, inside it, or would put COPY there"),
+ * an existing output or an OUTDIR that cannot be made is a failure. */
+int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdict v, const char *input,
+                   const char *copy);
 
-/* Add the base name of path (NULL is ignored). */
-void name_set_add(name_set *s, const char *path);
-/* Add a written segment: its .log and the .index/.timeindex beside it. */
-void name_set_add_segment(name_set *s, const char *log_path);
-bool name_set_has(const name_set *s, const char *name);
-void name_set_free(name_set *s);
+/* JSON written to memory: one of the report's arrays (its objects), or
+ * the report itself. */
+typedef struct mem_json {
+    out o;
+    char *buf;
+    size_t len;
+    FILE *f;
+} mem_json;
 
-/* --force over an earlier output: remove the Kafka files in dir that this
- * run did not write (other files are left alone). Returns how many went. */
-uint64_t remove_stale(const char *dir, const name_set *written);
+/* Open, close (the bytes are then in buf) and free n arrays. */
+void report_arrays_open(mem_json *a, size_t n);
+void report_arrays_close(mem_json *a, size_t n);
+void report_arrays_free(mem_json *a, size_t n);
+
+/* Start the report: {"command":"<command>" (add fields with doc->o). */
+void report_begin(mem_json *doc, const char *command);
+/* "keys[i]":[<a[i]>] for each of the n closed arrays. */
+void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a, size_t n);
+/* Close the report and write it to OUTDIR (kf_outdir_write_report), then
+ * free it: EXIT_CLEAN, or EXIT_FAIL after "kfsck: <report>: cannot write". */
+int report_write(mem_json *doc, const kf_outdir *od);
+
+/* The job failed (its result's err_path, err_what, err_no): prints
+ * "kfsck: <path>: <what>: <strerror>" after what stdout holds; EXIT_FAIL. */
+int job_failed(const char *path, const char *what, int err_no);
 
 /* A segment record's fields (with_input: also input and input_size). */
 void segment_fields(out *o, const kf_repair_segment *s, bool with_input);
@@ -34,8 +53,6 @@ void segment_fields(out *o, const kf_repair_segment *s, bool with_input);
  * the report's array. */
 void file_record(out *o, out *report_files, const kf_repair_file *f);
 
-/* The last path component without trailing slashes, malloc'd. */
-char *clean_base(const char *path);
 /* open_memstream, or exit 3 when out of memory. */
 FILE *mem_open(char **buf, size_t *len);
 

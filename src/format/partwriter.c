@@ -1,7 +1,7 @@
 /* partwriter.c: the partition writer (partwriter.h): segments with indexes
  * rebuilt by the recovery rule, the leader epochs, producer state and
- * per-segment .txnindex of what was written, on writer.c's safe output
- * files. */
+ * per-segment .txnindex of what was written, on the safe output files
+ * (out_file.h). */
 #include "kfsck/partwriter.h"
 
 #include <errno.h>
@@ -11,7 +11,8 @@
 
 #include "kfsck/dirs.h"
 #include "kfsck/index.h"
-#include "kfsck/repair.h"
+#include "kfsck/index_builder.h"
+#include "kfsck/out_file.h"
 
 #define COPY_PIECE ((size_t)1 << 20)
 #define HEADER_PEEK 64 /* a v2 header (61 bytes), a v1 timestamp (bytes 18..25) */

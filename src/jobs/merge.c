@@ -31,6 +31,7 @@ typedef struct merge_ctx {
     const kf_merge_opts *o;
     kf_merge_result *res;
     const char *out_dir;
+    kf_outdir *od;        /* the output directory's policy (kf_merge_into), or NULL */
     kf_partition part;
     int64_t *bases;       /* the union of the copies' segment bases, sorted, each once */
     size_t nbases;
@@ -65,7 +66,7 @@ static int writer_fail(merge_ctx *c)
 
 static void emit_file(merge_ctx *c, const char *in, const char *outp, const char *action, const char *reason)
 {
-    rebuild_emit_file(c->o->file_fn, c->o->ctx, in, outp, action, "%s", reason);
+    rebuild_emit_file(c->od, c->o->file_fn, c->o->ctx, in, outp, action, "%s", reason);
 }
 
 /* ---- what the reader finds ---------------------------------------------------- */
@@ -113,11 +114,7 @@ static int close_segment(merge_ctx *c)
     if (kf_part_writer_close_segment(c->w, &s) != KF_OK)
         return writer_fail(c);
     c->res->segments_written++;
-    if (c->o->segment_fn) {
-        kf_repair_segment sr;
-        rebuild_segment_report(&s, s.input, 0, &sr);
-        c->o->segment_fn(c->o->ctx, &sr);
-    }
+    rebuild_segment_done(c->od, c->o->segment_fn, c->o->ctx, &s, s.input, 0);
     if (s.txn_path) {
         char reason[160];
         snprintf(reason, sizeof reason,
@@ -310,8 +307,8 @@ static int write_partition_files(merge_ctx *c)
     return KF_OK;
 }
 
-int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
-                        kf_merge_result *res)
+static int merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
+                            kf_merge_result *res, kf_outdir *od)
 {
     memset(res, 0, sizeof *res);
     merge_ctx c;
@@ -319,6 +316,7 @@ int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_di
     c.o = o;
     c.res = res;
     c.out_dir = out_dir;
+    c.od = od;
     kf_part_reader *r = NULL;
     int rc = kf_partition_of_dirs(&c.part, in_dirs, n, on_list_error, &c);
     if (rc == KF_ERR_NOMEM)
@@ -366,5 +364,22 @@ int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_di
     kf_partition_free(&c.part);
     free(c.bases);
     free(c.seed_path);
+    return rc;
+}
+
+int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
+                        kf_merge_result *res)
+{
+    return merge_partitions(in_dirs, n, out_dir, o, res, NULL);
+}
+
+int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res)
+{
+    kf_merge_opts forced = *o;
+    forced.force = od->force;
+    int rc = merge_partitions(in_dirs, n, od->target, &forced, res, od);
+    if (rc == KF_OK)
+        rc = rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
+                                 sizeof res->err_what);
     return rc;
 }

@@ -2,6 +2,7 @@
  * (rebuild.h). */
 #include "jobs/rebuild.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,13 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
+#include "kfsck/out_file.h"
 
-void rebuild_emit_filev(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
-                        const char *fmt, va_list ap)
+void rebuild_emit_filev(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char *input, const char *output,
+                        const char *action, const char *fmt, va_list ap)
 {
+    if (od)
+        kf_outdir_wrote(od, output);
     if (!fn)
         return;
     kf_repair_file f;
@@ -24,16 +28,17 @@ void rebuild_emit_filev(rebuild_file_fn fn, void *ctx, const char *input, const 
     fn(ctx, &f);
 }
 
-void rebuild_emit_file(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
-                       const char *fmt, ...)
+void rebuild_emit_file(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char *input, const char *output,
+                       const char *action, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    rebuild_emit_filev(fn, ctx, input, output, action, fmt, ap);
+    rebuild_emit_filev(od, fn, ctx, input, output, action, fmt, ap);
     va_end(ap);
 }
 
-void rebuild_segment_report(const kf_part_segment *s, const char *input, uint64_t input_size, kf_repair_segment *out)
+static void rebuild_segment_report(const kf_part_segment *s, const char *input, uint64_t input_size,
+                                   kf_repair_segment *out)
 {
     memset(out, 0, sizeof *out);
     out->input = input;
@@ -46,6 +51,29 @@ void rebuild_segment_report(const kf_part_segment *s, const char *input, uint64_
     out->last_offset = s->last_offset;
     out->index_entries = s->index_entries;
     out->time_entries = s->time_entries;
+}
+
+void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const kf_part_segment *s,
+                          const char *input, uint64_t input_size)
+{
+    if (od)
+        kf_outdir_wrote_segment(od, s->log_path);
+    if (!fn)
+        return;
+    kf_repair_segment r;
+    rebuild_segment_report(s, input, input_size, &r);
+    fn(ctx, &r);
+}
+
+int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
+                        size_t what_cap)
+{
+    if (kf_outdir_finish(od) == KF_OK)
+        return KF_OK;
+    snprintf(err_path, path_cap, "%s", od->target);
+    *err_no = ENOMEM;
+    snprintf(err_what, what_cap, "out of memory");
+    return KF_ERR_NOMEM;
 }
 
 rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,

@@ -1,6 +1,7 @@
 /* rebuild.h: what repair (repair.c, repair_files.c) and merge (merge.c)
  * share as they write a partition: the report of a file that is not a
- * segment, the report of a segment written, and the copy of
+ * segment and of a segment written (each also named in the run's output
+ * directory, outdir.h, when there is one), and the copy of
  * partition.metadata. Private to src/jobs. */
 #ifndef KFSCK_JOBS_REBUILD_H
 #define KFSCK_JOBS_REBUILD_H
@@ -10,21 +11,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kfsck/outdir.h"
 #include "kfsck/partwriter.h"
 #include "kfsck/repair.h"
 
 typedef void (*rebuild_file_fn)(void *ctx, const kf_repair_file *f);
 
-/* Report what became of a file (fn may be NULL: nothing). The reason is
- * printf-formatted, cut to kf_repair_file.reason's size. */
-void rebuild_emit_file(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
-                       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void rebuild_emit_filev(rebuild_file_fn fn, void *ctx, const char *input, const char *output, const char *action,
-                        const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+typedef void (*rebuild_segment_fn)(void *ctx, const kf_repair_segment *s);
 
-/* The report of a segment the partition writer closed; input: the input
- * segment it came from, input_size its size (0 when not one file's). */
-void rebuild_segment_report(const kf_part_segment *s, const char *input, uint64_t input_size, kf_repair_segment *out);
+/* Report what became of a file (fn may be NULL: nothing); its output, if
+ * any, is named in od (may be NULL). The reason is printf-formatted, cut to
+ * kf_repair_file.reason's size. */
+void rebuild_emit_file(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char *input, const char *output,
+                       const char *action, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+void rebuild_emit_filev(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char *input, const char *output,
+                        const char *action, const char *fmt, va_list ap) __attribute__((format(printf, 7, 0)));
+
+/* A segment the partition writer closed: named in od (may be NULL), then
+ * reported to fn (may be NULL). input: the input segment it came from,
+ * input_size its size (0 when not one file's). */
+void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const kf_part_segment *s,
+                          const char *input, uint64_t input_size);
+
+/* A run into od is done (KF_OK from the job): the stale files go
+ * (kf_outdir_finish). KF_OK, or KF_ERR_NOMEM with err_* set (the job
+ * result's err_path, err_no, err_what) when the names written are not all
+ * known. */
+int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
+                        size_t what_cap);
 
 /* What became of an input partition.metadata (rebuild_copy_metadata). */
 typedef enum rebuild_md {

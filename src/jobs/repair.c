@@ -75,7 +75,7 @@ void repair_emit_file(repair_ctx *c, const char *input, const char *output, cons
 {
     va_list ap;
     va_start(ap, fmt);
-    rebuild_emit_filev(c->o->file_fn, c->o->ctx, input, output, action, fmt, ap);
+    rebuild_emit_filev(c->od, c->o->file_fn, c->o->ctx, input, output, action, fmt, ap);
     va_end(ap);
 }
 
@@ -624,11 +624,7 @@ static int run_pass(seg_pass *s)
     if (kf_part_writer_close_segment(c->w, &ps) != KF_OK)
         return repair_writer_fail(c);
     c->res->segments_written++;
-    if (c->o->segment_fn) {
-        kf_repair_segment sr;
-        rebuild_segment_report(&ps, j->in_path, s->size, &sr);
-        c->o->segment_fn(c->o->ctx, &sr);
-    }
+    rebuild_segment_done(c->od, c->o->segment_fn, c->o->ctx, &ps, j->in_path, s->size);
     report_txnindex(s, &ps);
     return KF_OK;
 }
@@ -677,13 +673,15 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
 
 /* ---- entry points --------------------------------------------------------------- */
 
-static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *res, const char *out_dir)
+static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *res, const char *out_dir,
+                    kf_outdir *od)
 {
     memset(res, 0, sizeof *res);
     memset(c, 0, sizeof *c);
     c->o = o;
     c->res = res;
     c->out_dir = out_dir;
+    c->od = od;
     c->ps_seed = -1;
     kf_part_writer_opts wo;
     kf_part_writer_opts_init(&wo);
@@ -781,7 +779,8 @@ static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l,
     return rc;
 }
 
-int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
+static int repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res,
+                            kf_outdir *od)
 {
     repair_ctx c;
     kf_name_list l;
@@ -795,7 +794,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
         return lrc == KF_ERR_NOMEM ? repair_fail(&c, in_dir, ENOMEM, "out of memory")
                                    : repair_fail(&c, in_dir, err_no, "cannot list directory");
     }
-    int rc = ctx_init(&c, o, res, out_dir);
+    int rc = ctx_init(&c, o, res, out_dir, od);
     if (rc != KF_OK) {
         kf_name_list_free(&l);
         ctx_free(&c);
@@ -862,10 +861,11 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     return rc;
 }
 
-int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
+static int repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o,
+                               kf_repair_result *res, kf_outdir *od)
 {
     repair_ctx c;
-    int rc = ctx_init(&c, o, res, out_dir);
+    int rc = ctx_init(&c, o, res, out_dir, od);
     if (rc != KF_OK) {
         ctx_free(&c);
         return rc;
@@ -887,4 +887,25 @@ int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_r
     free(txn_path);
     ctx_free(&c);
     return rc;
+}
+
+int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
+{
+    return repair_partition(in_dir, out_dir, o, res, NULL);
+}
+
+int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
+{
+    return repair_segment_file(log_path, out_dir, o, res, NULL);
+}
+
+int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res)
+{
+    kf_repair_opts forced = *o;
+    forced.force = od->force;
+    int rc = od->partition ? repair_partition(path, od->target, &forced, res, od)
+                           : repair_segment_file(path, od->target, &forced, res, od);
+    return rc != KF_OK ? rc
+                       : rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
+                                             sizeof res->err_what);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kfsck/checkpoint.h"
+#include "kfsck/outdir.h"
 #include "kfsck/partwriter.h"
 #include "kfsck/repair.h"
 
@@ -21,6 +22,7 @@ typedef struct repair_ctx {
     const kf_repair_opts *o;
     kf_repair_result *res;
     const char *out_dir;
+    kf_outdir *od;            /* the output directory's policy (kf_repair_into), or NULL */
     kf_part_writer *w;
     bool truncated;           /* default mode: a segment was cut, later ones go */
     /* the input's leader-epoch-checkpoint, checked against the kept batches */

@@ -82,5 +82,38 @@ if [ -z "$upward" ]; then
 else
     echo "calls upward:$upward"; bad "layers"
 fi
+# The same rule for #include: a public header is of the layer that defines
+# the functions it declares (the highest of them; none: bytes), a file of
+# src/LAYER/ of that layer, and neither includes a header of a layer above
+# its own. kfsck.h, the umbrella, is of every layer: only
+# src/bytes/common.c includes it, for the version it reports.
+for h in "$ROOT"/include/kfsck/*.h; do
+    sed -e 's|/\*.*\*/||g' "$h" | grep -v '^[[:space:]]*static' | grep -o 'kf_[a-z0-9_]*[[:space:]]*(' |
+        sed "s|[[:space:]]*(\$||; s|^|kfsck/${h##*/} |"
+done >"$tmp/declares"
+(cd "$ROOT" && grep -H -o '^#include "[a-z_]*/[a-z0-9_]*\.h"' include/kfsck/*.h src/bytes/* src/format/* \
+    src/records/* src/jobs/*) | sed 's|:#include "| |; s|"$||' >"$tmp/includes"
+upward=$(awk '
+    function layer(obj) {
+        sub(/:[^\/]*$/, "", obj); sub(/.*\/src\//, "", obj)
+        return obj ~ /^bytes\// ? 0 : obj ~ /^format\// ? 1 : obj ~ /^records\// ? 2 : 3
+    }
+    function of(path) {
+        if (path ~ /^(include\/)?kfsck\//) {
+            sub(/^include\//, "", path)
+            return path == "kfsck/kfsck.h" ? 3 : hl[path] + 0
+        }
+        sub(/^src\//, "", path)
+        return path ~ /^bytes\// ? 0 : path ~ /^format\// ? 1 : path ~ /^records\// ? 2 : path ~ /^jobs\// ? 3 : 4
+    }
+    FILENAME == ARGV[1] { if ($2 == "T") def[$3] = layer($1); next }
+    FILENAME == ARGV[2] { if (($2 in def) && def[$2] > hl[$1]) hl[$1] = def[$2]; next }
+    $1 == "include/kfsck/kfsck.h" || ($1 == "src/bytes/common.c" && $2 == "kfsck/kfsck.h") { next }
+    of($2) > of($1) { printf " %s:%s", $1, $2 }' "$tmp/nm" "$tmp/declares" "$tmp/includes")
+if [ -z "$upward" ] && [ -s "$tmp/includes" ]; then
+    ok "no header or source file includes a header of a layer above its own"
+else
+    echo "includes upward:$upward"; bad "layers of the headers"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

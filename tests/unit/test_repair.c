@@ -1,4 +1,4 @@
-/* test_repair.c: unit tests for src/format/writer.c and src/format/intact.c:
+/* test_repair.c: unit tests for src/format/{out_file,index_builder,intact}.c:
  * safe output files (no overwrite without force, nothing under a final name
  * until the commit, no temporary file left by an abort), the recovery-rule
  * index builder (the strict 4096-byte interval, first batch never indexed,
@@ -8,8 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kfsck/index_builder.h"
 #include "kfsck/intact.h"
-#include "kfsck/repair.h"
+#include "kfsck/out_file.h"
 #include "testutil.h"
 
 static char tmpdir[256];

@@ -1,9 +1,9 @@
-/* writer.c: safe output for repair and merge. Each file is written under a
- * temporary name in its final directory, fsync'd, then renamed (link+unlink
- * when it must not replace an existing file) and the directory fsync'd, so a
- * final name only ever holds a complete file. Also the offset/time index
- * builder that follows broker recovery (LogSegment.recover, docs/formats.md
- * §9.3). */
+/* out_file.c: safe output files (out_file.h), what repair and merge write
+ * with. Each file is written under a temporary name in its final directory,
+ * fsync'd, then renamed (link+unlink when it must not replace an existing
+ * file) and the directory fsync'd, so a final name only ever holds a
+ * complete file. Also mkdir -p and the path resolution that tells whether an
+ * output would land inside an input. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,25 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kfsck/cursor.h"
+#include "kfsck/out_file.h"
+
 #include "kfsck/file.h"
-#include "kfsck/repair.h"
 
 #define OUT_BUF_SIZE (64 * 1024)
-
-static void kf_put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static void kf_put_be64(uint8_t *p, uint64_t v)
-{
-    kf_put_be32(p, (uint32_t)(v >> 32));
-    kf_put_be32(p + 4, (uint32_t)v);
-}
 
 struct kf_out_file {
     int fd;
@@ -42,7 +28,6 @@ struct kf_out_file {
     size_t used;
     uint8_t buf[OUT_BUF_SIZE];
 };
-
 
 static void out_free(kf_out_file *f)
 {
@@ -314,72 +299,3 @@ bool kf_path_within(const char *path, const char *dir)
         return false;
     return a[n] == 0 || a[n] == '/' || (n == 1 && b[0] == '/');
 }
-
-/* ---- index builder ------------------------------------------------------ */
-
-void kf_index_builder_init(kf_index_builder *b, int64_t base, kf_out_file *ix, kf_out_file *tix)
-{
-    memset(b, 0, sizeof *b);
-    b->base = base;
-    b->interval = KF_INDEX_INTERVAL_BYTES;
-    b->max_ts = -1; /* Kafka's NO_TIMESTAMP */
-    b->max_ts_offset = -1;
-    b->ix = ix;
-    b->tix = tix;
-}
-
-static int time_maybe_append(kf_index_builder *b, int64_t ts, int64_t off)
-{
-    if (b->has_time && off < b->last_time_offset)
-        return KF_ERR_CORRUPT;
-    int64_t last_ts = b->has_time ? b->last_time_ts : -1;
-    if (ts <= last_ts)
-        return KF_OK;
-    int64_t rel = off - b->base;
-    if (rel < 0 || rel > INT32_MAX)
-        return KF_ERR_CORRUPT;
-    uint8_t e[12];
-    kf_put_be64(e, (uint64_t)ts);
-    kf_put_be32(e + 8, (uint32_t)rel);
-    if (b->tix && kf_out_write(b->tix, e, sizeof e) != KF_OK)
-        return KF_ERR_IO;
-    b->has_time = true;
-    b->last_time_ts = ts;
-    b->last_time_offset = off;
-    b->time_entries++;
-    return KF_OK;
-}
-
-int kf_index_builder_add(kf_index_builder *b, uint32_t size, int64_t last_offset, int64_t max_timestamp)
-{
-    int64_t rel = last_offset - b->base;
-    if (rel < 0 || rel > INT32_MAX)
-        return KF_ERR_CORRUPT;
-    if (max_timestamp > b->max_ts) {
-        b->max_ts = max_timestamp;
-        b->max_ts_offset = last_offset;
-    }
-    if (b->valid - b->last_entry_pos > b->interval) {
-        if (b->has_index && last_offset <= b->last_index_offset)
-            return KF_ERR_CORRUPT;
-        if (b->valid > INT32_MAX)
-            return KF_ERR_CORRUPT;
-        uint8_t e[8];
-        kf_put_be32(e, (uint32_t)rel);
-        kf_put_be32(e + 4, (uint32_t)b->valid);
-        if (b->ix && kf_out_write(b->ix, e, sizeof e) != KF_OK)
-            return KF_ERR_IO;
-        b->has_index = true;
-        b->last_index_offset = last_offset;
-        b->index_entries++;
-        int rc = time_maybe_append(b, b->max_ts, b->max_ts_offset);
-        if (rc != KF_OK)
-            return rc;
-        b->last_entry_pos = b->valid;
-    }
-    b->valid += size;
-    return KF_OK;
-}
-
-int kf_index_builder_finish(kf_index_builder *b) { return time_maybe_append(b, b->max_ts, b->max_ts_offset); }
-

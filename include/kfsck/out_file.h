@@ -1,0 +1,51 @@
+/* out_file.h: safe output files, what every file repair and merge write
+ * goes through (out_file.c). A file is written under a temporary name in its
+ * final directory (.<name>.tmp-<pid>-<n>), flushed, fsync'd, renamed to its
+ * name and the directory fsync'd, so a final name only ever holds a complete
+ * file; without `force` an existing file is never replaced. Also mkdir -p
+ * and the path resolution that tells whether an output lands inside an
+ * input's directory. */
+#ifndef KFSCK_OUT_FILE_H
+#define KFSCK_OUT_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfsck/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kf_out_file kf_out_file;
+
+/* Create dir/name.tmp-<pid>-<n> for writing. Fails with KF_ERR_IO and
+ * *err_no = EEXIST when dir/name exists and !force. */
+int kf_out_open(kf_out_file **f, const char *dir, const char *name, bool force, int *err_no);
+int kf_out_write(kf_out_file *f, const void *p, size_t n);
+uint64_t kf_out_size(const kf_out_file *f);
+/* Flush, fsync, rename to the final name (refusing to replace an existing
+ * file unless force), fsync the directory; frees f. On failure the
+ * temporary file is removed and *err_no set. */
+int kf_out_commit(kf_out_file *f, int *err_no);
+/* Remove the temporary file; frees f (NULL is fine). */
+void kf_out_abort(kf_out_file *f);
+/* Write a whole small file at once (temp + fsync + rename). */
+int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n, bool force, int *err_no);
+/* mkdir -p; returns KF_OK or KF_ERR_IO with *err_no. New directories are
+ * fsync'd into their parents. */
+int kf_mkdirs(const char *path, int *err_no);
+
+/* Resolve path like realpath(3), also when its last components do not exist
+ * yet (they are appended to the resolved existing prefix). Returns 0, or -1
+ * when it does not fit or cannot be resolved. */
+int kf_path_resolve(const char *path, char *out, size_t cap);
+/* Is `path` equal to or inside directory `dir` (both resolved)? */
+bool kf_path_within(const char *path, const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
