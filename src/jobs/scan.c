@@ -45,42 +45,14 @@ static const char *const CK_NAMES[CK_N] = {
 };
 static const char *const CK_WHAT[CK_N] = {"recovery point", "high watermark", "log start offset", "cleaner offset"};
 
-typedef struct ck_entry {
-    char *topic;
-    int32_t partition;
+/* What one checkpoint file records for a partition: the entry the broker
+ * would use (the last one in the file for a duplicated key: Kafka reads the
+ * list into a map). */
+typedef struct ck_value {
+    bool has;
     int64_t offset;
-    uint64_t position;
-} ck_entry;
-
-typedef struct ck_file {
-    char *path;       /* as the user would open it */
-    ck_entry *e;      /* sorted by topic, partition */
-    size_t n, cap;
-    bool nomem;
-} ck_file;
-
-static void ck_collect(void *ctx, const kf_checkpoint_entry *e)
-{
-    ck_file *f = ctx;
-    if (!e->topic || f->nomem)
-        return;
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 64;
-        ck_entry *ne = realloc(f->e, cap * sizeof *ne);
-        if (!ne) {
-            f->nomem = true;
-            return;
-        }
-        f->e = ne;
-        f->cap = cap;
-    }
-    char *t = strdup(e->topic);
-    if (!t) {
-        f->nomem = true;
-        return;
-    }
-    f->e[f->n++] = (ck_entry){t, e->partition, e->offset, e->position};
-}
+    uint64_t position;     /* of its line */
+} ck_value;
 
 static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
 {
@@ -90,43 +62,9 @@ static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
     return pa < pb ? -1 : pa > pb;
 }
 
-static int cmp_ck(const void *a, const void *b)
-{
-    const ck_entry *x = a, *y = b;
-    int c = cmp_tp(x->topic, x->partition, y->topic, y->partition);
-    if (c)
-        return c;
-    return x->position < y->position ? -1 : x->position > y->position; /* duplicates: file order */
-}
-
-/* The entry the broker would use (the last one in the file for a duplicated
- * key: Kafka reads the list into a map), or NULL. */
-static const ck_entry *ck_find(const ck_file *f, const char *topic, int32_t partition)
-{
-    size_t lo = 0, hi = f->n;
-    const ck_entry *found = NULL;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_tp(f->e[mid].topic, f->e[mid].partition, topic, partition);
-        if (c <= 0) {
-            if (c == 0)
-                found = &f->e[mid];
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return found;
-}
-
-static void ck_free(ck_file *f)
-{
-    for (size_t i = 0; i < f->n; i++)
-        free(f->e[i].topic);
-    free(f->e);
-    free(f->path);
-    memset(f, 0, sizeof *f);
-}
+/* Orphan entries listed one by one per checkpoint file; the rest are one
+ * summary problem (a checkpoint of another broker can name millions). */
+#define ORPHANS_LISTED 100
 
 /* ---- one partition ----------------------------------------------------------- */
 
@@ -140,6 +78,7 @@ typedef struct task {
     char **files;          /* the problems' files, owned */
     size_t nprobs, capprobs;
     kf_leader_epochs epochs;   /* its leader-epoch-checkpoint, with the entries' positions */
+    ck_value ck[CK_N];         /* its entries in the data dir's offset checkpoints */
     int rc;
     bool done;
 } task;
@@ -148,7 +87,7 @@ typedef struct datadir_ctx {
     const char *datadir;
     const kf_datadir_scan_opts *o;
     unsigned reader_threads;
-    ck_file ck[CK_N];
+    char *ck_path[CK_N];   /* the offset checkpoints there are, as the user would open them */
     bool any_checkpoint;
     kf_metadata *meta;     /* the data dir's KRaft metadata image, when it holds one and other partitions */
     task *tasks;
@@ -250,10 +189,10 @@ static void scan_partition(datadir_ctx *d, task *t)
     part->leader_epochs = t->epochs.entries;
     part->n_leader_epochs = t->epochs.n;
 
-    const ck_entry *ce[CK_N];
+    const ck_value *ce[CK_N];
     bool any_entry = false;
     for (int k = 0; k < CK_N; k++) {
-        ce[k] = ck_find(&d->ck[k], t->topic, t->partition);
+        ce[k] = t->ck[k].has ? &t->ck[k] : NULL;
         any_entry |= ce[k] != NULL;
     }
     kf_ckpt_value *vals[CK_N] = {&part->recovery_point, &part->high_watermark, &part->log_start_offset,
@@ -272,7 +211,7 @@ static void scan_partition(datadir_ctx *d, task *t)
             int k = ahead[i];
             if (!ce[k] || ce[k]->offset <= end || (k == CK_LOG_START && !has_leo))
                 continue;
-            kf_report_in(keep_problem, t, d->ck[k].path, KF_P_CHECKPOINT_AHEAD_OF_LOG, KF_SEV_ERROR, ce[k]->position,
+            kf_report_in(keep_problem, t, d->ck_path[k], KF_P_CHECKPOINT_AHEAD_OF_LOG, KF_SEV_ERROR, ce[k]->position,
                          true, ce[k]->offset,
                          "%s of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          ": the log has lost %" PRId64 " offsets the broker had%s",
@@ -280,7 +219,7 @@ static void scan_partition(datadir_ctx *d, task *t)
                          k == CK_HW ? " committed" : (k == CK_RECOVERY ? " flushed" : ""));
         }
         if (ce[CK_CLEANER] && ce[CK_CLEANER]->offset > end)
-            kf_report_in(keep_problem, t, d->ck[CK_CLEANER].path, KF_P_CLEANER_OFFSET_OUT_OF_RANGE, KF_SEV_WARNING,
+            kf_report_in(keep_problem, t, d->ck_path[CK_CLEANER], KF_P_CLEANER_OFFSET_OUT_OF_RANGE, KF_SEV_WARNING,
                          ce[CK_CLEANER]->position, true, ce[CK_CLEANER]->offset,
                          "cleaner offset of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          " (the cleaner resets it to the log start)",
@@ -339,20 +278,21 @@ static int cmp_task(const void *a, const void *b)
     return cmp_tp(x->topic, x->partition, y->topic, y->partition);
 }
 
-static bool has_task(const datadir_ctx *d, const char *topic, int32_t partition)
+/* The partition's task (d->tasks sorted), or NULL when it has no dir here. */
+static task *find_task(datadir_ctx *d, const char *topic, int32_t partition)
 {
     size_t lo = 0, hi = d->ntasks;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = cmp_tp(d->tasks[mid].topic, d->tasks[mid].partition, topic, partition);
         if (c == 0)
-            return true;
+            return &d->tasks[mid];
         if (c < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return false;
+    return NULL;
 }
 
 /* The data dir's own problems: straight to the caller, counted. */
@@ -415,58 +355,128 @@ static int kraft_image(datadir_ctx *d)
 
 /* ---- the data dir's entries, from the walk (paths.h) ------------------------------- */
 
+/* A file of the data dir itself, looked at once its partitions are known. */
+typedef struct dir_file {
+    char *path;
+    int ck;                /* one of the four offset checkpoints (CK_*), or -1 */
+    kf_file_kind kind;
+    int64_t base_offset;
+} dir_file;
+
 typedef struct entries_walk {
     datadir_ctx *d;
     dir_sink *ds;
     size_t cap;        /* of d->tasks */
+    dir_file *files;
+    size_t nfiles, capfiles;
 } entries_walk;
 
-/* One of the four offset checkpoints: its entries kept to compare with the
- * partitions. */
-static int read_checkpoint(entries_walk *w, int k, const char *path)
+/* One offset checkpoint streamed against the partitions present. */
+typedef struct ck_join {
+    datadir_ctx *d;
+    dir_sink *ds;
+    int k;
+    uint64_t orphans;
+    uint64_t first_unlisted_pos;
+} ck_join;
+
+/* Each entry goes to its partition's task, or is an orphan (an entry naming
+ * a partition that is not here), reported as it comes. */
+static void ck_join_entry(void *ctx, const kf_checkpoint_entry *e)
 {
-    datadir_ctx *d = w->d;
-    dir_sink *ds = w->ds;
-    ck_file *f = &d->ck[k];
-    d->any_checkpoint = true;
-    free(f->path);
-    if (!(f->path = strdup(path)))
-        return KF_ERR_NOMEM;
-    kf_bytes m;
-    int err_no = 0;
-    int rc = kf_file_read_all(f->path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
-    if (rc == KF_ERR_NOMEM)
-        return rc;
-    ds->file = f->path;
-    if (rc != KF_OK) {
-        kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
-                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : kf_path_error_str(err_no));
-    } else {
-        int32_t version;
-        kf_checkpoint_parse(m.data, m.size, KF_CKPT_OFFSETS, &version, ck_collect, f, dir_problem, ds);
-        free(m.data);
-        if (f->n > 1)
-            qsort(f->e, f->n, sizeof *f->e, cmp_ck);
+    ck_join *j = ctx;
+    if (!e->topic)
+        return;
+    task *t = find_task(j->d, e->topic, e->partition);
+    if (t) {
+        t->ck[j->k] = (ck_value){true, e->offset, e->position};
+        return;
     }
-    ds->file = d->datadir;
-    return f->nomem ? KF_ERR_NOMEM : KF_OK;
+    if (j->orphans++ == ORPHANS_LISTED)
+        j->first_unlisted_pos = e->position;
+    if (j->orphans > ORPHANS_LISTED)
+        return;
+    kf_report(dir_problem, j->ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
+              "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s", e->topic,
+              e->partition, e->offset, j->d->datadir);
 }
 
+/* One of the four offset checkpoints, read in pieces whatever its size:
+ * its entries kept with the partitions present, the others reported. */
+static int read_checkpoint(datadir_ctx *d, dir_sink *ds, int k, const char *path)
+{
+    free(d->ck_path[k]);
+    if (!(d->ck_path[k] = strdup(path)))
+        return KF_ERR_NOMEM;
+    ds->file = d->ck_path[k];
+    ck_join j = {d, ds, k, 0, 0};
+    int32_t version;
+    int err_no = 0;
+    int rc = kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, ck_join_entry, &j, dir_problem, ds, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc == KF_ERR_IO)
+        kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
+                  kf_path_error_str(err_no));
+    if (j.orphans > ORPHANS_LISTED)
+        kf_report(dir_problem, ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, j.first_unlisted_pos, false, 0,
+                  "%" PRIu64 " further entries name partitions with no directory in %s (not listed one by one)",
+                  j.orphans - ORPHANS_LISTED, d->datadir);
+    ds->file = d->datadir;
+    return KF_OK;
+}
+
+/* A file of the data dir: kept for later (the checkpoints are joined with
+ * the partitions, which the walk lists after the files). */
 static int datadir_file(void *ctx, const kf_path_entry *e)
 {
     entries_walk *w = ctx;
+    int ck = -1;
     for (int k = 0; k < CK_N; k++)
         if (!strcmp(e->name, CK_NAMES[k]))
-            return read_checkpoint(w, k, e->path);
-    if (e->file.kind != KF_FILE_META_PROPERTIES && e->file.kind != KF_FILE_OFFSET_CHECKPOINT)
+            ck = k;
+    if (ck < 0 && e->file.kind != KF_FILE_META_PROPERTIES && e->file.kind != KF_FILE_OFFSET_CHECKPOINT)
         return KF_OK;
-    kf_verify_opts vo;
-    kf_verify_opts_init(&vo);
-    vo.max_batch_bytes = w->d->o->max_batch_bytes;
-    vo.problem_fn = dir_problem;
-    vo.problem_ctx = w->ds;
-    kf_verify_result vr = {0};
-    return kf_verify_file(e->path, e->file.kind, e->file.base_offset, &vo, &vr, NULL);
+    if (ck >= 0)
+        w->d->any_checkpoint = true;
+    if (w->nfiles == w->capfiles) {
+        size_t cap = w->capfiles ? w->capfiles * 2 : 8;
+        dir_file *nf = realloc(w->files, cap * sizeof *nf);
+        if (!nf)
+            return KF_ERR_NOMEM;
+        w->files = nf;
+        w->capfiles = cap;
+    }
+    dir_file *f = &w->files[w->nfiles];
+    *f = (dir_file){strdup(e->path), ck, e->file.kind, e->file.base_offset};
+    if (!f->path)
+        return KF_ERR_NOMEM;
+    w->nfiles++;
+    return KF_OK;
+}
+
+/* The data dir's files in the walk's order: the offset checkpoints joined
+ * with the partitions, the other files verified. */
+static int check_datadir_files(entries_walk *w)
+{
+    for (size_t i = 0; i < w->nfiles; i++) {
+        const dir_file *f = &w->files[i];
+        int rc;
+        if (f->ck >= 0) {
+            rc = read_checkpoint(w->d, w->ds, f->ck, f->path);
+        } else {
+            kf_verify_opts vo;
+            kf_verify_opts_init(&vo);
+            vo.max_batch_bytes = w->d->o->max_batch_bytes;
+            vo.problem_fn = dir_problem;
+            vo.problem_ctx = w->ds;
+            kf_verify_result vr = {0};
+            rc = kf_verify_file(f->path, f->kind, f->base_offset, &vo, &vr, NULL);
+        }
+        if (rc != KF_OK)
+            return rc;
+    }
+    return KF_OK;
 }
 
 /* Plain <topic>-<n> only: -delete, -future and -stray dirs end otherwise. */
@@ -501,12 +511,12 @@ static int add_task(void *ctx, const kf_path_entry *e)
     return t->name && t->topic && t->dir ? KF_OK : KF_ERR_NOMEM;
 }
 
-/* The data dir's checkpoints read, its meta.properties verified and its
- * partitions made tasks, in (topic, partition) order. KF_ERR_IO when the
+/* The data dir's partitions made tasks, in (topic, partition) order, then
+ * its checkpoints read and its meta.properties verified. KF_ERR_IO when the
  * data dir cannot be listed (reported). */
 static int collect_entries(datadir_ctx *d, dir_sink *ds)
 {
-    entries_walk w = {d, ds, 0};
+    entries_walk w = {d, ds, 0, NULL, 0, 0};
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_init(&wo);
     wo.partition_fn = add_task;
@@ -523,25 +533,12 @@ static int collect_entries(datadir_ctx *d, dir_sink *ds)
     }
     if (rc == KF_OK && d->ntasks > 1)
         qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
+    if (rc == KF_OK)
+        rc = check_datadir_files(&w);
+    for (size_t i = 0; i < w.nfiles; i++)
+        free(w.files[i].path);
+    free(w.files);
     return rc;
-}
-
-/* Checkpoint entries naming a partition that is not here. */
-static void report_orphans(datadir_ctx *d, dir_sink *ds)
-{
-    for (int k = 0; k < CK_N; k++) {
-        const ck_file *f = &d->ck[k];
-        for (size_t i = 0; i < f->n; i++) {
-            const ck_entry *e = &f->e[i];
-            if (has_task(d, e->topic, e->partition))
-                continue;
-            ds->file = f->path;
-            kf_report(dir_problem, ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
-                      "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s",
-                      e->topic, e->partition, e->offset, d->datadir);
-        }
-    }
-    ds->file = d->datadir;
 }
 
 /* ---- the partitions: N workers, handed back in order --------------------------------- */
@@ -614,7 +611,6 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     if (rc == KF_OK)
         rc = kraft_image(&d);
     if (rc == KF_OK) {
-        report_orphans(&d, &ds);
         rc = run_partitions(&d, jobs, tot);
     }
     for (size_t i = 0; i < d.ntasks; i++)
@@ -622,6 +618,6 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     free(d.tasks);
     kf_metadata_free(d.meta);
     for (int k = 0; k < CK_N; k++)
-        ck_free(&d.ck[k]);
+        free(d.ck_path[k]);
     return rc == KF_ERR_IO ? KF_OK : rc;
 }
