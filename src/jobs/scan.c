@@ -8,7 +8,10 @@
  * leader-epoch-checkpoint are compared with the segments
  * (checkpoint_ahead_of_log, cleaner_offset_out_of_range,
  * leader_epoch_ahead_of_log, checkpoint_orphan_entry,
- * checkpoint_missing_entry). */
+ * checkpoint_missing_entry). A checkpoint can be far bigger than memory
+ * should hold: each is streamed once the partitions are listed, its entries
+ * kept only with the partitions present, so memory follows the partitions
+ * whatever the file's size. */
 #include "kfsck/scan.h"
 
 #include <ctype.h>
