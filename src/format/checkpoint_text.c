@@ -188,7 +188,7 @@ static void sq_feed(kf_text_stream *t, const uint8_t *p, size_t n)
  * keeping its head and its squeezed form. */
 static bool long_line(kf_text_stream *t, kf_text_line *line)
 {
-    line->start = t->base;
+    uint64_t start = t->base;
     memcpy(t->head, t->d, KF_TEXT_HEAD);
     t->sq_state = 0;
     t->sq_zero = t->sq_over = false;
@@ -210,12 +210,7 @@ static bool long_line(kf_text_stream *t, kf_text_line *line)
         i = t->n;
     if (t->sq_state <= 1 && t->sq_zero)
         sq_put(t, '0');
-    line->len = len;
-    line->p = t->head;
-    line->whole = false;
-    line->squeezed = t->sq;
-    line->squeezed_len = t->sq_len;
-    line->squeezed_over = t->sq_over;
+    *line = (kf_text_line){start, len, t->head, false, t->sq, t->sq_len, t->sq_over};
     next_line_at(t, i);
     return true;
 }
@@ -240,10 +235,7 @@ bool kf_text_stream_next(kf_text_stream *t, kf_text_line *line)
             return false;
         i = line_end(t, seen);
     }
-    line->start = t->base + t->at;
-    line->len = i - t->at;
-    line->p = t->d + t->at;
-    line->whole = true;
+    *line = (kf_text_line){.start = t->base + t->at, .len = i - t->at, .p = t->d + t->at, .whole = true};
     next_line_at(t, i);
     return true;
 }

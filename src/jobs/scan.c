@@ -90,8 +90,12 @@ typedef struct datadir_ctx {
     const char *datadir;
     const kf_datadir_scan_opts *o;
     unsigned reader_threads;
+    struct dir_sink *ds;   /* its own problems */
     char *ck_path[CK_N];   /* the offset checkpoints there are, as the user would open them */
     bool any_checkpoint;
+    int joining;           /* the checkpoint being read (CK_*) */
+    uint64_t orphans;      /* its entries for partitions not here, */
+    uint64_t first_unlisted_pos; /* and where the first one not listed is */
     kf_metadata *meta;     /* the data dir's KRaft metadata image, when it holds one and other partitions */
     task *tasks;
     size_t ntasks;
@@ -358,128 +362,88 @@ static int kraft_image(datadir_ctx *d)
 
 /* ---- the data dir's entries, from the walk (paths.h) ------------------------------- */
 
-/* A file of the data dir itself, looked at once its partitions are known. */
-typedef struct dir_file {
-    char *path;
-    int ck;                /* one of the four offset checkpoints (CK_*), or -1 */
-    kf_file_kind kind;
-    int64_t base_offset;
-} dir_file;
-
 typedef struct entries_walk {
     datadir_ctx *d;
     dir_sink *ds;
     size_t cap;        /* of d->tasks */
-    dir_file *files;
-    size_t nfiles, capfiles;
 } entries_walk;
 
-/* One offset checkpoint streamed against the partitions present. */
-typedef struct ck_join {
-    datadir_ctx *d;
-    dir_sink *ds;
-    int k;
-    uint64_t orphans;
-    uint64_t first_unlisted_pos;
-} ck_join;
-
-/* Each entry goes to its partition's task, or is an orphan (an entry naming
- * a partition that is not here), reported as it comes. */
+/* Each entry of the checkpoint d->joining goes to its partition's task, or
+ * is an orphan (an entry naming a partition that is not here), reported as
+ * it comes. */
 static void ck_join_entry(void *ctx, const kf_checkpoint_entry *e)
 {
-    ck_join *j = ctx;
+    datadir_ctx *d = ctx;
     if (!e->topic)
         return;
-    task *t = find_task(j->d, e->topic, e->partition);
+    task *t = find_task(d, e->topic, e->partition);
     if (t) {
-        t->ck[j->k] = (ck_value){true, e->offset, e->position};
+        t->ck[d->joining] = (ck_value){true, e->offset, e->position};
         return;
     }
-    if (j->orphans++ == ORPHANS_LISTED)
-        j->first_unlisted_pos = e->position;
-    if (j->orphans > ORPHANS_LISTED)
+    if (d->orphans++ == ORPHANS_LISTED)
+        d->first_unlisted_pos = e->position;
+    if (d->orphans > ORPHANS_LISTED)
         return;
-    kf_report(dir_problem, j->ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
+    kf_report(dir_problem, d->ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
               "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s", e->topic,
-              e->partition, e->offset, j->d->datadir);
+              e->partition, e->offset, d->datadir);
 }
 
 /* One of the four offset checkpoints, read in pieces whatever its size:
  * its entries kept with the partitions present, the others reported. */
-static int read_checkpoint(datadir_ctx *d, dir_sink *ds, int k, const char *path)
+static int read_checkpoint(datadir_ctx *d, int k, const char *path)
 {
+    dir_sink *ds = d->ds;
+    d->any_checkpoint = true;
     free(d->ck_path[k]);
     if (!(d->ck_path[k] = strdup(path)))
         return KF_ERR_NOMEM;
     ds->file = d->ck_path[k];
-    ck_join j = {d, ds, k, 0, 0};
+    d->joining = k;
+    d->orphans = 0;
     int32_t version;
     int err_no = 0;
-    int rc = kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, ck_join_entry, &j, dir_problem, ds, &err_no);
+    int rc = kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, ck_join_entry, d, dir_problem, ds, &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc == KF_ERR_IO)
         kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
                   kf_path_error_str(err_no));
-    if (j.orphans > ORPHANS_LISTED)
-        kf_report(dir_problem, ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, j.first_unlisted_pos, false, 0,
+    if (d->orphans > ORPHANS_LISTED)
+        kf_report(dir_problem, ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, d->first_unlisted_pos, false, 0,
                   "%" PRIu64 " further entries name partitions with no directory in %s (not listed one by one)",
-                  j.orphans - ORPHANS_LISTED, d->datadir);
+                  d->orphans - ORPHANS_LISTED, d->datadir);
     ds->file = d->datadir;
     return KF_OK;
 }
 
-/* A file of the data dir: kept for later (the checkpoints are joined with
- * the partitions, which the walk lists after the files). */
+/* A file of the data dir (its partitions are known by then): an offset
+ * checkpoint joined with them, meta.properties and other checkpoints
+ * verified. */
 static int datadir_file(void *ctx, const kf_path_entry *e)
 {
     entries_walk *w = ctx;
-    int ck = -1;
     for (int k = 0; k < CK_N; k++)
         if (!strcmp(e->name, CK_NAMES[k]))
-            ck = k;
-    if (ck < 0 && e->file.kind != KF_FILE_META_PROPERTIES && e->file.kind != KF_FILE_OFFSET_CHECKPOINT)
+            return read_checkpoint(w->d, k, e->path);
+    if (e->file.kind != KF_FILE_META_PROPERTIES && e->file.kind != KF_FILE_OFFSET_CHECKPOINT)
         return KF_OK;
-    if (ck >= 0)
-        w->d->any_checkpoint = true;
-    if (w->nfiles == w->capfiles) {
-        size_t cap = w->capfiles ? w->capfiles * 2 : 8;
-        dir_file *nf = realloc(w->files, cap * sizeof *nf);
-        if (!nf)
-            return KF_ERR_NOMEM;
-        w->files = nf;
-        w->capfiles = cap;
-    }
-    dir_file *f = &w->files[w->nfiles];
-    *f = (dir_file){strdup(e->path), ck, e->file.kind, e->file.base_offset};
-    if (!f->path)
-        return KF_ERR_NOMEM;
-    w->nfiles++;
-    return KF_OK;
+    kf_verify_opts vo;
+    kf_verify_opts_init(&vo);
+    vo.max_batch_bytes = w->d->o->max_batch_bytes;
+    vo.problem_fn = dir_problem;
+    vo.problem_ctx = w->ds;
+    kf_verify_result vr = {0};
+    return kf_verify_file(e->path, e->file.kind, e->file.base_offset, &vo, &vr, NULL);
 }
 
-/* The data dir's files in the walk's order: the offset checkpoints joined
- * with the partitions, the other files verified. */
-static int check_datadir_files(entries_walk *w)
+/* The second walk looks at the files only. */
+static bool no_partition(void *ctx, const kf_path_entry *e)
 {
-    for (size_t i = 0; i < w->nfiles; i++) {
-        const dir_file *f = &w->files[i];
-        int rc;
-        if (f->ck >= 0) {
-            rc = read_checkpoint(w->d, w->ds, f->ck, f->path);
-        } else {
-            kf_verify_opts vo;
-            kf_verify_opts_init(&vo);
-            vo.max_batch_bytes = w->d->o->max_batch_bytes;
-            vo.problem_fn = dir_problem;
-            vo.problem_ctx = w->ds;
-            kf_verify_result vr = {0};
-            rc = kf_verify_file(f->path, f->kind, f->base_offset, &vo, &vr, NULL);
-        }
-        if (rc != KF_OK)
-            return rc;
-    }
-    return KF_OK;
+    (void)ctx;
+    (void)e;
+    return false;
 }
 
 /* Plain <topic>-<n> only: -delete, -future and -stray dirs end otherwise. */
@@ -514,33 +478,33 @@ static int add_task(void *ctx, const kf_path_entry *e)
     return t->name && t->topic && t->dir ? KF_OK : KF_ERR_NOMEM;
 }
 
-/* The data dir's partitions made tasks, in (topic, partition) order, then
- * its checkpoints read and its meta.properties verified. KF_ERR_IO when the
- * data dir cannot be listed (reported). */
+/* The data dir's partitions made tasks, in (topic, partition) order; then,
+ * in a second walk, its checkpoints read against them and its
+ * meta.properties verified, in name order. KF_ERR_IO when the data dir
+ * cannot be listed (reported). */
 static int collect_entries(datadir_ctx *d, dir_sink *ds)
 {
-    entries_walk w = {d, ds, 0, NULL, 0, 0};
+    entries_walk w = {d, ds, 0};
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_init(&wo);
     wo.partition_fn = add_task;
-    wo.datadir_file_fn = datadir_file;
     wo.want_fn = plain_partition_name;
     wo.unreadable_partitions = true;
     wo.ctx = &w;
     int err_no = 0;
     int rc = kf_datadir_walk(d->datadir, &wo, &err_no);
-    if (rc == KF_ERR_IO) {
+    if (rc == KF_OK) {
+        if (d->ntasks > 1)
+            qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
+        kf_paths_walk_opts_init(&wo);
+        wo.datadir_file_fn = datadir_file;
+        wo.want_fn = no_partition;
+        wo.ctx = &w;
+        rc = kf_datadir_walk(d->datadir, &wo, &err_no);
+    }
+    if (rc == KF_ERR_IO)
         kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read directory: %s",
                   kf_path_error_str(err_no));
-        return rc;
-    }
-    if (rc == KF_OK && d->ntasks > 1)
-        qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
-    if (rc == KF_OK)
-        rc = check_datadir_files(&w);
-    for (size_t i = 0; i < w.nfiles; i++)
-        free(w.files[i].path);
-    free(w.files);
     return rc;
 }
 
@@ -606,6 +570,7 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     memset(&d, 0, sizeof d);
     d.datadir = dir;
     d.o = o;
+    d.ds = &ds;
     int rc = collect_entries(&d, &ds);
     unsigned jobs = o->jobs ? o->jobs : online_cpus();
     /* jobs is the number of threads in all: one per partition at a time,

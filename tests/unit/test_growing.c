@@ -12,27 +12,44 @@
 
 #include "testutil.h"
 
-static uint8_t *load_fixture(const char *rel, size_t *len)
+/* The segment every test starts from: a fixture of several batches. */
+typedef struct segment {
+    uint8_t *d;
+    size_t n;
+    size_t first;   /* size of its first batch */
+} segment;
+
+static size_t first_batch_size(const uint8_t *d, size_t n);
+
+static int load_segment(void **state)
 {
+    static segment seg;
     char path[4096];
     const char *root = getenv("KFSCK_ROOT");
-    snprintf(path, sizeof path, "%s/fixtures/%s", root ? root : ".", rel);
-    uint8_t *b = read_test_file(path, len);
-    assert_non_null(b);
-    return b;
+    snprintf(path, sizeof path, "%s/fixtures/segments/v2-none/00000000000000000000.log", root ? root : ".");
+    if (!(seg.d = read_test_file(path, &seg.n)))
+        return -1;
+    seg.first = first_batch_size(seg.d, seg.n);
+    if (seg.first / 2 <= 20 || seg.first >= seg.n)
+        return -1;
+    *state = &seg;
+    return 0;
 }
 
-/* What the reader reported: the problem log, and the last message. */
-typedef struct heard {
-    problem_log log;
-    char message[240];
-} heard;
+static int free_segment(void **state)
+{
+    free(((segment *)*state)->d);
+    return 0;
+}
 
+/* The message of the problem reported last (the tests run one at a time). */
+static char last_message[240];
+
+/* Problems into the problem_log at ctx, the message kept. */
 static void hear(void *ctx, const kf_problem *p)
 {
-    heard *h = ctx;
-    problem_log_fn(&h->log, p);
-    snprintf(h->message, sizeof h->message, "%s", p->message);
+    problem_log_fn(ctx, p);
+    snprintf(last_message, sizeof last_message, "%s", p->message);
 }
 
 /* A temporary file holding the segment d[0, n) and the first cut bytes of
@@ -64,7 +81,7 @@ static size_t first_batch_size(const uint8_t *d, size_t n)
 /* kf_segment_scan of path, opened first, with `grow` run between the open
  * and the scan. */
 static void scan_after(const char *path, int fd, const uint8_t *tail, size_t cut, size_t size, bool grow,
-                       kf_segment_summary *sum, heard *h)
+                       kf_segment_summary *sum, problem_log *h)
 {
     kf_source *src;
     int err_no = 0;
@@ -80,74 +97,44 @@ static void scan_after(const char *path, int fd, const uint8_t *tail, size_t cut
     kf_source_close(src);
 }
 
-/* A torn entry (most of a batch, its length field there) in a file that grew
- * after it was opened: a warning naming the growth; the same without growth:
- * an error and a damaged entry. */
-static void test_torn_tail_of_a_growing_file_is_a_warning(void **state)
+/* The segment d[0, n) with the first cut bytes of the size-byte batch at
+ * tail after it, scanned once as it is and once grown to hold the whole
+ * batch after the source was opened: an error and a damaged entry, then a
+ * warning that names the growth. what: words of the torn tail's message. */
+static void torn_tail_with_and_without_growth(const uint8_t *d, size_t n, const uint8_t *tail, size_t cut,
+                                              size_t size, const char *what)
 {
-    (void)state;
-    size_t n;
-    uint8_t *d = load_fixture("segments/v2-none/00000000000000000000.log", &n);
-    size_t fb = first_batch_size(d, n);
-    size_t cut = fb / 2;
-    assert_true(cut > 20);
     for (int grow = 0; grow < 2; grow++) {
         char path[] = "/tmp/kfsck-test-growing-XXXXXX";
-        int fd = torn_file(path, d, n, d, cut);
+        int fd = torn_file(path, d, n, tail, cut);
         kf_segment_summary sum;
-        heard h = {0};
-        scan_after(path, fd, d, cut, fb, grow, &sum, &h);
-        assert_int_equal(h.log.n, 1);
-        assert_string_equal(h.log.code[0], KF_P_TRUNCATED);
-        assert_true(h.log.position[0] == n);
+        problem_log h = {0};
+        scan_after(path, fd, tail, cut, size, grow, &sum, &h);
+        assert_int_equal(h.n, 1);
+        assert_string_equal(h.code[0], KF_P_TRUNCATED);
+        assert_true(h.position[0] == n);
         assert_true(sum.valid_bytes == n);
-        if (grow) {
-            assert_int_equal(h.log.severity[0], KF_SEV_WARNING);
-            assert_int_equal(sum.errors, 0);
-            assert_int_equal(sum.warnings, 1);
-            assert_int_equal(sum.bad_batches, 0);
-            assert_non_null(strstr(h.message, "last entry is torn"));
-            assert_non_null(strstr(h.message, "grew"));
-        } else {
-            assert_int_equal(h.log.severity[0], KF_SEV_ERROR);
-            assert_int_equal(sum.errors, 1);
-            assert_int_equal(sum.bad_batches, 1);
-            assert_null(strstr(h.message, "grew"));
-        }
+        assert_non_null(strstr(last_message, what));
+        assert_int_equal(h.severity[0], grow ? KF_SEV_WARNING : KF_SEV_ERROR);
+        assert_int_equal(sum.errors, grow ? 0 : 1);
+        assert_int_equal(sum.warnings, grow ? 1 : 0);
+        assert_int_equal(sum.bad_batches, grow ? 0 : 1);
+        assert_true((strstr(last_message, "grew") != NULL) == grow);
         close(fd);
         unlink(path);
     }
-    free(d);
 }
 
-/* Fewer bytes than an entry header at the end (a write cut after a few
- * bytes; of the second batch, whose base offset is not zero: a run of zeros
- * at the end is a preallocated tail instead): the same rule. */
-static void test_short_tail_of_a_growing_file_is_a_warning(void **state)
+/* A torn entry (most of the first batch, its length field there), and
+ * fewer bytes than an entry header (a write cut after a few bytes; of the
+ * second batch, whose base offset is not zero: a run of zeros at the end is
+ * a preallocated tail instead). */
+static void test_torn_tails_of_a_growing_file_are_warnings(void **state)
 {
-    (void)state;
-    size_t n;
-    uint8_t *d = load_fixture("segments/v2-none/00000000000000000000.log", &n);
-    size_t fb = first_batch_size(d, n);
-    assert_true(fb < n);
-    const uint8_t *second = d + fb;
-    size_t size = first_batch_size(second, n - fb);
-    for (int grow = 0; grow < 2; grow++) {
-        char path[] = "/tmp/kfsck-test-growing-XXXXXX";
-        int fd = torn_file(path, d, n, second, 9);
-        kf_segment_summary sum;
-        heard h = {0};
-        scan_after(path, fd, second, 9, size, grow, &sum, &h);
-        assert_int_equal(h.log.n, 1);
-        assert_string_equal(h.log.code[0], KF_P_TRUNCATED);
-        assert_int_equal(h.log.severity[0], grow ? KF_SEV_WARNING : KF_SEV_ERROR);
-        assert_int_equal(sum.errors, grow ? 0 : 1);
-        assert_true(sum.valid_bytes == n);
-        assert_true((strstr(h.message, "grew") != NULL) == grow);
-        close(fd);
-        unlink(path);
-    }
-    free(d);
+    const segment *s = *state;
+    const uint8_t *second = s->d + s->first;
+    torn_tail_with_and_without_growth(s->d, s->n, s->d, s->first / 2, s->first, "last entry is torn");
+    torn_tail_with_and_without_growth(s->d, s->n, second, 9, first_batch_size(second, s->n - s->first), "too few");
 }
 
 /* The file grows while the iterator is half way through it (tiny chunks, no
@@ -156,11 +143,9 @@ static void test_short_tail_of_a_growing_file_is_a_warning(void **state)
  * torn tail at the size read is a warning. */
 static void test_growth_during_the_read(void **state)
 {
-    (void)state;
-    size_t n;
-    uint8_t *d = load_fixture("segments/v2-none/00000000000000000000.log", &n);
-    size_t fb = first_batch_size(d, n);
-    size_t cut = fb / 2;
+    const segment *s = *state;
+    const uint8_t *d = s->d;
+    size_t n = s->n, fb = s->first, cut = fb / 2;
     char path[] = "/tmp/kfsck-test-growing-XXXXXX";
     int fd = torn_file(path, d, n, d, cut);
     kf_source *src;
@@ -171,7 +156,7 @@ static void test_growth_during_the_read(void **state)
     o.keep_cache = true;
     o.threads = 1;
     o.chunk_bytes = 64;
-    heard h = {0};
+    problem_log h = {0};
     o.problem_fn = hear;
     o.problem_ctx = &h;
     kf_segment_iter *it;
@@ -191,23 +176,21 @@ static void test_growth_during_the_read(void **state)
     assert_int_equal(sum->errors, 0);
     assert_int_equal(sum->bad_batches, 0);
     assert_true(sum->valid_bytes == n);
-    assert_int_equal(h.log.n, 1);
-    assert_string_equal(h.log.code[0], KF_P_TRUNCATED);
-    assert_int_equal(h.log.severity[0], KF_SEV_WARNING);
-    assert_non_null(strstr(h.message, "grew"));
+    assert_int_equal(h.n, 1);
+    assert_string_equal(h.code[0], KF_P_TRUNCATED);
+    assert_int_equal(h.severity[0], KF_SEV_WARNING);
+    assert_non_null(strstr(last_message, "grew"));
     kf_segment_iter_close(it);
     kf_source_close(src);
     close(fd);
     unlink(path);
-    free(d);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_torn_tail_of_a_growing_file_is_a_warning),
-        cmocka_unit_test(test_short_tail_of_a_growing_file_is_a_warning),
+        cmocka_unit_test(test_torn_tails_of_a_growing_file_are_warnings),
         cmocka_unit_test(test_growth_during_the_read),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, load_segment, free_segment);
 }
