@@ -57,7 +57,9 @@ typedef struct kf_datadir_scan_opts {
     /* Each partition, in (topic, partition) order, valid during the call. */
     void (*partition_fn)(void *ctx, const kf_datadir_partition *p);
     /* The data dir's own problems (its checkpoint files and meta.properties,
-     * checkpoint entries for partitions it does not hold), before the partitions. */
+     * checkpoint entries for partitions it does not hold: in file order, 100
+     * per checkpoint file, then one problem counting the rest), before the
+     * partitions. */
     kf_problem_fn problem_fn;
     void *ctx;
 } kf_datadir_scan_opts;

@@ -57,6 +57,8 @@ typedef struct reader_problem {
     kf_problem p;
     bool sets_valid;        /* broker recovery truncates here */
     bool counts_bad;        /* one damaged entry or region */
+    bool torn_tail;         /* the last entry runs past the end of the file as opened:
+                               damage, or an entry a broker is appending (the file grew) */
     int64_t last_offset;    /* IT_BADMAGIC: the kept batch's last offset */
 } reader_problem;
 
@@ -148,6 +150,8 @@ struct kf_segment_iter {
     uint64_t end_pos, end_size; /* from the generation's last chunk */
     int err;                /* sticky kf_err */
     kf_batch_check check;
+    kf_problem torn;        /* a torn tail, delivered once the end shows whether the file grew */
+    bool torn_held, torn_counts_bad;
     bool skipped_has_last;  /* IT_BADMAGIC since the last batch returned */
     int64_t skipped_last;
     kf_buf rbuf;            /* records of the caller's batches */

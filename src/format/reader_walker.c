@@ -202,7 +202,7 @@ static void walker_bad_frame(kf_segment_iter *it, reader_chunk *c, bool short_ta
             bool has_off = offset_at(it, pos, &off);
             wp = add_problem(it, c, KF_P_TRUNCATED, KF_SEV_ERROR, pos, has_off, off, 0, false, msg);
             if (wp)
-                wp->counts_bad = true;
+                wp->counts_bad = wp->torn_tail = true;
         }
         if (wp)
             wp->sets_valid = true;
@@ -257,7 +257,7 @@ static void walker_torn(kf_segment_iter *it, reader_chunk *c, const uint8_t *p, 
     reader_problem *wp = add_problem(it, c, KF_P_TRUNCATED, KF_SEV_ERROR, pos, true, off, 0, false, msg);
     if (wp) {
         wp->sets_valid = true;
-        wp->counts_bad = true;
+        wp->counts_bad = wp->torn_tail = true;
     }
     it->wpos = size;
 }

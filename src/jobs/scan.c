@@ -8,7 +8,10 @@
  * leader-epoch-checkpoint are compared with the segments
  * (checkpoint_ahead_of_log, cleaner_offset_out_of_range,
  * leader_epoch_ahead_of_log, checkpoint_orphan_entry,
- * checkpoint_missing_entry). */
+ * checkpoint_missing_entry). A checkpoint can be far bigger than memory
+ * should hold: each is streamed once the partitions are listed, its entries
+ * kept only with the partitions present, so memory follows the partitions
+ * whatever the file's size. */
 #include "kfsck/scan.h"
 
 #include <ctype.h>
@@ -45,42 +48,14 @@ static const char *const CK_NAMES[CK_N] = {
 };
 static const char *const CK_WHAT[CK_N] = {"recovery point", "high watermark", "log start offset", "cleaner offset"};
 
-typedef struct ck_entry {
-    char *topic;
-    int32_t partition;
+/* What one checkpoint file records for a partition: the entry the broker
+ * would use (the last one in the file for a duplicated key: Kafka reads the
+ * list into a map). */
+typedef struct ck_value {
+    bool has;
     int64_t offset;
-    uint64_t position;
-} ck_entry;
-
-typedef struct ck_file {
-    char *path;       /* as the user would open it */
-    ck_entry *e;      /* sorted by topic, partition */
-    size_t n, cap;
-    bool nomem;
-} ck_file;
-
-static void ck_collect(void *ctx, const kf_checkpoint_entry *e)
-{
-    ck_file *f = ctx;
-    if (!e->topic || f->nomem)
-        return;
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 64;
-        ck_entry *ne = realloc(f->e, cap * sizeof *ne);
-        if (!ne) {
-            f->nomem = true;
-            return;
-        }
-        f->e = ne;
-        f->cap = cap;
-    }
-    char *t = strdup(e->topic);
-    if (!t) {
-        f->nomem = true;
-        return;
-    }
-    f->e[f->n++] = (ck_entry){t, e->partition, e->offset, e->position};
-}
+    uint64_t position;     /* of its line */
+} ck_value;
 
 static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
 {
@@ -90,43 +65,9 @@ static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
     return pa < pb ? -1 : pa > pb;
 }
 
-static int cmp_ck(const void *a, const void *b)
-{
-    const ck_entry *x = a, *y = b;
-    int c = cmp_tp(x->topic, x->partition, y->topic, y->partition);
-    if (c)
-        return c;
-    return x->position < y->position ? -1 : x->position > y->position; /* duplicates: file order */
-}
-
-/* The entry the broker would use (the last one in the file for a duplicated
- * key: Kafka reads the list into a map), or NULL. */
-static const ck_entry *ck_find(const ck_file *f, const char *topic, int32_t partition)
-{
-    size_t lo = 0, hi = f->n;
-    const ck_entry *found = NULL;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_tp(f->e[mid].topic, f->e[mid].partition, topic, partition);
-        if (c <= 0) {
-            if (c == 0)
-                found = &f->e[mid];
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return found;
-}
-
-static void ck_free(ck_file *f)
-{
-    for (size_t i = 0; i < f->n; i++)
-        free(f->e[i].topic);
-    free(f->e);
-    free(f->path);
-    memset(f, 0, sizeof *f);
-}
+/* Orphan entries listed one by one per checkpoint file; the rest are one
+ * summary problem (a checkpoint of another broker can name millions). */
+#define ORPHANS_LISTED 100
 
 /* ---- one partition ----------------------------------------------------------- */
 
@@ -140,6 +81,7 @@ typedef struct task {
     char **files;          /* the problems' files, owned */
     size_t nprobs, capprobs;
     kf_leader_epochs epochs;   /* its leader-epoch-checkpoint, with the entries' positions */
+    ck_value ck[CK_N];         /* its entries in the data dir's offset checkpoints */
     int rc;
     bool done;
 } task;
@@ -148,8 +90,12 @@ typedef struct datadir_ctx {
     const char *datadir;
     const kf_datadir_scan_opts *o;
     unsigned reader_threads;
-    ck_file ck[CK_N];
+    struct dir_sink *ds;   /* its own problems */
+    char *ck_path[CK_N];   /* the offset checkpoints there are, as the user would open them */
     bool any_checkpoint;
+    int joining;           /* the checkpoint being read (CK_*) */
+    uint64_t orphans;      /* its entries for partitions not here, */
+    uint64_t first_unlisted_pos; /* and where the first one not listed is */
     kf_metadata *meta;     /* the data dir's KRaft metadata image, when it holds one and other partitions */
     task *tasks;
     size_t ntasks;
@@ -250,10 +196,10 @@ static void scan_partition(datadir_ctx *d, task *t)
     part->leader_epochs = t->epochs.entries;
     part->n_leader_epochs = t->epochs.n;
 
-    const ck_entry *ce[CK_N];
+    const ck_value *ce[CK_N];
     bool any_entry = false;
     for (int k = 0; k < CK_N; k++) {
-        ce[k] = ck_find(&d->ck[k], t->topic, t->partition);
+        ce[k] = t->ck[k].has ? &t->ck[k] : NULL;
         any_entry |= ce[k] != NULL;
     }
     kf_ckpt_value *vals[CK_N] = {&part->recovery_point, &part->high_watermark, &part->log_start_offset,
@@ -272,7 +218,7 @@ static void scan_partition(datadir_ctx *d, task *t)
             int k = ahead[i];
             if (!ce[k] || ce[k]->offset <= end || (k == CK_LOG_START && !has_leo))
                 continue;
-            kf_report_in(keep_problem, t, d->ck[k].path, KF_P_CHECKPOINT_AHEAD_OF_LOG, KF_SEV_ERROR, ce[k]->position,
+            kf_report_in(keep_problem, t, d->ck_path[k], KF_P_CHECKPOINT_AHEAD_OF_LOG, KF_SEV_ERROR, ce[k]->position,
                          true, ce[k]->offset,
                          "%s of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          ": the log has lost %" PRId64 " offsets the broker had%s",
@@ -280,7 +226,7 @@ static void scan_partition(datadir_ctx *d, task *t)
                          k == CK_HW ? " committed" : (k == CK_RECOVERY ? " flushed" : ""));
         }
         if (ce[CK_CLEANER] && ce[CK_CLEANER]->offset > end)
-            kf_report_in(keep_problem, t, d->ck[CK_CLEANER].path, KF_P_CLEANER_OFFSET_OUT_OF_RANGE, KF_SEV_WARNING,
+            kf_report_in(keep_problem, t, d->ck_path[CK_CLEANER], KF_P_CLEANER_OFFSET_OUT_OF_RANGE, KF_SEV_WARNING,
                          ce[CK_CLEANER]->position, true, ce[CK_CLEANER]->offset,
                          "cleaner offset of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          " (the cleaner resets it to the log start)",
@@ -339,20 +285,21 @@ static int cmp_task(const void *a, const void *b)
     return cmp_tp(x->topic, x->partition, y->topic, y->partition);
 }
 
-static bool has_task(const datadir_ctx *d, const char *topic, int32_t partition)
+/* The partition's task (d->tasks sorted), or NULL when it has no dir here. */
+static task *find_task(datadir_ctx *d, const char *topic, int32_t partition)
 {
     size_t lo = 0, hi = d->ntasks;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = cmp_tp(d->tasks[mid].topic, d->tasks[mid].partition, topic, partition);
         if (c == 0)
-            return true;
+            return &d->tasks[mid];
         if (c < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return false;
+    return NULL;
 }
 
 /* The data dir's own problems: straight to the caller, counted. */
@@ -421,43 +368,65 @@ typedef struct entries_walk {
     size_t cap;        /* of d->tasks */
 } entries_walk;
 
-/* One of the four offset checkpoints: its entries kept to compare with the
- * partitions. */
-static int read_checkpoint(entries_walk *w, int k, const char *path)
+/* Each entry of the checkpoint d->joining goes to its partition's task, or
+ * is an orphan (an entry naming a partition that is not here), reported as
+ * it comes. */
+static void ck_join_entry(void *ctx, const kf_checkpoint_entry *e)
 {
-    datadir_ctx *d = w->d;
-    dir_sink *ds = w->ds;
-    ck_file *f = &d->ck[k];
-    d->any_checkpoint = true;
-    free(f->path);
-    if (!(f->path = strdup(path)))
-        return KF_ERR_NOMEM;
-    kf_bytes m;
-    int err_no = 0;
-    int rc = kf_file_read_all(f->path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
-    if (rc == KF_ERR_NOMEM)
-        return rc;
-    ds->file = f->path;
-    if (rc != KF_OK) {
-        kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
-                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : kf_path_error_str(err_no));
-    } else {
-        int32_t version;
-        kf_checkpoint_parse(m.data, m.size, KF_CKPT_OFFSETS, &version, ck_collect, f, dir_problem, ds);
-        free(m.data);
-        if (f->n > 1)
-            qsort(f->e, f->n, sizeof *f->e, cmp_ck);
+    datadir_ctx *d = ctx;
+    if (!e->topic)
+        return;
+    task *t = find_task(d, e->topic, e->partition);
+    if (t) {
+        t->ck[d->joining] = (ck_value){true, e->offset, e->position};
+        return;
     }
-    ds->file = d->datadir;
-    return f->nomem ? KF_ERR_NOMEM : KF_OK;
+    if (d->orphans++ == ORPHANS_LISTED)
+        d->first_unlisted_pos = e->position;
+    if (d->orphans > ORPHANS_LISTED)
+        return;
+    kf_report(dir_problem, d->ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
+              "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s", e->topic,
+              e->partition, e->offset, d->datadir);
 }
 
+/* One of the four offset checkpoints, read in pieces whatever its size:
+ * its entries kept with the partitions present, the others reported. */
+static int read_checkpoint(datadir_ctx *d, int k, const char *path)
+{
+    dir_sink *ds = d->ds;
+    d->any_checkpoint = true;
+    free(d->ck_path[k]);
+    if (!(d->ck_path[k] = strdup(path)))
+        return KF_ERR_NOMEM;
+    ds->file = d->ck_path[k];
+    d->joining = k;
+    d->orphans = 0;
+    int32_t version;
+    int err_no = 0;
+    int rc = kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, ck_join_entry, d, dir_problem, ds, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc == KF_ERR_IO)
+        kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
+                  kf_path_error_str(err_no));
+    if (d->orphans > ORPHANS_LISTED)
+        kf_report(dir_problem, ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, d->first_unlisted_pos, false, 0,
+                  "%" PRIu64 " further entries name partitions with no directory in %s (not listed one by one)",
+                  d->orphans - ORPHANS_LISTED, d->datadir);
+    ds->file = d->datadir;
+    return KF_OK;
+}
+
+/* A file of the data dir (its partitions are known by then): an offset
+ * checkpoint joined with them, meta.properties and other checkpoints
+ * verified. */
 static int datadir_file(void *ctx, const kf_path_entry *e)
 {
     entries_walk *w = ctx;
     for (int k = 0; k < CK_N; k++)
         if (!strcmp(e->name, CK_NAMES[k]))
-            return read_checkpoint(w, k, e->path);
+            return read_checkpoint(w->d, k, e->path);
     if (e->file.kind != KF_FILE_META_PROPERTIES && e->file.kind != KF_FILE_OFFSET_CHECKPOINT)
         return KF_OK;
     kf_verify_opts vo;
@@ -467,6 +436,14 @@ static int datadir_file(void *ctx, const kf_path_entry *e)
     vo.problem_ctx = w->ds;
     kf_verify_result vr = {0};
     return kf_verify_file(e->path, e->file.kind, e->file.base_offset, &vo, &vr, NULL);
+}
+
+/* The second walk looks at the files only. */
+static bool no_partition(void *ctx, const kf_path_entry *e)
+{
+    (void)ctx;
+    (void)e;
+    return false;
 }
 
 /* Plain <topic>-<n> only: -delete, -future and -stray dirs end otherwise. */
@@ -501,47 +478,34 @@ static int add_task(void *ctx, const kf_path_entry *e)
     return t->name && t->topic && t->dir ? KF_OK : KF_ERR_NOMEM;
 }
 
-/* The data dir's checkpoints read, its meta.properties verified and its
- * partitions made tasks, in (topic, partition) order. KF_ERR_IO when the
- * data dir cannot be listed (reported). */
+/* The data dir's partitions made tasks, in (topic, partition) order; then,
+ * in a second walk, its checkpoints read against them and its
+ * meta.properties verified, in name order. KF_ERR_IO when the data dir
+ * cannot be listed (reported). */
 static int collect_entries(datadir_ctx *d, dir_sink *ds)
 {
     entries_walk w = {d, ds, 0};
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_init(&wo);
     wo.partition_fn = add_task;
-    wo.datadir_file_fn = datadir_file;
     wo.want_fn = plain_partition_name;
     wo.unreadable_partitions = true;
     wo.ctx = &w;
     int err_no = 0;
     int rc = kf_datadir_walk(d->datadir, &wo, &err_no);
-    if (rc == KF_ERR_IO) {
+    if (rc == KF_OK) {
+        if (d->ntasks > 1)
+            qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
+        kf_paths_walk_opts_init(&wo);
+        wo.datadir_file_fn = datadir_file;
+        wo.want_fn = no_partition;
+        wo.ctx = &w;
+        rc = kf_datadir_walk(d->datadir, &wo, &err_no);
+    }
+    if (rc == KF_ERR_IO)
         kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read directory: %s",
                   kf_path_error_str(err_no));
-        return rc;
-    }
-    if (rc == KF_OK && d->ntasks > 1)
-        qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
     return rc;
-}
-
-/* Checkpoint entries naming a partition that is not here. */
-static void report_orphans(datadir_ctx *d, dir_sink *ds)
-{
-    for (int k = 0; k < CK_N; k++) {
-        const ck_file *f = &d->ck[k];
-        for (size_t i = 0; i < f->n; i++) {
-            const ck_entry *e = &f->e[i];
-            if (has_task(d, e->topic, e->partition))
-                continue;
-            ds->file = f->path;
-            kf_report(dir_problem, ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
-                      "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s",
-                      e->topic, e->partition, e->offset, d->datadir);
-        }
-    }
-    ds->file = d->datadir;
 }
 
 /* ---- the partitions: N workers, handed back in order --------------------------------- */
@@ -606,6 +570,7 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     memset(&d, 0, sizeof d);
     d.datadir = dir;
     d.o = o;
+    d.ds = &ds;
     int rc = collect_entries(&d, &ds);
     unsigned jobs = o->jobs ? o->jobs : online_cpus();
     /* jobs is the number of threads in all: one per partition at a time,
@@ -614,7 +579,6 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     if (rc == KF_OK)
         rc = kraft_image(&d);
     if (rc == KF_OK) {
-        report_orphans(&d, &ds);
         rc = run_partitions(&d, jobs, tot);
     }
     for (size_t i = 0; i < d.ntasks; i++)
@@ -622,6 +586,6 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     free(d.tasks);
     kf_metadata_free(d.meta);
     for (int k = 0; k < CK_N; k++)
-        ck_free(&d.ck[k]);
+        free(d.ck_path[k]);
     return rc == KF_ERR_IO ? KF_OK : rc;
 }

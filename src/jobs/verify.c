@@ -248,10 +248,26 @@ static int verify_index_file(sink *s, kf_file_kind kind, int64_t base_offset)
     return KF_OK;
 }
 
+/* An offset checkpoint or a leader-epoch-checkpoint, read in pieces: any size. */
+static int verify_checkpoint_file(sink *s, kf_file_kind kind)
+{
+    int err_no = 0;
+    int32_t version = -1;
+    int rc = kf_checkpoint_read(s->file, kind == KF_FILE_LEADER_EPOCH ? KF_CKPT_LEADER_EPOCH : KF_CKPT_OFFSETS,
+                                &version, NULL, NULL, sink_problem, s, &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc == KF_ERR_IO)
+        unreadable(s, rc, err_no);
+    return KF_OK;
+}
+
 static int verify_small_file(sink *s, kf_file_kind kind, int64_t base_offset)
 {
     if (kind == KF_FILE_INDEX || kind == KF_FILE_TIMEINDEX)
         return verify_index_file(s, kind, base_offset);
+    if (kind == KF_FILE_OFFSET_CHECKPOINT || kind == KF_FILE_LEADER_EPOCH)
+        return verify_checkpoint_file(s, kind);
     kf_bytes m;
     int err_no = 0;
     int rc = kf_file_read_all(s->file, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
