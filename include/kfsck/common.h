@@ -27,6 +27,16 @@ typedef enum kf_err {
 
 const char *kf_err_str(int e);
 
+/* A bounds-checked position in a byte range. Its reader is internal to the
+ * library (src/bytes/cursor.h); a caller only passes one from
+ * kf_headers_begin to kf_header_next (batch.h). */
+typedef struct kf_cursor {
+    const uint8_t *buf;
+    size_t len;
+    size_t pos;
+    int err; /* 0, or a kf_err (KF_ERR_TRUNCATED / KF_ERR_CORRUPT) */
+} kf_cursor;
+
 /* Default cap on one batch's decompressed size (128 MiB). */
 #define KF_DEFAULT_MAX_BATCH_BYTES ((size_t)128 << 20)
 
@@ -34,8 +44,8 @@ const char *kf_err_str(int e);
 
 typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 
-/* Stable problem codes (kfsck(1), PROBLEM CODES). Strings, so callers print
- * them as is. */
+/* Stable problem codes (kfsck(1), PROBLEM CODES), every one of them here.
+ * Strings, so callers print them as is. */
 #define KF_P_CRC_MISMATCH "crc_mismatch"
 #define KF_P_TRUNCATED "truncated"
 #define KF_P_BAD_LENGTH "bad_length"
@@ -82,6 +92,11 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_STRAY_PARTITION "stray_partition"
 #define KF_P_RECORD_NOT_APPLIED "record_not_applied"
 #define KF_P_OPEN_METADATA_TRANSACTION "open_metadata_transaction"
+/* transactions against their markers and .txnindex (txns.h) */
+#define KF_P_MARKER_MISSING "marker_missing"     /* the coordinator completed it; no marker here (error) */
+#define KF_P_TXNINDEX_MISSING "txnindex_missing" /* an ABORT ending a transaction has no .txnindex entry (error) */
+#define KF_P_TXNINDEX_EXTRA "txnindex_extra"     /* a .txnindex entry names no ABORT marker (error) */
+#define KF_P_BAD_MARKER "bad_marker"             /* a control batch that is not a readable marker (error) */
 
 typedef struct kf_problem {
     const char *code;     /* one of KF_P_* */

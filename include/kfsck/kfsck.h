@@ -25,7 +25,6 @@
 /* The public headers by layer, bottom up, as src/ is (docs/architecture.md). */
 /* bytes (src/bytes/): error codes and problems, byte cursors, checksums, codecs */
 #include "kfsck/common.h"
-#include "kfsck/cursor.h"
 #include "kfsck/crc.h"
 #include "kfsck/codec.h"
 
@@ -40,12 +39,10 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"
-#include "kfsck/producer_state.h"
 #include "kfsck/intact.h"
 #include "kfsck/partition.h"
 #include "kfsck/out_file.h"
 #include "kfsck/index_builder.h"
-#include "kfsck/partwriter.h"
 
 /* records (src/records/): the internal topics' records */
 #include "kfsck/coord.h"

@@ -437,7 +437,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
             out_int(o, "sequence", r->sequence);
             out_arr_open(o, "headers");
             kf_cursor c;
-            kf_cur_init(&c, r->headers, r->headers_len);
+            kf_headers_begin(&c, r);
             const uint8_t *hk, *hv;
             int32_t hkl, hvl;
             while (kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1) {
@@ -485,7 +485,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
     if (b->magic == 2) {
         out_text(o, " sequence: %d headerKeys: [", r->sequence);
         kf_cursor c;
-        kf_cur_init(&c, r->headers, r->headers_len);
+        kf_headers_begin(&c, r);
         const uint8_t *hk, *hv;
         int32_t hkl, hvl;
         for (int i = 0; kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1; i++) {

@@ -2,7 +2,7 @@
  * rebuilt by the recovery rule, the leader epochs, producer state and
  * per-segment .txnindex of what was written, on the safe output files
  * (out_file.h). */
-#include "kfsck/partwriter.h"
+#include "format/partwriter.h"
 
 #include <errno.h>
 #include <stdio.h>

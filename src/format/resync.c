@@ -8,7 +8,7 @@
 #include "kfsck/batch.h"
 #include "kfsck/codec.h"
 #include "kfsck/crc.h"
-#include "kfsck/cursor.h"
+#include "bytes/cursor.h"
 
 #define CRC_PIECE ((size_t)256 << 10)
 

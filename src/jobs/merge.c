@@ -23,7 +23,7 @@
 #include "kfsck/intact.h"
 #include "kfsck/names.h"
 #include "kfsck/partition.h"
-#include "kfsck/partwriter.h"
+#include "format/partwriter.h"
 #include "kfsck/repair.h"
 #include "kfsck/snapshot.h"
 

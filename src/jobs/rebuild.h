@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "kfsck/outdir.h"
-#include "kfsck/partwriter.h"
+#include "format/partwriter.h"
 #include "kfsck/repair.h"
 
 typedef void (*rebuild_file_fn)(void *ctx, const kf_repair_file *f);

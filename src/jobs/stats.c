@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kfsck/common.h"
-#include "kfsck/cursor.h"
+#include "bytes/cursor.h"
 
 int64_t kf_bucket_start(int64_t ts, int64_t width)
 {

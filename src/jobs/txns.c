@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/producer_state.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
