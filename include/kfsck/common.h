@@ -27,6 +27,29 @@ typedef enum kf_err {
 
 const char *kf_err_str(int e);
 
+/* Error detail: one way. When a function returns an error (a kf_err, a
+ * negative kf_err from an iterator, KF_PATH_ERROR from kf_classify_path),
+ * what went wrong is the calling thread's last error: the code, the errno
+ * of the system call that failed (0 when none did), the path it was about
+ * and a message in words. It stays until the thread's next error, or
+ * kf_error_clear; a call that succeeds leaves it as it was, so read it only
+ * after a call that failed. Thread-local: threads never see each other's.
+ *
+ * Not the call's error, and not the last error: damage found in the data
+ * (kf_problem, below) and the PATHs a walk could not use, of which one call
+ * may meet many (kf_path_error_fn, partition.h): those are reports to the
+ * caller's callbacks, and the call goes on. */
+typedef struct kf_error {
+    int code;           /* a kf_err (positive) */
+    int err_no;         /* errno of the failed system call, 0 when none */
+    char path[4096];    /* the file or directory it was about, "" when none */
+    char message[256];  /* what failed, in words */
+} kf_error;
+
+/* This thread's last error (never NULL; code KF_OK when there was none). */
+const kf_error *kf_error_last(void);
+void kf_error_clear(void);
+
 /* A bounds-checked position in a byte range. Its reader is internal to the
  * library (src/bytes/cursor.h); a caller only passes one from
  * kf_headers_begin to kf_header_next (batch.h). */

@@ -19,7 +19,7 @@ extern "C" {
  * A source is a file opened read-only (O_RDONLY, never anything else) and
  * read with pread into the caller's buffers, or a piece of memory (tests,
  * fuzzing). Only regular files are opened, without blocking: a FIFO or a
- * device named like a segment is refused (KF_ERR_IO, err_no EINVAL), never
+ * device named like a segment is refused (KF_ERR_IO, the last error's err_no EINVAL), never
  * waited on. The size is taken when the source is opened; a file that
  * shrinks afterwards gives short reads (the reader reports `truncated`), one
  * that grows is read up to the size it had.
@@ -33,10 +33,10 @@ extern "C" {
 typedef struct kf_source kf_source;
 
 /* Open path read-only; max_bytes > 0 limits the source to the file's first
- * max_bytes. Returns KF_OK, or KF_ERR_IO with *err_no set (EISDIR for a
- * directory, EINVAL for any other file that is not a regular file), or
- * KF_ERR_NOMEM. */
-int kf_source_open(kf_source **s, const char *path, uint64_t max_bytes, int *err_no);
+ * max_bytes. Returns KF_OK, or KF_ERR_IO with the last error (common.h)
+ * naming path and its errno (EISDIR for a directory, EINVAL for any other
+ * file that is not a regular file), or KF_ERR_NOMEM. */
+int kf_source_open(kf_source **s, const char *path, uint64_t max_bytes);
 /* A source over size bytes at data (not copied: they must outlive it). */
 int kf_source_memory(kf_source **s, const uint8_t *data, uint64_t size);
 void kf_source_close(kf_source *s);
@@ -75,9 +75,9 @@ void kf_source_cache_stats(const kf_source *s, uint64_t *dropped_pages, uint64_t
 
 /* Read a whole small file (checkpoints, snapshots, metadata files) into a
  * malloc'd buffer: KF_OK with *data (caller frees; NULL when empty) and
- * *size; KF_ERR_TOO_BIG when the file is larger than cap; KF_ERR_IO with
- * *err_no set (as kf_source_open). */
-int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size, int *err_no);
+ * *size; KF_ERR_TOO_BIG when the file is larger than cap; KF_ERR_IO (the
+ * last error as kf_source_open's). */
+int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size);
 
 /* A whole small file in memory (kf_file_read_all). */
 typedef struct kf_bytes {

@@ -79,8 +79,9 @@ uint64_t kf_outdir_remove_stale(kf_outdir *od);
 int kf_outdir_finish(kf_outdir *od);
 
 /* Write the run's report into OUTDIR (replacing an earlier one: the checks
- * were made by kf_outdir_prepare). KF_OK, or KF_ERR_IO with *err_no. */
-int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len, int *err_no);
+ * were made by kf_outdir_prepare). KF_OK, or KF_ERR_IO (the last error,
+ * common.h, says why). */
+int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len);
 
 #ifdef __cplusplus
 }

@@ -192,10 +192,9 @@ static int parse_args(int argc, char **argv, merge_args *a)
     a->n = argc - optind;
     a->dirs = argv + optind;
     for (int i = 0; i < a->n; i++) {
-        int err_no = 0;
-        kf_path_kind k = kf_classify_path(a->dirs[i], &err_no);
+        kf_path_kind k = kf_classify_path(a->dirs[i]);
         if (k == KF_PATH_ERROR) {
-            cli_error(a->dirs[i], "%s", kf_path_error_str(err_no));
+            cli_error(a->dirs[i], "%s", kf_path_error_str(kf_error_last()->err_no));
             return EXIT_FAIL;
         }
         if (k != KF_PATH_PARTITION)

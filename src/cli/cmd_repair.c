@@ -166,9 +166,8 @@ static int parse_args(int argc, char **argv, repair_args *a)
  * is one, else the exit code. */
 static int input_kind(const char *path, bool *partition)
 {
-    int err_no = 0;
-    switch (kf_classify_path(path, &err_no)) {
-    case KF_PATH_ERROR: cli_error(path, "%s", kf_path_error_str(err_no)); return EXIT_FAIL;
+    switch (kf_classify_path(path)) {
+    case KF_PATH_ERROR: cli_error(path, "%s", kf_path_error_str(kf_error_last()->err_no)); return EXIT_FAIL;
     case KF_PATH_SPECIAL:
         cli_error(path, "not a regular file or directory (a FIFO, socket or device?)");
         return EXIT_FAIL;

@@ -75,13 +75,12 @@ int report_write(mem_json *doc, const kf_outdir *od)
 {
     fputs("}\n", doc->f);
     fclose(doc->f);
-    int err_no = 0;
-    int rc = kf_outdir_write_report(od, doc->buf, doc->len, &err_no);
+    int rc = kf_outdir_write_report(od, doc->buf, doc->len);
     free(doc->buf);
     if (rc == KF_OK)
         return EXIT_CLEAN;
     fflush(stdout);
-    cli_error(od->report, "cannot write: %s", strerror(err_no));
+    cli_error(od->report, "cannot write: %s", strerror(kf_error_last()->err_no));
     return EXIT_FAIL;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "format/checkpoint_text.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
@@ -233,7 +234,7 @@ int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *ou
     memset(out, 0, sizeof *out);
     kf_bytes m;
     int err_no = 0;
-    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/rebuild.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
@@ -207,7 +208,7 @@ static int seed_producer_state(merge_ctx *c)
             return fail(c, c->out_dir, ENOMEM, "out of memory");
         kf_bytes sm;
         bool seeded = false;
-        if (kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, NULL) == KF_OK) {
+        if (kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
             kf_snapshot s;
             char msg[200];
             if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
@@ -288,7 +289,7 @@ static int write_partition_files(merge_ctx *c)
     for (size_t i = 0; i < c->part.ncopies; i++) {
         kf_name_list l;
         int err_no = 0;
-        if (kf_list_dir(c->part.copies[i].label, &l, &err_no) != KF_OK)
+        if (kf_error_errno(kf_list_dir(c->part.copies[i].label, &l), &err_no) != KF_OK)
             continue;
         for (size_t k = 0; k < l.n; k++) {
             kf_name_info ni = kf_classify_name(l.names[k]);

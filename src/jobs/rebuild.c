@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -81,7 +82,7 @@ rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool 
 {
     *outp = NULL;
     kf_bytes m;
-    int rc = kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL);
+    int rc = kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc == KF_ERR_NOMEM)
         return REBUILD_MD_NOMEM;
     if (rc != KF_OK)
@@ -92,7 +93,7 @@ rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool 
         res = REBUILD_MD_INVALID;
     else if (!(*outp = kf_path_join(out_dir, "partition.metadata")))
         res = REBUILD_MD_NOMEM;
-    else if (kf_out_write_file(out_dir, "partition.metadata", m.data, m.size, force, err_no) != KF_OK)
+    else if (kf_error_errno(kf_out_write_file(out_dir, "partition.metadata", m.data, m.size, force), err_no) != KF_OK)
         res = REBUILD_MD_WRITE_FAILED;
     else
         res = REBUILD_MD_COPIED;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "format/entry_peek.h"
 #include "format/resync.h"
 #include "jobs/rebuild.h"
@@ -111,7 +112,7 @@ static void count_problem(void *ctx, const kf_problem *p)
 static bool txn_read(txn_check *t, const char *path, int64_t base)
 {
     memset(t, 0, sizeof *t);
-    if (!path || kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size, NULL) != KF_OK)
+    if (!path || kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size) != KF_OK)
         return false;
     t->n = kf_txn_index_count(t->size);
     t->keep = calloc(t->n ? t->n : 1, sizeof *t->keep);
@@ -636,7 +637,7 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
     s.c = c;
     s.j = j;
     int open_err = 0;
-    if (kf_source_open(&s.src, j->in_path, 0, &open_err) != KF_OK)
+    if (kf_error_errno(kf_source_open(&s.src, j->in_path, 0), &open_err) != KF_OK)
         return repair_fail(c, j->in_path, open_err, open_err == EINVAL ? "not a regular file" : "cannot read");
     kf_window_init(&s.w, s.src);
     s.size = kf_source_size(s.src);
@@ -712,7 +713,7 @@ static int seed(repair_ctx *c, const char *in_dir, const kf_name_list *l, int64_
         char *p = kf_path_join(in_dir, l->names[i]);
         kf_bytes sm;
         int rc = KF_OK;
-        if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, NULL) == KF_OK) {
+        if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
             kf_snapshot s;
             char msg[200];
             if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
@@ -787,7 +788,7 @@ static int repair_partition(const char *in_dir, const char *out_dir, const kf_re
     int err_no = 0;
     memset(&l, 0, sizeof l);
     memset(res, 0, sizeof *res);
-    int lrc = kf_list_dir(in_dir, &l, &err_no);
+    int lrc = kf_error_errno(kf_list_dir(in_dir, &l), &err_no);
     if (lrc != KF_OK) {
         memset(&c, 0, sizeof c);
         c.res = res;

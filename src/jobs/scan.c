@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes/error.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -201,7 +202,7 @@ static bool read_topic_id(const char *dir, char id[23])
     char *p = kf_path_join(dir, "partition.metadata");
     kf_bytes m;
     bool ok = false;
-    if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
+    if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
         kf_partition_metadata pm;
         char msg[200];
         if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK) {
@@ -434,7 +435,7 @@ static int read_checkpoint(entries_walk *w, int k, const char *path)
         return KF_ERR_NOMEM;
     kf_bytes m;
     int err_no = 0;
-    int rc = kf_file_read_all(f->path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    int rc = kf_error_errno(kf_file_read_all(f->path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     ds->file = f->path;
@@ -515,7 +516,7 @@ static int collect_entries(datadir_ctx *d, dir_sink *ds)
     wo.unreadable_partitions = true;
     wo.ctx = &w;
     int err_no = 0;
-    int rc = kf_datadir_walk(d->datadir, &wo, &err_no);
+    int rc = kf_error_errno(kf_datadir_walk(d->datadir, &wo), &err_no);
     if (rc == KF_ERR_IO) {
         kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read directory: %s",
                   kf_path_error_str(err_no));

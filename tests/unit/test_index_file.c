@@ -60,7 +60,7 @@ static void test_offset_index_file_as_memory(void **state)
     kf_offset_index_init(&mem, buf, (uint64_t)N_SLOTS * 8, 1000);
     kf_source *src;
     int err_no = 0;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     assert_int_equal(kf_offset_index_open(&file, src, 1000), KF_OK);
     assert_int_equal(file.entries, mem.entries);
     assert_int_equal(file.entries, N_SLOTS);
@@ -102,8 +102,7 @@ static void test_time_index_file_as_memory(void **state)
     kf_index mem, file;
     kf_time_index_init(&mem, buf, size, 50);
     kf_source *src;
-    int err_no = 0;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     assert_int_equal(kf_time_index_open(&file, src, 50), KF_OK);
     assert_int_equal(file.entries, mem.entries);
     problem_log a = {0}, b = {0};
@@ -139,9 +138,8 @@ static void test_hole_skipped_data_after_it_read(void **state)
     assert_int_equal(fwrite(last, 1, 8, f), 8);
     fclose(f);
     kf_source *src;
-    int err_no = 0;
     kf_index file;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     assert_int_equal(kf_offset_index_open(&file, src, 0), KF_OK);
     assert_int_equal(file.entries, 10);
     problem_log b = {0};
@@ -163,7 +161,7 @@ static void test_file_that_shrinks_is_told(void **state)
     kf_source *src;
     int err_no = -1;
     kf_index file;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     assert_int_equal(kf_offset_index_open(&file, src, 0), KF_OK);
     assert_false(kf_index_read_failed(&file, &err_no));
     assert_int_equal(truncate(path, 8 * 100), 0);
