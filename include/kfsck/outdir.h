@@ -35,7 +35,6 @@ typedef struct kf_outdir {
     bool partition;           /* a partition copy (else one segment) */
     bool force;               /* write over existing output, remove stale files */
     char *clash;              /* KF_OUTDIR_EXISTS: the path that exists */
-    int err_no;               /* KF_OUTDIR_CANNOT_CREATE: why */
     char **written;           /* base names of the files the run wrote */
     size_t nwritten, cap_written;
     bool written_incomplete;  /* a name could not be recorded (out of memory): nothing is stale */
@@ -46,7 +45,7 @@ typedef enum kf_outdir_verdict {
     KF_OUTDIR_READY = 0,      /* checked, OUTDIR exists */
     KF_OUTDIR_INSIDE_INPUT,   /* OUTDIR or the copy is (inside) an input's directory, or holds one */
     KF_OUTDIR_EXISTS,         /* without force: od->clash is output of an earlier run */
-    KF_OUTDIR_CANNOT_CREATE,  /* mkdir -p OUTDIR failed: od->err_no */
+    KF_OUTDIR_CANNOT_CREATE,  /* mkdir -p OUTDIR failed: the last error (common.h) says why */
     KF_OUTDIR_NOMEM,
 } kf_outdir_verdict;
 

@@ -254,7 +254,7 @@ static int run(const merge_args *a, kf_outdir *od)
     kf_merge_result res;
     int rc = kf_merge_into(od, (const char *const *)a->dirs, (size_t)a->n, &mo, &res);
     report_arrays_close(m.arr, M_ARRAYS);
-    int status = rc != KF_OK ? job_failed(res.err_path, res.err_what, res.err_no) : finish(a, od, &m, &res);
+    int status = rc != KF_OK ? job_failed() : finish(a, od, &m, &res);
     fflush(stdout);
     report_arrays_free(m.arr, M_ARRAYS);
     return status;

@@ -245,7 +245,7 @@ static int run(const repair_args *a, kf_outdir *od)
     kf_repair_result res;
     int rc = kf_repair_into(od, a->path, &ro, &res);
     report_arrays_close(r.arr, R_ARRAYS);
-    int status = rc != KF_OK ? job_failed(res.err_path, res.err_what, res.err_no) : finish(a, od, &r, &res);
+    int status = rc != KF_OK ? job_failed() : finish(a, od, &r, &res);
     fflush(stdout);
     report_arrays_free(r.arr, R_ARRAYS);
     return status;

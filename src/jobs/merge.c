@@ -53,10 +53,7 @@ void kf_merge_opts_init(kf_merge_opts *o)
 
 static int fail(merge_ctx *c, const char *path, int err_no, const char *what)
 {
-    snprintf(c->res->err_path, sizeof c->res->err_path, "%s", path);
-    c->res->err_no = err_no;
-    snprintf(c->res->err_what, sizeof c->res->err_what, "%.119s", what);
-    return KF_ERR_IO;
+    return kf_error_set(KF_ERR_IO, err_no, path, "%s", what);
 }
 
 static int writer_fail(merge_ctx *c)
@@ -380,7 +377,6 @@ int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_
     forced.force = od->force;
     int rc = merge_partitions(in_dirs, n, od->target, &forced, res, od);
     if (rc == KF_OK)
-        rc = rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
-                                 sizeof res->err_what);
+        rc = rebuild_outdir_done(od);
     return rc;
 }

@@ -138,11 +138,8 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
         if (v != KF_OUTDIR_READY)
             return v;
     }
-    od->err_no = 0;
-    if (kf_mkdirs(od->dir) != KF_OK) {
-        od->err_no = kf_error_last()->err_no;
-        return od->err_no == ENOMEM ? KF_OUTDIR_NOMEM : KF_OUTDIR_CANNOT_CREATE;
-    }
+    if (kf_mkdirs(od->dir) != KF_OK)
+        return kf_error_last()->err_no == ENOMEM ? KF_OUTDIR_NOMEM : KF_OUTDIR_CANNOT_CREATE;
     return KF_OUTDIR_READY;
 }
 

@@ -66,15 +66,11 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
     fn(ctx, &r);
 }
 
-int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
-                        size_t what_cap)
+int rebuild_outdir_done(kf_outdir *od)
 {
     if (kf_outdir_finish(od) == KF_OK)
         return KF_OK;
-    snprintf(err_path, path_cap, "%s", od->target);
-    *err_no = ENOMEM;
-    snprintf(err_what, what_cap, "out of memory");
-    return KF_ERR_NOMEM;
+    return kf_error_set(KF_ERR_NOMEM, ENOMEM, od->target, "out of memory");
 }
 
 rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,

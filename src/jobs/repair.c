@@ -44,10 +44,7 @@ void kf_repair_opts_init(kf_repair_opts *o)
 
 int repair_fail(repair_ctx *c, const char *path, int err_no, const char *what)
 {
-    snprintf(c->res->err_path, sizeof c->res->err_path, "%s", path);
-    c->res->err_no = err_no;
-    snprintf(c->res->err_what, sizeof c->res->err_what, "%.119s", what);
-    return KF_ERR_IO;
+    return kf_error_set(KF_ERR_IO, err_no, path, "%s", what);
 }
 
 int repair_writer_fail(repair_ctx *c)
@@ -906,7 +903,5 @@ int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_
     forced.force = od->force;
     int rc = od->partition ? repair_partition(path, od->target, &forced, res, od)
                            : repair_segment_file(path, od->target, &forced, res, od);
-    return rc != KF_OK ? rc
-                       : rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
-                                             sizeof res->err_what);
+    return rc != KF_OK ? rc : rebuild_outdir_done(od);
 }

@@ -104,7 +104,7 @@ static kf_outdir_verdict prepare_one(const char *outdir, const char *input, bool
     const char *in[] = {input};
     kf_outdir_verdict v = kf_outdir_prepare(&od, in, 1);
     snprintf(last_clash, sizeof last_clash, "%s", od.clash ? od.clash : "");
-    last_err_no = od.err_no;
+    last_err_no = v == KF_OUTDIR_CANNOT_CREATE ? kf_error_last()->err_no : 0;
     kf_outdir_free(&od);
     return v;
 }
