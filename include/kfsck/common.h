@@ -141,15 +141,6 @@ typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);
 void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
                uint64_t position, bool has_offset, int64_t offset,
                const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-/* The same for a problem about `file` (kf_problem.file). */
-void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
-                  uint64_t position, bool has_offset, int64_t offset,
-                  const char *fmt, ...) __attribute__((format(printf, 9, 10)));
-/* kf_report_in with the arguments of fmt as a va_list, for reporters that
- * take their own printf-style arguments (ap is used up, as by vprintf). */
-void kf_vreport_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
-                   uint64_t position, bool has_offset, int64_t offset, const char *fmt, va_list ap)
-    __attribute__((format(printf, 9, 0)));
 
 #ifdef __cplusplus
 }

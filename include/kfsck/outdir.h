@@ -62,21 +62,6 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
 /* Is input's last component od->name? (merge names the copy after its first input) */
 bool kf_outdir_named_after(const kf_outdir *od, const char *input);
 
-/* Record a file written (its base name; NULL is ignored), or a segment: its
- * .log and the .index/.timeindex beside it. */
-void kf_outdir_wrote(kf_outdir *od, const char *path);
-void kf_outdir_wrote_segment(kf_outdir *od, const char *log_path);
-bool kf_outdir_has_written(const kf_outdir *od, const char *name);
-
-/* With force and a partition copy: remove the Kafka files (by name) in the
- * copy directory that were not recorded as written; other files stay.
- * Returns how many went (also in od->stale_removed). */
-uint64_t kf_outdir_remove_stale(kf_outdir *od);
-
-/* The run is done: kf_outdir_remove_stale, or KF_ERR_NOMEM (and nothing
- * removed) when a name written could not be recorded. */
-int kf_outdir_finish(kf_outdir *od);
-
 /* Write the run's report into OUTDIR (replacing an earlier one: the checks
  * were made by kf_outdir_prepare). KF_OK, or KF_ERR_IO (the last error,
  * common.h, says why). */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 
 #include "bytes/error.h"
 #include "kfsck/file.h"

@@ -28,7 +28,7 @@
 #include "format/entry_peek.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
-#include "kfsck/intact.h"
+#include "format/intact.h"
 #include "kfsck/segment.h"
 
 typedef struct window {

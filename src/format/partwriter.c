@@ -12,8 +12,8 @@
 #include "bytes/error.h"
 #include "kfsck/dirs.h"
 #include "kfsck/index.h"
-#include "kfsck/index_builder.h"
-#include "kfsck/out_file.h"
+#include "format/index_builder.h"
+#include "format/out_file.h"
 
 #define COPY_PIECE ((size_t)1 << 20)
 #define HEADER_PEEK 64 /* a v2 header (61 bytes), a v1 timestamp (bytes 18..25) */

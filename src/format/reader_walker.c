@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/source.h"
 #include "bytes/cursor.h"
 #include "format/reader_internal.h"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/source.h"
 #include "kfsck/batch.h"
 #include "kfsck/codec.h"
 #include "kfsck/crc.h"

@@ -11,6 +11,7 @@
  * never touched, so nothing faults in) tells which of its pages are cached
  * already; once the reader is done with the stretch, the pages that were not
  * are dropped with posix_fadvise(DONTNEED). Pages the broker had cached stay. */
+#include "format/source.h"
 #include "kfsck/file.h"
 
 #include <errno.h>

@@ -4,6 +4,7 @@
  * (FileQuorumStateStore), and topic partitions against the metadata image —
  * plus the snapshot files as a partition for the partition reader
  * (kraft_files.h). */
+#include "bytes/report.h"
 #include "kfsck/kraft_check.h"
 
 #include <stdarg.h>

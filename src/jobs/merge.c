@@ -21,7 +21,7 @@
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
-#include "kfsck/intact.h"
+#include "format/intact.h"
 #include "kfsck/names.h"
 #include "kfsck/partition.h"
 #include "format/partwriter.h"

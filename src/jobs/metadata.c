@@ -6,6 +6,7 @@
  * it, an aborted one rolled back), and the KRaft checks of kraft_check.c.
  * The inputs come from kraft_inputs.c; records are decoded by kraft_decode.c
  * and applied by md_apply.c. */
+#include "bytes/report.h"
 #include "kfsck/metadata.h"
 
 #include <stdarg.h>

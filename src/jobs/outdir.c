@@ -1,6 +1,7 @@
 /* outdir.c: the output-directory policy of repair and merge (outdir.h):
  * where a run's files go, what it refuses to write over, and the stale files
  * of an earlier run that a forced run removes. */
+#include "jobs/outdir_internal.h"
 #include "kfsck/outdir.h"
 
 #include <errno.h>
@@ -14,7 +15,7 @@
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 
 /* The last component of path without trailing slashes, malloc'd. */
 static char *last_component(const char *path)

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs/outdir_internal.h"
 #include "bytes/error.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 
 void rebuild_emit_filev(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char *input, const char *output,
                         const char *action, const char *fmt, va_list ap)

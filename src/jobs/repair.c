@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/source.h"
 #include "bytes/error.h"
 #include "format/entry_peek.h"
 #include "format/resync.h"
@@ -29,7 +30,7 @@
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
-#include "kfsck/intact.h"
+#include "format/intact.h"
 #include "kfsck/names.h"
 #include "kfsck/segment.h"
 #include "kfsck/snapshot.h"

@@ -15,7 +15,7 @@
 #include "jobs/repair_internal.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 #include "kfsck/snapshot.h"
 
 /* ---- leader epochs -------------------------------------------------------------- */

@@ -9,6 +9,7 @@
  * (checkpoint_ahead_of_log, cleaner_offset_out_of_range,
  * leader_epoch_ahead_of_log, checkpoint_orphan_entry,
  * checkpoint_missing_entry). */
+#include "bytes/report.h"
 #include "kfsck/scan.h"
 
 #include <ctype.h>

@@ -1,5 +1,6 @@
 /* stats.c: the time histogram, disorder tracker, record sizing and duration
  * parsing behind `kfsck stats` (include/kfsck/stats.h). */
+#include "jobs/stats_internal.h"
 #include "bytes/htab.h"
 #include "kfsck/stats.h"
 

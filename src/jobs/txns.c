@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/report.h"
 #include "bytes/error.h"
 #include "format/producer_state.h"
 #include "kfsck/dirs.h"

@@ -222,10 +222,11 @@ static int open_index(sink *s, kf_file_kind kind, int64_t base_offset, bool miss
  * is reported. */
 static void close_index(sink *s, kf_source *src, kf_index *ix)
 {
-    int err_no;
-    if (kf_index_read_failed(ix, &err_no))
+    if (kf_index_read_status(ix) != KF_OK) {
+        int err_no = kf_error_last()->err_no;
         kf_report(sink_problem, s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "read error: %s",
                   err_no ? kf_path_error_str(err_no) : "the file shrank while it was read");
+    }
     kf_index_close(ix);
     kf_source_close(src);
 }

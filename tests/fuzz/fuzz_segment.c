@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "kfsck/kfsck.h"
+#include "format/intact.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

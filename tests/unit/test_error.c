@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "format/out_file.h"
+
 #define MISSING "/nonexistent-kfsck-test-dir/00000000000000000000.log"
 #define MISSING_DIR "/nonexistent-kfsck-test-dir/other"
 

@@ -8,9 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jobs/outdir_internal.h"
 #include "kfsck/outdir.h"
 #include "kfsck/repair.h"
 #include "testutil.h"
+
+#include "format/out_file.h"
 
 /* One scratch directory for the whole group; each test works in a
  * directory of its own below it (at() names the paths). */

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kfsck/index_builder.h"
-#include "kfsck/intact.h"
-#include "kfsck/out_file.h"
+#include "format/index_builder.h"
+#include "format/intact.h"
+#include "format/out_file.h"
 #include "testutil.h"
 
 static char tmpdir[256];

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <unistd.h>
 
+#include "format/resync.h"
 #include "testutil.h"
 
 static char *fixture_path(const char *rel)

@@ -7,6 +7,7 @@
  * so the file goes in the first of $TMPDIR, /tmp, /var/tmp and the test
  * binary's own (build) directory where a small probe file is dropped; only
  * when none is such a filesystem do the tests skip, naming each directory. */
+#include "format/source.h"
 #include "testutil.h"
 
 #include <fcntl.h>

@@ -4,7 +4,7 @@
  * name and the directory fsync'd, so a final name only ever holds a complete
  * file; without `force` an existing file is never replaced. Also mkdir -p
  * and the path resolution that tells whether an output lands inside an
- * input's directory. */
+ * input's directory. Internal to the library (repair, merge). */
 #ifndef KFSCK_OUT_FILE_H
 #define KFSCK_OUT_FILE_H
 
