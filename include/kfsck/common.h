@@ -51,8 +51,8 @@ const kf_error *kf_error_last(void);
 void kf_error_clear(void);
 
 /* A bounds-checked position in a byte range. Its reader is internal to the
- * library (src/bytes/cursor.h); a caller only passes one from
- * kf_headers_begin to kf_header_next (batch.h). */
+ * library (src/bytes/cursor.h); a caller only passes one to read a
+ * record's headers with (kf_headers_begin, kf_header_next: batch.h). */
 typedef struct kf_cursor {
     const uint8_t *buf;
     size_t len;
