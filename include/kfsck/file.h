@@ -19,8 +19,8 @@ extern "C" {
  * A source is a file opened read-only (O_RDONLY, never anything else) and
  * read with pread into the caller's buffers, or a piece of memory (tests,
  * fuzzing). Only regular files are opened, without blocking: a FIFO or a
- * device named like a segment is refused (KF_ERR_IO, the last error's err_no EINVAL), never
- * waited on. The size is taken when the source is opened; a file that
+ * device named like a segment is refused (KF_ERR_IO, the last error's
+ * err_no EINVAL), never waited on. The size is taken when the source is opened; a file that
  * shrinks afterwards gives short reads (the reader reports `truncated`), one
  * that grows is read up to the size it had.
  *

@@ -41,7 +41,9 @@ typedef struct kf_inputs {
 } kf_inputs;
 
 /* A PATH that could not be used: err_no is its errno (0 when the path is
- * readable but is not a Kafka file or directory), what says it in words. */
+ * readable but is not a Kafka file or directory), what says it in words.
+ * A report, like a problem, not the call's error: a walk meets any number
+ * of such PATHs and goes on (common.h, error detail). */
 typedef void (*kf_path_error_fn)(void *ctx, const char *path, int err_no, const char *what);
 
 /* Collect the partitions under paths into *in (the walk of paths.h: a
