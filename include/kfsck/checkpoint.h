@@ -46,11 +46,12 @@ int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *v
                         kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx);
 
 /* kf_checkpoint_parse over the file at path, read in pieces: any size, in a
- * fixed few tens of KiB. The same returns, and KF_ERR_IO with *err_no set
- * when the file cannot be opened (as kf_source_open) or a read fails (the
- * entries and problems up to there were handed on), KF_ERR_NOMEM. */
+ * fixed few tens of KiB. The same returns, and KF_ERR_IO (the detail in
+ * kf_error_last()) when the file cannot be opened (as kf_source_open) or a
+ * read fails (the entries and problems up to there were handed on),
+ * KF_ERR_NOMEM. */
 int kf_checkpoint_read(const char *path, int kind, int32_t *version, kf_checkpoint_entry_fn entry_fn, void *ectx,
-                       kf_problem_fn pfn, void *pctx, int *err_no);
+                       kf_problem_fn pfn, void *pctx);
 
 /* A leader-epoch-checkpoint as read from disk (kf_leader_epochs_read). */
 typedef struct kf_leader_epochs {

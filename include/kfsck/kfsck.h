@@ -23,13 +23,12 @@
 #define KFSCK_VERSION_NUMBER (KFSCK_VERSION_MAJOR * 10000 + KFSCK_VERSION_MINOR * 100 + KFSCK_VERSION_PATCH)
 
 /* The public headers by layer, bottom up, as src/ is (docs/architecture.md). */
-/* bytes (src/bytes/): error codes and problems, byte cursors, checksums, codecs */
+/* bytes (src/bytes/): error codes, the last error and problems, checksums, codecs */
 #include "kfsck/common.h"
-#include "kfsck/cursor.h"
 #include "kfsck/crc.h"
 #include "kfsck/codec.h"
 
-/* format (src/format/): Kafka's files, the streaming and partition readers, the writers */
+/* format (src/format/): Kafka's files, the streaming and partition readers */
 #include "kfsck/file.h"
 #include "kfsck/dirs.h"
 #include "kfsck/names.h"
@@ -40,12 +39,7 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"
-#include "kfsck/producer_state.h"
-#include "kfsck/intact.h"
 #include "kfsck/partition.h"
-#include "kfsck/out_file.h"
-#include "kfsck/index_builder.h"
-#include "kfsck/partwriter.h"
 
 /* records (src/records/): the internal topics' records */
 #include "kfsck/coord.h"

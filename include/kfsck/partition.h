@@ -41,7 +41,9 @@ typedef struct kf_inputs {
 } kf_inputs;
 
 /* A PATH that could not be used: err_no is its errno (0 when the path is
- * readable but is not a Kafka file or directory), what says it in words. */
+ * readable but is not a Kafka file or directory), what says it in words.
+ * A report, like a problem, not the call's error: a walk meets any number
+ * of such PATHs and goes on (common.h, error detail). */
 typedef void (*kf_path_error_fn)(void *ctx, const char *path, int err_no, const char *what);
 
 /* Collect the partitions under paths into *in (the walk of paths.h: a
@@ -74,7 +76,7 @@ void kf_partition_free(kf_partition *p);
  *    come after the copy's previous intact batch and fit its segment (else
  *    an offset_regression / base_offset_mismatch / offset_overflow problem);
  *    with opts.deep also every check verify makes inside the batch (its
- *    records decode: intact.h). What is not intact is damage in that copy.
+ *    records decode: src/format/intact.h). What is not intact is damage in that copy.
  *  - divergent history: the log never goes back to a lower leader epoch. A
  *    v2 batch whose leader epoch is lower than an epoch that starts at or
  *    before its last offset (known from any copy's batches, or from a
@@ -130,7 +132,7 @@ typedef struct kf_part_reader_opts {
     size_t max_batch_bytes;   /* decompression cap per batch */
     unsigned threads;         /* reader threads per segment (kf_scan_opts.threads) */
     size_t chunk_bytes;       /* read size (kf_scan_opts.chunk_bytes; 0: its default) */
-    bool deep;                /* intact also means: every record decodes (intact.h) */
+    bool deep;                /* intact also means: every record decodes (src/format/intact.h) */
     /* Problems met in the copies (problem.file: the segment), and, unless
      * the callbacks below take them, "copies_disagree" and "offsets_lost". */
     kf_problem_fn problem_fn;

@@ -92,9 +92,9 @@ int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o);
 
 /* Walk the entries of the data dir dir (partition_fn, datadir_file_fn,
  * want_fn; nothing goes to error_fn for dir itself). When dir cannot be
- * listed: KF_ERR_IO with *err_no set (may be NULL), nothing reported.
- * Otherwise as kf_paths_walk. */
-int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o, int *err_no);
+ * listed: KF_ERR_IO with the last error (common.h) naming dir and the
+ * errno, nothing reported. Otherwise as kf_paths_walk. */
+int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o);
 
 /* What a data dir's meta.properties says: info->path = dir (not copied).
  * KF_OK (has_meta false when it is missing or does not parse) or

@@ -72,10 +72,6 @@ typedef struct kf_repair_result {
     uint64_t dropped_ranges;
     uint64_t data_loss_ranges;
     uint64_t segments_written;
-    /* on KF_ERR_IO: the path and errno of the failure */
-    char err_path[4096];
-    int err_no;
-    char err_what[120];
 } kf_repair_result;
 
 /* Repair a partition directory into out_dir (the partition dir itself,
@@ -117,13 +113,10 @@ void kf_merge_opts_init(kf_merge_opts *o);
 
 typedef struct kf_merge_result {
     uint64_t conflicts, holes, batches, segments_written;
-    char err_path[4096];
-    int err_no;
-    char err_what[120];
 } kf_merge_result;
 
 /* Merge the copies in_dirs (n >= 1 partition directories) into out_dir.
- * KF_OK, KF_ERR_IO (res->err_* say what), KF_ERR_NOMEM. */
+ * KF_OK, KF_ERR_IO (the last error, common.h, says what), KF_ERR_NOMEM. */
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res);
 /* Merge them into the copy directory od describes (as kf_repair_into). */

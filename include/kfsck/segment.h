@@ -128,10 +128,6 @@ const kf_segment_summary *kf_segment_iter_summary(const kf_segment_iter *it);
 bool kf_segment_iter_recovery_point(const kf_segment_iter *it, uint64_t *valid_bytes);
 void kf_segment_iter_close(kf_segment_iter *it);
 
-/* In memory: from `from`, the start of the next well-formed entry
- * (plausible size, magic 0..2, CRC ok); `size` if there is none. */
-uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from);
-
 /* Where broker recovery (LogSegment.recover) would truncate a segment: the
  * start of the first entry that fails framing, the minimum size, the CRC or
  * the offset range; 0 when an index append during recovery would fail. */

@@ -4,7 +4,7 @@
  *
  * kf_txns: feed one partition's batches in offset order (as the partition
  * reader kf_part_reader returns them). The transaction rules are those of
- * the broker's producer state (producer_state.h: only a COMMIT or ABORT
+ * the broker's producer state (the library's producer-state replay: only a COMMIT or ABORT
  * marker ends a transaction, whatever its epoch; a batch with a newer epoch
  * alone does not). It counts COMMIT and ABORT markers, cross-checks each
  * segment's `.txnindex` against the ABORT markers it should list, and at the
@@ -27,17 +27,12 @@
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
 #include "kfsck/partition.h"
-#include "kfsck/producer_state.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Problem codes of this job. */
-#define KF_P_MARKER_MISSING "marker_missing"     /* the coordinator completed it; no marker here (error) */
-#define KF_P_TXNINDEX_MISSING "txnindex_missing" /* an ABORT ending a transaction has no .txnindex entry (error) */
-#define KF_P_TXNINDEX_EXTRA "txnindex_extra"     /* a .txnindex entry names no ABORT marker (error) */
-#define KF_P_BAD_MARKER "bad_marker"             /* a control batch that is not a readable marker (error) */
+/* Its problem codes (KF_P_MARKER_MISSING, ...) are in common.h. */
 
 /* ---- the coordinator's view (__transaction_state) ------------------------ */
 

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "bytes/report.h"
 #include "kfsck/kfsck.h"
 
 const char *kf_version(void) { return KFSCK_VERSION; }

@@ -437,7 +437,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
             out_int(o, "sequence", r->sequence);
             out_arr_open(o, "headers");
             kf_cursor c;
-            kf_cur_init(&c, r->headers, r->headers_len);
+            kf_headers_begin(&c, r);
             const uint8_t *hk, *hv;
             int32_t hkl, hvl;
             while (kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1) {
@@ -485,7 +485,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
     if (b->magic == 2) {
         out_text(o, " sequence: %d headerKeys: [", r->sequence);
         kf_cursor c;
-        kf_cur_init(&c, r->headers, r->headers_len);
+        kf_headers_begin(&c, r);
         const uint8_t *hk, *hv;
         int32_t hkl, hvl;
         for (int i = 0; kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1; i++) {
@@ -533,10 +533,10 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
     report r = {o, path, 0, 0};
     if (is_log) {
         kf_source *src;
-        int err_no = 0;
-        int orc = kf_source_open(&src, path, opts->max_bytes, &err_no);
+        int orc = kf_source_open(&src, path, opts->max_bytes);
         if (orc != KF_OK) {
-            cli_error(path, "cannot read: %s", orc == KF_ERR_NOMEM ? "out of memory" : cli_read_error(err_no));
+            cli_error(path, "cannot read: %s",
+                      orc == KF_ERR_NOMEM ? "out of memory" : cli_read_error(kf_error_last()->err_no));
             return EXIT_FAIL;
         }
         if (!o->json)
@@ -576,11 +576,10 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         return r.errors ? EXIT_DAMAGE : EXIT_CLEAN;
     }
     kf_bytes m;
-    int err_no = 0;
-    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc != KF_OK) {
         cli_error(path, "cannot read: %s",
-                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : cli_read_error(err_no));
+                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : cli_read_error(kf_error_last()->err_no));
         return EXIT_FAIL;
     }
     if (!o->json)
@@ -592,10 +591,9 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
 
 static int dump_path(const char *path, const dump_opts *opts, out *o, int depth)
 {
-    int err_no = 0;
-    kf_path_kind k = kf_classify_path(path, &err_no);
+    kf_path_kind k = kf_classify_path(path);
     if (k == KF_PATH_ERROR) {
-        cli_error(path, "%s", kf_path_error_str(err_no));
+        cli_error(path, "%s", kf_path_error_str(kf_error_last()->err_no));
         return EXIT_FAIL;
     }
     if (k == KF_PATH_SPECIAL) {
@@ -612,15 +610,14 @@ static int dump_path(const char *path, const dump_opts *opts, out *o, int depth)
     if (depth > 2)
         return EXIT_CLEAN;
     kf_name_list l;
-    if (kf_list_dir(path, &l, &err_no) != KF_OK) {
-        cli_error(path, "cannot list directory: %s", kf_path_error_str(err_no));
+    if (kf_list_dir(path, &l) != KF_OK) {
+        cli_error(path, "cannot list directory: %s", kf_path_error_str(kf_error_last()->err_no));
         return EXIT_FAIL;
     }
     int status = EXIT_CLEAN;
     for (size_t i = 0; i < l.n; i++) {
         char *sub = path_join(path, l.names[i]);
-        int e2 = 0;
-        kf_path_kind sk = kf_classify_path(sub, &e2);
+        kf_path_kind sk = kf_classify_path(sub);
         int st = EXIT_CLEAN;
         if (sk == KF_PATH_FILE || sk == KF_PATH_SPECIAL) {
             if (kf_classify_name(l.names[i]).kind != KF_FILE_UNKNOWN)
@@ -628,7 +625,7 @@ static int dump_path(const char *path, const dump_opts *opts, out *o, int depth)
         } else if (sk == KF_PATH_PARTITION || sk == KF_PATH_DATADIR) {
             st = dump_path(sub, opts, o, depth + 1);
         } else if (sk == KF_PATH_ERROR && kf_classify_name(l.names[i]).kind != KF_FILE_UNKNOWN) {
-            cli_error(sub, "%s", kf_path_error_str(e2));
+            cli_error(sub, "%s", kf_path_error_str(kf_error_last()->err_no));
             st = EXIT_FAIL;
         }
         if (st > status)

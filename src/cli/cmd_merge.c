@@ -192,10 +192,9 @@ static int parse_args(int argc, char **argv, merge_args *a)
     a->n = argc - optind;
     a->dirs = argv + optind;
     for (int i = 0; i < a->n; i++) {
-        int err_no = 0;
-        kf_path_kind k = kf_classify_path(a->dirs[i], &err_no);
+        kf_path_kind k = kf_classify_path(a->dirs[i]);
         if (k == KF_PATH_ERROR) {
-            cli_error(a->dirs[i], "%s", kf_path_error_str(err_no));
+            cli_error(a->dirs[i], "%s", kf_path_error_str(kf_error_last()->err_no));
             return EXIT_FAIL;
         }
         if (k != KF_PATH_PARTITION)
@@ -255,7 +254,7 @@ static int run(const merge_args *a, kf_outdir *od)
     kf_merge_result res;
     int rc = kf_merge_into(od, (const char *const *)a->dirs, (size_t)a->n, &mo, &res);
     report_arrays_close(m.arr, M_ARRAYS);
-    int status = rc != KF_OK ? job_failed(res.err_path, res.err_what, res.err_no) : finish(a, od, &m, &res);
+    int status = rc != KF_OK ? job_failed() : finish(a, od, &m, &res);
     fflush(stdout);
     report_arrays_free(m.arr, M_ARRAYS);
     return status;

@@ -166,9 +166,8 @@ static int parse_args(int argc, char **argv, repair_args *a)
  * is one, else the exit code. */
 static int input_kind(const char *path, bool *partition)
 {
-    int err_no = 0;
-    switch (kf_classify_path(path, &err_no)) {
-    case KF_PATH_ERROR: cli_error(path, "%s", kf_path_error_str(err_no)); return EXIT_FAIL;
+    switch (kf_classify_path(path)) {
+    case KF_PATH_ERROR: cli_error(path, "%s", kf_path_error_str(kf_error_last()->err_no)); return EXIT_FAIL;
     case KF_PATH_SPECIAL:
         cli_error(path, "not a regular file or directory (a FIFO, socket or device?)");
         return EXIT_FAIL;
@@ -246,7 +245,7 @@ static int run(const repair_args *a, kf_outdir *od)
     kf_repair_result res;
     int rc = kf_repair_into(od, a->path, &ro, &res);
     report_arrays_close(r.arr, R_ARRAYS);
-    int status = rc != KF_OK ? job_failed(res.err_path, res.err_what, res.err_no) : finish(a, od, &r, &res);
+    int status = rc != KF_OK ? job_failed() : finish(a, od, &r, &res);
     fflush(stdout);
     report_arrays_free(r.arr, R_ARRAYS);
     return status;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "format/checkpoint_text.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
@@ -208,18 +209,20 @@ int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *v
 }
 
 int kf_checkpoint_read(const char *path, int kind, int32_t *version, kf_checkpoint_entry_fn entry_fn, void *ectx,
-                       kf_problem_fn pfn, void *pctx, int *err_no)
+                       kf_problem_fn pfn, void *pctx)
 {
     kf_source *src;
-    int rc = kf_source_open(&src, path, 0, err_no);
+    int rc = kf_source_open(&src, path, 0);
     if (rc != KF_OK)
         return rc;
     kf_text_stream t;
     rc = kf_text_stream_source(&t, src);
     if (rc == KF_OK) {
         rc = parse_lines(&t, kind, version, entry_fn, ectx, pfn, pctx);
-        if (rc == KF_ERR_IO && err_no)
-            *err_no = t.err_no;
+        if (rc == KF_ERR_IO)
+            kf_error_set(rc, t.err_no, path, "read failed");
+    } else {
+        kf_error_set(rc, 0, path, "out of memory");
     }
     kf_text_stream_free(&t);
     kf_source_close(src);
@@ -267,7 +270,7 @@ int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *ou
     memset(out, 0, sizeof *out);
     kf_bytes m;
     int err_no = 0;
-    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
@@ -83,7 +84,7 @@ static int add_copy_dir(kf_partition *p, const char *dir, kf_path_error_fn fn, v
 {
     kf_name_list l;
     int err_no = 0;
-    int rc = kf_list_dir(dir, &l, &err_no);
+    int rc = kf_error_errno(kf_list_dir(dir, &l), &err_no);
     if (rc != KF_OK) {
         if (fn && rc != KF_ERR_NOMEM)
             fn(ctx, dir, err_no, kf_path_error_str(err_no));
@@ -321,7 +322,7 @@ bool kf_partition_log_end(const kf_partition *p, size_t max_batch_bytes, int64_t
         const kf_copy *cp = &p->copies[c];
         for (size_t s = cp->nseg; s-- > 0;) {
             kf_source *src;
-            if (kf_source_open(&src, cp->segments[s], 0, NULL) != KF_OK)
+            if (kf_source_open(&src, cp->segments[s], 0) != KF_OK)
                 continue;
             kf_scan_opts o;
             kf_scan_opts_init(&o);

@@ -24,10 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "format/entry_peek.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
-#include "kfsck/intact.h"
+#include "format/intact.h"
 #include "kfsck/segment.h"
 
 typedef struct window {
@@ -267,7 +268,7 @@ static bool open_segment(cursor *k)
     const char *path = k->c->segments[k->seg];
     k->file = path;
     int err_no = 0;
-    int orc = kf_source_open(&k->src, path, 0, &err_no);
+    int orc = kf_error_errno(kf_source_open(&k->src, path, 0), &err_no);
     if (orc == KF_ERR_NOMEM) {
         k->nomem = true;
         return false;

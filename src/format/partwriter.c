@@ -2,17 +2,18 @@
  * rebuilt by the recovery rule, the leader epochs, producer state and
  * per-segment .txnindex of what was written, on the safe output files
  * (out_file.h). */
-#include "kfsck/partwriter.h"
+#include "format/partwriter.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/dirs.h"
 #include "kfsck/index.h"
-#include "kfsck/index_builder.h"
-#include "kfsck/out_file.h"
+#include "format/index_builder.h"
+#include "format/out_file.h"
 
 #define COPY_PIECE ((size_t)1 << 20)
 #define HEADER_PEEK 64 /* a v2 header (61 bytes), a v1 timestamp (bytes 18..25) */
@@ -91,7 +92,7 @@ int kf_part_writer_open(kf_part_writer **out, const char *out_dir, const kf_part
     }
     *out = w;
     int err_no = 0;
-    if (kf_mkdirs(out_dir, &err_no) != KF_OK)
+    if (kf_error_errno(kf_mkdirs(out_dir), &err_no) != KF_OK)
         return fail(w, out_dir, err_no, "cannot create directory");
     return KF_OK;
 }
@@ -152,7 +153,7 @@ int kf_part_writer_seed(kf_part_writer *w, const kf_snapshot *s)
 static int open_file(kf_part_writer *w, kf_out_file **f, const char *name, const char *path)
 {
     int err_no = 0;
-    if (kf_out_open(f, w->out_dir, name, w->o.force, &err_no) == KF_OK)
+    if (kf_error_errno(kf_out_open(f, w->out_dir, name, w->o.force), &err_no) == KF_OK)
         return KF_OK;
     return fail(w, path, err_no, err_no == EEXIST ? "already exists (use --force to overwrite)" : "cannot create");
 }
@@ -395,7 +396,7 @@ static int commit(kf_part_writer *w, kf_out_file **f, const char *path)
     int err_no = 0;
     kf_out_file *x = *f;
     *f = NULL;
-    if (kf_out_commit(x, &err_no) != KF_OK)
+    if (kf_error_errno(kf_out_commit(x), &err_no) != KF_OK)
         return fail(w, path, err_no, "cannot write");
     return KF_OK;
 }
@@ -421,7 +422,7 @@ int kf_part_writer_close_segment(kf_part_writer *w, kf_part_segment *out)
         rc = commit(w, &s->lf, s->log_path);
     if (rc == KF_OK && s->txn_len) {
         int err_no = 0;
-        if (kf_out_write_file(w->out_dir, kf_path_base(s->txn_path), s->txn, s->txn_len, w->o.force, &err_no) !=
+        if (kf_error_errno(kf_out_write_file(w->out_dir, kf_path_base(s->txn_path), s->txn, s->txn_len, w->o.force), &err_no) !=
             KF_OK)
             rc = fail(w, s->txn_path, err_no, "cannot write");
     }
@@ -488,7 +489,7 @@ int kf_part_writer_write_epochs(kf_part_writer *w, const kf_leader_epoch *e, siz
     for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(text + len, cap - len, "%d %lld\n", e[i].epoch, (long long)e[i].start_offset);
     int err_no = 0, rc = KF_OK;
-    if (kf_out_write_file(w->out_dir, "leader-epoch-checkpoint", text, len, w->o.force, &err_no) != KF_OK)
+    if (kf_error_errno(kf_out_write_file(w->out_dir, "leader-epoch-checkpoint", text, len, w->o.force), &err_no) != KF_OK)
         rc = fail(w, w->epochs_path, err_no, "cannot write");
     free(text);
     return rc;
@@ -507,7 +508,7 @@ int kf_part_writer_write_snapshot(kf_part_writer *w, const char **path)
     if (!w->snapshot_path || kf_pstate_snapshot(w->ps, &data, &len) != KF_OK)
         return nomem(w);
     int err_no = 0, rc = KF_OK;
-    if (kf_out_write_file(w->out_dir, name, data, len, w->o.force, &err_no) != KF_OK)
+    if (kf_error_errno(kf_out_write_file(w->out_dir, name, data, len, w->o.force), &err_no) != KF_OK)
         rc = fail(w, w->snapshot_path, err_no, "cannot write");
     free(data);
     if (path)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/error.h"
 #include "kfsck/common.h"
 #include "kfsck/file.h"
 
@@ -34,7 +35,7 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
     }
     info->meta_path = p;
     kf_bytes m;
-    int rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL);
+    int rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc == KF_OK) {
@@ -117,7 +118,8 @@ static int datadir_entry(const kf_paths_walk_opts *o, const kf_datadir_info *dd,
         e.err_no = stat_rc != 0 ? stat_errno : 0;
         rc = call(o->datadir_file_fn, o->ctx, &e);
     } else if (!o->want_fn || o->want_fn(o->ctx, &e)) {
-        e.kind = kf_classify_path(sub, &e.err_no);
+        e.kind = kf_classify_path(sub);
+        e.err_no = e.kind == KF_PATH_ERROR ? kf_error_last()->err_no : 0;
         if (e.kind == KF_PATH_PARTITION || (e.partition_named && e.kind == KF_PATH_DATADIR))
             rc = call(o->partition_fn, o->ctx, &e);
         else if (e.partition_named && e.kind == KF_PATH_ERROR) /* never silently skipped */
@@ -131,7 +133,7 @@ static int datadir_entry(const kf_paths_walk_opts *o, const kf_datadir_info *dd,
 static int walk_datadir(const kf_paths_walk_opts *o, const kf_datadir_info *dd, int *err_no)
 {
     kf_name_list l;
-    int rc = kf_list_dir(dd->path, &l, err_no);
+    int rc = kf_error_errno(kf_list_dir(dd->path, &l), err_no);
     if (rc != KF_OK)
         return rc;
     int status = KF_OK;
@@ -141,16 +143,16 @@ static int walk_datadir(const kf_paths_walk_opts *o, const kf_datadir_info *dd, 
     return status;
 }
 
-int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o, int *err_no)
+int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o)
 {
     kf_datadir_info dd;
     int rc = kf_datadir_info_read(&dd, dir);
     int e = 0;
     if (rc == KF_OK)
         rc = walk_datadir(o, &dd, &e);
-    if (err_no)
-        *err_no = e;
     kf_datadir_info_free(&dd);
+    /* the listing's own error is kf_list_dir's; keep it as the last error
+     * (a callback's error is the callback's) */
     return rc;
 }
 
@@ -159,7 +161,7 @@ int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o, int *err_no)
 static bool dir_is_empty(const char *dir)
 {
     kf_name_list l;
-    if (kf_list_dir(dir, &l, NULL) != KF_OK)
+    if (kf_list_dir(dir, &l) != KF_OK)
         return false;
     bool empty = l.n == 0;
     kf_name_list_free(&l);
@@ -206,7 +208,8 @@ static int one_path(const kf_paths_walk_opts *o, const char *path)
 {
     kf_path_entry e;
     entry_init(&e, path, kf_path_base(path));
-    e.kind = kf_classify_path(path, &e.err_no);
+    e.kind = kf_classify_path(path);
+    e.err_no = e.kind == KF_PATH_ERROR ? kf_error_last()->err_no : 0;
     switch (e.kind) {
     case KF_PATH_ERROR: return report(o, path, e.err_no, kf_path_error_str(e.err_no));
     case KF_PATH_SPECIAL: return report(o, path, 0, o->special_what);

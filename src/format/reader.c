@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/source.h"
 #include "format/reader_internal.h"
 
 #define DEFAULT_CHUNK ((size_t)1 << 20)

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/source.h"
+#include "bytes/cursor.h"
 #include "format/reader_internal.h"
 
 static reader_item *add_item(kf_segment_iter *it, reader_chunk *c)

@@ -15,15 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/rebuild.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
-#include "kfsck/intact.h"
+#include "format/intact.h"
 #include "kfsck/names.h"
 #include "kfsck/partition.h"
-#include "kfsck/partwriter.h"
+#include "format/partwriter.h"
 #include "kfsck/repair.h"
 #include "kfsck/snapshot.h"
 
@@ -52,10 +53,7 @@ void kf_merge_opts_init(kf_merge_opts *o)
 
 static int fail(merge_ctx *c, const char *path, int err_no, const char *what)
 {
-    snprintf(c->res->err_path, sizeof c->res->err_path, "%s", path);
-    c->res->err_no = err_no;
-    snprintf(c->res->err_what, sizeof c->res->err_what, "%.119s", what);
-    return KF_ERR_IO;
+    return kf_error_set(KF_ERR_IO, err_no, path, "%s", what);
 }
 
 static int writer_fail(merge_ctx *c)
@@ -207,7 +205,7 @@ static int seed_producer_state(merge_ctx *c)
             return fail(c, c->out_dir, ENOMEM, "out of memory");
         kf_bytes sm;
         bool seeded = false;
-        if (kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, NULL) == KF_OK) {
+        if (kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
             kf_snapshot s;
             char msg[200];
             if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
@@ -288,7 +286,7 @@ static int write_partition_files(merge_ctx *c)
     for (size_t i = 0; i < c->part.ncopies; i++) {
         kf_name_list l;
         int err_no = 0;
-        if (kf_list_dir(c->part.copies[i].label, &l, &err_no) != KF_OK)
+        if (kf_error_errno(kf_list_dir(c->part.copies[i].label, &l), &err_no) != KF_OK)
             continue;
         for (size_t k = 0; k < l.n; k++) {
             kf_name_info ni = kf_classify_name(l.names[k]);
@@ -379,7 +377,6 @@ int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_
     forced.force = od->force;
     int rc = merge_partitions(in_dirs, n, od->target, &forced, res, od);
     if (rc == KF_OK)
-        rc = rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
-                                 sizeof res->err_what);
+        rc = rebuild_outdir_done(od);
     return rc;
 }

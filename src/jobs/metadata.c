@@ -6,6 +6,7 @@
  * it, an aborted one rolled back), and the KRaft checks of kraft_check.c.
  * The inputs come from kraft_inputs.c; records are decoded by kraft_decode.c
  * and applied by md_apply.c. */
+#include "bytes/report.h"
 #include "kfsck/metadata.h"
 
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/kraft_files.h"
 #include "jobs/md_image.h"
 #include "kfsck/batch.h"
@@ -475,7 +477,7 @@ static void read_cluster_id(kf_metadata *m, const kf_kraft_inputs *ki)
         uint8_t *data = NULL;
         uint64_t size = 0;
         int err_no = 0;
-        if (kf_file_read_all(ki->meta_properties[i], KF_SMALL_FILE_MAX, &data, &size, &err_no) != KF_OK)
+        if (kf_error_errno(kf_file_read_all(ki->meta_properties[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
             continue;
         kf_meta_properties mp;
         char msg[160];
@@ -493,7 +495,7 @@ static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
         uint8_t *data = NULL;
         uint64_t size = 0;
         int err_no = 0;
-        if (kf_file_read_all(ki->quorum_states[i], KF_SMALL_FILE_MAX, &data, &size, &err_no) != KF_OK)
+        if (kf_error_errno(kf_file_read_all(ki->quorum_states[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
             continue;
         kf_quorum_state qs;
         char msg[160];

@@ -1,6 +1,7 @@
 /* outdir.c: the output-directory policy of repair and merge (outdir.h):
  * where a run's files go, what it refuses to write over, and the stale files
  * of an earlier run that a forced run removes. */
+#include "jobs/outdir_internal.h"
 #include "kfsck/outdir.h"
 
 #include <errno.h>
@@ -10,10 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes/error.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 
 /* The last component of path without trailing slashes, malloc'd. */
 static char *last_component(const char *path)
@@ -97,7 +99,7 @@ static kf_outdir_verdict find_clash(kf_outdir *od)
     if (od->partition) {
         kf_name_list l;
         bool in_way;
-        if (kf_list_dir(od->target, &l, NULL) == KF_OK) {
+        if (kf_list_dir(od->target, &l) == KF_OK) {
             in_way = l.n > 0;
             kf_name_list_free(&l);
         } else {
@@ -137,9 +139,8 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
         if (v != KF_OUTDIR_READY)
             return v;
     }
-    od->err_no = 0;
-    if (kf_mkdirs(od->dir, &od->err_no) != KF_OK)
-        return od->err_no == ENOMEM ? KF_OUTDIR_NOMEM : KF_OUTDIR_CANNOT_CREATE;
+    if (kf_mkdirs(od->dir) != KF_OK)
+        return kf_error_last()->err_no == ENOMEM ? KF_OUTDIR_NOMEM : KF_OUTDIR_CANNOT_CREATE;
     return KF_OUTDIR_READY;
 }
 
@@ -203,7 +204,7 @@ bool kf_outdir_has_written(const kf_outdir *od, const char *name)
 uint64_t kf_outdir_remove_stale(kf_outdir *od)
 {
     kf_name_list l;
-    if (!od->force || !od->partition || od->written_incomplete || kf_list_dir(od->target, &l, NULL) != KF_OK)
+    if (!od->force || !od->partition || od->written_incomplete || kf_list_dir(od->target, &l) != KF_OK)
         return 0;
     for (size_t i = 0; i < l.n; i++) {
         kf_name_info ni = kf_classify_name(l.names[i]);
@@ -226,7 +227,7 @@ int kf_outdir_finish(kf_outdir *od)
     return KF_OK;
 }
 
-int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len, int *err_no)
+int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len)
 {
-    return kf_out_write_file(od->dir, kf_path_base(od->report), doc, len, true, err_no);
+    return kf_out_write_file(od->dir, kf_path_base(od->report), doc, len, true);
 }

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/source.h"
+#include "bytes/error.h"
 #include "format/entry_peek.h"
 #include "format/resync.h"
 #include "jobs/rebuild.h"
@@ -28,7 +30,7 @@
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
-#include "kfsck/intact.h"
+#include "format/intact.h"
 #include "kfsck/names.h"
 #include "kfsck/segment.h"
 #include "kfsck/snapshot.h"
@@ -43,10 +45,7 @@ void kf_repair_opts_init(kf_repair_opts *o)
 
 int repair_fail(repair_ctx *c, const char *path, int err_no, const char *what)
 {
-    snprintf(c->res->err_path, sizeof c->res->err_path, "%s", path);
-    c->res->err_no = err_no;
-    snprintf(c->res->err_what, sizeof c->res->err_what, "%.119s", what);
-    return KF_ERR_IO;
+    return kf_error_set(KF_ERR_IO, err_no, path, "%s", what);
 }
 
 int repair_writer_fail(repair_ctx *c)
@@ -111,7 +110,7 @@ static void count_problem(void *ctx, const kf_problem *p)
 static bool txn_read(txn_check *t, const char *path, int64_t base)
 {
     memset(t, 0, sizeof *t);
-    if (!path || kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size, NULL) != KF_OK)
+    if (!path || kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size) != KF_OK)
         return false;
     t->n = kf_txn_index_count(t->size);
     t->keep = calloc(t->n ? t->n : 1, sizeof *t->keep);
@@ -636,7 +635,7 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
     s.c = c;
     s.j = j;
     int open_err = 0;
-    if (kf_source_open(&s.src, j->in_path, 0, &open_err) != KF_OK)
+    if (kf_error_errno(kf_source_open(&s.src, j->in_path, 0), &open_err) != KF_OK)
         return repair_fail(c, j->in_path, open_err, open_err == EINVAL ? "not a regular file" : "cannot read");
     kf_window_init(&s.w, s.src);
     s.size = kf_source_size(s.src);
@@ -712,7 +711,7 @@ static int seed(repair_ctx *c, const char *in_dir, const kf_name_list *l, int64_
         char *p = kf_path_join(in_dir, l->names[i]);
         kf_bytes sm;
         int rc = KF_OK;
-        if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, NULL) == KF_OK) {
+        if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
             kf_snapshot s;
             char msg[200];
             if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
@@ -787,7 +786,7 @@ static int repair_partition(const char *in_dir, const char *out_dir, const kf_re
     int err_no = 0;
     memset(&l, 0, sizeof l);
     memset(res, 0, sizeof *res);
-    int lrc = kf_list_dir(in_dir, &l, &err_no);
+    int lrc = kf_error_errno(kf_list_dir(in_dir, &l), &err_no);
     if (lrc != KF_OK) {
         memset(&c, 0, sizeof c);
         c.res = res;
@@ -905,7 +904,5 @@ int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_
     forced.force = od->force;
     int rc = od->partition ? repair_partition(path, od->target, &forced, res, od)
                            : repair_segment_file(path, od->target, &forced, res, od);
-    return rc != KF_OK ? rc
-                       : rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
-                                             sizeof res->err_what);
+    return rc != KF_OK ? rc : rebuild_outdir_done(od);
 }

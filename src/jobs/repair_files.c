@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/rebuild.h"
 #include "jobs/repair_internal.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 #include "kfsck/snapshot.h"
 
 /* ---- leader epochs -------------------------------------------------------------- */
@@ -150,7 +151,7 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
 {
     kf_bytes m;
     char wbuf[240];
-    if (kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) != KF_OK)
+    if (kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size) != KF_OK)
         return rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
     kf_snapshot s;
     char msg[200];
@@ -169,7 +170,7 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
         int err_no = 0;
         if (!outp)
             rc = repair_fail(c, in_path, ENOMEM, "out of memory");
-        else if (kf_out_write_file(c->out_dir, name, m.data, m.size, c->o->force, &err_no) != KF_OK)
+        else if (kf_error_errno(kf_out_write_file(c->out_dir, name, m.data, m.size, c->o->force), &err_no) != KF_OK)
             rc = repair_fail(c, outp, err_no, "cannot write");
         else
             repair_emit_file(c, in_path, outp, "copied", "its producer state names no dropped offset");

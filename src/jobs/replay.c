@@ -10,6 +10,7 @@
  * it takes effect: to the history callback and to the as-of fold
  * (offsets_asof.c), so --as-of is a prefix of --history by construction.
  * State is one hash table entry per distinct key (plus staged offsets). */
+#include "bytes/report.h"
 #include "kfsck/replay.h"
 
 #include <stdint.h>

@@ -12,6 +12,7 @@
  * should hold: each is streamed once the partitions are listed, its entries
  * kept only with the partitions present, so memory follows the partitions
  * whatever the file's size. */
+#include "bytes/report.h"
 #include "kfsck/scan.h"
 
 #include <ctype.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes/error.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -147,7 +149,7 @@ static bool read_topic_id(const char *dir, char id[23])
     char *p = kf_path_join(dir, "partition.metadata");
     kf_bytes m;
     bool ok = false;
-    if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
+    if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
         kf_partition_metadata pm;
         char msg[200];
         if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK) {
@@ -404,7 +406,8 @@ static int read_checkpoint(datadir_ctx *d, int k, const char *path)
     d->orphans = 0;
     int32_t version;
     int err_no = 0;
-    int rc = kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, ck_join_entry, d, dir_problem, ds, &err_no);
+    int rc = kf_error_errno(kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, ck_join_entry, d, dir_problem, ds),
+                            &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc == KF_ERR_IO)
@@ -492,7 +495,7 @@ static int collect_entries(datadir_ctx *d, dir_sink *ds)
     wo.unreadable_partitions = true;
     wo.ctx = &w;
     int err_no = 0;
-    int rc = kf_datadir_walk(d->datadir, &wo, &err_no);
+    int rc = kf_error_errno(kf_datadir_walk(d->datadir, &wo), &err_no);
     if (rc == KF_OK) {
         if (d->ntasks > 1)
             qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
@@ -500,7 +503,7 @@ static int collect_entries(datadir_ctx *d, dir_sink *ds)
         wo.datadir_file_fn = datadir_file;
         wo.want_fn = no_partition;
         wo.ctx = &w;
-        rc = kf_datadir_walk(d->datadir, &wo, &err_no);
+        rc = kf_error_errno(kf_datadir_walk(d->datadir, &wo), &err_no);
     }
     if (rc == KF_ERR_IO)
         kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read directory: %s",

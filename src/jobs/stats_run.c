@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/report.h"
+#include "jobs/stats_internal.h"
 #include "kfsck/codec.h"
 #include "kfsck/part_feed.h"
 #include "kfsck/stats.h"

@@ -29,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/report.h"
+#include "bytes/error.h"
+#include "format/producer_state.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
@@ -130,7 +133,7 @@ static void tix_open(kf_txns *t, tix *x, size_t s)
     if (!x->path)
         return;
     int err_no = 0;
-    int rc = kf_file_read_all(x->path, KF_SMALL_FILE_MAX, &x->data, &x->size, &err_no);
+    int rc = kf_error_errno(kf_file_read_all(x->path, KF_SMALL_FILE_MAX, &x->data, &x->size), &err_no);
     if (rc != KF_OK) {
         x->data = NULL;
         x->size = 0;
@@ -267,7 +270,7 @@ static int load_snapshot(kf_txns *t)
             return KF_ERR_NOMEM;
         kf_bytes m = {NULL, 0};
         int err_no = 0;
-        int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+        int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
         if (rc != KF_OK) {
             if (rc == KF_ERR_NOMEM) {
                 free(path);

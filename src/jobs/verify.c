@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/error.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -203,7 +204,7 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
 static int open_index(sink *s, kf_file_kind kind, int64_t base_offset, bool missing_ok, kf_source **src, kf_index *ix)
 {
     int err_no = 0;
-    int rc = kf_source_open(src, s->file, 0, &err_no);
+    int rc = kf_error_errno(kf_source_open(src, s->file, 0), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
@@ -221,10 +222,11 @@ static int open_index(sink *s, kf_file_kind kind, int64_t base_offset, bool miss
  * is reported. */
 static void close_index(sink *s, kf_source *src, kf_index *ix)
 {
-    int err_no;
-    if (kf_index_read_failed(ix, &err_no))
+    if (kf_index_read_status(ix) != KF_OK) {
+        int err_no = kf_error_last()->err_no;
         kf_report(sink_problem, s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "read error: %s",
                   err_no ? kf_path_error_str(err_no) : "the file shrank while it was read");
+    }
     kf_index_close(ix);
     kf_source_close(src);
 }
@@ -253,8 +255,10 @@ static int verify_checkpoint_file(sink *s, kf_file_kind kind)
 {
     int err_no = 0;
     int32_t version = -1;
-    int rc = kf_checkpoint_read(s->file, kind == KF_FILE_LEADER_EPOCH ? KF_CKPT_LEADER_EPOCH : KF_CKPT_OFFSETS,
-                                &version, NULL, NULL, sink_problem, s, &err_no);
+    int rc = kf_error_errno(kf_checkpoint_read(s->file, kind == KF_FILE_LEADER_EPOCH ? KF_CKPT_LEADER_EPOCH
+                                                                                     : KF_CKPT_OFFSETS,
+                                               &version, NULL, NULL, sink_problem, s),
+                            &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc == KF_ERR_IO)
@@ -270,7 +274,7 @@ static int verify_small_file(sink *s, kf_file_kind kind, int64_t base_offset)
         return verify_checkpoint_file(s, kind);
     kf_bytes m;
     int err_no = 0;
-    int rc = kf_file_read_all(s->file, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    int rc = kf_error_errno(kf_file_read_all(s->file, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
@@ -306,7 +310,7 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
     *opened = false;
     kf_source *src;
     int err_no = 0;
-    int rc = kf_source_open(&src, path, 0, &err_no);
+    int rc = kf_error_errno(kf_source_open(&src, path, 0), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
@@ -421,7 +425,7 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
     sink s = {o, res, dir, 0, 0};
     kf_name_list l;
     int err_no = 0;
-    int rc = kf_list_dir(dir, &l, &err_no);
+    int rc = kf_error_errno(kf_list_dir(dir, &l), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
@@ -551,7 +555,7 @@ int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result
     kf_paths_walk_opts wo;
     datadir_walk_opts(&wo, &w);
     int err_no = 0;
-    int rc = kf_datadir_walk(dir, &wo, &err_no);
+    int rc = kf_error_errno(kf_datadir_walk(dir, &wo), &err_no);
     if (rc == KF_ERR_IO) {
         sink s = {o, res, dir, 0, 0};
         kf_report(sink_problem, &s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the data directory: %s",

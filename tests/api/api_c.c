@@ -1,8 +1,10 @@
 /* api_c.c: a third party's C program using libkfsck as installed, built
  * with nothing but `pkg-config --cflags --libs kfsck` (tests/api/run.sh):
  * verifies a healthy and a damaged fixture segment and a partition through
- * the public API, and checks the version functions. Exit 0 when every
+ * the public API, checks the error detail of a failed open (kf_error_last)
+ * and the version functions. Exit 0 when every
  * answer is right. Usage: api_c FIXTURES_DIR */
+#include <errno.h>
 #include <kfsck/kfsck.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,8 +72,14 @@ int main(int argc, char **argv)
 
     /* the streaming reader, pull-style, on the same file */
     kf_source *src;
-    int err_no = 0;
-    CHECK(kf_source_open(&src, path, 0, &err_no) == KF_OK);
+    CHECK(kf_source_open(&src, path, 0) == KF_OK);
+    /* a failed call's detail is the last error: code, errno, path */
+    char missing[4096];
+    snprintf(missing, sizeof missing, "%s/no-such-segment.log", argv[1]);
+    kf_source *none;
+    CHECK(kf_source_open(&none, missing, 0) == KF_ERR_IO);
+    CHECK(kf_error_last()->code == KF_ERR_IO && kf_error_last()->err_no == ENOENT);
+    CHECK(!strcmp(kf_error_last()->path, missing));
     kf_scan_opts so;
     kf_scan_opts_init(&so);
     kf_segment_iter *it;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "kfsck/kfsck.h"
+#include "format/intact.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -77,7 +78,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 {
     size_t *sink = ctx;
     kf_cursor c;
-    kf_cur_init(&c, r->headers, r->headers_len);
+    kf_headers_begin(&c, r);
     const uint8_t *hk, *hv;
     int32_t hkl, hvl;
     while (kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1)

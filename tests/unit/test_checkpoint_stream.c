@@ -62,8 +62,7 @@ static transcript both(const uint8_t *data, size_t n, int kind)
     assert_true(fd >= 0);
     assert_true(write(fd, data, n) == (ssize_t)n);
     close(fd);
-    int err_no = 0;
-    int rf = kf_checkpoint_read(path, kind, &vf, on_entry, &file, on_problem, &file, &err_no);
+    int rf = kf_checkpoint_read(path, kind, &vf, on_entry, &file, on_problem, &file);
     unlink(path);
     assert_int_equal(rm, rf);
     assert_int_equal(vm, vf);
@@ -201,12 +200,12 @@ static void test_other_shapes(void **state)
 static void test_missing_file(void **state)
 {
     (void)state;
-    int err_no = 0;
     int32_t v;
     assert_int_equal(kf_checkpoint_read("/nonexistent/kfsck-checkpoint", KF_CKPT_OFFSETS, &v, NULL, NULL, NULL,
-                                        NULL, &err_no),
+                                        NULL),
                      KF_ERR_IO);
-    assert_int_equal(err_no, ENOENT);
+    assert_int_equal(kf_error_last()->err_no, ENOENT);
+    assert_string_equal(kf_error_last()->path, "/nonexistent/kfsck-checkpoint");
 }
 
 int main(void)

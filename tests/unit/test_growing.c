@@ -84,8 +84,7 @@ static void scan_after(const char *path, int fd, const uint8_t *tail, size_t cut
                        kf_segment_summary *sum, problem_log *h)
 {
     kf_source *src;
-    int err_no = 0;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     if (grow)
         append_rest(fd, tail, cut, size);
     kf_scan_opts o;
@@ -149,8 +148,7 @@ static void test_growth_during_the_read(void **state)
     char path[] = "/tmp/kfsck-test-growing-XXXXXX";
     int fd = torn_file(path, d, n, d, cut);
     kf_source *src;
-    int err_no = 0;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     kf_scan_opts o;
     kf_scan_opts_init(&o);
     o.keep_cache = true;

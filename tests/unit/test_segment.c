@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <unistd.h>
 
+#include "format/resync.h"
 #include "testutil.h"
 
 static char *fixture_path(const char *rel)
@@ -283,8 +284,7 @@ static void test_file_changing_under_the_reader(void **state)
         assert_int_equal(ftruncate(fd, (off_t)n), 0);
         assert_true(pwrite(fd, d, n, 0) == (ssize_t)n);
         kf_source *src;
-        int err_no = 0;
-        assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+        assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
         assert_int_equal(ftruncate(fd, grow ? (off_t)(n + 5000) : (off_t)(n / 2)), 0);
         kf_scan_opts o;
         kf_scan_opts_init(&o);

@@ -13,6 +13,7 @@
 
 #include "testutil.h"
 
+#include "format/producer_state.h"
 #include "kfsck/txns.h"
 
 /* ---- hand-built v2 batches -------------------------------------------------- */

@@ -205,12 +205,11 @@ static void test_want_and_descend(void **state)
      * is KF_ERR_IO with its errno, nothing reported */
     walk_opts(&o, &c, at(t, ""));
     o.want_fn = only_orders;
-    assert_int_equal(kf_datadir_walk(at(t, "dd"), &o, NULL), KF_OK);
+    assert_int_equal(kf_datadir_walk(at(t, "dd"), &o), KF_OK);
     expect(&c, want + 1, 2);
     walk_opts(&o, &c, at(t, ""));
-    int err_no = 0;
-    assert_int_equal(kf_datadir_walk(at(t, "nothing-here"), &o, &err_no), KF_ERR_IO);
-    assert_int_equal(err_no, ENOENT);
+    assert_int_equal(kf_datadir_walk(at(t, "nothing-here"), &o), KF_ERR_IO);
+    assert_int_equal(kf_error_last()->err_no, ENOENT);
     assert_int_equal(c.n, 0);
 }
 

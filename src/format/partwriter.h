@@ -43,7 +43,7 @@
 #include "kfsck/batch.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
-#include "kfsck/producer_state.h"
+#include "format/producer_state.h"
 #include "kfsck/snapshot.h"
 
 #ifdef __cplusplus
