@@ -2,7 +2,7 @@
  * that needs no broker. The library never prints or exits: every function
  * returns a kf_err (common.h says how) and reports findings through
  * callbacks. Options come in structs with an init function that sets the
- * defaults (kf_scan_opts_init, kf_verify_opts_init, ...): declare one, init
+ * defaults (kf_segment_scan_opts_init, kf_verify_opts_init, ...): declare one, init
  * it, change what you need, pass it.
  *
  * Include this one header; it pulls in the rest. Link with

@@ -128,8 +128,8 @@ typedef struct kf_part_hole {
 
 typedef struct kf_part_reader_opts {
     size_t max_batch_bytes;   /* decompression cap per batch */
-    unsigned threads;         /* reader threads per segment (kf_scan_opts.threads) */
-    size_t chunk_bytes;       /* read size (kf_scan_opts.chunk_bytes; 0: its default) */
+    unsigned threads;         /* reader threads per segment (kf_segment_scan_opts.threads) */
+    size_t chunk_bytes;       /* read size (kf_segment_scan_opts.chunk_bytes; 0: its default) */
     bool deep;                /* intact also means: every record decodes (intact.h) */
     /* Problems met in the copies (problem.file: the segment), and, unless
      * the callbacks below take them, "copies_disagree" and "offsets_lost". */

@@ -58,7 +58,7 @@ typedef struct kf_repair_opts {
     bool salvage;
     bool force;
     size_t max_batch_bytes;
-    unsigned threads;         /* the reader's (kf_scan_opts.threads; 0: automatic) */
+    unsigned threads;         /* the reader's (kf_segment_scan_opts.threads; 0: automatic) */
     size_t chunk_bytes;       /* the reader's read size (0: its default) */
     void (*drop_fn)(void *ctx, const kf_repair_drop *d);
     void (*segment_fn)(void *ctx, const kf_repair_segment *s);
@@ -103,7 +103,7 @@ typedef kf_part_hole kf_merge_hole;
 typedef struct kf_merge_opts {
     bool force;
     size_t max_batch_bytes;
-    unsigned threads;         /* the reader's, per segment (kf_scan_opts.threads) */
+    unsigned threads;         /* the reader's, per segment (kf_segment_scan_opts.threads) */
     size_t chunk_bytes;       /* the reader's read size (0: its default) */
     void (*conflict_fn)(void *ctx, const kf_merge_conflict *c);
     void (*hole_fn)(void *ctx, const kf_merge_hole *h);

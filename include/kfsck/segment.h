@@ -36,7 +36,7 @@ typedef int (*kf_batch_fn)(void *ctx, const kf_batch *b);
 /* Called for each record when opts->records is set. */
 typedef int (*kf_record_fn)(void *ctx, const kf_batch *b, const kf_record *r);
 
-typedef struct kf_scan_opts {
+typedef struct kf_segment_scan_opts {
     size_t max_batch_bytes;   /* decompression cap per batch; also the largest
                                  batch read whole (a larger one is reported) */
     bool deep;                /* decode records (decompressing) and check them */
@@ -70,14 +70,14 @@ typedef struct kf_scan_opts {
     /* Called about every 64 MiB of progress (NULL: never). */
     void (*progress_fn)(void *ctx, uint64_t position, uint64_t size);
     void *progress_ctx;
-} kf_scan_opts;
+} kf_segment_scan_opts;
 
-void kf_scan_opts_init(kf_scan_opts *o);
+void kf_segment_scan_opts_init(kf_segment_scan_opts *o);
 
 /* Scan a segment: every batch in file order, with the checks above, the
  * problems through o->problem_fn. Returns KF_OK, KF_ERR_NOMEM, or KF_ERR_IO
  * (a read failed: errno kept); the summary holds what was seen. */
-int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *sum);
+int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_summary *sum);
 
 /* ---- the streaming reader ----------------------------------------------
  *
@@ -107,7 +107,7 @@ typedef struct kf_batch_check {
 } kf_batch_check;
 
 /* Opens an iterator over src (which must outlive it). KF_OK or KF_ERR_NOMEM. */
-int kf_segment_iter_open(kf_segment_iter **it, kf_source *src, const kf_scan_opts *o);
+int kf_segment_iter_open(kf_segment_iter **it, kf_source *src, const kf_segment_scan_opts *o);
 /* 1 with *b set (its bytes stay valid until the next call), 0 at the end,
  * or a negative kf_err. *damaged is set when damage was skipped since the
  * previous entry returned. A v0/v1 message with wrong lengths is returned

@@ -22,8 +22,8 @@ extern "C" {
 
 typedef struct kf_verify_opts {
     size_t max_batch_bytes;   /* decompression cap per batch */
-    unsigned threads;         /* reader threads per segment (kf_scan_opts.threads) */
-    size_t chunk_bytes;       /* reader chunk size (kf_scan_opts.chunk_bytes; 0: default) */
+    unsigned threads;         /* reader threads per segment (kf_segment_scan_opts.threads) */
+    size_t chunk_bytes;       /* reader chunk size (kf_segment_scan_opts.chunk_bytes; 0: default) */
     /* Every problem, with p->file set to the file it is about. */
     kf_problem_fn problem_fn;
     void *problem_ctx;

@@ -549,8 +549,8 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         bool secret_bytes = dec == DEC_METADATA || dec == DEC_REMOTE || decode_for(&autod, path) == DEC_METADATA;
         dump_ctx d = {.opts = opts, .o = o, .file = path, .decode = dec, .rep = &r, .secret_bytes = secret_bytes,
                       .pending_sev = KF_SEV_WARNING};
-        kf_scan_opts so;
-        kf_scan_opts_init(&so);
+        kf_segment_scan_opts so;
+        kf_segment_scan_opts_init(&so);
         so.max_batch_bytes = (size_t)opts->max_batch_bytes;
         so.records = opts->records;
         so.deep = true;

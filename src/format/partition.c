@@ -323,8 +323,8 @@ bool kf_partition_log_end(const kf_partition *p, size_t max_batch_bytes, int64_t
             kf_source *src;
             if (kf_source_open(&src, cp->segments[s], 0, NULL) != KF_OK)
                 continue;
-            kf_scan_opts o;
-            kf_scan_opts_init(&o);
+            kf_segment_scan_opts o;
+            kf_segment_scan_opts_init(&o);
             o.deep = false;
             o.max_batch_bytes = max_batch_bytes;
             kf_segment_iter *it;

@@ -284,8 +284,8 @@ static bool open_segment(cursor *k)
         note_damage(k);
         return false;
     }
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.deep = k->r->o.deep;
     o.max_batch_bytes = k->r->o.max_batch_bytes;
     o.threads = k->r->o.threads;

@@ -330,12 +330,13 @@ static unsigned online_cpus(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_scan_opts *o)
+int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_segment_scan_opts *o)
 {
     return kf_segment_iter_open_checking(out, src, o, true);
 }
 
-int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const kf_scan_opts *o, bool check_records)
+int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const kf_segment_scan_opts *o,
+                                  bool check_records)
 {
     *out = NULL;
     kf_segment_iter *it = calloc(1, sizeof *it);
@@ -383,7 +384,7 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
         if (!it->walker_started || it->workers_started < it->nworkers) {
             /* no threads to be had: read on the caller's thread */
             kf_segment_iter_close(it);
-            kf_scan_opts o1 = *o;
+            kf_segment_scan_opts o1 = *o;
             o1.threads = 1;
             return kf_segment_iter_open_checking(out, src, &o1, check_records);
         }

@@ -21,7 +21,7 @@
 #define INDEX_INTERVAL_BYTES 4096 /* the broker's default index.interval.bytes */
 #define PROGRESS_STEP ((uint64_t)64 << 20)
 
-void kf_scan_opts_init(kf_scan_opts *o)
+void kf_segment_scan_opts_init(kf_segment_scan_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
@@ -62,7 +62,7 @@ typedef struct time_check {
 
 typedef struct scan_state {
     uint64_t size;           /* of the source */
-    const kf_scan_opts *o;
+    const kf_segment_scan_opts *o;
     kf_segment_summary *sum;
     bool recovery_zero;      /* an index append during recovery would throw */
     /* broker-recovery index simulation */
@@ -261,7 +261,7 @@ static void forward_problem(void *ctx, const kf_problem *p)
  * caller wants each record, decoded here. */
 static int scan_records(scan_state *s, kf_batch *b, bool *bad)
 {
-    const kf_scan_opts *o = s->o;
+    const kf_segment_scan_opts *o = s->o;
     const kf_batch_check *ck = kf_segment_iter_check(s->it);
     if (!o->records) {
         if (o->batch_fn && o->batch_fn(o->ctx, b))
@@ -363,7 +363,7 @@ static void check_batch_header(scan_state *s, const kf_batch *b, bool *bad)
     }
 }
 
-int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *sum)
+int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_summary *sum)
 {
     memset(sum, 0, sizeof *sum);
     uint64_t size = kf_source_size(src);
@@ -377,7 +377,7 @@ int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *s
     s.rec_max_ts = -1; /* Kafka's NO_TIMESTAMP start */
     s.rec_max_ts_off = -1;
     bool deep = o->deep || o->records;
-    kf_scan_opts io = *o;
+    kf_segment_scan_opts io = *o;
     io.deep = deep;
     io.problem_fn = forward_problem;
     io.problem_ctx = &s;
@@ -484,8 +484,8 @@ int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *s
 
 uint64_t kf_recovery_point(kf_source *src, int64_t base_offset)
 {
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.deep = false;
     o.resync = false;
     o.base_offset = base_offset;

@@ -505,7 +505,7 @@ static void salvage_end(seg_pass *s)
 }
 
 /* A segment after a truncated one: dropped whole, with the offsets it held. */
-static void drop_whole_segment(seg_pass *s, const kf_scan_opts *so)
+static void drop_whole_segment(seg_pass *s, const kf_segment_scan_opts *so)
 {
     const seg_job *j = s->j;
     kf_repair_drop d;
@@ -517,7 +517,7 @@ static void drop_whole_segment(seg_pass *s, const kf_scan_opts *so)
     snprintf(d.message, sizeof d.message,
              "broker recovery truncated an earlier segment, so it deletes this later segment");
     /* its offsets: from the file names, else the intact batches in it */
-    kf_scan_opts o = *so;
+    kf_segment_scan_opts o = *so;
     o.problem_fn = NULL;
     kf_segment_iter *it;
     bool hf = false, hl = false;
@@ -640,8 +640,8 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
         return repair_fail(c, j->in_path, open_err, open_err == EINVAL ? "not a regular file" : "cannot read");
     kf_window_init(&s.w, s.src);
     s.size = kf_source_size(s.src);
-    kf_scan_opts so;
-    kf_scan_opts_init(&so);
+    kf_segment_scan_opts so;
+    kf_segment_scan_opts_init(&so);
     so.resync = true;
     so.base_offset = j->base;
     so.max_batch_bytes = c->o->max_batch_bytes;

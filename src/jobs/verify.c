@@ -299,8 +299,8 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
             *out = sum;
         return KF_OK;
     }
-    kf_scan_opts so;
-    kf_scan_opts_init(&so);
+    kf_segment_scan_opts so;
+    kf_segment_scan_opts_init(&so);
     so.max_batch_bytes = o->max_batch_bytes;
     so.threads = o->threads;
     so.chunk_bytes = o->chunk_bytes;

@@ -72,8 +72,8 @@ int main(int argc, char **argv)
     kf_source *src;
     int err_no = 0;
     CHECK(kf_source_open(&src, path, 0, &err_no) == KF_OK);
-    kf_scan_opts so;
-    kf_scan_opts_init(&so);
+    kf_segment_scan_opts so;
+    kf_segment_scan_opts_init(&so);
     kf_segment_iter *it;
     CHECK(kf_segment_iter_open(&it, src, &so) == KF_OK);
     kf_batch b;

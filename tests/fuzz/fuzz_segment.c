@@ -26,8 +26,8 @@ static void note_too_large(void *ctx, const kf_problem *p)
 static void check_broker_view(kf_source *m)
 {
     bool too_large = false;
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.problem_fn = note_too_large;
     o.problem_ctx = &too_large;
     o.deep = false;
@@ -110,8 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (kf_source_memory(&m, data + il + tl, size - il - tl) != KF_OK)
         return 0;
     size_t sink = 0;
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.records = true;
     o.record_fn = on_record;
     o.ctx = &sink;
