@@ -22,7 +22,10 @@ extern "C" {
 
 typedef struct kf_connect kf_connect;
 
+#define KF_CONNECT_OPTIONS_VERSION 1
+#define KF_CONNECT_OPTIONS_INIT KF_OPTIONS_INIT_(kf_connect_opts, KF_CONNECT_OPTIONS_VERSION)
 typedef struct kf_connect_opts {
+    unsigned version;         /* KF_CONNECT_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;
     /* records that are not Connect JSON (bad_connect_record, warning) and
      * batches whose records cannot be read (error) */
@@ -63,7 +66,10 @@ uint64_t kf_connect_bad_batches(const kf_connect *c);
 
 /* ---- the Connect offsets topic among the inputs (connect_topic.c) ------- */
 
+#define KF_CONNECT_TOPIC_OPTIONS_VERSION 1
+#define KF_CONNECT_TOPIC_OPTIONS_INIT KF_OPTIONS_INIT_(kf_connect_topic_opts, KF_CONNECT_TOPIC_OPTIONS_VERSION)
 typedef struct kf_connect_topic_opts {
+    unsigned version;         /* KF_CONNECT_TOPIC_OPTIONS_VERSION (kfsck.h: options) */
     const char *topic;          /* the offsets topic's name (default "connect-offsets") */
     /* the readers of its partitions: max_batch_bytes, tuning, and the
      * problems met in the copies */

@@ -177,7 +177,10 @@ typedef struct kf_md_token {
 
 typedef struct kf_metadata kf_metadata;
 
+#define KF_METADATA_OPTIONS_VERSION 1
+#define KF_METADATA_OPTIONS_INIT KF_OPTIONS_INIT_(kf_metadata_opts, KF_METADATA_OPTIONS_VERSION)
 typedef struct kf_metadata_opts {
+    unsigned version;         /* KF_METADATA_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;    /* decompression cap per batch */
     bool has_as_of;            /* the state after offset as_of_offset (else: the end of the log) */
     int64_t as_of_offset;

@@ -126,7 +126,10 @@ typedef struct kf_part_hole {
                                            no copy showed damage there */
 } kf_part_hole;
 
+#define KF_PART_READER_OPTIONS_VERSION 1
+#define KF_PART_READER_OPTIONS_INIT KF_OPTIONS_INIT_(kf_part_reader_opts, KF_PART_READER_OPTIONS_VERSION)
 typedef struct kf_part_reader_opts {
+    unsigned version;         /* KF_PART_READER_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;   /* decompression cap per batch */
     unsigned threads;         /* reader threads per segment (kf_segment_scan_opts.threads) */
     size_t chunk_bytes;       /* read size (kf_segment_scan_opts.chunk_bytes; 0: its default) */

@@ -52,7 +52,10 @@ extern "C" {
 
 typedef struct kf_part_writer kf_part_writer;
 
+#define KF_PART_WRITER_OPTIONS_VERSION 1
+#define KF_PART_WRITER_OPTIONS_INIT KF_OPTIONS_INIT_(kf_part_writer_opts, KF_PART_WRITER_OPTIONS_VERSION)
 typedef struct kf_part_writer_opts {
+    unsigned version;         /* KF_PART_WRITER_OPTIONS_VERSION (kfsck.h: options) */
     bool force;               /* replace existing files */
     size_t max_batch_bytes;   /* decompression cap for control records */
     bool rewindable;          /* keep what kf_part_writer_rewind needs (a copy

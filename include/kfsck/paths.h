@@ -61,7 +61,10 @@ typedef struct kf_path_entry {
  * stops the walk and is returned. Each may be NULL (nothing done). */
 typedef int (*kf_path_entry_fn)(void *ctx, const kf_path_entry *e);
 
+#define KF_PATHS_WALK_OPTIONS_VERSION 1
+#define KF_PATHS_WALK_OPTIONS_INIT KF_OPTIONS_INIT_(kf_paths_walk_opts, KF_PATHS_WALK_OPTIONS_VERSION)
 typedef struct kf_paths_walk_opts {
+    unsigned version;         /* KF_PATHS_WALK_OPTIONS_VERSION (kfsck.h: options) */
     kf_path_entry_fn file_fn;        /* a PATH that is a regular file */
     kf_path_entry_fn partition_fn;   /* a partition dir: a PATH, or an entry of a data dir */
     kf_path_entry_fn datadir_fn;     /* a PATH that is a data dir (e->datadir: it), before its entries */

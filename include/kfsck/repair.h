@@ -54,7 +54,10 @@ typedef struct kf_repair_file {
     char reason[240];
 } kf_repair_file;
 
+#define KF_REPAIR_OPTIONS_VERSION 1
+#define KF_REPAIR_OPTIONS_INIT KF_OPTIONS_INIT_(kf_repair_opts, KF_REPAIR_OPTIONS_VERSION)
 typedef struct kf_repair_opts {
+    unsigned version;         /* KF_REPAIR_OPTIONS_VERSION (kfsck.h: options) */
     bool salvage;
     bool force;
     size_t max_batch_bytes;
@@ -100,7 +103,10 @@ int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_
 typedef kf_part_conflict kf_merge_conflict;
 typedef kf_part_hole kf_merge_hole;
 
+#define KF_MERGE_OPTIONS_VERSION 1
+#define KF_MERGE_OPTIONS_INIT KF_OPTIONS_INIT_(kf_merge_opts, KF_MERGE_OPTIONS_VERSION)
 typedef struct kf_merge_opts {
+    unsigned version;         /* KF_MERGE_OPTIONS_VERSION (kfsck.h: options) */
     bool force;
     size_t max_batch_bytes;
     unsigned threads;         /* the reader's, per segment (kf_segment_scan_opts.threads) */

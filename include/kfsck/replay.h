@@ -56,7 +56,10 @@ typedef void (*kf_offset_change_fn)(void *ctx, const kf_offset_value *v, bool de
 
 typedef struct kf_replay kf_replay;
 
+#define KF_REPLAY_OPTIONS_VERSION 1
+#define KF_REPLAY_OPTIONS_INIT KF_OPTIONS_INIT_(kf_replay_opts, KF_REPLAY_OPTIONS_VERSION)
 typedef struct kf_replay_opts {
+    unsigned version;         /* KF_REPLAY_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;
     bool has_as_of;             /* kf_replay_offsets gives the table as of as_of */
     int64_t as_of;
@@ -134,7 +137,10 @@ kf_replay_stats kf_replay_get_stats(const kf_replay *r);
  * timestamp (one time line). Empty batches (kept by the log cleaner) are
  * not replayed. Ends with kf_replay_finish. */
 
+#define KF_OFFSETS_TOPIC_OPTIONS_VERSION 1
+#define KF_OFFSETS_TOPIC_OPTIONS_INIT KF_OPTIONS_INIT_(kf_offsets_topic_opts, KF_OFFSETS_TOPIC_OPTIONS_VERSION)
 typedef struct kf_offsets_topic_opts {
+    unsigned version;         /* KF_OFFSETS_TOPIC_OPTIONS_VERSION (kfsck.h: options) */
     const char *topic;          /* "__consumer_offsets" */
     /* Every partition reader's options: max_batch_bytes, tuning, and the
      * problems met in the copies (problem_fn). */

@@ -50,7 +50,10 @@ typedef struct kf_datadir_partition {
     size_t n_problems;
 } kf_datadir_partition;
 
+#define KF_DATADIR_SCAN_OPTIONS_VERSION 1
+#define KF_DATADIR_SCAN_OPTIONS_INIT KF_OPTIONS_INIT_(kf_datadir_scan_opts, KF_DATADIR_SCAN_OPTIONS_VERSION)
 typedef struct kf_datadir_scan_opts {
+    unsigned version;         /* KF_DATADIR_SCAN_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;
     unsigned jobs;                 /* threads in all (partitions checked at once, the
                                       rest to segment readers); 0: online cores */

@@ -36,13 +36,18 @@ typedef int (*kf_batch_fn)(void *ctx, const kf_batch *b);
 /* Called for each record when opts->records is set. */
 typedef int (*kf_record_fn)(void *ctx, const kf_batch *b, const kf_record *r);
 
+#define KF_SEGMENT_SCAN_OPTIONS_VERSION 1
+#define KF_SEGMENT_SCAN_OPTIONS_INIT KF_OPTIONS_INIT_(kf_segment_scan_opts, KF_SEGMENT_SCAN_OPTIONS_VERSION)
 typedef struct kf_segment_scan_opts {
+    unsigned version;         /* KF_SEGMENT_SCAN_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;   /* decompression cap per batch; also the largest
                                  batch read whole (a larger one is reported) */
     bool deep;                /* decode records (decompressing) and check them */
     bool records;             /* call record_fn per record (implies deep) */
-    bool resync;              /* after damage, scan forward for the next good batch */
-    int64_t base_offset;      /* the segment's base offset from its name, -1 if unknown */
+    bool no_resync;           /* stop at the first damage; by default the reader scans
+                                 forward from it for the next good batch */
+    bool has_base_offset;     /* the segment's base offset from its name is known: */
+    int64_t base_offset;      /* it (batches below it, or more than 2^31-1 past it, are damage) */
     bool limited;             /* the source is a prefix (dump --max-bytes): a torn end is not damage */
     bool broker_view;         /* the iterator also returns the entries broker recovery keeps
                                  although they are damaged: a batch whose only damage is its
@@ -134,7 +139,8 @@ uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from);
 
 /* Where broker recovery (LogSegment.recover) would truncate a segment: the
  * start of the first entry that fails framing, the minimum size, the CRC or
- * the offset range; 0 when an index append during recovery would fail. */
+ * the offset range; 0 when an index append during recovery would fail.
+ * base_offset: from the file name, -1 when unknown. */
 uint64_t kf_recovery_point(kf_source *src, int64_t base_offset);
 
 #ifdef __cplusplus

@@ -97,11 +97,14 @@ typedef enum kf_sink_from {
     KF_SINK_FROM_TIME,      /* from_value: ms; the offset offsetsForTimes finds */
 } kf_sink_from;
 
+#define KF_SINK_OPTIONS_VERSION 1
+#define KF_SINK_OPTIONS_INIT KF_OPTIONS_INIT_(kf_sink_opts, KF_SINK_OPTIONS_VERSION)
 typedef struct kf_sink_opts {
+    unsigned version;         /* KF_SINK_OPTIONS_VERSION (kfsck.h: options) */
     kf_sink_config config;
     kf_sink_from from;
     int64_t from_value;
-    bool alternatives;       /* also simulate kf_sink_alternatives (default true) */
+    bool no_alternatives;    /* do not also simulate kf_sink_alternatives (by default they are) */
     /* Batches skipped because their records cannot be read (problem.file:
      * the segment). Damage the partition reader finds goes to its own
      * callback. */

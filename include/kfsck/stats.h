@@ -88,7 +88,10 @@ typedef struct kf_stats_group {
     uint64_t buckets;           /* buckets with a record */
 } kf_stats_group;
 
+#define KF_STATS_OPTIONS_VERSION 1
+#define KF_STATS_OPTIONS_INIT KF_OPTIONS_INIT_(kf_stats_opts, KF_STATS_OPTIONS_VERSION)
 typedef struct kf_stats_opts {
+    unsigned version;         /* KF_STATS_OPTIONS_VERSION (kfsck.h: options) */
     int64_t bucket_ms;          /* bucket width, > 0 (default 1 hour) */
     bool by_partition;          /* a group per partition, not per topic */
     kf_part_reader_opts read;   /* the partitions' readers (their problems: damage in the copies) */

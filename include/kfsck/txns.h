@@ -85,9 +85,13 @@ const kf_txn_coord_entry *kf_txn_coord_find(kf_txn_coord *c, int64_t pid);
 
 /* ---- one partition's transactions --------------------------------------- */
 
+#define KF_TXNS_OPTIONS_VERSION 1
+#define KF_TXNS_OPTIONS_INIT KF_OPTIONS_INIT_(kf_txns_opts, KF_TXNS_OPTIONS_VERSION)
 typedef struct kf_txns_opts {
+    unsigned version;         /* KF_TXNS_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;       /* decompression cap for control records */
-    int64_t hanging_ms;           /* default 15 minutes (Kafka's transaction.max.timeout.ms) */
+    bool has_hanging_ms;          /* hanging_ms is given; else 15 minutes (Kafka's */
+    int64_t hanging_ms;           /* transaction.max.timeout.ms), the default */
     kf_txn_coord *coord;          /* the coordinator's view, or NULL when none was given */
     /* Problems: .txnindex entries missing or extra, a .txnindex or producer
      * snapshot that cannot be used, unreadable markers, missing markers. */

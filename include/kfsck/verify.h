@@ -20,7 +20,10 @@
 extern "C" {
 #endif
 
+#define KF_VERIFY_OPTIONS_VERSION 1
+#define KF_VERIFY_OPTIONS_INIT KF_OPTIONS_INIT_(kf_verify_opts, KF_VERIFY_OPTIONS_VERSION)
 typedef struct kf_verify_opts {
+    unsigned version;         /* KF_VERIFY_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;   /* decompression cap per batch */
     unsigned threads;         /* reader threads per segment (kf_segment_scan_opts.threads) */
     size_t chunk_bytes;       /* reader chunk size (kf_segment_scan_opts.chunk_bytes; 0: default) */

@@ -555,7 +555,8 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         so.records = opts->records;
         so.deep = true;
         so.limited = opts->max_bytes > 0;
-        so.base_offset = ni.kind == KF_FILE_LOG ? ni.base_offset : -1;
+        so.has_base_offset = ni.kind == KF_FILE_LOG && ni.base_offset >= 0;
+        so.base_offset = ni.base_offset;
         so.batch_fn = on_batch;
         so.record_fn = on_record;
         so.ctx = &d;

@@ -325,7 +325,6 @@ bool kf_partition_log_end(const kf_partition *p, size_t max_batch_bytes, int64_t
                 continue;
             kf_segment_scan_opts o;
             kf_segment_scan_opts_init(&o);
-            o.deep = false;
             o.max_batch_bytes = max_batch_bytes;
             kf_segment_iter *it;
             int64_t last = INT64_MIN;

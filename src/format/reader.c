@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes/opts.h"
 #include "format/reader_internal.h"
 
 #define DEFAULT_CHUNK ((size_t)1 << 20)
@@ -143,7 +144,7 @@ static void crc_damage(kf_segment_iter *it, reader_chunk *c, reader_item *x)
     bool plausible = false;
     reader_chunk *nc = NULL;
     reader_item *y = NULL;
-    if (it->o.resync) {
+    if (!it->o.no_resync) {
         y = next_item(it, &nc);
         if (y && y->kind == IT_BATCH && y->b.position == next && y->crc_ok && y->parse_ok &&
             y->b.size - KF_LOG_OVERHEAD <= KF_RESYNC_MAX_BATCH)
@@ -339,6 +340,10 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
                                   bool check_records)
 {
     *out = NULL;
+    kf_segment_scan_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_SEGMENT_SCAN_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_segment_iter *it = calloc(1, sizeof *it);
     if (!it)
         return KF_ERR_NOMEM;

@@ -8,6 +8,7 @@
  * in the same pass (both are sorted, so this is a merge and keeps nothing per
  * batch). The reader does the framing, resynchronisation, CRCs and record
  * decoding; this file adds the checks that need the batches in order. */
+#include "bytes/opts.h"
 #include "kfsck/segment.h"
 
 #include <limits.h>
@@ -23,11 +24,7 @@
 
 void kf_segment_scan_opts_init(kf_segment_scan_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
-    o->deep = true;
-    o->resync = true;
-    o->base_offset = -1;
+    *o = (kf_segment_scan_opts)KF_SEGMENT_SCAN_OPTIONS_INIT;
 }
 
 uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from)
@@ -348,7 +345,7 @@ static void check_batch_header(scan_state *s, const kf_batch *b, bool *bad)
         *bad = true;
     }
     int64_t base = s->o->base_offset;
-    if (base >= 0) {
+    if (s->o->has_base_offset && base >= 0) {
         if (first < base) {
             snprintf(msg, sizeof msg, "batch offset %lld is below the segment's base offset %lld (from its file name)",
                      (long long)first, (long long)base);
@@ -366,6 +363,10 @@ static void check_batch_header(scan_state *s, const kf_batch *b, bool *bad)
 int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_summary *sum)
 {
     memset(sum, 0, sizeof *sum);
+    kf_segment_scan_opts taken;
+    if (kf_opts_take(&taken, o, sizeof taken, KF_SEGMENT_SCAN_OPTIONS_VERSION, &taken.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &taken;
     uint64_t size = kf_source_size(src);
     scan_state s;
     memset(&s, 0, sizeof s);
@@ -486,8 +487,8 @@ uint64_t kf_recovery_point(kf_source *src, int64_t base_offset)
 {
     kf_segment_scan_opts o;
     kf_segment_scan_opts_init(&o);
-    o.deep = false;
-    o.resync = false;
+    o.no_resync = true;
+    o.has_base_offset = base_offset >= 0;
     o.base_offset = base_offset;
     o.keep_cache = true;
     kf_segment_summary sum;

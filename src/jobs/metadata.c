@@ -6,6 +6,7 @@
  * it, an aborted one rolled back), and the KRaft checks of kraft_check.c.
  * The inputs come from kraft_inputs.c; records are decoded by kraft_decode.c
  * and applied by md_apply.c. */
+#include "bytes/opts.h"
 #include "kfsck/metadata.h"
 
 #include <stdarg.h>
@@ -36,8 +37,7 @@ struct kf_metadata {
 
 void kf_metadata_opts_init(kf_metadata_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_metadata_opts)KF_METADATA_OPTIONS_INIT;
 }
 
 /* ---- building ------------------------------------------------------------------------- */
@@ -520,11 +520,10 @@ static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
 int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_metadata_opts *opts)
 {
     *out = NULL;
-    kf_metadata_opts defaults;
-    if (!opts) {
-        kf_metadata_opts_init(&defaults);
-        opts = &defaults;
-    }
+    kf_metadata_opts own;
+    if (kf_opts_take(&own, opts, sizeof own, KF_METADATA_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    opts = &own;
     kf_metadata *m = calloc(1, sizeof *m);
     if (!m)
         return KF_ERR_NOMEM;

@@ -25,6 +25,7 @@
 #include "format/resync.h"
 #include "jobs/rebuild.h"
 #include "jobs/repair_internal.h"
+#include "bytes/opts.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
@@ -35,8 +36,7 @@
 
 void kf_repair_opts_init(kf_repair_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_repair_opts)KF_REPAIR_OPTIONS_INIT;
 }
 
 /* ---- shared helpers (repair_internal.h) --------------------------------------- */
@@ -642,7 +642,7 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
     s.size = kf_source_size(s.src);
     kf_segment_scan_opts so;
     kf_segment_scan_opts_init(&so);
-    so.resync = true;
+    so.has_base_offset = j->base >= 0;
     so.base_offset = j->base;
     so.max_batch_bytes = c->o->max_batch_bytes;
     so.threads = c->o->threads;
@@ -891,16 +891,28 @@ static int repair_segment_file(const char *log_path, const char *out_dir, const 
 
 int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
 {
+    kf_repair_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     return repair_partition(in_dir, out_dir, o, res, NULL);
 }
 
 int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
 {
+    kf_repair_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     return repair_segment_file(log_path, out_dir, o, res, NULL);
 }
 
 int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res)
 {
+    kf_repair_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_repair_opts forced = *o;
     forced.force = od->force;
     int rc = od->partition ? repair_partition(path, od->target, &forced, res, od)

@@ -25,7 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     kf_segment_scan_opts_init(&o);
     o.deep = true;
-    o.resync = true;
     o.max_batch_bytes = (size_t)1 << 20;
     (void)kf_segment_scan(m, &o, &sum);
     kf_source_close(m);

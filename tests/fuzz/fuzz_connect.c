@@ -20,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kf_connect *c = kf_connect_new(&co);
     kf_segment_scan_opts o;
     kf_segment_scan_opts_init(&o);
+    o.deep = true;
     kf_segment_iter *it;
     if (c && kf_segment_iter_open(&it, m, &o) == KF_OK) {
         kf_batch b;

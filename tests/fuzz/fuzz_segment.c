@@ -34,6 +34,7 @@ static void check_broker_view(kf_source *m)
     o.broker_view = true;
     o.threads = 1;
     o.max_batch_bytes = (size_t)1 << 20;
+    o.has_base_offset = true;
     o.base_offset = 0;
     kf_segment_iter *it;
     if (kf_segment_iter_open(&it, m, &o) != KF_OK)
@@ -116,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.record_fn = on_record;
     o.ctx = &sink;
     o.max_batch_bytes = (size_t)1 << 20;
+    o.has_base_offset = true;
     o.base_offset = 0;
     o.offset_index = &oi;
     o.time_index = &ti;

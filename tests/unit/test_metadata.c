@@ -764,6 +764,7 @@ static void test_multi_record_control_batches(void **state)
             kf_segment_scan_opts_init(&o);
             o.deep = true;
             o.records = records;
+            o.has_base_offset = true;
             o.base_offset = 0;
             o.problem_fn = problem_log_fn;
             o.problem_ctx = &log;

@@ -79,7 +79,8 @@ static void test_rules_and_last_stable_offset(void **state)
     kf_partition p = no_copies();
     kf_txns_opts o;
     kf_txns_opts_init(&o);
-    assert_int_equal(o.hanging_ms, 900000);
+    assert_int_equal(o.version, KF_TXNS_OPTIONS_VERSION);
+    assert_false(o.has_hanging_ms); /* kf_txns_open: 15 minutes */
     problem_log log = {0};
     o.problem_fn = problem_log_fn;
     o.problem_ctx = &log;
@@ -133,6 +134,7 @@ static void test_rules_and_last_stable_offset(void **state)
     kf_txns_free(f.t);
 
     /* the same log with --hanging-ms 25 minutes: only 12's transaction hangs */
+    o.has_hanging_ms = true;
     o.hanging_ms = 25 * MIN;
     assert_int_equal(kf_txns_open(&f.t, &p, &o), KF_OK);
     feed(&f, 7, 1, DATA, 12, 4, T + 3 * MIN, NULL);
