@@ -41,8 +41,10 @@ typedef int (*kf_record_fn)(void *ctx, const kf_batch *b, const kf_record *r);
 typedef struct kf_segment_scan_opts {
     unsigned version;         /* KF_SEGMENT_SCAN_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;   /* decompression cap per batch; also the largest
-                                 batch read whole (a larger one is reported) */
-    bool deep;                /* decode records (decompressing) and check them */
+                                 batch read whole (a larger one is reported);
+                                 0: KF_DEFAULT_MAX_BATCH_BYTES */
+    bool deep;                /* decode records (decompressing) and check them
+                                 (off by default, as kf_part_reader_opts.deep) */
     bool records;             /* call record_fn per record (implies deep) */
     bool no_resync;           /* stop at the first damage; by default the reader scans
                                  forward from it for the next good batch */
@@ -57,7 +59,7 @@ typedef struct kf_segment_scan_opts {
     unsigned threads;         /* reader threads: 0 automatic (files of 4 MiB and more on
                                  2+ cores: one reads ahead, the others check CRCs and
                                  decode), 1 none (everything on the caller's thread) */
-    size_t chunk_bytes;       /* bytes read at a time (default 1 MiB; tests use tiny ones) */
+    size_t chunk_bytes;       /* bytes read at a time (0: 1 MiB; tests use tiny ones) */
     bool keep_cache;          /* leave the page cache as the reads left it; by default
                                  pages this read brought in are dropped behind it */
     const kf_index *offset_index;   /* checked against the log when non-NULL */
@@ -77,6 +79,10 @@ typedef struct kf_segment_scan_opts {
     void *progress_ctx;
 } kf_segment_scan_opts;
 
+/* Fills *o as KF_SEGMENT_SCAN_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_segment_scan_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_SEGMENT_SCAN_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_segment_scan_opts_init(kf_segment_scan_opts *o);
 
 /* Scan a segment: every batch in file order, with the checks above, the
