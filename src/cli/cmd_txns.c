@@ -309,7 +309,7 @@ static void read_partition(txns_run *R, const kf_partition *p)
         cli_oom();
     R->unreadable |= ur.unreadable;
     print_partition(R, p, &res);
-    kf_txns_free(t);
+    kf_txns_close(t);
     R->partitions++;
     R->open += res.open_transactions;
     R->hanging += res.hanging_transactions;

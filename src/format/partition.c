@@ -256,6 +256,8 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
 
 void kf_partition_free(kf_partition *p)
 {
+    if (!p)
+        return;
     for (size_t c = 0; c < p->ncopies; c++) {
         for (size_t s = 0; s < p->copies[c].nseg; s++)
             free(p->copies[c].segments[s]);
@@ -270,6 +272,8 @@ void kf_partition_free(kf_partition *p)
 
 void kf_inputs_free(kf_inputs *in)
 {
+    if (!in)
+        return;
     for (size_t i = 0; i < in->n; i++)
         kf_partition_free(&in->parts[i]);
     free(in->parts);

@@ -57,6 +57,8 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
 
 void kf_datadir_info_free(kf_datadir_info *info)
 {
+    if (!info)
+        return;
     free((char *)info->meta_path);
     memset(info, 0, sizeof *info);
 }

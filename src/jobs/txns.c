@@ -324,7 +324,7 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
     t->ps = kf_pstate_new_open_txns();
     t->ix = calloc(p->ncopies ? p->ncopies : 1, sizeof *t->ix);
     if (!t->ps || !t->ix) {
-        kf_txns_free(t);
+        kf_txns_close(t);
         return KF_ERR_NOMEM;
     }
     t->nix = p->ncopies;
@@ -333,7 +333,7 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
         t->ix[i].seg = NONE;
     }
     if (load_snapshot(t) != KF_OK) {
-        kf_txns_free(t);
+        kf_txns_close(t);
         return KF_ERR_NOMEM;
     }
     *out = t;
@@ -480,7 +480,7 @@ int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_
     return KF_OK;
 }
 
-void kf_txns_free(kf_txns *t)
+void kf_txns_close(kf_txns *t)
 {
     if (!t)
         return;

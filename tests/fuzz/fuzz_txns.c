@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 kf_txns_finish(t, res.uncovered > 0, sink_report, (void *)&sink, &tr);
                 sink += tr.open_transactions + tr.txnindex_missing + tr.txnindex_extra;
             }
-            kf_txns_free(t);
+            kf_txns_close(t);
         }
         kf_buf_free(&buf);
         kf_txn_coord_free(coord);
