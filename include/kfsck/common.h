@@ -63,6 +63,16 @@ typedef struct kf_cursor {
 /* Default cap on one batch's decompressed size (128 MiB). */
 #define KF_DEFAULT_MAX_BATCH_BYTES ((size_t)128 << 20)
 
+/* The initializer of an options struct: its version set, every other field
+ * zero, which is that field's default (kfsck.h, "Options"). Each options
+ * struct's KF_<NAME>_OPTIONS_INIT is this; in C++ (before C++20, and clean
+ * under -Wextra) a lambda that value-initializes the struct. */
+#ifdef __cplusplus
+#define KF_OPTIONS_INIT_(type, v) ([] { type o_{}; o_.version = (v); return o_; }())
+#else
+#define KF_OPTIONS_INIT_(type, v) { .version = (v) }
+#endif
+
 /* ---- Problems: what verify/dump report -------------------------------- */
 
 typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;

@@ -128,10 +128,13 @@ typedef struct kf_part_hole {
                                            no copy showed damage there */
 } kf_part_hole;
 
+#define KF_PART_READER_OPTIONS_VERSION 1
+#define KF_PART_READER_OPTIONS_INIT KF_OPTIONS_INIT_(kf_part_reader_opts, KF_PART_READER_OPTIONS_VERSION)
 typedef struct kf_part_reader_opts {
-    size_t max_batch_bytes;   /* decompression cap per batch */
-    unsigned threads;         /* reader threads per segment (kf_scan_opts.threads) */
-    size_t chunk_bytes;       /* read size (kf_scan_opts.chunk_bytes; 0: its default) */
+    unsigned version;         /* KF_PART_READER_OPTIONS_VERSION (kfsck.h: options) */
+    size_t max_batch_bytes;   /* decompression cap per batch (0: the default) */
+    unsigned threads;         /* reader threads per segment (kf_segment_scan_opts.threads) */
+    size_t chunk_bytes;       /* read size (kf_segment_scan_opts.chunk_bytes; 0: its default) */
     bool deep;                /* intact also means: every record decodes (src/format/intact.h) */
     /* Problems met in the copies (problem.file: the segment), and, unless
      * the callbacks below take them, "copies_disagree" and "offsets_lost". */
@@ -142,6 +145,10 @@ typedef struct kf_part_reader_opts {
     void *event_ctx;
 } kf_part_reader_opts;
 
+/* Fills *o as KF_PART_READER_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_part_reader_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_PART_READER_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_part_reader_opts_init(kf_part_reader_opts *o);
 
 /* Open a reader over p's copies (p must outlive it). KF_OK or KF_ERR_NOMEM.

@@ -61,7 +61,10 @@ typedef struct kf_path_entry {
  * stops the walk and is returned. Each may be NULL (nothing done). */
 typedef int (*kf_path_entry_fn)(void *ctx, const kf_path_entry *e);
 
+#define KF_PATHS_WALK_OPTIONS_VERSION 1
+#define KF_PATHS_WALK_OPTIONS_INIT KF_OPTIONS_INIT_(kf_paths_walk_opts, KF_PATHS_WALK_OPTIONS_VERSION)
 typedef struct kf_paths_walk_opts {
+    unsigned version;         /* KF_PATHS_WALK_OPTIONS_VERSION (kfsck.h: options) */
     kf_path_entry_fn file_fn;        /* a PATH that is a regular file */
     kf_path_entry_fn partition_fn;   /* a partition dir: a PATH, or an entry of a data dir */
     kf_path_entry_fn datadir_fn;     /* a PATH that is a data dir (e->datadir: it), before its entries */
@@ -74,15 +77,19 @@ typedef struct kf_paths_walk_opts {
     bool unreadable_partitions; /* a data dir's entry named <topic>-<n> that cannot be read
                                    goes to partition_fn (KF_PATH_ERROR) instead of error_fn */
     bool empty_dir_is_datadir;  /* an empty directory PATH is a data dir with nothing in it */
-    const char *special_what;   /* words for a PATH that is a FIFO, socket or device */
-    const char *other_dir_what; /* ... for a directory PATH that is neither */
+    const char *special_what;   /* words for a PATH that is a FIFO, socket or device
+                                   (NULL: "not a regular file or directory") */
+    const char *other_dir_what; /* ... for a directory PATH that is neither (NULL: "neither
+                                   a partition directory nor a broker data directory") */
     void *ctx;                  /* of the callbacks above */
     kf_path_error_fn error_fn;  /* each PATH (or data dir entry) that cannot be used */
     void *error_ctx;
 } kf_paths_walk_opts;
 
-/* Nothing walked into, the usual words: "not a regular file or directory",
- * "neither a partition directory nor a broker data directory". */
+/* Fills *o as KF_PATHS_WALK_OPTIONS_INIT does: the version, every other field zero (its
+ * default: nothing walked into, the usual words). Every function here taking a kf_paths_walk_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_PATHS_WALK_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_paths_walk_opts_init(kf_paths_walk_opts *o);
 
 /* Walk paths. KF_OK; KF_ERR_IO when some path could not be used (each

@@ -50,8 +50,11 @@ typedef struct kf_datadir_partition {
     size_t n_problems;
 } kf_datadir_partition;
 
+#define KF_DATADIR_SCAN_OPTIONS_VERSION 1
+#define KF_DATADIR_SCAN_OPTIONS_INIT KF_OPTIONS_INIT_(kf_datadir_scan_opts, KF_DATADIR_SCAN_OPTIONS_VERSION)
 typedef struct kf_datadir_scan_opts {
-    size_t max_batch_bytes;
+    unsigned version;         /* KF_DATADIR_SCAN_OPTIONS_VERSION (kfsck.h: options) */
+    size_t max_batch_bytes;   /* decompression cap per batch (0: KF_DEFAULT_MAX_BATCH_BYTES) */
     unsigned jobs;                 /* threads in all (partitions checked at once, the
                                       rest to segment readers); 0: online cores */
     /* Each partition, in (topic, partition) order, valid during the call. */
@@ -64,6 +67,10 @@ typedef struct kf_datadir_scan_opts {
     void *ctx;
 } kf_datadir_scan_opts;
 
+/* Fills *o as KF_DATADIR_SCAN_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_datadir_scan_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_DATADIR_SCAN_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o);
 
 typedef struct kf_datadir_totals {

@@ -69,8 +69,11 @@ typedef struct kf_stats_group {
     uint64_t buckets;           /* buckets with a record */
 } kf_stats_group;
 
+#define KF_STATS_OPTIONS_VERSION 1
+#define KF_STATS_OPTIONS_INIT KF_OPTIONS_INIT_(kf_stats_opts, KF_STATS_OPTIONS_VERSION)
 typedef struct kf_stats_opts {
-    int64_t bucket_ms;          /* bucket width, > 0 (default 1 hour) */
+    unsigned version;         /* KF_STATS_OPTIONS_VERSION (kfsck.h: options) */
+    int64_t bucket_ms;          /* bucket width (0 or less: 1 hour, the default) */
     bool by_partition;          /* a group per partition, not per topic */
     kf_part_reader_opts read;   /* the partitions' readers (their problems: damage in the copies) */
     kf_problem_fn problem_fn;   /* batches skipped by stats (problem.file: the segment) */
@@ -81,6 +84,10 @@ typedef struct kf_stats_opts {
     void *group_ctx;
 } kf_stats_opts;
 
+/* Fills *o as KF_STATS_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_stats_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_STATS_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_stats_opts_init(kf_stats_opts *o);
 
 typedef struct kf_stats_result {

@@ -549,13 +549,14 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         bool secret_bytes = dec == DEC_METADATA || dec == DEC_REMOTE || decode_for(&autod, path) == DEC_METADATA;
         dump_ctx d = {.opts = opts, .o = o, .file = path, .decode = dec, .rep = &r, .secret_bytes = secret_bytes,
                       .pending_sev = KF_SEV_WARNING};
-        kf_scan_opts so;
-        kf_scan_opts_init(&so);
+        kf_segment_scan_opts so;
+        kf_segment_scan_opts_init(&so);
         so.max_batch_bytes = (size_t)opts->max_batch_bytes;
         so.records = opts->records;
         so.deep = true;
         so.limited = opts->max_bytes > 0;
-        so.base_offset = ni.kind == KF_FILE_LOG ? ni.base_offset : -1;
+        so.has_base_offset = ni.kind == KF_FILE_LOG && ni.base_offset >= 0;
+        so.base_offset = ni.base_offset;
         so.batch_fn = on_batch;
         so.record_fn = on_record;
         so.ctx = &d;

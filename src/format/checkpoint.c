@@ -292,6 +292,8 @@ int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *ou
 
 void kf_leader_epochs_free(kf_leader_epochs *l)
 {
+    if (!l)
+        return;
     free(l->entries);
     free(l->positions);
     memset(l, 0, sizeof *l);

@@ -61,6 +61,8 @@ int kf_list_dir(const char *dir, kf_name_list *out)
 
 void kf_name_list_free(kf_name_list *l)
 {
+    if (!l)
+        return;
     for (size_t i = 0; i < l->n; i++)
         free(l->names[i]);
     free(l->names);

@@ -148,6 +148,8 @@ int kf_time_index_open(kf_index *ix, kf_source *src, int64_t base_offset) { retu
 
 void kf_index_close(kf_index *ix)
 {
+    if (!ix)
+        return;
     if (ix->win) {
         free(ix->win->buf);
         free(ix->win);

@@ -257,6 +257,8 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
 
 void kf_partition_free(kf_partition *p)
 {
+    if (!p)
+        return;
     for (size_t c = 0; c < p->ncopies; c++) {
         for (size_t s = 0; s < p->copies[c].nseg; s++)
             free(p->copies[c].segments[s]);
@@ -271,6 +273,8 @@ void kf_partition_free(kf_partition *p)
 
 void kf_inputs_free(kf_inputs *in)
 {
+    if (!in)
+        return;
     for (size_t i = 0; i < in->n; i++)
         kf_partition_free(&in->parts[i]);
     free(in->parts);
@@ -324,9 +328,8 @@ bool kf_partition_log_end(const kf_partition *p, size_t max_batch_bytes, int64_t
             kf_source *src;
             if (kf_source_open(&src, cp->segments[s], 0) != KF_OK)
                 continue;
-            kf_scan_opts o;
-            kf_scan_opts_init(&o);
-            o.deep = false;
+            kf_segment_scan_opts o;
+            kf_segment_scan_opts_init(&o);
             o.max_batch_bytes = max_batch_bytes;
             kf_segment_iter *it;
             int64_t last = INT64_MIN;

@@ -2,6 +2,7 @@
  * rebuilt by the recovery rule, the leader epochs, producer state and
  * per-segment .txnindex of what was written, on the safe output files
  * (out_file.h). */
+#include "bytes/opts.h"
 #include "format/partwriter.h"
 
 #include <errno.h>
@@ -58,8 +59,7 @@ struct kf_part_writer {
 
 void kf_part_writer_opts_init(kf_part_writer_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_part_writer_opts)KF_PART_WRITER_OPTIONS_INIT;
 }
 
 static int fail(kf_part_writer *w, const char *path, int err_no, const char *what)
@@ -77,13 +77,14 @@ const kf_part_writer_error *kf_part_writer_err(const kf_part_writer *w) { return
 int kf_part_writer_open(kf_part_writer **out, const char *out_dir, const kf_part_writer_opts *o)
 {
     *out = NULL;
+    kf_part_writer_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_PART_WRITER_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_part_writer *w = calloc(1, sizeof *w);
     if (!w)
         return KF_ERR_NOMEM;
-    if (o)
-        w->o = *o;
-    else
-        kf_part_writer_opts_init(&w->o);
+    w->o = *o;
     w->out_dir = strdup(out_dir);
     w->ps = kf_pstate_new();
     if (!w->out_dir || !w->ps) {

@@ -1,6 +1,7 @@
 /* paths.c: the walk over the PATHs given to a command (include/kfsck/paths.h):
  * each PATH classified once, data dirs listed in name order, unusable paths
  * reported through one callback. */
+#include "bytes/opts.h"
 #include "kfsck/paths.h"
 
 #include <errno.h>
@@ -14,9 +15,18 @@
 
 void kf_paths_walk_opts_init(kf_paths_walk_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->special_what = "not a regular file or directory";
-    o->other_dir_what = "neither a partition directory nor a broker data directory";
+    *o = (kf_paths_walk_opts)KF_PATHS_WALK_OPTIONS_INIT;
+}
+
+/* o as the walk reads it (bytes/opts.h): NULL or a zero field is the default. */
+static int paths_opts_take(kf_paths_walk_opts *own, const kf_paths_walk_opts *o)
+{
+    int rc = kf_opts_take(own, o, sizeof *own, KF_PATHS_WALK_OPTIONS_VERSION, NULL);
+    if (!own->special_what)
+        own->special_what = "not a regular file or directory";
+    if (!own->other_dir_what)
+        own->other_dir_what = "neither a partition directory nor a broker data directory";
+    return rc;
 }
 
 /* ---- data dirs' meta.properties --------------------------------------------------- */
@@ -48,6 +58,8 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
 
 void kf_datadir_info_free(kf_datadir_info *info)
 {
+    if (!info)
+        return;
     free((char *)info->meta_path);
     memset(info, 0, sizeof *info);
 }
@@ -145,6 +157,10 @@ static int walk_datadir(const kf_paths_walk_opts *o, const kf_datadir_info *dd, 
 
 int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o)
 {
+    kf_paths_walk_opts own;
+    if (paths_opts_take(&own, o) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_datadir_info dd;
     int rc = kf_datadir_info_read(&dd, dir);
     int e = 0;
@@ -228,6 +244,10 @@ static int one_path(const kf_paths_walk_opts *o, const char *path)
 
 int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o)
 {
+    kf_paths_walk_opts own;
+    if (paths_opts_take(&own, o) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     int status = KF_OK;
     for (size_t i = 0; i < n && fold(&status, one_path(o, paths[i])); i++)
         ;

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "format/source.h"
+#include "bytes/opts.h"
 #include "format/reader_internal.h"
 
 #define DEFAULT_CHUNK ((size_t)1 << 20)
@@ -150,7 +151,7 @@ static void crc_damage(kf_segment_iter *it, reader_chunk *c, reader_item *x)
     bool plausible = false;
     reader_chunk *nc = NULL;
     reader_item *y = NULL;
-    if (it->o.resync) {
+    if (!it->o.no_resync) {
         y = next_item(it, &nc);
         if (y && y->kind == IT_BATCH && y->b.position == next && y->crc_ok && y->parse_ok &&
             y->b.size - KF_LOG_OVERHEAD <= KF_RESYNC_MAX_BATCH)
@@ -363,14 +364,19 @@ static unsigned online_cpus(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_scan_opts *o)
+int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_segment_scan_opts *o)
 {
     return kf_segment_iter_open_checking(out, src, o, true);
 }
 
-int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const kf_scan_opts *o, bool check_records)
+int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const kf_segment_scan_opts *o,
+                                  bool check_records)
 {
     *out = NULL;
+    kf_segment_scan_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_SEGMENT_SCAN_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_segment_iter *it = calloc(1, sizeof *it);
     if (!it)
         return KF_ERR_NOMEM;
@@ -416,7 +422,7 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
         if (!it->walker_started || it->workers_started < it->nworkers) {
             /* no threads to be had: read on the caller's thread */
             kf_segment_iter_close(it);
-            kf_scan_opts o1 = *o;
+            kf_segment_scan_opts o1 = *o;
             o1.threads = 1;
             return kf_segment_iter_open_checking(out, src, &o1, check_records);
         }

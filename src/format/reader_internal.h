@@ -22,7 +22,8 @@
  * not decompress them too. The iterator still behaves as with o->deep
  * otherwise (v0/v1 messages with wrong lengths are returned, header_ok
  * false); kf_segment_iter_check's record fields stay zero. */
-int kf_segment_iter_open_checking(kf_segment_iter **it, kf_source *src, const kf_scan_opts *o, bool check_records);
+int kf_segment_iter_open_checking(kf_segment_iter **it, kf_source *src, const kf_segment_scan_opts *o,
+                                  bool check_records);
 
 /* The highest last offset of the batches skipped since the batch last
  * returned whose only damage is their magic byte (the broker keeps them, so
@@ -107,7 +108,7 @@ typedef struct reader_restart_request {
 
 /* The iterator: options, the walker's, the shared and the consumer's state. */
 struct kf_segment_iter {
-    kf_scan_opts o;
+    kf_segment_scan_opts o;
     kf_source *src;
     bool check_records;     /* workers decode records (o.deep, unless the caller does) */
     size_t chunk_bytes;

@@ -210,6 +210,8 @@ int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, k
 
 void kf_kraft_inputs_free(kf_kraft_inputs *ki)
 {
+    if (!ki)
+        return;
     kf_inputs_free(&ki->all);
     free(ki->log.copies);
     for (size_t i = 0; i < ki->nsnapshots; i++)

@@ -17,6 +17,7 @@
 
 #include "bytes/error.h"
 #include "jobs/rebuild.h"
+#include "bytes/opts.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -47,8 +48,7 @@ typedef struct merge_ctx {
 
 void kf_merge_opts_init(kf_merge_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_merge_opts)KF_MERGE_OPTIONS_INIT;
 }
 
 static int fail(merge_ctx *c, const char *path, int err_no, const char *what)
@@ -368,11 +368,19 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res)
 {
+    kf_merge_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_MERGE_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     return merge_partitions(in_dirs, n, out_dir, o, res, NULL);
 }
 
 int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res)
 {
+    kf_merge_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_MERGE_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_merge_opts forced = *o;
     forced.force = od->force;
     int rc = merge_partitions(in_dirs, n, od->target, &forced, res, od);

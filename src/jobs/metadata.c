@@ -7,6 +7,7 @@
  * The inputs come from kraft_inputs.c; records are decoded by kraft_decode.c
  * and applied by md_apply.c. */
 #include "bytes/report.h"
+#include "bytes/opts.h"
 #include "kfsck/metadata.h"
 
 #include <stdarg.h>
@@ -38,8 +39,7 @@ struct kf_metadata {
 
 void kf_metadata_opts_init(kf_metadata_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_metadata_opts)KF_METADATA_OPTIONS_INIT;
 }
 
 /* ---- building ------------------------------------------------------------------------- */
@@ -522,11 +522,10 @@ static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
 int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_metadata_opts *opts)
 {
     *out = NULL;
-    kf_metadata_opts defaults;
-    if (!opts) {
-        kf_metadata_opts_init(&defaults);
-        opts = &defaults;
-    }
+    kf_metadata_opts own;
+    if (kf_opts_take(&own, opts, sizeof own, KF_METADATA_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    opts = &own;
     kf_metadata *m = calloc(1, sizeof *m);
     if (!m)
         return KF_ERR_NOMEM;

@@ -48,6 +48,8 @@ int kf_outdir_init(kf_outdir *od, const char *dir, const char *input, bool parti
 
 void kf_outdir_free(kf_outdir *od)
 {
+    if (!od)
+        return;
     free(od->dir);
     free(od->name);
     free(od->target);

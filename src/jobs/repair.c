@@ -27,6 +27,7 @@
 #include "format/resync.h"
 #include "jobs/rebuild.h"
 #include "jobs/repair_internal.h"
+#include "bytes/opts.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
@@ -37,8 +38,7 @@
 
 void kf_repair_opts_init(kf_repair_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_repair_opts)KF_REPAIR_OPTIONS_INIT;
 }
 
 /* ---- shared helpers (repair_internal.h) --------------------------------------- */
@@ -504,7 +504,7 @@ static void salvage_end(seg_pass *s)
 }
 
 /* A segment after a truncated one: dropped whole, with the offsets it held. */
-static void drop_whole_segment(seg_pass *s, const kf_scan_opts *so)
+static void drop_whole_segment(seg_pass *s, const kf_segment_scan_opts *so)
 {
     const seg_job *j = s->j;
     kf_repair_drop d;
@@ -516,7 +516,7 @@ static void drop_whole_segment(seg_pass *s, const kf_scan_opts *so)
     snprintf(d.message, sizeof d.message,
              "broker recovery truncated an earlier segment, so it deletes this later segment");
     /* its offsets: from the file names, else the intact batches in it */
-    kf_scan_opts o = *so;
+    kf_segment_scan_opts o = *so;
     o.problem_fn = NULL;
     kf_segment_iter *it;
     bool hf = false, hl = false;
@@ -639,9 +639,9 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
         return repair_fail(c, j->in_path, open_err, open_err == EINVAL ? "not a regular file" : "cannot read");
     kf_window_init(&s.w, s.src);
     s.size = kf_source_size(s.src);
-    kf_scan_opts so;
-    kf_scan_opts_init(&so);
-    so.resync = true;
+    kf_segment_scan_opts so;
+    kf_segment_scan_opts_init(&so);
+    so.has_base_offset = j->base >= 0;
     so.base_offset = j->base;
     so.max_batch_bytes = c->o->max_batch_bytes;
     so.threads = c->o->threads;
@@ -890,16 +890,28 @@ static int repair_segment_file(const char *log_path, const char *out_dir, const 
 
 int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
 {
+    kf_repair_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     return repair_partition(in_dir, out_dir, o, res, NULL);
 }
 
 int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
 {
+    kf_repair_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     return repair_segment_file(log_path, out_dir, o, res, NULL);
 }
 
 int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res)
 {
+    kf_repair_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_repair_opts forced = *o;
     forced.force = od->force;
     int rc = od->partition ? repair_partition(path, od->target, &forced, res, od)

@@ -13,6 +13,7 @@
  * kept only with the partitions present, so memory follows the partitions
  * whatever the file's size. */
 #include "bytes/report.h"
+#include "bytes/opts.h"
 #include "kfsck/scan.h"
 
 #include <ctype.h>
@@ -35,8 +36,7 @@
 
 void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_datadir_scan_opts)KF_DATADIR_SCAN_OPTIONS_INIT;
 }
 
 /* ---- checkpoint files ------------------------------------------------------- */
@@ -568,6 +568,10 @@ static int run_partitions(datadir_ctx *d, unsigned jobs, kf_datadir_totals *tot)
 
 int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_totals *tot)
 {
+    kf_datadir_scan_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_DATADIR_SCAN_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     dir_sink ds = {o, tot, dir};
     datadir_ctx d;
     memset(&d, 0, sizeof d);

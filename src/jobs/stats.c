@@ -90,6 +90,8 @@ size_t kf_timehist_sorted(const kf_timehist *h, kf_tbucket **out)
 
 void kf_timehist_free(kf_timehist *h)
 {
+    if (!h)
+        return;
     free(h->slots);
     memset(h, 0, sizeof *h);
 }

@@ -2,6 +2,7 @@
  * with their indexes, the small files of a partition, a partition's segment
  * chain, and a data dir's own files. Problems go out through the caller's
  * callback with their file set, in the order they are found. */
+#include "bytes/opts.h"
 #include "kfsck/verify.h"
 
 #include <errno.h>
@@ -23,8 +24,7 @@
 
 void kf_verify_opts_init(kf_verify_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_verify_opts)KF_VERIFY_OPTIONS_INIT;
 }
 
 /* ---- reporting ------------------------------------------------------------ */
@@ -319,12 +319,14 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
             *out = sum;
         return KF_OK;
     }
-    kf_scan_opts so;
-    kf_scan_opts_init(&so);
+    kf_segment_scan_opts so;
+    kf_segment_scan_opts_init(&so);
     so.max_batch_bytes = o->max_batch_bytes;
     so.threads = o->threads;
     so.chunk_bytes = o->chunk_bytes;
-    so.base_offset = kind == KF_FILE_LOG ? base_offset : -1;
+    so.deep = true;
+    so.has_base_offset = kind == KF_FILE_LOG && base_offset >= 0;
+    so.base_offset = base_offset;
     so.problem_fn = sink_problem;
     so.problem_ctx = &s;
     progress_fwd pf = {o, path};
@@ -398,6 +400,10 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
 int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, const kf_verify_opts *o,
                    kf_verify_result *res, kf_segment_summary *seg)
 {
+    kf_verify_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     if (seg)
         memset(seg, 0, sizeof *seg);
     bool opened;
@@ -418,6 +424,10 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
 
 int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_result *res, kf_partition_summary *ps)
 {
+    kf_verify_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_partition_summary dummy;
     if (!ps)
         ps = &dummy;
@@ -551,6 +561,10 @@ static void datadir_walk_opts(kf_paths_walk_opts *wo, verify_walk *w)
 
 int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res)
 {
+    kf_verify_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     verify_walk w = {o, res};
     kf_paths_walk_opts wo;
     datadir_walk_opts(&wo, &w);
@@ -623,6 +637,10 @@ static void verify_path_error(void *ctx, const char *path, int err_no, const cha
 
 int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_verify_result *res)
 {
+    kf_verify_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     verify_walk w = {o, res};
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_init(&wo);

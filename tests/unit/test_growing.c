@@ -87,8 +87,8 @@ static void scan_after(const char *path, int fd, const uint8_t *tail, size_t cut
     assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     if (grow)
         append_rest(fd, tail, cut, size);
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.keep_cache = true;
     o.problem_fn = hear;
     o.problem_ctx = h;
@@ -149,8 +149,8 @@ static void test_growth_during_the_read(void **state)
     int fd = torn_file(path, d, n, d, cut);
     kf_source *src;
     assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.keep_cache = true;
     o.threads = 1;
     o.chunk_bytes = 64;

@@ -200,8 +200,8 @@ static bool first_batch_intact(const uint8_t *log, size_t n, const char **code)
 {
     kf_source *src;
     assert_int_equal(kf_source_memory(&src, log, n), KF_OK);
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.deep = true;
     o.threads = 1;
     kf_segment_iter *it;
