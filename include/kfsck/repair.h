@@ -118,8 +118,8 @@ void kf_merge_opts_init(kf_merge_opts *o);
 typedef struct kf_merge_result {
     uint64_t conflicts, holes, batches, segments_written;
     char err_path[4096];
-    int err_no;
-    char err_what[120];
+    int err_no;             /* 0: err_what says it all */
+    char err_what[4400];    /* long enough to name a second path */
 } kf_merge_result;
 
 /* Merge the copies in_dirs (n >= 1 partition directories) into out_dir.

@@ -88,7 +88,10 @@ int report_write(mem_json *doc, const kf_outdir *od)
 int job_failed(const char *path, const char *what, int err_no)
 {
     fflush(stdout);
-    cli_error(path, "%s: %s", what, strerror(err_no));
+    if (err_no)
+        cli_error(path, "%s: %s", what, strerror(err_no));
+    else
+        cli_error(path, "%s", what);
     return EXIT_FAIL;
 }
 

@@ -44,7 +44,8 @@ void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a
 int report_write(mem_json *doc, const kf_outdir *od);
 
 /* The job failed (its result's err_path, err_what, err_no): prints
- * "kfsck: <path>: <what>: <strerror>" after what stdout holds; EXIT_FAIL. */
+ * "kfsck: <path>: <what>: <strerror>" (without ": <strerror>" when err_no
+ * is 0) after what stdout holds; EXIT_FAIL. */
 int job_failed(const char *path, const char *what, int err_no);
 
 /* A segment record's fields (with_input: also input and input_size). */
