@@ -67,6 +67,10 @@ typedef struct kf_paths_walk_opts {
     kf_path_entry_fn datadir_fn;     /* a PATH that is a data dir (e->datadir: it), before its entries */
     kf_path_entry_fn datadir_file_fn;/* a data dir's own file (meta.properties, an offset
                                         checkpoint, bootstrap.checkpoint) that is not a directory */
+    /* A directory PATH that is neither a partition dir nor a data dir
+     * (KF_PATH_OTHER_DIR; not with empty_dir_is_datadir when it is empty).
+     * NULL: it is unusable (error_fn with other_dir_what). */
+    kf_path_entry_fn other_dir_fn;
     /* Which entries of a data dir to look at (NULL: all), by name, before
      * they are classified (e->kind is not set yet). */
     bool (*want_fn)(void *ctx, const kf_path_entry *e);
@@ -74,6 +78,9 @@ typedef struct kf_paths_walk_opts {
     bool unreadable_partitions; /* a data dir's entry named <topic>-<n> that cannot be read
                                    goes to partition_fn (KF_PATH_ERROR) instead of error_fn */
     bool empty_dir_is_datadir;  /* an empty directory PATH is a data dir with nothing in it */
+    bool sniff_logs;            /* a file PATH whose name says nothing (KF_FILE_UNKNOWN) but whose
+                                   first bytes look like a record batch (kf_looks_like_log) comes
+                                   to file_fn as a log (e->file.kind KF_FILE_LOG, base offset -1) */
     const char *special_what;   /* words for a PATH that is a FIFO, socket or device */
     const char *other_dir_what; /* ... for a directory PATH that is neither */
     void *ctx;                  /* of the callbacks above */
