@@ -71,6 +71,10 @@ typedef struct kf_paths_walk_opts {
      * (KF_PATH_OTHER_DIR; not with empty_dir_is_datadir when it is empty).
      * NULL: it is unusable (error_fn with other_dir_what). */
     kf_path_entry_fn other_dir_fn;
+    /* Any other entry of a data dir (that want_fn wants): kf_classify_path's
+     * kind, a file, special file, unreadable path or directory that is not
+     * a partition (KF_PATH_DATADIR only when not named <topic>-<n>). */
+    kf_path_entry_fn other_entry_fn;
     /* Which entries of a data dir to look at (NULL: all), by name, before
      * they are classified (e->kind is not set yet). */
     bool (*want_fn)(void *ctx, const kf_path_entry *e);

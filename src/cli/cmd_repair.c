@@ -219,7 +219,7 @@ static int input_kind(const char *path, bool *partition)
     o.datadir_fn = input_datadir;
     o.other_dir_fn = input_other_dir;
     o.sniff_logs = true;
-    o.special_what = "not a regular file or directory (a FIFO, socket or device?)";
+    o.special_what = CLI_SPECIAL_WHAT;
     o.ctx = &in;
     o.error_fn = print_path_error;
     char *paths[] = {(char *)path};

@@ -10,6 +10,9 @@ void cli_oom(void) __attribute__((noreturn));
 /* p, or cli_oom() when it is NULL: x = must(malloc(n)). */
 void *must(void *p);
 
+/* The words for a PATH that is a FIFO, socket or device (the walk's special_what). */
+#define CLI_SPECIAL_WHAT "not a regular file or directory (a FIFO, socket or device?)"
+
 /* A kf_path_error_fn: "kfsck: <path>: <what>" on stderr (ctx unused). */
 void print_path_error(void *ctx, const char *path, int err_no, const char *what);
 

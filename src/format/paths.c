@@ -123,6 +123,8 @@ static int datadir_entry(const kf_paths_walk_opts *o, const kf_datadir_info *dd,
         else if (e.partition_named && e.kind == KF_PATH_ERROR) /* never silently skipped */
             rc = o->unreadable_partitions ? call(o->partition_fn, o->ctx, &e)
                                           : report(o, sub, e.err_no, kf_path_error_str(e.err_no));
+        else
+            rc = call(o->other_entry_fn, o->ctx, &e);
     }
     free(sub);
     return rc;
