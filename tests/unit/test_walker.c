@@ -1,7 +1,7 @@
 /* test_walker.c: unit tests for the walk over PATHs (src/format/paths.c,
  * include/kfsck/paths.h) and what is built on it: kf_inputs_collect's
- * copies (data dirs of different clusters are never copies of one another)
- * and kf_verify_paths's unusable paths. Each test builds a small tree of
+ * and kf_partition_of_dirs's copies (data dirs of different clusters are
+ * never copies of one another) and kf_verify_paths's unusable paths. Each test builds a small tree of
  * directories and empty files in a temporary directory and compares the
  * callbacks' calls, in order, with what the rules of paths.h say by hand. */
 #include <errno.h>
@@ -281,6 +281,77 @@ static void test_callback_results(void **state)
     assert_int_equal(c.n, 2);
 }
 
+/* file_fn that keeps what each file's name said, in a kf_name_info[] (by
+ * whether the name starts with "segment"). */
+static int remember_name(void *ctx, const kf_path_entry *e)
+{
+    kf_name_info *seen = ctx;
+    seen[strncmp(e->name, "segment", 7) == 0 ? 0 : 1] = e->file;
+    return KF_OK;
+}
+
+static int on_other_dir(void *ctx, const kf_path_entry *e) { return record(ctx, "other", e); }
+static int on_other_entry(void *ctx, const kf_path_entry *e) { return record(ctx, "entry", e); }
+
+/* The hooks dump and repair use: a directory PATH that is neither partition
+ * nor data dir (other_dir_fn), a data dir's entries that are not partitions
+ * (other_entry_fn), and a file PATH that looks like a segment (sniff_logs). */
+static void test_other_dirs_and_entries(void **state)
+{
+    (void)state;
+    const char *t = "others";
+    mkdirs(t, "other/sub");
+    mkdirs(t, "dd/orders-0");
+    mkdirs(t, "dd/notes");
+    put(t, "dd/orders-0/00000000000000000000.log", "");
+    put(t, "dd/readme.txt", "");
+    meta_properties(t, "dd", 5, "C");
+    /* a record batch's frame: base offset 0, length 100, leader epoch 0, magic 2 */
+    static const char frame[17] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 2};
+    FILE *f = fopen(at(t, "segment.bin"), "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(frame, 1, sizeof frame, f), sizeof frame);
+    fclose(f);
+    put(t, "text.bin", "not a record batch at all");
+
+    kf_paths_walk_opts o;
+    calls c;
+    walk_opts(&o, &c, at(t, ""));
+    o.other_dir_fn = on_other_dir;
+    o.other_entry_fn = on_other_entry;
+    char *paths[] = {(char *)at(t, "other"), (char *)at(t, "dd")};
+    assert_int_equal(kf_paths_walk(paths, 2, &o), KF_OK);
+    const char *want[] = {
+        "other other kind=5 -",
+        "datadir dd kind=4 dd(5,C)",
+        "own dd/meta.properties kind=1 dd(5,C) in",
+        "entry dd/notes kind=5 dd(5,C) in",
+        "partition dd/orders-0 kind=3 dd(5,C) in",
+        "entry dd/readme.txt kind=1 dd(5,C) in",
+    };
+    expect(&c, want, 6);
+
+    /* without other_dir_fn the other directory is an error, as before */
+    walk_opts(&o, &c, at(t, ""));
+    assert_int_equal(kf_paths_walk(paths, 1, &o), KF_ERR_IO);
+    assert_string_equal(c.line[0], "error other errno=0 neither a partition directory nor a broker data directory");
+
+    /* sniff_logs: only a file whose name says nothing and that frames as a batch */
+    kf_name_info seen[2];
+    walk_opts(&o, &c, at(t, ""));
+    o.sniff_logs = true;
+    o.file_fn = remember_name;
+    o.ctx = seen;
+    char *files[] = {(char *)at(t, "segment.bin"), (char *)at(t, "text.bin")};
+    assert_int_equal(kf_paths_walk(files, 2, &o), KF_OK);
+    assert_int_equal(seen[0].kind, KF_FILE_LOG);
+    assert_int_equal(seen[0].base_offset, -1);
+    assert_int_equal(seen[1].kind, KF_FILE_UNKNOWN);
+    o.sniff_logs = false;
+    assert_int_equal(kf_paths_walk(files, 1, &o), KF_OK);
+    assert_int_equal(seen[0].kind, KF_FILE_UNKNOWN);
+}
+
 /* ---- kf_inputs_collect: copies, and the cluster.id rule --------------------------- */
 
 typedef struct errors {
@@ -358,6 +429,42 @@ static void test_copies_of_one_cluster_only(void **state)
     kf_inputs_free(&in);
 }
 
+/* kf_partition_of_dirs (merge's copies): the same rule, whatever the copies' names */
+static void test_partition_of_dirs_clusters(void **state)
+{
+    (void)state;
+    const char *t = "mergecopies";
+    mkdirs(t, "b1/orders-0");
+    mkdirs(t, "b2/orders-0");
+    mkdirs(t, "b3/orders-0-backup");
+    mkdirs(t, "b4/orders-0");
+    put(t, "b3/orders-0-backup/00000000000000000000.log", "");
+    meta_properties(t, "b1", 1, "Same");
+    meta_properties(t, "b2", 2, "Other");
+    meta_properties(t, "b3", 3, "Same");
+    /* b4: no meta.properties */
+    const char *ok[] = {at(t, "b1/orders-0"), at(t, "b3/orders-0-backup"), at(t, "b4/orders-0")};
+    kf_partition p;
+    errors e = {0};
+    assert_int_equal(kf_partition_of_dirs(&p, ok, 3, collect_error, &e), KF_OK);
+    assert_int_equal(e.n, 0);
+    assert_int_equal(p.ncopies, 3);
+    assert_string_equal(p.topic, "orders");
+    assert_int_equal(p.copies[1].nseg, 1);
+    kf_partition_free(&p);
+
+    const char *mixed[] = {at(t, "b4/orders-0"), at(t, "b1/orders-0"), at(t, "b2/orders-0")};
+    assert_int_equal(kf_partition_of_dirs(&p, mixed, 3, collect_error, &e), KF_ERR_IO);
+    assert_int_equal(e.n, 1);
+    char want[700];
+    snprintf(want, sizeof want,
+             "%s: its meta.properties names cluster.id Other, but %s names Same: data dirs of different clusters "
+             "are never read as copies of one another",
+             at(t, "b2"), at(t, "b1"));
+    assert_string_equal(e.what[0], want);
+    kf_partition_free(&p);
+}
+
 /* ---- kf_verify_paths ---------------------------------------------------------------- */
 
 static void test_verify_paths(void **state)
@@ -397,6 +504,8 @@ int main(void)
         cmocka_unit_test(test_want_and_descend),
         cmocka_unit_test(test_path_kinds),
         cmocka_unit_test(test_callback_results),
+        cmocka_unit_test(test_other_dirs_and_entries),
+        cmocka_unit_test(test_partition_of_dirs_clusters),
         cmocka_unit_test(test_copies_of_one_cluster_only),
         cmocka_unit_test(test_verify_paths),
     };
