@@ -14,7 +14,6 @@
 #include "cli/cli.h"
 #include "cli/dtree_json.h"
 #include "cli/walk.h"
-#include "kfsck/paths.h"
 
 /* --decode: auto, or one of the library's decoders (decoder.h) */
 enum {
@@ -682,15 +681,12 @@ static int dump_paths(char *const *paths, size_t n, const dump_opts *opts, out *
 {
     dump_walk w = {.opts = opts, .o = o, .status = EXIT_CLEAN};
     kf_paths_walk_opts *wo = &w.walk;
-    kf_paths_walk_opts_init(wo);
+    cli_walk_opts_init(wo, &w);
     wo->file_fn = dump_file_path;
     wo->partition_fn = wo->datadir_fn = wo->other_dir_fn = dump_dir_path;
     wo->datadir_file_fn = wo->other_entry_fn = dump_entry;
     wo->unreadable_partitions = true; /* an unreadable entry is only an error when named like a Kafka file */
     wo->sniff_logs = true;
-    wo->special_what = CLI_SPECIAL_WHAT;
-    wo->error_fn = print_path_error;
-    wo->ctx = &w;
     int rc = kf_paths_walk(paths, n, wo);
     if (rc == KF_ERR_NOMEM)
         cli_oom();

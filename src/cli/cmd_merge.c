@@ -14,7 +14,6 @@
 #include "cli/outdir.h"
 #include "cli/walk.h"
 #include "kfsck/outdir.h"
-#include "kfsck/paths.h"
 #include "kfsck/repair.h"
 
 /* merge.json's arrays */
@@ -186,11 +185,10 @@ static int copies_check(const merge_args *a)
 {
     int status = -1;
     kf_paths_walk_opts o;
-    kf_paths_walk_opts_init(&o);
+    cli_walk_opts_init(&o, &status);
     o.partition_fn = copy_is_partition;
     o.file_fn = o.datadir_fn = o.other_dir_fn = copy_not_partition;
-    o.ctx = &status;
-    o.error_fn = copy_unusable;
+    o.error_fn = copy_unusable; /* a FIFO is a usage error here */
     o.error_ctx = &status;
     for (int i = 0; i < a->n && status < 0; i++)
         if (kf_paths_walk(a->dirs + i, 1, &o) == KF_ERR_NOMEM)

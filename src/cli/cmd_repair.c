@@ -15,7 +15,6 @@
 #include "cli/outdir.h"
 #include "cli/walk.h"
 #include "kfsck/outdir.h"
-#include "kfsck/paths.h"
 #include "kfsck/repair.h"
 
 /* repair.json's arrays */
@@ -213,15 +212,12 @@ static int input_kind(const char *path, bool *partition)
 {
     repair_input in = {EXIT_FAIL, false};
     kf_paths_walk_opts o;
-    kf_paths_walk_opts_init(&o);
+    cli_walk_opts_init(&o, &in);
     o.file_fn = input_segment;
     o.partition_fn = input_partition;
     o.datadir_fn = input_datadir;
     o.other_dir_fn = input_other_dir;
     o.sniff_logs = true;
-    o.special_what = CLI_SPECIAL_WHAT;
-    o.ctx = &in;
-    o.error_fn = print_path_error;
     char *paths[] = {(char *)path};
     if (kf_paths_walk(paths, 1, &o) == KF_ERR_NOMEM)
         cli_oom();
