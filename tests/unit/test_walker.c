@@ -96,6 +96,8 @@ static int on_file(void *ctx, const kf_path_entry *e) { return record(ctx, "file
 static int on_partition(void *ctx, const kf_path_entry *e) { return record(ctx, "partition", e); }
 static int on_datadir(void *ctx, const kf_path_entry *e) { return record(ctx, "datadir", e); }
 static int on_datadir_file(void *ctx, const kf_path_entry *e) { return record(ctx, "own", e); }
+static int on_other_dir(void *ctx, const kf_path_entry *e) { return record(ctx, "other", e); }
+static int on_other_entry(void *ctx, const kf_path_entry *e) { return record(ctx, "entry", e); }
 
 static void on_error(void *ctx, const char *path, int err_no, const char *what)
 {
@@ -167,6 +169,16 @@ static void test_datadir_entries(void **state)
     assert_int_equal(kf_paths_walk(paths, 1, &o), KF_OK);
     assert_string_equal(c.line[2], "partition dd/gone-3 kind=0 dd(7,ClusterA) in");
     assert_int_equal(c.n, 7);
+
+    /* and the entries that are not partitions handed to other_entry_fn */
+    walk_opts(&o, &c, at(t, ""));
+    o.unreadable_partitions = true;
+    o.other_entry_fn = on_other_entry;
+    assert_int_equal(kf_paths_walk(paths, 1, &o), KF_OK);
+    assert_int_equal(c.n, 9);
+    assert_string_equal(c.line[2], "entry dd/clicks-2 kind=1 dd(7,ClusterA) in");
+    assert_string_equal(c.line[3], "partition dd/gone-3 kind=0 dd(7,ClusterA) in");
+    assert_string_equal(c.line[5], "entry dd/notes kind=5 dd(7,ClusterA) in");
 }
 
 static bool only_orders(void *ctx, const kf_path_entry *e)
@@ -256,6 +268,13 @@ static void test_path_kinds(void **state)
         "error other errno=0 other",
     };
     expect(&c, want2, 3);
+
+    /* other_dir_fn: a directory that is neither is the caller's to judge */
+    walk_opts(&o, &c, at(t, ""));
+    o.other_dir_fn = on_other_dir;
+    assert_int_equal(kf_paths_walk(paths + 4, 2, &o), KF_OK);
+    const char *want3[] = {"other empty kind=5 -", "other other kind=5 -"};
+    expect(&c, want3, 2);
 }
 
 /* A callback's KF_ERR_IO is remembered and the walk goes on; another error
@@ -290,22 +309,14 @@ static int remember_name(void *ctx, const kf_path_entry *e)
     return KF_OK;
 }
 
-static int on_other_dir(void *ctx, const kf_path_entry *e) { return record(ctx, "other", e); }
-static int on_other_entry(void *ctx, const kf_path_entry *e) { return record(ctx, "entry", e); }
 
-/* The hooks dump and repair use: a directory PATH that is neither partition
- * nor data dir (other_dir_fn), a data dir's entries that are not partitions
- * (other_entry_fn), and a file PATH that looks like a segment (sniff_logs). */
-static void test_other_dirs_and_entries(void **state)
+/* sniff_logs (dump and repair): a file PATH whose name says nothing comes
+ * as a log when its first bytes frame as a record batch. */
+static void test_sniff_logs(void **state)
 {
     (void)state;
-    const char *t = "others";
-    mkdirs(t, "other/sub");
-    mkdirs(t, "dd/orders-0");
-    mkdirs(t, "dd/notes");
-    put(t, "dd/orders-0/00000000000000000000.log", "");
-    put(t, "dd/readme.txt", "");
-    meta_properties(t, "dd", 5, "C");
+    const char *t = "sniff";
+    mkdirs(t, "");
     /* a record batch's frame: base offset 0, length 100, leader epoch 0, magic 2 */
     static const char frame[17] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 2};
     FILE *f = fopen(at(t, "segment.bin"), "w");
@@ -316,26 +327,6 @@ static void test_other_dirs_and_entries(void **state)
 
     kf_paths_walk_opts o;
     calls c;
-    walk_opts(&o, &c, at(t, ""));
-    o.other_dir_fn = on_other_dir;
-    o.other_entry_fn = on_other_entry;
-    char *paths[] = {(char *)at(t, "other"), (char *)at(t, "dd")};
-    assert_int_equal(kf_paths_walk(paths, 2, &o), KF_OK);
-    const char *want[] = {
-        "other other kind=5 -",
-        "datadir dd kind=4 dd(5,C)",
-        "own dd/meta.properties kind=1 dd(5,C) in",
-        "entry dd/notes kind=5 dd(5,C) in",
-        "partition dd/orders-0 kind=3 dd(5,C) in",
-        "entry dd/readme.txt kind=1 dd(5,C) in",
-    };
-    expect(&c, want, 6);
-
-    /* without other_dir_fn the other directory is an error, as before */
-    walk_opts(&o, &c, at(t, ""));
-    assert_int_equal(kf_paths_walk(paths, 1, &o), KF_ERR_IO);
-    assert_string_equal(c.line[0], "error other errno=0 neither a partition directory nor a broker data directory");
-
     /* sniff_logs: only a file whose name says nothing and that frames as a batch */
     kf_name_info seen[2];
     walk_opts(&o, &c, at(t, ""));
@@ -366,6 +357,18 @@ static void collect_error(void *ctx, const char *path, int err_no, const char *w
     if (e->n < 4)
         snprintf(e->what[e->n], sizeof e->what[0], "%s: %s", path, what);
     e->n++;
+}
+
+/* The first error is the refusal of data dir other (cluster.id Other) as a
+ * copy beside first's (Same). */
+static void expect_other_cluster(const errors *e, const char *other, const char *first)
+{
+    char want[700];
+    snprintf(want, sizeof want,
+             "%s: its meta.properties names cluster.id Other, but %s names Same: data dirs of different clusters "
+             "are never read as copies of one another",
+             other, first);
+    assert_string_equal(e->what[0], want);
 }
 
 static void test_copies_of_one_cluster_only(void **state)
@@ -400,12 +403,7 @@ static void test_copies_of_one_cluster_only(void **state)
     assert_string_equal(in.parts[1].copies[2].label, at(t, "b4/orders-1"));
     /* one error for the pair of data dirs, naming both */
     assert_int_equal(e.n, 1);
-    char want[700];
-    snprintf(want, sizeof want,
-             "%s: its meta.properties names cluster.id Other, but %s names Same: data dirs of different clusters "
-             "are never read as copies of one another",
-             at(t, "b3"), at(t, "b1"));
-    assert_string_equal(e.what[0], want);
+    expect_other_cluster(&e, at(t, "b3"), at(t, "b1"));
     kf_inputs_free(&in);
 
     /* the same data dirs, one cluster each time: no error */
@@ -456,12 +454,7 @@ static void test_partition_of_dirs_clusters(void **state)
     const char *mixed[] = {at(t, "b4/orders-0"), at(t, "b1/orders-0"), at(t, "b2/orders-0")};
     assert_int_equal(kf_partition_of_dirs(&p, mixed, 3, collect_error, &e), KF_ERR_IO);
     assert_int_equal(e.n, 1);
-    char want[700];
-    snprintf(want, sizeof want,
-             "%s: its meta.properties names cluster.id Other, but %s names Same: data dirs of different clusters "
-             "are never read as copies of one another",
-             at(t, "b2"), at(t, "b1"));
-    assert_string_equal(e.what[0], want);
+    expect_other_cluster(&e, at(t, "b2"), at(t, "b1"));
     kf_partition_free(&p);
 }
 
@@ -504,7 +497,7 @@ int main(void)
         cmocka_unit_test(test_want_and_descend),
         cmocka_unit_test(test_path_kinds),
         cmocka_unit_test(test_callback_results),
-        cmocka_unit_test(test_other_dirs_and_entries),
+        cmocka_unit_test(test_sniff_logs),
         cmocka_unit_test(test_partition_of_dirs_clusters),
         cmocka_unit_test(test_copies_of_one_cluster_only),
         cmocka_unit_test(test_verify_paths),
