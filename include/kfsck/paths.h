@@ -51,6 +51,8 @@ typedef struct kf_path_entry {
     char topic[256];           /* when partition_named */
     int32_t partition;         /* when partition_named, else -1 */
     bool in_datadir;           /* an entry of a data dir PATH (false: a PATH itself) */
+    bool looks_like_log;       /* with sniff_logs, a file PATH: its first bytes frame as a record
+                                  batch (kf_looks_like_log), whatever its name says */
     /* The data dir holding it (a data dir PATH: the PATH itself; a partition
      * dir PATH: its parent), NULL for a file PATH. Valid during the call. */
     const kf_datadir_info *datadir;
@@ -82,9 +84,7 @@ typedef struct kf_paths_walk_opts {
     bool unreadable_partitions; /* a data dir's entry named <topic>-<n> that cannot be read
                                    goes to partition_fn (KF_PATH_ERROR) instead of error_fn */
     bool empty_dir_is_datadir;  /* an empty directory PATH is a data dir with nothing in it */
-    bool sniff_logs;            /* a file PATH whose name says nothing (KF_FILE_UNKNOWN) but whose
-                                   first bytes look like a record batch (kf_looks_like_log) comes
-                                   to file_fn as a log (e->file.kind KF_FILE_LOG, base offset -1) */
+    bool sniff_logs;            /* read the first bytes of each file PATH: e->looks_like_log */
     const char *special_what;   /* words for a PATH that is a FIFO, socket or device */
     const char *other_dir_what; /* ... for a directory PATH that is neither */
     void *ctx;                  /* of the callbacks above */

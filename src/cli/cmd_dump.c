@@ -641,13 +641,14 @@ static int dump_entry(void *ctx, const kf_path_entry *e)
         }
         return KF_OK;
     case KF_PATH_PARTITION:
-    case KF_PATH_DATADIR:
+    case KF_PATH_DATADIR: {
         if (w->depth >= DUMP_MAX_DEPTH)
             return KF_OK;
         w->depth++;
         int rc = dump_dir(w, e->path);
         w->depth--;
         return rc;
+    }
     case KF_PATH_OTHER_DIR: return KF_OK;
     }
     return KF_OK;
@@ -672,7 +673,10 @@ static int dump_dir_path(void *ctx, const kf_path_entry *e)
 static int dump_file_path(void *ctx, const kf_path_entry *e)
 {
     dump_walk *w = ctx;
-    worst(w, dump_file(e->path, e->file, w->opts, w->o));
+    kf_name_info ni = e->file;
+    if (ni.kind == KF_FILE_UNKNOWN && e->looks_like_log)
+        ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
+    worst(w, dump_file(e->path, ni, w->opts, w->o));
     return KF_OK;
 }
 

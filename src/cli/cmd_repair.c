@@ -172,7 +172,7 @@ typedef struct repair_input {
 static int input_segment(void *ctx, const kf_path_entry *e)
 {
     repair_input *in = ctx;
-    if (e->file.kind != KF_FILE_LOG) {
+    if (e->file.kind != KF_FILE_LOG && !e->looks_like_log) {
         in->status = opt_usage_error("repair", "not a segment (.log) or a partition directory:", e->path, repair_usage);
         return KF_ERR_IO;
     }

@@ -213,10 +213,7 @@ static int one_path(const kf_paths_walk_opts *o, const char *path)
     case KF_PATH_ERROR: return report(o, path, e.err_no, kf_path_error_str(e.err_no));
     case KF_PATH_SPECIAL: return report(o, path, 0, o->special_what);
     case KF_PATH_FILE:
-        if (o->sniff_logs && e.file.kind == KF_FILE_UNKNOWN && kf_looks_like_log(path)) {
-            e.file.kind = KF_FILE_LOG;
-            e.file.base_offset = -1;
-        }
+        e.looks_like_log = o->sniff_logs && kf_looks_like_log(path);
         return call(o->file_fn, o->ctx, &e);
     case KF_PATH_PARTITION: return partition_path(o, &e);
     case KF_PATH_DATADIR: return datadir_path(o, &e);
