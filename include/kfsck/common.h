@@ -43,7 +43,7 @@ typedef struct kf_error {
     int code;           /* a kf_err (positive) */
     int err_no;         /* errno of the failed system call, 0 when none */
     char path[4096];    /* the file or directory it was about, "" when none */
-    char message[256];  /* what failed, in words */
+    char message[4400]; /* what failed, in words (long enough to name a second path) */
 } kf_error;
 
 /* This thread's last error (never NULL; code KF_OK when there was none). */

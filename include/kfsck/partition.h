@@ -60,8 +60,13 @@ const kf_partition *kf_inputs_find(const kf_inputs *in, const char *topic, int32
 
 /* One partition whose copies are the given partition directories, whatever
  * their names (merge: copies of one partition from several brokers or
- * backups). Returns KF_OK; KF_ERR_IO when a directory cannot be listed
- * (reported through fn); KF_ERR_NOMEM. Free with kf_partition_free. */
+ * backups). As with kf_inputs_collect, data dirs (the directories' parents)
+ * whose meta.properties name different cluster.ids are never read as
+ * copies of one another. Returns KF_OK; KF_ERR_IO when a directory cannot
+ * be listed (reported through fn with its errno) or is of another cluster
+ * than the ones before it (reported through fn with err_no 0 and the
+ * kf_inputs_collect words, naming both data dirs); KF_ERR_NOMEM. Free with
+ * kf_partition_free. */
 int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_path_error_fn fn, void *ctx);
 void kf_partition_free(kf_partition *p);
 

@@ -51,6 +51,8 @@ typedef struct kf_path_entry {
     char topic[256];           /* when partition_named */
     int32_t partition;         /* when partition_named, else -1 */
     bool in_datadir;           /* an entry of a data dir PATH (false: a PATH itself) */
+    bool looks_like_log;       /* with sniff_logs, a file PATH: its first bytes frame as a record
+                                  batch (kf_looks_like_log), whatever its name says */
     /* The data dir holding it (a data dir PATH: the PATH itself; a partition
      * dir PATH: its parent), NULL for a file PATH. Valid during the call. */
     const kf_datadir_info *datadir;
@@ -70,6 +72,14 @@ typedef struct kf_paths_walk_opts {
     kf_path_entry_fn datadir_fn;     /* a PATH that is a data dir (e->datadir: it), before its entries */
     kf_path_entry_fn datadir_file_fn;/* a data dir's own file (meta.properties, an offset
                                         checkpoint, bootstrap.checkpoint) that is not a directory */
+    /* A directory PATH that is neither a partition dir nor a data dir
+     * (KF_PATH_OTHER_DIR; not with empty_dir_is_datadir when it is empty).
+     * NULL: it is unusable (error_fn with other_dir_what). */
+    kf_path_entry_fn other_dir_fn;
+    /* Any other entry of a data dir (that want_fn wants): kf_classify_path's
+     * kind, a file, special file, unreadable path or directory that is not
+     * a partition (KF_PATH_DATADIR only when not named <topic>-<n>). */
+    kf_path_entry_fn other_entry_fn;
     /* Which entries of a data dir to look at (NULL: all), by name, before
      * they are classified (e->kind is not set yet). */
     bool (*want_fn)(void *ctx, const kf_path_entry *e);
@@ -77,6 +87,7 @@ typedef struct kf_paths_walk_opts {
     bool unreadable_partitions; /* a data dir's entry named <topic>-<n> that cannot be read
                                    goes to partition_fn (KF_PATH_ERROR) instead of error_fn */
     bool empty_dir_is_datadir;  /* an empty directory PATH is a data dir with nothing in it */
+    bool sniff_logs;            /* read the first bytes of each file PATH: e->looks_like_log */
     const char *special_what;   /* words for a PATH that is a FIFO, socket or device
                                    (NULL: "not a regular file or directory") */
     const char *other_dir_what; /* ... for a directory PATH that is neither (NULL: "neither

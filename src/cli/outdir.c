@@ -88,7 +88,10 @@ int job_failed(void)
 {
     const kf_error *e = kf_error_last();
     fflush(stdout);
-    cli_error(e->path, "%s: %s", e->message, strerror(e->err_no));
+    if (e->err_no)
+        cli_error(e->path, "%s: %s", e->message, strerror(e->err_no));
+    else
+        cli_error(e->path, "%s", e->message);
     return EXIT_FAIL;
 }
 

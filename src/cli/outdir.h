@@ -44,7 +44,8 @@ void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a
 int report_write(mem_json *doc, const kf_outdir *od);
 
 /* The job failed (the last error's path, message and errno): prints
- * "kfsck: <path>: <what>: <strerror>" after what stdout holds; EXIT_FAIL. */
+ * "kfsck: <path>: <what>: <strerror>" (without ": <strerror>" when errno is
+ * 0) after what stdout holds; EXIT_FAIL. */
 int job_failed(void);
 
 /* A segment record's fields (with_input: also input and input_size). */

@@ -162,7 +162,7 @@ static bool refused_before(const collect *c, const char *a, const char *b)
  * cluster than p's copies (reported once per pair of data dirs). */
 static int same_cluster(collect *c, const kf_partition *p, const kf_datadir_info *dd)
 {
-    if (!dd || !dd->has_meta || !dd->meta.cluster_id[0] || p->partition < 0)
+    if (!dd || !dd->has_meta || !dd->meta.cluster_id[0])
         return KF_OK;
     size_t i = (size_t)(p - c->in->parts);
     if (i >= c->nclusters) {
@@ -209,6 +209,18 @@ static int same_cluster(collect *c, const kf_partition *p, const kf_datadir_info
     return KF_ERR_IO;
 }
 
+static void collect_free(collect *c)
+{
+    for (size_t i = 0; i < c->nclusters; i++) {
+        free(c->clusters[i].cluster_id);
+        free(c->clusters[i].datadir);
+    }
+    free(c->clusters);
+    for (size_t i = 0; i < c->nrefused; i++)
+        free(c->refused[i]);
+    free(c->refused);
+}
+
 static int collect_partition(void *ctx, const kf_path_entry *e)
 {
     collect *c = ctx;
@@ -242,14 +254,7 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
     o.error_ctx = ctx;
     o.ctx = &c;
     int status = kf_paths_walk(paths, n, &o);
-    for (size_t i = 0; i < c.nclusters; i++) {
-        free(c.clusters[i].cluster_id);
-        free(c.clusters[i].datadir);
-    }
-    free(c.clusters);
-    for (size_t i = 0; i < c.nrefused; i++)
-        free(c.refused[i]);
-    free(c.refused);
+    collect_free(&c);
     if (in->n)
         qsort(in->parts, in->n, sizeof *in->parts, cmp_parts);
     return status;
@@ -281,6 +286,22 @@ void kf_inputs_free(kf_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
+/* The cluster rule of kf_inputs_collect for one of kf_partition_of_dirs'
+ * directories: its parent is the data dir whose meta.properties counts. */
+static int dir_joins_copies(collect *c, const kf_partition *p, const char *dir)
+{
+    char *parent = kf_path_dir(dir);
+    if (!parent)
+        return KF_ERR_NOMEM;
+    kf_datadir_info dd;
+    int rc = kf_datadir_info_read(&dd, parent);
+    if (rc == KF_OK)
+        rc = same_cluster(c, p, &dd);
+    kf_datadir_info_free(&dd);
+    free(parent);
+    return rc;
+}
+
 int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_path_error_fn fn, void *ctx)
 {
     /* each directory is added as a copy of the one partition at in.parts[0] */
@@ -288,9 +309,14 @@ int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_
     memset(&in, 0, sizeof in);
     memset(p, 0, sizeof *p);
     kf_partition *part = part_for(&in, "", -1);
+    collect c = {&in, NULL, 0, NULL, 0, fn, ctx};
     int rc = part ? KF_OK : KF_ERR_NOMEM;
-    for (size_t i = 0; i < n && rc == KF_OK; i++)
-        rc = add_copy_dir(part, dirs[i], fn, ctx);
+    for (size_t i = 0; i < n && rc == KF_OK; i++) {
+        rc = dir_joins_copies(&c, part, dirs[i]);
+        if (rc == KF_OK)
+            rc = add_copy_dir(part, dirs[i], fn, ctx);
+    }
+    collect_free(&c);
     if (part) {
         char topic[256];
         int32_t partition;

@@ -137,6 +137,8 @@ static int datadir_entry(const kf_paths_walk_opts *o, const kf_datadir_info *dd,
         else if (e.partition_named && e.kind == KF_PATH_ERROR) /* never silently skipped */
             rc = o->unreadable_partitions ? call(o->partition_fn, o->ctx, &e)
                                           : report(o, sub, e.err_no, kf_path_error_str(e.err_no));
+        else
+            rc = call(o->other_entry_fn, o->ctx, &e);
     }
     free(sub);
     return rc;
@@ -229,7 +231,9 @@ static int one_path(const kf_paths_walk_opts *o, const char *path)
     switch (e.kind) {
     case KF_PATH_ERROR: return report(o, path, e.err_no, kf_path_error_str(e.err_no));
     case KF_PATH_SPECIAL: return report(o, path, 0, o->special_what);
-    case KF_PATH_FILE: return call(o->file_fn, o->ctx, &e);
+    case KF_PATH_FILE:
+        e.looks_like_log = o->sniff_logs && kf_looks_like_log(path);
+        return call(o->file_fn, o->ctx, &e);
     case KF_PATH_PARTITION: return partition_path(o, &e);
     case KF_PATH_DATADIR: return datadir_path(o, &e);
     case KF_PATH_OTHER_DIR:
@@ -237,7 +241,7 @@ static int one_path(const kf_paths_walk_opts *o, const char *path)
             e.kind = KF_PATH_DATADIR;
             return datadir_path(o, &e);
         }
-        return report(o, path, 0, o->other_dir_what);
+        return o->other_dir_fn ? o->other_dir_fn(o->ctx, &e) : report(o, path, 0, o->other_dir_what);
     }
     return KF_OK;
 }

@@ -42,8 +42,9 @@ typedef struct merge_ctx {
     bool seg_open;
     int64_t seg_base;
     char *seed_path;      /* the snapshot the producer state started from */
-    char list_err[4096];  /* a copy that could not be listed */
-    int list_errno;
+    char list_err[4096];  /* a copy that could not be listed, or of another cluster */
+    int list_errno;       /* why it could not be listed (0: list_what says why it is refused) */
+    char list_what[sizeof ((kf_error *)0)->message];
 } merge_ctx;
 
 void kf_merge_opts_init(kf_merge_opts *o)
@@ -98,6 +99,7 @@ static void on_list_error(void *ctx, const char *path, int err_no, const char *w
     if (!c->list_err[0]) {
         snprintf(c->list_err, sizeof c->list_err, "%s", path);
         c->list_errno = err_no;
+        snprintf(c->list_what, sizeof c->list_what, "%s", what);
     }
 }
 
@@ -320,7 +322,7 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
     if (rc == KF_ERR_NOMEM)
         rc = fail(&c, out_dir, ENOMEM, "out of memory");
     else if (rc != KF_OK)
-        rc = fail(&c, c.list_err, c.list_errno, "cannot list directory");
+        rc = fail(&c, c.list_err, c.list_errno, c.list_errno ? "cannot list directory" : c.list_what);
     if (rc == KF_OK)
         rc = collect_bases(&c);
     kf_part_writer_opts wo;
