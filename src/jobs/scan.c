@@ -219,18 +219,16 @@ static void keep_segment(void *ctx, const char *path, const kf_segment_summary *
     kf_name_info ni = kf_classify_name(kf_path_base(path));
     if (ni.kind != KF_FILE_LOG || ni.suffix[0] || ni.base_offset < 0 || t->rc != KF_OK)
         return;
-    if (t->nsegs == t->capsegs) {
-        size_t cap = t->capsegs ? t->capsegs * 2 : 8;
-        seg_recovery *ns = realloc(t->segs, cap * sizeof *ns);
-        if (!ns) {
-            t->rc = KF_ERR_NOMEM;
-            return;
-        }
-        t->segs = ns;
-        t->capsegs = cap;
+    size_t cap = t->nsegs < t->capsegs ? t->capsegs : (t->capsegs ? t->capsegs * 2 : 8);
+    seg_recovery *segs = cap == t->capsegs ? t->segs : realloc(t->segs, cap * sizeof *segs);
+    if (!segs) {
+        t->rc = KF_ERR_NOMEM; /* t->segs stays as it was, freed with the task */
+        return;
     }
-    t->segs[t->nsegs++] = (seg_recovery){ni.base_offset, s->size, s->valid_bytes, s->has_recovered_offsets,
-                                         s->recovered_last_offset};
+    t->segs = segs;
+    t->capsegs = cap;
+    segs[t->nsegs++] = (seg_recovery){ni.base_offset, s->size, s->valid_bytes, s->has_recovered_offsets,
+                                      s->recovered_last_offset};
 }
 
 static int cmp_seg(const void *a, const void *b)
