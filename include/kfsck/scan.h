@@ -48,6 +48,22 @@ typedef struct kf_datadir_partition {
     uint64_t unreadable_paths;     /* its "unreadable" problems */
     const kf_problem *problems;    /* every problem found in it, in order (file set) */
     size_t n_problems;
+    /* The data dir's meta.properties (paths.h's kf_datadir_info): node.id,
+     * else broker.id, and cluster.id; none without one that parses. */
+    bool has_broker;
+    int32_t broker;
+    const char *cluster_id;        /* NULL when none */
+    /* Where the broker's own recovery after an unclean shutdown would leave
+     * the log end (what predict --assume-unclean forecasts): every segment
+     * from the one holding the recovery point (none: 0) recovered, the
+     * first whose valid_bytes is below its size cut there and the later
+     * ones deleted; then the end of the last batch kept, or the cut
+     * segment's base offset; with no cut, log.log_end_offset; the log start
+     * offset when that is below the log-start checkpoint (or there is no
+     * segment). Unknown when the directory or one of its segments could
+     * not be read. */
+    bool has_recovery_end;
+    int64_t recovery_end_offset;
 } kf_datadir_partition;
 
 #define KF_DATADIR_SCAN_OPTIONS_VERSION 1

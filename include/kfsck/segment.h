@@ -28,6 +28,11 @@ typedef struct kf_segment_summary {
     int64_t first_offset, last_offset;  /* over intact batches */
     int64_t max_timestamp;
     uint64_t errors, warnings;
+    /* The segment's end once broker recovery has cut it at valid_bytes: the
+     * last offset of the last intact batch (in file order) that ends at or
+     * below valid_bytes; none when no batch does (or valid_bytes is 0). */
+    bool has_recovered_offsets;
+    int64_t recovered_last_offset;
 } kf_segment_summary;
 
 /* Called for each intact batch (CRC ok), in file order, before its records.

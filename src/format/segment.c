@@ -439,9 +439,13 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
         if (bad)
             own.bad_batches++;
 
-        /* Broker-side state: index simulation up to the first damage. */
-        if (!kf_segment_iter_valid_set(s.it))
+        /* Broker-side state: index simulation up to the first damage, and
+         * the segment's end after recovery's cut there. */
+        if (!kf_segment_iter_valid_set(s.it)) {
             simulate_recovery_index(&s, &b, b.position);
+            own.has_recovered_offsets = true;
+            own.recovered_last_offset = b.last_offset;
+        }
         s.max_ts_before = s.max_ts;
         if (b.max_timestamp > s.max_ts)
             s.max_ts = b.max_timestamp;
@@ -477,8 +481,10 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
         finish_offset_index(&s);
         finish_time_index(&s);
     }
-    if (s.recovery_zero)
+    if (s.recovery_zero) {
         sum->valid_bytes = 0;
+        sum->has_recovered_offsets = false;
+    }
     kf_segment_iter_close(s.it);
     return rc == -1 ? KF_OK : rc;
 }

@@ -73,6 +73,15 @@ static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
 
 /* ---- one partition ----------------------------------------------------------- */
 
+/* A plain segment of a partition as verify's scan of it saw it: what the
+ * broker's recovery of it would keep. */
+typedef struct seg_recovery {
+    int64_t base_offset;
+    uint64_t size, valid_bytes;
+    bool has_recovered_offsets;
+    int64_t recovered_last_offset;
+} seg_recovery;
+
 typedef struct task {
     /* in */
     char *name, *topic, *dir;
@@ -84,6 +93,8 @@ typedef struct task {
     size_t nprobs, capprobs;
     kf_leader_epochs epochs;   /* its leader-epoch-checkpoint, with the entries' positions */
     ck_value ck[CK_N];         /* its entries in the data dir's offset checkpoints */
+    seg_recovery *segs;        /* its plain segments that could be read, in offset order */
+    size_t nsegs, capsegs;
     int rc;
     bool done;
 } task;
@@ -104,6 +115,10 @@ typedef struct datadir_ctx {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t next;
+    /* its meta.properties (from the walk): node.id, else broker.id; cluster.id */
+    bool has_broker, has_cluster_id;
+    int32_t broker;
+    char cluster_id[sizeof ((kf_meta_properties *)0)->cluster_id];
 } datadir_ctx;
 
 /* The problem callback of one partition: kept with it. */
@@ -144,6 +159,67 @@ static void keep_problem(void *ctx, const kf_problem *p)
     t->files[t->nprobs++] = f;
 }
 
+/* The segment callback of one partition's verify: its plain segments kept
+ * to forecast recovery (recovery_end). */
+static void keep_segment(void *ctx, const char *path, const kf_segment_summary *s)
+{
+    task *t = ctx;
+    kf_name_info ni = kf_classify_name(kf_path_base(path));
+    if (ni.kind != KF_FILE_LOG || ni.suffix[0] || ni.base_offset < 0 || t->rc != KF_OK)
+        return;
+    size_t cap = t->nsegs < t->capsegs ? t->capsegs : (t->capsegs ? t->capsegs * 2 : 8);
+    seg_recovery *segs = cap == t->capsegs ? t->segs : realloc(t->segs, cap * sizeof *segs);
+    if (!segs) {
+        t->rc = KF_ERR_NOMEM; /* t->segs stays as it was, freed with the task */
+        return;
+    }
+    t->segs = segs;
+    t->capsegs = cap;
+    segs[t->nsegs++] = (seg_recovery){ni.base_offset, s->size, s->valid_bytes, s->has_recovered_offsets,
+                                      s->recovered_last_offset};
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+    const seg_recovery *x = a, *y = b;
+    return x->base_offset < y->base_offset ? -1 : x->base_offset > y->base_offset;
+}
+
+/* Where the broker's recovery after an unclean shutdown would leave the
+ * log end (LogLoader.recoverLog, docs/formats.md §9): the segments from the
+ * one holding the recovery point (a missing entry is 0) recovered, the
+ * first that recovery truncates (valid_bytes below its size) cut there and
+ * the rest deleted; the log end is then that segment's next offset
+ * (LogSegment.readNextOffset: the end of its last batch kept, else its base
+ * offset). A log ending below the log-start checkpoint is deleted and
+ * started again there, as is a partition with no segment. Unknown when a
+ * segment could not be read. */
+static void recovery_end(task *t)
+{
+    kf_datadir_partition *part = &t->part;
+    const kf_partition_summary *lg = &part->log;
+    if (!lg->listed || t->nsegs != lg->segments)
+        return;
+    int64_t log_start = part->log_start_offset.has ? part->log_start_offset.offset : 0;
+    int64_t rp = part->recovery_point.has ? part->recovery_point.offset : 0;
+    int64_t end = lg->has_log_end ? lg->log_end_offset : log_start;
+    if (t->nsegs > 1)
+        qsort(t->segs, t->nsegs, sizeof *t->segs, cmp_seg);
+    size_t from = 0;
+    for (size_t i = 1; i < t->nsegs; i++)
+        if (t->segs[i].base_offset <= rp)
+            from = i;
+    for (size_t i = from; i < t->nsegs; i++) {
+        const seg_recovery *sg = &t->segs[i];
+        if (sg->valid_bytes < sg->size) {
+            end = sg->has_recovered_offsets ? sg->recovered_last_offset + 1 : sg->base_offset;
+            break;
+        }
+    }
+    part->has_recovery_end = true;
+    part->recovery_end_offset = end < log_start ? log_start : end;
+}
+
 static bool read_topic_id(const char *dir, char id[23])
 {
     char *p = kf_path_join(dir, "partition.metadata");
@@ -177,8 +253,12 @@ static void scan_partition(datadir_ctx *d, task *t)
     vo.threads = d->reader_threads;
     vo.problem_fn = keep_problem;
     vo.problem_ctx = t;
+    vo.segment_fn = keep_segment;
+    vo.segment_ctx = t;
     kf_verify_result vr = {0};
     int rc = kf_verify_partition(t->dir, &vo, &vr, &part->log);
+    if (rc == KF_OK)
+        rc = t->rc;
     if (rc != KF_OK) {
         t->rc = rc;
         return;
@@ -274,6 +354,7 @@ static void task_free(task *t)
     free(t->probs);
     free(t->files);
     kf_leader_epochs_free(&t->epochs);
+    free(t->segs);
     free(t->name);
     free(t->topic);
     free(t->dir);
@@ -472,6 +553,13 @@ static int add_task(void *ctx, const kf_path_entry *e)
         d->tasks = nt;
         w->cap = cap;
     }
+    if (e->datadir && e->datadir->has_meta) {
+        const kf_meta_properties *mp = &e->datadir->meta;
+        d->has_broker = mp->has_node_id || mp->has_broker_id;
+        d->broker = mp->has_node_id ? mp->node_id : mp->broker_id;
+        d->has_cluster_id = mp->cluster_id[0] != 0;
+        memcpy(d->cluster_id, mp->cluster_id, sizeof d->cluster_id);
+    }
     task *t = &d->tasks[d->ntasks++];
     memset(t, 0, sizeof *t);
     t->partition = e->partition;
@@ -517,6 +605,10 @@ static void hand_back(datadir_ctx *d, task *t, kf_datadir_totals *tot)
 {
     t->part.problems = t->probs;
     t->part.n_problems = t->nprobs;
+    t->part.has_broker = d->has_broker;
+    t->part.broker = d->broker;
+    t->part.cluster_id = d->has_cluster_id ? d->cluster_id : NULL;
+    recovery_end(t);
     if (d->o->partition_fn)
         d->o->partition_fn(d->o->ctx, &t->part);
     tot->partitions++;
