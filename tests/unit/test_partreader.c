@@ -15,22 +15,18 @@
 #include "testutil.h"
 #include "mkbatch.h"
 
-static char tmpdir[256];
 static int seq;
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/kfsck-unit-partreader-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return tu_tmpdir_make("partreader");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_tmpdir_remove();
 }
 
 /* ---- building copies ------------------------------------------------------------ */
@@ -44,7 +40,7 @@ typedef struct copy_b {
 
 static void copy_init(copy_b *c, int64_t base)
 {
-    snprintf(c->dir, sizeof c->dir, "%s/c%d/t-0", tmpdir, seq++);
+    snprintf(c->dir, sizeof c->dir, "%s/c%d/t-0", tu_tmpdir, seq++);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", c->dir);
     assert_int_equal(system(cmd), 0);

@@ -16,28 +16,24 @@
 #include "mkbatch.h"
 #include "format/partwriter.h"
 
-static char tmpdir[256];
 static int seq;
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/kfsck-unit-partwriter-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return tu_tmpdir_make("partwriter");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_tmpdir_remove();
 }
 
 /* A new empty output directory. */
 static void out_dir(char *p, size_t cap)
 {
-    snprintf(p, cap, "%s/out%d", tmpdir, seq++);
+    snprintf(p, cap, "%s/out%d", tu_tmpdir, seq++);
 }
 
 static uint8_t *read_out(const char *dir, const char *name, size_t *n)

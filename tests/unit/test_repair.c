@@ -13,21 +13,17 @@
 #include "format/out_file.h"
 #include "testutil.h"
 
-static char tmpdir[256];
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/kfsck-unit-repair-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return tu_tmpdir_make("repair");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_tmpdir_remove();
 }
 
 static int count_entries(const char *dir)
@@ -48,34 +44,34 @@ static void test_out_file_commit_and_no_overwrite(void **state)
 {
     (void)state;
     kf_out_file *f;
-    assert_int_equal(kf_out_open(&f, tmpdir, "a.bin", false), KF_OK);
+    assert_int_equal(kf_out_open(&f, tu_tmpdir, "a.bin", false), KF_OK);
     assert_int_equal(kf_out_write(f, "hello", 5), KF_OK);
     char final[400];
-    snprintf(final, sizeof final, "%s/a.bin", tmpdir);
+    snprintf(final, sizeof final, "%s/a.bin", tu_tmpdir);
     struct stat st;
     assert_int_not_equal(stat(final, &st), 0); /* not there before the commit */
     assert_int_equal(kf_out_commit(f), KF_OK);
     assert_int_equal(stat(final, &st), 0);
     assert_int_equal(st.st_size, 5);
-    assert_int_equal(count_entries(tmpdir), 1);
+    assert_int_equal(count_entries(tu_tmpdir), 1);
     /* exists: refused without force, replaced with force */
-    assert_int_equal(kf_out_open(&f, tmpdir, "a.bin", false), KF_ERR_IO);
+    assert_int_equal(kf_out_open(&f, tu_tmpdir, "a.bin", false), KF_ERR_IO);
     assert_int_equal(kf_error_last()->err_no, EEXIST);
-    assert_int_equal(kf_out_write_file(tmpdir, "a.bin", "xy", 2, true), KF_OK);
+    assert_int_equal(kf_out_write_file(tu_tmpdir, "a.bin", "xy", 2, true), KF_OK);
     assert_int_equal(stat(final, &st), 0);
     assert_int_equal(st.st_size, 2);
     /* abort leaves nothing */
-    assert_int_equal(kf_out_open(&f, tmpdir, "b.bin", false), KF_OK);
+    assert_int_equal(kf_out_open(&f, tu_tmpdir, "b.bin", false), KF_OK);
     assert_int_equal(kf_out_write(f, "zz", 2), KF_OK);
     kf_out_abort(f);
-    assert_int_equal(count_entries(tmpdir), 1);
+    assert_int_equal(count_entries(tu_tmpdir), 1);
     /* a large write (past the buffer) */
     size_t big = 200000;
     uint8_t *buf = calloc(1, big);
     assert_non_null(buf);
-    assert_int_equal(kf_out_write_file(tmpdir, "big.bin", buf, big, false), KF_OK);
+    assert_int_equal(kf_out_write_file(tu_tmpdir, "big.bin", buf, big, false), KF_OK);
     free(buf);
-    snprintf(final, sizeof final, "%s/big.bin", tmpdir);
+    snprintf(final, sizeof final, "%s/big.bin", tu_tmpdir);
     assert_int_equal(stat(final, &st), 0);
     assert_int_equal((size_t)st.st_size, big);
 }
@@ -84,11 +80,11 @@ static void test_mkdirs_under_file_fails(void **state)
 {
     (void)state;
     char p[400];
-    snprintf(p, sizeof p, "%s/x/y/z", tmpdir);
+    snprintf(p, sizeof p, "%s/x/y/z", tu_tmpdir);
     assert_int_equal(kf_mkdirs(p), KF_OK);
-    snprintf(p, sizeof p, "%s/plain", tmpdir);
-    assert_int_equal(kf_out_write_file(tmpdir, "plain", "1", 1, false), KF_OK);
-    snprintf(p, sizeof p, "%s/plain/sub", tmpdir);
+    snprintf(p, sizeof p, "%s/plain", tu_tmpdir);
+    assert_int_equal(kf_out_write_file(tu_tmpdir, "plain", "1", 1, false), KF_OK);
+    snprintf(p, sizeof p, "%s/plain/sub", tu_tmpdir);
     assert_int_equal(kf_mkdirs(p), KF_ERR_IO);
     assert_int_equal(kf_error_last()->err_no, ENOTDIR);
 }
@@ -97,16 +93,16 @@ static void test_path_within(void **state)
 {
     (void)state;
     char a[400], b[400];
-    snprintf(a, sizeof a, "%s/part", tmpdir);
+    snprintf(a, sizeof a, "%s/part", tu_tmpdir);
     assert_int_equal(kf_mkdirs(a), KF_OK);
-    snprintf(b, sizeof b, "%s/part/not/yet", tmpdir);
+    snprintf(b, sizeof b, "%s/part/not/yet", tu_tmpdir);
     assert_true(kf_path_within(b, a));
     assert_true(kf_path_within(a, a));
-    snprintf(b, sizeof b, "%s/part/../part/x", tmpdir);
+    snprintf(b, sizeof b, "%s/part/../part/x", tu_tmpdir);
     assert_true(kf_path_within(b, a));
-    snprintf(b, sizeof b, "%s/partner", tmpdir);
+    snprintf(b, sizeof b, "%s/partner", tu_tmpdir);
     assert_false(kf_path_within(b, a));
-    snprintf(b, sizeof b, "%s", tmpdir);
+    snprintf(b, sizeof b, "%s", tu_tmpdir);
     assert_false(kf_path_within(b, a));
 }
 
@@ -160,8 +156,8 @@ static void test_index_builder_matches_committed_index(void **state)
     assert_non_null(ix);
     assert_non_null(tix);
     kf_out_file *fi, *ft;
-    assert_int_equal(kf_out_open(&fi, tmpdir, "v.index", true), KF_OK);
-    assert_int_equal(kf_out_open(&ft, tmpdir, "v.timeindex", true), KF_OK);
+    assert_int_equal(kf_out_open(&fi, tu_tmpdir, "v.index", true), KF_OK);
+    assert_int_equal(kf_out_open(&ft, tu_tmpdir, "v.timeindex", true), KF_OK);
     kf_index_builder b;
     kf_index_builder_init(&b, 0, fi, ft);
     uint64_t pos = 0;
@@ -179,9 +175,9 @@ static void test_index_builder_matches_committed_index(void **state)
     assert_int_equal(kf_out_commit(ft), KF_OK);
     char p[400];
     size_t gi = 0, gt = 0;
-    snprintf(p, sizeof p, "%s/v.index", tmpdir);
+    snprintf(p, sizeof p, "%s/v.index", tu_tmpdir);
     uint8_t *gix = read_test_file(p, &gi);
-    snprintf(p, sizeof p, "%s/v.timeindex", tmpdir);
+    snprintf(p, sizeof p, "%s/v.timeindex", tu_tmpdir);
     uint8_t *gtix = read_test_file(p, &gt);
     assert_int_equal(gi, ni);
     assert_int_equal(gt, nt);

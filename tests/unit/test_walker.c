@@ -10,32 +10,28 @@
 
 #include "testutil.h"
 
-static char tmpdir[256];
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/kfsck-unit-walker-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return tu_tmpdir_make("walker");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_tmpdir_remove();
 }
 
 /* ---- building trees ------------------------------------------------------------ */
 
-/* tmpdir/<test>/<rel>, in a static buffer of 8 (enough for one call's arguments). */
+/* tu_tmpdir/<test>/<rel>, in a static buffer of 8 (enough for one call's arguments). */
 static const char *at(const char *test, const char *rel)
 {
     static char buf[8][512];
     static int next;
     char *b = buf[next++ % 8];
-    snprintf(b, sizeof buf[0], "%s/%s%s%s", tmpdir, test, rel[0] ? "/" : "", rel);
+    snprintf(b, sizeof buf[0], "%s/%s%s%s", tu_tmpdir, test, rel[0] ? "/" : "", rel);
     return b;
 }
 

@@ -193,4 +193,23 @@ static inline uint8_t *read_test_file(const char *path, size_t *len)
     return buf;
 }
 
+/* ---- a scratch directory per test group ---------------------------------- */
+
+/* The group's scratch directory, made by tu_tmpdir_make (cmocka group
+ * setup) and removed with everything in it by tu_tmpdir_remove (teardown). */
+static char tu_tmpdir[256] __attribute__((unused));
+
+__attribute__((unused)) static int tu_tmpdir_make(const char *name)
+{
+    snprintf(tu_tmpdir, sizeof tu_tmpdir, "/tmp/kfsck-unit-%s-XXXXXX", name);
+    return mkdtemp(tu_tmpdir) ? 0 : -1;
+}
+
+__attribute__((unused)) static int tu_tmpdir_remove(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tu_tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 #endif
