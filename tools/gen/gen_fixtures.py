@@ -1037,7 +1037,7 @@ def gen_replicas(g, topic_id):
     manifest = {
         # the generator's path before tools/ was split by role, kept so that the
         # committed fixtures stay byte-identical
-        "generator": "tools/gen/gen_fixtures.py (gen_replicas)",
+        "generator": "tools/gen_fixtures.py (gen_replicas)",
         "partition": "orders-0", "topic_id": topic_id,
         "copies": ["%s/orders-0" % n for n in names],
         "segment_bases": [base for base, _ in segs],
@@ -1088,7 +1088,7 @@ def main(argv):
     manifest = {
         # the generator's path before tools/ was split by role, kept so that the
         # committed fixtures stay byte-identical
-        "generator": "tools/gen/gen_fixtures.py",
+        "generator": "tools/gen_fixtures.py",
         "kafka_python": kafka.__version__,
         "notes": [
             "Paths are relative to the fixtures directory.",
