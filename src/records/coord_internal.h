@@ -1,5 +1,5 @@
 /* coord_internal.h: the shape of the schema tables of Kafka's internal
- * topics that the generic decoder (src/records/coord_decode.c) walks: the
+ * topics that the generic decoder (src/records/coord_walk.c) walks: the
  * coordinator records (coord_schema.c), __share_group_state
  * (share_schema.c), the KRaft metadata and control records
  * (kraft_schema.c) and __remote_log_metadata (remote_schema.c).
@@ -140,6 +140,12 @@ void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t 
 
 extern const cs_message kf_cs_consumer_subscription;
 extern const cs_message kf_cs_consumer_assignment;
+
+/* In a decoded GroupMetadataValue of protocol type "consumer", replaces each
+ * member's subscription and assignment bytes with their decoded struct, the
+ * raw bytes kept after it as subscription_bytes / assignment_bytes
+ * (coord_consumer.c). */
+void cs_expand_consumer_protocol(kf_dtree *t, uint32_t root);
 
 static inline bool cs_in(int16_t v, int16_t lo, int16_t hi) { return v >= lo && v <= hi; }
 
