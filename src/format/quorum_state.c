@@ -417,6 +417,7 @@ int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *q
         return KF_ERR_CORRUPT;
     }
     int rc = KF_OK;
+    const int ver = (int)v; /* v is reused for the fields' values below */
     /* the fields of that version: all mandatory */
     static const int v0_fields[] = {F_CLUSTER_ID, F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_APPLIED, F_VOTERS};
     static const int v1_fields[] = {F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_VOTED_DIR};
@@ -425,7 +426,7 @@ int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *q
     for (size_t i = 0; i < nneed; i++) {
         int k = need[i];
         if (!f[k].present) {
-            set_msg(msg, msglen, "no %s field, which data_version %d requires", FIELD_NAMES[k], (int)v);
+            set_msg(msg, msglen, "no %s field, which data_version %d requires", FIELD_NAMES[k], ver);
             rc = KF_ERR_CORRUPT;
             continue;
         }
