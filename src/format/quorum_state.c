@@ -331,6 +331,126 @@ static bool voters_at(const uint8_t *line, size_t n, size_t at, kf_quorum_state 
     }
 }
 
+/* The top-level members of the object that starts at j->i (just after its
+ * '{'), remembering in f where the wanted ones' values start; false on
+ * malformed JSON (j->err says what). */
+static bool read_members(jr *j, member f[F_N])
+{
+    const uint8_t *data = j->p;
+    size_t n = j->n;
+    j->i++;
+    j->depth = 1;
+    ws(j);
+    if (j->i < n && data[j->i] == '}') {
+        j->i++;
+        return true;
+    }
+    for (;;) {
+        const uint8_t *k;
+        size_t kl;
+        if (!str(j, &k, &kl))
+            return false;
+        ws(j);
+        if (j->i >= n || data[j->i] != ':')
+            return fail(j, "expected ':'");
+        j->i++;
+        ws(j);
+        size_t vat = j->i;
+        if (!value(j))
+            return false;
+        for (int i = 0; i < F_N; i++)
+            if (strlen(FIELD_NAMES[i]) == kl && !memcmp(FIELD_NAMES[i], k, kl))
+                f[i] = (member){true, vat}; /* a repeated key: the last wins, as in Jackson */
+        ws(j);
+        if (j->i < n && data[j->i] == ',') {
+            j->i++;
+            ws(j);
+            continue;
+        }
+        if (j->i < n && data[j->i] == '}') {
+            j->i++;
+            return true;
+        }
+        return fail(j, "expected ',' or '}'");
+    }
+}
+
+/* data_version: present, an int16, and 0 or 1 (stored in qs even when not). */
+static int read_version(const uint8_t *data, size_t n, const member f[F_N], kf_quorum_state *qs, char *msg,
+                        size_t msglen)
+{
+    int64_t v;
+    if (!f[F_DATA_VERSION].present) {
+        set_msg(msg, msglen, "no data_version field");
+        return KF_ERR_CORRUPT;
+    }
+    if (!int_at(data, n, f[F_DATA_VERSION].at, INT16_MIN, INT16_MAX, &v)) {
+        set_msg(msg, msglen, "data_version is not a number");
+        return KF_ERR_CORRUPT;
+    }
+    qs->data_version = (int32_t)v;
+    if (v < 0 || v > 1) {
+        set_msg(msg, msglen, "data_version %d is not within the supported 0..1", (int)v);
+        return KF_ERR_CORRUPT;
+    }
+    return KF_OK;
+}
+
+/* One field k whose value starts at data[at], checked and stored in qs. */
+static int read_field(int k, const uint8_t *data, size_t n, size_t at, kf_quorum_state *qs, char *msg,
+                      size_t msglen)
+{
+    int64_t v;
+    switch (k) {
+    case F_CLUSTER_ID:
+        if (data[at] != '"') {
+            set_msg(msg, msglen, "clusterId is not a string");
+            return KF_ERR_CORRUPT;
+        }
+        return KF_OK;
+    case F_LEADER_ID:
+    case F_LEADER_EPOCH:
+    case F_VOTED_ID: {
+        if (!int_at(data, n, at, INT32_MIN, INT32_MAX, &v)) {
+            set_msg(msg, msglen, "%s is not a 32-bit integer", FIELD_NAMES[k]);
+            return KF_ERR_CORRUPT;
+        }
+        int32_t *dst = k == F_LEADER_ID ? &qs->leader_id : k == F_LEADER_EPOCH ? &qs->leader_epoch : &qs->voted_id;
+        *dst = (int32_t)v;
+        return KF_OK;
+    }
+    case F_APPLIED:
+        if (!int_at(data, n, at, INT64_MIN, INT64_MAX, &v)) {
+            set_msg(msg, msglen, "appliedOffset is not a 64-bit integer");
+            return KF_ERR_CORRUPT;
+        }
+        qs->has_applied_offset = true;
+        qs->applied_offset = v;
+        return KF_OK;
+    case F_VOTED_DIR: {
+        jr s = {data, n, at, 0, NULL, 0};
+        const uint8_t *u;
+        size_t ul;
+        uint8_t id[16];
+        if (data[at] != '"' || !str(&s, &u, &ul) || kf_uuid_from_b64((const char *)u, ul, id) != 0) {
+            set_msg(msg, msglen, "votedDirectoryId is not a Kafka uuid");
+            return KF_ERR_CORRUPT;
+        }
+        qs->has_voted_directory_id = true;
+        memcpy(qs->voted_directory_id, u, 22);
+        qs->voted_directory_id[22] = 0;
+        return KF_OK;
+    }
+    case F_VOTERS:
+        if (!voters_at(data, n, at, qs, msg, msglen)) {
+            set_msg(msg, msglen, "currentVoters is malformed");
+            return KF_ERR_CORRUPT;
+        }
+        return KF_OK;
+    }
+    return KF_OK;
+}
+
 int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *qs, char *msg, size_t msglen)
 {
     memset(qs, 0, sizeof *qs);
@@ -352,134 +472,28 @@ int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *q
         set_msg(msg, msglen, "the first line is not a JSON object");
         return KF_ERR_CORRUPT;
     }
-    /* read the top-level members, remembering where the wanted ones start */
     member f[F_N] = {{0}};
-    j.i++;
-    j.depth = 1;
-    ws(&j);
-    bool ok = true;
-    if (j.i < n && data[j.i] == '}') {
-        j.i++;
-    } else {
-        for (;;) {
-            const uint8_t *k;
-            size_t kl;
-            if (!str(&j, &k, &kl)) {
-                ok = false;
-                break;
-            }
-            ws(&j);
-            if (j.i >= n || data[j.i] != ':') {
-                ok = fail(&j, "expected ':'");
-                break;
-            }
-            j.i++;
-            ws(&j);
-            size_t vat = j.i;
-            if (!value(&j)) {
-                ok = false;
-                break;
-            }
-            for (int i = 0; i < F_N; i++)
-                if (strlen(FIELD_NAMES[i]) == kl && !memcmp(FIELD_NAMES[i], k, kl))
-                    f[i] = (member){true, vat}; /* a repeated key: the last wins, as in Jackson */
-            ws(&j);
-            if (j.i < n && data[j.i] == ',') {
-                j.i++;
-                ws(&j);
-                continue;
-            }
-            if (j.i < n && data[j.i] == '}') {
-                j.i++;
-                break;
-            }
-            ok = fail(&j, "expected ',' or '}'");
-            break;
-        }
-    }
-    if (!ok) {
+    if (!read_members(&j, f)) {
         set_msg(msg, msglen, "the first line is not valid JSON (%s at byte %zu)", j.err ? j.err : "malformed",
                 j.err_at);
         return KF_ERR_CORRUPT;
     }
-    int64_t v;
-    if (!f[F_DATA_VERSION].present) {
-        set_msg(msg, msglen, "no data_version field");
-        return KF_ERR_CORRUPT;
-    }
-    if (!int_at(data, n, f[F_DATA_VERSION].at, INT16_MIN, INT16_MAX, &v)) {
-        set_msg(msg, msglen, "data_version is not a number");
-        return KF_ERR_CORRUPT;
-    }
-    qs->data_version = (int32_t)v;
-    if (v < 0 || v > 1) {
-        set_msg(msg, msglen, "data_version %d is not within the supported 0..1", (int)v);
-        return KF_ERR_CORRUPT;
-    }
-    int rc = KF_OK;
-    const int ver = (int)v; /* v is reused for the fields' values below */
+    int rc = read_version(data, n, f, qs, msg, msglen);
+    if (rc != KF_OK)
+        return rc;
     /* the fields of that version: all mandatory */
     static const int v0_fields[] = {F_CLUSTER_ID, F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_APPLIED, F_VOTERS};
     static const int v1_fields[] = {F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_VOTED_DIR};
-    const int *need = v == 0 ? v0_fields : v1_fields;
-    size_t nneed = v == 0 ? sizeof v0_fields / sizeof v0_fields[0] : sizeof v1_fields / sizeof v1_fields[0];
+    const int ver = qs->data_version;
+    const int *need = ver == 0 ? v0_fields : v1_fields;
+    size_t nneed = ver == 0 ? sizeof v0_fields / sizeof v0_fields[0] : sizeof v1_fields / sizeof v1_fields[0];
     for (size_t i = 0; i < nneed; i++) {
         int k = need[i];
         if (!f[k].present) {
             set_msg(msg, msglen, "no %s field, which data_version %d requires", FIELD_NAMES[k], ver);
             rc = KF_ERR_CORRUPT;
-            continue;
-        }
-        size_t at = f[k].at;
-        switch (k) {
-        case F_CLUSTER_ID:
-            if (data[at] != '"') {
-                set_msg(msg, msglen, "clusterId is not a string");
-                rc = KF_ERR_CORRUPT;
-            }
-            break;
-        case F_LEADER_ID:
-        case F_LEADER_EPOCH:
-        case F_VOTED_ID: {
-            if (!int_at(data, n, at, INT32_MIN, INT32_MAX, &v)) {
-                set_msg(msg, msglen, "%s is not a 32-bit integer", FIELD_NAMES[k]);
-                rc = KF_ERR_CORRUPT;
-                break;
-            }
-            int32_t *dst = k == F_LEADER_ID ? &qs->leader_id : k == F_LEADER_EPOCH ? &qs->leader_epoch : &qs->voted_id;
-            *dst = (int32_t)v;
-            break;
-        }
-        case F_APPLIED:
-            if (!int_at(data, n, at, INT64_MIN, INT64_MAX, &v)) {
-                set_msg(msg, msglen, "appliedOffset is not a 64-bit integer");
-                rc = KF_ERR_CORRUPT;
-                break;
-            }
-            qs->has_applied_offset = true;
-            qs->applied_offset = v;
-            break;
-        case F_VOTED_DIR: {
-            jr s = {data, n, at, 0, NULL, 0};
-            const uint8_t *u;
-            size_t ul;
-            uint8_t id[16];
-            if (data[at] != '"' || !str(&s, &u, &ul) || kf_uuid_from_b64((const char *)u, ul, id) != 0) {
-                set_msg(msg, msglen, "votedDirectoryId is not a Kafka uuid");
-                rc = KF_ERR_CORRUPT;
-                break;
-            }
-            qs->has_voted_directory_id = true;
-            memcpy(qs->voted_directory_id, u, 22);
-            qs->voted_directory_id[22] = 0;
-            break;
-        }
-        case F_VOTERS:
-            if (!voters_at(data, n, at, qs, msg, msglen)) {
-                set_msg(msg, msglen, "currentVoters is malformed");
-                rc = KF_ERR_CORRUPT;
-            }
-            break;
+        } else if (read_field(k, data, n, f[k].at, qs, msg, msglen) != KF_OK) {
+            rc = KF_ERR_CORRUPT;
         }
     }
     return rc;
