@@ -205,7 +205,7 @@ static int parse_args(int argc, char **argv, merge_args *a)
 }
 
 /* OUTDIR/merge.json, then the summary line; the exit code. */
-static int finish(const merge_args *a, const kf_outdir *od, merge_cli *m, const kf_merge_result *res)
+static int finish(const merge_args *a, kf_outdir *od, merge_cli *m, const kf_merge_result *res)
 {
     mem_json doc;
     report_begin(&doc, "merge");

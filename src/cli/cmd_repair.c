@@ -193,7 +193,7 @@ static int input_kind(const char *path, bool *partition)
 }
 
 /* OUTDIR/repair.json, then the summary line; the exit code. */
-static int finish(const repair_args *a, const kf_outdir *od, rep_ctx *r, const kf_repair_result *res)
+static int finish(const repair_args *a, kf_outdir *od, rep_ctx *r, const kf_repair_result *res)
 {
     bool loss = res->data_loss_ranges > 0;
     mem_json doc;

@@ -30,7 +30,8 @@
 typedef struct merge_ctx {
     const kf_merge_opts *o;
     kf_merge_result *res;
-    const char *out_dir;
+    const char *out_dir;  /* the output the paths reported name */
+    const char *write_dir; /* where the files are written: out_dir, or its stage (outdir.h) */
     kf_outdir *od;        /* the output directory's policy (kf_merge_into), or NULL */
     kf_partition part;
     int64_t *bases;       /* the union of the copies' segment bases, sorted, each once */
@@ -236,7 +237,7 @@ static int copy_metadata(merge_ctx *c)
         char *in = kf_path_join(c->part.copies[i].label, "partition.metadata");
         char *outp = NULL, why[200];
         int err_no = 0;
-        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->o->force, &outp, why, sizeof why, &err_no)
+        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->write_dir, c->o->force, &outp, why, sizeof why, &err_no)
                            : REBUILD_MD_NOMEM;
         int rc = KF_OK;
         if (md == REBUILD_MD_NOMEM)
@@ -307,8 +308,8 @@ static int write_partition_files(merge_ctx *c)
     return KF_OK;
 }
 
-static int merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
-                            kf_merge_result *res, kf_outdir *od)
+static int merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const char *write_dir,
+                            const kf_merge_opts *o, kf_merge_result *res, kf_outdir *od)
 {
     memset(res, 0, sizeof *res);
     merge_ctx c;
@@ -316,6 +317,7 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
     c.o = o;
     c.res = res;
     c.out_dir = out_dir;
+    c.write_dir = write_dir;
     c.od = od;
     kf_part_reader *r = NULL;
     int rc = kf_partition_of_dirs(&c.part, in_dirs, n, on_list_error, &c);
@@ -329,6 +331,7 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
     kf_part_writer_opts_init(&wo);
     wo.force = o->force;
     wo.max_batch_bytes = o->max_batch_bytes;
+    wo.stage_dir = write_dir;
     if (rc == KF_OK) {
         int wrc = kf_part_writer_open(&c.w, out_dir, &wo);
         if (wrc != KF_OK)
@@ -370,14 +373,18 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res)
 {
-    return merge_partitions(in_dirs, n, out_dir, o, res, NULL);
+    return merge_partitions(in_dirs, n, out_dir, out_dir, o, res, NULL);
 }
 
 int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res)
 {
     kf_merge_opts forced = *o;
     forced.force = od->force;
-    int rc = merge_partitions(in_dirs, n, od->target, &forced, res, od);
+    memset(res, 0, sizeof *res);
+    if (kf_outdir_stage(od) != KF_OK)
+        return rebuild_outdir_failed(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
+                                     sizeof res->err_what);
+    int rc = merge_partitions(in_dirs, n, od->target, od->stage, &forced, res, od);
     if (rc == KF_OK)
         rc = rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
                                  sizeof res->err_what);

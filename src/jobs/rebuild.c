@@ -76,8 +76,17 @@ int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err
     return KF_ERR_NOMEM;
 }
 
-rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,
-                                 size_t why_cap, int *err_no)
+int rebuild_outdir_failed(const kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
+                          size_t what_cap)
+{
+    snprintf(err_path, path_cap, "%s", od->err_path ? od->err_path : od->target);
+    *err_no = od->err_no;
+    snprintf(err_what, what_cap, "%s", od->err_what ? od->err_what : "cannot write");
+    return od->err_no == ENOMEM ? KF_ERR_NOMEM : KF_ERR_IO;
+}
+
+rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const char *write_dir, bool force,
+                                 char **outp, char *why, size_t why_cap, int *err_no)
 {
     *outp = NULL;
     kf_bytes m;
@@ -92,7 +101,7 @@ rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool 
         res = REBUILD_MD_INVALID;
     else if (!(*outp = kf_path_join(out_dir, "partition.metadata")))
         res = REBUILD_MD_NOMEM;
-    else if (kf_out_write_file(out_dir, "partition.metadata", m.data, m.size, force, err_no) != KF_OK)
+    else if (kf_out_write_file(write_dir, "partition.metadata", m.data, m.size, force, err_no) != KF_OK)
         res = REBUILD_MD_WRITE_FAILED;
     else
         res = REBUILD_MD_COPIED;

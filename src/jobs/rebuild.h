@@ -40,6 +40,11 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
 int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
                         size_t what_cap);
 
+/* kf_outdir_stage failed: its od->err_* into err_* (as above); returns its
+ * kf_err. */
+int rebuild_outdir_failed(const kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
+                          size_t what_cap);
+
 /* What became of an input partition.metadata (rebuild_copy_metadata). */
 typedef enum rebuild_md {
     REBUILD_MD_COPIED,       /* valid: written to out_dir as it is */
@@ -49,9 +54,11 @@ typedef enum rebuild_md {
     REBUILD_MD_WRITE_FAILED, /* valid, but out_dir/partition.metadata could not be written: *err_no */
 } rebuild_md;
 
-/* Copy in_path to out_dir/partition.metadata when it parses. *outp: the
- * output path (malloc'd, caller frees; NULL unless COPIED or WRITE_FAILED). */
-rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,
-                                 size_t why_cap, int *err_no);
+/* Copy in_path to out_dir/partition.metadata when it parses, writing it
+ * in write_dir (the output's stage, outdir.h; or out_dir itself). *outp:
+ * the output path in out_dir (malloc'd, caller frees; NULL unless COPIED or
+ * WRITE_FAILED). */
+rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const char *write_dir, bool force,
+                                 char **outp, char *why, size_t why_cap, int *err_no);
 
 #endif

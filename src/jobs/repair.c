@@ -674,13 +674,14 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
 /* ---- entry points --------------------------------------------------------------- */
 
 static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *res, const char *out_dir,
-                    kf_outdir *od)
+                    const char *write_dir, kf_outdir *od)
 {
     memset(res, 0, sizeof *res);
     memset(c, 0, sizeof *c);
     c->o = o;
     c->res = res;
     c->out_dir = out_dir;
+    c->write_dir = write_dir;
     c->od = od;
     c->ps_seed = -1;
     kf_part_writer_opts wo;
@@ -688,6 +689,7 @@ static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *re
     wo.force = o->force;
     wo.max_batch_bytes = o->max_batch_bytes;
     wo.rewindable = !o->salvage;
+    wo.stage_dir = write_dir;
     int rc = kf_part_writer_open(&c->w, out_dir, &wo);
     if (rc == KF_OK)
         return KF_OK;
@@ -779,8 +781,8 @@ static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l,
     return rc;
 }
 
-static int repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res,
-                            kf_outdir *od)
+static int repair_partition(const char *in_dir, const char *out_dir, const char *write_dir, const kf_repair_opts *o,
+                            kf_repair_result *res, kf_outdir *od)
 {
     repair_ctx c;
     kf_name_list l;
@@ -794,7 +796,7 @@ static int repair_partition(const char *in_dir, const char *out_dir, const kf_re
         return lrc == KF_ERR_NOMEM ? repair_fail(&c, in_dir, ENOMEM, "out of memory")
                                    : repair_fail(&c, in_dir, err_no, "cannot list directory");
     }
-    int rc = ctx_init(&c, o, res, out_dir, od);
+    int rc = ctx_init(&c, o, res, out_dir, write_dir, od);
     if (rc != KF_OK) {
         kf_name_list_free(&l);
         ctx_free(&c);
@@ -861,11 +863,11 @@ static int repair_partition(const char *in_dir, const char *out_dir, const kf_re
     return rc;
 }
 
-static int repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o,
-                               kf_repair_result *res, kf_outdir *od)
+static int repair_segment_file(const char *log_path, const char *out_dir, const char *write_dir,
+                               const kf_repair_opts *o, kf_repair_result *res, kf_outdir *od)
 {
     repair_ctx c;
-    int rc = ctx_init(&c, o, res, out_dir, od);
+    int rc = ctx_init(&c, o, res, out_dir, write_dir, od);
     if (rc != KF_OK) {
         ctx_free(&c);
         return rc;
@@ -891,20 +893,24 @@ static int repair_segment_file(const char *log_path, const char *out_dir, const 
 
 int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
 {
-    return repair_partition(in_dir, out_dir, o, res, NULL);
+    return repair_partition(in_dir, out_dir, out_dir, o, res, NULL);
 }
 
 int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
 {
-    return repair_segment_file(log_path, out_dir, o, res, NULL);
+    return repair_segment_file(log_path, out_dir, out_dir, o, res, NULL);
 }
 
 int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res)
 {
     kf_repair_opts forced = *o;
     forced.force = od->force;
-    int rc = od->partition ? repair_partition(path, od->target, &forced, res, od)
-                           : repair_segment_file(path, od->target, &forced, res, od);
+    memset(res, 0, sizeof *res);
+    if (kf_outdir_stage(od) != KF_OK)
+        return rebuild_outdir_failed(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
+                                     sizeof res->err_what);
+    int rc = od->partition ? repair_partition(path, od->target, od->stage, &forced, res, od)
+                           : repair_segment_file(path, od->target, od->stage, &forced, res, od);
     return rc != KF_OK ? rc
                        : rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
                                              sizeof res->err_what);

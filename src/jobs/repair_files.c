@@ -169,7 +169,7 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
         int err_no = 0;
         if (!outp)
             rc = repair_fail(c, in_path, ENOMEM, "out of memory");
-        else if (kf_out_write_file(c->out_dir, name, m.data, m.size, c->o->force, &err_no) != KF_OK)
+        else if (kf_out_write_file(c->write_dir, name, m.data, m.size, c->o->force, &err_no) != KF_OK)
             rc = repair_fail(c, outp, err_no, "cannot write");
         else
             repair_emit_file(c, in_path, outp, "copied", "its producer state names no dropped offset");
@@ -185,7 +185,7 @@ int repair_metadata(repair_ctx *c, const char *in_path)
 {
     char *outp = NULL, msg[200];
     int err_no = 0, rc = KF_OK;
-    switch (rebuild_copy_metadata(in_path, c->out_dir, c->o->force, &outp, msg, sizeof msg, &err_no)) {
+    switch (rebuild_copy_metadata(in_path, c->out_dir, c->write_dir, c->o->force, &outp, msg, sizeof msg, &err_no)) {
     case REBUILD_MD_COPIED: repair_emit_file(c, in_path, outp, "copied", "valid"); break;
     case REBUILD_MD_UNREADABLE: repair_emit_file(c, in_path, NULL, "dropped", "cannot be read"); break;
     case REBUILD_MD_INVALID:
