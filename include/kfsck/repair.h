@@ -64,6 +64,9 @@ typedef struct kf_repair_opts {
     void (*segment_fn)(void *ctx, const kf_repair_segment *s);
     void (*file_fn)(void *ctx, const kf_repair_file *f);
     void *ctx;
+    /* an input file beside the segments that exists but cannot be read: an
+     * `unreadable` warning (p->file), and the file is rebuilt or dropped */
+    void (*problem_fn)(void *ctx, const kf_problem *p);
 } kf_repair_opts;
 
 void kf_repair_opts_init(kf_repair_opts *o);
@@ -109,7 +112,8 @@ typedef struct kf_merge_opts {
     void (*hole_fn)(void *ctx, const kf_merge_hole *h);
     void (*segment_fn)(void *ctx, const kf_repair_segment *s);
     void (*file_fn)(void *ctx, const kf_repair_file *f);
-    void (*problem_fn)(void *ctx, const kf_problem *p);   /* p->file: the segment */
+    void (*problem_fn)(void *ctx, const kf_problem *p);   /* p->file: the segment, or an `unreadable`
+                                                              snapshot or partition.metadata (a warning) */
     void *ctx;
 } kf_merge_opts;
 

@@ -97,6 +97,15 @@ static void on_file(void *ctx, const kf_repair_file *f)
     file_record(r->o, &r->arr[R_FILES].o, f);
 }
 
+/* An input file that cannot be read (an `unreadable` warning): the one-line
+ * error on stderr, and a problem line with --json. */
+static void on_problem(void *ctx, const kf_problem *p)
+{
+    rep_ctx *r = ctx;
+    report rp = {r->o, p->file, 0, 0};
+    report_problem(&rp, p);
+}
+
 static void repair_usage(FILE *f)
 {
     fprintf(f, "usage: kfsck repair [--salvage] [--force] [--max-batch-bytes N] [--json] -o OUTDIR PATH\n\n"
@@ -242,6 +251,7 @@ static int run(const repair_args *a, kf_outdir *od)
     ro.drop_fn = on_drop;
     ro.segment_fn = on_segment;
     ro.file_fn = on_file;
+    ro.problem_fn = on_problem;
     ro.ctx = &r;
     kf_repair_result res;
     int rc = kf_repair_into(od, a->path, &ro, &res);

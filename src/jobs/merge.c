@@ -208,7 +208,16 @@ static int seed_producer_state(merge_ctx *c)
             return fail(c, c->out_dir, ENOMEM, "out of memory");
         kf_bytes sm;
         bool seeded = false;
-        if (kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, NULL) == KF_OK) {
+        int err_no = 0;
+        int read_rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, &err_no);
+        if (read_rc == KF_ERR_NOMEM) {
+            free(p);
+            return fail(c, c->out_dir, ENOMEM, "out of memory");
+        }
+        /* one that cannot be read: an `unreadable` warning, the next copy's is tried */
+        if (read_rc != KF_OK)
+            rebuild_unreadable(c->o->problem_fn, c->o->ctx, p, read_rc, err_no);
+        if (read_rc == KF_OK) {
             kf_snapshot s;
             char msg[200];
             if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
@@ -237,7 +246,8 @@ static int copy_metadata(merge_ctx *c)
         char *in = kf_path_join(c->part.copies[i].label, "partition.metadata");
         char *outp = NULL, why[200];
         int err_no = 0;
-        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->write_dir, c->o->force, &outp, why, sizeof why, &err_no)
+        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->write_dir, c->o->force, &outp, why, sizeof why, &err_no,
+                                         c->o->problem_fn, c->o->ctx)
                            : REBUILD_MD_NOMEM;
         int rc = KF_OK;
         if (md == REBUILD_MD_NOMEM)

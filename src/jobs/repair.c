@@ -108,10 +108,17 @@ static void count_problem(void *ctx, const kf_problem *p)
     *(bool *)ctx = true;
 }
 
-static bool txn_read(txn_check *t, const char *path, int64_t base)
+/* The input .txnindex at path (NULL: none). One that exists but cannot be
+ * read is an `unreadable` warning: the segment's .txnindex is then rebuilt
+ * from its kept ABORT markers (report_txnindex). */
+static bool txn_read(txn_check *t, const char *path, int64_t base, const kf_repair_opts *o)
 {
     memset(t, 0, sizeof *t);
-    if (!path || kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size, NULL) != KF_OK)
+    int err_no = 0;
+    int rc = path ? kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size, &err_no) : KF_ERR_IO;
+    if (path && rc != KF_OK)
+        rebuild_unreadable(o->problem_fn, o->ctx, path, rc, err_no);
+    if (rc != KF_OK)
         return false;
     t->n = kf_txn_index_count(t->size);
     t->keep = calloc(t->n ? t->n : 1, sizeof *t->keep);
@@ -601,7 +608,7 @@ static int run_pass(seg_pass *s)
         base = got == 1 ? (b.magic >= 2 ? b.base_offset : b.last_offset) : 0;
     if (kf_part_writer_segment(c->w, base, j->log_name, j->in_path) != KF_OK)
         return repair_writer_fail(c);
-    s->have_txn = txn_read(&s->tc, j->txn_path, base);
+    s->have_txn = txn_read(&s->tc, j->txn_path, base, c->o);
     if (s->have_txn && !s->tc.keep)
         return repair_fail(c, j->txn_path, ENOMEM, "out of memory");
     s->in_le_k0 = c->in_le_k;
@@ -714,6 +721,8 @@ static int seed(repair_ctx *c, const char *in_dir, const kf_name_list *l, int64_
         char *p = kf_path_join(in_dir, l->names[i]);
         kf_bytes sm;
         int rc = KF_OK;
+        /* one that cannot be read is reported with the partition's other
+         * snapshots (repair_snapshot), and the state starts empty */
         if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, NULL) == KF_OK) {
             kf_snapshot s;
             char msg[200];
