@@ -9,9 +9,10 @@
  *     copy directory that is not empty, or for a segment the segment and its
  *     index files in OUTDIR;
  *   - creates OUTDIR.
- * The run (kf_repair_into, kf_merge_into in repair.h) writes into a stage,
- * OUTDIR/.<name>.kfsck-tmp-<pid>[-<n>] (kf_outdir_stage): the copy
- * directory or the segment's files, then the report. kf_outdir_commit moves
+ * After kf_outdir_stage, the run (kf_repair_into, kf_merge_into in
+ * repair.h) writes into a stage, OUTDIR/.<name>.kfsck-tmp-<pid>[-<n>]: the
+ * copy directory or the segment's files, then the report (without a stage
+ * they are written in place, as they go). kf_outdir_commit moves
  * them into OUTDIR at the end (the .log files after their indexes, the
  * report last); a run that does not get there leaves nothing new in OUTDIR
  * (kf_outdir_free removes the stage). The base name of every file written

@@ -238,6 +238,10 @@ static int finish(const merge_args *a, kf_outdir *od, merge_cli *m, const kf_mer
 /* The merge itself, into the prepared od; the exit code. */
 static int run(const merge_args *a, kf_outdir *od)
 {
+    /* the job writes into a stage, moved into place once the report is
+     * written (report_write) */
+    if (kf_outdir_stage(od) != KF_OK)
+        return job_failed(od->err_path, od->err_what, od->err_no);
     out o;
     out_init(&o, stdout, a->json);
     merge_cli m = {.o = &o, .json = a->json, .labels = a->dirs};

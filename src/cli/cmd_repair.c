@@ -239,6 +239,10 @@ static int finish(const repair_args *a, kf_outdir *od, rep_ctx *r, const kf_repa
 /* The repair itself, into the prepared od; the exit code. */
 static int run(const repair_args *a, kf_outdir *od)
 {
+    /* the job writes into a stage, moved into place once the report is
+     * written (report_write) */
+    if (kf_outdir_stage(od) != KF_OK)
+        return job_failed(od->err_path, od->err_what, od->err_no);
     out o;
     out_init(&o, stdout, a->json);
     rep_ctx r = {.o = &o, .json = a->json};

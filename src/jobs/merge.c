@@ -390,11 +390,7 @@ int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_
 {
     kf_merge_opts forced = *o;
     forced.force = od->force;
-    memset(res, 0, sizeof *res);
-    if (kf_outdir_stage(od) != KF_OK)
-        return rebuild_outdir_failed(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
-                                     sizeof res->err_what);
-    int rc = merge_partitions(in_dirs, n, od->target, od->stage, &forced, res, od);
+    int rc = merge_partitions(in_dirs, n, od->target, od->stage ? od->stage : od->target, &forced, res, od);
     if (rc == KF_OK)
         rc = rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
                                  sizeof res->err_what);

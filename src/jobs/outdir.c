@@ -97,7 +97,7 @@ void kf_outdir_free(kf_outdir *od)
 {
     if (od->stage_root && !od->committed && !od->keep_stage)
         remove_tree(od->stage_root, STAGE_DEPTH);
-    if (!od->committed)
+    if (od->stage_root && !od->committed)
         remove_created(od);
     free(od->dir);
     free(od->name);

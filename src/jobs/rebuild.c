@@ -76,15 +76,6 @@ int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err
     return KF_ERR_NOMEM;
 }
 
-int rebuild_outdir_failed(const kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
-                          size_t what_cap)
-{
-    snprintf(err_path, path_cap, "%s", od->err_path ? od->err_path : od->target);
-    *err_no = od->err_no;
-    snprintf(err_what, what_cap, "%s", od->err_what ? od->err_what : "cannot write");
-    return od->err_no == ENOMEM ? KF_ERR_NOMEM : KF_ERR_IO;
-}
-
 bool rebuild_unreadable(kf_problem_fn fn, void *ctx, const char *path, int rc, int err_no)
 {
     if (rc == KF_ERR_IO && err_no == ENOENT)

@@ -40,11 +40,6 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
 int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
                         size_t what_cap);
 
-/* kf_outdir_stage failed: its od->err_* into err_* (as above); returns its
- * kf_err. */
-int rebuild_outdir_failed(const kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
-                          size_t what_cap);
-
 /* A file beside the segments that the job reads whole (kf_file_read_all
  * gave rc, err_no) could not be read: unless it is missing (ENOENT), an
  * `unreadable` warning about path to fn (may be NULL), the message as

@@ -914,12 +914,9 @@ int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_
 {
     kf_repair_opts forced = *o;
     forced.force = od->force;
-    memset(res, 0, sizeof *res);
-    if (kf_outdir_stage(od) != KF_OK)
-        return rebuild_outdir_failed(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
-                                     sizeof res->err_what);
-    int rc = od->partition ? repair_partition(path, od->target, od->stage, &forced, res, od)
-                           : repair_segment_file(path, od->target, od->stage, &forced, res, od);
+    const char *write_dir = od->stage ? od->stage : od->target;
+    int rc = od->partition ? repair_partition(path, od->target, write_dir, &forced, res, od)
+                           : repair_segment_file(path, od->target, write_dir, &forced, res, od);
     return rc != KF_OK ? rc
                        : rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
                                              sizeof res->err_what);
