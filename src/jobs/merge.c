@@ -30,9 +30,9 @@
 typedef struct merge_ctx {
     const kf_merge_opts *o;
     kf_merge_result *res;
-    const char *out_dir;  /* the output the paths reported name */
+    const char *out_dir;   /* the output the paths reported name */
     const char *write_dir; /* where the files are written: out_dir, or its stage (outdir.h) */
-    kf_outdir *od;        /* the output directory's policy (kf_merge_into), or NULL */
+    kf_outdir *od;         /* the output directory's policy (kf_merge_into), or NULL */
     kf_partition part;
     int64_t *bases;       /* the union of the copies' segment bases, sorted, each once */
     size_t nbases;
@@ -246,8 +246,8 @@ static int copy_metadata(merge_ctx *c)
         char *in = kf_path_join(c->part.copies[i].label, "partition.metadata");
         char *outp = NULL, why[200];
         int err_no = 0;
-        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->write_dir, c->o->force, &outp, why, sizeof why, &err_no,
-                                         c->o->problem_fn, c->o->ctx)
+        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->write_dir, c->o->force, &outp, why, sizeof why,
+                                                   &err_no, c->o->problem_fn, c->o->ctx)
                            : REBUILD_MD_NOMEM;
         int rc = KF_OK;
         if (md == REBUILD_MD_NOMEM)

@@ -81,6 +81,7 @@ bool rebuild_unreadable(kf_problem_fn fn, void *ctx, const char *path, int rc, i
     if (rc == KF_ERR_IO && err_no == ENOENT)
         return false;
     const char *why = rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE
+                      : rc == KF_ERR_NOMEM ? "out of memory"
                       : err_no == EINVAL   ? "not a regular file (a FIFO, socket or device?)"
                       : err_no == EISDIR   ? "is a directory"
                                            : kf_path_error_str(err_no);

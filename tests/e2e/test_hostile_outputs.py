@@ -155,6 +155,23 @@ class HostileOutputs(unittest.TestCase):
                 self.assert_failed_cleanly(code, err, od, [])
                 self.assertIn(os.path.join(src, SECOND + ".log"), err)
 
+    # ---- the move into place failing ------------------------------------------------
+
+    def test_failed_move_into_place_puts_the_earlier_output_back(self):
+        # an earlier segment output whose .log is now a directory: the indexes
+        # go in first, then the .log cannot, and everything is put back
+        od = os.path.join(self.tmp, "out")
+        os.mkdir(od)
+        index = os.path.join(od, FIRST + ".index")
+        with open(index, "wb") as f:
+            f.write(b"earlier")
+        os.mkdir(os.path.join(od, FIRST + ".log"))
+        before, digest = entries(od), tree_digest(od)
+        code, out, err = run("repair", "--force", "-o", od, os.path.join(PARTITION, FIRST + ".log"))
+        self.assert_failed_cleanly(code, err, od, before)
+        self.assertEqual(tree_digest(od), digest)
+        self.assertEqual(read(index), b"earlier")
+
     # ---- what a successful run leaves ---------------------------------------------
 
     def test_force_over_an_earlier_copy_keeps_other_files_and_no_stage(self):
@@ -211,7 +228,8 @@ class HostileOutputs(unittest.TestCase):
         files = [f for f in jsonl(out, "file") if f["input"] == txn]
         self.assertEqual([f["action"] for f in files], ["rebuilt"], out)
         # the rebuilt one is the input's (every aborted transaction's marker is kept)
-        self.assertEqual(read(os.path.join(od, "payments-0", FIRST + ".txnindex")), read(os.path.join(PAYMENTS, FIRST + ".txnindex")))
+        self.assertEqual(read(os.path.join(od, "payments-0", FIRST + ".txnindex")),
+                         read(os.path.join(PAYMENTS, FIRST + ".txnindex")))
 
     def test_repair_reports_a_txnindex_too_big_to_read_whole(self):
         src = self.copy(PAYMENTS)
