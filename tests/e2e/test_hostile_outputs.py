@@ -20,7 +20,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, jsonl, read, run as _run, tree_digest  # noqa: E402
+from kfsck_e2e import FIX, drop_root, jsonl, read, run as _run, tree_digest  # noqa: E402
 
 PARTITION = os.path.join(FIX, "partition", "orders-0")  # 3 segments, about 160 KiB
 FIRST = "00000000000000000000"
@@ -79,15 +79,14 @@ class HostileOutputs(unittest.TestCase):
         return dst
 
     def unprivileged(self):
-        """The prefix that runs kfsck as nobody (uid 65534) when root, who
-        reads any file; none when not root."""
-        if os.geteuid() != 0:
-            return ()
-        if shutil.which("setpriv"):
-            return ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
-        if shutil.which("runuser"):
-            return ("runuser", "-u", "nobody", "--")
-        self.skipTest("setpriv or runuser is needed to drop root")
+        return drop_root(self)
+
+    def open_outdir(self):
+        """self.tmp/out, made and writable by all (kfsck may run as nobody)."""
+        od = os.path.join(self.tmp, "out")
+        os.mkdir(od)
+        os.chmod(od, 0o777)
+        return od
 
     def assert_failed_cleanly(self, code, err, top, before):
         """Exit 3 with one 'kfsck: ' line, and top holds what it held before."""
@@ -146,9 +145,7 @@ class HostileOutputs(unittest.TestCase):
         prefix = self.unprivileged()
         src = self.copy(PARTITION)
         os.chmod(os.path.join(src, SECOND + ".log"), 0)
-        od = os.path.join(self.tmp, "out")
-        os.mkdir(od)
-        os.chmod(od, 0o777)
+        od = self.open_outdir()
         for mode in ((), ("--salvage",)):
             with self.subTest(mode=mode):
                 code, out, err = run("repair", *mode, "-o", od, src, prefix=prefix)
@@ -195,36 +192,32 @@ class HostileOutputs(unittest.TestCase):
 
     # ---- files read whole that cannot be read --------------------------------------
 
+    def repair_with_locked(self, name):
+        """Repair, as nobody, a copy of PAYMENTS whose file name cannot be
+        read: exit 0 with one `unreadable` warning about it. (out, err, its
+        path, OUTDIR)."""
+        prefix = self.unprivileged()
+        src = self.copy(PAYMENTS)
+        locked = os.path.join(src, name)
+        os.chmod(locked, 0)
+        od = self.open_outdir()
+        code, out, err = run("repair", "--json", "-o", od, src, prefix=prefix)
+        self.assertEqual(code, 0, (out, err))
+        self.assertEqual(self.unreadable_problems(out), [(locked, "warning", "cannot read: permission denied")])
+        self.assertIn(f"kfsck: {locked}: cannot read: permission denied", err)
+        return out, err, locked, od
+
     def unreadable_problems(self, out):
         return [(p["file"], p["severity"], p["message"]) for p in jsonl(out, "problem") if p["code"] == "unreadable"]
 
     def test_repair_reports_an_unreadable_snapshot_and_rebuilds_it(self):
-        prefix = self.unprivileged()
-        src = self.copy(PAYMENTS)
-        snap = os.path.join(src, "00000000000000000017.snapshot")
-        os.chmod(snap, 0)
-        od = os.path.join(self.tmp, "out")
-        os.mkdir(od)
-        os.chmod(od, 0o777)
-        code, out, err = run("repair", "--json", "-o", od, src, prefix=prefix)
-        self.assertEqual(code, 0, (out, err))
-        self.assertEqual(self.unreadable_problems(out), [(snap, "warning", "cannot read: permission denied")])
-        self.assertIn(f"kfsck: {snap}: cannot read: permission denied", err)
+        out, err, snap, od = self.repair_with_locked("00000000000000000017.snapshot")
         files = [f for f in jsonl(out, "file") if f["input"] == snap]
         self.assertEqual([f["action"] for f in files], ["rebuilt"], out)
         self.assertTrue(os.path.exists(os.path.join(od, "payments-0", "00000000000000000017.snapshot")))
 
     def test_repair_reports_an_unreadable_txnindex(self):
-        prefix = self.unprivileged()
-        src = self.copy(PAYMENTS)
-        txn = os.path.join(src, FIRST + ".txnindex")
-        os.chmod(txn, 0)
-        od = os.path.join(self.tmp, "out")
-        os.mkdir(od)
-        os.chmod(od, 0o777)
-        code, out, err = run("repair", "--json", "-o", od, src, prefix=prefix)
-        self.assertEqual(code, 0, (out, err))
-        self.assertEqual(self.unreadable_problems(out), [(txn, "warning", "cannot read: permission denied")])
+        out, err, txn, od = self.repair_with_locked(FIRST + ".txnindex")
         files = [f for f in jsonl(out, "file") if f["input"] == txn]
         self.assertEqual([f["action"] for f in files], ["rebuilt"], out)
         # the rebuilt one is the input's (every aborted transaction's marker is kept)
@@ -245,16 +238,9 @@ class HostileOutputs(unittest.TestCase):
         self.assertEqual([f["action"] for f in files], ["rebuilt"], out)
 
     def test_repair_reports_an_unreadable_partition_metadata(self):
-        prefix = self.unprivileged()
-        src = self.copy(PAYMENTS)
-        md = os.path.join(src, "partition.metadata")
-        os.chmod(md, 0)
-        od = os.path.join(self.tmp, "out")
-        os.mkdir(od)
-        os.chmod(od, 0o777)
-        code, out, err = run("repair", "--json", "-o", od, src, prefix=prefix)
-        self.assertEqual(code, 0, (out, err))
-        self.assertEqual(self.unreadable_problems(out), [(md, "warning", "cannot read: permission denied")])
+        out, err, md, od = self.repair_with_locked("partition.metadata")
+        files = [f for f in jsonl(out, "file") if f["input"] == md]
+        self.assertEqual([f["action"] for f in files], ["dropped"], out)
 
     def test_merge_reports_an_unreadable_snapshot_and_metadata_of_a_copy(self):
         prefix = self.unprivileged()
@@ -264,9 +250,7 @@ class HostileOutputs(unittest.TestCase):
         md = os.path.join(a, "partition.metadata")
         os.chmod(snap, 0)
         os.chmod(md, 0)
-        od = os.path.join(self.tmp, "out")
-        os.mkdir(od)
-        os.chmod(od, 0o777)
+        od = self.open_outdir()
         code, out, err = run("merge", "--json", "-o", od, a, b, prefix=prefix)
         self.assertEqual(code, 0, (out, err))
         self.assertEqual(sorted(self.unreadable_problems(out)),
