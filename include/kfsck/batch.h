@@ -10,7 +10,6 @@
 
 #include "kfsck/codec.h"
 #include "kfsck/common.h"
-#include "kfsck/cursor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -136,6 +135,9 @@ int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_by
  * clean end also checks the declared count and that no bytes are left. */
 int kf_records_next(kf_record_iter *it, kf_record *r);
 
+/* Start reading r's headers (c: a cursor over r->headers, for
+ * kf_header_next). */
+void kf_headers_begin(kf_cursor *c, const kf_record *r);
 /* Read one header from a record's raw header bytes. Returns 1 with the
  * fields set, 0 at end, -1 when malformed. value_len -1 = null. */
 int kf_header_next(kf_cursor *c, const uint8_t **key, int32_t *key_len, const uint8_t **value, int32_t *value_len);
@@ -150,6 +152,22 @@ typedef struct kf_control {
     int16_t type;             /* KF_CONTROL_* or another number */
     int32_t coordinator_epoch;/* COMMIT/ABORT, else -1 */
 } kf_control;
+
+/* A transaction with no COMMIT/ABORT marker yet (ProducerStateManager's
+ * ongoing transactions), with what the batches fed since it began show
+ * (the producer-state replay of repair, merge and txns; txns.h reports them). */
+typedef struct kf_open_txn {
+    int64_t producer_id;
+    int16_t producer_epoch;     /* the producer's latest epoch */
+    int32_t coordinator_epoch;  /* of the producer's last marker; -1 when none is known */
+    int64_t first_offset;       /* base offset of its first batch */
+    int64_t last_offset;        /* last offset of the producer's last batch; -1 unknown */
+    bool has_last_timestamp;
+    int64_t last_timestamp;     /* max timestamp of that batch (from a snapshot: its lastTimestamp) */
+    uint64_t batches, records;  /* transactional data batches fed since it began, and their record counts */
+    bool has_first_timestamp;   /* false when it began before what was fed (known from a snapshot) */
+    int64_t first_timestamp;    /* max timestamp of its first batch */
+} kf_open_txn;
 
 /* Returns KF_OK or KF_ERR_CORRUPT (key shorter than 4 bytes, negative
  * version, marker value shorter than 6 bytes). */

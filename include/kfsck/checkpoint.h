@@ -45,6 +45,14 @@ enum { KF_CKPT_OFFSETS = 0, KF_CKPT_LEADER_EPOCH = 1 };
 int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *version,
                         kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx);
 
+/* kf_checkpoint_parse over the file at path, read in pieces: any size, in a
+ * fixed few tens of KiB. The same returns, and KF_ERR_IO (the detail in
+ * kf_error_last()) when the file cannot be opened (as kf_source_open) or a
+ * read fails (the entries and problems up to there were handed on),
+ * KF_ERR_NOMEM. */
+int kf_checkpoint_read(const char *path, int kind, int32_t *version, kf_checkpoint_entry_fn entry_fn, void *ectx,
+                       kf_problem_fn pfn, void *pctx);
+
 /* A leader-epoch-checkpoint as read from disk (kf_leader_epochs_read). */
 typedef struct kf_leader_epochs {
     kf_leader_epoch *entries; /* the entry lines that parse, in file order */

@@ -27,15 +27,58 @@ typedef enum kf_err {
 
 const char *kf_err_str(int e);
 
+/* Error detail: one way. When a function returns an error (a kf_err, a
+ * negative kf_err from an iterator, KF_PATH_ERROR from kf_classify_path),
+ * what went wrong is the calling thread's last error: the code, the errno
+ * of the system call that failed (0 when none did), the path it was about
+ * and a message in words. It stays until the thread's next error, or
+ * kf_error_clear; a call that succeeds leaves it as it was, so read it only
+ * after a call that failed. Thread-local: threads never see each other's.
+ *
+ * Not the call's error, and not the last error: damage found in the data
+ * (kf_problem, below) and the PATHs a walk could not use, of which one call
+ * may meet many (kf_path_error_fn, partition.h): those are reports to the
+ * caller's callbacks, and the call goes on. */
+typedef struct kf_error {
+    int code;           /* a kf_err (positive) */
+    int err_no;         /* errno of the failed system call, 0 when none */
+    char path[4096];    /* the file or directory it was about, "" when none */
+    char message[4400]; /* what failed, in words (long enough to name a second path) */
+} kf_error;
+
+/* This thread's last error (never NULL; code KF_OK when there was none). */
+const kf_error *kf_error_last(void);
+void kf_error_clear(void);
+
+/* A bounds-checked position in a byte range. Its reader is internal to the
+ * library (src/bytes/cursor.h); a caller only passes one to read a
+ * record's headers with (kf_headers_begin, kf_header_next: batch.h). */
+typedef struct kf_cursor {
+    const uint8_t *buf;
+    size_t len;
+    size_t pos;
+    int err; /* 0, or a kf_err (KF_ERR_TRUNCATED / KF_ERR_CORRUPT) */
+} kf_cursor;
+
 /* Default cap on one batch's decompressed size (128 MiB). */
 #define KF_DEFAULT_MAX_BATCH_BYTES ((size_t)128 << 20)
+
+/* The initializer of an options struct: its version set, every other field
+ * zero, which is that field's default (kfsck.h, "Options"). Each options
+ * struct's KF_<NAME>_OPTIONS_INIT is this; in C++ (before C++20, and clean
+ * under -Wextra) a lambda that value-initializes the struct. */
+#ifdef __cplusplus
+#define KF_OPTIONS_INIT_(type, v) ([] { type o_{}; o_.version = (v); return o_; }())
+#else
+#define KF_OPTIONS_INIT_(type, v) { .version = (v) }
+#endif
 
 /* ---- Problems: what verify/dump report -------------------------------- */
 
 typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 
-/* Stable problem codes (kfsck(1), PROBLEM CODES). Strings, so callers print
- * them as is. */
+/* Stable problem codes (kfsck(1), PROBLEM CODES), every one of them here.
+ * Strings, so callers print them as is. */
 #define KF_P_CRC_MISMATCH "crc_mismatch"
 #define KF_P_TRUNCATED "truncated"
 #define KF_P_BAD_LENGTH "bad_length"
@@ -82,6 +125,11 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_STRAY_PARTITION "stray_partition"
 #define KF_P_RECORD_NOT_APPLIED "record_not_applied"
 #define KF_P_OPEN_METADATA_TRANSACTION "open_metadata_transaction"
+/* transactions against their markers and .txnindex (txns.h) */
+#define KF_P_MARKER_MISSING "marker_missing"     /* the coordinator completed it; no marker here (error) */
+#define KF_P_TXNINDEX_MISSING "txnindex_missing" /* an ABORT ending a transaction has no .txnindex entry (error) */
+#define KF_P_TXNINDEX_EXTRA "txnindex_extra"     /* a .txnindex entry names no ABORT marker (error) */
+#define KF_P_BAD_MARKER "bad_marker"             /* a control batch that is not a readable marker (error) */
 
 typedef struct kf_problem {
     const char *code;     /* one of KF_P_* */
@@ -103,15 +151,6 @@ typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);
 void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
                uint64_t position, bool has_offset, int64_t offset,
                const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-/* The same for a problem about `file` (kf_problem.file). */
-void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
-                  uint64_t position, bool has_offset, int64_t offset,
-                  const char *fmt, ...) __attribute__((format(printf, 9, 10)));
-/* kf_report_in with the arguments of fmt as a va_list, for reporters that
- * take their own printf-style arguments (ap is used up, as by vprintf). */
-void kf_vreport_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
-                   uint64_t position, bool has_offset, int64_t offset, const char *fmt, va_list ap)
-    __attribute__((format(printf, 9, 0)));
 
 #ifdef __cplusplus
 }

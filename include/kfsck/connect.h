@@ -22,15 +22,23 @@ extern "C" {
 
 typedef struct kf_connect kf_connect;
 
+#define KF_CONNECT_OPTIONS_VERSION 1
+#define KF_CONNECT_OPTIONS_INIT KF_OPTIONS_INIT_(kf_connect_opts, KF_CONNECT_OPTIONS_VERSION)
 typedef struct kf_connect_opts {
-    size_t max_batch_bytes;
+    unsigned version;         /* KF_CONNECT_OPTIONS_VERSION (kfsck.h: options) */
+    size_t max_batch_bytes;   /* decompression cap per batch (0: KF_DEFAULT_MAX_BATCH_BYTES) */
     /* records that are not Connect JSON (bad_connect_record, warning) and
      * batches whose records cannot be read (error) */
     kf_problem_fn problem_fn;
     void *problem_ctx;
 } kf_connect_opts;
 
+/* Fills *o as KF_CONNECT_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_connect_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_CONNECT_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_connect_opts_init(kf_connect_opts *o);
+/* NULL when out of memory or o's version is not supported. */
 kf_connect *kf_connect_new(const kf_connect_opts *o);
 void kf_connect_free(kf_connect *c);
 
@@ -63,13 +71,20 @@ uint64_t kf_connect_bad_batches(const kf_connect *c);
 
 /* ---- the Connect offsets topic among the inputs (connect_topic.c) ------- */
 
+#define KF_CONNECT_TOPIC_OPTIONS_VERSION 1
+#define KF_CONNECT_TOPIC_OPTIONS_INIT KF_OPTIONS_INIT_(kf_connect_topic_opts, KF_CONNECT_TOPIC_OPTIONS_VERSION)
 typedef struct kf_connect_topic_opts {
-    const char *topic;          /* the offsets topic's name (default "connect-offsets") */
+    unsigned version;         /* KF_CONNECT_TOPIC_OPTIONS_VERSION (kfsck.h: options) */
+    const char *topic;          /* the offsets topic's name (NULL: "connect-offsets") */
     /* the readers of its partitions: max_batch_bytes, tuning, and the
      * problems met in the copies */
     kf_part_reader_opts read;
 } kf_connect_topic_opts;
 
+/* Fills *o as KF_CONNECT_TOPIC_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_connect_topic_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_CONNECT_TOPIC_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_connect_topic_opts_init(kf_connect_topic_opts *o);
 
 typedef struct kf_connect_topic_result {

@@ -19,12 +19,13 @@ typedef struct kf_name_list {
     size_t n;
 } kf_name_list;
 
-/* KF_OK, or KF_ERR_IO with *err_no set (KF_ERR_NOMEM when out of memory). */
-int kf_list_dir(const char *dir, kf_name_list *out, int *err_no);
+/* KF_OK, or KF_ERR_IO (KF_ERR_NOMEM when out of memory); the last error
+ * (common.h) has the errno. */
+int kf_list_dir(const char *dir, kf_name_list *out);
 void kf_name_list_free(kf_name_list *l);
 
 typedef enum kf_path_kind {
-    KF_PATH_ERROR,      /* stat failed, or a directory that cannot be listed: *err_no says why */
+    KF_PATH_ERROR,      /* stat failed, or a directory that cannot be listed: the last error says why */
     KF_PATH_FILE,       /* a regular file */
     KF_PATH_SPECIAL,    /* not a regular file nor a directory (FIFO, device, socket) */
     KF_PATH_PARTITION,  /* holds .log files or partition files, or is named <topic>-<n> */
@@ -32,10 +33,10 @@ typedef enum kf_path_kind {
     KF_PATH_OTHER_DIR,  /* a readable directory that is neither */
 } kf_path_kind;
 
-/* What path is. On KF_PATH_ERROR *err_no is the errno (ENOENT, ELOOP,
- * EACCES, ...). A directory named <topic>-<n> that cannot be listed is
+/* What path is. On KF_PATH_ERROR the last error (common.h, code
+ * KF_ERR_IO) has the errno (ENOENT, ELOOP, EACCES, ...). A directory named <topic>-<n> that cannot be listed is
  * KF_PATH_ERROR, not a partition: its files cannot be read. */
-kf_path_kind kf_classify_path(const char *path, int *err_no);
+kf_path_kind kf_classify_path(const char *path);
 
 /* What went wrong with a path, in words for "kfsck: <path>: <what>":
  * "no such file or directory", "too many levels of symbolic links (a

@@ -38,13 +38,13 @@ void kf_time_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_
 /* The same over an index file, read through src (which must outlive the
  * view) a window of entries at a time: KF_OK or KF_ERR_NOMEM; release with
  * kf_index_close. A read that fails or comes back short makes the rest of
- * the file read as zeros and is told by kf_index_read_failed. */
+ * the file read as zeros and is told by kf_index_read_status. */
 int kf_offset_index_open(kf_index *ix, kf_source *src, int64_t base_offset);
 int kf_time_index_open(kf_index *ix, kf_source *src, int64_t base_offset);
 void kf_index_close(kf_index *ix);
-/* True when a read of the file failed, with *err_no its errno (0: the file
- * shrank while it was read). */
-bool kf_index_read_failed(const kf_index *ix, int *err_no);
+/* KF_OK, or KF_ERR_IO when a read of the file failed: the last error
+ * (common.h) has its errno, 0 when the file shrank while it was read. */
+int kf_index_read_status(const kf_index *ix);
 
 /* Entry i (< ix->slots) of an offset index: absolute offset and position. */
 void kf_offset_index_get(const kf_index *ix, uint64_t i, int64_t *offset, int64_t *position);

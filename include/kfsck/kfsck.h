@@ -1,13 +1,51 @@
 /* kfsck.h: the public API of libkfsck, a reader of Apache Kafka's on-disk data
  * that needs no broker. The library never prints or exits: every function
  * returns a kf_err (common.h says how) and reports findings through
- * callbacks. Options come in structs with an init function that sets the
- * defaults (kf_scan_opts_init, kf_verify_opts_init, ...): declare one, init
- * it, change what you need, pass it.
+ * callbacks.
  *
  * Include this one header; it pulls in the rest. Link with
  * `pkg-config --cflags --libs kfsck` (shared library) or
- * `pkg-config --static --cflags --libs kfsck` (static). */
+ * `pkg-config --static --cflags --libs kfsck` (static).
+ *
+ * API conventions
+ *
+ * Options. A function's options come in a struct kf_<name>_opts whose first
+ * member is `unsigned version`. Start one from KF_<NAME>_OPTIONS_INIT (or
+ * kf_<name>_opts_init(), which fills the same): the version set to
+ * KF_<NAME>_OPTIONS_VERSION and every other field zero, and zero is every
+ * field's default (a cap of 0 is KF_DEFAULT_MAX_BATCH_BYTES, threads 0 is
+ * automatic, a NULL name the usual one; a switch whose default is on is
+ * named for turning it off, no_resync). Change what you need, pass it:
+ *
+ *     kf_verify_opts o = KF_VERIFY_OPTIONS_INIT;
+ *     o.problem_fn = print_problem;
+ *     int rc = kf_verify_paths(paths, n, &o, &res);
+ *
+ * Passing NULL instead means all the defaults. A version of 0 (a struct not
+ * started from its INIT) or above what the library knows is refused with
+ * KF_ERR_UNSUPPORTED (constructors returning a pointer return NULL). An
+ * options struct inside another (kf_stats_opts.read) may keep version 0: the
+ * outer struct's version covers it.
+ *
+ * Adding a field to an options struct later appends it at the end and bumps
+ * KF_<NAME>_OPTIONS_VERSION: a program built against version 1 keeps passing
+ * 1, and the library reads only the fields version 1 has, taking the
+ * default for the rest, so the shared library's ABI does not break. E.g. if
+ * version 2 of kf_verify_opts added `bool fast;`, a caller built with
+ * version 1 passes a shorter struct with version 1 and gets fast = false.
+ *
+ * Objects. One verb pair per kind of object:
+ *  - kf_<x>_open / kf_<x>_close for what reads files (kf_source,
+ *    kf_segment_iter, kf_part_reader, kf_part_writer, kf_txns, the indexes);
+ *  - kf_<x>_new / kf_<x>_free for plain objects in memory (kf_connect,
+ *    kf_replay, kf_sink, kf_txn_coord, kf_pstate), and kf_<x>_free for the
+ *    objects a job builds (kf_groups_build, kf_metadata_build);
+ *  - a struct the caller owns that a function fills (kf_inputs_collect,
+ *    kf_datadir_info_read, kf_leader_epochs_read, kf_outdir_init,
+ *    kf_timehist_init) is emptied by the matching kf_<x>_free.
+ * Every _close and _free accepts NULL (and a zeroed struct) and then does
+ * nothing; a function that makes an object sets its out pointer to NULL
+ * when it fails. */
 #ifndef KFSCK_KFSCK_H
 #define KFSCK_KFSCK_H
 
@@ -23,13 +61,12 @@
 #define KFSCK_VERSION_NUMBER (KFSCK_VERSION_MAJOR * 10000 + KFSCK_VERSION_MINOR * 100 + KFSCK_VERSION_PATCH)
 
 /* The public headers by layer, bottom up, as src/ is (docs/architecture.md). */
-/* bytes (src/bytes/): error codes and problems, byte cursors, checksums, codecs */
+/* bytes (src/bytes/): error codes, the last error and problems, checksums, codecs */
 #include "kfsck/common.h"
-#include "kfsck/cursor.h"
 #include "kfsck/crc.h"
 #include "kfsck/codec.h"
 
-/* format (src/format/): Kafka's files, the streaming and partition readers, the writers */
+/* format (src/format/): Kafka's files, the streaming and partition readers */
 #include "kfsck/file.h"
 #include "kfsck/dirs.h"
 #include "kfsck/names.h"
@@ -40,12 +77,7 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"
-#include "kfsck/producer_state.h"
-#include "kfsck/intact.h"
 #include "kfsck/partition.h"
-#include "kfsck/out_file.h"
-#include "kfsck/index_builder.h"
-#include "kfsck/partwriter.h"
 
 /* records (src/records/): the internal topics' records */
 #include "kfsck/coord.h"

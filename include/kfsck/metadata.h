@@ -177,14 +177,21 @@ typedef struct kf_md_token {
 
 typedef struct kf_metadata kf_metadata;
 
+#define KF_METADATA_OPTIONS_VERSION 1
+#define KF_METADATA_OPTIONS_INIT KF_OPTIONS_INIT_(kf_metadata_opts, KF_METADATA_OPTIONS_VERSION)
 typedef struct kf_metadata_opts {
-    size_t max_batch_bytes;    /* decompression cap per batch */
+    unsigned version;         /* KF_METADATA_OPTIONS_VERSION (kfsck.h: options) */
+    size_t max_batch_bytes;    /* decompression cap per batch (0: the default) */
     bool has_as_of;            /* the state after offset as_of_offset (else: the end of the log) */
     int64_t as_of_offset;
     kf_problem_fn problem_fn;  /* damage, bad and unknown records, records not applied, KRaft checks */
     void *problem_ctx;
 } kf_metadata_opts;
 
+/* Fills *o as KF_METADATA_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_metadata_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_METADATA_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_metadata_opts_init(kf_metadata_opts *o);
 
 /* Build the image from ki. Returns KF_OK (problems, if any, were reported),

@@ -42,7 +42,6 @@ typedef struct kf_outdir {
     bool partition;           /* a partition copy (else one segment) */
     bool force;               /* write over existing output, remove stale files */
     char *clash;              /* KF_OUTDIR_EXISTS: the path that exists */
-    int err_no;               /* KF_OUTDIR_CANNOT_CREATE: why */
     char **written;           /* base names of the files the run wrote */
     size_t nwritten, cap_written;
     bool written_incomplete;  /* a name could not be recorded (out of memory): nothing is stale */
@@ -51,8 +50,6 @@ typedef struct kf_outdir {
     char *stage;              /* where the files are written meanwhile: stage_root/<name> or stage_root */
     bool committed;           /* kf_outdir_commit moved the output into place */
     bool keep_stage;          /* a failed commit could not put everything back: the stage is left */
-    char *err_path;           /* kf_outdir_stage, kf_outdir_commit: the path that failed (err_no) */
-    const char *err_what;     /* ... and what failed */
     char *created;            /* the topmost directory of OUTDIR that kf_outdir_prepare created, or NULL */
 } kf_outdir;
 
@@ -60,7 +57,7 @@ typedef enum kf_outdir_verdict {
     KF_OUTDIR_READY = 0,      /* checked, OUTDIR exists */
     KF_OUTDIR_INSIDE_INPUT,   /* OUTDIR or the copy is (inside) an input's directory, or holds one */
     KF_OUTDIR_EXISTS,         /* without force: od->clash is output of an earlier run */
-    KF_OUTDIR_CANNOT_CREATE,  /* mkdir -p OUTDIR failed: od->err_no */
+    KF_OUTDIR_CANNOT_CREATE,  /* mkdir -p OUTDIR failed: the last error (common.h) says why */
     KF_OUTDIR_NOMEM,
 } kf_outdir_verdict;
 
@@ -79,34 +76,19 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
 /* Is input's last component od->name? (merge names the copy after its first input) */
 bool kf_outdir_named_after(const kf_outdir *od, const char *input);
 
-/* Record a file written (its base name; NULL is ignored), or a segment: its
- * .log and the .index/.timeindex beside it. */
-void kf_outdir_wrote(kf_outdir *od, const char *path);
-void kf_outdir_wrote_segment(kf_outdir *od, const char *log_path);
-bool kf_outdir_has_written(const kf_outdir *od, const char *name);
-
-/* With force and a partition copy: remove the Kafka files (by name) in the
- * copy directory that were not recorded as written; other files stay.
- * Returns how many went (also in od->stale_removed). */
-uint64_t kf_outdir_remove_stale(kf_outdir *od);
-
-/* The run is done: kf_outdir_remove_stale, or KF_ERR_NOMEM (and nothing
- * removed) when a name written could not be recorded. */
-int kf_outdir_finish(kf_outdir *od);
-
 /* Write the run's report into OUTDIR, or into the stage when there is one
  * (replacing an earlier one: the checks were made by kf_outdir_prepare).
- * KF_OK, or KF_ERR_IO with *err_no. */
-int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len, int *err_no);
+ * KF_OK, or KF_ERR_IO (the last error, common.h, says why). */
+int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len);
 
 /* Create the stage (after kf_outdir_prepare): od->stage is then where the
  * run writes, od->target still what its reports name. KF_OK, or KF_ERR_IO
- * (KF_ERR_NOMEM) with od->err_path, err_no, err_what. */
+ * (KF_ERR_NOMEM); the last error (common.h) says why. */
 int kf_outdir_stage(kf_outdir *od);
 /* Move the staged output (and report) into OUTDIR, as described at the top,
  * and remove the stage. KF_OK (od->stale_removed counts the stale files of
- * an earlier output), or KF_ERR_IO with od->err_path, err_no, err_what and
- * OUTDIR as it was before. Without a stage: KF_OK. */
+ * an earlier output), or KF_ERR_IO (KF_ERR_NOMEM; the last error says why)
+ * with OUTDIR as it was before. Without a stage: KF_OK. */
 int kf_outdir_commit(kf_outdir *od);
 
 #ifdef __cplusplus

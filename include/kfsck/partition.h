@@ -41,7 +41,9 @@ typedef struct kf_inputs {
 } kf_inputs;
 
 /* A PATH that could not be used: err_no is its errno (0 when the path is
- * readable but is not a Kafka file or directory), what says it in words. */
+ * readable but is not a Kafka file or directory), what says it in words.
+ * A report, like a problem, not the call's error: a walk meets any number
+ * of such PATHs and goes on (common.h, error detail). */
 typedef void (*kf_path_error_fn)(void *ctx, const char *path, int err_no, const char *what);
 
 /* Collect the partitions under paths into *in (the walk of paths.h: a
@@ -58,8 +60,13 @@ const kf_partition *kf_inputs_find(const kf_inputs *in, const char *topic, int32
 
 /* One partition whose copies are the given partition directories, whatever
  * their names (merge: copies of one partition from several brokers or
- * backups). Returns KF_OK; KF_ERR_IO when a directory cannot be listed
- * (reported through fn); KF_ERR_NOMEM. Free with kf_partition_free. */
+ * backups). As with kf_inputs_collect, data dirs (the directories' parents)
+ * whose meta.properties name different cluster.ids are never read as
+ * copies of one another. Returns KF_OK; KF_ERR_IO when a directory cannot
+ * be listed (reported through fn with its errno) or is of another cluster
+ * than the ones before it (reported through fn with err_no 0 and the
+ * kf_inputs_collect words, naming both data dirs); KF_ERR_NOMEM. Free with
+ * kf_partition_free. */
 int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_path_error_fn fn, void *ctx);
 void kf_partition_free(kf_partition *p);
 
@@ -74,7 +81,7 @@ void kf_partition_free(kf_partition *p);
  *    come after the copy's previous intact batch and fit its segment (else
  *    an offset_regression / base_offset_mismatch / offset_overflow problem);
  *    with opts.deep also every check verify makes inside the batch (its
- *    records decode: intact.h). What is not intact is damage in that copy.
+ *    records decode: src/format/intact.h). What is not intact is damage in that copy.
  *  - divergent history: the log never goes back to a lower leader epoch. A
  *    v2 batch whose leader epoch is lower than an epoch that starts at or
  *    before its last offset (known from any copy's batches, or from a
@@ -126,11 +133,14 @@ typedef struct kf_part_hole {
                                            no copy showed damage there */
 } kf_part_hole;
 
+#define KF_PART_READER_OPTIONS_VERSION 1
+#define KF_PART_READER_OPTIONS_INIT KF_OPTIONS_INIT_(kf_part_reader_opts, KF_PART_READER_OPTIONS_VERSION)
 typedef struct kf_part_reader_opts {
-    size_t max_batch_bytes;   /* decompression cap per batch */
-    unsigned threads;         /* reader threads per segment (kf_scan_opts.threads) */
-    size_t chunk_bytes;       /* read size (kf_scan_opts.chunk_bytes; 0: its default) */
-    bool deep;                /* intact also means: every record decodes (intact.h) */
+    unsigned version;         /* KF_PART_READER_OPTIONS_VERSION (kfsck.h: options) */
+    size_t max_batch_bytes;   /* decompression cap per batch (0: the default) */
+    unsigned threads;         /* reader threads per segment (kf_segment_scan_opts.threads) */
+    size_t chunk_bytes;       /* read size (kf_segment_scan_opts.chunk_bytes; 0: its default) */
+    bool deep;                /* intact also means: every record decodes (src/format/intact.h) */
     /* Problems met in the copies (problem.file: the segment), and, unless
      * the callbacks below take them, "copies_disagree" and "offsets_lost". */
     kf_problem_fn problem_fn;
@@ -140,6 +150,10 @@ typedef struct kf_part_reader_opts {
     void *event_ctx;
 } kf_part_reader_opts;
 
+/* Fills *o as KF_PART_READER_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_part_reader_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_PART_READER_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_part_reader_opts_init(kf_part_reader_opts *o);
 
 /* Open a reader over p's copies (p must outlive it). KF_OK or KF_ERR_NOMEM.

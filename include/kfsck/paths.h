@@ -51,6 +51,8 @@ typedef struct kf_path_entry {
     char topic[256];           /* when partition_named */
     int32_t partition;         /* when partition_named, else -1 */
     bool in_datadir;           /* an entry of a data dir PATH (false: a PATH itself) */
+    bool looks_like_log;       /* with sniff_logs, a file PATH: its first bytes frame as a record
+                                  batch (kf_looks_like_log), whatever its name says */
     /* The data dir holding it (a data dir PATH: the PATH itself; a partition
      * dir PATH: its parent), NULL for a file PATH. Valid during the call. */
     const kf_datadir_info *datadir;
@@ -61,12 +63,23 @@ typedef struct kf_path_entry {
  * stops the walk and is returned. Each may be NULL (nothing done). */
 typedef int (*kf_path_entry_fn)(void *ctx, const kf_path_entry *e);
 
+#define KF_PATHS_WALK_OPTIONS_VERSION 1
+#define KF_PATHS_WALK_OPTIONS_INIT KF_OPTIONS_INIT_(kf_paths_walk_opts, KF_PATHS_WALK_OPTIONS_VERSION)
 typedef struct kf_paths_walk_opts {
+    unsigned version;         /* KF_PATHS_WALK_OPTIONS_VERSION (kfsck.h: options) */
     kf_path_entry_fn file_fn;        /* a PATH that is a regular file */
     kf_path_entry_fn partition_fn;   /* a partition dir: a PATH, or an entry of a data dir */
     kf_path_entry_fn datadir_fn;     /* a PATH that is a data dir (e->datadir: it), before its entries */
     kf_path_entry_fn datadir_file_fn;/* a data dir's own file (meta.properties, an offset
                                         checkpoint, bootstrap.checkpoint) that is not a directory */
+    /* A directory PATH that is neither a partition dir nor a data dir
+     * (KF_PATH_OTHER_DIR; not with empty_dir_is_datadir when it is empty).
+     * NULL: it is unusable (error_fn with other_dir_what). */
+    kf_path_entry_fn other_dir_fn;
+    /* Any other entry of a data dir (that want_fn wants): kf_classify_path's
+     * kind, a file, special file, unreadable path or directory that is not
+     * a partition (KF_PATH_DATADIR only when not named <topic>-<n>). */
+    kf_path_entry_fn other_entry_fn;
     /* Which entries of a data dir to look at (NULL: all), by name, before
      * they are classified (e->kind is not set yet). */
     bool (*want_fn)(void *ctx, const kf_path_entry *e);
@@ -74,15 +87,20 @@ typedef struct kf_paths_walk_opts {
     bool unreadable_partitions; /* a data dir's entry named <topic>-<n> that cannot be read
                                    goes to partition_fn (KF_PATH_ERROR) instead of error_fn */
     bool empty_dir_is_datadir;  /* an empty directory PATH is a data dir with nothing in it */
-    const char *special_what;   /* words for a PATH that is a FIFO, socket or device */
-    const char *other_dir_what; /* ... for a directory PATH that is neither */
+    bool sniff_logs;            /* read the first bytes of each file PATH: e->looks_like_log */
+    const char *special_what;   /* words for a PATH that is a FIFO, socket or device
+                                   (NULL: "not a regular file or directory") */
+    const char *other_dir_what; /* ... for a directory PATH that is neither (NULL: "neither
+                                   a partition directory nor a broker data directory") */
     void *ctx;                  /* of the callbacks above */
     kf_path_error_fn error_fn;  /* each PATH (or data dir entry) that cannot be used */
     void *error_ctx;
 } kf_paths_walk_opts;
 
-/* Nothing walked into, the usual words: "not a regular file or directory",
- * "neither a partition directory nor a broker data directory". */
+/* Fills *o as KF_PATHS_WALK_OPTIONS_INIT does: the version, every other field zero (its
+ * default: nothing walked into, the usual words). Every function here taking a kf_paths_walk_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_PATHS_WALK_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_paths_walk_opts_init(kf_paths_walk_opts *o);
 
 /* Walk paths. KF_OK; KF_ERR_IO when some path could not be used (each
@@ -92,9 +110,9 @@ int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o);
 
 /* Walk the entries of the data dir dir (partition_fn, datadir_file_fn,
  * want_fn; nothing goes to error_fn for dir itself). When dir cannot be
- * listed: KF_ERR_IO with *err_no set (may be NULL), nothing reported.
- * Otherwise as kf_paths_walk. */
-int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o, int *err_no);
+ * listed: KF_ERR_IO with the last error (common.h) naming dir and the
+ * errno, nothing reported. Otherwise as kf_paths_walk. */
+int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o);
 
 /* What a data dir's meta.properties says: info->path = dir (not copied).
  * KF_OK (has_meta false when it is missing or does not parse) or

@@ -54,11 +54,14 @@ typedef struct kf_repair_file {
     char reason[240];
 } kf_repair_file;
 
+#define KF_REPAIR_OPTIONS_VERSION 1
+#define KF_REPAIR_OPTIONS_INIT KF_OPTIONS_INIT_(kf_repair_opts, KF_REPAIR_OPTIONS_VERSION)
 typedef struct kf_repair_opts {
+    unsigned version;         /* KF_REPAIR_OPTIONS_VERSION (kfsck.h: options) */
     bool salvage;
     bool force;
-    size_t max_batch_bytes;
-    unsigned threads;         /* the reader's (kf_scan_opts.threads; 0: automatic) */
+    size_t max_batch_bytes;   /* decompression cap per batch (0: KF_DEFAULT_MAX_BATCH_BYTES) */
+    unsigned threads;         /* the reader's (kf_segment_scan_opts.threads; 0: automatic) */
     size_t chunk_bytes;       /* the reader's read size (0: its default) */
     void (*drop_fn)(void *ctx, const kf_repair_drop *d);
     void (*segment_fn)(void *ctx, const kf_repair_segment *s);
@@ -69,16 +72,16 @@ typedef struct kf_repair_opts {
     void (*problem_fn)(void *ctx, const kf_problem *p);
 } kf_repair_opts;
 
+/* Fills *o as KF_REPAIR_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_repair_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_REPAIR_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_repair_opts_init(kf_repair_opts *o);
 
 typedef struct kf_repair_result {
     uint64_t dropped_ranges;
     uint64_t data_loss_ranges;
     uint64_t segments_written;
-    /* on KF_ERR_IO: the path and errno of the failure */
-    char err_path[4096];
-    int err_no;
-    char err_what[120];
 } kf_repair_result;
 
 /* Repair a partition directory into out_dir (the partition dir itself,
@@ -105,10 +108,13 @@ int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_
 typedef kf_part_conflict kf_merge_conflict;
 typedef kf_part_hole kf_merge_hole;
 
+#define KF_MERGE_OPTIONS_VERSION 1
+#define KF_MERGE_OPTIONS_INIT KF_OPTIONS_INIT_(kf_merge_opts, KF_MERGE_OPTIONS_VERSION)
 typedef struct kf_merge_opts {
+    unsigned version;         /* KF_MERGE_OPTIONS_VERSION (kfsck.h: options) */
     bool force;
-    size_t max_batch_bytes;
-    unsigned threads;         /* the reader's, per segment (kf_scan_opts.threads) */
+    size_t max_batch_bytes;   /* decompression cap per batch (0: KF_DEFAULT_MAX_BATCH_BYTES) */
+    unsigned threads;         /* the reader's, per segment (kf_segment_scan_opts.threads) */
     size_t chunk_bytes;       /* the reader's read size (0: its default) */
     void (*conflict_fn)(void *ctx, const kf_merge_conflict *c);
     void (*hole_fn)(void *ctx, const kf_merge_hole *h);
@@ -119,17 +125,18 @@ typedef struct kf_merge_opts {
     void *ctx;
 } kf_merge_opts;
 
+/* Fills *o as KF_MERGE_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_merge_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_MERGE_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_merge_opts_init(kf_merge_opts *o);
 
 typedef struct kf_merge_result {
     uint64_t conflicts, holes, batches, segments_written;
-    char err_path[4096];
-    int err_no;
-    char err_what[120];
 } kf_merge_result;
 
 /* Merge the copies in_dirs (n >= 1 partition directories) into out_dir.
- * KF_OK, KF_ERR_IO (res->err_* say what), KF_ERR_NOMEM. */
+ * KF_OK, KF_ERR_IO (the last error, common.h, says what), KF_ERR_NOMEM. */
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res);
 /* Merge them into the copy directory od describes (as kf_repair_into, also

@@ -56,8 +56,11 @@ typedef void (*kf_offset_change_fn)(void *ctx, const kf_offset_value *v, bool de
 
 typedef struct kf_replay kf_replay;
 
+#define KF_REPLAY_OPTIONS_VERSION 1
+#define KF_REPLAY_OPTIONS_INIT KF_OPTIONS_INIT_(kf_replay_opts, KF_REPLAY_OPTIONS_VERSION)
 typedef struct kf_replay_opts {
-    size_t max_batch_bytes;
+    unsigned version;         /* KF_REPLAY_OPTIONS_VERSION (kfsck.h: options) */
+    size_t max_batch_bytes;   /* decompression cap per batch (0: KF_DEFAULT_MAX_BATCH_BYTES) */
     bool has_as_of;             /* kf_replay_offsets gives the table as of as_of */
     int64_t as_of;
     kf_offset_change_fn change_fn;  /* every change, in the order it takes effect */
@@ -67,8 +70,13 @@ typedef struct kf_replay_opts {
 } kf_replay_opts;
 
 /* Defaults: the default batch cap, no as-of, no callbacks. */
+/* Fills *o as KF_REPLAY_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_replay_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_REPLAY_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_replay_opts_init(kf_replay_opts *o);
 
+/* NULL when out of memory or o's version is not supported. */
 kf_replay *kf_replay_new(const kf_replay_opts *o);
 void kf_replay_free(kf_replay *r);
 
@@ -134,14 +142,21 @@ kf_replay_stats kf_replay_get_stats(const kf_replay *r);
  * timestamp (one time line). Empty batches (kept by the log cleaner) are
  * not replayed. Ends with kf_replay_finish. */
 
+#define KF_OFFSETS_TOPIC_OPTIONS_VERSION 1
+#define KF_OFFSETS_TOPIC_OPTIONS_INIT KF_OPTIONS_INIT_(kf_offsets_topic_opts, KF_OFFSETS_TOPIC_OPTIONS_VERSION)
 typedef struct kf_offsets_topic_opts {
-    const char *topic;          /* "__consumer_offsets" */
+    unsigned version;         /* KF_OFFSETS_TOPIC_OPTIONS_VERSION (kfsck.h: options) */
+    const char *topic;          /* the topic (NULL: "__consumer_offsets") */
     /* Every partition reader's options: max_batch_bytes, tuning, and the
      * problems met in the copies (problem_fn). */
     kf_part_reader_opts read;
 } kf_offsets_topic_opts;
 
 /* The topic's usual name and the readers' defaults. */
+/* Fills *o as KF_OFFSETS_TOPIC_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_offsets_topic_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_OFFSETS_TOPIC_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_offsets_topic_opts_init(kf_offsets_topic_opts *o);
 
 typedef struct kf_offsets_topic_result {

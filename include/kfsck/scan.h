@@ -48,20 +48,45 @@ typedef struct kf_datadir_partition {
     uint64_t unreadable_paths;     /* its "unreadable" problems */
     const kf_problem *problems;    /* every problem found in it, in order (file set) */
     size_t n_problems;
+    /* The data dir's meta.properties (paths.h's kf_datadir_info): node.id,
+     * else broker.id, and cluster.id; none without one that parses. */
+    bool has_broker;
+    int32_t broker;
+    const char *cluster_id;        /* NULL when none */
+    /* Where the broker's own recovery after an unclean shutdown would leave
+     * the log end (what predict --assume-unclean forecasts): every segment
+     * from the one holding the recovery point (none: 0) recovered, the
+     * first whose valid_bytes is below its size cut there and the later
+     * ones deleted; then the end of the last batch kept, or the cut
+     * segment's base offset; with no cut, log.log_end_offset; the log start
+     * offset when that is below the log-start checkpoint (or there is no
+     * segment). Unknown when the directory or one of its segments could
+     * not be read. */
+    bool has_recovery_end;
+    int64_t recovery_end_offset;
 } kf_datadir_partition;
 
+#define KF_DATADIR_SCAN_OPTIONS_VERSION 1
+#define KF_DATADIR_SCAN_OPTIONS_INIT KF_OPTIONS_INIT_(kf_datadir_scan_opts, KF_DATADIR_SCAN_OPTIONS_VERSION)
 typedef struct kf_datadir_scan_opts {
-    size_t max_batch_bytes;
+    unsigned version;         /* KF_DATADIR_SCAN_OPTIONS_VERSION (kfsck.h: options) */
+    size_t max_batch_bytes;   /* decompression cap per batch (0: KF_DEFAULT_MAX_BATCH_BYTES) */
     unsigned jobs;                 /* threads in all (partitions checked at once, the
                                       rest to segment readers); 0: online cores */
     /* Each partition, in (topic, partition) order, valid during the call. */
     void (*partition_fn)(void *ctx, const kf_datadir_partition *p);
     /* The data dir's own problems (its checkpoint files and meta.properties,
-     * checkpoint entries for partitions it does not hold), before the partitions. */
+     * checkpoint entries for partitions it does not hold: in file order, 100
+     * per checkpoint file, then one problem counting the rest), before the
+     * partitions. */
     kf_problem_fn problem_fn;
     void *ctx;
 } kf_datadir_scan_opts;
 
+/* Fills *o as KF_DATADIR_SCAN_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_datadir_scan_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_DATADIR_SCAN_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o);
 
 typedef struct kf_datadir_totals {

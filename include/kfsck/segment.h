@@ -28,6 +28,11 @@ typedef struct kf_segment_summary {
     int64_t first_offset, last_offset;  /* over intact batches */
     int64_t max_timestamp;
     uint64_t errors, warnings;
+    /* The segment's end once broker recovery has cut it at valid_bytes: the
+     * last offset of the last intact batch (in file order) that ends at or
+     * below valid_bytes; none when no batch does (or valid_bytes is 0). */
+    bool has_recovered_offsets;
+    int64_t recovered_last_offset;
 } kf_segment_summary;
 
 /* Called for each intact batch (CRC ok), in file order, before its records.
@@ -36,13 +41,20 @@ typedef int (*kf_batch_fn)(void *ctx, const kf_batch *b);
 /* Called for each record when opts->records is set. */
 typedef int (*kf_record_fn)(void *ctx, const kf_batch *b, const kf_record *r);
 
-typedef struct kf_scan_opts {
+#define KF_SEGMENT_SCAN_OPTIONS_VERSION 1
+#define KF_SEGMENT_SCAN_OPTIONS_INIT KF_OPTIONS_INIT_(kf_segment_scan_opts, KF_SEGMENT_SCAN_OPTIONS_VERSION)
+typedef struct kf_segment_scan_opts {
+    unsigned version;         /* KF_SEGMENT_SCAN_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;   /* decompression cap per batch; also the largest
-                                 batch read whole (a larger one is reported) */
-    bool deep;                /* decode records (decompressing) and check them */
+                                 batch read whole (a larger one is reported);
+                                 0: KF_DEFAULT_MAX_BATCH_BYTES */
+    bool deep;                /* decode records (decompressing) and check them
+                                 (off by default, as kf_part_reader_opts.deep) */
     bool records;             /* call record_fn per record (implies deep) */
-    bool resync;              /* after damage, scan forward for the next good batch */
-    int64_t base_offset;      /* the segment's base offset from its name, -1 if unknown */
+    bool no_resync;           /* stop at the first damage; by default the reader scans
+                                 forward from it for the next good batch */
+    bool has_base_offset;     /* the segment's base offset from its name is known: */
+    int64_t base_offset;      /* it (batches below it, or more than 2^31-1 past it, are damage) */
     bool limited;             /* the source is a prefix (dump --max-bytes): a torn end is not damage */
     bool broker_view;         /* the iterator also returns the entries broker recovery keeps
                                  although they are damaged: a batch whose only damage is its
@@ -52,7 +64,7 @@ typedef struct kf_scan_opts {
     unsigned threads;         /* reader threads: 0 automatic (files of 4 MiB and more on
                                  2+ cores: one reads ahead, the others check CRCs and
                                  decode), 1 none (everything on the caller's thread) */
-    size_t chunk_bytes;       /* bytes read at a time (default 1 MiB; tests use tiny ones) */
+    size_t chunk_bytes;       /* bytes read at a time (0: 1 MiB; tests use tiny ones) */
     bool keep_cache;          /* leave the page cache as the reads left it; by default
                                  pages this read brought in are dropped behind it */
     const kf_index *offset_index;   /* checked against the log when non-NULL */
@@ -70,14 +82,18 @@ typedef struct kf_scan_opts {
     /* Called about every 64 MiB of progress (NULL: never). */
     void (*progress_fn)(void *ctx, uint64_t position, uint64_t size);
     void *progress_ctx;
-} kf_scan_opts;
+} kf_segment_scan_opts;
 
-void kf_scan_opts_init(kf_scan_opts *o);
+/* Fills *o as KF_SEGMENT_SCAN_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_segment_scan_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_SEGMENT_SCAN_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
+void kf_segment_scan_opts_init(kf_segment_scan_opts *o);
 
 /* Scan a segment: every batch in file order, with the checks above, the
  * problems through o->problem_fn. Returns KF_OK, KF_ERR_NOMEM, or KF_ERR_IO
  * (a read failed: errno kept); the summary holds what was seen. */
-int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *sum);
+int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_summary *sum);
 
 /* ---- the streaming reader ----------------------------------------------
  *
@@ -107,7 +123,7 @@ typedef struct kf_batch_check {
 } kf_batch_check;
 
 /* Opens an iterator over src (which must outlive it). KF_OK or KF_ERR_NOMEM. */
-int kf_segment_iter_open(kf_segment_iter **it, kf_source *src, const kf_scan_opts *o);
+int kf_segment_iter_open(kf_segment_iter **it, kf_source *src, const kf_segment_scan_opts *o);
 /* 1 with *b set (its bytes stay valid until the next call), 0 at the end,
  * or a negative kf_err. *damaged is set when damage was skipped since the
  * previous entry returned. A v0/v1 message with wrong lengths is returned
@@ -128,13 +144,10 @@ const kf_segment_summary *kf_segment_iter_summary(const kf_segment_iter *it);
 bool kf_segment_iter_recovery_point(const kf_segment_iter *it, uint64_t *valid_bytes);
 void kf_segment_iter_close(kf_segment_iter *it);
 
-/* In memory: from `from`, the start of the next well-formed entry
- * (plausible size, magic 0..2, CRC ok); `size` if there is none. */
-uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from);
-
 /* Where broker recovery (LogSegment.recover) would truncate a segment: the
  * start of the first entry that fails framing, the minimum size, the CRC or
- * the offset range; 0 when an index append during recovery would fail. */
+ * the offset range; 0 when an index append during recovery would fail.
+ * base_offset: from the file name, -1 when unknown. */
 uint64_t kf_recovery_point(kf_source *src, int64_t base_offset);
 
 #ifdef __cplusplus

@@ -97,11 +97,14 @@ typedef enum kf_sink_from {
     KF_SINK_FROM_TIME,      /* from_value: ms; the offset offsetsForTimes finds */
 } kf_sink_from;
 
+#define KF_SINK_OPTIONS_VERSION 1
+#define KF_SINK_OPTIONS_INIT KF_OPTIONS_INIT_(kf_sink_opts, KF_SINK_OPTIONS_VERSION)
 typedef struct kf_sink_opts {
+    unsigned version;         /* KF_SINK_OPTIONS_VERSION (kfsck.h: options) */
     kf_sink_config config;
     kf_sink_from from;
     int64_t from_value;
-    bool alternatives;       /* also simulate kf_sink_alternatives (default true) */
+    bool no_alternatives;    /* do not also simulate kf_sink_alternatives (by default they are) */
     /* Batches skipped because their records cannot be read (problem.file:
      * the segment). Damage the partition reader finds goes to its own
      * callback. */
@@ -109,7 +112,11 @@ typedef struct kf_sink_opts {
     void *problem_ctx;
 } kf_sink_opts;
 
-/* No resume point, alternatives on, no callback; config must be filled. */
+/* Fills *o as KF_SINK_OPTIONS_INIT does: the version, every other field zero (its
+ * default: no resume point, alternatives on, no callback). config has no
+ * default: fill it. Every function here taking a kf_sink_opts: its version
+ * must be 1..KF_SINK_OPTIONS_VERSION, else KF_ERR_UNSUPPORTED (kfsck.h,
+ * "Options"); NULL is the defaults, whose zero config kf_sink_new refuses. */
 void kf_sink_opts_init(kf_sink_opts *o);
 
 typedef struct kf_sink_partition {
@@ -150,6 +157,8 @@ typedef struct kf_sink_topic {
     kf_sink_alt alt[KF_SINK_ALTS];      /* the same sums for the alternatives */
 } kf_sink_topic;
 
+/* Zero *t, with the alternatives of o->config unless o->no_alternatives
+ * (o as kf_sink_read takes it; not NULL, its version not checked here). */
 void kf_sink_topic_init(kf_sink_topic *t, const kf_sink_opts *o);
 void kf_sink_topic_add(kf_sink_topic *t, const kf_sink_partition *p);
 

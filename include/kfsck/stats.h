@@ -29,17 +29,6 @@ typedef struct kf_timehist {
     size_t cap, n;
 } kf_timehist;
 
-/* Floor of ts to a multiple of width (also right for negative ts). */
-int64_t kf_bucket_start(int64_t ts, int64_t width);
-
-void kf_timehist_init(kf_timehist *h, int64_t width);
-/* Count one record of `bytes` bytes at timestamp ts. KF_OK or KF_ERR_NOMEM. */
-int kf_timehist_add(kf_timehist *h, int64_t ts, uint64_t bytes);
-/* The buckets in ascending start order, in a new array (*out, n returned;
- * caller frees). Returns (size_t)-1 on allocation failure. */
-size_t kf_timehist_sorted(const kf_timehist *h, kf_tbucket **out);
-void kf_timehist_free(kf_timehist *h);
-
 /* Timestamp disorder of one partition, fed records in offset order:
  * lateness of a record = the highest timestamp seen before it - its own
  * (0 when it is not behind). */
@@ -49,14 +38,6 @@ typedef struct kf_lateness {
     int64_t max_lateness;   /* ms */
     uint64_t late_records;  /* records with lateness > 0 */
 } kf_lateness;
-
-void kf_lateness_add(kf_lateness *l, int64_t ts);
-
-/* The payload size of a record as `stats` counts it: key length + value
- * length (null counts 0) + for every header its key length and value length
- * (null counts 0). Framing (varints, attributes, deltas) is not counted.
- * Headers that do not parse count up to the first bad one. */
-uint64_t kf_record_payload_bytes(const kf_record *r);
 
 /* A duration like 500ms, 10s, 10m, 1h, 1d, 1w or plain milliseconds into
  * *ms (> 0). Returns 0, or -1 when s is not such a duration. */
@@ -88,8 +69,11 @@ typedef struct kf_stats_group {
     uint64_t buckets;           /* buckets with a record */
 } kf_stats_group;
 
+#define KF_STATS_OPTIONS_VERSION 1
+#define KF_STATS_OPTIONS_INIT KF_OPTIONS_INIT_(kf_stats_opts, KF_STATS_OPTIONS_VERSION)
 typedef struct kf_stats_opts {
-    int64_t bucket_ms;          /* bucket width, > 0 (default 1 hour) */
+    unsigned version;         /* KF_STATS_OPTIONS_VERSION (kfsck.h: options) */
+    int64_t bucket_ms;          /* bucket width (0 or less: 1 hour, the default) */
     bool by_partition;          /* a group per partition, not per topic */
     kf_part_reader_opts read;   /* the partitions' readers (their problems: damage in the copies) */
     kf_problem_fn problem_fn;   /* batches skipped by stats (problem.file: the segment) */
@@ -100,6 +84,10 @@ typedef struct kf_stats_opts {
     void *group_ctx;
 } kf_stats_opts;
 
+/* Fills *o as KF_STATS_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_stats_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_STATS_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_stats_opts_init(kf_stats_opts *o);
 
 typedef struct kf_stats_result {

@@ -4,7 +4,7 @@
  *
  * kf_txns: feed one partition's batches in offset order (as the partition
  * reader kf_part_reader returns them). The transaction rules are those of
- * the broker's producer state (producer_state.h: only a COMMIT or ABORT
+ * the broker's producer state (the library's producer-state replay: only a COMMIT or ABORT
  * marker ends a transaction, whatever its epoch; a batch with a newer epoch
  * alone does not). It counts COMMIT and ABORT markers, cross-checks each
  * segment's `.txnindex` against the ABORT markers it should list, and at the
@@ -27,17 +27,12 @@
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
 #include "kfsck/partition.h"
-#include "kfsck/producer_state.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Problem codes of this job. */
-#define KF_P_MARKER_MISSING "marker_missing"     /* the coordinator completed it; no marker here (error) */
-#define KF_P_TXNINDEX_MISSING "txnindex_missing" /* an ABORT ending a transaction has no .txnindex entry (error) */
-#define KF_P_TXNINDEX_EXTRA "txnindex_extra"     /* a .txnindex entry names no ABORT marker (error) */
-#define KF_P_BAD_MARKER "bad_marker"             /* a control batch that is not a readable marker (error) */
+/* Its problem codes (KF_P_MARKER_MISSING, ...) are in common.h. */
 
 /* ---- the coordinator's view (__transaction_state) ------------------------ */
 
@@ -85,9 +80,13 @@ const kf_txn_coord_entry *kf_txn_coord_find(kf_txn_coord *c, int64_t pid);
 
 /* ---- one partition's transactions --------------------------------------- */
 
+#define KF_TXNS_OPTIONS_VERSION 1
+#define KF_TXNS_OPTIONS_INIT KF_OPTIONS_INIT_(kf_txns_opts, KF_TXNS_OPTIONS_VERSION)
 typedef struct kf_txns_opts {
-    size_t max_batch_bytes;       /* decompression cap for control records */
-    int64_t hanging_ms;           /* default 15 minutes (Kafka's transaction.max.timeout.ms) */
+    unsigned version;         /* KF_TXNS_OPTIONS_VERSION (kfsck.h: options) */
+    size_t max_batch_bytes;       /* decompression cap for control records (0: the default) */
+    bool has_hanging_ms;          /* hanging_ms is given; else 15 minutes (Kafka's */
+    int64_t hanging_ms;           /* transaction.max.timeout.ms), the default */
     kf_txn_coord *coord;          /* the coordinator's view, or NULL when none was given */
     /* Problems: .txnindex entries missing or extra, a .txnindex or producer
      * snapshot that cannot be used, unreadable markers, missing markers. */
@@ -95,6 +94,10 @@ typedef struct kf_txns_opts {
     void *problem_ctx;
 } kf_txns_opts;
 
+/* Fills *o as KF_TXNS_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_txns_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_TXNS_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_txns_opts_init(kf_txns_opts *o);
 
 /* An open transaction as kf_txns_finish reports it. */
@@ -148,10 +151,11 @@ int kf_txns_batch(kf_txns *t, const kf_batch *b, const char *file);
  * covers (kf_part_result.uncovered or .unreadable). Finishes the .txnindex
  * checks, hands each open transaction, oldest first, to fn (may be NULL),
  * reports missing markers, and fills *res (may be NULL; its snapshot string
- * is valid until kf_txns_free). KF_OK or KF_ERR_NOMEM. */
+ * is valid until kf_txns_close). KF_OK or KF_ERR_NOMEM. */
 int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_txns_result *res);
 
-void kf_txns_free(kf_txns *t);
+/* Free t (NULL: nothing), made by kf_txns_open or kf_txns_read. */
+void kf_txns_close(kf_txns *t);
 
 /* ---- the drivers: a partition read whole (txns_read.c) ------------------- */
 
@@ -166,7 +170,7 @@ int kf_txn_coord_read(kf_txn_coord *c, const kf_partition *p, const kf_part_read
  * ro: kf_txns_open, every batch, kf_txns_finish (damaged when the reader
  * left damage uncovered or a segment unreadable), each open transaction to
  * fn. *pres (may be NULL): the reader's result. *t holds what *res points
- * to: free it with kf_txns_free after (also on failure). KF_OK or
+ * to: close it with kf_txns_close after (also on failure). KF_OK or
  * KF_ERR_NOMEM. */
 int kf_txns_read(kf_txns **t, const kf_partition *p, const kf_txns_opts *o, const kf_part_reader_opts *ro,
                  kf_txn_report_fn fn, void *ctx, kf_txns_result *res, kf_part_result *pres);

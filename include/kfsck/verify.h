@@ -20,10 +20,13 @@
 extern "C" {
 #endif
 
+#define KF_VERIFY_OPTIONS_VERSION 1
+#define KF_VERIFY_OPTIONS_INIT KF_OPTIONS_INIT_(kf_verify_opts, KF_VERIFY_OPTIONS_VERSION)
 typedef struct kf_verify_opts {
-    size_t max_batch_bytes;   /* decompression cap per batch */
-    unsigned threads;         /* reader threads per segment (kf_scan_opts.threads) */
-    size_t chunk_bytes;       /* reader chunk size (kf_scan_opts.chunk_bytes; 0: default) */
+    unsigned version;         /* KF_VERIFY_OPTIONS_VERSION (kfsck.h: options) */
+    size_t max_batch_bytes;   /* decompression cap per batch (0: the default) */
+    unsigned threads;         /* reader threads per segment (kf_segment_scan_opts.threads) */
+    size_t chunk_bytes;       /* reader chunk size (kf_segment_scan_opts.chunk_bytes; 0: default) */
     /* Every problem, with p->file set to the file it is about. */
     kf_problem_fn problem_fn;
     void *problem_ctx;
@@ -41,6 +44,10 @@ typedef struct kf_verify_opts {
     void *path_ctx;
 } kf_verify_opts;
 
+/* Fills *o as KF_VERIFY_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_verify_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_VERIFY_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_verify_opts_init(kf_verify_opts *o);
 
 /* Counts over everything checked; add up across calls (zero it first). */

@@ -1,7 +1,11 @@
-/* common.c: error strings and the problem-report helper. */
+/* common.c: error strings, the problem-report helper, and the options
+ * check every entry point makes (opts.h). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "bytes/report.h"
+#include "bytes/opts.h"
 #include "kfsck/kfsck.h"
 
 const char *kf_version(void) { return KFSCK_VERSION; }
@@ -20,6 +24,28 @@ const char *kf_err_str(int e)
     case KF_ERR_IO: return "I/O error";
     }
     return "unknown error";
+}
+
+int kf_opts_take(void *own, const void *given, size_t size, unsigned latest, size_t *max_batch_bytes)
+{
+    memset(own, 0, size);
+    memcpy(own, &latest, sizeof latest);
+    if (given) {
+        unsigned version;
+        memcpy(&version, given, sizeof version);
+        if (version == 0 || version > latest)
+            return KF_ERR_UNSUPPORTED;
+        memcpy(own, given, size);
+    }
+    if (max_batch_bytes && *max_batch_bytes == 0)
+        *max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    return KF_OK;
+}
+
+void kf_opts_nested(unsigned *version, unsigned current)
+{
+    if (*version == 0)
+        *version = current;
 }
 
 void kf_vreport_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,

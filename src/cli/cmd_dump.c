@@ -437,7 +437,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
             out_int(o, "sequence", r->sequence);
             out_arr_open(o, "headers");
             kf_cursor c;
-            kf_cur_init(&c, r->headers, r->headers_len);
+            kf_headers_begin(&c, r);
             const uint8_t *hk, *hv;
             int32_t hkl, hvl;
             while (kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1) {
@@ -485,7 +485,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
     if (b->magic == 2) {
         out_text(o, " sequence: %d headerKeys: [", r->sequence);
         kf_cursor c;
-        kf_cur_init(&c, r->headers, r->headers_len);
+        kf_headers_begin(&c, r);
         const uint8_t *hk, *hv;
         int32_t hkl, hvl;
         for (int i = 0; kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1; i++) {
@@ -520,11 +520,10 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
     return 0;
 }
 
-static int dump_file(const char *path, const dump_opts *opts, out *o)
+/* Dump the file path, whose name says ni (a log whose name says nothing:
+ * base offset -1). */
+static int dump_file(const char *path, kf_name_info ni, const dump_opts *opts, out *o)
 {
-    kf_name_info ni = kf_classify_name(kf_path_base(path));
-    if (ni.kind == KF_FILE_UNKNOWN && kf_looks_like_log(path))
-        ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
     bool is_log = ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_KRAFT_CHECKPOINT || ni.kind == KF_FILE_BOOTSTRAP_CHECKPOINT;
     if (ni.kind == KF_FILE_UNKNOWN) {
         cli_error(path, "not a Kafka file kfsck knows (by its name); skipped");
@@ -533,10 +532,10 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
     report r = {o, path, 0, 0};
     if (is_log) {
         kf_source *src;
-        int err_no = 0;
-        int orc = kf_source_open(&src, path, opts->max_bytes, &err_no);
+        int orc = kf_source_open(&src, path, opts->max_bytes);
         if (orc != KF_OK) {
-            cli_error(path, "cannot read: %s", orc == KF_ERR_NOMEM ? "out of memory" : cli_read_error(err_no));
+            cli_error(path, "cannot read: %s",
+                      orc == KF_ERR_NOMEM ? "out of memory" : cli_read_error(kf_error_last()->err_no));
             return EXIT_FAIL;
         }
         if (!o->json)
@@ -549,13 +548,14 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         bool secret_bytes = dec == DEC_METADATA || dec == DEC_REMOTE || decode_for(&autod, path) == DEC_METADATA;
         dump_ctx d = {.opts = opts, .o = o, .file = path, .decode = dec, .rep = &r, .secret_bytes = secret_bytes,
                       .pending_sev = KF_SEV_WARNING};
-        kf_scan_opts so;
-        kf_scan_opts_init(&so);
+        kf_segment_scan_opts so;
+        kf_segment_scan_opts_init(&so);
         so.max_batch_bytes = (size_t)opts->max_batch_bytes;
         so.records = opts->records;
         so.deep = true;
         so.limited = opts->max_bytes > 0;
-        so.base_offset = ni.kind == KF_FILE_LOG ? ni.base_offset : -1;
+        so.has_base_offset = ni.kind == KF_FILE_LOG && ni.base_offset >= 0;
+        so.base_offset = ni.base_offset;
         so.batch_fn = on_batch;
         so.record_fn = on_record;
         so.ctx = &d;
@@ -576,11 +576,10 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
         return r.errors ? EXIT_DAMAGE : EXIT_CLEAN;
     }
     kf_bytes m;
-    int err_no = 0;
-    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc != KF_OK) {
         cli_error(path, "cannot read: %s",
-                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : cli_read_error(err_no));
+                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : cli_read_error(kf_error_last()->err_no));
         return EXIT_FAIL;
     }
     if (!o->json)
@@ -590,53 +589,114 @@ static int dump_file(const char *path, const dump_opts *opts, out *o)
     return r.errors ? EXIT_DAMAGE : EXIT_CLEAN;
 }
 
-static int dump_path(const char *path, const dump_opts *opts, out *o, int depth)
+/* ---- the PATHs: the walk of kfsck/paths.h ---------------------------------------- */
+
+/* A directory dumps every Kafka file in it and in the partition and data
+ * dirs below it, down to DUMP_MAX_DEPTH directories below the PATH. */
+#define DUMP_MAX_DEPTH 2
+
+typedef struct dump_walk {
+    const dump_opts *opts;
+    out *o;
+    int depth;    /* of the directory being listed: 0 for a PATH */
+    int status;   /* the worst exit code so far */
+    kf_paths_walk_opts walk;
+} dump_walk;
+
+static void worst(dump_walk *w, int status)
 {
-    int err_no = 0;
-    kf_path_kind k = kf_classify_path(path, &err_no);
-    if (k == KF_PATH_ERROR) {
-        cli_error(path, "%s", kf_path_error_str(err_no));
-        return EXIT_FAIL;
+    if (status > w->status)
+        w->status = status;
+}
+
+static int dump_dir(dump_walk *w, const char *dir)
+{
+    int rc = kf_datadir_walk(dir, &w->walk);
+    int err_no = rc == KF_ERR_IO ? kf_error_last()->err_no : 0;
+    if (rc == KF_ERR_IO && err_no) {
+        cli_error(dir, "cannot list directory: %s", kf_path_error_str(err_no));
+        worst(w, EXIT_FAIL);
+        return KF_OK;
     }
-    if (k == KF_PATH_SPECIAL) {
-        cli_error(path, "not a regular file or directory (a FIFO, socket or device?)");
-        return EXIT_FAIL;
-    }
-    if (k == KF_PATH_FILE)
-        return dump_file(path, opts, o);
-    if (depth == 0 && kf_classify_name(kf_path_base(path)).kind != KF_FILE_UNKNOWN) {
-        /* named like a Kafka file, but a directory: say so rather than dump nothing */
-        cli_error(path, "is a directory, not a %s file", kf_file_kind_name(kf_classify_name(kf_path_base(path)).kind));
-        return EXIT_FAIL;
-    }
-    if (depth > 2)
-        return EXIT_CLEAN;
-    kf_name_list l;
-    if (kf_list_dir(path, &l, &err_no) != KF_OK) {
-        cli_error(path, "cannot list directory: %s", kf_path_error_str(err_no));
-        return EXIT_FAIL;
-    }
-    int status = EXIT_CLEAN;
-    for (size_t i = 0; i < l.n; i++) {
-        char *sub = path_join(path, l.names[i]);
-        int e2 = 0;
-        kf_path_kind sk = kf_classify_path(sub, &e2);
-        int st = EXIT_CLEAN;
-        if (sk == KF_PATH_FILE || sk == KF_PATH_SPECIAL) {
-            if (kf_classify_name(l.names[i]).kind != KF_FILE_UNKNOWN)
-                st = sk == KF_PATH_FILE ? dump_file(sub, opts, o) : dump_path(sub, opts, o, depth + 1);
-        } else if (sk == KF_PATH_PARTITION || sk == KF_PATH_DATADIR) {
-            st = dump_path(sub, opts, o, depth + 1);
-        } else if (sk == KF_PATH_ERROR && kf_classify_name(l.names[i]).kind != KF_FILE_UNKNOWN) {
-            cli_error(sub, "%s", kf_path_error_str(e2));
-            st = EXIT_FAIL;
+    return rc;
+}
+
+/* An entry of a directory being dumped: a Kafka file (by its name) is
+ * dumped, a partition or data dir below is dumped in turn, the rest is not
+ * looked at. */
+static int dump_entry(void *ctx, const kf_path_entry *e)
+{
+    dump_walk *w = ctx;
+    bool kafka_named = e->file.kind != KF_FILE_UNKNOWN;
+    switch (e->kind) {
+    case KF_PATH_FILE:
+        if (kafka_named)
+            worst(w, dump_file(e->path, e->file, w->opts, w->o));
+        return KF_OK;
+    case KF_PATH_SPECIAL:
+    case KF_PATH_ERROR:
+        if (kafka_named) {
+            cli_error(e->path, "%s", e->kind == KF_PATH_SPECIAL ? CLI_SPECIAL_WHAT : kf_path_error_str(e->err_no));
+            worst(w, EXIT_FAIL);
         }
-        if (st > status)
-            status = st;
-        free(sub);
+        return KF_OK;
+    case KF_PATH_PARTITION:
+    case KF_PATH_DATADIR: {
+        if (w->depth >= DUMP_MAX_DEPTH)
+            return KF_OK;
+        w->depth++;
+        int rc = dump_dir(w, e->path);
+        w->depth--;
+        return rc;
     }
-    kf_name_list_free(&l);
-    return status;
+    case KF_PATH_OTHER_DIR: return KF_OK;
+    }
+    return KF_OK;
+}
+
+/* A directory PATH, whatever it holds (or a partition dir in a directory
+ * being listed). */
+static int dump_dir_path(void *ctx, const kf_path_entry *e)
+{
+    dump_walk *w = ctx;
+    if (e->in_datadir)
+        return dump_entry(ctx, e);
+    if (e->file.kind != KF_FILE_UNKNOWN) {
+        /* named like a Kafka file, but a directory: say so rather than dump nothing */
+        cli_error(e->path, "is a directory, not a %s file", kf_file_kind_name(e->file.kind));
+        worst(w, EXIT_FAIL);
+        return KF_OK;
+    }
+    return dump_dir(w, e->path);
+}
+
+static int dump_file_path(void *ctx, const kf_path_entry *e)
+{
+    dump_walk *w = ctx;
+    kf_name_info ni = e->file;
+    if (ni.kind == KF_FILE_UNKNOWN && e->looks_like_log)
+        ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
+    worst(w, dump_file(e->path, ni, w->opts, w->o));
+    return KF_OK;
+}
+
+/* Dump every PATH; the exit code. */
+static int dump_paths(char *const *paths, size_t n, const dump_opts *opts, out *o)
+{
+    dump_walk w = {.opts = opts, .o = o, .status = EXIT_CLEAN};
+    kf_paths_walk_opts *wo = &w.walk;
+    cli_walk_opts_init(wo, &w);
+    wo->file_fn = dump_file_path;
+    wo->partition_fn = wo->datadir_fn = wo->other_dir_fn = dump_dir_path;
+    wo->datadir_file_fn = wo->other_entry_fn = dump_entry;
+    wo->unreadable_partitions = true; /* an unreadable entry is only an error when named like a Kafka file */
+    wo->sniff_logs = true;
+    int rc = kf_paths_walk(paths, n, wo);
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
+    if (rc != KF_OK)
+        worst(&w, EXIT_FAIL);
+    return w.status;
 }
 
 static void dump_usage(FILE *f)
@@ -727,12 +787,7 @@ int cmd_dump(int argc, char **argv)
     out o;
     out_init(&o, stdout, opts.json);
     o.show_secrets = opts.show_secrets;
-    int status = EXIT_CLEAN;
-    for (int i = optind; i < argc; i++) {
-        int st = dump_path(argv[i], &opts, &o, 0);
-        if (st > status)
-            status = st;
-    }
+    int status = dump_paths(argv + optind, (size_t)(argc - optind), &opts, &o);
     fflush(stdout);
     return status;
 }

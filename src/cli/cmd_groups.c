@@ -73,7 +73,7 @@ static void names_from_inputs(names *ns, const kf_inputs *in)
         for (size_t c = 0; c < p->ncopies; c++) {
             char *pm = path_join(p->copies[c].label, "partition.metadata");
             kf_bytes m;
-            if (kf_file_read_all(pm, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
+            if (kf_file_read_all(pm, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
                 kf_partition_metadata md;
                 char msg[128];
                 if (kf_partition_metadata_parse(m.data, m.size, &md, msg, sizeof msg) == KF_OK)

@@ -153,6 +153,49 @@ typedef struct merge_args {
     int n;
 } merge_args;
 
+/* ---- the PARTDIRs: each a partition directory ---------------------------------- */
+
+static int copy_is_partition(void *ctx, const kf_path_entry *e)
+{
+    *(int *)ctx = -1;
+    return KF_OK;
+}
+
+static int copy_not_partition(void *ctx, const kf_path_entry *e)
+{
+    *(int *)ctx = opt_usage_error("merge", "not a partition directory:", e->path, merge_usage);
+    return KF_ERR_IO;
+}
+
+/* A PARTDIR the walk cannot use: one that cannot be read (err_no) is
+ * EXIT_FAIL, a FIFO or device (no err_no) is not a partition directory. */
+static void copy_unusable(void *ctx, const char *path, int err_no, const char *what)
+{
+    if (!err_no) {
+        *(int *)ctx = opt_usage_error("merge", "not a partition directory:", path, merge_usage);
+        return;
+    }
+    print_path_error(NULL, path, err_no, what);
+    *(int *)ctx = EXIT_FAIL;
+}
+
+/* -1 when every PARTDIR is a partition directory, else the exit code of the
+ * first that is not (the others are not looked at). */
+static int copies_check(const merge_args *a)
+{
+    int status = -1;
+    kf_paths_walk_opts o;
+    cli_walk_opts_init(&o, &status);
+    o.partition_fn = copy_is_partition;
+    o.file_fn = o.datadir_fn = o.other_dir_fn = copy_not_partition;
+    o.error_fn = copy_unusable; /* a FIFO is a usage error here */
+    o.error_ctx = &status;
+    for (int i = 0; i < a->n && status < 0; i++)
+        if (kf_paths_walk(a->dirs + i, 1, &o) == KF_ERR_NOMEM)
+            cli_oom();
+    return status;
+}
+
 /* The options and the PARTDIRs: -1 when they are fine, else the exit code. */
 static int parse_args(int argc, char **argv, merge_args *a)
 {
@@ -191,17 +234,7 @@ static int parse_args(int argc, char **argv, merge_args *a)
                                argv[optind], merge_usage);
     a->n = argc - optind;
     a->dirs = argv + optind;
-    for (int i = 0; i < a->n; i++) {
-        int err_no = 0;
-        kf_path_kind k = kf_classify_path(a->dirs[i], &err_no);
-        if (k == KF_PATH_ERROR) {
-            cli_error(a->dirs[i], "%s", kf_path_error_str(err_no));
-            return EXIT_FAIL;
-        }
-        if (k != KF_PATH_PARTITION)
-            return opt_usage_error("merge", "not a partition directory:", a->dirs[i], merge_usage);
-    }
-    return -1;
+    return copies_check(a);
 }
 
 /* OUTDIR/merge.json, then the summary line; the exit code. */
@@ -241,7 +274,7 @@ static int run(const merge_args *a, kf_outdir *od)
     /* the job writes into a stage, moved into place once the report is
      * written (report_write) */
     if (kf_outdir_stage(od) != KF_OK)
-        return job_failed(od->err_path, od->err_what, od->err_no);
+        return job_failed();
     out o;
     out_init(&o, stdout, a->json);
     merge_cli m = {.o = &o, .json = a->json, .labels = a->dirs};
@@ -259,7 +292,7 @@ static int run(const merge_args *a, kf_outdir *od)
     kf_merge_result res;
     int rc = kf_merge_into(od, (const char *const *)a->dirs, (size_t)a->n, &mo, &res);
     report_arrays_close(m.arr, M_ARRAYS);
-    int status = rc != KF_OK ? job_failed(res.err_path, res.err_what, res.err_no) : finish(a, od, &m, &res);
+    int status = rc != KF_OK ? job_failed() : finish(a, od, &m, &res);
     fflush(stdout);
     report_arrays_free(m.arr, M_ARRAYS);
     return status;

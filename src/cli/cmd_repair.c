@@ -171,34 +171,67 @@ static int parse_args(int argc, char **argv, repair_args *a)
     return -1;
 }
 
+/* What the walk found PATH to be: status -1 when it is a segment or a
+ * partition directory (and partition says which), else the exit code. */
+typedef struct repair_input {
+    int status;
+    bool partition;
+} repair_input;
+
+static int input_segment(void *ctx, const kf_path_entry *e)
+{
+    repair_input *in = ctx;
+    if (e->file.kind != KF_FILE_LOG && !e->looks_like_log) {
+        in->status = opt_usage_error("repair", "not a segment (.log) or a partition directory:", e->path, repair_usage);
+        return KF_ERR_IO;
+    }
+    if (access(e->path, R_OK) != 0) {
+        cli_error(e->path, "cannot read: %s", strerror(errno));
+        return KF_ERR_IO;
+    }
+    in->status = -1;
+    return KF_OK;
+}
+
+static int input_partition(void *ctx, const kf_path_entry *e)
+{
+    repair_input *in = ctx;
+    in->status = -1;
+    in->partition = true;
+    return KF_OK;
+}
+
+static int input_datadir(void *ctx, const kf_path_entry *e)
+{
+    ((repair_input *)ctx)->status = opt_usage_error(
+        "repair", "a broker data directory: give one partition directory, not", e->path, repair_usage);
+    return KF_ERR_IO;
+}
+
+static int input_other_dir(void *ctx, const kf_path_entry *e)
+{
+    ((repair_input *)ctx)->status =
+        opt_usage_error("repair", "not a segment (.log) or a partition directory:", e->path, repair_usage);
+    return KF_ERR_IO;
+}
+
 /* Is PATH a segment or a partition directory? -1 (and *partition) when it
- * is one, else the exit code. */
+ * is one, else the exit code (an unusable PATH: EXIT_FAIL). */
 static int input_kind(const char *path, bool *partition)
 {
-    int err_no = 0;
-    switch (kf_classify_path(path, &err_no)) {
-    case KF_PATH_ERROR: cli_error(path, "%s", kf_path_error_str(err_no)); return EXIT_FAIL;
-    case KF_PATH_SPECIAL:
-        cli_error(path, "not a regular file or directory (a FIFO, socket or device?)");
-        return EXIT_FAIL;
-    case KF_PATH_FILE: {
-        kf_name_info ni = kf_classify_name(kf_path_base(path));
-        if (ni.kind != KF_FILE_LOG && !kf_looks_like_log(path))
-            return opt_usage_error("repair", "not a segment (.log) or a partition directory:", path, repair_usage);
-        if (access(path, R_OK) != 0) {
-            cli_error(path, "cannot read: %s", strerror(errno));
-            return EXIT_FAIL;
-        }
-        *partition = false;
-        return -1;
-    }
-    case KF_PATH_PARTITION: *partition = true; return -1;
-    case KF_PATH_DATADIR:
-        return opt_usage_error("repair", "a broker data directory: give one partition directory, not", path,
-                               repair_usage);
-    default:
-        return opt_usage_error("repair", "not a segment (.log) or a partition directory:", path, repair_usage);
-    }
+    repair_input in = {EXIT_FAIL, false};
+    kf_paths_walk_opts o;
+    cli_walk_opts_init(&o, &in);
+    o.file_fn = input_segment;
+    o.partition_fn = input_partition;
+    o.datadir_fn = input_datadir;
+    o.other_dir_fn = input_other_dir;
+    o.sniff_logs = true;
+    char *paths[] = {(char *)path};
+    if (kf_paths_walk(paths, 1, &o) == KF_ERR_NOMEM)
+        cli_oom();
+    *partition = in.partition;
+    return in.status;
 }
 
 /* OUTDIR/repair.json, then the summary line; the exit code. */
@@ -242,7 +275,7 @@ static int run(const repair_args *a, kf_outdir *od)
     /* the job writes into a stage, moved into place once the report is
      * written (report_write) */
     if (kf_outdir_stage(od) != KF_OK)
-        return job_failed(od->err_path, od->err_what, od->err_no);
+        return job_failed();
     out o;
     out_init(&o, stdout, a->json);
     rep_ctx r = {.o = &o, .json = a->json};
@@ -260,7 +293,7 @@ static int run(const repair_args *a, kf_outdir *od)
     kf_repair_result res;
     int rc = kf_repair_into(od, a->path, &ro, &res);
     report_arrays_close(r.arr, R_ARRAYS);
-    int status = rc != KF_OK ? job_failed(res.err_path, res.err_what, res.err_no) : finish(a, od, &r, &res);
+    int status = rc != KF_OK ? job_failed() : finish(a, od, &r, &res);
     fflush(stdout);
     report_arrays_free(r.arr, R_ARRAYS);
     return status;

@@ -63,6 +63,9 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
             out_obj_close(o);
         }
         out_arr_close(o);
+        out_opt_int(o, "broker", p->has_broker, p->broker);
+        out_str(o, "cluster_id", p->cluster_id);
+        out_opt_int(o, "recovery_end_offset", p->has_recovery_end, p->recovery_end_offset);
         out_uint(o, "errors", p->errors);
         out_uint(o, "warnings", p->warnings);
         out_end(o);
@@ -84,6 +87,9 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
             out_text(o, "  no segment");
         if (p->high_watermark.has)
             out_text(o, "  hw %" PRId64, p->high_watermark.offset);
+        /* the forecast of an unclean shutdown, when it is not the log end */
+        if (p->has_recovery_end && lg->has_log_end && p->recovery_end_offset != lg->log_end_offset)
+            out_text(o, "  recovery would cut to offset %" PRId64, p->recovery_end_offset);
         if (p->errors)
             out_text(o, "  %" PRIu64 " error%s", p->errors, p->errors == 1 ? "" : "s");
         if (p->warnings)

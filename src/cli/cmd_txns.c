@@ -294,6 +294,7 @@ static void read_partition(txns_run *R, const kf_partition *p)
     kf_txns_opts to;
     kf_txns_opts_init(&to);
     to.max_batch_bytes = R->max_batch;
+    to.has_hanging_ms = true;
     to.hanging_ms = R->hanging_ms;
     to.coord = R->coord;
     to.problem_fn = txns_problem;
@@ -308,7 +309,7 @@ static void read_partition(txns_run *R, const kf_partition *p)
         cli_oom();
     R->unreadable |= ur.unreadable;
     print_partition(R, p, &res);
-    kf_txns_free(t);
+    kf_txns_close(t);
     R->partitions++;
     R->open += res.open_transactions;
     R->hanging += res.hanging_transactions;

@@ -73,7 +73,7 @@ typedef struct report {
 
 void report_problem(void *ctx, const kf_problem *p); /* a kf_problem_fn; ctx is a report */
 
-/* A kf_scan_opts progress_fn: "<file> NN%" on stderr when it is a terminal
+/* A kf_segment_scan_opts progress_fn: "<file> NN%" on stderr when it is a terminal
  * (ctx is the file name); progress_done clears the line. */
 void progress_show(void *ctx, uint64_t position, uint64_t size);
 void progress_done(void);

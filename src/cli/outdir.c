@@ -20,7 +20,7 @@ int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdict v, co
         return EXIT_USAGE;
     case KF_OUTDIR_EXISTS: cli_error(od->clash, "already exists (use --force to overwrite)"); return EXIT_FAIL;
     case KF_OUTDIR_CANNOT_CREATE:
-        cli_error(od->dir, "cannot create the output directory: %s", strerror(od->err_no));
+        cli_error(od->dir, "cannot create the output directory: %s", strerror(kf_error_last()->err_no));
         return EXIT_FAIL;
     case KF_OUTDIR_NOMEM: cli_oom();
     }
@@ -75,23 +75,26 @@ int report_write(mem_json *doc, kf_outdir *od)
 {
     fputs("}\n", doc->f);
     fclose(doc->f);
-    int err_no = 0;
-    int rc = kf_outdir_write_report(od, doc->buf, doc->len, &err_no);
+    int rc = kf_outdir_write_report(od, doc->buf, doc->len);
     free(doc->buf);
     if (rc != KF_OK) {
         fflush(stdout);
-        cli_error(od->report, "cannot write: %s", strerror(err_no));
+        cli_error(od->report, "cannot write: %s", strerror(kf_error_last()->err_no));
         return EXIT_FAIL;
     }
     if (kf_outdir_commit(od) != KF_OK)
-        return job_failed(od->err_path, od->err_what, od->err_no);
+        return job_failed();
     return EXIT_CLEAN;
 }
 
-int job_failed(const char *path, const char *what, int err_no)
+int job_failed(void)
 {
+    const kf_error *e = kf_error_last();
     fflush(stdout);
-    cli_error(path, "%s: %s", what, strerror(err_no));
+    if (e->err_no)
+        cli_error(e->path, "%s: %s", e->message, strerror(e->err_no));
+    else
+        cli_error(e->path, "%s", e->message);
     return EXIT_FAIL;
 }
 

@@ -44,9 +44,10 @@ void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a
  * EXIT_FAIL after "kfsck: <path>: <what failed>". */
 int report_write(mem_json *doc, kf_outdir *od);
 
-/* The job failed (its result's err_path, err_what, err_no): prints
- * "kfsck: <path>: <what>: <strerror>" after what stdout holds; EXIT_FAIL. */
-int job_failed(const char *path, const char *what, int err_no);
+/* The job failed (the last error's path, message and errno): prints
+ * "kfsck: <path>: <what>: <strerror>" (without ": <strerror>" when errno is
+ * 0) after what stdout holds; EXIT_FAIL. */
+int job_failed(void);
 
 /* A segment record's fields (with_input: also input and input_size). */
 void segment_fields(out *o, const kf_repair_segment *s, bool with_input);

@@ -1,14 +1,13 @@
 /* scan_prom.c: `kfsck scan --format prometheus`: the scan's health as gauges
  * in the Prometheus text exposition format (version 0.0.4), for
  * node_exporter's textfile collector. Per partition, labelled datadir, topic
- * and partition: errors, warnings, bytes, segments and log end offset (none
- * for a partition with no segment); per run: errors, partitions, duration
+ * and partition: errors, warnings, bytes, segments, log end offset (none
+ * for a partition with no segment) and the log end the broker's recovery
+ * after an unclean shutdown would leave (none when unknown); per run: errors, partitions, duration
  * and the time it ended. A metric family's samples must stand together, so
  * the partitions' figures are kept (a few numbers and two strings each) and
  * printed after the last data dir. Problems go to stderr as text lines; the
- * metrics are all that stdout holds. The recovery end offset the contract
- * also names needs the library's recovery prediction, which scan does not
- * make yet: it is left out rather than guessed. */
+ * metrics are all that stdout holds. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +21,8 @@ typedef struct prom_row {
     char *datadir, *topic;
     int32_t partition;
     uint64_t errors, warnings, bytes, segments;
-    bool has_log_end;
-    int64_t log_end_offset;
+    bool has_log_end, has_recovery_end;
+    int64_t log_end_offset, recovery_end_offset;
 } prom_row;
 
 struct scan_prom {
@@ -65,6 +64,8 @@ void scan_prom_partition(void *ctx, const kf_datadir_partition *p)
         .segments = p->log.segments,
         .has_log_end = p->log.has_log_end,
         .log_end_offset = p->log.log_end_offset,
+        .has_recovery_end = p->has_recovery_end,
+        .recovery_end_offset = p->recovery_end_offset,
     };
     for (size_t i = 0; i < p->n_problems; i++)
         scan_prom_dir_problem(sp, &p->problems[i]);
@@ -93,7 +94,7 @@ static void family(FILE *f, const char *name, const char *help)
     fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-enum prom_field { F_ERRORS, F_WARNINGS, F_BYTES, F_SEGMENTS, F_LOG_END };
+enum prom_field { F_ERRORS, F_WARNINGS, F_BYTES, F_SEGMENTS, F_LOG_END, F_RECOVERY_END };
 
 static const struct {
     const char *name, *help;
@@ -105,6 +106,9 @@ static const struct {
     [F_LOG_END] = {"kfsck_partition_log_end_offset",
                    "Log end offset of the partition as its segments give it (last offset + 1 of the last intact "
                    "batch)."},
+    [F_RECOVERY_END] = {"kfsck_partition_recovery_end_offset",
+                        "Log end offset the broker's recovery of the partition would leave after an unclean "
+                        "shutdown (the end of the last batch before the first damage it truncates at)."},
 };
 
 static void partition_samples(FILE *f, const scan_prom *sp, enum prom_field field)
@@ -112,7 +116,7 @@ static void partition_samples(FILE *f, const scan_prom *sp, enum prom_field fiel
     family(f, partition_families[field].name, partition_families[field].help);
     for (size_t i = 0; i < sp->n; i++) {
         const prom_row *r = &sp->rows[i];
-        if (field == F_LOG_END && !r->has_log_end)
+        if ((field == F_LOG_END && !r->has_log_end) || (field == F_RECOVERY_END && !r->has_recovery_end))
             continue;
         char part[16];
         snprintf(part, sizeof part, "%d", (int)r->partition);
@@ -128,6 +132,7 @@ static void partition_samples(FILE *f, const scan_prom *sp, enum prom_field fiel
         case F_BYTES: fprintf(f, "} %llu\n", (unsigned long long)r->bytes); break;
         case F_SEGMENTS: fprintf(f, "} %llu\n", (unsigned long long)r->segments); break;
         case F_LOG_END: fprintf(f, "} %lld\n", (long long)r->log_end_offset); break;
+        case F_RECOVERY_END: fprintf(f, "} %lld\n", (long long)r->recovery_end_offset); break;
         }
     }
 }
@@ -139,7 +144,7 @@ void scan_prom_finish(scan_prom *sp, FILE *f, const kf_datadir_totals *tot)
     clock_gettime(CLOCK_REALTIME, &now);
     double secs = (double)(end.tv_sec - sp->start.tv_sec) + (double)(end.tv_nsec - sp->start.tv_nsec) / 1e9;
 
-    for (enum prom_field field = F_ERRORS; field <= F_LOG_END; field++)
+    for (enum prom_field field = F_ERRORS; field <= F_RECOVERY_END; field++)
         partition_samples(f, sp, field);
     family(f, "kfsck_scan_errors", "Errors kfsck scan found in all the data dirs scanned.");
     fprintf(f, "kfsck_scan_errors %llu\n", (unsigned long long)tot->errors);

@@ -1,6 +1,7 @@
 /* walk.c: the CLI's path helpers (walk.h): the library's, exiting on out of
- * memory so the commands need no check at every join or allocation, and
- * the printing of an unusable PATH. */
+ * memory so the commands need no check at every join or allocation, the
+ * walk's options as the commands start them and the printing of an
+ * unusable PATH. */
 #include "cli/walk.h"
 
 #include <stdio.h>
@@ -26,6 +27,14 @@ void print_path_error(void *ctx, const char *path, int err_no, const char *what)
     (void)ctx;
     (void)err_no;
     cli_error(path, "%s", what);
+}
+
+void cli_walk_opts_init(kf_paths_walk_opts *o, void *ctx)
+{
+    kf_paths_walk_opts_init(o);
+    o->special_what = CLI_SPECIAL_WHAT;
+    o->error_fn = print_path_error;
+    o->ctx = ctx;
 }
 
 char *path_join(const char *dir, const char *name) { return must(kf_path_join(dir, name)); }

@@ -1,14 +1,24 @@
 /* walk.h: path helpers of the command-line tool that exit on out of memory
  * (the library's kf_path_join / kf_path_dir return NULL instead), the
- * out-of-memory exit itself, and the printing of a PATH the library's walk
- * (kfsck/paths.h) could not use. */
+ * out-of-memory exit itself, and the commands' start of the library's walk
+ * (kfsck/paths.h): its options and the printing of a PATH it could not use. */
 #ifndef KFSCK_CLI_WALK_H
 #define KFSCK_CLI_WALK_H
+
+#include "kfsck/paths.h"
 
 /* "kfsck: out of memory" on stderr, then exit 3. */
 void cli_oom(void) __attribute__((noreturn));
 /* p, or cli_oom() when it is NULL: x = must(malloc(n)). */
 void *must(void *p);
+
+/* The words for a PATH that is a FIFO, socket or device (the walk's special_what). */
+#define CLI_SPECIAL_WHAT "not a regular file or directory (a FIFO, socket or device?)"
+
+/* The walk's options as a command starts them: kf_paths_walk_opts_init's,
+ * a FIFO or device said in CLI_SPECIAL_WHAT's words, every unusable PATH
+ * printed (print_path_error), ctx the callbacks'. */
+void cli_walk_opts_init(kf_paths_walk_opts *o, void *ctx);
 
 /* A kf_path_error_fn: "kfsck: <path>: <what>" on stderr (ctx unused). */
 void print_path_error(void *ctx, const char *path, int err_no, const char *what);

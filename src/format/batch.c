@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bytes/cursor.h"
 #include "kfsck/crc.h"
 
 kf_frame kf_batch_frame(const uint8_t *p, uint64_t avail, uint32_t *size, int8_t *magic)
@@ -460,6 +461,11 @@ int kf_records_next(kf_record_iter *it, kf_record *r)
     if (it->done)
         return it->err_code ? -1 : 0;
     return it->b->magic == 2 ? next_v2(it, r) : next_legacy(it, r);
+}
+
+void kf_headers_begin(kf_cursor *c, const kf_record *r)
+{
+    kf_cur_init(c, r->headers, r->headers_len);
 }
 
 int kf_header_next(kf_cursor *c, const uint8_t **key, int32_t *key_len, const uint8_t **value, int32_t *value_len)

@@ -1,9 +1,9 @@
 /* checkpoint.c: the parser of the offset checkpoints and
  * leader-epoch-checkpoint (docs/formats.md §7; CheckpointFile.java:
  * version line, count line, then count entry lines split on whitespace),
- * following what the broker accepts line by line over the file's bytes.
- * Memory use is a few small fixed buffers whatever the input; overlong
- * lines are errors. kf_leader_epochs_read reads a leader-epoch-checkpoint
+ * following what the broker accepts line by line over the file's bytes,
+ * in memory or read in pieces (kf_checkpoint_read). Memory use is a few
+ * small fixed buffers whatever the input; overlong lines are errors. kf_leader_epochs_read reads a leader-epoch-checkpoint
  * from disk into a list (the one loader of the jobs and the partition
  * reader). The other small files beside the logs have their own parsers:
  * partition_metadata.c, meta_properties.c, and uuid.c for Kafka's Uuid text
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "format/checkpoint_text.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
@@ -82,39 +83,40 @@ static void ckpt_problem(ckpt_ctx *c, uint64_t pos, const char *fmt, ...)
     kf_report(c->fn, c->ctx, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, pos, false, 0, "%s", buf);
 }
 
-int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *version,
-                        kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx)
+/* The parse of kf_checkpoint_parse over the lines of t. KF_ERR_IO when a
+ * read failed (t->err_no; the count check is left out then). */
+static int parse_lines(kf_text_stream *t, int kind, int32_t *version, kf_checkpoint_entry_fn entry_fn, void *ectx,
+                       kf_problem_fn pfn, void *pctx)
 {
     ckpt_ctx c = {.fn = pfn, .ctx = pctx};
-    kf_text_lines L = {.d = data, .n = data ? size : 0, .pos = 0};
-    uint64_t ls, ll;
+    kf_text_line L;
     char ex[80];
 
-    if (!kf_text_next_line(&L, &ls, &ll))
-        return KF_OK; /* empty file: empty list */
+    if (!kf_text_stream_next(t, &L))
+        return t->failed ? KF_ERR_IO : KF_OK; /* empty file: empty list */
     int64_t v;
-    if (!kf_text_parse_int(data + ls, (size_t)ll, INT32_MIN, INT32_MAX, &v)) {
-        kf_text_excerpt(data + ls, ll, ex, sizeof ex);
-        ckpt_problem(&c, ls, "malformed version line \"%s\"", ex);
+    if (!kf_text_line_int(&L, INT32_MIN, INT32_MAX, &v)) {
+        kf_text_line_excerpt(&L, ex, sizeof ex);
+        ckpt_problem(&c, L.start, "malformed version line \"%s\"", ex);
         return KF_ERR_CORRUPT;
     }
     if (version)
         *version = (int32_t)v;
     if (v != 0) {
-        ckpt_problem(&c, ls, "unrecognised version %" PRId64 ", expected version 0", v);
+        ckpt_problem(&c, L.start, "unrecognised version %" PRId64 ", expected version 0", v);
         return KF_ERR_CORRUPT;
     }
-    if (!kf_text_next_line(&L, &ls, &ll))
-        return KF_OK; /* the broker reads a missing count line as an empty list */
+    if (!kf_text_stream_next(t, &L))
+        return t->failed ? KF_ERR_IO : KF_OK; /* the broker reads a missing count line as an empty list */
     int64_t count;
-    uint64_t count_pos = ls;
-    if (!kf_text_parse_int(data + ls, (size_t)ll, INT32_MIN, INT32_MAX, &count)) {
-        kf_text_excerpt(data + ls, ll, ex, sizeof ex);
-        ckpt_problem(&c, ls, "malformed entry count line \"%s\"", ex);
+    uint64_t count_pos = L.start;
+    if (!kf_text_line_int(&L, INT32_MIN, INT32_MAX, &count)) {
+        kf_text_line_excerpt(&L, ex, sizeof ex);
+        ckpt_problem(&c, L.start, "malformed entry count line \"%s\"", ex);
         return KF_ERR_CORRUPT;
     }
     if (count < 0)
-        ckpt_problem(&c, ls, "negative entry count %" PRId64, count);
+        ckpt_problem(&c, L.start, "negative entry count %" PRId64, count);
 
     uint64_t nlines = 0, first_extra_pos = 0;
     bool have_prev = false;
@@ -123,8 +125,8 @@ int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *v
     int want_fields = kind == KF_CKPT_LEADER_EPOCH ? 2 : 3;
     char topic[CKPT_MAX_TOPIC + 1];
 
-    while (kf_text_next_line(&L, &ls, &ll)) {
-        const uint8_t *p = data + ls;
+    while (kf_text_stream_next(t, &L)) {
+        uint64_t ls = L.start, ll = L.len;
         nlines++;
         if (count >= 0 && nlines == (uint64_t)count + 1)
             first_extra_pos = ls;
@@ -132,6 +134,7 @@ int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *v
             ckpt_problem(&c, ls, "line of %" PRIu64 " bytes is too long for an entry", ll);
             continue;
         }
+        const uint8_t *p = L.p; /* whole: shorter than the stream's buffer */
         size_t ts[KF_MAXTOK], tl[KF_MAXTOK];
         int nt = split_ws(p, (size_t)ll, ts, tl);
         kf_text_excerpt(p, ll, ex, sizeof ex);
@@ -181,6 +184,8 @@ int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *v
         if (entry_fn)
             entry_fn(ectx, &e);
     }
+    if (t->failed)
+        return KF_ERR_IO;
     if (count >= 0 && nlines != (uint64_t)count) {
         if (nlines < (uint64_t)count)
             ckpt_problem(&c, count_pos, "expected %" PRId64 " entries but found only %" PRIu64, count, nlines);
@@ -192,6 +197,38 @@ int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *v
                   "%" PRIu64 " further problems in this checkpoint are not listed", c.suppressed);
     return c.problems ? KF_ERR_CORRUPT : KF_OK;
 }
+
+_Static_assert(CKPT_MAX_LINE < KF_TEXT_STREAM_BUF, "entry lines come whole");
+
+int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *version,
+                        kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx)
+{
+    kf_text_stream t;
+    kf_text_stream_memory(&t, data, size);
+    return parse_lines(&t, kind, version, entry_fn, ectx, pfn, pctx);
+}
+
+int kf_checkpoint_read(const char *path, int kind, int32_t *version, kf_checkpoint_entry_fn entry_fn, void *ectx,
+                       kf_problem_fn pfn, void *pctx)
+{
+    kf_source *src;
+    int rc = kf_source_open(&src, path, 0);
+    if (rc != KF_OK)
+        return rc;
+    kf_text_stream t;
+    rc = kf_text_stream_source(&t, src);
+    if (rc == KF_OK) {
+        rc = parse_lines(&t, kind, version, entry_fn, ectx, pfn, pctx);
+        if (rc == KF_ERR_IO)
+            kf_error_set(rc, t.err_no, path, "read failed");
+    } else {
+        kf_error_set(rc, 0, path, "out of memory");
+    }
+    kf_text_stream_free(&t);
+    kf_source_close(src);
+    return rc;
+}
+
 
 /* ---- leader-epoch-checkpoint from disk ---------------------------------- */
 
@@ -233,7 +270,7 @@ int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *ou
     memset(out, 0, sizeof *out);
     kf_bytes m;
     int err_no = 0;
-    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
@@ -255,6 +292,8 @@ int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *ou
 
 void kf_leader_epochs_free(kf_leader_epochs *l)
 {
+    if (!l)
+        return;
     free(l->entries);
     free(l->positions);
     memset(l, 0, sizeof *l);

@@ -1,14 +1,17 @@
 /* checkpoint_text.h: what the parsers of the small text files beside the
  * logs share (checkpoint.c the offset and leader-epoch checkpoints,
  * partition_metadata.c, meta_properties.c, uuid.c): lines as Java's
- * BufferedReader reads them, Java's \s, Integer/Long.parseInt, excerpts of
- * a line for messages, and Uuid.fromString. Private. */
+ * BufferedReader reads them (of bytes in memory, or of a file read in
+ * pieces: kf_text_stream), Java's \s, Integer/Long.parseInt, excerpts of a
+ * line for messages, and Uuid.fromString. Private. */
 #ifndef KFSCK_FORMAT_CHECKPOINT_TEXT_H
 #define KFSCK_FORMAT_CHECKPOINT_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "kfsck/file.h"
 
 /* The lines of a file's bytes d[0, n), read from pos on. */
 typedef struct kf_text_lines {
@@ -51,6 +54,58 @@ void kf_text_excerpt(const uint8_t *p, uint64_t n, char *out, size_t cap);
 
 /* A reason into msg (msglen bytes; nothing when msg is NULL or msglen 0). */
 void kf_text_set_msg(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- the lines of a file read in pieces ---------------------------------
+ *
+ * The same lines as kf_text_next_line, of a source read KF_TEXT_STREAM_BUF
+ * bytes at a time (or of bytes in memory), so a file of any size is parsed
+ * in a fixed few tens of KiB. A line shorter than KF_TEXT_STREAM_BUF comes
+ * whole; of a longer one only its first KF_TEXT_HEAD bytes are kept, and
+ * what Integer.parseInt needs of it (its leading zeros cut to one). */
+#define KF_TEXT_STREAM_BUF ((size_t)64 << 10)
+#define KF_TEXT_HEAD 128
+#define KF_TEXT_SQUEEZED 32
+
+typedef struct kf_text_line {
+    uint64_t start, len;    /* position in the file; length without the terminator */
+    const uint8_t *p;       /* whole: the len bytes; else the first KF_TEXT_HEAD of them */
+    bool whole;
+    const uint8_t *squeezed; /* not whole: the line, its leading zeros (after a sign) cut to one */
+    size_t squeezed_len;
+    bool squeezed_over;     /* longer than KF_TEXT_SQUEEZED even so: no integer */
+} kf_text_line;
+
+typedef struct kf_text_stream {
+    kf_source *src;         /* NULL: every byte is in d already */
+    const uint8_t *d;       /* the bytes held: the file's [base, base + n) */
+    uint8_t *buf;           /* d, for a source */
+    uint64_t base;
+    size_t n, at;           /* held, and where the next line starts */
+    bool eof, skip_lf;      /* skip_lf: the last line ended with \r (a \n after it is its terminator too) */
+    bool failed;            /* a read failed (err_no): no more lines */
+    int err_no;
+    uint8_t head[KF_TEXT_HEAD];
+    int sq_state;           /* squeezing a long line: 0 sign, 1 leading zeros, 2 the rest */
+    bool sq_zero;
+    uint8_t sq[KF_TEXT_SQUEEZED];
+    size_t sq_len;
+    bool sq_over;
+} kf_text_stream;
+
+/* Lines of size bytes at data (not copied). */
+void kf_text_stream_memory(kf_text_stream *t, const uint8_t *data, uint64_t size);
+/* Lines of src, from its start: KF_OK or KF_ERR_NOMEM. Free with
+ * kf_text_stream_free (src stays the caller's). */
+int kf_text_stream_source(kf_text_stream *t, kf_source *src);
+void kf_text_stream_free(kf_text_stream *t);
+/* The next line into *line (valid until the next call); false at the end,
+ * or when a read failed (t->failed). */
+bool kf_text_stream_next(kf_text_stream *t, kf_text_line *line);
+/* kf_text_parse_int over a whole line, or over what was kept of a longer one. */
+bool kf_text_line_int(const kf_text_line *line, int64_t min, int64_t max, int64_t *out);
+/* kf_text_excerpt of a line (cap at most KF_TEXT_HEAD: an excerpt never
+ * reaches past the bytes kept). */
+void kf_text_line_excerpt(const kf_text_line *line, char *out, size_t cap);
 
 /* Uuid.fromString: 22 characters, or 24 ending in "==" (the decoder takes
  * padding). 0, or -1 when s is not a Uuid. */

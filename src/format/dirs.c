@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes/error.h"
 #include "kfsck/batch.h"
 #include "kfsck/common.h"
 #include "kfsck/file.h"
@@ -16,15 +17,14 @@
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int kf_list_dir(const char *dir, kf_name_list *out, int *err_no)
+int kf_list_dir(const char *dir, kf_name_list *out)
 {
     out->names = NULL;
     out->n = 0;
     DIR *d = opendir(dir);
     if (!d) {
-        if (err_no)
-            *err_no = errno;
-        return KF_ERR_IO;
+        int e = errno;
+        return kf_error_set(KF_ERR_IO, e, dir, "cannot list: %s", strerror(e));
     }
     size_t cap = 0;
     struct dirent *e;
@@ -52,9 +52,7 @@ int kf_list_dir(const char *dir, kf_name_list *out, int *err_no)
     closedir(d);
     if (rc != KF_OK) {
         kf_name_list_free(out);
-        if (err_no)
-            *err_no = ENOMEM;
-        return rc;
+        return kf_error_set(rc, ENOMEM, dir, "out of memory");
     }
     if (out->n)
         qsort(out->names, out->n, sizeof *out->names, cmp_names);
@@ -63,6 +61,8 @@ int kf_list_dir(const char *dir, kf_name_list *out, int *err_no)
 
 void kf_name_list_free(kf_name_list *l)
 {
+    if (!l)
+        return;
     for (size_t i = 0; i < l->n; i++)
         free(l->names[i]);
     free(l->names);
@@ -83,12 +83,12 @@ const char *kf_path_error_str(int err_no)
     }
 }
 
-kf_path_kind kf_classify_path(const char *path, int *err_no)
+kf_path_kind kf_classify_path(const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        if (err_no)
-            *err_no = errno;
+        int e = errno;
+        kf_error_set(KF_ERR_IO, e, path, "%s", kf_path_error_str(e));
         return KF_PATH_ERROR;
     }
     if (S_ISREG(st.st_mode))
@@ -96,12 +96,8 @@ kf_path_kind kf_classify_path(const char *path, int *err_no)
     if (!S_ISDIR(st.st_mode))
         return KF_PATH_SPECIAL;
     kf_name_list l;
-    int e = 0;
-    if (kf_list_dir(path, &l, &e) != KF_OK) {
-        if (err_no)
-            *err_no = e;
+    if (kf_list_dir(path, &l) != KF_OK) /* the last error says why */
         return KF_PATH_ERROR;
-    }
     kf_path_kind k = KF_PATH_OTHER_DIR;
     bool has_partition_dir = false, has_meta = false;
     for (size_t i = 0; i < l.n; i++) {

@@ -16,6 +16,9 @@
 
 #include "kfsck/index.h"
 
+#include "bytes/error.h"
+#include "format/source.h"
+
 /* At most this many problems per check call; then one summary problem. */
 #define IX_MAX_PROBLEMS 100
 
@@ -145,6 +148,8 @@ int kf_time_index_open(kf_index *ix, kf_source *src, int64_t base_offset) { retu
 
 void kf_index_close(kf_index *ix)
 {
+    if (!ix)
+        return;
     if (ix->win) {
         free(ix->win->buf);
         free(ix->win);
@@ -152,12 +157,12 @@ void kf_index_close(kf_index *ix)
     }
 }
 
-bool kf_index_read_failed(const kf_index *ix, int *err_no)
+int kf_index_read_status(const kf_index *ix)
 {
     if (!ix->win || !ix->win->failed)
-        return false;
-    *err_no = ix->win->err_no;
-    return true;
+        return KF_OK;
+    int e = ix->win->err_no;
+    return kf_error_set(KF_ERR_IO, e, NULL, "%s", e ? strerror(e) : "the file shrank while it was read");
 }
 
 void kf_offset_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset)

@@ -1,7 +1,7 @@
 /* index_builder.c: the offset/time index builder (index_builder.h), which
  * adds entries by the rule broker recovery rebuilds .index and .timeindex
  * with (LogSegment.recover, docs/formats.md §9.3). */
-#include "kfsck/index_builder.h"
+#include "format/index_builder.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * record-level results come from the reader's own decode (its workers run
  * it with o->deep); the header and offset rules are verify's (segment.c
  * reports the same findings while scanning). */
-#include "kfsck/intact.h"
+#include "format/intact.h"
 
 #include <stdio.h>
 

@@ -12,8 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 
+#include "bytes/error.h"
 #include "kfsck/file.h"
 
 #define OUT_BUF_SIZE (64 * 1024)
@@ -41,7 +42,7 @@ static void out_free(kf_out_file *f)
     free(f);
 }
 
-int kf_out_open(kf_out_file **fp, const char *dir, const char *name, bool force, int *err_no)
+static int out_open(kf_out_file **fp, const char *dir, const char *name, bool force, int *err_no)
 {
     static unsigned counter;
     *fp = NULL;
@@ -94,6 +95,27 @@ static int flush_buf(kf_out_file *f)
     return 0;
 }
 
+/* An output file's error (the last error, bytes/error.h): dir/name and
+ * what failed, with errno. */
+static int out_error(int rc, int err_no, const char *dir, const char *name, const char *what)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s%s", dir, name ? "/" : "", name ? name : "");
+    return kf_error_set(rc, err_no, path, "%s: %s", what, strerror(err_no));
+}
+
+static int write_failed(const kf_out_file *f)
+{
+    return out_error(KF_ERR_IO, errno, f->final_path, NULL, "cannot write");
+}
+
+int kf_out_open(kf_out_file **fp, const char *dir, const char *name, bool force)
+{
+    int e = 0;
+    int rc = out_open(fp, dir, name, force, &e);
+    return rc == KF_OK ? rc : out_error(rc, e, dir, name, "cannot create");
+}
+
 int kf_out_write(kf_out_file *f, const void *p, size_t n)
 {
     const uint8_t *s = p;
@@ -104,7 +126,7 @@ int kf_out_write(kf_out_file *f, const void *p, size_t n)
         return KF_OK;
     }
     if (flush_buf(f) != 0)
-        return KF_ERR_IO;
+        return write_failed(f);
     if (n <= OUT_BUF_SIZE) {
         memcpy(f->buf, s, n);
         f->used = n;
@@ -115,7 +137,7 @@ int kf_out_write(kf_out_file *f, const void *p, size_t n)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            return KF_ERR_IO;
+            return write_failed(f);
         }
         s += w;
         n -= (size_t)w;
@@ -138,7 +160,7 @@ int kf_fsync_dir(const char *dir)
     return rc;
 }
 
-int kf_out_commit(kf_out_file *f, int *err_no)
+static int out_commit(kf_out_file *f, int *err_no)
 {
     int rc = KF_OK;
     if (flush_buf(f) != 0 || fsync(f->fd) != 0) {
@@ -173,6 +195,15 @@ int kf_out_commit(kf_out_file *f, int *err_no)
     return rc;
 }
 
+int kf_out_commit(kf_out_file *f)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", f->final_path);
+    int e = 0;
+    int rc = out_commit(f, &e);
+    return rc == KF_OK ? rc : out_error(rc, e, path, NULL, "cannot write");
+}
+
 void kf_out_abort(kf_out_file *f)
 {
     if (!f)
@@ -185,21 +216,20 @@ void kf_out_abort(kf_out_file *f)
     out_free(f);
 }
 
-int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n, bool force, int *err_no)
+int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n, bool force)
 {
     kf_out_file *f;
-    int rc = kf_out_open(&f, dir, name, force, err_no);
+    int rc = kf_out_open(&f, dir, name, force);
     if (rc != KF_OK)
         return rc;
-    if (kf_out_write(f, p, n) != KF_OK) {
-        *err_no = errno;
+    if ((rc = kf_out_write(f, p, n)) != KF_OK) {
         kf_out_abort(f);
-        return KF_ERR_IO;
+        return rc;
     }
-    return kf_out_commit(f, err_no);
+    return kf_out_commit(f);
 }
 
-int kf_mkdirs(const char *path, int *err_no)
+static int mkdirs(const char *path, int *err_no)
 {
     struct stat st;
     if (stat(path, &st) == 0) {
@@ -219,7 +249,7 @@ int kf_mkdirs(const char *path, int *err_no)
     char *slash = strrchr(p, '/');
     if (slash && slash != p) {
         *slash = 0;
-        int rc = kf_mkdirs(p, err_no);
+        int rc = mkdirs(p, err_no);
         *slash = '/';
         if (rc != KF_OK) {
             free(p);
@@ -248,6 +278,13 @@ int kf_mkdirs(const char *path, int *err_no)
     }
     free(p);
     return KF_OK;
+}
+
+int kf_mkdirs(const char *path)
+{
+    int e = 0;
+    int rc = mkdirs(path, &e);
+    return rc == KF_OK ? rc : out_error(rc, e, path, NULL, "cannot create");
 }
 
 int kf_path_resolve(const char *path, char *out, size_t cap)

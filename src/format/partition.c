@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
@@ -83,7 +84,7 @@ static int add_copy_dir(kf_partition *p, const char *dir, kf_path_error_fn fn, v
 {
     kf_name_list l;
     int err_no = 0;
-    int rc = kf_list_dir(dir, &l, &err_no);
+    int rc = kf_error_errno(kf_list_dir(dir, &l), &err_no);
     if (rc != KF_OK) {
         if (fn && rc != KF_ERR_NOMEM)
             fn(ctx, dir, err_no, kf_path_error_str(err_no));
@@ -161,7 +162,7 @@ static bool refused_before(const collect *c, const char *a, const char *b)
  * cluster than p's copies (reported once per pair of data dirs). */
 static int same_cluster(collect *c, const kf_partition *p, const kf_datadir_info *dd)
 {
-    if (!dd || !dd->has_meta || !dd->meta.cluster_id[0] || p->partition < 0)
+    if (!dd || !dd->has_meta || !dd->meta.cluster_id[0])
         return KF_OK;
     size_t i = (size_t)(p - c->in->parts);
     if (i >= c->nclusters) {
@@ -208,6 +209,18 @@ static int same_cluster(collect *c, const kf_partition *p, const kf_datadir_info
     return KF_ERR_IO;
 }
 
+static void collect_free(collect *c)
+{
+    for (size_t i = 0; i < c->nclusters; i++) {
+        free(c->clusters[i].cluster_id);
+        free(c->clusters[i].datadir);
+    }
+    free(c->clusters);
+    for (size_t i = 0; i < c->nrefused; i++)
+        free(c->refused[i]);
+    free(c->refused);
+}
+
 static int collect_partition(void *ctx, const kf_path_entry *e)
 {
     collect *c = ctx;
@@ -241,14 +254,7 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
     o.error_ctx = ctx;
     o.ctx = &c;
     int status = kf_paths_walk(paths, n, &o);
-    for (size_t i = 0; i < c.nclusters; i++) {
-        free(c.clusters[i].cluster_id);
-        free(c.clusters[i].datadir);
-    }
-    free(c.clusters);
-    for (size_t i = 0; i < c.nrefused; i++)
-        free(c.refused[i]);
-    free(c.refused);
+    collect_free(&c);
     if (in->n)
         qsort(in->parts, in->n, sizeof *in->parts, cmp_parts);
     return status;
@@ -256,6 +262,8 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
 
 void kf_partition_free(kf_partition *p)
 {
+    if (!p)
+        return;
     for (size_t c = 0; c < p->ncopies; c++) {
         for (size_t s = 0; s < p->copies[c].nseg; s++)
             free(p->copies[c].segments[s]);
@@ -270,10 +278,28 @@ void kf_partition_free(kf_partition *p)
 
 void kf_inputs_free(kf_inputs *in)
 {
+    if (!in)
+        return;
     for (size_t i = 0; i < in->n; i++)
         kf_partition_free(&in->parts[i]);
     free(in->parts);
     memset(in, 0, sizeof *in);
+}
+
+/* The cluster rule of kf_inputs_collect for one of kf_partition_of_dirs'
+ * directories: its parent is the data dir whose meta.properties counts. */
+static int dir_joins_copies(collect *c, const kf_partition *p, const char *dir)
+{
+    char *parent = kf_path_dir(dir);
+    if (!parent)
+        return KF_ERR_NOMEM;
+    kf_datadir_info dd;
+    int rc = kf_datadir_info_read(&dd, parent);
+    if (rc == KF_OK)
+        rc = same_cluster(c, p, &dd);
+    kf_datadir_info_free(&dd);
+    free(parent);
+    return rc;
 }
 
 int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_path_error_fn fn, void *ctx)
@@ -283,9 +309,14 @@ int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_
     memset(&in, 0, sizeof in);
     memset(p, 0, sizeof *p);
     kf_partition *part = part_for(&in, "", -1);
+    collect c = {&in, NULL, 0, NULL, 0, fn, ctx};
     int rc = part ? KF_OK : KF_ERR_NOMEM;
-    for (size_t i = 0; i < n && rc == KF_OK; i++)
-        rc = add_copy_dir(part, dirs[i], fn, ctx);
+    for (size_t i = 0; i < n && rc == KF_OK; i++) {
+        rc = dir_joins_copies(&c, part, dirs[i]);
+        if (rc == KF_OK)
+            rc = add_copy_dir(part, dirs[i], fn, ctx);
+    }
+    collect_free(&c);
     if (part) {
         char topic[256];
         int32_t partition;
@@ -321,11 +352,10 @@ bool kf_partition_log_end(const kf_partition *p, size_t max_batch_bytes, int64_t
         const kf_copy *cp = &p->copies[c];
         for (size_t s = cp->nseg; s-- > 0;) {
             kf_source *src;
-            if (kf_source_open(&src, cp->segments[s], 0, NULL) != KF_OK)
+            if (kf_source_open(&src, cp->segments[s], 0) != KF_OK)
                 continue;
-            kf_scan_opts o;
-            kf_scan_opts_init(&o);
-            o.deep = false;
+            kf_segment_scan_opts o;
+            kf_segment_scan_opts_init(&o);
             o.max_batch_bytes = max_batch_bytes;
             kf_segment_iter *it;
             int64_t last = INT64_MIN;

@@ -17,6 +17,7 @@
  * complete once the log has moved past its end. Windows are dropped once
  * the log has moved past them, so memory stays bounded by the damage around
  * the current offsets (and one epoch entry per leader epoch). */
+#include "bytes/opts.h"
 #include "kfsck/partition.h"
 
 #include <errno.h>
@@ -24,10 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "format/entry_peek.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
-#include "kfsck/intact.h"
+#include "format/intact.h"
 #include "kfsck/segment.h"
 
 typedef struct window {
@@ -105,8 +107,7 @@ struct kf_part_reader {
 
 void kf_part_reader_opts_init(kf_part_reader_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_part_reader_opts)KF_PART_READER_OPTIONS_INIT;
 }
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -267,7 +268,7 @@ static bool open_segment(cursor *k)
     const char *path = k->c->segments[k->seg];
     k->file = path;
     int err_no = 0;
-    int orc = kf_source_open(&k->src, path, 0, &err_no);
+    int orc = kf_error_errno(kf_source_open(&k->src, path, 0), &err_no);
     if (orc == KF_ERR_NOMEM) {
         k->nomem = true;
         return false;
@@ -284,12 +285,13 @@ static bool open_segment(cursor *k)
         note_damage(k);
         return false;
     }
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.deep = k->r->o.deep;
     o.max_batch_bytes = k->r->o.max_batch_bytes;
     o.threads = k->r->o.threads;
     o.chunk_bytes = k->r->o.chunk_bytes;
+    o.has_base_offset = k->c->bases[k->seg] >= 0;
     o.base_offset = k->c->bases[k->seg];
     o.problem_fn = cursor_problem;
     o.problem_ctx = k;
@@ -517,6 +519,10 @@ static void prune_windows(kf_part_reader *r)
 int kf_part_reader_open(kf_part_reader **out, const kf_partition *p, const kf_part_reader_opts *o)
 {
     *out = NULL;
+    kf_part_reader_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_PART_READER_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_part_reader *r = calloc(1, sizeof *r);
     size_t n = p->ncopies;
     if (!r)
@@ -530,10 +536,7 @@ int kf_part_reader_open(kf_part_reader **out, const kf_partition *p, const kf_pa
         return KF_ERR_NOMEM;
     }
     r->p = p;
-    if (o)
-        r->o = *o;
-    else
-        kf_part_reader_opts_init(&r->o);
+    r->o = *o;
     r->n = n;
     r->next = INT64_MIN;
     r->cf.ncopies = n;

@@ -2,17 +2,19 @@
  * rebuilt by the recovery rule, the leader epochs, producer state and
  * per-segment .txnindex of what was written, on the safe output files
  * (out_file.h). */
-#include "kfsck/partwriter.h"
+#include "bytes/opts.h"
+#include "format/partwriter.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/dirs.h"
 #include "kfsck/index.h"
-#include "kfsck/index_builder.h"
-#include "kfsck/out_file.h"
+#include "format/index_builder.h"
+#include "format/out_file.h"
 
 #define COPY_PIECE ((size_t)1 << 20)
 #define HEADER_PEEK 64 /* a v2 header (61 bytes), a v1 timestamp (bytes 18..25) */
@@ -58,8 +60,7 @@ struct kf_part_writer {
 
 void kf_part_writer_opts_init(kf_part_writer_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_part_writer_opts)KF_PART_WRITER_OPTIONS_INIT;
 }
 
 static int fail(kf_part_writer *w, const char *path, int err_no, const char *what)
@@ -77,16 +78,17 @@ const kf_part_writer_error *kf_part_writer_err(const kf_part_writer *w) { return
 int kf_part_writer_open(kf_part_writer **out, const char *out_dir, const kf_part_writer_opts *o)
 {
     *out = NULL;
+    kf_part_writer_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_PART_WRITER_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_part_writer *w = calloc(1, sizeof *w);
     if (!w)
         return KF_ERR_NOMEM;
-    if (o)
-        w->o = *o;
-    else
-        kf_part_writer_opts_init(&w->o);
+    w->o = *o;
     w->o.stage_dir = NULL;
     w->out_dir = strdup(out_dir);
-    w->write_dir = strdup(o && o->stage_dir ? o->stage_dir : out_dir);
+    w->write_dir = strdup(o->stage_dir ? o->stage_dir : out_dir);
     w->ps = kf_pstate_new();
     if (!w->out_dir || !w->write_dir || !w->ps) {
         kf_part_writer_close(w);
@@ -94,7 +96,7 @@ int kf_part_writer_open(kf_part_writer **out, const char *out_dir, const kf_part
     }
     *out = w;
     int err_no = 0;
-    if (kf_mkdirs(w->write_dir, &err_no) != KF_OK)
+    if (kf_error_errno(kf_mkdirs(w->write_dir), &err_no) != KF_OK)
         return fail(w, out_dir, err_no, "cannot create directory");
     return KF_OK;
 }
@@ -156,7 +158,7 @@ int kf_part_writer_seed(kf_part_writer *w, const kf_snapshot *s)
 static int open_file(kf_part_writer *w, kf_out_file **f, const char *name, const char *path)
 {
     int err_no = 0;
-    if (kf_out_open(f, w->write_dir, name, w->o.force, &err_no) == KF_OK)
+    if (kf_error_errno(kf_out_open(f, w->write_dir, name, w->o.force), &err_no) == KF_OK)
         return KF_OK;
     return fail(w, path, err_no, err_no == EEXIST ? "already exists (use --force to overwrite)" : "cannot create");
 }
@@ -399,7 +401,7 @@ static int commit(kf_part_writer *w, kf_out_file **f, const char *path)
     int err_no = 0;
     kf_out_file *x = *f;
     *f = NULL;
-    if (kf_out_commit(x, &err_no) != KF_OK)
+    if (kf_error_errno(kf_out_commit(x), &err_no) != KF_OK)
         return fail(w, path, err_no, "cannot write");
     return KF_OK;
 }
@@ -425,7 +427,7 @@ int kf_part_writer_close_segment(kf_part_writer *w, kf_part_segment *out)
         rc = commit(w, &s->lf, s->log_path);
     if (rc == KF_OK && s->txn_len) {
         int err_no = 0;
-        if (kf_out_write_file(w->write_dir, kf_path_base(s->txn_path), s->txn, s->txn_len, w->o.force, &err_no) !=
+        if (kf_error_errno(kf_out_write_file(w->write_dir, kf_path_base(s->txn_path), s->txn, s->txn_len, w->o.force), &err_no) !=
             KF_OK)
             rc = fail(w, s->txn_path, err_no, "cannot write");
     }
@@ -492,7 +494,7 @@ int kf_part_writer_write_epochs(kf_part_writer *w, const kf_leader_epoch *e, siz
     for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(text + len, cap - len, "%d %lld\n", e[i].epoch, (long long)e[i].start_offset);
     int err_no = 0, rc = KF_OK;
-    if (kf_out_write_file(w->write_dir, "leader-epoch-checkpoint", text, len, w->o.force, &err_no) != KF_OK)
+    if (kf_error_errno(kf_out_write_file(w->write_dir, "leader-epoch-checkpoint", text, len, w->o.force), &err_no) != KF_OK)
         rc = fail(w, w->epochs_path, err_no, "cannot write");
     free(text);
     return rc;
@@ -511,7 +513,7 @@ int kf_part_writer_write_snapshot(kf_part_writer *w, const char **path)
     if (!w->snapshot_path || kf_pstate_snapshot(w->ps, &data, &len) != KF_OK)
         return nomem(w);
     int err_no = 0, rc = KF_OK;
-    if (kf_out_write_file(w->write_dir, name, data, len, w->o.force, &err_no) != KF_OK)
+    if (kf_error_errno(kf_out_write_file(w->write_dir, name, data, len, w->o.force), &err_no) != KF_OK)
         rc = fail(w, w->snapshot_path, err_no, "cannot write");
     free(data);
     if (path)

@@ -1,6 +1,7 @@
 /* paths.c: the walk over the PATHs given to a command (include/kfsck/paths.h):
  * each PATH classified once, data dirs listed in name order, unusable paths
  * reported through one callback. */
+#include "bytes/opts.h"
 #include "kfsck/paths.h"
 
 #include <errno.h>
@@ -8,14 +9,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/error.h"
 #include "kfsck/common.h"
 #include "kfsck/file.h"
 
 void kf_paths_walk_opts_init(kf_paths_walk_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->special_what = "not a regular file or directory";
-    o->other_dir_what = "neither a partition directory nor a broker data directory";
+    *o = (kf_paths_walk_opts)KF_PATHS_WALK_OPTIONS_INIT;
+}
+
+/* o as the walk reads it (bytes/opts.h): NULL or a zero field is the default. */
+static int paths_opts_take(kf_paths_walk_opts *own, const kf_paths_walk_opts *o)
+{
+    int rc = kf_opts_take(own, o, sizeof *own, KF_PATHS_WALK_OPTIONS_VERSION, NULL);
+    if (!own->special_what)
+        own->special_what = "not a regular file or directory";
+    if (!own->other_dir_what)
+        own->other_dir_what = "neither a partition directory nor a broker data directory";
+    return rc;
 }
 
 /* ---- data dirs' meta.properties --------------------------------------------------- */
@@ -34,7 +45,7 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
     }
     info->meta_path = p;
     kf_bytes m;
-    int rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL);
+    int rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc == KF_OK) {
@@ -47,6 +58,8 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
 
 void kf_datadir_info_free(kf_datadir_info *info)
 {
+    if (!info)
+        return;
     free((char *)info->meta_path);
     memset(info, 0, sizeof *info);
 }
@@ -117,12 +130,15 @@ static int datadir_entry(const kf_paths_walk_opts *o, const kf_datadir_info *dd,
         e.err_no = stat_rc != 0 ? stat_errno : 0;
         rc = call(o->datadir_file_fn, o->ctx, &e);
     } else if (!o->want_fn || o->want_fn(o->ctx, &e)) {
-        e.kind = kf_classify_path(sub, &e.err_no);
+        e.kind = kf_classify_path(sub);
+        e.err_no = e.kind == KF_PATH_ERROR ? kf_error_last()->err_no : 0;
         if (e.kind == KF_PATH_PARTITION || (e.partition_named && e.kind == KF_PATH_DATADIR))
             rc = call(o->partition_fn, o->ctx, &e);
         else if (e.partition_named && e.kind == KF_PATH_ERROR) /* never silently skipped */
             rc = o->unreadable_partitions ? call(o->partition_fn, o->ctx, &e)
                                           : report(o, sub, e.err_no, kf_path_error_str(e.err_no));
+        else
+            rc = call(o->other_entry_fn, o->ctx, &e);
     }
     free(sub);
     return rc;
@@ -131,7 +147,7 @@ static int datadir_entry(const kf_paths_walk_opts *o, const kf_datadir_info *dd,
 static int walk_datadir(const kf_paths_walk_opts *o, const kf_datadir_info *dd, int *err_no)
 {
     kf_name_list l;
-    int rc = kf_list_dir(dd->path, &l, err_no);
+    int rc = kf_error_errno(kf_list_dir(dd->path, &l), err_no);
     if (rc != KF_OK)
         return rc;
     int status = KF_OK;
@@ -141,16 +157,20 @@ static int walk_datadir(const kf_paths_walk_opts *o, const kf_datadir_info *dd, 
     return status;
 }
 
-int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o, int *err_no)
+int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o)
 {
+    kf_paths_walk_opts own;
+    if (paths_opts_take(&own, o) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_datadir_info dd;
     int rc = kf_datadir_info_read(&dd, dir);
     int e = 0;
     if (rc == KF_OK)
         rc = walk_datadir(o, &dd, &e);
-    if (err_no)
-        *err_no = e;
     kf_datadir_info_free(&dd);
+    /* the listing's own error is kf_list_dir's; keep it as the last error
+     * (a callback's error is the callback's) */
     return rc;
 }
 
@@ -159,7 +179,7 @@ int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o, int *err_no)
 static bool dir_is_empty(const char *dir)
 {
     kf_name_list l;
-    if (kf_list_dir(dir, &l, NULL) != KF_OK)
+    if (kf_list_dir(dir, &l) != KF_OK)
         return false;
     bool empty = l.n == 0;
     kf_name_list_free(&l);
@@ -206,11 +226,14 @@ static int one_path(const kf_paths_walk_opts *o, const char *path)
 {
     kf_path_entry e;
     entry_init(&e, path, kf_path_base(path));
-    e.kind = kf_classify_path(path, &e.err_no);
+    e.kind = kf_classify_path(path);
+    e.err_no = e.kind == KF_PATH_ERROR ? kf_error_last()->err_no : 0;
     switch (e.kind) {
     case KF_PATH_ERROR: return report(o, path, e.err_no, kf_path_error_str(e.err_no));
     case KF_PATH_SPECIAL: return report(o, path, 0, o->special_what);
-    case KF_PATH_FILE: return call(o->file_fn, o->ctx, &e);
+    case KF_PATH_FILE:
+        e.looks_like_log = o->sniff_logs && kf_looks_like_log(path);
+        return call(o->file_fn, o->ctx, &e);
     case KF_PATH_PARTITION: return partition_path(o, &e);
     case KF_PATH_DATADIR: return datadir_path(o, &e);
     case KF_PATH_OTHER_DIR:
@@ -218,13 +241,17 @@ static int one_path(const kf_paths_walk_opts *o, const char *path)
             e.kind = KF_PATH_DATADIR;
             return datadir_path(o, &e);
         }
-        return report(o, path, 0, o->other_dir_what);
+        return o->other_dir_fn ? o->other_dir_fn(o->ctx, &e) : report(o, path, 0, o->other_dir_what);
     }
     return KF_OK;
 }
 
 int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o)
 {
+    kf_paths_walk_opts own;
+    if (paths_opts_take(&own, o) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     int status = KF_OK;
     for (size_t i = 0; i < n && fold(&status, one_path(o, paths[i])); i++)
         ;

@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include "kfsck/crc.h"
-#include "kfsck/cursor.h"
-#include "kfsck/producer_state.h"
+#include "bytes/cursor.h"
+#include "format/producer_state.h"
 
 typedef struct pentry {
     int64_t pid;

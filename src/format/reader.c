@@ -34,6 +34,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/source.h"
+#include "bytes/opts.h"
 #include "format/reader_internal.h"
 
 #define DEFAULT_CHUNK ((size_t)1 << 20)
@@ -102,6 +104,12 @@ static void take_problem(kf_segment_iter *it, reader_chunk *c, reader_item *x)
     reader_problem *w = &c->probs[x->aux];
     if (w->sets_valid)
         set_valid(it, w->p.position);
+    if (w->torn_tail && !kf_source_data(it->src)) { /* settled at the end (finish) */
+        it->torn = w->p;
+        it->torn_held = true;
+        it->torn_counts_bad = w->counts_bad;
+        return;
+    }
     if (w->counts_bad)
         it->sum.bad_batches++;
     if (x->kind == IT_BADMAGIC) {
@@ -143,7 +151,7 @@ static void crc_damage(kf_segment_iter *it, reader_chunk *c, reader_item *x)
     bool plausible = false;
     reader_chunk *nc = NULL;
     reader_item *y = NULL;
-    if (it->o.resync) {
+    if (!it->o.no_resync) {
         y = next_item(it, &nc);
         if (y && y->kind == IT_BATCH && y->b.position == next && y->crc_ok && y->parse_ok &&
             y->b.size - KF_LOG_OVERHEAD <= KF_RESYNC_MAX_BATCH)
@@ -199,6 +207,28 @@ static void crc_damage(kf_segment_iter *it, reader_chunk *c, reader_item *x)
     it->held_chunk = nc;
 }
 
+/* The torn tail held by take_problem. When the file grew while it was read,
+ * the entry is one a broker is appending, cut at the size the file had when
+ * it was opened: a warning, not a damaged entry (valid_bytes stays at its
+ * start: where a broker recovering the file as read would cut). */
+static void settle_torn_tail(kf_segment_iter *it, bool grew, uint64_t opened, uint64_t now)
+{
+    kf_problem p = it->torn;
+    it->torn_held = false;
+    if (grew) {
+        char what[sizeof p.message];
+        memcpy(what, p.message, sizeof what);
+        p.severity = KF_SEV_WARNING;
+        snprintf(p.message, sizeof p.message,
+                 "%.90s; the file grew from %llu to %llu bytes while it was read (a broker appending to it): "
+                 "the entry is being written",
+                 what, (unsigned long long)opened, (unsigned long long)now);
+    } else if (it->torn_counts_bad) {
+        it->sum.bad_batches++;
+    }
+    deliver(it, &p);
+}
+
 static void finish(kf_segment_iter *it)
 {
     if (it->finished)
@@ -207,7 +237,12 @@ static void finish(kf_segment_iter *it)
     kf_problem p = {0};
     p.code = KF_P_TRUNCATED;
     uint64_t opened = kf_source_size(it->src);
-    if (kf_source_shrunk(it->src) && !it->o.limited) {
+    bool shrunk = kf_source_shrunk(it->src) && !it->o.limited;
+    uint64_t now = !shrunk && !it->o.limited && !kf_source_data(it->src) ? kf_source_size_now(it->src) : opened;
+    bool torn = it->torn_held;
+    if (torn)
+        settle_torn_tail(it, now > opened, opened, now);
+    if (shrunk) {
         p.severity = KF_SEV_ERROR;
         p.position = it->end_size;
         snprintf(p.message, sizeof p.message,
@@ -215,17 +250,14 @@ static void finish(kf_segment_iter *it)
                  (unsigned long long)opened, (unsigned long long)it->end_size);
         set_valid(it, it->end_size);
         deliver(it, &p);
-    } else if (!it->o.limited && !kf_source_data(it->src)) {
-        uint64_t now = kf_source_size_now(it->src);
-        if (now > opened) {
-            p.severity = KF_SEV_WARNING;
-            p.position = opened;
-            snprintf(p.message, sizeof p.message,
-                     "the file grew from %llu to %llu bytes while it was read (is a broker writing to it?); "
-                     "the bytes past %llu were not read",
-                     (unsigned long long)opened, (unsigned long long)now, (unsigned long long)opened);
-            deliver(it, &p);
-        }
+    } else if (now > opened && !torn) { /* (a torn tail said so itself) */
+        p.severity = KF_SEV_WARNING;
+        p.position = opened;
+        snprintf(p.message, sizeof p.message,
+                 "the file grew from %llu to %llu bytes while it was read (is a broker writing to it?); "
+                 "the bytes past %llu were not read",
+                 (unsigned long long)opened, (unsigned long long)now, (unsigned long long)opened);
+        deliver(it, &p);
     }
     if (!it->valid_set)
         it->sum.valid_bytes = it->end_pos;
@@ -245,6 +277,8 @@ int kf_segment_iter_next(kf_segment_iter *it, kf_batch *out, bool *damaged)
         if (!x) {
             if (!it->err)
                 finish(it);
+            else if (it->torn_held)
+                settle_torn_tail(it, false, 0, 0);
             break;
         }
         if (x->kind == IT_BADMAGIC && it->o.broker_view) {
@@ -330,14 +364,19 @@ static unsigned online_cpus(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_scan_opts *o)
+int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_segment_scan_opts *o)
 {
     return kf_segment_iter_open_checking(out, src, o, true);
 }
 
-int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const kf_scan_opts *o, bool check_records)
+int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const kf_segment_scan_opts *o,
+                                  bool check_records)
 {
     *out = NULL;
+    kf_segment_scan_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_SEGMENT_SCAN_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_segment_iter *it = calloc(1, sizeof *it);
     if (!it)
         return KF_ERR_NOMEM;
@@ -383,7 +422,7 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
         if (!it->walker_started || it->workers_started < it->nworkers) {
             /* no threads to be had: read on the caller's thread */
             kf_segment_iter_close(it);
-            kf_scan_opts o1 = *o;
+            kf_segment_scan_opts o1 = *o;
             o1.threads = 1;
             return kf_segment_iter_open_checking(out, src, &o1, check_records);
         }

@@ -22,7 +22,8 @@
  * not decompress them too. The iterator still behaves as with o->deep
  * otherwise (v0/v1 messages with wrong lengths are returned, header_ok
  * false); kf_segment_iter_check's record fields stay zero. */
-int kf_segment_iter_open_checking(kf_segment_iter **it, kf_source *src, const kf_scan_opts *o, bool check_records);
+int kf_segment_iter_open_checking(kf_segment_iter **it, kf_source *src, const kf_segment_scan_opts *o,
+                                  bool check_records);
 
 /* The highest last offset of the batches skipped since the batch last
  * returned whose only damage is their magic byte (the broker keeps them, so
@@ -57,6 +58,8 @@ typedef struct reader_problem {
     kf_problem p;
     bool sets_valid;        /* broker recovery truncates here */
     bool counts_bad;        /* one damaged entry or region */
+    bool torn_tail;         /* the last entry runs past the end of the file as opened:
+                               damage, or an entry a broker is appending (the file grew) */
     int64_t last_offset;    /* IT_BADMAGIC: the kept batch's last offset */
 } reader_problem;
 
@@ -105,7 +108,7 @@ typedef struct reader_restart_request {
 
 /* The iterator: options, the walker's, the shared and the consumer's state. */
 struct kf_segment_iter {
-    kf_scan_opts o;
+    kf_segment_scan_opts o;
     kf_source *src;
     bool check_records;     /* workers decode records (o.deep, unless the caller does) */
     size_t chunk_bytes;
@@ -148,6 +151,8 @@ struct kf_segment_iter {
     uint64_t end_pos, end_size; /* from the generation's last chunk */
     int err;                /* sticky kf_err */
     kf_batch_check check;
+    kf_problem torn;        /* a torn tail, delivered once the end shows whether the file grew */
+    bool torn_held, torn_counts_bad;
     bool skipped_has_last;  /* IT_BADMAGIC since the last batch returned */
     int64_t skipped_last;
     kf_buf rbuf;            /* records of the caller's batches */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format/source.h"
 #include "format/reader_internal.h"
 
 /* ---- workers ------------------------------------------------------------ */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/source.h"
+#include "bytes/cursor.h"
 #include "format/reader_internal.h"
 
 static reader_item *add_item(kf_segment_iter *it, reader_chunk *c)
@@ -117,7 +119,7 @@ static void walker_skip_damage(kf_segment_iter *it, reader_chunk *c, uint64_t po
     w->size = it->wsize;
     uint64_t size = it->wsize;
     uint64_t next = size;
-    if (it->o.resync) {
+    if (!it->o.no_resync) {
         if (hint_next > pos && hint_next < size && kf_entry_plausible(w, hint_next))
             next = hint_next;
         else
@@ -202,7 +204,7 @@ static void walker_bad_frame(kf_segment_iter *it, reader_chunk *c, bool short_ta
             bool has_off = offset_at(it, pos, &off);
             wp = add_problem(it, c, KF_P_TRUNCATED, KF_SEV_ERROR, pos, has_off, off, 0, false, msg);
             if (wp)
-                wp->counts_bad = true;
+                wp->counts_bad = wp->torn_tail = true;
         }
         if (wp)
             wp->sets_valid = true;
@@ -213,7 +215,7 @@ static void walker_bad_frame(kf_segment_iter *it, reader_chunk *c, bool short_ta
         /* a zeroed range followed by data: reported once, whole; a batch may
          * start with up to 11 zero bytes (offset 0), so look from z - 12 */
         uint64_t from = z - pos > 12 ? z - 12 : pos + 1;
-        uint64_t next = it->o.resync ? kf_find_next(w, from) : size;
+        uint64_t next = it->o.no_resync ? size : kf_find_next(w, from);
         uint64_t zend = next < z ? next : z;
         reader_problem *wp = add_problem(it, c, KF_P_ZERO_FILL, KF_SEV_ERROR, pos, false, 0, zend - pos, true,
                                    "zero-filled range inside the segment");
@@ -245,7 +247,7 @@ static void walker_torn(kf_segment_iter *it, reader_chunk *c, const uint8_t *p, 
     }
     kf_window *w = &it->win;
     w->size = size;
-    uint64_t next = it->o.resync ? kf_find_next(w, pos + 1) : size;
+    uint64_t next = it->o.no_resync ? size : kf_find_next(w, pos + 1);
     if (next < size) {
         snprintf(msg, sizeof msg, "length %d runs past the end of the file (%llu bytes left)", len,
                  (unsigned long long)(size - pos));
@@ -257,7 +259,7 @@ static void walker_torn(kf_segment_iter *it, reader_chunk *c, const uint8_t *p, 
     reader_problem *wp = add_problem(it, c, KF_P_TRUNCATED, KF_SEV_ERROR, pos, true, off, 0, false, msg);
     if (wp) {
         wp->sets_valid = true;
-        wp->counts_bad = true;
+        wp->counts_bad = wp->torn_tail = true;
     }
     it->wpos = size;
 }

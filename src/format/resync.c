@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/source.h"
 #include "kfsck/batch.h"
 #include "kfsck/codec.h"
 #include "kfsck/crc.h"
-#include "kfsck/cursor.h"
+#include "bytes/cursor.h"
 
 #define CRC_PIECE ((size_t)256 << 10)
 

@@ -56,4 +56,8 @@ uint64_t kf_find_next(kf_window *w, uint64_t from);
  * is not 0), at most end; holes are skipped without reading them. */
 uint64_t kf_zero_run_end(kf_window *w, uint64_t from, uint64_t end);
 
+/* In memory: from `from`, the start of the next well-formed entry
+ * (plausible size, magic 0..2, CRC ok); `size` if there is none. */
+uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from);
+
 #endif

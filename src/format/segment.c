@@ -8,6 +8,7 @@
  * in the same pass (both are sorted, so this is a merge and keeps nothing per
  * batch). The reader does the framing, resynchronisation, CRCs and record
  * decoding; this file adds the checks that need the batches in order. */
+#include "bytes/opts.h"
 #include "kfsck/segment.h"
 
 #include <limits.h>
@@ -21,13 +22,9 @@
 #define INDEX_INTERVAL_BYTES 4096 /* the broker's default index.interval.bytes */
 #define PROGRESS_STEP ((uint64_t)64 << 20)
 
-void kf_scan_opts_init(kf_scan_opts *o)
+void kf_segment_scan_opts_init(kf_segment_scan_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
-    o->deep = true;
-    o->resync = true;
-    o->base_offset = -1;
+    *o = (kf_segment_scan_opts)KF_SEGMENT_SCAN_OPTIONS_INIT;
 }
 
 uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from)
@@ -62,7 +59,7 @@ typedef struct time_check {
 
 typedef struct scan_state {
     uint64_t size;           /* of the source */
-    const kf_scan_opts *o;
+    const kf_segment_scan_opts *o;
     kf_segment_summary *sum;
     bool recovery_zero;      /* an index append during recovery would throw */
     /* broker-recovery index simulation */
@@ -261,7 +258,7 @@ static void forward_problem(void *ctx, const kf_problem *p)
  * caller wants each record, decoded here. */
 static int scan_records(scan_state *s, kf_batch *b, bool *bad)
 {
-    const kf_scan_opts *o = s->o;
+    const kf_segment_scan_opts *o = s->o;
     const kf_batch_check *ck = kf_segment_iter_check(s->it);
     if (!o->records) {
         if (o->batch_fn && o->batch_fn(o->ctx, b))
@@ -348,7 +345,7 @@ static void check_batch_header(scan_state *s, const kf_batch *b, bool *bad)
         *bad = true;
     }
     int64_t base = s->o->base_offset;
-    if (base >= 0) {
+    if (s->o->has_base_offset && base >= 0) {
         if (first < base) {
             snprintf(msg, sizeof msg, "batch offset %lld is below the segment's base offset %lld (from its file name)",
                      (long long)first, (long long)base);
@@ -363,9 +360,13 @@ static void check_batch_header(scan_state *s, const kf_batch *b, bool *bad)
     }
 }
 
-int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *sum)
+int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_summary *sum)
 {
     memset(sum, 0, sizeof *sum);
+    kf_segment_scan_opts taken;
+    if (kf_opts_take(&taken, o, sizeof taken, KF_SEGMENT_SCAN_OPTIONS_VERSION, &taken.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &taken;
     uint64_t size = kf_source_size(src);
     scan_state s;
     memset(&s, 0, sizeof s);
@@ -377,7 +378,7 @@ int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *s
     s.rec_max_ts = -1; /* Kafka's NO_TIMESTAMP start */
     s.rec_max_ts_off = -1;
     bool deep = o->deep || o->records;
-    kf_scan_opts io = *o;
+    kf_segment_scan_opts io = *o;
     io.deep = deep;
     io.problem_fn = forward_problem;
     io.problem_ctx = &s;
@@ -438,9 +439,13 @@ int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *s
         if (bad)
             own.bad_batches++;
 
-        /* Broker-side state: index simulation up to the first damage. */
-        if (!kf_segment_iter_valid_set(s.it))
+        /* Broker-side state: index simulation up to the first damage, and
+         * the segment's end after recovery's cut there. */
+        if (!kf_segment_iter_valid_set(s.it)) {
             simulate_recovery_index(&s, &b, b.position);
+            own.has_recovered_offsets = true;
+            own.recovered_last_offset = b.last_offset;
+        }
         s.max_ts_before = s.max_ts;
         if (b.max_timestamp > s.max_ts)
             s.max_ts = b.max_timestamp;
@@ -476,18 +481,20 @@ int kf_segment_scan(kf_source *src, const kf_scan_opts *o, kf_segment_summary *s
         finish_offset_index(&s);
         finish_time_index(&s);
     }
-    if (s.recovery_zero)
+    if (s.recovery_zero) {
         sum->valid_bytes = 0;
+        sum->has_recovered_offsets = false;
+    }
     kf_segment_iter_close(s.it);
     return rc == -1 ? KF_OK : rc;
 }
 
 uint64_t kf_recovery_point(kf_source *src, int64_t base_offset)
 {
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
-    o.deep = false;
-    o.resync = false;
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
+    o.no_resync = true;
+    o.has_base_offset = base_offset >= 0;
     o.base_offset = base_offset;
     o.keep_cache = true;
     kf_segment_summary sum;

@@ -11,6 +11,7 @@
  * never touched, so nothing faults in) tells which of its pages are cached
  * already; once the reader is done with the stretch, the pages that were not
  * are dropped with posix_fadvise(DONTNEED). Pages the broker had cached stay. */
+#include "format/source.h"
 #include "kfsck/file.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes/error.h"
 #include "kfsck/common.h"
 
 #define RESIDENCY_STEP ((uint64_t)16 << 20) /* mincore this much at a time */
@@ -66,7 +68,7 @@ static kf_source *source_new(void)
     return s;
 }
 
-int kf_source_open(kf_source **out, const char *path, uint64_t max_bytes, int *err_no)
+int kf_source_open(kf_source **out, const char *path, uint64_t max_bytes)
 {
     *out = NULL;
     int e = 0;
@@ -94,9 +96,7 @@ int kf_source_open(kf_source **out, const char *path, uint64_t max_bytes, int *e
     kf_source *s = source_new();
     if (!s) {
         close(fd);
-        if (err_no)
-            *err_no = ENOMEM;
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, path, "out of memory");
     }
     s->fd = fd;
     s->size = (uint64_t)st.st_size;
@@ -107,9 +107,7 @@ int kf_source_open(kf_source **out, const char *path, uint64_t max_bytes, int *e
 fail:
     if (fd >= 0)
         close(fd);
-    if (err_no)
-        *err_no = e;
-    return KF_ERR_IO;
+    return kf_error_set(KF_ERR_IO, e, path, "cannot open: %s", strerror(e));
 }
 
 int kf_source_memory(kf_source **out, const uint8_t *data, uint64_t size)
@@ -334,35 +332,32 @@ void kf_source_cache_stats(const kf_source *s, uint64_t *dropped_pages, uint64_t
 
 /* ---- small files ---------------------------------------------------------- */
 
-int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size, int *err_no)
+int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size)
 {
     *data = NULL;
     *size = 0;
     kf_source *s;
-    int rc = kf_source_open(&s, path, 0, err_no);
+    int rc = kf_source_open(&s, path, 0);
     if (rc != KF_OK)
         return rc;
     uint64_t n = kf_source_size(s);
     if (n > cap) {
         kf_source_close(s);
-        return KF_ERR_TOO_BIG;
+        return kf_error_set(KF_ERR_TOO_BIG, 0, path, "larger than %llu bytes", (unsigned long long)cap);
     }
     uint8_t *buf = NULL;
     if (n) {
         buf = malloc((size_t)n);
         if (!buf) {
             kf_source_close(s);
-            if (err_no)
-                *err_no = ENOMEM;
-            return KF_ERR_NOMEM;
+            return kf_error_set(KF_ERR_NOMEM, ENOMEM, path, "out of memory");
         }
         int64_t got = kf_source_pread(s, 0, buf, (size_t)n);
         if (got < 0) {
-            if (err_no)
-                *err_no = errno;
+            int e = errno;
             free(buf);
             kf_source_close(s);
-            return KF_ERR_IO;
+            return kf_error_set(KF_ERR_IO, e, path, "cannot read: %s", strerror(e));
         }
         n = (uint64_t)got; /* a file that shrank meanwhile: what is there */
     }

@@ -1,4 +1,5 @@
 /* connect.c: Kafka Connect source offsets (include/kfsck/connect.h). */
+#include "bytes/opts.h"
 #include "kfsck/connect.h"
 
 #include <stdlib.h>
@@ -35,19 +36,19 @@ struct kf_connect {
 
 void kf_connect_opts_init(kf_connect_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_connect_opts)KF_CONNECT_OPTIONS_INIT;
 }
 
 kf_connect *kf_connect_new(const kf_connect_opts *o)
 {
+    kf_connect_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_CONNECT_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return NULL;
+    o = &own;
     kf_connect *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    if (o)
-        c->o = *o;
-    else
-        kf_connect_opts_init(&c->o);
+    c->o = *o;
     return c;
 }
 

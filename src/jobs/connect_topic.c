@@ -2,14 +2,13 @@
  * the Connect offsets topic among the inputs (include/kfsck/connect.h). */
 #include <string.h>
 
+#include "bytes/opts.h"
 #include "kfsck/connect.h"
 #include "kfsck/part_feed.h"
 
 void kf_connect_topic_opts_init(kf_connect_topic_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->topic = "connect-offsets";
-    kf_part_reader_opts_init(&o->read);
+    *o = (kf_connect_topic_opts)KF_CONNECT_TOPIC_OPTIONS_INIT;
 }
 
 static int connect_batch(void *ctx, kf_part_reader *r, kf_batch *b)
@@ -22,10 +21,16 @@ int kf_connect_read_topic(kf_connect *c, const kf_inputs *in, const kf_connect_t
                           kf_connect_topic_result *res)
 {
     memset(res, 0, sizeof *res);
+    kf_connect_topic_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_CONNECT_TOPIC_OPTIONS_VERSION, NULL) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    kf_opts_nested(&own.read.version, KF_PART_READER_OPTIONS_VERSION);
+    o = &own;
+    const char *topic = o->topic ? o->topic : "connect-offsets";
     int rc = KF_OK;
     for (size_t i = 0; i < in->n && rc == KF_OK; i++) {
         const kf_partition *p = &in->parts[i];
-        if (strcmp(p->topic, o->topic) != 0)
+        if (strcmp(p->topic, topic) != 0)
             continue;
         res->partitions++;
         kf_connect_partition(c, p->partition);

@@ -4,6 +4,7 @@
  * (FileQuorumStateStore), and topic partitions against the metadata image —
  * plus the snapshot files as a partition for the partition reader
  * (kraft_files.h). */
+#include "bytes/report.h"
 #include "kfsck/kraft_check.h"
 
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/kraft_files.h"
 #include "kfsck/batch.h"
 #include "kfsck/checkpoint.h"
@@ -165,7 +167,7 @@ int kf_kraft_check_quorum_state(const char *path, kf_problem_fn fn, void *ctx)
     uint8_t *data = NULL;
     uint64_t size = 0;
     int err_no = 0;
-    int rrc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &data, &size, &err_no);
+    int rrc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &data, &size), &err_no);
     if (rrc == KF_ERR_NOMEM)
         return rrc;
     if (rrc != KF_OK) {
@@ -189,7 +191,7 @@ int kf_kraft_check_dir(const char *dir, size_t max_batch_bytes, int what, kf_pro
 {
     kf_name_list l;
     int err_no = 0;
-    int rc = kf_list_dir(dir, &l, &err_no);
+    int rc = kf_error_errno(kf_list_dir(dir, &l), &err_no);
     if (rc != KF_OK) {
         if (rc != KF_ERR_NOMEM)
             kf_report_in(fn, ctx, dir, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list: %s",
@@ -268,7 +270,7 @@ void kf_kraft_check_partition(const kf_metadata *m, const char *topic, int32_t p
     uint8_t *data = NULL;
     uint64_t size = 0;
     int err_no = 0;
-    if (kf_file_read_all(pm, KF_SMALL_FILE_MAX, &data, &size, &err_no) != KF_OK) {
+    if (kf_error_errno(kf_file_read_all(pm, KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK) {
         free(pm);
         return;
     }

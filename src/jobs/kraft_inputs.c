@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/kraft_files.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -91,7 +92,7 @@ static int meta_dir(kraft_walk *w, const char *dir, bool *taken)
     *taken = false;
     kf_name_list l;
     int err_no = 0;
-    int rc = kf_list_dir(dir, &l, &err_no);
+    int rc = kf_error_errno(kf_list_dir(dir, &l), &err_no);
     if (rc != KF_OK)
         return rc == KF_ERR_NOMEM ? rc : unusable(w, dir, err_no, kf_path_error_str(err_no));
     bool is_meta = is_metadata_dir_name(kf_path_base(dir));
@@ -209,6 +210,8 @@ int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, k
 
 void kf_kraft_inputs_free(kf_kraft_inputs *ki)
 {
+    if (!ki)
+        return;
     kf_inputs_free(&ki->all);
     free(ki->log.copies);
     for (size_t i = 0; i < ki->nsnapshots; i++)

@@ -15,15 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/rebuild.h"
+#include "bytes/opts.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
-#include "kfsck/intact.h"
+#include "format/intact.h"
 #include "kfsck/names.h"
 #include "kfsck/partition.h"
-#include "kfsck/partwriter.h"
+#include "format/partwriter.h"
 #include "kfsck/repair.h"
 #include "kfsck/snapshot.h"
 
@@ -41,22 +43,19 @@ typedef struct merge_ctx {
     bool seg_open;
     int64_t seg_base;
     char *seed_path;      /* the snapshot the producer state started from */
-    char list_err[4096];  /* a copy that could not be listed */
-    int list_errno;
+    char list_err[4096];  /* a copy that could not be listed, or of another cluster */
+    int list_errno;       /* why it could not be listed (0: list_what says why it is refused) */
+    char list_what[sizeof ((kf_error *)0)->message];
 } merge_ctx;
 
 void kf_merge_opts_init(kf_merge_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_merge_opts)KF_MERGE_OPTIONS_INIT;
 }
 
 static int fail(merge_ctx *c, const char *path, int err_no, const char *what)
 {
-    snprintf(c->res->err_path, sizeof c->res->err_path, "%s", path);
-    c->res->err_no = err_no;
-    snprintf(c->res->err_what, sizeof c->res->err_what, "%.119s", what);
-    return KF_ERR_IO;
+    return kf_error_set(KF_ERR_IO, err_no, path, "%s", what);
 }
 
 static int writer_fail(merge_ctx *c)
@@ -101,6 +100,7 @@ static void on_list_error(void *ctx, const char *path, int err_no, const char *w
     if (!c->list_err[0]) {
         snprintf(c->list_err, sizeof c->list_err, "%s", path);
         c->list_errno = err_no;
+        snprintf(c->list_what, sizeof c->list_what, "%s", what);
     }
 }
 
@@ -209,7 +209,7 @@ static int seed_producer_state(merge_ctx *c)
         kf_bytes sm;
         bool seeded = false;
         int err_no = 0;
-        int read_rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, &err_no);
+        int read_rc = kf_error_errno(kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size), &err_no);
         if (read_rc == KF_ERR_NOMEM) {
             free(p);
             return fail(c, c->out_dir, ENOMEM, "out of memory");
@@ -299,7 +299,7 @@ static int write_partition_files(merge_ctx *c)
     for (size_t i = 0; i < c->part.ncopies; i++) {
         kf_name_list l;
         int err_no = 0;
-        if (kf_list_dir(c->part.copies[i].label, &l, &err_no) != KF_OK)
+        if (kf_error_errno(kf_list_dir(c->part.copies[i].label, &l), &err_no) != KF_OK)
             continue;
         for (size_t k = 0; k < l.n; k++) {
             kf_name_info ni = kf_classify_name(l.names[k]);
@@ -334,7 +334,7 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
     if (rc == KF_ERR_NOMEM)
         rc = fail(&c, out_dir, ENOMEM, "out of memory");
     else if (rc != KF_OK)
-        rc = fail(&c, c.list_err, c.list_errno, "cannot list directory");
+        rc = fail(&c, c.list_err, c.list_errno, c.list_errno ? "cannot list directory" : c.list_what);
     if (rc == KF_OK)
         rc = collect_bases(&c);
     kf_part_writer_opts wo;
@@ -383,16 +383,23 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res)
 {
+    kf_merge_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_MERGE_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     return merge_partitions(in_dirs, n, out_dir, out_dir, o, res, NULL);
 }
 
 int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res)
 {
+    kf_merge_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_MERGE_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_merge_opts forced = *o;
     forced.force = od->force;
     int rc = merge_partitions(in_dirs, n, od->target, od->stage ? od->stage : od->target, &forced, res, od);
     if (rc == KF_OK)
-        rc = rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
-                                 sizeof res->err_what);
+        rc = rebuild_outdir_done(od);
     return rc;
 }

@@ -6,6 +6,8 @@
  * it, an aborted one rolled back), and the KRaft checks of kraft_check.c.
  * The inputs come from kraft_inputs.c; records are decoded by kraft_decode.c
  * and applied by md_apply.c. */
+#include "bytes/report.h"
+#include "bytes/opts.h"
 #include "kfsck/metadata.h"
 
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/kraft_files.h"
 #include "jobs/md_image.h"
 #include "kfsck/batch.h"
@@ -36,8 +39,7 @@ struct kf_metadata {
 
 void kf_metadata_opts_init(kf_metadata_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_metadata_opts)KF_METADATA_OPTIONS_INIT;
 }
 
 /* ---- building ------------------------------------------------------------------------- */
@@ -475,7 +477,7 @@ static void read_cluster_id(kf_metadata *m, const kf_kraft_inputs *ki)
         uint8_t *data = NULL;
         uint64_t size = 0;
         int err_no = 0;
-        if (kf_file_read_all(ki->meta_properties[i], KF_SMALL_FILE_MAX, &data, &size, &err_no) != KF_OK)
+        if (kf_error_errno(kf_file_read_all(ki->meta_properties[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
             continue;
         kf_meta_properties mp;
         char msg[160];
@@ -493,7 +495,7 @@ static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
         uint8_t *data = NULL;
         uint64_t size = 0;
         int err_no = 0;
-        if (kf_file_read_all(ki->quorum_states[i], KF_SMALL_FILE_MAX, &data, &size, &err_no) != KF_OK)
+        if (kf_error_errno(kf_file_read_all(ki->quorum_states[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
             continue;
         kf_quorum_state qs;
         char msg[160];
@@ -520,11 +522,10 @@ static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
 int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_metadata_opts *opts)
 {
     *out = NULL;
-    kf_metadata_opts defaults;
-    if (!opts) {
-        kf_metadata_opts_init(&defaults);
-        opts = &defaults;
-    }
+    kf_metadata_opts own;
+    if (kf_opts_take(&own, opts, sizeof own, KF_METADATA_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    opts = &own;
     kf_metadata *m = calloc(1, sizeof *m);
     if (!m)
         return KF_ERR_NOMEM;

@@ -5,13 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/opts.h"
 #include "kfsck/replay.h"
 
 void kf_offsets_topic_opts_init(kf_offsets_topic_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->topic = "__consumer_offsets";
-    kf_part_reader_opts_init(&o->read);
+    *o = (kf_offsets_topic_opts)KF_OFFSETS_TOPIC_OPTIONS_INIT;
 }
 
 /* One partition of the topic: its reader and its next batch. */
@@ -43,6 +42,13 @@ int kf_replay_offsets_topic(kf_replay *r, const kf_inputs *in, const kf_offsets_
                             kf_offsets_topic_result *res)
 {
     memset(res, 0, sizeof *res);
+    kf_offsets_topic_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_OFFSETS_TOPIC_OPTIONS_VERSION, NULL) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    if (!own.topic)
+        own.topic = "__consumer_offsets";
+    kf_opts_nested(&own.read.version, KF_PART_READER_OPTIONS_VERSION);
+    o = &own;
     size_t n = 0;
     for (size_t i = 0; i < in->n; i++)
         n += !strcmp(in->parts[i].topic, o->topic);

@@ -2,6 +2,7 @@
  * where a run's files go, what it refuses to write over, the stage the run
  * writes into and its move into place, and the stale files of an earlier
  * run that a forced run removes. */
+#include "jobs/outdir_internal.h"
 #include "kfsck/outdir.h"
 
 #include <errno.h>
@@ -11,10 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes/error.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 
 /* The last component of path without trailing slashes, malloc'd. */
 static char *last_component(const char *path)
@@ -61,7 +63,7 @@ static void remove_tree(const char *path, int depth)
         return;
     }
     kf_name_list l;
-    if (depth > 0 && kf_list_dir(path, &l, NULL) == KF_OK) {
+    if (depth > 0 && kf_list_dir(path, &l) == KF_OK) {
         for (size_t i = 0; i < l.n; i++) {
             char *p = kf_path_join(path, l.names[i]);
             if (p)
@@ -95,6 +97,8 @@ static void remove_created(kf_outdir *od)
 
 void kf_outdir_free(kf_outdir *od)
 {
+    if (!od)
+        return;
     if (od->stage_root && !od->committed && !od->keep_stage)
         remove_tree(od->stage_root, STAGE_DEPTH);
     if (od->stage_root && !od->committed)
@@ -107,7 +111,6 @@ void kf_outdir_free(kf_outdir *od)
     free(od->created);
     free(od->stage_root);
     free(od->stage);
-    free(od->err_path);
     for (size_t i = 0; i < od->nwritten; i++)
         free(od->written[i]);
     free(od->written);
@@ -154,7 +157,7 @@ static kf_outdir_verdict find_clash(kf_outdir *od)
     if (od->partition) {
         kf_name_list l;
         bool in_way;
-        if (kf_list_dir(od->target, &l, NULL) == KF_OK) {
+        if (kf_list_dir(od->target, &l) == KF_OK) {
             in_way = l.n > 0;
             kf_name_list_free(&l);
         } else {
@@ -194,7 +197,6 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
         if (v != KF_OUTDIR_READY)
             return v;
     }
-    od->err_no = 0;
     /* the topmost missing directory, removed again when the run does not commit */
     char *missing = NULL;
     for (char *p = strdup(od->dir); p;) {
@@ -216,8 +218,8 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
     }
     free(od->created);
     od->created = missing;
-    if (kf_mkdirs(od->dir, &od->err_no) != KF_OK)
-        return od->err_no == ENOMEM ? KF_OUTDIR_NOMEM : KF_OUTDIR_CANNOT_CREATE;
+    if (kf_mkdirs(od->dir) != KF_OK)
+        return kf_error_last()->err_no == ENOMEM ? KF_OUTDIR_NOMEM : KF_OUTDIR_CANNOT_CREATE;
     return KF_OUTDIR_READY;
 }
 
@@ -281,7 +283,7 @@ bool kf_outdir_has_written(const kf_outdir *od, const char *name)
 uint64_t kf_outdir_remove_stale(kf_outdir *od)
 {
     kf_name_list l;
-    if (!od->force || !od->partition || od->written_incomplete || kf_list_dir(od->target, &l, NULL) != KF_OK)
+    if (!od->force || !od->partition || od->written_incomplete || kf_list_dir(od->target, &l) != KF_OK)
         return 0;
     for (size_t i = 0; i < l.n; i++) {
         kf_name_info ni = kf_classify_name(l.names[i]);
@@ -305,20 +307,16 @@ int kf_outdir_finish(kf_outdir *od)
     return KF_OK;
 }
 
-int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len, int *err_no)
+int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len)
 {
-    return kf_out_write_file(od->stage_root ? od->stage_root : od->dir, kf_path_base(od->report), doc, len, true,
-                             err_no);
+    return kf_out_write_file(od->stage_root ? od->stage_root : od->dir, kf_path_base(od->report), doc, len, true);
 }
 
-/* Record a failure at path (a copy is kept): KF_ERR_IO, or KF_ERR_NOMEM. */
-static int od_fail(kf_outdir *od, const char *path, int err_no, const char *what)
+/* Set the last error (common.h) for a failure at path: KF_ERR_IO, or
+ * KF_ERR_NOMEM. */
+static int od_fail(const kf_outdir *od, const char *path, int err_no, const char *what)
 {
-    free(od->err_path);
-    od->err_path = strdup(path ? path : od->dir);
-    od->err_no = err_no;
-    od->err_what = what;
-    return err_no == ENOMEM ? KF_ERR_NOMEM : KF_ERR_IO;
+    return kf_error_set(err_no == ENOMEM ? KF_ERR_NOMEM : KF_ERR_IO, err_no, path ? path : od->dir, "%s", what);
 }
 
 int kf_outdir_stage(kf_outdir *od)
@@ -375,7 +373,7 @@ static int keep_from_old(kf_outdir *od, const char *old_dir, const char *new_dir
 {
     kf_name_list *l = &step->kept;
     int err_no = 0;
-    if (kf_list_dir(old_dir, l, &err_no) != KF_OK) {
+    if (kf_error_errno(kf_list_dir(old_dir, l), &err_no) != KF_OK) {
         errno = err_no ? err_no : ENOMEM;
         return -1;
     }
@@ -448,7 +446,7 @@ static int commit_one(kf_outdir *od, commit_step *step, const char *old_root, ui
     } else if (lstat(dst, &st) == 0) {
         bool copy = od->partition && !strcmp(step->name, od->name);
         kf_name_list l;
-        bool empty = copy && S_ISDIR(st.st_mode) && kf_list_dir(dst, &l, NULL) == KF_OK && l.n == 0;
+        bool empty = copy && S_ISDIR(st.st_mode) && kf_list_dir(dst, &l) == KF_OK && l.n == 0;
         if (copy && S_ISDIR(st.st_mode) && !empty)
             kf_name_list_free(&l);
         if (!od->force && !empty)
@@ -480,7 +478,7 @@ int kf_outdir_commit(kf_outdir *od)
         return od_fail(od, od->target, ENOMEM, "out of memory");
     kf_name_list l;
     int err_no = 0;
-    int lrc = kf_list_dir(od->stage_root, &l, &err_no);
+    int lrc = kf_error_errno(kf_list_dir(od->stage_root, &l), &err_no);
     if (lrc != KF_OK)
         return od_fail(od, od->stage_root, lrc == KF_ERR_NOMEM ? ENOMEM : err_no, "cannot list directory");
     commit_step *steps = calloc(l.n ? l.n : 1, sizeof *steps);

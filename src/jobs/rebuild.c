@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs/outdir_internal.h"
+#include "bytes/error.h"
+#include "bytes/report.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 
 void rebuild_emit_filev(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char *input, const char *output,
                         const char *action, const char *fmt, va_list ap)
@@ -65,15 +68,11 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
     fn(ctx, &r);
 }
 
-int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
-                        size_t what_cap)
+int rebuild_outdir_done(kf_outdir *od)
 {
     if (kf_outdir_finish(od) == KF_OK)
         return KF_OK;
-    snprintf(err_path, path_cap, "%s", od->target);
-    *err_no = ENOMEM;
-    snprintf(err_what, what_cap, "out of memory");
-    return KF_ERR_NOMEM;
+    return kf_error_set(KF_ERR_NOMEM, ENOMEM, od->target, "out of memory");
 }
 
 bool rebuild_unreadable(kf_problem_fn fn, void *ctx, const char *path, int rc, int err_no)
@@ -96,7 +95,7 @@ rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const
     *outp = NULL;
     kf_bytes m;
     int read_errno = 0;
-    int rc = kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size, &read_errno);
+    int rc = kf_error_errno(kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size), &read_errno);
     if (rc == KF_ERR_NOMEM)
         return REBUILD_MD_NOMEM;
     if (rc != KF_OK) {
@@ -109,7 +108,7 @@ rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const
         res = REBUILD_MD_INVALID;
     else if (!(*outp = kf_path_join(out_dir, "partition.metadata")))
         res = REBUILD_MD_NOMEM;
-    else if (kf_out_write_file(write_dir, "partition.metadata", m.data, m.size, force, err_no) != KF_OK)
+    else if (kf_error_errno(kf_out_write_file(write_dir, "partition.metadata", m.data, m.size, force), err_no) != KF_OK)
         res = REBUILD_MD_WRITE_FAILED;
     else
         res = REBUILD_MD_COPIED;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "kfsck/outdir.h"
-#include "kfsck/partwriter.h"
+#include "format/partwriter.h"
 #include "kfsck/repair.h"
 
 typedef void (*rebuild_file_fn)(void *ctx, const kf_repair_file *f);
@@ -34,11 +34,9 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
                           const char *input, uint64_t input_size);
 
 /* A run into od is done (KF_OK from the job): the stale files go
- * (kf_outdir_finish). KF_OK, or KF_ERR_NOMEM with err_* set (the job
- * result's err_path, err_no, err_what) when the names written are not all
- * known. */
-int rebuild_outdir_done(kf_outdir *od, char *err_path, size_t path_cap, int *err_no, char *err_what,
-                        size_t what_cap);
+ * (kf_outdir_finish). KF_OK, or KF_ERR_NOMEM (the last error names the
+ * copy) when the names written are not all known. */
+int rebuild_outdir_done(kf_outdir *od);
 
 /* A file beside the segments that the job reads whole (kf_file_read_all
  * gave rc, err_no) could not be read: unless it is missing (ENOENT), an

@@ -21,32 +21,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/source.h"
+#include "bytes/error.h"
 #include "format/entry_peek.h"
 #include "format/resync.h"
 #include "jobs/rebuild.h"
 #include "jobs/repair_internal.h"
+#include "bytes/opts.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
-#include "kfsck/intact.h"
+#include "format/intact.h"
 #include "kfsck/names.h"
 #include "kfsck/segment.h"
 #include "kfsck/snapshot.h"
 
 void kf_repair_opts_init(kf_repair_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_repair_opts)KF_REPAIR_OPTIONS_INIT;
 }
 
 /* ---- shared helpers (repair_internal.h) --------------------------------------- */
 
 int repair_fail(repair_ctx *c, const char *path, int err_no, const char *what)
 {
-    snprintf(c->res->err_path, sizeof c->res->err_path, "%s", path);
-    c->res->err_no = err_no;
-    snprintf(c->res->err_what, sizeof c->res->err_what, "%.119s", what);
-    return KF_ERR_IO;
+    return kf_error_set(KF_ERR_IO, err_no, path, "%s", what);
 }
 
 int repair_writer_fail(repair_ctx *c)
@@ -115,7 +114,7 @@ static bool txn_read(txn_check *t, const char *path, int64_t base, const kf_repa
 {
     memset(t, 0, sizeof *t);
     int err_no = 0;
-    int rc = path ? kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size, &err_no) : KF_ERR_IO;
+    int rc = path ? kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size), &err_no) : KF_ERR_IO;
     if (path && rc != KF_OK)
         rebuild_unreadable(o->problem_fn, o->ctx, path, rc, err_no);
     if (rc != KF_OK)
@@ -512,7 +511,7 @@ static void salvage_end(seg_pass *s)
 }
 
 /* A segment after a truncated one: dropped whole, with the offsets it held. */
-static void drop_whole_segment(seg_pass *s, const kf_scan_opts *so)
+static void drop_whole_segment(seg_pass *s, const kf_segment_scan_opts *so)
 {
     const seg_job *j = s->j;
     kf_repair_drop d;
@@ -524,7 +523,7 @@ static void drop_whole_segment(seg_pass *s, const kf_scan_opts *so)
     snprintf(d.message, sizeof d.message,
              "broker recovery truncated an earlier segment, so it deletes this later segment");
     /* its offsets: from the file names, else the intact batches in it */
-    kf_scan_opts o = *so;
+    kf_segment_scan_opts o = *so;
     o.problem_fn = NULL;
     kf_segment_iter *it;
     bool hf = false, hl = false;
@@ -643,13 +642,13 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
     s.c = c;
     s.j = j;
     int open_err = 0;
-    if (kf_source_open(&s.src, j->in_path, 0, &open_err) != KF_OK)
+    if (kf_error_errno(kf_source_open(&s.src, j->in_path, 0), &open_err) != KF_OK)
         return repair_fail(c, j->in_path, open_err, open_err == EINVAL ? "not a regular file" : "cannot read");
     kf_window_init(&s.w, s.src);
     s.size = kf_source_size(s.src);
-    kf_scan_opts so;
-    kf_scan_opts_init(&so);
-    so.resync = true;
+    kf_segment_scan_opts so;
+    kf_segment_scan_opts_init(&so);
+    so.has_base_offset = j->base >= 0;
     so.base_offset = j->base;
     so.max_batch_bytes = c->o->max_batch_bytes;
     so.threads = c->o->threads;
@@ -723,7 +722,7 @@ static int seed(repair_ctx *c, const char *in_dir, const kf_name_list *l, int64_
         int rc = KF_OK;
         /* one that cannot be read is reported with the partition's other
          * snapshots (repair_snapshot), and the state starts empty */
-        if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size, NULL) == KF_OK) {
+        if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
             kf_snapshot s;
             char msg[200];
             if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
@@ -798,7 +797,7 @@ static int repair_partition(const char *in_dir, const char *out_dir, const char 
     int err_no = 0;
     memset(&l, 0, sizeof l);
     memset(res, 0, sizeof *res);
-    int lrc = kf_list_dir(in_dir, &l, &err_no);
+    int lrc = kf_error_errno(kf_list_dir(in_dir, &l), &err_no);
     if (lrc != KF_OK) {
         memset(&c, 0, sizeof c);
         c.res = res;
@@ -902,22 +901,32 @@ static int repair_segment_file(const char *log_path, const char *out_dir, const 
 
 int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
 {
+    kf_repair_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     return repair_partition(in_dir, out_dir, out_dir, o, res, NULL);
 }
 
 int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
 {
+    kf_repair_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     return repair_segment_file(log_path, out_dir, out_dir, o, res, NULL);
 }
 
 int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res)
 {
+    kf_repair_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_repair_opts forced = *o;
     forced.force = od->force;
     const char *write_dir = od->stage ? od->stage : od->target;
     int rc = od->partition ? repair_partition(path, od->target, write_dir, &forced, res, od)
                            : repair_segment_file(path, od->target, write_dir, &forced, res, od);
-    return rc != KF_OK ? rc
-                       : rebuild_outdir_done(od, res->err_path, sizeof res->err_path, &res->err_no, res->err_what,
-                                             sizeof res->err_what);
+    return rc != KF_OK ? rc : rebuild_outdir_done(od);
 }

@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/rebuild.h"
 #include "jobs/repair_internal.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 #include "kfsck/snapshot.h"
 
 /* ---- leader epochs -------------------------------------------------------------- */
@@ -151,7 +152,7 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
     kf_bytes m;
     char wbuf[240];
     int err_no = 0;
-    int read_rc = kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    int read_rc = kf_error_errno(kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (read_rc == KF_ERR_NOMEM)
         return repair_fail(c, in_path, ENOMEM, "out of memory");
     if (read_rc != KF_OK) {
@@ -175,7 +176,7 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
         char *outp = kf_path_join(c->out_dir, name);
         if (!outp)
             rc = repair_fail(c, in_path, ENOMEM, "out of memory");
-        else if (kf_out_write_file(c->write_dir, name, m.data, m.size, c->o->force, &err_no) != KF_OK)
+        else if (kf_error_errno(kf_out_write_file(c->write_dir, name, m.data, m.size, c->o->force), &err_no) != KF_OK)
             rc = repair_fail(c, outp, err_no, "cannot write");
         else
             repair_emit_file(c, in_path, outp, "copied", "its producer state names no dropped offset");

@@ -11,7 +11,7 @@
 
 #include "kfsck/checkpoint.h"
 #include "kfsck/outdir.h"
-#include "kfsck/partwriter.h"
+#include "format/partwriter.h"
 #include "kfsck/repair.h"
 
 typedef struct repair_range {

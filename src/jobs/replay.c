@@ -10,6 +10,8 @@
  * it takes effect: to the history callback and to the as-of fold
  * (offsets_asof.c), so --as-of is a prefix of --history by construction.
  * State is one hash table entry per distinct key (plus staged offsets). */
+#include "bytes/report.h"
+#include "bytes/opts.h"
 #include "kfsck/replay.h"
 
 #include <stdint.h>
@@ -58,18 +60,19 @@ void kf_replay_file(kf_replay *r, const char *file) { r->file = file; }
 
 void kf_replay_opts_init(kf_replay_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_replay_opts)KF_REPLAY_OPTIONS_INIT;
 }
 
 kf_replay *kf_replay_new(const kf_replay_opts *o)
 {
+    kf_replay_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_REPLAY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return NULL;
+    o = &own;
     kf_replay *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->o = *o;
-    if (!r->o.max_batch_bytes)
-        r->o.max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
     r->partition = -1;
     offsets_asof_init(&r->asof, r->o.as_of);
     return r;

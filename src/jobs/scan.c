@@ -8,7 +8,12 @@
  * leader-epoch-checkpoint are compared with the segments
  * (checkpoint_ahead_of_log, cleaner_offset_out_of_range,
  * leader_epoch_ahead_of_log, checkpoint_orphan_entry,
- * checkpoint_missing_entry). */
+ * checkpoint_missing_entry). A checkpoint can be far bigger than memory
+ * should hold: each is streamed once the partitions are listed, its entries
+ * kept only with the partitions present, so memory follows the partitions
+ * whatever the file's size. */
+#include "bytes/report.h"
+#include "bytes/opts.h"
 #include "kfsck/scan.h"
 
 #include <ctype.h>
@@ -20,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes/error.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -30,8 +36,7 @@
 
 void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_datadir_scan_opts)KF_DATADIR_SCAN_OPTIONS_INIT;
 }
 
 /* ---- checkpoint files ------------------------------------------------------- */
@@ -45,42 +50,14 @@ static const char *const CK_NAMES[CK_N] = {
 };
 static const char *const CK_WHAT[CK_N] = {"recovery point", "high watermark", "log start offset", "cleaner offset"};
 
-typedef struct ck_entry {
-    char *topic;
-    int32_t partition;
+/* What one checkpoint file records for a partition: the entry the broker
+ * would use (the last one in the file for a duplicated key: Kafka reads the
+ * list into a map). */
+typedef struct ck_value {
+    bool has;
     int64_t offset;
-    uint64_t position;
-} ck_entry;
-
-typedef struct ck_file {
-    char *path;       /* as the user would open it */
-    ck_entry *e;      /* sorted by topic, partition */
-    size_t n, cap;
-    bool nomem;
-} ck_file;
-
-static void ck_collect(void *ctx, const kf_checkpoint_entry *e)
-{
-    ck_file *f = ctx;
-    if (!e->topic || f->nomem)
-        return;
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 64;
-        ck_entry *ne = realloc(f->e, cap * sizeof *ne);
-        if (!ne) {
-            f->nomem = true;
-            return;
-        }
-        f->e = ne;
-        f->cap = cap;
-    }
-    char *t = strdup(e->topic);
-    if (!t) {
-        f->nomem = true;
-        return;
-    }
-    f->e[f->n++] = (ck_entry){t, e->partition, e->offset, e->position};
-}
+    uint64_t position;     /* of its line */
+} ck_value;
 
 static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
 {
@@ -90,45 +67,20 @@ static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
     return pa < pb ? -1 : pa > pb;
 }
 
-static int cmp_ck(const void *a, const void *b)
-{
-    const ck_entry *x = a, *y = b;
-    int c = cmp_tp(x->topic, x->partition, y->topic, y->partition);
-    if (c)
-        return c;
-    return x->position < y->position ? -1 : x->position > y->position; /* duplicates: file order */
-}
-
-/* The entry the broker would use (the last one in the file for a duplicated
- * key: Kafka reads the list into a map), or NULL. */
-static const ck_entry *ck_find(const ck_file *f, const char *topic, int32_t partition)
-{
-    size_t lo = 0, hi = f->n;
-    const ck_entry *found = NULL;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_tp(f->e[mid].topic, f->e[mid].partition, topic, partition);
-        if (c <= 0) {
-            if (c == 0)
-                found = &f->e[mid];
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return found;
-}
-
-static void ck_free(ck_file *f)
-{
-    for (size_t i = 0; i < f->n; i++)
-        free(f->e[i].topic);
-    free(f->e);
-    free(f->path);
-    memset(f, 0, sizeof *f);
-}
+/* Orphan entries listed one by one per checkpoint file; the rest are one
+ * summary problem (a checkpoint of another broker can name millions). */
+#define ORPHANS_LISTED 100
 
 /* ---- one partition ----------------------------------------------------------- */
+
+/* A plain segment of a partition as verify's scan of it saw it: what the
+ * broker's recovery of it would keep. */
+typedef struct seg_recovery {
+    int64_t base_offset;
+    uint64_t size, valid_bytes;
+    bool has_recovered_offsets;
+    int64_t recovered_last_offset;
+} seg_recovery;
 
 typedef struct task {
     /* in */
@@ -140,6 +92,9 @@ typedef struct task {
     char **files;          /* the problems' files, owned */
     size_t nprobs, capprobs;
     kf_leader_epochs epochs;   /* its leader-epoch-checkpoint, with the entries' positions */
+    ck_value ck[CK_N];         /* its entries in the data dir's offset checkpoints */
+    seg_recovery *segs;        /* its plain segments that could be read, in offset order */
+    size_t nsegs, capsegs;
     int rc;
     bool done;
 } task;
@@ -148,14 +103,22 @@ typedef struct datadir_ctx {
     const char *datadir;
     const kf_datadir_scan_opts *o;
     unsigned reader_threads;
-    ck_file ck[CK_N];
+    struct dir_sink *ds;   /* its own problems */
+    char *ck_path[CK_N];   /* the offset checkpoints there are, as the user would open them */
     bool any_checkpoint;
+    int joining;           /* the checkpoint being read (CK_*) */
+    uint64_t orphans;      /* its entries for partitions not here, */
+    uint64_t first_unlisted_pos; /* and where the first one not listed is */
     kf_metadata *meta;     /* the data dir's KRaft metadata image, when it holds one and other partitions */
     task *tasks;
     size_t ntasks;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t next;
+    /* its meta.properties (from the walk): node.id, else broker.id; cluster.id */
+    bool has_broker, has_cluster_id;
+    int32_t broker;
+    char cluster_id[sizeof ((kf_meta_properties *)0)->cluster_id];
 } datadir_ctx;
 
 /* The problem callback of one partition: kept with it. */
@@ -196,12 +159,73 @@ static void keep_problem(void *ctx, const kf_problem *p)
     t->files[t->nprobs++] = f;
 }
 
+/* The segment callback of one partition's verify: its plain segments kept
+ * to forecast recovery (recovery_end). */
+static void keep_segment(void *ctx, const char *path, const kf_segment_summary *s)
+{
+    task *t = ctx;
+    kf_name_info ni = kf_classify_name(kf_path_base(path));
+    if (ni.kind != KF_FILE_LOG || ni.suffix[0] || ni.base_offset < 0 || t->rc != KF_OK)
+        return;
+    size_t cap = t->nsegs < t->capsegs ? t->capsegs : (t->capsegs ? t->capsegs * 2 : 8);
+    seg_recovery *segs = cap == t->capsegs ? t->segs : realloc(t->segs, cap * sizeof *segs);
+    if (!segs) {
+        t->rc = KF_ERR_NOMEM; /* t->segs stays as it was, freed with the task */
+        return;
+    }
+    t->segs = segs;
+    t->capsegs = cap;
+    segs[t->nsegs++] = (seg_recovery){ni.base_offset, s->size, s->valid_bytes, s->has_recovered_offsets,
+                                      s->recovered_last_offset};
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+    const seg_recovery *x = a, *y = b;
+    return x->base_offset < y->base_offset ? -1 : x->base_offset > y->base_offset;
+}
+
+/* Where the broker's recovery after an unclean shutdown would leave the
+ * log end (LogLoader.recoverLog, docs/formats.md §9): the segments from the
+ * one holding the recovery point (a missing entry is 0) recovered, the
+ * first that recovery truncates (valid_bytes below its size) cut there and
+ * the rest deleted; the log end is then that segment's next offset
+ * (LogSegment.readNextOffset: the end of its last batch kept, else its base
+ * offset). A log ending below the log-start checkpoint is deleted and
+ * started again there, as is a partition with no segment. Unknown when a
+ * segment could not be read. */
+static void recovery_end(task *t)
+{
+    kf_datadir_partition *part = &t->part;
+    const kf_partition_summary *lg = &part->log;
+    if (!lg->listed || t->nsegs != lg->segments)
+        return;
+    int64_t log_start = part->log_start_offset.has ? part->log_start_offset.offset : 0;
+    int64_t rp = part->recovery_point.has ? part->recovery_point.offset : 0;
+    int64_t end = lg->has_log_end ? lg->log_end_offset : log_start;
+    if (t->nsegs > 1)
+        qsort(t->segs, t->nsegs, sizeof *t->segs, cmp_seg);
+    size_t from = 0;
+    for (size_t i = 1; i < t->nsegs; i++)
+        if (t->segs[i].base_offset <= rp)
+            from = i;
+    for (size_t i = from; i < t->nsegs; i++) {
+        const seg_recovery *sg = &t->segs[i];
+        if (sg->valid_bytes < sg->size) {
+            end = sg->has_recovered_offsets ? sg->recovered_last_offset + 1 : sg->base_offset;
+            break;
+        }
+    }
+    part->has_recovery_end = true;
+    part->recovery_end_offset = end < log_start ? log_start : end;
+}
+
 static bool read_topic_id(const char *dir, char id[23])
 {
     char *p = kf_path_join(dir, "partition.metadata");
     kf_bytes m;
     bool ok = false;
-    if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size, NULL) == KF_OK) {
+    if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
         kf_partition_metadata pm;
         char msg[200];
         if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK) {
@@ -229,8 +253,12 @@ static void scan_partition(datadir_ctx *d, task *t)
     vo.threads = d->reader_threads;
     vo.problem_fn = keep_problem;
     vo.problem_ctx = t;
+    vo.segment_fn = keep_segment;
+    vo.segment_ctx = t;
     kf_verify_result vr = {0};
     int rc = kf_verify_partition(t->dir, &vo, &vr, &part->log);
+    if (rc == KF_OK)
+        rc = t->rc;
     if (rc != KF_OK) {
         t->rc = rc;
         return;
@@ -250,10 +278,10 @@ static void scan_partition(datadir_ctx *d, task *t)
     part->leader_epochs = t->epochs.entries;
     part->n_leader_epochs = t->epochs.n;
 
-    const ck_entry *ce[CK_N];
+    const ck_value *ce[CK_N];
     bool any_entry = false;
     for (int k = 0; k < CK_N; k++) {
-        ce[k] = ck_find(&d->ck[k], t->topic, t->partition);
+        ce[k] = t->ck[k].has ? &t->ck[k] : NULL;
         any_entry |= ce[k] != NULL;
     }
     kf_ckpt_value *vals[CK_N] = {&part->recovery_point, &part->high_watermark, &part->log_start_offset,
@@ -272,7 +300,7 @@ static void scan_partition(datadir_ctx *d, task *t)
             int k = ahead[i];
             if (!ce[k] || ce[k]->offset <= end || (k == CK_LOG_START && !has_leo))
                 continue;
-            kf_report_in(keep_problem, t, d->ck[k].path, KF_P_CHECKPOINT_AHEAD_OF_LOG, KF_SEV_ERROR, ce[k]->position,
+            kf_report_in(keep_problem, t, d->ck_path[k], KF_P_CHECKPOINT_AHEAD_OF_LOG, KF_SEV_ERROR, ce[k]->position,
                          true, ce[k]->offset,
                          "%s of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          ": the log has lost %" PRId64 " offsets the broker had%s",
@@ -280,7 +308,7 @@ static void scan_partition(datadir_ctx *d, task *t)
                          k == CK_HW ? " committed" : (k == CK_RECOVERY ? " flushed" : ""));
         }
         if (ce[CK_CLEANER] && ce[CK_CLEANER]->offset > end)
-            kf_report_in(keep_problem, t, d->ck[CK_CLEANER].path, KF_P_CLEANER_OFFSET_OUT_OF_RANGE, KF_SEV_WARNING,
+            kf_report_in(keep_problem, t, d->ck_path[CK_CLEANER], KF_P_CLEANER_OFFSET_OUT_OF_RANGE, KF_SEV_WARNING,
                          ce[CK_CLEANER]->position, true, ce[CK_CLEANER]->offset,
                          "cleaner offset of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          " (the cleaner resets it to the log start)",
@@ -326,6 +354,7 @@ static void task_free(task *t)
     free(t->probs);
     free(t->files);
     kf_leader_epochs_free(&t->epochs);
+    free(t->segs);
     free(t->name);
     free(t->topic);
     free(t->dir);
@@ -339,20 +368,21 @@ static int cmp_task(const void *a, const void *b)
     return cmp_tp(x->topic, x->partition, y->topic, y->partition);
 }
 
-static bool has_task(const datadir_ctx *d, const char *topic, int32_t partition)
+/* The partition's task (d->tasks sorted), or NULL when it has no dir here. */
+static task *find_task(datadir_ctx *d, const char *topic, int32_t partition)
 {
     size_t lo = 0, hi = d->ntasks;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = cmp_tp(d->tasks[mid].topic, d->tasks[mid].partition, topic, partition);
         if (c == 0)
-            return true;
+            return &d->tasks[mid];
         if (c < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return false;
+    return NULL;
 }
 
 /* The data dir's own problems: straight to the caller, counted. */
@@ -421,43 +451,66 @@ typedef struct entries_walk {
     size_t cap;        /* of d->tasks */
 } entries_walk;
 
-/* One of the four offset checkpoints: its entries kept to compare with the
- * partitions. */
-static int read_checkpoint(entries_walk *w, int k, const char *path)
+/* Each entry of the checkpoint d->joining goes to its partition's task, or
+ * is an orphan (an entry naming a partition that is not here), reported as
+ * it comes. */
+static void ck_join_entry(void *ctx, const kf_checkpoint_entry *e)
 {
-    datadir_ctx *d = w->d;
-    dir_sink *ds = w->ds;
-    ck_file *f = &d->ck[k];
-    d->any_checkpoint = true;
-    free(f->path);
-    if (!(f->path = strdup(path)))
-        return KF_ERR_NOMEM;
-    kf_bytes m;
-    int err_no = 0;
-    int rc = kf_file_read_all(f->path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
-    if (rc == KF_ERR_NOMEM)
-        return rc;
-    ds->file = f->path;
-    if (rc != KF_OK) {
-        kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
-                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : kf_path_error_str(err_no));
-    } else {
-        int32_t version;
-        kf_checkpoint_parse(m.data, m.size, KF_CKPT_OFFSETS, &version, ck_collect, f, dir_problem, ds);
-        free(m.data);
-        if (f->n > 1)
-            qsort(f->e, f->n, sizeof *f->e, cmp_ck);
+    datadir_ctx *d = ctx;
+    if (!e->topic)
+        return;
+    task *t = find_task(d, e->topic, e->partition);
+    if (t) {
+        t->ck[d->joining] = (ck_value){true, e->offset, e->position};
+        return;
     }
-    ds->file = d->datadir;
-    return f->nomem ? KF_ERR_NOMEM : KF_OK;
+    if (d->orphans++ == ORPHANS_LISTED)
+        d->first_unlisted_pos = e->position;
+    if (d->orphans > ORPHANS_LISTED)
+        return;
+    kf_report(dir_problem, d->ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
+              "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s", e->topic,
+              e->partition, e->offset, d->datadir);
 }
 
+/* One of the four offset checkpoints, read in pieces whatever its size:
+ * its entries kept with the partitions present, the others reported. */
+static int read_checkpoint(datadir_ctx *d, int k, const char *path)
+{
+    dir_sink *ds = d->ds;
+    d->any_checkpoint = true;
+    free(d->ck_path[k]);
+    if (!(d->ck_path[k] = strdup(path)))
+        return KF_ERR_NOMEM;
+    ds->file = d->ck_path[k];
+    d->joining = k;
+    d->orphans = 0;
+    int32_t version;
+    int err_no = 0;
+    int rc = kf_error_errno(kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, ck_join_entry, d, dir_problem, ds),
+                            &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc == KF_ERR_IO)
+        kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
+                  kf_path_error_str(err_no));
+    if (d->orphans > ORPHANS_LISTED)
+        kf_report(dir_problem, ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, d->first_unlisted_pos, false, 0,
+                  "%" PRIu64 " further entries name partitions with no directory in %s (not listed one by one)",
+                  d->orphans - ORPHANS_LISTED, d->datadir);
+    ds->file = d->datadir;
+    return KF_OK;
+}
+
+/* A file of the data dir (its partitions are known by then): an offset
+ * checkpoint joined with them, meta.properties and other checkpoints
+ * verified. */
 static int datadir_file(void *ctx, const kf_path_entry *e)
 {
     entries_walk *w = ctx;
     for (int k = 0; k < CK_N; k++)
         if (!strcmp(e->name, CK_NAMES[k]))
-            return read_checkpoint(w, k, e->path);
+            return read_checkpoint(w->d, k, e->path);
     if (e->file.kind != KF_FILE_META_PROPERTIES && e->file.kind != KF_FILE_OFFSET_CHECKPOINT)
         return KF_OK;
     kf_verify_opts vo;
@@ -467,6 +520,14 @@ static int datadir_file(void *ctx, const kf_path_entry *e)
     vo.problem_ctx = w->ds;
     kf_verify_result vr = {0};
     return kf_verify_file(e->path, e->file.kind, e->file.base_offset, &vo, &vr, NULL);
+}
+
+/* The second walk looks at the files only. */
+static bool no_partition(void *ctx, const kf_path_entry *e)
+{
+    (void)ctx;
+    (void)e;
+    return false;
 }
 
 /* Plain <topic>-<n> only: -delete, -future and -stray dirs end otherwise. */
@@ -492,6 +553,13 @@ static int add_task(void *ctx, const kf_path_entry *e)
         d->tasks = nt;
         w->cap = cap;
     }
+    if (e->datadir && e->datadir->has_meta) {
+        const kf_meta_properties *mp = &e->datadir->meta;
+        d->has_broker = mp->has_node_id || mp->has_broker_id;
+        d->broker = mp->has_node_id ? mp->node_id : mp->broker_id;
+        d->has_cluster_id = mp->cluster_id[0] != 0;
+        memcpy(d->cluster_id, mp->cluster_id, sizeof d->cluster_id);
+    }
     task *t = &d->tasks[d->ntasks++];
     memset(t, 0, sizeof *t);
     t->partition = e->partition;
@@ -501,47 +569,34 @@ static int add_task(void *ctx, const kf_path_entry *e)
     return t->name && t->topic && t->dir ? KF_OK : KF_ERR_NOMEM;
 }
 
-/* The data dir's checkpoints read, its meta.properties verified and its
- * partitions made tasks, in (topic, partition) order. KF_ERR_IO when the
- * data dir cannot be listed (reported). */
+/* The data dir's partitions made tasks, in (topic, partition) order; then,
+ * in a second walk, its checkpoints read against them and its
+ * meta.properties verified, in name order. KF_ERR_IO when the data dir
+ * cannot be listed (reported). */
 static int collect_entries(datadir_ctx *d, dir_sink *ds)
 {
     entries_walk w = {d, ds, 0};
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_init(&wo);
     wo.partition_fn = add_task;
-    wo.datadir_file_fn = datadir_file;
     wo.want_fn = plain_partition_name;
     wo.unreadable_partitions = true;
     wo.ctx = &w;
     int err_no = 0;
-    int rc = kf_datadir_walk(d->datadir, &wo, &err_no);
-    if (rc == KF_ERR_IO) {
+    int rc = kf_error_errno(kf_datadir_walk(d->datadir, &wo), &err_no);
+    if (rc == KF_OK) {
+        if (d->ntasks > 1)
+            qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
+        kf_paths_walk_opts_init(&wo);
+        wo.datadir_file_fn = datadir_file;
+        wo.want_fn = no_partition;
+        wo.ctx = &w;
+        rc = kf_error_errno(kf_datadir_walk(d->datadir, &wo), &err_no);
+    }
+    if (rc == KF_ERR_IO)
         kf_report(dir_problem, ds, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read directory: %s",
                   kf_path_error_str(err_no));
-        return rc;
-    }
-    if (rc == KF_OK && d->ntasks > 1)
-        qsort(d->tasks, d->ntasks, sizeof *d->tasks, cmp_task);
     return rc;
-}
-
-/* Checkpoint entries naming a partition that is not here. */
-static void report_orphans(datadir_ctx *d, dir_sink *ds)
-{
-    for (int k = 0; k < CK_N; k++) {
-        const ck_file *f = &d->ck[k];
-        for (size_t i = 0; i < f->n; i++) {
-            const ck_entry *e = &f->e[i];
-            if (has_task(d, e->topic, e->partition))
-                continue;
-            ds->file = f->path;
-            kf_report(dir_problem, ds, KF_P_CHECKPOINT_ORPHAN_ENTRY, KF_SEV_WARNING, e->position, true, e->offset,
-                      "entry for %s-%" PRId32 " (offset %" PRId64 "), which has no partition directory in %s",
-                      e->topic, e->partition, e->offset, d->datadir);
-        }
-    }
-    ds->file = d->datadir;
 }
 
 /* ---- the partitions: N workers, handed back in order --------------------------------- */
@@ -550,6 +605,10 @@ static void hand_back(datadir_ctx *d, task *t, kf_datadir_totals *tot)
 {
     t->part.problems = t->probs;
     t->part.n_problems = t->nprobs;
+    t->part.has_broker = d->has_broker;
+    t->part.broker = d->broker;
+    t->part.cluster_id = d->has_cluster_id ? d->cluster_id : NULL;
+    recovery_end(t);
     if (d->o->partition_fn)
         d->o->partition_fn(d->o->ctx, &t->part);
     tot->partitions++;
@@ -601,11 +660,16 @@ static int run_partitions(datadir_ctx *d, unsigned jobs, kf_datadir_totals *tot)
 
 int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_totals *tot)
 {
+    kf_datadir_scan_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_DATADIR_SCAN_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     dir_sink ds = {o, tot, dir};
     datadir_ctx d;
     memset(&d, 0, sizeof d);
     d.datadir = dir;
     d.o = o;
+    d.ds = &ds;
     int rc = collect_entries(&d, &ds);
     unsigned jobs = o->jobs ? o->jobs : online_cpus();
     /* jobs is the number of threads in all: one per partition at a time,
@@ -614,7 +678,6 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     if (rc == KF_OK)
         rc = kraft_image(&d);
     if (rc == KF_OK) {
-        report_orphans(&d, &ds);
         rc = run_partitions(&d, jobs, tot);
     }
     for (size_t i = 0; i < d.ntasks; i++)
@@ -622,6 +685,6 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     free(d.tasks);
     kf_metadata_free(d.meta);
     for (int k = 0; k < CK_N; k++)
-        ck_free(&d.ck[k]);
+        free(d.ck_path[k]);
     return rc == KF_ERR_IO ? KF_OK : rc;
 }

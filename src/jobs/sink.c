@@ -6,6 +6,7 @@
  * slots carry the generation they were filled in, so that a commit (which
  * closes every open file at once) is one increment, whatever the number of
  * files. The table grows with the most files open at once, nothing else. */
+#include "jobs/stats_internal.h"
 #include "bytes/htab.h"
 #include "kfsck/sink.h"
 

@@ -8,6 +8,7 @@
  * most a small multiple of the batch's decompressed size) and fed once the
  * batch has ended well. Batches wholly before the resume point are not
  * decoded at all. */
+#include "bytes/opts.h"
 #include "kfsck/sink.h"
 
 #include <stdio.h>
@@ -36,9 +37,7 @@ typedef struct sink_read {
 
 void kf_sink_opts_init(kf_sink_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->from = KF_SINK_FROM_START;
-    o->alternatives = true;
+    *o = (kf_sink_opts)KF_SINK_OPTIONS_INIT;
 }
 
 static int stage(sink_read *R, int64_t offset, int64_t ts)
@@ -194,7 +193,7 @@ static int sink_begin(sink_read *R, const kf_sink_opts *o, kf_sink_partition *ou
     R->fig[0] = &out->figures;
     int rc = kf_sink_new(&R->sim[0], &o->config);
     R->nsim = 1;
-    if (rc == KF_OK && o->alternatives) {
+    if (rc == KF_OK && !o->no_alternatives) {
         kf_sink_alternatives(&o->config, out->alt);
         for (size_t k = 0; k < KF_SINK_ALTS && rc == KF_OK; k++) {
             if (!out->alt[k].on)
@@ -222,6 +221,10 @@ static int sink_end(sink_read *R, int rc)
 
 int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_partition *out)
 {
+    kf_sink_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_SINK_OPTIONS_VERSION, NULL) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     sink_read R;
     int rc = sink_begin(&R, o, out);
     if (rc == KF_OK)
@@ -232,6 +235,10 @@ int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_par
 int kf_sink_read(const kf_partition *p, const kf_part_reader_opts *ro, const kf_sink_opts *o, kf_sink_partition *out,
                  kf_part_result *res)
 {
+    kf_sink_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_SINK_OPTIONS_VERSION, NULL) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     sink_read R;
     int rc = sink_begin(&R, o, out);
     if (rc == KF_OK)

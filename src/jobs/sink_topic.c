@@ -11,7 +11,7 @@
 void kf_sink_topic_init(kf_sink_topic *t, const kf_sink_opts *o)
 {
     memset(t, 0, sizeof *t);
-    if (o->alternatives)
+    if (!o->no_alternatives)
         kf_sink_alternatives(&o->config, t->alt);
 }
 

@@ -1,5 +1,6 @@
 /* stats.c: the time histogram, disorder tracker, record sizing and duration
  * parsing behind `kfsck stats` (include/kfsck/stats.h). */
+#include "jobs/stats_internal.h"
 #include "bytes/htab.h"
 #include "kfsck/stats.h"
 
@@ -9,7 +10,7 @@
 #include <string.h>
 
 #include "kfsck/common.h"
-#include "kfsck/cursor.h"
+#include "bytes/cursor.h"
 
 int64_t kf_bucket_start(int64_t ts, int64_t width)
 {
@@ -89,6 +90,8 @@ size_t kf_timehist_sorted(const kf_timehist *h, kf_tbucket **out)
 
 void kf_timehist_free(kf_timehist *h)
 {
+    if (!h)
+        return;
     free(h->slots);
     memset(h, 0, sizeof *h);
 }

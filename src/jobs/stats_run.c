@@ -6,15 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/report.h"
+#include "jobs/stats_internal.h"
+#include "bytes/opts.h"
 #include "kfsck/codec.h"
 #include "kfsck/part_feed.h"
 #include "kfsck/stats.h"
 
 void kf_stats_opts_init(kf_stats_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->bucket_ms = 3600000;
-    kf_part_reader_opts_init(&o->read);
+    *o = (kf_stats_opts)KF_STATS_OPTIONS_INIT;
 }
 
 typedef struct staged_rec {
@@ -146,6 +147,13 @@ static int read_group(stats_feed *F, const kf_inputs *in, size_t i, size_t j)
 int kf_stats_run(const kf_inputs *in, const kf_stats_opts *o, kf_stats_result *res)
 {
     memset(res, 0, sizeof *res);
+    kf_stats_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_STATS_OPTIONS_VERSION, NULL) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    if (own.bucket_ms <= 0)
+        own.bucket_ms = 3600000;
+    kf_opts_nested(&own.read.version, KF_PART_READER_OPTIONS_VERSION);
+    o = &own;
     stats_feed F;
     memset(&F, 0, sizeof F);
     F.o = o;

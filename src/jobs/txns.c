@@ -29,6 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/report.h"
+#include "bytes/error.h"
+#include "format/producer_state.h"
+#include "bytes/opts.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/index.h"
@@ -72,9 +76,7 @@ struct kf_txns {
 
 void kf_txns_opts_init(kf_txns_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
-    o->hanging_ms = 15 * 60 * 1000;
+    *o = (kf_txns_opts)KF_TXNS_OPTIONS_INIT;
 }
 
 /* ---- problems ------------------------------------------------------------- */
@@ -130,7 +132,7 @@ static void tix_open(kf_txns *t, tix *x, size_t s)
     if (!x->path)
         return;
     int err_no = 0;
-    int rc = kf_file_read_all(x->path, KF_SMALL_FILE_MAX, &x->data, &x->size, &err_no);
+    int rc = kf_error_errno(kf_file_read_all(x->path, KF_SMALL_FILE_MAX, &x->data, &x->size), &err_no);
     if (rc != KF_OK) {
         x->data = NULL;
         x->size = 0;
@@ -267,7 +269,7 @@ static int load_snapshot(kf_txns *t)
             return KF_ERR_NOMEM;
         kf_bytes m = {NULL, 0};
         int err_no = 0;
-        int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+        int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
         if (rc != KF_OK) {
             if (rc == KF_ERR_NOMEM) {
                 free(path);
@@ -311,18 +313,21 @@ static int load_snapshot(kf_txns *t)
 int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
 {
     *out = NULL;
+    kf_txns_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_TXNS_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    if (!own.has_hanging_ms)
+        own.hanging_ms = 15 * 60 * 1000;
+    o = &own;
     kf_txns *t = calloc(1, sizeof *t);
     if (!t)
         return KF_ERR_NOMEM;
-    if (o)
-        t->o = *o;
-    else
-        kf_txns_opts_init(&t->o);
+    t->o = *o;
     t->p = p;
     t->ps = kf_pstate_new_open_txns();
     t->ix = calloc(p->ncopies ? p->ncopies : 1, sizeof *t->ix);
     if (!t->ps || !t->ix) {
-        kf_txns_free(t);
+        kf_txns_close(t);
         return KF_ERR_NOMEM;
     }
     t->nix = p->ncopies;
@@ -331,7 +336,7 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
         t->ix[i].seg = NONE;
     }
     if (load_snapshot(t) != KF_OK) {
-        kf_txns_free(t);
+        kf_txns_close(t);
         return KF_ERR_NOMEM;
     }
     *out = t;
@@ -478,7 +483,7 @@ int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_
     return KF_OK;
 }
 
-void kf_txns_free(kf_txns *t)
+void kf_txns_close(kf_txns *t)
 {
     if (!t)
         return;

@@ -3,6 +3,7 @@
  * partition fed to the txns job, each read whole through kf_part_feed. */
 #include <stdlib.h>
 
+#include "bytes/opts.h"
 #include "kfsck/part_feed.h"
 #include "kfsck/txns.h"
 
@@ -25,6 +26,10 @@ static int coord_batch(void *ctx, kf_part_reader *r, kf_batch *b)
 int kf_txn_coord_read(kf_txn_coord *c, const kf_partition *p, const kf_part_reader_opts *ro, kf_problem_fn fn,
                       void *ctx, kf_part_result *res)
 {
+    kf_part_reader_opts own;
+    if (kf_opts_take(&own, ro, sizeof own, KF_PART_READER_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    ro = &own;
     coord_feed f = {c, p->partition, {0}, ro->max_batch_bytes, fn, ctx};
     int rc = kf_part_feed(p, ro, coord_batch, &f, res);
     kf_buf_free(&f.buf);

@@ -2,6 +2,7 @@
  * with their indexes, the small files of a partition, a partition's segment
  * chain, and a data dir's own files. Problems go out through the caller's
  * callback with their file set, in the order they are found. */
+#include "bytes/opts.h"
 #include "kfsck/verify.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/error.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -22,8 +24,7 @@
 
 void kf_verify_opts_init(kf_verify_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
+    *o = (kf_verify_opts)KF_VERIFY_OPTIONS_INIT;
 }
 
 /* ---- reporting ------------------------------------------------------------ */
@@ -203,7 +204,7 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
 static int open_index(sink *s, kf_file_kind kind, int64_t base_offset, bool missing_ok, kf_source **src, kf_index *ix)
 {
     int err_no = 0;
-    int rc = kf_source_open(src, s->file, 0, &err_no);
+    int rc = kf_error_errno(kf_source_open(src, s->file, 0), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
@@ -221,10 +222,11 @@ static int open_index(sink *s, kf_file_kind kind, int64_t base_offset, bool miss
  * is reported. */
 static void close_index(sink *s, kf_source *src, kf_index *ix)
 {
-    int err_no;
-    if (kf_index_read_failed(ix, &err_no))
+    if (kf_index_read_status(ix) != KF_OK) {
+        int err_no = kf_error_last()->err_no;
         kf_report(sink_problem, s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "read error: %s",
                   err_no ? kf_path_error_str(err_no) : "the file shrank while it was read");
+    }
     kf_index_close(ix);
     kf_source_close(src);
 }
@@ -248,13 +250,31 @@ static int verify_index_file(sink *s, kf_file_kind kind, int64_t base_offset)
     return KF_OK;
 }
 
+/* An offset checkpoint or a leader-epoch-checkpoint, read in pieces: any size. */
+static int verify_checkpoint_file(sink *s, kf_file_kind kind)
+{
+    int err_no = 0;
+    int32_t version = -1;
+    int rc = kf_error_errno(kf_checkpoint_read(s->file, kind == KF_FILE_LEADER_EPOCH ? KF_CKPT_LEADER_EPOCH
+                                                                                     : KF_CKPT_OFFSETS,
+                                               &version, NULL, NULL, sink_problem, s),
+                            &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc == KF_ERR_IO)
+        unreadable(s, rc, err_no);
+    return KF_OK;
+}
+
 static int verify_small_file(sink *s, kf_file_kind kind, int64_t base_offset)
 {
     if (kind == KF_FILE_INDEX || kind == KF_FILE_TIMEINDEX)
         return verify_index_file(s, kind, base_offset);
+    if (kind == KF_FILE_OFFSET_CHECKPOINT || kind == KF_FILE_LEADER_EPOCH)
+        return verify_checkpoint_file(s, kind);
     kf_bytes m;
     int err_no = 0;
-    int rc = kf_file_read_all(s->file, KF_SMALL_FILE_MAX, &m.data, &m.size, &err_no);
+    int rc = kf_error_errno(kf_file_read_all(s->file, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
@@ -290,7 +310,7 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
     *opened = false;
     kf_source *src;
     int err_no = 0;
-    int rc = kf_source_open(&src, path, 0, &err_no);
+    int rc = kf_error_errno(kf_source_open(&src, path, 0), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
@@ -299,12 +319,14 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
             *out = sum;
         return KF_OK;
     }
-    kf_scan_opts so;
-    kf_scan_opts_init(&so);
+    kf_segment_scan_opts so;
+    kf_segment_scan_opts_init(&so);
     so.max_batch_bytes = o->max_batch_bytes;
     so.threads = o->threads;
     so.chunk_bytes = o->chunk_bytes;
-    so.base_offset = kind == KF_FILE_LOG ? base_offset : -1;
+    so.deep = true;
+    so.has_base_offset = kind == KF_FILE_LOG && base_offset >= 0;
+    so.base_offset = base_offset;
     so.problem_fn = sink_problem;
     so.problem_ctx = &s;
     progress_fwd pf = {o, path};
@@ -378,6 +400,10 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
 int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, const kf_verify_opts *o,
                    kf_verify_result *res, kf_segment_summary *seg)
 {
+    kf_verify_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     if (seg)
         memset(seg, 0, sizeof *seg);
     bool opened;
@@ -398,6 +424,10 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
 
 int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_result *res, kf_partition_summary *ps)
 {
+    kf_verify_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     kf_partition_summary dummy;
     if (!ps)
         ps = &dummy;
@@ -405,7 +435,7 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
     sink s = {o, res, dir, 0, 0};
     kf_name_list l;
     int err_no = 0;
-    int rc = kf_list_dir(dir, &l, &err_no);
+    int rc = kf_error_errno(kf_list_dir(dir, &l), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc != KF_OK) {
@@ -531,11 +561,15 @@ static void datadir_walk_opts(kf_paths_walk_opts *wo, verify_walk *w)
 
 int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res)
 {
+    kf_verify_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     verify_walk w = {o, res};
     kf_paths_walk_opts wo;
     datadir_walk_opts(&wo, &w);
     int err_no = 0;
-    int rc = kf_datadir_walk(dir, &wo, &err_no);
+    int rc = kf_error_errno(kf_datadir_walk(dir, &wo), &err_no);
     if (rc == KF_ERR_IO) {
         sink s = {o, res, dir, 0, 0};
         kf_report(sink_problem, &s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the data directory: %s",
@@ -603,6 +637,10 @@ static void verify_path_error(void *ctx, const char *path, int err_no, const cha
 
 int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_verify_result *res)
 {
+    kf_verify_opts own;
+    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = &own;
     verify_walk w = {o, res};
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_init(&wo);

@@ -26,7 +26,7 @@
 
 #include "records/coord_internal.h"
 #include "kfsck/coord.h"
-#include "kfsck/cursor.h"
+#include "bytes/cursor.h"
 
 #define DTREE_DEFAULT_MAX (1u << 20)
 #define DTREE_FIRST_CAP 64u

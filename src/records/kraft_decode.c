@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "kfsck/cursor.h"
+#include "bytes/cursor.h"
 #include "records/coord_internal.h"
 
 #define FRAME_VERSION 1

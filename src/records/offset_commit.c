@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-#include "kfsck/cursor.h"
+#include "bytes/cursor.h"
 
 static const uint8_t *str(kf_cursor *c, uint32_t *len)
 {

@@ -1,8 +1,11 @@
 /* api_c.c: a third party's C program using libkfsck as installed, built
  * with nothing but `pkg-config --cflags --libs kfsck` (tests/api/run.sh):
  * verifies a healthy and a damaged fixture segment and a partition through
- * the public API, and checks the version functions. Exit 0 when every
- * answer is right. Usage: api_c FIXTURES_DIR */
+ * the public API, checks the error detail of a failed open (kf_error_last),
+ * the version functions and the options conventions (KF_*_OPTIONS_INIT, NULL
+ * options, a version the library does not know). Exit 0 when every answer
+ * is right. Usage: api_c FIXTURES_DIR */
+#include <errno.h>
 #include <kfsck/kfsck.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,8 +34,7 @@ static void on_problem(void *ctx, const kf_problem *p)
 
 static void verify_one(const char *path, kf_verify_result *res, seen *s, kf_segment_summary *sum)
 {
-    kf_verify_opts o;
-    kf_verify_opts_init(&o);
+    kf_verify_opts o = KF_VERIFY_OPTIONS_INIT;
     o.problem_fn = on_problem;
     o.problem_ctx = s;
     kf_name_info ni = kf_classify_name("00000000000000000000.log");
@@ -68,14 +70,19 @@ int main(int argc, char **argv)
     CHECK(res.errors > 0 && s.crc == 1);
     CHECK(sum.valid_bytes < sum.size);
 
-    /* the streaming reader, pull-style, on the same file */
+    /* the streaming reader, pull-style, on the same file, with NULL options
+     * (the defaults) */
     kf_source *src;
-    int err_no = 0;
-    CHECK(kf_source_open(&src, path, 0, &err_no) == KF_OK);
-    kf_scan_opts so;
-    kf_scan_opts_init(&so);
+    CHECK(kf_source_open(&src, path, 0) == KF_OK);
+    /* a failed call's detail is the last error: code, errno, path */
+    char missing[4096];
+    snprintf(missing, sizeof missing, "%s/no-such-segment.log", argv[1]);
+    kf_source *none;
+    CHECK(kf_source_open(&none, missing, 0) == KF_ERR_IO);
+    CHECK(kf_error_last()->code == KF_ERR_IO && kf_error_last()->err_no == ENOENT);
+    CHECK(!strcmp(kf_error_last()->path, missing));
     kf_segment_iter *it;
-    CHECK(kf_segment_iter_open(&it, src, &so) == KF_OK);
+    CHECK(kf_segment_iter_open(&it, src, NULL) == KF_OK);
     kf_batch b;
     bool damaged, saw_damage = false;
     unsigned n = 0;
@@ -92,9 +99,22 @@ int main(int argc, char **argv)
     memset(&res, 0, sizeof res);
     kf_verify_opts o;
     kf_verify_opts_init(&o);
+    CHECK(o.version == KF_VERIFY_OPTIONS_VERSION && o.max_batch_bytes == 0 && !o.problem_fn);
     kf_partition_summary ps;
     CHECK(kf_verify_partition(path, &o, &res, &ps) == KF_OK);
     CHECK(res.errors == 0 && ps.segments == 3 && ps.has_log_end && ps.log_end_offset > 0);
+
+    /* options of a version the library does not know, or of none (not
+     * started from KF_*_OPTIONS_INIT): refused, nothing read */
+    memset(&res, 0, sizeof res);
+    o.version = 99;
+    CHECK(kf_verify_partition(path, &o, &res, &ps) == KF_ERR_UNSUPPORTED);
+    o.version = 0;
+    CHECK(kf_verify_partition(path, &o, &res, &ps) == KF_ERR_UNSUPPORTED);
+    CHECK(res.errors == 0 && res.warnings == 0);
+    kf_connect_opts co = KF_CONNECT_OPTIONS_INIT;
+    co.version = KF_CONNECT_OPTIONS_VERSION + 1;
+    CHECK(kf_connect_new(&co) == NULL);
 
     if (failures)
         return 1;

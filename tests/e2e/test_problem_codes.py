@@ -156,6 +156,20 @@ class Declarations(unittest.TestCase):
                 loose.append((os.path.relpath(path, ROOT), m.group(1)))
         self.assertEqual(loose, [])
 
+    def test_every_code_is_in_common_h(self):
+        """One list a caller reads: no header or source file but common.h defines a KF_P_*."""
+        elsewhere = []
+        files = glob.glob(os.path.join(ROOT, "include", "**", "*.h"), recursive=True)
+        files += glob.glob(os.path.join(ROOT, "src", "**", "*.[ch]"), recursive=True)
+        for path in files:
+            if os.path.relpath(path, ROOT) == os.path.join("include", "kfsck", "common.h"):
+                continue
+            with open(path) as f:
+                elsewhere += [(os.path.relpath(path, ROOT), m) for m in re.findall(r"#define (KF_P_\w+)", f.read())]
+        self.assertEqual(elsewhere, [])
+        with open(os.path.join(ROOT, "include", "kfsck", "common.h")) as f:
+            self.assertEqual(len(re.findall(r"#define KF_P_", f.read())), len(header_codes()))
+
     def test_codes_are_unique(self):
         values = list(header_codes().values())
         self.assertGreater(len(values), 40)

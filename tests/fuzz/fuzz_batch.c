@@ -20,12 +20,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kf_source *m;
     if (kf_source_memory(&m, data, size) != KF_OK)
         return 0;
-    kf_scan_opts o;
+    kf_segment_scan_opts o;
     kf_segment_summary sum;
 
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts_init(&o);
     o.deep = true;
-    o.resync = true;
     o.max_batch_bytes = (size_t)1 << 20;
     (void)kf_segment_scan(m, &o, &sum);
     kf_source_close(m);

@@ -18,8 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kf_connect_opts_init(&co);
     co.max_batch_bytes = (size_t)1 << 20;
     kf_connect *c = kf_connect_new(&co);
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
+    o.deep = true;
     kf_segment_iter *it;
     if (c && kf_segment_iter_open(&it, m, &o) == KF_OK) {
         kf_batch b;

@@ -38,8 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         kf_source_close(m);
         return 0;
     }
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
+    o.deep = true;
     kf_segment_iter *it;
     if (kf_segment_iter_open(&it, m, &o) == KF_OK) {
         kf_batch b;

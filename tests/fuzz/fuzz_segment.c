@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "kfsck/kfsck.h"
+#include "format/intact.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,14 +27,15 @@ static void note_too_large(void *ctx, const kf_problem *p)
 static void check_broker_view(kf_source *m)
 {
     bool too_large = false;
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.problem_fn = note_too_large;
     o.problem_ctx = &too_large;
     o.deep = false;
     o.broker_view = true;
     o.threads = 1;
     o.max_batch_bytes = (size_t)1 << 20;
+    o.has_base_offset = true;
     o.base_offset = 0;
     kf_segment_iter *it;
     if (kf_segment_iter_open(&it, m, &o) != KF_OK)
@@ -77,7 +79,7 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 {
     size_t *sink = ctx;
     kf_cursor c;
-    kf_cur_init(&c, r->headers, r->headers_len);
+    kf_headers_begin(&c, r);
     const uint8_t *hk, *hv;
     int32_t hkl, hvl;
     while (kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1)
@@ -110,12 +112,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (kf_source_memory(&m, data + il + tl, size - il - tl) != KF_OK)
         return 0;
     size_t sink = 0;
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.records = true;
     o.record_fn = on_record;
     o.ctx = &sink;
     o.max_batch_bytes = (size_t)1 << 20;
+    o.has_base_offset = true;
     o.base_offset = 0;
     o.offset_index = &oi;
     o.time_index = &ti;

@@ -107,6 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         kf_txns_opts o;
         kf_txns_opts_init(&o);
         o.max_batch_bytes = ro.max_batch_bytes;
+        o.has_hanging_ms = true;
         o.hanging_ms = 1000;
         o.coord = coord;
         o.problem_fn = sink_problem;
@@ -123,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 kf_txns_finish(t, res.uncovered > 0, sink_report, (void *)&sink, &tr);
                 sink += tr.open_transactions + tr.txnindex_missing + tr.txnindex_extra;
             }
-            kf_txns_free(t);
+            kf_txns_close(t);
         }
         kf_buf_free(&buf);
         kf_txn_coord_free(coord);

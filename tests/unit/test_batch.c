@@ -4,6 +4,7 @@
  * varint header count, headers). Each test names the rule it checks; the
  * expected values are worked out from the layout, not from the parser. */
 #include "testutil.h"
+#include "bytes/cursor.h"
 
 /* A batch whose record section is exactly the bytes given. */
 static uint32_t raw_batch(uint8_t *out, const uint8_t *records, size_t len, int32_t count, int32_t last_delta)

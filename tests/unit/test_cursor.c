@@ -1,5 +1,6 @@
 /* test_cursor.c: the byte cursor's bounds checks, sticky error and varints. */
 #include "testutil.h"
+#include "bytes/cursor.h"
 
 static void test_fixed_ints(void **state)
 {

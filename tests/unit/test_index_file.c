@@ -3,7 +3,7 @@
  * entries and the same problems as the bytes in memory, across the reader's
  * window boundaries (8192 entries a window); the zero tail's holes skipped
  * but data after them still read; a file that shrinks while it is read told
- * by kf_index_read_failed. Files are written to TMPDIR and removed. */
+ * by kf_index_read_status. Files are written to TMPDIR and removed. */
 #include <unistd.h>
 
 #include "testutil.h"
@@ -59,8 +59,7 @@ static void test_offset_index_file_as_memory(void **state)
     kf_index mem, file;
     kf_offset_index_init(&mem, buf, (uint64_t)N_SLOTS * 8, 1000);
     kf_source *src;
-    int err_no = 0;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     assert_int_equal(kf_offset_index_open(&file, src, 1000), KF_OK);
     assert_int_equal(file.entries, mem.entries);
     assert_int_equal(file.entries, N_SLOTS);
@@ -79,7 +78,7 @@ static void test_offset_index_file_as_memory(void **state)
     assert_true(a.n >= 2);
     assert_int_equal(a.position[0], 8 * 8192);
     assert_same_problems(&a, &b);
-    assert_false(kf_index_read_failed(&file, &err_no));
+    assert_int_equal(kf_index_read_status(&file), KF_OK);
     kf_index_close(&file);
     kf_source_close(src);
     unlink(path);
@@ -102,8 +101,7 @@ static void test_time_index_file_as_memory(void **state)
     kf_index mem, file;
     kf_time_index_init(&mem, buf, size, 50);
     kf_source *src;
-    int err_no = 0;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     assert_int_equal(kf_time_index_open(&file, src, 50), KF_OK);
     assert_int_equal(file.entries, mem.entries);
     problem_log a = {0}, b = {0};
@@ -139,9 +137,8 @@ static void test_hole_skipped_data_after_it_read(void **state)
     assert_int_equal(fwrite(last, 1, 8, f), 8);
     fclose(f);
     kf_source *src;
-    int err_no = 0;
     kf_index file;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     assert_int_equal(kf_offset_index_open(&file, src, 0), KF_OK);
     assert_int_equal(file.entries, 10);
     problem_log b = {0};
@@ -161,17 +158,16 @@ static void test_file_that_shrinks_is_told(void **state)
     char path[4096];
     write_file(path, sizeof path, buf, (size_t)N_SLOTS * 8, 0);
     kf_source *src;
-    int err_no = -1;
     kf_index file;
-    assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
     assert_int_equal(kf_offset_index_open(&file, src, 0), KF_OK);
-    assert_false(kf_index_read_failed(&file, &err_no));
+    assert_int_equal(kf_index_read_status(&file), KF_OK);
     assert_int_equal(truncate(path, 8 * 100), 0);
     int64_t off, pos;
     kf_offset_index_get(&file, 10000, &off, &pos); /* past the first window: read now */
     assert_int_equal(off, 0);                    /* reads as a zero slot */
-    assert_true(kf_index_read_failed(&file, &err_no));
-    assert_int_equal(err_no, 0);
+    assert_int_equal(kf_index_read_status(&file), KF_ERR_IO);
+    assert_int_equal(kf_error_last()->err_no, 0);
     kf_index_close(&file);
     kf_source_close(src);
     unlink(path);

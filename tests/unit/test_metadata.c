@@ -760,10 +760,11 @@ static void test_multi_record_control_batches(void **state)
             kf_source *src;
             assert_int_equal(kf_source_memory(&src, seg.b, seg.n), KF_OK);
             problem_log log = {0};
-            kf_scan_opts o;
-            kf_scan_opts_init(&o);
+            kf_segment_scan_opts o;
+            kf_segment_scan_opts_init(&o);
             o.deep = true;
             o.records = records;
+            o.has_base_offset = true;
             o.base_offset = 0;
             o.problem_fn = problem_log_fn;
             o.problem_ctx = &log;

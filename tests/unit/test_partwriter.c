@@ -14,6 +14,7 @@
 
 #include "testutil.h"
 #include "mkbatch.h"
+#include "format/partwriter.h"
 
 static char tmpdir[256];
 static int seq;

@@ -9,7 +9,7 @@
 #include "testutil.h"
 #include "mkbatch.h"
 
-#include "kfsck/producer_state.h"
+#include "format/producer_state.h"
 
 /* ---- hand-built v2 batches ------------------------------------------------- */
 

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kfsck/index_builder.h"
-#include "kfsck/intact.h"
-#include "kfsck/out_file.h"
+#include "format/index_builder.h"
+#include "format/intact.h"
+#include "format/out_file.h"
 #include "testutil.h"
 
 static char tmpdir[256];
@@ -47,26 +47,25 @@ static int count_entries(const char *dir)
 static void test_out_file_commit_and_no_overwrite(void **state)
 {
     (void)state;
-    int err_no = 0;
     kf_out_file *f;
-    assert_int_equal(kf_out_open(&f, tmpdir, "a.bin", false, &err_no), KF_OK);
+    assert_int_equal(kf_out_open(&f, tmpdir, "a.bin", false), KF_OK);
     assert_int_equal(kf_out_write(f, "hello", 5), KF_OK);
     char final[400];
     snprintf(final, sizeof final, "%s/a.bin", tmpdir);
     struct stat st;
     assert_int_not_equal(stat(final, &st), 0); /* not there before the commit */
-    assert_int_equal(kf_out_commit(f, &err_no), KF_OK);
+    assert_int_equal(kf_out_commit(f), KF_OK);
     assert_int_equal(stat(final, &st), 0);
     assert_int_equal(st.st_size, 5);
     assert_int_equal(count_entries(tmpdir), 1);
     /* exists: refused without force, replaced with force */
-    assert_int_equal(kf_out_open(&f, tmpdir, "a.bin", false, &err_no), KF_ERR_IO);
-    assert_int_equal(err_no, EEXIST);
-    assert_int_equal(kf_out_write_file(tmpdir, "a.bin", "xy", 2, true, &err_no), KF_OK);
+    assert_int_equal(kf_out_open(&f, tmpdir, "a.bin", false), KF_ERR_IO);
+    assert_int_equal(kf_error_last()->err_no, EEXIST);
+    assert_int_equal(kf_out_write_file(tmpdir, "a.bin", "xy", 2, true), KF_OK);
     assert_int_equal(stat(final, &st), 0);
     assert_int_equal(st.st_size, 2);
     /* abort leaves nothing */
-    assert_int_equal(kf_out_open(&f, tmpdir, "b.bin", false, &err_no), KF_OK);
+    assert_int_equal(kf_out_open(&f, tmpdir, "b.bin", false), KF_OK);
     assert_int_equal(kf_out_write(f, "zz", 2), KF_OK);
     kf_out_abort(f);
     assert_int_equal(count_entries(tmpdir), 1);
@@ -74,7 +73,7 @@ static void test_out_file_commit_and_no_overwrite(void **state)
     size_t big = 200000;
     uint8_t *buf = calloc(1, big);
     assert_non_null(buf);
-    assert_int_equal(kf_out_write_file(tmpdir, "big.bin", buf, big, false, &err_no), KF_OK);
+    assert_int_equal(kf_out_write_file(tmpdir, "big.bin", buf, big, false), KF_OK);
     free(buf);
     snprintf(final, sizeof final, "%s/big.bin", tmpdir);
     assert_int_equal(stat(final, &st), 0);
@@ -84,15 +83,14 @@ static void test_out_file_commit_and_no_overwrite(void **state)
 static void test_mkdirs_under_file_fails(void **state)
 {
     (void)state;
-    int err_no = 0;
     char p[400];
     snprintf(p, sizeof p, "%s/x/y/z", tmpdir);
-    assert_int_equal(kf_mkdirs(p, &err_no), KF_OK);
+    assert_int_equal(kf_mkdirs(p), KF_OK);
     snprintf(p, sizeof p, "%s/plain", tmpdir);
-    assert_int_equal(kf_out_write_file(tmpdir, "plain", "1", 1, false, &err_no), KF_OK);
+    assert_int_equal(kf_out_write_file(tmpdir, "plain", "1", 1, false), KF_OK);
     snprintf(p, sizeof p, "%s/plain/sub", tmpdir);
-    assert_int_equal(kf_mkdirs(p, &err_no), KF_ERR_IO);
-    assert_int_equal(err_no, ENOTDIR);
+    assert_int_equal(kf_mkdirs(p), KF_ERR_IO);
+    assert_int_equal(kf_error_last()->err_no, ENOTDIR);
 }
 
 static void test_path_within(void **state)
@@ -100,8 +98,7 @@ static void test_path_within(void **state)
     (void)state;
     char a[400], b[400];
     snprintf(a, sizeof a, "%s/part", tmpdir);
-    int err_no;
-    assert_int_equal(kf_mkdirs(a, &err_no), KF_OK);
+    assert_int_equal(kf_mkdirs(a), KF_OK);
     snprintf(b, sizeof b, "%s/part/not/yet", tmpdir);
     assert_true(kf_path_within(b, a));
     assert_true(kf_path_within(a, a));
@@ -162,10 +159,9 @@ static void test_index_builder_matches_committed_index(void **state)
     assert_non_null(log);
     assert_non_null(ix);
     assert_non_null(tix);
-    int err_no = 0;
     kf_out_file *fi, *ft;
-    assert_int_equal(kf_out_open(&fi, tmpdir, "v.index", true, &err_no), KF_OK);
-    assert_int_equal(kf_out_open(&ft, tmpdir, "v.timeindex", true, &err_no), KF_OK);
+    assert_int_equal(kf_out_open(&fi, tmpdir, "v.index", true), KF_OK);
+    assert_int_equal(kf_out_open(&ft, tmpdir, "v.timeindex", true), KF_OK);
     kf_index_builder b;
     kf_index_builder_init(&b, 0, fi, ft);
     uint64_t pos = 0;
@@ -179,8 +175,8 @@ static void test_index_builder_matches_committed_index(void **state)
         pos += size;
     }
     assert_int_equal(kf_index_builder_finish(&b), KF_OK);
-    assert_int_equal(kf_out_commit(fi, &err_no), KF_OK);
-    assert_int_equal(kf_out_commit(ft, &err_no), KF_OK);
+    assert_int_equal(kf_out_commit(fi), KF_OK);
+    assert_int_equal(kf_out_commit(ft), KF_OK);
     char p[400];
     size_t gi = 0, gt = 0;
     snprintf(p, sizeof p, "%s/v.index", tmpdir);
@@ -204,8 +200,8 @@ static bool first_batch_intact(const uint8_t *log, size_t n, const char **code)
 {
     kf_source *src;
     assert_int_equal(kf_source_memory(&src, log, n), KF_OK);
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.deep = true;
     o.threads = 1;
     kf_segment_iter *it;

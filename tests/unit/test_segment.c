@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <unistd.h>
 
+#include "format/resync.h"
 #include "testutil.h"
 
 static char *fixture_path(const char *rel)
@@ -55,9 +56,10 @@ static kf_segment_summary scan_with(const uint8_t *d, size_t n, int64_t base, se
 {
     kf_source *src;
     assert_int_equal(kf_source_memory(&src, d, n), KF_OK);
-    kf_scan_opts o;
-    kf_scan_opts_init(&o);
+    kf_segment_scan_opts o;
+    kf_segment_scan_opts_init(&o);
     o.records = true;
+    o.has_base_offset = base >= 0;
     o.base_offset = base;
     o.batch_fn = on_batch;
     o.record_fn = on_record;
@@ -283,11 +285,11 @@ static void test_file_changing_under_the_reader(void **state)
         assert_int_equal(ftruncate(fd, (off_t)n), 0);
         assert_true(pwrite(fd, d, n, 0) == (ssize_t)n);
         kf_source *src;
-        int err_no = 0;
-        assert_int_equal(kf_source_open(&src, path, 0, &err_no), KF_OK);
+        assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
         assert_int_equal(ftruncate(fd, grow ? (off_t)(n + 5000) : (off_t)(n / 2)), 0);
-        kf_scan_opts o;
-        kf_scan_opts_init(&o);
+        kf_segment_scan_opts o;
+        kf_segment_scan_opts_init(&o);
+        o.deep = true;
         o.keep_cache = true;
         problem_log pl = {0};
         o.problem_fn = problem_log_fn;

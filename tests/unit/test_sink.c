@@ -240,7 +240,7 @@ static void test_read_partition(void **state)
     /* from offset 390 of 0..400: 11 data records */
     o.from = KF_SINK_FROM_OFFSET;
     o.from_value = 390;
-    o.alternatives = false;
+    o.no_alternatives = true;
     assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &o, &p, &plog), KF_OK);
     assert_true(p.records == 11 && p.resume_offset == 390 && p.control_records == 0);
     assert_true(!p.alt[0].on && !p.alt[1].on);

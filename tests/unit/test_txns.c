@@ -13,6 +13,7 @@
 
 #include "testutil.h"
 
+#include "format/producer_state.h"
 #include "kfsck/txns.h"
 
 /* ---- hand-built v2 batches -------------------------------------------------- */
@@ -79,7 +80,8 @@ static void test_rules_and_last_stable_offset(void **state)
     kf_partition p = no_copies();
     kf_txns_opts o;
     kf_txns_opts_init(&o);
-    assert_int_equal(o.hanging_ms, 900000);
+    assert_int_equal(o.version, KF_TXNS_OPTIONS_VERSION);
+    assert_false(o.has_hanging_ms); /* kf_txns_open: 15 minutes */
     problem_log log = {0};
     o.problem_fn = problem_log_fn;
     o.problem_ctx = &log;
@@ -130,9 +132,10 @@ static void test_rules_and_last_stable_offset(void **state)
     assert_null(rs.r[0].coordinator);
     assert_false(res.incomplete);
     assert_int_equal(log.n, 0);
-    kf_txns_free(f.t);
+    kf_txns_close(f.t);
 
     /* the same log with --hanging-ms 25 minutes: only 12's transaction hangs */
+    o.has_hanging_ms = true;
     o.hanging_ms = 25 * MIN;
     assert_int_equal(kf_txns_open(&f.t, &p, &o), KF_OK);
     feed(&f, 7, 1, DATA, 12, 4, T + 3 * MIN, NULL);
@@ -144,7 +147,7 @@ static void test_rules_and_last_stable_offset(void **state)
     assert_true(rs.r[0].hanging);
     assert_false(rs.r[1].hanging);
     assert_true(res.incomplete); /* the caller said damage was skipped */
-    kf_txns_free(f.t);
+    kf_txns_close(f.t);
 }
 
 static void test_unreadable_marker_and_empty_control_batch(void **state)
@@ -178,7 +181,7 @@ static void test_unreadable_marker_and_empty_control_batch(void **state)
     assert_int_equal(log.n, 1);
     assert_string_equal(log.code[0], KF_P_BAD_MARKER);
     assert_int_equal(log.offset[0], 1);
-    kf_txns_free(f.t);
+    kf_txns_close(f.t);
 }
 
 static void test_open_only_state_drops_ended_producers(void **state)
@@ -339,7 +342,7 @@ static void test_txnindex_missing_extra_and_misplaced(void **state)
         assert_int_equal(log.position[i], pos[i]);
         assert_int_equal(log.severity[i], KF_SEV_ERROR);
     }
-    kf_txns_free(f.t);
+    kf_txns_close(f.t);
 
     /* a second copy whose segment 1 lacks the index: its missing entries are
      * judged only where the markers were read from that copy */
@@ -355,7 +358,7 @@ static void test_txnindex_missing_extra_and_misplaced(void **state)
      * segment 0 (7, 12) and segment 1 (14) are found in each copy */
     assert_int_equal(res.txnindex_missing, 0);
     assert_int_equal(res.txnindex_extra, 6);
-    kf_txns_free(f.t);
+    kf_txns_close(f.t);
 
     const char *names[] = {"00000000000000000000.txnindex", "00000000000000000010.txnindex"};
     tdir_remove(&d, names, 2);
@@ -420,7 +423,7 @@ static void test_snapshot_at_the_log_start(void **state)
     assert_int_equal(rs.r[0].txn.last_offset, 100);
     assert_int_equal(rs.r[0].idle_ms, 1000);
     assert_int_equal(log.n, 0);
-    kf_txns_free(f.t);
+    kf_txns_close(f.t);
 
     /* a damaged snapshot is reported and not used */
     uint8_t junk[12] = {0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
@@ -434,7 +437,7 @@ static void test_snapshot_at_the_log_start(void **state)
     assert_int_equal(log.n, 1);
     assert_string_equal(log.code[0], KF_P_SNAPSHOT_INVALID);
     assert_int_equal(log.severity[0], KF_SEV_WARNING);
-    kf_txns_free(f.t);
+    kf_txns_close(f.t);
 
     const char *names[] = {"00000000000000000100.snapshot"};
     tdir_remove(&d, names, 1);
@@ -539,7 +542,7 @@ static void test_coordinator_view_and_marker_missing(void **state)
     assert_int_equal(log.n, 1);
     assert_string_equal(log.code[0], KF_P_MARKER_MISSING);
     assert_int_equal(log.offset[0], 0);
-    kf_txns_free(f.t);
+    kf_txns_close(f.t);
     kf_buf_free(&buf);
     kf_txn_coord_free(c);
 }

@@ -1,7 +1,7 @@
 /* test_walker.c: unit tests for the walk over PATHs (src/format/paths.c,
  * include/kfsck/paths.h) and what is built on it: kf_inputs_collect's
- * copies (data dirs of different clusters are never copies of one another)
- * and kf_verify_paths's unusable paths. Each test builds a small tree of
+ * and kf_partition_of_dirs's copies (data dirs of different clusters are
+ * never copies of one another) and kf_verify_paths's unusable paths. Each test builds a small tree of
  * directories and empty files in a temporary directory and compares the
  * callbacks' calls, in order, with what the rules of paths.h say by hand. */
 #include <errno.h>
@@ -96,6 +96,8 @@ static int on_file(void *ctx, const kf_path_entry *e) { return record(ctx, "file
 static int on_partition(void *ctx, const kf_path_entry *e) { return record(ctx, "partition", e); }
 static int on_datadir(void *ctx, const kf_path_entry *e) { return record(ctx, "datadir", e); }
 static int on_datadir_file(void *ctx, const kf_path_entry *e) { return record(ctx, "own", e); }
+static int on_other_dir(void *ctx, const kf_path_entry *e) { return record(ctx, "other", e); }
+static int on_other_entry(void *ctx, const kf_path_entry *e) { return record(ctx, "entry", e); }
 
 static void on_error(void *ctx, const char *path, int err_no, const char *what)
 {
@@ -167,6 +169,16 @@ static void test_datadir_entries(void **state)
     assert_int_equal(kf_paths_walk(paths, 1, &o), KF_OK);
     assert_string_equal(c.line[2], "partition dd/gone-3 kind=0 dd(7,ClusterA) in");
     assert_int_equal(c.n, 7);
+
+    /* and the entries that are not partitions handed to other_entry_fn */
+    walk_opts(&o, &c, at(t, ""));
+    o.unreadable_partitions = true;
+    o.other_entry_fn = on_other_entry;
+    assert_int_equal(kf_paths_walk(paths, 1, &o), KF_OK);
+    assert_int_equal(c.n, 9);
+    assert_string_equal(c.line[2], "entry dd/clicks-2 kind=1 dd(7,ClusterA) in");
+    assert_string_equal(c.line[3], "partition dd/gone-3 kind=0 dd(7,ClusterA) in");
+    assert_string_equal(c.line[5], "entry dd/notes kind=5 dd(7,ClusterA) in");
 }
 
 static bool only_orders(void *ctx, const kf_path_entry *e)
@@ -205,12 +217,11 @@ static void test_want_and_descend(void **state)
      * is KF_ERR_IO with its errno, nothing reported */
     walk_opts(&o, &c, at(t, ""));
     o.want_fn = only_orders;
-    assert_int_equal(kf_datadir_walk(at(t, "dd"), &o, NULL), KF_OK);
+    assert_int_equal(kf_datadir_walk(at(t, "dd"), &o), KF_OK);
     expect(&c, want + 1, 2);
     walk_opts(&o, &c, at(t, ""));
-    int err_no = 0;
-    assert_int_equal(kf_datadir_walk(at(t, "nothing-here"), &o, &err_no), KF_ERR_IO);
-    assert_int_equal(err_no, ENOENT);
+    assert_int_equal(kf_datadir_walk(at(t, "nothing-here"), &o), KF_ERR_IO);
+    assert_int_equal(kf_error_last()->err_no, ENOENT);
     assert_int_equal(c.n, 0);
 }
 
@@ -256,6 +267,13 @@ static void test_path_kinds(void **state)
         "error other errno=0 other",
     };
     expect(&c, want2, 3);
+
+    /* other_dir_fn: a directory that is neither is the caller's to judge */
+    walk_opts(&o, &c, at(t, ""));
+    o.other_dir_fn = on_other_dir;
+    assert_int_equal(kf_paths_walk(paths + 4, 2, &o), KF_OK);
+    const char *want3[] = {"other empty kind=5 -", "other other kind=5 -"};
+    expect(&c, want3, 2);
 }
 
 /* A callback's KF_ERR_IO is remembered and the walk goes on; another error
@@ -281,6 +299,47 @@ static void test_callback_results(void **state)
     assert_int_equal(c.n, 2);
 }
 
+/* file_fn that keeps whether each file looked like a log, in a bool[] (by
+ * whether the name starts with "segment"). */
+static int remember_look(void *ctx, const kf_path_entry *e)
+{
+    bool *seen = ctx;
+    seen[strncmp(e->name, "segment", 7) == 0 ? 0 : 1] = e->looks_like_log;
+    return KF_OK;
+}
+
+
+/* sniff_logs (dump and repair): a file PATH whose first bytes frame as a
+ * record batch is said to look like a log, whatever its name. */
+static void test_sniff_logs(void **state)
+{
+    (void)state;
+    const char *t = "sniff";
+    mkdirs(t, "");
+    /* a record batch's frame: base offset 0, length 100, leader epoch 0, magic 2 */
+    static const char frame[17] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 2};
+    FILE *f = fopen(at(t, "segment.bin"), "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(frame, 1, sizeof frame, f), sizeof frame);
+    fclose(f);
+    put(t, "text.bin", "not a record batch at all");
+
+    kf_paths_walk_opts o;
+    calls c;
+    bool seen[2];
+    walk_opts(&o, &c, at(t, ""));
+    o.sniff_logs = true;
+    o.file_fn = remember_look;
+    o.ctx = seen;
+    char *files[] = {(char *)at(t, "segment.bin"), (char *)at(t, "text.bin")};
+    assert_int_equal(kf_paths_walk(files, 2, &o), KF_OK);
+    assert_true(seen[0]);
+    assert_false(seen[1]);
+    o.sniff_logs = false; /* the file is not read */
+    assert_int_equal(kf_paths_walk(files, 1, &o), KF_OK);
+    assert_false(seen[0]);
+}
+
 /* ---- kf_inputs_collect: copies, and the cluster.id rule --------------------------- */
 
 typedef struct errors {
@@ -295,6 +354,18 @@ static void collect_error(void *ctx, const char *path, int err_no, const char *w
     if (e->n < 4)
         snprintf(e->what[e->n], sizeof e->what[0], "%s: %s", path, what);
     e->n++;
+}
+
+/* The first error is the refusal of data dir other (cluster.id Other) as a
+ * copy beside first's (Same). */
+static void expect_other_cluster(const errors *e, const char *other, const char *first)
+{
+    char want[700];
+    snprintf(want, sizeof want,
+             "%s: its meta.properties names cluster.id Other, but %s names Same: data dirs of different clusters "
+             "are never read as copies of one another",
+             other, first);
+    assert_string_equal(e->what[0], want);
 }
 
 static void test_copies_of_one_cluster_only(void **state)
@@ -329,12 +400,7 @@ static void test_copies_of_one_cluster_only(void **state)
     assert_string_equal(in.parts[1].copies[2].label, at(t, "b4/orders-1"));
     /* one error for the pair of data dirs, naming both */
     assert_int_equal(e.n, 1);
-    char want[700];
-    snprintf(want, sizeof want,
-             "%s: its meta.properties names cluster.id Other, but %s names Same: data dirs of different clusters "
-             "are never read as copies of one another",
-             at(t, "b3"), at(t, "b1"));
-    assert_string_equal(e.what[0], want);
+    expect_other_cluster(&e, at(t, "b3"), at(t, "b1"));
     kf_inputs_free(&in);
 
     /* the same data dirs, one cluster each time: no error */
@@ -356,6 +422,37 @@ static void test_copies_of_one_cluster_only(void **state)
     assert_int_equal(in.parts[0].ncopies, 1);
     assert_string_equal(in.parts[0].copies[0].label, at(t, "b1/orders-0"));
     kf_inputs_free(&in);
+}
+
+/* kf_partition_of_dirs (merge's copies): the same rule, whatever the copies' names */
+static void test_partition_of_dirs_clusters(void **state)
+{
+    (void)state;
+    const char *t = "mergecopies";
+    mkdirs(t, "b1/orders-0");
+    mkdirs(t, "b2/orders-0");
+    mkdirs(t, "b3/orders-0-backup");
+    mkdirs(t, "b4/orders-0");
+    put(t, "b3/orders-0-backup/00000000000000000000.log", "");
+    meta_properties(t, "b1", 1, "Same");
+    meta_properties(t, "b2", 2, "Other");
+    meta_properties(t, "b3", 3, "Same");
+    /* b4: no meta.properties */
+    const char *ok[] = {at(t, "b1/orders-0"), at(t, "b3/orders-0-backup"), at(t, "b4/orders-0")};
+    kf_partition p;
+    errors e = {0};
+    assert_int_equal(kf_partition_of_dirs(&p, ok, 3, collect_error, &e), KF_OK);
+    assert_int_equal(e.n, 0);
+    assert_int_equal(p.ncopies, 3);
+    assert_string_equal(p.topic, "orders");
+    assert_int_equal(p.copies[1].nseg, 1);
+    kf_partition_free(&p);
+
+    const char *mixed[] = {at(t, "b4/orders-0"), at(t, "b1/orders-0"), at(t, "b2/orders-0")};
+    assert_int_equal(kf_partition_of_dirs(&p, mixed, 3, collect_error, &e), KF_ERR_IO);
+    assert_int_equal(e.n, 1);
+    expect_other_cluster(&e, at(t, "b2"), at(t, "b1"));
+    kf_partition_free(&p);
 }
 
 /* ---- kf_verify_paths ---------------------------------------------------------------- */
@@ -397,6 +494,8 @@ int main(void)
         cmocka_unit_test(test_want_and_descend),
         cmocka_unit_test(test_path_kinds),
         cmocka_unit_test(test_callback_results),
+        cmocka_unit_test(test_sniff_logs),
+        cmocka_unit_test(test_partition_of_dirs_clusters),
         cmocka_unit_test(test_copies_of_one_cluster_only),
         cmocka_unit_test(test_verify_paths),
     };

@@ -3,8 +3,9 @@
 # bench-data/scale-SCALE/ (gitignored; tools/bench/bench_gen.py: 1 GiB segments
 # with 1 KiB records uncompressed, zstd and lz4, a 512 MiB segment of
 # 100-byte records, the codecs' payloads, three damaged copies of a
-# partition, a data dir of 64 partitions, 10 million offset commits, a
-# 1-million-record KRaft metadata log), then measures issue 7's figures,
+# partition, a data dir of 64 partitions, a data dir whose checkpoint has 10
+# million lines, 10 million offset commits, a 1-million-record KRaft metadata
+# log), then measures issue 7's figures (and issue 20's memory of scan),
 # each a ratio against a limit or a peer measured in the same run
 # (tools/bench/bench_run.py), and prints them in one table with the machine it
 # ran on.
@@ -27,7 +28,7 @@ if [ ! -x "$KFSCK" ]; then
 fi
 
 # The data dir of this scale, and the free disk it still needs: the data
-# (about 6.5 GiB at full size) unless it is there, and 2.5 GiB for repair's
+# (about 6.7 GiB at full size) unless it is there, and 2.5 GiB for repair's
 # and merge's output.
 dir=$("$PY" -c 'import sys; sys.path.insert(0, "tools/bench"); import bench_gen as g
 s = g.parse_scale(sys.argv[2])

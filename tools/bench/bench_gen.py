@@ -36,6 +36,13 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
       datadir  datadir/events-0 .. events-63/: a broker data directory of 64
                partitions of 8 to 16 MiB, one in four zstd, one in four lz4,
                for `scan --jobs 1` against `--jobs 2`.
+      checkpoints checkpoints/: a data dir of two small partitions
+               (events-0, events-1, 1 MiB each) whose
+               replication-offset-checkpoint has 10 million lines: the
+               two partitions' entries after 9,999,998 entries for
+               partitions it does not hold (a checkpoint of another broker,
+               or a hostile one), for scan's peak memory (issue 20: it
+               follows the partitions, not the file).
       offsets  offsets/__consumer_offsets-0/: 10 million offset commits (key
                type 1, value v3) over 100,000 distinct (group, topic,
                partition) keys; offsets-quarter/: the first quarter of it
@@ -422,6 +429,37 @@ def gen_datadir(top, scale):
             "records": sum(p["records"] for p in parts), "files": files}
 
 
+CHECKPOINT_LINES = 10_000_000
+
+
+def gen_checkpoints(top, scale):
+    root = os.path.join(top, "checkpoints")
+    fresh_dir(root)
+    parts, files, real = [], [], []
+    for p in range(2):
+        d = os.path.join(root, "events-%d" % p)
+        os.makedirs(d)
+        seg = Writer(plain_batches(), start=p * 11).segment(os.path.join(d, seg_name(0)),
+                                                            lambda fb, rb, nr, n: fb + n > MIB)
+        parts.append({"dir": d, "size": seg["size"], "records": seg["records"]})
+        files.append(seg["file"])
+        real.append("events %d %d\n" % (p, seg["last_offset"] + 1))
+    lines = max(int(CHECKPOINT_LINES * scale), 100_000)
+    orphans = lines - len(real)
+    path = os.path.join(root, "replication-offset-checkpoint")
+    with open(path + ".tmp", "w", buffering=8 * MIB) as f:
+        f.write("0\n%d\n" % lines)
+        step = 100_000
+        for start in range(0, orphans, step):
+            f.write("".join("gone-%d %d %d\n" % (i // 1000, i % 1000, i)
+                            for i in range(start, min(start + step, orphans))))
+        f.writelines(real)
+    os.rename(path + ".tmp", path)
+    files.append(path)
+    return {"dir": root, "partitions": parts, "lines": lines, "orphans": orphans,
+            "checkpoint": path, "checkpoint_size": os.path.getsize(path), "files": files}
+
+
 OFFSET_KEYS = 100_000
 OFFSET_COMMITS = 10_000_000
 COMMITS_PER_BATCH = 100
@@ -561,11 +599,11 @@ def gen_metadata(top, scale, total=None):
 
 
 ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4", gen_lz4),
-         ("merge", gen_merge), ("datadir", gen_datadir), ("offsets", gen_offsets),
+         ("merge", gen_merge), ("datadir", gen_datadir), ("checkpoints", gen_checkpoints), ("offsets", gen_offsets),
          ("metadata", gen_metadata))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
-FULL_SIZE_GIB = 6.5
+FULL_SIZE_GIB = 6.7
 
 
 # ---- manifest -------------------------------------------------------------------

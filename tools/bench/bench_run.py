@@ -460,6 +460,26 @@ def bench(R, kfsck, top, repeat):
     else:
         T.failed(fig, ">= 1.7x")
 
+    # 7b. scan of a data dir whose replication-offset-checkpoint has 10
+    #     million lines, nearly all for partitions it does not hold (issue 20:
+    #     memory follows the partitions, not the file)
+    ck = items["checkpoints"]
+    R.warm(P(ck["checkpoint"]), *[P(f) for f in ck["files"]])
+    runs = R.alternate(2, ([kfsck, "scan", "--json", P(ck["dir"])], None, True))[0]
+    for r in runs:
+        s = json_lines(r.out, "summary")
+        if r.rc == 0 and (not s or s[0].get("partitions") != len(ck["partitions"]) or s[0].get("errors") != 0):
+            R.fail(r.cmd, "expected %d partitions, no error; got %s" % (len(ck["partitions"]), s[:1]))
+            break
+    what = "%s-line checkpoint, %s" % (count(ck["lines"]), mib(ck["checkpoint_size"]))
+    print("scan, %d partitions and a %s: %.3f s, peak RSS %.1f MiB"
+          % (len(ck["partitions"]), what, best(runs), peak(runs)), flush=True)
+    fig = "peak RSS (VmHWM), scan (%d partitions, %s)" % (len(ck["partitions"]), what)
+    if ok_all(runs):
+        T.add(fig, "%.1f MiB" % peak(runs), "< %d MiB" % RSS_LIMIT_MIB, peak(runs) < RSS_LIMIT_MIB)
+    else:
+        T.failed(fig, "< %d MiB" % RSS_LIMIT_MIB)
+
     # 8. stats with and without the sink simulation (no goal; on the 1 GiB segment)
     seg = items["plain"]["segment"]
     part = P(os.path.dirname(seg["file"]))

@@ -4,7 +4,7 @@
  * were appended since the last one, with the time-index entry of the largest
  * timestamp so far, and refuses a batch where the broker's index append
  * would throw. The partition writer (partwriter.h) builds every segment's
- * indexes with it. */
+ * indexes with it. Internal to the library. */
 #ifndef KFSCK_INDEX_BUILDER_H
 #define KFSCK_INDEX_BUILDER_H
 
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "kfsck/common.h"
-#include "kfsck/out_file.h"
+#include "format/out_file.h"
 
 #ifdef __cplusplus
 extern "C" {

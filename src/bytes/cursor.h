@@ -3,7 +3,8 @@
  * Parsing code reads straight down and checks `c.err` once at the end: after
  * the first read that would pass the end (or a malformed varint), every later
  * read returns 0 / NULL and the position stops moving. Modelled on
- * librdkafka's buffer readers. */
+ * librdkafka's buffer readers. Internal to the library: the struct is in
+ * common.h, because a caller passes one to kf_header_next. */
 #ifndef KFSCK_CURSOR_H
 #define KFSCK_CURSOR_H
 
@@ -11,16 +12,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kfsck/common.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct kf_cursor {
-    const uint8_t *buf;
-    size_t len;
-    size_t pos;
-    int err; /* 0, or a kf_err (KF_ERR_TRUNCATED / KF_ERR_CORRUPT) */
-} kf_cursor;
 
 static inline void kf_cur_init(kf_cursor *c, const void *buf, size_t len)
 {

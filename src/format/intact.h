@@ -3,7 +3,8 @@
  * reader): every check verify makes inside one batch beyond its CRC (its
  * records decode, counts agree, a control batch holds one well-formed
  * record, a sane header), and its offsets continuing the log it is read in
- * (after the previous batch kept, inside its segment's offset range). */
+ * (after the previous batch kept, inside its segment's offset range).
+ * Internal to the library. */
 #ifndef KFSCK_INTACT_H
 #define KFSCK_INTACT_H
 

@@ -43,7 +43,7 @@
 #include "kfsck/batch.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
-#include "kfsck/producer_state.h"
+#include "format/producer_state.h"
 #include "kfsck/snapshot.h"
 
 #ifdef __cplusplus
@@ -52,9 +52,12 @@ extern "C" {
 
 typedef struct kf_part_writer kf_part_writer;
 
+#define KF_PART_WRITER_OPTIONS_VERSION 1
+#define KF_PART_WRITER_OPTIONS_INIT KF_OPTIONS_INIT_(kf_part_writer_opts, KF_PART_WRITER_OPTIONS_VERSION)
 typedef struct kf_part_writer_opts {
+    unsigned version;         /* KF_PART_WRITER_OPTIONS_VERSION (kfsck.h: options) */
     bool force;               /* replace existing files */
-    size_t max_batch_bytes;   /* decompression cap for control records */
+    size_t max_batch_bytes;   /* decompression cap for control records (0: the default) */
     bool rewindable;          /* keep what kf_part_writer_rewind needs (a copy
                                  of the producer state at each segment's start) */
     const char *stage_dir;    /* NULL, or where the files are written (created if
@@ -63,6 +66,10 @@ typedef struct kf_part_writer_opts {
                                  there when the run is done (outdir.h) */
 } kf_part_writer_opts;
 
+/* Fills *o as KF_PART_WRITER_OPTIONS_INIT does: the version, every other field zero (its
+ * default). Every function here taking a kf_part_writer_opts: it may be NULL
+ * (the defaults); its version must be 1..KF_PART_WRITER_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_part_writer_opts_init(kf_part_writer_opts *o);
 
 /* What failed, after a KF_ERR_IO (or KF_ERR_NOMEM). */

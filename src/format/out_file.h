@@ -4,7 +4,7 @@
  * name and the directory fsync'd, so a final name only ever holds a complete
  * file; without `force` an existing file is never replaced. Also mkdir -p
  * and the path resolution that tells whether an output lands inside an
- * input's directory. */
+ * input's directory. Internal to the library (repair, merge). */
 #ifndef KFSCK_OUT_FILE_H
 #define KFSCK_OUT_FILE_H
 
@@ -20,25 +20,27 @@ extern "C" {
 
 typedef struct kf_out_file kf_out_file;
 
-/* Create dir/name.tmp-<pid>-<n> for writing. Fails with KF_ERR_IO and
- * *err_no = EEXIST when dir/name exists and !force. */
-int kf_out_open(kf_out_file **f, const char *dir, const char *name, bool force, int *err_no);
+/* Create dir/name.tmp-<pid>-<n> for writing. Fails with KF_ERR_IO, the
+ * last error's err_no EEXIST, when dir/name exists and !force. Every
+ * function here that fails sets the last error (common.h): errno, the
+ * path, what failed. */
+int kf_out_open(kf_out_file **f, const char *dir, const char *name, bool force);
 int kf_out_write(kf_out_file *f, const void *p, size_t n);
 uint64_t kf_out_size(const kf_out_file *f);
 /* Flush, fsync, rename to the final name (refusing to replace an existing
  * file unless force), fsync the directory; frees f. On failure the
- * temporary file is removed and *err_no set. */
-int kf_out_commit(kf_out_file *f, int *err_no);
+ * temporary file is removed. */
+int kf_out_commit(kf_out_file *f);
 /* Remove the temporary file; frees f (NULL is fine). */
 void kf_out_abort(kf_out_file *f);
 /* Write a whole small file at once (temp + fsync + rename). */
-int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n, bool force, int *err_no);
+int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n, bool force);
 /* fsync a directory (0, or -1 with errno; file systems that refuse it on
  * directories count as done). */
 int kf_fsync_dir(const char *dir);
-/* mkdir -p; returns KF_OK or KF_ERR_IO with *err_no. New directories are
- * fsync'd into their parents. */
-int kf_mkdirs(const char *path, int *err_no);
+/* mkdir -p; returns KF_OK or KF_ERR_IO (KF_ERR_NOMEM). New directories
+ * are fsync'd into their parents. */
+int kf_mkdirs(const char *path);
 
 /* Resolve path like realpath(3), also when its last components do not exist
  * yet (they are appended to the resolved existing prefix). Returns 0, or -1

@@ -6,7 +6,8 @@
  * end the state is written as a version-1 `.snapshot`, and the transactions
  * still open can be listed. Memory: one entry per producer id plus one per
  * ongoing transaction; a state made by kf_pstate_new_open_txns keeps only
- * the producers with an open transaction. */
+ * the producers with an open transaction. Internal to the library
+ * (repair, merge and txns use it). */
 #ifndef KFSCK_PRODUCER_STATE_H
 #define KFSCK_PRODUCER_STATE_H
 
@@ -89,20 +90,7 @@ size_t kf_pstate_producers(const kf_pstate *ps);
  * KF_ERR_NOMEM (dst unchanged). */
 int kf_pstate_copy(kf_pstate *dst, const kf_pstate *src);
 
-/* A transaction with no COMMIT/ABORT marker yet (ProducerStateManager's
- * ongoing transactions), with what the batches fed since it began show. */
-typedef struct kf_open_txn {
-    int64_t producer_id;
-    int16_t producer_epoch;     /* the producer's latest epoch */
-    int32_t coordinator_epoch;  /* of the producer's last marker; -1 when none is known */
-    int64_t first_offset;       /* base offset of its first batch */
-    int64_t last_offset;        /* last offset of the producer's last batch; -1 unknown */
-    bool has_last_timestamp;
-    int64_t last_timestamp;     /* max timestamp of that batch (from a snapshot: its lastTimestamp) */
-    uint64_t batches, records;  /* transactional data batches fed since it began, and their record counts */
-    bool has_first_timestamp;   /* false when it began before what was fed (known from a snapshot) */
-    int64_t first_timestamp;    /* max timestamp of its first batch */
-} kf_open_txn;
+/* kf_open_txn (batch.h): a transaction with no marker yet. */
 
 /* Number of open transactions; the i-th oldest (by first offset) into *t. */
 size_t kf_pstate_open_count(const kf_pstate *ps);

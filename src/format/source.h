@@ -1,0 +1,39 @@
+/* source.h: the source functions the streaming reader uses beside the
+ * public ones of file.h (source.c): reads that say what they will read and
+ * what they are done with (the page-cache manners), holes, a file that
+ * shrinks or grows, a memory source's bytes. Internal to the library. */
+#ifndef KFSCK_FORMAT_SOURCE_H
+#define KFSCK_FORMAT_SOURCE_H
+
+#include "kfsck/file.h"
+
+/* The memory of a memory source, NULL for a file. */
+const uint8_t *kf_source_data(const kf_source *s);
+
+/* True once a read came back short of the size the file had at open. */
+bool kf_source_shrunk(const kf_source *s);
+/* The file's size now (fstat), for telling a grown file; the opened size
+ * for memory. */
+uint64_t kf_source_size_now(kf_source *s);
+
+/* The first hole (a range with no data on disk: SEEK_HOLE) at or after
+ * from, before end: 1 with [*hole_start, *hole_end) set, else 0. */
+int kf_source_next_hole(kf_source *s, uint64_t from, uint64_t end, uint64_t *hole_start, uint64_t *hole_end);
+
+/* Page-cache manners. kf_source_gentle(s, true) turns them on (memory
+ * sources ignore it). kf_source_will_read(s, end): the caller is about to
+ * read up to end: pages up to there not yet looked at are checked for
+ * residency. kf_source_done_below(s, pos): the caller needs nothing below
+ * pos again: pages there that were not resident before are dropped. The
+ * rest is dropped at close. */
+void kf_source_gentle(kf_source *s, bool on);
+void kf_source_will_read(kf_source *s, uint64_t end);
+void kf_source_done_below(kf_source *s, uint64_t pos);
+/* Pages this source dropped from the page cache so far, and pages it found
+ * already cached (and left) - for the bench's figures. */
+void kf_source_cache_stats(const kf_source *s, uint64_t *dropped_pages, uint64_t *kept_pages);
+
+/* Is path a regular file (following links)? */
+bool kf_file_exists(const char *path);
+
+#endif
