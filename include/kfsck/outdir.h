@@ -9,10 +9,17 @@
  *     copy directory that is not empty, or for a segment the segment and its
  *     index files in OUTDIR;
  *   - creates OUTDIR.
- * During the run (kf_repair_into, kf_merge_into in repair.h) the base name
- * of every file written is recorded; with force, the Kafka files of an
- * earlier run left in the copy directory that this run did not write are
- * removed at the end (stale files: kf_outdir_finish). Nothing here
+ * After kf_outdir_stage, the run (kf_repair_into, kf_merge_into in
+ * repair.h) writes into a stage, OUTDIR/.<name>.kfsck-tmp-<pid>[-<n>]: the
+ * copy directory or the segment's files, then the report (without a stage
+ * they are written in place, as they go). kf_outdir_commit moves
+ * them into OUTDIR at the end (the .log files after their indexes, the
+ * report last); a run that does not get there leaves nothing new in OUTDIR
+ * (kf_outdir_free removes the stage). The base name of every file written
+ * is recorded; with force, an earlier output in the way is moved aside and
+ * removed once the new one is in place: the files of an earlier copy
+ * directory that are not Kafka files are moved into the new one first, and
+ * the Kafka files this run did not write go (stale files). Nothing here
  * prints. */
 #ifndef KFSCK_OUTDIR_H
 #define KFSCK_OUTDIR_H
@@ -38,7 +45,12 @@ typedef struct kf_outdir {
     char **written;           /* base names of the files the run wrote */
     size_t nwritten, cap_written;
     bool written_incomplete;  /* a name could not be recorded (out of memory): nothing is stale */
-    uint64_t stale_removed;   /* files kf_outdir_remove_stale removed */
+    uint64_t stale_removed;   /* files kf_outdir_remove_stale or kf_outdir_commit removed */
+    char *stage_root;         /* kf_outdir_stage: OUTDIR/.<name>.kfsck-tmp-<pid>[-<n>] */
+    char *stage;              /* where the files are written meanwhile: stage_root/<name> or stage_root */
+    bool committed;           /* kf_outdir_commit moved the output into place */
+    bool keep_stage;          /* a failed commit could not put everything back: the stage is left */
+    char *created;            /* the topmost directory of OUTDIR that kf_outdir_prepare created, or NULL */
 } kf_outdir;
 
 typedef enum kf_outdir_verdict {
@@ -54,6 +66,8 @@ typedef enum kf_outdir_verdict {
  * KF_ERR_NOMEM (od is then still safe to free). */
 int kf_outdir_init(kf_outdir *od, const char *dir, const char *input, bool partition, const char *report_name,
                    bool force);
+/* Frees od; a stage not committed is removed first, and so are the
+ * directories kf_outdir_prepare created for OUTDIR when they are empty. */
 void kf_outdir_free(kf_outdir *od);
 
 /* The checks above, over the inputs (n >= 1: the segment, or the copies). */
@@ -62,10 +76,20 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
 /* Is input's last component od->name? (merge names the copy after its first input) */
 bool kf_outdir_named_after(const kf_outdir *od, const char *input);
 
-/* Write the run's report into OUTDIR (replacing an earlier one: the checks
- * were made by kf_outdir_prepare). KF_OK, or KF_ERR_IO (the last error,
- * common.h, says why). */
+/* Write the run's report into OUTDIR, or into the stage when there is one
+ * (replacing an earlier one: the checks were made by kf_outdir_prepare).
+ * KF_OK, or KF_ERR_IO (the last error, common.h, says why). */
 int kf_outdir_write_report(const kf_outdir *od, const void *doc, size_t len);
+
+/* Create the stage (after kf_outdir_prepare): od->stage is then where the
+ * run writes, od->target still what its reports name. KF_OK, or KF_ERR_IO
+ * (KF_ERR_NOMEM); the last error (common.h) says why. */
+int kf_outdir_stage(kf_outdir *od);
+/* Move the staged output (and report) into OUTDIR, as described at the top,
+ * and remove the stage. KF_OK (od->stale_removed counts the stale files of
+ * an earlier output), or KF_ERR_IO (KF_ERR_NOMEM; the last error says why)
+ * with OUTDIR as it was before. Without a stage: KF_OK. */
+int kf_outdir_commit(kf_outdir *od);
 
 #ifdef __cplusplus
 }

@@ -67,6 +67,9 @@ typedef struct kf_repair_opts {
     void (*segment_fn)(void *ctx, const kf_repair_segment *s);
     void (*file_fn)(void *ctx, const kf_repair_file *f);
     void *ctx;
+    /* an input file beside the segments that exists but cannot be read: an
+     * `unreadable` warning (p->file), and the file is rebuilt or dropped */
+    void (*problem_fn)(void *ctx, const kf_problem *p);
 } kf_repair_opts;
 
 /* Fills *o as KF_REPAIR_OPTIONS_INIT does: the version, every other field zero (its
@@ -90,7 +93,9 @@ int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_r
 /* Repair path (od->partition: a partition directory, else a segment) into
  * the output od describes, after kf_outdir_prepare said KF_OUTDIR_READY:
  * od->force replaces o->force, every file written is named in od, and with
- * force the stale files of an earlier run go (od->stale_removed). */
+ * force the stale files of an earlier run go (od->stale_removed). After
+ * kf_outdir_stage the files go into the stage (the paths reported still
+ * name od->target) and the stale files go at kf_outdir_commit. */
 int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res);
 
 /* ---- merge (merge.c) ------------------------------------------------------
@@ -115,7 +120,8 @@ typedef struct kf_merge_opts {
     void (*hole_fn)(void *ctx, const kf_merge_hole *h);
     void (*segment_fn)(void *ctx, const kf_repair_segment *s);
     void (*file_fn)(void *ctx, const kf_repair_file *f);
-    void (*problem_fn)(void *ctx, const kf_problem *p);   /* p->file: the segment */
+    void (*problem_fn)(void *ctx, const kf_problem *p);   /* p->file: the segment, or an `unreadable`
+                                                              snapshot or partition.metadata (a warning) */
     void *ctx;
 } kf_merge_opts;
 
@@ -133,7 +139,8 @@ typedef struct kf_merge_result {
  * KF_OK, KF_ERR_IO (the last error, common.h, says what), KF_ERR_NOMEM. */
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
                         kf_merge_result *res);
-/* Merge them into the copy directory od describes (as kf_repair_into). */
+/* Merge them into the copy directory od describes (as kf_repair_into, also
+ * with a stage). */
 int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res);
 
 #ifdef __cplusplus

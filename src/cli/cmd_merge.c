@@ -238,7 +238,7 @@ static int parse_args(int argc, char **argv, merge_args *a)
 }
 
 /* OUTDIR/merge.json, then the summary line; the exit code. */
-static int finish(const merge_args *a, const kf_outdir *od, merge_cli *m, const kf_merge_result *res)
+static int finish(const merge_args *a, kf_outdir *od, merge_cli *m, const kf_merge_result *res)
 {
     mem_json doc;
     report_begin(&doc, "merge");
@@ -271,6 +271,10 @@ static int finish(const merge_args *a, const kf_outdir *od, merge_cli *m, const 
 /* The merge itself, into the prepared od; the exit code. */
 static int run(const merge_args *a, kf_outdir *od)
 {
+    /* the job writes into a stage, moved into place once the report is
+     * written (report_write) */
+    if (kf_outdir_stage(od) != KF_OK)
+        return job_failed();
     out o;
     out_init(&o, stdout, a->json);
     merge_cli m = {.o = &o, .json = a->json, .labels = a->dirs};

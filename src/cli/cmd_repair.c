@@ -97,6 +97,15 @@ static void on_file(void *ctx, const kf_repair_file *f)
     file_record(r->o, &r->arr[R_FILES].o, f);
 }
 
+/* An input file that cannot be read (an `unreadable` warning): the one-line
+ * error on stderr, and a problem line with --json. */
+static void on_problem(void *ctx, const kf_problem *p)
+{
+    rep_ctx *r = ctx;
+    report rp = {r->o, p->file, 0, 0};
+    report_problem(&rp, p);
+}
+
 static void repair_usage(FILE *f)
 {
     fprintf(f, "usage: kfsck repair [--salvage] [--force] [--max-batch-bytes N] [--json] -o OUTDIR PATH\n\n"
@@ -226,7 +235,7 @@ static int input_kind(const char *path, bool *partition)
 }
 
 /* OUTDIR/repair.json, then the summary line; the exit code. */
-static int finish(const repair_args *a, const kf_outdir *od, rep_ctx *r, const kf_repair_result *res)
+static int finish(const repair_args *a, kf_outdir *od, rep_ctx *r, const kf_repair_result *res)
 {
     bool loss = res->data_loss_ranges > 0;
     mem_json doc;
@@ -263,6 +272,10 @@ static int finish(const repair_args *a, const kf_outdir *od, rep_ctx *r, const k
 /* The repair itself, into the prepared od; the exit code. */
 static int run(const repair_args *a, kf_outdir *od)
 {
+    /* the job writes into a stage, moved into place once the report is
+     * written (report_write) */
+    if (kf_outdir_stage(od) != KF_OK)
+        return job_failed();
     out o;
     out_init(&o, stdout, a->json);
     rep_ctx r = {.o = &o, .json = a->json};
@@ -275,6 +288,7 @@ static int run(const repair_args *a, kf_outdir *od)
     ro.drop_fn = on_drop;
     ro.segment_fn = on_segment;
     ro.file_fn = on_file;
+    ro.problem_fn = on_problem;
     ro.ctx = &r;
     kf_repair_result res;
     int rc = kf_repair_into(od, a->path, &ro, &res);

@@ -71,17 +71,20 @@ void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a
     }
 }
 
-int report_write(mem_json *doc, const kf_outdir *od)
+int report_write(mem_json *doc, kf_outdir *od)
 {
     fputs("}\n", doc->f);
     fclose(doc->f);
     int rc = kf_outdir_write_report(od, doc->buf, doc->len);
     free(doc->buf);
-    if (rc == KF_OK)
-        return EXIT_CLEAN;
-    fflush(stdout);
-    cli_error(od->report, "cannot write: %s", strerror(kf_error_last()->err_no));
-    return EXIT_FAIL;
+    if (rc != KF_OK) {
+        fflush(stdout);
+        cli_error(od->report, "cannot write: %s", strerror(kf_error_last()->err_no));
+        return EXIT_FAIL;
+    }
+    if (kf_outdir_commit(od) != KF_OK)
+        return job_failed();
+    return EXIT_CLEAN;
 }
 
 int job_failed(void)

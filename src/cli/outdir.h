@@ -39,9 +39,10 @@ void report_arrays_free(mem_json *a, size_t n);
 void report_begin(mem_json *doc, const char *command);
 /* "keys[i]":[<a[i]>] for each of the n closed arrays. */
 void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a, size_t n);
-/* Close the report and write it to OUTDIR (kf_outdir_write_report), then
- * free it: EXIT_CLEAN, or EXIT_FAIL after "kfsck: <report>: cannot write". */
-int report_write(mem_json *doc, const kf_outdir *od);
+/* Close the report and write it (kf_outdir_write_report), free it, then
+ * move the run's output into place (kf_outdir_commit): EXIT_CLEAN, or
+ * EXIT_FAIL after "kfsck: <path>: <what failed>". */
+int report_write(mem_json *doc, kf_outdir *od);
 
 /* The job failed (the last error's path, message and errno): prints
  * "kfsck: <path>: <what>: <strerror>" (without ": <strerror>" when errno is

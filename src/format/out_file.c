@@ -147,7 +147,7 @@ int kf_out_write(kf_out_file *f, const void *p, size_t n)
 
 uint64_t kf_out_size(const kf_out_file *f) { return f->size; }
 
-static int fsync_dir(const char *dir)
+int kf_fsync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
@@ -187,7 +187,7 @@ static int out_commit(kf_out_file *f, int *err_no)
     }
     if (rc != KF_OK)
         unlink(f->tmp_path);
-    else if (fsync_dir(f->dir) != 0) {
+    else if (kf_fsync_dir(f->dir) != 0) {
         *err_no = errno;
         rc = KF_ERR_IO;
     }
@@ -272,9 +272,9 @@ static int mkdirs(const char *path, int *err_no)
             slash[1] = 0;
         else
             *slash = 0;
-        fsync_dir(p);
+        kf_fsync_dir(p);
     } else {
-        fsync_dir(".");
+        kf_fsync_dir(".");
     }
     free(p);
     return KF_OK;

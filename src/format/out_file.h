@@ -35,6 +35,9 @@ int kf_out_commit(kf_out_file *f);
 void kf_out_abort(kf_out_file *f);
 /* Write a whole small file at once (temp + fsync + rename). */
 int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n, bool force);
+/* fsync a directory (0, or -1 with errno; file systems that refuse it on
+ * directories count as done). */
+int kf_fsync_dir(const char *dir);
 /* mkdir -p; returns KF_OK or KF_ERR_IO (KF_ERR_NOMEM). New directories
  * are fsync'd into their parents. */
 int kf_mkdirs(const char *path);

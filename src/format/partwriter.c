@@ -40,7 +40,8 @@ typedef struct seg_state {
 
 struct kf_part_writer {
     kf_part_writer_opts o;
-    char *out_dir;
+    char *out_dir;            /* the directory the paths reported name */
+    char *write_dir;          /* where the files are written (o.stage_dir, else out_dir) */
     kf_part_writer_error err;
     kf_part_refusal refusal;
     seg_state s;
@@ -85,15 +86,17 @@ int kf_part_writer_open(kf_part_writer **out, const char *out_dir, const kf_part
     if (!w)
         return KF_ERR_NOMEM;
     w->o = *o;
+    w->o.stage_dir = NULL;
     w->out_dir = strdup(out_dir);
+    w->write_dir = strdup(o->stage_dir ? o->stage_dir : out_dir);
     w->ps = kf_pstate_new();
-    if (!w->out_dir || !w->ps) {
+    if (!w->out_dir || !w->write_dir || !w->ps) {
         kf_part_writer_close(w);
         return KF_ERR_NOMEM;
     }
     *out = w;
     int err_no = 0;
-    if (kf_error_errno(kf_mkdirs(out_dir), &err_no) != KF_OK)
+    if (kf_error_errno(kf_mkdirs(w->write_dir), &err_no) != KF_OK)
         return fail(w, out_dir, err_no, "cannot create directory");
     return KF_OK;
 }
@@ -135,6 +138,7 @@ void kf_part_writer_close(kf_part_writer *w)
         return;
     seg_free(&w->s);
     free(w->out_dir);
+    free(w->write_dir);
     free(w->le);
     kf_pstate_free(w->ps);
     kf_buf_free(&w->buf);
@@ -154,7 +158,7 @@ int kf_part_writer_seed(kf_part_writer *w, const kf_snapshot *s)
 static int open_file(kf_part_writer *w, kf_out_file **f, const char *name, const char *path)
 {
     int err_no = 0;
-    if (kf_error_errno(kf_out_open(f, w->out_dir, name, w->o.force), &err_no) == KF_OK)
+    if (kf_error_errno(kf_out_open(f, w->write_dir, name, w->o.force), &err_no) == KF_OK)
         return KF_OK;
     return fail(w, path, err_no, err_no == EEXIST ? "already exists (use --force to overwrite)" : "cannot create");
 }
@@ -423,7 +427,7 @@ int kf_part_writer_close_segment(kf_part_writer *w, kf_part_segment *out)
         rc = commit(w, &s->lf, s->log_path);
     if (rc == KF_OK && s->txn_len) {
         int err_no = 0;
-        if (kf_error_errno(kf_out_write_file(w->out_dir, kf_path_base(s->txn_path), s->txn, s->txn_len, w->o.force), &err_no) !=
+        if (kf_error_errno(kf_out_write_file(w->write_dir, kf_path_base(s->txn_path), s->txn, s->txn_len, w->o.force), &err_no) !=
             KF_OK)
             rc = fail(w, s->txn_path, err_no, "cannot write");
     }
@@ -490,7 +494,7 @@ int kf_part_writer_write_epochs(kf_part_writer *w, const kf_leader_epoch *e, siz
     for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(text + len, cap - len, "%d %lld\n", e[i].epoch, (long long)e[i].start_offset);
     int err_no = 0, rc = KF_OK;
-    if (kf_error_errno(kf_out_write_file(w->out_dir, "leader-epoch-checkpoint", text, len, w->o.force), &err_no) != KF_OK)
+    if (kf_error_errno(kf_out_write_file(w->write_dir, "leader-epoch-checkpoint", text, len, w->o.force), &err_no) != KF_OK)
         rc = fail(w, w->epochs_path, err_no, "cannot write");
     free(text);
     return rc;
@@ -509,7 +513,7 @@ int kf_part_writer_write_snapshot(kf_part_writer *w, const char **path)
     if (!w->snapshot_path || kf_pstate_snapshot(w->ps, &data, &len) != KF_OK)
         return nomem(w);
     int err_no = 0, rc = KF_OK;
-    if (kf_error_errno(kf_out_write_file(w->out_dir, name, data, len, w->o.force), &err_no) != KF_OK)
+    if (kf_error_errno(kf_out_write_file(w->write_dir, name, data, len, w->o.force), &err_no) != KF_OK)
         rc = fail(w, w->snapshot_path, err_no, "cannot write");
     free(data);
     if (path)

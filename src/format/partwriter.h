@@ -60,6 +60,10 @@ typedef struct kf_part_writer_opts {
     size_t max_batch_bytes;   /* decompression cap for control records (0: the default) */
     bool rewindable;          /* keep what kf_part_writer_rewind needs (a copy
                                  of the producer state at each segment's start) */
+    const char *stage_dir;    /* NULL, or where the files are written (created if
+                                 missing) while every path the writer reports
+                                 names them in out_dir: the caller moves them
+                                 there when the run is done (outdir.h) */
 } kf_part_writer_opts;
 
 /* Fills *o as KF_PART_WRITER_OPTIONS_INIT does: the version, every other field zero (its

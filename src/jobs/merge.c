@@ -32,8 +32,9 @@
 typedef struct merge_ctx {
     const kf_merge_opts *o;
     kf_merge_result *res;
-    const char *out_dir;
-    kf_outdir *od;        /* the output directory's policy (kf_merge_into), or NULL */
+    const char *out_dir;   /* the output the paths reported name */
+    const char *write_dir; /* where the files are written: out_dir, or its stage (outdir.h) */
+    kf_outdir *od;         /* the output directory's policy (kf_merge_into), or NULL */
     kf_partition part;
     int64_t *bases;       /* the union of the copies' segment bases, sorted, each once */
     size_t nbases;
@@ -207,7 +208,16 @@ static int seed_producer_state(merge_ctx *c)
             return fail(c, c->out_dir, ENOMEM, "out of memory");
         kf_bytes sm;
         bool seeded = false;
-        if (kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
+        int err_no = 0;
+        int read_rc = kf_error_errno(kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size), &err_no);
+        if (read_rc == KF_ERR_NOMEM) {
+            free(p);
+            return fail(c, c->out_dir, ENOMEM, "out of memory");
+        }
+        /* one that cannot be read: an `unreadable` warning, the next copy's is tried */
+        if (read_rc != KF_OK)
+            rebuild_unreadable(c->o->problem_fn, c->o->ctx, p, read_rc, err_no);
+        if (read_rc == KF_OK) {
             kf_snapshot s;
             char msg[200];
             if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
@@ -236,7 +246,8 @@ static int copy_metadata(merge_ctx *c)
         char *in = kf_path_join(c->part.copies[i].label, "partition.metadata");
         char *outp = NULL, why[200];
         int err_no = 0;
-        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->o->force, &outp, why, sizeof why, &err_no)
+        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->write_dir, c->o->force, &outp, why, sizeof why,
+                                                   &err_no, c->o->problem_fn, c->o->ctx)
                            : REBUILD_MD_NOMEM;
         int rc = KF_OK;
         if (md == REBUILD_MD_NOMEM)
@@ -307,8 +318,8 @@ static int write_partition_files(merge_ctx *c)
     return KF_OK;
 }
 
-static int merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
-                            kf_merge_result *res, kf_outdir *od)
+static int merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const char *write_dir,
+                            const kf_merge_opts *o, kf_merge_result *res, kf_outdir *od)
 {
     memset(res, 0, sizeof *res);
     merge_ctx c;
@@ -316,6 +327,7 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
     c.o = o;
     c.res = res;
     c.out_dir = out_dir;
+    c.write_dir = write_dir;
     c.od = od;
     kf_part_reader *r = NULL;
     int rc = kf_partition_of_dirs(&c.part, in_dirs, n, on_list_error, &c);
@@ -329,6 +341,7 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
     kf_part_writer_opts_init(&wo);
     wo.force = o->force;
     wo.max_batch_bytes = o->max_batch_bytes;
+    wo.stage_dir = write_dir;
     if (rc == KF_OK) {
         int wrc = kf_part_writer_open(&c.w, out_dir, &wo);
         if (wrc != KF_OK)
@@ -374,7 +387,7 @@ int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_di
     if (kf_opts_take(&own, o, sizeof own, KF_MERGE_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
-    return merge_partitions(in_dirs, n, out_dir, o, res, NULL);
+    return merge_partitions(in_dirs, n, out_dir, out_dir, o, res, NULL);
 }
 
 int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res)
@@ -385,7 +398,7 @@ int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_
     o = &own;
     kf_merge_opts forced = *o;
     forced.force = od->force;
-    int rc = merge_partitions(in_dirs, n, od->target, &forced, res, od);
+    int rc = merge_partitions(in_dirs, n, od->target, od->stage ? od->stage : od->target, &forced, res, od);
     if (rc == KF_OK)
         rc = rebuild_outdir_done(od);
     return rc;

@@ -9,6 +9,7 @@
 
 #include "jobs/outdir_internal.h"
 #include "bytes/error.h"
+#include "bytes/report.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -74,23 +75,40 @@ int rebuild_outdir_done(kf_outdir *od)
     return kf_error_set(KF_ERR_NOMEM, ENOMEM, od->target, "out of memory");
 }
 
-rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,
-                                 size_t why_cap, int *err_no)
+bool rebuild_unreadable(kf_problem_fn fn, void *ctx, const char *path, int rc, int err_no)
+{
+    if (rc == KF_ERR_IO && err_no == ENOENT)
+        return false;
+    const char *why = rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE
+                      : rc == KF_ERR_NOMEM ? "out of memory"
+                      : err_no == EINVAL   ? "not a regular file (a FIFO, socket or device?)"
+                      : err_no == EISDIR   ? "is a directory"
+                                           : kf_path_error_str(err_no);
+    kf_report_in(fn, ctx, path, KF_P_UNREADABLE, KF_SEV_WARNING, 0, false, 0, "cannot read: %s", why);
+    return true;
+}
+
+rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const char *write_dir, bool force,
+                                 char **outp, char *why, size_t why_cap, int *err_no, kf_problem_fn problem_fn,
+                                 void *problem_ctx)
 {
     *outp = NULL;
     kf_bytes m;
-    int rc = kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size);
+    int read_errno = 0;
+    int rc = kf_error_errno(kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size), &read_errno);
     if (rc == KF_ERR_NOMEM)
         return REBUILD_MD_NOMEM;
-    if (rc != KF_OK)
+    if (rc != KF_OK) {
+        rebuild_unreadable(problem_fn, problem_ctx, in_path, rc, read_errno);
         return REBUILD_MD_UNREADABLE;
+    }
     kf_partition_metadata pm;
     rebuild_md res;
     if (kf_partition_metadata_parse(m.data, m.size, &pm, why, why_cap) != KF_OK)
         res = REBUILD_MD_INVALID;
     else if (!(*outp = kf_path_join(out_dir, "partition.metadata")))
         res = REBUILD_MD_NOMEM;
-    else if (kf_error_errno(kf_out_write_file(out_dir, "partition.metadata", m.data, m.size, force), err_no) != KF_OK)
+    else if (kf_error_errno(kf_out_write_file(write_dir, "partition.metadata", m.data, m.size, force), err_no) != KF_OK)
         res = REBUILD_MD_WRITE_FAILED;
     else
         res = REBUILD_MD_COPIED;

@@ -38,6 +38,12 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
  * copy) when the names written are not all known. */
 int rebuild_outdir_done(kf_outdir *od);
 
+/* A file beside the segments that the job reads whole (kf_file_read_all
+ * gave rc, err_no) could not be read: unless it is missing (ENOENT), an
+ * `unreadable` warning about path to fn (may be NULL), the message as
+ * verify's ("cannot read: permission denied"). True when reported. */
+bool rebuild_unreadable(kf_problem_fn fn, void *ctx, const char *path, int rc, int err_no);
+
 /* What became of an input partition.metadata (rebuild_copy_metadata). */
 typedef enum rebuild_md {
     REBUILD_MD_COPIED,       /* valid: written to out_dir as it is */
@@ -47,9 +53,13 @@ typedef enum rebuild_md {
     REBUILD_MD_WRITE_FAILED, /* valid, but out_dir/partition.metadata could not be written: *err_no */
 } rebuild_md;
 
-/* Copy in_path to out_dir/partition.metadata when it parses. *outp: the
- * output path (malloc'd, caller frees; NULL unless COPIED or WRITE_FAILED). */
-rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, bool force, char **outp, char *why,
-                                 size_t why_cap, int *err_no);
+/* Copy in_path to out_dir/partition.metadata when it parses, writing it
+ * in write_dir (the output's stage, outdir.h; or out_dir itself). *outp:
+ * the output path in out_dir (malloc'd, caller frees; NULL unless COPIED or
+ * WRITE_FAILED). UNREADABLE: reported to problem_fn (rebuild_unreadable)
+ * unless missing. */
+rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const char *write_dir, bool force,
+                                 char **outp, char *why, size_t why_cap, int *err_no, kf_problem_fn problem_fn,
+                                 void *problem_ctx);
 
 #endif

@@ -107,10 +107,17 @@ static void count_problem(void *ctx, const kf_problem *p)
     *(bool *)ctx = true;
 }
 
-static bool txn_read(txn_check *t, const char *path, int64_t base)
+/* The input .txnindex at path (NULL: none). One that exists but cannot be
+ * read is an `unreadable` warning: the segment's .txnindex is then rebuilt
+ * from its kept ABORT markers (report_txnindex). */
+static bool txn_read(txn_check *t, const char *path, int64_t base, const kf_repair_opts *o)
 {
     memset(t, 0, sizeof *t);
-    if (!path || kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size) != KF_OK)
+    int err_no = 0;
+    int rc = path ? kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size), &err_no) : KF_ERR_IO;
+    if (path && rc != KF_OK)
+        rebuild_unreadable(o->problem_fn, o->ctx, path, rc, err_no);
+    if (rc != KF_OK)
         return false;
     t->n = kf_txn_index_count(t->size);
     t->keep = calloc(t->n ? t->n : 1, sizeof *t->keep);
@@ -600,7 +607,7 @@ static int run_pass(seg_pass *s)
         base = got == 1 ? (b.magic >= 2 ? b.base_offset : b.last_offset) : 0;
     if (kf_part_writer_segment(c->w, base, j->log_name, j->in_path) != KF_OK)
         return repair_writer_fail(c);
-    s->have_txn = txn_read(&s->tc, j->txn_path, base);
+    s->have_txn = txn_read(&s->tc, j->txn_path, base, c->o);
     if (s->have_txn && !s->tc.keep)
         return repair_fail(c, j->txn_path, ENOMEM, "out of memory");
     s->in_le_k0 = c->in_le_k;
@@ -673,13 +680,14 @@ static int repair_segment(repair_ctx *c, const seg_job *j)
 /* ---- entry points --------------------------------------------------------------- */
 
 static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *res, const char *out_dir,
-                    kf_outdir *od)
+                    const char *write_dir, kf_outdir *od)
 {
     memset(res, 0, sizeof *res);
     memset(c, 0, sizeof *c);
     c->o = o;
     c->res = res;
     c->out_dir = out_dir;
+    c->write_dir = write_dir;
     c->od = od;
     c->ps_seed = -1;
     kf_part_writer_opts wo;
@@ -687,6 +695,7 @@ static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *re
     wo.force = o->force;
     wo.max_batch_bytes = o->max_batch_bytes;
     wo.rewindable = !o->salvage;
+    wo.stage_dir = write_dir;
     int rc = kf_part_writer_open(&c->w, out_dir, &wo);
     if (rc == KF_OK)
         return KF_OK;
@@ -711,6 +720,8 @@ static int seed(repair_ctx *c, const char *in_dir, const kf_name_list *l, int64_
         char *p = kf_path_join(in_dir, l->names[i]);
         kf_bytes sm;
         int rc = KF_OK;
+        /* one that cannot be read is reported with the partition's other
+         * snapshots (repair_snapshot), and the state starts empty */
         if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
             kf_snapshot s;
             char msg[200];
@@ -778,8 +789,8 @@ static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l,
     return rc;
 }
 
-static int repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res,
-                            kf_outdir *od)
+static int repair_partition(const char *in_dir, const char *out_dir, const char *write_dir, const kf_repair_opts *o,
+                            kf_repair_result *res, kf_outdir *od)
 {
     repair_ctx c;
     kf_name_list l;
@@ -793,7 +804,7 @@ static int repair_partition(const char *in_dir, const char *out_dir, const kf_re
         return lrc == KF_ERR_NOMEM ? repair_fail(&c, in_dir, ENOMEM, "out of memory")
                                    : repair_fail(&c, in_dir, err_no, "cannot list directory");
     }
-    int rc = ctx_init(&c, o, res, out_dir, od);
+    int rc = ctx_init(&c, o, res, out_dir, write_dir, od);
     if (rc != KF_OK) {
         kf_name_list_free(&l);
         ctx_free(&c);
@@ -860,11 +871,11 @@ static int repair_partition(const char *in_dir, const char *out_dir, const kf_re
     return rc;
 }
 
-static int repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o,
-                               kf_repair_result *res, kf_outdir *od)
+static int repair_segment_file(const char *log_path, const char *out_dir, const char *write_dir,
+                               const kf_repair_opts *o, kf_repair_result *res, kf_outdir *od)
 {
     repair_ctx c;
-    int rc = ctx_init(&c, o, res, out_dir, od);
+    int rc = ctx_init(&c, o, res, out_dir, write_dir, od);
     if (rc != KF_OK) {
         ctx_free(&c);
         return rc;
@@ -894,7 +905,7 @@ int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair
     if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
-    return repair_partition(in_dir, out_dir, o, res, NULL);
+    return repair_partition(in_dir, out_dir, out_dir, o, res, NULL);
 }
 
 int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
@@ -903,7 +914,7 @@ int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_r
     if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
-    return repair_segment_file(log_path, out_dir, o, res, NULL);
+    return repair_segment_file(log_path, out_dir, out_dir, o, res, NULL);
 }
 
 int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res)
@@ -914,7 +925,8 @@ int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_
     o = &own;
     kf_repair_opts forced = *o;
     forced.force = od->force;
-    int rc = od->partition ? repair_partition(path, od->target, &forced, res, od)
-                           : repair_segment_file(path, od->target, &forced, res, od);
+    const char *write_dir = od->stage ? od->stage : od->target;
+    int rc = od->partition ? repair_partition(path, od->target, write_dir, &forced, res, od)
+                           : repair_segment_file(path, od->target, write_dir, &forced, res, od);
     return rc != KF_OK ? rc : rebuild_outdir_done(od);
 }

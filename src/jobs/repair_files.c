@@ -151,8 +151,15 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
 {
     kf_bytes m;
     char wbuf[240];
-    if (kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size) != KF_OK)
+    int err_no = 0;
+    int read_rc = kf_error_errno(kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
+    if (read_rc == KF_ERR_NOMEM)
+        return repair_fail(c, in_path, ENOMEM, "out of memory");
+    if (read_rc != KF_OK) {
+        /* an `unreadable` warning; the snapshot is rebuilt from the kept batches */
+        rebuild_unreadable(c->o->problem_fn, c->o->ctx, in_path, read_rc, err_no);
         return rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
+    }
     kf_snapshot s;
     char msg[200];
     int rc = KF_OK;
@@ -167,10 +174,9 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
         rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, wbuf);
     } else {
         char *outp = kf_path_join(c->out_dir, name);
-        int err_no = 0;
         if (!outp)
             rc = repair_fail(c, in_path, ENOMEM, "out of memory");
-        else if (kf_error_errno(kf_out_write_file(c->out_dir, name, m.data, m.size, c->o->force), &err_no) != KF_OK)
+        else if (kf_error_errno(kf_out_write_file(c->write_dir, name, m.data, m.size, c->o->force), &err_no) != KF_OK)
             rc = repair_fail(c, outp, err_no, "cannot write");
         else
             repair_emit_file(c, in_path, outp, "copied", "its producer state names no dropped offset");
@@ -186,7 +192,8 @@ int repair_metadata(repair_ctx *c, const char *in_path)
 {
     char *outp = NULL, msg[200];
     int err_no = 0, rc = KF_OK;
-    switch (rebuild_copy_metadata(in_path, c->out_dir, c->o->force, &outp, msg, sizeof msg, &err_no)) {
+    switch (rebuild_copy_metadata(in_path, c->out_dir, c->write_dir, c->o->force, &outp, msg, sizeof msg, &err_no,
+                                  c->o->problem_fn, c->o->ctx)) {
     case REBUILD_MD_COPIED: repair_emit_file(c, in_path, outp, "copied", "valid"); break;
     case REBUILD_MD_UNREADABLE: repair_emit_file(c, in_path, NULL, "dropped", "cannot be read"); break;
     case REBUILD_MD_INVALID:

@@ -21,7 +21,8 @@ typedef struct repair_range {
 typedef struct repair_ctx {
     const kf_repair_opts *o;
     kf_repair_result *res;
-    const char *out_dir;
+    const char *out_dir;      /* the output the paths reported name */
+    const char *write_dir;    /* where the files are written: out_dir, or its stage (outdir.h) */
     kf_outdir *od;            /* the output directory's policy (kf_repair_into), or NULL */
     kf_part_writer *w;
     bool truncated;           /* default mode: a segment was cut, later ones go */

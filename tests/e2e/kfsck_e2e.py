@@ -77,6 +77,18 @@ HEALTHY = [l for l in LOGS if "damage" not in l and not l["path"].startswith("da
 DAMAGED = [l for l in LOGS if "damage" in l]
 
 
+def drop_root(test):
+    """The prefix that runs kfsck as nobody (uid 65534) when root, who reads
+    any file; none when not root. Skips test when root cannot be dropped."""
+    if os.geteuid() != 0:
+        return ()
+    if shutil.which("setpriv"):
+        return ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+    if shutil.which("runuser"):
+        return ("runuser", "-u", "nobody", "--")
+    test.skipTest("setpriv or runuser is needed to drop root")
+
+
 class TempDirTest(unittest.TestCase):
     """A test case with a fresh temporary directory self.tmp."""
 

@@ -19,7 +19,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, jsonl, run as _run  # noqa: E402
+from kfsck_e2e import FIX, drop_root, jsonl, run as _run  # noqa: E402
 
 PARTITION = os.path.join(FIX, "partition", "orders-0")
 FIRST = "00000000000000000000"
@@ -61,15 +61,7 @@ class HostileIndexes(unittest.TestCase):
                 f.write(tail)
 
     def unprivileged(self):
-        """The prefix that runs kfsck as nobody (uid 65534) when root, who
-        reads any file; none when not root."""
-        if os.geteuid() != 0:
-            return ()
-        if shutil.which("setpriv"):
-            return ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
-        if shutil.which("runuser"):
-            return ("runuser", "-u", "nobody", "--")
-        self.skipTest("setpriv or runuser is needed to drop root")
+        return drop_root(self)
 
     def scan_line(self, out):
         rows = [l for l in out.splitlines() if l.startswith("orders-0 ")]
