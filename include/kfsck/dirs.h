@@ -43,6 +43,12 @@ kf_path_kind kf_classify_path(const char *path);
  * symlink loop?)", "permission denied", ... */
 const char *kf_path_error_str(int err_no);
 
+/* Why a file could not be read, from the call's kf_err and errno: the
+ * whole-read cap (KF_ERR_TOO_BIG), out of memory, a FIFO, socket or device
+ * (EINVAL, as kf_source_open refuses one), a directory, else as
+ * kf_path_error_str. */
+const char *kf_read_error_str(int rc, int err_no);
+
 /* A file kfsck does not know by name: does it start like a .log segment
  * (size field >= 14, magic 0..2)? Captured fetch responses cut to their
  * records are read this way. Only regular files are opened. */

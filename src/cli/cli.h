@@ -36,9 +36,6 @@ int opt_usage_error(const char *cmd, const char *what, const char *arg, void (*u
 /* The reader's thread count and read size from KFSCK_THREADS /
  * KFSCK_CHUNK_BYTES when set (tests, measurements); unchanged otherwise. */
 void reader_tuning(unsigned *threads, size_t *chunk_bytes);
-/* Why a file could not be opened, in words (kf_source_open's errno). */
-const char *cli_read_error(int err_no);
-
 /* `kfsck dump` of a file that is not a .log segment (src/cli/aux.c): its
  * entries, then the problems verify would report, through r. */
 void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r);

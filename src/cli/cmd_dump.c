@@ -534,8 +534,7 @@ static int dump_file(const char *path, kf_name_info ni, const dump_opts *opts, o
         kf_source *src;
         int orc = kf_source_open(&src, path, opts->max_bytes);
         if (orc != KF_OK) {
-            cli_error(path, "cannot read: %s",
-                      orc == KF_ERR_NOMEM ? "out of memory" : cli_read_error(kf_error_last()->err_no));
+            cli_error(path, "cannot read: %s", kf_read_error_str(orc, kf_error_last()->err_no));
             return EXIT_FAIL;
         }
         if (!o->json)
@@ -578,8 +577,7 @@ static int dump_file(const char *path, kf_name_info ni, const dump_opts *opts, o
     kf_bytes m;
     int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc != KF_OK) {
-        cli_error(path, "cannot read: %s",
-                  rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE : cli_read_error(kf_error_last()->err_no));
+        cli_error(path, "cannot read: %s", kf_read_error_str(rc, kf_error_last()->err_no));
         return EXIT_FAIL;
     }
     if (!o->json)

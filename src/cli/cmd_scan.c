@@ -222,7 +222,7 @@ int cmd_scan(int argc, char **argv)
     wo.partition_fn = not_a_datadir;
     wo.datadir_fn = add_datadir;
     wo.empty_dir_is_datadir = true;
-    wo.special_what = "not a regular file or directory (a FIFO, socket or device?)";
+    wo.special_what = CLI_SPECIAL_WHAT;
     wo.other_dir_what = "not a broker data directory (no partition directories, meta.properties or checkpoints)";
     wo.error_fn = count_path_error;
     wo.error_ctx = &path_errors;

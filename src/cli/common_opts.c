@@ -68,11 +68,3 @@ void reader_tuning(unsigned *threads, size_t *chunk_bytes)
         *chunk_bytes = (size_t)v;
 }
 
-const char *cli_read_error(int err_no)
-{
-    if (err_no == EINVAL)
-        return "not a regular file (a FIFO, socket or device?)";
-    if (err_no == EISDIR)
-        return "is a directory";
-    return kf_path_error_str(err_no);
-}

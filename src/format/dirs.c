@@ -83,6 +83,19 @@ const char *kf_path_error_str(int err_no)
     }
 }
 
+const char *kf_read_error_str(int rc, int err_no)
+{
+    if (rc == KF_ERR_TOO_BIG)
+        return KF_TOO_BIG_TO_READ_WHOLE;
+    if (rc == KF_ERR_NOMEM)
+        return "out of memory";
+    if (err_no == EINVAL)
+        return "not a regular file (a FIFO, socket or device?)";
+    if (err_no == EISDIR)
+        return "is a directory";
+    return kf_path_error_str(err_no);
+}
+
 kf_path_kind kf_classify_path(const char *path)
 {
     struct stat st;

@@ -79,12 +79,8 @@ bool rebuild_unreadable(kf_problem_fn fn, void *ctx, const char *path, int rc, i
 {
     if (rc == KF_ERR_IO && err_no == ENOENT)
         return false;
-    const char *why = rc == KF_ERR_TOO_BIG ? KF_TOO_BIG_TO_READ_WHOLE
-                      : rc == KF_ERR_NOMEM ? "out of memory"
-                      : err_no == EINVAL   ? "not a regular file (a FIFO, socket or device?)"
-                      : err_no == EISDIR   ? "is a directory"
-                                           : kf_path_error_str(err_no);
-    kf_report_in(fn, ctx, path, KF_P_UNREADABLE, KF_SEV_WARNING, 0, false, 0, "cannot read: %s", why);
+    kf_report_in(fn, ctx, path, KF_P_UNREADABLE, KF_SEV_WARNING, 0, false, 0, "cannot read: %s",
+                 kf_read_error_str(rc, err_no));
     return true;
 }
 

@@ -59,20 +59,10 @@ static void sink_problem(void *ctx, const kf_problem *p)
         s->o->problem_fn(s->o->problem_ctx, &q);
 }
 
-static const char *read_error(int rc, int err_no)
-{
-    if (rc == KF_ERR_TOO_BIG)
-        return KF_TOO_BIG_TO_READ_WHOLE;
-    if (err_no == EINVAL)
-        return "not a regular file (a FIFO, socket or device?)";
-    if (err_no == EISDIR)
-        return "is a directory";
-    return kf_path_error_str(err_no);
-}
 
 static void unreadable(sink *s, int rc, int err_no)
 {
-    kf_report(sink_problem, s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(rc, err_no));
+    kf_report(sink_problem, s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", kf_read_error_str(rc, err_no));
 }
 
 /* ---- small files ------------------------------------------------------------ */
