@@ -32,9 +32,9 @@ BUILD    ?= build
 SANFLAGS :=
 endif
 
-PKGS    := zlib liblz4 libzstd snappy libxxhash libisal
+PKGS    := zlib liblz4 libzstd snappy libxxhash libisal jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -llz4 -lzstd -lsnappy -lxxhash -lisal)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -llz4 -lzstd -lsnappy -lxxhash -lisal -ljansson)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
@@ -201,7 +201,7 @@ dist/kfsck-static: $(CLI_OBJ) $(LIB) tools/build/isal_static.sh
 	sh tools/build/isal_static.sh $(STATIC_DIR)
 	@mkdir -p dist
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -static -o $@.tmp $(CLI_OBJ) $(LIB) -L$(STATIC_DIR) \
-	  -lz -llz4 -lzstd -lsnappy -lxxhash -lisal -lstdc++ -lm -lpthread
+	  -lz -llz4 -lzstd -lsnappy -lxxhash -lisal -ljansson -lstdc++ -lm -lpthread
 	@if readelf -l $@.tmp | grep -q INTERP; then echo "static: $@ needs a dynamic loader" >&2; exit 1; fi
 	mv -f $@.tmp $@
 

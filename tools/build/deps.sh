@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh: install what kfsck needs to build and test (run by `make deps`,
 # the first step of `make demo`, `make check` and .ci/run). Checks for a C
-# compiler, make, pkg-config, the compression/hash/test libraries (pkg-config
+# compiler, make, pkg-config, the compression/hash/JSON/test libraries (pkg-config
 # module and header), promtool and systemd-analyze (tests of contrib/ and of
 # scan's Prometheus output), and Debian's /usr/bin/python3 with the modules
 # the test and fixture generators use. Installs whatever is missing with apt-get (as
@@ -78,6 +78,7 @@ header_ok() { # module header
 for spec in zlib:zlib.h:zlib1g-dev liblz4:lz4frame.h:liblz4-dev \
             libzstd:zstd.h:libzstd-dev snappy:snappy-c.h:libsnappy-dev \
             libxxhash:xxhash.h:libxxhash-dev libisal:isa-l/crc.h:libisal-dev \
+            jansson:jansson.h:libjansson-dev \
             cmocka:cmocka.h:libcmocka-dev; do
     mod=${spec%%:*}; rest=${spec#*:}; hdr=${rest%%:*}; pkg=${rest#*:}
     if have pkg-config; then
