@@ -247,6 +247,14 @@ void kf_metadata_producer_ids(const kf_metadata *m, int64_t *next_producer_id, i
 const kf_md_topic *kf_metadata_topic_by_id(const kf_metadata *m, const uint8_t id[16]);
 const kf_md_topic *kf_metadata_topic_by_name(const kf_metadata *m, const char *name);
 
+/* The value of one config of a resource (resource_type 2 for a topic, 4 for
+ * a broker: kf_md_config), as the image holds it; NULL when it is not set
+ * (the broker's or Kafka's default applies) or its value is null. */
+#define KF_CONFIG_TOPIC 2
+#define KF_CONFIG_BROKER 4
+const char *kf_metadata_config(const kf_metadata *m, int8_t resource_type, const char *resource_name,
+                               const char *name);
+
 /* Names of config resource types ("topic", "broker", "broker_logger",
  * "client_metrics", "group"), NULL for other numbers. */
 const char *kf_config_resource_name(int8_t type);

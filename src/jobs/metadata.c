@@ -698,6 +698,30 @@ const kf_md_topic *kf_metadata_topic_by_name(const kf_metadata *m, const char *n
     return m && name ? htab_get(&m->im.topic_names, name, (uint32_t)strlen(name)) : NULL;
 }
 
+const char *kf_metadata_config(const kf_metadata *m, int8_t resource_type, const char *resource_name,
+                               const char *name)
+{
+    if (!m || !resource_name || !name)
+        return NULL;
+    /* The view is sorted by (resource type, resource name, config name). */
+    size_t lo = 0, hi = m->v.nconfigs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const kf_md_config *c = m->v.configs[mid];
+        int d = c->resource_type != resource_type ? (c->resource_type < resource_type ? -1 : 1)
+                                                  : strcmp(c->resource_name, resource_name);
+        if (!d)
+            d = strcmp(c->name, name);
+        if (!d)
+            return c->value;
+        if (d < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 const char *kf_config_resource_name(int8_t type)
 {
     switch (type) {
