@@ -65,6 +65,7 @@
 #include "kfsck/common.h"
 #include "kfsck/crc.h"
 #include "kfsck/codec.h"
+#include "kfsck/timestamp.h"
 
 /* format (src/format/): Kafka's files, the streaming and partition readers */
 #include "kfsck/file.h"

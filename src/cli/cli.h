@@ -33,6 +33,10 @@ int opt_positive_size(const char *cmd, const char *opt, const char *arg, uint64_
  * returns EXIT_USAGE. */
 int opt_usage_error(const char *cmd, const char *what, const char *arg, void (*usage)(FILE *));
 
+/* A time option (--as-of, --from-time, --now): epoch milliseconds or ISO
+ * 8601 (kf_timestamp_parse) into *v: 0, or EXIT_USAGE after printing why
+ * and the usage to stderr. */
+int opt_time(const char *cmd, const char *opt, const char *arg, int64_t *v, void (*usage)(FILE *));
 /* The reader's thread count and read size from KFSCK_THREADS /
  * KFSCK_CHUNK_BYTES when set (tests, measurements); unchanged otherwise. */
 void reader_tuning(unsigned *threads, size_t *chunk_bytes);

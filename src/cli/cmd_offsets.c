@@ -254,7 +254,8 @@ static void offsets_usage(FILE *f)
             "  --group G / --topic T   only these (repeatable)\n"
             "  --history               every change in the order it took effect\n"
             "  --as-of MS              the table after the last change whose time is <= MS\n"
-            "                          (epoch millis); with --history, the changes up to it\n"
+            "                          (epoch ms or ISO 8601: 2024-02-12T01:11:26Z); with\n"
+            "                          --history, the changes up to it\n"
             "  --format table|json|csv the columns of kafka-consumer-groups.sh --describe\n"
             "                          (default), JSON lines (as --json), or CSV with a header\n"
             "  --format reset-csv      the file kafka-consumer-groups.sh --reset-offsets\n"
@@ -327,8 +328,8 @@ int cmd_offsets(int argc, char **argv)
         case 't': op.topics[op.ntopics++] = optarg; break;
         case 'H': op.history = true; break;
         case 'a':
-            if (parse_i64(optarg, &op.as_of))
-                return opt_usage_error("offsets", "--as-of needs epoch milliseconds, not", optarg, offsets_usage);
+            if (opt_time("offsets", "--as-of", optarg, &op.as_of, offsets_usage))
+                return EXIT_USAGE;
             op.has_as_of = true;
             break;
         case 'c': op.connect = true; break;

@@ -213,6 +213,7 @@ static void stats_usage(FILE *f)
                "  --part-size BYTES       the buffer of one open file (s3.part.size; default 25M)\n"
                "  --from-offset N         the connector resumes at offset N (default: the start)\n"
                "  --from-time MS          ... at the offset Kafka's offsetsForTimes finds for MS\n"
+               "                          (epoch ms or ISO 8601: 2024-02-12T01:11:26Z)\n"
                "  --json                  \"sink_partition\" lines, then one \"sink_summary\" per topic\n");
 }
 
@@ -289,11 +290,11 @@ int cmd_stats(int argc, char **argv)
             if (so.from != KF_SINK_FROM_START)
                 return opt_usage_error("stats", "give one of --from-offset and --from-time, not both", NULL,
                                        stats_usage);
-            if (parse_number(optarg, 0, &so.from_value))
-                return opt_usage_error("stats",
-                                       c == 'O' ? "--from-offset needs an offset (0 or more), not"
-                                                : "--from-time needs a time in ms since the epoch (0 or more), not",
-                                       optarg, stats_usage);
+            if (c == 'T' && opt_time("stats", "--from-time", optarg, &so.from_value, stats_usage))
+                return EXIT_USAGE;
+            if (c == 'O' && parse_number(optarg, 0, &so.from_value))
+                return opt_usage_error("stats", "--from-offset needs an offset (0 or more), not", optarg,
+                                       stats_usage);
             so.from = c == 'O' ? KF_SINK_FROM_OFFSET : KF_SINK_FROM_TIME;
             sink_only = c == 'O' ? "--from-offset" : "--from-time";
             break;

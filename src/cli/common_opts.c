@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "kfsck/timestamp.h"
 
 int parse_size(const char *s, uint64_t *result)
 {
@@ -50,6 +51,18 @@ int opt_usage_error(const char *cmd, const char *what, const char *arg, void (*u
         fprintf(stderr, "kfsck %s: %s '%s'\n", cmd, what, arg);
     else
         fprintf(stderr, "kfsck %s: %s\n", cmd, what);
+    usage(stderr);
+    return EXIT_USAGE;
+}
+
+int opt_time(const char *cmd, const char *opt, const char *arg, int64_t *v, void (*usage)(FILE *))
+{
+    if (kf_timestamp_parse(arg, v) == KF_OK)
+        return 0;
+    fprintf(stderr,
+            "kfsck %s: %s needs epoch milliseconds or an ISO 8601 time (2024-02-12T01:11:26Z, "
+            "2024-02-12): %s: '%s'\n",
+            cmd, opt, kf_error_last()->message, arg);
     usage(stderr);
     return EXIT_USAGE;
 }

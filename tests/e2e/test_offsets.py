@@ -112,6 +112,22 @@ class Offsets(unittest.TestCase):
             self.assertIn("cannot read", err)
             self.assertIn("offsets_lost", [p["code"] for p in jsonl(out, "problem")])
 
+    def test_as_of_iso_8601(self):
+        """--as-of in ISO 8601 (UTC, another zone, with milliseconds) is the
+        same instant as the epoch milliseconds, so the same table."""
+        import datetime
+        ms = M["as_of"]["ms"]
+        utc = datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
+        east = utc.astimezone(datetime.timezone(datetime.timedelta(hours=5, minutes=30)))
+        want = run("offsets", "--json", "--as-of", str(ms), DATADIR)
+        for iso in (utc.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ms % 1000),
+                    east.strftime("%Y-%m-%dT%H:%M:%S.") + "%03d+05:30" % (ms % 1000)):
+            with self.subTest(iso=iso):
+                self.assertEqual(run("offsets", "--json", "--as-of", iso, DATADIR), want)
+        code, out, err = run("offsets", "--as-of", "2024-02-12T01:11:26", DATADIR)
+        self.assertEqual(code, 2)
+        self.assertIn("needs a time zone", err)
+
     def test_usage_errors(self):
         self.assertEqual(run("offsets", "--format", "reset-csv", "--history", DATADIR)[0], 2)
         self.assertEqual(run("offsets", "--json", "--format", "csv", DATADIR)[0], 2)
