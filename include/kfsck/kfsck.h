@@ -99,6 +99,8 @@
 #include "kfsck/part_feed.h"
 #include "kfsck/decoder.h"
 #include "kfsck/groups.h"
+/* compaction (issue 16) */
+#include "kfsck/compaction.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -23,6 +23,7 @@ static const command COMMANDS[] = {
     {"stats", cmd_stats, "records and bytes per time bucket, and timestamp disorder"},
     {"txns", cmd_txns, "open, hanging and aborted transactions"},
     {"metadata", cmd_metadata, "the cluster as its KRaft metadata log describes it"},
+    {"compaction", cmd_compaction, "why a compacted partition does not shrink, what cleaning frees"},
 };
 
 static void usage(FILE *f)

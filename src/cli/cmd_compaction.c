@@ -1,0 +1,358 @@
+/* cmd_compaction.c: `kfsck compaction`: why a compacted partition does not
+ * shrink and what a cleaning would give back. The KRaft metadata among the
+ * inputs (when there is one) gives the topics' cleaner configs; the job
+ * (src/jobs/compaction.c) reads each compacted partition once and says
+ * where the cleaner would start and stop, what holds it, and what a full
+ * cleaning frees. This file only parses options and prints: per partition a
+ * verdict line, then the figures. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/kraft_names.h"
+#include "cli/partitions.h"
+#include "cli/walk.h"
+#include "kfsck/compaction.h"
+
+typedef struct compaction_run {
+    bool json;
+    out *o;
+    report rep;
+} compaction_run;
+
+/* ---- JSON -------------------------------------------------------------------- */
+
+static void print_json(out *o, const kf_compaction_result *r)
+{
+    const kf_partition *p = r->partition;
+    const kf_cleanable *c = &r->cleanable;
+    out_begin(o, "compaction");
+    out_str(o, "topic", p->topic[0] ? p->topic : NULL);
+    out_opt_int(o, "partition", p->partition >= 0, p->partition);
+    out_uint(o, "bytes", r->bytes);
+    out_opt_int(o, "cleaner_offset", r->has_cleaner_offset, r->cleaner_offset);
+    out_int(o, "first_dirty_offset", c->first_dirty_offset);
+    out_str(o, "first_dirty_reason", kf_dirty_reset_name(c->dirty_reset));
+    out_int(o, "first_uncleanable_offset", c->first_uncleanable_offset);
+    out_str(o, "uncleanable_reason", kf_uncleanable_reason_name(c->reason));
+    if (r->pinned) {
+        const kf_open_txn *t = &r->pinned_by;
+        out_obj_open(o, "pinned_by");
+        out_int(o, "producer_id", t->producer_id);
+        out_int(o, "producer_epoch", t->producer_epoch);
+        out_int(o, "first_offset", t->first_offset);
+        out_opt_int(o, "first_timestamp", t->has_first_timestamp, t->first_timestamp);
+        out_obj_close(o);
+    } else {
+        out_null(o, "pinned_by");
+    }
+    out_uint(o, "cleanable_bytes", c->cleanable_bytes);
+    if (c->has_ratio)
+        out_double(o, "dirty_ratio", c->dirty_ratio);
+    else
+        out_null(o, "dirty_ratio");
+    out_bool(o, "would_clean", c->would_clean);
+    out_uint(o, "keys", r->keys);
+    out_uint(o, "records", r->records);
+    out_uint(o, "live_records", r->live_records);
+    out_uint(o, "reclaimable_bytes", r->reclaimable_bytes);
+    /* beyond the contract */
+    out_uint(o, "tombstones", r->tombstones);
+    out_uint(o, "keyless_records", r->keyless_records);
+    out_uint(o, "control_batches", r->control_batches);
+    out_uint(o, "segments", r->segments);
+    out_int(o, "log_start_offset", r->log_start_offset);
+    out_int(o, "log_end_offset", r->log_end_offset);
+    out_opt_int(o, "high_watermark", r->has_high_watermark, r->high_watermark);
+    out_int(o, "last_stable_offset", r->last_stable_offset);
+    out_uint(o, "open_transactions", r->open_transactions);
+    out_int(o, "active_segment_offset", c->active_segment_offset);
+    out_opt_int(o, "min_compaction_lag_offset", c->has_lag_bound, c->lag_bound_offset);
+    out_int(o, "first_uncleanable_segment", c->first_uncleanable_segment);
+    out_uint(o, "clean_bytes", c->clean_bytes);
+    out_uint(o, "total_bytes", c->total_bytes);
+    out_int(o, "compaction_delay_ms", c->compaction_delay_ms);
+    out_str(o, "cleanup_policy", r->cleanup_policy);
+    out_str(o, "cleanup_policy_source", kf_config_source_name(r->cleanup_policy_source));
+    out_double(o, "min_cleanable_ratio", r->min_cleanable_ratio);
+    out_str(o, "min_cleanable_ratio_source", kf_config_source_name(r->min_cleanable_ratio_source));
+    out_int(o, "min_compaction_lag_ms", r->min_compaction_lag_ms);
+    out_str(o, "min_compaction_lag_source", kf_config_source_name(r->min_compaction_lag_source));
+    out_int(o, "max_compaction_lag_ms", r->max_compaction_lag_ms);
+    out_str(o, "max_compaction_lag_source", kf_config_source_name(r->max_compaction_lag_source));
+    out_int(o, "delete_retention_ms", r->delete_retention_ms);
+    out_str(o, "delete_retention_source", kf_config_source_name(r->delete_retention_source));
+    static const char *const by[] = {"not", "internal_topic", "cleanup_policy", "named"};
+    out_str(o, "compacted_because", by[r->compacted_by]);
+    out_bool(o, "incomplete", r->incomplete);
+    out_end(o);
+}
+
+/* ---- text ---------------------------------------------------------------------- */
+
+static void print_verdict(FILE *f, const kf_compaction_result *r)
+{
+    const kf_partition *p = r->partition;
+    const kf_cleanable *c = &r->cleanable;
+    char dirty[32], tm[40];
+    fmt_bytes(c->cleanable_bytes, dirty, sizeof dirty);
+    if (r->pinned) {
+        const kf_open_txn *t = &r->pinned_by;
+        fprintf(f, "  blocked by open transaction producer %" PRId64 " epoch %d", t->producer_id, t->producer_epoch);
+        if (t->has_first_timestamp) {
+            fmt_time_utc(t->first_timestamp, tm, sizeof tm);
+            fprintf(f, " since %s", tm);
+        }
+        fprintf(f, " at offset %" PRId64 " - abort it: `kafka-transactions.sh --bootstrap-server HOST:PORT abort",
+                t->first_offset);
+        if (p->topic[0] && p->partition >= 0)
+            fprintf(f, " --topic %s --partition %d", p->topic, p->partition);
+        fprintf(f, " --start-offset %" PRId64 "`\n", t->first_offset);
+    } else if (c->would_clean && c->need_compaction_now && !(c->dirty_ratio > r->min_cleanable_ratio)) {
+        fmt_duration(c->compaction_delay_ms, tm, sizeof tm);
+        fprintf(f,
+                "  cleanable: %s dirty, %s past max.compaction.lag.ms - the cleaner should be running: check "
+                "`log-cleaner.log` and `uncleanable-partitions-count`\n",
+                dirty, tm);
+    } else if (c->would_clean) {
+        fprintf(f,
+                "  cleanable: %s dirty, ratio %.2f > %g - the cleaner should be running: check `log-cleaner.log` "
+                "and `uncleanable-partitions-count`\n",
+                dirty, c->dirty_ratio, r->min_cleanable_ratio);
+    } else if (c->cleanable_bytes > 0) {
+        fprintf(f, "  not enough dirty: %s dirty, ratio %.2f <= %g - the cleaner waits for more\n", dirty,
+                c->dirty_ratio, r->min_cleanable_ratio);
+    } else {
+        fprintf(f, "  nothing to clean: no whole segment between the first dirty offset %" PRId64
+                   " and the first uncleanable offset %" PRId64 " (%s)\n",
+                c->first_dirty_offset, c->first_uncleanable_offset, kf_uncleanable_reason_name(c->reason));
+    }
+}
+
+static void print_text(FILE *f, const kf_compaction_result *r)
+{
+    const kf_cleanable *c = &r->cleanable;
+    char label[300], size[32], clean[32], total[32], reclaim[32];
+    partition_label(r->partition, label, sizeof label);
+    fmt_bytes(r->bytes, size, sizeof size);
+    if (r->bytes == 0 && r->records == 0) {
+        fprintf(f, "%s: empty: nothing to clean\n", label);
+        return;
+    }
+    fprintf(f, "%s:\n", label);
+    print_verdict(f, r);
+    fprintf(f, "  log: %zu segment%s, %s; offsets %" PRId64 " to %" PRId64, r->segments, r->segments == 1 ? "" : "s",
+            size, r->log_start_offset, r->log_end_offset);
+    if (r->has_high_watermark)
+        fprintf(f, ", high watermark %" PRId64, r->high_watermark);
+    fprintf(f, ", last stable offset %" PRId64 "\n", r->last_stable_offset);
+    fprintf(f, "  first dirty offset %" PRId64, c->first_dirty_offset);
+    if (!r->has_cleaner_offset)
+        fprintf(f, " (no cleaner-offset-checkpoint entry: the log start)\n");
+    else if (c->dirty_reset == KF_DIRTY_FROM_CHECKPOINT)
+        fprintf(f, " (cleaner-offset-checkpoint)\n");
+    else
+        fprintf(f, " (the checkpoint's %" PRId64 " is %s: reset to the log start)\n", r->cleaner_offset,
+                c->dirty_reset == KF_DIRTY_BELOW_LOG_START ? "below the log start" : "past the log end");
+    fprintf(f, "  first uncleanable offset %" PRId64 " (%s)\n", c->first_uncleanable_offset,
+            kf_uncleanable_reason_name(c->reason));
+    fmt_bytes(c->cleanable_bytes, size, sizeof size);
+    fmt_bytes(c->clean_bytes, clean, sizeof clean);
+    fmt_bytes(c->total_bytes, total, sizeof total);
+    fprintf(f, "  cleanable %s, clean %s", size, clean);
+    if (c->has_ratio)
+        fprintf(f, ", dirty ratio %.4f (min.cleanable.dirty.ratio %g, %s)\n", c->dirty_ratio, r->min_cleanable_ratio,
+                kf_config_source_name(r->min_cleanable_ratio_source));
+    else
+        fprintf(f, " (nothing before the uncleanable part)\n");
+    fmt_bytes(r->reclaimable_bytes, reclaim, sizeof reclaim);
+    fprintf(f,
+            "  a full cleaning: %" PRIu64 " record%s, %" PRIu64 " distinct key%s, %" PRIu64 " live (%" PRIu64
+            " tombstone%s), %s of records to free\n",
+            r->records, r->records == 1 ? "" : "s", r->keys, r->keys == 1 ? "" : "s", r->live_records, r->tombstones,
+            r->tombstones == 1 ? "" : "s", reclaim);
+    if (r->keyless_records)
+        fprintf(f, "  %" PRIu64 " record%s without a key (the cleaner drops them)\n", r->keyless_records,
+                r->keyless_records == 1 ? "" : "s");
+    if (r->min_compaction_lag_ms > 0) {
+        fmt_duration(r->min_compaction_lag_ms, size, sizeof size);
+        fprintf(f, "  min.compaction.lag.ms %s (%s)\n", size, kf_config_source_name(r->min_compaction_lag_source));
+    }
+    if (r->incomplete)
+        fprintf(f, "  damaged batches were skipped: the figures may be incomplete\n");
+    fputc('\n', f);
+}
+
+static int print_result(void *ctx, const kf_compaction_result *r)
+{
+    compaction_run *R = ctx;
+    if (r->compacted_by == KF_COMPACTED_NOT) {
+        if (!R->json) {
+            char label[300];
+            partition_label(r->partition, label, sizeof label);
+            fprintf(R->o->f, "%s: skipped: not compacted (cleanup.policy %s)\n", label,
+                    r->cleanup_policy ? r->cleanup_policy : "delete, the default");
+        }
+        return KF_OK;
+    }
+    if (R->json)
+        print_json(R->o, r);
+    else
+        print_text(R->o->f, r);
+    return KF_OK;
+}
+
+static void print_summary(compaction_run *R, const kf_compaction_totals *t)
+{
+    if (R->json) {
+        out *o = R->o;
+        out_begin(o, "summary");
+        out_uint(o, "partitions", t->partitions);
+        out_uint(o, "skipped", t->skipped);
+        out_uint(o, "pinned", t->pinned);
+        out_uint(o, "would_clean", t->would_clean);
+        out_uint(o, "errors", R->rep.errors);
+        out_uint(o, "warnings", R->rep.warnings);
+        out_end(o);
+        return;
+    }
+    fprintf(R->o->f,
+            "%" PRIu64 " compacted partition%s (%" PRIu64 " skipped): %" PRIu64 " pinned by an open transaction, %" PRIu64
+            " the cleaner would clean\n",
+            t->partitions, t->partitions == 1 ? "" : "s", t->skipped, t->pinned, t->would_clean);
+}
+
+/* ---- options -------------------------------------------------------------------- */
+
+static void compaction_usage(FILE *f)
+{
+    fprintf(f, "usage: kfsck compaction [--now TIME] [--min-cleanable-ratio R] [--min-compaction-lag-ms MS]\n"
+               "                        [--max-compaction-lag-ms MS] [--max-batch-bytes N] [--json] PATH...\n\n"
+               "Why a compacted partition does not shrink, and what a cleaning would give back:\n"
+               "for __consumer_offsets, __transaction_state, topics whose cleanup.policy holds\n"
+               "compact in the KRaft metadata among the PATHs, and partition dirs named as\n"
+               "PATHs, the log cleaner's first dirty and first uncleanable offsets, what sets\n"
+               "the latter (last stable offset, active segment, min.compaction.lag.ms), the\n"
+               "open transaction pinning it, cleanable bytes and the dirty ratio, and what a\n"
+               "full cleaning keeps (distinct keys, live records) and frees.\n"
+               "  --now TIME                the cleaner's clock: epoch ms or ISO 8601 (default: now)\n"
+               "  --min-cleanable-ratio R   min.cleanable.dirty.ratio where the topic has none (0.5)\n"
+               "  --min-compaction-lag-ms MS  min.compaction.lag.ms where the topic has none (0)\n"
+               "  --max-compaction-lag-ms MS  max.compaction.lag.ms where the topic has none (none)\n"
+               "  --max-batch-bytes N       cap on one batch's decompressed size (default 128M)\n"
+               "  --json                    JSON lines: \"compaction\", \"problem\", \"summary\"\n"
+               "exit: 0 nothing pins a cleaning; 1 an open transaction pins one; 2 usage;\n"
+               "3 a path cannot be read.\n");
+}
+
+static int opt_ms(const char *opt, const char *arg, int64_t *v)
+{
+    char *end;
+    long long x = arg && *arg ? strtoll(arg, &end, 10) : -1;
+    if (!arg || !*arg || *end || x < 0)
+        return opt_usage_error("compaction", opt, arg, compaction_usage);
+    *v = x;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, kf_compaction_opts *co, bool *json, uint64_t *max_batch)
+{
+    static const struct option longopts[] = {
+        {"now", required_argument, 0, 'N'},
+        {"min-cleanable-ratio", required_argument, 0, 'R'},
+        {"min-compaction-lag-ms", required_argument, 0, 'L'},
+        {"max-compaction-lag-ms", required_argument, 0, 'M'},
+        {"max-batch-bytes", required_argument, 0, 'B'},
+        {"json", no_argument, 0, 'j'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    optind = 1;
+    opterr = 0;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'N':
+            if (opt_time("compaction", "--now", optarg, &co->now_ms, compaction_usage))
+                return EXIT_USAGE;
+            break;
+        case 'R':
+            co->min_cleanable_ratio = strtod(optarg, &end);
+            if (!*optarg || *end || !isfinite(co->min_cleanable_ratio) || co->min_cleanable_ratio < 0 ||
+                co->min_cleanable_ratio > 1)
+                return opt_usage_error("compaction", "--min-cleanable-ratio needs a ratio from 0 to 1, not",
+                                       optarg, compaction_usage);
+            co->has_min_cleanable_ratio = true;
+            break;
+        case 'L':
+            if (opt_ms("--min-compaction-lag-ms needs milliseconds, not", optarg, &co->min_compaction_lag_ms))
+                return EXIT_USAGE;
+            co->has_min_compaction_lag_ms = true;
+            break;
+        case 'M':
+            if (opt_ms("--max-compaction-lag-ms needs milliseconds, not", optarg, &co->max_compaction_lag_ms))
+                return EXIT_USAGE;
+            co->has_max_compaction_lag_ms = true;
+            break;
+        case 'B':
+            if (opt_positive_size("compaction", "--max-batch-bytes", optarg, max_batch))
+                return EXIT_USAGE;
+            break;
+        case 'j': *json = true; break;
+        case 'h': compaction_usage(stdout); return -1;
+        default:
+            return opt_usage_error("compaction", "unknown or incomplete option", argv[optind - 1], compaction_usage);
+        }
+    }
+    if (optind >= argc)
+        return opt_usage_error("compaction", "no PATH given", NULL, compaction_usage);
+    return EXIT_CLEAN;
+}
+
+int cmd_compaction(int argc, char **argv)
+{
+    compaction_run R;
+    memset(&R, 0, sizeof R);
+    kf_compaction_opts co;
+    kf_compaction_opts_init(&co);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    co.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    int st = parse_options(argc, argv, &co, &R.json, &max_batch);
+    if (st != EXIT_CLEAN)
+        return st < 0 ? EXIT_CLEAN : st;
+    size_t cap = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;
+
+    out o;
+    out_init(&o, stdout, R.json);
+    R.o = &o;
+    R.rep.o = &o;
+    kf_inputs in;
+    int in_status = inputs_collect(argv + optind, argc - optind, &in);
+    if (!in.n && in_status != EXIT_FAIL)
+        fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+    kf_metadata *m = kraft_image_of(argv + optind, argc - optind, max_batch);
+    part_reader_opts(&co.read, cap, &R.rep);
+    co.problem_fn = report_problem;
+    co.problem_ctx = &R.rep;
+    co.metadata = m;
+    co.paths = argv + optind;
+    co.npaths = (size_t)(argc - optind);
+    kf_compaction_totals tot;
+    int rc = kf_compaction_run(&in, &co, print_result, &R, &tot);
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
+    print_summary(&R, &tot);
+    kf_metadata_free(m);
+    kf_inputs_free(&in);
+    if (in_status == EXIT_FAIL || tot.unreadable)
+        return EXIT_FAIL;
+    return tot.pinned ? EXIT_DAMAGE : EXIT_CLEAN;
+}
