@@ -19,6 +19,7 @@ _kfsck_options()
     stats)    echo "--bucket --by-partition --max-batch-bytes --json --sink-partition-duration --flush-size --rotate-interval --part-size --from-offset --from-time --help" ;;
     txns)     echo "--hanging-ms --max-batch-bytes --json --help" ;;
     metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
+    compaction) echo "--now --min-cleanable-ratio --min-compaction-lag-ms --max-compaction-lag-ms --max-batch-bytes --json --help" ;;
     esac
 }
 
@@ -30,6 +31,7 @@ _kfsck_takes_value()
     --offsets-partitions|--format|-o|--output|--jobs|--bucket|--sink-partition-duration| \
     --flush-size|--rotate-interval|--part-size|--from-offset|--from-time|--hanging-ms| \
     --as-of-offset) return 0 ;;
+    --now|--min-cleanable-ratio|--min-compaction-lag-ms|--max-compaction-lag-ms) return 0 ;;
     esac
     return 1
 }
@@ -40,7 +42,7 @@ _kfsck()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="dump verify offsets groups repair merge scan stats txns metadata"
+    local commands="dump verify offsets groups repair merge scan stats txns metadata compaction"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))

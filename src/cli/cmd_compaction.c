@@ -108,7 +108,7 @@ static void print_verdict(FILE *f, const kf_compaction_result *r)
             fmt_time_utc(t->first_timestamp, tm, sizeof tm);
             fprintf(f, " since %s", tm);
         }
-        fprintf(f, " at offset %" PRId64 " - abort it: `kafka-transactions.sh --bootstrap-server HOST:PORT abort",
+        fprintf(f, " at offset %" PRId64 " — abort it: `kafka-transactions.sh --bootstrap-server HOST:PORT abort",
                 t->first_offset);
         if (p->topic[0] && p->partition >= 0)
             fprintf(f, " --topic %s --partition %d", p->topic, p->partition);
@@ -116,17 +116,21 @@ static void print_verdict(FILE *f, const kf_compaction_result *r)
     } else if (c->would_clean && c->need_compaction_now && !(c->dirty_ratio > r->min_cleanable_ratio)) {
         fmt_duration(c->compaction_delay_ms, tm, sizeof tm);
         fprintf(f,
-                "  cleanable: %s dirty, %s past max.compaction.lag.ms - the cleaner should be running: check "
+                "  cleanable: %s dirty, %s past max.compaction.lag.ms — the cleaner should be running: check "
                 "`log-cleaner.log` and `uncleanable-partitions-count`\n",
                 dirty, tm);
     } else if (c->would_clean) {
         fprintf(f,
-                "  cleanable: %s dirty, ratio %.2f > %g - the cleaner should be running: check `log-cleaner.log` "
+                "  cleanable: %s dirty, ratio %.2f > %g — the cleaner should be running: check `log-cleaner.log` "
                 "and `uncleanable-partitions-count`\n",
                 dirty, c->dirty_ratio, r->min_cleanable_ratio);
     } else if (c->cleanable_bytes > 0) {
-        fprintf(f, "  not enough dirty: %s dirty, ratio %.2f <= %g - the cleaner waits for more\n", dirty,
+        fprintf(f, "  not enough dirty: %s dirty, ratio %.2f <= %g — the cleaner waits for more\n", dirty,
                 c->dirty_ratio, r->min_cleanable_ratio);
+    } else if (c->reason == KF_UNCLEANABLE_ACTIVE_SEGMENT) {
+        fprintf(f, "  nothing to clean: the dirty part from offset %" PRId64 " is all in the active segment, which "
+                   "the cleaner never cleans (it rolls at segment.bytes or segment.ms)\n",
+                c->first_dirty_offset);
     } else {
         fprintf(f, "  nothing to clean: no whole segment between the first dirty offset %" PRId64
                    " and the first uncleanable offset %" PRId64 " (%s)\n",
