@@ -64,34 +64,43 @@ static void note_timestamps(cp_feed *F, const kf_batch *b)
     }
 }
 
-/* One record into the key table: it supersedes its key's latest record. */
-static int keep_record(cp_feed *F, const kf_record *rec, uint32_t size)
+/* Records wait in a small stage between being hashed and being put, so
+ * that their slots are fetched from memory while the next are decoded: the
+ * table is far larger than the caches and each put is a miss otherwise. */
+#define CP_STAGE 32
+
+typedef struct cp_staged {
+    uint64_t hash;
+    uint32_t latest;     /* size | CK_TOMBSTONE */
+} cp_staged;
+
+/* Each staged record replaces the latest one of its key. */
+static int put_staged(cp_feed *F, const cp_staged *st, size_t n)
 {
     kf_compaction_result *r = F->r;
-    if (!rec->key) {
-        r->keyless_records++;
-        r->reclaimable_bytes += size;
-        return KF_OK;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t prev;
+        int k = ck_put(&F->keys, st[i].hash, st[i].latest, &prev);
+        if (k < 0)
+            return KF_ERR_NOMEM;
+        if (k == 1) {
+            r->reclaimable_bytes += prev & CK_SIZE_MASK;
+            r->tombstones -= (prev & CK_TOMBSTONE) != 0;
+        }
+        r->tombstones += (st[i].latest & CK_TOMBSTONE) != 0;
     }
-    uint32_t latest = (size & CK_SIZE_MASK) | (rec->value ? 0 : CK_TOMBSTONE);
-    uint32_t prev;
-    int k = ck_put(&F->keys, ck_hash(rec->key, (size_t)rec->key_len), latest, &prev);
-    if (k < 0)
-        return KF_ERR_NOMEM;
-    if (k == 1) {
-        r->reclaimable_bytes += prev & CK_SIZE_MASK;
-        r->tombstones -= (prev & CK_TOMBSTONE) != 0;
-    }
-    r->tombstones += (latest & CK_TOMBSTONE) != 0;
     return KF_OK;
 }
 
 static int data_batch(cp_feed *F, kf_part_reader *rd, kf_batch *b)
 {
+    kf_compaction_result *r = F->r;
     kf_record_iter it;
     int rc = kf_part_reader_records(rd, b, &it);
     /* A plain v0/v1 message is its own record: the entry's bytes. */
     bool plain = b->magic < 2 && b->codec == KF_CODEC_NONE;
+    cp_staged st[CP_STAGE];
+    size_t nst = 0;
     kf_record rec;
     while (rc == KF_OK) {
         size_t before = it.c.pos;
@@ -100,16 +109,30 @@ static int data_batch(cp_feed *F, kf_part_reader *rd, kf_batch *b)
             rc = k;
             break;
         }
-        F->r->records++;
+        r->records++;
         uint32_t size = plain ? b->size : (uint32_t)(it.c.pos - before);
-        if ((rc = keep_record(F, &rec, size)) == KF_ERR_NOMEM)
-            return rc;
+        if (!rec.key) {
+            r->keyless_records++;
+            r->reclaimable_bytes += size;
+            continue;
+        }
+        cp_staged *s = &st[nst++];
+        s->hash = ck_hash(rec.key, (size_t)rec.key_len);
+        s->latest = (size & CK_SIZE_MASK) | (rec.value ? 0 : CK_TOMBSTONE);
+        ck_prefetch(&F->keys, s->hash);
+        if (nst == CP_STAGE) {
+            if (put_staged(F, st, nst) != KF_OK)
+                return KF_ERR_NOMEM;
+            nst = 0;
+        }
     }
+    if (put_staged(F, st, nst) != KF_OK)
+        return KF_ERR_NOMEM;
     if (rc != KF_OK) {
         kf_report_in(F->o->problem_fn, F->o->problem_ctx, kf_part_reader_file(rd),
                      it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true, b->base_offset,
                      "records of this batch not counted by compaction: %s", it.err_msg);
-        F->r->incomplete = true;
+        r->incomplete = true;
     }
     return KF_OK;
 }

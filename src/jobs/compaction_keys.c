@@ -4,6 +4,7 @@
  * probing needs no tombstones. */
 #include "jobs/compaction_keys.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <xxhash.h>
 
@@ -13,39 +14,45 @@ uint64_t ck_hash(const void *key, size_t len)
     return h ? h : 1;
 }
 
-/* The slot holding hash, or the empty slot where it goes. */
-static size_t find_slot(const uint64_t *hashes, size_t cap, uint64_t hash)
+static size_t home(uint64_t hash, size_t cap) { return (size_t)(hash ^ (hash >> 32)) & (cap - 1); }
+
+static bool holds(const ck_slot *s, uint64_t hash)
 {
-    size_t mask = cap - 1;
-    size_t i = (size_t)(hash ^ (hash >> 29)) & mask;
-    while (hashes[i] && hashes[i] != hash)
-        i = (i + 1) & mask;
-    return i;
+    return s->hash_lo == (uint32_t)hash && s->hash_hi == (uint32_t)(hash >> 32);
+}
+
+static bool empty(const ck_slot *s) { return !s->hash_lo && !s->hash_hi; }
+
+/* The slot holding hash, or the empty slot where it goes. */
+static ck_slot *find_slot(ck_slot *slots, size_t cap, uint64_t hash)
+{
+    size_t i = home(hash, cap);
+    while (!empty(&slots[i]) && !holds(&slots[i], hash))
+        i = (i + 1) & (cap - 1);
+    return &slots[i];
+}
+
+void ck_prefetch(const ck_table *t, uint64_t hash)
+{
+    if (t->cap)
+        __builtin_prefetch(&t->slots[home(hash, t->cap)], 1);
 }
 
 static int grow(ck_table *t)
 {
     size_t cap = t->cap ? t->cap * 2 : 1024;
-    if (cap > SIZE_MAX / sizeof(uint64_t))
+    if (cap > SIZE_MAX / sizeof(ck_slot))
         return -1;
-    uint64_t *h = calloc(cap, sizeof *h);
-    uint32_t *l = malloc(cap * sizeof *l);
-    if (!h || !l) {
-        free(h);
-        free(l);
+    ck_slot *s = calloc(cap, sizeof *s);
+    if (!s)
         return -1;
-    }
     for (size_t i = 0; i < t->cap; i++) {
-        if (!t->hashes[i])
-            continue;
-        size_t j = find_slot(h, cap, t->hashes[i]);
-        h[j] = t->hashes[i];
-        l[j] = t->latest[i];
+        const ck_slot *o = &t->slots[i];
+        if (!empty(o))
+            *find_slot(s, cap, (uint64_t)o->hash_hi << 32 | o->hash_lo) = *o;
     }
-    free(t->hashes);
-    free(t->latest);
-    t->hashes = h;
-    t->latest = l;
+    free(t->slots);
+    t->slots = s;
     t->cap = cap;
     return 0;
 }
@@ -53,25 +60,23 @@ static int grow(ck_table *t)
 int ck_put(ck_table *t, uint64_t hash, uint32_t latest, uint32_t *prev)
 {
     if (t->cap) {
-        size_t i = find_slot(t->hashes, t->cap, hash);
-        if (t->hashes[i]) {
-            *prev = t->latest[i];
-            t->latest[i] = latest;
+        ck_slot *s = find_slot(t->slots, t->cap, hash);
+        if (!empty(s)) {
+            *prev = s->latest;
+            s->latest = latest;
             return 1;
         }
     }
     if ((t->n + 1) * 4 > t->cap * 3 && grow(t))
         return -1;
-    size_t i = find_slot(t->hashes, t->cap, hash);
-    t->hashes[i] = hash;
-    t->latest[i] = latest;
+    ck_slot *s = find_slot(t->slots, t->cap, hash);
+    *s = (ck_slot){(uint32_t)hash, (uint32_t)(hash >> 32), latest};
     t->n++;
     return 0;
 }
 
 void ck_free(ck_table *t)
 {
-    free(t->hashes);
-    free(t->latest);
+    free(t->slots);
     *t = (ck_table){0};
 }

@@ -28,7 +28,7 @@ if [ ! -x "$KFSCK" ]; then
 fi
 
 # The data dir of this scale, and the free disk it still needs: the data
-# (about 6.7 GiB at full size) unless it is there, and 2.5 GiB for repair's
+# (about 7.3 GiB at full size) unless it is there, and 2.5 GiB for repair's
 # and merge's output.
 dir=$("$PY" -c 'import sys; sys.path.insert(0, "tools/bench"); import bench_gen as g
 s = g.parse_scale(sys.argv[2])
@@ -39,7 +39,7 @@ if [ -z "$dir" ]; then
 fi
 mkdir -p "$DATA"
 need_mb=$(awk -v s="$SCALE" -v have="$([ -f "$dir/bench.json" ] && echo 1 || echo 0)" \
-    'BEGIN { printf "%d", (have ? 2.5 : 9) * 1024 * s }')
+    'BEGIN { printf "%d", (have ? 2.5 : 10) * 1024 * s }')
 avail_mb=$(df -Pk "$DATA" | awk 'NR == 2 { printf "%d", $4 / 1024 }')
 if [ "${avail_mb:-0}" -lt "$need_mb" ]; then
     echo "bench: need about $need_mb MiB free in $DATA, have $avail_mb MiB" >&2

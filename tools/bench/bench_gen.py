@@ -48,6 +48,10 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                partition) keys; offsets-quarter/: the first quarter of it
                (2.5 million commits, the same keys), to show that replay
                memory follows the keys, not the commits.
+      compaction compaction/__consumer_offsets-0/: 10 million offset
+               commits over 1 million distinct keys in 10 segments of a
+               million commits, for `kfsck compaction` (issue 16): records
+               a second, and peak memory against 24 bytes a distinct key.
       metadata kraft-bench/__cluster_metadata-0/: a KRaft metadata log of
                1 million records for `kfsck metadata`: a setup part (leader
                change, kraft.version and voters, metadata.version, three
@@ -481,6 +485,26 @@ def gen_offsets(top, scale):
     return out
 
 
+COMPACTION_KEYS = 1_000_000
+COMPACTION_COMMITS = 10_000_000
+COMPACTION_SEGMENTS = 10
+
+
+def gen_compaction(top, scale):
+    """10 M commits over 1 M keys (times scale) in 10 segments; the batches
+    are the offsets item's kind, one pass over the keys written ten times."""
+    keys = int(COMPACTION_KEYS * scale) // COMMITS_PER_BATCH * COMMITS_PER_BATCH
+    per_seg = int(COMPACTION_COMMITS * scale) // COMPACTION_SEGMENTS // COMMITS_PER_BATCH * COMMITS_PER_BATCH
+    batches = commit_batches(keys // COMMITS_PER_BATCH, COMMITS_PER_BATCH, keys)
+    d = os.path.join(top, "compaction", "__consumer_offsets-0")
+    fresh_dir(d)
+    w = Writer(batches)
+    segs = [w.segment(os.path.join(d, seg_name(w.offset)), lambda fb, rb, nr, nx: nr >= per_seg)
+            for _ in range(COMPACTION_SEGMENTS)]
+    return {"dir": d, "keys": keys, "records": sum(s["records"] for s in segs),
+            "bytes": sum(s["size"] for s in segs), "files": [s["file"] for s in segs]}
+
+
 METADATA_RECORDS = 1_000_000
 META_TOPICS, META_PARTITIONS = 2000, 8
 
@@ -600,10 +624,10 @@ def gen_metadata(top, scale, total=None):
 
 ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4", gen_lz4),
          ("merge", gen_merge), ("datadir", gen_datadir), ("checkpoints", gen_checkpoints), ("offsets", gen_offsets),
-         ("metadata", gen_metadata))
+         ("metadata", gen_metadata), ("compaction", gen_compaction))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
-FULL_SIZE_GIB = 6.7
+FULL_SIZE_GIB = 7.3
 
 
 # ---- manifest -------------------------------------------------------------------
