@@ -27,6 +27,18 @@ typedef struct compaction_run {
 
 /* ---- JSON -------------------------------------------------------------------- */
 
+/* A run of count fields of one JSON object. */
+typedef struct count_field {
+    const char *key;
+    uint64_t value;
+} count_field;
+
+static void out_counts(out *o, const count_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out_uint(o, f[i].key, f[i].value);
+}
+
 static void print_json(out *o, const kf_compaction_result *r)
 {
     const kf_partition *p = r->partition;
@@ -57,15 +69,14 @@ static void print_json(out *o, const kf_compaction_result *r)
     else
         out_null(o, "dirty_ratio");
     out_bool(o, "would_clean", c->would_clean);
-    out_uint(o, "keys", r->keys);
-    out_uint(o, "records", r->records);
-    out_uint(o, "live_records", r->live_records);
-    out_uint(o, "reclaimable_bytes", r->reclaimable_bytes);
-    /* beyond the contract */
-    out_uint(o, "tombstones", r->tombstones);
-    out_uint(o, "keyless_records", r->keyless_records);
-    out_uint(o, "control_batches", r->control_batches);
-    out_uint(o, "segments", r->segments);
+    const count_field counts[] = {
+        {"keys", r->keys}, {"records", r->records}, {"live_records", r->live_records},
+        {"reclaimable_bytes", r->reclaimable_bytes},
+        /* beyond the contract */
+        {"tombstones", r->tombstones}, {"keyless_records", r->keyless_records},
+        {"control_batches", r->control_batches}, {"segments", r->segments},
+    };
+    out_counts(o, counts, sizeof counts / sizeof counts[0]);
     out_int(o, "log_start_offset", r->log_start_offset);
     out_int(o, "log_end_offset", r->log_end_offset);
     out_opt_int(o, "high_watermark", r->has_high_watermark, r->high_watermark);
@@ -215,13 +226,12 @@ static void print_summary(compaction_run *R, const kf_compaction_totals *t)
 {
     if (R->json) {
         out *o = R->o;
+        const count_field counts[] = {
+            {"partitions", t->partitions}, {"skipped", t->skipped}, {"pinned", t->pinned},
+            {"would_clean", t->would_clean}, {"errors", R->rep.errors}, {"warnings", R->rep.warnings},
+        };
         out_begin(o, "summary");
-        out_uint(o, "partitions", t->partitions);
-        out_uint(o, "skipped", t->skipped);
-        out_uint(o, "pinned", t->pinned);
-        out_uint(o, "would_clean", t->would_clean);
-        out_uint(o, "errors", R->rep.errors);
-        out_uint(o, "warnings", R->rep.warnings);
+        out_counts(o, counts, sizeof counts / sizeof counts[0]);
         out_end(o);
         return;
     }
@@ -321,37 +331,35 @@ static int parse_options(int argc, char **argv, kf_compaction_opts *co, bool *js
 
 int cmd_compaction(int argc, char **argv)
 {
-    compaction_run R;
-    memset(&R, 0, sizeof R);
     kf_compaction_opts co;
     kf_compaction_opts_init(&co);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     co.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    int st = parse_options(argc, argv, &co, &R.json, &max_batch);
+    bool json = false;
+    int st = parse_options(argc, argv, &co, &json, &max_batch);
     if (st != EXIT_CLEAN)
         return st < 0 ? EXIT_CLEAN : st;
-    size_t cap = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;
+    char *const *paths = argv + optind;
+    int npaths = argc - optind;
 
     out o;
-    out_init(&o, stdout, R.json);
-    R.o = &o;
-    R.rep.o = &o;
+    out_init(&o, stdout, json);
+    compaction_run R = {.json = json, .o = &o, .rep = {.o = &o}};
     kf_inputs in;
-    int in_status = inputs_collect(argv + optind, argc - optind, &in);
+    int in_status = inputs_collect(paths, npaths, &in);
     if (!in.n && in_status != EXIT_FAIL)
         fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
-    kf_metadata *m = kraft_image_of(argv + optind, argc - optind, max_batch);
-    part_reader_opts(&co.read, cap, &R.rep);
+    part_reader_opts(&co.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);
     co.problem_fn = report_problem;
     co.problem_ctx = &R.rep;
+    kf_metadata *m = kraft_image_of(paths, npaths, max_batch);
     co.metadata = m;
-    co.paths = argv + optind;
-    co.npaths = (size_t)(argc - optind);
+    co.paths = paths;
+    co.npaths = (size_t)npaths;
     kf_compaction_totals tot;
-    int rc = kf_compaction_run(&in, &co, print_result, &R, &tot);
-    if (rc == KF_ERR_NOMEM)
+    if (kf_compaction_run(&in, &co, print_result, &R, &tot) == KF_ERR_NOMEM)
         cli_oom();
     print_summary(&R, &tot);
     kf_metadata_free(m);

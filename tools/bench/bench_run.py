@@ -411,6 +411,23 @@ def bench(R, kfsck, top, repeat):
     else:
         T.failed(fig, ">= 2 M/s")
 
+    # 5c. compaction (issue 16): records/s, and peak RSS against 64 MiB + 24 bytes a distinct key
+    cp = items["compaction"]
+    R.warm(*(P(f) for f in cp["files"]))
+    rc = R.alternate(3, ([kfsck, "compaction", "--json", "--now", "2024-01-01", P(cp["dir"])], None, False))[0]
+    t = best(rc)
+    limit = RSS_LIMIT_MIB + 24 * cp["keys"] / MIB
+    print("compaction: %d records over %d keys (%s) in %.3f s (%.2f M records/s), peak RSS %.1f MiB"
+          % (cp["records"], cp["keys"], mib(cp["bytes"]), t, cp["records"] / t / 1e6, peak(rc)), flush=True)
+    fig = "compaction (%s records, %s keys)" % (count(cp["records"]), count(cp["keys"]))
+    rss_fig = "peak RSS (VmHWM), compaction (%s keys)" % count(cp["keys"])
+    if ok_all(rc):
+        T.add(fig, "%.2f M/s" % (cp["records"] / t / 1e6), ">= 5 M/s", cp["records"] / t >= 5e6)
+        T.add(rss_fig, "%.1f MiB" % peak(rc), "< %.0f MiB" % limit, peak(rc) < limit)
+    else:
+        T.failed(fig, ">= 5 M/s")
+        T.failed(rss_fig, "< %.0f MiB" % limit)
+
     # 6. repair of the 1 GiB partition, merge of three damaged copies
     seg = items["plain"]["segment"]
     part = P(os.path.dirname(seg["file"]))
