@@ -11,12 +11,14 @@
  * by the txns job's replay, in the same read), the cleanable bytes and
  * the dirty ratio, and whether the cleaner would pick the partition. Over
  * the whole log it counts what a full cleaning keeps: distinct keys, the
- * latest record of each, and the bytes of every record it would drop.
+ * latest record of each, and the bytes of every record it would drop
+ * (superseded, keyless, or of an aborted transaction).
  *
  * Memory is proportional to one partition's distinct keys: each key is a
  * 64-bit hash (XXH3) and the size of its latest record in an
- * open-addressing table, 12 bytes a slot, never the key's bytes; partitions
- * are read one at a time. */
+ * open-addressing table, 12 bytes a slot, never the key's bytes (plus 24
+ * bytes an aborted transaction its .txnindex files list); partitions are
+ * read one at a time. */
 #ifndef KFSCK_COMPACTION_H
 #define KFSCK_COMPACTION_H
 
@@ -187,8 +189,9 @@ typedef struct kf_compaction_result {
     uint64_t live_records;          /* the latest record of each key, tombstones counted */
     uint64_t tombstones;            /* of those, records with a null value */
     uint64_t keyless_records;       /* records with a null key: the cleaner drops them */
+    uint64_t aborted_records;       /* records of aborted transactions (the .txnindex files'): dropped */
     uint64_t control_batches;       /* transaction markers and other control batches: kept */
-    uint64_t reclaimable_bytes;     /* the sizes of the records dropped (superseded or keyless) in
+    uint64_t reclaimable_bytes;     /* the sizes of the records dropped (superseded, keyless, aborted) in
                                        their batch's uncompressed records section, length included */
     bool incomplete;                /* damage was skipped or records did not decode */
 } kf_compaction_result;

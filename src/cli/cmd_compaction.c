@@ -74,6 +74,7 @@ static void print_json(out *o, const kf_compaction_result *r)
         {"reclaimable_bytes", r->reclaimable_bytes},
         /* beyond the contract */
         {"tombstones", r->tombstones}, {"keyless_records", r->keyless_records},
+        {"aborted_records", r->aborted_records},
         {"control_batches", r->control_batches}, {"segments", r->segments},
     };
     out_counts(o, counts, sizeof counts / sizeof counts[0]);
@@ -194,6 +195,9 @@ static void print_text(FILE *f, const kf_compaction_result *r)
     if (r->keyless_records)
         fprintf(f, "  %" PRIu64 " record%s without a key (the cleaner drops them)\n", r->keyless_records,
                 r->keyless_records == 1 ? "" : "s");
+    if (r->aborted_records)
+        fprintf(f, "  %" PRIu64 " record%s of aborted transactions (the cleaner drops them)\n", r->aborted_records,
+                r->aborted_records == 1 ? "" : "s");
     if (r->min_compaction_lag_ms > 0) {
         fmt_duration(r->min_compaction_lag_ms, size, sizeof size);
         fprintf(f, "  min.compaction.lag.ms %s (%s)\n", size, kf_config_source_name(r->min_compaction_lag_source));

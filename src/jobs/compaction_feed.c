@@ -5,12 +5,15 @@
  * (the largest timestamp and the first batch's, for the compaction lags)
  * and, for a data batch, the key table, where each record replaces the
  * latest one of its key: what a full cleaning keeps and frees
- * (docs/formats.md §19.4, from Kafka's LogCleaner.shouldRetainRecord). */
+ * (docs/formats.md §19.4, from Kafka's LogCleaner.shouldRetainRecord);
+ * batches of aborted transactions (compaction_aborted.c) are dropped
+ * whole. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "bytes/report.h"
+#include "jobs/compaction_aborted.h"
 #include "jobs/compaction_internal.h"
 #include "jobs/compaction_keys.h"
 #include "kfsck/part_feed.h"
@@ -21,6 +24,7 @@ typedef struct cp_feed {
     cp_log *log;
     kf_txns *txns;
     ck_table keys;
+    cp_aborts aborts;          /* the aborted transactions of the .txnindex files */
     size_t seg;                /* the segment the last batch lay in */
 } cp_feed;
 
@@ -92,7 +96,9 @@ static int put_staged(cp_feed *F, const cp_staged *st, size_t n)
     return KF_OK;
 }
 
-static int data_batch(cp_feed *F, kf_part_reader *rd, kf_batch *b)
+/* b's records; aborted: b belongs to an aborted transaction, so they are
+ * all dropped and none is indexed. */
+static int data_batch(cp_feed *F, kf_part_reader *rd, kf_batch *b, bool aborted)
 {
     kf_compaction_result *r = F->r;
     kf_record_iter it;
@@ -111,6 +117,11 @@ static int data_batch(cp_feed *F, kf_part_reader *rd, kf_batch *b)
         }
         r->records++;
         uint32_t size = plain ? b->size : (uint32_t)(it.c.pos - before);
+        if (aborted) {
+            r->aborted_records++;
+            r->reclaimable_bytes += size;
+            continue;
+        }
         if (!rec.key) {
             r->keyless_records++;
             r->reclaimable_bytes += size;
@@ -137,6 +148,16 @@ static int data_batch(cp_feed *F, kf_part_reader *rd, kf_batch *b)
     return KF_OK;
 }
 
+/* A control batch whose first record is an ABORT marker. */
+static bool is_abort_marker(kf_part_reader *rd, kf_batch *b)
+{
+    kf_record_iter it;
+    kf_record rec;
+    kf_control ctl;
+    return kf_part_reader_records(rd, b, &it) == KF_OK && kf_records_next(&it, &rec) == 1 &&
+           kf_control_parse(&rec, &ctl) == KF_OK && ctl.type == KF_CONTROL_ABORT;
+}
+
 static int feed_batch(void *ctx, kf_part_reader *rd, kf_batch *b)
 {
     cp_feed *F = ctx;
@@ -151,9 +172,12 @@ static int feed_batch(void *ctx, kf_part_reader *rd, kf_batch *b)
     note_timestamps(F, b);
     if (b->control) {
         F->r->control_batches++;
-        return KF_OK;
+        return cp_aborts_marker(&F->aborts, b, is_abort_marker(rd, b));
     }
-    return data_batch(F, rd, b);
+    int aborted = cp_aborts_data(&F->aborts, b);
+    if (aborted < 0)
+        return KF_ERR_NOMEM;
+    return data_batch(F, rd, b, aborted);
 }
 
 static void keep_oldest(void *ctx, const kf_txn_report *t)
@@ -178,8 +202,11 @@ int cp_read_partition(const kf_partition *p, const kf_compaction_opts *o, kf_com
     to.problem_fn = o->problem_fn;
     to.problem_ctx = o->problem_ctx;
     cp_feed F = {.o = o, .r = r, .log = log};
-    if ((rc = kf_txns_open(&F.txns, p, &to)) != KF_OK)
+    if ((rc = cp_aborts_read(&F.aborts, p->ncopies ? &p->copies[0] : NULL)) != KF_OK ||
+        (rc = kf_txns_open(&F.txns, p, &to)) != KF_OK) {
+        cp_aborts_free(&F.aborts);
         return rc;
+    }
     kf_part_result pr;
     rc = kf_part_feed(p, &o->read, feed_batch, &F, &pr);
     bool damaged = pr.uncovered > 0 || pr.unreadable;
@@ -190,6 +217,7 @@ int cp_read_partition(const kf_partition *p, const kf_compaction_opts *o, kf_com
     r->keys = F.keys.n;
     r->live_records = F.keys.n;
     ck_free(&F.keys);
+    cp_aborts_free(&F.aborts);
     r->incomplete |= damaged;
     *unreadable |= pr.unreadable;
     return rc;

@@ -12,6 +12,7 @@ Cleaner.shouldRetainRecord), not from kfsck's C.
 import json
 import os
 import shutil
+import struct
 import sys
 import tempfile
 import unittest
@@ -30,7 +31,7 @@ NOW = T0 + 24 * 60 * MIN
 CONTRACT = ("topic", "partition", "bytes", "cleaner_offset", "first_dirty_offset", "first_uncleanable_offset",
             "uncleanable_reason", "pinned_by", "cleanable_bytes", "dirty_ratio", "would_clean", "keys", "records",
             "live_records", "reclaimable_bytes")
-EXTRA = ("tombstones", "keyless_records", "log_start_offset", "log_end_offset", "high_watermark",
+EXTRA = ("tombstones", "keyless_records", "aborted_records", "log_start_offset", "log_end_offset", "high_watermark",
          "last_stable_offset", "clean_bytes", "total_bytes", "compaction_delay_ms")
 
 
@@ -254,6 +255,37 @@ class OpenTransaction(Case):
         self.check(got, want)
         self.assertEqual(got["last_stable_offset"], first - 10)
         self.assertIsNone(got["pinned_by"])
+
+
+class AbortedTransaction(Case):
+    def test_aborted_commits_are_dropped_and_do_not_supersede(self):
+        p = Part("__consumer_offsets-4")
+        p.batch([commit("app", "orders", q, 100 + q) for q in range(3)], T0)
+        first = p.batch([commit("app", "orders", q, 900 + q) for q in range(3)], T0 + MIN, pid=77, epoch=0, txn=True)
+        p.batch([commit("app", "orders", 5, 5)], T0 + 2 * MIN)
+        p.roll()
+        abort = p.marker("ABORT", 77, 0, T0 + 3 * MIN)
+        p.batch([commit("app", "orders", 0, 200)], T0 + 4 * MIN)
+        pdir = p.write(self.dd)
+        with open(os.path.join(pdir, seg_name(p.segments[1][0], "txnindex")), "wb") as f:
+            f.write(struct.pack(">hqqqq", 0, 77, first, abort, first))
+        want = self.model(pdir)
+        got = self.compaction(self.dd)[("__consumer_offsets", 4)]
+        self.check(got, want)
+        self.assertEqual(got["aborted_records"], 3)
+        self.assertEqual(got["keys"], 4)
+        self.assertIsNone(got["pinned_by"])
+
+    def test_without_txnindex_the_cleaner_does_not_know(self):
+        p = Part("__consumer_offsets-4")
+        p.batch([commit("app", "orders", q, 100 + q) for q in range(3)], T0)
+        p.batch([commit("app", "orders", q, 900 + q) for q in range(3)], T0 + MIN, pid=77, epoch=0, txn=True)
+        p.marker("ABORT", 77, 0, T0 + 3 * MIN)
+        pdir = p.write(self.dd)
+        want = self.model(pdir)
+        got = self.compaction(self.dd)[("__consumer_offsets", 4)]
+        self.check(got, want)
+        self.assertEqual(got["aborted_records"], 0)
 
 
 class CompactionLag(Case):

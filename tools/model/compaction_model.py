@@ -22,7 +22,11 @@ kfsck's C:
   transaction when below the high watermark, else the high watermark;
 - Cleaner.shouldRetainRecord: a full cleaning keeps the latest record of
   each key (tombstones until their delete horizon passes) and drops keyless
-  records; control batches are not records of the count.
+  records; control batches are not records of the count;
+- CleanedTransactionMetadata with UnifiedLog.collectAbortedTransactions: the
+  aborted transactions listed in the .txnindex files begin when the log
+  reaches their first offset; a transactional batch of a producer inside
+  one is dropped (and not indexed); its ABORT marker ends it.
 
 Usage: compaction_model.py --now MS [--min-cleanable-ratio R]
        [--min-compaction-lag-ms MS] [--max-compaction-lag-ms MS] PARTDIR...
@@ -102,6 +106,32 @@ def read_batches(path):
             b["control_type"] = struct.unpack_from(">h", key, 2)[0]   # 0 ABORT, 1 COMMIT
         out.append(b)
         pos += size
+    return out
+
+
+def txnindex_entries(path):
+    """(producer id, first offset) of each whole 34-byte .txnindex entry."""
+    if not os.path.exists(path):
+        return []
+    data = open(path, "rb").read()
+    return [struct.unpack_from(">hqqqq", data, i)[1:3] for i in range(0, len(data) - 33, 34)]
+
+
+def aborted_batches(segs, pdir):
+    """The ids of the data batches the cleaner drops as aborted."""
+    listed = sorted((e for s in segs for e in txnindex_entries(os.path.join(pdir, "%020d.txnindex" % s["base"]))),
+                    key=lambda e: e[1])
+    ongoing, out, i = set(), set(), 0
+    for s in segs:
+        for b in s["batches"]:
+            while i < len(listed) and listed[i][1] <= b["last"]:
+                ongoing.add(listed[i][0])
+                i += 1
+            if b["control"]:
+                if b["control_type"] == 0:
+                    ongoing.discard(b["pid"])
+            elif b["txn"] and b["pid"] in ongoing:
+                out.add(id(b))
     return out
 
 
@@ -202,12 +232,17 @@ def model_partition(pdir, now, ratio=0.5, min_lag=0, max_lag=LONG_MAX):
     would = total > 0 and ((delay > 0 and cleanable > 0) or dirty_ratio > ratio)
 
     # a full cleaning
-    latest, records, reclaim, keyless = {}, 0, 0, 0
+    latest, records, reclaim, keyless, aborted_records = {}, 0, 0, 0, 0
+    aborted = aborted_batches(segs, pdir)
     for b in every:
         if b["control"]:
             continue
         for size, key, value in b["records"]:
             records += 1
+            if id(b) in aborted:
+                aborted_records += 1
+                reclaim += size
+                continue
             if key is None:
                 keyless += 1
                 reclaim += size
@@ -226,7 +261,7 @@ def model_partition(pdir, now, ratio=0.5, min_lag=0, max_lag=LONG_MAX):
             "cleanable_bytes": cleanable, "dirty_ratio": dirty_ratio, "would_clean": would,
             "keys": len(latest), "records": records, "live_records": len(latest),
             "reclaimable_bytes": reclaim, "tombstones": sum(1 for v in latest.values() if v[1]),
-            "keyless_records": keyless, "log_start_offset": log_start, "log_end_offset": leo,
+            "keyless_records": keyless, "aborted_records": aborted_records, "log_start_offset": log_start, "log_end_offset": leo,
             "high_watermark": hw, "last_stable_offset": lso, "clean_bytes": clean, "total_bytes": total,
             "compaction_delay_ms": delay}
 
