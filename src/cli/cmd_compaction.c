@@ -162,8 +162,8 @@ static void print_text(FILE *f, const kf_compaction_result *r)
     }
     fprintf(f, "%s:\n", label);
     print_verdict(f, r);
-    fprintf(f, "  log: %zu segment%s, %s; offsets %" PRId64 " to %" PRId64, r->segments, r->segments == 1 ? "" : "s",
-            size, r->log_start_offset, r->log_end_offset);
+    fprintf(f, "  log: %zu segment%s, %s; log start %" PRId64 ", log end %" PRId64, r->segments,
+            r->segments == 1 ? "" : "s", size, r->log_start_offset, r->log_end_offset);
     if (r->has_high_watermark)
         fprintf(f, ", high watermark %" PRId64, r->high_watermark);
     fprintf(f, ", last stable offset %" PRId64 "\n", r->last_stable_offset);
