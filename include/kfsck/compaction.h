@@ -16,7 +16,7 @@
  *
  * Memory is proportional to one partition's distinct keys: each key is a
  * 64-bit hash (XXH3) and the size of its latest record in an
- * open-addressing table, 12 bytes a slot, never the key's bytes (plus 24
+ * open-addressing table, 12 bytes a slot, never the key's bytes (plus 32
  * bytes an aborted transaction its .txnindex files list); partitions are
  * read one at a time. */
 #ifndef KFSCK_COMPACTION_H

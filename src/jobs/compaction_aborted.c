@@ -58,6 +58,8 @@ int cp_aborts_read(cp_aborts *a, const kf_copy *c)
     }
     if (a->n > 1)
         qsort(a->v, a->n, sizeof *a->v, by_first_offset);
+    if (a->n && !(a->ongoing = malloc(a->n * sizeof *a->ongoing)))
+        return KF_ERR_NOMEM;
     return KF_OK;
 }
 
@@ -69,41 +71,29 @@ static size_t find_ongoing(const cp_aborts *a, int64_t pid)
     return i;
 }
 
-/* Every aborted transaction that has begun by offset joins the ongoing ones. */
-static int begin_up_to(cp_aborts *a, int64_t offset)
+/* Every aborted transaction that has begun by offset joins the ongoing ones
+ * (room for all of them was made when they were read). */
+static void begin_up_to(cp_aborts *a, int64_t offset)
 {
     for (; a->next < a->n && a->v[a->next].first_offset <= offset; a->next++) {
         int64_t pid = a->v[a->next].producer_id;
-        if (find_ongoing(a, pid) < a->nongoing)
-            continue;
-        if (a->nongoing == a->capongoing) {
-            size_t cap = a->capongoing ? a->capongoing * 2 : 8;
-            int64_t *o = realloc(a->ongoing, cap * sizeof *o);
-            if (!o)
-                return KF_ERR_NOMEM;
-            a->ongoing = o;
-            a->capongoing = cap;
-        }
-        a->ongoing[a->nongoing++] = pid;
+        if (find_ongoing(a, pid) == a->nongoing)
+            a->ongoing[a->nongoing++] = pid;
     }
-    return KF_OK;
 }
 
-int cp_aborts_data(cp_aborts *a, const kf_batch *b)
+bool cp_aborts_data(cp_aborts *a, const kf_batch *b)
 {
-    if (begin_up_to(a, b->last_offset) != KF_OK)
-        return -1;
+    begin_up_to(a, b->last_offset);
     return b->transactional && find_ongoing(a, b->producer_id) < a->nongoing;
 }
 
-int cp_aborts_marker(cp_aborts *a, const kf_batch *b, bool abort)
+void cp_aborts_marker(cp_aborts *a, const kf_batch *b, bool abort)
 {
-    if (begin_up_to(a, b->last_offset) != KF_OK)
-        return KF_ERR_NOMEM;
+    begin_up_to(a, b->last_offset);
     size_t i = find_ongoing(a, b->producer_id);
     if (abort && i < a->nongoing)
         a->ongoing[i] = a->ongoing[--a->nongoing];
-    return KF_OK;
 }
 
 void cp_aborts_free(cp_aborts *a)

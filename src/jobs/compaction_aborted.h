@@ -2,7 +2,7 @@
  * drops, as it knows them: from the partition's .txnindex files, read
  * ahead of the log (Kafka's UnifiedLog.collectAbortedTransactions), then
  * followed batch by batch as LogCleaner's CleanedTransactionMetadata does
- * (docs/formats.md §19.4). Memory: 24 bytes an aborted transaction listed. */
+ * (docs/formats.md §19.4). Memory: 32 bytes an aborted transaction listed. */
 #ifndef KFSCK_COMPACTION_ABORTED_H
 #define KFSCK_COMPACTION_ABORTED_H
 
@@ -20,8 +20,9 @@ typedef struct cp_abort {
 typedef struct cp_aborts {
     cp_abort *v;         /* every .txnindex entry, by first offset */
     size_t n, next;      /* next: the first whose transaction has not begun yet */
-    int64_t *ongoing;    /* producers inside an aborted transaction (no ABORT marker read yet) */
-    size_t nongoing, capongoing;
+    int64_t *ongoing;    /* producers inside an aborted transaction (no ABORT marker read
+                            yet): room for n */
+    size_t nongoing;
 } cp_aborts;
 
 /* The .txnindex entries of the copy's segments (files that are missing or
@@ -30,12 +31,11 @@ typedef struct cp_aborts {
 int cp_aborts_read(cp_aborts *a, const kf_copy *c);
 
 /* A data batch, in offset order: true when it belongs to an aborted
- * transaction (its records are dropped, not indexed). KF_ERR_NOMEM as -1. */
-int cp_aborts_data(cp_aborts *a, const kf_batch *b);
+ * transaction (its records are dropped, not indexed). */
+bool cp_aborts_data(cp_aborts *a, const kf_batch *b);
 
-/* A control batch, in offset order; abort: it is an ABORT marker.
- * KF_OK or KF_ERR_NOMEM. */
-int cp_aborts_marker(cp_aborts *a, const kf_batch *b, bool abort);
+/* A control batch, in offset order; abort: it is an ABORT marker. */
+void cp_aborts_marker(cp_aborts *a, const kf_batch *b, bool abort);
 
 void cp_aborts_free(cp_aborts *a);
 

@@ -172,12 +172,10 @@ static int feed_batch(void *ctx, kf_part_reader *rd, kf_batch *b)
     note_timestamps(F, b);
     if (b->control) {
         F->r->control_batches++;
-        return cp_aborts_marker(&F->aborts, b, is_abort_marker(rd, b));
+        cp_aborts_marker(&F->aborts, b, is_abort_marker(rd, b));
+        return KF_OK;
     }
-    int aborted = cp_aborts_data(&F->aborts, b);
-    if (aborted < 0)
-        return KF_ERR_NOMEM;
-    return data_batch(F, rd, b, aborted);
+    return data_batch(F, rd, b, cp_aborts_data(&F->aborts, b));
 }
 
 static void keep_oldest(void *ctx, const kf_txn_report *t)
