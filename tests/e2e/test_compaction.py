@@ -389,6 +389,8 @@ class Usage(unittest.TestCase):
                      ["--min-compaction-lag-ms", "-1", "x"], ["--bogus", "x"], []):
             code, _, err = run("compaction", *args)
             self.assertEqual(code, 2, (args, err))
+            self.assertIn("kfsck compaction: ", err)   # the command's own words, not "unknown command"
+            self.assertIn("usage: kfsck compaction", err)
 
     def test_missing_path(self):
         code, _, err = run("compaction", "/nonexistent/kfsck-compaction")
