@@ -236,9 +236,22 @@ static int collect_partition(void *ctx, const kf_path_entry *e)
     return rc == KF_OK ? add_copy_dir(p, e->path, c->fn, c->ctx) : rc;
 }
 
+/* A file PATH is read as a segment when its name says it is one (a .log,
+ * with or without the broker's suffixes) or, whatever its name, its first
+ * bytes frame as a record batch (a captured batch, a renamed copy). Any
+ * other file (an index, a checkpoint, a note left beside the data) is not
+ * a segment: reading it as one would report its bytes as damage. */
 static int collect_file(void *ctx, const kf_path_entry *e)
 {
-    return add_file(((collect *)ctx)->in, e->path);
+    collect *c = ctx;
+    if (e->file.kind != KF_FILE_LOG && !(e->file.kind == KF_FILE_UNKNOWN && e->looks_like_log)) {
+        if (c->fn)
+            c->fn(c->ctx, e->path, 0,
+                  e->file.kind == KF_FILE_UNKNOWN ? "not a Kafka file kfsck knows (by its name); skipped"
+                                                  : "not a segment (.log) file; skipped");
+        return KF_OK;
+    }
+    return add_file(c->in, e->path);
 }
 
 int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error_fn fn, void *ctx)
@@ -250,6 +263,7 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
     o.file_fn = collect_file;
     o.partition_fn = collect_partition;
     o.descend = true;
+    o.sniff_logs = true;
     o.error_fn = fn;
     o.error_ctx = ctx;
     o.ctx = &c;

@@ -106,6 +106,34 @@ class TestUnusablePaths(TempDirTest):
                          (3, f"kfsck: {self.missing}: no such file or directory"))
         self.assertFalse(os.path.exists(self.out))
 
+class TestFilePathsAsSegments(TempDirTest):
+    """A file PATH given to the commands that read partitions (stats, txns,
+    compaction, offsets) is read as a segment when its name says .log or
+    its first bytes frame as a batch (a captured batch under any name);
+    an index, a checkpoint or a note beside the data is skipped with one
+    line, not read as a damaged segment."""
+
+    def test_non_segment_files_are_skipped(self):
+        idx = os.path.join(FIX, "datadir", "orders-0", "00000000000000000000.index")
+        note = self.write("NOTES.txt", b"copied from broker 3 after the disk failure\n")
+        for cmd in ("stats", "txns", "compaction"):
+            with self.subTest(cmd=cmd):
+                rc, out, err = run(cmd, "--json", idx, note)
+                self.assertEqual(rc, 0, err)
+                self.assertIn(f"kfsck: {idx}: not a segment (.log) file; skipped\n", err)
+                self.assertIn(f"kfsck: {note}: not a Kafka file kfsck knows (by its name); skipped\n", err)
+                self.assertNotIn('"type":"problem"', out.replace(" ", ""))
+
+    def test_a_renamed_segment_is_still_read(self):
+        seg = os.path.join(FIX, "datadir", "orders-0", SEG0)
+        copy = os.path.join(self.tmp, "captured.bin")
+        shutil.copyfile(seg, copy)
+        rc, out, err = run("stats", "--json", copy)
+        want = run("stats", "--json", seg)
+        self.assertEqual(rc, want[0], err)
+        self.assertNotIn("skipped", err)
+        # the same buckets; only the topic, which the copy's name does not give, differs
+        self.assertEqual(out.replace(copy, "X"), want[1].replace(seg, "X").replace('"topic":"orders"', '"topic":null'))
 
 if __name__ == "__main__":
     unittest.main()
