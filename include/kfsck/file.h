@@ -47,7 +47,8 @@ uint64_t kf_source_size(const kf_source *s);
 
 /* Read up to n bytes at pos into buf: returns the count read, which is
  * below n only at the source's end or when the file shrank (then
- * the library's reader notes it); -1 on an I/O error (errno kept). */
+ * the library's reader notes it); -1 on an I/O error, with errno kept and
+ * the last error naming the file, the position and the errno. */
 int64_t kf_source_pread(kf_source *s, uint64_t pos, void *buf, size_t n);
 
 /* Read a whole small file (checkpoints, snapshots, metadata files) into a

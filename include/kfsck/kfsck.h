@@ -9,6 +9,20 @@
  *
  * API conventions
  *
+ * Errors. A function that can fail returns KF_OK or a kf_err (an iterator:
+ * 1 for an item, 0 at the end, a negative kf_err or -1), and where it fails
+ * it sets the calling thread's last error, kf_error_last() (common.h): the
+ * code, the errno of a failed system call, the path and the reason in
+ * words. That is the only place error detail is found: no function takes a
+ * message buffer or an errno out-parameter. The parsers of the small files
+ * (kf_snapshot_parse, kf_checkpoint_parse, kf_partition_metadata_parse,
+ * kf_meta_properties_parse, kf_quorum_state_parse), of entries, records
+ * and control records (batch.h), kf_decompress and kf_source_pread (which
+ * keeps errno too) follow it like the rest. Damage found in the data is a
+ * report, not an error of the call: a kf_problem to the caller's callback,
+ * and for the record iterator its err_code (the problem code, which the
+ * last error does not carry) beside the words.
+ *
  * Options. A function's options come in a struct kf_<name>_opts whose first
  * member is `unsigned version`. Start one from KF_<NAME>_OPTIONS_INIT (or
  * kf_<name>_opts_init(), which fills the same): the version set to

@@ -41,9 +41,10 @@ typedef struct kf_snapshot {
 
 /* Parse the header. Returns KF_OK when the file is a well-formed version-1
  * snapshot with a matching CRC and count; otherwise a kf_err, with the reason
- * in msg, and `s` still filled as far as it could be read (entries that are
- * present can be listed even when the CRC fails). */
-int kf_snapshot_parse(const uint8_t *data, uint64_t size, kf_snapshot *s, char *msg, size_t msglen);
+ * in words as the last error (kf_error_last), and `s` still filled as far as
+ * it could be read (entries that are present can be listed even when the
+ * CRC fails). */
+int kf_snapshot_parse(const uint8_t *data, uint64_t size, kf_snapshot *s);
 void kf_snapshot_get(const kf_snapshot *s, uint64_t i, kf_snapshot_entry *e);
 
 #ifdef __cplusplus

@@ -130,8 +130,7 @@ static void print_producer(out *o, const char *path, const kf_snapshot_entry *e)
 static void do_snapshot(const char *path, const kf_bytes *m, out *o)
 {
     kf_snapshot s;
-    char msg[200];
-    (void)kf_snapshot_parse(m->data, m->size, &s, msg, sizeof msg); /* problems: the check below */
+    (void)kf_snapshot_parse(m->data, m->size, &s); /* problems: the check below */
     if (o->json) {
         out_begin(o, "snapshot");
         out_str(o, "file", path);
@@ -201,8 +200,7 @@ static void do_checkpoint(const char *path, const kf_bytes *m, int kind, out *o)
 static void do_partition_metadata(const char *path, const kf_bytes *m, out *o)
 {
     kf_partition_metadata pm;
-    char msg[200];
-    int rc = kf_partition_metadata_parse(m->data, m->size, &pm, msg, sizeof msg);
+    int rc = kf_partition_metadata_parse(m->data, m->size, &pm);
     if (o->json) {
         out_begin(o, "partition_metadata");
         out_str(o, "file", path);
@@ -220,8 +218,7 @@ static void do_partition_metadata(const char *path, const kf_bytes *m, out *o)
 static void do_meta_properties(const char *path, const kf_bytes *m, out *o)
 {
     kf_meta_properties mp;
-    char msg[200];
-    (void)kf_meta_properties_parse(m->data, m->size, &mp, msg, sizeof msg);
+    (void)kf_meta_properties_parse(m->data, m->size, &mp);
     if (o->json) {
         out_begin(o, "meta_properties");
         out_str(o, "file", path);
@@ -256,8 +253,7 @@ static void do_meta_properties(const char *path, const kf_bytes *m, out *o)
 static void do_quorum_state(const char *path, const kf_bytes *m, out *o)
 {
     kf_quorum_state qs;
-    char msg[200];
-    (void)kf_quorum_state_parse(m->data, m->size, &qs, msg, sizeof msg); /* problems: the check below */
+    (void)kf_quorum_state_parse(m->data, m->size, &qs); /* problems: the check below */
     if (o->json) {
         out_begin(o, "quorum_state");
         out_str(o, "file", path);

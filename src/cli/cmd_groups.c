@@ -75,8 +75,7 @@ static void names_from_inputs(names *ns, const kf_inputs *in)
             kf_bytes m;
             if (kf_file_read_all(pm, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
                 kf_partition_metadata md;
-                char msg[128];
-                if (kf_partition_metadata_parse(m.data, m.size, &md, msg, sizeof msg) == KF_OK)
+                if (kf_partition_metadata_parse(m.data, m.size, &md) == KF_OK)
                     names_add(ns, md.topic_id, (const uint8_t *)p->topic, strlen(p->topic));
                 free(m.data);
             }

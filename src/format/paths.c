@@ -49,8 +49,7 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc == KF_OK) {
-        char msg[200];
-        info->has_meta = kf_meta_properties_parse(m.data, m.size, &info->meta, msg, sizeof msg) == KF_OK;
+        info->has_meta = kf_meta_properties_parse(m.data, m.size, &info->meta) == KF_OK;
         free(m.data);
     }
     return KF_OK;

@@ -176,12 +176,11 @@ int kf_kraft_check_quorum_state(const char *path, kf_problem_fn fn, void *ctx)
         return rrc == KF_ERR_TOO_BIG ? KF_OK : KF_ERR_IO;
     }
     kf_quorum_state qs;
-    char msg[200];
-    int rc = kf_quorum_state_parse(data, size, &qs, msg, sizeof msg);
+    int rc = kf_quorum_state_parse(data, size, &qs);
     free(data);
     if (rc != KF_OK)
         kf_report_in(fn, ctx, path, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, 0, false, 0,
-                "quorum-state: %s (the KRaft node refuses to start)", msg);
+                "quorum-state: %s (the KRaft node refuses to start)", kf_error_last()->message);
     return KF_OK;
 }
 
@@ -275,8 +274,7 @@ void kf_kraft_check_partition(const kf_metadata *m, const char *topic, int32_t p
         return;
     }
     kf_partition_metadata md;
-    char msg[160];
-    int rc = kf_partition_metadata_parse(data, size, &md, msg, sizeof msg);
+    int rc = kf_partition_metadata_parse(data, size, &md);
     free(data);
     if (rc != KF_OK) {
         free(pm);

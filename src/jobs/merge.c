@@ -219,8 +219,7 @@ static int seed_producer_state(merge_ctx *c)
             rebuild_unreadable(c->o->problem_fn, c->o->ctx, p, read_rc, err_no);
         if (read_rc == KF_OK) {
             kf_snapshot s;
-            char msg[200];
-            if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
+            if (kf_snapshot_parse(sm.data, sm.size, &s) == KF_OK) {
                 seeded = true;
                 if (kf_part_writer_seed(c->w, &s) != KF_OK) {
                     free(sm.data);

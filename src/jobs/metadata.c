@@ -480,8 +480,7 @@ static void read_cluster_id(kf_metadata *m, const kf_kraft_inputs *ki)
         if (kf_error_errno(kf_file_read_all(ki->meta_properties[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
             continue;
         kf_meta_properties mp;
-        char msg[160];
-        if (kf_meta_properties_parse(data, size, &mp, msg, sizeof msg) == KF_OK && mp.cluster_id[0])
+        if (kf_meta_properties_parse(data, size, &mp) == KF_OK && mp.cluster_id[0])
             m->cluster_id = strdup(mp.cluster_id);
         free(data);
     }
@@ -498,8 +497,7 @@ static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
         if (kf_error_errno(kf_file_read_all(ki->quorum_states[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
             continue;
         kf_quorum_state qs;
-        char msg[160];
-        int rc = kf_quorum_state_parse(data, size, &qs, msg, sizeof msg);
+        int rc = kf_quorum_state_parse(data, size, &qs);
         free(data);
         if (rc != KF_OK || !qs.has_voters)
             continue;

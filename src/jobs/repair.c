@@ -724,8 +724,7 @@ static int seed(repair_ctx *c, const char *in_dir, const kf_name_list *l, int64_
          * snapshots (repair_snapshot), and the state starts empty */
         if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
             kf_snapshot s;
-            char msg[200];
-            if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
+            if (kf_snapshot_parse(sm.data, sm.size, &s) == KF_OK) {
                 if (kf_part_writer_seed(c->w, &s) != KF_OK)
                     rc = repair_fail(c, p, ENOMEM, "out of memory");
                 c->ps_seed = ni.base_offset;

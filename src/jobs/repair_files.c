@@ -161,10 +161,9 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
         return rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
     }
     kf_snapshot s;
-    char msg[200];
     int rc = KF_OK;
-    if (kf_snapshot_parse(m.data, m.size, &s, msg, sizeof msg) != KF_OK) {
-        snprintf(wbuf, sizeof wbuf, "corrupt (%.200s)", msg);
+    if (kf_snapshot_parse(m.data, m.size, &s) != KF_OK) {
+        snprintf(wbuf, sizeof wbuf, "corrupt (%.200s)", kf_error_last()->message);
         rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, wbuf);
     } else if (!have_leo || snap_off > leo) {
         snprintf(wbuf, sizeof wbuf, "it covers offsets up to %lld, past the repaired log end offset %lld",

@@ -227,8 +227,7 @@ static bool read_topic_id(const char *dir, char id[23])
     bool ok = false;
     if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
         kf_partition_metadata pm;
-        char msg[200];
-        if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK) {
+        if (kf_partition_metadata_parse(m.data, m.size, &pm) == KF_OK) {
             memcpy(id, pm.topic_id_b64, 23);
             ok = true;
         }

@@ -287,8 +287,7 @@ static int load_snapshot(kf_txns *t)
             continue;
         }
         kf_snapshot s;
-        char why[160];
-        rc = kf_snapshot_parse(m.data, m.size, &s, why, sizeof why);
+        rc = kf_snapshot_parse(m.data, m.size, &s);
         if (rc == KF_OK) {
             if (kf_pstate_load(t->ps, &s) != KF_OK) {
                 free(m.data);
@@ -299,8 +298,8 @@ static int load_snapshot(kf_txns *t)
             t->start_unknown = false;
         } else {
             char msg[512];
-            snprintf(msg, sizeof msg, "producer snapshot not used (%s): transactions begun before offset %" PRId64
-                     " are seen from their first later batch", why, first);
+            snprintf(msg, sizeof msg, "producer snapshot not used (%.200s): transactions begun before offset %" PRId64
+                     " are seen from their first later batch", kf_error_last()->message, first);
             kf_report_in(t->o.problem_fn, t->o.problem_ctx,
                          path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0, "%s", msg);
             free(path);

@@ -95,8 +95,7 @@ static uint64_t sibling_log_size(const char *path, const char *suffix)
 static void check_snapshot(sink *s, const uint8_t *data, uint64_t size)
 {
     kf_snapshot sn;
-    char msg[200];
-    if (kf_snapshot_parse(data, size, &sn, msg, sizeof msg) == KF_OK)
+    if (kf_snapshot_parse(data, size, &sn) == KF_OK)
         return;
     if (sn.size == 0) {
         kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
@@ -104,7 +103,8 @@ static void check_snapshot(sink *s, const uint8_t *data, uint64_t size)
         return;
     }
     if (sn.size < KF_SNAPSHOT_HEADER_SIZE) {
-        kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s",
+                  kf_error_last()->message);
         return;
     }
     if (sn.version != 1)
@@ -138,7 +138,6 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
     o.problem_ctx = ctx;
     kf_verify_result res = {0};
     sink s = {&o, &res, path, 0, 0};
-    char msg[200];
     switch (kind) {
     case KF_FILE_INDEX: {
         kf_index ix;
@@ -163,21 +162,24 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
     }
     case KF_FILE_PARTITION_METADATA: {
         kf_partition_metadata pm;
-        if (kf_partition_metadata_parse(data, size, &pm, msg, sizeof msg) != KF_OK)
-            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        if (kf_partition_metadata_parse(data, size, &pm) != KF_OK)
+            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s",
+                      kf_error_last()->message);
         break;
     }
     case KF_FILE_META_PROPERTIES: {
         kf_meta_properties mp;
-        if (kf_meta_properties_parse(data, size, &mp, msg, sizeof msg) != KF_OK)
-            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        if (kf_meta_properties_parse(data, size, &mp) != KF_OK)
+            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s",
+                      kf_error_last()->message);
         break;
     }
     case KF_FILE_QUORUM_STATE: {
         kf_quorum_state qs;
-        if (kf_quorum_state_parse(data, size, &qs, msg, sizeof msg) != KF_OK)
+        if (kf_quorum_state_parse(data, size, &qs) != KF_OK)
             kf_report(sink_problem, &s, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, 0, false, 0,
-                      "quorum-state: %s (the KRaft node refuses to start)", msg);
+                      "quorum-state: %s (the KRaft node refuses to start)",
+                      kf_error_last()->message);
         break;
     }
     default: break;

@@ -784,8 +784,7 @@ static void test_multi_record_control_batches(void **state)
 
 static int qs(const char *s, kf_quorum_state *q)
 {
-    char msg[200];
-    return kf_quorum_state_parse((const uint8_t *)s, strlen(s), q, msg, sizeof msg);
+    return kf_quorum_state_parse((const uint8_t *)s, strlen(s), q);
 }
 
 static void test_quorum_state(void **state)

@@ -53,8 +53,7 @@ static void test_snapshot_empty_10_bytes(void **state)
     (void)state;
     const uint8_t buf[10] = {0x00, 0x01, 0x48, 0x67, 0x4b, 0xc7, 0, 0, 0, 0};
     kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_OK);
+    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s), KF_OK);
     assert_int_equal(s.version, 1);
     assert_int_equal(s.crc, 0x48674bc7u);
     assert_int_equal(s.crc_computed, 0x48674bc7u);
@@ -68,12 +67,11 @@ static void test_snapshot_zero_bytes(void **state)
 {
     (void)state;
     kf_snapshot s;
-    char msg[200];
     uint8_t one = 0;
-    assert_int_not_equal(kf_snapshot_parse(NULL, 0, &s, msg, sizeof msg), KF_OK);
+    assert_int_not_equal(kf_snapshot_parse(NULL, 0, &s), KF_OK);
     assert_int_equal(s.entries, 0);
-    assert_int_not_equal(kf_snapshot_parse(&one, 0, &s, msg, sizeof msg), KF_OK);
-    assert_non_null(strstr(msg, "0-byte"));
+    assert_int_not_equal(kf_snapshot_parse(&one, 0, &s), KF_OK);
+    assert_non_null(strstr(kf_error_last()->message, "0-byte"));
 }
 
 static void test_snapshot_two_producers(void **state)
@@ -85,8 +83,7 @@ static void test_snapshot_two_producers(void **state)
     put_entry(buf + 56, 4002, 3, 13, 37, 2, 1668000000700, 5, 30);
     seal(buf, sizeof buf, 1, 2);
     kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_OK);
+    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s), KF_OK);
     assert_int_equal(s.count, 2);
     assert_int_equal(s.entries, 2);
     kf_snapshot_entry e;
@@ -121,11 +118,10 @@ static void test_snapshot_crc_mismatch(void **state)
     seal(buf, sizeof buf, 1, 1);
     buf[20] ^= 1; /* flip a bit inside the entry */
     kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_CORRUPT);
+    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s), KF_ERR_CORRUPT);
     assert_false(s.crc_ok);
     assert_int_not_equal(s.crc, s.crc_computed);
-    assert_non_null(strstr(msg, "CRC"));
+    assert_non_null(strstr(kf_error_last()->message, "CRC"));
     /* the entry can still be listed */
     assert_int_equal(s.entries, 1);
     kf_snapshot_entry e;
@@ -139,8 +135,7 @@ static void test_snapshot_bad_version(void **state)
     uint8_t buf[10] = {0};
     seal(buf, sizeof buf, 2, 0);
     kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_UNSUPPORTED);
+    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s), KF_ERR_UNSUPPORTED);
     assert_int_equal(s.version, 2);
     assert_true(s.crc_ok);
 }
@@ -152,8 +147,7 @@ static void test_snapshot_truncated(void **state)
     put_entry(buf + 10, 9, 0, 1, 1, 0, 5, -1, -1);
     seal(buf, sizeof buf, 1, 2); /* says 2 entries, holds 1.4 */
     kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_TRUNCATED);
+    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s), KF_ERR_TRUNCATED);
     assert_int_equal(s.count, 2);
     assert_int_equal(s.entries, 1);
 }
@@ -165,8 +159,7 @@ static void test_snapshot_trailing_bytes(void **state)
     put_entry(buf + 10, 9, 0, 1, 1, 0, 5, -1, -1);
     seal(buf, sizeof buf, 1, 1);
     kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_CORRUPT);
+    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s), KF_ERR_CORRUPT);
     assert_int_equal(s.entries, 1);
 }
 
@@ -176,8 +169,7 @@ static void test_snapshot_negative_count(void **state)
     uint8_t buf[10 + 46] = {0};
     seal(buf, sizeof buf, 1, -1);
     kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_CORRUPT);
+    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s), KF_ERR_CORRUPT);
     assert_int_equal(s.count, -1);
     assert_int_equal(s.entries, 1);
 }
@@ -187,13 +179,12 @@ static void test_snapshot_short_header(void **state)
     (void)state;
     const uint8_t buf[7] = {0x00, 0x01, 0x48, 0x67, 0x4b, 0xc7, 0};
     kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_TRUNCATED);
+    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s), KF_ERR_TRUNCATED);
     assert_int_equal(s.version, 1);
     assert_int_equal(s.entries, 0);
-    assert_int_equal(kf_snapshot_parse(buf, 1, &s, msg, sizeof msg), KF_ERR_TRUNCATED);
-    /* NULL msg is allowed */
-    assert_int_equal(kf_snapshot_parse(buf, 1, &s, NULL, 0), KF_ERR_TRUNCATED);
+    assert_int_equal(kf_snapshot_parse(buf, 1, &s), KF_ERR_TRUNCATED);
+    assert_int_equal(kf_error_last()->code, KF_ERR_TRUNCATED);
+    assert_non_null(strstr(kf_error_last()->message, "shorter than its 10-byte header"));
 }
 
 /* Huge count in a small file: no read past the end, entries bounded. */
@@ -203,8 +194,7 @@ static void test_snapshot_huge_count(void **state)
     uint8_t buf[10 + 46 * 2] = {0};
     seal(buf, sizeof buf, 1, 0x7fffffff);
     kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_TRUNCATED);
+    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s), KF_ERR_TRUNCATED);
     assert_int_equal(s.entries, 2);
 }
 
