@@ -37,7 +37,7 @@
  *
  * Passing NULL instead means all the defaults. A version of 0 (a struct not
  * started from its INIT) or above what the library knows is refused with
- * KF_ERR_UNSUPPORTED (constructors returning a pointer return NULL). An
+ * KF_ERR_UNSUPPORTED. An
  * options struct inside another (kf_stats_opts.read) may keep version 0: the
  * outer struct's version covers it.
  *
@@ -48,12 +48,18 @@
  * version 2 of kf_verify_opts added `bool fast;`, a caller built with
  * version 1 passes a shorter struct with version 1 and gets fast = false.
  *
- * Objects. One verb pair per kind of object:
+ * Objects. Every function that makes an object has one shape:
+ *
+ *     int kf_<x>_<verb>(kf_<x> **out, ...);
+ *
+ * returning KF_OK with *out set, or a kf_err with *out NULL and the last
+ * error set (kf_source_open, kf_replay_new, kf_metadata_build...); none
+ * returns the object itself. One verb pair per kind of object:
  *  - kf_<x>_open / kf_<x>_close for what reads files (kf_source,
- *    kf_segment_iter, kf_part_reader, kf_part_writer, kf_txns, the indexes);
+ *    kf_segment_iter, kf_part_reader, kf_txns, the indexes);
  *  - kf_<x>_new / kf_<x>_free for plain objects in memory (kf_connect,
- *    kf_replay, kf_sink, kf_txn_coord, kf_pstate), and kf_<x>_free for the
- *    objects a job builds (kf_groups_build, kf_metadata_build);
+ *    kf_replay, kf_sink, kf_txn_coord), and kf_<x>_free for the objects a
+ *    job builds (kf_groups_build, kf_metadata_build);
  *  - a struct the caller owns that a function fills (kf_inputs_collect,
  *    kf_datadir_info_read, kf_leader_epochs_read, kf_outdir_init,
  *    kf_timehist_init) is emptied by the matching kf_<x>_free.

@@ -523,14 +523,18 @@ int cmd_groups(int argc, char **argv)
     ro.max_batch_bytes = (size_t)op.max_batch;
     ro.problem_fn = report_problem;
     ro.problem_ctx = &rep;
-    kf_replay *r = must(kf_replay_new(&ro));
+    kf_replay *r;
+    if (kf_replay_new(&r, &ro) != KF_OK)
+        cli_oom();
     note_group_partitions(&in, op.want, op.nwant, op.offsets_partitions);
     kf_offsets_topic_result res;
     replay_offsets_topic(&in, r, (size_t)op.max_batch, perr, &res);
     names ns = {0};
     names_of_cluster(&ns, argv + optind, argc - optind, &in, op.max_batch);
 
-    kf_groups *model = must(kf_groups_build(r));
+    kf_groups *model;
+    if (kf_groups_build(&model, r) != KF_OK)
+        cli_oom();
     const kf_group *groups;
     size_t ngroups = kf_groups_list(model, &groups);
     for (size_t i = 0; i < ngroups; i++) {

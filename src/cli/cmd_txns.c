@@ -71,7 +71,7 @@ static void read_coordinator(txns_run *R, const kf_inputs *in)
         n += !strcmp(in->parts[i].topic, TXN_STATE_TOPIC);
     if (!n)
         return;
-    if (!(R->coord = kf_txn_coord_new()))
+    if (kf_txn_coord_new(&R->coord) != KF_OK)
         cli_oom();
     bool damaged = false;
     if (R->json) {

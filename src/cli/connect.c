@@ -17,8 +17,8 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
     co.max_batch_bytes = (size_t)max_batch_bytes;
     co.problem_fn = report_problem;
     co.problem_ctx = &rep;
-    kf_connect *c = kf_connect_new(&co);
-    if (!c)
+    kf_connect *c;
+    if (kf_connect_new(&c, &co) != KF_OK)
         cli_oom();
     report prep = {perr, NULL, 0, 0};
     kf_connect_topic_opts to;

@@ -9,9 +9,11 @@
  * transactional id. A producer id is looked up through an index sorted by
  * producer id, rebuilt after the replay changed something. */
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "bytes/htab.h"
 #include "kfsck/coord.h"
 #include "kfsck/txns.h"
@@ -45,7 +47,11 @@ const char *kf_txn_state_name(int state)
     return STATE_NAMES[state];
 }
 
-kf_txn_coord *kf_txn_coord_new(void) { return calloc(1, sizeof(kf_txn_coord)); }
+int kf_txn_coord_new(kf_txn_coord **out)
+{
+    *out = calloc(1, sizeof(kf_txn_coord));
+    return *out ? KF_OK : kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+}
 
 void kf_txn_coord_free(kf_txn_coord *c)
 {

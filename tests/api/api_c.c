@@ -168,7 +168,11 @@ int main(int argc, char **argv)
     CHECK(res.errors == 0 && res.warnings == 0);
     kf_connect_opts co = KF_CONNECT_OPTIONS_INIT;
     co.version = KF_CONNECT_OPTIONS_VERSION + 1;
-    CHECK(kf_connect_new(&co) == NULL);
+    kf_connect *conn = (kf_connect *)&co; /* set to NULL by the failure */
+    CHECK(kf_connect_new(&conn, &co) == KF_ERR_UNSUPPORTED && conn == NULL);
+    CHECK(kf_error_last()->code == KF_ERR_UNSUPPORTED && strstr(kf_error_last()->message, "options version"));
+    CHECK(kf_connect_new(&conn, NULL) == KF_OK && conn != NULL); /* NULL options: the defaults */
+    kf_connect_free(conn);
 
     check_parse_errors();
 

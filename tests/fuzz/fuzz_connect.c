@@ -17,7 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kf_connect_opts co;
     kf_connect_opts_init(&co);
     co.max_batch_bytes = (size_t)1 << 20;
-    kf_connect *c = kf_connect_new(&co);
+    kf_connect *c;
+    (void)kf_connect_new(&c, &co); /* NULL when out of memory: checked below */
     kf_segment_scan_opts o;
     kf_segment_scan_opts_init(&o);
     o.deep = true;

@@ -474,7 +474,8 @@ static int32_t txn_value(uint8_t *out, int64_t pid, int16_t epoch, int8_t status
 static void test_coordinator_view_and_marker_missing(void **state)
 {
     (void)state;
-    kf_txn_coord *c = kf_txn_coord_new();
+    kf_txn_coord *c;
+    assert_int_equal(kf_txn_coord_new(&c), KF_OK);
     assert_non_null(c);
     uint8_t keys[5][32], vals[5][64], b[2048];
     tb_rec rs[5];
