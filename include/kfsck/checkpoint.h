@@ -34,7 +34,7 @@ typedef struct kf_leader_epoch {
 
 typedef void (*kf_checkpoint_entry_fn)(void *ctx, const kf_checkpoint_entry *e);
 
-enum { KF_CKPT_OFFSETS = 0, KF_CKPT_LEADER_EPOCH = 1 };
+enum { KF_CHECKPOINT_OFFSETS = 0, KF_CHECKPOINT_LEADER_EPOCH = 1 };
 
 /* Parse a checkpoint file of the given kind, calling entry_fn for each good
  * entry line. Malformed content (bad version line, count line, a bad entry

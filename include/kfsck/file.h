@@ -58,10 +58,10 @@ int64_t kf_source_pread(kf_source *s, uint64_t pos, void *buf, size_t n);
 int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size);
 
 /* A whole small file in memory (kf_file_read_all). */
-typedef struct kf_bytes {
+typedef struct kf_file_contents {
     uint8_t *data;
     uint64_t size;
-} kf_bytes;
+} kf_file_contents;
 
 /* The cap kfsck puts on the small files it reads whole (checkpoints,
  * snapshots, metadata files, transaction indexes), in MiB and in bytes. */

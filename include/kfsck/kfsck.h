@@ -15,7 +15,7 @@
  * code, the errno of a failed system call, the path and the reason in
  * words. That is the only place error detail is found: no function takes a
  * message buffer or an errno out-parameter. The parsers of the small files
- * (kf_snapshot_parse, kf_checkpoint_parse, kf_partition_metadata_parse,
+ * (kf_producer_snapshot_parse, kf_checkpoint_parse, kf_partition_metadata_parse,
  * kf_meta_properties_parse, kf_quorum_state_parse), of entries, records
  * and control records (batch.h), kf_decompress and kf_source_pread (which
  * keeps errno too) follow it like the rest. Damage found in the data is a
@@ -93,7 +93,7 @@
 #include "kfsck/batch.h"
 #include "kfsck/segment.h"
 #include "kfsck/index.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"

@@ -72,7 +72,7 @@ static void names_from_inputs(names *ns, const kf_inputs *in)
         const kf_partition *p = &in->parts[i];
         for (size_t c = 0; c < p->ncopies; c++) {
             char *pm = path_join(p->copies[c].label, "partition.metadata");
-            kf_bytes m;
+            kf_file_contents m;
             if (kf_file_read_all(pm, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
                 kf_partition_metadata md;
                 if (kf_partition_metadata_parse(m.data, m.size, &md) == KF_OK)

@@ -128,7 +128,7 @@ static int parse_entries(kf_text_stream *t, ckpt_ctx *cp, int kind, int32_t *ver
     bool have_prev = false;
     int32_t prev_epoch = 0;
     int64_t prev_start = 0;
-    int want_fields = kind == KF_CKPT_LEADER_EPOCH ? 2 : 3;
+    int want_fields = kind == KF_CHECKPOINT_LEADER_EPOCH ? 2 : 3;
     char topic[CKPT_MAX_TOPIC + 1];
 
     while (kf_text_stream_next(t, &L)) {
@@ -150,7 +150,7 @@ static int parse_entries(kf_text_stream *t, ckpt_ctx *cp, int kind, int32_t *ver
         }
         kf_checkpoint_entry e = {0};
         e.position = ls;
-        if (kind == KF_CKPT_LEADER_EPOCH) {
+        if (kind == KF_CHECKPOINT_LEADER_EPOCH) {
             int64_t ep, so;
             if (!kf_text_parse_int(p + ts[0], tl[0], INT32_MIN, INT32_MAX, &ep) ||
                 !kf_text_parse_int(p + ts[1], tl[1], INT64_MIN, INT64_MAX, &so)) {
@@ -289,7 +289,7 @@ static void epoch_collect(void *ctx, const kf_checkpoint_entry *e)
 int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *out, kf_problem_fn pfn, void *pctx)
 {
     memset(out, 0, sizeof *out);
-    kf_bytes m;
+    kf_file_contents m;
     int err_no = 0;
     int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
@@ -301,7 +301,7 @@ int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *ou
     out->present = out->read = true;
     epoch_loader ld = {out, 0, positions, false};
     int32_t version;
-    out->valid = kf_checkpoint_parse(m.data, m.size, KF_CKPT_LEADER_EPOCH, &version, epoch_collect, &ld, pfn,
+    out->valid = kf_checkpoint_parse(m.data, m.size, KF_CHECKPOINT_LEADER_EPOCH, &version, epoch_collect, &ld, pfn,
                                      pctx) == KF_OK;
     free(m.data);
     if (ld.nomem) {

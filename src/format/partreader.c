@@ -55,7 +55,7 @@ struct kf_part_reader;
 typedef struct cursor {
     struct kf_part_reader *r;
     size_t idx;
-    const kf_copy *c;
+    const kf_partition_copy *c;
     size_t seg;
     kf_source *src;
     kf_segment_iter *it;

@@ -44,7 +44,7 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
         return KF_OK;
     }
     info->meta_path = p;
-    kf_bytes m;
+    kf_file_contents m;
     int rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc == KF_ERR_NOMEM)
         return rc;

@@ -84,7 +84,7 @@ static void note_problem(void *ctx, const kf_problem *p)
 /* A snapshot's batches counted: the status so far, and whether the last
  * record read was its snapshot_footer. */
 typedef struct snap_count {
-    kf_snapshot_status *st;
+    kf_kraft_snapshot_status *st;
     bool last_is_footer;
 } snap_count;
 
@@ -92,7 +92,7 @@ typedef struct snap_count {
 static int count_batch(void *ctx, kf_part_reader *r, kf_batch *b)
 {
     snap_count *F = ctx;
-    kf_snapshot_status *st = F->st;
+    kf_kraft_snapshot_status *st = F->st;
     bool first = st->batches == 0;
     st->batches++;
     kf_record_iter it;
@@ -119,9 +119,9 @@ static int count_batch(void *ctx, kf_part_reader *r, kf_batch *b)
 }
 
 int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem_fn fn, void *ctx,
-                            kf_snapshot_status *st)
+                            kf_kraft_snapshot_status *st)
 {
-    kf_snapshot_status dummy;
+    kf_kraft_snapshot_status dummy;
     if (!st)
         st = &dummy;
     memset(st, 0, sizeof *st);

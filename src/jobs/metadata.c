@@ -571,7 +571,7 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
 
     /* log start: the lowest first segment's base offset among the copies */
     for (size_t c = 0; c < ki->log.ncopies; c++) {
-        const kf_copy *cp = &ki->log.copies[c];
+        const kf_partition_copy *cp = &ki->log.copies[c];
         if (cp->nseg && cp->bases[0] >= 0 &&
             (m->info.log_start_offset < 0 || cp->bases[0] < m->info.log_start_offset))
             m->info.log_start_offset = cp->bases[0];

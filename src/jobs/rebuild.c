@@ -89,7 +89,7 @@ rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const
                                  void *problem_ctx)
 {
     *outp = NULL;
-    kf_bytes m;
+    kf_file_contents m;
     int read_errno = 0;
     int rc = kf_error_errno(kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size), &read_errno);
     if (rc == KF_ERR_NOMEM)

@@ -34,7 +34,7 @@
 #include "format/intact.h"
 #include "kfsck/names.h"
 #include "kfsck/segment.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 
 void kf_repair_opts_init(kf_repair_opts *o)
 {
@@ -715,16 +715,16 @@ static int seed(repair_ctx *c, const char *in_dir, const kf_name_list *l, int64_
 {
     for (size_t i = 0; i < l->n && log_start > 0; i++) {
         kf_name_info ni = kf_classify_name(l->names[i]);
-        if (ni.kind != KF_FILE_SNAPSHOT || ni.suffix[0] || ni.base_offset != log_start)
+        if (ni.kind != KF_FILE_PRODUCER_SNAPSHOT || ni.suffix[0] || ni.base_offset != log_start)
             continue;
         char *p = kf_path_join(in_dir, l->names[i]);
-        kf_bytes sm;
+        kf_file_contents sm;
         int rc = KF_OK;
         /* one that cannot be read is reported with the partition's other
          * snapshots (repair_snapshot), and the state starts empty */
         if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
-            kf_snapshot s;
-            if (kf_snapshot_parse(sm.data, sm.size, &s) == KF_OK) {
+            kf_producer_snapshot s;
+            if (kf_producer_snapshot_parse(sm.data, sm.size, &s) == KF_OK) {
                 if (kf_part_writer_seed(c->w, &s) != KF_OK)
                     rc = repair_fail(c, p, ENOMEM, "out of memory");
                 c->ps_seed = ni.base_offset;
@@ -758,7 +758,7 @@ static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l,
     bool leo_in_input = false;
     for (size_t i = 0; i < l->n; i++) {
         kf_name_info ni = kf_classify_name(l->names[i]);
-        if (ni.kind == KF_FILE_SNAPSHOT && !ni.suffix[0] && have_leo && ni.base_offset == leo)
+        if (ni.kind == KF_FILE_PRODUCER_SNAPSHOT && !ni.suffix[0] && have_leo && ni.base_offset == leo)
             leo_in_input = true;
     }
     int rc = KF_OK;
@@ -772,7 +772,7 @@ static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l,
             return repair_fail(c, in_dir, ENOMEM, "out of memory");
         if (ni.suffix[0]) {
             repair_emit_file(c, p, NULL, "skipped", "a %s file: the broker deletes or replaces it at load", ni.suffix);
-        } else if (ni.kind == KF_FILE_SNAPSHOT) {
+        } else if (ni.kind == KF_FILE_PRODUCER_SNAPSHOT) {
             rc = repair_snapshot(c, p, name, ni.base_offset, have_leo, leo, leo_in_input);
         } else if (ni.kind == KF_FILE_PARTITION_METADATA) {
             rc = repair_metadata(c, p);

@@ -37,7 +37,7 @@
 #include "kfsck/file.h"
 #include "kfsck/index.h"
 #include "kfsck/names.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 #include "kfsck/txns.h"
 
 #define NONE SIZE_MAX
@@ -46,7 +46,7 @@
 
 /* One copy's walk over its segments' .txnindex files. */
 typedef struct tix {
-    const kf_copy *c;
+    const kf_partition_copy *c;
     size_t seg;          /* segment whose index is loaded; NONE before the first */
     char *path;          /* that segment's .txnindex path (NULL: the segment has no usable name) */
     uint8_t *data;       /* its bytes (NULL: no index, or empty) */
@@ -245,7 +245,7 @@ static int load_snapshot(kf_txns *t)
 {
     int64_t first = INT64_MAX;
     for (size_t i = 0; i < t->p->ncopies; i++) {
-        const kf_copy *c = &t->p->copies[i];
+        const kf_partition_copy *c = &t->p->copies[i];
         if (c->nseg && c->bases[0] >= 0 && c->bases[0] < first)
             first = c->bases[0];
     }
@@ -257,7 +257,7 @@ static int load_snapshot(kf_txns *t)
         return KF_OK;
     t->start_unknown = true;
     for (size_t i = 0; i < t->p->ncopies && t->start_unknown; i++) {
-        const kf_copy *c = &t->p->copies[i];
+        const kf_partition_copy *c = &t->p->copies[i];
         if (!c->nseg || c->bases[0] != first)
             continue;
         char name[48];
@@ -267,7 +267,7 @@ static int load_snapshot(kf_txns *t)
         free(dir);
         if (!path)
             return KF_ERR_NOMEM;
-        kf_bytes m = {NULL, 0};
+        kf_file_contents m = {NULL, 0};
         int err_no = 0;
         int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
         if (rc != KF_OK) {
@@ -286,8 +286,8 @@ static int load_snapshot(kf_txns *t)
             free(path);
             continue;
         }
-        kf_snapshot s;
-        rc = kf_snapshot_parse(m.data, m.size, &s);
+        kf_producer_snapshot s;
+        rc = kf_producer_snapshot_parse(m.data, m.size, &s);
         if (rc == KF_OK) {
             if (kf_pstate_load(t->ps, &s) != KF_OK) {
                 free(m.data);
@@ -410,7 +410,7 @@ int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_
         r.log_end_offset = t->last + 1;
     } else {
         for (size_t i = 0; i < t->p->ncopies; i++) {
-            const kf_copy *c = &t->p->copies[i];
+            const kf_partition_copy *c = &t->p->copies[i];
             if (c->nseg && c->bases[c->nseg - 1] >= 0 &&
                 (!r.has_log_end || c->bases[c->nseg - 1] > r.log_end_offset)) {
                 r.has_log_end = true;

@@ -64,9 +64,9 @@ static void check_parse_errors(void)
     CHECK(kf_meta_properties_parse(bad_mp, sizeof bad_mp - 1, &mp) == KF_ERR_CORRUPT);
     CHECK(strstr(kf_error_last()->message, "node.id") != NULL);
 
-    kf_snapshot sn;
+    kf_producer_snapshot sn;
     static const uint8_t short_snap[4] = {0, 1, 0, 0};
-    CHECK(kf_snapshot_parse(short_snap, sizeof short_snap, &sn) == KF_ERR_TRUNCATED);
+    CHECK(kf_producer_snapshot_parse(short_snap, sizeof short_snap, &sn) == KF_ERR_TRUNCATED);
     CHECK(kf_error_last()->code == KF_ERR_TRUNCATED && strstr(kf_error_last()->message, "header") != NULL);
 
     static const uint8_t bad_qs[] = "{\"data_version\": 7}\n";
@@ -75,7 +75,7 @@ static void check_parse_errors(void)
     CHECK(strstr(kf_error_last()->message, "data_version") != NULL);
 
     static const uint8_t bad_ckpt[] = "0\n2\nt 0 5\n";
-    CHECK(kf_checkpoint_parse(bad_ckpt, sizeof bad_ckpt - 1, KF_CKPT_OFFSETS, NULL, NULL, NULL, NULL, NULL) ==
+    CHECK(kf_checkpoint_parse(bad_ckpt, sizeof bad_ckpt - 1, KF_CHECKPOINT_OFFSETS, NULL, NULL, NULL, NULL, NULL) ==
           KF_ERR_CORRUPT);
     CHECK(kf_error_last()->code == KF_ERR_CORRUPT && strstr(kf_error_last()->message, "expected 2") != NULL);
 

@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 0:
     case 1: {
         int32_t version = 0;
-        (void)kf_checkpoint_parse(d, size, kind == 0 ? KF_CKPT_OFFSETS : KF_CKPT_LEADER_EPOCH, &version, on_entry,
+        (void)kf_checkpoint_parse(d, size, kind == 0 ? KF_CHECKPOINT_OFFSETS : KF_CHECKPOINT_LEADER_EPOCH, &version, on_entry,
                                   NULL, on_problem, NULL);
         break;
     }

@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ok) {
         char *segs[1] = {logp};
         int64_t bases[1] = {at100 ? 100 : 0};
-        kf_copy c = {dir, segs, bases, 1};
+        kf_partition_copy c = {dir, segs, bases, 1};
         kf_partition part = {(char *)"t", 0, &c, 1};
 
         /* the same bytes as a __transaction_state partition: the coordinator view */

@@ -645,7 +645,7 @@ static void test_job_damaged_snapshot(void **state)
     assert_int_equal(in->records, 12);
     unbuild(&b);
     /* the check alone */
-    kf_snapshot_status st;
+    kf_kraft_snapshot_status st;
     problem_log log = {0};
     assert_int_equal(kf_kraft_check_snapshot(p, 0, problem_log_fn, &log, &st), KF_OK);
     assert_true(st.has_header);
