@@ -15,10 +15,11 @@
  * code, the errno of a failed system call, the path and the reason in
  * words. That is the only place error detail is found: no function takes a
  * message buffer or an errno out-parameter. The parsers of the small files
- * (kf_producer_snapshot_parse, kf_checkpoint_parse, kf_partition_metadata_parse,
- * kf_meta_properties_parse, kf_quorum_state_parse), of entries, records
- * and control records (batch.h), kf_decompress and kf_source_pread (which
- * keeps errno too) follow it like the rest. Damage found in the data is a
+ * (kf_producer_snapshot_parse, kf_checkpoint_parse,
+ * kf_partition_metadata_parse, kf_meta_properties_parse,
+ * kf_quorum_state_parse), of entries, records and control records
+ * (batch.h), kf_decompress and kf_source_pread (which keeps errno too)
+ * follow it like the rest. Damage found in the data is a
  * report, not an error of the call: a kf_problem to the caller's callback,
  * and for the record iterator its err_code (the problem code, which the
  * last error does not carry) beside the words.
