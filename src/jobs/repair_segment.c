@@ -366,6 +366,20 @@ static bool gap_first(seg_pass *s, int64_t *first)
     return has_prev || s->j->base >= 0;
 }
 
+/* Salvage mode: the range being skipped, from gap_start to end, as a drop
+ * whose reason is the first cause met in it (default_reason when none was);
+ * *first its first offset (gap_first), and whether that is known. */
+static bool gap_drop(seg_pass *s, uint64_t end, const char *default_reason, kf_repair_drop *d, int64_t *first)
+{
+    memset(d, 0, sizeof *d);
+    d->file = s->j->in_path;
+    d->start = s->gap_start;
+    d->end = end;
+    d->reason = s->gap.code ? s->gap.code : default_reason;
+    snprintf(d->message, sizeof d->message, "%.200s", s->gap.message[0] ? s->gap.message : "damaged range");
+    return gap_first(s, first);
+}
+
 /* Salvage mode: one batch the reader returned (CRC intact). */
 static int salvage_batch(seg_pass *s, const kf_batch *b)
 {
@@ -398,14 +412,8 @@ static int salvage_batch(seg_pass *s, const kf_batch *b)
     }
     if (b->position > s->gap_start) {
         kf_repair_drop d;
-        memset(&d, 0, sizeof d);
-        d.file = j->in_path;
-        d.start = s->gap_start;
-        d.end = b->position;
-        d.reason = s->gap.code ? s->gap.code : KF_P_BAD_LENGTH;
-        snprintf(d.message, sizeof d.message, "%.200s", s->gap.message[0] ? s->gap.message : "damaged range");
         int64_t gf;
-        bool hf = gap_first(s, &gf);
+        bool hf = gap_drop(s, b->position, KF_P_BAD_LENGTH, &d, &gf);
         finish_drop(s, &d, hf, gf, true, first - 1);
         emit_drop(c, &d);
     }
@@ -427,14 +435,8 @@ static void salvage_end(seg_pass *s)
     if (s->gap_start >= s->size)
         return;
     kf_repair_drop d;
-    memset(&d, 0, sizeof d);
-    d.file = j->in_path;
-    d.start = s->gap_start;
-    d.end = s->size;
-    d.reason = s->gap.code ? s->gap.code : KF_P_TRUNCATED;
-    snprintf(d.message, sizeof d.message, "%.200s", s->gap.message[0] ? s->gap.message : "damaged range");
     int64_t gf;
-    bool hf = gap_first(s, &gf);
+    bool hf = gap_drop(s, s->size, KF_P_TRUNCATED, &d, &gf);
     bool hl = false;
     int64_t last = 0;
     if (j->next_base >= 0) {
