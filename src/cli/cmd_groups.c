@@ -38,10 +38,8 @@ static void names_add(names *ns, const uint8_t id[16], const uint8_t *name, size
             return;
     topic_name *nv = realloc(ns->v, (ns->n + 1) * sizeof *nv);
     char *s = malloc(len + 1);
-    if (!nv || !s) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
+    if (!nv || !s)
+        cli_oom();
     ns->v = nv;
     memcpy(s, name, len);
     s[len] = 0;
