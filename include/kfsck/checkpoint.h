@@ -75,7 +75,8 @@ void kf_leader_epochs_free(kf_leader_epochs *l);
 
 /* Kafka Uuid as text: 22 chars of URL-safe base64 without padding. */
 void kf_uuid_to_b64(const uint8_t uuid[16], char out[23]);
-/* Returns 0 on success, -1 when s is not 22 valid characters. */
+/* Returns KF_OK, or KF_ERR_CORRUPT (with the last error) when s is not 22
+ * valid characters. */
 int kf_uuid_from_b64(const char *s, size_t len, uint8_t uuid[16]);
 
 typedef struct kf_partition_metadata {

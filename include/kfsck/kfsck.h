@@ -19,7 +19,10 @@
  * kf_partition_metadata_parse, kf_meta_properties_parse,
  * kf_quorum_state_parse), of entries, records and control records
  * (batch.h), kf_decompress and kf_source_pread (which keeps errno too)
- * follow it like the rest. Damage found in the data is a
+ * follow it like the rest, and so do the small conversions
+ * (kf_uuid_from_b64, kf_parse_duration_ms: KF_OK or KF_ERR_CORRUPT) and
+ * the table getter kf_connect_offsets (KF_OK or KF_ERR_NOMEM, the count in
+ * an out-parameter). Damage found in the data is a
  * report, not an error of the call: a kf_problem to the caller's callback,
  * and for the record iterator its err_code (the problem code, which the
  * last error does not carry) beside the words.

@@ -391,7 +391,7 @@ static int parse_hanging(const char *s, int64_t *ms)
         *ms = v;
         return 0;
     }
-    return kf_parse_duration_ms(s, ms);
+    return kf_parse_duration_ms(s, ms) == KF_OK ? 0 : -1;
 }
 
 int cmd_txns(int argc, char **argv)

@@ -223,8 +223,10 @@ static int cmp_row_keys(const void *a, const void *b)
     return c ? c : (x->klen < y->klen ? -1 : x->klen > y->klen);
 }
 
-size_t kf_connect_offsets(kf_connect *c, const kf_connect_offset **out)
+int kf_connect_offsets(kf_connect *c, const kf_connect_offset **out, size_t *count)
 {
+    *out = NULL;
+    *count = 0;
     size_t n = 0;
     row_key *keys = malloc((c->table.n ? c->table.n : 1) * sizeof *keys);
     kf_connect_offset *rows = realloc(c->rows, (c->table.n ? c->table.n : 1) * sizeof *rows);
@@ -232,7 +234,7 @@ size_t kf_connect_offsets(kf_connect *c, const kf_connect_offset **out)
         free(keys);
         if (rows)
             c->rows = rows;
-        return (size_t)-1;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     c->rows = rows;
     for (size_t i = 0; i < c->table.cap; i++)
@@ -247,7 +249,8 @@ size_t kf_connect_offsets(kf_connect *c, const kf_connect_offset **out)
     }
     free(keys);
     *out = rows;
-    return n;
+    *count = n;
+    return KF_OK;
 }
 
 uint64_t kf_connect_open_writes(const kf_connect *c) { return c->open_writes + c->nstaged; }

@@ -35,9 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (c) {
         const kf_connect_offset *rows;
-        size_t n = kf_connect_offsets(c, &rows);
+        size_t n = 0;
         size_t sink = 0;
-        for (size_t i = 0; n != (size_t)-1 && i < n; i++)
+        if (kf_connect_offsets(c, &rows, &n) != KF_OK)
+            n = 0;
+        for (size_t i = 0; i < n; i++)
             sink += rows[i].connector_len + rows[i].partition_len + rows[i].offset_len;
         (void)sink;
         (void)kf_json_valid(data, size < 4096 ? size : 4096);

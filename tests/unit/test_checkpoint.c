@@ -250,10 +250,10 @@ static void test_uuid_b64(void **state)
     assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzItg", 22, v), 0);
     const uint8_t want[16] = {6, 178, 189, 97, 222, 147, 75, 75, 143, 242, 122, 94, 170, 12, 200, 182};
     assert_memory_equal(v, want, 16);
-    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzIt", 21, v), -1);
-    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzItg=", 23, v), -1);
-    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzI+g", 22, v), -1); /* not URL-safe */
-    assert_int_equal(kf_uuid_from_b64(NULL, 22, v), -1);
+    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzIt", 21, v), KF_ERR_CORRUPT);
+    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzItg=", 23, v), KF_ERR_CORRUPT);
+    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzI+g", 22, v), KF_ERR_CORRUPT); /* not URL-safe */
+    assert_int_equal(kf_uuid_from_b64(NULL, 22, v), KF_ERR_CORRUPT);
 }
 
 /* ---- partition.metadata -------------------------------------------------------------- */
