@@ -89,6 +89,13 @@ static void check_parse_errors(void)
     entry[16] = 2;
     CHECK(kf_batch_parse(entry, 40, 0, &b) == KF_ERR_CORRUPT && kf_error_last()->code == KF_ERR_CORRUPT);
 
+    /* a record decoder: the result struct says it, and so does the last error */
+    kf_dtree t = {0};
+    kf_kraft_record kr;
+    CHECK(kf_kraft_decode(KF_KRAFT_METADATA, NULL, -1, NULL, -1, &t, &kr) == KF_ERR_CORRUPT);
+    CHECK(kf_error_last()->code == KF_ERR_CORRUPT && !strcmp(kf_error_last()->message, kr.err));
+    kf_dtree_free(&t);
+
     static const uint8_t junk[] = {1, 2, 3, 4, 5, 6, 7, 8};
     kf_buf out = {0};
     CHECK(kf_decompress(KF_CODEC_GZIP, 2, junk, sizeof junk, &out, 1024) != KF_OK);
