@@ -306,7 +306,7 @@ int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *ou
     free(m.data);
     if (ld.nomem) {
         kf_leader_epochs_free(out);
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     return KF_OK;
 }

@@ -37,7 +37,7 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
     info->path = dir;
     char *p = kf_path_join(dir, "meta.properties");
     if (!p)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     struct stat st;
     if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
         free(p);

@@ -7,6 +7,7 @@
 #include "bytes/report.h"
 #include "kfsck/kraft_check.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,7 @@ int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem
     char *paths[1] = {(char *)path};
     kraft_files f;
     if (kraft_files_init(&f, paths, 1) != KF_OK)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     count_ctx cc = {0};
     kf_part_reader_opts o;
     kf_part_reader_opts_init(&o);
@@ -146,7 +147,7 @@ int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem
     st->has_footer = F.last_is_footer;
     if (!st->readable) {
         kf_report_in(fn, ctx, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read the snapshot");
-        return KF_ERR_IO;
+        return kf_error_set(KF_ERR_IO, 0, path, "cannot read the snapshot");
     }
     if (!st->has_header || !st->has_footer) {
         const char *what = !st->batches ? "holds no batch"

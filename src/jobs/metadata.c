@@ -10,6 +10,7 @@
 #include "bytes/opts.h"
 #include "kfsck/metadata.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -526,7 +527,7 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
     opts = &own;
     kf_metadata *m = calloc(1, sizeof *m);
     if (!m)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     md_image_init(&m->im);
     m->info.snapshot_offset = -1;
     m->info.kraft_version = -1;

@@ -171,7 +171,7 @@ int kf_txn_coord_batch(kf_txn_coord *c, int32_t partition, kf_batch *b, kf_buf *
         }
         centry *e;
         if (put_id(c, id->p, id->len, &e) != KF_OK)
-            return KF_ERR_NOMEM;
+            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
         const kf_dnode *v = &c->tree.nodes[cr.value_root];
         e->pub.producer_id = kf_dnode_int(&c->tree, v, "producer_id", -1);
         e->pub.producer_epoch = (int16_t)kf_dnode_int(&c->tree, v, "producer_epoch", -1);
