@@ -78,7 +78,8 @@ kf_frame kf_batch_frame(const uint8_t *p, uint64_t avail, uint32_t *size, int8_t
 /* Parse the header of a framed entry of `size` bytes at p (size from
  * kf_batch_frame). Returns KF_OK, KF_ERR_CORRUPT (size below the magic's
  * minimum: 61 for v2, 14/22 for v0/v1, or key/value lengths that do not fit)
- * or KF_ERR_UNSUPPORTED (magic not 0..2). Fills what it could read. */
+ * or KF_ERR_UNSUPPORTED (magic not 0..2), the reason in words as the last
+ * error. Fills what it could read. */
 int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch *b);
 
 /* As kf_batch_parse, but the way broker recovery reads an entry
@@ -120,26 +121,30 @@ typedef struct kf_record_iter {
     int64_t prev_offset;
     bool legacy_relative;
     bool done;
-    const char *err_code;     /* KF_P_* when kf_records_next returned -1 */
-    char err_msg[200];
+    const char *err_code;     /* KF_P_* when kf_records_begin/next failed */
+    char err_msg[200];        /* what is wrong, as the last error says it too */
 } kf_record_iter;
 
 /* Prepare to iterate b's records, decompressing into buf (capped at
- * max_bytes). Returns KF_OK, or a kf_err with it->err_code/err_msg set
- * (decompress_error, bad_record, bad_attributes). For v0/v1 wrappers this
- * also sets b's base_offset/count from the inner messages. */
+ * max_bytes). Returns KF_OK, or a kf_err with the last error set and, for
+ * reporting the batch as a problem, it->err_code/err_msg (decompress_error,
+ * bad_record, bad_attributes: the problem code, which the last error does
+ * not carry, and the same words). For v0/v1 wrappers this also sets b's
+ * base_offset/count from the inner messages. */
 int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_bytes);
 
 /* Next record: 1 and *r filled; 0 at a clean end; -1 on malformed data
- * (it->err_code / err_msg say what; the rest of the batch is skipped). A
- * clean end also checks the declared count and that no bytes are left. */
+ * (it->err_code / err_msg say what, and the last error is KF_ERR_CORRUPT
+ * with err_msg's words; the rest of the batch is skipped). A clean end also
+ * checks the declared count and that no bytes are left. */
 int kf_records_next(kf_record_iter *it, kf_record *r);
 
 /* Start reading r's headers (c: a cursor over r->headers, for
  * kf_header_next). */
 void kf_headers_begin(kf_cursor *c, const kf_record *r);
 /* Read one header from a record's raw header bytes. Returns 1 with the
- * fields set, 0 at end, -1 when malformed. value_len -1 = null. */
+ * fields set, 0 at end, -1 when malformed (the last error says so).
+ * value_len -1 = null. */
 int kf_header_next(kf_cursor *c, const uint8_t **key, int32_t *key_len, const uint8_t **value, int32_t *value_len);
 
 /* Control records (COMMIT/ABORT markers and KRaft control types). */
@@ -170,7 +175,7 @@ typedef struct kf_open_txn {
 } kf_open_txn;
 
 /* Returns KF_OK or KF_ERR_CORRUPT (key shorter than 4 bytes, negative
- * version, marker value shorter than 6 bytes). */
+ * version, marker value shorter than 6 bytes; the last error says which). */
 int kf_control_parse(const kf_record *r, kf_control *ctl);
 const char *kf_control_type_name(int16_t type); /* "COMMIT", "ABORT", ... */
 

@@ -34,14 +34,15 @@ typedef struct kf_leader_epoch {
 
 typedef void (*kf_checkpoint_entry_fn)(void *ctx, const kf_checkpoint_entry *e);
 
-enum { KF_CKPT_OFFSETS = 0, KF_CKPT_LEADER_EPOCH = 1 };
+enum { KF_CHECKPOINT_OFFSETS = 0, KF_CHECKPOINT_LEADER_EPOCH = 1 };
 
 /* Parse a checkpoint file of the given kind, calling entry_fn for each good
  * entry line. Malformed content (bad version line, count line, a bad entry
  * line, count not matching the lines, leader epochs or start offsets not
  * increasing) is reported as checkpoint_invalid with the line's byte
- * position. Returns KF_OK if nothing was wrong, else KF_ERR_CORRUPT. An
- * empty file is an empty list (KF_OK). *version is set when readable. */
+ * position. Returns KF_OK if nothing was wrong, else KF_ERR_CORRUPT, with
+ * the last error counting the problems and naming the first. An empty file
+ * is an empty list (KF_OK). *version is set when readable. */
 int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *version,
                         kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx);
 
@@ -74,7 +75,8 @@ void kf_leader_epochs_free(kf_leader_epochs *l);
 
 /* Kafka Uuid as text: 22 chars of URL-safe base64 without padding. */
 void kf_uuid_to_b64(const uint8_t uuid[16], char out[23]);
-/* Returns 0 on success, -1 when s is not 22 valid characters. */
+/* Returns KF_OK, or KF_ERR_CORRUPT (with the last error) when s is not 22
+ * valid characters. */
 int kf_uuid_from_b64(const char *s, size_t len, uint8_t uuid[16]);
 
 typedef struct kf_partition_metadata {
@@ -83,10 +85,9 @@ typedef struct kf_partition_metadata {
     char topic_id_b64[23];
 } kf_partition_metadata;
 
-/* Returns KF_OK, or KF_ERR_CORRUPT with the reason in msg (missing lines,
- * bad version, bad or all-zero uuid). */
-int kf_partition_metadata_parse(const uint8_t *data, uint64_t size, kf_partition_metadata *pm, char *msg,
-                                size_t msglen);
+/* Returns KF_OK, or KF_ERR_CORRUPT with the reason as the last error
+ * (missing lines, bad version, bad or all-zero uuid). */
+int kf_partition_metadata_parse(const uint8_t *data, uint64_t size, kf_partition_metadata *pm);
 
 typedef struct kf_meta_properties {
     int32_t version;          /* 0 when absent */
@@ -96,10 +97,10 @@ typedef struct kf_meta_properties {
     char directory_id[64];    /* "" when absent */
 } kf_meta_properties;
 
-/* Returns KF_OK, or KF_ERR_CORRUPT with the reason in msg (version other than
- * 0/1, v1 without node.id or cluster.id, non-numeric ids, overlong values). */
-int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_properties *mp, char *msg,
-                             size_t msglen);
+/* Returns KF_OK, or KF_ERR_CORRUPT with the reason as the last error
+ * (version other than 0/1, v1 without node.id or cluster.id, non-numeric
+ * ids, overlong values). */
+int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_properties *mp);
 
 #ifdef __cplusplus
 }

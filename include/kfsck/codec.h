@@ -37,10 +37,9 @@ int kf_buf_reserve(kf_buf *b, size_t need);
  * with magic 0 the frame header checksum is ignored (Kafka < 0.10 computed it
  * over the magic bytes too); for magic 1/2 either the correct or the broken
  * checksum is accepted. Output larger than max_out fails with KF_ERR_TOO_BIG.
- * On failure, a one-line reason is written to msg (if msg != NULL).
- * Returns a kf_err. */
-int kf_decompress(int codec, int magic, const uint8_t *in, size_t inlen, kf_buf *out, size_t max_out,
-                  char *msg, size_t msglen);
+ * Returns a kf_err; on failure the last error (kf_error_last) holds a
+ * one-line reason naming the codec. */
+int kf_decompress(int codec, int magic, const uint8_t *in, size_t inlen, kf_buf *out, size_t max_out);
 
 #ifdef __cplusplus
 }

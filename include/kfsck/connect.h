@@ -38,8 +38,9 @@ typedef struct kf_connect_opts {
  * (the defaults); its version must be 1..KF_CONNECT_OPTIONS_VERSION, else
  * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_connect_opts_init(kf_connect_opts *o);
-/* NULL when out of memory or o's version is not supported. */
-kf_connect *kf_connect_new(const kf_connect_opts *o);
+/* KF_OK with *c set, or KF_ERR_UNSUPPORTED (o's version) or KF_ERR_NOMEM
+ * with *c NULL. */
+int kf_connect_new(kf_connect **c, const kf_connect_opts *o);
 void kf_connect_free(kf_connect *c);
 
 /* The partition the next batches come from. Writes staged in a
@@ -59,10 +60,10 @@ typedef struct kf_connect_offset {
 } kf_connect_offset;
 
 /* The table, sorted by key bytes (after the last batch; call
- * kf_connect_partition(c, -1) first to drop an unfinished transaction).
- * Valid until the next call on c. Returns the count, or (size_t)-1 when out
- * of memory. */
-size_t kf_connect_offsets(kf_connect *c, const kf_connect_offset **out);
+ * kf_connect_partition(c, -1) first to drop an unfinished transaction):
+ * KF_OK with *out and *count (valid until the next call on c), or
+ * KF_ERR_NOMEM. */
+int kf_connect_offsets(kf_connect *c, const kf_connect_offset **out, size_t *count);
 
 /* Writes left in transactions with no COMMIT or ABORT (not applied), and
  * batches skipped because their records could not be read. */

@@ -105,8 +105,9 @@ typedef struct kf_coord_record {
  * raw bytes stay available as "subscription_bytes"/"assignment_bytes").
  * Returns KF_OK when key and value decoded cleanly, KF_ERR_UNSUPPORTED for an
  * unknown record type or value version, KF_ERR_CORRUPT/KF_ERR_TRUNCATED for
- * malformed bytes (out->err says what, out->err_pos where), KF_ERR_NOMEM. In
- * every case out holds what could be decoded. */
+ * malformed bytes (out->err says what, out->err_pos where), KF_ERR_NOMEM;
+ * an error is the last error too, with out->err's words. In every case out
+ * holds what could be decoded. */
 int kf_coord_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
                     kf_dtree *t, kf_coord_record *out);
 
@@ -124,7 +125,7 @@ const char *kf_coord_problem_code(int rc, const kf_coord_record *cr, kf_severity
  * Appends a struct node and sets *root. Fields: subscription {version,
  * topics, user_data, owned_partitions [{topic, partitions}], generation_id,
  * rack_id}; assignment {version, assigned_partitions [{topic, partitions}],
- * user_data}. */
+ * user_data}. KF_OK, or a kf_err with the last error set. */
 int kf_consumer_subscription_decode(const uint8_t *p, size_t n, kf_dtree *t, uint32_t *root);
 int kf_consumer_assignment_decode(const uint8_t *p, size_t n, kf_dtree *t, uint32_t *root);
 

@@ -47,7 +47,8 @@ uint64_t kf_source_size(const kf_source *s);
 
 /* Read up to n bytes at pos into buf: returns the count read, which is
  * below n only at the source's end or when the file shrank (then
- * the library's reader notes it); -1 on an I/O error (errno kept). */
+ * the library's reader notes it); -1 on an I/O error, with errno kept and
+ * the last error naming the file, the position and the errno. */
 int64_t kf_source_pread(kf_source *s, uint64_t pos, void *buf, size_t n);
 
 /* Read a whole small file (checkpoints, snapshots, metadata files) into a
@@ -57,10 +58,10 @@ int64_t kf_source_pread(kf_source *s, uint64_t pos, void *buf, size_t n);
 int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size);
 
 /* A whole small file in memory (kf_file_read_all). */
-typedef struct kf_bytes {
+typedef struct kf_file_contents {
     uint8_t *data;
     uint64_t size;
-} kf_bytes;
+} kf_file_contents;
 
 /* The cap kfsck puts on the small files it reads whole (checkpoints,
  * snapshots, metadata files, transaction indexes), in MiB and in bytes. */

@@ -121,8 +121,9 @@ typedef struct kf_group {
 typedef struct kf_groups kf_groups;
 
 /* The model of every group in r (after kf_replay_finish; r must outlive
- * it and not be fed more). NULL when out of memory. */
-kf_groups *kf_groups_build(kf_replay *r);
+ * it and not be fed more): KF_OK with *g set, or KF_ERR_NOMEM with *g
+ * NULL. */
+int kf_groups_build(kf_groups **g, kf_replay *r);
 void kf_groups_free(kf_groups *g);
 /* The groups sorted by id. Valid until kf_groups_free. */
 size_t kf_groups_list(const kf_groups *g, const kf_group **out);

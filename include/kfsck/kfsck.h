@@ -9,6 +9,24 @@
  *
  * API conventions
  *
+ * Errors. A function that can fail returns KF_OK or a kf_err (an iterator:
+ * 1 for an item, 0 at the end, a negative kf_err or -1), and where it fails
+ * it sets the calling thread's last error, kf_error_last() (common.h): the
+ * code, the errno of a failed system call, the path and the reason in
+ * words. That is the only place error detail is found: no function takes a
+ * message buffer or an errno out-parameter. The parsers of the small files
+ * (kf_producer_snapshot_parse, kf_checkpoint_parse,
+ * kf_partition_metadata_parse, kf_meta_properties_parse,
+ * kf_quorum_state_parse), of entries, records and control records
+ * (batch.h), kf_decompress and kf_source_pread (which keeps errno too)
+ * follow it like the rest, and so do the small conversions
+ * (kf_uuid_from_b64, kf_parse_duration_ms: KF_OK or KF_ERR_CORRUPT) and
+ * the table getter kf_connect_offsets (KF_OK or KF_ERR_NOMEM, the count in
+ * an out-parameter). Damage found in the data is a
+ * report, not an error of the call: a kf_problem to the caller's callback,
+ * and for the record iterator its err_code (the problem code, which the
+ * last error does not carry) beside the words.
+ *
  * Options. A function's options come in a struct kf_<name>_opts whose first
  * member is `unsigned version`. Start one from KF_<NAME>_OPTIONS_INIT (or
  * kf_<name>_opts_init(), which fills the same): the version set to
@@ -23,7 +41,7 @@
  *
  * Passing NULL instead means all the defaults. A version of 0 (a struct not
  * started from its INIT) or above what the library knows is refused with
- * KF_ERR_UNSUPPORTED (constructors returning a pointer return NULL). An
+ * KF_ERR_UNSUPPORTED. An
  * options struct inside another (kf_stats_opts.read) may keep version 0: the
  * outer struct's version covers it.
  *
@@ -34,12 +52,18 @@
  * version 2 of kf_verify_opts added `bool fast;`, a caller built with
  * version 1 passes a shorter struct with version 1 and gets fast = false.
  *
- * Objects. One verb pair per kind of object:
+ * Objects. Every function that makes an object has one shape:
+ *
+ *     int kf_<x>_<verb>(kf_<x> **out, ...);
+ *
+ * returning KF_OK with *out set, or a kf_err with *out NULL and the last
+ * error set (kf_source_open, kf_replay_new, kf_metadata_build...); none
+ * returns the object itself. One verb pair per kind of object:
  *  - kf_<x>_open / kf_<x>_close for what reads files (kf_source,
- *    kf_segment_iter, kf_part_reader, kf_part_writer, kf_txns, the indexes);
+ *    kf_segment_iter, kf_part_reader, kf_txns, the indexes);
  *  - kf_<x>_new / kf_<x>_free for plain objects in memory (kf_connect,
- *    kf_replay, kf_sink, kf_txn_coord, kf_pstate), and kf_<x>_free for the
- *    objects a job builds (kf_groups_build, kf_metadata_build);
+ *    kf_replay, kf_sink, kf_txn_coord), and kf_<x>_free for the objects a
+ *    job builds (kf_groups_build, kf_metadata_build);
  *  - a struct the caller owns that a function fills (kf_inputs_collect,
  *    kf_datadir_info_read, kf_leader_epochs_read, kf_outdir_init,
  *    kf_timehist_init) is emptied by the matching kf_<x>_free.
@@ -74,7 +98,7 @@
 #include "kfsck/batch.h"
 #include "kfsck/segment.h"
 #include "kfsck/index.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"

@@ -65,7 +65,8 @@ typedef struct kf_kraft_record {
  * decoded: root is KF_DNODE_NONE); KF_ERR_CORRUPT / KF_ERR_TRUNCATED when
  * the bytes do not follow the layout (a header or length running past the
  * value, trailing bytes, a null value; root keeps what was decoded);
- * KF_ERR_TOO_BIG / KF_ERR_NOMEM from the node arena. */
+ * KF_ERR_TOO_BIG / KF_ERR_NOMEM from the node arena. An error is the last
+ * error too, with out->err's words. */
 int kf_kraft_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
                     kf_dtree *t, kf_kraft_record *out);
 

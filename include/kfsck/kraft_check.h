@@ -22,20 +22,20 @@ extern "C" {
 #endif
 
 /* What reading a snapshot (or bootstrap.checkpoint) file found. */
-typedef struct kf_snapshot_status {
+typedef struct kf_kraft_snapshot_status {
     bool readable;             /* the file could be opened */
     bool has_header;           /* the first batch is a control batch starting with snapshot_header */
     bool has_footer;           /* the last record read is a snapshot_footer */
     bool damaged;              /* some of its bytes are not intact batches */
     uint64_t batches, records;
-} kf_snapshot_status;
+} kf_kraft_snapshot_status;
 
 /* Read a snapshot file (batches only; damage inside it is verify's to report)
  * and report snapshot_incomplete (error) when it lacks its header or footer.
  * Returns KF_OK, KF_ERR_IO when it cannot be read (reported as unreadable),
  * KF_ERR_NOMEM. st may be NULL. */
 int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem_fn fn, void *ctx,
-                            kf_snapshot_status *st);
+                            kf_kraft_snapshot_status *st);
 
 /* A quorum-state file: checkpoint_invalid (error) when Kafka would refuse it. */
 int kf_kraft_check_quorum_state(const char *path, kf_problem_fn fn, void *ctx);

@@ -16,7 +16,7 @@ typedef enum kf_file_kind {
     KF_FILE_INDEX,            /* NNN.index */
     KF_FILE_TIMEINDEX,        /* NNN.timeindex */
     KF_FILE_TXNINDEX,         /* NNN.txnindex */
-    KF_FILE_SNAPSHOT,         /* NNN.snapshot (producer state) */
+    KF_FILE_PRODUCER_SNAPSHOT,         /* NNN.snapshot (producer state) */
     KF_FILE_OFFSET_CHECKPOINT,/* recovery-point-, log-start-, replication-, cleaner-offset-checkpoint */
     KF_FILE_LEADER_EPOCH,     /* leader-epoch-checkpoint */
     KF_FILE_PARTITION_METADATA,

@@ -21,17 +21,17 @@ extern "C" {
 #endif
 
 /* One copy of a partition: a partition directory, or a single segment file. */
-typedef struct kf_copy {
+typedef struct kf_partition_copy {
     char *label;        /* the partition dir (or the file) as given */
     char **segments;    /* .log paths in base-offset order */
     int64_t *bases;     /* base offset from each file name (-1 when not named like one) */
     size_t nseg;
-} kf_copy;
+} kf_partition_copy;
 
 typedef struct kf_partition {
     char *topic;        /* "" when unknown (a loose file outside a partition dir) */
     int32_t partition;  /* -1 when unknown */
-    kf_copy *copies;
+    kf_partition_copy *copies;
     size_t ncopies;
 } kf_partition;
 

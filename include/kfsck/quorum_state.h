@@ -35,8 +35,9 @@ typedef struct kf_quorum_state {
 /* Parse the file's first line the way Kafka does: a JSON object with a
  * data_version of 0 or 1 holding the fields that version requires, with the
  * types the schema says. Returns KF_OK, or KF_ERR_CORRUPT with the reason
- * in msg (what Kafka would refuse at start-up); *qs holds what was read. */
-int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *qs, char *msg, size_t msglen);
+ * as the last error (what Kafka would refuse at start-up); *qs holds what
+ * was read. */
+int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *qs);
 
 #ifdef __cplusplus
 }

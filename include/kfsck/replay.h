@@ -76,8 +76,9 @@ typedef struct kf_replay_opts {
  * KF_ERR_UNSUPPORTED (kfsck.h, "Options"). */
 void kf_replay_opts_init(kf_replay_opts *o);
 
-/* NULL when out of memory or o's version is not supported. */
-kf_replay *kf_replay_new(const kf_replay_opts *o);
+/* KF_OK with *r set, or KF_ERR_UNSUPPORTED (o's version) or KF_ERR_NOMEM
+ * with *r NULL. */
+int kf_replay_new(kf_replay **r, const kf_replay_opts *o);
 void kf_replay_free(kf_replay *r);
 
 /* The __consumer_offsets partition the next batches come from. */

@@ -22,14 +22,11 @@
 extern "C" {
 #endif
 
-/* One leader-epoch-checkpoint entry: epoch, start_offset (checkpoint.h). */
-typedef kf_leader_epoch kf_epoch_entry;
-
 /* An offset a checkpoint file records for the partition. */
-typedef struct kf_ckpt_value {
+typedef struct kf_checkpoint_offset {
     bool has;
     int64_t offset;
-} kf_ckpt_value;
+} kf_checkpoint_offset;
 
 typedef struct kf_datadir_partition {
     const char *datadir;
@@ -40,8 +37,8 @@ typedef struct kf_datadir_partition {
     bool has_topic_id;
     char topic_id[23];             /* from partition.metadata */
     kf_partition_summary log;      /* segments, bytes, offsets, log end offset */
-    kf_ckpt_value recovery_point, high_watermark, log_start_offset, cleaner_offset;
-    const kf_epoch_entry *leader_epochs; /* from leader-epoch-checkpoint */
+    kf_checkpoint_offset recovery_point, high_watermark, log_start_offset, cleaner_offset;
+    const kf_leader_epoch *leader_epochs; /* from leader-epoch-checkpoint */
     size_t n_leader_epochs;
     uint64_t errors, warnings;
     bool unreadable;               /* some file of it could not be read */

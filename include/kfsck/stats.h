@@ -40,7 +40,8 @@ typedef struct kf_lateness {
 } kf_lateness;
 
 /* A duration like 500ms, 10s, 10m, 1h, 1d, 1w or plain milliseconds into
- * *ms (> 0). Returns 0, or -1 when s is not such a duration. */
+ * *ms (> 0). Returns KF_OK, or KF_ERR_CORRUPT (the last error says why)
+ * when s is not such a duration. */
 int kf_parse_duration_ms(const char *s, int64_t *ms);
 
 /* ---- the stats job over the inputs (stats_run.c) -------------------------

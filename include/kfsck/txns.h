@@ -59,8 +59,8 @@ typedef struct kf_txn_coord_entry {
     int64_t source_offset;
 } kf_txn_coord_entry;
 
-/* NULL when out of memory. */
-kf_txn_coord *kf_txn_coord_new(void);
+/* KF_OK with *c set, or KF_ERR_NOMEM with *c NULL. */
+int kf_txn_coord_new(kf_txn_coord **c);
 void kf_txn_coord_free(kf_txn_coord *c);
 
 /* Replay one intact batch of __transaction_state-<partition> (each

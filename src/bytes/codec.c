@@ -27,6 +27,8 @@
 
 #include "kfsck/codec.h"
 
+#include "bytes/error.h"
+
 const char *kf_codec_name(int codec)
 {
     switch (codec) {
@@ -84,19 +86,6 @@ int kf_buf_reserve(kf_buf *b, size_t need)
         ncap *= 2;
     }
     return buf_set_cap(b, ncap);
-}
-
-/* ---- errors --------------------------------------------------------------- */
-
-__attribute__((format(printf, 4, 5))) static int fail(char *msg, size_t msglen, int err, const char *fmt, ...)
-{
-    if (msg && msglen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msglen, fmt, ap);
-        va_end(ap);
-    }
-    return err;
 }
 
 /* ---- the capped output sink ----------------------------------------------- */
@@ -168,9 +157,9 @@ static int sink_commit(sink *s, size_t n)
     return KF_OK;
 }
 
-static int too_big(const sink *s, char *msg, size_t msglen, const char *codec)
+static int too_big(const sink *s, const char *codec)
 {
-    return fail(msg, msglen, KF_ERR_TOO_BIG, "%s: decompressed data exceeds the %zu-byte cap", codec, s->max_out);
+    return kf_error_set(KF_ERR_TOO_BIG, 0, NULL, "%s: decompressed data exceeds the %zu-byte cap", codec, s->max_out);
 }
 
 /* ---- per-thread decoder contexts ------------------------------------------ */
@@ -223,14 +212,14 @@ static codec_ctx *get_ctx(void)
 
 /* ---- none ----------------------------------------------------------------- */
 
-static int dec_none(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t msglen)
+static int dec_none(const uint8_t *in, size_t inlen, sink *s)
 {
     if (inlen > s->max_out)
-        return too_big(s, msg, msglen, "none");
+        return too_big(s, "none");
     if (inlen == 0)
         return KF_OK;
     if (sink_reserve(s, inlen) != KF_OK)
-        return fail(msg, msglen, KF_ERR_NOMEM, "none: out of memory for %zu bytes", inlen);
+        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "none: out of memory for %zu bytes", inlen);
     memcpy(s->out->data, in, inlen);
     s->out->len = inlen;
     return KF_OK;
@@ -238,21 +227,21 @@ static int dec_none(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t 
 
 /* ---- gzip ----------------------------------------------------------------- */
 
-static int dec_gzip(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t msglen)
+static int dec_gzip(const uint8_t *in, size_t inlen, sink *s)
 {
     if (inlen == 0)
-        return fail(msg, msglen, KF_ERR_TRUNCATED, "gzip: empty input");
+        return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "gzip: empty input");
     codec_ctx *c = get_ctx();
     if (!c)
-        return fail(msg, msglen, KF_ERR_NOMEM, "gzip: out of memory");
+        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "gzip: out of memory");
     z_stream *zs = &c->zs;
     if (!c->zs_ready) {
         memset(zs, 0, sizeof *zs);
         if (inflateInit2(zs, 15 + 16) != Z_OK)
-            return fail(msg, msglen, KF_ERR_NOMEM, "gzip: cannot initialise zlib");
+            return kf_error_set(KF_ERR_NOMEM, 0, NULL, "gzip: cannot initialise zlib");
         c->zs_ready = true;
     } else if (inflateReset2(zs, 15 + 16) != Z_OK) {
-        return fail(msg, msglen, KF_ERR_NOMEM, "gzip: cannot reset zlib");
+        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "gzip: cannot reset zlib");
     }
 
     const uint8_t *next = in; /* input not yet handed to zlib */
@@ -271,14 +260,14 @@ static int dec_gzip(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t 
         uint8_t *dst;
         size_t avail;
         if (sink_space(s, &dst, &avail) != KF_OK)
-            return fail(msg, msglen, KF_ERR_NOMEM, "gzip: out of memory");
+            return kf_error_set(KF_ERR_NOMEM, 0, NULL, "gzip: out of memory");
         uInt av = avail > UINT_MAX ? UINT_MAX : (uInt)avail;
         zs->next_out = dst;
         zs->avail_out = av;
         int zr = inflate(zs, Z_NO_FLUSH);
         size_t produced = av - zs->avail_out;
         if (sink_commit(s, produced) != KF_OK)
-            return too_big(s, msg, msglen, "gzip");
+            return too_big(s, "gzip");
         switch (zr) {
         case Z_STREAM_END:
             members++;
@@ -288,7 +277,7 @@ static int dec_gzip(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t 
             {
                 size_t rest = zs->avail_in + left;
                 if (rest < 2 || zs->next_in[0] != 0x1f || zs->next_in[1] != 0x8b)
-                    return fail(msg, msglen, KF_ERR_CORRUPT, "gzip: %zu bytes of trailing garbage after member %u",
+                    return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "gzip: %zu bytes of trailing garbage after member %u",
                                 rest, members);
             }
             inflateReset(zs);
@@ -297,17 +286,17 @@ static int dec_gzip(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t 
             continue;
         case Z_BUF_ERROR:
             if (zs->avail_in == 0 && left == 0)
-                return fail(msg, msglen, KF_ERR_TRUNCATED, "gzip: stream truncated in member %u", members + 1);
+                return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "gzip: stream truncated in member %u", members + 1);
             if (produced == 0)
-                return fail(msg, msglen, KF_ERR_CORRUPT, "gzip: decoder made no progress");
+                return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "gzip: decoder made no progress");
             continue;
         case Z_MEM_ERROR:
-            return fail(msg, msglen, KF_ERR_NOMEM, "gzip: out of memory");
+            return kf_error_set(KF_ERR_NOMEM, 0, NULL, "gzip: out of memory");
         default:
             if (members > 0)
-                return fail(msg, msglen, KF_ERR_CORRUPT, "gzip: bad data after member %u: %s", members,
+                return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "gzip: bad data after member %u: %s", members,
                             zs->msg ? zs->msg : "invalid data");
-            return fail(msg, msglen, KF_ERR_CORRUPT, "gzip: %s", zs->msg ? zs->msg : "invalid data");
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "gzip: %s", zs->msg ? zs->msg : "invalid data");
         }
     }
 }
@@ -327,18 +316,18 @@ static uint32_t le32(const uint8_t *p)
 }
 
 /* Appends one raw snappy block; the cap is checked before allocating. */
-static int snappy_block(const uint8_t *p, size_t n, sink *s, const char *where, char *msg, size_t msglen)
+static int snappy_block(const uint8_t *p, size_t n, sink *s, const char *where)
 {
     size_t ulen;
     if (snappy_uncompressed_length((const char *)p, n, &ulen) != SNAPPY_OK)
-        return fail(msg, msglen, KF_ERR_CORRUPT, "snappy: %sbad length header", where);
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "snappy: %sbad length header", where);
     /* only the header's claim: said as such, nothing is decompressed */
     if (ulen > s->max_out - s->out->len && s->out->len == 0)
-        return fail(msg, msglen, KF_ERR_TOO_BIG,
+        return kf_error_set(KF_ERR_TOO_BIG, 0, NULL,
                     "snappy: %slength header claims %zu decompressed bytes, over the %zu-byte cap (not decompressed)",
                     where, ulen, s->max_out);
     if (ulen > s->max_out - s->out->len)
-        return fail(msg, msglen, KF_ERR_TOO_BIG,
+        return kf_error_set(KF_ERR_TOO_BIG, 0, NULL,
                     "snappy: %slength header claims %zu more decompressed bytes after %zu, over the %zu-byte cap "
                     "(not decompressed)",
                     where, ulen, s->out->len, s->max_out);
@@ -347,20 +336,20 @@ static int snappy_block(const uint8_t *p, size_t n, sink *s, const char *where, 
     size_t olen = sizeof dummy;
     if (ulen > 0) {
         if (sink_reserve(s, s->out->len + ulen) != KF_OK)
-            return fail(msg, msglen, KF_ERR_NOMEM, "snappy: out of memory for %zu bytes", ulen);
+            return kf_error_set(KF_ERR_NOMEM, 0, NULL, "snappy: out of memory for %zu bytes", ulen);
         dst = (char *)s->out->data + s->out->len;
         olen = ulen;
     }
     if (snappy_uncompress((const char *)p, n, dst, &olen) != SNAPPY_OK || (ulen > 0 && olen != ulen))
-        return fail(msg, msglen, KF_ERR_CORRUPT, "snappy: %sinvalid compressed data", where);
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "snappy: %sinvalid compressed data", where);
     s->out->len += ulen;
     return KF_OK;
 }
 
-static int dec_snappy(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t msglen)
+static int dec_snappy(const uint8_t *in, size_t inlen, sink *s)
 {
     if (inlen < 16 || memcmp(in, xerial_magic, 8) != 0)
-        return snappy_block(in, inlen, s, "", msg, msglen);
+        return snappy_block(in, inlen, s, "");
 
     /* xerial snappy-java stream: header, then [int32 BE length][raw block]... */
     size_t pos = 16;
@@ -368,23 +357,23 @@ static int dec_snappy(const uint8_t *in, size_t inlen, sink *s, char *msg, size_
     char where[48];
     while (pos < inlen) {
         if (inlen - pos < 4)
-            return fail(msg, msglen, KF_ERR_TRUNCATED, "snappy: xerial chunk %u length truncated", chunk);
+            return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "snappy: xerial chunk %u length truncated", chunk);
         uint32_t clen = be32(in + pos);
         if (clen == be32(xerial_magic)) {
             /* a repeated stream header: concatenated streams */
             if (inlen - pos < 16)
-                return fail(msg, msglen, KF_ERR_TRUNCATED, "snappy: repeated xerial header truncated");
+                return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "snappy: repeated xerial header truncated");
             pos += 16;
             continue;
         }
         if (clen > INT32_MAX)
-            return fail(msg, msglen, KF_ERR_CORRUPT, "snappy: xerial chunk %u has negative length", chunk);
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "snappy: xerial chunk %u has negative length", chunk);
         pos += 4;
         if (clen > inlen - pos)
-            return fail(msg, msglen, KF_ERR_TRUNCATED, "snappy: xerial chunk %u truncated (%u bytes, %zu left)",
+            return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "snappy: xerial chunk %u truncated (%u bytes, %zu left)",
                         chunk, clen, inlen - pos);
         snprintf(where, sizeof where, "xerial chunk %u: ", chunk);
-        int rc = snappy_block(in + pos, clen, s, where, msg, msglen);
+        int rc = snappy_block(in + pos, clen, s, where);
         if (rc != KF_OK)
             return rc;
         pos += clen;
@@ -397,16 +386,16 @@ static int dec_snappy(const uint8_t *in, size_t inlen, sink *s, char *msg, size_
 
 #define LZ4_FRAME_MAGIC 0x184D2204u
 
-static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s, char *msg, size_t msglen)
+static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s)
 {
     if (inlen == 0)
-        return fail(msg, msglen, KF_ERR_TRUNCATED, "lz4: empty input");
+        return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "lz4: empty input");
     codec_ctx *c = get_ctx();
     if (!c)
-        return fail(msg, msglen, KF_ERR_NOMEM, "lz4: out of memory");
+        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "lz4: out of memory");
     if (!c->lz4 && LZ4F_isError(LZ4F_createDecompressionContext(&c->lz4, LZ4F_VERSION))) {
         c->lz4 = NULL;
-        return fail(msg, msglen, KF_ERR_NOMEM, "lz4: cannot create decoder");
+        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "lz4: cannot create decoder");
     }
     LZ4F_dctx *d = c->lz4;
     LZ4F_resetDecompressionContext(d);
@@ -416,35 +405,35 @@ static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s, char *ms
     while (pos < inlen) {
         size_t left = inlen - pos;
         if (left < 4)
-            return fail(msg, msglen, frame ? KF_ERR_CORRUPT : KF_ERR_TRUNCATED,
+            return kf_error_set(frame ? KF_ERR_CORRUPT : KF_ERR_TRUNCATED, 0, NULL,
                         "lz4: %zu stray bytes at offset %zu", left, pos);
         uint32_t fm = le32(in + pos);
         if ((fm & 0xFFFFFFF0u) == 0x184D2A50u) { /* skippable frame */
             if (left < 8)
-                return fail(msg, msglen, KF_ERR_TRUNCATED, "lz4: skippable frame header truncated");
+                return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "lz4: skippable frame header truncated");
             uint32_t sz = le32(in + pos + 4);
             if (sz > left - 8)
-                return fail(msg, msglen, KF_ERR_TRUNCATED, "lz4: skippable frame truncated");
+                return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "lz4: skippable frame truncated");
             pos += 8 + (size_t)sz;
             continue;
         }
         if (fm != LZ4_FRAME_MAGIC)
-            return fail(msg, msglen, KF_ERR_CORRUPT, "lz4: bad frame magic 0x%08x at offset %zu", fm, pos);
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4: bad frame magic 0x%08x at offset %zu", fm, pos);
 
         /* frame descriptor: FLG BD [content size 8] [dict id 4] HC */
         if (left < 7)
-            return fail(msg, msglen, KF_ERR_TRUNCATED, "lz4: frame header truncated");
+            return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "lz4: frame header truncated");
         uint8_t flg = in[pos + 4];
         if ((flg >> 6) != 1)
-            return fail(msg, msglen, KF_ERR_CORRUPT, "lz4: unsupported frame version %u", flg >> 6);
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4: unsupported frame version %u", flg >> 6);
         size_t dlen = 2 + ((flg & 0x08) ? 8 : 0) + ((flg & 0x01) ? 4 : 0);
         if (left < 4 + dlen + 1)
-            return fail(msg, msglen, KF_ERR_TRUNCATED, "lz4: frame header truncated");
+            return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "lz4: frame header truncated");
         uint8_t hc = in[pos + 4 + dlen];
         uint8_t good = (uint8_t)(XXH32(in + pos + 4, dlen, 0) >> 8);
         uint8_t broken = (uint8_t)(XXH32(in + pos, 4 + dlen, 0) >> 8); /* Kafka < 0.10: over the magic too */
         if (magic != 0 && hc != good && hc != broken)
-            return fail(msg, msglen, KF_ERR_CORRUPT, "lz4 frame header checksum mismatch");
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4 frame header checksum mismatch");
 
         /* liblz4 gets the header with the correct HC patched in */
         uint8_t hdr[19];
@@ -458,10 +447,10 @@ static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s, char *ms
             size_t r = LZ4F_decompress(d, none, &dsz, hdr + fed, &ssz, NULL);
             if (LZ4F_isError(r)) {
                 LZ4F_resetDecompressionContext(d);
-                return fail(msg, msglen, KF_ERR_CORRUPT, "lz4: frame %u header: %s", frame, LZ4F_getErrorName(r));
+                return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4: frame %u header: %s", frame, LZ4F_getErrorName(r));
             }
             if (ssz == 0)
-                return fail(msg, msglen, KF_ERR_CORRUPT, "lz4: frame %u header not accepted", frame);
+                return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4: frame %u header not accepted", frame);
             fed += ssz;
         }
         pos += hlen;
@@ -470,22 +459,22 @@ static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s, char *ms
             uint8_t *dst;
             size_t avail;
             if (sink_space(s, &dst, &avail) != KF_OK)
-                return fail(msg, msglen, KF_ERR_NOMEM, "lz4: out of memory");
+                return kf_error_set(KF_ERR_NOMEM, 0, NULL, "lz4: out of memory");
             size_t dsz = avail, ssz = inlen - pos;
             size_t r = LZ4F_decompress(d, dst, &dsz, in + pos, &ssz, NULL);
             if (LZ4F_isError(r)) {
                 LZ4F_resetDecompressionContext(d);
-                return fail(msg, msglen, KF_ERR_CORRUPT, "lz4: frame %u: %s", frame, LZ4F_getErrorName(r));
+                return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4: frame %u: %s", frame, LZ4F_getErrorName(r));
             }
             pos += ssz;
             if (sink_commit(s, dsz) != KF_OK)
-                return too_big(s, msg, msglen, "lz4");
+                return too_big(s, "lz4");
             if (r == 0)
                 break; /* frame complete; the context is ready for the next one */
             if (dsz == 0 && pos == inlen)
-                return fail(msg, msglen, KF_ERR_TRUNCATED, "lz4: frame %u truncated", frame);
+                return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "lz4: frame %u truncated", frame);
             if (dsz == 0 && ssz == 0)
-                return fail(msg, msglen, KF_ERR_CORRUPT, "lz4: frame %u: decoder made no progress", frame);
+                return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4: frame %u: decoder made no progress", frame);
         }
         frame++;
     }
@@ -497,15 +486,15 @@ static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s, char *ms
 /* libzstd's default window limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT, static-only API). */
 #define ZSTD_DEFAULT_WINDOWLOG_MAX 27
 
-static int dec_zstd(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t msglen)
+static int dec_zstd(const uint8_t *in, size_t inlen, sink *s)
 {
     if (inlen == 0)
-        return fail(msg, msglen, KF_ERR_TRUNCATED, "zstd: empty input");
+        return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "zstd: empty input");
     codec_ctx *c = get_ctx();
     if (!c)
-        return fail(msg, msglen, KF_ERR_NOMEM, "zstd: out of memory");
+        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "zstd: out of memory");
     if (!c->zstd && !(c->zstd = ZSTD_createDCtx()))
-        return fail(msg, msglen, KF_ERR_NOMEM, "zstd: cannot create decoder");
+        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "zstd: cannot create decoder");
     ZSTD_DCtx *d = c->zstd;
     ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
     /* The window buffer zstd allocates is bounded by windowLogMax: keep the
@@ -521,23 +510,23 @@ static int dec_zstd(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t 
         uint8_t *dst;
         size_t avail;
         if (sink_space(s, &dst, &avail) != KF_OK)
-            return fail(msg, msglen, KF_ERR_NOMEM, "zstd: out of memory");
+            return kf_error_set(KF_ERR_NOMEM, 0, NULL, "zstd: out of memory");
         ZSTD_outBuffer ob = {dst, avail, 0};
         size_t r = ZSTD_decompressStream(d, &ob, &ib);
         if (ZSTD_isError(r)) {
             ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
-            return fail(msg, msglen, KF_ERR_CORRUPT, "zstd: %s at input offset %zu", ZSTD_getErrorName(r), ib.pos);
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "zstd: %s at input offset %zu", ZSTD_getErrorName(r), ib.pos);
         }
         if (sink_commit(s, ob.pos) != KF_OK) {
             ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
-            return too_big(s, msg, msglen, "zstd");
+            return too_big(s, "zstd");
         }
         if (ib.pos == ib.size) {
             if (r == 0)
                 return KF_OK; /* last frame complete and flushed */
             if (ob.pos < ob.size) {
                 ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
-                return fail(msg, msglen, KF_ERR_TRUNCATED, "zstd: stream truncated");
+                return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "zstd: stream truncated");
             }
         }
         /* r == 0 with input left: the next frame starts */
@@ -546,22 +535,19 @@ static int dec_zstd(const uint8_t *in, size_t inlen, sink *s, char *msg, size_t 
 
 /* ---- entry point ---------------------------------------------------------- */
 
-int kf_decompress(int codec, int magic, const uint8_t *in, size_t inlen, kf_buf *out, size_t max_out, char *msg,
-                  size_t msglen)
+int kf_decompress(int codec, int magic, const uint8_t *in, size_t inlen, kf_buf *out, size_t max_out)
 {
-    if (msg && msglen)
-        msg[0] = '\0';
     out->len = 0;
     if (!in && inlen)
-        return fail(msg, msglen, KF_ERR_CORRUPT, "%s: no input buffer", kf_codec_name(codec));
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "%s: no input buffer", kf_codec_name(codec));
     sink s;
     sink_init(&s, out, max_out, inlen);
     switch (codec) {
-    case KF_CODEC_NONE: return dec_none(in, inlen, &s, msg, msglen);
-    case KF_CODEC_GZIP: return dec_gzip(in, inlen, &s, msg, msglen);
-    case KF_CODEC_SNAPPY: return dec_snappy(in, inlen, &s, msg, msglen);
-    case KF_CODEC_LZ4: return dec_lz4(magic, in, inlen, &s, msg, msglen);
-    case KF_CODEC_ZSTD: return dec_zstd(in, inlen, &s, msg, msglen);
+    case KF_CODEC_NONE: return dec_none(in, inlen, &s);
+    case KF_CODEC_GZIP: return dec_gzip(in, inlen, &s);
+    case KF_CODEC_SNAPPY: return dec_snappy(in, inlen, &s);
+    case KF_CODEC_LZ4: return dec_lz4(magic, in, inlen, &s);
+    case KF_CODEC_ZSTD: return dec_zstd(in, inlen, &s);
     }
-    return fail(msg, msglen, KF_ERR_UNSUPPORTED, "unknown compression codec %d", codec);
+    return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL, "unknown compression codec %d", codec);
 }

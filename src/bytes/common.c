@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "bytes/report.h"
 #include "bytes/opts.h"
 #include "kfsck/kfsck.h"
@@ -34,7 +35,9 @@ int kf_opts_take(void *own, const void *given, size_t size, unsigned latest, siz
         unsigned version;
         memcpy(&version, given, sizeof version);
         if (version == 0 || version > latest)
-            return KF_ERR_UNSUPPORTED;
+            return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL,
+                                "options version %u is not one this library knows (1 to %u; 0: not started from its INIT)",
+                                version, latest);
         memcpy(own, given, size);
     }
     if (max_batch_bytes && *max_batch_bytes == 0)

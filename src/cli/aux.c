@@ -18,7 +18,7 @@
 
 /* ---- .index / .timeindex -------------------------------------------------- */
 
-static void do_offset_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o)
+static void do_offset_index(const char *path, const kf_file_contents *m, kf_name_info ni, out *o)
 {
     kf_index ix;
     kf_offset_index_init(&ix, m->data, m->size, ni.base_offset);
@@ -39,7 +39,7 @@ static void do_offset_index(const char *path, const kf_bytes *m, kf_name_info ni
     }
 }
 
-static void do_time_index(const char *path, const kf_bytes *m, kf_name_info ni, out *o)
+static void do_time_index(const char *path, const kf_file_contents *m, kf_name_info ni, out *o)
 {
     kf_index ix;
     kf_time_index_init(&ix, m->data, m->size, ni.base_offset);
@@ -60,7 +60,7 @@ static void do_time_index(const char *path, const kf_bytes *m, kf_name_info ni, 
     }
 }
 
-static void do_txn_index(const char *path, const kf_bytes *m, out *o)
+static void do_txn_index(const char *path, const kf_file_contents *m, out *o)
 {
     uint64_t size = m->data ? m->size : 0;
     uint64_t n = kf_txn_index_count(size);
@@ -95,7 +95,7 @@ static int64_t first_sequence(int32_t last_seq, int32_t delta)
     return (int64_t)last_seq - delta;
 }
 
-static void print_producer(out *o, const char *path, const kf_snapshot_entry *e)
+static void print_producer(out *o, const char *path, const kf_producer_snapshot_entry *e)
 {
     if (o->json) {
         out_begin(o, "producer");
@@ -127,11 +127,10 @@ static void print_producer(out *o, const char *path, const kf_snapshot_entry *e)
     out_text(o, "\n");
 }
 
-static void do_snapshot(const char *path, const kf_bytes *m, out *o)
+static void do_snapshot(const char *path, const kf_file_contents *m, out *o)
 {
-    kf_snapshot s;
-    char msg[200];
-    (void)kf_snapshot_parse(m->data, m->size, &s, msg, sizeof msg); /* problems: the check below */
+    kf_producer_snapshot s;
+    (void)kf_producer_snapshot_parse(m->data, m->size, &s); /* problems: the check below */
     if (o->json) {
         out_begin(o, "snapshot");
         out_str(o, "file", path);
@@ -146,15 +145,15 @@ static void do_snapshot(const char *path, const kf_bytes *m, out *o)
             out_null(o, "crc");
             out_null(o, "crc_ok");
         }
-        if (s.size >= KF_SNAPSHOT_HEADER_SIZE)
+        if (s.size >= KF_PRODUCER_SNAPSHOT_HEADER_SIZE)
             out_int(o, "count", s.count);
         else
             out_null(o, "count");
         out_end(o);
     }
     for (uint64_t i = 0; i < s.entries; i++) {
-        kf_snapshot_entry e;
-        kf_snapshot_get(&s, i, &e);
+        kf_producer_snapshot_entry e;
+        kf_producer_snapshot_get(&s, i, &e);
         print_producer(o, path, &e);
     }
 }
@@ -191,18 +190,17 @@ static void print_ckpt_entry(void *ctx, const kf_checkpoint_entry *e)
     }
 }
 
-static void do_checkpoint(const char *path, const kf_bytes *m, int kind, out *o)
+static void do_checkpoint(const char *path, const kf_file_contents *m, int kind, out *o)
 {
     ckpt_print cp = {.o = o, .path = path};
     int32_t version = -1;
     kf_checkpoint_parse(m->data, m->size, kind, &version, print_ckpt_entry, &cp, NULL, NULL);
 }
 
-static void do_partition_metadata(const char *path, const kf_bytes *m, out *o)
+static void do_partition_metadata(const char *path, const kf_file_contents *m, out *o)
 {
     kf_partition_metadata pm;
-    char msg[200];
-    int rc = kf_partition_metadata_parse(m->data, m->size, &pm, msg, sizeof msg);
+    int rc = kf_partition_metadata_parse(m->data, m->size, &pm);
     if (o->json) {
         out_begin(o, "partition_metadata");
         out_str(o, "file", path);
@@ -217,11 +215,10 @@ static void do_partition_metadata(const char *path, const kf_bytes *m, out *o)
     }
 }
 
-static void do_meta_properties(const char *path, const kf_bytes *m, out *o)
+static void do_meta_properties(const char *path, const kf_file_contents *m, out *o)
 {
     kf_meta_properties mp;
-    char msg[200];
-    (void)kf_meta_properties_parse(m->data, m->size, &mp, msg, sizeof msg);
+    (void)kf_meta_properties_parse(m->data, m->size, &mp);
     if (o->json) {
         out_begin(o, "meta_properties");
         out_str(o, "file", path);
@@ -253,11 +250,10 @@ static void do_meta_properties(const char *path, const kf_bytes *m, out *o)
 
 /* ---- quorum-state ------------------------------------------------------------- */
 
-static void do_quorum_state(const char *path, const kf_bytes *m, out *o)
+static void do_quorum_state(const char *path, const kf_file_contents *m, out *o)
 {
     kf_quorum_state qs;
-    char msg[200];
-    (void)kf_quorum_state_parse(m->data, m->size, &qs, msg, sizeof msg); /* problems: the check below */
+    (void)kf_quorum_state_parse(m->data, m->size, &qs); /* problems: the check below */
     if (o->json) {
         out_begin(o, "quorum_state");
         out_str(o, "file", path);
@@ -295,15 +291,15 @@ static void do_quorum_state(const char *path, const kf_bytes *m, out *o)
 
 /* ---- entry point ------------------------------------------------------------ */
 
-void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r)
+void aux_dump(const char *path, const kf_file_contents *m, kf_name_info ni, out *o, report *r)
 {
     switch (ni.kind) {
     case KF_FILE_INDEX: do_offset_index(path, m, ni, o); break;
     case KF_FILE_TIMEINDEX: do_time_index(path, m, ni, o); break;
     case KF_FILE_TXNINDEX: do_txn_index(path, m, o); break;
-    case KF_FILE_SNAPSHOT: do_snapshot(path, m, o); break;
-    case KF_FILE_OFFSET_CHECKPOINT: do_checkpoint(path, m, KF_CKPT_OFFSETS, o); break;
-    case KF_FILE_LEADER_EPOCH: do_checkpoint(path, m, KF_CKPT_LEADER_EPOCH, o); break;
+    case KF_FILE_PRODUCER_SNAPSHOT: do_snapshot(path, m, o); break;
+    case KF_FILE_OFFSET_CHECKPOINT: do_checkpoint(path, m, KF_CHECKPOINT_OFFSETS, o); break;
+    case KF_FILE_LEADER_EPOCH: do_checkpoint(path, m, KF_CHECKPOINT_LEADER_EPOCH, o); break;
     case KF_FILE_PARTITION_METADATA: do_partition_metadata(path, m, o); break;
     case KF_FILE_META_PROPERTIES: do_meta_properties(path, m, o); break;
     case KF_FILE_QUORUM_STATE: do_quorum_state(path, m, o); break;

@@ -43,6 +43,6 @@ int opt_time(const char *cmd, const char *opt, const char *arg, int64_t *v, void
 void reader_tuning(unsigned *threads, size_t *chunk_bytes);
 /* `kfsck dump` of a file that is not a .log segment (src/cli/aux.c): its
  * entries, then the problems verify would report, through r. */
-void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r);
+void aux_dump(const char *path, const kf_file_contents *m, kf_name_info ni, out *o, report *r);
 
 #endif

@@ -574,7 +574,7 @@ static int dump_file(const char *path, kf_name_info ni, const dump_opts *opts, o
         }
         return r.errors ? EXIT_DAMAGE : EXIT_CLEAN;
     }
-    kf_bytes m;
+    kf_file_contents m;
     int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc != KF_OK) {
         cli_error(path, "cannot read: %s", kf_read_error_str(rc, kf_error_last()->err_no));

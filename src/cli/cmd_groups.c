@@ -38,10 +38,8 @@ static void names_add(names *ns, const uint8_t id[16], const uint8_t *name, size
             return;
     topic_name *nv = realloc(ns->v, (ns->n + 1) * sizeof *nv);
     char *s = malloc(len + 1);
-    if (!nv || !s) {
-        fputs("kfsck: out of memory\n", stderr);
-        exit(EXIT_FAIL);
-    }
+    if (!nv || !s)
+        cli_oom();
     ns->v = nv;
     memcpy(s, name, len);
     s[len] = 0;
@@ -72,11 +70,10 @@ static void names_from_inputs(names *ns, const kf_inputs *in)
         const kf_partition *p = &in->parts[i];
         for (size_t c = 0; c < p->ncopies; c++) {
             char *pm = path_join(p->copies[c].label, "partition.metadata");
-            kf_bytes m;
+            kf_file_contents m;
             if (kf_file_read_all(pm, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
                 kf_partition_metadata md;
-                char msg[128];
-                if (kf_partition_metadata_parse(m.data, m.size, &md, msg, sizeof msg) == KF_OK)
+                if (kf_partition_metadata_parse(m.data, m.size, &md) == KF_OK)
                     names_add(ns, md.topic_id, (const uint8_t *)p->topic, strlen(p->topic));
                 free(m.data);
             }
@@ -524,14 +521,18 @@ int cmd_groups(int argc, char **argv)
     ro.max_batch_bytes = (size_t)op.max_batch;
     ro.problem_fn = report_problem;
     ro.problem_ctx = &rep;
-    kf_replay *r = must(kf_replay_new(&ro));
+    kf_replay *r;
+    if (kf_replay_new(&r, &ro) != KF_OK)
+        cli_oom();
     note_group_partitions(&in, op.want, op.nwant, op.offsets_partitions);
     kf_offsets_topic_result res;
     replay_offsets_topic(&in, r, (size_t)op.max_batch, perr, &res);
     names ns = {0};
     names_of_cluster(&ns, argv + optind, argc - optind, &in, op.max_batch);
 
-    kf_groups *model = must(kf_groups_build(r));
+    kf_groups *model;
+    if (kf_groups_build(&model, r) != KF_OK)
+        cli_oom();
     const kf_group *groups;
     size_t ngroups = kf_groups_list(model, &groups);
     for (size_t i = 0; i < ngroups; i++) {

@@ -297,7 +297,10 @@ static kf_replay *new_replay(const offsets_opts *op, bool as_of, offsets_run *hi
         ro.change_fn = on_change;
         ro.change_ctx = history_run;
     }
-    return must(kf_replay_new(&ro));
+    kf_replay *r;
+    if (kf_replay_new(&r, &ro) != KF_OK)
+        cli_oom();
+    return r;
 }
 
 int cmd_offsets(int argc, char **argv)

@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/partitions.h"
 #include "cli/stats_sink.h"
+#include "cli/walk.h"
 #include "kfsck/stats.h"
 
 typedef struct stats_run {
@@ -27,26 +28,6 @@ typedef struct stats_run {
     kf_stats_group *sums;       /* JSON: the groups' summaries, printed after every bucket */
     size_t nsums;
 } stats_run;
-
-static void oom(void)
-{
-    fputs("kfsck: out of memory\n", stderr);
-    exit(EXIT_FAIL);
-}
-
-static void fmt_width(int64_t ms, char *buf, size_t n)
-{
-    static const struct {
-        int64_t ms;
-        const char *unit;
-    } units[] = {{604800000, "w"}, {86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (ms % units[i].ms == 0) {
-            snprintf(buf, n, "%" PRId64 "%s", ms / units[i].ms, units[i].unit);
-            return;
-        }
-    snprintf(buf, n, "%" PRId64 "ms", ms);
-}
 
 static void group_label(const stats_run *R, const kf_stats_group *g, char *buf, size_t n)
 {
@@ -92,7 +73,7 @@ static void print_buckets(stats_run *R, const kf_stats_group *g, const kf_tbucke
     }
     char label[300], w[32];
     group_label(R, g, label, sizeof label);
-    fmt_width(R->width, w, sizeof w);
+    fmt_duration_unit(R->width, w, sizeof w);
     if (R->by_partition)
         fprintf(o->f, "%s (%s buckets)\n", label, w);
     else
@@ -335,7 +316,7 @@ int cmd_stats(int argc, char **argv)
 
     R.sums = calloc(in.n ? in.n : 1, sizeof *R.sums);
     if (!R.sums)
-        oom();
+        cli_oom();
     report rep = {R.perr, NULL, 0, 0};
     kf_stats_opts job;
     kf_stats_opts_init(&job);
@@ -348,7 +329,7 @@ int cmd_stats(int argc, char **argv)
     job.group_ctx = &R;
     kf_stats_result res;
     if (kf_stats_run(&in, &job, &res) != KF_OK)
-        oom();
+        cli_oom();
     if (R.json)
         for (size_t i = 0; i < R.nsums; i++)
             print_summary_json(&R, &R.sums[i]);

@@ -71,7 +71,7 @@ static void read_coordinator(txns_run *R, const kf_inputs *in)
         n += !strcmp(in->parts[i].topic, TXN_STATE_TOPIC);
     if (!n)
         return;
-    if (!(R->coord = kf_txn_coord_new()))
+    if (kf_txn_coord_new(&R->coord) != KF_OK)
         cli_oom();
     bool damaged = false;
     if (R->json) {
@@ -391,7 +391,7 @@ static int parse_hanging(const char *s, int64_t *ms)
         *ms = v;
         return 0;
     }
-    return kf_parse_duration_ms(s, ms);
+    return kf_parse_duration_ms(s, ms) == KF_OK ? 0 : -1;
 }
 
 int cmd_txns(int argc, char **argv)

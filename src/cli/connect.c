@@ -17,8 +17,8 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
     co.max_batch_bytes = (size_t)max_batch_bytes;
     co.problem_fn = report_problem;
     co.problem_ctx = &rep;
-    kf_connect *c = kf_connect_new(&co);
-    if (!c)
+    kf_connect *c;
+    if (kf_connect_new(&c, &co) != KF_OK)
         cli_oom();
     report prep = {perr, NULL, 0, 0};
     kf_connect_topic_opts to;
@@ -35,8 +35,8 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
         fprintf(stderr, "kfsck: %s: %llu offset writes staged in transactions with no COMMIT or ABORT were not applied\n",
                 topic, (unsigned long long)open);
     const kf_connect_offset *rows;
-    size_t n = kf_connect_offsets(c, &rows);
-    if (n == (size_t)-1)
+    size_t n;
+    if (kf_connect_offsets(c, &rows, &n) != KF_OK)
         cli_oom();
     for (size_t i = 0; i < n; i++) {
         const kf_connect_offset *r = &rows[i];

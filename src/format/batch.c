@@ -4,10 +4,12 @@
  * control records). Everything reads through bounds-checked cursors. */
 #include "kfsck/batch.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bytes/cursor.h"
+#include "bytes/error.h"
 #include "kfsck/crc.h"
 
 kf_frame kf_batch_frame(const uint8_t *p, uint64_t avail, uint32_t *size, int8_t *magic)
@@ -91,7 +93,9 @@ static int legacy_parse(const uint8_t *body, uint32_t len, legacy_msg *m)
     return c.err ? KF_ERR_CORRUPT : KF_OK;
 }
 
-int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch *b)
+/* The fields every entry has before its magic is known: what a caller sees
+ * of an entry that does not parse. */
+static void batch_defaults(const uint8_t *p, uint32_t size, uint64_t position, kf_batch *b)
 {
     memset(b, 0, sizeof *b);
     b->position = position;
@@ -106,10 +110,21 @@ int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch 
     b->base_timestamp = b->max_timestamp = -1;
     b->count = -1;
     b->legacy_key_len = b->legacy_value_len = -1;
+}
+
+static int v2_header_fail(uint32_t size)
+{
+    return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "a %" PRIu32 "-byte entry is shorter than the %d-byte batch header",
+                        size, KF_V2_HEADER_SIZE);
+}
+
+int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch *b)
+{
+    batch_defaults(p, size, position, b);
     if (b->magic == 2)
-        return parse_v2(p, size, b);
+        return parse_v2(p, size, b) == KF_OK ? KF_OK : v2_header_fail(size);
     if (b->magic != 0 && b->magic != 1)
-        return KF_ERR_UNSUPPORTED;
+        return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL, "magic byte %d is not 0, 1 or 2", b->magic);
 
     legacy_msg m;
     int rc = legacy_parse(p + KF_LOG_OVERHEAD, size - KF_LOG_OVERHEAD, &m);
@@ -119,7 +134,9 @@ int kf_batch_parse(const uint8_t *p, uint32_t size, uint64_t position, kf_batch 
     b->log_append_time = b->magic == 1 && (m.attributes & KF_ATTR_LOG_APPEND_TIME);
     b->base_timestamp = b->max_timestamp = m.timestamp; /* read before the lengths */
     if (rc != KF_OK)
-        return rc;
+        return kf_error_set(rc, 0, NULL, "magic-%d message of %" PRIu32 " bytes: %s", b->magic, size,
+                            rc == KF_ERR_UNSUPPORTED ? "its own magic byte is not 0 or 1"
+                                                     : "too short, or its key or value runs past it");
     b->legacy_key = m.key;
     b->legacy_key_len = m.key_len;
     b->legacy_value_len = m.value_len;
@@ -137,8 +154,9 @@ int kf_batch_parse_broker(const uint8_t *p, uint32_t size, uint64_t position, kf
     int8_t magic = (int8_t)p[16];
     if (magic <= 2)
         return kf_batch_parse(p, size, position, b);
-    kf_batch_parse(p, size, position, b); /* the defaults; UNSUPPORTED */
-    return parse_v2(p, size, b);          /* b->magic keeps the byte found */
+    batch_defaults(p, size, position, b);
+    /* b->magic keeps the byte found */
+    return parse_v2(p, size, b) == KF_OK ? KF_OK : v2_header_fail(size);
 }
 
 bool kf_batch_verify_crc(kf_batch *b)
@@ -159,11 +177,19 @@ bool kf_batch_verify_crc(kf_batch *b)
 
 /* ---- records ---------------------------------------------------------- */
 
-static int iter_fail(kf_record_iter *it, const char *code, const char *msg)
+/* The iterator's report of what is wrong (its problem code and words). */
+static void iter_report(kf_record_iter *it, const char *code, const char *msg)
 {
     it->err_code = code;
-    snprintf(it->err_msg, sizeof it->err_msg, "%s", msg);
+    snprintf(it->err_msg, sizeof it->err_msg, "%.*s", (int)sizeof it->err_msg - 1, msg);
     it->done = true;
+}
+
+/* Malformed records: the report, and the same words as the last error. */
+static int iter_fail(kf_record_iter *it, const char *code, const char *msg)
+{
+    iter_report(it, code, msg);
+    kf_error_set(KF_ERR_CORRUPT, 0, NULL, "%s", msg);
     return -1;
 }
 
@@ -230,8 +256,8 @@ int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_by
     it->prev_offset = INT64_MIN;
     if (b->magic == 2) {
         if (b->codec > KF_CODEC_ZSTD) {
-            iter_fail(it, KF_P_BAD_ATTRIBUTES, "unknown compression codec id (5-7)");
-            return KF_ERR_UNSUPPORTED;
+            iter_report(it, KF_P_BAD_ATTRIBUTES, "unknown compression codec id (5-7)");
+            return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL, "%s", it->err_msg);
         }
         if (b->count < 0) {
             iter_fail(it, KF_P_BAD_RECORD, "negative record count");
@@ -248,18 +274,17 @@ int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_by
             return KF_OK;
         }
         if (b->codec > KF_CODEC_LZ4) {
-            iter_fail(it, KF_P_BAD_ATTRIBUTES, "zstd and codec ids above 4 are not valid for magic 0/1");
-            return KF_ERR_UNSUPPORTED;
+            iter_report(it, KF_P_BAD_ATTRIBUTES, "zstd and codec ids above 4 are not valid for magic 0/1");
+            return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL, "%s", it->err_msg);
         }
         if (b->legacy_value_len < 0) {
             iter_fail(it, KF_P_BAD_RECORD, "compressed wrapper message has a null value");
             return KF_ERR_CORRUPT;
         }
     }
-    char msg[160];
-    int rc = kf_decompress(b->codec, b->magic, b->payload, b->payload_len, buf, max_bytes, msg, sizeof msg);
-    if (rc != KF_OK) {
-        iter_fail(it, KF_P_DECOMPRESS_ERROR, msg);
+    int rc = kf_decompress(b->codec, b->magic, b->payload, b->payload_len, buf, max_bytes);
+    if (rc != KF_OK) { /* the last error is the codec's */
+        iter_report(it, KF_P_DECOMPRESS_ERROR, kf_error_last()->message);
         return rc;
     }
     kf_cur_init(&it->c, buf->data, buf->len);
@@ -468,21 +493,27 @@ void kf_headers_begin(kf_cursor *c, const kf_record *r)
     kf_cur_init(c, r->headers, r->headers_len);
 }
 
+static int header_fail(void)
+{
+    kf_error_set(KF_ERR_CORRUPT, 0, NULL, "malformed record header");
+    return -1;
+}
+
 int kf_header_next(kf_cursor *c, const uint8_t **key, int32_t *key_len, const uint8_t **value, int32_t *value_len)
 {
     if (c->err)
-        return -1;
+        return header_fail();
     if (kf_cur_left(c) == 0)
         return 0;
     *key_len = kf_cur_varint(c);
     if (c->err || *key_len < 0)
-        return -1;
+        return header_fail();
     *key = kf_cur_take(c, (size_t)*key_len);
     *value_len = kf_cur_varint(c);
     if (c->err || *value_len < -1)
-        return -1;
+        return header_fail();
     *value = *value_len >= 0 ? kf_cur_take(c, (size_t)*value_len) : NULL;
-    return c->err ? -1 : 1;
+    return c->err ? header_fail() : 1;
 }
 
 int kf_control_parse(const kf_record *r, kf_control *ctl)
@@ -491,14 +522,15 @@ int kf_control_parse(const kf_record *r, kf_control *ctl)
     ctl->type = -1;
     ctl->coordinator_epoch = -1;
     if (r->key_len < 4 || !r->key)
-        return KF_ERR_CORRUPT;
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "control record key shorter than 4 bytes");
     ctl->version = (int16_t)kf_be16(r->key);
     ctl->type = (int16_t)kf_be16(r->key + 2);
     if (ctl->version < 0)
-        return KF_ERR_CORRUPT;
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "control record version %d is negative", ctl->version);
     if (ctl->type == KF_CONTROL_ABORT || ctl->type == KF_CONTROL_COMMIT) {
         if (r->value_len < 6 || !r->value)
-            return KF_ERR_CORRUPT;
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "%s marker value shorter than 6 bytes",
+                                kf_control_type_name(ctl->type));
         ctl->coordinator_epoch = (int32_t)kf_be32(r->value + 2);
     }
     return KF_OK;

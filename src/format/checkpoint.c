@@ -64,6 +64,8 @@ typedef struct ckpt_ctx {
     uint64_t problems;
     uint64_t suppressed;
     uint64_t first_suppressed_pos;
+    uint64_t first_pos;       /* the first problem, for the last error */
+    char first[200];
 } ckpt_ctx;
 
 static void ckpt_problem(ckpt_ctx *c, uint64_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -80,15 +82,19 @@ static void ckpt_problem(ckpt_ctx *c, uint64_t pos, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    if (c->problems == 1) {
+        c->first_pos = pos;
+        memcpy(c->first, buf, sizeof c->first);
+    }
     kf_report(c->fn, c->ctx, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, pos, false, 0, "%s", buf);
 }
 
-/* The parse of kf_checkpoint_parse over the lines of t. KF_ERR_IO when a
- * read failed (t->err_no; the count check is left out then). */
-static int parse_lines(kf_text_stream *t, int kind, int32_t *version, kf_checkpoint_entry_fn entry_fn, void *ectx,
-                       kf_problem_fn pfn, void *pctx)
+/* The lines of t: entries to entry_fn, problems to cp. KF_OK (also with
+ * problems: cp counts them), KF_ERR_CORRUPT when a problem ends the parse,
+ * KF_ERR_IO when a read failed. */
+static int parse_entries(kf_text_stream *t, ckpt_ctx *cp, int kind, int32_t *version,
+                         kf_checkpoint_entry_fn entry_fn, void *ectx)
 {
-    ckpt_ctx c = {.fn = pfn, .ctx = pctx};
     kf_text_line L;
     char ex[80];
 
@@ -97,13 +103,13 @@ static int parse_lines(kf_text_stream *t, int kind, int32_t *version, kf_checkpo
     int64_t v;
     if (!kf_text_line_int(&L, INT32_MIN, INT32_MAX, &v)) {
         kf_text_line_excerpt(&L, ex, sizeof ex);
-        ckpt_problem(&c, L.start, "malformed version line \"%s\"", ex);
+        ckpt_problem(cp, L.start, "malformed version line \"%s\"", ex);
         return KF_ERR_CORRUPT;
     }
     if (version)
         *version = (int32_t)v;
     if (v != 0) {
-        ckpt_problem(&c, L.start, "unrecognised version %" PRId64 ", expected version 0", v);
+        ckpt_problem(cp, L.start, "unrecognised version %" PRId64 ", expected version 0", v);
         return KF_ERR_CORRUPT;
     }
     if (!kf_text_stream_next(t, &L))
@@ -112,17 +118,17 @@ static int parse_lines(kf_text_stream *t, int kind, int32_t *version, kf_checkpo
     uint64_t count_pos = L.start;
     if (!kf_text_line_int(&L, INT32_MIN, INT32_MAX, &count)) {
         kf_text_line_excerpt(&L, ex, sizeof ex);
-        ckpt_problem(&c, L.start, "malformed entry count line \"%s\"", ex);
+        ckpt_problem(cp, L.start, "malformed entry count line \"%s\"", ex);
         return KF_ERR_CORRUPT;
     }
     if (count < 0)
-        ckpt_problem(&c, L.start, "negative entry count %" PRId64, count);
+        ckpt_problem(cp, L.start, "negative entry count %" PRId64, count);
 
     uint64_t nlines = 0, first_extra_pos = 0;
     bool have_prev = false;
     int32_t prev_epoch = 0;
     int64_t prev_start = 0;
-    int want_fields = kind == KF_CKPT_LEADER_EPOCH ? 2 : 3;
+    int want_fields = kind == KF_CHECKPOINT_LEADER_EPOCH ? 2 : 3;
     char topic[CKPT_MAX_TOPIC + 1];
 
     while (kf_text_stream_next(t, &L)) {
@@ -131,7 +137,7 @@ static int parse_lines(kf_text_stream *t, int kind, int32_t *version, kf_checkpo
         if (count >= 0 && nlines == (uint64_t)count + 1)
             first_extra_pos = ls;
         if (ll > CKPT_MAX_LINE) {
-            ckpt_problem(&c, ls, "line of %" PRIu64 " bytes is too long for an entry", ll);
+            ckpt_problem(cp, ls, "line of %" PRIu64 " bytes is too long for an entry", ll);
             continue;
         }
         const uint8_t *p = L.p; /* whole: shorter than the stream's buffer */
@@ -139,25 +145,25 @@ static int parse_lines(kf_text_stream *t, int kind, int32_t *version, kf_checkpo
         int nt = split_ws(p, (size_t)ll, ts, tl);
         kf_text_excerpt(p, ll, ex, sizeof ex);
         if (nt != want_fields) {
-            ckpt_problem(&c, ls, "malformed line \"%s\": expected %d fields", ex, want_fields);
+            ckpt_problem(cp, ls, "malformed line \"%s\": expected %d fields", ex, want_fields);
             continue;
         }
         kf_checkpoint_entry e = {0};
         e.position = ls;
-        if (kind == KF_CKPT_LEADER_EPOCH) {
+        if (kind == KF_CHECKPOINT_LEADER_EPOCH) {
             int64_t ep, so;
             if (!kf_text_parse_int(p + ts[0], tl[0], INT32_MIN, INT32_MAX, &ep) ||
                 !kf_text_parse_int(p + ts[1], tl[1], INT64_MIN, INT64_MAX, &so)) {
-                ckpt_problem(&c, ls, "malformed line \"%s\": epoch and start offset must be integers", ex);
+                ckpt_problem(cp, ls, "malformed line \"%s\": epoch and start offset must be integers", ex);
                 continue;
             }
             e.epoch = (int32_t)ep;
             e.offset = so;
             if (have_prev && e.epoch <= prev_epoch)
-                ckpt_problem(&c, ls, "leader epoch %" PRId32 " is not greater than the previous epoch %" PRId32,
+                ckpt_problem(cp, ls, "leader epoch %" PRId32 " is not greater than the previous epoch %" PRId32,
                              e.epoch, prev_epoch);
             if (have_prev && e.offset <= prev_start)
-                ckpt_problem(&c, ls,
+                ckpt_problem(cp, ls,
                              "start offset %" PRId64 " of epoch %" PRId32
                              " is not greater than the previous start offset %" PRId64,
                              e.offset, e.epoch, prev_start);
@@ -167,12 +173,12 @@ static int parse_lines(kf_text_stream *t, int kind, int32_t *version, kf_checkpo
         } else {
             int64_t part, off;
             if (tl[0] == 0 || tl[0] > CKPT_MAX_TOPIC || memchr(p + ts[0], 0, tl[0])) {
-                ckpt_problem(&c, ls, "malformed line \"%s\": bad topic name", ex);
+                ckpt_problem(cp, ls, "malformed line \"%s\": bad topic name", ex);
                 continue;
             }
             if (!kf_text_parse_int(p + ts[1], tl[1], INT32_MIN, INT32_MAX, &part) ||
                 !kf_text_parse_int(p + ts[2], tl[2], INT64_MIN, INT64_MAX, &off)) {
-                ckpt_problem(&c, ls, "malformed line \"%s\": partition and offset must be integers", ex);
+                ckpt_problem(cp, ls, "malformed line \"%s\": partition and offset must be integers", ex);
                 continue;
             }
             memcpy(topic, p + ts[0], tl[0]);
@@ -188,14 +194,31 @@ static int parse_lines(kf_text_stream *t, int kind, int32_t *version, kf_checkpo
         return KF_ERR_IO;
     if (count >= 0 && nlines != (uint64_t)count) {
         if (nlines < (uint64_t)count)
-            ckpt_problem(&c, count_pos, "expected %" PRId64 " entries but found only %" PRIu64, count, nlines);
+            ckpt_problem(cp, count_pos, "expected %" PRId64 " entries but found only %" PRIu64, count, nlines);
         else
-            ckpt_problem(&c, first_extra_pos, "expected %" PRId64 " entries but found %" PRIu64, count, nlines);
+            ckpt_problem(cp, first_extra_pos, "expected %" PRId64 " entries but found %" PRIu64, count, nlines);
     }
+    return KF_OK;
+}
+
+/* The parse of kf_checkpoint_parse over the lines of t (of the file at
+ * path; NULL: bytes in memory). KF_ERR_IO when a read failed (t->err_no;
+ * the count check is left out then). */
+static int parse_lines(kf_text_stream *t, const char *path, int kind, int32_t *version,
+                       kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx)
+{
+    ckpt_ctx c = {.fn = pfn, .ctx = pctx};
+    int rc = parse_entries(t, &c, kind, version, entry_fn, ectx);
+    if (rc == KF_ERR_IO)
+        return kf_error_set(rc, t->err_no, path, "read failed");
     if (c.suppressed)
         kf_report(pfn, pctx, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, c.first_suppressed_pos, false, 0,
                   "%" PRIu64 " further problems in this checkpoint are not listed", c.suppressed);
-    return c.problems ? KF_ERR_CORRUPT : KF_OK;
+    if (c.problems)
+        return kf_error_set(KF_ERR_CORRUPT, 0, path, "%" PRIu64 " problem%s, the first at byte %" PRIu64 ": %s",
+                            c.problems + c.suppressed, c.problems + c.suppressed == 1 ? "" : "s", c.first_pos,
+                            c.first);
+    return rc;
 }
 
 _Static_assert(CKPT_MAX_LINE < KF_TEXT_STREAM_BUF, "entry lines come whole");
@@ -205,7 +228,7 @@ int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *v
 {
     kf_text_stream t;
     kf_text_stream_memory(&t, data, size);
-    return parse_lines(&t, kind, version, entry_fn, ectx, pfn, pctx);
+    return parse_lines(&t, NULL, kind, version, entry_fn, ectx, pfn, pctx);
 }
 
 int kf_checkpoint_read(const char *path, int kind, int32_t *version, kf_checkpoint_entry_fn entry_fn, void *ectx,
@@ -218,9 +241,7 @@ int kf_checkpoint_read(const char *path, int kind, int32_t *version, kf_checkpoi
     kf_text_stream t;
     rc = kf_text_stream_source(&t, src);
     if (rc == KF_OK) {
-        rc = parse_lines(&t, kind, version, entry_fn, ectx, pfn, pctx);
-        if (rc == KF_ERR_IO)
-            kf_error_set(rc, t.err_no, path, "read failed");
+        rc = parse_lines(&t, path, kind, version, entry_fn, ectx, pfn, pctx);
     } else {
         kf_error_set(rc, 0, path, "out of memory");
     }
@@ -268,7 +289,7 @@ static void epoch_collect(void *ctx, const kf_checkpoint_entry *e)
 int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *out, kf_problem_fn pfn, void *pctx)
 {
     memset(out, 0, sizeof *out);
-    kf_bytes m;
+    kf_file_contents m;
     int err_no = 0;
     int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
@@ -280,12 +301,12 @@ int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *ou
     out->present = out->read = true;
     epoch_loader ld = {out, 0, positions, false};
     int32_t version;
-    out->valid = kf_checkpoint_parse(m.data, m.size, KF_CKPT_LEADER_EPOCH, &version, epoch_collect, &ld, pfn,
+    out->valid = kf_checkpoint_parse(m.data, m.size, KF_CHECKPOINT_LEADER_EPOCH, &version, epoch_collect, &ld, pfn,
                                      pctx) == KF_OK;
     free(m.data);
     if (ld.nomem) {
         kf_leader_epochs_free(out);
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     return KF_OK;
 }

@@ -12,16 +12,6 @@
 
 #include "format/checkpoint_text.h"
 
-void kf_text_set_msg(char *msg, size_t msglen, const char *fmt, ...)
-{
-    if (!msg || msglen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, msglen, fmt, ap);
-    va_end(ap);
-}
-
 /* Integer.parseInt / Long.parseLong on ASCII: optional sign, then digits,
  * nothing else, in [min, max]. */
 bool kf_text_parse_int(const uint8_t *p, size_t n, int64_t min, int64_t max, int64_t *out)

@@ -52,8 +52,6 @@ bool kf_text_parse_int(const uint8_t *p, size_t n, int64_t min, int64_t max, int
  * when cut). */
 void kf_text_excerpt(const uint8_t *p, uint64_t n, char *out, size_t cap);
 
-/* A reason into msg (msglen bytes; nothing when msg is NULL or msglen 0). */
-void kf_text_set_msg(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- the lines of a file read in pieces ---------------------------------
  *

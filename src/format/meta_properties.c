@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "format/checkpoint_text.h"
 #include "kfsck/checkpoint.h"
 
@@ -166,8 +167,8 @@ typedef struct props {
 } props;
 
 /* Properties.load over data: the values of the keys we know into pr.
- * KF_ERR_CORRUPT (with the reason in msg) on a malformed escape. */
-static int props_load(const uint8_t *data, uint64_t size, props *pr, char *msg, size_t msglen)
+ * KF_ERR_CORRUPT (the reason is the last error) on a malformed escape. */
+static int props_load(const uint8_t *data, uint64_t size, props *pr)
 {
     praw r = {.d = data, .n = data ? size : 0};
     uint64_t pos = 0;
@@ -233,10 +234,9 @@ static int props_load(const uint8_t *data, uint64_t size, props *pr, char *msg, 
             }
             ch = praw_get(&r);
         }
-        if (bad_escape) {
-            kf_text_set_msg(msg, msglen, "malformed \\uxxxx encoding in the line at byte %" PRIu64, pos);
-            return KF_ERR_CORRUPT;
-        }
+        if (bad_escape)
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "malformed \\uxxxx encoding in the line at byte %" PRIu64,
+                                pos);
         pos = r.next;
         if (key.overflow)
             continue; /* not a key we know */
@@ -255,9 +255,9 @@ static int props_load(const uint8_t *data, uint64_t size, props *pr, char *msg, 
 }
 
 /* An id's value v (broker.id, node.id) into *has and *id when it is an
- * integer. False, with the reason in msg, when it is there but not an
- * integer and the version in use requires it. */
-static bool props_id(const pval *v, const char *name, bool required, bool *has, int32_t *id, char *msg, size_t msglen)
+ * integer. False, with the reason as the last error, when it is there
+ * but not an integer and the version in use requires it. */
+static bool props_id(const pval *v, const char *name, bool required, bool *has, int32_t *id)
 {
     if (!v->present)
         return true;
@@ -266,7 +266,7 @@ static bool props_id(const pval *v, const char *name, bool required, bool *has, 
         *has = true;
         *id = x;
     } else if (required) {
-        kf_text_set_msg(msg, msglen, "%s \"%s\" is not an integer", name, v->overflow ? "(overlong)" : v->s);
+        kf_error_set(KF_ERR_CORRUPT, 0, NULL, "%s \"%s\" is not an integer", name, v->overflow ? "(overlong)" : v->s);
         return false;
     }
     return true;
@@ -274,36 +274,31 @@ static bool props_id(const pval *v, const char *name, bool required, bool *has, 
 
 /* The fields of meta.properties from its values, checked as the broker
  * checks them (MetaProperties). */
-static int props_fields(const props *pr, kf_meta_properties *mp, char *msg, size_t msglen)
+static int props_fields(const props *pr, kf_meta_properties *mp)
 {
     const pval *pver = &pr->pver, *pbroker = &pr->pbroker, *pnode = &pr->pnode, *pcluster = &pr->pcluster,
                *pdir = &pr->pdir;
     int32_t ver = 0;
-    if (pver->present && !pval_int(pver, &ver)) {
-        kf_text_set_msg(msg, msglen, "version \"%s\" is not an integer", pver->overflow ? "(overlong)" : pver->s);
-        return KF_ERR_CORRUPT;
-    }
+    if (pver->present && !pval_int(pver, &ver))
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "version \"%s\" is not an integer",
+                            pver->overflow ? "(overlong)" : pver->s);
     mp->version = ver;
-    if (ver != 0 && ver != 1) {
-        kf_text_set_msg(msg, msglen, "unknown meta.properties version number %" PRId32, ver);
-        return KF_ERR_CORRUPT;
-    }
-    if (!props_id(pbroker, "broker.id", ver == 0, &mp->has_broker_id, &mp->broker_id, msg, msglen) ||
-        !props_id(pnode, "node.id", ver == 1, &mp->has_node_id, &mp->node_id, msg, msglen))
+    if (ver != 0 && ver != 1)
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "unknown meta.properties version number %" PRId32, ver);
+    if (!props_id(pbroker, "broker.id", ver == 0, &mp->has_broker_id, &mp->broker_id) ||
+        !props_id(pnode, "node.id", ver == 1, &mp->has_node_id, &mp->node_id))
         return KF_ERR_CORRUPT;
     if (pcluster->present) {
-        if (pcluster->overflow) {
-            kf_text_set_msg(msg, msglen, "cluster.id is longer than %zu bytes", sizeof mp->cluster_id - 1);
-            return KF_ERR_CORRUPT;
-        }
+        if (pcluster->overflow)
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "cluster.id is longer than %zu bytes",
+                                sizeof mp->cluster_id - 1);
         memcpy(mp->cluster_id, pcluster->s, sizeof mp->cluster_id);
     }
     if (pdir->present) {
         uint8_t u[16];
-        if (pdir->overflow || kf_uuid_parse_java((const uint8_t *)pdir->s, strlen(pdir->s), u) != 0) {
-            kf_text_set_msg(msg, msglen, "directory.id \"%s\" is not a Uuid", pdir->overflow ? "(overlong)" : pdir->s);
-            return KF_ERR_CORRUPT;
-        }
+        if (pdir->overflow || kf_uuid_parse_java((const uint8_t *)pdir->s, strlen(pdir->s), u) != 0)
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "directory.id \"%s\" is not a Uuid",
+                                pdir->overflow ? "(overlong)" : pdir->s);
         kf_uuid_to_b64(u, mp->directory_id);
         /* DirectoryId.reserved: most significant half 0, least significant < 100 (signed). */
         uint64_t msb = 0, lsb = 0;
@@ -311,29 +306,22 @@ static int props_fields(const props *pr, kf_meta_properties *mp, char *msg, size
             msb = msb << 8 | u[i];
             lsb = lsb << 8 | u[8 + i];
         }
-        if (msb == 0 && (lsb >= (uint64_t)1 << 63 || lsb < 100)) {
-            kf_text_set_msg(msg, msglen, "directory.id %s is a reserved Uuid", mp->directory_id);
-            return KF_ERR_CORRUPT;
-        }
+        if (msb == 0 && (lsb >= (uint64_t)1 << 63 || lsb < 100))
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "directory.id %s is a reserved Uuid", mp->directory_id);
     }
     if (ver == 1) {
-        if (!pnode->present) {
-            kf_text_set_msg(msg, msglen, "node.id was not found (required in version 1)");
-            return KF_ERR_CORRUPT;
-        }
-        if (!pcluster->present) {
-            kf_text_set_msg(msg, msglen, "cluster.id was not found (required in version 1)");
-            return KF_ERR_CORRUPT;
-        }
+        if (!pnode->present)
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "node.id was not found (required in version 1)");
+        if (!pcluster->present)
+            return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "cluster.id was not found (required in version 1)");
     }
     return KF_OK;
 }
 
-int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_properties *mp, char *msg, size_t msglen)
+int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_properties *mp)
 {
     memset(mp, 0, sizeof *mp);
-    kf_text_set_msg(msg, msglen, "ok");
     props pr = {0};
-    int rc = props_load(data, size, &pr, msg, msglen);
-    return rc != KF_OK ? rc : props_fields(&pr, mp, msg, msglen);
+    int rc = props_load(data, size, &pr);
+    return rc != KF_OK ? rc : props_fields(&pr, mp);
 }

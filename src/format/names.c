@@ -83,7 +83,7 @@ kf_name_info kf_classify_name(const char *name)
         kf_file_kind kind;
     } exts[] = {
         {".log", KF_FILE_LOG},           {".index", KF_FILE_INDEX},       {".timeindex", KF_FILE_TIMEINDEX},
-        {".txnindex", KF_FILE_TXNINDEX}, {".snapshot", KF_FILE_SNAPSHOT}, {".checkpoint", KF_FILE_KRAFT_CHECKPOINT},
+        {".txnindex", KF_FILE_TXNINDEX}, {".snapshot", KF_FILE_PRODUCER_SNAPSHOT}, {".checkpoint", KF_FILE_KRAFT_CHECKPOINT},
     };
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
         if (strlen(exts[i].ext) != extn || memcmp(ext, exts[i].ext, extn) != 0)
@@ -136,7 +136,7 @@ const char *kf_file_kind_name(kf_file_kind k)
     case KF_FILE_INDEX: return "index";
     case KF_FILE_TIMEINDEX: return "timeindex";
     case KF_FILE_TXNINDEX: return "txnindex";
-    case KF_FILE_SNAPSHOT: return "snapshot";
+    case KF_FILE_PRODUCER_SNAPSHOT: return "snapshot";
     case KF_FILE_OFFSET_CHECKPOINT: return "offset-checkpoint";
     case KF_FILE_LEADER_EPOCH: return "leader-epoch-checkpoint";
     case KF_FILE_PARTITION_METADATA: return "partition.metadata";

@@ -41,15 +41,15 @@ static kf_partition *part_for(kf_inputs *in, const char *topic, int32_t partitio
     return p;
 }
 
-static kf_copy *new_copy(kf_partition *p, const char *label)
+static kf_partition_copy *new_copy(kf_partition *p, const char *label)
 {
     if (!p)
         return NULL;
-    kf_copy *nc = grow(p->copies, p->ncopies + 1, sizeof *nc);
+    kf_partition_copy *nc = grow(p->copies, p->ncopies + 1, sizeof *nc);
     if (!nc)
         return NULL;
     p->copies = nc;
-    kf_copy *c = &p->copies[p->ncopies];
+    kf_partition_copy *c = &p->copies[p->ncopies];
     memset(c, 0, sizeof *c);
     if (!(c->label = strdup(label)))
         return NULL;
@@ -57,7 +57,7 @@ static kf_copy *new_copy(kf_partition *p, const char *label)
     return c;
 }
 
-static int add_segment(kf_copy *c, const char *path, int64_t base)
+static int add_segment(kf_partition_copy *c, const char *path, int64_t base)
 {
     char **s = grow(c->segments, c->nseg + 1, sizeof *s);
     if (s)
@@ -90,7 +90,7 @@ static int add_copy_dir(kf_partition *p, const char *dir, kf_path_error_fn fn, v
             fn(ctx, dir, err_no, kf_path_error_str(err_no));
         return rc;
     }
-    kf_copy *c = new_copy(p, dir);
+    kf_partition_copy *c = new_copy(p, dir);
     rc = c ? KF_OK : KF_ERR_NOMEM;
     for (size_t i = 0; i < l.n && rc == KF_OK; i++) {
         kf_name_info ni = kf_classify_name(l.names[i]);
@@ -114,7 +114,7 @@ static int add_file(kf_inputs *in, const char *path)
     partition_of_dir(dir, topic, sizeof topic, &partition);
     free(dir);
     kf_name_info ni = kf_classify_name(kf_path_base(path));
-    kf_copy *c = new_copy(part_for(in, topic, partition), path);
+    kf_partition_copy *c = new_copy(part_for(in, topic, partition), path);
     if (!c)
         return KF_ERR_NOMEM;
     return add_segment(c, path, ni.kind == KF_FILE_LOG ? ni.base_offset : -1);
@@ -363,7 +363,7 @@ bool kf_partition_log_end(const kf_partition *p, size_t max_batch_bytes, int64_t
     bool any = false;
     int64_t best = INT64_MIN;
     for (size_t c = 0; c < p->ncopies; c++) {
-        const kf_copy *cp = &p->copies[c];
+        const kf_partition_copy *cp = &p->copies[c];
         for (size_t s = cp->nseg; s-- > 0;) {
             kf_source *src;
             if (kf_source_open(&src, cp->segments[s], 0) != KF_OK)

@@ -55,7 +55,7 @@ struct kf_part_reader;
 typedef struct cursor {
     struct kf_part_reader *r;
     size_t idx;
-    const kf_copy *c;
+    const kf_partition_copy *c;
     size_t seg;
     kf_source *src;
     kf_segment_iter *it;
@@ -526,14 +526,14 @@ int kf_part_reader_open(kf_part_reader **out, const kf_partition *p, const kf_pa
     kf_part_reader *r = calloc(1, sizeof *r);
     size_t n = p->ncopies;
     if (!r)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     r->ks = calloc(n ? n : 1, sizeof *r->ks);
     r->agree = calloc(n ? n : 1, sizeof *r->agree);
     r->cf_has = calloc(n ? n : 1, sizeof *r->cf_has);
     r->cf_eps = calloc(n ? n : 1, sizeof *r->cf_eps);
     if (!r->ks || !r->agree || !r->cf_has || !r->cf_eps) {
         kf_part_reader_close(r, NULL);
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     r->p = p;
     r->o = *o;
@@ -599,7 +599,7 @@ int kf_part_reader_next(kf_part_reader *r, kf_batch *out)
     cursor *best, *div;
     for (;;) {
         if (nomem(r))
-            return -KF_ERR_NOMEM;
+            return kf_error_set(-KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
         best = pick(r, &div);
         if (!div || (best && div->first >= best->first))
             break;
@@ -626,7 +626,7 @@ int kf_part_reader_next(kf_part_reader *r, kf_batch *out)
     /* the others' batches over the offsets taken are left out, lowest first */
     for (;;) {
         if (nomem(r))
-            return -KF_ERR_NOMEM;
+            return kf_error_set(-KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
         cursor *low = NULL;
         for (size_t i = 0; i < r->n; i++) {
             cursor *k = &r->ks[i];

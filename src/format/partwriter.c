@@ -148,7 +148,7 @@ void kf_part_writer_close(kf_part_writer *w)
     free(w);
 }
 
-int kf_part_writer_seed(kf_part_writer *w, const kf_snapshot *s)
+int kf_part_writer_seed(kf_part_writer *w, const kf_producer_snapshot *s)
 {
     return kf_pstate_load(w->ps, s) == KF_OK ? KF_OK : nomem(w);
 }

@@ -44,7 +44,7 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
 #include "format/producer_state.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,7 +111,7 @@ void kf_part_writer_close(kf_part_writer *w);
 const kf_part_writer_error *kf_part_writer_err(const kf_part_writer *w);
 
 /* Start the producer state from a parsed snapshot (before any batch). */
-int kf_part_writer_seed(kf_part_writer *w, const kf_snapshot *s);
+int kf_part_writer_seed(kf_part_writer *w, const kf_producer_snapshot *s);
 
 /* Start a segment with this base offset: <base>.log (or log_name), .index,
  * .timeindex. input names where its batches come from (for reports). The

@@ -37,20 +37,19 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
     info->path = dir;
     char *p = kf_path_join(dir, "meta.properties");
     if (!p)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     struct stat st;
     if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
         free(p);
         return KF_OK;
     }
     info->meta_path = p;
-    kf_bytes m;
+    kf_file_contents m;
     int rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc == KF_ERR_NOMEM)
         return rc;
     if (rc == KF_OK) {
-        char msg[200];
-        info->has_meta = kf_meta_properties_parse(m.data, m.size, &info->meta, msg, sizeof msg) == KF_OK;
+        info->has_meta = kf_meta_properties_parse(m.data, m.size, &info->meta) == KF_OK;
         free(m.data);
     }
     return KF_OK;

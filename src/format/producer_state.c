@@ -227,12 +227,12 @@ static void reset(kf_pstate *ps)
         memset(ps->slot, 0, ps->nslot * sizeof *ps->slot);
 }
 
-int kf_pstate_load(kf_pstate *ps, const kf_snapshot *s)
+int kf_pstate_load(kf_pstate *ps, const kf_producer_snapshot *s)
 {
     reset(ps);
     for (uint64_t i = 0; i < s->entries; i++) {
-        kf_snapshot_entry se;
-        kf_snapshot_get(s, i, &se);
+        kf_producer_snapshot_entry se;
+        kf_producer_snapshot_get(s, i, &se);
         if (ps->open_only && se.current_txn_first_offset < 0) {
             pentry *old = find_entry(ps, se.producer_id); /* a repeated id: the later entry wins */
             if (old) {
@@ -496,7 +496,7 @@ int kf_pstate_snapshot(const kf_pstate *ps, uint8_t **out, size_t *len)
         return KF_ERR_UNSUPPORTED;
     if (ps->n > (size_t)INT32_MAX)
         return KF_ERR_TOO_BIG;
-    size_t n = KF_SNAPSHOT_HEADER_SIZE + ps->n * KF_SNAPSHOT_ENTRY_SIZE;
+    size_t n = KF_PRODUCER_SNAPSHOT_HEADER_SIZE + ps->n * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
     uint8_t *d = malloc(n);
     const pentry **order = malloc((ps->n ? ps->n : 1) * sizeof *order);
     if (!d || !order) {
@@ -510,8 +510,8 @@ int kf_pstate_snapshot(const kf_pstate *ps, uint8_t **out, size_t *len)
         qsort(order, ps->n, sizeof *order, cmp_pentry);
     put16(d, 1);
     put32(d + 6, (uint32_t)ps->n);
-    uint8_t *q = d + KF_SNAPSHOT_HEADER_SIZE;
-    for (size_t i = 0; i < ps->n; i++, q += KF_SNAPSHOT_ENTRY_SIZE) {
+    uint8_t *q = d + KF_PRODUCER_SNAPSHOT_HEADER_SIZE;
+    for (size_t i = 0; i < ps->n; i++, q += KF_PRODUCER_SNAPSHOT_ENTRY_SIZE) {
         const pentry *e = order[i];
         put64(q, (uint64_t)e->pid);
         put16(q + 8, (uint16_t)e->epoch);

@@ -17,7 +17,7 @@
 
 #include "kfsck/batch.h"
 #include "kfsck/codec.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,10 +67,10 @@ kf_pstate *kf_pstate_new_open_txns(void);
 void kf_pstate_free(kf_pstate *ps);
 
 /* Start from a snapshot's state (replace any state held). The snapshot must
- * parse (kf_snapshot_parse == KF_OK). A state from kf_pstate_new_open_txns
+ * parse (kf_producer_snapshot_parse == KF_OK). A state from kf_pstate_new_open_txns
  * takes only the entries with a transaction open. Returns KF_OK or
  * KF_ERR_NOMEM. */
-int kf_pstate_load(kf_pstate *ps, const kf_snapshot *s);
+int kf_pstate_load(kf_pstate *ps, const kf_producer_snapshot *s);
 
 /* Feed the next batch (a framed entry of `size` bytes at p). Batches that are
  * not v2 or have no producer id change nothing. Control records are read

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/checkpoint.h"
 
 #define MAX_DEPTH 32
@@ -451,13 +452,14 @@ static int read_field(int k, const uint8_t *data, size_t n, size_t at, kf_quorum
     return KF_OK;
 }
 
-int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *qs, char *msg, size_t msglen)
+/* The parse, with the first reason it meets written to msg (set_msg keeps
+ * the first: a field read inside another's check does not overwrite it). */
+static int parse_state(const uint8_t *data, uint64_t size, kf_quorum_state *qs, char *msg, size_t msglen)
 {
     memset(qs, 0, sizeof *qs);
     qs->data_version = -1;
     qs->leader_id = qs->leader_epoch = qs->voted_id = -1;
-    if (msg && msglen)
-        msg[0] = 0;
+    msg[0] = 0;
     /* the first line, as BufferedReader.readLine splits it */
     size_t n = 0;
     while (n < size && data[n] != '\n' && data[n] != '\r')
@@ -497,4 +499,11 @@ int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *q
         }
     }
     return rc;
+}
+
+int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *qs)
+{
+    char msg[512];
+    int rc = parse_state(data, size, qs, msg, sizeof msg);
+    return rc == KF_OK ? KF_OK : kf_error_set(rc, 0, NULL, "%s", msg);
 }

@@ -40,6 +40,7 @@ typedef struct page_run {
 
 struct kf_source {
     int fd;                 /* -1 for a memory source */
+    char *path;             /* as opened, for the last error of a failed read; NULL for memory */
     const uint8_t *mem;
     uint64_t size;
     atomic_bool shrunk;
@@ -94,11 +95,15 @@ int kf_source_open(kf_source **out, const char *path, uint64_t max_bytes)
         goto fail;
     }
     kf_source *s = source_new();
-    if (!s) {
+    char *copy = strdup(path);
+    if (!s || !copy) {
+        kf_source_close(s); /* fd still -1: only the memory */
+        free(copy);
         close(fd);
         return kf_error_set(KF_ERR_NOMEM, ENOMEM, path, "out of memory");
     }
     s->fd = fd;
+    s->path = copy;
     s->size = (uint64_t)st.st_size;
     if (max_bytes && s->size > max_bytes)
         s->size = max_bytes;
@@ -115,7 +120,7 @@ int kf_source_memory(kf_source **out, const uint8_t *data, uint64_t size)
     kf_source *s = source_new();
     *out = s;
     if (!s)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     s->mem = data;
     s->size = data ? size : 0;
     return KF_OK;
@@ -140,6 +145,7 @@ void kf_source_close(kf_source *s)
     }
     pthread_mutex_destroy(&s->mu);
     free(s->runs);
+    free(s->path);
     free(s);
 }
 
@@ -171,8 +177,12 @@ int64_t kf_source_pread(kf_source *s, uint64_t pos, void *buf, size_t n)
     while (got < n) {
         ssize_t r = pread(s->fd, (uint8_t *)buf + got, n - got, (off_t)(pos + got));
         if (r < 0) {
-            if (errno == EINTR)
+            int e = errno;
+            if (e == EINTR)
                 continue;
+            kf_error_set(KF_ERR_IO, e, s->path, "cannot read %zu bytes at byte %llu: %s", n - got,
+                         (unsigned long long)(pos + got), strerror(e));
+            errno = e;
             return -1;
         }
         if (r == 0) { /* the file is shorter now than when it was opened */

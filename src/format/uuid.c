@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bytes/error.h"
 #include "format/checkpoint_text.h"
 #include "kfsck/checkpoint.h"
 
@@ -43,7 +44,8 @@ static int b64url_val(uint8_t ch)
 
 /* Like java.util.Base64's URL decoder, the 4 unused low bits of the last
  * character are not required to be zero. */
-int kf_uuid_from_b64(const char *s, size_t len, uint8_t uuid[16])
+/* The decoding of kf_uuid_from_b64: 0, or -1 when s is not one. */
+static int uuid_from_b64(const char *s, size_t len, uint8_t uuid[16])
 {
     if (!s || len != 22)
         return -1;
@@ -62,6 +64,13 @@ int kf_uuid_from_b64(const char *s, size_t len, uint8_t uuid[16])
         }
     }
     return o == 16 ? 0 : -1;
+}
+
+int kf_uuid_from_b64(const char *s, size_t len, uint8_t uuid[16])
+{
+    if (uuid_from_b64(s, len, uuid) == 0)
+        return KF_OK;
+    return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "not a Kafka Uuid (22 characters of URL-safe base64)");
 }
 
 /* Uuid.fromString: 22 characters, or 24 ending in "==" (the decoder takes padding). */

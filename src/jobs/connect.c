@@ -2,9 +2,11 @@
 #include "bytes/opts.h"
 #include "kfsck/connect.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "bytes/htab.h"
 #include "records/json.h"
 
@@ -39,17 +41,19 @@ void kf_connect_opts_init(kf_connect_opts *o)
     *o = (kf_connect_opts)KF_CONNECT_OPTIONS_INIT;
 }
 
-kf_connect *kf_connect_new(const kf_connect_opts *o)
+int kf_connect_new(kf_connect **out, const kf_connect_opts *o)
 {
+    *out = NULL;
     kf_connect_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_CONNECT_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
-        return NULL;
-    o = &own;
+    int rc = kf_opts_take(&own, o, sizeof own, KF_CONNECT_OPTIONS_VERSION, &own.max_batch_bytes);
+    if (rc != KF_OK)
+        return rc;
     kf_connect *c = calloc(1, sizeof *c);
     if (!c)
-        return NULL;
-    c->o = *o;
-    return c;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    c->o = own;
+    *out = c;
+    return KF_OK;
 }
 
 static void drop_staged(kf_connect *c)
@@ -219,8 +223,10 @@ static int cmp_row_keys(const void *a, const void *b)
     return c ? c : (x->klen < y->klen ? -1 : x->klen > y->klen);
 }
 
-size_t kf_connect_offsets(kf_connect *c, const kf_connect_offset **out)
+int kf_connect_offsets(kf_connect *c, const kf_connect_offset **out, size_t *count)
 {
+    *out = NULL;
+    *count = 0;
     size_t n = 0;
     row_key *keys = malloc((c->table.n ? c->table.n : 1) * sizeof *keys);
     kf_connect_offset *rows = realloc(c->rows, (c->table.n ? c->table.n : 1) * sizeof *rows);
@@ -228,7 +234,7 @@ size_t kf_connect_offsets(kf_connect *c, const kf_connect_offset **out)
         free(keys);
         if (rows)
             c->rows = rows;
-        return (size_t)-1;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     c->rows = rows;
     for (size_t i = 0; i < c->table.cap; i++)
@@ -243,7 +249,8 @@ size_t kf_connect_offsets(kf_connect *c, const kf_connect_offset **out)
     }
     free(keys);
     *out = rows;
-    return n;
+    *count = n;
+    return KF_OK;
 }
 
 uint64_t kf_connect_open_writes(const kf_connect *c) { return c->open_writes + c->nstaged; }

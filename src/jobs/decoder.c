@@ -1,7 +1,9 @@
 /* decoder.c: the decoder a file's records take, by its name and its
  * partition directory's (include/kfsck/decoder.h). */
 #include "kfsck/decoder.h"
+#include "bytes/error.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +38,7 @@ int kf_decoder_for_path(const char *path, kf_decoder *d)
     }
     char *dir = kf_path_dir(path);
     if (!dir)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     char topic[256];
     int32_t part;
     *d = kf_parse_partition_dir(kf_path_base(dir), topic, sizeof topic, &part) ? decoder_of_topic(topic)

@@ -5,6 +5,9 @@
  * was deleted last is dead. */
 #include "kfsck/groups.h"
 
+#include "bytes/error.h"
+
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,17 +296,17 @@ static int build_groups(kf_groups *G, kf_replay *r)
     return rc;
 }
 
-kf_groups *kf_groups_build(kf_replay *r)
+int kf_groups_build(kf_groups **out, kf_replay *r)
 {
+    *out = NULL;
     kf_groups *G = calloc(1, sizeof *G);
-    if (!G)
-        return NULL;
-    if (collect_refs(G, r) != KF_OK || build_groups(G, r) != KF_OK) {
+    if (!G || collect_refs(G, r) != KF_OK || build_groups(G, r) != KF_OK) {
         kf_groups_free(G);
-        return NULL;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     kf_dtree_free(&G->t);
-    return G;
+    *out = G;
+    return KF_OK;
 }
 
 void kf_groups_free(kf_groups *G)

@@ -7,6 +7,7 @@
 #include "bytes/report.h"
 #include "kfsck/kraft_check.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +85,7 @@ static void note_problem(void *ctx, const kf_problem *p)
 /* A snapshot's batches counted: the status so far, and whether the last
  * record read was its snapshot_footer. */
 typedef struct snap_count {
-    kf_snapshot_status *st;
+    kf_kraft_snapshot_status *st;
     bool last_is_footer;
 } snap_count;
 
@@ -92,7 +93,7 @@ typedef struct snap_count {
 static int count_batch(void *ctx, kf_part_reader *r, kf_batch *b)
 {
     snap_count *F = ctx;
-    kf_snapshot_status *st = F->st;
+    kf_kraft_snapshot_status *st = F->st;
     bool first = st->batches == 0;
     st->batches++;
     kf_record_iter it;
@@ -119,16 +120,16 @@ static int count_batch(void *ctx, kf_part_reader *r, kf_batch *b)
 }
 
 int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem_fn fn, void *ctx,
-                            kf_snapshot_status *st)
+                            kf_kraft_snapshot_status *st)
 {
-    kf_snapshot_status dummy;
+    kf_kraft_snapshot_status dummy;
     if (!st)
         st = &dummy;
     memset(st, 0, sizeof *st);
     char *paths[1] = {(char *)path};
     kraft_files f;
     if (kraft_files_init(&f, paths, 1) != KF_OK)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     count_ctx cc = {0};
     kf_part_reader_opts o;
     kf_part_reader_opts_init(&o);
@@ -146,7 +147,7 @@ int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem
     st->has_footer = F.last_is_footer;
     if (!st->readable) {
         kf_report_in(fn, ctx, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read the snapshot");
-        return KF_ERR_IO;
+        return kf_error_set(KF_ERR_IO, 0, path, "cannot read the snapshot");
     }
     if (!st->has_header || !st->has_footer) {
         const char *what = !st->batches ? "holds no batch"
@@ -176,12 +177,11 @@ int kf_kraft_check_quorum_state(const char *path, kf_problem_fn fn, void *ctx)
         return rrc == KF_ERR_TOO_BIG ? KF_OK : KF_ERR_IO;
     }
     kf_quorum_state qs;
-    char msg[200];
-    int rc = kf_quorum_state_parse(data, size, &qs, msg, sizeof msg);
+    int rc = kf_quorum_state_parse(data, size, &qs);
     free(data);
     if (rc != KF_OK)
         kf_report_in(fn, ctx, path, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, 0, false, 0,
-                "quorum-state: %s (the KRaft node refuses to start)", msg);
+                "quorum-state: %s (the KRaft node refuses to start)", kf_error_last()->message);
     return KF_OK;
 }
 
@@ -275,8 +275,7 @@ void kf_kraft_check_partition(const kf_metadata *m, const char *topic, int32_t p
         return;
     }
     kf_partition_metadata md;
-    char msg[160];
-    int rc = kf_partition_metadata_parse(data, size, &md, msg, sizeof msg);
+    int rc = kf_partition_metadata_parse(data, size, &md);
     free(data);
     if (rc != KF_OK) {
         free(pm);

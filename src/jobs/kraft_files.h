@@ -13,7 +13,7 @@
 
 typedef struct kraft_files {
     kf_partition p;
-    kf_copy *copies;
+    kf_partition_copy *copies;
     int64_t zero;
 } kraft_files;
 

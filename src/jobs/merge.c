@@ -27,7 +27,7 @@
 #include "kfsck/partition.h"
 #include "format/partwriter.h"
 #include "kfsck/repair.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 
 typedef struct merge_ctx {
     const kf_merge_opts *o;
@@ -206,7 +206,7 @@ static int seed_producer_state(merge_ctx *c)
         char *p = kf_path_join(c->part.copies[i].label, name);
         if (!p)
             return fail(c, c->out_dir, ENOMEM, "out of memory");
-        kf_bytes sm;
+        kf_file_contents sm;
         bool seeded = false;
         int err_no = 0;
         int read_rc = kf_error_errno(kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size), &err_no);
@@ -218,9 +218,8 @@ static int seed_producer_state(merge_ctx *c)
         if (read_rc != KF_OK)
             rebuild_unreadable(c->o->problem_fn, c->o->ctx, p, read_rc, err_no);
         if (read_rc == KF_OK) {
-            kf_snapshot s;
-            char msg[200];
-            if (kf_snapshot_parse(sm.data, sm.size, &s, msg, sizeof msg) == KF_OK) {
+            kf_producer_snapshot s;
+            if (kf_producer_snapshot_parse(sm.data, sm.size, &s) == KF_OK) {
                 seeded = true;
                 if (kf_part_writer_seed(c->w, &s) != KF_OK) {
                     free(sm.data);
@@ -303,12 +302,12 @@ static int write_partition_files(merge_ctx *c)
             continue;
         for (size_t k = 0; k < l.n; k++) {
             kf_name_info ni = kf_classify_name(l.names[k]);
-            if (ni.kind != KF_FILE_SNAPSHOT && ni.kind != KF_FILE_TXNINDEX)
+            if (ni.kind != KF_FILE_PRODUCER_SNAPSHOT && ni.kind != KF_FILE_TXNINDEX)
                 continue;
             char *in = kf_path_join(c->part.copies[i].label, l.names[k]);
             if (in && (!c->seed_path || strcmp(in, c->seed_path) != 0))
                 emit_file(c, in, NULL, "dropped",
-                          ni.kind == KF_FILE_SNAPSHOT
+                          ni.kind == KF_FILE_PRODUCER_SNAPSHOT
                               ? "superseded: producer state is rebuilt from the merged batches"
                               : "superseded: transaction indexes are rebuilt from the merged batches' ABORT markers");
             free(in);

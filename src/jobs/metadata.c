@@ -10,6 +10,7 @@
 #include "bytes/opts.h"
 #include "kfsck/metadata.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,8 +481,7 @@ static void read_cluster_id(kf_metadata *m, const kf_kraft_inputs *ki)
         if (kf_error_errno(kf_file_read_all(ki->meta_properties[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
             continue;
         kf_meta_properties mp;
-        char msg[160];
-        if (kf_meta_properties_parse(data, size, &mp, msg, sizeof msg) == KF_OK && mp.cluster_id[0])
+        if (kf_meta_properties_parse(data, size, &mp) == KF_OK && mp.cluster_id[0])
             m->cluster_id = strdup(mp.cluster_id);
         free(data);
     }
@@ -498,8 +498,7 @@ static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
         if (kf_error_errno(kf_file_read_all(ki->quorum_states[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
             continue;
         kf_quorum_state qs;
-        char msg[160];
-        int rc = kf_quorum_state_parse(data, size, &qs, msg, sizeof msg);
+        int rc = kf_quorum_state_parse(data, size, &qs);
         free(data);
         if (rc != KF_OK || !qs.has_voters)
             continue;
@@ -528,7 +527,7 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
     opts = &own;
     kf_metadata *m = calloc(1, sizeof *m);
     if (!m)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     md_image_init(&m->im);
     m->info.snapshot_offset = -1;
     m->info.kraft_version = -1;
@@ -573,7 +572,7 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
 
     /* log start: the lowest first segment's base offset among the copies */
     for (size_t c = 0; c < ki->log.ncopies; c++) {
-        const kf_copy *cp = &ki->log.copies[c];
+        const kf_partition_copy *cp = &ki->log.copies[c];
         if (cp->nseg && cp->bases[0] >= 0 &&
             (m->info.log_start_offset < 0 || cp->bases[0] < m->info.log_start_offset))
             m->info.log_start_offset = cp->bases[0];

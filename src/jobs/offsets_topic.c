@@ -2,10 +2,12 @@
  * the inputs on one time line (include/kfsck/replay.h): one partition
  * reader per partition, and at each step the batch with the lowest max
  * timestamp of the partitions' next batches goes to the replay. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bytes/opts.h"
+#include "bytes/error.h"
 #include "kfsck/replay.h"
 
 void kf_offsets_topic_opts_init(kf_offsets_topic_opts *o)
@@ -55,7 +57,7 @@ int kf_replay_offsets_topic(kf_replay *r, const kf_inputs *in, const kf_offsets_
     res->partitions = n;
     topic_part *ts = calloc(n ? n : 1, sizeof *ts);
     if (!ts)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     int rc = KF_OK;
     size_t k = 0;
     for (size_t i = 0; i < in->n && rc == KF_OK; i++) {

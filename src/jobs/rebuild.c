@@ -89,7 +89,7 @@ rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const
                                  void *problem_ctx)
 {
     *outp = NULL;
-    kf_bytes m;
+    kf_file_contents m;
     int read_errno = 0;
     int rc = kf_error_errno(kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size), &read_errno);
     if (rc == KF_ERR_NOMEM)
@@ -100,8 +100,10 @@ rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const
     }
     kf_partition_metadata pm;
     rebuild_md res;
-    if (kf_partition_metadata_parse(m.data, m.size, &pm, why, why_cap) != KF_OK)
+    if (kf_partition_metadata_parse(m.data, m.size, &pm) != KF_OK) {
+        snprintf(why, why_cap, "%s", kf_error_last()->message);
         res = REBUILD_MD_INVALID;
+    }
     else if (!(*outp = kf_path_join(out_dir, "partition.metadata")))
         res = REBUILD_MD_NOMEM;
     else if (kf_error_errno(kf_out_write_file(write_dir, "partition.metadata", m.data, m.size, force), err_no) != KF_OK)

@@ -16,7 +16,7 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
 #include "format/out_file.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 
 /* ---- leader epochs -------------------------------------------------------------- */
 
@@ -126,11 +126,11 @@ static int rebuild_snapshot(repair_ctx *c, const char *in_path, int64_t snap_off
 }
 
 /* Does the snapshot name an offset that was dropped? Then why says which. */
-static bool names_dropped(const repair_ctx *c, const kf_snapshot *s, char *why, size_t cap)
+static bool names_dropped(const repair_ctx *c, const kf_producer_snapshot *s, char *why, size_t cap)
 {
     for (uint64_t i = 0; i < s->entries; i++) {
-        kf_snapshot_entry e;
-        kf_snapshot_get(s, i, &e);
+        kf_producer_snapshot_entry e;
+        kf_producer_snapshot_get(s, i, &e);
         int64_t offs[2] = {e.last_offset, e.current_txn_first_offset};
         for (int k = 0; k < 2; k++) {
             if (offs[k] < 0)
@@ -149,7 +149,7 @@ static bool names_dropped(const repair_ctx *c, const kf_snapshot *s, char *why, 
 int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_t snap_off, bool have_leo, int64_t leo,
                     bool leo_in_input)
 {
-    kf_bytes m;
+    kf_file_contents m;
     char wbuf[240];
     int err_no = 0;
     int read_rc = kf_error_errno(kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
@@ -160,11 +160,10 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
         rebuild_unreadable(c->o->problem_fn, c->o->ctx, in_path, read_rc, err_no);
         return rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
     }
-    kf_snapshot s;
-    char msg[200];
+    kf_producer_snapshot s;
     int rc = KF_OK;
-    if (kf_snapshot_parse(m.data, m.size, &s, msg, sizeof msg) != KF_OK) {
-        snprintf(wbuf, sizeof wbuf, "corrupt (%.200s)", msg);
+    if (kf_producer_snapshot_parse(m.data, m.size, &s) != KF_OK) {
+        snprintf(wbuf, sizeof wbuf, "corrupt (%.200s)", kf_error_last()->message);
         rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, wbuf);
     } else if (!have_leo || snap_off > leo) {
         snprintf(wbuf, sizeof wbuf, "it covers offsets up to %lld, past the repaired log end offset %lld",

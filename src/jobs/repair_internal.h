@@ -1,6 +1,7 @@
-/* repair_internal.h: what the two halves of repair share: the run's state
- * (repair_ctx), written by the segment pass (repair.c) and read by the
- * partition files' decisions (repair_files.c). Private. */
+/* repair_internal.h: what the parts of repair share: the run's state
+ * (repair_ctx), set up by the partition walk (repair.c), written by the
+ * segment pass (repair_segment.c) and read by the partition files'
+ * decisions (repair_files.c). Private. */
 #ifndef KFSCK_JOBS_REPAIR_INTERNAL_H
 #define KFSCK_JOBS_REPAIR_INTERNAL_H
 
@@ -44,6 +45,19 @@ int repair_writer_fail(repair_ctx *c);
 int repair_grow(void **p, size_t *cap, size_t need, size_t elem);
 void repair_emit_file(repair_ctx *c, const char *input, const char *output, const char *action, const char *fmt,
                       ...) __attribute__((format(printf, 5, 6)));
+
+/* One input segment to repair (repair_segment.c). */
+typedef struct repair_segment_job {
+    const char *in_path;       /* input .log */
+    const char *log_name;      /* output .log file name */
+    int64_t base;              /* from the name (-1 unknown) */
+    int64_t next_base;         /* next segment's base, -1 when last */
+    const char *txn_path;      /* input .txnindex or NULL */
+} repair_segment_job;
+
+/* Read the segment of j, write what is kept to c's writer, report what is
+ * dropped: KF_OK, or the run's error (the last error set). */
+int repair_segment(repair_ctx *c, const repair_segment_job *j);
 
 /* repair_files.c: the input's leader-epoch-checkpoint (read, then checked
  * against each kept batch), and the partition files written at the end. */

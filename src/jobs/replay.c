@@ -16,9 +16,11 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "bytes/htab.h"
 #include "jobs/offsets_asof.h"
 #include "records/offset_commit.h"
@@ -63,19 +65,21 @@ void kf_replay_opts_init(kf_replay_opts *o)
     *o = (kf_replay_opts)KF_REPLAY_OPTIONS_INIT;
 }
 
-kf_replay *kf_replay_new(const kf_replay_opts *o)
+int kf_replay_new(kf_replay **out, const kf_replay_opts *o)
 {
+    *out = NULL;
     kf_replay_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_REPLAY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
-        return NULL;
-    o = &own;
+    int rc = kf_opts_take(&own, o, sizeof own, KF_REPLAY_OPTIONS_VERSION, &own.max_batch_bytes);
+    if (rc != KF_OK)
+        return rc;
     kf_replay *r = calloc(1, sizeof *r);
     if (!r)
-        return NULL;
-    r->o = *o;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    r->o = own;
     r->partition = -1;
     offsets_asof_init(&r->asof, r->o.as_of);
-    return r;
+    *out = r;
+    return KF_OK;
 }
 
 static void free_values(htab *h)

@@ -223,12 +223,11 @@ static void recovery_end(task *t)
 static bool read_topic_id(const char *dir, char id[23])
 {
     char *p = kf_path_join(dir, "partition.metadata");
-    kf_bytes m;
+    kf_file_contents m;
     bool ok = false;
     if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
         kf_partition_metadata pm;
-        char msg[200];
-        if (kf_partition_metadata_parse(m.data, m.size, &pm, msg, sizeof msg) == KF_OK) {
+        if (kf_partition_metadata_parse(m.data, m.size, &pm) == KF_OK) {
             memcpy(id, pm.topic_id_b64, 23);
             ok = true;
         }
@@ -284,10 +283,10 @@ static void scan_partition(datadir_ctx *d, task *t)
         ce[k] = t->ck[k].has ? &t->ck[k] : NULL;
         any_entry |= ce[k] != NULL;
     }
-    kf_ckpt_value *vals[CK_N] = {&part->recovery_point, &part->high_watermark, &part->log_start_offset,
+    kf_checkpoint_offset *vals[CK_N] = {&part->recovery_point, &part->high_watermark, &part->log_start_offset,
                                  &part->cleaner_offset};
     for (int k = 0; k < CK_N; k++)
-        *vals[k] = (kf_ckpt_value){ce[k] != NULL, ce[k] ? ce[k]->offset : 0};
+        *vals[k] = (kf_checkpoint_offset){ce[k] != NULL, ce[k] ? ce[k]->offset : 0};
 
     /* Checkpoints against the log. A partition with no segment is loaded
      * by the broker as an empty log at its log start offset. */
@@ -487,7 +486,7 @@ static int read_checkpoint(datadir_ctx *d, int k, const char *path)
     d->orphans = 0;
     int32_t version;
     int err_no = 0;
-    int rc = kf_error_errno(kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, ck_join_entry, d, dir_problem, ds),
+    int rc = kf_error_errno(kf_checkpoint_read(path, KF_CHECKPOINT_OFFSETS, &version, ck_join_entry, d, dir_problem, ds),
                             &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;

@@ -7,9 +7,11 @@
  * closes every open file at once) is one increment, whatever the number of
  * files. The table grows with the most files open at once, nothing else. */
 #include "jobs/stats_internal.h"
+#include "bytes/error.h"
 #include "bytes/htab.h"
 #include "kfsck/sink.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,10 +39,11 @@ int kf_sink_new(kf_sink **out, const kf_sink_config *c)
 {
     *out = NULL;
     if (c->partition_duration_ms <= 0 || c->flush_size == 0 || c->rotate_interval_ms < 0)
-        return KF_ERR_UNSUPPORTED;
+        return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL,
+                            "the sink needs a positive partition duration and flush.size and an interval not negative");
     kf_sink *s = calloc(1, sizeof *s);
     if (!s)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     s->c = *c;
     s->gen = 1;
     *out = s;

@@ -1,6 +1,7 @@
 /* stats.c: the time histogram, disorder tracker, record sizing and duration
  * parsing behind `kfsck stats` (include/kfsck/stats.h). */
 #include "jobs/stats_internal.h"
+#include "bytes/error.h"
 #include "bytes/htab.h"
 #include "kfsck/stats.h"
 
@@ -138,7 +139,8 @@ uint64_t kf_record_payload_bytes(const kf_record *r)
     return n;
 }
 
-int kf_parse_duration_ms(const char *s, int64_t *ms)
+/* The parse of kf_parse_duration_ms: 0, or -1 when s is not a duration. */
+static int duration_ms(const char *s, int64_t *ms)
 {
     if (!s || !isdigit((unsigned char)*s))
         return -1;
@@ -166,4 +168,12 @@ int kf_parse_duration_ms(const char *s, int64_t *ms)
         return -1;
     *ms = (int64_t)(v * mul);
     return 0;
+}
+
+int kf_parse_duration_ms(const char *s, int64_t *ms)
+{
+    if (duration_ms(s, ms) == 0)
+        return KF_OK;
+    return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "\"%.64s\" is not a positive duration (500ms, 10s, 10m, 1h, 1d, 1w)",
+                        s ? s : "");
 }

@@ -9,9 +9,11 @@
  * transactional id. A producer id is looked up through an index sorted by
  * producer id, rebuilt after the replay changed something. */
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "bytes/htab.h"
 #include "kfsck/coord.h"
 #include "kfsck/txns.h"
@@ -45,7 +47,11 @@ const char *kf_txn_state_name(int state)
     return STATE_NAMES[state];
 }
 
-kf_txn_coord *kf_txn_coord_new(void) { return calloc(1, sizeof(kf_txn_coord)); }
+int kf_txn_coord_new(kf_txn_coord **out)
+{
+    *out = calloc(1, sizeof(kf_txn_coord));
+    return *out ? KF_OK : kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+}
 
 void kf_txn_coord_free(kf_txn_coord *c)
 {
@@ -165,7 +171,7 @@ int kf_txn_coord_batch(kf_txn_coord *c, int32_t partition, kf_batch *b, kf_buf *
         }
         centry *e;
         if (put_id(c, id->p, id->len, &e) != KF_OK)
-            return KF_ERR_NOMEM;
+            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
         const kf_dnode *v = &c->tree.nodes[cr.value_root];
         e->pub.producer_id = kf_dnode_int(&c->tree, v, "producer_id", -1);
         e->pub.producer_epoch = (int16_t)kf_dnode_int(&c->tree, v, "producer_epoch", -1);

@@ -37,7 +37,7 @@
 #include "kfsck/file.h"
 #include "kfsck/index.h"
 #include "kfsck/names.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 #include "kfsck/txns.h"
 
 #define NONE SIZE_MAX
@@ -46,7 +46,7 @@
 
 /* One copy's walk over its segments' .txnindex files. */
 typedef struct tix {
-    const kf_copy *c;
+    const kf_partition_copy *c;
     size_t seg;          /* segment whose index is loaded; NONE before the first */
     char *path;          /* that segment's .txnindex path (NULL: the segment has no usable name) */
     uint8_t *data;       /* its bytes (NULL: no index, or empty) */
@@ -245,7 +245,7 @@ static int load_snapshot(kf_txns *t)
 {
     int64_t first = INT64_MAX;
     for (size_t i = 0; i < t->p->ncopies; i++) {
-        const kf_copy *c = &t->p->copies[i];
+        const kf_partition_copy *c = &t->p->copies[i];
         if (c->nseg && c->bases[0] >= 0 && c->bases[0] < first)
             first = c->bases[0];
     }
@@ -257,7 +257,7 @@ static int load_snapshot(kf_txns *t)
         return KF_OK;
     t->start_unknown = true;
     for (size_t i = 0; i < t->p->ncopies && t->start_unknown; i++) {
-        const kf_copy *c = &t->p->copies[i];
+        const kf_partition_copy *c = &t->p->copies[i];
         if (!c->nseg || c->bases[0] != first)
             continue;
         char name[48];
@@ -267,7 +267,7 @@ static int load_snapshot(kf_txns *t)
         free(dir);
         if (!path)
             return KF_ERR_NOMEM;
-        kf_bytes m = {NULL, 0};
+        kf_file_contents m = {NULL, 0};
         int err_no = 0;
         int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
         if (rc != KF_OK) {
@@ -286,9 +286,8 @@ static int load_snapshot(kf_txns *t)
             free(path);
             continue;
         }
-        kf_snapshot s;
-        char why[160];
-        rc = kf_snapshot_parse(m.data, m.size, &s, why, sizeof why);
+        kf_producer_snapshot s;
+        rc = kf_producer_snapshot_parse(m.data, m.size, &s);
         if (rc == KF_OK) {
             if (kf_pstate_load(t->ps, &s) != KF_OK) {
                 free(m.data);
@@ -299,8 +298,8 @@ static int load_snapshot(kf_txns *t)
             t->start_unknown = false;
         } else {
             char msg[512];
-            snprintf(msg, sizeof msg, "producer snapshot not used (%s): transactions begun before offset %" PRId64
-                     " are seen from their first later batch", why, first);
+            snprintf(msg, sizeof msg, "producer snapshot not used (%.200s): transactions begun before offset %" PRId64
+                     " are seen from their first later batch", kf_error_last()->message, first);
             kf_report_in(t->o.problem_fn, t->o.problem_ctx,
                          path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0, "%s", msg);
             free(path);
@@ -321,14 +320,14 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
     o = &own;
     kf_txns *t = calloc(1, sizeof *t);
     if (!t)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     t->o = *o;
     t->p = p;
     t->ps = kf_pstate_new_open_txns();
     t->ix = calloc(p->ncopies ? p->ncopies : 1, sizeof *t->ix);
     if (!t->ps || !t->ix) {
         kf_txns_close(t);
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     t->nix = p->ncopies;
     for (size_t i = 0; i < t->nix; i++) {
@@ -337,7 +336,7 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
     }
     if (load_snapshot(t) != KF_OK) {
         kf_txns_close(t);
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     *out = t;
     return KF_OK;
@@ -361,7 +360,7 @@ int kf_txns_batch(kf_txns *t, const kf_batch *b, const char *file)
      * batches change no producer state) */
     kf_pstate_step st;
     if (kf_pstate_add_batch(t->ps, b, &t->buf, t->o.max_batch_bytes, &st) != KF_OK)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     if (!st.used)
         return KF_OK;
     if (st.marker_error) {
@@ -405,13 +404,13 @@ int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_
         }
     }
     if (t->nomem)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     if (t->has_last) {
         r.has_log_end = true;
         r.log_end_offset = t->last + 1;
     } else {
         for (size_t i = 0; i < t->p->ncopies; i++) {
-            const kf_copy *c = &t->p->copies[i];
+            const kf_partition_copy *c = &t->p->copies[i];
             if (c->nseg && c->bases[c->nseg - 1] >= 0 &&
                 (!r.has_log_end || c->bases[c->nseg - 1] > r.log_end_offset)) {
                 r.has_log_end = true;

@@ -20,7 +20,7 @@
 #include "kfsck/kraft_check.h"
 #include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"
-#include "kfsck/snapshot.h"
+#include "kfsck/producer_snapshot.h"
 
 void kf_verify_opts_init(kf_verify_opts *o)
 {
@@ -94,17 +94,17 @@ static uint64_t sibling_log_size(const char *path, const char *suffix)
 /* Every reason the broker would discard a producer snapshot, each at its field. */
 static void check_snapshot(sink *s, const uint8_t *data, uint64_t size)
 {
-    kf_snapshot sn;
-    char msg[200];
-    if (kf_snapshot_parse(data, size, &sn, msg, sizeof msg) == KF_OK)
+    kf_producer_snapshot sn;
+    if (kf_producer_snapshot_parse(data, size, &sn) == KF_OK)
         return;
     if (sn.size == 0) {
         kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
                   "empty (0-byte) snapshot: the broker deletes it and rebuilds producer state from the log");
         return;
     }
-    if (sn.size < KF_SNAPSHOT_HEADER_SIZE) {
-        kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+    if (sn.size < KF_PRODUCER_SNAPSHOT_HEADER_SIZE) {
+        kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s",
+                  kf_error_last()->message);
         return;
     }
     if (sn.version != 1)
@@ -114,10 +114,10 @@ static void check_snapshot(sink *s, const uint8_t *data, uint64_t size)
         kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 6, false, 0,
                   "snapshot entry count %" PRId32 " is negative", sn.count);
     } else {
-        uint64_t want = KF_SNAPSHOT_HEADER_SIZE + (uint64_t)sn.count * KF_SNAPSHOT_ENTRY_SIZE;
+        uint64_t want = KF_PRODUCER_SNAPSHOT_HEADER_SIZE + (uint64_t)sn.count * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
         if (sn.size < want)
             kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR,
-                      KF_SNAPSHOT_HEADER_SIZE + sn.entries * KF_SNAPSHOT_ENTRY_SIZE, false, 0,
+                      KF_PRODUCER_SNAPSHOT_HEADER_SIZE + sn.entries * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE, false, 0,
                       "snapshot is truncated: %" PRId32 " entries need %" PRIu64 " bytes, the file has %" PRIu64,
                       sn.count, want, sn.size);
         else if (sn.size > want)
@@ -138,7 +138,6 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
     o.problem_ctx = ctx;
     kf_verify_result res = {0};
     sink s = {&o, &res, path, 0, 0};
-    char msg[200];
     switch (kind) {
     case KF_FILE_INDEX: {
         kf_index ix;
@@ -153,31 +152,34 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
         break;
     }
     case KF_FILE_TXNINDEX: kf_txn_index_check(data, data ? size : 0, base_offset, sink_problem, &s); break;
-    case KF_FILE_SNAPSHOT: check_snapshot(&s, data, size); break;
+    case KF_FILE_PRODUCER_SNAPSHOT: check_snapshot(&s, data, size); break;
     case KF_FILE_OFFSET_CHECKPOINT:
     case KF_FILE_LEADER_EPOCH: {
         int32_t version = -1;
-        kf_checkpoint_parse(data, size, kind == KF_FILE_LEADER_EPOCH ? KF_CKPT_LEADER_EPOCH : KF_CKPT_OFFSETS,
+        kf_checkpoint_parse(data, size, kind == KF_FILE_LEADER_EPOCH ? KF_CHECKPOINT_LEADER_EPOCH : KF_CHECKPOINT_OFFSETS,
                             &version, NULL, NULL, sink_problem, &s);
         break;
     }
     case KF_FILE_PARTITION_METADATA: {
         kf_partition_metadata pm;
-        if (kf_partition_metadata_parse(data, size, &pm, msg, sizeof msg) != KF_OK)
-            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        if (kf_partition_metadata_parse(data, size, &pm) != KF_OK)
+            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s",
+                      kf_error_last()->message);
         break;
     }
     case KF_FILE_META_PROPERTIES: {
         kf_meta_properties mp;
-        if (kf_meta_properties_parse(data, size, &mp, msg, sizeof msg) != KF_OK)
-            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", msg);
+        if (kf_meta_properties_parse(data, size, &mp) != KF_OK)
+            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s",
+                      kf_error_last()->message);
         break;
     }
     case KF_FILE_QUORUM_STATE: {
         kf_quorum_state qs;
-        if (kf_quorum_state_parse(data, size, &qs, msg, sizeof msg) != KF_OK)
+        if (kf_quorum_state_parse(data, size, &qs) != KF_OK)
             kf_report(sink_problem, &s, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, 0, false, 0,
-                      "quorum-state: %s (the KRaft node refuses to start)", msg);
+                      "quorum-state: %s (the KRaft node refuses to start)",
+                      kf_error_last()->message);
         break;
     }
     default: break;
@@ -245,8 +247,8 @@ static int verify_checkpoint_file(sink *s, kf_file_kind kind)
 {
     int err_no = 0;
     int32_t version = -1;
-    int rc = kf_error_errno(kf_checkpoint_read(s->file, kind == KF_FILE_LEADER_EPOCH ? KF_CKPT_LEADER_EPOCH
-                                                                                     : KF_CKPT_OFFSETS,
+    int rc = kf_error_errno(kf_checkpoint_read(s->file, kind == KF_FILE_LEADER_EPOCH ? KF_CHECKPOINT_LEADER_EPOCH
+                                                                                     : KF_CHECKPOINT_OFFSETS,
                                                &version, NULL, NULL, sink_problem, s),
                             &err_no);
     if (rc == KF_ERR_NOMEM)
@@ -262,7 +264,7 @@ static int verify_small_file(sink *s, kf_file_kind kind, int64_t base_offset)
         return verify_index_file(s, kind, base_offset);
     if (kind == KF_FILE_OFFSET_CHECKPOINT || kind == KF_FILE_LEADER_EPOCH)
         return verify_checkpoint_file(s, kind);
-    kf_bytes m;
+    kf_file_contents m;
     int err_no = 0;
     int rc = kf_error_errno(kf_file_read_all(s->file, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
@@ -489,7 +491,7 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
             bool ok;
             rc = verify_segment(p, ni.kind, ni.base_offset, o, res, NULL, &ok);
             kraft |= ni.kind == KF_FILE_KRAFT_CHECKPOINT && ni.suffix[0] == 0;
-        } else if (ni.kind == KF_FILE_TXNINDEX || ni.kind == KF_FILE_SNAPSHOT || ni.kind == KF_FILE_LEADER_EPOCH ||
+        } else if (ni.kind == KF_FILE_TXNINDEX || ni.kind == KF_FILE_PRODUCER_SNAPSHOT || ni.kind == KF_FILE_LEADER_EPOCH ||
                    ni.kind == KF_FILE_PARTITION_METADATA || ni.kind == KF_FILE_QUORUM_STATE) {
             kraft |= ni.kind == KF_FILE_QUORUM_STATE;
             sink fs = {o, res, p, 0, 0};

@@ -5,6 +5,7 @@
  * GroupMetadataValue whose protocol type is "consumer". */
 #include <string.h>
 
+#include "bytes/error.h"
 #include "records/coord_walk.h"
 #include "kfsck/coord.h"
 
@@ -37,14 +38,20 @@ static int consumer_decode(const cs_message *m, const uint8_t *p, size_t n, kf_d
     return d.err;
 }
 
+/* rc, as the last error when it is an error. */
+static int consumer_decoded(int rc, const char *what)
+{
+    return rc == KF_OK ? rc : kf_error_set(rc, 0, NULL, "consumer protocol %s: %s", what, kf_err_str(rc));
+}
+
 int kf_consumer_subscription_decode(const uint8_t *p, size_t n, kf_dtree *t, uint32_t *root)
 {
-    return consumer_decode(&kf_cs_consumer_subscription, p, n, t, root);
+    return consumer_decoded(consumer_decode(&kf_cs_consumer_subscription, p, n, t, root), "subscription");
 }
 
 int kf_consumer_assignment_decode(const uint8_t *p, size_t n, kf_dtree *t, uint32_t *root)
 {
-    return consumer_decode(&kf_cs_consumer_assignment, p, n, t, root);
+    return consumer_decoded(consumer_decode(&kf_cs_consumer_assignment, p, n, t, root), "assignment");
 }
 
 static uint32_t field_index(const kf_dtree *t, uint32_t st, const char *name)

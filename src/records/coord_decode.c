@@ -14,6 +14,7 @@
 #include "records/coord_walk.h"
 #include "kfsck/coord.h"
 #include "bytes/cursor.h"
+#include "bytes/error.h"
 
 static void set_err(kf_coord_record *out, bool in_key, size_t pos, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -169,11 +170,9 @@ static int decode_value(const cs_record *rec, const uint8_t *v, size_t n, kf_dtr
     return body.rc;
 }
 
-int kf_coord_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
-                    kf_dtree *t, kf_coord_record *out)
+static int coord_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
+                        kf_dtree *t, kf_coord_record *out)
 {
-    if (!out)
-        return KF_ERR_CORRUPT;
     memset(out, 0, sizeof *out);
     out->key_type = -1;
     out->key_root = KF_DNODE_NONE;
@@ -214,6 +213,15 @@ int kf_coord_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_
             rc = vrc;
     }
     return rc;
+}
+
+int kf_coord_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
+                    kf_dtree *t, kf_coord_record *out)
+{
+    if (!out)
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "no record to decode into");
+    int rc = coord_decode(topic, key, key_len, value, value_len, t, out);
+    return rc == KF_OK ? rc : kf_error_set(rc, 0, NULL, "%s", out->err[0] ? out->err : kf_err_str(rc));
 }
 
 const char *kf_coord_problem_code(int rc, const kf_coord_record *cr, kf_severity *sev)

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "bytes/cursor.h"
+#include "bytes/error.h"
 #include "records/coord_internal.h"
 
 #define FRAME_VERSION 1
@@ -99,11 +100,9 @@ static void take_body(const cs_record *rec, const cs_body *b, kf_kraft_record *o
         rec_err(out, b->err_pos, "%s", b->err);
 }
 
-int kf_kraft_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
-                    kf_dtree *t, kf_kraft_record *out)
+static int kraft_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
+                        kf_dtree *t, kf_kraft_record *out)
 {
-    if (!out)
-        return KF_ERR_CORRUPT;
     rec_init(out);
     out->key_present = key != NULL && key_len >= 0;
     if (!t) {
@@ -161,11 +160,8 @@ int kf_kraft_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_
     return b.rc;
 }
 
-int kf_kraft_control_decode(int16_t type, const uint8_t *value, int32_t value_len, kf_dtree *t,
-                            kf_kraft_record *out)
+static int control_decode(int16_t type, const uint8_t *value, int32_t value_len, kf_dtree *t, kf_kraft_record *out)
 {
-    if (!out)
-        return KF_ERR_CORRUPT;
     rec_init(out);
     out->control = true;
     out->api_key = type;
@@ -192,4 +188,26 @@ int kf_kraft_control_decode(int16_t type, const uint8_t *value, int32_t value_le
     cs_decode_body(rec, 0, value, (size_t)value_len, 0, CS_BODY_TRAILING_OK, t, &b);
     take_body(rec, &b, out);
     return b.rc;
+}
+
+/* rc, with out's words as the last error when it is an error. */
+static int decoded(int rc, const kf_kraft_record *out)
+{
+    return rc == KF_OK ? rc : kf_error_set(rc, 0, NULL, "%s", out->err[0] ? out->err : kf_err_str(rc));
+}
+
+int kf_kraft_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
+                    kf_dtree *t, kf_kraft_record *out)
+{
+    if (!out)
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "no record to decode into");
+    return decoded(kraft_decode(topic, key, key_len, value, value_len, t, out), out);
+}
+
+int kf_kraft_control_decode(int16_t type, const uint8_t *value, int32_t value_len, kf_dtree *t,
+                            kf_kraft_record *out)
+{
+    if (!out)
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "no record to decode into");
+    return decoded(control_decode(type, value, value_len, t, out), out);
 }

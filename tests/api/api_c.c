@@ -1,8 +1,9 @@
 /* api_c.c: a third party's C program using libkfsck as installed, built
  * with nothing but `pkg-config --cflags --libs kfsck` (tests/api/run.sh):
  * verifies a healthy and a damaged fixture segment and a partition through
- * the public API, checks the error detail of a failed open (kf_error_last),
- * the version functions and the options conventions (KF_*_OPTIONS_INIT, NULL
+ * the public API, checks the error detail of a failed open and of failed
+ * parses (kf_error_last: the parsers report through it too), the version
+ * functions and the options conventions (KF_*_OPTIONS_INIT, NULL
  * options, a version the library does not know). Exit 0 when every answer
  * is right. Usage: api_c FIXTURES_DIR */
 #include <errno.h>
@@ -40,6 +41,66 @@ static void verify_one(const char *path, kf_verify_result *res, seen *s, kf_segm
     kf_name_info ni = kf_classify_name("00000000000000000000.log");
     int rc = kf_verify_file(path, ni.kind, ni.base_offset, &o, res, sum);
     CHECK(rc == KF_OK);
+}
+
+/* The parsers of the small files, of batches and of codec payloads say why
+ * they failed the one way every function does: the last error (its code
+ * the one returned, no errno or path, the reason in words); a parse that
+ * succeeds leaves it as it was. */
+static void check_parse_errors(void)
+{
+    static const uint8_t bad_pm[] = "version: 0\ntopic_id: not-a-uuid\n";
+    kf_partition_metadata pm;
+    kf_error_clear();
+    CHECK(kf_partition_metadata_parse(bad_pm, sizeof bad_pm - 1, &pm) == KF_ERR_CORRUPT);
+    CHECK(kf_error_last()->code == KF_ERR_CORRUPT && kf_error_last()->err_no == 0 && !kf_error_last()->path[0]);
+    CHECK(strstr(kf_error_last()->message, "topic id") != NULL);
+
+    static const uint8_t good_mp[] = "version=1\nnode.id=3\ncluster.id=abc\n";
+    kf_meta_properties mp;
+    CHECK(kf_meta_properties_parse(good_mp, sizeof good_mp - 1, &mp) == KF_OK && mp.node_id == 3);
+    CHECK(kf_error_last()->code == KF_ERR_CORRUPT); /* unchanged by a success */
+    static const uint8_t bad_mp[] = "version=1\ncluster.id=abc\n";
+    CHECK(kf_meta_properties_parse(bad_mp, sizeof bad_mp - 1, &mp) == KF_ERR_CORRUPT);
+    CHECK(strstr(kf_error_last()->message, "node.id") != NULL);
+
+    kf_producer_snapshot sn;
+    static const uint8_t short_snap[4] = {0, 1, 0, 0};
+    CHECK(kf_producer_snapshot_parse(short_snap, sizeof short_snap, &sn) == KF_ERR_TRUNCATED);
+    CHECK(kf_error_last()->code == KF_ERR_TRUNCATED && strstr(kf_error_last()->message, "header") != NULL);
+
+    static const uint8_t bad_qs[] = "{\"data_version\": 7}\n";
+    kf_quorum_state qs;
+    CHECK(kf_quorum_state_parse(bad_qs, sizeof bad_qs - 1, &qs) == KF_ERR_CORRUPT);
+    CHECK(strstr(kf_error_last()->message, "data_version") != NULL);
+
+    static const uint8_t bad_ckpt[] = "0\n2\nt 0 5\n";
+    CHECK(kf_checkpoint_parse(bad_ckpt, sizeof bad_ckpt - 1, KF_CHECKPOINT_OFFSETS, NULL, NULL, NULL, NULL, NULL) ==
+          KF_ERR_CORRUPT);
+    CHECK(kf_error_last()->code == KF_ERR_CORRUPT && strstr(kf_error_last()->message, "expected 2") != NULL);
+
+    /* a magic byte of 5 in a 61-byte entry, and a v2 header cut short */
+    uint8_t entry[61] = {0};
+    entry[11] = 61 - 12;
+    entry[16] = 5;
+    kf_batch b;
+    CHECK(kf_batch_parse(entry, sizeof entry, 0, &b) == KF_ERR_UNSUPPORTED);
+    CHECK(kf_error_last()->code == KF_ERR_UNSUPPORTED && strstr(kf_error_last()->message, "magic") != NULL);
+    entry[16] = 2;
+    CHECK(kf_batch_parse(entry, 40, 0, &b) == KF_ERR_CORRUPT && kf_error_last()->code == KF_ERR_CORRUPT);
+
+    /* a record decoder: the result struct says it, and so does the last error */
+    kf_dtree t = {0};
+    kf_kraft_record kr;
+    CHECK(kf_kraft_decode(KF_KRAFT_METADATA, NULL, -1, NULL, -1, &t, &kr) == KF_ERR_CORRUPT);
+    CHECK(kf_error_last()->code == KF_ERR_CORRUPT && !strcmp(kf_error_last()->message, kr.err));
+    kf_dtree_free(&t);
+
+    static const uint8_t junk[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    kf_buf out = {0};
+    CHECK(kf_decompress(KF_CODEC_GZIP, 2, junk, sizeof junk, &out, 1024) != KF_OK);
+    CHECK(strstr(kf_error_last()->message, "gzip") != NULL);
+    kf_buf_free(&out);
 }
 
 int main(int argc, char **argv)
@@ -114,7 +175,13 @@ int main(int argc, char **argv)
     CHECK(res.errors == 0 && res.warnings == 0);
     kf_connect_opts co = KF_CONNECT_OPTIONS_INIT;
     co.version = KF_CONNECT_OPTIONS_VERSION + 1;
-    CHECK(kf_connect_new(&co) == NULL);
+    kf_connect *conn = (kf_connect *)&co; /* set to NULL by the failure */
+    CHECK(kf_connect_new(&conn, &co) == KF_ERR_UNSUPPORTED && conn == NULL);
+    CHECK(kf_error_last()->code == KF_ERR_UNSUPPORTED && strstr(kf_error_last()->message, "options version"));
+    CHECK(kf_connect_new(&conn, NULL) == KF_OK && conn != NULL); /* NULL options: the defaults */
+    kf_connect_free(conn);
+
+    check_parse_errors();
 
     if (failures)
         return 1;

@@ -39,25 +39,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++;
     size--;
     const uint8_t *d = size ? data : NULL;
-    char msg[200];
     switch (kind) {
     case 0:
     case 1: {
         int32_t version = 0;
-        (void)kf_checkpoint_parse(d, size, kind == 0 ? KF_CKPT_OFFSETS : KF_CKPT_LEADER_EPOCH, &version, on_entry,
+        (void)kf_checkpoint_parse(d, size, kind == 0 ? KF_CHECKPOINT_OFFSETS : KF_CHECKPOINT_LEADER_EPOCH, &version, on_entry,
                                   NULL, on_problem, NULL);
         break;
     }
     case 2: {
         kf_partition_metadata pm;
-        (void)kf_partition_metadata_parse(d, size, &pm, msg, sizeof msg);
-        sink += strlen(msg) + strlen(pm.topic_id_b64);
+        int rc = kf_partition_metadata_parse(d, size, &pm);
+        sink += (rc != KF_OK ? strlen(kf_error_last()->message) : 0) + strlen(pm.topic_id_b64);
         break;
     }
     case 3: {
         kf_meta_properties mp;
-        (void)kf_meta_properties_parse(d, size, &mp, msg, sizeof msg);
-        sink += strlen(msg) + strlen(mp.cluster_id) + strlen(mp.directory_id);
+        int rc = kf_meta_properties_parse(d, size, &mp);
+        sink += (rc != KF_OK ? strlen(kf_error_last()->message) : 0) + strlen(mp.cluster_id) + strlen(mp.directory_id);
         break;
     }
     default: {

@@ -17,7 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kf_connect_opts co;
     kf_connect_opts_init(&co);
     co.max_batch_bytes = (size_t)1 << 20;
-    kf_connect *c = kf_connect_new(&co);
+    kf_connect *c;
+    (void)kf_connect_new(&c, &co); /* NULL when out of memory: checked below */
     kf_segment_scan_opts o;
     kf_segment_scan_opts_init(&o);
     o.deep = true;
@@ -34,9 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (c) {
         const kf_connect_offset *rows;
-        size_t n = kf_connect_offsets(c, &rows);
+        size_t n = 0;
         size_t sink = 0;
-        for (size_t i = 0; n != (size_t)-1 && i < n; i++)
+        if (kf_connect_offsets(c, &rows, &n) != KF_OK)
+            n = 0;
+        for (size_t i = 0; i < n; i++)
             sink += rows[i].connector_len + rows[i].partition_len + rows[i].offset_len;
         (void)sink;
         (void)kf_json_valid(data, size < 4096 ? size : 4096);

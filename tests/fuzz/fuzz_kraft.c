@@ -237,9 +237,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     case 5: {
         kf_quorum_state q;
-        char msg[200];
-        rc = kf_quorum_state_parse(p, n, &q, msg, sizeof msg);
-        sink += (size_t)rc + q.nvoters + strlen(msg);
+        rc = kf_quorum_state_parse(p, n, &q);
+        sink += (size_t)rc + q.nvoters + (rc != KF_OK ? strlen(kf_error_last()->message) : 0);
         break;
     }
     case 6: sequence(p, n); break;

@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(&ro.as_of, data + size - 8, 8);
         ro.has_as_of = ro.as_of & 1;
     }
-    kf_replay *r = kf_replay_new(&ro);
-    if (!r) {
+    kf_replay *r;
+    if (kf_replay_new(&r, &ro) != KF_OK) {
         kf_source_close(m);
         return 0;
     }

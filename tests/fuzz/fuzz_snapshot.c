@@ -1,5 +1,5 @@
 /* fuzz_snapshot.c: fuzz target for the producer-state snapshot reader
- * (src/format/snapshot.c). The input bytes are the whole .snapshot file: the header
+ * (src/format/producer_snapshot.c). The input bytes are the whole .snapshot file: the header
  * is parsed and every entry the parser says is present is read. Any crash,
  * sanitizer report or hang is a bug; the result itself is ignored.
  *
@@ -16,18 +16,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    kf_snapshot s;
-    char msg[160];
+    kf_producer_snapshot s;
     volatile uint64_t sink = 0; /* unsigned: wraps, no UB */
-    (void)kf_snapshot_parse(size ? data : NULL, size, &s, msg, sizeof msg);
+    (void)kf_producer_snapshot_parse(size ? data : NULL, size, &s);
     for (uint64_t i = 0; i < s.entries; i++) {
-        kf_snapshot_entry e;
-        kf_snapshot_get(&s, i, &e);
+        kf_producer_snapshot_entry e;
+        kf_producer_snapshot_get(&s, i, &e);
         sink += (uint64_t)(e.producer_id ^ e.last_offset);
     }
     /* reading one past the listed entries must be safe too */
-    kf_snapshot_entry e;
-    kf_snapshot_get(&s, s.entries, &e);
+    kf_producer_snapshot_entry e;
+    kf_producer_snapshot_get(&s, s.entries, &e);
     (void)sink;
     return 0;
 }

@@ -85,11 +85,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ok) {
         char *segs[1] = {logp};
         int64_t bases[1] = {at100 ? 100 : 0};
-        kf_copy c = {dir, segs, bases, 1};
+        kf_partition_copy c = {dir, segs, bases, 1};
         kf_partition part = {(char *)"t", 0, &c, 1};
 
         /* the same bytes as a __transaction_state partition: the coordinator view */
-        kf_txn_coord *coord = kf_txn_coord_new();
+        kf_txn_coord *coord;
+        (void)kf_txn_coord_new(&coord); /* NULL when out of memory: then not fed */
         kf_part_reader_opts ro;
         kf_part_reader_opts_init(&ro);
         ro.max_batch_bytes = (size_t)1 << 20;

@@ -50,7 +50,7 @@ static void test_ckpt_offsets_good(void **state)
     entries es;
     problem_log pl;
     int32_t v = -5;
-    assert_int_equal(parse_ckpt(t, KF_CKPT_OFFSETS, &v, &es, &pl), KF_OK);
+    assert_int_equal(parse_ckpt(t, KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_OK);
     assert_int_equal(v, 0);
     assert_int_equal(pl.n, 0);
     assert_int_equal(es.n, 3);
@@ -72,20 +72,20 @@ static void test_ckpt_empty_forms(void **state)
     problem_log pl;
     int32_t v = -5;
     /* empty file: empty list, version untouched */
-    assert_int_equal(parse_ckpt("", KF_CKPT_OFFSETS, &v, &es, &pl), KF_OK);
+    assert_int_equal(parse_ckpt("", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_OK);
     assert_int_equal(v, -5);
     assert_int_equal(es.n + pl.n, 0);
-    assert_int_equal(kf_checkpoint_parse(NULL, 0, KF_CKPT_OFFSETS, NULL, NULL, NULL, NULL, NULL), KF_OK);
+    assert_int_equal(kf_checkpoint_parse(NULL, 0, KF_CHECKPOINT_OFFSETS, NULL, NULL, NULL, NULL, NULL), KF_OK);
     /* version only: the broker reads it as empty */
-    assert_int_equal(parse_ckpt("0\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_OK);
+    assert_int_equal(parse_ckpt("0\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_OK);
     assert_int_equal(v, 0);
-    assert_int_equal(parse_ckpt("0\n0\n", KF_CKPT_LEADER_EPOCH, &v, &es, &pl), KF_OK);
+    assert_int_equal(parse_ckpt("0\n0\n", KF_CHECKPOINT_LEADER_EPOCH, &v, &es, &pl), KF_OK);
     assert_int_equal(es.n + pl.n, 0);
     /* no final newline, CRLF line ends, tabs and trailing blanks */
-    assert_int_equal(parse_ckpt("0\r\n1\r\nt\t0  5", KF_CKPT_OFFSETS, &v, &es, &pl), KF_OK);
+    assert_int_equal(parse_ckpt("0\r\n1\r\nt\t0  5", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_OK);
     assert_int_equal(es.n, 1);
     assert_int_equal(es.offset[0], 5);
-    assert_int_equal(parse_ckpt("0\n1\nt 0 5 \n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_OK);
+    assert_int_equal(parse_ckpt("0\n1\nt 0 5 \n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_OK);
     assert_int_equal(es.n, 1);
 }
 
@@ -95,19 +95,19 @@ static void test_ckpt_bad_version(void **state)
     entries es;
     problem_log pl;
     int32_t v = -5;
-    assert_int_equal(parse_ckpt("1\n1\nt 0 5\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("1\n1\nt 0 5\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(v, 1);
     assert_int_equal(pl.n, 1);
     assert_string_equal(pl.code[0], KF_P_CHECKPOINT_INVALID);
     assert_int_equal(pl.position[0], 0);
     assert_int_equal(es.n, 0);
-    assert_int_equal(parse_ckpt("zero\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("zero\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(pl.n, 1);
-    assert_int_equal(parse_ckpt(" 0\n0\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt(" 0\n0\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     /* a checkpoint zero-filled by a crash */
     const uint8_t zeros[64] = {0};
     memset(&pl, 0, sizeof pl);
-    assert_int_equal(kf_checkpoint_parse(zeros, sizeof zeros, KF_CKPT_LEADER_EPOCH, &v, NULL, NULL, problem_log_fn, &pl),
+    assert_int_equal(kf_checkpoint_parse(zeros, sizeof zeros, KF_CHECKPOINT_LEADER_EPOCH, &v, NULL, NULL, problem_log_fn, &pl),
                      KF_ERR_CORRUPT);
     assert_int_equal(pl.n, 1);
     assert_int_equal(pl.position[0], 0);
@@ -119,11 +119,11 @@ static void test_ckpt_bad_count(void **state)
     entries es;
     problem_log pl;
     int32_t v;
-    assert_int_equal(parse_ckpt("0\nx\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\nx\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(pl.n, 1);
     assert_int_equal(pl.position[0], 2);
-    assert_int_equal(parse_ckpt("0\n99999999999\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
-    assert_int_equal(parse_ckpt("0\n-1\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\n99999999999\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\n-1\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(pl.position[0], 2);
 }
 
@@ -134,17 +134,17 @@ static void test_ckpt_count_mismatch(void **state)
     problem_log pl;
     int32_t v;
     /* fewer lines than the count: reported at the count line */
-    assert_int_equal(parse_ckpt("0\n3\na 0 1\nb 0 2\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\n3\na 0 1\nb 0 2\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(es.n, 2);
     assert_int_equal(pl.n, 1);
     assert_int_equal(pl.position[0], 2);
     /* more lines: reported at the first extra line */
-    assert_int_equal(parse_ckpt("0\n1\na 0 1\nb 0 2\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\n1\na 0 1\nb 0 2\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(es.n, 2);
     assert_int_equal(pl.n, 1);
     assert_int_equal(pl.position[0], 10);
     /* an extra empty line is a malformed entry line to the broker */
-    assert_int_equal(parse_ckpt("0\n1\na 0 1\n\n", KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\n1\na 0 1\n\n", KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_true(problem_log_has(&pl, KF_P_CHECKPOINT_INVALID));
     assert_int_equal(pl.position[0], 10);
 }
@@ -162,7 +162,7 @@ static void test_ckpt_bad_lines(void **state)
                     " d 1 2\n"                      /* 38: leading blank: 4 fields */
                     "e 1 -9223372036854775808\n"    /* 45: fine */
                     "f 2147483648 1\n";             /* 70: partition overflows */
-    assert_int_equal(parse_ckpt(t, KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt(t, KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(es.n, 1);
     assert_string_equal(es.topic[0], "e");
     assert_int_equal(es.offset[0], INT64_MIN);
@@ -185,7 +185,7 @@ static void test_ckpt_long_line(void **state)
     entries es;
     problem_log pl;
     int32_t v;
-    assert_int_equal(parse_ckpt(buf, KF_CKPT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt(buf, KF_CHECKPOINT_OFFSETS, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(es.n, 0);
     assert_int_equal(pl.n, 1);
     assert_int_equal(pl.position[0], 4);
@@ -199,7 +199,7 @@ static void test_leader_epoch_good(void **state)
     entries es;
     problem_log pl;
     int32_t v;
-    assert_int_equal(parse_ckpt("0\n3\n0 0\n2 45\n7 1000\n", KF_CKPT_LEADER_EPOCH, &v, &es, &pl), KF_OK);
+    assert_int_equal(parse_ckpt("0\n3\n0 0\n2 45\n7 1000\n", KF_CHECKPOINT_LEADER_EPOCH, &v, &es, &pl), KF_OK);
     assert_int_equal(pl.n, 0);
     assert_int_equal(es.n, 3);
     assert_true(es.is_epoch[0]);
@@ -217,18 +217,18 @@ static void test_leader_epoch_bad(void **state)
     problem_log pl;
     int32_t v;
     /* epoch repeats (line at 8), start offset goes back (line at 13) */
-    assert_int_equal(parse_ckpt("0\n3\n1 0\n1 45\n2 40\n", KF_CKPT_LEADER_EPOCH, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\n3\n1 0\n1 45\n2 40\n", KF_CHECKPOINT_LEADER_EPOCH, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(es.n, 3);
     assert_int_equal(pl.n, 2);
     assert_int_equal(pl.position[0], 8);
     assert_int_equal(pl.position[1], 13);
     /* equal start offsets: the cache would have dropped the older epoch */
-    assert_int_equal(parse_ckpt("0\n2\n1 5\n2 5\n", KF_CKPT_LEADER_EPOCH, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\n2\n1 5\n2 5\n", KF_CHECKPOINT_LEADER_EPOCH, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(pl.n, 1);
     /* three fields are an offset-checkpoint line, not an epoch line */
-    assert_int_equal(parse_ckpt("0\n1\nt 0 5\n", KF_CKPT_LEADER_EPOCH, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\n1\nt 0 5\n", KF_CHECKPOINT_LEADER_EPOCH, &v, &es, &pl), KF_ERR_CORRUPT);
     assert_int_equal(pl.position[0], 4);
-    assert_int_equal(parse_ckpt("0\n1\n1 x\n", KF_CKPT_LEADER_EPOCH, &v, &es, &pl), KF_ERR_CORRUPT);
+    assert_int_equal(parse_ckpt("0\n1\n1 x\n", KF_CHECKPOINT_LEADER_EPOCH, &v, &es, &pl), KF_ERR_CORRUPT);
 }
 
 /* ---- Uuid ------------------------------------------------------------------------ */
@@ -250,17 +250,19 @@ static void test_uuid_b64(void **state)
     assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzItg", 22, v), 0);
     const uint8_t want[16] = {6, 178, 189, 97, 222, 147, 75, 75, 143, 242, 122, 94, 170, 12, 200, 182};
     assert_memory_equal(v, want, 16);
-    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzIt", 21, v), -1);
-    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzItg=", 23, v), -1);
-    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzI+g", 22, v), -1); /* not URL-safe */
-    assert_int_equal(kf_uuid_from_b64(NULL, 22, v), -1);
+    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzIt", 21, v), KF_ERR_CORRUPT);
+    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzItg=", 23, v), KF_ERR_CORRUPT);
+    assert_int_equal(kf_uuid_from_b64("BrK9Yd6TS0uP8npeqgzI+g", 22, v), KF_ERR_CORRUPT); /* not URL-safe */
+    assert_int_equal(kf_uuid_from_b64(NULL, 22, v), KF_ERR_CORRUPT);
 }
 
 /* ---- partition.metadata -------------------------------------------------------------- */
 
 static int parse_pm(const char *t, kf_partition_metadata *pm, char *msg)
 {
-    return kf_partition_metadata_parse((const uint8_t *)t, strlen(t), pm, msg, 200);
+    int rc = kf_partition_metadata_parse((const uint8_t *)t, strlen(t), pm);
+    snprintf(msg, 200, "%.199s", rc == KF_OK ? "ok" : kf_error_last()->message); /* the reason is the last error */
+    return rc;
 }
 
 static void test_partition_metadata_good(void **state)
@@ -317,7 +319,9 @@ static void test_partition_metadata_bad(void **state)
 
 static int parse_mp(const char *t, kf_meta_properties *mp, char *msg)
 {
-    return kf_meta_properties_parse((const uint8_t *)t, strlen(t), mp, msg, 200);
+    int rc = kf_meta_properties_parse((const uint8_t *)t, strlen(t), mp);
+    snprintf(msg, 200, "%.199s", rc == KF_OK ? "ok" : kf_error_last()->message);
+    return rc;
 }
 
 static void test_meta_properties_v0(void **state)
@@ -344,7 +348,7 @@ static void test_meta_properties_v0(void **state)
     assert_int_equal(mp.version, 0);
     assert_false(mp.has_broker_id);
     /* empty file: a v0 with nothing */
-    assert_int_equal(kf_meta_properties_parse(NULL, 0, &mp, msg, sizeof msg), KF_OK);
+    assert_int_equal(kf_meta_properties_parse(NULL, 0, &mp), KF_OK);
 }
 
 static void test_meta_properties_v1(void **state)

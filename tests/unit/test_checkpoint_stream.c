@@ -110,7 +110,7 @@ static void test_many_lines_across_pieces(void **state)
         snprintf(line, sizeof line, "topic-%d %d %d%s", i % 977, i % 13, i * 7, ends[i % 3]);
         puts_(&t, line);
     }
-    transcript r = both(t.d, t.n, KF_CKPT_OFFSETS);
+    transcript r = both(t.d, t.n, KF_CHECKPOINT_OFFSETS);
     assert_int_equal(r.entries, 30000);
     assert_int_equal(r.problems, 0);
     free(r.text);
@@ -132,7 +132,7 @@ static void test_crlf_split_at_a_piece_boundary(void **state)
         while (t.n < 65535 - shift) /* the rest as a malformed long line */
             put_repeat(&t, 'b', 1);
         puts_(&t, "\r\nx 1 2\r\ny 2 3\n");
-        transcript r = both(t.d, t.n, KF_CKPT_OFFSETS);
+        transcript r = both(t.d, t.n, KF_CHECKPOINT_OFFSETS);
         assert_true(r.problems >= 1); /* the overlong first line */
         free(r.text);
         free(t.d);
@@ -152,7 +152,7 @@ static void test_lines_longer_than_a_piece(void **state)
     puts_(&t, "2\nt 0 5\n");
     put_repeat(&t, 'z', 200000);
     puts_(&t, " 1 2\n");
-    transcript r = both(t.d, t.n, KF_CKPT_OFFSETS);
+    transcript r = both(t.d, t.n, KF_CHECKPOINT_OFFSETS);
     assert_int_equal(r.entries, 1);
     assert_int_equal(r.problems, 1);
     assert_non_null(strstr(r.text, "line of 200004 bytes is too long"));
@@ -161,7 +161,7 @@ static void test_lines_longer_than_a_piece(void **state)
     t.n = 0;
     put_repeat(&t, '0', 100000);
     puts_(&t, "x\n0\n");
-    r = both(t.d, t.n, KF_CKPT_OFFSETS);
+    r = both(t.d, t.n, KF_CHECKPOINT_OFFSETS);
     assert_non_null(strstr(r.text, "malformed version line \"0000"));
     free(r.text);
 
@@ -169,14 +169,14 @@ static void test_lines_longer_than_a_piece(void **state)
     puts_(&t, "0\n-");
     put_repeat(&t, '0', 70000);
     puts_(&t, "99999999999999999999\n"); /* beyond an int */
-    r = both(t.d, t.n, KF_CKPT_OFFSETS);
+    r = both(t.d, t.n, KF_CHECKPOINT_OFFSETS);
     assert_non_null(strstr(r.text, "malformed entry count line"));
     free(r.text);
 
     t.n = 0;
     puts_(&t, "0\n");
     put_repeat(&t, '0', 70000); /* only zeros: 0 entries, nothing after */
-    r = both(t.d, t.n, KF_CKPT_OFFSETS);
+    r = both(t.d, t.n, KF_CHECKPOINT_OFFSETS);
     assert_int_equal(r.problems, 0);
     free(r.text);
     free(t.d);
@@ -190,9 +190,9 @@ static void test_other_shapes(void **state)
         "", "0", "0\n", "0\n2\n0 0\n3 40", "0\n2\n3 40\n2 10\n", "1\n0\n", "0\n-1\n", "0\n1\n\n",
     };
     for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
-        transcript r = both((const uint8_t *)inputs[i], strlen(inputs[i]), KF_CKPT_LEADER_EPOCH);
+        transcript r = both((const uint8_t *)inputs[i], strlen(inputs[i]), KF_CHECKPOINT_LEADER_EPOCH);
         free(r.text);
-        r = both((const uint8_t *)inputs[i], strlen(inputs[i]), KF_CKPT_OFFSETS);
+        r = both((const uint8_t *)inputs[i], strlen(inputs[i]), KF_CHECKPOINT_OFFSETS);
         free(r.text);
     }
 }
@@ -201,7 +201,7 @@ static void test_missing_file(void **state)
 {
     (void)state;
     int32_t v;
-    assert_int_equal(kf_checkpoint_read("/nonexistent/kfsck-checkpoint", KF_CKPT_OFFSETS, &v, NULL, NULL, NULL,
+    assert_int_equal(kf_checkpoint_read("/nonexistent/kfsck-checkpoint", KF_CHECKPOINT_OFFSETS, &v, NULL, NULL, NULL,
                                         NULL),
                      KF_ERR_IO);
     assert_int_equal(kf_error_last()->err_no, ENOENT);

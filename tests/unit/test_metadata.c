@@ -645,7 +645,7 @@ static void test_job_damaged_snapshot(void **state)
     assert_int_equal(in->records, 12);
     unbuild(&b);
     /* the check alone */
-    kf_snapshot_status st;
+    kf_kraft_snapshot_status st;
     problem_log log = {0};
     assert_int_equal(kf_kraft_check_snapshot(p, 0, problem_log_fn, &log, &st), KF_OK);
     assert_true(st.has_header);
@@ -784,8 +784,7 @@ static void test_multi_record_control_batches(void **state)
 
 static int qs(const char *s, kf_quorum_state *q)
 {
-    char msg[200];
-    return kf_quorum_state_parse((const uint8_t *)s, strlen(s), q, msg, sizeof msg);
+    return kf_quorum_state_parse((const uint8_t *)s, strlen(s), q);
 }
 
 static void test_quorum_state(void **state)

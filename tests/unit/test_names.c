@@ -14,7 +14,7 @@ static void test_segment_files(void **state)
     assert_string_equal(ni.suffix, ".deleted");
     assert_int_equal(kf_classify_name("00000000000000000000.index.swap").kind, KF_FILE_INDEX);
     assert_int_equal(kf_classify_name("00000000000000000000.txnindex").kind, KF_FILE_TXNINDEX);
-    assert_int_equal(kf_classify_name("00000000000000000025.snapshot").kind, KF_FILE_SNAPSHOT);
+    assert_int_equal(kf_classify_name("00000000000000000025.snapshot").kind, KF_FILE_PRODUCER_SNAPSHOT);
     ni = kf_classify_name("00000000000000007259-0000000001.checkpoint");
     assert_int_equal(ni.kind, KF_FILE_KRAFT_CHECKPOINT);
     assert_true(ni.base_offset == 7259);

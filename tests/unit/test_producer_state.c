@@ -41,18 +41,17 @@ static void add(feed *f, int64_t base, int32_t count, bool txn, int ctl, int64_t
     assert_int_equal(kf_pstate_add(f->ps, b, n, &f->buf, 1 << 20, &f->st), KF_OK);
 }
 
-static void snapshot_of(const kf_pstate *ps, uint8_t **data, size_t *len, kf_snapshot *s)
+static void snapshot_of(const kf_pstate *ps, uint8_t **data, size_t *len, kf_producer_snapshot *s)
 {
-    char msg[200];
     assert_int_equal(kf_pstate_snapshot(ps, data, len), KF_OK);
-    assert_int_equal(kf_snapshot_parse(*data, *len, s, msg, sizeof msg), KF_OK);
+    assert_int_equal(kf_producer_snapshot_parse(*data, *len, s), KF_OK);
 }
 
-static void check_entry(const kf_snapshot *s, uint64_t i, int64_t pid, int16_t epoch, int32_t seq, int64_t off,
+static void check_entry(const kf_producer_snapshot *s, uint64_t i, int64_t pid, int16_t epoch, int32_t seq, int64_t off,
                         int32_t delta, int64_t ts, int32_t coord, int64_t txn)
 {
-    kf_snapshot_entry e;
-    kf_snapshot_get(s, i, &e);
+    kf_producer_snapshot_entry e;
+    kf_producer_snapshot_get(s, i, &e);
     assert_int_equal(e.producer_id, pid);
     assert_int_equal(e.producer_epoch, epoch);
     assert_int_equal(e.last_sequence, seq);
@@ -182,7 +181,7 @@ static void test_rules(void **state)
 
     uint8_t *d;
     size_t n;
-    kf_snapshot s;
+    kf_producer_snapshot s;
     snapshot_of(f.ps, &d, &n, &s);
     assert_int_equal(s.count, 4);
     check_entry(&s, 0, 3, 0, 0, 13, 0, 1013, -1, 13);
@@ -204,7 +203,7 @@ static void test_continue_from_loaded_snapshot(void **state)
     add(&a, 2, 1, true, DATA, 9, 0, 0, 1002, 0);
     uint8_t *d;
     size_t n;
-    kf_snapshot s;
+    kf_producer_snapshot s;
     snapshot_of(a.ps, &d, &n, &s);
     assert_int_equal(kf_pstate_load(b.ps, &s), KF_OK);
     free(d);
@@ -305,7 +304,7 @@ static void test_many_producers(void **state)
     assert_int_equal(kf_pstate_producers(f.ps), 3000);
     uint8_t *d;
     size_t n;
-    kf_snapshot s;
+    kf_producer_snapshot s;
     snapshot_of(f.ps, &d, &n, &s);
     assert_int_equal(s.count, 3000);
     for (uint64_t i = 0; i < 3000; i++) {

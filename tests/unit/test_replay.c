@@ -129,7 +129,8 @@ static kf_replay *new_replay(history *h)
     kf_replay_opts_init(&o);
     o.change_fn = on_change;
     o.change_ctx = h;
-    kf_replay *r = kf_replay_new(&o);
+    kf_replay *r;
+    assert_int_equal(kf_replay_new(&r, &o), KF_OK);
     assert_non_null(r);
     kf_replay_partition(r, 12);
     return r;
@@ -262,7 +263,8 @@ static void test_many_keys(void **state)
     history h = {0};
     kf_replay_opts o;
     kf_replay_opts_init(&o);
-    kf_replay *r = kf_replay_new(&o);
+    kf_replay *r;
+    assert_int_equal(kf_replay_new(&r, &o), KF_OK);
     kf_replay_partition(r, 0);
     uint8_t *buf = malloc(1 << 20);
     uint8_t (*k)[64] = malloc(200 * 64), (*v)[64] = malloc(200 * 64);

@@ -1,4 +1,4 @@
-/* test_snapshot.c: unit tests for src/format/snapshot.c, the producer-state snapshot
+/* test_snapshot.c: unit tests for src/format/producer_snapshot.c, the producer-state snapshot
  * reader. Snapshots are built by hand with the version-1 layout of
  * segment-format.md §4.7 (header: version int16, CRC-32C of [6, EOF), count
  * int32; 46-byte entries), including the real-world 10-byte empty snapshot
@@ -52,9 +52,8 @@ static void test_snapshot_empty_10_bytes(void **state)
 {
     (void)state;
     const uint8_t buf[10] = {0x00, 0x01, 0x48, 0x67, 0x4b, 0xc7, 0, 0, 0, 0};
-    kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_OK);
+    kf_producer_snapshot s;
+    assert_int_equal(kf_producer_snapshot_parse(buf, sizeof buf, &s), KF_OK);
     assert_int_equal(s.version, 1);
     assert_int_equal(s.crc, 0x48674bc7u);
     assert_int_equal(s.crc_computed, 0x48674bc7u);
@@ -67,13 +66,12 @@ static void test_snapshot_empty_10_bytes(void **state)
 static void test_snapshot_zero_bytes(void **state)
 {
     (void)state;
-    kf_snapshot s;
-    char msg[200];
+    kf_producer_snapshot s;
     uint8_t one = 0;
-    assert_int_not_equal(kf_snapshot_parse(NULL, 0, &s, msg, sizeof msg), KF_OK);
+    assert_int_not_equal(kf_producer_snapshot_parse(NULL, 0, &s), KF_OK);
     assert_int_equal(s.entries, 0);
-    assert_int_not_equal(kf_snapshot_parse(&one, 0, &s, msg, sizeof msg), KF_OK);
-    assert_non_null(strstr(msg, "0-byte"));
+    assert_int_not_equal(kf_producer_snapshot_parse(&one, 0, &s), KF_OK);
+    assert_non_null(strstr(kf_error_last()->message, "0-byte"));
 }
 
 static void test_snapshot_two_producers(void **state)
@@ -84,13 +82,12 @@ static void test_snapshot_two_producers(void **state)
     put_entry(buf + 10, 4001, 0, 11, 11, 11, 1668000000005, -1, -1);
     put_entry(buf + 56, 4002, 3, 13, 37, 2, 1668000000700, 5, 30);
     seal(buf, sizeof buf, 1, 2);
-    kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_OK);
+    kf_producer_snapshot s;
+    assert_int_equal(kf_producer_snapshot_parse(buf, sizeof buf, &s), KF_OK);
     assert_int_equal(s.count, 2);
     assert_int_equal(s.entries, 2);
-    kf_snapshot_entry e;
-    kf_snapshot_get(&s, 0, &e);
+    kf_producer_snapshot_entry e;
+    kf_producer_snapshot_get(&s, 0, &e);
     assert_int_equal(e.producer_id, 4001);
     assert_int_equal(e.producer_epoch, 0);
     assert_int_equal(e.last_sequence, 11);
@@ -99,7 +96,7 @@ static void test_snapshot_two_producers(void **state)
     assert_int_equal(e.timestamp, 1668000000005);
     assert_int_equal(e.coordinator_epoch, -1);
     assert_int_equal(e.current_txn_first_offset, -1);
-    kf_snapshot_get(&s, 1, &e);
+    kf_producer_snapshot_get(&s, 1, &e);
     assert_int_equal(e.producer_id, 4002);
     assert_int_equal(e.producer_epoch, 3);
     assert_int_equal(e.last_sequence, 13);
@@ -109,7 +106,7 @@ static void test_snapshot_two_producers(void **state)
     assert_int_equal(e.coordinator_epoch, 5);
     assert_int_equal(e.current_txn_first_offset, 30);
     /* out of range: zeroed, no read past the end */
-    kf_snapshot_get(&s, 2, &e);
+    kf_producer_snapshot_get(&s, 2, &e);
     assert_int_equal(e.producer_id, 0);
 }
 
@@ -120,16 +117,15 @@ static void test_snapshot_crc_mismatch(void **state)
     put_entry(buf + 10, 7, 0, 1, 1, 0, 5, -1, -1);
     seal(buf, sizeof buf, 1, 1);
     buf[20] ^= 1; /* flip a bit inside the entry */
-    kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_CORRUPT);
+    kf_producer_snapshot s;
+    assert_int_equal(kf_producer_snapshot_parse(buf, sizeof buf, &s), KF_ERR_CORRUPT);
     assert_false(s.crc_ok);
     assert_int_not_equal(s.crc, s.crc_computed);
-    assert_non_null(strstr(msg, "CRC"));
+    assert_non_null(strstr(kf_error_last()->message, "CRC"));
     /* the entry can still be listed */
     assert_int_equal(s.entries, 1);
-    kf_snapshot_entry e;
-    kf_snapshot_get(&s, 0, &e);
+    kf_producer_snapshot_entry e;
+    kf_producer_snapshot_get(&s, 0, &e);
     assert_int_equal(e.producer_id, 7);
 }
 
@@ -138,9 +134,8 @@ static void test_snapshot_bad_version(void **state)
     (void)state;
     uint8_t buf[10] = {0};
     seal(buf, sizeof buf, 2, 0);
-    kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_UNSUPPORTED);
+    kf_producer_snapshot s;
+    assert_int_equal(kf_producer_snapshot_parse(buf, sizeof buf, &s), KF_ERR_UNSUPPORTED);
     assert_int_equal(s.version, 2);
     assert_true(s.crc_ok);
 }
@@ -151,9 +146,8 @@ static void test_snapshot_truncated(void **state)
     uint8_t buf[10 + 46 + 20] = {0};
     put_entry(buf + 10, 9, 0, 1, 1, 0, 5, -1, -1);
     seal(buf, sizeof buf, 1, 2); /* says 2 entries, holds 1.4 */
-    kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_TRUNCATED);
+    kf_producer_snapshot s;
+    assert_int_equal(kf_producer_snapshot_parse(buf, sizeof buf, &s), KF_ERR_TRUNCATED);
     assert_int_equal(s.count, 2);
     assert_int_equal(s.entries, 1);
 }
@@ -164,9 +158,8 @@ static void test_snapshot_trailing_bytes(void **state)
     uint8_t buf[10 + 46 + 3] = {0};
     put_entry(buf + 10, 9, 0, 1, 1, 0, 5, -1, -1);
     seal(buf, sizeof buf, 1, 1);
-    kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_CORRUPT);
+    kf_producer_snapshot s;
+    assert_int_equal(kf_producer_snapshot_parse(buf, sizeof buf, &s), KF_ERR_CORRUPT);
     assert_int_equal(s.entries, 1);
 }
 
@@ -175,9 +168,8 @@ static void test_snapshot_negative_count(void **state)
     (void)state;
     uint8_t buf[10 + 46] = {0};
     seal(buf, sizeof buf, 1, -1);
-    kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_CORRUPT);
+    kf_producer_snapshot s;
+    assert_int_equal(kf_producer_snapshot_parse(buf, sizeof buf, &s), KF_ERR_CORRUPT);
     assert_int_equal(s.count, -1);
     assert_int_equal(s.entries, 1);
 }
@@ -186,14 +178,13 @@ static void test_snapshot_short_header(void **state)
 {
     (void)state;
     const uint8_t buf[7] = {0x00, 0x01, 0x48, 0x67, 0x4b, 0xc7, 0};
-    kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_TRUNCATED);
+    kf_producer_snapshot s;
+    assert_int_equal(kf_producer_snapshot_parse(buf, sizeof buf, &s), KF_ERR_TRUNCATED);
     assert_int_equal(s.version, 1);
     assert_int_equal(s.entries, 0);
-    assert_int_equal(kf_snapshot_parse(buf, 1, &s, msg, sizeof msg), KF_ERR_TRUNCATED);
-    /* NULL msg is allowed */
-    assert_int_equal(kf_snapshot_parse(buf, 1, &s, NULL, 0), KF_ERR_TRUNCATED);
+    assert_int_equal(kf_producer_snapshot_parse(buf, 1, &s), KF_ERR_TRUNCATED);
+    assert_int_equal(kf_error_last()->code, KF_ERR_TRUNCATED);
+    assert_non_null(strstr(kf_error_last()->message, "shorter than its 10-byte header"));
 }
 
 /* Huge count in a small file: no read past the end, entries bounded. */
@@ -202,9 +193,8 @@ static void test_snapshot_huge_count(void **state)
     (void)state;
     uint8_t buf[10 + 46 * 2] = {0};
     seal(buf, sizeof buf, 1, 0x7fffffff);
-    kf_snapshot s;
-    char msg[200];
-    assert_int_equal(kf_snapshot_parse(buf, sizeof buf, &s, msg, sizeof msg), KF_ERR_TRUNCATED);
+    kf_producer_snapshot s;
+    assert_int_equal(kf_producer_snapshot_parse(buf, sizeof buf, &s), KF_ERR_TRUNCATED);
     assert_int_equal(s.entries, 2);
 }
 

@@ -103,8 +103,10 @@ static void test_duration(void **state)
     const char *bad[] = {"", "0", "0h", "-1", "+5", " 5", "5 ", "1.5h", "10x", "h", "ms", "99999999999999999999",
                          "9999999999999999d"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(kf_parse_duration_ms(bad[i], &ms), -1);
-    assert_int_equal(kf_parse_duration_ms(NULL, &ms), -1);
+        assert_int_equal(kf_parse_duration_ms(bad[i], &ms), KF_ERR_CORRUPT);
+    assert_int_equal(kf_parse_duration_ms(NULL, &ms), KF_ERR_CORRUPT);
+    assert_int_equal(kf_error_last()->code, KF_ERR_CORRUPT);
+    assert_non_null(strstr(kf_error_last()->message, "not a positive duration"));
 }
 
 int main(void)

@@ -304,7 +304,7 @@ static void test_txnindex_missing_extra_and_misplaced(void **state)
 
     char *segs[2] = {seg0, seg1};
     int64_t bases[2] = {0, 10};
-    kf_copy c = {(char *)"copy", segs, bases, 2};
+    kf_partition_copy c = {(char *)"copy", segs, bases, 2};
     kf_partition p = {(char *)"t", 0, &c, 1};
     kf_txns_opts o;
     kf_txns_opts_init(&o);
@@ -347,7 +347,7 @@ static void test_txnindex_missing_extra_and_misplaced(void **state)
     /* a second copy whose segment 1 lacks the index: its missing entries are
      * judged only where the markers were read from that copy */
     char *segs2[2] = {seg0, seg1};
-    kf_copy c2[2] = {{(char *)"a", segs, bases, 2}, {(char *)"b", segs2, bases, 2}};
+    kf_partition_copy c2[2] = {{(char *)"a", segs, bases, 2}, {(char *)"b", segs2, bases, 2}};
     kf_partition p2 = {(char *)"t", 0, c2, 2};
     memset(&log, 0, sizeof log);
     assert_int_equal(kf_txns_open(&f.t, &p2, &o), KF_OK);
@@ -396,7 +396,7 @@ static void test_snapshot_at_the_log_start(void **state)
 
     char *segs[1] = {seg};
     int64_t bases[1] = {100};
-    kf_copy c = {(char *)"copy", segs, bases, 1};
+    kf_partition_copy c = {(char *)"copy", segs, bases, 1};
     kf_partition p = {(char *)"t", 0, &c, 1};
     kf_txns_opts o;
     kf_txns_opts_init(&o);
@@ -474,7 +474,8 @@ static int32_t txn_value(uint8_t *out, int64_t pid, int16_t epoch, int8_t status
 static void test_coordinator_view_and_marker_missing(void **state)
 {
     (void)state;
-    kf_txn_coord *c = kf_txn_coord_new();
+    kf_txn_coord *c;
+    assert_int_equal(kf_txn_coord_new(&c), KF_OK);
     assert_non_null(c);
     uint8_t keys[5][32], vals[5][64], b[2048];
     tb_rec rs[5];
