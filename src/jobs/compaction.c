@@ -240,7 +240,7 @@ static char *datadir_of(const kf_partition *p)
 {
     if (!p->ncopies || !p->topic[0])
         return NULL;
-    const kf_copy *c = &p->copies[0];
+    const kf_partition_copy *c = &p->copies[0];
     char *part = (c->nseg == 1 && !strcmp(c->segments[0], c->label)) ? kf_path_dir(c->label) : strdup(c->label);
     char *dir = part ? kf_path_dir(part) : NULL;
     free(part);
@@ -288,7 +288,7 @@ static int checkpoint_entry(const kf_compaction_opts *o, const kf_partition *p, 
     ckpt_find f = {p, false, 0, path, o};
     int32_t version;
     int err_no = 0;
-    int rc = kf_error_errno(kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, ckpt_entry, &f, ckpt_problem, &f),
+    int rc = kf_error_errno(kf_checkpoint_read(path, KF_CHECKPOINT_OFFSETS, &version, ckpt_entry, &f, ckpt_problem, &f),
                             &err_no);
     if (rc == KF_ERR_IO && err_no != ENOENT)
         kf_report_in(o->problem_fn, o->problem_ctx, path, KF_P_UNREADABLE, KF_SEV_WARNING, 0, false, 0,

@@ -38,7 +38,7 @@ static int by_first_offset(const void *x, const void *y)
     return a->first_offset < b->first_offset ? -1 : a->first_offset > b->first_offset;
 }
 
-int cp_aborts_read(cp_aborts *a, const kf_copy *c)
+int cp_aborts_read(cp_aborts *a, const kf_partition_copy *c)
 {
     memset(a, 0, sizeof *a);
     for (size_t s = 0; c && s < c->nseg; s++) {

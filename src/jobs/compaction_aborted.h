@@ -28,7 +28,7 @@ typedef struct cp_aborts {
 /* The .txnindex entries of the copy's segments (files that are missing or
  * cannot be read hold none: the txns job reports them). KF_OK or
  * KF_ERR_NOMEM. */
-int cp_aborts_read(cp_aborts *a, const kf_copy *c);
+int cp_aborts_read(cp_aborts *a, const kf_partition_copy *c);
 
 /* A data batch, in offset order: true when it belongs to an aborted
  * transaction (its records are dropped, not indexed). */

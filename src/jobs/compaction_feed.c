@@ -31,7 +31,7 @@ typedef struct cp_feed {
 /* The first copy's segments, their sizes from the files. */
 static int segments_of(const kf_partition *p, cp_log *log)
 {
-    const kf_copy *c = p->ncopies ? &p->copies[0] : NULL;
+    const kf_partition_copy *c = p->ncopies ? &p->copies[0] : NULL;
     size_t n = c && c->nseg ? c->nseg : 1;
     if (!(log->segs = calloc(n, sizeof *log->segs)))
         return KF_ERR_NOMEM;
