@@ -98,6 +98,8 @@
 #include "kfsck/part_feed.h"
 #include "kfsck/decoder.h"
 #include "kfsck/groups.h"
+/* replicas: a partition's copies across brokers, before an election by hand */
+#include "kfsck/replicas.h"
 
 #ifdef __cplusplus
 extern "C" {

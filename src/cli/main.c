@@ -23,6 +23,7 @@ static const command COMMANDS[] = {
     {"stats", cmd_stats, "records and bytes per time bucket, and timestamp disorder"},
     {"txns", cmd_txns, "open, hanging and aborted transactions"},
     {"metadata", cmd_metadata, "the cluster as its KRaft metadata log describes it"},
+    {"replicas", cmd_replicas, "compare a partition's copies across brokers before an election"},
 };
 
 static void usage(FILE *f)
