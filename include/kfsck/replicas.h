@@ -5,7 +5,7 @@
  * found: each replica (log start, the log end its broker's recovery would
  * leave, high watermark, leader epochs), and for each replica as the
  * candidate leader where every other replica truncates when it follows it,
- * by Kafka's leader-epoch reconciliation (docs/formats.md §17), what each
+ * by Kafka's leader-epoch reconciliation (docs/formats.md §18), what each
  * loses and how much of that was acknowledged; the best candidate, whether
  * electing it is unclean (ISR and ELR from the KRaft metadata when
  * __cluster_metadata is among the inputs), and whether the copies diverged.

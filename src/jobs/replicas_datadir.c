@@ -45,6 +45,8 @@ static int rec_of(const kf_datadir_partition *p, rp_rec *r)
     r->has_hw = p->high_watermark.has;
     r->hw = p->high_watermark.offset;
     r->errors = p->errors;
+    r->has_recovery_point = p->recovery_point.has;
+    r->recovery_point = p->recovery_point.offset;
     r->topic = strdup(p->topic);
     r->datadir = strdup(p->datadir);
     r->dir = strdup(p->dir);

@@ -28,6 +28,8 @@ typedef struct rp_rec {
     kf_leader_epoch *epochs;           /* as the checkpoint holds them (not loaded yet) */
     size_t nepochs;
     bool epochs_file_missing;          /* a data dir's partition with no leader-epoch-checkpoint */
+    bool has_recovery_point;           /* a data dir's recovery-point-offset-checkpoint entry */
+    int64_t recovery_point;
     uint64_t errors;
 } rp_rec;
 

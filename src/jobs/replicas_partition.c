@@ -42,20 +42,27 @@ static void drop_problem(void *ctx, const kf_problem *p)
     (void)p;
 }
 
-/* The leader epochs of a copy's batches, as a broker rebuilding its cache
- * from them assigns them (LogSegment.recover: a batch's epoch when it is
- * above the latest, from the batch's base offset). */
-static int epochs_of_batches(const char *dir, size_t max_batch_bytes, rp_rec *r)
+/* The leader epochs a broker with no leader-epoch-checkpoint rebuilds at
+ * start-up after an unclean shutdown (the assumption of scan's
+ * recovery_end_offset, docs/formats.md §18): LogLoader recovers the
+ * segments from the one holding the recovery point on, and LogSegment.recover
+ * assigns a batch's epoch when it is above the latest, from the batch's base
+ * offset. Batches of earlier segments give none. */
+static int epochs_of_batches(rp_rec *r, size_t max_batch_bytes)
 {
     kf_partition p;
-    const char *dirs[1] = {dir};
+    const char *dirs[1] = {r->dir};
     int rc = kf_partition_of_dirs(&p, dirs, 1, NULL, NULL);
     if (rc == KF_ERR_NOMEM)
         return rc;
-    if (rc != KF_OK) {
+    if (rc != KF_OK || !p.ncopies) {
         kf_partition_free(&p);
         return KF_OK; /* unreadable: the scan counted it */
     }
+    int64_t rp = r->has_recovery_point ? r->recovery_point : 0, from = 0;
+    for (size_t i = 0; i < p.copies[0].nseg; i++)
+        if (p.copies[0].bases[i] >= 0 && p.copies[0].bases[i] <= rp && p.copies[0].bases[i] > from)
+            from = p.copies[0].bases[i];
     kf_part_reader_opts ro;
     kf_part_reader_opts_init(&ro);
     ro.max_batch_bytes = max_batch_bytes;
@@ -68,7 +75,7 @@ static int epochs_of_batches(const char *dir, size_t max_batch_bytes, rp_rec *r)
     size_t cap = 0;
     kf_batch b;
     while ((rc = kf_part_reader_next(pr, &b)) == 1) {
-        if (b.magic != 2 || b.partition_leader_epoch < 0 ||
+        if (b.magic != 2 || b.partition_leader_epoch < 0 || b.base_offset < from ||
             (r->nepochs && b.partition_leader_epoch <= r->epochs[r->nepochs - 1].epoch))
             continue;
         if (r->nepochs == cap) {
@@ -332,7 +339,7 @@ int rp_judge(rp_rec *recs, size_t n, const rp_judge_opts *o,
     int rc = KF_OK;
     for (size_t i = 0; rc == KF_OK && i < n; i++)
         if (recs[i].epochs_file_missing && recs[i].dir && !recs[i].from_scan_file)
-            rc = epochs_of_batches(recs[i].dir, o->max_batch_bytes, &recs[i]);
+            rc = epochs_of_batches(&recs[i], o->max_batch_bytes);
     kf_replica *reps = calloc(n ? n : 1, sizeof *reps);
     kf_replica_election *el = calloc(n ? n : 1, sizeof *el);
     kf_replica_follower *fol = calloc(n > 0 ? n * n : 1, sizeof *fol);

@@ -1,5 +1,5 @@
 /* replicas_rule.c: Kafka's leader-epoch reconciliation as pure functions
- * (include/kfsck/replicas.h, docs/formats.md §17): how a broker loads its
+ * (include/kfsck/replicas.h, docs/formats.md §18): how a broker loads its
  * leader-epoch cache, and where a follower truncates when it follows a new
  * leader. No I/O, no allocation. The rules come from Kafka's
  * storage/.../epoch/LeaderEpochFileCache.java (assign, truncateFromEnd,

@@ -53,9 +53,24 @@ class Case:
     """A broker: its id, its partition's batches, high watermark, and
     whether it has a leader-epoch-checkpoint."""
 
-    def __init__(self, broker, ranges, hw, checkpoint=True, damage_at=None, cluster="c1", log_start=None):
+    def __init__(self, broker, ranges, hw, checkpoint=True, damage_at=None, cluster="c1", log_start=None,
+                 second_segment=None, recovery_point=None):
         self.broker, self.ranges, self.hw, self.checkpoint = broker, ranges, hw, checkpoint
         self.damage_at, self.cluster, self.log_start = damage_at, cluster, log_start
+        self.second_segment, self.recovery_point = second_segment, recovery_point
+
+    def batch_epochs(self):
+        """The epochs a broker with no leader-epoch-checkpoint rebuilds from
+        its batches at an unclean start (LogLoader recovers from the
+        segment holding the recovery point: LogSegment.recover assigns)."""
+        rp = self.recovery_point or 0
+        seg_from = self.second_segment if self.second_segment is not None and self.second_segment <= rp else 0
+        cache = model.EpochCache()
+        for first, end, epoch, _ in self.ranges:
+            for b in range(first, end, PER_BATCH):
+                if b >= seg_from and (cache.latest() is None or epoch > cache.latest()[0]):
+                    cache.assign(epoch, b)
+        return cache.entries
 
     @property
     def end(self):
@@ -74,8 +89,16 @@ def write_broker(root, c, name=None):
         # the batch starting at damage_at: flip a byte of its records (its CRC then fails)
         pos = len(segment([(f, min(e, c.damage_at), ep, t) for f, e, ep, t in c.ranges if f < c.damage_at]))
         data[pos + 70] ^= 0xFF
+    cut = len(data)
+    if c.second_segment is not None:
+        cut = len(segment([(f, min(e, c.second_segment), ep, t) for f, e, ep, t in c.ranges if f < c.second_segment]))
+        with open(os.path.join(pd, "%020d.log" % c.second_segment), "wb") as f:
+            f.write(bytes(data[cut:]))
     with open(os.path.join(pd, "%020d.log" % 0), "wb") as f:
-        f.write(bytes(data))
+        f.write(bytes(data[:cut]))
+    if c.recovery_point is not None:
+        with open(os.path.join(dd, "recovery-point-offset-checkpoint"), "w") as f:
+            f.write("0\n1\n%s 0 %d\n" % (TOPIC, c.recovery_point))
     if c.checkpoint:
         with open(os.path.join(pd, "leader-epoch-checkpoint"), "w") as f:
             f.write(epoch_checkpoint(epochs_of(c.ranges)))
@@ -109,7 +132,8 @@ def model_of(cases, isr=None, elr=None, scan_files=False):
     """What the model says: a replica with no checkpoint has its batches'
     epochs from a data dir, none from a scan file (scan reports the file's)."""
     reps = [{"broker": c.broker, "log_end_offset": c.end, "high_watermark": c.hw, "log_start_offset": c.log_start,
-             "epochs": epochs_of(c.ranges) if c.checkpoint or not scan_files else []} for c in cases]
+             "epochs": epochs_of(c.ranges) if c.checkpoint else [] if scan_files else c.batch_epochs()}
+            for c in cases]
     return model.judge(reps, isr, elr)
 
 
@@ -229,6 +253,16 @@ class ReplicasTest(TempDirTest):
         self.assertEqual([(x["epoch"], x["start_offset"]) for x in reps[2]["leader_epochs"]], [(0, 0), (1, 100), (2, 200)])
         reps2 = {r["broker"]: r for r in rows2 if r["type"] == "replica"}
         self.assertEqual(reps2[2]["leader_epochs"], [])
+
+    def test_a_missing_checkpoint_rebuilt_from_the_recovered_segments_only(self):
+        # recovery starts at the segment holding the recovery point (200): epoch 1's start is not rebuilt
+        cases = [Case(1, [(0, 100, 0, "a"), (100, 200, 1, "a"), (200, 300, 3, "a")], 290),
+                 Case(2, [(0, 100, 0, "a"), (100, 250, 1, "a"), (250, 280, 2, "b")], 270, checkpoint=False,
+                      second_segment=200, recovery_point=220)]
+        self.assertEqual(cases[1].batch_epochs(), [(1, 200), (2, 250)])
+        p, rows, _, _ = self.both_ways(cases)
+        reps = {r["broker"]: r for r in rows if r["type"] == "replica"}
+        self.assertEqual([(x["epoch"], x["start_offset"]) for x in reps[2]["leader_epochs"]], [(1, 200), (2, 250)])
 
     def test_a_multi_round_truncation(self):
         cases = [Case(1, [(0, 100, 0, "a"), (100, 200, 2, "a"), (200, 300, 5, "a")], 290),
