@@ -19,6 +19,7 @@ _kfsck_options()
     stats)    echo "--bucket --by-partition --max-batch-bytes --json --sink-partition-duration --flush-size --rotate-interval --part-size --from-offset --from-time --help" ;;
     txns)     echo "--hanging-ms --max-batch-bytes --json --help" ;;
     metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
+    replicas) echo "--max-batch-bytes --json --help" ;;
     esac
 }
 
@@ -40,7 +41,7 @@ _kfsck()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="dump verify offsets groups repair merge scan stats txns metadata"
+    local commands="dump verify offsets groups repair merge scan stats txns metadata replicas"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))

@@ -28,12 +28,7 @@
 extern "C" {
 #endif
 
-/* A line of a scan file that is not a usable scan line (not JSON, too
- * long, a partition line missing a field it needs), at file:line (error). */
-#define KF_P_BAD_SCAN_LINE "bad_scan_line"
-/* The same partition twice on one broker (two of its log dirs, or two scan
- * files of it): the first is kept (warning). */
-#define KF_P_DUPLICATE_REPLICA "duplicate_replica"
+/* Its problem codes, KF_P_BAD_SCAN_LINE and KF_P_DUPLICATE_REPLICA, are in common.h. */
 
 /* ---- the reconciliation (pure) --------------------------------------------- */
 
