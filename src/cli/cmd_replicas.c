@@ -57,14 +57,7 @@ static void json_partition(out *o, const kf_replica_partition *p)
         out_opt_int(o, "log_start_offset", r->has_log_start, r->log_start_offset);
         out_opt_int(o, "log_end_offset", r->has_log_end, r->log_end_offset);
         out_opt_int(o, "high_watermark", r->has_high_watermark, r->high_watermark);
-        out_arr_open(o, "leader_epochs");
-        for (size_t k = 0; k < r->n_leader_epochs; k++) {
-            out_obj_open(o, NULL);
-            out_int(o, "epoch", r->leader_epochs[k].epoch);
-            out_int(o, "start_offset", r->leader_epochs[k].start_offset);
-            out_obj_close(o);
-        }
-        out_arr_close(o);
+        out_leader_epochs(o, "leader_epochs", r->leader_epochs, r->n_leader_epochs);
         out_bool(o, "epochs_from_batches", r->epochs_from_batches);
         out_bool(o, "damaged", r->damaged);
         out_uint(o, "errors", r->errors);
@@ -281,30 +274,11 @@ static void replicas_usage(FILE *f)
 
 int cmd_replicas(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, 0, 'J'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    bool json = false;
-    uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'J': json = true; break;
-        case 'B':
-            if (opt_positive_size("replicas", "--max-batch-bytes", optarg, &max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': replicas_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("replicas", "unknown or incomplete option", argv[optind - 1], replicas_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("replicas", "no PATH given", NULL, replicas_usage);
+    bool json;
+    uint64_t max_batch;
+    int st = opt_json_and_batch("replicas", argc, argv, replicas_usage, &json, &max_batch);
+    if (st >= 0)
+        return st;
 
     out o;
     out_init(&o, stdout, json);
