@@ -97,7 +97,7 @@ static void json_partition(out *o, const kf_replica_partition *p)
         out_opt_int(o, NULL, p->replicas[i].has_broker, p->replicas[i].broker);
     out_arr_close(o);
     out_opt_int(o, "high_watermark", p->has_high_watermark, p->high_watermark);
-    out_opt_int(o, "leader", p->has_metadata && p->leader >= 0, p->leader);
+    out_opt_int(o, "leader", p->has_metadata, p->leader); /* -1: none, as Kafka keeps it */
     out_ints(o, "isr", p->has_metadata, p->isr, p->nisr);
     out_ints(o, "elr", p->has_metadata, p->elr, p->nelr);
     out_opt_int(o, "leader_epoch", p->has_metadata, p->leader_epoch);

@@ -110,7 +110,12 @@ static int on_datadir(void *ctx, const kf_path_entry *e)
 static int on_file(void *ctx, const kf_path_entry *e)
 {
     inputs *in = ctx;
-    if (!rp_scan_file_sniff(e->path)) {
+    int err_no;
+    if (!rp_scan_file_sniff(e->path, &err_no)) {
+        if (err_no) {
+            unusable(in, e->path, err_no, kf_path_error_str(err_no));
+            return KF_ERR_IO;
+        }
         unusable(in, e->path, 0,
                  "neither a broker data directory nor the output of `kfsck scan --json` (its first line is no scan "
                  "line)");

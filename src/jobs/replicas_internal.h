@@ -52,8 +52,9 @@ typedef struct rp_stream {
 #define RP_SCAN_LINE_MAX (8u << 20)
 
 /* Whether path's first line is a `kfsck scan --json` line (a JSON object
- * whose "type" is "partition", "problem" or "summary"). */
-bool rp_scan_file_sniff(const char *path);
+ * whose "type" is "partition", "problem" or "summary"); false with *err_no
+ * set when it cannot be opened (else *err_no is 0). */
+bool rp_scan_file_sniff(const char *path, int *err_no);
 
 typedef struct rp_scan_file rp_scan_file;
 /* Called for each distinct cluster_id the file's partition lines name, with

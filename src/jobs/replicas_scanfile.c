@@ -80,7 +80,8 @@ static int next_line(line_reader *lr, const char **line, size_t *n)
     size_t scanned = 0;
     bool too_long = false;
     for (;;) {
-        char *nl = memchr(lr->buf + lr->off + scanned, '\n', lr->len - lr->off - scanned);
+        size_t unseen = lr->len - lr->off - scanned;
+        char *nl = unseen ? memchr(lr->buf + lr->off + scanned, '\n', unseen) : NULL;
         if (nl) {
             size_t len = (size_t)(nl - (lr->buf + lr->off));
             lr->lineno++;
@@ -274,11 +275,14 @@ static line_kind parse_line(const char *line, size_t n, rp_rec *r, char *why, si
     return kind;
 }
 
-bool rp_scan_file_sniff(const char *path)
+bool rp_scan_file_sniff(const char *path, int *err_no)
 {
+    *err_no = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
+    if (fd < 0) {
+        *err_no = errno;
         return false;
+    }
     struct stat st;
     bool yes = false;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {

@@ -289,7 +289,7 @@ class ReplicasTest(TempDirTest):
                  Case(2, [(0, 100, 0, "a"), (100, 150, 1, "a"), (150, 250, 2, "b")], 240)]
         meta = write_metadata(self.tmp, [1], [2], [1, 2])
         p, _, p2, _ = self.both_ways(cases, [1], [2], meta)
-        self.assertEqual((p["isr"], p["elr"], p["leader"], p["leader_epoch"]), ([1], [2], None, 7))
+        self.assertEqual((p["isr"], p["elr"], p["leader"], p["leader_epoch"]), ([1], [2], -1, 7))
         self.assertIs(p["unclean"], False)
         self.assertIs(p2["unclean"], False)
 

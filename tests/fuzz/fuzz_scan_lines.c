@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    sink += rp_scan_file_sniff(path);
+    int err_no;
+    sink += rp_scan_file_sniff(path, &err_no);
     rp_scan_file *f;
     if (rp_scan_file_open(&f, path, on_problem, NULL, on_cluster, NULL) == KF_OK) {
         for (size_t i = 0; i < rp_scan_file_runs(f); i++) {
