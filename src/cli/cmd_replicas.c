@@ -167,6 +167,14 @@ static void text_election(out *o, const kf_replica_partition *p, size_t i)
     out_text(o, "\n");
 }
 
+static bool in_isr(const kf_replica_partition *p, const kf_replica *r)
+{
+    for (size_t i = 0; r->has_broker && i < p->nisr; i++)
+        if (p->isr[i] == r->broker)
+            return true;
+    return false;
+}
+
 /* What to do: the best candidate, and how to make it lead. */
 static void text_advice(out *o, const kf_replica_partition *p)
 {
@@ -187,7 +195,7 @@ static void text_advice(out *o, const kf_replica_partition *p)
         out_text(o, "  the replicas diverged (their epoch histories or batches differ below a common end)\n");
     if (p->has_unclean && !p->unclean)
         out_text(o, "  Kafka elects it cleanly once it is up (it is in the %s)\n",
-                 p->nisr ? "ISR" : "ELR");
+                 in_isr(p, b) ? "ISR" : "ELR");
     else
         out_text(o,
                  "  to elect it: kafka-leader-election.sh --bootstrap-server HOST:PORT --election-type unclean "

@@ -292,6 +292,11 @@ class ReplicasTest(TempDirTest):
         self.assertEqual((p["isr"], p["elr"], p["leader"], p["leader_epoch"]), ([1], [2], -1, 7))
         self.assertIs(p["unclean"], False)
         self.assertIs(p2["unclean"], False)
+        rc, out, err = run("replicas", os.path.join(self.tmp, "b1.scan.json"), os.path.join(self.tmp, "b2.scan.json"),
+                           os.path.join(meta, "__cluster_metadata-0"))
+        self.assertIn("ISR [1], ELR [2]", out)
+        self.assertIn("cleanly once it is up (it is in the ELR)", out)
+        self.assertNotIn("--election-type unclean", out)
 
     def test_kraft_metadata_unclean(self):
         cases = [Case(1, [(0, 100, 0, "a"), (100, 300, 1, "a")], 150),
