@@ -15,7 +15,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import ROOT, TempDirTest, jsonl, run  # noqa: E402
+from kfsck_e2e import ROOT, TempDirTest, drop_root, jsonl, run  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "gen"))
 sys.path.insert(0, os.path.join(ROOT, "tools", "model"))
@@ -378,6 +378,16 @@ class ReplicasTest(TempDirTest):
         dirs = self.brokers([Case(1, [(0, 100, 0, "a")], 100)])
         rc, out, err = run("replicas", os.path.join(dirs[0], "t-0"))
         self.assertEqual(rc, 2, err)
+
+    def test_an_unreadable_scan_file(self):
+        prefix = drop_root(self)
+        dirs = self.brokers([Case(1, [(0, 100, 0, "a")], 100)])
+        (f,) = self.scan_files(dirs)
+        os.chmod(self.tmp, 0o755)
+        os.chmod(f, 0)
+        rc, out, err = run("replicas", f, prefix=prefix)
+        self.assertEqual(rc, 3, err)
+        self.assertIn("%s: permission denied" % f, err.lower())
 
     def test_model_rules(self):
         # endOffsetFor as Kafka's own unit test states it (LeaderEpochFileCacheTest): epochs 2@6, 3@8; asked 1 -> (1, 6)
