@@ -230,10 +230,10 @@ static int open_streams(inputs *in, head **hs, size_t *nh)
         if (x->scan_file) {
             kf_error_clear();
             rc = rp_scan_file_open(&x->sf, x->path, in->o->problem_fn, in->o->ctx, on_cluster, in);
-            if (rc == KF_ERR_IO) {
+            if (rc == KF_ERR_IO) { /* of another cluster (reported), unreadable or out of order */
                 const kf_error *e = kf_error_last();
-                if (e->code == KF_ERR_IO && e->err_no)
-                    unusable(in, x->path, e->err_no, kf_path_error_str(e->err_no));
+                if (e->code == KF_ERR_IO)
+                    unusable(in, x->path, e->err_no, e->err_no ? kf_path_error_str(e->err_no) : e->message);
                 x->refused = true;
                 continue;
             }

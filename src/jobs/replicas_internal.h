@@ -49,7 +49,11 @@ typedef struct rp_stream {
 /* ---- scan files (replicas_scanfile.c) ---- */
 
 /* The longest scan line read; a longer one is a bad_scan_line. */
-#define RP_SCAN_LINE_MAX (8u << 20)
+#define RP_SCAN_LINE_MAX (1u << 20)
+/* The most runs of lines in (topic, partition) order a scan file may have
+ * (scan writes one per data dir); each is read with a buffer of its own, of
+ * up to one line: memory stays below RP_SCAN_RUNS_MAX x RP_SCAN_LINE_MAX. */
+#define RP_SCAN_RUNS_MAX 256
 
 /* Whether path's first line is a `kfsck scan --json` line (a JSON object
  * whose "type" is "partition", "problem" or "summary"); false with *err_no
@@ -63,8 +67,9 @@ typedef int (*rp_cluster_fn)(void *ctx, const char *path, const char *cluster_id
 /* Reads the file once: bad lines reported (problem_fn), each cluster_id
  * named to cluster_fn, and the runs of lines in (topic, partition) order
  * found (a new run where the order goes back: each data dir section of a
- * scan's output is one). KF_OK; KF_ERR_IO when it cannot be read (the last
- * error says why); KF_ERR_NOMEM; or what cluster_fn returned. */
+ * scan's output is one). KF_OK; KF_ERR_IO when it cannot be read or has
+ * more than RP_SCAN_RUNS_MAX runs (the last error says why); KF_ERR_NOMEM;
+ * or what cluster_fn returned. */
 int rp_scan_file_open(rp_scan_file **f, const char *path, kf_problem_fn problem_fn, void *problem_ctx,
                       rp_cluster_fn cluster_fn, void *cluster_ctx);
 size_t rp_scan_file_runs(const rp_scan_file *f);

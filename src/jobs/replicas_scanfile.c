@@ -352,6 +352,11 @@ static int seen_before(seen_ids *s, const char *id, bool *before)
 
 static int add_run(rp_scan_file *f, int64_t start, uint64_t lineno)
 {
+    if (f->nruns == RP_SCAN_RUNS_MAX)
+        return kf_error_set(KF_ERR_IO, 0, f->path,
+                            "more than %u runs of lines in (topic, partition) order (line %" PRIu64
+                            "): not as kfsck scan writes them; sort its partition lines by topic and partition",
+                            RP_SCAN_RUNS_MAX, lineno + 1);
     run *nr = realloc(f->runs, (f->nruns + 1) * sizeof *nr);
     if (!nr)
         return KF_ERR_NOMEM;

@@ -9,8 +9,8 @@ best candidates and divergence come from tools/model/replicas_model.py, a
 model written from Kafka's LeaderEpochFileCache, Partition.makeLeader and
 AbstractFetcherThread, never from the C.
 """
+import json
 import os
-import subprocess
 import sys
 import unittest
 
@@ -360,13 +360,14 @@ class ReplicasTest(TempDirTest):
         (f,) = self.scan_files(dirs)
         with open(f) as fh:
             lines = fh.read().splitlines()
-        bad = self.write("bad.json", ("\n".join(lines[:1] + ["{not json", '{"type":"partition","topic":"z"}']
-                                                + lines[1:]) + "\n").encode())
+        bad = self.write("bad.json", ("\n".join(lines[:1] + ["{not json", '{"type":"partition","topic":"z"}',
+                                                             "x" * (1 << 20) + "x"] + lines[1:]) + "\n").encode())
         rc, rows, err = self.replicas(bad)
         probs = [r for r in rows if r["type"] == "problem"]
-        self.assertEqual([p["code"] for p in probs], ["bad_scan_line", "bad_scan_line"])
+        self.assertEqual([p["code"] for p in probs], ["bad_scan_line"] * 3)
         self.assertIn("line 2:", probs[0]["message"])
         self.assertIn("line 3:", probs[1]["message"])
+        self.assertIn("line 4: longer than 1048576 bytes", probs[2]["message"])
         self.assertEqual(rc, 1)
         self.assertEqual(len([r for r in rows if r["type"] == "partition"]), 1)
 
@@ -388,6 +389,20 @@ class ReplicasTest(TempDirTest):
         rc, out, err = run("replicas", f, prefix=prefix)
         self.assertEqual(rc, 3, err)
         self.assertIn("%s: permission denied" % f, err.lower())
+
+    def test_a_scan_file_out_of_order_beyond_the_run_cap(self):
+        # every line going back in (topic, partition) order starts a run; more than 256 is refused
+        lines = [json.dumps({"type": "partition", "datadir": "d", "topic": "t", "partition": p, "leader_epochs": [],
+                             "errors": 0, "broker": 1, "recovery_end_offset": 10, "high_watermark": 10})
+                 for p in range(300, 0, -1)]
+        f = self.write("reversed.json", ("\n".join(lines) + "\n").encode())
+        rc, out, err = run("replicas", f)
+        self.assertEqual(rc, 3, err)
+        self.assertIn("more than 256 runs", err)
+        ok = self.write("sorted.json", ("\n".join(reversed(lines)) + "\n").encode())
+        rc, out, err = run("replicas", "--json", ok)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(jsonl(out, "summary")[0]["partitions"], 300)
 
     def test_model_rules(self):
         # endOffsetFor as Kafka's own unit test states it (LeaderEpochFileCacheTest): epochs 2@6, 3@8; asked 1 -> (1, 6)
