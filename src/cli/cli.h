@@ -34,16 +34,15 @@ int opt_positive_size(const char *cmd, const char *opt, const char *arg, uint64_
  * returns EXIT_USAGE. */
 int opt_usage_error(const char *cmd, const char *what, const char *arg, void (*usage)(FILE *));
 
+/* The reader's thread count and read size from KFSCK_THREADS /
+ * KFSCK_CHUNK_BYTES when set (tests, measurements); unchanged otherwise. */
+void reader_tuning(unsigned *threads, size_t *chunk_bytes);
 /* The options of a command with only --json, --max-batch-bytes and --help
  * (verify, replicas) into *json and *max_batch: -1 to go on with the PATHs
  * from argv[optind], else the exit status (the help printed, or a usage
  * error said with usage). */
 int opt_json_and_batch(const char *cmd, int argc, char **argv, void (*usage)(FILE *), bool *json,
                        uint64_t *max_batch);
-
-/* The reader's thread count and read size from KFSCK_THREADS /
- * KFSCK_CHUNK_BYTES when set (tests, measurements); unchanged otherwise. */
-void reader_tuning(unsigned *threads, size_t *chunk_bytes);
 /* `kfsck dump` of a file that is not a .log segment (src/cli/aux.c): its
  * entries, then the problems verify would report, through r. */
 void aux_dump(const char *path, const kf_bytes *m, kf_name_info ni, out *o, report *r);
