@@ -20,6 +20,7 @@ _kfsck_options()
     txns)     echo "--hanging-ms --max-batch-bytes --json --help" ;;
     metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
     compaction) echo "--now --min-cleanable-ratio --min-compaction-lag-ms --max-compaction-lag-ms --max-batch-bytes --json --help" ;;
+    replicas) echo "--max-batch-bytes --json --help" ;;
     esac
 }
 
@@ -42,7 +43,7 @@ _kfsck()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="dump verify offsets groups repair merge scan stats txns metadata compaction"
+    local commands="dump verify offsets groups repair merge scan stats txns metadata compaction replicas"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))

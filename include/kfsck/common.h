@@ -130,6 +130,9 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_TXNINDEX_MISSING "txnindex_missing" /* an ABORT ending a transaction has no .txnindex entry (error) */
 #define KF_P_TXNINDEX_EXTRA "txnindex_extra"     /* a .txnindex entry names no ABORT marker (error) */
 #define KF_P_BAD_MARKER "bad_marker"             /* a control batch that is not a readable marker (error) */
+/* replicas (replicas.h) */
+#define KF_P_BAD_SCAN_LINE "bad_scan_line"         /* a scan file's line that is no usable scan line (error) */
+#define KF_P_DUPLICATE_REPLICA "duplicate_replica" /* one partition twice on one broker: the first kept (warning) */
 
 typedef struct kf_problem {
     const char *code;     /* one of KF_P_* */

@@ -123,8 +123,10 @@
 #include "kfsck/part_feed.h"
 #include "kfsck/decoder.h"
 #include "kfsck/groups.h"
-/* compaction (issue 16) */
+/* compaction: why a compacted partition does not shrink, what cleaning frees */
 #include "kfsck/compaction.h"
+/* replicas: a partition's copies across brokers, before an election by hand */
+#include "kfsck/replicas.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -24,6 +24,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_txns(int argc, char **argv);
 int cmd_metadata(int argc, char **argv);
 int cmd_compaction(int argc, char **argv);
+int cmd_replicas(int argc, char **argv);
 
 /* Parse a size like 1048576, 64K, 128M, 1G. Returns 0 on success. */
 int parse_size(const char *s, uint64_t *result);
@@ -41,6 +42,12 @@ int opt_time(const char *cmd, const char *opt, const char *arg, int64_t *v, void
 /* The reader's thread count and read size from KFSCK_THREADS /
  * KFSCK_CHUNK_BYTES when set (tests, measurements); unchanged otherwise. */
 void reader_tuning(unsigned *threads, size_t *chunk_bytes);
+/* The options of a command with only --json, --max-batch-bytes and --help
+ * (verify, replicas) into *json and *max_batch: -1 to go on with the PATHs
+ * from argv[optind], else the exit status (the help printed, or a usage
+ * error said with usage). */
+int opt_json_and_batch(const char *cmd, int argc, char **argv, void (*usage)(FILE *), bool *json,
+                       uint64_t *max_batch);
 /* `kfsck dump` of a file that is not a .log segment (src/cli/aux.c): its
  * entries, then the problems verify would report, through r. */
 void aux_dump(const char *path, const kf_file_contents *m, kf_name_info ni, out *o, report *r);

@@ -55,14 +55,7 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
         out_opt_int(o, "high_watermark", p->high_watermark.has, p->high_watermark.offset);
         out_opt_int(o, "log_start_offset", p->log_start_offset.has, p->log_start_offset.offset);
         out_opt_int(o, "cleaner_offset", p->cleaner_offset.has, p->cleaner_offset.offset);
-        out_arr_open(o, "leader_epochs");
-        for (size_t i = 0; i < p->n_leader_epochs; i++) {
-            out_obj_open(o, NULL);
-            out_int(o, "epoch", p->leader_epochs[i].epoch);
-            out_int(o, "start_offset", p->leader_epochs[i].start_offset);
-            out_obj_close(o);
-        }
-        out_arr_close(o);
+        out_leader_epochs(o, "leader_epochs", p->leader_epochs, p->n_leader_epochs);
         out_opt_int(o, "broker", p->has_broker, p->broker);
         out_str(o, "cluster_id", p->cluster_id);
         out_opt_int(o, "recovery_end_offset", p->has_recovery_end, p->recovery_end_offset);

@@ -73,30 +73,11 @@ static void verify_usage(FILE *f)
 
 int cmd_verify(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    bool json = false;
-    uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'B':
-            if (opt_positive_size("verify", "--max-batch-bytes", optarg, &max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': verify_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("verify", "unknown or incomplete option", argv[optind - 1], verify_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("verify", "no PATH given", NULL, verify_usage);
+    bool json;
+    uint64_t max_batch;
+    int st = opt_json_and_batch("verify", argc, argv, verify_usage, &json, &max_batch);
+    if (st >= 0)
+        return st;
     out o;
     out_init(&o, stdout, json);
     report rep = {&o, NULL, 0, 0};

@@ -81,3 +81,33 @@ void reader_tuning(unsigned *threads, size_t *chunk_bytes)
         *chunk_bytes = (size_t)v;
 }
 
+
+int opt_json_and_batch(const char *cmd, int argc, char **argv, void (*usage)(FILE *), bool *json,
+                       uint64_t *max_batch)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, 0, 'j'},
+        {"max-batch-bytes", required_argument, 0, 'B'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    *json = false;
+    *max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': *json = true; break;
+        case 'B':
+            if (opt_positive_size(cmd, "--max-batch-bytes", optarg, max_batch))
+                return EXIT_USAGE;
+            break;
+        case 'h': usage(stdout); return EXIT_CLEAN;
+        default: return opt_usage_error(cmd, "unknown or incomplete option", argv[optind - 1], usage);
+        }
+    }
+    if (optind >= argc)
+        return opt_usage_error(cmd, "no PATH given", NULL, usage);
+    return -1;
+}

@@ -24,6 +24,7 @@ static const command COMMANDS[] = {
     {"txns", cmd_txns, "open, hanging and aborted transactions"},
     {"metadata", cmd_metadata, "the cluster as its KRaft metadata log describes it"},
     {"compaction", cmd_compaction, "why a compacted partition does not shrink, what cleaning frees"},
+    {"replicas", cmd_replicas, "compare a partition's copies across brokers before an election"},
 };
 
 static void usage(FILE *f)

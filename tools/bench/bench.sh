@@ -5,7 +5,8 @@
 # 100-byte records, the codecs' payloads, three damaged copies of a
 # partition, a data dir of 64 partitions, a data dir whose checkpoint has 10
 # million lines, 10 million offset commits, a 1-million-record KRaft metadata
-# log), then measures issue 7's figures (and issue 20's memory of scan),
+# log, the scan files of 20 brokers), then measures issue 7's figures (and
+# issue 20's memory of scan, issue 15's replicas over scan files),
 # each a ratio against a limit or a peer measured in the same run
 # (tools/bench/bench_run.py), and prints them in one table with the machine it
 # ran on.

@@ -62,6 +62,12 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                repetition replays cleanly: the changes only touch partitions
                and configs the setup created). Records come from
                tools/gen/kraftfmt.py, batches from kafka-python.
+      replicas replicas/full/broker-N.json, replicas/quarter/broker-N.json:
+               the `kfsck scan --json` output of 20 brokers holding 5,000
+               partitions each (quarter: the first 1,250), every partition
+               on three brokers with histories that agree, lag or diverge,
+               for `kfsck replicas` over scan files (its time, and peak
+               memory that follows one partition, not the partition count).
 
   bench_gen.py gen-metadata DIR [RECORDS]
       Only the metadata log, into DIR/kraft-bench/ (RECORDS, default
@@ -622,9 +628,63 @@ def gen_metadata(top, scale, total=None):
     return {"dir": d, "segment": seg, "records": seg["records"], "files": [seg["file"]]}
 
 
+REPLICA_BROKERS = 20
+REPLICA_PARTITIONS = 5000        # per broker
+REPLICATION = 3
+
+
+def replica_line(broker, topic, part, end, hw, epochs):
+    """One scan --json partition line of a broker's copy."""
+    return json.dumps({
+        "type": "partition", "datadir": "/var/lib/kafka/data-%d" % broker, "topic": topic, "partition": part,
+        "dir": "/var/lib/kafka/data-%d/%s-%d" % (broker, topic, part), "topic_id": None, "segments": 1,
+        "bytes": end * 100, "first_offset": 0, "log_end_offset": end, "recovery_point": end,
+        "high_watermark": hw, "log_start_offset": 0, "cleaner_offset": None,
+        "leader_epochs": [{"epoch": e, "start_offset": s} for e, s in epochs], "broker": broker,
+        "cluster_id": "bench-cluster", "recovery_end_offset": end, "errors": 0, "warnings": 0,
+    }, separators=(",", ":")) + "\n"
+
+
+def gen_replica_set(root, partitions):
+    """scan files of REPLICA_BROKERS brokers with `partitions` partitions each."""
+    os.makedirs(root)
+    rng = random.Random(15)
+    nparts = REPLICA_BROKERS * partitions // REPLICATION
+    per_broker = [[] for _ in range(REPLICA_BROKERS)]
+    for i in range(nparts):
+        topic, part = "topic-%03d" % (i // 100), i % 100
+        base = 1000 + rng.randrange(100000)
+        for k in range(REPLICATION):
+            b = (i + k * 7) % REPLICA_BROKERS
+            kind = rng.randrange(4)  # 0, 1 in sync; 2 behind; 3 a diverged epoch
+            end = base if kind < 2 else base - rng.randrange(1, 500) if kind == 2 else base + rng.randrange(1, 300)
+            epochs = [(0, 0), (3, base // 3), (5, base // 2)] + ([(6 + k, base - 50)] if kind == 3 else [])
+            per_broker[b].append((topic, part, end, min(end, base - 100), epochs))
+    files = []
+    for b, rows in enumerate(per_broker):
+        rows.sort(key=lambda r: (r[0], r[1]))
+        path = os.path.join(root, "broker-%d.json" % b)
+        with open(path, "w", buffering=4 * MIB) as f:
+            for topic, part, end, hw, epochs in rows:
+                f.write(replica_line(b, topic, part, end, hw, epochs))
+            f.write(json.dumps({"type": "summary", "datadirs": 1, "partitions": len(rows)}) + "\n")
+        files.append(path)
+    return files, nparts
+
+
+def gen_replicas(top, scale):
+    root = os.path.join(top, "replicas")
+    fresh_dir(root)
+    n = max(int(REPLICA_PARTITIONS * scale), 200)
+    full, full_parts = gen_replica_set(os.path.join(root, "full"), n)
+    quarter, quarter_parts = gen_replica_set(os.path.join(root, "quarter"), n // 4)
+    return {"dir": root, "brokers": REPLICA_BROKERS, "per_broker": n, "full": full, "quarter": quarter,
+            "partitions": full_parts, "quarter_partitions": quarter_parts, "files": full + quarter}
+
+
 ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4", gen_lz4),
          ("merge", gen_merge), ("datadir", gen_datadir), ("checkpoints", gen_checkpoints), ("offsets", gen_offsets),
-         ("metadata", gen_metadata), ("compaction", gen_compaction))
+         ("metadata", gen_metadata), ("compaction", gen_compaction), ("replicas", gen_replicas))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
 FULL_SIZE_GIB = 7.3

@@ -506,6 +506,30 @@ def bench(R, kfsck, top, repeat):
     print("stats: %s, %.3f s; with --sink-partition-duration 1h: %.3f s (%.2fx)"
           % (gib_or_mib(seg["size"]), best(st), best(sk), best(sk) / best(st)), flush=True)
 
+    # 8b. replicas over the scan files of 20 brokers (issue 15): seconds, and
+    #     memory that follows one partition's replicas, not the partitions
+    if "replicas" in items:
+        rp = items["replicas"]
+        full = [kfsck, "replicas", "--json", *[P(f) for f in rp["full"]]]
+        quarter = [kfsck, "replicas", "--json", *[P(f) for f in rp["quarter"]]]
+        R.warm(*[P(f) for f in rp["full"] + rp["quarter"]])
+        check = R.run(quarter, capture=True, ok=(0, 1))
+        s = json_lines(check.out or "", "summary")
+        if check.rc in (0, 1) and (not s or s[0].get("partitions") != rp["quarter_partitions"]):
+            R.fail(quarter, "expected %d partitions; got %s" % (rp["quarter_partitions"], s[:1]))
+        rf = [R.run(full, ok=(0, 1)) for _ in range(2)]
+        rq = [R.run(quarter, ok=(0, 1)) for _ in range(2)]
+        what = "%d brokers x %s partitions, scan files" % (rp["brokers"], count(rp["per_broker"]))
+        print("replicas: %s (%s topic-partitions) in %.3f s, peak RSS %.1f MiB; a quarter of the partitions: "
+              "%.3f s, peak RSS %.1f MiB" % (what, count(rp["partitions"]), best(rf), peak(rf), best(rq), peak(rq)),
+              flush=True)
+        if all(r.rc in (0, 1) for r in rf + rq):
+            T.add("replicas time (%s)" % what, "%.2f s" % best(rf), "< 10 s", best(rf) < 10)
+            T.add("replicas peak RSS, 4x the partitions", "%.2fx" % (peak(rf) / peak(rq)), "<= 1.10x",
+                  peak(rf) / peak(rq) <= 1.10)
+        else:
+            T.failed("replicas time (%s)" % what, "< 10 s")
+
     # 9. peak RSS of each command, against the limit
     for cmd in ("verify", "repair", "merge", "offsets", "scan"):
         if cmd in rss_failed:

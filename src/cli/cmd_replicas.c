@@ -1,0 +1,320 @@
+/* cmd_replicas.c: `kfsck replicas`: options, and the printing of what the
+ * library's replicas job (include/kfsck/replicas.h) finds: per
+ * topic-partition its replicas, each candidate leader with what every other
+ * replica would lose, the best candidate and how to elect it; as JSON the
+ * contract's "replica", "election" and "partition" lines. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/walk.h"
+
+typedef struct replicas_print {
+    out *o;
+    report rep;
+} replicas_print;
+
+/* "broker 3", or the data dir of a broker with no id. */
+static void broker_name(const kf_replica *r, char *buf, size_t n)
+{
+    if (r->has_broker)
+        snprintf(buf, n, "broker %" PRId32, r->broker);
+    else
+        snprintf(buf, n, "%s", r->datadir);
+}
+
+static void out_broker(out *o, const char *key, const kf_replica *r)
+{
+    out_opt_int(o, key, r->has_broker, r->broker);
+}
+
+static void out_ints(out *o, const char *key, bool has, const int32_t *v, size_t n)
+{
+    if (!has) {
+        out_null(o, key);
+        return;
+    }
+    out_arr_open(o, key);
+    for (size_t i = 0; i < n; i++)
+        out_int(o, NULL, v[i]);
+    out_arr_close(o);
+}
+
+static void json_partition(out *o, const kf_replica_partition *p)
+{
+    for (size_t i = 0; i < p->nreplicas; i++) {
+        const kf_replica *r = &p->replicas[i];
+        out_begin(o, "replica");
+        out_str(o, "topic", p->topic);
+        out_int(o, "partition", p->partition);
+        out_broker(o, "broker", r);
+        out_str(o, "datadir", r->datadir);
+        out_str(o, "dir", r->dir);
+        out_str(o, "source", r->source);
+        out_opt_int(o, "log_start_offset", r->has_log_start, r->log_start_offset);
+        out_opt_int(o, "log_end_offset", r->has_log_end, r->log_end_offset);
+        out_opt_int(o, "high_watermark", r->has_high_watermark, r->high_watermark);
+        out_leader_epochs(o, "leader_epochs", r->leader_epochs, r->n_leader_epochs);
+        out_bool(o, "epochs_from_batches", r->epochs_from_batches);
+        out_bool(o, "damaged", r->damaged);
+        out_uint(o, "errors", r->errors);
+        out_end(o);
+    }
+    for (size_t i = 0; i < p->nelections; i++) {
+        const kf_replica_election *e = &p->elections[i];
+        const kf_replica *c = &p->replicas[e->candidate];
+        out_begin(o, "election");
+        out_str(o, "topic", p->topic);
+        out_int(o, "partition", p->partition);
+        out_broker(o, "candidate", c);
+        out_str(o, "datadir", c->datadir);
+        out_arr_open(o, "followers");
+        for (size_t k = 0; k < e->nfollowers; k++) {
+            const kf_replica_follower *f = &e->followers[k];
+            const kf_replica *r = &p->replicas[f->replica];
+            out_obj_open(o, NULL);
+            out_broker(o, "broker", r);
+            out_str(o, "datadir", r->datadir);
+            out_int(o, "truncate_to", f->truncate_to);
+            out_int(o, "offsets_lost", f->offsets_lost);
+            out_int(o, "acknowledged_lost", f->acknowledged_lost);
+            out_uint(o, "rounds", f->rounds);
+            out_obj_close(o);
+        }
+        out_arr_close(o);
+        out_int(o, "offsets_lost", e->offsets_lost);
+        out_int(o, "acknowledged_lost", e->acknowledged_lost);
+        out_end(o);
+    }
+    out_begin(o, "partition");
+    out_str(o, "topic", p->topic);
+    out_int(o, "partition", p->partition);
+    out_arr_open(o, "replicas");
+    for (size_t i = 0; i < p->nreplicas; i++)
+        out_opt_int(o, NULL, p->replicas[i].has_broker, p->replicas[i].broker);
+    out_arr_close(o);
+    out_opt_int(o, "high_watermark", p->has_high_watermark, p->high_watermark);
+    out_opt_int(o, "leader", p->has_metadata, p->leader); /* -1: none, as Kafka keeps it */
+    out_ints(o, "isr", p->has_metadata, p->isr, p->nisr);
+    out_ints(o, "elr", p->has_metadata, p->elr, p->nelr);
+    out_opt_int(o, "leader_epoch", p->has_metadata, p->leader_epoch);
+    const kf_replica *best = p->has_best ? &p->replicas[p->elections[p->best].candidate] : NULL;
+    if (best)
+        out_broker(o, "best_candidate", best);
+    else
+        out_null(o, "best_candidate");
+    if (p->has_unclean && best)
+        out_bool(o, "unclean", p->unclean);
+    else
+        out_null(o, "unclean");
+    out_bool(o, "diverged", p->diverged);
+    out_uint(o, "copies_disagree", p->disagreements);
+    out_end(o);
+}
+
+/* ---- text ------------------------------------------------------------------------- */
+
+static void text_epochs(out *o, const kf_replica *r)
+{
+    if (!r->n_leader_epochs) {
+        out_text(o, "  none");
+        return;
+    }
+    out_text(o, " ");
+    for (size_t k = 0; k < r->n_leader_epochs; k++)
+        out_text(o, " %" PRId32 "@%" PRId64, r->leader_epochs[k].epoch, r->leader_epochs[k].start_offset);
+    if (r->epochs_from_batches)
+        out_text(o, " (from the batches: no leader-epoch-checkpoint)");
+}
+
+static void text_list(out *o, const int32_t *v, size_t n)
+{
+    out_text(o, "[");
+    for (size_t i = 0; i < n; i++)
+        out_text(o, "%s%" PRId32, i ? "," : "", v[i]);
+    out_text(o, "]");
+}
+
+static void text_opt(out *o, bool has, int64_t v)
+{
+    if (has)
+        out_text(o, " %12" PRId64, v);
+    else
+        out_text(o, " %12s", "-");
+}
+
+static void text_election(out *o, const kf_replica_partition *p, size_t i)
+{
+    const kf_replica_election *e = &p->elections[i];
+    char name[300];
+    broker_name(&p->replicas[e->candidate], name, sizeof name);
+    out_text(o, "  %s elect %s:", p->has_best && p->best == i ? "*" : " ", name);
+    if (!e->nfollowers)
+        out_text(o, " no other replica to follow it");
+    for (size_t k = 0; k < e->nfollowers; k++) {
+        const kf_replica_follower *f = &e->followers[k];
+        broker_name(&p->replicas[f->replica], name, sizeof name);
+        if (f->offsets_lost == 0)
+            out_text(o, "%s %s keeps its log (to %" PRId64 ")", k ? ";" : "", name, f->truncate_to);
+        else
+            out_text(o, "%s %s truncates to %" PRId64 " (loses %" PRId64 " offset%s, %" PRId64 " acknowledged)",
+                     k ? ";" : "", name, f->truncate_to, f->offsets_lost, f->offsets_lost == 1 ? "" : "s",
+                     f->acknowledged_lost);
+    }
+    out_text(o, "\n");
+}
+
+static bool in_isr(const kf_replica_partition *p, const kf_replica *r)
+{
+    for (size_t i = 0; r->has_broker && i < p->nisr; i++)
+        if (p->isr[i] == r->broker)
+            return true;
+    return false;
+}
+
+/* What to do: the best candidate, and how to make it lead. */
+static void text_advice(out *o, const kf_replica_partition *p)
+{
+    if (!p->has_best) {
+        out_text(o, "  no replica could be read to its end: nothing to elect\n");
+        return;
+    }
+    const kf_replica_election *e = &p->elections[p->best];
+    const kf_replica *b = &p->replicas[e->candidate];
+    char name[300];
+    broker_name(b, name, sizeof name);
+    out_text(o, "  best: %s (loses %" PRId64 " offsets, %" PRId64 " acknowledged)", name, e->offsets_lost,
+             e->acknowledged_lost);
+    if (p->has_unclean)
+        out_text(o, p->unclean ? ", in neither the ISR nor the ELR: an unclean election" : ", in the ISR or ELR");
+    out_text(o, "\n");
+    if (p->diverged)
+        out_text(o, "  the replicas diverged (their epoch histories or batches differ below a common end)\n");
+    if (p->has_unclean && !p->unclean)
+        out_text(o, "  Kafka elects it cleanly once it is up (it is in the %s)\n",
+                 in_isr(p, b) ? "ISR" : "ELR");
+    else
+        out_text(o,
+                 "  to elect it: kafka-leader-election.sh --bootstrap-server HOST:PORT --election-type unclean "
+                 "--topic %s --partition %" PRId32 "\n"
+                 "    (that elects the first live replica of the assignment: put %s first with "
+                 "kafka-reassign-partitions.sh, or keep the other replicas' brokers stopped until it leads)\n",
+                 p->topic, p->partition, name);
+    if (e->acknowledged_lost > 0 || p->diverged)
+        out_text(o,
+                 "  no candidate keeps everything: `kfsck merge -o OUTDIR` of the copies' partition dirs rebuilds "
+                 "one log from all of them to restore on the chosen broker\n");
+}
+
+static void text_partition(out *o, const kf_replica_partition *p)
+{
+    out_text(o, "%s-%" PRId32 ":", p->topic, p->partition);
+    if (p->has_high_watermark)
+        out_text(o, " high watermark %" PRId64, p->high_watermark);
+    if (p->has_metadata) {
+        out_text(o, "; KRaft: leader ");
+        if (p->leader >= 0)
+            out_text(o, "%" PRId32, p->leader);
+        else
+            out_text(o, "none");
+        out_text(o, ", epoch %" PRId32 ", ISR ", p->leader_epoch);
+        text_list(o, p->isr, p->nisr);
+        out_text(o, ", ELR ");
+        text_list(o, p->elr, p->nelr);
+    }
+    out_text(o, "\n    %-28s %12s %12s %12s  %s\n", "REPLICA", "LOG-START", "LOG-END", "HW", "EPOCHS (epoch@start)");
+    for (size_t i = 0; i < p->nreplicas; i++) {
+        const kf_replica *r = &p->replicas[i];
+        char name[300];
+        broker_name(r, name, sizeof name);
+        out_text(o, "    %-28s", name);
+        text_opt(o, r->has_log_start, r->log_start_offset);
+        text_opt(o, r->has_log_end, r->log_end_offset);
+        text_opt(o, r->has_high_watermark, r->high_watermark);
+        text_epochs(o, r);
+        if (r->damaged)
+            out_text(o, "  damaged (%" PRIu64 " error%s)", r->errors, r->errors == 1 ? "" : "s");
+        if (!r->has_log_end)
+            out_text(o, "  could not be read to its end");
+        out_text(o, "\n");
+    }
+    for (size_t i = 0; i < p->nelections; i++)
+        text_election(o, p, i);
+    text_advice(o, p);
+    out_text(o, "\n");
+}
+
+static void print_partition(void *ctx, const kf_replica_partition *p)
+{
+    replicas_print *rp = ctx;
+    if (rp->o->json)
+        json_partition(rp->o, p);
+    else
+        text_partition(rp->o, p);
+}
+
+static void print_problem(void *ctx, const kf_problem *p)
+{
+    report_problem(&((replicas_print *)ctx)->rep, p);
+}
+
+/* ---- command ------------------------------------------------------------------------ */
+
+static void replicas_usage(FILE *f)
+{
+    fprintf(f, "usage: kfsck replicas [--json] [--max-batch-bytes N] PATH...\n\n"
+               "PATH: a broker's data dir (one entry of log.dirs), or a file of the `kfsck scan --json`\n"
+               "output of a broker (then only its lines are read), or KRaft's __cluster_metadata-0 (or\n"
+               "a data dir holding it) for the ISR and ELR. Data dirs are grouped into brokers by\n"
+               "meta.properties (node.id, else broker.id). For every topic-partition: each replica's log\n"
+               "start, log end after recovery, high watermark and leader epochs; for each replica as the\n"
+               "leader, where every other replica truncates by Kafka's leader-epoch reconciliation and\n"
+               "how many offsets (acknowledged ones too) it loses; the best candidate and how to elect it.\n"
+               "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
+               "  --json               newline-delimited JSON: replica, election, partition lines\n"
+               "exit: 0 every partition has a candidate losing nothing acknowledged and no copies\n"
+               "diverged; 1 otherwise (or a bad scan line); 2 usage error; 3 a path cannot be used\n"
+               "(unreadable, or of another cluster than the others).\n");
+}
+
+int cmd_replicas(int argc, char **argv)
+{
+    bool json;
+    uint64_t max_batch;
+    int st = opt_json_and_batch("replicas", argc, argv, replicas_usage, &json, &max_batch);
+    if (st >= 0)
+        return st;
+
+    out o;
+    out_init(&o, stdout, json);
+    replicas_print rp = {&o, {&o, NULL, 0, 0}};
+    kf_replicas_opts ro;
+    kf_replicas_opts_init(&ro);
+    ro.max_batch_bytes = (size_t)max_batch;
+    ro.partition_fn = print_partition;
+    ro.problem_fn = print_problem;
+    ro.ctx = &rp;
+    ro.error_fn = print_path_error;
+    kf_replicas_totals tot;
+    int rc = kf_replicas_run(argv + optind, (size_t)(argc - optind), &ro, &tot);
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
+    if (tot.partition_path)
+        return EXIT_USAGE;
+    if (json) {
+        out_begin(&o, "summary");
+        out_uint(&o, "partitions", tot.partitions);
+        out_uint(&o, "at_risk", tot.at_risk);
+        out_end(&o);
+    } else {
+        out_text(&o, "%" PRIu64 " partition%s, %" PRIu64 " with no candidate that keeps every acknowledged offset or "
+                     "with diverged copies\n",
+                 tot.partitions, tot.partitions == 1 ? "" : "s", tot.at_risk);
+    }
+    if (rc != KF_OK || tot.unusable)
+        return EXIT_FAIL;
+    return tot.at_risk || tot.bad_lines ? EXIT_DAMAGE : EXIT_CLEAN;
+}
