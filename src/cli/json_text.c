@@ -1,12 +1,16 @@
 /* json_text.c: JSON produced by kfsck itself, printed as indented,
  * human-readable text (for commands whose records are nested, like
  * `groups`): "key: value" lines, nested objects indented, arrays of scalars
- * inline as [a, b], arrays of objects as "- " items, null as "-". The input
+ * inline as [a, b], arrays of objects as "- " items, null as "-", a time
+ * (a key ending in "_timestamp") as its ms and UTC ISO 8601. The input
  * is our own writer's output, but the reader still stops cleanly at the end
  * of the text whatever it holds. */
 #include "cli/json_text.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "cli/out.h"
 
 typedef struct jt {
     const char *p, *end;
@@ -84,6 +88,30 @@ static bool flat_array(const jt *j)
 
 static void value(jt *j, int level);
 
+/* Does the key [k, k + n) name a time in epoch ms? */
+static bool time_key(const char *k, size_t n)
+{
+    static const char SUFFIX[] = "_timestamp";
+    return n >= sizeof SUFFIX - 1 && !memcmp(k + n - (sizeof SUFFIX - 1), SUFFIX, sizeof SUFFIX - 1);
+}
+
+/* A time's value: the ms as written, then the UTC time when it is one (a
+ * non-negative integer; -1 and null stay as they are). */
+static void time_value(jt *j, int level)
+{
+    const char *s = j->p;
+    value(j, level);
+    char digits[24];
+    size_t n = (size_t)(j->p - s);
+    if (n == 0 || n >= sizeof digits || strspn(s, "0123456789") < n)
+        return;
+    memcpy(digits, s, n);
+    digits[n] = 0;
+    char when[40];
+    fmt_time_utc(strtoll(digits, NULL, 10), when, sizeof when);
+    fprintf(j->f, " (%s)", when);
+}
+
 static void object_body(jt *j, int level, bool first_inline)
 {
     j->p++; /* { */
@@ -95,7 +123,9 @@ static void object_body(jt *j, int level, bool first_inline)
         first = false;
         if (*j->p != '"')
             break;
+        const char *key = j->p + 1;
         string(j);
+        size_t key_len = (size_t)(j->p - 1 - key);
         ws(j);
         if (j->p < j->end && *j->p == ':')
             j->p++;
@@ -107,6 +137,10 @@ static void object_body(jt *j, int level, bool first_inline)
         } else if (j->p < j->end && *j->p == '[' && !flat_array(j)) {
             fputc('\n', j->f);
             value(j, level + 1);
+        } else if (time_key(key, key_len)) {
+            fputc(' ', j->f);
+            time_value(j, level);
+            fputc('\n', j->f);
         } else {
             fputc(' ', j->f);
             value(j, level);
