@@ -1,5 +1,5 @@
 /* offsets_view.h: what a committed offset means to the consumer that
- * resumes from it (docs/formats.md §11.10, §11.11): the committed
+ * resumes from it (docs/formats.md §11.8 to §11.10): the committed
  * partition's log start and end among the inputs, the lag, whether the
  * commit is out of the log's range (and what auto.offset.reset would skip
  * or read again), whether it may be stale (damage hid later commits of its

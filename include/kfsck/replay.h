@@ -136,7 +136,7 @@ kf_replay_stats kf_replay_get_stats(const kf_replay *r);
 
 /* ---- what the coordinator's load would make of the partitions -----------
  *
- * Coordinator load (docs/formats.md §11.9): a record of a known type whose
+ * Coordinator load (docs/formats.md §11.7): a record of a known type whose
  * key or value does not deserialize makes the group coordinator fail to
  * load the whole __consumer_offsets partition (Kafka's loader rethrows what
  * the record serde threw), while a record of an unknown type is skipped. The

@@ -392,6 +392,7 @@ static void offsets_usage(FILE *f)
 {
     fprintf(f,
             "usage: kfsck offsets [--group G]... [--topic T]... [--history] [--as-of MS]\n"
+            "                     [--now MS] [--offsets-retention-minutes N]\n"
             "                     [--connect [--connect-topic T]] [--offsets-partitions N]\n"
             "                     [--format table|json|csv|reset-csv] [--max-batch-bytes N]\n"
             "                     [--json] PATH...\n\n"
@@ -402,7 +403,9 @@ static void offsets_usage(FILE *f)
             "  --history               every change in the order it took effect\n"
             "  --as-of MS              the table after the last change whose time is <= MS\n"
             "                          (epoch ms or ISO 8601: 2024-02-12T01:11:26Z); with\n"
-            "                          --history, the changes up to it\n"
+            "                          --history, the changes up to it\n"            "  --now MS                when expiry is judged (default: the newest batch time);\n"
+            "                          each row's expires_at/expired by the coordinator's rule\n"
+            "  --offsets-retention-minutes N  offsets.retention.minutes (default 10080)\n"
             "  --format table|json|csv the columns of kafka-consumer-groups.sh --describe\n"
             "                          (default), JSON lines (as --json), or CSV with a header\n"
             "  --format reset-csv      the file kafka-consumer-groups.sh --reset-offsets\n"
@@ -414,9 +417,11 @@ static void offsets_usage(FILE *f)
             "  --max-batch-bytes N     cap on one batch's decompressed size (default 128M)\n"
             "  --json                  newline-delimited JSON, problems included\n"
             "exit: 0 nothing wrong; 1 damaged batches or undecodable records were skipped, so\n"
-            "the table may be incomplete; 2 usage error (also --json with another --format,\n"
-            "reset-csv with --history or --connect, --connect with --group, --topic,\n"
-            "--history or --as-of); 3 a path cannot be read or the output cannot be written.\n");
+            "the table may be incomplete (or the coordinator would fail to load a partition);\n"
+            "2 usage error (also --json with another --format, reset-csv with --history or\n"
+            "--connect, --connect with --group, --topic, --history, --as-of, --now or\n"
+            "--offsets-retention-minutes); 3 a path cannot be read or the output cannot be\n"
+            "written.\n");
 }
 
 static int parse_i64(const char *s, int64_t *v)

@@ -1,5 +1,5 @@
 /* offset_expiry.c: the offset-expiration condition of a group, by the
- * group coordinator's rule (docs/formats.md §11.11; Kafka's
+ * group coordinator's rule (docs/formats.md §11.10; Kafka's
  * ClassicGroup/ConsumerGroup.offsetExpirationCondition,
  * OffsetExpirationConditionImpl and OffsetMetadataManager
  * .cleanupExpiredOffsets, KIP-211):

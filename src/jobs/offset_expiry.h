@@ -1,5 +1,5 @@
 /* offset_expiry.h: internal. The group coordinator's offset-expiration
- * condition of one group (docs/formats.md §11.11), as offsets_view.c asks
+ * condition of one group (docs/formats.md §11.10), as offsets_view.c asks
  * it of each row: whether the group's offsets can expire at all, from which
  * base time, and which topics it subscribes to (never expired while it has
  * members). */

@@ -4,7 +4,7 @@
  * log start: as the broker loads it, the larger of the data dir's
  * log-start-offset-checkpoint entry and the first segment's base offset,
  * the lowest over the copies), the out-of-range judgement of
- * docs/formats.md §11.10, staleness from the replay's lost ranges, and the
+ * docs/formats.md §11.8, staleness (§11.9) from the replay's lost ranges, and the
  * expiry of offset_expiry.c. Each partition's bounds, each data dir's
  * checkpoint and each group's condition are worked out once. */
 #include "kfsck/offsets_view.h"

@@ -595,7 +595,7 @@ static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *s
             return;
         }
         /* a known type that does not deserialize: the coordinator's load of
-         * the whole partition fails there (docs/formats.md §11.9) */
+         * the whole partition fails there (docs/formats.md §11.7) */
         r->stats.skipped++;
         report_load_error(r, b, rec, &cr, code);
         return;
