@@ -98,6 +98,7 @@
 #include "kfsck/kraft_check.h"
 #include "kfsck/part_feed.h"
 #include "kfsck/decoder.h"
+#include "kfsck/offsets_view.h"
 #include "kfsck/groups.h"
 
 #ifdef __cplusplus

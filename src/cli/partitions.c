@@ -106,8 +106,14 @@ void note_unmatched(const char *what, const char *const *wanted, size_t n, const
         const char *close[3];
         size_t nc = kf_closest_names(wanted[i], names, nnames, close, 3);
         fprintf(stderr, "kfsck: %s '%s' matches nothing in the inputs", what, wanted[i]);
-        for (size_t k = 0; k < nc; k++)
+        for (size_t k = 0; k < nc; k++) {
             fprintf(stderr, "%s'%s'", k ? ", " : "; closest: ", close[k]);
+            size_t cl = strlen(close[k]), wl = strlen(wanted[i]);
+            if (!strncmp(close[k], "connect-", 8) && !strcmp(close[k] + 8, wanted[i]))
+                fputs(" (a sink connector's group is connect-<name>)", stderr);
+            else if (wl > cl + 1 && !strncmp(wanted[i], close[k], cl) && wanted[i][cl] == '-')
+                fprintf(stderr, " ('%s' is partition %s of it)", wanted[i], wanted[i] + cl + 1);
+        }
         fputc('\n', stderr);
     }
 }
