@@ -249,36 +249,41 @@ static void print_table_row(offsets_run *run, const kf_offset_value *v, const kf
             !history && vw->has_expires_at && vw->expired ? " EXPIRED" : "");
 }
 
-/* The problems a row of the table is: out of range, expired. */
-static void out_of_range_fields(out *o, void *ctx)
+/* The problems a row of the table is (out of range, expired): their own
+ * fields, after the row's key. */
+typedef struct row_ctx {
+    const kf_offset_value *v;
+    const kf_offset_view *vw;
+} row_ctx;
+
+static void row_key_fields(out *o, const kf_offset_value *v)
 {
-    const void *const *a = ctx;
-    const kf_offset_value *v = a[0];
-    const kf_offset_view *vw = a[1];
     out_str(o, "group", v->group);
     out_str(o, "topic", v->topic);
     out_int(o, "partition", v->partition);
-    out_int(o, "log_start_offset", vw->log_start_offset);
-    out_int(o, "log_end_offset", vw->log_end_offset);
-    out_int(o, "records_skipped_if_earliest", vw->skipped_if_earliest);
-    out_int(o, "records_skipped_if_latest", vw->skipped_if_latest);
-    out_int(o, "records_reread_if_earliest", vw->reread_if_earliest);
+}
+
+static void out_of_range_fields(out *o, void *ctx)
+{
+    const row_ctx *c = ctx;
+    row_key_fields(o, c->v);
+    out_int(o, "log_start_offset", c->vw->log_start_offset);
+    out_int(o, "log_end_offset", c->vw->log_end_offset);
+    out_int(o, "records_skipped_if_earliest", c->vw->skipped_if_earliest);
+    out_int(o, "records_skipped_if_latest", c->vw->skipped_if_latest);
+    out_int(o, "records_reread_if_earliest", c->vw->reread_if_earliest);
 }
 
 static void expired_fields(out *o, void *ctx)
 {
-    const void *const *a = ctx;
-    const kf_offset_value *v = a[0];
-    const kf_offset_view *vw = a[1];
-    out_str(o, "group", v->group);
-    out_str(o, "topic", v->topic);
-    out_int(o, "partition", v->partition);
-    out_int(o, "expires_at", vw->expires_at);
+    const row_ctx *c = ctx;
+    row_key_fields(o, c->v);
+    out_int(o, "expires_at", c->vw->expires_at);
 }
 
 static void row_problems(offsets_run *run, const kf_offset_value *v, const kf_offset_view *vw)
 {
-    const void *ctx[2] = {v, vw};
+    row_ctx ctx = {v, vw};
     kf_problem p;
     memset(&p, 0, sizeof p);
     p.severity = KF_SEV_WARNING;
@@ -297,7 +302,7 @@ static void row_problems(offsets_run *run, const kf_offset_value *v, const kf_of
                      "group %.60s: %.60s-%d committed %" PRId64 ", past the log end %" PRId64
                      ": auto.offset.reset=earliest reads %" PRId64 " records again",
                      v->group, v->topic, v->partition, v->offset, vw->log_end_offset, vw->reread_if_earliest);
-        report_problem_with(&run->rep, &p, out_of_range_fields, ctx);
+        report_problem_with(&run->rep, &p, out_of_range_fields, &ctx);
     }
     if (vw->has_expires_at && vw->expired) {
         char when[40];
@@ -307,7 +312,7 @@ static void row_problems(offsets_run *run, const kf_offset_value *v, const kf_of
                  "group %.50s: %.50s-%d committed %" PRId64 " expired at %.30s (%" PRId64
                  "): the coordinator deletes it, a restart follows auto.offset.reset",
                  v->group, v->topic, v->partition, v->offset, when, vw->expires_at);
-        report_problem_with(&run->rep, &p, expired_fields, ctx);
+        report_problem_with(&run->rep, &p, expired_fields, &ctx);
     }
 }
 
