@@ -6,41 +6,33 @@
  * the lowest over the copies), the out-of-range judgement of
  * docs/formats.md §11.8, staleness (§11.9) from the replay's lost ranges, and the
  * expiry of offset_expiry.c. Each partition's bounds, each data dir's
- * checkpoint and each group's condition are worked out once. */
+ * checkpoint and each group's condition are worked out once and kept in a
+ * hash table. */
 #include "kfsck/offsets_view.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/htab.h"
 #include "bytes/opts.h"
 #include "jobs/offset_expiry.h"
 #include "kfsck/checkpoint.h"
 
 /* A partition's bounds, once known. */
 typedef struct bounds {
-    char *topic;
-    int32_t partition;
     bool known;
     int64_t log_start, log_end;
 } bounds;
 
-/* A data dir's log-start-offset-checkpoint entries. */
-typedef struct ckpt_entry {
-    char *topic;
-    int32_t partition;
-    int64_t offset;
-} ckpt_entry;
-
+/* A data dir's log-start-offset-checkpoint entries: (topic, partition)
+ * key -> offset. */
 typedef struct datadir_ckpt {
-    char *dir;
-    ckpt_entry *e;
-    size_t n;
+    htab entries;               /* partition_key -> (int64_t *) */
 } datadir_ckpt;
 
 /* A group's expiration condition, once known. */
 typedef struct group_expiry {
-    char *group;
     offset_expiry e;
 } group_expiry;
 
@@ -49,14 +41,24 @@ struct kf_offsets_view {
     const kf_inputs *in;
     const kf_replay *r;
     int64_t now;
-    bounds *b;
-    size_t nb;
-    datadir_ckpt *ck;
-    size_t nck;
-    group_expiry *ge;
-    size_t nge;
+    htab bounds;   /* partition_key -> bounds* */
+    htab ckpts;    /* data dir path -> datadir_ckpt* */
+    htab groups;   /* group id -> group_expiry* */
     bool nomem;
 };
+
+/* The key of a (topic, partition): the topic's bytes, a NUL, the number. */
+static uint32_t partition_key(uint8_t *out, size_t cap, const char *topic, int32_t partition)
+{
+    size_t n = strlen(topic);
+    if (n + 1 + sizeof partition > cap)
+        return 0;
+    memcpy(out, topic, n + 1);
+    memcpy(out + n + 1, &partition, sizeof partition);
+    return (uint32_t)(n + 1 + sizeof partition);
+}
+
+#define PARTITION_KEY_MAX 512 /* a topic name is at most 249 bytes */
 
 const char *kf_out_of_range_name(kf_out_of_range r)
 {
@@ -84,25 +86,38 @@ kf_offsets_view *kf_offsets_view_new(const kf_inputs *in, const kf_replay *r, co
     return v;
 }
 
+/* Frees every value of h (each freed by free_val), then h. */
+static void free_table(htab *h, void (*free_val)(void *))
+{
+    for (size_t i = 0; i < h->cap; i++)
+        if (h->e[i].key)
+            free_val(h->e[i].val);
+    htab_free(h);
+}
+
+static void free_ckpt(void *p)
+{
+    datadir_ckpt *c = p;
+    if (c)
+        free_table(&c->entries, free);
+    free(c);
+}
+
+static void free_group(void *p)
+{
+    group_expiry *g = p;
+    if (g)
+        offset_expiry_free(&g->e);
+    free(g);
+}
+
 void kf_offsets_view_free(kf_offsets_view *v)
 {
     if (!v)
         return;
-    for (size_t i = 0; i < v->nb; i++)
-        free(v->b[i].topic);
-    free(v->b);
-    for (size_t i = 0; i < v->nck; i++) {
-        for (size_t k = 0; k < v->ck[i].n; k++)
-            free(v->ck[i].e[k].topic);
-        free(v->ck[i].e);
-        free(v->ck[i].dir);
-    }
-    free(v->ck);
-    for (size_t i = 0; i < v->nge; i++) {
-        free(v->ge[i].group);
-        offset_expiry_free(&v->ge[i].e);
-    }
-    free(v->ge);
+    free_table(&v->bounds, free);
+    free_table(&v->ckpts, free_ckpt);
+    free_table(&v->groups, free_group);
     free(v);
 }
 
@@ -112,122 +127,114 @@ int64_t kf_offsets_view_now(const kf_offsets_view *v) { return v->now; }
 
 static void on_ckpt_entry(void *ctx, const kf_checkpoint_entry *e)
 {
-    datadir_ckpt *c = ((void **)ctx)[0];
-    kf_offsets_view *v = ((void **)ctx)[1];
-    ckpt_entry *n = realloc(c->e, (c->n + 1) * sizeof *n);
-    char *t = strdup(e->topic);
-    if (!n || !t) {
-        free(t);
-        if (n)
-            c->e = n;
+    void **c = ctx;
+    datadir_ckpt *ck = c[0];
+    kf_offsets_view *v = c[1];
+    uint8_t key[PARTITION_KEY_MAX];
+    uint32_t kl = partition_key(key, sizeof key, e->topic, e->partition);
+    void **slot = kl ? htab_put(&ck->entries, key, kl, NULL) : NULL;
+    if (!kl)
+        return;
+    if (!slot || (!*slot && !(*slot = malloc(sizeof(int64_t))))) {
         v->nomem = true;
         return;
     }
-    c->e = n;
-    c->e[c->n++] = (ckpt_entry){t, e->partition, e->offset};
+    *(int64_t *)*slot = e->offset; /* the last line of a key wins, as the broker reads it into a map */
 }
 
 /* The data dir's checkpoint, read once (a missing or bad file: no entries;
- * scan reports what is wrong in it). */
+ * scan reports what is wrong in it). NULL when out of memory. */
 static const datadir_ckpt *checkpoint_of(kf_offsets_view *v, const char *dir)
 {
-    for (size_t i = 0; i < v->nck; i++)
-        if (!strcmp(v->ck[i].dir, dir))
-            return &v->ck[i];
-    datadir_ckpt *n = realloc(v->ck, (v->nck + 1) * sizeof *n);
-    char *d = strdup(dir);
-    char *path = malloc(strlen(dir) + sizeof "/log-start-offset-checkpoint");
-    if (!n || !d || !path) {
-        if (n)
-            v->ck = n;
-        free(d);
-        free(path);
+    bool created;
+    void **slot = htab_put(&v->ckpts, dir, (uint32_t)strlen(dir), &created);
+    if (!slot || (created && !(*slot = calloc(1, sizeof(datadir_ckpt))))) {
         v->nomem = true;
         return NULL;
     }
-    v->ck = n;
-    datadir_ckpt *c = &v->ck[v->nck++];
-    *c = (datadir_ckpt){d, NULL, 0};
+    if (!created)
+        return *slot;
+    char *path = malloc(strlen(dir) + sizeof "/log-start-offset-checkpoint");
+    if (!path) {
+        v->nomem = true;
+        return *slot;
+    }
     strcpy(path, dir);
     strcat(path, "/log-start-offset-checkpoint");
-    void *ctx[2] = {c, v};
+    void *ctx[2] = {*slot, v};
     int32_t version;
     kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, on_ckpt_entry, ctx, NULL, NULL);
     free(path);
-    return c;
+    return *slot;
+}
+
+/* The data dir holding a copy that is a partition directory, malloc'd
+ * (NULL: the copy is a lone file, or out of memory). */
+static char *datadir_of(kf_offsets_view *v, const kf_copy *cp)
+{
+    struct stat st;
+    if (stat(cp->label, &st) != 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    char *dir = strdup(cp->label);
+    if (!dir) {
+        v->nomem = true;
+        return NULL;
+    }
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        dir[--len] = 0;
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        strcpy(dir, ".");
+    return dir;
 }
 
 /* A copy's log start: its first segment's base offset, raised to its data
  * dir's checkpoint entry (a copy that is a partition directory). */
-static bool copy_log_start(kf_offsets_view *v, const kf_partition *p, const kf_copy *cp, int64_t *out)
+static bool copy_log_start(kf_offsets_view *v, const uint8_t *key, uint32_t klen, const kf_copy *cp, int64_t *out)
 {
     bool has = cp->nseg && cp->bases[0] >= 0;
     int64_t start = has ? cp->bases[0] : 0;
-    struct stat st;
-    if (stat(cp->label, &st) == 0 && S_ISDIR(st.st_mode)) {
-        char *dir = strdup(cp->label);
-        if (!dir) {
-            v->nomem = true;
-            return false;
-        }
-        size_t len = strlen(dir);
-        while (len > 1 && dir[len - 1] == '/')
-            dir[--len] = 0;
-        char *slash = strrchr(dir, '/');
-        if (slash == dir)
-            dir[1] = 0;
-        else if (slash)
-            *slash = 0;
-        else
-            strcpy(dir, ".");
-        const datadir_ckpt *c = checkpoint_of(v, dir);
-        free(dir);
-        for (size_t i = 0; c && i < c->n; i++)
-            if (c->e[i].partition == p->partition && !strcmp(c->e[i].topic, p->topic)) {
-                if (!has || c->e[i].offset > start)
-                    start = c->e[i].offset;
-                has = true;
-            }
-    }
+    char *dir = datadir_of(v, cp);
+    const datadir_ckpt *c = dir ? checkpoint_of(v, dir) : NULL;
+    free(dir);
+    const int64_t *ck = c ? htab_get(&c->entries, key, klen) : NULL;
+    if (ck && (!has || *ck > start))
+        start = *ck;
     *out = start;
-    return has;
+    return has || ck;
 }
 
 bool kf_offsets_view_bounds(kf_offsets_view *v, const char *topic, int32_t partition, int64_t *log_start,
                             int64_t *log_end)
 {
-    for (size_t i = 0; i < v->nb; i++)
-        if (v->b[i].partition == partition && !strcmp(v->b[i].topic, topic)) {
-            *log_start = v->b[i].log_start;
-            *log_end = v->b[i].log_end;
-            return v->b[i].known;
-        }
-    bounds b = {strdup(topic), partition, false, 0, 0};
-    bounds *n = realloc(v->b, (v->nb + 1) * sizeof *n);
-    if (!b.topic || !n) {
-        free(b.topic);
-        if (n)
-            v->b = n;
-        v->nomem = true;
+    *log_start = *log_end = 0;
+    uint8_t key[PARTITION_KEY_MAX];
+    uint32_t kl = partition_key(key, sizeof key, topic, partition);
+    bool created;
+    void **slot = kl ? htab_put(&v->bounds, key, kl, &created) : NULL;
+    if (!slot || (created && !(*slot = calloc(1, sizeof(bounds))))) {
+        v->nomem = kl != 0;
         return false;
     }
-    v->b = n;
-    const kf_partition *p = kf_inputs_find(v->in, topic, partition);
-    if (p && kf_partition_log_end(p, v->o.max_batch_bytes, &b.log_end)) {
-        bool any = false;
+    bounds *b = *slot;
+    const kf_partition *p = created ? kf_inputs_find(v->in, topic, partition) : NULL;
+    if (p && kf_partition_log_end(p, v->o.max_batch_bytes, &b->log_end)) {
         for (size_t i = 0; i < p->ncopies; i++) {
             int64_t s;
-            if (copy_log_start(v, p, &p->copies[i], &s) && (!any || s < b.log_start)) {
-                b.log_start = s;
-                any = true;
+            if (copy_log_start(v, key, kl, &p->copies[i], &s) && (!b->known || s < b->log_start)) {
+                b->log_start = s;
+                b->known = true;
             }
         }
-        b.known = any;
     }
-    v->b[v->nb++] = b;
-    *log_start = b.log_start;
-    *log_end = b.log_end;
-    return b.known;
+    *log_start = b->log_start;
+    *log_end = b->log_end;
+    return b->known;
 }
 
 /* ---- expiry ------------------------------------------------------------------- */
@@ -251,29 +258,18 @@ static const kf_group *find_group(const kf_groups *gs, const char *id)
 
 static const offset_expiry *expiry_of(kf_offsets_view *v, const char *group)
 {
-    for (size_t i = v->nge; i-- > 0;) /* rows come sorted by group: the last one first */
-        if (!strcmp(v->ge[i].group, group))
-            return &v->ge[i].e;
-    group_expiry *n = realloc(v->ge, (v->nge + 1) * sizeof *n);
-    char *g = strdup(group);
-    if (!n || !g) {
-        if (n)
-            v->ge = n;
-        free(g);
+    bool created;
+    void **slot = htab_put(&v->groups, group, (uint32_t)strlen(group), &created);
+    if (!slot || (created && !(*slot = calloc(1, sizeof(group_expiry))))) {
         v->nomem = true;
         return NULL;
     }
-    v->ge = n;
-    group_expiry *e = &v->ge[v->nge];
-    e->group = g;
-    if (!offset_expiry_of(find_group(v->o.groups, group), &e->e)) {
-        offset_expiry_free(&e->e);
-        free(g);
+    group_expiry *g = *slot;
+    if (created && !offset_expiry_of(find_group(v->o.groups, group), &g->e)) {
         v->nomem = true;
         return NULL;
     }
-    v->nge++;
-    return &e->e;
+    return &g->e;
 }
 
 /* ---- one row --------------------------------------------------------------------- */
