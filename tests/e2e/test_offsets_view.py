@@ -261,6 +261,38 @@ class Expiry(ViewTest):
         self.assertIn("--now needs epoch milliseconds or an ISO 8601 time", err)
 
 
+class History(ViewTest):
+    def test_changes_carry_the_bounds_not_the_table_fields(self):
+        self.write(self.offsets_log([([go.OC("g", "t", 0, 3, 40, T)], T), ([go.OC("g", "t", 0, 3, 120, T + MIN)], T + MIN)]))
+        self.write(topic_log("t", 0, 100, 50, T))
+        code, out, err = run("offsets", "--json", "--history", self.dd)
+        rows = jsonl(out, "offset")
+        self.assertEqual([(r["offset"], r["out_of_range"], r["lag"]) for r in rows],
+                         [(40, "below_log_start", None), (120, None, 30)])
+        self.assertTrue(all("may_be_stale" not in r and "expires_at" not in r for r in rows))
+        # the table's own rows have them, and only the final commit counts as out of range or not
+        code, out, err = run("offsets", "--json", self.dd)
+        self.assertEqual([(r["offset"], r["may_be_stale"]) for r in jsonl(out, "offset")], [(120, False)])
+        self.assertEqual(jsonl(out, "problem"), [])
+
+
+class GroupsText(ViewTest):
+    def test_times_and_durations_in_units(self):
+        m = "m-1"
+        self.write(self.offsets_log([([go.GM("g", 3, "consumer", 1, "range", m, [
+            go.member(m, "c", "/h", 45000, go.sub(0, ["t"]), go.asg(0, [("t", [0])]), rebalance=300000)],
+            state_ts=T)], T)]))
+        code, out, err = run("groups", self.dd)
+        self.assertEqual(code, 0, err)
+        self.assertIn("current_state_timestamp: %d (2023-11-14T22:13:20.000Z)\n" % T, out)
+        self.assertIn("session_timeout: 45000 (45s)\n", out)
+        self.assertIn("rebalance_timeout: 300000 (5m00s)\n", out)
+        # JSON keeps the milliseconds alone
+        code, out, err = run("groups", "--json", self.dd)
+        g = jsonl(out, "group")[0]
+        self.assertEqual((g["current_state_timestamp"], g["members"][0]["session_timeout"]), (T, 45000))
+
+
 class Names(ViewTest):
     def build(self):
         self.write(self.offsets_log([([go.OC("connect-my-sink", "orders", 0, 3, 5, T),
