@@ -3,7 +3,9 @@
  * `groups` --group/--topic: the usual slips first (a sink connector's group
  * is "connect-<name>"; "<topic>-<n>" is a partition, not a topic), then
  * names within a small edit distance (Levenshtein, bounded: at most a
- * third of the name's length, at least 2) or holding the name given. */
+ * third of the name's length, at least 2) or holding the name given (or
+ * held in it), ranked by that distance (a name held: by the difference in
+ * length). */
 #include "kfsck/offsets_view.h"
 
 #include <ctype.h>
@@ -80,7 +82,7 @@ size_t kf_closest_names(const char *want, const char *const *names, size_t n, co
         else if (has_tail && !strcmp(s, topic))
             score = 0;
         else if (strstr(s, want) || (wl > 0 && strstr(want, s) && strlen(s) >= 3))
-            score = 1;
+            score = 1 + (strlen(s) > wl ? strlen(s) - wl : wl - strlen(s)); /* the closer in length, the closer */
         else if ((score = edit_distance(want, s)) <= limit)
             score += 1;
         else
