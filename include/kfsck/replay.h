@@ -155,7 +155,8 @@ void kf_replay_on_load_error(kf_replay *r, kf_coord_load_error_fn fn, void *ctx)
 /* Offsets of a partition that no copy holds intact (a hole of the partition
  * reader), up to end_offset inclusive (has_end false: to the end of the
  * log). Commits made there are lost: a row whose source_offset comes before
- * the end of such a range may have been committed again inside it. */
+ * the end of such a range may have been committed again inside it. The
+ * replay adds the batches whose records it could not read itself. */
 void kf_replay_lost_range(kf_replay *r, int32_t partition, bool has_end, int64_t end_offset);
 /* Whether v (a row of kf_replay_offsets) may be stale: its source_offset is
  * below the end of a lost range of its source partition. */

@@ -620,6 +620,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
     if (kf_records_begin(&it, b, &r->buf, r->o.max_batch_bytes) != KF_OK) {
         report(r, b, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->base_offset,
                "batch skipped", it.err_msg);
+        kf_replay_lost_range(r, r->partition, true, b->last_offset); /* its commits are lost too */
         return r->err;
     }
     pending win[WINDOW];
@@ -652,8 +653,10 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
             apply_record(r, b, &win[i], arena[i]);
         }
     }
-    if (n < 0)
+    if (n < 0) {
         report(r, b, it.err_code, KF_SEV_ERROR, b->base_offset, "rest of batch skipped", it.err_msg);
+        kf_replay_lost_range(r, r->partition, true, b->last_offset);
+    }
     return r->err;
 }
 

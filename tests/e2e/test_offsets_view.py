@@ -179,6 +179,24 @@ class MayBeStale(ViewTest):
         lost = [p for p in probs if p["code"] == "offsets_lost"]
         self.assertEqual([(p["first_timestamp"], p["last_timestamp"]) for p in lost], [(T + MIN, T + 3 * MIN)])
 
+    def test_a_batch_whose_records_cannot_be_read_counts_too(self):
+        import kafkafmt
+        many = [go.OC("g", "t", 0, 3, 9, T + MIN, md="x" * 200) for _ in range(5)]
+        log = self.offsets_log([([go.OC("g", "t", 0, 3, 5, T)], T)])
+        log.data(many, T + MIN, codec="gzip")
+        log.data([go.OC("h", "t", 0, 3, 3, T + 2 * MIN)], T + 2 * MIN)
+        bad = bytearray(log.segments[0][1][1])
+        mid = 61 + (len(bad) - 61) // 2
+        bad[mid:mid + 16] = b"\xff" * 16  # inside the gzip stream: framing and CRC intact, records unreadable
+        kafkafmt._fix_v2_crc(bad)
+        log.segments[0][1][1] = bytes(bad)
+        self.write(log)
+        code, rows, probs, err = self.offsets()
+        self.assertEqual(code, 1, err)
+        self.assertNotIn("offsets_lost", [p["code"] for p in probs])
+        self.assertTrue([p for p in probs if p["offset"] == 1 and p["severity"] == "error"], probs)
+        self.assertEqual({(r["group"], r["offset"]): r["may_be_stale"] for r in rows}, {("g", 5): True, ("h", 3): False})
+
     def test_table_marker(self):
         self.build()
         code, out, err = run("offsets", self.dd)
