@@ -631,7 +631,7 @@ int cmd_offsets(int argc, char **argv)
         const kf_offset_value **rows;
         size_t n = kf_replay_offsets(run.replay, &rows);
         run.gw = run.tw = 15; /* as kafka-consumer-groups.sh: max(15, longest) */
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; op.format == FMT_TABLE && i < n; i++) {
             if (!wanted(&op, rows[i]->group, rows[i]->topic))
                 continue;
             int gl = text_width(rows[i]->group), tl = text_width(rows[i]->topic);

@@ -59,6 +59,8 @@ struct kf_replay {
     kf_buf buf;
     kf_replay_stats stats;
     const kf_offset_value **sorted;
+    size_t nsorted;
+    bool sorted_valid; /* sorted is the table as it is (no batch since) */
     const kf_group_record **gsorted;
     const char **dsorted;
     int err;       /* KF_ERR_NOMEM once allocation failed */
@@ -612,6 +614,7 @@ static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *s
 int kf_replay_batch(kf_replay *r, kf_batch *b)
 {
     r->stats.batches++;
+    r->sorted_valid = false;
     if (!r->has_newest || b->max_timestamp > r->newest) {
         r->has_newest = true;
         r->newest = b->max_timestamp;
@@ -677,6 +680,10 @@ static int cmp_values(const void *a, const void *b)
 
 size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
 {
+    if (r->sorted_valid) { /* asked again (groups, then the table): sorted once */
+        *out = r->sorted;
+        return r->nsorted;
+    }
     const htab *t = r->o.has_as_of ? &r->asof.table : &r->offsets;
     free(r->sorted);
     r->sorted = malloc((t->n ? t->n : 1) * sizeof *r->sorted);
@@ -690,6 +697,8 @@ size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
             r->sorted[k++] = t->e[i].val;
     qsort(r->sorted, k, sizeof *r->sorted, cmp_values);
     *out = r->sorted;
+    r->nsorted = k;
+    r->sorted_valid = true;
     return k;
 }
 
