@@ -52,6 +52,8 @@ static bool partition_tail(const char *want, char *buf, size_t cap)
     return true;
 }
 
+static size_t length_apart(size_t a, size_t b) { return a > b ? a - b : b - a; }
+
 typedef struct candidate {
     const char *name;
     size_t score; /* lower is closer */
@@ -82,9 +84,9 @@ size_t kf_closest_names(const char *want, const char *const *names, size_t n, co
         else if (has_tail && !strcmp(s, topic))
             score = 0;
         else if (strstr(s, want) || (wl > 0 && strstr(want, s) && strlen(s) >= 3))
-            score = 1 + (strlen(s) > wl ? strlen(s) - wl : wl - strlen(s)); /* the closer in length, the closer */
-        else if ((score = edit_distance(want, s)) <= limit)
-            score += 1;
+            score = 1 + length_apart(wl, strlen(s)); /* the closer in length, the closer */
+        else if (length_apart(wl, strlen(s)) <= limit && (score = edit_distance(want, s)) <= limit)
+            score += 1; /* (lengths further apart than the limit cannot be within it) */
         else
             continue;
         candidate c = {s, score};
