@@ -130,16 +130,10 @@ static void print_json(offsets_run *run, const kf_offset_value *v, const kf_offs
         return;
     }
     out_int(o, "offset", v->offset);
-    if (v->leader_epoch < 0)
-        out_null(o, "leader_epoch");
-    else
-        out_int(o, "leader_epoch", v->leader_epoch);
+    out_opt_int(o, "leader_epoch", v->leader_epoch >= 0, v->leader_epoch); /* -1: none (cli.md) */
     out_str(o, "metadata", v->metadata);
     out_int(o, "commit_timestamp", v->commit_timestamp);
-    if (v->expire_timestamp < 0)
-        out_null(o, "expire_timestamp");
-    else
-        out_int(o, "expire_timestamp", v->expire_timestamp);
+    out_opt_int(o, "expire_timestamp", v->expire_timestamp >= 0, v->expire_timestamp);
     out_int(o, "source_partition", v->source_partition);
     out_int(o, "source_offset", v->source_offset);
     out_bool(o, "transactional", v->transactional);

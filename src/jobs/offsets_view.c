@@ -60,6 +60,20 @@ static uint32_t partition_key(uint8_t *out, size_t cap, const char *topic, int32
 
 #define PARTITION_KEY_MAX 512 /* a topic name is at most 249 bytes */
 
+/* The value of key in h, a zeroed block of size bytes made when the key
+ * is new (*created then true); NULL when out of memory (v->nomem set). */
+static void *cached(kf_offsets_view *v, htab *h, const void *key, uint32_t klen, size_t size, bool *created)
+{
+    void **slot = htab_put(h, key, klen, created);
+    if (!slot || (*created && !(*slot = calloc(1, size)))) {
+        if (slot)
+            htab_del(h, key, klen);
+        v->nomem = true;
+        return NULL;
+    }
+    return *slot;
+}
+
 const char *kf_out_of_range_name(kf_out_of_range r)
 {
     return r == KF_BELOW_LOG_START ? "below_log_start" : r == KF_ABOVE_LOG_END ? "above_log_end" : NULL;
@@ -147,25 +161,21 @@ static void on_ckpt_entry(void *ctx, const kf_checkpoint_entry *e)
 static const datadir_ckpt *checkpoint_of(kf_offsets_view *v, const char *dir)
 {
     bool created;
-    void **slot = htab_put(&v->ckpts, dir, (uint32_t)strlen(dir), &created);
-    if (!slot || (created && !(*slot = calloc(1, sizeof(datadir_ckpt))))) {
-        v->nomem = true;
-        return NULL;
-    }
-    if (!created)
-        return *slot;
+    datadir_ckpt *c = cached(v, &v->ckpts, dir, (uint32_t)strlen(dir), sizeof *c, &created);
+    if (!c || !created)
+        return c;
     char *path = malloc(strlen(dir) + sizeof "/log-start-offset-checkpoint");
     if (!path) {
         v->nomem = true;
-        return *slot;
+        return c;
     }
     strcpy(path, dir);
     strcat(path, "/log-start-offset-checkpoint");
-    void *ctx[2] = {*slot, v};
+    void *ctx[2] = {c, v};
     int32_t version;
     kf_checkpoint_read(path, KF_CKPT_OFFSETS, &version, on_ckpt_entry, ctx, NULL, NULL);
     free(path);
-    return *slot;
+    return c;
 }
 
 /* The data dir holding a copy that is a partition directory, malloc'd
@@ -216,12 +226,9 @@ bool kf_offsets_view_bounds(kf_offsets_view *v, const char *topic, int32_t parti
     uint8_t key[PARTITION_KEY_MAX];
     uint32_t kl = partition_key(key, sizeof key, topic, partition);
     bool created;
-    void **slot = kl ? htab_put(&v->bounds, key, kl, &created) : NULL;
-    if (!slot || (created && !(*slot = calloc(1, sizeof(bounds))))) {
-        v->nomem = kl != 0;
+    bounds *b = kl ? cached(v, &v->bounds, key, kl, sizeof *b, &created) : NULL;
+    if (!b)
         return false;
-    }
-    bounds *b = *slot;
     const kf_partition *p = created ? kf_inputs_find(v->in, topic, partition) : NULL;
     if (p && kf_partition_log_end(p, v->o.max_batch_bytes, &b->log_end)) {
         for (size_t i = 0; i < p->ncopies; i++) {
@@ -259,12 +266,9 @@ static const kf_group *find_group(const kf_groups *gs, const char *id)
 static const offset_expiry *expiry_of(kf_offsets_view *v, const char *group)
 {
     bool created;
-    void **slot = htab_put(&v->groups, group, (uint32_t)strlen(group), &created);
-    if (!slot || (created && !(*slot = calloc(1, sizeof(group_expiry))))) {
-        v->nomem = true;
+    group_expiry *g = cached(v, &v->groups, group, (uint32_t)strlen(group), sizeof *g, &created);
+    if (!g)
         return NULL;
-    }
-    group_expiry *g = *slot;
     if (created && !offset_expiry_of(find_group(v->o.groups, group), &g->e)) {
         v->nomem = true;
         return NULL;
