@@ -11,7 +11,7 @@ _kfsck_options()
     case $1 in
     dump)     echo "--records --payload --decode --show-secrets --max-bytes --max-batch-bytes --json --help" ;;
     verify)   echo "--max-batch-bytes --json --help" ;;
-    offsets)  echo "--group --topic --history --as-of --connect --connect-topic --offsets-partitions --format --max-batch-bytes --json --help" ;;
+    offsets)  echo "--group --topic --history --as-of --now --offsets-retention-minutes --connect --connect-topic --offsets-partitions --format --max-batch-bytes --json --help" ;;
     groups)   echo "--group --offsets-partitions --max-batch-bytes --json --help" ;;
     repair)   echo "--salvage --force --max-batch-bytes --json -o --output --help" ;;
     merge)    echo "--force --max-batch-bytes --json -o --output --help" ;;
@@ -31,8 +31,8 @@ _kfsck_takes_value()
     --decode|--max-bytes|--max-batch-bytes|--group|--topic|--as-of|--connect-topic| \
     --offsets-partitions|--format|-o|--output|--jobs|--bucket|--sink-partition-duration| \
     --flush-size|--rotate-interval|--part-size|--from-offset|--from-time|--hanging-ms| \
-    --as-of-offset) return 0 ;;
-    --now|--min-cleanable-ratio|--min-compaction-lag-ms|--max-compaction-lag-ms) return 0 ;;
+    --as-of-offset|--now|--offsets-retention-minutes) return 0 ;;
+    --min-cleanable-ratio|--min-compaction-lag-ms|--max-compaction-lag-ms) return 0 ;;
     esac
     return 1
 }

@@ -117,6 +117,10 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_UNKNOWN_RECORD_TYPE "unknown_record_type"
 #define KF_P_UNDECODED_RECORD "undecoded_record"
 #define KF_P_OPEN_TRANSACTION "open_transaction"
+/* the consumer's view of committed offsets (offsets, groups) */
+#define KF_P_COORDINATOR_LOAD_ERROR "coordinator_load_error"
+#define KF_P_OFFSET_OUT_OF_RANGE "offset_out_of_range"
+#define KF_P_OFFSET_EXPIRED "offset_expired"
 #define KF_P_BAD_CONNECT_RECORD "bad_connect_record"
 /* KRaft metadata (kraft_check.h, metadata.h, kraft.h) */
 #define KF_P_SNAPSHOT_INCOMPLETE "snapshot_incomplete"

@@ -122,6 +122,7 @@
 #include "kfsck/kraft_check.h"
 #include "kfsck/part_feed.h"
 #include "kfsck/decoder.h"
+#include "kfsck/offsets_view.h"
 #include "kfsck/groups.h"
 /* compaction: why a compacted partition does not shrink, what cleaning frees */
 #include "kfsck/compaction.h"

@@ -175,6 +175,13 @@ size_t kf_part_reader_copy(const kf_part_reader *r);
  * kf_records_begin: KF_OK, or a kf_err with it->err_code / err_msg set. */
 int kf_part_reader_records(kf_part_reader *r, kf_batch *b, kf_record_iter *it);
 
+/* The holes found so far, in the order found, when no hole_fn takes them
+ * (they become "offsets_lost" problems at kf_part_reader_close, in this
+ * order): a hole is found just before the batch after it is returned, or at
+ * the end of the log. */
+size_t kf_part_reader_holes(const kf_part_reader *r);
+const kf_part_hole *kf_part_reader_hole(const kf_part_reader *r, size_t i);
+
 typedef struct kf_part_result {
     uint64_t batches;          /* batches returned */
     uint64_t damaged_ranges;   /* damage seen in some copy */

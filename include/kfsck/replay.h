@@ -135,23 +135,73 @@ typedef struct kf_replay_stats {
 } kf_replay_stats;
 kf_replay_stats kf_replay_get_stats(const kf_replay *r);
 
+/* ---- what the coordinator's load would make of the partitions -----------
+ *
+ * Coordinator load (docs/formats.md §11.7): a record of a known type whose
+ * key or value does not deserialize makes the group coordinator fail to
+ * load the whole __consumer_offsets partition (Kafka's loader rethrows what
+ * the record serde threw), while a record of an unknown type is skipped. The
+ * replay reports the first as a "coordinator_load_error" problem (error) and
+ * goes on after it; with a load-error callback set, the callback gets it
+ * instead of problem_fn, with the partition and the decoder's own code
+ * (bad_record, undecoded_record) as decode_error. */
+typedef struct kf_coord_load_error {
+    const kf_problem *problem;  /* code KF_P_COORDINATOR_LOAD_ERROR, file, position, offset */
+    int32_t source_partition;   /* the __consumer_offsets partition that fails to load */
+    const char *decode_error;   /* what the decoder called the record */
+} kf_coord_load_error;
+typedef void (*kf_coord_load_error_fn)(void *ctx, const kf_coord_load_error *e);
+void kf_replay_on_load_error(kf_replay *r, kf_coord_load_error_fn fn, void *ctx);
+
+/* Offsets of a partition that no copy holds intact (a hole of the partition
+ * reader), up to end_offset inclusive (has_end false: to the end of the
+ * log). Commits made there are lost: a row whose source_offset comes before
+ * the end of such a range may have been committed again inside it. The
+ * replay adds the batches whose records it could not read itself. */
+void kf_replay_lost_range(kf_replay *r, int32_t partition, bool has_end, int64_t end_offset);
+/* Whether v (a row of kf_replay_offsets) may be stale: its source_offset is
+ * below the end of a lost range of its source partition. */
+bool kf_replay_row_may_be_stale(const kf_replay *r, const kf_offset_value *v);
+/* The newest max timestamp of the batches replayed (false when none was):
+ * when the copy stopped being written. */
+bool kf_replay_newest_time(const kf_replay *r, int64_t *ms);
+
 /* ---- the offsets topic on one time line (offsets_topic.c) ----------------
  *
  * The driver `offsets` and `groups` run: every partition of the topic among
  * the inputs replayed into one kf_replay, each partition in offset order
  * over the union of its copies, the partitions interleaved by batch max
  * timestamp (one time line). Empty batches (kept by the log cleaner) are
- * not replayed. Ends with kf_replay_finish. */
+ * not replayed. Ends with kf_replay_finish. Damage no copy covers is also
+ * handed to the replay (kf_replay_lost_range). */
 
-#define KF_OFFSETS_TOPIC_OPTIONS_VERSION 1
+#define KF_OFFSETS_TOPIC_OPTIONS_VERSION 2
 #define KF_OFFSETS_TOPIC_OPTIONS_INIT KF_OPTIONS_INIT_(kf_offsets_topic_opts, KF_OFFSETS_TOPIC_OPTIONS_VERSION)
+typedef struct kf_offsets_lost kf_offsets_lost;
+typedef void (*kf_offsets_lost_fn)(void *ctx, const kf_offsets_lost *l);
+
 typedef struct kf_offsets_topic_opts {
     unsigned version;         /* KF_OFFSETS_TOPIC_OPTIONS_VERSION (kfsck.h: options) */
     const char *topic;          /* the topic (NULL: "__consumer_offsets") */
     /* Every partition reader's options: max_batch_bytes, tuning, and the
      * problems met in the copies (problem_fn). */
     kf_part_reader_opts read;
+    /* Version 2: each "offsets_lost" problem of the readers goes here with
+     * the time window of the lost range, instead of to read.problem_fn. */
+    kf_offsets_lost_fn lost_fn;
+    void *lost_ctx;
 } kf_offsets_topic_opts;
+
+/* An "offsets_lost" problem of a partition of the topic, and when the lost
+ * offsets were written: the max timestamps of the intact batches just
+ * before and just after the range (none at the ends of the log). Every lost
+ * range also goes to kf_replay_lost_range. */
+struct kf_offsets_lost {
+    const kf_problem *problem;
+    int32_t partition;
+    bool has_first_timestamp, has_last_timestamp;
+    int64_t first_timestamp, last_timestamp;
+};
 
 /* The topic's usual name and the readers' defaults. */
 /* Fills *o as KF_OFFSETS_TOPIC_OPTIONS_INIT does: the version, every other field zero (its

@@ -524,6 +524,7 @@ int cmd_groups(int argc, char **argv)
     kf_replay *r;
     if (kf_replay_new(&r, &ro) != KF_OK)
         cli_oom();
+    replay_report_load_errors(r, &rep);
     note_group_partitions(&in, op.want, op.nwant, op.offsets_partitions);
     kf_offsets_topic_result res;
     replay_offsets_topic(&in, r, (size_t)op.max_batch, perr, &res);
@@ -535,6 +536,13 @@ int cmd_groups(int argc, char **argv)
         cli_oom();
     const kf_group *groups;
     size_t ngroups = kf_groups_list(model, &groups);
+    if (op.nwant) {
+        const char **ids = must(malloc((ngroups ? ngroups : 1) * sizeof *ids));
+        for (size_t i = 0; i < ngroups; i++)
+            ids[i] = groups[i].id;
+        note_unmatched("group", op.want, op.nwant, ids, ngroups);
+        free(ids);
+    }
     for (size_t i = 0; i < ngroups; i++) {
         if (!selected(&op, groups[i].id))
             continue;

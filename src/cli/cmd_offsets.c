@@ -5,6 +5,9 @@
  * `kafka-consumer-groups.sh --reset-offsets --from-file` reads (with a group
  * column unless exactly one --group). --history prints the replay's change
  * stream; --as-of the table folded from that same stream (a prefix of it).
+ * Each row also shows what it means to the consumer resuming from it (the
+ * library's offsets view: log start and end, lag, out of range, may be
+ * stale, expiry), with offset_out_of_range / offset_expired problems.
  * With --connect, Kafka Connect source-connector offsets instead. */
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,7 +18,10 @@
 #include "cli/cli.h"
 #include "cli/kraft_names.h"
 #include "cli/partitions.h"
+#include "cli/text_width.h"
 #include "cli/walk.h"
+#include "kfsck/groups.h"
+#include "kfsck/offsets_view.h"
 #include "kfsck/replay.h"
 
 enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_RESET_CSV };
@@ -25,20 +31,14 @@ typedef struct offsets_opts {
     size_t ngroups;
     const char **topics;
     size_t ntopics;
-    bool history, connect, has_as_of;
-    int64_t as_of;
+    bool history, connect, has_as_of, has_now;
+    int64_t as_of, now;
+    int64_t retention_minutes;
     const char *connect_topic;
     int32_t offsets_partitions;
     int format;
     uint64_t max_batch_bytes;
 } offsets_opts;
-
-typedef struct leo_cache {
-    char *topic; /* a copy: the values' strings come and go during replay */
-    int32_t partition;
-    bool known;
-    int64_t leo;
-} leo_cache;
 
 typedef struct offsets_run {
     const offsets_opts *opts;
@@ -47,8 +47,7 @@ typedef struct offsets_run {
     report rep;
     const kf_inputs *in;
     kf_replay *replay;
-    leo_cache *leos;
-    size_t nleos;
+    kf_offsets_view *view; /* the consumer's view of each row */
     uint64_t changes;  /* history: changes seen (wanted or not) */
     uint64_t last_change; /* history with --as-of: print only changes up to this one */
     int gw, tw;      /* table column widths */
@@ -67,23 +66,6 @@ static bool wanted(const offsets_opts *op, const char *group, const char *topic)
     return g && t;
 }
 
-static bool log_end_of(offsets_run *run, const char *topic, int32_t partition, int64_t *leo)
-{
-    for (size_t i = 0; i < run->nleos; i++)
-        if (run->leos[i].partition == partition && !strcmp(run->leos[i].topic, topic)) {
-            *leo = run->leos[i].leo;
-            return run->leos[i].known;
-        }
-    leo_cache c = {must(strdup(topic)), partition, false, 0};
-    const kf_partition *p = kf_inputs_find(run->in, topic, partition);
-    if (p)
-        c.known = kf_partition_log_end(p, (size_t)run->opts->max_batch_bytes, &c.leo);
-    run->leos = must(realloc(run->leos, (run->nleos + 1) * sizeof *run->leos));
-    run->leos[run->nleos++] = c;
-    *leo = c.leo;
-    return c.known;
-}
-
 static void csv_field(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
@@ -99,133 +81,297 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void print_row(offsets_run *run, const kf_offset_value *v, bool history, bool deleted)
+/* The consumer's view of a row (vw), as JSON fields after transactional. */
+static void json_bounds(out *o, const kf_offset_view *vw)
+{
+    if (!vw->has_bounds)
+        return;
+    out_int(o, "log_start_offset", vw->log_start_offset);
+    out_int(o, "log_end_offset", vw->log_end_offset);
+    out_opt_int(o, "lag", vw->has_lag, vw->lag);
+    out_str(o, "out_of_range", kf_out_of_range_name(vw->out_of_range));
+}
+
+/* What only a row of the table has: staleness and expiry. */
+static void json_table_fields(out *o, const kf_offset_view *vw)
+{
+    out_bool(o, "may_be_stale", vw->may_be_stale);
+    out_opt_int(o, "expires_at", vw->has_expires_at, vw->expires_at);
+    out_bool(o, "expired", vw->has_expires_at && vw->expired);
+}
+
+static void print_json(offsets_run *run, const kf_offset_value *v, const kf_offset_view *vw, bool history,
+                       bool deleted)
 {
     out *o = run->o;
-    int64_t leo = 0;
-    bool has_leo = log_end_of(run, v->topic, v->partition, &leo);
-    switch (run->opts->format) {
-    case FMT_JSON:
-        out_begin(o, "offset");
-        out_str(o, "group", v->group);
-        out_str(o, "topic", v->topic);
-        out_int(o, "partition", v->partition);
-        if (history && deleted) {
-            /* a deletion: no value; source_offset is the tombstone's */
-            out_null(o, "offset");
-            out_null(o, "leader_epoch");
-            out_null(o, "metadata");
-            out_null(o, "commit_timestamp");
-            out_null(o, "expire_timestamp");
-            out_int(o, "source_partition", v->source_partition);
-            out_int(o, "source_offset", run->at_offset);
-            out_bool(o, "transactional", false);
-            out_bool(o, "deleted", true);
-            out_int(o, "change_time", run->change_time);
-            out_int(o, "effective_offset", run->at_offset);
-            out_obj_open(o, "previous");
-            out_int(o, "offset", v->offset);
-            out_int(o, "commit_timestamp", v->commit_timestamp);
-            out_int(o, "source_offset", v->source_offset);
-            out_obj_close(o);
-            out_end(o);
-            break;
-        }
-        out_int(o, "offset", v->offset);
-        if (v->leader_epoch < 0)
-            out_null(o, "leader_epoch");
-        else
-            out_int(o, "leader_epoch", v->leader_epoch);
-        out_str(o, "metadata", v->metadata);
-        out_int(o, "commit_timestamp", v->commit_timestamp);
-        if (v->expire_timestamp < 0)
-            out_null(o, "expire_timestamp");
-        else
-            out_int(o, "expire_timestamp", v->expire_timestamp);
+    out_begin(o, "offset");
+    out_str(o, "group", v->group);
+    out_str(o, "topic", v->topic);
+    out_int(o, "partition", v->partition);
+    if (history && deleted) {
+        /* a deletion: no value; source_offset is the tombstone's */
+        out_null(o, "offset");
+        out_null(o, "leader_epoch");
+        out_null(o, "metadata");
+        out_null(o, "commit_timestamp");
+        out_null(o, "expire_timestamp");
         out_int(o, "source_partition", v->source_partition);
+        out_int(o, "source_offset", run->at_offset);
+        out_bool(o, "transactional", false);
+        out_bool(o, "deleted", true);
+        out_int(o, "change_time", run->change_time);
+        out_int(o, "effective_offset", run->at_offset);
+        out_obj_open(o, "previous");
+        out_int(o, "offset", v->offset);
+        out_int(o, "commit_timestamp", v->commit_timestamp);
         out_int(o, "source_offset", v->source_offset);
-        out_bool(o, "transactional", v->transactional);
-        if (has_leo) {
-            out_int(o, "log_end_offset", leo);
-            out_int(o, "lag", leo - v->offset);
-        }
-        out_int(o, "value_version", v->value_version);
-        if (v->has_topic_id) {
-            char id[23];
-            kf_uuid_to_b64(v->topic_id, id);
-            out_str(o, "topic_id", id);
-        } else if (run->meta) {
-            /* a commit without one: the topic's id in the cluster's metadata log */
-            const kf_md_topic *t = kf_metadata_topic_by_name(run->meta, v->topic);
-            if (t) {
-                char id[23];
-                kf_uuid_to_b64(t->id, id);
-                out_str(o, "topic_id", id);
-            }
-        }
-        if (history) {
-            out_bool(o, "deleted", false);
-            out_int(o, "change_time", run->change_time);
-            out_int(o, "effective_offset", run->at_offset);
-        }
+        out_obj_close(o);
         out_end(o);
-        break;
-    case FMT_CSV:
-        csv_field(o->f, v->group);
-        fputc(',', o->f);
-        csv_field(o->f, v->topic);
-        fprintf(o->f, ",%d,%" PRId64 ",", v->partition, v->offset);
-        if (v->leader_epoch >= 0)
-            fprintf(o->f, "%d", v->leader_epoch);
-        fputc(',', o->f);
-        csv_field(o->f, v->metadata);
-        fprintf(o->f, ",%" PRId64 ",", v->commit_timestamp);
-        if (v->expire_timestamp >= 0)
-            fprintf(o->f, "%" PRId64, v->expire_timestamp);
-        fprintf(o->f, ",%d,%" PRId64 ",%s,", v->source_partition, v->source_offset,
-                v->transactional ? "true" : "false");
-        if (has_leo)
-            fprintf(o->f, "%" PRId64 ",%" PRId64, leo, leo - v->offset);
+        return;
+    }
+    out_int(o, "offset", v->offset);
+    out_opt_int(o, "leader_epoch", v->leader_epoch >= 0, v->leader_epoch); /* -1: none (cli.md) */
+    out_str(o, "metadata", v->metadata);
+    out_int(o, "commit_timestamp", v->commit_timestamp);
+    out_opt_int(o, "expire_timestamp", v->expire_timestamp >= 0, v->expire_timestamp);
+    out_int(o, "source_partition", v->source_partition);
+    out_int(o, "source_offset", v->source_offset);
+    out_bool(o, "transactional", v->transactional);
+    json_bounds(o, vw);
+    out_int(o, "value_version", v->value_version);
+    if (v->has_topic_id) {
+        char id[23];
+        kf_uuid_to_b64(v->topic_id, id);
+        out_str(o, "topic_id", id);
+    } else if (run->meta) {
+        /* a commit without one: the topic's id in the cluster's metadata log */
+        const kf_md_topic *t = kf_metadata_topic_by_name(run->meta, v->topic);
+        if (t) {
+            char id[23];
+            kf_uuid_to_b64(t->id, id);
+            out_str(o, "topic_id", id);
+        }
+    }
+    if (history) {
+        out_bool(o, "deleted", false);
+        out_int(o, "change_time", run->change_time);
+        out_int(o, "effective_offset", run->at_offset);
+    } else {
+        json_table_fields(o, vw);
+    }
+    out_end(o);
+}
+
+static void print_csv(offsets_run *run, const kf_offset_value *v, const kf_offset_view *vw, bool history,
+                      bool deleted)
+{
+    FILE *f = run->o->f;
+    csv_field(f, v->group);
+    fputc(',', f);
+    csv_field(f, v->topic);
+    fprintf(f, ",%d,%" PRId64 ",", v->partition, v->offset);
+    if (v->leader_epoch >= 0)
+        fprintf(f, "%d", v->leader_epoch);
+    fputc(',', f);
+    csv_field(f, v->metadata);
+    fprintf(f, ",%" PRId64 ",", v->commit_timestamp);
+    if (v->expire_timestamp >= 0)
+        fprintf(f, "%" PRId64, v->expire_timestamp);
+    fprintf(f, ",%d,%" PRId64 ",%s,", v->source_partition, v->source_offset, v->transactional ? "true" : "false");
+    if (vw->has_bounds)
+        fprintf(f, "%" PRId64, vw->log_end_offset);
+    fputc(',', f);
+    if (vw->has_lag)
+        fprintf(f, "%" PRId64, vw->lag);
+    if (history)
+        fprintf(f, ",%s", deleted ? "true" : "false");
+    /* the consumer's view, after the columns of before */
+    fputc(',', f);
+    if (vw->has_bounds)
+        fprintf(f, "%" PRId64, vw->log_start_offset);
+    const char *range = kf_out_of_range_name(vw->out_of_range);
+    fprintf(f, ",%s,", range ? range : "");
+    if (!history) {
+        fputs(vw->may_be_stale ? "true" : "false", f);
+        fputc(',', f);
+        if (vw->has_expires_at)
+            fprintf(f, "%" PRId64, vw->expires_at);
+        fprintf(f, ",%s", vw->has_expires_at && vw->expired ? "true" : "false");
+    } else {
+        fputc(',', f);
+    }
+    fputc('\n', f);
+}
+
+/* The text table's columns after TOPIC (GROUP and TOPIC are as wide as
+ * their longest name, in terminal columns). */
+#define TABLE_COLUMNS "%9s %14s %12s %16s %14s %10s %-15s %-24s %15s %s"
+
+static void print_table_row(offsets_run *run, const kf_offset_value *v, const kf_offset_view *vw, bool history,
+                            bool deleted)
+{
+    FILE *f = run->o->f;
+    char part[16], cur[24], ep[16] = "-", lso[24] = "-", leo[24] = "-", lag[24] = "-", when[40], ms[24];
+    char expires[40] = "-";
+    snprintf(part, sizeof part, "%d", v->partition);
+    snprintf(cur, sizeof cur, "%" PRId64, v->offset);
+    if (v->leader_epoch >= 0)
+        snprintf(ep, sizeof ep, "%d", v->leader_epoch);
+    if (vw->has_bounds) {
+        snprintf(lso, sizeof lso, "%" PRId64, vw->log_start_offset);
+        snprintf(leo, sizeof leo, "%" PRId64, vw->log_end_offset);
+    }
+    if (vw->has_lag)
+        snprintf(lag, sizeof lag, "%" PRId64, vw->lag);
+    fmt_time_utc(v->commit_timestamp, when, sizeof when);
+    snprintf(ms, sizeof ms, "%" PRId64, v->commit_timestamp);
+    if (!history) {
+        if (vw->has_expires_at)
+            fmt_time_utc(vw->expires_at, expires, sizeof expires);
         else
-            fputc(',', o->f);
-        if (history)
-            fprintf(o->f, ",%s", deleted ? "true" : "false");
-        fputc('\n', o->f);
-        break;
+            snprintf(expires, sizeof expires, "never");
+    }
+    const char *range = vw->out_of_range == KF_BELOW_LOG_START ? "BELOW-LOG-START"
+                        : vw->out_of_range == KF_ABOVE_LOG_END ? "ABOVE-LOG-END"
+                                                                : "-";
+    fput_padded(f, v->group, run->gw);
+    fputc(' ', f);
+    fput_padded(f, v->topic, run->tw);
+    fprintf(f, " " TABLE_COLUMNS "%s%s%s%s\n", part, cur, ep, lso, leo, lag, range, when, ms, expires,
+            history && deleted ? " DELETED" : "", v->transactional ? " (txn)" : "",
+            !history && vw->may_be_stale ? " MAY-BE-STALE" : "",
+            !history && vw->has_expires_at && vw->expired ? " EXPIRED" : "");
+}
+
+/* The problems a row of the table is (out of range, expired): their own
+ * fields, after the row's key. */
+typedef struct row_ctx {
+    const kf_offset_value *v;
+    const kf_offset_view *vw;
+} row_ctx;
+
+static void row_key_fields(out *o, const kf_offset_value *v)
+{
+    out_str(o, "group", v->group);
+    out_str(o, "topic", v->topic);
+    out_int(o, "partition", v->partition);
+}
+
+static void out_of_range_fields(out *o, void *ctx)
+{
+    const row_ctx *c = ctx;
+    row_key_fields(o, c->v);
+    out_int(o, "log_start_offset", c->vw->log_start_offset);
+    out_int(o, "log_end_offset", c->vw->log_end_offset);
+    out_int(o, "records_skipped_if_earliest", c->vw->skipped_if_earliest);
+    out_int(o, "records_skipped_if_latest", c->vw->skipped_if_latest);
+    out_int(o, "records_reread_if_earliest", c->vw->reread_if_earliest);
+}
+
+static void expired_fields(out *o, void *ctx)
+{
+    const row_ctx *c = ctx;
+    row_key_fields(o, c->v);
+    out_int(o, "expires_at", c->vw->expires_at);
+}
+
+static void row_problems(offsets_run *run, const kf_offset_value *v, const kf_offset_view *vw)
+{
+    row_ctx ctx = {v, vw};
+    kf_problem p;
+    memset(&p, 0, sizeof p);
+    p.severity = KF_SEV_WARNING;
+    p.has_offset = true;
+    p.offset = v->offset;
+    if (vw->out_of_range != KF_IN_RANGE) {
+        p.code = KF_P_OFFSET_OUT_OF_RANGE;
+        if (vw->out_of_range == KF_BELOW_LOG_START)
+            snprintf(p.message, sizeof p.message,
+                     "group %.60s: %.60s-%d committed %" PRId64 ", below the log start %" PRId64
+                     ": auto.offset.reset=earliest skips %" PRId64 ", latest %" PRId64 " records",
+                     v->group, v->topic, v->partition, v->offset, vw->log_start_offset, vw->skipped_if_earliest,
+                     vw->skipped_if_latest);
+        else
+            snprintf(p.message, sizeof p.message,
+                     "group %.60s: %.60s-%d committed %" PRId64 ", past the log end %" PRId64
+                     ": auto.offset.reset=earliest reads %" PRId64 " records again",
+                     v->group, v->topic, v->partition, v->offset, vw->log_end_offset, vw->reread_if_earliest);
+        report_problem_with(&run->rep, &p, out_of_range_fields, &ctx);
+    }
+    if (vw->has_expires_at && vw->expired) {
+        char when[40];
+        fmt_time_utc(vw->expires_at, when, sizeof when);
+        p.code = KF_P_OFFSET_EXPIRED;
+        snprintf(p.message, sizeof p.message,
+                 "group %.50s: %.50s-%d committed %" PRId64 " expired at %.30s (%" PRId64
+                 "): the coordinator deletes it, a restart follows auto.offset.reset",
+                 v->group, v->topic, v->partition, v->offset, when, vw->expires_at);
+        report_problem_with(&run->rep, &p, expired_fields, &ctx);
+    }
+}
+
+/* A reset file restores what it holds as it is: say which lines would put a
+ * consumer out of range or at no position. */
+static void reset_csv_note(const kf_offset_value *v, const kf_offset_view *vw)
+{
+    if (v->offset < 0)
+        fprintf(stderr,
+                "kfsck: reset-csv: group '%s' %s-%d: committed %" PRId64
+                " (no position): restored as it is, the consumer starts by auto.offset.reset\n",
+                v->group, v->topic, v->partition, v->offset);
+    else if (vw->out_of_range == KF_BELOW_LOG_START)
+        fprintf(stderr,
+                "kfsck: reset-csv: group '%s' %s-%d: offset %" PRId64 " is below the log start %" PRId64
+                ": restored as it is, the consumer gets OFFSET_OUT_OF_RANGE\n",
+                v->group, v->topic, v->partition, v->offset, vw->log_start_offset);
+    else if (vw->out_of_range == KF_ABOVE_LOG_END)
+        fprintf(stderr,
+                "kfsck: reset-csv: group '%s' %s-%d: offset %" PRId64 " is past the log end %" PRId64
+                ": restored as it is, the consumer gets OFFSET_OUT_OF_RANGE\n",
+                v->group, v->topic, v->partition, v->offset, vw->log_end_offset);
+}
+
+static void print_row(offsets_run *run, const kf_offset_value *v, bool history, bool deleted)
+{
+    kf_offset_view vw;
+    if (kf_offsets_view_row(run->view, v, &vw) != KF_OK)
+        cli_oom();
+    switch (run->opts->format) {
+    case FMT_JSON: print_json(run, v, &vw, history, deleted); break;
+    case FMT_CSV: print_csv(run, v, &vw, history, deleted); break;
     case FMT_RESET_CSV:
         /* kafka-consumer-groups.sh takes topic,partition,offset with exactly
          * one --group, group,topic,partition,offset otherwise */
         if (run->opts->ngroups != 1) {
-            csv_field(o->f, v->group);
-            fputc(',', o->f);
+            csv_field(run->o->f, v->group);
+            fputc(',', run->o->f);
         }
-        csv_field(o->f, v->topic);
-        fprintf(o->f, ",%d,%" PRId64 "\n", v->partition, v->offset);
-        break;
-    default: {
-        char lag[64] = "-", leos[32] = "-", ep[16] = "-";
-        if (has_leo) {
-            snprintf(leos, sizeof leos, "%" PRId64, leo);
-            snprintf(lag, sizeof lag, "%" PRId64, leo - v->offset);
-        }
-        if (v->leader_epoch >= 0)
-            snprintf(ep, sizeof ep, "%d", v->leader_epoch);
-        fprintf(o->f, "%-*s %-*s %9d %14" PRId64 " %12s %14s %10s %15" PRId64 "%s%s\n", run->gw, v->group, run->tw,
-                v->topic, v->partition, v->offset, ep, leos, lag, v->commit_timestamp,
-                history && deleted ? " DELETED" : "", v->transactional ? " (txn)" : "");
+        csv_field(run->o->f, v->topic);
+        fprintf(run->o->f, ",%d,%" PRId64 "\n", v->partition, v->offset);
+        reset_csv_note(v, &vw);
+        return;
+    default: print_table_row(run, v, &vw, history, deleted);
     }
-    }
+    if (!history)
+        row_problems(run, v, &vw);
 }
 
 static void print_header(offsets_run *run)
 {
-    if (run->opts->format == FMT_TABLE)
-        fprintf(run->o->f, "%-*s %-*s %9s %14s %12s %14s %10s %15s\n", run->gw, "GROUP", run->tw, "TOPIC", "PARTITION",
-                "CURRENT-OFFSET", "LEADER-EPOCH", "LOG-END-OFFSET", "LAG", "COMMIT-TIME-MS");
-    else if (run->opts->format == FMT_CSV)
-        fprintf(run->o->f, "group,topic,partition,offset,leader_epoch,metadata,commit_timestamp,expire_timestamp,"
-                           "source_partition,source_offset,transactional,log_end_offset,lag%s\n",
+    if (run->opts->format == FMT_TABLE) {
+        FILE *f = run->o->f;
+        fput_padded(f, "GROUP", run->gw);
+        fputc(' ', f);
+        fput_padded(f, "TOPIC", run->tw);
+        fprintf(f, " " TABLE_COLUMNS "\n", "PARTITION", "CURRENT-OFFSET", "LEADER-EPOCH", "LOG-START-OFFSET",
+                "LOG-END-OFFSET", "LAG", "OUT-OF-RANGE", "COMMIT-TIME", "COMMIT-TIME-MS", "EXPIRES-AT");
+    } else if (run->opts->format == FMT_CSV) {
+        fprintf(run->o->f,
+                "group,topic,partition,offset,leader_epoch,metadata,commit_timestamp,expire_timestamp,"
+                "source_partition,source_offset,transactional,log_end_offset,lag%s,log_start_offset,out_of_range,"
+                "may_be_stale,expires_at,expired\n",
                 run->opts->history ? ",deleted" : "");
+    }
 }
 
 static void on_change(void *ctx, const kf_offset_value *v, bool deleted, int64_t time, int64_t at)
@@ -245,6 +391,7 @@ static void offsets_usage(FILE *f)
 {
     fprintf(f,
             "usage: kfsck offsets [--group G]... [--topic T]... [--history] [--as-of MS]\n"
+            "                     [--now MS] [--offsets-retention-minutes N]\n"
             "                     [--connect [--connect-topic T]] [--offsets-partitions N]\n"
             "                     [--format table|json|csv|reset-csv] [--max-batch-bytes N]\n"
             "                     [--json] PATH...\n\n"
@@ -255,7 +402,9 @@ static void offsets_usage(FILE *f)
             "  --history               every change in the order it took effect\n"
             "  --as-of MS              the table after the last change whose time is <= MS\n"
             "                          (epoch ms or ISO 8601: 2024-02-12T01:11:26Z); with\n"
-            "                          --history, the changes up to it\n"
+            "                          --history, the changes up to it\n"            "  --now MS                when expiry is judged (default: the newest batch time);\n"
+            "                          each row's expires_at/expired by the coordinator's rule\n"
+            "  --offsets-retention-minutes N  offsets.retention.minutes (default 10080)\n"
             "  --format table|json|csv the columns of kafka-consumer-groups.sh --describe\n"
             "                          (default), JSON lines (as --json), or CSV with a header\n"
             "  --format reset-csv      the file kafka-consumer-groups.sh --reset-offsets\n"
@@ -267,9 +416,11 @@ static void offsets_usage(FILE *f)
             "  --max-batch-bytes N     cap on one batch's decompressed size (default 128M)\n"
             "  --json                  newline-delimited JSON, problems included\n"
             "exit: 0 nothing wrong; 1 damaged batches or undecodable records were skipped, so\n"
-            "the table may be incomplete; 2 usage error (also --json with another --format,\n"
-            "reset-csv with --history or --connect, --connect with --group, --topic,\n"
-            "--history or --as-of); 3 a path cannot be read or the output cannot be written.\n");
+            "the table may be incomplete (or the coordinator would fail to load a partition);\n"
+            "2 usage error (also --json with another --format, reset-csv with --history or\n"
+            "--connect, --connect with --group, --topic, --history, --as-of, --now or\n"
+            "--offsets-retention-minutes); 3 a path cannot be read or the output cannot be\n"
+            "written.\n");
 }
 
 static int parse_i64(const char *s, int64_t *v)
@@ -280,6 +431,34 @@ static int parse_i64(const char *s, int64_t *v)
         return -1;
     *v = x;
     return 0;
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* --group / --topic values that match nothing among the groups and the
+ * committed topics: said on stderr with the closest names. */
+static void note_unmatched_names(const offsets_opts *op, kf_replay *r, const kf_groups *model)
+{
+    if (!op->ngroups && !op->ntopics)
+        return;
+    const kf_group *groups;
+    size_t ng = kf_groups_list(model, &groups);
+    const char **names = must(malloc((ng ? ng : 1) * sizeof *names));
+    for (size_t i = 0; i < ng; i++)
+        names[i] = groups[i].id;
+    note_unmatched("group", op->groups, op->ngroups, names, ng);
+    free(names);
+    const kf_offset_value **rows;
+    size_t n = kf_replay_offsets(r, &rows), nt = 0;
+    const char **topics = must(malloc((n ? n : 1) * sizeof *topics));
+    for (size_t i = 0; i < n; i++)
+        topics[i] = rows[i]->topic;
+    qsort(topics, n, sizeof *topics, cmp_name);
+    for (size_t i = 0; i < n; i++) /* each topic once */
+        if (!nt || strcmp(topics[nt - 1], topics[i]))
+            topics[nt++] = topics[i];
+    note_unmatched("topic", op->topics, op->ntopics, topics, nt);
+    free(topics);
 }
 
 /* A replay of the offsets topic: with as_of, its table is the as-of table;
@@ -318,6 +497,7 @@ int cmd_offsets(int argc, char **argv)
         {"connect", no_argument, 0, 'c'},       {"connect-topic", required_argument, 0, 'C'},
         {"offsets-partitions", required_argument, 0, 'n'}, {"format", required_argument, 0, 'f'},
         {"json", no_argument, 0, 'j'},          {"max-batch-bytes", required_argument, 0, 'B'},
+        {"now", required_argument, 0, 'N'},     {"offsets-retention-minutes", required_argument, 0, 'R'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
     };
     optind = 1;
@@ -334,6 +514,17 @@ int cmd_offsets(int argc, char **argv)
             if (opt_time("offsets", "--as-of", optarg, &op.as_of, offsets_usage))
                 return EXIT_USAGE;
             op.has_as_of = true;
+            break;
+        case 'N':
+            if (opt_time("offsets", "--now", optarg, &op.now, offsets_usage))
+                return EXIT_USAGE;
+            op.has_now = true;
+            break;
+        case 'R':
+            if (parse_i64(optarg, &v) || v <= 0 || v > INT64_MAX / 60000)
+                return opt_usage_error("offsets", "--offsets-retention-minutes needs a positive count, not", optarg,
+                                       offsets_usage);
+            op.retention_minutes = v;
             break;
         case 'c': op.connect = true; break;
         case 'C': op.connect_topic = optarg; break;
@@ -376,8 +567,10 @@ int cmd_offsets(int argc, char **argv)
     if (op.format == FMT_RESET_CSV && (op.history || op.connect))
         return opt_usage_error("offsets", "--format reset-csv cannot be combined with --history or --connect", NULL,
                                offsets_usage);
-    if (op.connect && (op.history || op.has_as_of || op.ngroups || op.ntopics))
-        return opt_usage_error("offsets", "--connect cannot be combined with --group, --topic, --history or --as-of",
+    if (op.connect && (op.history || op.has_as_of || op.ngroups || op.ntopics || op.has_now || op.retention_minutes))
+        return opt_usage_error("offsets",
+                               "--connect cannot be combined with --group, --topic, --history, --as-of, --now or "
+                               "--offsets-retention-minutes",
                                NULL, offsets_usage);
 
     out o, e;
@@ -411,21 +604,38 @@ int cmd_offsets(int argc, char **argv)
         kf_replay_free(pre);
     }
     run.replay = new_replay(&op, op.has_as_of && !op.history, op.history ? &run : NULL, &run.rep);
-    if (op.history)
+    replay_report_load_errors(run.replay, &run.rep);
+    kf_offsets_view_opts vo;
+    kf_offsets_view_opts_init(&vo);
+    vo.max_batch_bytes = (size_t)op.max_batch_bytes;
+    vo.has_now = op.has_now;
+    vo.now = op.now;
+    vo.retention_ms = op.retention_minutes * 60000;
+    if (op.history) {
+        if (kf_offsets_view_new(&run.view, &in, run.replay, &vo) != KF_OK) /* bounds only: no expiry in a history */
+            cli_oom();
         print_header(&run);
+    }
     kf_offsets_topic_result res;
     replay_offsets_topic(&in, run.replay, (size_t)op.max_batch_bytes, perr, &res);
     if (!res.partitions)
         fprintf(stderr, "kfsck: no __consumer_offsets partition found under the given paths\n");
+    kf_groups *model;
+    if (kf_groups_build(&model, run.replay) != KF_OK)
+        cli_oom();
+    note_unmatched_names(&op, run.replay, model);
 
     if (!op.history) {
+        vo.groups = model;
+        if (kf_offsets_view_new(&run.view, &in, run.replay, &vo) != KF_OK)
+            cli_oom();
         const kf_offset_value **rows;
         size_t n = kf_replay_offsets(run.replay, &rows);
         run.gw = run.tw = 15; /* as kafka-consumer-groups.sh: max(15, longest) */
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; op.format == FMT_TABLE && i < n; i++) {
             if (!wanted(&op, rows[i]->group, rows[i]->topic))
                 continue;
-            int gl = (int)strlen(rows[i]->group), tl = (int)strlen(rows[i]->topic);
+            int gl = text_width(rows[i]->group), tl = text_width(rows[i]->topic);
             run.gw = gl > run.gw ? gl : run.gw;
             run.tw = tl > run.tw ? tl : run.tw;
         }
@@ -435,11 +645,10 @@ int cmd_offsets(int argc, char **argv)
                 print_row(&run, rows[i], false, false);
     }
     kf_replay_stats st = kf_replay_get_stats(run.replay);
+    kf_offsets_view_free(run.view);
+    kf_groups_free(model);
     kf_replay_free(run.replay);
     kf_metadata_free(run.meta);
-    for (size_t i = 0; i < run.nleos; i++)
-        free(run.leos[i].topic);
-    free(run.leos);
     kf_inputs_free(&in);
     fflush(stdout);
     if (in_status == EXIT_FAIL || res.unreadable)

@@ -1,12 +1,17 @@
 /* json_text.c: JSON produced by kfsck itself, printed as indented,
  * human-readable text (for commands whose records are nested, like
  * `groups`): "key: value" lines, nested objects indented, arrays of scalars
- * inline as [a, b], arrays of objects as "- " items, null as "-". The input
+ * inline as [a, b], arrays of objects as "- " items, null as "-", a time
+ * in ms (ms_key) as its ms and UTC ISO 8601, a duration in ms as its ms
+ * and in units (30s, 5m00s). The input
  * is our own writer's output, but the reader still stops cleanly at the end
  * of the text whatever it holds. */
 #include "cli/json_text.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "cli/out.h"
 
 typedef struct jt {
     const char *p, *end;
@@ -84,6 +89,45 @@ static bool flat_array(const jt *j)
 
 static void value(jt *j, int level);
 
+static bool ends_with(const char *k, size_t n, const char *suffix)
+{
+    size_t m = strlen(suffix);
+    return n >= m && !memcmp(k + n - m, suffix, m);
+}
+
+/* What a key [k, k + n) names in milliseconds: a time since the epoch
+ * ("timestamp", a name ending in "_timestamp" or "_time_ms"), a duration
+ * (ending in "_timeout" or "_timeout_ms"), or neither. */
+enum { MS_NONE, MS_TIME, MS_DURATION };
+static int ms_key(const char *k, size_t n)
+{
+    if ((n == 9 && !memcmp(k, "timestamp", 9)) || ends_with(k, n, "_timestamp") || ends_with(k, n, "_time_ms"))
+        return MS_TIME;
+    if (ends_with(k, n, "_timeout") || ends_with(k, n, "_timeout_ms"))
+        return MS_DURATION;
+    return MS_NONE;
+}
+
+/* Such a value: the ms as written, then the UTC time or the duration in
+ * units when it is a non-negative integer (-1 and null stay as they are). */
+static void ms_value(jt *j, int level, int kind)
+{
+    const char *s = j->p;
+    value(j, level);
+    char digits[24];
+    size_t n = (size_t)(j->p - s);
+    if (n == 0 || n >= sizeof digits || strspn(s, "0123456789") < n)
+        return;
+    memcpy(digits, s, n);
+    digits[n] = 0;
+    char text[40];
+    if (kind == MS_TIME)
+        fmt_time_utc(strtoll(digits, NULL, 10), text, sizeof text);
+    else
+        fmt_duration(strtoll(digits, NULL, 10), text, sizeof text);
+    fprintf(j->f, " (%s)", text);
+}
+
 static void object_body(jt *j, int level, bool first_inline)
 {
     j->p++; /* { */
@@ -95,7 +139,9 @@ static void object_body(jt *j, int level, bool first_inline)
         first = false;
         if (*j->p != '"')
             break;
+        const char *key = j->p + 1;
         string(j);
+        size_t key_len = (size_t)(j->p - 1 - key);
         ws(j);
         if (j->p < j->end && *j->p == ':')
             j->p++;
@@ -107,6 +153,10 @@ static void object_body(jt *j, int level, bool first_inline)
         } else if (j->p < j->end && *j->p == '[' && !flat_array(j)) {
             fputc('\n', j->f);
             value(j, level + 1);
+        } else if (ms_key(key, key_len) != MS_NONE) {
+            fputc(' ', j->f);
+            ms_value(j, level, ms_key(key, key_len));
+            fputc('\n', j->f);
         } else {
             fputc(' ', j->f);
             value(j, level);

@@ -344,9 +344,10 @@ bool utf8_valid(const uint8_t *p, size_t n)
     return true;
 }
 
-void report_problem(void *ctx, const kf_problem *p)
+void report_problem(void *ctx, const kf_problem *p) { report_problem_with(ctx, p, NULL, NULL); }
+
+void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, void *ctx), void *ectx)
 {
-    report *r = ctx;
     if (p->severity == KF_SEV_ERROR)
         r->errors++;
     else
@@ -373,6 +374,8 @@ void report_problem(void *ctx, const kf_problem *p)
         out_str(o, "message", p->message);
         if (p->has_length)
             out_uint(o, "length", p->length);
+        if (extra)
+            extra(o, ectx);
         out_end(o);
     } else {
         fprintf(o->f, "%s: %s at position %llu", p->severity == KF_SEV_ERROR ? "ERROR" : "WARNING", p->code,

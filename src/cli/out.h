@@ -76,6 +76,9 @@ typedef struct report {
 } report;
 
 void report_problem(void *ctx, const kf_problem *p); /* a kf_problem_fn; ctx is a report */
+/* report_problem with fields of the problem's own after the usual ones in
+ * JSON (extra prints them into o; text shows the message only). */
+void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, void *ctx), void *ectx);
 
 /* A kf_segment_scan_opts progress_fn: "<file> NN%" on stderr when it is a terminal
  * (ctx is the file name); progress_done clears the line. */

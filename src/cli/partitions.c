@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/walk.h"
+#include "kfsck/offsets_view.h"
 
 static void path_error(void *ctx, const char *path, int err_no, const char *what)
 {
@@ -36,6 +37,19 @@ void part_reader_opts(kf_part_reader_opts *o, size_t max_batch_bytes, report *re
 
 /* ---- replay of the offsets topic on one time line -------------------------- */
 
+/* An offsets_lost problem's time window: first_timestamp / last_timestamp. */
+static void lost_window_fields(out *o, void *ctx)
+{
+    const kf_offsets_lost *l = ctx;
+    out_opt_int(o, "first_timestamp", l->has_first_timestamp, l->first_timestamp);
+    out_opt_int(o, "last_timestamp", l->has_last_timestamp, l->last_timestamp);
+}
+
+static void on_lost(void *ctx, const kf_offsets_lost *l)
+{
+    report_problem_with(ctx, l->problem, lost_window_fields, (void *)l);
+}
+
 void replay_offsets_topic(const kf_inputs *in, kf_replay *r, size_t max_batch_bytes, out *perr,
                           kf_offsets_topic_result *res)
 {
@@ -44,6 +58,8 @@ void replay_offsets_topic(const kf_inputs *in, kf_replay *r, size_t max_batch_by
     kf_offsets_topic_opts o;
     kf_offsets_topic_opts_init(&o);
     part_reader_opts(&o.read, max_batch_bytes, &urep);
+    o.lost_fn = on_lost;
+    o.lost_ctx = &urep;
     if (kf_replay_offsets_topic(r, in, &o, res) != KF_OK)
         cli_oom();
 }
@@ -61,5 +77,43 @@ void note_group_partitions(const kf_inputs *in, const char *const *groups, size_
         else
             fprintf(stderr, "kfsck: group '%s' is stored in __consumer_offsets-%d (of %d partitions)\n", g, p,
                     partitions);
+    }
+}
+
+/* A coordinator_load_error's own fields: source_partition, decode_error. */
+static void load_error_fields(out *o, void *ctx)
+{
+    const kf_coord_load_error *e = ctx;
+    out_int(o, "source_partition", e->source_partition);
+    out_str(o, "decode_error", e->decode_error);
+}
+
+static void on_load_error(void *ctx, const kf_coord_load_error *e)
+{
+    report_problem_with(ctx, e->problem, load_error_fields, (void *)e);
+}
+
+void replay_report_load_errors(kf_replay *r, report *rep) { kf_replay_on_load_error(r, on_load_error, rep); }
+
+void note_unmatched(const char *what, const char *const *wanted, size_t n, const char *const *names, size_t nnames)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool found = false;
+        for (size_t k = 0; k < nnames && !found; k++)
+            found = !strcmp(names[k], wanted[i]);
+        if (found)
+            continue;
+        const char *close[3];
+        size_t nc = kf_closest_names(wanted[i], names, nnames, close, 3);
+        fprintf(stderr, "kfsck: %s '%s' matches nothing in the inputs", what, wanted[i]);
+        for (size_t k = 0; k < nc; k++) {
+            fprintf(stderr, "%s'%s'", k ? ", " : "; closest: ", close[k]);
+            size_t cl = strlen(close[k]), wl = strlen(wanted[i]);
+            if (!strncmp(close[k], "connect-", 8) && !strcmp(close[k] + 8, wanted[i]))
+                fputs(" (a sink connector's group is connect-<name>)", stderr);
+            else if (wl > cl + 1 && !strncmp(wanted[i], close[k], cl) && wanted[i][cl] == '-')
+                fprintf(stderr, " ('%s' is partition %s of it)", wanted[i], wanted[i] + cl + 1);
+        }
+        fputc('\n', stderr);
     }
 }

@@ -30,6 +30,15 @@ void part_reader_opts(kf_part_reader_opts *o, size_t max_batch_bytes, report *re
 void replay_offsets_topic(const kf_inputs *in, kf_replay *r, size_t max_batch_bytes, out *perr,
                           kf_offsets_topic_result *res);
 
+/* The replay's coordinator_load_error problems to rep, with their
+ * source_partition and decode_error fields. */
+void replay_report_load_errors(kf_replay *r, report *rep);
+
+/* On stderr, for each of wanted[0..n) that is not among names[0..nnames)
+ * (what: "group" or "topic"): that it matches nothing, and the closest
+ * names (kf_closest_names). */
+void note_unmatched(const char *what, const char *const *wanted, size_t n, const char *const *names, size_t nnames);
+
 /* On stderr: which __consumer_offsets partition holds each group (Java
  * hashCode rule), and a warning when that partition is not in the inputs. */
 void note_group_partitions(const kf_inputs *in, const char *const *groups, size_t n, int32_t partitions);

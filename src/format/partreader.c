@@ -646,6 +646,13 @@ int kf_part_reader_next(kf_part_reader *r, kf_batch *out)
     return 1;
 }
 
+size_t kf_part_reader_holes(const kf_part_reader *r) { return r->nlost; }
+
+const kf_part_hole *kf_part_reader_hole(const kf_part_reader *r, size_t i)
+{
+    return i < r->nlost ? &r->lost[i].h : NULL;
+}
+
 const char *kf_part_reader_file(const kf_part_reader *r) { return r->consume ? r->consume->file : NULL; }
 
 size_t kf_part_reader_copy(const kf_part_reader *r) { return r->consume ? r->consume->idx : 0; }

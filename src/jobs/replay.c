@@ -33,6 +33,14 @@ typedef struct pid_stage {
     size_t n, cap;
 } pid_stage;
 
+/* Where the lost ranges of a partition end (kf_replay_lost_range): only
+ * the highest end matters to the rows. */
+typedef struct lost_end {
+    int32_t partition;
+    bool open;          /* a range to the end of the log */
+    int64_t end_offset;
+} lost_end;
+
 typedef struct group_rec {
     kf_group_record pub;
     uint8_t *key;
@@ -53,9 +61,17 @@ struct kf_replay {
     kf_buf buf;
     kf_replay_stats stats;
     const kf_offset_value **sorted;
+    size_t nsorted;
+    bool sorted_valid; /* sorted is the table as it is (no batch since) */
     const kf_group_record **gsorted;
     const char **dsorted;
     int err;       /* KF_ERR_NOMEM once allocation failed */
+    kf_coord_load_error_fn load_error_fn; /* kf_replay_on_load_error */
+    void *load_error_ctx;
+    lost_end *lost;    /* per partition: the end of its highest lost range */
+    size_t nlost;
+    bool has_newest;
+    int64_t newest;    /* the newest batch max timestamp replayed */
 };
 
 void kf_replay_file(kf_replay *r, const char *file) { r->file = file; }
@@ -125,6 +141,7 @@ void kf_replay_free(kf_replay *r)
     free(r->sorted);
     free(r->gsorted);
     free(r->dsorted);
+    free(r->lost);
     free(r);
 }
 
@@ -506,6 +523,39 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc,
     }
 }
 
+void kf_replay_on_load_error(kf_replay *r, kf_coord_load_error_fn fn, void *ctx)
+{
+    r->load_error_fn = fn;
+    r->load_error_ctx = ctx;
+}
+
+/* A record of a known type that does not decode: what fails to decode, as
+ * a coordinator_load_error problem (GroupCoordinatorRecordSerde throws, and
+ * CoordinatorLoaderImpl fails the partition's load on anything but an
+ * unknown record type). */
+static void report_load_error(kf_replay *r, const kf_batch *b, const kf_record *rec, const kf_coord_record *cr,
+                              const char *decode_error)
+{
+    kf_problem p;
+    memset(&p, 0, sizeof p);
+    p.code = KF_P_COORDINATOR_LOAD_ERROR;
+    p.file = r->file;
+    p.severity = KF_SEV_ERROR;
+    p.position = b->position;
+    p.has_offset = true;
+    p.offset = rec->offset;
+    snprintf(p.message, sizeof p.message,
+             "%.40s %s does not decode (the coordinator fails to load __consumer_offsets-%d here): %.100s",
+             cr->record_type ? cr->record_type : "record", cr->err_in_key || !cr->key_ok ? "key" : "value",
+             r->partition, cr->err[0] ? cr->err : "undecodable");
+    if (r->load_error_fn) {
+        kf_coord_load_error e = {&p, r->partition, decode_error};
+        r->load_error_fn(r->load_error_ctx, &e);
+    } else if (r->o.problem_fn) {
+        r->o.problem_fn(r->o.problem_ctx, &p);
+    }
+}
+
 /* Records are taken a window at a time: the offset commits of the window
  * are decoded and their slots hashed and prefetched first, then every
  * record is applied in order. A table of many keys is a cache miss per
@@ -550,13 +600,10 @@ static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *s
                       (long long)rec->offset, cr.key_type);
             return;
         }
-        /* an unknown version is not damage, but what the record held is missing */
+        /* a known type that does not deserialize: the coordinator's load of
+         * the whole partition fails there (docs/formats.md §11.7) */
         r->stats.skipped++;
-        char msg[512];
-        snprintf(msg, sizeof msg, "__consumer_offsets-%d offset %lld: record skipped (%s%s): %s", r->partition,
-                 (long long)rec->offset, cr.known_type ? "type " : "unknown type ",
-                 cr.record_type ? cr.record_type : "?", cr.err[0] ? cr.err : "undecodable");
-        kf_report_in(r->o.problem_fn, r->o.problem_ctx, r->file, code, sev, b->position, true, rec->offset, "%s", msg);
+        report_load_error(r, b, rec, &cr, code);
         return;
     }
     if (cr.key_type == 0 || cr.key_type == 1) {
@@ -571,10 +618,16 @@ static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *s
 int kf_replay_batch(kf_replay *r, kf_batch *b)
 {
     r->stats.batches++;
+    r->sorted_valid = false;
+    if (!r->has_newest || b->max_timestamp > r->newest) {
+        r->has_newest = true;
+        r->newest = b->max_timestamp;
+    }
     kf_record_iter it;
     if (kf_records_begin(&it, b, &r->buf, r->o.max_batch_bytes) != KF_OK) {
         report(r, b, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->base_offset,
                "batch skipped", it.err_msg);
+        kf_replay_lost_range(r, r->partition, true, b->last_offset); /* its commits are lost too */
         return r->err;
     }
     pending win[WINDOW];
@@ -607,8 +660,10 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
             apply_record(r, b, &win[i], arena[i]);
         }
     }
-    if (n < 0)
+    if (n < 0) {
         report(r, b, it.err_code, KF_SEV_ERROR, b->base_offset, "rest of batch skipped", it.err_msg);
+        kf_replay_lost_range(r, r->partition, true, b->last_offset);
+    }
     return r->err;
 }
 
@@ -629,6 +684,10 @@ static int cmp_values(const void *a, const void *b)
 
 size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
 {
+    if (r->sorted_valid) { /* asked again (groups, then the table): sorted once */
+        *out = r->sorted;
+        return r->nsorted;
+    }
     const htab *t = r->o.has_as_of ? &r->asof.table : &r->offsets;
     free(r->sorted);
     r->sorted = malloc((t->n ? t->n : 1) * sizeof *r->sorted);
@@ -642,6 +701,8 @@ size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
             r->sorted[k++] = t->e[i].val;
     qsort(r->sorted, k, sizeof *r->sorted, cmp_values);
     *out = r->sorted;
+    r->nsorted = k;
+    r->sorted_valid = true;
     return k;
 }
 
@@ -711,3 +772,39 @@ int16_t kf_replay_dead_group_type(const kf_replay *r, const char *group)
 uint64_t kf_replay_as_of_prefix(const kf_replay *r) { return r->o.has_as_of ? r->asof.prefix : 0; }
 
 kf_replay_stats kf_replay_get_stats(const kf_replay *r) { return r->stats; }
+
+bool kf_replay_newest_time(const kf_replay *r, int64_t *ms)
+{
+    *ms = r->has_newest ? r->newest : 0;
+    return r->has_newest;
+}
+
+void kf_replay_lost_range(kf_replay *r, int32_t partition, bool has_end, int64_t end_offset)
+{
+    lost_end *l = NULL;
+    for (size_t i = 0; i < r->nlost && !l; i++)
+        if (r->lost[i].partition == partition)
+            l = &r->lost[i];
+    if (!l) {
+        lost_end *n = realloc(r->lost, (r->nlost + 1) * sizeof *n);
+        if (!n) {
+            r->err = KF_ERR_NOMEM;
+            return;
+        }
+        r->lost = n;
+        l = &r->lost[r->nlost++];
+        *l = (lost_end){partition, false, INT64_MIN};
+    }
+    if (!has_end)
+        l->open = true;
+    else if (end_offset > l->end_offset)
+        l->end_offset = end_offset;
+}
+
+bool kf_replay_row_may_be_stale(const kf_replay *r, const kf_offset_value *v)
+{
+    for (size_t i = 0; i < r->nlost; i++)
+        if (r->lost[i].partition == v->source_partition)
+            return r->lost[i].open || v->source_offset < r->lost[i].end_offset;
+    return false;
+}

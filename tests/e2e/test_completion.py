@@ -137,6 +137,22 @@ class CompletionTest(unittest.TestCase):
         self.assertEqual(complete(["kfsck", "offsets", "--group", ""]), [])
         self.assertEqual(complete(["kfsck", "scan", "--jobs", ""]), [])
 
+    def test_offsets_expiry_options(self):
+        # --now and --offsets-retention-minutes are offered and take a value (no paths after them)
+        self.assertEqual(complete(["kfsck", "offsets", "--offsets-r"]), ["--offsets-retention-minutes"])
+        self.assertEqual(complete(["kfsck", "offsets", "--no"]), ["--now"])
+        d = tempfile.mkdtemp()
+        try:
+            open(os.path.join(d, "a.log"), "w").close()
+            self.assertEqual(complete(["kfsck", "offsets", "--now", ""], cwd=d), [])
+            self.assertEqual(complete(["kfsck", "offsets", "--offsets-retention-minutes", ""], cwd=d), [])
+        finally:
+            shutil.rmtree(d)
+        with open(ZSH_COMPLETION) as f:
+            zsh = f.read()
+        self.assertIn("'--now=[", zsh)
+        self.assertIn("'--offsets-retention-minutes=[", zsh)
+
     def test_output_dir_and_paths(self):
         d = tempfile.mkdtemp()
         try:

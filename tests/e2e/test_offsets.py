@@ -32,11 +32,12 @@ class Offsets(unittest.TestCase):
         self.assertEqual(len(rows), len(M["offsets"]))
         for g, w in zip(rows, M["offsets"]):
             subset(g, w)
-        # the unknown future value version (a known type) is skipped and reported:
-        # the table may miss what it held, so exit 1; the unknown type alone would not
+        # the unknown future value version (a known type) fails the coordinator's
+        # load of the partition (coordinator_load_error, an error: exit 1); the
+        # unknown type alone would not: the coordinator skips it
         self.assertEqual(code, 1, err)
         codes = sorted(p["code"] for p in jsonl(out, "problem"))
-        self.assertEqual(codes, ["open_transaction", "undecoded_record", "unknown_record_type"])
+        self.assertEqual(codes, ["coordinator_load_error", "open_transaction", "unknown_record_type"])
 
     def test_history_in_the_order_changes_took_effect(self):
         code, out, err = run("offsets", "--json", "--history", DATADIR)
@@ -239,8 +240,10 @@ class Copies(unittest.TestCase):
         self.assertEqual(sorted(p["code"] for p in probs if p["code"] in ("crc_mismatch", "truncated")),
                          ["crc_mismatch", "truncated"])
         self.assertNotIn("offsets_lost", [p["code"] for p in probs])
-        # exit 1 only for the deliberately unreadable (future-version) record the partition holds
-        self.assertEqual([p["code"] for p in probs if p["severity"] == "error"], ["crc_mismatch", "truncated"])
+        # errors: each copy's damage, and the deliberately unreadable (future-version)
+        # record the partition holds, which the coordinator's load fails on
+        self.assertEqual(sorted(p["code"] for p in probs if p["severity"] == "error"),
+                         ["coordinator_load_error", "crc_mismatch", "truncated"])
         self.assertEqual(code, 1, err)
 
 

@@ -39,6 +39,8 @@ NOT_EMITTED_BY_FIXTURES = {
     "index_corrupt": "an index whose size is no multiple of its entry: tests/unit/test_index.c",
     "leader_epoch_ahead_of_log": "built by test_scan.py in temporary copies of fixtures/datadir",
     "metadata_invalid": "a partition.metadata that does not parse under verify; no fixture has one yet",
+    "offset_expired": "the fixtures' commits are minutes apart, never a retention: test_offsets_view.py builds them",
+    "offset_out_of_range": "no fixture commits outside its partition's log: test_offsets_view.py builds them",
     "offset_overflow": "offsets past what a segment's index can hold: tests/unit (test_partwriter.c, test_repair.c)",
     "offset_regression": "built by test_dump.py (a sparse 3 GB segment) and by tests/unit",
     "open_metadata_transaction": "a KRaft log ending inside a metadata transaction: tests/unit/test_metadata.c",
