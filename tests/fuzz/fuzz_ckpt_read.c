@@ -2,7 +2,9 @@
  * in pieces (kf_checkpoint_read over src/format/checkpoint_text.c's
  * kf_text_stream, 64 KiB at a time), against kf_checkpoint_parse of the
  * same bytes in memory: the two must hand on the same entries and problems
- * (every field, in the same order) and return the same result and version.
+ * (every field, in the same order) and return the same result and version;
+ * a leader-epoch file read by kf_leader_epochs_read must list the same
+ * entries and positions, and say it is valid when the parse said KF_OK.
  * The file is the fuzzer's text with a run of one byte put inside it, long
  * enough (about 64 KiB) to carry a line, a line terminator (a \r\n split
  * across two reads) or a long integer across the reader's piece boundary:
@@ -35,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* What one reading handed on, as a running hash and counts. */
 typedef struct seen {
     uint64_t hash, entries, problems;
+    uint64_t epochs_hash; /* of the leader epochs alone, as kf_leader_epochs_read keeps them */
 } seen;
 
 static void mix(seen *s, const void *p, size_t n)
@@ -54,6 +57,15 @@ static void on_entry(void *ctx, const kf_checkpoint_entry *e)
     mix(s, &e->epoch, sizeof e->epoch);
     mix(s, &e->offset, sizeof e->offset);
     mix(s, &e->position, sizeof e->position);
+    if (!e->topic) {
+        uint64_t h = s->hash;
+        s->hash = s->epochs_hash;
+        mix(s, &e->epoch, sizeof e->epoch);
+        mix(s, &e->offset, sizeof e->offset);
+        mix(s, &e->position, sizeof e->position);
+        s->epochs_hash = s->hash;
+        s->hash = h;
+    }
 }
 
 static void on_problem(void *ctx, const kf_problem *p)
@@ -97,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (ftruncate(memfd, 0) || pwrite(memfd, file, n, 0) != (ssize_t)n)
         abort();
-    seen mem = {0xcbf29ce484222325ull, 0, 0}, piece = mem;
+    seen mem = {0xcbf29ce484222325ull, 0, 0, 0xcbf29ce484222325ull}, piece = mem;
     int32_t vm = -7, vp = -7;
     int rm = kf_checkpoint_parse(n ? file : NULL, n, kind, &vm, on_entry, &mem, on_problem, &mem);
     int rp = kf_checkpoint_read(memfd_path, kind, &vp, on_entry, &piece, on_problem, &piece);
@@ -108,6 +120,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 rm, (int)vm, (unsigned long long)mem.entries, (unsigned long long)mem.problems, rp, (int)vp,
                 (unsigned long long)piece.entries, (unsigned long long)piece.problems);
         abort();
+    }
+    if (kind == KF_CKPT_LEADER_EPOCH) { /* the list the jobs use: the same entries and positions */
+        kf_leader_epochs l;
+        seen lp = {0xcbf29ce484222325ull, 0, 0, 0xcbf29ce484222325ull};
+        if (kf_leader_epochs_read(memfd_path, true, &l, on_problem, &lp) != KF_OK)
+            abort();
+        seen ls = lp;
+        ls.hash = ls.epochs_hash;
+        for (size_t i = 0; i < l.n; i++) {
+            mix(&ls, &l.entries[i].epoch, sizeof l.entries[i].epoch);
+            mix(&ls, &l.entries[i].start_offset, sizeof l.entries[i].start_offset);
+            mix(&ls, &l.positions[i], sizeof l.positions[i]);
+        }
+        if (!l.present || !l.read || l.valid != (rm == KF_OK) || l.n != mem.entries || ls.hash != mem.epochs_hash ||
+            lp.problems != mem.problems)
+            abort();
+        kf_leader_epochs_free(&l);
     }
     free(file);
     return 0;
