@@ -242,4 +242,4 @@ dist/kfsck-static: $(CLI_OBJ) $(LIB) tools/build/isal_static.sh
 clean:
 	rm -rf build build-san build-tsan kfsck libkfsck.a dist
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(REPLAY_BIN:=.d) $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d)

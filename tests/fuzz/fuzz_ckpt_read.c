@@ -27,70 +27,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_util.h"
 #include "kfsck/kfsck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* What one reading handed on, as a running hash and counts. */
+/* What one reading handed on: the entries (count, hash of every field),
+ * the leader epochs alone as kf_leader_epochs_read keeps them, the problems. */
 typedef struct seen {
-    uint64_t hash, entries, problems;
-    uint64_t epochs_hash; /* of the leader epochs alone, as kf_leader_epochs_read keeps them */
+    uint64_t hash, entries, epochs_hash;
+    fuzz_problems problems;
 } seen;
 
-static void mix(seen *s, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        s->hash = (s->hash ^ b[i]) * 0x100000001b3ull; /* FNV-1a */
-}
+#define SEEN_INIT {FUZZ_HASH_INIT, 0, FUZZ_HASH_INIT, {FUZZ_HASH_INIT, 0}}
 
 static void on_entry(void *ctx, const kf_checkpoint_entry *e)
 {
     seen *s = ctx;
     s->entries++;
     if (e->topic)
-        mix(s, e->topic, strlen(e->topic) + 1);
-    mix(s, &e->partition, sizeof e->partition);
-    mix(s, &e->epoch, sizeof e->epoch);
-    mix(s, &e->offset, sizeof e->offset);
-    mix(s, &e->position, sizeof e->position);
+        fuzz_hash(&s->hash, e->topic, strlen(e->topic) + 1);
+    fuzz_hash(&s->hash, &e->partition, sizeof e->partition);
+    fuzz_hash(&s->hash, &e->epoch, sizeof e->epoch);
+    fuzz_hash(&s->hash, &e->offset, sizeof e->offset);
+    fuzz_hash(&s->hash, &e->position, sizeof e->position);
     if (!e->topic) {
-        uint64_t h = s->hash;
-        s->hash = s->epochs_hash;
-        mix(s, &e->epoch, sizeof e->epoch);
-        mix(s, &e->offset, sizeof e->offset);
-        mix(s, &e->position, sizeof e->position);
-        s->epochs_hash = s->hash;
-        s->hash = h;
+        fuzz_hash(&s->epochs_hash, &e->epoch, sizeof e->epoch);
+        fuzz_hash(&s->epochs_hash, &e->offset, sizeof e->offset);
+        fuzz_hash(&s->epochs_hash, &e->position, sizeof e->position);
     }
 }
-
-static void on_problem(void *ctx, const kf_problem *p)
-{
-    seen *s = ctx;
-    s->problems++;
-    mix(s, p->code, strlen(p->code) + 1);
-    mix(s, &p->severity, sizeof p->severity);
-    mix(s, &p->position, sizeof p->position);
-    mix(s, p->message, strlen(p->message) + 1);
-}
-
-static int memfd = -1;
-static char memfd_path[64];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4)
         return 0;
-    if (memfd < 0) {
-        memfd = memfd_create("fuzz_ckpt_read", 0);
-        if (memfd < 0)
-            abort();
-        snprintf(memfd_path, sizeof memfd_path, "/proc/self/fd/%d", memfd);
-    }
+    const char *memfd_path;
+    int memfd = fuzz_memfd(&memfd_path);
     static const char fillers[8] = {'0', ' ', 'a', '\n', '\r', '9', '-', '\t'};
     int kind = data[0] & 1 ? KF_CKPT_LEADER_EPOCH : KF_CKPT_OFFSETS;
     char fill = fillers[(data[0] >> 1) & 7];
@@ -109,32 +84,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (ftruncate(memfd, 0) || pwrite(memfd, file, n, 0) != (ssize_t)n)
         abort();
-    seen mem = {0xcbf29ce484222325ull, 0, 0, 0xcbf29ce484222325ull}, piece = mem;
+    seen mem = SEEN_INIT, piece = SEEN_INIT;
     int32_t vm = -7, vp = -7;
-    int rm = kf_checkpoint_parse(n ? file : NULL, n, kind, &vm, on_entry, &mem, on_problem, &mem);
-    int rp = kf_checkpoint_read(memfd_path, kind, &vp, on_entry, &piece, on_problem, &piece);
-    if (rm != rp || vm != vp || mem.entries != piece.entries || mem.problems != piece.problems ||
-        mem.hash != piece.hash) {
+    int rm = kf_checkpoint_parse(n ? file : NULL, n, kind, &vm, on_entry, &mem, fuzz_on_problem, &mem.problems);
+    int rp = kf_checkpoint_read(memfd_path, kind, &vp, on_entry, &piece, fuzz_on_problem, &piece.problems);
+    if (rm != rp || vm != vp || mem.entries != piece.entries || mem.hash != piece.hash ||
+        !fuzz_problems_equal(&mem.problems, &piece.problems)) {
         fprintf(stderr, "fuzz_ckpt_read: in memory rc %d version %d, %llu entries, %llu problems; "
                         "in pieces rc %d version %d, %llu entries, %llu problems\n",
-                rm, (int)vm, (unsigned long long)mem.entries, (unsigned long long)mem.problems, rp, (int)vp,
-                (unsigned long long)piece.entries, (unsigned long long)piece.problems);
+                rm, (int)vm, (unsigned long long)mem.entries, (unsigned long long)mem.problems.n, rp, (int)vp,
+                (unsigned long long)piece.entries, (unsigned long long)piece.problems.n);
         abort();
     }
     if (kind == KF_CKPT_LEADER_EPOCH) { /* the list the jobs use: the same entries and positions */
         kf_leader_epochs l;
-        seen lp = {0xcbf29ce484222325ull, 0, 0, 0xcbf29ce484222325ull};
-        if (kf_leader_epochs_read(memfd_path, true, &l, on_problem, &lp) != KF_OK)
+        fuzz_problems lp = {FUZZ_HASH_INIT, 0};
+        if (kf_leader_epochs_read(memfd_path, true, &l, fuzz_on_problem, &lp) != KF_OK)
             abort();
-        seen ls = lp;
-        ls.hash = ls.epochs_hash;
+        uint64_t h = FUZZ_HASH_INIT;
         for (size_t i = 0; i < l.n; i++) {
-            mix(&ls, &l.entries[i].epoch, sizeof l.entries[i].epoch);
-            mix(&ls, &l.entries[i].start_offset, sizeof l.entries[i].start_offset);
-            mix(&ls, &l.positions[i], sizeof l.positions[i]);
+            fuzz_hash(&h, &l.entries[i].epoch, sizeof l.entries[i].epoch);
+            fuzz_hash(&h, &l.entries[i].start_offset, sizeof l.entries[i].start_offset);
+            fuzz_hash(&h, &l.positions[i], sizeof l.positions[i]);
         }
-        if (!l.present || !l.read || l.valid != (rm == KF_OK) || l.n != mem.entries || ls.hash != mem.epochs_hash ||
-            lp.problems != mem.problems)
+        if (!l.present || !l.read || l.valid != (rm == KF_OK) || l.n != mem.entries || h != mem.epochs_hash ||
+            !fuzz_problems_equal(&lp, &mem.problems))
             abort();
         kf_leader_epochs_free(&l);
     }

@@ -29,35 +29,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_util.h"
 #include "kfsck/kfsck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define WINDOW_SLOTS 8192 /* IX_WINDOW_SLOTS in src/format/index.c */
-
-typedef struct seen {
-    uint64_t hash, problems;
-} seen;
-
-static void mix(seen *s, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        s->hash = (s->hash ^ b[i]) * 0x100000001b3ull; /* FNV-1a */
-}
-
-static void on_problem(void *ctx, const kf_problem *p)
-{
-    seen *s = ctx;
-    s->problems++;
-    mix(s, p->code, strlen(p->code) + 1);
-    mix(s, &p->severity, sizeof p->severity);
-    mix(s, &p->position, sizeof p->position);
-    mix(s, &p->has_offset, sizeof p->has_offset);
-    if (p->has_offset)
-        mix(s, &p->offset, sizeof p->offset);
-    mix(s, p->message, strlen(p->message) + 1);
-}
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -72,15 +49,13 @@ static void get(const kf_index *ix, bool time, uint64_t i, int64_t *a, int64_t *
         kf_offset_index_get(ix, i, a, b);
 }
 
-static void check(const kf_index *ix, bool time, uint64_t log_size, seen *s)
+static void check(const kf_index *ix, bool time, uint64_t log_size, fuzz_problems *s)
 {
     if (time)
-        kf_time_index_check(ix, on_problem, s);
+        kf_time_index_check(ix, fuzz_on_problem, s);
     else
-        kf_offset_index_check(ix, log_size, on_problem, s);
+        kf_offset_index_check(ix, log_size, fuzz_on_problem, s);
 }
-
-static int memfd = -1;
 
 static bool zero_slot(const uint8_t *file, size_t n, size_t at, size_t es)
 {
@@ -92,7 +67,7 @@ static bool zero_slot(const uint8_t *file, size_t n, size_t at, size_t es)
 
 /* Writes the file: whole, or (sparse) only its runs of slots that are not
  * zero, so the zero ones are holes. */
-static void write_file(const uint8_t *file, size_t n, size_t es, bool sparse)
+static void write_file(int memfd, const uint8_t *file, size_t n, size_t es, bool sparse)
 {
     if (ftruncate(memfd, 0) || ftruncate(memfd, (off_t)n))
         abort();
@@ -115,8 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 15)
         return 0;
-    if (memfd < 0 && (memfd = memfd_create("fuzz_index_window", 0)) < 0)
-        abort();
+    const char *path;
+    int memfd = fuzz_memfd(&path);
     bool time = data[0] & 1, sparse = data[0] & 2, zero_before = data[0] & 4;
     uint64_t b = 0;
     for (int i = 1; i < 9; i++)
@@ -146,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
     memcpy(file + start * es, mine, mn);
-    write_file(file, n, es, sparse);
+    write_file(memfd, file, n, es, sparse);
 
     kf_index mem, win;
     kf_source *src;
@@ -154,8 +129,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         kf_time_index_init(&mem, file, n, base);
     else
         kf_offset_index_init(&mem, file, n, base);
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
     if (kf_source_open(&src, path, 0) != KF_OK)
         abort();
     int rc = time ? kf_time_index_open(&win, src, base) : kf_offset_index_open(&win, src, base);
@@ -166,12 +139,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (mem.slots != win.slots || mem.entries != win.entries || mem.size != win.size)
         abort();
-    seen sm = {0xcbf29ce484222325ull, 0}, sw = sm;
+    fuzz_problems sm = {FUZZ_HASH_INIT, 0}, sw = sm;
     check(&mem, time, log_size, &sm);
     check(&win, time, log_size, &sw);
-    if (sm.hash != sw.hash || sm.problems != sw.problems) {
+    if (!fuzz_problems_equal(&sm, &sw)) {
         fprintf(stderr, "fuzz_index_window: %llu problems in memory, %llu from the file\n",
-                (unsigned long long)sm.problems, (unsigned long long)sw.problems);
+                (unsigned long long)sm.n, (unsigned long long)sw.n);
         abort();
     }
     /* the slots from a little before the fuzzer's forwards (the generated

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_util.h"
 #include "kfsck/kfsck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -86,11 +87,7 @@ static void check_partition_dir(const char *s, size_t cap)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char s[MAX_NAME + 1];
-    size_t n = 0;
-    while (n < size && n < MAX_NAME && data[n])
-        n++;
-    memcpy(s, data, n);
-    s[n] = 0;
+    fuzz_text(data, size, s, sizeof s);
     check_classify(s);
     check_sibling(s);
     check_partition_dir(s, 256);

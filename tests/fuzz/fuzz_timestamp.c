@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fuzz_util.h"
 #include "kfsck/kfsck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -121,11 +122,7 @@ static void check_duration(const char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char s[MAX_TEXT + 1];
-    size_t n = 0;
-    while (n < size && n < MAX_TEXT && data[n])
-        n++;
-    memcpy(s, data, n);
-    s[n] = 0;
+    size_t n = fuzz_text(data, size, s, sizeof s);
     check_time(s, n);
     check_duration(s);
     return 0;
