@@ -2,8 +2,9 @@
 # deps.sh: install what kfsck needs to build and test (run by `make deps`,
 # the first step of `make demo`, `make check` and .ci/run). Checks for a C
 # compiler, clang with libFuzzer (the fuzz smoke runs), make, pkg-config,
-# the compression/hash/JSON/test libraries (pkg-config module and header), promtool and systemd-analyze (tests of contrib/ and of
-# scan's Prometheus output), and Debian's /usr/bin/python3 with the modules
+# the compression/hash/JSON/test libraries (pkg-config module and header),
+# promtool and systemd-analyze (tests of contrib/ and of scan's Prometheus
+# output), and Debian's /usr/bin/python3 with the modules
 # the test and fixture generators use. Installs whatever is missing with apt-get (as
 # root, or through non-interactive sudo); prints the command and exits 1 when
 # it can do neither. When nothing is missing it prints one line and never
