@@ -62,7 +62,7 @@ SONAME := libkfsck.so.0
 SHLIB := $(BUILD)/libkfsck.so.$(VERSION)
 BIN := $(BUILD)/kfsck
 
-.PHONY: all deps demo check test test-bin test-threads bench fuzz install clean fixtures deb deb-test static
+.PHONY: all deps demo check test test-bin test-threads bench fuzz fuzz-smoke fuzz-long install clean fixtures deb deb-test static
 
 all: kfsck libkfsck.a
 
@@ -118,11 +118,14 @@ test: test-bin
 # The tests in a normal and an ASan+UBSan build, then in a ThreadSanitizer
 # build with the reader forced to threads and tiny reads, so the pipeline and
 # every chunk boundary run on the fixtures too (tests/api and tests/tools in
-# the normal build only).
+# the normal build only); then a few seconds of each libFuzzer target on its
+# corpus (fuzz-smoke), when clang has libFuzzer.
 check: deps
 	$(MAKE) test
 	$(MAKE) test SAN=1
 	$(MAKE) test-threads SAN=thread
+	@if sh tests/fuzz/smoke.sh --probe $(FUZZ_CC); then $(MAKE) fuzz-smoke; \
+	  else echo "check: $(FUZZ_CC) with libFuzzer not found: fuzz smoke runs skipped (make deps installs it)"; fi
 
 test-threads: test-bin
 	@KFSCK_THREADS=4 KFSCK_CHUNK_BYTES=200 sh tests/run.sh $(BUILD)
@@ -136,12 +139,43 @@ bench:
 	@$(MAKE) --no-print-directory all
 	@sh tools/bench/bench.sh
 
-# libFuzzer targets (clang): build/fuzz-lf/fuzz_*
-fuzz:
-	@mkdir -p build/fuzz-lf
-	for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
-	    -o build/fuzz-lf/$$n $$f $(LIB_SRC) $(PKG_LIBS) || exit 1; done
+# libFuzzer targets (clang): build/fuzz-lf/fuzz_<name>, one per
+# tests/fuzz/fuzz_<name>.c. The library is compiled once with the fuzzer's
+# coverage and ASan+UBSan (objects under build/fuzz-lf/obj/, one archive
+# build/fuzz-lf/libkfsck-fuzz.a) and every target is linked against it, so a
+# rebuild recompiles only what changed. `make fuzz-smoke` runs each target a
+# few seconds on its committed corpus (tests/fuzz/smoke.sh; `make check` does
+# when clang has libFuzzer); `make fuzz-long FUZZ_SECONDS=N [FUZZ_JOBS=J]`
+# runs each N seconds on a copy of its corpus, crashes kept in
+# build/fuzz-lf/crashes/<name>/, and prints a table (tests/fuzz/long.sh).
+FUZZ_CC      ?= clang
+FUZZ_DIR     := build/fuzz-lf
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -O1 -g $(FUZZ_SAN) -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
+FUZZ_OBJ     := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_LIB     := $(FUZZ_DIR)/libkfsck-fuzz.a
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS    ?= 1
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lpthread
+
+fuzz: $(FUZZ_BIN)
+
+fuzz-smoke: fuzz
+	@sh tests/fuzz/smoke.sh $(FUZZ_DIR)
+
+fuzz-long: fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) sh tests/fuzz/long.sh $(FUZZ_DIR)
 
 fixtures:
 	$(PYTHON) tools/gen/gen_fixtures.py fixtures
@@ -208,4 +242,4 @@ dist/kfsck-static: $(CLI_OBJ) $(LIB) tools/build/isal_static.sh
 clean:
 	rm -rf build build-san build-tsan kfsck libkfsck.a dist
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(REPLAY_BIN:=.d) $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d)

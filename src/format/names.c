@@ -88,20 +88,23 @@ kf_name_info kf_classify_name(const char *name)
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
         if (strlen(exts[i].ext) != extn || memcmp(ext, exts[i].ext, extn) != 0)
             continue;
+        /* the offset counts only for a name that is one: an unknown file has -1 */
+        int64_t base;
         if (exts[i].kind == KF_FILE_KRAFT_CHECKPOINT) {
             /* <20-digit end offset>-<10-digit epoch>.checkpoint */
             const char *dash = memchr(name, '-', stem);
             if (!dash)
                 return ni;
-            ni.base_offset = parse_offset(name, (size_t)(dash - name));
-            if (ni.base_offset < 0 || !all_digits(dash + 1, stem - (size_t)(dash - name) - 1))
+            base = parse_offset(name, (size_t)(dash - name));
+            if (base < 0 || !all_digits(dash + 1, stem - (size_t)(dash - name) - 1))
                 return ni;
         } else {
-            ni.base_offset = parse_offset(name, stem);
-            if (ni.base_offset < 0)
+            base = parse_offset(name, stem);
+            if (base < 0)
                 return ni;
         }
         ni.kind = exts[i].kind;
+        ni.base_offset = base;
         return ni;
     }
     return ni;

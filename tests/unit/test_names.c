@@ -48,6 +48,14 @@ static void test_unknown(void **state)
     assert_int_equal(kf_classify_name("bootstrap.checkpoint.part").kind, KF_FILE_UNKNOWN);
     assert_int_equal(kf_classify_name("00000000000000007259-0000000001.checkpoint.part").kind, KF_FILE_UNKNOWN);
     assert_int_equal(kf_classify_name("").kind, KF_FILE_UNKNOWN);
+    /* an unknown file has no base offset, even when its name starts like a
+     * KRaft snapshot's (found by fuzz_names: the offset was kept) */
+    kf_name_info ni = kf_classify_name("00000000000000007259-00x1.checkpoint");
+    assert_int_equal(ni.kind, KF_FILE_UNKNOWN);
+    assert_true(ni.base_offset == -1);
+    ni = kf_classify_name("00000000000000007259-.checkpoint");
+    assert_int_equal(ni.kind, KF_FILE_UNKNOWN);
+    assert_true(ni.base_offset == -1);
 }
 
 static void test_partition_dirs(void **state)

@@ -1,9 +1,10 @@
 #!/bin/sh
 # deps.sh: install what kfsck needs to build and test (run by `make deps`,
 # the first step of `make demo`, `make check` and .ci/run). Checks for a C
-# compiler, make, pkg-config, the compression/hash/JSON/test libraries (pkg-config
-# module and header), promtool and systemd-analyze (tests of contrib/ and of
-# scan's Prometheus output), and Debian's /usr/bin/python3 with the modules
+# compiler, clang with libFuzzer (the fuzz smoke runs), make, pkg-config,
+# the compression/hash/JSON/test libraries (pkg-config module and header),
+# promtool and systemd-analyze (tests of contrib/ and of scan's Prometheus
+# output), and Debian's /usr/bin/python3 with the modules
 # the test and fixture generators use. Installs whatever is missing with apt-get (as
 # root, or through non-interactive sudo); prints the command and exits 1 when
 # it can do neither. When nothing is missing it prints one line and never
@@ -50,6 +51,12 @@ pkg_ok() {
 have gcc || add gcc
 # g++: the public headers are also compiled as C++ (tests/api).
 have g++ || add g++
+# clang with libFuzzer and its sanitizer runtimes (libclang-rt-dev, which
+# clang's packages only recommend): the fuzz smoke runs in `make check`.
+have clang || add clang
+if [ -z "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a 2>/dev/null)" ]; then
+    add libclang-rt-dev
+fi
 have make || add make
 have pkg-config || add pkg-config
 # gcc without the C library headers cannot build anything.
