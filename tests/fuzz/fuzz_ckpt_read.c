@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *memfd_path;
     int memfd = fuzz_memfd(&memfd_path);
     static const char fillers[8] = {'0', ' ', 'a', '\n', '\r', '9', '-', '\t'};
-    int kind = data[0] & 1 ? KF_CKPT_LEADER_EPOCH : KF_CKPT_OFFSETS;
+    int kind = data[0] & 1 ? KF_CHECKPOINT_LEADER_EPOCH : KF_CHECKPOINT_OFFSETS;
     char fill = fillers[(data[0] >> 1) & 7];
     unsigned u16 = (unsigned)data[1] << 8 | data[2];
     size_t run = data[0] & 16 ? u16 % 256 : ((size_t)63 << 10) + u16 % 2048;
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 (unsigned long long)piece.entries, (unsigned long long)piece.problems.n);
         abort();
     }
-    if (kind == KF_CKPT_LEADER_EPOCH) { /* the list the jobs use: the same entries and positions */
+    if (kind == KF_CHECKPOINT_LEADER_EPOCH) { /* the list the jobs use: the same entries and positions */
         kf_leader_epochs l;
         fuzz_problems lp = {FUZZ_HASH_INIT, 0};
         if (kf_leader_epochs_read(memfd_path, true, &l, fuzz_on_problem, &lp) != KF_OK)

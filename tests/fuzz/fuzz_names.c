@@ -33,7 +33,7 @@ static void check_classify(const char *s)
     case KF_FILE_INDEX:
     case KF_FILE_TIMEINDEX:
     case KF_FILE_TXNINDEX:
-    case KF_FILE_SNAPSHOT:
+    case KF_FILE_PRODUCER_SNAPSHOT:
     case KF_FILE_KRAFT_CHECKPOINT: {
         char *end;
         if (ni.base_offset < 0 || s[0] < '0' || s[0] > '9' || strtoll(s, &end, 10) != ni.base_offset)
