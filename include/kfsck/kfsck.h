@@ -99,6 +99,8 @@
 #include "kfsck/part_feed.h"
 #include "kfsck/decoder.h"
 #include "kfsck/groups.h"
+#include "kfsck/schema_ids.h"
+#include "kfsck/offset_range.h"
 
 #ifdef __cplusplus
 extern "C" {

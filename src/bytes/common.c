@@ -85,3 +85,24 @@ void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *cod
     kf_vreport_in(fn, ctx, file, code, sev, position, has_offset, offset, fmt, ap);
     va_end(ap);
 }
+
+void kf_problem_add_int(kf_problem *p, const char *name, int64_t v)
+{
+    if (p->nextra >= sizeof p->extra / sizeof p->extra[0])
+        return;
+    struct kf_problem_field *f = &p->extra[p->nextra++];
+    memset(f, 0, sizeof *f);
+    f->name = name;
+    f->is_int = true;
+    f->i = v;
+}
+
+void kf_problem_add_text(kf_problem *p, const char *name, const char *text)
+{
+    if (p->nextra >= sizeof p->extra / sizeof p->extra[0])
+        return;
+    struct kf_problem_field *f = &p->extra[p->nextra++];
+    memset(f, 0, sizeof *f);
+    f->name = name;
+    snprintf(f->text, sizeof f->text, "%s", text);
+}
