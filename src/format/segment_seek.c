@@ -52,7 +52,7 @@ static int batch_holds_up(kf_source *log, uint64_t pos, int64_t base, int64_t en
         return KF_ERR_IO;
     uint32_t bsize;
     int8_t magic;
-    if (got < (int64_t)sizeof head || kf_batch_frame(head, sizeof head, &bsize, &magic) != KF_FRAME_OK)
+    if (got < (int64_t)sizeof head || kf_batch_frame(head, size - pos, &bsize, &magic) != KF_FRAME_OK)
         return KF_OK;
     if (bsize > size - pos || bsize > max_batch)
         return KF_OK;
