@@ -9,7 +9,7 @@
  * until the next intact batch says whether the stretch hides wanted offsets
  * (then they are passed on, and the run's reason is "damaged") or not (then
  * they are dropped, as a read from the index's position would never have
- * seen them). A batch's own problems go with it. */
+ * seen them). A batch's own problems go with it. docs/formats.md §5.6. */
 #include "kfsck/offset_range.h"
 
 #include <stdio.h>

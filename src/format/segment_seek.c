@@ -6,7 +6,7 @@
  * (LogSegment.translateOffset: the index's largest entry at or below the
  * offset, then a forward search of the log from its position;
  * storage/.../log/LogSegment.java, OffsetIndex.java; docs/formats.md
- * §"Seeking with the offset index"). */
+ * §5.6). */
 #include "kfsck/segment.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* schema_ids.c: the Confluent Schema Registry framing of keys and values
- * (kfsck/schema_ids.h; docs/formats.md §"Confluent Schema Registry
- * framing") and the per-segment tally of the ids seen. */
+ * (kfsck/schema_ids.h; docs/formats.md §2.8) and the per-segment tally
+ * of the ids seen. */
 #include "kfsck/schema_ids.h"
 
 #include <stdio.h>
