@@ -19,10 +19,15 @@ extern "C" {
 #endif
 
 /* offset_not_found's `reason` */
-#define KF_RANGE_BELOW_LOG_START "below_log_start" /* before the log's first intact batch */
-#define KF_RANGE_PAST_LOG_END "past_log_end"       /* after its last intact batch */
-#define KF_RANGE_DAMAGED "damaged"                 /* in a damaged stretch of a segment */
-#define KF_RANGE_GAP "gap"                         /* between two intact batches (compaction, retention) */
+/* below the log start offset as the broker loads it (LogLoader: the first
+ * segment's base offset, or the data dir's log-start-offset-checkpoint
+ * entry for the partition when higher) */
+#define KF_RANGE_BELOW_LOG_START "below_log_start"
+#define KF_RANGE_PAST_LOG_END "past_log_end" /* after the log's last intact batch */
+#define KF_RANGE_DAMAGED "damaged"           /* in a damaged stretch of a segment */
+/* between two intact batches, or between the log start and the first
+ * (compaction, retention) */
+#define KF_RANGE_GAP "gap"
 
 #define KF_RANGE_OPTIONS_VERSION 1
 #define KF_RANGE_OPTIONS_INIT KF_OPTIONS_INIT_(kf_range_opts, KF_RANGE_OPTIONS_VERSION)

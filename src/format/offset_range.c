@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "bytes/opts.h"
+#include "kfsck/checkpoint.h"
 #include "kfsck/common.h"
+#include "kfsck/dirs.h"
 #include "kfsck/index.h"
 #include "kfsck/names.h"
 
@@ -39,7 +41,6 @@ typedef struct range_state {
     size_t seg;              /* the segment being read */
     int64_t cursor;          /* the next wanted offset not yet accounted for */
     bool done;               /* every wanted offset is accounted for */
-    bool seen_batch;         /* an intact batch of the log was met (or a segment before the first read) */
     bool have_cur;           /* a batch is current (its problems carry its position) */
     uint64_t cur_pos;
     bool cur_wanted;         /* the current batch holds wanted offsets (it was passed on) */
@@ -49,6 +50,7 @@ typedef struct range_state {
     size_t nev;
     uint64_t ev_dropped;     /* events past STRETCH_MAX_EVENTS */
     bool nomem;
+    int64_t log_start;       /* the log start offset (log_start_of), -1 when unknown */
 } range_state;
 
 void kf_range_opts_init(kf_range_opts *o)
@@ -58,7 +60,7 @@ void kf_range_opts_init(kf_range_opts *o)
 
 static const char *seg_path(const range_state *s, size_t seg)
 {
-    return s->log->segments[seg];
+    return s->log->nseg ? s->log->segments[seg] : s->log->label; /* a log of no segment: its directory */
 }
 
 static void pass_problem(range_state *s, const kf_problem *p, size_t seg)
@@ -120,29 +122,16 @@ static held_event *hold(range_state *s)
     return e;
 }
 
-/* Wanted offsets from..to that no intact batch holds, before the batch at
- * pos of the current segment (or its end: at_end when no segment follows). */
-static void not_found(range_state *s, int64_t from, int64_t to, uint64_t pos, bool at_end)
+/* One offset_not_found for from..to, for the reason why (not_found). */
+enum nf_reason { NF_BELOW, NF_PAST, NF_DAMAGED, NF_GAP };
+
+static void report_not_found(range_state *s, int64_t from, int64_t to, uint64_t pos, enum nf_reason why)
 {
-    /* the reasons, and their words for the message */
-    enum { BELOW, PAST, DAMAGED, GAP } why;
     static const char *const reasons[] = {KF_RANGE_BELOW_LOG_START, KF_RANGE_PAST_LOG_END, KF_RANGE_DAMAGED,
                                           KF_RANGE_GAP};
-    static const char *const words[] = {"below the log's first intact batch", "past the log's last intact batch",
-                                        "in a damaged stretch of the segment", "in a gap between two intact batches"};
-    const int64_t *bases = s->log->bases;
-    if (s->stretch_damaged)
-        why = DAMAGED;
-    else if (!s->seen_batch && (!at_end || (s->log->nseg && bases[0] >= 0 && to < bases[0])))
-        why = BELOW;
-    else if (at_end)
-        why = PAST;
-    else
-        why = GAP;
-    if (why == DAMAGED)
-        flush_stretch(s);
-    else
-        drop_stretch(s);
+    static const char *const words[] = {"below the log start offset", "past the log's last intact batch",
+                                        "in a damaged stretch of the segment",
+                                        "in a gap of the log (compaction or retention)"};
     kf_problem q = {0};
     q.code = KF_P_OFFSET_NOT_FOUND;
     q.severity = KF_SEV_WARNING;
@@ -154,9 +143,35 @@ static void not_found(range_state *s, int64_t from, int64_t to, uint64_t pos, bo
     else
         snprintf(q.message, sizeof q.message, "no intact batch holds offsets %lld..%lld: %s", (long long)from,
                  (long long)to, words[why]);
+    if (why == NF_BELOW)
+        snprintf(q.message + strlen(q.message), sizeof q.message - strlen(q.message), " (%lld)",
+                 (long long)s->log_start);
     kf_problem_add_int(&q, "last_offset", to);
     kf_problem_add_text(&q, "reason", reasons[why]);
     pass_problem(s, &q, s->seg);
+}
+
+/* Wanted offsets from..to that no intact batch holds, before the batch at
+ * pos of the current segment (or its end: at_end when no segment follows).
+ * In a damaged stretch they are "damaged"; else the part below the log
+ * start offset is "below_log_start", and the rest "past_log_end" after the
+ * log's last batch, "gap" before an intact batch. */
+static void not_found(range_state *s, int64_t from, int64_t to, uint64_t pos, bool at_end)
+{
+    if (s->stretch_damaged) {
+        flush_stretch(s);
+        report_not_found(s, from, to, pos, NF_DAMAGED);
+        return;
+    }
+    drop_stretch(s);
+    if (s->log_start >= 0 && from < s->log_start) {
+        int64_t below_last = to < s->log_start - 1 ? to : s->log_start - 1;
+        report_not_found(s, from, below_last, pos, NF_BELOW);
+        if (below_last == to)
+            return;
+        from = below_last + 1;
+    }
+    report_not_found(s, from, to, pos, at_end ? NF_PAST : NF_GAP);
 }
 
 static int range_batch(void *ctx, const kf_batch *b)
@@ -171,7 +186,6 @@ static int range_batch(void *ctx, const kf_batch *b)
     int64_t lo = b->base_offset_known ? b->base_offset : b->last_offset;
     if (b->last_offset < s->cursor) { /* wholly before what is still wanted */
         drop_stretch(s);
-        s->seen_batch = true;
         return 0;
     }
     if (lo > s->cursor) {
@@ -185,7 +199,6 @@ static int range_batch(void *ctx, const kf_batch *b)
     } else {
         drop_stretch(s);
     }
-    s->seen_batch = true;
     s->cur_wanted = true;
     int rc = o->scan.batch_fn ? o->scan.batch_fn(o->scan.ctx, b) : 0;
     if (b->last_offset >= o->last) {
@@ -238,6 +251,53 @@ static void range_damaged(void *ctx, const kf_damaged *d)
         }
         memcpy(e->bytes, d->bytes, d->nbytes);
     }
+}
+
+/* An offset checkpoint entry: the log start offset of one partition. */
+typedef struct start_lookup {
+    const char *topic;
+    int32_t partition;
+    int64_t offset;
+    bool found;
+} start_lookup;
+
+static void start_entry(void *ctx, const kf_checkpoint_entry *e)
+{
+    start_lookup *l = ctx;
+    if (e->topic && e->partition == l->partition && !strcmp(e->topic, l->topic)) {
+        l->offset = e->offset;
+        l->found = true;
+    }
+}
+
+/* The log start offset as the broker loads it (LogLoader.load:
+ * max(the log-start-offset-checkpoint's entry, the first segment's base
+ * offset)): the first segment's base from its name, raised by the entry of
+ * the data dir holding the segments' partition dir when there is one; -1
+ * when the first segment's name gives no base. */
+static int log_start_of(const kf_copy *log, int64_t *start)
+{
+    *start = log->nseg ? log->bases[0] : -1;
+    if (*start < 0)
+        return KF_OK;
+    char *pdir = kf_path_dir(log->segments[0]);
+    char *ddir = pdir ? kf_path_dir(pdir) : NULL;
+    char *ckpt = ddir ? kf_path_join(ddir, "log-start-offset-checkpoint") : NULL;
+    int rc = ckpt ? KF_OK : KF_ERR_NOMEM;
+    char topic[256];
+    start_lookup l = {topic, -1, 0, false};
+    if (rc == KF_OK && kf_parse_partition_dir(kf_path_base(pdir), topic, sizeof topic, &l.partition)) {
+        int32_t version;
+        /* a checkpoint that is missing or damaged only leaves the segments' word */
+        if (kf_checkpoint_read(ckpt, KF_CKPT_OFFSETS, &version, start_entry, &l, NULL, NULL) == KF_ERR_NOMEM)
+            rc = KF_ERR_NOMEM;
+        if (l.found && l.offset > *start)
+            *start = l.offset;
+    }
+    free(pdir);
+    free(ddir);
+    free(ckpt);
+    return rc;
 }
 
 /* The segment to begin with: the last whose base offset (from its name) is
@@ -344,14 +404,20 @@ int kf_range_read(const kf_copy *log, const kf_range_opts *o, kf_range_result *r
     s->res = res;
     s->cursor = own.first;
     int rc = KF_OK;
-    if (own.first > own.last || !log->nseg) {
+    if (own.first > own.last) {
         free(s);
         return KF_OK;
     }
+    rc = log_start_of(log, &s->log_start);
+    if (rc != KF_OK) {
+        free(s);
+        return rc;
+    }
     size_t k = first_segment(log, own.first);
-    s->seen_batch = k > 0; /* the segments before it hold offsets below the range */
     for (size_t i = k; i < log->nseg && !s->done && rc == KF_OK; i++)
         rc = read_segment(s, i);
+    if (!log->nseg) /* nothing holds any offset */
+        not_found(s, s->cursor, own.last, 0, true);
     drop_stretch(s);
     free(s);
     return rc;

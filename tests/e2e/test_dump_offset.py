@@ -147,6 +147,30 @@ class DumpOffsetTest(TempDirTest):
         self.assertEqual([(r["base_offset"]) for r in rows if r["type"] == "batch"], [100])
         self.assertEqual(rc, 0)  # offset_not_found is a warning
 
+    def test_log_start_from_the_checkpoint(self):
+        """The log start is the first segment's base offset, raised by the
+        data dir's log-start-offset-checkpoint (LogLoader): what a segment
+        still holds below it is printed, what it does not is below_log_start;
+        between the log start and the first batch (a compacted head) is a gap."""
+        with open(os.path.join(self.tmp, "log-start-offset-checkpoint"), "w") as f:
+            f.write("0\n2\nother-0 7\norders-0 120\n")
+        rc, rows = self.answer("--offset", "50")
+        self.assertEqual([(r["base_offset"], r["last_offset"]) for r in rows if r["type"] == "batch"], [(50, 54)])
+        os.remove(self.p.log(0))
+        rc, rows = self.answer("--from-offset", "95", "--to-offset", "101")
+        self.assertEqual(not_found(rows), [(95, 99, "below_log_start")])
+        # a head removed by compaction: the segment's base is 0, its first batch at 3
+        head = Partition(self.tmp, "events-0", {0: [batch(3), batch(8)]})
+        rc, rows, err = dump("--from-offset", "0", "--to-offset", "4", head.dir)
+        self.assertEqual(not_found(rows), [(0, 2, "gap")])
+
+    def test_an_empty_partition(self):
+        empty = os.path.join(self.tmp, "empty-0")
+        os.makedirs(empty)
+        rc, rows, err = dump("--offset", "5", empty)
+        self.assertEqual((rc, not_found(rows)), (0, [(5, 5, "past_log_end")]))
+        self.assertEqual(rows[0]["file"], empty)
+
     def test_offset_inside_a_damaged_batch(self):
         base, pos, first, last = self.p.holding(122, 122)[0]
         with open(self.p.log(100), "r+b") as f:
