@@ -43,7 +43,8 @@ typedef struct kf_range_opts {
      * one offset_not_found (warning: offset, and the extra fields
      * last_offset and reason) per run of wanted offsets no intact batch
      * holds. base_offset, start_position and the indexes are set per
-     * segment. */
+     * segment. threads 0 (automatic) is 1 when first == last: one offset
+     * lies in a batch or two, and reading ahead would read past it. */
     kf_segment_scan_opts scan;
     /* Before each segment is read: its path (may be NULL). */
     void (*segment_fn)(void *ctx, const char *path);

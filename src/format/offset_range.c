@@ -362,6 +362,10 @@ static int read_segment(range_state *s, size_t i)
         o->segment_fn(o->segment_ctx, path);
     s->res->segments_read++;
     kf_segment_scan_opts so = o->scan;
+    /* one offset lies in a batch or two: reading ahead on other threads
+     * would only read megabytes past it */
+    if (!so.threads && o->first == o->last)
+        so.threads = 1;
     so.has_base_offset = s->log->bases[i] >= 0;
     so.base_offset = s->log->bases[i];
     so.start_position = pos;
