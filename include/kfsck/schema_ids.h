@@ -42,8 +42,9 @@ typedef struct kf_schema_tally kf_schema_tally;
 kf_schema_tally *kf_schema_tally_new(void);
 void kf_schema_tally_free(kf_schema_tally *t);
 void kf_schema_tally_reset(kf_schema_tally *t);
-/* Count a framed key or value (other kinds are not counted). KF_OK or
- * KF_ERR_NOMEM. */
+/* Count a framed key or value (other kinds are not counted): KF_OK (the
+ * tally holds its memory from kf_schema_tally_new on; NULL from that when
+ * out of memory). */
 int kf_schema_tally_add(kf_schema_tally *t, const kf_schema_frame *f);
 size_t kf_schema_tally_count(const kf_schema_tally *t);
 /* Entry i (< count): the frame (kind ID or GUID) and how often it was seen. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "bytes/opts.h"
+#include "bytes/report.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/common.h"
 #include "kfsck/dirs.h"
@@ -99,12 +100,12 @@ static void flush_stretch(range_state *s)
         }
     }
     if (s->ev_dropped) {
-        kf_problem q = {0};
-        q.code = s->ev[0].is_damaged ? s->ev[0].d.code : s->ev[0].p.code;
-        q.severity = KF_SEV_ERROR;
-        q.position = s->ev[s->nev - 1].is_damaged ? s->ev[s->nev - 1].d.position : s->ev[s->nev - 1].p.position;
-        snprintf(q.message, sizeof q.message, "and %llu more problems in this damaged stretch, not shown",
-                 (unsigned long long)s->ev_dropped);
+        const held_event *first = &s->ev[0], *last = &s->ev[s->nev - 1];
+        kf_problem q;
+        kf_problem_fill(&q, first->is_damaged ? first->d.code : first->p.code, KF_SEV_ERROR,
+                        last->is_damaged ? last->d.position : last->p.position, false, 0,
+                        "and %llu more problems in this damaged stretch, not shown",
+                        (unsigned long long)s->ev_dropped);
         pass_problem(s, &q, s->ev[s->nev - 1].seg);
     }
     drop_stretch(s);
@@ -132,20 +133,17 @@ static void report_not_found(range_state *s, int64_t from, int64_t to, uint64_t 
     static const char *const words[] = {"below the log start offset", "past the log's last intact batch",
                                         "in a damaged stretch of the segment",
                                         "in a gap of the log (compaction or retention)"};
-    kf_problem q = {0};
-    q.code = KF_P_OFFSET_NOT_FOUND;
-    q.severity = KF_SEV_WARNING;
-    q.position = pos;
-    q.has_offset = true;
-    q.offset = from;
-    if (from == to)
-        snprintf(q.message, sizeof q.message, "no intact batch holds offset %lld: %s", (long long)from, words[why]);
-    else
-        snprintf(q.message, sizeof q.message, "no intact batch holds offsets %lld..%lld: %s", (long long)from,
-                 (long long)to, words[why]);
+    char start[32] = "";
     if (why == NF_BELOW)
-        snprintf(q.message + strlen(q.message), sizeof q.message - strlen(q.message), " (%lld)",
-                 (long long)s->log_start);
+        snprintf(start, sizeof start, " (%lld)", (long long)s->log_start);
+    kf_problem q;
+    if (from == to)
+        kf_problem_fill(&q, KF_P_OFFSET_NOT_FOUND, KF_SEV_WARNING, pos, true, from,
+                        "no intact batch holds offset %lld: %s%s", (long long)from, words[why], start);
+    else
+        kf_problem_fill(&q, KF_P_OFFSET_NOT_FOUND, KF_SEV_WARNING, pos, true, from,
+                        "no intact batch holds offsets %lld..%lld: %s%s", (long long)from, (long long)to, words[why],
+                        start);
     kf_problem_add_int(&q, "last_offset", to);
     kf_problem_add_text(&q, "reason", reasons[why]);
     pass_problem(s, &q, s->seg);

@@ -97,73 +97,42 @@ int kf_segment_seek(kf_source *log, const kf_index *ix, int64_t offset, size_t m
 
 /* ---- a damaged stretch's header ------------------------------------------- */
 
+/* A field of the header at p (n bytes), when its bytes are there. */
+#define FIELD(at, len, has, field, type, read) \
+    if (n >= (size_t)(at) + (len)) {           \
+        d->has = true;                         \
+        d->field = (type)read(p + (at));       \
+    }
+
+static inline uint8_t be8(const uint8_t *p) { return *p; }
+
 void kf_damaged_header(const uint8_t *p, size_t n, kf_damaged *d)
 {
-    /* the fields before the magic byte are the same in every version */
-    if (n >= 8) {
-        d->has_base_offset = true;
-        d->base_offset = (int64_t)kf_be64(p);
-    }
-    if (n >= 12) {
-        d->has_batch_length = true;
-        d->batch_length = (int32_t)kf_be32(p + 8);
-    }
-    if (n < 17)
+    /* the fields up to the magic byte are the same in every version */
+    FIELD(0, 8, has_base_offset, base_offset, int64_t, kf_be64)
+    FIELD(8, 4, has_batch_length, batch_length, int32_t, kf_be32)
+    FIELD(16, 1, has_magic, magic, int8_t, be8)
+    if (!d->has_magic)
         return;
-    d->has_magic = true;
-    d->magic = (int8_t)p[16];
-    if (d->magic == 0 || d->magic == 1) {
-        /* offset, length, crc, magic, attributes[, timestamp] */
-        d->has_crc = true;
-        d->crc = kf_be32(p + 12);
-        if (n >= 18) {
-            d->has_attributes = true;
-            d->attributes = p[17];
-        }
-        if (d->magic == 1 && n >= 26) {
-            d->has_base_timestamp = true;
-            d->base_timestamp = (int64_t)kf_be64(p + 18);
-        }
+    if (d->magic == 0 || d->magic == 1) { /* offset, length, crc, magic, attributes[, timestamp] (§3.1) */
+        FIELD(12, 4, has_crc, crc, uint32_t, kf_be32)
+        FIELD(17, 1, has_attributes, attributes, int16_t, be8)
+        if (d->magic == 1)
+            FIELD(18, 8, has_base_timestamp, base_timestamp, int64_t, kf_be64)
         return;
     }
     if (d->magic != 2)
         return; /* a magic byte kfsck cannot read: the rest has no known layout */
-    d->has_leader_epoch = true;
-    d->leader_epoch = (int32_t)kf_be32(p + 12);
-    if (n >= 21) {
-        d->has_crc = true;
-        d->crc = kf_be32(p + 17);
-    }
-    if (n >= 23) {
-        d->has_attributes = true;
-        d->attributes = (int16_t)kf_be16(p + 21);
-    }
-    if (n >= 27) {
-        d->has_last_offset_delta = true;
-        d->last_offset_delta = (int32_t)kf_be32(p + 23);
-    }
-    if (n >= 35) {
-        d->has_base_timestamp = true;
-        d->base_timestamp = (int64_t)kf_be64(p + 27);
-    }
-    if (n >= 43) {
-        d->has_max_timestamp = true;
-        d->max_timestamp = (int64_t)kf_be64(p + 35);
-    }
-    if (n >= 51) {
-        d->has_producer_id = true;
-        d->producer_id = (int64_t)kf_be64(p + 43);
-    }
-    if (n >= 53) {
-        d->has_producer_epoch = true;
-        d->producer_epoch = (int16_t)kf_be16(p + 51);
-    }
-    if (n >= 57) {
-        d->has_base_sequence = true;
-        d->base_sequence = (int32_t)kf_be32(p + 53);
-    }
-    if (n >= 61) {
-        d->has_count = true;
-        d->count = (int32_t)kf_be32(p + 57);
-    }
+    /* the v2 header (docs/formats.md §2.1) */
+    FIELD(12, 4, has_leader_epoch, leader_epoch, int32_t, kf_be32)
+    FIELD(17, 4, has_crc, crc, uint32_t, kf_be32)
+    FIELD(21, 2, has_attributes, attributes, int16_t, kf_be16)
+    FIELD(23, 4, has_last_offset_delta, last_offset_delta, int32_t, kf_be32)
+    FIELD(27, 8, has_base_timestamp, base_timestamp, int64_t, kf_be64)
+    FIELD(35, 8, has_max_timestamp, max_timestamp, int64_t, kf_be64)
+    FIELD(43, 8, has_producer_id, producer_id, int64_t, kf_be64)
+    FIELD(51, 2, has_producer_epoch, producer_epoch, int16_t, kf_be16)
+    FIELD(53, 4, has_base_sequence, base_sequence, int32_t, kf_be32)
+    FIELD(57, 4, has_count, count, int32_t, kf_be32)
 }
+#undef FIELD

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "bytes/error.h"
+#include "bytes/report.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -325,16 +326,11 @@ static void check_field(framing_check *fc, const kf_batch *b, const kf_record *r
     for (int32_t i = 0; i < n; i++)
         snprintf(hex + 2 * i, 3, "%02x", p[i]);
     hex[2 * n] = 0;
-    kf_problem q = {0};
-    q.code = KF_P_SCHEMA_FRAMING;
-    q.severity = KF_SEV_WARNING;
-    q.position = b->position;
-    q.has_offset = true;
-    q.offset = r->offset;
-    snprintf(q.message, sizeof q.message,
-             "offset %lld: the %s (%d bytes) is not framed for the Schema Registry (first byte %s, not 0 or 1 with "
-             "an id after it)",
-             (long long)r->offset, field, len, len > 0 ? (char[3]){hex[0], hex[1], 0} : "none");
+    kf_problem q;
+    kf_problem_fill(&q, KF_P_SCHEMA_FRAMING, KF_SEV_WARNING, b->position, true, r->offset,
+                    "offset %lld: the %s (%d bytes) is not framed for the Schema Registry (first byte %.2s, not 0 or "
+                    "1 with an id after it)",
+                    (long long)r->offset, field, len, len > 0 ? hex : "none");
     kf_problem_add_text(&q, "field", field);
     kf_problem_add_text(&q, "first_bytes", hex);
     sink_problem(fc->s, &q);

@@ -50,8 +50,8 @@ typedef struct tally_entry {
 } tally_entry;
 
 struct kf_schema_tally {
-    tally_entry *e; /* sorted (frame_cmp) */
-    size_t n, cap;
+    tally_entry *e; /* KF_SCHEMA_TALLY_MAX of them, the first n in use, sorted (frame_cmp) */
+    size_t n;
     uint64_t omitted;
 };
 
@@ -67,7 +67,12 @@ static int frame_cmp(const kf_schema_frame *a, const kf_schema_frame *b)
 
 kf_schema_tally *kf_schema_tally_new(void)
 {
-    return calloc(1, sizeof(kf_schema_tally));
+    kf_schema_tally *t = calloc(1, sizeof *t);
+    if (t && !(t->e = malloc(KF_SCHEMA_TALLY_MAX * sizeof *t->e))) { /* bounded: 128 KiB */
+        free(t);
+        t = NULL;
+    }
+    return t;
 }
 
 void kf_schema_tally_free(kf_schema_tally *t)
@@ -104,14 +109,6 @@ int kf_schema_tally_add(kf_schema_tally *t, const kf_schema_frame *f)
     if (t->n >= KF_SCHEMA_TALLY_MAX) {
         t->omitted++;
         return KF_OK;
-    }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        tally_entry *e = realloc(t->e, cap * sizeof *e);
-        if (!e)
-            return KF_ERR_NOMEM;
-        t->e = e;
-        t->cap = cap;
     }
     memmove(&t->e[lo + 1], &t->e[lo], (t->n - lo) * sizeof *t->e);
     t->e[lo].f = *f;
