@@ -212,9 +212,13 @@ static int range_batch(void *ctx, const kf_batch *b)
 static int range_record(void *ctx, const kf_batch *b, const kf_record *r)
 {
     range_state *s = ctx;
-    if (!s->cur_wanted || r->offset < s->o->first || r->offset > s->o->last || !s->o->scan.record_fn)
+    if (!s->cur_wanted || r->offset < s->o->first)
         return 0;
-    return s->o->scan.record_fn(s->o->scan.ctx, b, r);
+    if (r->offset > s->o->last)
+        return 1; /* past the range: nothing after it is wanted */
+    int rc = s->o->scan.record_fn ? s->o->scan.record_fn(s->o->scan.ctx, b, r) : 0;
+    /* the last wanted record: stop here rather than read on to the next batch */
+    return rc ? rc : s->done && r->offset >= b->last_offset;
 }
 
 static void range_problem(void *ctx, const kf_problem *p)
