@@ -394,8 +394,10 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
     it->wsize = kf_source_size(src);
     it->wpos = o->start_position < it->wsize ? o->start_position : it->wsize;
     kf_window_init(&it->win, src);
-    if (!o->keep_cache)
+    if (!o->keep_cache) {
         kf_source_gentle(src, true);
+        kf_source_read_from(src, it->wpos);
+    }
     atomic_init(&it->gen, 0);
     unsigned cpus = online_cpus();
     unsigned threads = o->threads ? o->threads : (kf_source_size(src) >= THREADED_MIN_SIZE && cpus >= 2 ? cpus : 1);
