@@ -30,9 +30,10 @@
  * Adding a field to an options struct later appends it at the end and bumps
  * KF_<NAME>_OPTIONS_VERSION: a program built against version 1 keeps passing
  * 1, and the library reads only the fields version 1 has, taking the
- * default for the rest, so the shared library's ABI does not break. E.g. if
- * version 2 of kf_verify_opts added `bool fast;`, a caller built with
- * version 1 passes a shorter struct with version 1 and gets fast = false.
+ * default for the rest, so the shared library's ABI does not break. E.g.
+ * version 2 of kf_verify_opts added schema_fields and schema_tally: a caller
+ * built with version 1 passes a shorter struct with version 1 and gets no
+ * schema-framing check.
  *
  * Objects. One verb pair per kind of object:
  *  - kf_<x>_open / kf_<x>_close for what reads files (kf_source,

@@ -10,10 +10,10 @@
 /* Take the caller's options `given` into `own` (both of the struct whose
  * newest version is latest, size bytes): own gets the defaults (every field
  * zero, its version latest), then, when given is not NULL, given's fields.
- * given's version (its first member, an unsigned) must be 1..latest. A
- * struct of version 1 has every field today; once a version 2 adds one, the
- * entry point passes for size the size of the caller's version (for
- * version 1: offsetof the first field version 2 added), so that only the
+ * given's version (its first member, an unsigned) must be 1..latest. For
+ * a struct that a later version grew, the entry point passes for size the
+ * size of the caller's version (for version 1: offsetof the first field
+ * version 2 added: kf_verify_opts, kf_segment_scan_opts), so that only the
  * fields the caller has are read. Then, when max_batch_bytes is not NULL (it
  * points into own), a zero there becomes KF_DEFAULT_MAX_BATCH_BYTES.
  * Returns KF_OK, or KF_ERR_UNSUPPORTED for a version 0 or past latest (own
