@@ -6,6 +6,7 @@
 #define KFSCK_OPTS_H
 
 #include <stddef.h>
+#include <string.h>
 
 /* Take the caller's options `given` into `own` (both of the struct whose
  * newest version is latest, size bytes): own gets the defaults (every field
@@ -19,6 +20,16 @@
  * Returns KF_OK, or KF_ERR_UNSUPPORTED for a version 0 or past latest (own
  * then holds the defaults). */
 int kf_opts_take(void *own, const void *given, size_t size, unsigned latest, size_t *max_batch_bytes);
+
+/* kf_opts_take for a struct that a later version grew: own, own_size bytes,
+ * is zeroed whole first (kf_opts_take zeroes only the caller's size), so the
+ * fields the caller's version lacks get their defaults. */
+static inline int kf_opts_take_grown(void *own, size_t own_size, const void *given, size_t given_size, unsigned latest,
+                                     size_t *max_batch_bytes)
+{
+    memset(own, 0, own_size);
+    return kf_opts_take(own, given, given_size, latest, max_batch_bytes);
+}
 
 /* An options struct held inside another (kf_stats_opts.read): the outer
  * struct's version covers it, so its own version may be left 0 (what the

@@ -374,7 +374,8 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
 {
     *out = NULL;
     kf_segment_scan_opts own;
-    if (kf_opts_take(&own, o, kf_segment_scan_opts_size(o), KF_SEGMENT_SCAN_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, kf_segment_scan_opts_size(o), KF_SEGMENT_SCAN_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     kf_segment_iter *it = calloc(1, sizeof *it);

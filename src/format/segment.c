@@ -411,7 +411,8 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
 {
     memset(sum, 0, sizeof *sum);
     kf_segment_scan_opts taken;
-    if (kf_opts_take(&taken, o, kf_segment_scan_opts_size(o), KF_SEGMENT_SCAN_OPTIONS_VERSION, &taken.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&taken, sizeof taken, o, kf_segment_scan_opts_size(o), KF_SEGMENT_SCAN_OPTIONS_VERSION,
+                           &taken.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &taken;
     uint64_t size = kf_source_size(src);

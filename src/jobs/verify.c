@@ -482,7 +482,8 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
                    kf_verify_result *res, kf_segment_summary *seg)
 {
     kf_verify_opts own;
-    if (kf_opts_take(&own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     if (seg)
@@ -506,7 +507,8 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
 int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_result *res, kf_partition_summary *ps)
 {
     kf_verify_opts own;
-    if (kf_opts_take(&own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     kf_partition_summary dummy;
@@ -643,7 +645,8 @@ static void datadir_walk_opts(kf_paths_walk_opts *wo, verify_walk *w)
 int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res)
 {
     kf_verify_opts own;
-    if (kf_opts_take(&own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     verify_walk w = {o, res};
@@ -719,7 +722,8 @@ static void verify_path_error(void *ctx, const char *path, int err_no, const cha
 int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_verify_result *res)
 {
     kf_verify_opts own;
-    if (kf_opts_take(&own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     verify_walk w = {o, res};
