@@ -9,8 +9,8 @@
 _kfsck_options()
 {
     case $1 in
-    dump)     echo "--records --payload --decode --show-secrets --max-bytes --max-batch-bytes --json --help" ;;
-    verify)   echo "--max-batch-bytes --json --help" ;;
+    dump)     echo "--records --payload --decode --offset --from-offset --to-offset --schema-ids --include-damaged --show-secrets --max-bytes --max-batch-bytes --json --help" ;;
+    verify)   echo "--schema-ids --max-batch-bytes --json --help" ;;
     offsets)  echo "--group --topic --history --as-of --now --offsets-retention-minutes --connect --connect-topic --offsets-partitions --format --max-batch-bytes --json --help" ;;
     groups)   echo "--group --offsets-partitions --max-batch-bytes --json --help" ;;
     repair)   echo "--salvage --force --max-batch-bytes --json -o --output --help" ;;
@@ -24,10 +24,13 @@ _kfsck_options()
     esac
 }
 
-# Options (of any command) whose value is the next word.
+# Options (of any command; of command $2 for those whose meaning differs)
+# whose value is the next word.
 _kfsck_takes_value()
 {
     case $1 in
+    --schema-ids) [ "$2" = verify ] && return 0 ;;  # dump --schema-ids takes none
+    --offset|--to-offset) return 0 ;;
     --decode|--max-bytes|--max-batch-bytes|--group|--topic|--as-of|--connect-topic| \
     --offsets-partitions|--format|-o|--output|--jobs|--bucket|--sink-partition-duration| \
     --flush-size|--rotate-interval|--part-size|--from-offset|--from-time|--hanging-ms| \
@@ -58,13 +61,16 @@ _kfsck()
         opt=${COMP_WORDS[COMP_CWORD-2]}
     elif [[ $cur == --*=* ]]; then
         opt=${cur%%=*} val=${cur#*=} pre=${cur%%=*}=
-    elif ! _kfsck_takes_value "$prev"; then
+    elif ! _kfsck_takes_value "$prev" "$cmd"; then
         opt=""
     fi
 
     case $opt in
     --decode)
         COMPREPLY=($(compgen -P "$pre" -W "auto none offsets txn connect metadata share remote" -- "$val"))
+        return 0 ;;
+    --schema-ids)
+        COMPREPLY=($(compgen -P "$pre" -W "key value both" -- "$val"))
         return 0 ;;
     --format)
         case $cmd in

@@ -137,6 +137,9 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 /* replicas (replicas.h) */
 #define KF_P_BAD_SCAN_LINE "bad_scan_line"         /* a scan file's line that is no usable scan line (error) */
 #define KF_P_DUPLICATE_REPLICA "duplicate_replica" /* one partition twice on one broker: the first kept (warning) */
+/* dump --offset and verify --schema-ids (segment.h, verify.h) */
+#define KF_P_OFFSET_NOT_FOUND "offset_not_found" /* no intact batch holds the offset asked for (warning) */
+#define KF_P_SCHEMA_FRAMING "schema_framing"     /* a key/value not framed for the Schema Registry (warning) */
 
 typedef struct kf_problem {
     const char *code;     /* one of KF_P_* */
@@ -149,7 +152,22 @@ typedef struct kf_problem {
     uint64_t length;      /* valid when has_length (zero_fill extents) */
     bool has_length;
     char message[240];
+    /* The fields some codes add (offset_not_found: last_offset, reason;
+     * schema_framing: field, first_bytes), in the order they are printed;
+     * nextra of them are set. */
+    unsigned nextra;
+    struct kf_problem_field {
+        const char *name;     /* a static string */
+        bool is_int;          /* the value is i, else text */
+        int64_t i;
+        char text[48];
+    } extra[2];
 } kf_problem;
+
+/* Append a field to p->extra (ignored past its size): an integer, or text
+ * (cut to fit). */
+void kf_problem_add_int(kf_problem *p, const char *name, int64_t v);
+void kf_problem_add_text(kf_problem *p, const char *name, const char *text);
 
 /* Receives each problem as it is found; the struct is only valid during the call. */
 typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);

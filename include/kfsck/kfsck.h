@@ -48,9 +48,10 @@
  * Adding a field to an options struct later appends it at the end and bumps
  * KF_<NAME>_OPTIONS_VERSION: a program built against version 1 keeps passing
  * 1, and the library reads only the fields version 1 has, taking the
- * default for the rest, so the shared library's ABI does not break. E.g. if
- * version 2 of kf_verify_opts added `bool fast;`, a caller built with
- * version 1 passes a shorter struct with version 1 and gets fast = false.
+ * default for the rest, so the shared library's ABI does not break. E.g.
+ * version 2 of kf_verify_opts added schema_fields and schema_tally: a caller
+ * built with version 1 passes a shorter struct with version 1 and gets no
+ * schema-framing check.
  *
  * Objects. Every function that makes an object has one shape:
  *
@@ -128,6 +129,9 @@
 #include "kfsck/compaction.h"
 /* replicas: a partition's copies across brokers, before an election by hand */
 #include "kfsck/replicas.h"
+/* dump --offset (offset_range.h) and the Schema Registry framing (schema_ids.h) */
+#include "kfsck/schema_ids.h"
+#include "kfsck/offset_range.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -41,7 +41,41 @@ typedef int (*kf_batch_fn)(void *ctx, const kf_batch *b);
 /* Called for each record when opts->records is set. */
 typedef int (*kf_record_fn)(void *ctx, const kf_batch *b, const kf_record *r);
 
-#define KF_SEGMENT_SCAN_OPTIONS_VERSION 1
+/* A damaged stretch of a segment (dump --include-damaged): from where the
+ * reader met damage to the next damage, the next intact batch or the end,
+ * with the header fields of the batch it starts with as far as its bytes
+ * go (each has_*), and its first bytes. */
+#define KF_DAMAGED_BYTES_MAX ((size_t)16 << 10) /* the bytes kept of a stretch: 16 KiB */
+typedef struct kf_damaged {
+    const char *file;               /* the file, when the reporter knows it better than the
+                                       receiver (kf_range_read); else NULL */
+    uint64_t position, length;      /* the stretch [position, position + length) */
+    const char *code;               /* the problem that began it (KF_P_*) */
+    bool has_base_offset, has_batch_length, has_leader_epoch, has_magic, has_crc, has_attributes,
+        has_last_offset_delta, has_base_timestamp, has_max_timestamp, has_producer_id, has_producer_epoch,
+        has_base_sequence, has_count;
+    int64_t base_offset;
+    int32_t batch_length;           /* the length field (bytes after it) */
+    int32_t leader_epoch;           /* v2 */
+    int8_t magic;
+    uint32_t crc;                   /* stored */
+    int16_t attributes;             /* v2: 16 bits; v0/v1: the byte */
+    int32_t last_offset_delta;      /* the fields after attributes: v2 only */
+    int64_t base_timestamp, max_timestamp; /* v1: the message timestamp is base_timestamp */
+    int64_t producer_id;
+    int16_t producer_epoch;
+    int32_t base_sequence;
+    int32_t count;
+    const uint8_t *bytes;           /* the stretch's first nbytes bytes (valid during the call) */
+    size_t nbytes;                  /* at most KF_DAMAGED_BYTES_MAX */
+} kf_damaged;
+typedef void (*kf_damaged_fn)(void *ctx, const kf_damaged *d);
+
+/* The header fields the n bytes at p hold (the start of a damaged
+ * stretch), into d (position, length, code and bytes are left as they are). */
+void kf_damaged_header(const uint8_t *p, size_t n, kf_damaged *d);
+
+#define KF_SEGMENT_SCAN_OPTIONS_VERSION 2
 #define KF_SEGMENT_SCAN_OPTIONS_INIT KF_OPTIONS_INIT_(kf_segment_scan_opts, KF_SEGMENT_SCAN_OPTIONS_VERSION)
 typedef struct kf_segment_scan_opts {
     unsigned version;         /* KF_SEGMENT_SCAN_OPTIONS_VERSION (kfsck.h: options) */
@@ -82,6 +116,15 @@ typedef struct kf_segment_scan_opts {
     /* Called about every 64 MiB of progress (NULL: never). */
     void (*progress_fn)(void *ctx, uint64_t position, uint64_t size);
     void *progress_ctx;
+    /* Version 2. Begin reading at this byte position (the start of a batch:
+     * kf_segment_seek finds one); 0, the default, is the segment's start.
+     * The summary then covers only what was read from there (its
+     * valid_bytes is not broker recovery's), and no index is checked. */
+    uint64_t start_position;
+    /* Each damaged stretch (kf_damaged), after the problems that report it;
+     * NULL: none. */
+    kf_damaged_fn damaged_fn;
+    void *damaged_ctx;
 } kf_segment_scan_opts;
 
 /* Fills *o as KF_SEGMENT_SCAN_OPTIONS_INIT does: the version, every other field zero (its
@@ -143,6 +186,21 @@ const kf_segment_summary *kf_segment_iter_summary(const kf_segment_iter *it);
  * *valid_bytes is that position. At the end it is always known. */
 bool kf_segment_iter_recovery_point(const kf_segment_iter *it, uint64_t *valid_bytes);
 void kf_segment_iter_close(kf_segment_iter *it);
+
+/* Where to begin reading a segment for the batch holding `offset`, with its
+ * offset index (may be NULL: then 0): the position of the largest entry at
+ * or below offset, when that entry holds up. The index is a hint and is not
+ * trusted: the entry is taken only when its position lies inside the log,
+ * an intact batch (framing and CRC; at most max_batch_bytes, 0: the
+ * default) starts there, its offsets lie between the segment's base offset
+ * (ix->base_offset) and the entry's offset (the broker indexes an append by
+ * its largest offset and the position of its first batch), and so every
+ * batch before it in a segment whose offsets increase ends below offset.
+ * Otherwise *position is 0: the reader starts at the segment's start and
+ * finds the same batches. *from_index (may be NULL) says which. KF_OK,
+ * KF_ERR_NOMEM, or KF_ERR_IO when the log cannot be read. */
+int kf_segment_seek(kf_source *log, const kf_index *ix, int64_t offset, size_t max_batch_bytes, uint64_t *position,
+                    bool *from_index);
 
 /* Where broker recovery (LogSegment.recover) would truncate a segment: the
  * start of the first entry that fails framing, the minimum size, the CRC or

@@ -14,13 +14,14 @@
 
 #include "kfsck/common.h"
 #include "kfsck/names.h"
+#include "kfsck/schema_ids.h"
 #include "kfsck/segment.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define KF_VERIFY_OPTIONS_VERSION 1
+#define KF_VERIFY_OPTIONS_VERSION 2
 #define KF_VERIFY_OPTIONS_INIT KF_OPTIONS_INIT_(kf_verify_opts, KF_VERIFY_OPTIONS_VERSION)
 typedef struct kf_verify_opts {
     unsigned version;         /* KF_VERIFY_OPTIONS_VERSION (kfsck.h: options) */
@@ -42,7 +43,22 @@ typedef struct kf_verify_opts {
     void (*path_error_fn)(void *ctx, const char *path, int err_no, const char *what);
     void (*path_done_fn)(void *ctx, const char *path);
     void *path_ctx;
+    /* Version 2. --schema-ids: check that every non-null key and/or value
+     * of a data record is framed for the Confluent Schema Registry
+     * (schema_ids.h); each one that is not is a schema_framing warning with
+     * the fields `field` and `first_bytes` (up to KF_SCHEMA_FIRST_BYTES, in
+     * hex). 0: no check. Segments of Kafka's internal topics (partition
+     * dirs named "__<topic>-<n>") and KRaft snapshots are not checked: their
+     * records are Kafka's own formats. */
+    unsigned schema_fields;   /* KF_SCHEMA_CHECK_KEY | KF_SCHEMA_CHECK_VALUE */
+    /* When not NULL, emptied at the start of each segment and filled with the
+     * ids seen in the fields checked: read it in segment_fn. */
+    kf_schema_tally *schema_tally;
 } kf_verify_opts;
+
+#define KF_SCHEMA_CHECK_KEY 1u
+#define KF_SCHEMA_CHECK_VALUE 2u
+#define KF_SCHEMA_FIRST_BYTES 16
 
 /* Fills *o as KF_VERIFY_OPTIONS_INIT does: the version, every other field zero (its
  * default). Every function here taking a kf_verify_opts: it may be NULL

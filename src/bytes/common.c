@@ -51,20 +51,38 @@ void kf_opts_nested(unsigned *version, unsigned current)
         *version = current;
 }
 
+static void problem_vfill(kf_problem *p, const char *code, kf_severity sev, uint64_t position, bool has_offset,
+                          int64_t offset, const char *fmt, va_list ap) __attribute__((format(printf, 7, 0)));
+static void problem_vfill(kf_problem *p, const char *code, kf_severity sev, uint64_t position, bool has_offset,
+                          int64_t offset, const char *fmt, va_list ap)
+{
+    memset(p, 0, sizeof *p);
+    p->code = code;
+    p->severity = sev;
+    p->position = position;
+    p->has_offset = has_offset;
+    p->offset = has_offset ? offset : 0;
+    vsnprintf(p->message, sizeof p->message, fmt, ap);
+}
+
 void kf_vreport_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
                    uint64_t position, bool has_offset, int64_t offset, const char *fmt, va_list ap)
 {
     if (!fn)
         return;
-    kf_problem p = {0};
-    p.code = code;
+    kf_problem p;
+    problem_vfill(&p, code, sev, position, has_offset, offset, fmt, ap);
     p.file = file;
-    p.severity = sev;
-    p.position = position;
-    p.has_offset = has_offset;
-    p.offset = has_offset ? offset : 0;
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
     fn(ctx, &p);
+}
+
+void kf_problem_fill(kf_problem *p, const char *code, kf_severity sev, uint64_t position, bool has_offset,
+                     int64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    problem_vfill(p, code, sev, position, has_offset, offset, fmt, ap);
+    va_end(ap);
 }
 
 void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev, uint64_t position, bool has_offset,
@@ -87,4 +105,25 @@ void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *cod
     va_start(ap, fmt);
     kf_vreport_in(fn, ctx, file, code, sev, position, has_offset, offset, fmt, ap);
     va_end(ap);
+}
+
+void kf_problem_add_int(kf_problem *p, const char *name, int64_t v)
+{
+    if (p->nextra >= sizeof p->extra / sizeof p->extra[0])
+        return;
+    struct kf_problem_field *f = &p->extra[p->nextra++];
+    memset(f, 0, sizeof *f);
+    f->name = name;
+    f->is_int = true;
+    f->i = v;
+}
+
+void kf_problem_add_text(kf_problem *p, const char *name, const char *text)
+{
+    if (p->nextra >= sizeof p->extra / sizeof p->extra[0])
+        return;
+    struct kf_problem_field *f = &p->extra[p->nextra++];
+    memset(f, 0, sizeof *f);
+    f->name = name;
+    snprintf(f->text, sizeof f->text, "%s", text);
 }

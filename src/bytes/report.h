@@ -18,4 +18,9 @@ void kf_vreport_in(kf_problem_fn fn, void *ctx, const char *file, const char *co
                    uint64_t position, bool has_offset, int64_t offset, const char *fmt, va_list ap)
     __attribute__((format(printf, 9, 0)));
 
+/* Fill *p (everything else zero) for a caller that adds extra fields
+ * (kf_problem_add_int/_text) before it hands the problem on. */
+void kf_problem_fill(kf_problem *p, const char *code, kf_severity sev, uint64_t position, bool has_offset,
+                     int64_t offset, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
 #endif

@@ -5,6 +5,7 @@
  * __transaction_state, Connect offsets, the KRaft metadata log and its
  * snapshots, __share_group_state, __remote_log_metadata; KRaft control
  * records in any log. Secrets stay redacted unless --show-secrets. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +30,10 @@ enum {
 
 typedef struct dump_opts {
     bool json, records, payload, show_secrets;
+    bool schema_ids;  /* --schema-ids: the Schema Registry framing of keys and values */
+    bool include_damaged; /* --include-damaged: a line per damaged stretch */
+    bool range;       /* --offset or --from-offset/--to-offset: only first..last */
+    int64_t first, last;
     int decode;
     uint64_t max_bytes;
     uint64_t max_batch_bytes;
@@ -415,6 +420,38 @@ static bool payload_secret(dump_ctx *d, const kf_batch *b, const kf_record *r, b
                            kr.api_key == KF_MD_REMOVE_DELEGATION_TOKEN || kr.api_key == KF_MD_CONFIG);
 }
 
+/* --schema-ids: the Confluent Schema Registry framing of a key or value:
+ * <field>_schema_id and <field>_schema_guid in JSON (null when not framed
+ * that way), " keySchemaId: N" / " keySchemaGuid: G" (or "none") in text. */
+static void write_schema_ids(out *o, const char *field, const uint8_t *p, int32_t len)
+{
+    kf_schema_frame f;
+    kf_schema_framing k = kf_schema_frame_read(p, len, &f);
+    char guid[37];
+    if (k == KF_SCHEMA_GUID)
+        kf_schema_guid_str(f.guid, guid);
+    if (o->json) {
+        char name[24];
+        snprintf(name, sizeof name, "%s_schema_id", field);
+        if (k == KF_SCHEMA_ID)
+            out_int(o, name, f.id);
+        else
+            out_null(o, name);
+        snprintf(name, sizeof name, "%s_schema_guid", field);
+        if (k == KF_SCHEMA_GUID)
+            out_str(o, name, guid);
+        else
+            out_null(o, name);
+        return;
+    }
+    if (k == KF_SCHEMA_ID)
+        out_text(o, " %sSchemaId: %d", field, f.id);
+    else if (k == KF_SCHEMA_GUID)
+        out_text(o, " %sSchemaGuid: %s", field, guid);
+    else
+        out_text(o, " %sSchemaId: %s", field, k == KF_SCHEMA_NULL ? "null" : "none");
+}
+
 static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
 {
     dump_ctx *d = ctx;
@@ -472,6 +509,10 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
             out_bytes(o, "key", r->key, r->key_len);
             out_bytes(o, "value", r->value, r->value_len);
         }
+        if (d->opts->schema_ids) {
+            write_schema_ids(o, "key", r->key, r->key_len);
+            write_schema_ids(o, "value", r->value, r->value_len);
+        }
         if (d->decode != DEC_NONE && !b->control)
             write_decoded(d, b, r);
         else if (d->decode != DEC_NONE && is_ctl && ctl.type >= KF_CONTROL_LEADER_CHANGE)
@@ -497,6 +538,10 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
     } else {
         out_text(o, " isValid: %s crc: %u", r->crc_ok ? "true" : "false", r->crc);
     }
+    if (d->opts->schema_ids) {
+        write_schema_ids(o, "key", r->key, r->key_len);
+        write_schema_ids(o, "value", r->value, r->value_len);
+    }
     if (is_ctl) {
         if (ctl.type == KF_CONTROL_COMMIT || ctl.type == KF_CONTROL_ABORT)
             out_text(o, " endTxnMarker: %s coordinatorEpoch: %d", kf_control_type_name(ctl.type), ctl.coordinator_epoch);
@@ -520,6 +565,115 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
     return 0;
 }
 
+/* --include-damaged: a damaged stretch of a segment, with the header fields
+ * of the batch it starts with as far as they can be read (null past that)
+ * and, with --payload, its first bytes in hex (at most KF_DAMAGED_BYTES_MAX). */
+static void on_damaged(void *ctx, const kf_damaged *dm)
+{
+    dump_ctx *d = ctx;
+    out *o = d->o;
+    const char *file = dm->file ? dm->file : d->file;
+    bool v2 = dm->has_magic && dm->magic == 2;
+    if (o->json) {
+        out_begin(o, "damaged_batch");
+        out_str(o, "file", file);
+        out_uint(o, "position", dm->position);
+        out_uint(o, "length", dm->length);
+        out_str(o, "code", dm->code);
+        out_opt_int(o, "base_offset", dm->has_base_offset, dm->base_offset);
+        out_opt_int(o, "last_offset", dm->has_base_offset && dm->has_last_offset_delta,
+                    dm->base_offset + dm->last_offset_delta);
+        out_opt_int(o, "batch_length", dm->has_batch_length, dm->batch_length);
+        out_opt_int(o, "leader_epoch", dm->has_leader_epoch, dm->leader_epoch);
+        out_opt_int(o, "magic", dm->has_magic, dm->magic);
+        out_opt_int(o, "crc", dm->has_crc, dm->crc);
+        out_opt_int(o, "attributes", dm->has_attributes, dm->attributes);
+        if (dm->has_attributes && dm->has_magic && dm->magic <= 2)
+            out_str(o, "codec", kf_codec_name(dm->attributes & KF_ATTR_CODEC_MASK));
+        else
+            out_null(o, "codec");
+        out_opt_int(o, "count", dm->has_count, dm->count);
+        out_opt_int(o, "base_timestamp", dm->has_base_timestamp, dm->base_timestamp);
+        out_opt_int(o, "max_timestamp", dm->has_max_timestamp, dm->max_timestamp);
+        out_opt_int(o, "producer_id", dm->has_producer_id, dm->producer_id);
+        out_opt_int(o, "producer_epoch", dm->has_producer_epoch, dm->producer_epoch);
+        out_opt_int(o, "base_sequence", dm->has_base_sequence, dm->base_sequence);
+    } else {
+        out_text(o, "damaged: position: %llu length: %llu code: %s", (unsigned long long)dm->position,
+                 (unsigned long long)dm->length, dm->code);
+        if (dm->has_base_offset)
+            out_text(o, " baseOffset: %lld", (long long)dm->base_offset);
+        if (dm->has_base_offset && dm->has_last_offset_delta)
+            out_text(o, " lastOffset: %lld", (long long)(dm->base_offset + dm->last_offset_delta));
+        if (dm->has_batch_length)
+            out_text(o, " batchLength: %d", dm->batch_length);
+        if (dm->has_magic)
+            out_text(o, " magic: %d", dm->magic);
+        if (v2 && dm->has_leader_epoch)
+            out_text(o, " partitionLeaderEpoch: %d", dm->leader_epoch);
+        if (dm->has_crc)
+            out_text(o, " crc: %u", dm->crc);
+        if (dm->has_count)
+            out_text(o, " count: %d", dm->count);
+        if (dm->has_producer_id)
+            out_text(o, " producerId: %lld", (long long)dm->producer_id);
+        if (dm->has_max_timestamp)
+            out_text(o, " maxTimestamp: %lld", (long long)dm->max_timestamp);
+    }
+    if (d->opts->payload) {
+        static const char hex[] = "0123456789abcdef";
+        char *h = malloc(2 * dm->nbytes + 1);
+        if (!h)
+            cli_oom();
+        for (size_t i = 0; i < dm->nbytes; i++) {
+            h[2 * i] = hex[dm->bytes[i] >> 4];
+            h[2 * i + 1] = hex[dm->bytes[i] & 15];
+        }
+        h[2 * dm->nbytes] = 0;
+        bool cut = dm->nbytes < dm->length;
+        if (o->json) {
+            out_str(o, "bytes_hex", h);
+            out_bool(o, "bytes_hex_truncated", cut);
+        } else {
+            out_text(o, " bytes: %s%s", h, cut ? " (cut)" : "");
+        }
+        free(h);
+    }
+    if (o->json)
+        out_end(o);
+    else
+        out_text(o, "\n");
+}
+
+/* The dump of the segment path: its decoder, what its raw bytes may hold. */
+static void ctx_for_segment(dump_ctx *d, const char *path)
+{
+    dump_opts autod = *d->opts;
+    autod.decode = DEC_AUTO;
+    d->file = path;
+    d->decode = decode_for(d->opts, path);
+    d->secret_bytes = d->decode == DEC_METADATA || d->decode == DEC_REMOTE || decode_for(&autod, path) == DEC_METADATA;
+}
+
+/* The reader's options for a dump through d. */
+static void scan_opts_for(dump_ctx *d, kf_segment_scan_opts *so)
+{
+    kf_segment_scan_opts_init(so);
+    so->max_batch_bytes = (size_t)d->opts->max_batch_bytes;
+    so->records = d->opts->records;
+    so->deep = true;
+    so->batch_fn = on_batch;
+    so->record_fn = on_record;
+    so->ctx = d;
+    so->problem_fn = report_problem;
+    so->problem_ctx = d->rep;
+    if (d->opts->include_damaged) {
+        so->damaged_fn = on_damaged;
+        so->damaged_ctx = d;
+    }
+    reader_tuning(&so->threads, &so->chunk_bytes);
+}
+
 /* Dump the file path, whose name says ni (a log whose name says nothing:
  * base offset -1). */
 static int dump_file(const char *path, kf_name_info ni, const dump_opts *opts, out *o)
@@ -541,28 +695,15 @@ static int dump_file(const char *path, kf_name_info ni, const dump_opts *opts, o
             out_text(o, "Dumping %s\n", path);
         if (!o->json && ni.kind == KF_FILE_LOG && ni.base_offset >= 0)
             out_text(o, "Log starting offset: %lld\n", (long long)ni.base_offset);
-        dump_opts autod = *opts;
-        autod.decode = DEC_AUTO;
-        int dec = decode_for(opts, path);
-        bool secret_bytes = dec == DEC_METADATA || dec == DEC_REMOTE || decode_for(&autod, path) == DEC_METADATA;
-        dump_ctx d = {.opts = opts, .o = o, .file = path, .decode = dec, .rep = &r, .secret_bytes = secret_bytes,
-                      .pending_sev = KF_SEV_WARNING};
+        dump_ctx d = {.opts = opts, .o = o, .rep = &r, .pending_sev = KF_SEV_WARNING};
+        ctx_for_segment(&d, path);
         kf_segment_scan_opts so;
-        kf_segment_scan_opts_init(&so);
-        so.max_batch_bytes = (size_t)opts->max_batch_bytes;
-        so.records = opts->records;
-        so.deep = true;
+        scan_opts_for(&d, &so);
         so.limited = opts->max_bytes > 0;
         so.has_base_offset = ni.kind == KF_FILE_LOG && ni.base_offset >= 0;
         so.base_offset = ni.base_offset;
-        so.batch_fn = on_batch;
-        so.record_fn = on_record;
-        so.ctx = &d;
-        so.problem_fn = report_problem;
-        so.problem_ctx = &r;
         so.progress_fn = progress_show;
         so.progress_ctx = (void *)path;
-        reader_tuning(&so.threads, &so.chunk_bytes);
         kf_segment_summary sum;
         int scan_rc = kf_segment_scan(src, &so, &sum);
         progress_done();
@@ -585,6 +726,70 @@ static int dump_file(const char *path, kf_name_info ni, const dump_opts *opts, o
     aux_dump(path, &m, ni, o, &r);
     free(m.data);
     return r.errors ? EXIT_DAMAGE : EXIT_CLEAN;
+}
+
+/* ---- --offset, --from-offset/--to-offset: one log read for a range ------------ */
+
+/* Before each segment of the range: its decoder, and the text header. */
+static void range_segment(void *ctx, const char *path)
+{
+    dump_ctx *d = ctx;
+    ctx_for_segment(d, path);
+    d->rep->file = path;
+    if (!d->o->json)
+        out_text(d->o, "Dumping %s\n", path);
+}
+
+/* The offsets first..last of the log (a partition dir's segments, or one
+ * segment file), with the index's help (kfsck/offset_range.h). */
+static int dump_range(const kf_partition_copy *log, const dump_opts *opts, out *o)
+{
+    report r = {o, log->label, 0, 0};
+    dump_ctx d = {.opts = opts, .o = o, .rep = &r, .pending_sev = KF_SEV_WARNING};
+    kf_range_opts ro;
+    kf_range_opts_init(&ro);
+    ro.first = opts->first;
+    ro.last = opts->last;
+    scan_opts_for(&d, &ro.scan);
+    ro.segment_fn = range_segment;
+    ro.segment_ctx = &d;
+    /* tests and the bench: the answer without the index (KFSCK_NO_SEEK), and
+     * how much the index saved (KFSCK_RANGE_STATS, on stderr) */
+    ro.no_seek = getenv("KFSCK_NO_SEEK") != NULL;
+    kf_range_result res;
+    int rc = kf_range_read(log, &ro, &res);
+    if (getenv("KFSCK_RANGE_STATS"))
+        fprintf(stderr, "kfsck: %s: range stats: segments_read %llu seeks %llu bytes_skipped %llu\n", log->label,
+                (unsigned long long)res.segments_read, (unsigned long long)res.seeks,
+                (unsigned long long)res.bytes_skipped);
+    kf_dtree_free(&d.tree);
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
+    if (rc != KF_OK) {
+        const kf_error *e = kf_error_last();
+        cli_error(e->path[0] ? e->path : log->label, "cannot read: %s", kf_read_error_str(rc, e->err_no));
+        return EXIT_FAIL;
+    }
+    return r.errors ? EXIT_DAMAGE : EXIT_CLEAN;
+}
+
+static int dump_range_dir(const char *dir, const dump_opts *opts, out *o)
+{
+    kf_partition p;
+    int rc = kf_partition_of_dirs(&p, &dir, 1, print_path_error, NULL);
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
+    int status = rc == KF_OK && p.ncopies ? dump_range(&p.copies[0], opts, o) : EXIT_FAIL;
+    kf_partition_free(&p);
+    return status;
+}
+
+static int dump_range_file(const char *path, kf_name_info ni, const dump_opts *opts, out *o)
+{
+    char *seg = (char *)path;
+    int64_t base = ni.base_offset;
+    kf_partition_copy log = {.label = seg, .segments = &seg, .bases = &base, .nseg = 1};
+    return dump_range(&log, opts, o);
 }
 
 /* ---- the PATHs: the walk of kfsck/paths.h ---------------------------------------- */
@@ -628,7 +833,9 @@ static int dump_entry(void *ctx, const kf_path_entry *e)
     bool kafka_named = e->file.kind != KF_FILE_UNKNOWN;
     switch (e->kind) {
     case KF_PATH_FILE:
-        if (kafka_named)
+        if (kafka_named && w->opts->range && e->file.kind == KF_FILE_LOG)
+            worst(w, dump_range_file(e->path, e->file, w->opts, w->o));
+        else if (kafka_named && !w->opts->range)
             worst(w, dump_file(e->path, e->file, w->opts, w->o));
         return KF_OK;
     case KF_PATH_SPECIAL:
@@ -642,6 +849,10 @@ static int dump_entry(void *ctx, const kf_path_entry *e)
     case KF_PATH_DATADIR: {
         if (w->depth >= DUMP_MAX_DEPTH)
             return KF_OK;
+        if (w->opts->range && e->kind == KF_PATH_PARTITION) {
+            worst(w, dump_range_dir(e->path, w->opts, w->o));
+            return KF_OK;
+        }
         w->depth++;
         int rc = dump_dir(w, e->path);
         w->depth--;
@@ -665,6 +876,10 @@ static int dump_dir_path(void *ctx, const kf_path_entry *e)
         worst(w, EXIT_FAIL);
         return KF_OK;
     }
+    if (w->opts->range && e->kind == KF_PATH_PARTITION) {
+        worst(w, dump_range_dir(e->path, w->opts, w->o));
+        return KF_OK;
+    }
     return dump_dir(w, e->path);
 }
 
@@ -674,7 +889,10 @@ static int dump_file_path(void *ctx, const kf_path_entry *e)
     kf_name_info ni = e->file;
     if (ni.kind == KF_FILE_UNKNOWN && e->looks_like_log)
         ni.kind = KF_FILE_LOG; /* base offset unknown: -1 */
-    worst(w, dump_file(e->path, ni, w->opts, w->o));
+    if (w->opts->range && ni.kind == KF_FILE_LOG && ni.suffix[0] == 0)
+        worst(w, dump_range_file(e->path, ni, w->opts, w->o));
+    else
+        worst(w, dump_file(e->path, ni, w->opts, w->o));
     return KF_OK;
 }
 
@@ -697,12 +915,27 @@ static int dump_paths(char *const *paths, size_t n, const dump_opts *opts, out *
     return w.status;
 }
 
+/* An offset given on the command line: a decimal integer, 0 or more. */
+static int parse_offset(const char *s, int64_t *v)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *v = x;
+    return 0;
+}
+
 static void dump_usage(FILE *f)
 {
     fprintf(f, "usage: kfsck dump [--records] [--payload]\n"
                "                  [--decode auto|none|offsets|txn|connect|metadata|share|remote]\n"
-               "                  [--show-secrets] [--max-bytes N]\n"
-               "                  [--max-batch-bytes N] [--json] FILE...\n\n"
+               "                  [--offset N | --from-offset N --to-offset M] [--schema-ids]\n"
+               "                  [--include-damaged] [--show-secrets] [--max-bytes N]\n"
+               "                  [--max-batch-bytes N] [--json] FILE|PARTDIR...\n\n"
                "One line per batch of .log files (and KRaft .checkpoint snapshots), one per entry\n"
                "of .index/.timeindex/.txnindex/.snapshot and checkpoint files. A directory dumps\n"
                "every Kafka file below it.\n"
@@ -714,6 +947,15 @@ static void dump_usage(FILE *f)
                "                     __remote_log_metadata (remote) records; auto (default) picks by\n"
                "                     the partition directory's topic or the snapshot's file name.\n"
                "                     KRaft control records are decoded in every log\n"
+               "  --offset N         only the batch holding offset N (with --records, only that\n"
+               "                     record), found with the segment's .index; offset_not_found\n"
+               "                     (a warning line) when no intact batch holds it\n"
+               "  --from-offset N --to-offset M  only the batches holding offsets N..M\n"
+               "  --schema-ids       record lines also show the Confluent Schema Registry framing\n"
+               "                     of the key and value (schema id or GUID; implies --records)\n"
+               "  --include-damaged  a line per damaged stretch: the header fields of the batch\n"
+               "                     it starts with, as far as they can be read; with --payload\n"
+               "                     its bytes in hex (the first 16 KiB)\n"
                "  --show-secrets     print SCRAM salts and keys, delegation-token ids and\n"
                "                     password-like config values (redacted by default)\n"
                "  --max-bytes N      read only the first N bytes of each .log (sampling a live host)\n"
@@ -733,8 +975,12 @@ int cmd_dump(int argc, char **argv)
         {"decode", required_argument, 0, 'd'},   {"max-bytes", required_argument, 0, 'm'},
         {"max-batch-bytes", required_argument, 0, 'B'}, {"json", no_argument, 0, 'j'},
         {"show-secrets", no_argument, 0, 'S'},   {"help", no_argument, 0, 'h'},
+        {"offset", required_argument, 0, 'o'},   {"from-offset", required_argument, 0, 'f'},
+        {"to-offset", required_argument, 0, 't'}, {"schema-ids", no_argument, 0, 'I'},
+        {"include-damaged", no_argument, 0, 'D'},
         {0, 0, 0, 0},
     };
+    bool has_offset = false, has_from = false, has_to = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -776,10 +1022,43 @@ int cmd_dump(int argc, char **argv)
             if (opt_positive_size("dump", "--max-batch-bytes", optarg, &opts.max_batch_bytes))
                 return EXIT_USAGE;
             break;
+        case 'o':
+        case 'f':
+        case 't': {
+            int64_t v;
+            const char *name = c == 'o' ? "--offset" : c == 'f' ? "--from-offset" : "--to-offset";
+            if (parse_offset(optarg, &v)) {
+                fprintf(stderr, "kfsck dump: %s needs an offset (an integer, 0 or more), not '%s'\n", name, optarg);
+                dump_usage(stderr);
+                return EXIT_USAGE;
+            }
+            if (c == 'o') {
+                has_offset = true;
+                opts.first = opts.last = v;
+            } else if (c == 'f') {
+                has_from = true;
+                opts.first = v;
+            } else {
+                has_to = true;
+                opts.last = v;
+            }
+            break;
+        }
+        case 'I': opts.schema_ids = true; opts.records = true; break;
+        case 'D': opts.include_damaged = true; break;
         case 'h': dump_usage(stdout); return EXIT_CLEAN;
         default: return opt_usage_error("dump", "unknown or incomplete option", argv[optind - 1], dump_usage);
         }
     }
+    if (has_offset && (has_from || has_to))
+        return opt_usage_error("dump", "--offset does not go with --from-offset/--to-offset", NULL, dump_usage);
+    if (has_from != has_to)
+        return opt_usage_error("dump", "--from-offset and --to-offset go together", NULL, dump_usage);
+    opts.range = has_offset || has_from;
+    if (has_from && opts.first > opts.last)
+        return opt_usage_error("dump", "--from-offset is past --to-offset", NULL, dump_usage);
+    if (opts.range && opts.max_bytes)
+        return opt_usage_error("dump", "--max-bytes does not go with --offset or --from-offset", NULL, dump_usage);
     if (optind >= argc)
         return opt_usage_error("dump", "no FILE given", NULL, dump_usage);
     out o;

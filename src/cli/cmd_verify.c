@@ -11,7 +11,17 @@
 
 typedef struct verify_run {
     out *o;
+    const kf_schema_tally *tally; /* --schema-ids: the segment's ids, else NULL */
 } verify_run;
+
+/* --schema-ids: an id or GUID as the key of segment's schema_ids */
+static void schema_id_name(const kf_schema_frame *f, char name[37])
+{
+    if (f->kind == KF_SCHEMA_GUID)
+        kf_schema_guid_str(f->guid, name);
+    else
+        snprintf(name, 37, "%d", f->id);
+}
 
 static void print_segment(void *ctx, const char *path, const kf_segment_summary *s)
 {
@@ -33,6 +43,21 @@ static void print_segment(void *ctx, const char *path, const kf_segment_summary 
         }
         out_uint(o, "errors", s->errors);
         out_uint(o, "warnings", s->warnings);
+        const kf_schema_tally *t = ((verify_run *)ctx)->tally;
+        if (t) {
+            out_obj_open(o, "schema_ids");
+            for (size_t i = 0; i < kf_schema_tally_count(t); i++) {
+                kf_schema_frame f;
+                uint64_t n;
+                char name[37];
+                kf_schema_tally_get(t, i, &f, &n);
+                schema_id_name(&f, name);
+                out_uint(o, name, n);
+            }
+            out_obj_close(o);
+            if (kf_schema_tally_omitted(t))
+                out_uint(o, "schema_ids_omitted", kf_schema_tally_omitted(t));
+        }
         out_end(o);
         return;
     }
@@ -43,6 +68,23 @@ static void print_segment(void *ctx, const char *path, const kf_segment_summary 
     if (s->bad_batches || s->valid_bytes != s->size)
         out_text(o, ", %llu damaged, broker recovery keeps %llu bytes", (unsigned long long)s->bad_batches,
                  (unsigned long long)s->valid_bytes);
+    const kf_schema_tally *t = ((verify_run *)ctx)->tally;
+    if (t) {
+        out_text(o, ", schema ids:");
+        size_t n = kf_schema_tally_count(t);
+        for (size_t i = 0; i < n; i++) {
+            kf_schema_frame f;
+            uint64_t c;
+            char name[37];
+            kf_schema_tally_get(t, i, &f, &c);
+            schema_id_name(&f, name);
+            out_text(o, "%s %s x%llu", i ? "," : "", name, (unsigned long long)c);
+        }
+        if (!n)
+            out_text(o, " none");
+        if (kf_schema_tally_omitted(t))
+            out_text(o, " and %llu more", (unsigned long long)kf_schema_tally_omitted(t));
+    }
     out_text(o, "%s\n", s->errors ? "" : (s->warnings ? " (warnings only)" : " - ok"));
 }
 
@@ -61,10 +103,13 @@ static void path_done(void *ctx, const char *path)
 
 static void verify_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck verify [--max-batch-bytes N] [--json] PATH...\n\n"
+    fprintf(f, "usage: kfsck verify [--schema-ids key|value|both] [--max-batch-bytes N] [--json] PATH...\n\n"
                "PATH: a segment or other Kafka file, a partition dir, or a broker data dir.\n"
                "Reports each problem (code, byte position, offset) and one summary per segment,\n"
                "with valid_bytes: where a recovering broker would truncate the segment.\n"
+               "  --schema-ids key|value|both  also flag every non-null key/value not framed for the\n"
+               "                     Confluent Schema Registry (schema_framing warnings) and count\n"
+               "                     the schema ids seen per segment\n"
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
                "  --json               newline-delimited JSON\n"
                "exit: 0 no error found (warnings alone: 0); 1 an error found; 2 usage error;\n"
@@ -73,17 +118,56 @@ static void verify_usage(FILE *f)
 
 int cmd_verify(int argc, char **argv)
 {
-    bool json;
-    uint64_t max_batch;
-    int st = opt_json_and_batch("verify", argc, argv, verify_usage, &json, &max_batch);
-    if (st >= 0)
-        return st;
+    static const struct option longopts[] = {
+        {"json", no_argument, 0, 'j'},
+        {"max-batch-bytes", required_argument, 0, 'B'},
+        {"schema-ids", required_argument, 0, 'I'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    bool json = false;
+    uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    unsigned schema_fields = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'B':
+            if (opt_positive_size("verify", "--max-batch-bytes", optarg, &max_batch))
+                return EXIT_USAGE;
+            break;
+        case 'I':
+            if (!strcmp(optarg, "key"))
+                schema_fields = KF_SCHEMA_CHECK_KEY;
+            else if (!strcmp(optarg, "value"))
+                schema_fields = KF_SCHEMA_CHECK_VALUE;
+            else if (!strcmp(optarg, "both"))
+                schema_fields = KF_SCHEMA_CHECK_KEY | KF_SCHEMA_CHECK_VALUE;
+            else
+                return opt_usage_error("verify", "--schema-ids is key, value or both, not", optarg, verify_usage);
+            break;
+        case 'h': verify_usage(stdout); return EXIT_CLEAN;
+        default: return opt_usage_error("verify", "unknown or incomplete option", argv[optind - 1], verify_usage);
+        }
+    }
+    if (optind >= argc)
+        return opt_usage_error("verify", "no PATH given", NULL, verify_usage);
     out o;
     out_init(&o, stdout, json);
     report rep = {&o, NULL, 0, 0};
-    verify_run run = {&o};
+    verify_run run = {&o, NULL};
     kf_verify_opts vo;
     kf_verify_opts_init(&vo);
+    kf_schema_tally *tally = NULL;
+    if (schema_fields) {
+        if (!(tally = kf_schema_tally_new()))
+            cli_oom();
+        vo.schema_fields = schema_fields;
+        vo.schema_tally = tally;
+        run.tally = tally;
+    }
     vo.max_batch_bytes = (size_t)max_batch;
     reader_tuning(&vo.threads, &vo.chunk_bytes);
     vo.problem_fn = report_problem;
@@ -95,6 +179,7 @@ int cmd_verify(int argc, char **argv)
     vo.path_done_fn = path_done;
     kf_verify_result res = {0};
     int rc = kf_verify_paths(argv + optind, (size_t)(argc - optind), &vo, &res);
+    kf_schema_tally_free(tally);
     if (rc == KF_ERR_NOMEM)
         return EXIT_FAIL;
     int status = rc == KF_OK ? EXIT_CLEAN : EXIT_FAIL;

@@ -376,6 +376,12 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
             out_uint(o, "length", p->length);
         if (extra)
             extra(o, ectx);
+        for (unsigned i = 0; i < p->nextra; i++) {
+            if (p->extra[i].is_int)
+                out_int(o, p->extra[i].name, p->extra[i].i);
+            else
+                out_str(o, p->extra[i].name, p->extra[i].text);
+        }
         out_end(o);
     } else {
         fprintf(o->f, "%s: %s at position %llu", p->severity == KF_SEV_ERROR ? "ERROR" : "WARNING", p->code,
@@ -384,6 +390,12 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
             fprintf(o->f, " (offset %lld)", (long long)p->offset);
         if (p->has_length)
             fprintf(o->f, " length %llu", (unsigned long long)p->length);
+        for (unsigned i = 0; i < p->nextra; i++) {
+            if (p->extra[i].is_int)
+                fprintf(o->f, " %s %lld", p->extra[i].name, (long long)p->extra[i].i);
+            else
+                fprintf(o->f, " %s %s", p->extra[i].name, p->extra[i].text);
+        }
         fprintf(o->f, ": %s", p->message);
         if (file) /* a problem about a partition or a replay may name no file */
             fprintf(o->f, " [%s]", file);

@@ -374,7 +374,8 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
 {
     *out = NULL;
     kf_segment_scan_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_SEGMENT_SCAN_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, kf_segment_scan_opts_size(o), KF_SEGMENT_SCAN_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     kf_segment_iter *it = calloc(1, sizeof *it);
@@ -392,9 +393,12 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
     if (it->max_entry > UINT32_MAX)
         it->max_entry = UINT32_MAX;
     it->wsize = kf_source_size(src);
+    it->wpos = o->start_position < it->wsize ? o->start_position : it->wsize;
     kf_window_init(&it->win, src);
-    if (!o->keep_cache)
+    if (!o->keep_cache) {
         kf_source_gentle(src, true);
+        kf_source_read_from(src, it->wpos);
+    }
     atomic_init(&it->gen, 0);
     unsigned cpus = online_cpus();
     unsigned threads = o->threads ? o->threads : (kf_source_size(src) >= THREADED_MIN_SIZE && cpus >= 2 ? cpus : 1);

@@ -25,6 +25,10 @@
 int kf_segment_iter_open_checking(kf_segment_iter **it, kf_source *src, const kf_segment_scan_opts *o,
                                   bool check_records);
 
+/* The size of the caller's version of kf_segment_scan_opts (bytes/opts.h):
+ * version 1 ends before start_position. */
+size_t kf_segment_scan_opts_size(const kf_segment_scan_opts *o);
+
 /* The highest last offset of the batches skipped since the batch last
  * returned whose only damage is their magic byte (the broker keeps them, so
  * later batches' offsets are judged against them). */

@@ -12,6 +12,7 @@
 #include "kfsck/segment.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,11 @@
 void kf_segment_scan_opts_init(kf_segment_scan_opts *o)
 {
     *o = (kf_segment_scan_opts)KF_SEGMENT_SCAN_OPTIONS_INIT;
+}
+
+size_t kf_segment_scan_opts_size(const kf_segment_scan_opts *o)
+{
+    return o && o->version == 1 ? offsetof(kf_segment_scan_opts, start_position) : sizeof *o;
 }
 
 uint64_t kf_find_next_batch(const uint8_t *data, uint64_t size, uint64_t from)
@@ -77,6 +83,14 @@ typedef struct scan_state {
     index_check oi;
     time_check ti;
     kf_segment_iter *it;
+    kf_source *src;
+    /* o->damaged_fn: the damaged stretch being read (opened by a reader
+     * problem, closed by the next one, the next intact batch or the end) */
+    bool damage_open;
+    uint64_t damage_pos;
+    const char *damage_code;
+    uint8_t *damage_buf;     /* KF_DAMAGED_BYTES_MAX bytes, allocated on first use */
+    bool nomem;
 } scan_state;
 
 static void problem(scan_state *s, const char *code, kf_severity sev, uint64_t pos, bool has_off, int64_t off,
@@ -247,11 +261,44 @@ static void simulate_recovery_index(scan_state *s, const kf_batch *b, uint64_t v
 
 /* The problem callback the iterator gets: counted into the scan's summary
  * by the iterator itself, forwarded as is. */
+/* o->damaged_fn: the stretch from damage_pos to end, with the header
+ * fields and the first bytes read from the source. */
+static void close_damage(scan_state *s, uint64_t end)
+{
+    if (!s->damage_open)
+        return;
+    s->damage_open = false;
+    if (end <= s->damage_pos)
+        return;
+    if (!s->damage_buf && !(s->damage_buf = malloc(KF_DAMAGED_BYTES_MAX))) {
+        s->nomem = true;
+        return;
+    }
+    kf_damaged d;
+    memset(&d, 0, sizeof d);
+    d.position = s->damage_pos;
+    d.length = end - s->damage_pos;
+    d.code = s->damage_code;
+    size_t want = d.length < KF_DAMAGED_BYTES_MAX ? (size_t)d.length : KF_DAMAGED_BYTES_MAX;
+    int64_t got = kf_source_pread(s->src, d.position, s->damage_buf, want);
+    d.bytes = s->damage_buf;
+    d.nbytes = got > 0 ? (size_t)got : 0;
+    kf_damaged_header(d.bytes, d.nbytes, &d);
+    s->o->damaged_fn(s->o->damaged_ctx, &d);
+}
+
 static void forward_problem(void *ctx, const kf_problem *p)
 {
     scan_state *s = ctx;
     if (s->o->problem_fn)
         s->o->problem_fn(s->o->problem_ctx, p);
+    /* damage the reader skipped (zero runs are no batch to show) */
+    if (s->o->damaged_fn && p->severity == KF_SEV_ERROR && strcmp(p->code, KF_P_ZERO_FILL)) {
+        close_damage(s, p->position);
+        s->damage_open = true;
+        s->damage_pos = p->position;
+        s->damage_code = p->code;
+    }
 }
 
 /* The records of an intact batch: from the reader's check, or, when the
@@ -364,7 +411,8 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
 {
     memset(sum, 0, sizeof *sum);
     kf_segment_scan_opts taken;
-    if (kf_opts_take(&taken, o, sizeof taken, KF_SEGMENT_SCAN_OPTIONS_VERSION, &taken.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&taken, sizeof taken, o, kf_segment_scan_opts_size(o), KF_SEGMENT_SCAN_OPTIONS_VERSION,
+                           &taken.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &taken;
     uint64_t size = kf_source_size(src);
@@ -372,6 +420,7 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
     memset(&s, 0, sizeof s);
     s.size = size;
     s.o = o;
+    s.src = src;
     s.oi.ix = o->offset_index;
     s.ti.ix = o->time_index;
     s.max_ts = s.max_ts_before = INT64_MIN;
@@ -398,6 +447,7 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
     kf_batch b;
     int got;
     while ((got = kf_segment_iter_next(s.it, &b, NULL)) == 1) {
+        close_damage(&s, b.position);
         int64_t skipped;
         if (kf_segment_iter_skipped_last(s.it, &skipped)) { /* batches kept with a bad magic byte */
             if (!s.have_prev || skipped > s.prev_last)
@@ -468,6 +518,11 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
         stop_pos = b.position; /* a callback stopped the scan here */
     if (got < 0)
         rc = -got;
+    if (got == 0)
+        close_damage(&s, size);
+    free(s.damage_buf);
+    if (s.nomem && rc == KF_OK)
+        rc = KF_ERR_NOMEM;
     const kf_segment_summary *is = kf_segment_iter_summary(s.it);
     *sum = own;
     sum->size = size;

@@ -290,6 +290,19 @@ void kf_source_will_read(kf_source *s, uint64_t end)
     pthread_mutex_unlock(&s->mu);
 }
 
+void kf_source_read_from(kf_source *s, uint64_t pos)
+{
+    if (!s->gentle)
+        return;
+    uint64_t p = pos / s->page * s->page;
+    pthread_mutex_lock(&s->mu);
+    if (p > s->checked_to)
+        s->checked_to = p;
+    if (p > s->done_to)
+        s->done_to = p;
+    pthread_mutex_unlock(&s->mu);
+}
+
 /* The page cache holds files in folios of up to a few MiB, and DONTNEED
  * drops only the folios wholly inside its range: a folio across the line
  * between two calls would survive both. So every call reaches back this far

@@ -29,6 +29,10 @@ int kf_source_next_hole(kf_source *s, uint64_t from, uint64_t end, uint64_t *hol
 void kf_source_gentle(kf_source *s, bool on);
 void kf_source_will_read(kf_source *s, uint64_t end);
 void kf_source_done_below(kf_source *s, uint64_t pos);
+/* The caller begins reading at pos, not at 0 (a seek): residency is looked
+ * at, and pages dropped, from there on only (not over the whole file
+ * before it). */
+void kf_source_read_from(kf_source *s, uint64_t pos);
 /* Pages this source dropped from the page cache so far, and pages it found
  * already cached (and left) - for the bench's figures. */
 void kf_source_cache_stats(const kf_source *s, uint64_t *dropped_pages, uint64_t *kept_pages);

@@ -7,12 +7,14 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "bytes/error.h"
+#include "bytes/report.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -37,6 +39,13 @@ typedef struct sink {
     const char *file;
     uint64_t errors, warnings; /* of this file */
 } sink;
+
+/* The size of the caller's version of kf_verify_opts (bytes/opts.h):
+ * version 1 ends before the schema-framing fields. */
+static size_t verify_opts_size(const kf_verify_opts *o)
+{
+    return o && o->version == 1 ? offsetof(kf_verify_opts, schema_fields) : sizeof(kf_verify_opts);
+}
 
 static void sink_problem(void *ctx, const kf_problem *p)
 {
@@ -292,6 +301,73 @@ static void forward_progress(void *ctx, uint64_t position, uint64_t size)
     f->o->progress_fn(f->o->progress_ctx, f->path, position, size);
 }
 
+/* ---- --schema-ids: Confluent Schema Registry framing of keys and values ---- */
+
+typedef struct framing_check {
+    sink *s;
+    unsigned fields;        /* KF_SCHEMA_CHECK_KEY | KF_SCHEMA_CHECK_VALUE */
+    kf_schema_tally *tally; /* may be NULL */
+    bool nomem;
+} framing_check;
+
+/* One key or value: counted when framed, a schema_framing warning when not. */
+static void check_field(framing_check *fc, const kf_batch *b, const kf_record *r, const char *field,
+                        const uint8_t *p, int32_t len)
+{
+    kf_schema_frame f;
+    kf_schema_framing k = kf_schema_frame_read(p, len, &f);
+    if (k == KF_SCHEMA_NULL)
+        return;
+    if (k != KF_SCHEMA_UNFRAMED) {
+        if (fc->tally && kf_schema_tally_add(fc->tally, &f) != KF_OK)
+            fc->nomem = true;
+        return;
+    }
+    char hex[2 * KF_SCHEMA_FIRST_BYTES + 1];
+    int32_t n = len < KF_SCHEMA_FIRST_BYTES ? len : KF_SCHEMA_FIRST_BYTES;
+    for (int32_t i = 0; i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02x", p[i]);
+    hex[2 * n] = 0;
+    kf_problem q;
+    kf_problem_fill(&q, KF_P_SCHEMA_FRAMING, KF_SEV_WARNING, b->position, true, r->offset,
+                    "offset %lld: the %s (%d bytes) is not framed for the Schema Registry (first byte %.2s, not 0 or "
+                    "1 with an id after it)",
+                    (long long)r->offset, field, len, len > 0 ? hex : "none");
+    kf_problem_add_text(&q, "field", field);
+    kf_problem_add_text(&q, "first_bytes", hex);
+    sink_problem(fc->s, &q);
+}
+
+static int framing_record(void *ctx, const kf_batch *b, const kf_record *r)
+{
+    framing_check *fc = ctx;
+    if (b->control)
+        return 0; /* transaction markers and KRaft control records are Kafka's own */
+    if (fc->fields & KF_SCHEMA_CHECK_KEY)
+        check_field(fc, b, r, "key", r->key, r->key_len);
+    if (fc->fields & KF_SCHEMA_CHECK_VALUE)
+        check_field(fc, b, r, "value", r->value, r->value_len);
+    return 0;
+}
+
+/* Is the segment at path in a partition dir of one of Kafka's internal
+ * topics (named "__...": __consumer_offsets, __transaction_state,
+ * __cluster_metadata, ...), whose keys and values are Kafka's own formats
+ * and never framed for the Schema Registry? */
+static int in_internal_topic(const char *path, bool *internal)
+{
+    *internal = false;
+    char *dir = kf_path_dir(path);
+    if (!dir)
+        return KF_ERR_NOMEM;
+    char topic[256];
+    int32_t partition;
+    if (kf_parse_partition_dir(kf_path_base(dir), topic, sizeof topic, &partition))
+        *internal = !strncmp(topic, "__", 2);
+    free(dir);
+    return KF_OK;
+}
+
 /* *opened: the segment could be read (its summary means something). */
 static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offset, const kf_verify_opts *o,
                           kf_verify_result *res, kf_segment_summary *out, bool *opened)
@@ -321,6 +397,19 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
     so.base_offset = base_offset;
     so.problem_fn = sink_problem;
     so.problem_ctx = &s;
+    framing_check fc = {&s, o->schema_fields, o->schema_tally, false};
+    if (o->schema_tally)
+        kf_schema_tally_reset(o->schema_tally);
+    bool internal;
+    if (o->schema_fields && (rc = in_internal_topic(path, &internal)) != KF_OK) {
+        kf_source_close(src);
+        return rc;
+    }
+    if (o->schema_fields && !internal && kind == KF_FILE_LOG) { /* KRaft snapshots are Kafka's own too */
+        so.records = true;
+        so.record_fn = framing_record;
+        so.ctx = &fc;
+    }
     progress_fwd pf = {o, path};
     if (o->progress_fn) {
         so.progress_fn = forward_progress;
@@ -364,6 +453,8 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
         }
     }
     rc = kf_segment_scan(src, &so, &sum);
+    if (rc == KF_OK && fc.nomem)
+        rc = KF_ERR_NOMEM;
     kf_source_close(src);
     if (so.offset_index)
         close_index(&si, isrc, &oi);
@@ -393,7 +484,8 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
                    kf_verify_result *res, kf_segment_summary *seg)
 {
     kf_verify_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     if (seg)
@@ -417,7 +509,8 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
 int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_result *res, kf_partition_summary *ps)
 {
     kf_verify_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     kf_partition_summary dummy;
@@ -554,7 +647,8 @@ static void datadir_walk_opts(kf_paths_walk_opts *wo, verify_walk *w)
 int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res)
 {
     kf_verify_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     verify_walk w = {o, res};
@@ -630,7 +724,8 @@ static void verify_path_error(void *ctx, const char *path, int err_no, const cha
 int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_verify_result *res)
 {
     kf_verify_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_VERIFY_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
+                           &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     verify_walk w = {o, res};

@@ -136,6 +136,18 @@ class CompletionTest(unittest.TestCase):
     def test_free_value_completes_nothing(self):
         self.assertEqual(complete(["kfsck", "offsets", "--group", ""]), [])
         self.assertEqual(complete(["kfsck", "scan", "--jobs", ""]), [])
+        self.assertEqual(complete(["kfsck", "dump", "--offset", ""]), [])
+        self.assertEqual(complete(["kfsck", "dump", "--to-offset", ""]), [])
+
+    def test_schema_ids_takes_a_value_in_verify_only(self):
+        self.assertEqual(sorted(complete(["kfsck", "verify", "--schema-ids", ""])), ["both", "key", "value"])
+        d = tempfile.mkdtemp()
+        try:
+            os.mkdir(os.path.join(d, "orders-0"))
+            # dump --schema-ids is a flag: a PATH comes next
+            self.assertEqual(complete(["kfsck", "dump", "--schema-ids", "o"], cwd=d), ["orders-0"])
+        finally:
+            shutil.rmtree(d)
 
     def test_offsets_expiry_options(self):
         # --now and --offsets-retention-minutes are offered and take a value (no paths after them)

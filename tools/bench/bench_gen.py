@@ -68,6 +68,10 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                on three brokers with histories that agree, lag or diverge,
                for `kfsck replicas` over scan files (its time, and peak
                memory that follows one partition, not the partition count).
+      seek     bench-seek-0/: plain's 1 GiB segment (a hard link) with the
+               .index the broker writes for it (an entry after every 4096
+               bytes: index.interval.bytes), for `dump --offset` deep in it
+               against dumping the whole segment.
 
   bench_gen.py gen-metadata DIR [RECORDS]
       Only the metadata log, into DIR/kraft-bench/ (RECORDS, default
@@ -320,6 +324,40 @@ def gen_small(top, scale):
     copy_prefix(seg["file"], os.path.join(kp, seg_name(0)), seg["prefix"]["size"])
     seg["prefix"]["file"] = os.path.join(kp, seg_name(0))
     return {"segment": seg, "record_size": "100 B", "files": [seg["file"], seg["prefix"]["file"]]}
+
+
+def gen_seek(top, scale):
+    """plain's segment again (a hard link: no more disk) beside its .index,
+    written as LogSegment.append writes one, batch by batch (docs/formats.md
+    §5.6): an entry (last offset, position) once more than 4096 bytes were
+    appended since the last one."""
+    src = os.path.join(top, "bench-plain-0", seg_name(0))
+    d = os.path.join(top, "bench-seek-0")
+    fresh_dir(d)
+    log = os.path.join(d, seg_name(0))
+    os.link(src, log)
+    entries = []
+    pos = since = 0
+    last = None
+    with open(log, "rb", buffering=0) as f:
+        size = os.fstat(f.fileno()).st_size
+        while pos + V2_HEADER <= size:
+            f.seek(pos)
+            head = f.read(V2_HEADER)
+            base, length = struct.unpack_from(">qi", head, 0)
+            last = base + struct.unpack_from(">i", head, 23)[0]
+            if since > 4096:
+                entries.append((last, pos))
+                since = 0
+            since += 12 + length
+            pos += 12 + length
+    index = os.path.join(d, seg_name(0)[:-4] + ".index")
+    with open(index, "wb") as f:
+        f.write(b"".join(struct.pack(">ii", off, p) for off, p in entries))
+    # the offset looked for: the first record of the batch nine tenths into the file
+    target = next(off for off, p in entries if p >= size * 9 // 10)
+    return {"dir": d, "segment": {"file": log, "size": size, "last_offset": last},
+            "index": {"file": index, "entries": len(entries)}, "target": target, "files": [log, index]}
 
 
 def count_output(cmd):
@@ -684,7 +722,8 @@ def gen_replicas(top, scale):
 
 ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4", gen_lz4),
          ("merge", gen_merge), ("datadir", gen_datadir), ("checkpoints", gen_checkpoints), ("offsets", gen_offsets),
-         ("metadata", gen_metadata), ("compaction", gen_compaction), ("replicas", gen_replicas))
+         ("metadata", gen_metadata), ("compaction", gen_compaction), ("replicas", gen_replicas),
+         ("seek", gen_seek))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
 FULL_SIZE_GIB = 7.3

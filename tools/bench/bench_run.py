@@ -529,6 +529,32 @@ def bench(R, kfsck, top, repeat):
                   peak(rf) / peak(rq) <= 1.10)
         else:
             T.failed("replicas time (%s)" % what, "< 10 s")
+    # 8c. dump --offset deep in the 1 GiB segment, through its .index, against
+    #     dumping the whole segment (issue 22: a record deep in a large
+    #     segment comes back without reading the segment from its start);
+    #     and the same offset with the index ignored (KFSCK_NO_SEEK), no goal
+    sk = items["seek"]
+    R.warm(P(sk["segment"]["file"]), P(sk["index"]["file"]))
+    one = [kfsck, "dump", "--json", "--records", "--offset", str(sk["target"]), P(sk["dir"])]
+    whole = [kfsck, "dump", "--json", "--records", P(sk["dir"])]
+    ro, rw, rn = R.alternate(repeat, (one, None, True), (whole, None, False),
+                             (one, {"KFSCK_NO_SEEK": "1"}, True))
+    for r in ro + rn:
+        recs = json_lines(r.out, "record")
+        if r.rc == 0 and [x.get("offset") for x in recs] != [sk["target"]]:
+            R.fail(r.cmd, "expected the record at offset %d; got %s" % (sk["target"], recs[:1]))
+            break
+    a, b, c = best(ro), best(rw), best(rn)
+    print("dump --offset %d (%d%% into a %s segment with a %d-entry .index): %.4f s; the whole segment "
+          "with --records: %.3f s; the same offset without the index: %.3f s"
+          % (sk["target"], 90, gib_or_mib(sk["segment"]["size"]), sk["index"]["entries"], a, b, c), flush=True)
+    fig = "dump --offset deep in a %s segment ÷ dumping the whole segment" % gib_or_mib(sk["segment"]["size"])
+    if ok_all(ro, rw):
+        T.add(fig, "%.4fx" % (a / b), "<= 0.01x", a / b <= 0.01)
+        T.add("dump --offset, the same offset with the index ignored (KFSCK_NO_SEEK) ÷ dumping the whole segment",
+              "%.2fx" % (c / b), "(no goal)", None)
+    else:
+        T.failed(fig, "<= 0.01x")
 
     # 9. peak RSS of each command, against the limit
     for cmd in ("verify", "repair", "merge", "offsets", "scan"):
