@@ -78,6 +78,8 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"
+#include "kfsck/server_properties.h"
+#include "kfsck/clean_shutdown.h"
 #include "kfsck/partition.h"
 
 /* records (src/records/): the internal topics' records */
@@ -99,6 +101,7 @@
 #include "kfsck/part_feed.h"
 #include "kfsck/decoder.h"
 #include "kfsck/groups.h"
+#include "kfsck/predict.h"
 
 #ifdef __cplusplus
 extern "C" {
