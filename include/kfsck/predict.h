@@ -100,6 +100,7 @@ typedef struct kf_predict_action {
     const char *datadir;
     const char *topic;        /* NULL for an action on the log dir itself */
     int32_t partition;
+    const char *dir;          /* the partition dir (NULL with topic) */
     kf_predict_action_kind action;
     const char *file;         /* the file or directory acted on */
     const char *reason;       /* why; for fatal, the broker's own message */

@@ -415,3 +415,20 @@ int finish_stdout(int status)
     cli_error("<stdout>", "cannot write output");
     return EXIT_FAIL;
 }
+
+/* "25.0 MiB" (out.h) */
+void fmt_iec_bytes(uint64_t n, char *buf, size_t cap)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (n < 1024) {
+        snprintf(buf, cap, "%" PRIu64 " B", n);
+        return;
+    }
+    double v = (double)n / 1024;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, "%.1f %s", v, units[u]);
+}

@@ -51,6 +51,8 @@ void fmt_time_utc(int64_t ms, char *buf, size_t n);
 /* A duration in ms as "850ms", "42s", "31m05s", "2h05m", "3d04h"
  * (negative: "-" first). */
 void fmt_duration(int64_t ms, char *buf, size_t n);
+/* A byte count in binary units, one decimal: "812 B", "25.0 MiB", "2.1 GiB". */
+void fmt_iec_bytes(uint64_t n, char *buf, size_t cap);
 /* A duration in ms in the largest unit that divides it exactly, as the
  * duration options are written: "1w", "3d", "1h", "10m", "30s", "1500ms". */
 void fmt_duration_unit(int64_t ms, char *buf, size_t n);

@@ -29,23 +29,6 @@ typedef struct sink_run {
     bool damaged, unreadable;
 } sink_run;
 
-/* "25.0 MiB" */
-static void fmt_bytes(uint64_t n, char *buf, size_t cap)
-{
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (n < 1024) {
-        snprintf(buf, cap, "%" PRIu64 " B", n);
-        return;
-    }
-    double v = (double)n / 1024;
-    size_t u = 0;
-    while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, cap, "%.1f %s", v, units[u]);
-}
-
 static void topic_field(out *o, const char *topic)
 {
     if (topic[0])
@@ -91,7 +74,7 @@ static void print_partition(sink_run *R, const kf_partition *p, const kf_sink_pa
         snprintf(at, sizeof at, "%" PRId64, s->figures.peak_at_offset);
     if (s->has_resume)
         snprintf(resume, sizeof resume, "%" PRId64, s->resume_offset);
-    fmt_bytes(buffers, buf, sizeof buf);
+    fmt_iec_bytes(buffers, buf, sizeof buf);
     fprintf(o->f, "  %-24s %11s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %11s %12s\n", label, resume, s->records,
             s->figures.files_committed, s->figures.peak_open_files, at, buf);
     if (s->records_without_timestamp)
@@ -111,7 +94,7 @@ static void print_topic_header(sink_run *R, const char *topic)
         snprintf(r, sizeof r, "rotate.interval.ms=%" PRId64, c->rotate_interval_ms);
     else
         snprintf(r, sizeof r, "no rotate.interval.ms");
-    fmt_bytes(R->part_size, ps, sizeof ps);
+    fmt_iec_bytes(R->part_size, ps, sizeof ps);
     if (R->o->from == KF_SINK_FROM_OFFSET)
         snprintf(from, sizeof from, "from offset %" PRId64, R->o->from_value);
     else if (R->o->from == KF_SINK_FROM_TIME)
@@ -179,7 +162,7 @@ static void print_summary(sink_run *R, const topic_sum *s)
     }
     FILE *f = o->f;
     char b[32];
-    fmt_bytes(buffers, b, sizeof b);
+    fmt_iec_bytes(buffers, b, sizeof b);
     fprintf(f, "  total, %" PRIu64 " partition%s: %" PRIu64 " records, peak %" PRIu64 " open file%s = %s of upload "
                "buffers for one task holding every partition; %" PRIu64 " files committed\n",
             t->partitions, t->partitions == 1 ? "" : "s", t->records, t->figures.peak_open_files,

@@ -113,7 +113,7 @@ kf_predict_action *pp_act(pp_part *p, kf_predict_action_kind k, const char *file
         p->capacts = cap;
     }
     kf_predict_action *a = &p->acts[p->nacts++];
-    *a = (kf_predict_action){p->datadir, p->topic, p->partition, k, file, reason, bytes, 0, 0, 0};
+    *a = (kf_predict_action){p->datadir, p->topic, p->partition, p->dir, k, file, reason, bytes, 0, 0, 0};
     return a;
 }
 
@@ -903,7 +903,8 @@ static void dir_totals(run *r, pp_dir *d)
 
 static void emit_dir_action(run *r, pp_dir *d, const dir_action *a)
 {
-    kf_predict_action x = {d->path, a->topic, a->partition, a->kind, a->file, a->reason, 0, 0, 0, 0};
+    kf_predict_action x = {d->path, a->topic, a->partition, a->topic ? a->file : NULL, a->kind, a->file, a->reason,
+                           0, 0, 0, 0};
     if (r->o.action_fn)
         r->o.action_fn(r->o.ctx, &x);
 }
