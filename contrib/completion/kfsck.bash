@@ -19,6 +19,7 @@ _kfsck_options()
     stats)    echo "--bucket --by-partition --max-batch-bytes --json --sink-partition-duration --flush-size --rotate-interval --part-size --from-offset --from-time --help" ;;
     txns)     echo "--hanging-ms --max-batch-bytes --json --help" ;;
     metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
+    predict)  echo "--assume-unclean --config --recovery-threads --recovery-rate --now --max-batch-bytes --json --help" ;;
     esac
 }
 
@@ -30,6 +31,7 @@ _kfsck_takes_value()
     --offsets-partitions|--format|-o|--output|--jobs|--bucket|--sink-partition-duration| \
     --flush-size|--rotate-interval|--part-size|--from-offset|--from-time|--hanging-ms| \
     --as-of-offset) return 0 ;;
+    --config|--recovery-threads|--recovery-rate|--now) return 0 ;;
     esac
     return 1
 }
@@ -40,7 +42,7 @@ _kfsck()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="dump verify offsets groups repair merge scan stats txns metadata"
+    local commands="dump verify offsets groups repair merge scan stats txns metadata predict"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -68,6 +70,10 @@ _kfsck()
         offsets) COMPREPLY=($(compgen -P "$pre" -W "table json csv reset-csv" -- "$val")) ;;
         scan)    COMPREPLY=($(compgen -P "$pre" -W "text json prometheus" -- "$val")) ;;
         esac
+        return 0 ;;
+    --config)
+        mapfile -t COMPREPLY < <(compgen -f -- "$val")
+        compopt -o filenames 2>/dev/null
         return 0 ;;
     -o|--output)
         mapfile -t COMPREPLY < <(compgen -d -- "$val")
