@@ -251,31 +251,12 @@ static void predict_usage(FILE *f)
                "2 usage error; 3 a path or the config cannot be read.\n");
 }
 
-typedef struct dirs_found {
-    char **paths;
-    size_t n;
-} dirs_found;
-
-static int add_dir(void *ctx, const kf_path_entry *e)
-{
-    dirs_found *f = ctx;
-    f->paths = must(realloc(f->paths, (f->n + 1) * sizeof *f->paths));
-    f->paths[f->n++] = (char *)e->path;
-    return KF_OK;
-}
-
 static int not_a_log_dir(void *ctx, const kf_path_entry *e)
 {
     (void)ctx;
     fprintf(stderr, "kfsck predict: %s is %s, not a log dir (one entry of log.dirs)\n", e->path,
             e->kind == KF_PATH_FILE ? "a file" : "a partition directory");
     return KF_ERR_UNSUPPORTED;
-}
-
-static void count_path_error(void *ctx, const char *path, int err_no, const char *what)
-{
-    ++*(uint64_t *)ctx;
-    print_path_error(NULL, path, err_no, what);
 }
 
 int cmd_predict(int argc, char **argv)
@@ -363,17 +344,17 @@ int cmd_predict(int argc, char **argv)
         kf_predict_config_free(&cfg);
         return opt_usage_error("predict", "no DATADIR given (nor --config with log.dirs)", NULL, predict_usage);
     }
-    dirs_found found = {NULL, 0};
+    cli_dirs found = {NULL, 0};
     uint64_t path_errors = 0;
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_init(&wo);
     wo.file_fn = not_a_log_dir;
     wo.partition_fn = not_a_log_dir;
-    wo.datadir_fn = add_dir;
-    wo.other_dir_fn = add_dir; /* a log dir holding only lost+found is one too */
+    wo.datadir_fn = cli_add_dir;
+    wo.other_dir_fn = cli_add_dir; /* a log dir holding only lost+found is one too */
     wo.empty_dir_is_datadir = true;
     wo.special_what = CLI_SPECIAL_WHAT;
-    wo.error_fn = count_path_error;
+    wo.error_fn = cli_count_path_error;
     wo.error_ctx = &path_errors;
     wo.ctx = &found;
     int rc = kf_paths_walk(args, nargs, &wo);

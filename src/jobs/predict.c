@@ -86,13 +86,18 @@ static char *keep(pp_part *p, char *s)
     return p->owned[p->nowned++] = s;
 }
 
+/* vasprintf's string, NULL when out of memory */
+static char *vformat(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 char *pp_strf(pp_part *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    char *s = vformat(fmt, ap);
     va_end(ap);
     return keep(p, s);
 }
@@ -282,9 +287,7 @@ static int dir_act(pp_dir *d, kf_predict_action_kind kind, const char *file, con
     dir_action *a = &na[d->nacts];
     va_list ap;
     va_start(ap, fmt);
-    char *reason = NULL;
-    if (vasprintf(&reason, fmt, ap) < 0)
-        reason = NULL;
+    char *reason = vformat(fmt, ap);
     va_end(ap);
     *a = (dir_action){kind, strdup(file), reason, partition, topic ? strdup(topic) : NULL};
     if (!a->file || !a->reason || (topic && !a->topic)) {

@@ -367,16 +367,6 @@ static void collect_snapshots(pp_part *p)
         if (f->gone || !f->is_file || !ends_with(f->name, ".snapshot") || !offset_of(f->name, &off, &n) ||
             n + strlen(".snapshot") != strlen(f->name))
             continue;
-        if (p->nsnaps == p->capsnaps) {
-            size_t cap = p->capsnaps ? p->capsnaps * 2 : 4;
-            pp_snap *ns = realloc(p->snaps, cap * sizeof *ns);
-            if (!ns) {
-                p->rc = KF_ERR_NOMEM;
-                return;
-            }
-            p->snaps = ns;
-            p->capsnaps = cap;
-        }
         char *path = file_path(p, f->name);
         kf_bytes m = {0};
         bool valid = false;
@@ -386,7 +376,7 @@ static void collect_snapshots(pp_part *p)
             valid = kf_snapshot_parse(m.data, m.size, &s, msg, sizeof msg) == KF_OK;
             free(m.data);
         }
-        p->snaps[p->nsnaps++] = (pp_snap){off, valid, false};
+        pp_snap_put(p, off, valid);
     }
 }
 

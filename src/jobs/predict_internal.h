@@ -109,6 +109,8 @@ void pp_io_error(pp_part *p, const char *path, int err_no);
 int pp_load_files(pp_part *p);
 /* predict_recovery.c */
 int pp_read_segment(pp_part *p, pp_seg *s, bool need_tail);
+/* A snapshot file at off (replacing one there) */
+void pp_snap_put(pp_part *p, int64_t off, bool valid);
 /* LogLoader.recoverSegment of segs[i] (emits truncate_segment when it cuts) */
 void pp_recover_segment(pp_part *p, size_t i, const char *why_action, kf_predict_action_kind kind);
 /* recoverLog, the log-start rule, the producer state, the offsets */

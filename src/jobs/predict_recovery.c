@@ -142,11 +142,11 @@ static bool reload(pp_part *p, int64_t log_start, int64_t end, int64_t *from)
     return false;
 }
 
-static void snap_put(pp_part *p, int64_t off)
+void pp_snap_put(pp_part *p, int64_t off, bool valid)
 {
     for (size_t i = 0; i < p->nsnaps; i++)
         if (p->snaps[i].offset == off) {
-            p->snaps[i] = (pp_snap){off, true, false};
+            p->snaps[i] = (pp_snap){off, valid, false};
             return;
         }
     if (p->nsnaps == p->capsnaps) {
@@ -159,7 +159,7 @@ static void snap_put(pp_part *p, int64_t off)
         p->snaps = ns;
         p->capsnaps = cap;
     }
-    p->snaps[p->nsnaps++] = (pp_snap){off, true, false};
+    p->snaps[p->nsnaps++] = (pp_snap){off, valid, false};
 }
 
 static void snap_drop(pp_part *p, int64_t off)
@@ -238,7 +238,7 @@ void pp_recover_segment(pp_part *p, size_t i, const char *reason, kf_predict_act
         }
         s->size = s->valid_bytes;
     }
-    snap_put(p, next_after(s)); /* the snapshot recovery takes at the segment's end */
+    pp_snap_put(p, next_after(s), true); /* the snapshot recovery takes at the segment's end */
 }
 
 static void delete_segments(pp_part *p, size_t from, const char *reason)
