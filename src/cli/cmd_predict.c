@@ -111,7 +111,12 @@ static void part_header(predict_print *pp, const char *topic, int32_t partition,
     if (!strcmp(pp->cur_part, dir))
         return;
     snprintf(pp->cur_part, sizeof pp->cur_part, "%s", dir);
-    out_text(pp->o, "  %s-%" PRId32 " (%s):\n", topic, partition, kf_path_base(dir));
+    char name[300];
+    snprintf(name, sizeof name, "%s-%" PRId32, topic, partition);
+    if (strcmp(name, kf_path_base(dir)))
+        out_text(pp->o, "  %s (%s):\n", name, kf_path_base(dir));
+    else
+        out_text(pp->o, "  %s:\n", name);
 }
 
 static void print_action(void *ctx, const kf_predict_action *a)
@@ -402,8 +407,8 @@ int cmd_predict(int argc, char **argv)
         flush_quiet(&pp);
         char when[32];
         seconds_text(sum.estimated_recovery_seconds, when, sizeof when);
-        out_text(&o, "%" PRIu64 " log dir%s, %" PRIu64 " partitions: recovery %s (log dirs in parallel); ",
-                 sum.datadirs, sum.datadirs == 1 ? "" : "s", sum.partitions, when);
+        out_text(&o, "%" PRIu64 " log dir%s, %" PRIu64 " partition%s: recovery %s (log dirs in parallel); ",
+                 sum.datadirs, sum.datadirs == 1 ? "" : "s", sum.partitions, sum.partitions == 1 ? "" : "s", when);
         if (sum.fatal)
             out_text(&o, "%" PRIu64 " fatal; ", sum.fatal);
         if (sum.offsets_lost)

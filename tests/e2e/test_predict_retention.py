@@ -159,6 +159,30 @@ class ConfigTest(PredictTest):
         self.assertAlmostEqual(of_type(got, "summary")[0]["estimated_recovery_seconds"],
                                of_type(want, "summary")[0]["estimated_recovery_seconds"], places=6)
 
+    def test_java_properties_syntax(self):
+        """Comments (also ending in a backslash), `key value` and `key:value`
+        separators, \\uXXXX and other escapes, a continuation whose next
+        line starts with '#', and the last of a key given twice."""
+        a = self.logdir("a")
+        a.segment("orders-0", 0, batch(0, 10, NOW - DAY))
+        escaped = a.path.replace("/", "\\u002f")
+        text = ("# a comment \\\n"
+                "num.recovery.threads.per.data.dir 4\n"
+                "! another\n"
+                "  log.dirs\\\n"
+                "   :%s\n"
+                "num.recovery.threads.per.data.dir:\\\t6\n" % escaped)
+        cfg = self.write("server.properties", text.encode())
+        rc, out, err = run("predict", "--json", "--config", cfg, cwd=None)
+        self.assertEqual(rc, 0, err)
+        dd = of_type(jsonl(out), "datadir")
+        self.assertEqual([(d["datadir"], d["recovery_threads"]) for d in dd], [(a.path, 6)])
+        # a continuation line is never a comment: the value is "#12"
+        cfg = self.write("server.properties", b"log.retention.bytes=\\\n#12\n")
+        rc, out, err = run("predict", "--config", cfg, a.path, cwd=None)
+        self.assertEqual(rc, 3)
+        self.assertIn("Invalid value #12 for configuration log.retention.bytes", err)
+
     def test_recovery_threads_option_wins_over_the_config(self):
         a = self.logdir("a")
         a.segment("orders-0", 0, batch(0, 10, NOW - DAY))
