@@ -229,8 +229,8 @@ static void print_partition(void *ctx, const kf_predict_partition *p)
                  kf_retention_reason_name(r->reason));
     }
     if (p->future_timestamps)
-        out_text(o, "    %" PRIu64 " segment%s with timestamps in the future hold back time retention\n",
-                 p->future_timestamps, p->future_timestamps == 1 ? "" : "s");
+        out_text(o, "    %" PRIu64 " segment%s with timestamps in the future hold%s back time retention\n",
+                 p->future_timestamps, p->future_timestamps == 1 ? "" : "s", p->future_timestamps == 1 ? "s" : "");
     pp->cur_part[0] = 0;
 }
 

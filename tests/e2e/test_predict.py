@@ -340,6 +340,31 @@ class DirsTest(PredictTest):
         self.assertEqual(len(self.actions(rows, "stray_partition")), 1)
 
 
+class IOErrorTest(PredictTest):
+    def test_a_file_that_cannot_be_read_takes_its_log_dir_offline(self):
+        from kfsck_e2e import drop_root
+        prefix = drop_root(self)
+        a, b = self.logdir("a"), self.logdir("b")
+        a.segment("orders-0", 0, batch(0, 10, NOW - DAY))
+        seg = b.segment("clicks-0", 0, batch(0, 10, NOW - DAY))
+        for dirpath, _, names in os.walk(self.tmp):
+            os.chmod(dirpath, 0o755)
+            for n in names:
+                os.chmod(os.path.join(dirpath, n), 0o644)
+        os.chmod(seg, 0)
+        rc, out, err = run("predict", "--json", a.path, b.path, cwd=None, prefix=prefix)
+        self.assertEqual(rc, 1, err)
+        rows = jsonl(out)
+        fatal = self.actions(rows, "fatal")
+        self.assertEqual(len(fatal), 1)
+        self.assertIn("Error while loading log dir %s" % b.path, fatal[0]["reason"])
+        self.assertEqual({os.path.basename(p["dir"]): p["state"] for p in of_type(rows, "partition")},
+                         {"orders-0": "online", "clicks-0": "offline"})
+        rc, out, err = run("predict", a.path, b.path, cwd=None, prefix=prefix)
+        self.assertIn("%s: will NOT load (goes offline" % b.path, out)
+        self.assertIn("%s: will start" % a.path, out)
+
+
 class UsageTest(PredictTest):
     def test_exit_codes(self):
         d = self.logdir()
