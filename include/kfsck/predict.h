@@ -163,7 +163,8 @@ typedef struct kf_predict_partition {
     const kf_retention_delete *retention_deletes;
     size_t n_retention_deletes;
     uint64_t future_timestamps;   /* segments whose largest timestamp is after now */
-    /* where the retention settings came from: "topic config", "--config", "default" */
+    /* where the retention settings came from: "topic config", "broker config"
+     * (dynamic, in the KRaft image), "--config", "default" */
     const char *retention_source;
     int64_t retention_ms, retention_bytes;
     const char *cleanup_policy;

@@ -692,7 +692,49 @@ static bool parse_long(const char *s, int64_t *v)
     return pp_java_long(s, n, v);
 }
 
-/* Topic config from the KRaft image, else --config, else Kafka's default. */
+/* The retention settings set dynamically (kafka-configs.sh --entity-type
+ * brokers) in the KRaft image, over server.properties. A level (this
+ * broker's configs, else the cluster-wide default, resource name "") that
+ * sets any of log.retention.ms, .minutes, .hours replaces the whole group,
+ * as DynamicBrokerConfig.overrideProps drops a key's synonyms; within it
+ * ms, else minutes, else hours. log.retention.bytes and log.cleanup.policy
+ * likewise, each alone. True when one is set. */
+static bool dynamic_broker_settings(run *r, pp_part *p)
+{
+    static const char *const time_keys[] = {"log.retention.ms", "log.retention.minutes", "log.retention.hours"};
+    static const int64_t time_unit[] = {1, 60000, 3600000};
+    char id[16];
+    snprintf(id, sizeof id, "%" PRId32, r->broker_id);
+    const char *levels[2] = {r->has_broker_id ? id : NULL, ""};
+    bool any = false, have_time = false, have_bytes = false, have_policy = false;
+    int64_t v;
+    for (int l = 0; l < 2; l++) {
+        if (!levels[l])
+            continue;
+        for (int k = 0; k < 3 && !have_time; k++) {
+            const char *t = kf_metadata_config(r->meta, KF_CONFIG_BROKER, levels[l], time_keys[k]);
+            if (t && parse_long(t, &v)) {
+                p->retention_ms = v < 0 ? -1 : v * time_unit[k];
+                have_time = true;
+            }
+        }
+        const char *bytes = kf_metadata_config(r->meta, KF_CONFIG_BROKER, levels[l], "log.retention.bytes");
+        if (!have_bytes && bytes && parse_long(bytes, &v)) {
+            p->retention_bytes = v;
+            have_bytes = true;
+        }
+        const char *policy = kf_metadata_config(r->meta, KF_CONFIG_BROKER, levels[l], "log.cleanup.policy");
+        if (!have_policy && policy) {
+            p->cleanup_policy = policy;
+            have_policy = true;
+        }
+    }
+    any = have_time || have_bytes || have_policy;
+    return any;
+}
+
+/* Topic config from the KRaft image, else a dynamic broker config there,
+ * else --config, else Kafka's default. */
 static void settings(run *r, pp_part *p)
 {
     const kf_predict_config *c = r->cfg;
@@ -708,6 +750,8 @@ static void settings(run *r, pp_part *p)
         p->retention_bytes = c->retention_bytes;
     if (c && c->cleanup_policy)
         p->cleanup_policy = c->cleanup_policy;
+    if (r->meta && dynamic_broker_settings(r, p))
+        src = "broker config";
     if (r->meta) {
         int64_t v;
         const char *ms = kf_metadata_config(r->meta, KF_CONFIG_TOPIC, p->topic, "retention.ms");

@@ -90,9 +90,10 @@ class RetentionTest(PredictTest):
 
 
 class KraftTest(PredictTest):
-    def kraft(self, d, replicas, configs=()):
+    def kraft(self, d, replicas, configs=(), broker_configs=()):
         """A __cluster_metadata-0 in d placing orders-0 on `replicas`, with
-        topic configs [(name, value)]; this node is 1."""
+        topic configs [(name, value)] and dynamic broker configs
+        [(broker or "" for the cluster default, name, value)]; this node is 1."""
         d.file("meta.properties", b"version=1\nnode.id=1\ncluster.id=S3JhZnRLZnNja0NsdXN0ZQ\n")
         recs = [kraftfmt.encode_metadata(2, 0, {"Name": "orders", "TopicId": TOPIC_ID}),
                 kraftfmt.encode_metadata(3, 0, {"PartitionId": 0, "TopicId": TOPIC_ID, "Replicas": replicas,
@@ -100,6 +101,9 @@ class KraftTest(PredictTest):
                                                 "Leader": replicas[0], "LeaderEpoch": 0, "PartitionEpoch": 0})]
         for name, value in configs:
             recs.append(kraftfmt.encode_metadata(4, 0, {"ResourceType": 2, "ResourceName": "orders",
+                                                        "Name": name, "Value": value}))
+        for broker, name, value in broker_configs:
+            recs.append(kraftfmt.encode_metadata(4, 0, {"ResourceType": 4, "ResourceName": broker,
                                                         "Name": name, "Value": value}))
         d.segment("__cluster_metadata-0", 0, kraftfmt.data_batch(0, recs, NOW - DAY, 1))
         d.file("orders-0/partition.metadata", kf.partition_metadata(TOPIC_ID_B64).encode())
@@ -134,6 +138,21 @@ class KraftTest(PredictTest):
         p = [r for r in jsonl(out, "partition") if r["topic"] == "orders"][0]
         self.assertEqual(p["retention_source"], "topic config")
         self.assertEqual([r["base_offset"] for r in p["retention_deletes"]], [0, 10])
+
+
+    def test_dynamic_broker_configs_come_before_the_config_file(self):
+        d = self.logdir()
+        for i in range(3):
+            d.segment("orders-0", i * 10, batch(i * 10, 10, NOW - (3 - i) * DAY))
+        d.checkpoint("replication-offset-checkpoint", [("orders", 0, 30)])
+        # the cluster default says 1.5 days, this broker's own config 2.5 days
+        self.kraft(d, [1], broker_configs=[("", "log.retention.ms", str(int(1.5 * DAY))),
+                                           ("1", "log.retention.hours", "60")])
+        cfg = self.write("server.properties", b"log.retention.hours=1\n")
+        rc, out, err = run("predict", "--json", "--now", str(NOW), "--config", cfg, d.path, cwd=None)
+        p = [r for r in jsonl(out, "partition") if r["topic"] == "orders"][0]
+        self.assertEqual(p["retention_source"], "broker config")
+        self.assertEqual([r["base_offset"] for r in p["retention_deletes"]], [0])
 
 
 class ConfigTest(PredictTest):
