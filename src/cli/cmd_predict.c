@@ -352,16 +352,14 @@ int cmd_predict(int argc, char **argv)
     cli_dirs found = {NULL, 0};
     uint64_t path_errors = 0;
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
+    cli_walk_opts_init(&wo, &found);
     wo.file_fn = not_a_log_dir;
     wo.partition_fn = not_a_log_dir;
     wo.datadir_fn = cli_add_dir;
     wo.other_dir_fn = cli_add_dir; /* a log dir holding only lost+found is one too */
     wo.empty_dir_is_datadir = true;
-    wo.special_what = CLI_SPECIAL_WHAT;
     wo.error_fn = cli_count_path_error;
     wo.error_ctx = &path_errors;
-    wo.ctx = &found;
     int rc = kf_paths_walk(args, nargs, &wo);
     if (rc == KF_ERR_NOMEM)
         cli_oom();
