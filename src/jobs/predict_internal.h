@@ -1,19 +1,23 @@
 /* predict_internal.h: internal to the predict job (include/kfsck/predict.h).
- * A partition's forecast is worked out in four steps, one file each, over
+ * A partition's forecast is worked out in three steps, one file each, over
  * the pp_part below: the file actions of LogLoader's first passes and the
  * segments they leave (predict_files.c), recovery and the producer-state
  * rebuild (predict_recovery.c), the first retention pass
- * (predict_retention.c); the log dirs, their checks against each other, the
- * threads and the recovery-time estimate are the driver's (predict.c,
- * predict_estimate.c). */
+ * (predict_retention.c); the log dirs and their checks against each other
+ * (predict_dirs.c), the threads and the recovery-time estimate are the
+ * driver's (predict.c, predict_estimate.c). */
 #ifndef KFSCK_PREDICT_INTERNAL_H
 #define KFSCK_PREDICT_INTERNAL_H
 
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kfsck/names.h"
+#include "kfsck/metadata.h"
+#include "kfsck/paths.h"
 #include "kfsck/predict.h"
 
 /* One file of a partition dir as LogLoader lists it. */
@@ -120,6 +124,61 @@ void pp_retention(pp_part *p);
 /* predict_estimate.c: the partitions' bytes (sorted here, largest first) on
  * `threads` threads at `rate` bytes per second: the time the last one ends. */
 double pp_estimate_seconds(uint64_t *bytes, size_t n, uint32_t threads, uint64_t rate);
+
+/* ---- the driver's state (predict.c, predict_dirs.c) ---- */
+
+/* A log-dir action (topic NULL): the marker's deletion, a fatal. */
+typedef struct pp_dir_action {
+    kf_predict_action_kind kind;
+    char *file, *reason;
+    int32_t partition;
+    char *topic;
+} pp_dir_action;
+
+typedef struct pp_dir {
+    const char *path;
+    kf_datadir_info info;
+    bool listed;
+    bool has_metadata_log;     /* holds __cluster_metadata-0 */
+    pp_part *parts;
+    size_t nparts, capparts;
+    pp_dir_action *acts;
+    size_t nacts;
+    kf_predict_datadir out;
+    bool offline, stops;
+} pp_dir;
+
+typedef struct pp_run {
+    kf_predict_opts o;
+    const kf_predict_config *cfg;
+    pp_dir *dirs;
+    size_t ndirs;
+    kf_metadata *meta;
+    bool has_broker_id;
+    int32_t broker_id;
+    int64_t now;
+    int rc;
+    /* the partitions of the log dir being worked on */
+    pp_dir *work_dir;
+    pp_part *work;
+    size_t nwork, next;
+    pthread_mutex_t mu;
+} pp_run;
+
+/* An action of the log dir d (file and the formatted reason copied; topic
+ * NULL for one on the log dir itself); a fatal is counted. KF_OK or
+ * KF_ERR_NOMEM. */
+int pp_dir_act(pp_dir *d, kf_predict_action_kind kind, const char *file, const char *topic, int32_t partition,
+               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* vasprintf's string, NULL when out of memory */
+char *pp_vformat(const char *fmt, va_list ap);
+/* predict_dirs.c: a log dir's meta.properties and entries (a bad name is
+ * a fatal); the checks across log dirs; the KRaft image; a stray partition */
+int pp_list_dir(pp_run *r, pp_dir *d);
+int pp_check_meta_properties(pp_run *r);
+int pp_check_duplicates(pp_run *r);
+int pp_build_image(pp_run *r);
+void pp_check_stray(pp_run *r, pp_part *p);
 
 /* Java's Long.parseLong of s[0..n) (sign, decimal digits, range). */
 bool pp_java_long(const char *s, size_t n, int64_t *v);
