@@ -21,6 +21,7 @@ _kfsck_options()
     metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
     compaction) echo "--now --min-cleanable-ratio --min-compaction-lag-ms --max-compaction-lag-ms --max-batch-bytes --json --help" ;;
     replicas) echo "--max-batch-bytes --json --help" ;;
+    predict)  echo "--assume-unclean --config --recovery-threads --recovery-rate --now --max-batch-bytes --json --help" ;;
     esac
 }
 
@@ -36,6 +37,7 @@ _kfsck_takes_value()
     --flush-size|--rotate-interval|--part-size|--from-offset|--from-time|--hanging-ms| \
     --as-of-offset|--now|--offsets-retention-minutes) return 0 ;;
     --min-cleanable-ratio|--min-compaction-lag-ms|--max-compaction-lag-ms) return 0 ;;
+    --config|--recovery-threads|--recovery-rate) return 0 ;;
     esac
     return 1
 }
@@ -46,7 +48,7 @@ _kfsck()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="dump verify offsets groups repair merge scan stats txns metadata compaction replicas"
+    local commands="dump verify offsets groups repair merge scan stats txns metadata compaction replicas predict"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -77,6 +79,10 @@ _kfsck()
         offsets) COMPREPLY=($(compgen -P "$pre" -W "table json csv reset-csv" -- "$val")) ;;
         scan)    COMPREPLY=($(compgen -P "$pre" -W "text json prometheus" -- "$val")) ;;
         esac
+        return 0 ;;
+    --config)
+        mapfile -t COMPREPLY < <(compgen -f -- "$val")
+        compopt -o filenames 2>/dev/null
         return 0 ;;
     -o|--output)
         mapfile -t COMPREPLY < <(compgen -d -- "$val")

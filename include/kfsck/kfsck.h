@@ -103,6 +103,8 @@
 #include "kfsck/checkpoint.h"
 #include "kfsck/paths.h"
 #include "kfsck/quorum_state.h"
+#include "kfsck/server_properties.h"
+#include "kfsck/clean_shutdown.h"
 #include "kfsck/partition.h"
 
 /* records (src/records/): the internal topics' records */
@@ -132,6 +134,8 @@
 /* dump --offset (offset_range.h) and the Schema Registry framing (schema_ids.h) */
 #include "kfsck/schema_ids.h"
 #include "kfsck/offset_range.h"
+/* predict: what a broker will do with its log dirs when it starts now */
+#include "kfsck/predict.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -98,27 +98,6 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
 
 /* ---- the PATHs ------------------------------------------------------------------ */
 
-/* The data dirs among the PATHs, in their order (pointing into argv). */
-typedef struct datadirs_found {
-    const char **paths;
-    size_t n;
-} datadirs_found;
-
-static int add_datadir(void *ctx, const kf_path_entry *e)
-{
-    datadirs_found *f = ctx;
-    f->paths = must(realloc(f->paths, (f->n + 1) * sizeof *f->paths));
-    f->paths[f->n++] = e->path;
-    return KF_OK;
-}
-
-/* A DATADIR that cannot be used: said, and counted (*ctx). */
-static void count_path_error(void *ctx, const char *path, int err_no, const char *what)
-{
-    ++*(uint64_t *)ctx;
-    print_path_error(NULL, path, err_no, what);
-}
-
 /* A file or a partition dir: a usage error, said at once (the walk stops). */
 static int not_a_datadir(void *ctx, const kf_path_entry *e)
 {
@@ -207,17 +186,17 @@ int cmd_scan(int argc, char **argv)
 
     /* Check every argument before any output: a partition dir or a file is a
      * usage error, a path that cannot be used makes the exit 3. */
-    datadirs_found found = {NULL, 0};
+    cli_dirs found = {NULL, 0};
     uint64_t path_errors = 0;
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_init(&wo);
     wo.file_fn = not_a_datadir;
     wo.partition_fn = not_a_datadir;
-    wo.datadir_fn = add_datadir;
+    wo.datadir_fn = cli_add_dir;
     wo.empty_dir_is_datadir = true;
     wo.special_what = CLI_SPECIAL_WHAT;
     wo.other_dir_what = "not a broker data directory (no partition directories, meta.properties or checkpoints)";
-    wo.error_fn = count_path_error;
+    wo.error_fn = cli_count_path_error;
     wo.error_ctx = &path_errors;
     wo.ctx = &found;
     int rc = kf_paths_walk(argv + optind, (size_t)(argc - optind), &wo);

@@ -23,6 +23,7 @@ static const command COMMANDS[] = {
     {"stats", cmd_stats, "records and bytes per time bucket, and timestamp disorder"},
     {"txns", cmd_txns, "open, hanging and aborted transactions"},
     {"metadata", cmd_metadata, "the cluster as its KRaft metadata log describes it"},
+    {"predict", cmd_predict, "what a broker will do with its log dirs when it starts now"},
     {"compaction", cmd_compaction, "why a compacted partition does not shrink, what cleaning frees"},
     {"replicas", cmd_replicas, "compare a partition's copies across brokers before an election"},
 };

@@ -53,7 +53,7 @@ void fmt_time_utc(int64_t ms, char *buf, size_t n);
 /* A duration in ms as "850ms", "42s", "31m05s", "2h05m", "3d04h"
  * (negative: "-" first). */
 void fmt_duration(int64_t ms, char *buf, size_t n);
-/* A size in bytes in binary units: "512 B", "25.0 MiB" (stats --sink, compaction). */
+/* A size in bytes in binary units: "512 B", "25.0 MiB" (stats --sink, compaction, predict). */
 void fmt_bytes(uint64_t n, char *buf, size_t cap);
 /* A duration in ms in the largest unit that divides it exactly, as the
  * duration options are written: "1w", "3d", "1h", "10m", "30s", "1500ms". */

@@ -29,6 +29,20 @@ void print_path_error(void *ctx, const char *path, int err_no, const char *what)
     cli_error(path, "%s", what);
 }
 
+int cli_add_dir(void *ctx, const kf_path_entry *e)
+{
+    cli_dirs *f = ctx;
+    f->paths = must(realloc(f->paths, (f->n + 1) * sizeof *f->paths));
+    f->paths[f->n++] = (char *)e->path;
+    return KF_OK;
+}
+
+void cli_count_path_error(void *ctx, const char *path, int err_no, const char *what)
+{
+    ++*(uint64_t *)ctx;
+    print_path_error(NULL, path, err_no, what);
+}
+
 void cli_walk_opts_init(kf_paths_walk_opts *o, void *ctx)
 {
     kf_paths_walk_opts_init(o);

@@ -23,6 +23,18 @@ void cli_walk_opts_init(kf_paths_walk_opts *o, void *ctx);
 /* A kf_path_error_fn: "kfsck: <path>: <what>" on stderr (ctx unused). */
 void print_path_error(void *ctx, const char *path, int err_no, const char *what);
 
+/* The directories a walk found among the PATHs, in their order (pointing
+ * into the PATHs); free paths. cli_add_dir is a kf_path_entry_fn adding
+ * e->path to the cli_dirs its ctx is; cli_count_path_error a
+ * kf_path_error_fn that prints as print_path_error and counts in the
+ * uint64_t its ctx is (scan's DATADIRs, predict's log dirs). */
+typedef struct cli_dirs {
+    char **paths;
+    size_t n;
+} cli_dirs;
+int cli_add_dir(void *ctx, const kf_path_entry *e);
+void cli_count_path_error(void *ctx, const char *path, int err_no, const char *what);
+
 /* dir + "/" + name, malloc'd. */
 char *path_join(const char *dir, const char *name);
 /* The directory part of path ("." when none), malloc'd. */

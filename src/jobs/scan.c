@@ -33,6 +33,7 @@
 #include "kfsck/metadata.h"
 #include "kfsck/names.h"
 #include "kfsck/paths.h"
+#include "kfsck/predict.h"
 
 void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o)
 {
@@ -73,15 +74,6 @@ static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
 
 /* ---- one partition ----------------------------------------------------------- */
 
-/* A plain segment of a partition as verify's scan of it saw it: what the
- * broker's recovery of it would keep. */
-typedef struct seg_recovery {
-    int64_t base_offset;
-    uint64_t size, valid_bytes;
-    bool has_recovered_offsets;
-    int64_t recovered_last_offset;
-} seg_recovery;
-
 typedef struct task {
     /* in */
     char *name, *topic, *dir;
@@ -93,7 +85,7 @@ typedef struct task {
     size_t nprobs, capprobs;
     kf_leader_epochs epochs;   /* its leader-epoch-checkpoint, with the entries' positions */
     ck_value ck[CK_N];         /* its entries in the data dir's offset checkpoints */
-    seg_recovery *segs;        /* its plain segments that could be read, in offset order */
+    kf_recovery_segment *segs; /* its plain segments that could be read, in offset order */
     size_t nsegs, capsegs;
     int rc;
     bool done;
@@ -168,31 +160,26 @@ static void keep_segment(void *ctx, const char *path, const kf_segment_summary *
     if (ni.kind != KF_FILE_LOG || ni.suffix[0] || ni.base_offset < 0 || t->rc != KF_OK)
         return;
     size_t cap = t->nsegs < t->capsegs ? t->capsegs : (t->capsegs ? t->capsegs * 2 : 8);
-    seg_recovery *segs = cap == t->capsegs ? t->segs : realloc(t->segs, cap * sizeof *segs);
+    kf_recovery_segment *segs = cap == t->capsegs ? t->segs : realloc(t->segs, cap * sizeof *segs);
     if (!segs) {
         t->rc = KF_ERR_NOMEM; /* t->segs stays as it was, freed with the task */
         return;
     }
     t->segs = segs;
     t->capsegs = cap;
-    segs[t->nsegs++] = (seg_recovery){ni.base_offset, s->size, s->valid_bytes, s->has_recovered_offsets,
+    segs[t->nsegs++] = (kf_recovery_segment){ni.base_offset, s->size, s->valid_bytes, s->has_recovered_offsets,
                                       s->recovered_last_offset};
 }
 
 static int cmp_seg(const void *a, const void *b)
 {
-    const seg_recovery *x = a, *y = b;
+    const kf_recovery_segment *x = a, *y = b;
     return x->base_offset < y->base_offset ? -1 : x->base_offset > y->base_offset;
 }
 
 /* Where the broker's recovery after an unclean shutdown would leave the
- * log end (LogLoader.recoverLog, docs/formats.md §9): the segments from the
- * one holding the recovery point (a missing entry is 0) recovered, the
- * first that recovery truncates (valid_bytes below its size) cut there and
- * the rest deleted; the log end is then that segment's next offset
- * (LogSegment.readNextOffset: the end of its last batch kept, else its base
- * offset). A log ending below the log-start checkpoint is deleted and
- * started again there, as is a partition with no segment. Unknown when a
+ * log end: kf_recovery_end (predict.h, the rule predict's
+ * log_end_offset_after follows), over the segments sorted. Unknown when a
  * segment could not be read. */
 static void recovery_end(task *t)
 {
@@ -205,19 +192,8 @@ static void recovery_end(task *t)
     int64_t end = lg->has_log_end ? lg->log_end_offset : log_start;
     if (t->nsegs > 1)
         qsort(t->segs, t->nsegs, sizeof *t->segs, cmp_seg);
-    size_t from = 0;
-    for (size_t i = 1; i < t->nsegs; i++)
-        if (t->segs[i].base_offset <= rp)
-            from = i;
-    for (size_t i = from; i < t->nsegs; i++) {
-        const seg_recovery *sg = &t->segs[i];
-        if (sg->valid_bytes < sg->size) {
-            end = sg->has_recovered_offsets ? sg->recovered_last_offset + 1 : sg->base_offset;
-            break;
-        }
-    }
     part->has_recovery_end = true;
-    part->recovery_end_offset = end < log_start ? log_start : end;
+    part->recovery_end_offset = kf_recovery_end(t->segs, t->nsegs, rp, log_start, end, NULL);
 }
 
 static bool read_topic_id(const char *dir, char id[23])

@@ -5,8 +5,9 @@
 # 100-byte records, the codecs' payloads, three damaged copies of a
 # partition, a data dir of 64 partitions, a data dir whose checkpoint has 10
 # million lines, 10 million offset commits, a 1-million-record KRaft metadata
-# log, the scan files of 20 brokers), then measures issue 7's figures (and
-# issue 20's memory of scan, issue 15's replicas over scan files),
+# log, the scan files of 20 brokers, a data dir of 10,000 small partitions),
+# then measures issue 7's figures (and issue 20's memory of scan, issue 15's
+# replicas over scan files, issue 21's predict against scan),
 # each a ratio against a limit or a peer measured in the same run
 # (tools/bench/bench_run.py), and prints them in one table with the machine it
 # ran on.

@@ -52,6 +52,11 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                commits over 1 million distinct keys in 10 segments of a
                million commits, for `kfsck compaction` (issue 16): records
                a second, and peak memory against 24 bytes a distinct key.
+      smallparts smallparts/events-0 .. events-9999/: a data dir of 10,000
+               small partitions (one segment of one 128-record batch, about
+               13 KiB, with its indexes; a recovery-point checkpoint; no
+               .kafka_cleanshutdown: every active segment is recovered), for `predict` against `scan`
+               (issue 21: predict reads only what recovery reads).
       metadata kraft-bench/__cluster_metadata-0/: a KRaft metadata log of
                1 million records for `kfsck metadata`: a setup part (leader
                change, kraft.version and voters, metadata.version, three
@@ -718,12 +723,42 @@ def gen_replicas(top, scale):
     quarter, quarter_parts = gen_replica_set(os.path.join(root, "quarter"), n // 4)
     return {"dir": root, "brokers": REPLICA_BROKERS, "per_broker": n, "full": full, "quarter": quarter,
             "partitions": full_parts, "quarter_partitions": quarter_parts, "files": full + quarter}
+SMALL_PARTITIONS = 10_000
+
+
+def gen_smallparts(top, scale):
+    """10,000 partitions (fewer below scale 1) of one small segment each,
+    as a broker killed while running leaves them."""
+    root = os.path.join(top, "smallparts")
+    fresh_dir(root)
+    n = max(100, int(SMALL_PARTITIONS * min(scale, 1)))
+    seg_path = os.path.join(root, "seg.tmp")
+    seg = Writer(small_batches()).segment(seg_path, lambda fb, rb, nr, n_: fb > 0)  # one batch
+    with open(seg_path, "rb") as f:
+        data = f.read()
+    os.unlink(seg_path)
+    files, lines = [], []
+    for p in range(n):
+        d = os.path.join(root, "events-%d" % p)
+        os.makedirs(d)
+        for ext, body in ((".log", data), (".index", b""), (".timeindex", b"")):
+            path = os.path.join(d, "%020d%s" % (0, ext))
+            with open(path, "wb") as f:
+                f.write(body)
+            files.append(path)
+        lines.append("events %d 0\n" % p)
+    path = os.path.join(root, "recovery-point-offset-checkpoint")
+    with open(path, "w") as f:
+        f.write("0\n%d\n" % n + "".join(lines))
+    files.append(path)
+    return {"dir": root, "partitions": n, "segment_size": seg["size"],
+            "size": n * seg["size"], "files": files}
 
 
 ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4", gen_lz4),
          ("merge", gen_merge), ("datadir", gen_datadir), ("checkpoints", gen_checkpoints), ("offsets", gen_offsets),
          ("metadata", gen_metadata), ("compaction", gen_compaction), ("replicas", gen_replicas),
-         ("seek", gen_seek))
+         ("seek", gen_seek), ("smallparts", gen_smallparts))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
 FULL_SIZE_GIB = 7.3

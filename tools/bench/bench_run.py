@@ -497,6 +497,28 @@ def bench(R, kfsck, top, repeat):
     else:
         T.failed(fig, "< %d MiB" % RSS_LIMIT_MIB)
 
+    # 7c. predict against scan on a data dir of 10,000 small partitions
+    #     (issue 21: predict reads only what recovery reads)
+    sp = items["smallparts"]
+    # (no warm-up: the runs alternate, and the best of each is taken)
+    pr, sc = R.pair([kfsck, "predict", "--json", P(sp["dir"])], [kfsck, "scan", "--json", P(sp["dir"])], repeat,
+                    capture_a=True, capture_b=True)
+    for r in pr:
+        s = json_lines(r.out, "summary")
+        if r.rc == 0 and (not s or s[0].get("partitions") != sp["partitions"] or s[0].get("fatal") != 0):
+            R.fail(r.cmd, "expected %d partitions, no fatal; got %s" % (sp["partitions"], s[:1]))
+            break
+    a, b = best(pr), best(sc)
+    print("predict: %d partitions, %s: %.3f s, peak RSS %.1f MiB; scan %.3f s"
+          % (sp["partitions"], mib(sp["size"]), a, peak(pr), b), flush=True)
+    fig = "predict ÷ scan time (%d small partitions)" % sp["partitions"]
+    if ok_all(pr, sc):
+        T.add(fig, "%.2fx" % (a / b), "<= 1.5x", a / b <= 1.5)
+        T.add("peak RSS (VmHWM), predict (%d small partitions)" % sp["partitions"], "%.1f MiB" % peak(pr),
+              "< %d MiB" % RSS_LIMIT_MIB, peak(pr) < RSS_LIMIT_MIB)
+    else:
+        T.failed(fig, "<= 1.5x")
+
     # 8. stats with and without the sink simulation (no goal; on the 1 GiB segment)
     seg = items["plain"]["segment"]
     part = P(os.path.dirname(seg["file"]))

@@ -1,0 +1,177 @@
+/* predict_config.c: the broker settings predict reads from a
+ * server.properties (kf_predict_config_read, include/kfsck/predict.h),
+ * read with the Java properties reader (server_properties.h) and each
+ * value as Kafka's ConfigDef takes it: surrounding blanks trimmed, numbers by
+ * Integer/Long.parseLong, lists split at commas (docs/formats.md §20.1). */
+#include "predict_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfsck/file.h"
+#include "kfsck/server_properties.h"
+
+typedef struct cfg_read {
+    kf_predict_config *c;
+    char *log_dir;             /* log.dir, used when log.dirs is not set */
+    char *log_dirs;
+    bool has_minutes, has_hours;
+    int64_t minutes, hours;
+    char *msg;
+    size_t msglen;
+} cfg_read;
+
+static void trim(const char **s, size_t *n)
+{
+    while (*n && (**s == ' ' || **s == '\t' || **s == '\n' || **s == '\r' || **s == '\f')) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\n' || (*s)[*n - 1] == '\r' ||
+                  (*s)[*n - 1] == '\f'))
+        (*n)--;
+}
+
+static int number(cfg_read *r, const char *key, const char *v, size_t n, bool is_int, int64_t *out)
+{
+    trim(&v, &n);
+    if (pp_java_long(v, n, out) && (!is_int || (*out >= INT32_MIN && *out <= INT32_MAX)))
+        return KF_OK;
+    if (r->msg)
+        snprintf(r->msg, r->msglen, "Invalid value %.*s for configuration %s: Not a number of type %s", (int)n, v,
+                 key, is_int ? "INT" : "LONG");
+    return KF_ERR_CORRUPT;
+}
+
+static int replace(char **dst, const char *v, size_t n)
+{
+    trim(&v, &n);
+    char *s = malloc(n + 1);
+    if (!s)
+        return KF_ERR_NOMEM;
+    memcpy(s, v, n);
+    s[n] = 0;
+    free(*dst);
+    *dst = s;
+    return KF_OK;
+}
+
+static int on_property(void *ctx, const char *key, size_t klen, const char *v, size_t vlen)
+{
+    cfg_read *r = ctx;
+    kf_predict_config *c = r->c;
+    char k[64];
+    if (klen >= sizeof k)
+        return KF_OK;
+    memcpy(k, key, klen);
+    k[klen] = 0;
+    int64_t x;
+    int rc = KF_OK;
+    if (!strcmp(k, "log.dirs"))
+        return replace(&r->log_dirs, v, vlen);
+    if (!strcmp(k, "log.dir"))
+        return replace(&r->log_dir, v, vlen);
+    if (!strcmp(k, "log.cleanup.policy"))
+        return replace(&c->cleanup_policy, v, vlen);
+    if (!strcmp(k, "num.recovery.threads.per.data.dir")) {
+        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK) {
+            c->has_recovery_threads = true;
+            c->recovery_threads = (int32_t)x;
+        }
+    } else if (!strcmp(k, "log.index.interval.bytes")) {
+        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK) {
+            c->has_index_interval = true;
+            c->index_interval_bytes = (int32_t)x;
+        }
+    } else if (!strcmp(k, "log.retention.ms")) {
+        if ((rc = number(r, k, v, vlen, false, &x)) == KF_OK) {
+            c->has_retention_ms = true;
+            c->retention_ms = x;
+        }
+    } else if (!strcmp(k, "log.retention.minutes")) {
+        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK) {
+            r->has_minutes = true;
+            r->minutes = x;
+        }
+    } else if (!strcmp(k, "log.retention.hours")) {
+        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK) {
+            r->has_hours = true;
+            r->hours = x;
+        }
+    } else if (!strcmp(k, "log.retention.bytes")) {
+        if ((rc = number(r, k, v, vlen, false, &x)) == KF_OK) {
+            c->has_retention_bytes = true;
+            c->retention_bytes = x;
+        }
+    }
+    return rc;
+}
+
+/* "a, b,,c" -> {"a", "b", "c"} (ConfigDef's LIST: split at commas, trimmed, empties dropped) */
+static int split_dirs(kf_predict_config *c, const char *list)
+{
+    for (const char *s = list; *s;) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        const char *item = s;
+        trim(&item, &n);
+        if (n) {
+            char **nd = realloc(c->log_dirs, (c->n_log_dirs + 1) * sizeof *nd);
+            if (!nd)
+                return KF_ERR_NOMEM;
+            c->log_dirs = nd;
+            if (!(nd[c->n_log_dirs] = malloc(n + 1)))
+                return KF_ERR_NOMEM;
+            memcpy(nd[c->n_log_dirs], item, n);
+            nd[c->n_log_dirs++][n] = 0;
+        }
+        s = e ? e + 1 : s + strlen(s);
+    }
+    return KF_OK;
+}
+
+int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, size_t msglen)
+{
+    memset(c, 0, sizeof *c);
+    if (msg && msglen)
+        msg[0] = 0;
+    kf_file_contents m = {0};
+    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
+    if (rc != KF_OK)
+        return rc;
+    cfg_read r = {c, NULL, NULL, false, false, 0, 0, msg, msglen};
+    uint64_t line = 0;
+    rc = kf_properties_parse(m.data, (size_t)m.size, on_property, &r, &line);
+    free(m.data);
+    if ((rc == KF_ERR_CORRUPT || rc == KF_ERR_TOO_BIG) && msg && !msg[0])
+        snprintf(msg, msglen, "line %llu: %s", (unsigned long long)line,
+                 rc == KF_ERR_TOO_BIG ? "longer than kfsck reads (1 MiB)" : "Malformed \\uxxxx encoding.");
+    else if (rc == KF_ERR_CORRUPT && msg)
+        snprintf(msg + strlen(msg), msglen - strlen(msg), " (line %llu)", (unsigned long long)line);
+    if (rc == KF_OK && !c->has_retention_ms && (r.has_minutes || r.has_hours)) {
+        /* log.retention.ms, else .minutes, else .hours (KafkaConfig.logRetentionTimeMillis) */
+        c->has_retention_ms = true;
+        c->retention_ms = r.has_minutes ? r.minutes * 60000 : r.hours * 3600000;
+    }
+    if (rc == KF_OK && c->has_retention_ms && c->retention_ms < -1)
+        c->retention_ms = -1;
+    const char *dirs = r.log_dirs ? r.log_dirs : r.log_dir;
+    if (rc == KF_OK && dirs)
+        rc = split_dirs(c, dirs);
+    free(r.log_dirs);
+    free(r.log_dir);
+    return rc;
+}
+
+void kf_predict_config_free(kf_predict_config *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n_log_dirs; i++)
+        free(c->log_dirs[i]);
+    free(c->log_dirs);
+    free(c->cleanup_policy);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,394 @@
+/* predict_recovery.c: segment recovery and what follows it
+ * (docs/formats.md §20.5, §20.6): LogSegment.recover's cut (where verify's
+ * valid_bytes falls), LogLoader.recoverLog after an unclean shutdown (every
+ * segment from the one holding the recovery point, the first cut ending it
+ * and deleting the later ones), the log-start rule, the offsets lost, and the
+ * producer-state rebuild traced over the snapshot files
+ * (UnifiedLog.rebuildProducerState, ProducerStateManager.truncateAndReload
+ * and removeStraySnapshots). The rule for the log end is kf_recovery_end,
+ * which scan uses too. */
+#include "predict_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfsck/file.h"
+#include "kfsck/segment.h"
+
+int64_t kf_recovery_end(const kf_recovery_segment *segs, size_t n, int64_t recovery_point, int64_t log_start,
+                        int64_t log_end, size_t *cut)
+{
+    size_t from = 0, at = n;
+    for (size_t i = 1; i < n; i++)
+        if (segs[i].base_offset <= recovery_point)
+            from = i;
+    int64_t end = n ? log_end : log_start;
+    for (size_t i = from; i < n; i++) {
+        if (segs[i].valid_bytes < segs[i].size) {
+            end = segs[i].has_recovered_offsets ? segs[i].recovered_last_offset + 1 : segs[i].base_offset;
+            at = i;
+            break;
+        }
+    }
+    if (cut)
+        *cut = at;
+    return end < log_start ? log_start : end;
+}
+
+/* ---- reading a segment ---------------------------------------------------------- */
+
+static int scan_source(pp_part *p, const char *path, int64_t base, uint64_t limit, bool no_resync,
+                       kf_segment_summary *sum)
+{
+    kf_source *src;
+    int rc = kf_source_open(&src, path, limit);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc != KF_OK) {
+        pp_io_error(p, path, kf_error_last()->err_no);
+        return KF_OK;
+    }
+    kf_segment_scan_opts so;
+    kf_segment_scan_opts_init(&so);
+    so.max_batch_bytes = p->max_batch_bytes;
+    so.has_base_offset = base >= 0;
+    so.base_offset = base;
+    so.no_resync = no_resync;
+    so.limited = limit > 0;
+    so.threads = 1;
+    memset(sum, 0, sizeof *sum);
+    rc = kf_segment_scan(src, &so, sum);
+    kf_source_close(src);
+    if (rc == KF_ERR_IO) {
+        pp_io_error(p, path, kf_error_last()->err_no);
+        return KF_OK;
+    }
+    return rc;
+}
+
+/* Read s: where recovery cuts it, the batches kept, and (need_tail) the
+ * last intact batch past any damage, for the log end as it is now. */
+int pp_read_segment(pp_part *p, pp_seg *s, bool need_tail)
+{
+    if (s->read)
+        return KF_OK;
+    kf_segment_summary sum;
+    int rc = scan_source(p, s->path, s->base, 0, !need_tail, &sum);
+    if (rc != KF_OK || p->io_error)
+        return rc;
+    s->read = true;
+    s->orig_size = s->size;
+    s->valid_bytes = sum.valid_bytes < s->size ? sum.valid_bytes : s->size;
+    s->has_kept = sum.has_recovered_offsets;
+    s->kept_last = sum.recovered_last_offset;
+    s->has_any = sum.has_offsets;
+    s->any_last = sum.last_offset;
+    s->kept_max_ts = sum.has_offsets ? sum.max_timestamp : -1;
+    if (s->valid_bytes < s->size) {
+        s->kept_max_ts = -1;
+        if (s->valid_bytes > 0 && s->has_kept) {
+            /* the largest timestamp of the part kept: the prefix read again */
+            kf_segment_summary kept;
+            rc = scan_source(p, s->path, s->base, s->valid_bytes, true, &kept);
+            if (rc != KF_OK || p->io_error)
+                return rc;
+            s->kept_max_ts = kept.has_offsets ? kept.max_timestamp : -1;
+        }
+    }
+    return KF_OK;
+}
+
+/* LogSegment.readNextOffset as the files are now / after the cut */
+static int64_t next_before(const pp_seg *s)
+{
+    return s->has_any ? s->any_last + 1 : s->base;
+}
+
+static int64_t next_after(const pp_seg *s)
+{
+    if (!s->cut)
+        return next_before(s);
+    return s->has_kept ? s->kept_last + 1 : s->base;
+}
+
+/* ---- the producer-state snapshots -------------------------------------------------- */
+
+static pp_snap *latest_snap(pp_part *p)
+{
+    pp_snap *best = NULL;
+    for (size_t i = 0; i < p->nsnaps; i++)
+        if (!p->snaps[i].gone && (!best || p->snaps[i].offset > best->offset))
+            best = &p->snaps[i];
+    return best;
+}
+
+/* truncateAndReload(log_start, end) on the snapshot files: those above end or
+ * at or below log_start deleted, then the newest that loads (a corrupt one
+ * deleted and the next tried). The offset loaded from, or false. */
+static bool reload(pp_part *p, int64_t log_start, int64_t end, int64_t *from)
+{
+    for (size_t i = 0; i < p->nsnaps; i++)
+        if (p->snaps[i].offset > end || p->snaps[i].offset <= log_start)
+            p->snaps[i].gone = true;
+    for (pp_snap *s; (s = latest_snap(p));) {
+        if (s->valid) {
+            *from = s->offset;
+            return true;
+        }
+        s->gone = true;
+    }
+    return false;
+}
+
+void pp_snap_put(pp_part *p, int64_t off, bool valid)
+{
+    for (size_t i = 0; i < p->nsnaps; i++)
+        if (p->snaps[i].offset == off) {
+            p->snaps[i] = (pp_snap){off, valid, false};
+            return;
+        }
+    if (p->nsnaps == p->capsnaps) {
+        size_t cap = p->capsnaps ? p->capsnaps * 2 : 4;
+        pp_snap *ns = realloc(p->snaps, cap * sizeof *ns);
+        if (!ns) {
+            p->rc = KF_ERR_NOMEM;
+            return;
+        }
+        p->snaps = ns;
+        p->capsnaps = cap;
+    }
+    p->snaps[p->nsnaps++] = (pp_snap){off, valid, false};
+}
+
+static void snap_drop(pp_part *p, int64_t off)
+{
+    for (size_t i = 0; i < p->nsnaps; i++)
+        if (p->snaps[i].offset == off)
+            p->snaps[i].gone = true;
+}
+
+/* removeStraySnapshots: of the snapshots at no segment's base only the
+ * newest is kept, and only when it is above the last segment's base. */
+static void remove_stray_snapshots(pp_part *p)
+{
+    pp_snap *stray = NULL;
+    for (;;) {
+        pp_snap *next = NULL; /* the next snapshot in offset order after stray */
+        for (size_t i = 0; i < p->nsnaps; i++) {
+            pp_snap *s = &p->snaps[i];
+            if (s->gone || (stray && s->offset <= stray->offset))
+                continue;
+            bool at_base = false;
+            for (size_t k = 0; k < p->nsegs && !at_base; k++)
+                at_base = p->segs[k].base == s->offset;
+            if (!at_base && (!next || s->offset < next->offset))
+                next = s;
+        }
+        if (!next)
+            break;
+        if (stray)
+            stray->gone = true;
+        stray = next;
+    }
+    if (stray && p->nsegs && stray->offset < p->segs[p->nsegs - 1].base)
+        stray->gone = true;
+}
+
+/* ---- recovery ------------------------------------------------------------------------ */
+
+void pp_recover_segment(pp_part *p, size_t i, const char *reason, kf_predict_action_kind kind)
+{
+    pp_seg *s = &p->segs[i];
+    if (pp_read_segment(p, s, true) != KF_OK) {
+        p->rc = KF_ERR_NOMEM;
+        return;
+    }
+    if (p->io_error)
+        return;
+    pp_act(p, kind, s->path, reason, s->size);
+    /* recoverSegment first rebuilds the producer state up to the segment's
+     * base in a manager of its own, on the same snapshot files */
+    int64_t from = 0;
+    bool has = reload(p, p->log_start_ckpt, s->base, &from);
+    if (!p->first_rebuild_done) {
+        p->first_rebuild_done = true;
+        p->first_rebuild_has = has;
+        p->first_rebuild_off = from;
+    }
+    if (!s->recovered) {
+        s->recovered = true;
+        p->out.segments_to_recover++;
+        p->out.bytes_to_recover += s->orig_size;
+    }
+    if (s->valid_bytes < s->size) {
+        int64_t before = next_before(s);
+        s->cut = true;
+        int64_t after = next_after(s);
+        kf_predict_action *a = pp_act(p, KF_ACT_TRUNCATE_SEGMENT, s->path,
+                                      pp_strf(p, "Found invalid messages in log segment %s at byte offset %" PRIu64
+                                                 ": cut there",
+                                              s->path, s->valid_bytes),
+                                      s->size - s->valid_bytes);
+        if (a) {
+            a->position = s->valid_bytes;
+            a->offset = after;
+            a->offsets_lost = before > after ? before - after : 0;
+        }
+        s->size = s->valid_bytes;
+    }
+    pp_snap_put(p, next_after(s), true); /* the snapshot recovery takes at the segment's end */
+}
+
+static void delete_segments(pp_part *p, size_t from, const char *reason)
+{
+    for (size_t j = from; j < p->nsegs; j++) {
+        pp_act(p, KF_ACT_DELETE_SEGMENT, p->segs[j].path, reason, p->segs[j].size);
+        snap_drop(p, p->segs[j].base);
+    }
+    p->nsegs = from;
+}
+
+/* recoverLog after an unclean shutdown: segments from the one holding the
+ * recovery point read until one is cut; the end by kf_recovery_end. */
+static void recover_unflushed(pp_part *p, int64_t *end)
+{
+    size_t n = p->nsegs, from = 0;
+    for (size_t i = 1; i < n; i++)
+        if (p->segs[i].base <= p->recovery_point)
+            from = i;
+    size_t upto = n; /* segments read: up to the first cut */
+    for (size_t i = from; i < n; i++) {
+        if (pp_read_segment(p, &p->segs[i], true) != KF_OK) {
+            p->rc = KF_ERR_NOMEM;
+            return;
+        }
+        if (p->io_error)
+            return;
+        if (p->segs[i].valid_bytes < p->segs[i].size) {
+            upto = i + 1;
+            break;
+        }
+    }
+    kf_recovery_segment *rs = calloc(upto ? upto : 1, sizeof *rs);
+    if (!rs) {
+        p->rc = KF_ERR_NOMEM;
+        return;
+    }
+    for (size_t i = 0; i < upto; i++) {
+        const pp_seg *s = &p->segs[i];
+        bool known = i >= from;
+        rs[i] = (kf_recovery_segment){s->base, s->size, known ? s->valid_bytes : s->size,
+                                      s->has_kept, s->kept_last};
+    }
+    size_t cut;
+    int64_t log_end = n ? next_after(&p->segs[n - 1]) : p->log_start_ckpt;
+    *end = kf_recovery_end(rs, upto, p->recovery_point, p->log_start_ckpt, log_end, &cut);
+    free(rs);
+    for (size_t i = from; i < n && i <= cut; i++) {
+        const char *why = pp_strf(p, "Recovering unflushed segment %" PRId64 " (%s)", p->segs[i].base,
+                                  p->segs[i].base <= p->recovery_point && (i + 1 == n || p->segs[i + 1].base > p->recovery_point)
+                                      ? "it holds the recovery point"
+                                      : "above the recovery point");
+        pp_recover_segment(p, i, why, KF_ACT_RECOVER_SEGMENT);
+        if (p->io_error || p->rc != KF_OK)
+            return;
+    }
+    if (cut < n)
+        delete_segments(p, cut + 1,
+                        pp_strf(p, "Corruption found in segment %" PRId64 ", truncating to offset %" PRId64
+                                   ": every later unflushed segment deleted",
+                                p->segs[cut].base, next_after(&p->segs[cut])));
+}
+
+void pp_recover_log(pp_part *p)
+{
+    kf_predict_partition *o = &p->out;
+    o->recovery_point = p->recovery_point;
+    /* the log end as the files are now (after the renames) */
+    if (p->nsegs && pp_read_segment(p, &p->segs[p->nsegs - 1], true) != KF_OK) {
+        p->rc = KF_ERR_NOMEM;
+        return;
+    }
+    if (p->io_error || p->rc != KF_OK)
+        return;
+    pp_seg *last = p->nsegs ? &p->segs[p->nsegs - 1] : NULL;
+    int64_t before = last ? (last->cut ? (last->has_any ? last->any_last + 1 : last->base) : next_before(last))
+                          : p->log_start_ckpt;
+    o->log_end_offset_before = before;
+    if (p->deleting) {
+        /* a -delete dir is loaded without recovery and deleted: nothing read, nothing lost */
+        o->log_end_offset_after = before;
+        o->log_start_offset = p->nsegs && p->segs[0].base > p->log_start_ckpt ? p->segs[0].base : p->log_start_ckpt;
+        o->producer_state = KF_PRODUCER_EMPTY;
+        return;
+    }
+    int64_t end = 0;
+    if (!p->clean) {
+        recover_unflushed(p, &end);
+        if (p->io_error || p->rc != KF_OK)
+            return;
+    } else {
+        end = p->nsegs ? next_after(&p->segs[p->nsegs - 1]) : p->log_start_ckpt;
+        if (end < p->log_start_ckpt)
+            end = p->log_start_ckpt;
+    }
+    /* deleteSegmentsIfLogStartGreaterThanLogEnd */
+    bool all_deleted = false;
+    if (p->nsegs && next_after(&p->segs[p->nsegs - 1]) < p->log_start_ckpt) {
+        delete_segments(p, 0,
+                        pp_strf(p, "Deleting all segments because logEndOffset (%" PRId64 ") is smaller than "
+                                   "logStartOffset %" PRId64 ". This could happen if segment files were deleted "
+                                   "from the file system.",
+                                next_after(&p->segs[p->nsegs - 1]), p->log_start_ckpt));
+        for (size_t i = 0; i < p->nsnaps; i++)
+            p->snaps[i].gone = true;
+        all_deleted = true;
+        end = p->log_start_ckpt;
+    }
+    o->log_end_offset_after = end;
+    o->log_start_offset = p->nsegs && p->segs[0].base > p->log_start_ckpt ? p->segs[0].base : p->log_start_ckpt;
+    /* a log whose end is now below the log-start checkpoint lost nothing
+     * that was not deleted already */
+    int64_t lost = all_deleted ? 0 : before - end;
+    o->offsets_lost = lost > 0 ? lost : 0;
+    if (o->offsets_lost && p->has_hw) {
+        int64_t top = p->hw < before ? p->hw : before;
+        o->acknowledged_lost = top > end ? top - end : 0;
+    }
+    for (size_t i = 0; i < p->nacts; i++) /* the cut of recoverLog carries the partition's loss */
+        if (p->acts[i].action == KF_ACT_TRUNCATE_SEGMENT && p->acts[i].offsets_lost < o->offsets_lost &&
+            i + 1 < p->nacts && p->acts[i + 1].action == KF_ACT_DELETE_SEGMENT)
+            p->acts[i].offsets_lost = o->offsets_lost;
+
+    /* the producer state the log is loaded with (rebuildProducerState after recovery) */
+    remove_stray_snapshots(p);
+    int64_t from = 0;
+    if (all_deleted) {
+        o->producer_state = KF_PRODUCER_EMPTY;
+    } else if (p->first_rebuild_done) {
+        /* the first recovery rebuilt it from a snapshot (or the start); the
+         * recoveries then carried it to the end and left a snapshot there */
+        if (p->first_rebuild_has && p->first_rebuild_off == end)
+            o->producer_state = KF_PRODUCER_SNAPSHOT;
+        else if (p->first_rebuild_has) {
+            o->producer_state = KF_PRODUCER_REBUILD_FROM_SNAPSHOT;
+            o->has_producer_snapshot_offset = true;
+            o->producer_snapshot_offset = p->first_rebuild_off;
+        } else
+            o->producer_state = KF_PRODUCER_REBUILD_FROM_START;
+    } else if (p->clean && !latest_snap(p)) {
+        o->producer_state = KF_PRODUCER_EMPTY;
+    } else if (reload(p, o->log_start_offset, end, &from)) {
+        o->producer_state = from == end ? KF_PRODUCER_SNAPSHOT : KF_PRODUCER_REBUILD_FROM_SNAPSHOT;
+        o->has_producer_snapshot_offset = from != end;
+        o->producer_snapshot_offset = from;
+    } else {
+        o->producer_state = KF_PRODUCER_REBUILD_FROM_START;
+    }
+    if (o->producer_state == KF_PRODUCER_SNAPSHOT) {
+        o->has_producer_snapshot_offset = true;
+        o->producer_snapshot_offset = end;
+    }
+}
