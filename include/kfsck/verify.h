@@ -47,9 +47,7 @@ typedef struct kf_verify_opts {
      * of a data record is framed for the Confluent Schema Registry
      * (schema_ids.h); each one that is not is a schema_framing warning with
      * the fields `field` and `first_bytes` (up to KF_SCHEMA_FIRST_BYTES, in
-     * hex). 0: no check. Segments of Kafka's internal topics (partition
-     * dirs named "__<topic>-<n>") and KRaft snapshots are not checked: their
-     * records are Kafka's own formats. */
+     * hex). 0: no check. */
     unsigned schema_fields;   /* KF_SCHEMA_CHECK_KEY | KF_SCHEMA_CHECK_VALUE */
     /* When not NULL, emptied at the start of each segment and filled with the
      * ids seen in the fields checked: read it in segment_fn. */

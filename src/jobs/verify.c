@@ -350,24 +350,6 @@ static int framing_record(void *ctx, const kf_batch *b, const kf_record *r)
     return 0;
 }
 
-/* Is the segment at path in a partition dir of one of Kafka's internal
- * topics (named "__...": __consumer_offsets, __transaction_state,
- * __cluster_metadata, ...), whose keys and values are Kafka's own formats
- * and never framed for the Schema Registry? */
-static int in_internal_topic(const char *path, bool *internal)
-{
-    *internal = false;
-    char *dir = kf_path_dir(path);
-    if (!dir)
-        return KF_ERR_NOMEM;
-    char topic[256];
-    int32_t partition;
-    if (kf_parse_partition_dir(kf_path_base(dir), topic, sizeof topic, &partition))
-        *internal = !strncmp(topic, "__", 2);
-    free(dir);
-    return KF_OK;
-}
-
 /* *opened: the segment could be read (its summary means something). */
 static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offset, const kf_verify_opts *o,
                           kf_verify_result *res, kf_segment_summary *out, bool *opened)
@@ -398,14 +380,9 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
     so.problem_fn = sink_problem;
     so.problem_ctx = &s;
     framing_check fc = {&s, o->schema_fields, o->schema_tally, false};
-    if (o->schema_tally)
-        kf_schema_tally_reset(o->schema_tally);
-    bool internal;
-    if (o->schema_fields && (rc = in_internal_topic(path, &internal)) != KF_OK) {
-        kf_source_close(src);
-        return rc;
-    }
-    if (o->schema_fields && !internal && kind == KF_FILE_LOG) { /* KRaft snapshots are Kafka's own too */
+    if (o->schema_fields) {
+        if (o->schema_tally)
+            kf_schema_tally_reset(o->schema_tally);
         so.records = true;
         so.record_fn = framing_record;
         so.ctx = &fc;

@@ -109,17 +109,6 @@ class SchemaIdsTest(TempDirTest):
         self.assertNotIn("schema_framing", out)
         self.assertNotIn("schema_ids", out)
 
-    def test_internal_topics_are_not_checked(self):
-        """Keys and values of Kafka's internal topics are Kafka's own
-        formats: a version int16 0 would read as magic byte 0 and an id."""
-        internal = os.path.join(self.tmp, "__consumer_offsets-3")
-        os.rename(self.dir, internal)
-        rc, out, err = run("verify", "--json", "--schema-ids", "both", internal)
-        self.assertEqual(rc, 0, err)
-        self.assertNotIn("schema_framing", out)
-        seg, = jsonl(out, "segment")
-        self.assertEqual(seg["schema_ids"], {})
-
     def test_verify_text_and_usage(self):
         rc, out, err = run("verify", "--schema-ids", "value", self.dir)
         self.assertEqual(rc, 0, err)
