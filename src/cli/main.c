@@ -34,7 +34,7 @@ static void usage(FILE *f)
                "Reads Apache Kafka's on-disk data with no broker running. Inputs are\n"
                "opened read-only and never modified.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        fprintf(f, "  %-8s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+        fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(f, "\n'kfsck COMMAND --help' shows a command's options.\n"
                "exit codes: 0 nothing wrong, 1 damage found, 2 usage error, 3 could not do the job\n");
 }
