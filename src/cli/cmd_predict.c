@@ -41,6 +41,18 @@ static void flush_quiet(predict_print *pp)
     pp->quiet = 0;
 }
 
+/* A message of the broker's for one line of text: Kafka's own messages
+ * hold newlines ("... (if marked for deletion).\nKafka's log
+ * directories ..."); JSON keeps them as they are. Freed by the caller. */
+static char *one_line(const char *s)
+{
+    char *t = must(strdup(s ? s : ""));
+    for (char *c = t; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+    return t;
+}
+
 static void print_datadir(void *ctx, const kf_predict_datadir *d)
 {
     predict_print *pp = ctx;
@@ -67,12 +79,13 @@ static void print_datadir(void *ctx, const kf_predict_datadir *d)
     char size[32], when[32];
     fmt_bytes(d->bytes_to_recover, size, sizeof size);
     seconds_text(d->estimated_recovery_seconds, when, sizeof when);
-    if (d->stops_broker)
-        out_text(o, "%s: will NOT load (the broker stops): %s\n", d->datadir, d->first_fatal);
-    else if (d->offline)
-        out_text(o, "%s: will NOT load (goes offline; the broker stops if it has no other log dir): %s\n",
-                 d->datadir, d->first_fatal);
-    else {
+    if (d->stops_broker || d->offline) {
+        char *why = one_line(d->first_fatal);
+        out_text(o, d->stops_broker ? "%s: will NOT load (the broker stops): %s\n"
+                                    : "%s: will NOT load (goes offline; the broker stops if it has no other log dir): %s\n",
+                 d->datadir, why);
+        free(why);
+    } else {
         out_text(o, "%s: will start; ", d->datadir);
         if (d->partitions_to_recover)
             out_text(o, "recovers %" PRIu64 " partition%s, %s, %s on %" PRIu32 " thread%s", d->partitions_to_recover,
@@ -148,16 +161,18 @@ static void print_action(void *ctx, const kf_predict_action *a)
     if (a->topic)
         part_header(pp, a->topic, a->partition, a->dir);
     const char *name = a->topic ? kf_path_base(a->file) : a->file;
+    char *why = one_line(a->reason);
     switch (a->action) {
     case KF_ACT_TRUNCATE_SEGMENT:
         out_text(o, "    cut %s at byte %" PRIu64 " (%s dropped): log end %" PRId64 ", %" PRId64 " offsets lost\n",
                  name, a->position, size, a->offset, a->offsets_lost);
-        out_text(o, "      %s\n", a->reason);
+        out_text(o, "      %s\n", why);
         break;
-    case KF_ACT_FATAL: out_text(o, "    FATAL %s: %s\n", short_file(a->file, pp->dir->datadir), a->reason); break;
+    case KF_ACT_FATAL: out_text(o, "    FATAL %s: %s\n", short_file(a->file, pp->dir->datadir), why); break;
     default:
-        out_text(o, "    %s %s (%s): %s\n", kf_predict_action_name(a->action), name, size, a->reason);
+        out_text(o, "    %s %s (%s): %s\n", kf_predict_action_name(a->action), name, size, why);
     }
+    free(why);
 }
 
 static void print_partition(void *ctx, const kf_predict_partition *p)
