@@ -130,7 +130,7 @@ static void print_json(offsets_run *run, const kf_offset_value *v, const kf_offs
         return;
     }
     out_int(o, "offset", v->offset);
-    out_opt_int(o, "leader_epoch", v->leader_epoch >= 0, v->leader_epoch); /* -1: none (cli.md) */
+    out_opt_int(o, "leader_epoch", v->leader_epoch >= 0, v->leader_epoch); /* -1: none (kfsck(1), offsets) */
     out_str(o, "metadata", v->metadata);
     out_int(o, "commit_timestamp", v->commit_timestamp);
     out_opt_int(o, "expire_timestamp", v->expire_timestamp >= 0, v->expire_timestamp);

@@ -244,7 +244,8 @@ static int collect_partition(void *ctx, const kf_path_entry *e)
 static int collect_file(void *ctx, const kf_path_entry *e)
 {
     collect *c = ctx;
-    if (e->file.kind != KF_FILE_LOG && !(e->file.kind == KF_FILE_UNKNOWN && e->looks_like_log)) {
+    bool segment = e->file.kind == KF_FILE_LOG || (e->file.kind == KF_FILE_UNKNOWN && kf_looks_like_log(e->path));
+    if (!segment) {
         if (c->fn)
             c->fn(c->ctx, e->path, 0,
                   e->file.kind == KF_FILE_UNKNOWN ? "not a Kafka file kfsck knows (by its name); skipped"
@@ -263,7 +264,6 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
     o.file_fn = collect_file;
     o.partition_fn = collect_partition;
     o.descend = true;
-    o.sniff_logs = true;
     o.error_fn = fn;
     o.error_ctx = ctx;
     o.ctx = &c;
