@@ -170,7 +170,7 @@ static void crc_damage(kf_segment_iter *it, reader_chunk *c, reader_item *x)
         snprintf(it->req.msg, sizeof it->req.msg, "%s", msg);
         atomic_store(&it->gen, g);
         if (it->threaded) {
-            pthread_cond_signal(&it->cv_walker);
+            kf_reader_wake(it);
             pthread_mutex_unlock(&it->mu);
         }
         /* chunks of the old generation, including the current one, are dropped */
@@ -399,31 +399,40 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
         kf_source_gentle(src, true);
         kf_source_read_from(src, it->wpos);
     }
+    it->rpos = it->wpos;
     atomic_init(&it->gen, 0);
     unsigned cpus = online_cpus();
     unsigned threads = o->threads ? o->threads : (kf_source_size(src) >= THREADED_MIN_SIZE && cpus >= 2 ? cpus : 1);
     it->threaded = threads > 1;
-    /* threads in all: the walker, the workers, and the caller's thread,
-     * which checks chunks too while it waits for the next one */
-    it->nworkers = threads > 2 ? threads - 2 : 0;
-    if (it->nworkers > MAX_WORKERS)
-        it->nworkers = MAX_WORKERS;
-    it->nchunks = it->threaded ? 2 * (size_t)it->nworkers + 6 : 3;
+    /* threads in all: the helpers and the caller's thread, which does the
+     * same tasks while it waits for the next chunk */
+    it->nhelpers = threads > 1 ? threads - 1 : 0;
+    if (it->nhelpers > MAX_WORKERS)
+        it->nhelpers = MAX_WORKERS;
+    /* a chunk being read and one being checked for each thread, and the two
+     * the consumer may hold */
+    it->nchunks = it->threaded ? 2 * ((size_t)it->nhelpers + 1) + 3 : 3;
+    if (it->nchunks > MAX_CHUNKS)
+        it->nchunks = MAX_CHUNKS;
     it->chunks = calloc(it->nchunks, sizeof *it->chunks);
-    if (!it->chunks) {
+    /* the carry: the start of an entry that goes on in the next block (a
+     * larger one starts a block of its own) */
+    it->carry_room = kf_source_data(src) ? 0 : (it->chunk_bytes + READ_ALIGN - 1) / READ_ALIGN * READ_ALIGN;
+    it->carry = it->carry_room ? malloc(it->carry_room) : NULL;
+    if (!it->chunks || (it->carry_room && !it->carry)) {
+        free(it->chunks);
+        free(it->carry);
         free(it);
         return KF_ERR_NOMEM;
     }
     if (it->threaded) {
         pthread_mutex_init(&it->mu, NULL);
-        pthread_cond_init(&it->cv_walker, NULL);
-        pthread_cond_init(&it->cv_worker, NULL);
+        pthread_cond_init(&it->cv_helper, NULL);
         pthread_cond_init(&it->cv_consumer, NULL);
-        it->walker_started = pthread_create(&it->walker_thread, NULL, kf_reader_walker_main, it) == 0;
-        for (unsigned i = 0; i < it->nworkers && it->walker_started; i++)
-            if (pthread_create(&it->worker_threads[i], NULL, kf_reader_worker_main, it) == 0)
-                it->workers_started++;
-        if (!it->walker_started || it->workers_started < it->nworkers) {
+        for (unsigned i = 0; i < it->nhelpers; i++)
+            if (pthread_create(&it->helper_threads[i], NULL, kf_reader_helper_main, it) == 0)
+                it->helpers_started++;
+        if (it->helpers_started < it->nhelpers) {
             /* no threads to be had: read on the caller's thread */
             kf_segment_iter_close(it);
             kf_segment_scan_opts o1 = *o;
@@ -442,16 +451,12 @@ void kf_segment_iter_close(kf_segment_iter *it)
     if (it->threaded) {
         pthread_mutex_lock(&it->mu);
         it->stop = true;
-        pthread_cond_broadcast(&it->cv_walker);
-        pthread_cond_broadcast(&it->cv_worker);
+        pthread_cond_broadcast(&it->cv_helper);
         pthread_mutex_unlock(&it->mu);
-        if (it->walker_started)
-            pthread_join(it->walker_thread, NULL);
-        for (unsigned i = 0; i < it->workers_started; i++)
-            pthread_join(it->worker_threads[i], NULL);
+        for (unsigned i = 0; i < it->helpers_started; i++)
+            pthread_join(it->helper_threads[i], NULL);
         pthread_mutex_destroy(&it->mu);
-        pthread_cond_destroy(&it->cv_walker);
-        pthread_cond_destroy(&it->cv_worker);
+        pthread_cond_destroy(&it->cv_helper);
         pthread_cond_destroy(&it->cv_consumer);
     }
     for (size_t i = 0; i < it->nchunks; i++) {
@@ -463,9 +468,9 @@ void kf_segment_iter_close(kf_segment_iter *it)
         free(c->msgs);
     }
     free(it->chunks);
+    free(it->carry);
     kf_window_free(&it->win);
-    kf_buf_free(&it->unthreaded_scratch);
-    kf_buf_free(&it->walker_scratch);
+    kf_buf_free(&it->consumer_scratch);
     kf_buf_free(&it->rbuf);
     free(it);
 }

@@ -2,8 +2,8 @@
  * what the segment scan (segment.c) needs beyond the public iterator, and
  * the chunks, items and iterator state that the reader's own files share
  * (reader.c the public iterator and its consumer, reader_walker.c the
- * chunk walker and framing, reader_pool.c the worker pool and the in-order
- * hand-off of chunks). Private. */
+ * reads of blocks and the framing, reader_pool.c the threads, which take
+ * whatever task is next, and the in-order hand-off of chunks). Private. */
 #ifndef KFSCK_FORMAT_READER_INTERNAL_H
 #define KFSCK_FORMAT_READER_INTERNAL_H
 
@@ -40,13 +40,17 @@ bool kf_segment_iter_valid_set(const kf_segment_iter *it);
 /* ---- the reader's own: chunks, items, the iterator ------------------------ */
 
 #define ZERO_RUN_REPORT 1024 /* zero runs this long inside damage are named */
-#define MAX_WORKERS 8
+#define MAX_WORKERS 8  /* helper threads */
+#define READ_ALIGN 4096 /* where reads land in a chunk's buffer */
+#define MAX_CHUNKS 16  /* chunks in flight: 2 x 1 MiB of buffer each by default */
 
 /* What an item of a chunk is: a batch, a problem, or a batch whose only
  * damage is its magic byte (kept by the broker). */
 enum { IT_BATCH = 1, IT_PROBLEM, IT_BADMAGIC };
-/* A chunk's state, in the order it goes through them (then C_FREE again). */
-enum { C_FREE = 0, C_FILLING, C_FILLED, C_CHECKING, C_CHECKED, C_CONSUMING };
+/* A chunk's state, in the order it goes through them (then C_FREE again):
+ * its block of the file is read, then framed (in file order), checked,
+ * consumed (in file order). */
+enum { C_FREE = 0, C_READING, C_READ, C_FRAMING, C_FILLED, C_CHECKING, C_CHECKED, C_CONSUMING };
 
 /* One thing the walker found in a chunk, in file order. */
 typedef struct reader_item {
@@ -77,13 +81,20 @@ typedef struct reader_records_check {
     uint32_t msg;           /* index into msgs, UINT32_MAX: none */
 } reader_records_check;
 
-/* A stretch of the file the walker read, its items, and the workers'
- * checks of them; one of a few reused buffers (it->chunks). */
+/* A stretch of the file, its items, and the checks of them; one of a few
+ * reused buffers (it->chunks). Any thread reads a block of the file
+ * [bstart, bstart + blen) into buf + it->carry_room; framing puts the
+ * start of the entry the previous block ended in (the carry) in front of
+ * it, so that the chunk's data holds whole entries. */
 typedef struct reader_chunk {
     int state;
-    uint64_t seq, gen;
+    uint64_t seq, gen;      /* seq: order of framing (FILLED and after) */
+    uint64_t rseq, grid;    /* order of the block's read; the read plan it belongs to */
+    uint64_t bstart;        /* the block */
+    size_t blen, got;       /* asked for, read (less: the file shrank) */
+    int read_err;           /* the read's: 0, KF_ERR_NOMEM or KF_ERR_IO */
     uint64_t start;         /* file position of data[0] */
-    const uint8_t *data;    /* buf, or the memory source's bytes */
+    const uint8_t *data;    /* in buf, or the memory source's bytes */
     uint8_t *buf;
     size_t cap, len;
     reader_item *items;
@@ -118,31 +129,39 @@ struct kf_segment_iter {
     size_t chunk_bytes;
     size_t max_entry;       /* largest entry read whole */
     bool threaded;
-    unsigned nworkers;
 
-    /* walker state (walker thread, or the consumer when unthreaded) */
+    /* framing state (the thread holding it->framing) */
     kf_window win;
     uint64_t wpos, wsize;   /* wsize: readable size, lowered if the file shrinks */
     uint64_t wgen;
     bool wdone;             /* reached the end of wgen */
     uint64_t next_seq;
+    size_t carry_room;      /* bytes in front of each block for the carry */
+    uint8_t *carry;         /* the entry the last framed block ended in, */
+    size_t carry_len;       /* [wpos, wpos + carry_len), when it goes on in the next block */
 
-    /* shared */
+    /* shared (it->mu when threaded) */
     pthread_mutex_t mu;
-    pthread_cond_t cv_walker, cv_worker, cv_consumer;
+    pthread_cond_t cv_helper, cv_consumer;
+    unsigned helpers_waiting;
+    bool consumer_waiting;
     reader_chunk *chunks;
     size_t nchunks;
+    /* the read plan: blocks of chunk_bytes from where framing will go on */
+    uint64_t rpos;          /* the next block to read */
+    uint64_t grid;          /* plan number: blocks of an older plan are dropped unread */
+    bool rdone;             /* no more blocks in this plan */
+    uint64_t next_rseq, fseq; /* the next block to hand out, to frame */
+    bool framing;           /* a thread is framing (one at a time, in file order) */
     reader_restart_request req; /* the newest restart request (req.gen > wgen: pending) */
     bool stop;
     atomic_uint_fast64_t gen; /* the consumer's generation */
-    pthread_t walker_thread, worker_threads[MAX_WORKERS];
-    bool walker_started;
-    unsigned workers_started;
-    kf_buf unthreaded_scratch; /* the caller's thread's, when it checks chunks */
-    kf_buf walker_scratch;
+    pthread_t helper_threads[MAX_WORKERS];
+    unsigned nhelpers, helpers_started;
+    kf_buf consumer_scratch; /* the caller's thread's, when it checks chunks */
 
     /* consumer state */
-    uint64_t cseq;          /* next chunk to consume */
+    uint64_t cseq;          /* next chunk to consume (it->mu when threaded) */
     reader_chunk *cur;      /* the chunk being consumed */
     size_t ci;              /* next item in cur */
     reader_item *held;      /* a looked-ahead item to take first */
@@ -178,18 +197,21 @@ static inline void *kf_reader_grow(void *p, size_t *cap, size_t need, size_t ele
     return q;
 }
 
-/* reader_walker.c: fill c with the whole entries from it->wpos and the
- * damage met on the way; begin the generation of restart request r in c. */
-void kf_reader_walker_fill(kf_segment_iter *it, reader_chunk *c);
+/* reader_walker.c: read c's block (any thread); frame c, whose block
+ * is the next in file order (true: the read plan must start again at
+ * it->wpos); begin the generation of restart request r in c. */
+void kf_reader_read_block(kf_segment_iter *it, reader_chunk *c);
+bool kf_reader_frame(kf_segment_iter *it, reader_chunk *c);
 void kf_reader_walker_restart(kf_segment_iter *it, reader_chunk *c, const reader_restart_request *r);
 
-/* reader_pool.c: the walker's and the workers' threads (arg: the
- * iterator); the next chunk of the consumer's generation, checked (NULL on
- * failure); giving a chunk back (in_order: the stream is past it, so its
- * pages may be dropped). */
-void *kf_reader_walker_main(void *arg);
-void *kf_reader_worker_main(void *arg);
+/* reader_pool.c: the helper threads (arg: the iterator); the next chunk
+ * of the consumer's generation, checked (NULL on failure); giving a chunk
+ * back (in_order: the stream is past it, so its pages may be dropped). */
+void *kf_reader_helper_main(void *arg);
 reader_chunk *kf_reader_take_chunk(kf_segment_iter *it);
 void kf_reader_release(kf_segment_iter *it, reader_chunk *c, bool in_order);
+/* With it->mu held (threaded): wakes a waiting thread when there is work
+ * for it (the consumer: when its next chunk is ready). */
+void kf_reader_wake(kf_segment_iter *it);
 
 #endif

@@ -1,12 +1,20 @@
-/* reader_pool.c: the streaming reader's worker pool and the in-order
- * hand-off of chunks (see reader.c for the three stages). Workers check
- * each batch's CRC and, when the iterator checks records, decode them; the
- * walker's thread and the caller's check chunks too rather than wait. The
- * consumer takes the chunks in file order (kf_reader_take_chunk), drops
- * those of an old generation, and gives each back when done with it
- * (kf_reader_release), which lets the page cache drop the pages the stream
- * is past. Unthreaded, kf_reader_take_chunk runs the walker and the check
- * itself. */
+/* reader_pool.c: the streaming reader's threads and the in-order hand-off
+ * of chunks (see reader.c for the three stages). A chunk goes through four
+ * tasks: reading its block of the file (any thread, several at a time),
+ * framing it (in file order, one thread at a time), checking each batch's
+ * CRC and, when the iterator checks records, decoding them (any thread),
+ * and consuming it (the caller's thread, in file order). Each thread,
+ * helpers and the caller's alike, takes the next task there is under one
+ * lock and does it with the lock released: framing first (it is quick and
+ * everything waits for it), then the oldest check, then a read into a free
+ * chunk; so a thread usually reads a block, frames and checks it while
+ * the other reads and checks the next, and a hand-off costs a lock, not a
+ * wake-up. A thread waits only when there is nothing to do, and is woken
+ * when there is. The consumer takes the chunks in file order
+ * (kf_reader_take_chunk), drops those of an old generation, and gives each
+ * back when done with it (kf_reader_release), which lets the page cache
+ * drop the pages the stream is past. Unthreaded, kf_reader_take_chunk does
+ * the tasks itself, one after the other. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -78,7 +86,15 @@ static void check_chunk(kf_segment_iter *it, reader_chunk *c, kf_buf *scratch)
     }
 }
 
-/* ---- threads ------------------------------------------------------------ */
+/* ---- tasks -------------------------------------------------------------- */
+
+enum { T_NONE, T_READ, T_FRAME, T_RESTART, T_CHECK };
+
+typedef struct reader_task {
+    int kind;
+    reader_chunk *c;
+    reader_restart_request req; /* T_RESTART */
+} reader_task;
 
 static reader_chunk *find_chunk(kf_segment_iter *it, int state)
 {
@@ -89,74 +105,184 @@ static reader_chunk *find_chunk(kf_segment_iter *it, int state)
     return best;
 }
 
-/* With it->mu held: checks the oldest chunk waiting for a worker, if there
- * is one, with the lock released meanwhile (the walker's thread and the
- * caller's do so rather than wait). False when none was waiting. */
-static bool check_waiting_chunk(kf_segment_iter *it, kf_buf *scratch)
+/* The chunk whose block is the fseq-th read (reading or read), or NULL. */
+static reader_chunk *next_block(kf_segment_iter *it)
 {
-    reader_chunk *w = find_chunk(it, C_FILLED);
-    if (!w)
-        return false;
-    w->state = C_CHECKING;
-    pthread_mutex_unlock(&it->mu);
-    check_chunk(it, w, scratch);
-    pthread_mutex_lock(&it->mu);
-    w->state = C_CHECKED;
-    pthread_cond_broadcast(&it->cv_consumer);
-    return true;
-}
-
-void *kf_reader_walker_main(void *arg)
-{
-    kf_segment_iter *it = arg;
-    pthread_mutex_lock(&it->mu);
-    for (;;) {
-        bool restart = it->req.gen > it->wgen;
-        reader_chunk *c = NULL;
-        while (!it->stop && ((it->wdone && !restart) || !(c = find_chunk(it, C_FREE)))) {
-            /* nothing to read into: check a chunk rather than wait (with
-             * compressed data, reading is the light part) */
-            if (!check_waiting_chunk(it, &it->walker_scratch))
-                pthread_cond_wait(&it->cv_walker, &it->mu);
-            restart = it->req.gen > it->wgen;
-        }
-        if (it->stop)
-            break;
-        reader_restart_request r = it->req;
-        c->state = C_FILLING;
-        c->seq = it->next_seq++;
-        pthread_mutex_unlock(&it->mu);
-        if (restart)
-            kf_reader_walker_restart(it, c, &r);
-        else
-            kf_reader_walker_fill(it, c);
-        pthread_mutex_lock(&it->mu);
-        c->gen = it->wgen;
-        c->state = C_FILLED;
-        pthread_cond_signal(&it->cv_worker);
-        pthread_cond_signal(&it->cv_consumer); /* the caller checks chunks too */
+    for (size_t i = 0; i < it->nchunks; i++) {
+        reader_chunk *c = &it->chunks[i];
+        if ((c->state == C_READING || c->state == C_READ) && c->rseq == it->fseq)
+            return c;
     }
-    pthread_mutex_unlock(&it->mu);
     return NULL;
 }
 
-void *kf_reader_worker_main(void *arg)
+/* With it->mu held: the framing task, if framing may go on now. Blocks of
+ * an older read plan, or read after the end, are given back on the way. */
+static bool take_framing(kf_segment_iter *it, reader_task *t)
+{
+    if (it->framing)
+        return false;
+    for (;;) {
+        reader_chunk *b = next_block(it);
+        if (it->req.gen > it->wgen) { /* a restart: into the next block's chunk, or a free one */
+            reader_chunk *c = b && b->state == C_READ ? b : find_chunk(it, C_FREE);
+            if (!c)
+                return false;
+            if (c == b)
+                it->fseq++;
+            t->kind = T_RESTART;
+            t->req = it->req;
+            t->c = c;
+            break;
+        }
+        if (!b || b->state != C_READ)
+            return false;
+        it->fseq++;
+        if (b->grid != it->grid || it->wdone) {
+            b->state = C_FREE;
+            continue;
+        }
+        t->kind = T_FRAME;
+        t->c = b;
+        break;
+    }
+    t->c->state = C_FRAMING;
+    it->framing = true;
+    return true;
+}
+
+/* With it->mu held: the next task there is (T_NONE: none). */
+static reader_task take_task(kf_segment_iter *it)
+{
+    reader_task t = {T_NONE, NULL, {0}};
+    if (take_framing(it, &t))
+        return t;
+    if ((t.c = find_chunk(it, C_FILLED))) {
+        t.kind = T_CHECK;
+        t.c->state = C_CHECKING;
+        return t;
+    }
+    uint64_t size = kf_source_size(it->src);
+    if (!it->rdone && (t.c = find_chunk(it, C_FREE))) {
+        t.kind = T_READ;
+        t.c->state = C_READING;
+        t.c->rseq = it->next_rseq++;
+        t.c->grid = it->grid;
+        t.c->bstart = it->rpos;
+        t.c->blen = it->rpos < size ? (size - it->rpos < it->chunk_bytes ? (size_t)(size - it->rpos) : it->chunk_bytes) : 0;
+        it->rpos += t.c->blen;
+        if (it->rpos >= size)
+            it->rdone = true;
+        return t;
+    }
+    t.c = NULL;
+    return t;
+}
+
+/* Is there a task for another thread? (With it->mu held.) */
+static bool more_to_do(kf_segment_iter *it)
+{
+    if (find_chunk(it, C_FILLED) || (!it->rdone && find_chunk(it, C_FREE)))
+        return true;
+    if (it->framing)
+        return false;
+    reader_chunk *b = next_block(it);
+    return (b && b->state == C_READ) || (it->req.gen > it->wgen && find_chunk(it, C_FREE));
+}
+
+/* The chunk the consumer takes next, when it is checked. */
+static reader_chunk *consumer_chunk(kf_segment_iter *it)
+{
+    for (size_t i = 0; i < it->nchunks; i++) {
+        reader_chunk *c = &it->chunks[i];
+        if (c->state >= C_FILLED && c->state != C_CONSUMING && c->seq == it->cseq)
+            return c->state == C_CHECKED ? c : NULL;
+    }
+    return NULL;
+}
+
+/* With it->mu held: wakes a waiting thread when there is work for it. */
+void kf_reader_wake(kf_segment_iter *it)
+{
+    if (!it->threaded)
+        return;
+    if (it->consumer_waiting && consumer_chunk(it)) {
+        pthread_cond_signal(&it->cv_consumer);
+        return;
+    }
+    if (!more_to_do(it))
+        return;
+    if (it->helpers_waiting)
+        pthread_cond_signal(&it->cv_helper);
+    else if (it->consumer_waiting)
+        pthread_cond_signal(&it->cv_consumer);
+}
+
+/* Does task t with it->mu released (when threaded), then settles it. */
+static void run_task(kf_segment_iter *it, reader_task *t, kf_buf *scratch)
+{
+    reader_chunk *c = t->c;
+    bool reset = false;
+    if (it->threaded)
+        pthread_mutex_unlock(&it->mu);
+    switch (t->kind) {
+    case T_READ:
+        kf_reader_read_block(it, c);
+        break;
+    case T_FRAME:
+        reset = kf_reader_frame(it, c);
+        break;
+    case T_RESTART:
+        kf_reader_walker_restart(it, c, &t->req);
+        reset = true;
+        break;
+    case T_CHECK:
+        check_chunk(it, c, scratch);
+        break;
+    }
+    if (it->threaded)
+        pthread_mutex_lock(&it->mu);
+    switch (t->kind) {
+    case T_READ:
+        c->state = C_READ;
+        break;
+    case T_FRAME:
+    case T_RESTART:
+        c->gen = it->wgen;
+        c->seq = it->next_seq++;
+        c->state = C_FILLED;
+        if (reset) { /* the blocks read ahead are dropped: read from where framing is */
+            it->grid++;
+            it->rpos = it->wpos;
+            it->rdone = false;
+        }
+        if (it->wdone || c->nomem || c->ioerr)
+            it->rdone = true;
+        it->framing = false;
+        break;
+    case T_CHECK:
+        c->state = C_CHECKED;
+        break;
+    }
+    kf_reader_wake(it);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+void *kf_reader_helper_main(void *arg)
 {
     kf_segment_iter *it = arg;
     kf_buf scratch = {0};
     pthread_mutex_lock(&it->mu);
-    for (;;) {
-        reader_chunk *c = NULL;
-        while (!it->stop && !(c = find_chunk(it, C_FILLED)))
-            pthread_cond_wait(&it->cv_worker, &it->mu);
-        if (it->stop)
-            break;
-        c->state = C_CHECKING;
-        pthread_mutex_unlock(&it->mu);
-        check_chunk(it, c, &scratch);
-        pthread_mutex_lock(&it->mu);
-        c->state = C_CHECKED;
-        pthread_cond_broadcast(&it->cv_consumer);
+    while (!it->stop) {
+        reader_task t = take_task(it);
+        if (t.kind == T_NONE) {
+            it->helpers_waiting++;
+            pthread_cond_wait(&it->cv_helper, &it->mu);
+            it->helpers_waiting--;
+            continue;
+        }
+        run_task(it, &t, &scratch);
     }
     pthread_mutex_unlock(&it->mu);
     kf_buf_free(&scratch);
@@ -174,54 +300,44 @@ void kf_reader_release(kf_segment_iter *it, reader_chunk *c, bool in_order)
     if (it->threaded) {
         pthread_mutex_lock(&it->mu);
         c->state = C_FREE;
-        pthread_cond_signal(&it->cv_walker);
+        kf_reader_wake(it);
         pthread_mutex_unlock(&it->mu);
     } else {
         c->state = C_FREE;
     }
 }
 
-/* The next chunk of the consumer's generation, checked; NULL on failure. */
+/* The next chunk of the consumer's generation, checked; NULL on failure.
+ * While it is not ready, the caller's thread does the tasks there are. */
 reader_chunk *kf_reader_take_chunk(kf_segment_iter *it)
 {
     uint64_t gen = atomic_load(&it->gen);
+    if (it->threaded)
+        pthread_mutex_lock(&it->mu);
+    reader_chunk *c;
     for (;;) {
-        reader_chunk *c = NULL;
-        if (it->threaded) {
-            pthread_mutex_lock(&it->mu);
-            for (;;) {
-                for (size_t i = 0; i < it->nchunks; i++)
-                    if (it->chunks[i].state >= C_FILLING && it->chunks[i].seq == it->cseq)
-                        c = &it->chunks[i];
-                if (c && c->state == C_CHECKED)
-                    break;
-                c = NULL;
-                /* rather than wait, check a chunk that is waiting for a
-                 * worker (the oldest first: most likely the one we need) */
-                if (!check_waiting_chunk(it, &it->unthreaded_scratch))
-                    pthread_cond_wait(&it->cv_consumer, &it->mu);
-            }
+        c = consumer_chunk(it);
+        if (c) {
             c->state = C_CONSUMING;
-            pthread_mutex_unlock(&it->mu);
-        } else {
-            c = find_chunk(it, C_FREE);
-            if (!c)
-                return NULL; /* cannot happen: at most two chunks are held */
-            bool restart = it->req.gen > it->wgen;
-            c->seq = it->next_seq++;
-            if (restart)
-                kf_reader_walker_restart(it, c, &it->req);
-            else
-                kf_reader_walker_fill(it, c);
-            c->gen = it->wgen;
-            check_chunk(it, c, &it->unthreaded_scratch);
-            c->state = C_CONSUMING;
-        }
-        it->cseq++;
-        if (c->gen < gen) {
-            kf_reader_release(it, c, false);
+            it->cseq++;
+            if (c->gen >= gen)
+                break;
+            c->state = C_FREE; /* of an old generation: dropped */
+            kf_reader_wake(it);
             continue;
         }
-        return c;
+        reader_task t = take_task(it);
+        if (t.kind != T_NONE) {
+            run_task(it, &t, &it->consumer_scratch);
+            continue;
+        }
+        if (!it->threaded)
+            return NULL; /* cannot happen: at most two chunks are held, a third goes round */
+        it->consumer_waiting = true;
+        pthread_cond_wait(&it->cv_consumer, &it->mu);
+        it->consumer_waiting = false;
     }
+    if (it->threaded)
+        pthread_mutex_unlock(&it->mu);
+    return c;
 }

@@ -1,13 +1,17 @@
-/* reader_walker.c: the streaming reader's first stage, the walker (see
- * reader.c for the three stages). It reads the file with pread into chunks
- * (reused buffers of chunk_bytes, or the memory source's bytes), each
- * ending at an entry boundary so that every entry lies whole in one chunk;
- * frames the entries (length, magic, minimum size) and parses their
- * headers. Framing damage (zero fill, torn or impossible lengths, bad
- * magic, entries too large to read whole) is handled here: it
- * resynchronises with resync.c's forward scan and puts the problems into
- * the chunk as items, in file order. Runs on the walker thread, or on the
- * caller's when the reader is unthreaded. */
+/* reader_walker.c: the streaming reader's first stage (see reader.c for
+ * the three stages): reading and framing. The file is read in blocks of
+ * chunk_bytes with pread into reused buffers (or the memory source's bytes
+ * are used as they are), by whichever thread is free, several at a time;
+ * framing then takes the blocks in file order, puts in front of each the
+ * start of the entry the previous one ended in (the carry), so that every
+ * entry lies whole in one chunk, frames the entries (length, magic,
+ * minimum size) and parses their headers. Framing damage (zero fill, torn
+ * or impossible lengths, bad magic, entries too large to read whole) is
+ * handled here: it resynchronises with resync.c's forward scan and puts
+ * the problems into the chunk as items, in file order. When framing goes
+ * on somewhere the next block does not start (damage skipped, an entry
+ * larger than the carry room), the blocks read ahead are dropped and the
+ * reads start again there (reader_pool.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +71,46 @@ static reader_problem *add_problem(kf_segment_iter *it, reader_chunk *c, const c
     return w;
 }
 
-/* Load [pos, pos + n) into c (n <= file bytes left). False on failure. */
+/* Makes c's buffer hold at least n bytes (what it held is lost). The
+ * buffer is page-aligned, and so are the blocks read into it (carry_room
+ * is whole pages): the kernel copies into a buffer 16 bytes off a page
+ * boundary (malloc's) at a quarter of the speed (measured: 0.44 s against
+ * 0.12 s for 1 GiB from the page cache). */
+static bool room(reader_chunk *c, size_t n)
+{
+    if (n <= c->cap)
+        return true;
+    void *nb = NULL;
+    if (posix_memalign(&nb, READ_ALIGN, n) != 0)
+        return false;
+    free(c->buf);
+    c->buf = nb;
+    c->cap = n;
+    return true;
+}
+
+void kf_reader_read_block(kf_segment_iter *it, reader_chunk *c)
+{
+    c->read_err = 0;
+    c->got = 0;
+    if (kf_source_data(it->src)) {
+        c->got = c->blen;
+        return;
+    }
+    if (!room(c, it->carry_room + c->blen)) {
+        c->read_err = KF_ERR_NOMEM;
+        return;
+    }
+    kf_source_will_read(it->src, c->bstart + c->blen);
+    int64_t got = c->blen ? kf_source_pread(it->src, c->bstart, c->buf + it->carry_room, c->blen) : 0;
+    if (got < 0)
+        c->read_err = KF_ERR_IO;
+    else
+        c->got = (size_t)got;
+}
+
+/* Load [pos, pos + n) into c (n <= file bytes left), for an entry larger
+ * than its chunk. False on failure. */
 static bool load(kf_segment_iter *it, reader_chunk *c, uint64_t pos, size_t n)
 {
     c->start = pos;
@@ -77,14 +120,9 @@ static bool load(kf_segment_iter *it, reader_chunk *c, uint64_t pos, size_t n)
         c->len = n;
         return true;
     }
-    if (n > c->cap) {
-        uint8_t *nb = realloc(c->buf, n);
-        if (!nb) {
-            c->nomem = true;
-            return false;
-        }
-        c->buf = nb;
-        c->cap = n;
+    if (!room(c, n)) {
+        c->nomem = true;
+        return false;
     }
     kf_source_will_read(it->src, pos + n);
     int64_t got = kf_source_pread(it->src, pos, c->buf, n);
@@ -296,22 +334,85 @@ static void walker_too_large(kf_segment_iter *it, reader_chunk *c, const uint8_t
     it->wpos = pos + bsize;
 }
 
-/* Fill c from wpos: whole entries, and the damage met on the way. */
-void kf_reader_walker_fill(kf_segment_iter *it, reader_chunk *c)
+/* Puts c's data together: the carry, then c's block. False when framing
+ * cannot go on in it (a failed read, the end). */
+static bool assemble(kf_segment_iter *it, reader_chunk *c)
 {
     c->nitems = c->nprobs = c->nmsgs = 0;
     c->end = c->nomem = c->ioerr = false;
     c->len = 0;
     c->start = it->wpos;
+    c->data = c->buf;
+    if (c->read_err) {
+        c->nomem = c->read_err == KF_ERR_NOMEM;
+        c->ioerr = !c->nomem;
+        return false;
+    }
+    if (c->got < c->blen && c->bstart + c->got < it->wsize) /* the file shrank since it was opened */
+        it->wsize = c->bstart + c->got;
     if (it->wpos >= it->wsize) {
         walker_set_end(it, c);
-        return;
+        return false;
     }
-    size_t want = it->chunk_bytes;
-    if (want > it->wsize - it->wpos)
-        want = (size_t)(it->wsize - it->wpos);
-    if (!load(it, c, it->wpos, want))
-        return;
+    const uint8_t *mem = kf_source_data(it->src);
+    if (mem) {
+        c->data = mem + it->wpos;
+    } else {
+        uint8_t *d = c->buf + it->carry_room - it->carry_len;
+        memcpy(d, it->carry, it->carry_len);
+        c->data = d;
+    }
+    c->len = it->carry_len + c->got;
+    return true;
+}
+
+/* After framing c: the entry framing goes on with starts at wpos. When it
+ * begins in c's block and goes on into the next one, its start is kept as
+ * the carry; when it starts anywhere else, the reads must start again
+ * there (true). */
+static bool carry_over(kf_segment_iter *it, reader_chunk *c)
+{
+    uint64_t fend = c->bstart + c->got;
+    it->carry_len = 0;
+    if (it->wdone || c->nomem || c->ioerr || it->wpos == fend)
+        return false;
+    uint64_t cend = c->start + c->len;
+    if (it->wpos < c->start || it->wpos > fend || cend < fend)
+        return true;
+    size_t n = (size_t)(fend - it->wpos);
+    if (kf_source_data(it->src)) {
+        it->carry_len = n;
+        return false;
+    }
+    if (n > it->carry_room)
+        return true;
+    memcpy(it->carry, c->data + (it->wpos - c->start), n);
+    it->carry_len = n;
+    return false;
+}
+
+static void frame_entries(kf_segment_iter *it, reader_chunk *c);
+
+bool kf_reader_frame(kf_segment_iter *it, reader_chunk *c)
+{
+    if (it->wpos + it->carry_len != c->bstart) {
+        /* cannot happen: every block of a read plan starts where framing
+         * left the last one; restart the plan where framing is */
+        c->nitems = c->nprobs = c->nmsgs = 0;
+        c->end = c->nomem = c->ioerr = false;
+        c->start = it->wpos;
+        c->len = 0;
+        it->carry_len = 0;
+        return true;
+    }
+    if (assemble(it, c))
+        frame_entries(it, c);
+    return carry_over(it, c);
+}
+
+/* Frame c's entries from wpos, and the damage met on the way. */
+static void frame_entries(kf_segment_iter *it, reader_chunk *c)
+{
     for (;;) {
         if (c->nomem || c->ioerr)
             return;
@@ -404,6 +505,7 @@ void kf_reader_walker_restart(kf_segment_iter *it, reader_chunk *c, const reader
 {
     it->wgen = r->gen;
     it->wdone = false;
+    it->carry_len = 0;
     c->nitems = c->nprobs = c->nmsgs = 0;
     c->end = c->nomem = c->ioerr = false;
     c->len = 0;
