@@ -30,7 +30,7 @@ if [ ! -x "$KFSCK" ]; then
 fi
 
 # The data dir of this scale, and the free disk it still needs: the data
-# (about 7.3 GiB at full size) unless it is there, and 2.5 GiB for repair's
+# (about 7.4 GiB at full size) unless it is there, and 2.5 GiB for repair's
 # and merge's output.
 dir=$("$PY" -c 'import sys; sys.path.insert(0, "tools/bench"); import bench_gen as g
 s = g.parse_scale(sys.argv[2])

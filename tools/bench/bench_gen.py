@@ -73,6 +73,11 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                on three brokers with histories that agree, lag or diverge,
                for `kfsck replicas` over scan files (its time, and peak
                memory that follows one partition, not the partition count).
+      kpbatches bench-kpbatches-0/: a 128 MiB segment of batches as
+               kafka-python's producer makes them with its defaults (16 KiB
+               batches of ~150 records of ~100 bytes, keys of varied length,
+               one or two headers, timestamps a few ms apart), for the whole
+               process's record rate (issue 19 item 2).
       seek     bench-seek-0/: plain's 1 GiB segment (a hard link) with the
                .index the broker writes for it (an entry after every 4096
                bytes: index.interval.bytes), for `dump --offset` deep in it
@@ -202,6 +207,46 @@ def lz4_batches():
     return build_batches(20240614, 1000, 1000, 64, LZ4)
 
 
+# ---- kafka-python-like batches (issue 19 item 2) ----------------------------
+
+def producer_batches(seed, nbatches):
+    """Batches as kafka-python's producer makes them with its defaults:
+    batch.size 16 KiB, so each holds as many ~100-byte records as fit (about
+    150); keys user-N of varied length, values of 30 to 70 bytes, one or two
+    headers, timestamps a few milliseconds apart. (bytes, record_count,
+    record_bytes) as build_batches gives."""
+    rng = random.Random(seed)
+    pool = value_pool(rng, 4096, 100)
+    out = []
+    ts = TS0
+    k = 0
+    for _ in range(nbatches):
+        builder = DefaultRecordBatchBuilder(
+            magic=2, compression_type=NONE, is_transactional=False,
+            producer_id=-1, producer_epoch=-1, base_sequence=-1,
+            batch_size=16384)
+        n = 0
+        while True:
+            ts += rng.randrange(4)
+            headers = [("trace-id", b"%08x" % rng.getrandbits(32))]
+            if rng.random() < 0.5:
+                headers.append(("content-type", b"application/json"))
+            value = pool[rng.randrange(len(pool))][:rng.randrange(30, 71)]
+            if builder.append(n, timestamp=ts, key=b"user-%d" % rng.randrange(10 ** rng.randrange(1, 8)),
+                              value=value, headers=headers) is None:
+                break
+            n += 1
+            k += 1
+        data = bytes(builder.build())
+        out.append((data, n, len(data) - V2_HEADER))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def kp_batches():
+    return producer_batches(20261202, 1000)
+
+
 def commit_batches(nbatches, per_batch, nkeys):
     """Offset-commit batches (record key type 1, value version 3). Commit k
     goes to key (k * 7919) % nkeys: 7919 is prime and does not divide nkeys
@@ -329,6 +374,15 @@ def gen_small(top, scale):
     copy_prefix(seg["file"], os.path.join(kp, seg_name(0)), seg["prefix"]["size"])
     seg["prefix"]["file"] = os.path.join(kp, seg_name(0))
     return {"segment": seg, "record_size": "100 B", "files": [seg["file"], seg["prefix"]["file"]]}
+
+
+def gen_kpbatches(top, scale):
+    """issue 19 item 2: 128 MiB (less below scale 0.25) of kafka-python-like batches."""
+    d = os.path.join(top, "bench-kpbatches-0")
+    fresh_dir(d)
+    size = min(128 * MIB, int(512 * MIB * scale))
+    seg = Writer(kp_batches()).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
+    return {"segment": seg, "record_size": "~100 B", "files": [seg["file"]]}
 
 
 def gen_seek(top, scale):
@@ -758,10 +812,11 @@ def gen_smallparts(top, scale):
 ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4", gen_lz4),
          ("merge", gen_merge), ("datadir", gen_datadir), ("checkpoints", gen_checkpoints), ("offsets", gen_offsets),
          ("metadata", gen_metadata), ("compaction", gen_compaction), ("replicas", gen_replicas),
-         ("seek", gen_seek), ("smallparts", gen_smallparts))
+         ("seek", gen_seek), ("smallparts", gen_smallparts),
+         ("kpbatches", gen_kpbatches))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
-FULL_SIZE_GIB = 7.3
+FULL_SIZE_GIB = 7.4
 
 
 # ---- manifest -------------------------------------------------------------------
