@@ -96,8 +96,8 @@ typedef struct kf_segment_scan_opts {
                                  message whose lengths do not fit (check->header_ok false);
                                  both are still reported as problems */
     unsigned threads;         /* reader threads: 0 automatic (files of 4 MiB and more on
-                                 2+ cores: one reads ahead, the others check CRCs and
-                                 decode), 1 none (everything on the caller's thread) */
+                                 2+ cores: each reads, frames and checks CRCs and
+                                 decodes), 1 none (everything on the caller's thread) */
     size_t chunk_bytes;       /* bytes read at a time (0: 1 MiB; tests use tiny ones) */
     bool keep_cache;          /* leave the page cache as the reads left it; by default
                                  pages this read brought in are dropped behind it */
@@ -144,8 +144,8 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
  * minimum size, CRC), resynchronising past damage, which is reported through
  * o->problem_fn, in file order, on the caller's thread. Reads with pread
  * into a few reused buffers (o->chunk_bytes each); a batch larger than that
- * is read whole, up to o->max_batch_bytes. With threads, one thread reads
- * ahead while others check CRCs (and, with o->deep, decode records); results
+ * is read whole, up to o->max_batch_bytes. With threads, each reads blocks
+ * ahead and checks CRCs (and, with o->deep, decodes records); results
  * come back in file order, so output does not depend on the thread count.
  * Several iterators can run side by side (merging copies of a partition). */
 typedef struct kf_segment_iter kf_segment_iter;

@@ -1,32 +1,35 @@
 /* reader.c: the streaming segment reader (kf_segment_iter, segment.h): its
- * public iterator (open, next, close) and the consumer stage. The walker is
- * reader_walker.c, the workers and the in-order hand-off of chunks
- * reader_pool.c; the state they share is in reader_internal.h.
+ * public iterator (open, next, close) and the consumer stage. Reading and
+ * framing are reader_walker.c, the threads and the in-order hand-off of
+ * chunks reader_pool.c; the state they share is in reader_internal.h.
  *
  * Three stages, each in file order:
  *
- *   walker   reads the file with pread into chunks (reused buffers of
- *            chunk_bytes; a chunk always ends at an entry boundary, so every
- *            entry lies whole in one chunk), frames the entries (length,
- *            magic, minimum size) and parses their headers. Framing damage
- *            (zero fill, torn or impossible lengths, bad magic) is handled
- *            here: it resynchronises with resync.c's forward scan and puts the
- *            problems into the chunk as items, in order.
- *   workers  check each batch's CRC and, with o->deep, decode its records
+ *   framing  takes the blocks of the file (read with pread into reused
+ *            buffers, by any thread, several at a time) in order, puts the
+ *            start of the entry the previous block ended in in front of
+ *            each, so that every entry lies whole in one chunk, frames the
+ *            entries (length, magic, minimum size) and parses their
+ *            headers. Framing damage (zero fill, torn or impossible
+ *            lengths, bad magic) is handled here: it resynchronises with
+ *            resync.c's forward scan and puts the problems into the chunk
+ *            as items, in order.
+ *   checks   verify each batch's CRC and, with o->deep, decode its records
  *            (unless the caller decodes them itself: kf_segment_scan with
- *            o->records).
+ *            o->records); any thread, several chunks at a time.
  *   consumer (kf_segment_iter_next, the caller's thread) takes the chunks in
  *            order, delivers problems and batches, and settles CRC failures:
- *            the walker framed past the damaged batch on the guess that its
+ *            framing went past the damaged batch on the guess that its
  *            length field is right; when the entry right after it is
  *            well-formed (the broker's and the old serial reader's "next
  *            intact batch" too) the stream goes on, otherwise the consumer
- *            asks the walker to resynchronise from the damaged batch, which
+ *            asks for a resynchronisation from the damaged batch, which
  *            starts a new generation: chunks of the old one are dropped.
  *
- * With threads, the walker has its own thread and workers their own; without
- * (small files, 1 core, o->threads == 1) the consumer runs each stage itself
- * when it needs the next chunk. Either way the output is the same. */
+ * With threads, helper threads and the caller's take whichever task is
+ * next; without (small files, 1 core, o->threads == 1) the consumer does
+ * each task itself when it needs the next chunk. Either way the output is
+ * the same. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -159,7 +162,7 @@ static void crc_damage(kf_segment_iter *it, reader_chunk *c, reader_item *x)
     }
     b = NULL;
     if (!plausible) {
-        /* the walker resynchronises from pos and reports it */
+        /* framing resynchronises from pos and reports it */
         if (it->threaded)
             pthread_mutex_lock(&it->mu);
         uint64_t g = atomic_load(&it->gen) + 1;
