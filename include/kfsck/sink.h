@@ -7,7 +7,10 @@
  * partition's open files together after flush.size records, or, with
  * rotate.interval.ms set, also before a record whose bucket differs from the
  * previous record's or whose timestamp is at least the interval past the
- * first record written since the last commit.
+ * first record written since the last commit. rotate.schedule.interval.ms
+ * (which runs on the connector's wall clock) is modelled in records: a
+ * connector catching up writes N records a second per partition, so all
+ * open files are also committed every interval x N records written.
  *
  * Three layers: kf_sink simulates one partition fed (offset, timestamp) in
  * offset order, with memory proportional to its open files;
@@ -64,7 +67,18 @@ int kf_sink_new(kf_sink **s, const kf_sink_config *c);
  * cannot place (see kf_sink_read_partition). KF_OK or KF_ERR_NOMEM. */
 int kf_sink_add(kf_sink *s, int64_t offset, int64_t timestamp);
 void kf_sink_figures_get(const kf_sink *s, kf_sink_figures *f);
-/* Forget everything written (the next partition); keeps the memory. */
+/* rotate.schedule.interval.ms in records: also commit every open file each
+ * time `records` records have been written since the previous scheduled
+ * commit (the first counted from the first record); 0: not set (the
+ * default). Call before the first kf_sink_add. */
+void kf_sink_set_schedule(kf_sink *s, uint64_t records);
+/* The records between two scheduled commits of a connector catching up at
+ * `rate` records per second per partition with rotate.schedule.interval.ms
+ * = interval_ms: interval_ms x rate / 1000, at least 1, saturating at
+ * UINT64_MAX; 0 when interval_ms or rate is not positive. */
+uint64_t kf_sink_schedule_records(int64_t interval_ms, uint64_t rate);
+/* Forget everything written (the next partition); keeps the memory and
+ * the schedule. */
 void kf_sink_reset(kf_sink *s);
 void kf_sink_free(kf_sink *s);
 
@@ -97,7 +111,7 @@ typedef enum kf_sink_from {
     KF_SINK_FROM_TIME,      /* from_value: ms; the offset offsetsForTimes finds */
 } kf_sink_from;
 
-#define KF_SINK_OPTIONS_VERSION 1
+#define KF_SINK_OPTIONS_VERSION 2
 #define KF_SINK_OPTIONS_INIT KF_OPTIONS_INIT_(kf_sink_opts, KF_SINK_OPTIONS_VERSION)
 typedef struct kf_sink_opts {
     unsigned version;         /* KF_SINK_OPTIONS_VERSION (kfsck.h: options) */
@@ -110,13 +124,17 @@ typedef struct kf_sink_opts {
      * callback. */
     kf_problem_fn problem_fn;
     void *problem_ctx;
+    /* Version 2: rotate.schedule.interval.ms in records
+     * (kf_sink_schedule_records; 0: not set), for the given config and the
+     * alternatives alike (kf_sink_set_schedule). */
+    uint64_t schedule_records;
 } kf_sink_opts;
 
 /* Fills *o as KF_SINK_OPTIONS_INIT does: the version, every other field zero (its
  * default: no resume point, alternatives on, no callback). config has no
  * default: fill it. Every function here taking a kf_sink_opts: its version
  * must be 1..KF_SINK_OPTIONS_VERSION, else KF_ERR_UNSUPPORTED (kfsck.h,
- * "Options"); NULL is the defaults, whose zero config kf_sink_new refuses. */
+ * "Options"; a version-1 struct has no schedule_records); NULL is the defaults, whose zero config kf_sink_new refuses. */
 void kf_sink_opts_init(kf_sink_opts *o);
 
 typedef struct kf_sink_partition {

@@ -21,6 +21,7 @@ typedef struct topic_sum {
 } topic_sum;
 
 typedef struct sink_run {
+    const stats_sink_args *a;
     const kf_sink_opts *o;
     uint64_t part_size;
     size_t max_batch;
@@ -106,6 +107,13 @@ static void print_topic_header(sink_run *R, const char *topic)
             "%s: sink catch-up with partition.duration.ms=%" PRId64 " (%s), flush.size=%" PRIu64 ", %s, "
             "%s part size, %s\n",
             topic[0] ? topic : "(unknown topic)", c->partition_duration_ms, d, c->flush_size, r, ps, from);
+    if (R->a->schedule_ms)
+        fprintf(f,
+                "  rotate.schedule.interval.ms=%" PRId64 " at a catch-up rate of %" PRIu64 " records/s per "
+                "partition%s: a scheduled commit every %" PRIu64 " records\n",
+                R->a->schedule_ms, R->a->catch_up_rate,
+                R->a->catch_up_rate == STATS_SINK_DEFAULT_CATCH_UP_RATE ? " (the default; --catch-up-rate)" : "",
+                R->o->schedule_records);
     fprintf(f, "  %-24s %11s %10s %10s %10s %11s %12s\n", "PARTITION", "RESUME AT", "RECORDS", "COMMITTED",
             "PEAK OPEN", "AT OFFSET", "BUFFERS");
 }
@@ -154,6 +162,13 @@ static void print_summary(sink_run *R, const topic_sum *s)
         else
             out_null(o, "rotate_interval_ms");
         out_uint(o, "part_size", R->part_size);
+        if (R->a->schedule_ms) {
+            out_int(o, "rotate_schedule_interval_ms", R->a->schedule_ms);
+            out_uint(o, "catch_up_rate", R->a->catch_up_rate);
+        } else {
+            out_null(o, "rotate_schedule_interval_ms");
+            out_null(o, "catch_up_rate");
+        }
         alt_json(o, "with_rotate_interval", &t->alt[KF_SINK_WITH_ROTATE], R->part_size);
         alt_json(o, "with_smaller_flush_size", &t->alt[KF_SINK_WITH_SMALLER_FLUSH], R->part_size);
         out_uint(o, "damaged_ranges", s->damaged);
@@ -200,13 +215,14 @@ static void read_partition(sink_run *R, const kf_partition *p, topic_sum *s)
     print_partition(R, p, &sp, damaged);
 }
 
-int stats_sink(char *const *paths, int npaths, const kf_sink_opts *opts, uint64_t part_size, size_t max_batch_bytes,
-               bool json)
+int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
 {
+    const kf_sink_opts *opts = &a->so;
+    bool json = a->json;
     out o, e;
     out_init(&o, stdout, json);
     out_init(&e, stderr, false);
-    sink_run R = {opts, part_size, max_batch_bytes, json, &o, json ? &o : &e, false, false};
+    sink_run R = {a, opts, a->part_size, a->max_batch, json, &o, json ? &o : &e, false, false};
     kf_inputs in;
     int in_status = inputs_collect(paths, npaths, &in);
     if (!in.n && in_status != EXIT_FAIL)
