@@ -174,7 +174,8 @@ static void stats_usage(FILE *f)
                "       kfsck stats --sink-partition-duration DURATION --flush-size N\n"
                "                   [--rotate-interval DURATION] [--part-size BYTES]\n"
                "                   [--rotate-schedule-interval DURATION [--catch-up-rate N]]\n"
-               "                   [--from-offset N | --from-time MS] [--max-batch-bytes N] [--json] PATH...\n\n"
+               "                   [--from-offset N | --from-time MS | --from-group G]\n"
+               "                   [--max-batch-bytes N] [--json] PATH...\n\n"
                "Records and bytes per time bucket of the record timestamps, per topic (or per\n"
                "partition), and timestamp disorder, for every partition under the PATHs (data\n"
                "dirs, partition dirs, segments; copies of a partition count each record once).\n"
@@ -199,6 +200,9 @@ static void stats_usage(FILE *f)
                "  --from-offset N         the connector resumes at offset N (default: the start)\n"
                "  --from-time MS          ... at the offset Kafka's offsetsForTimes finds for MS\n"
                "                          (epoch ms or ISO 8601: 2024-02-12T01:11:26Z)\n"
+               "  --from-group G          ... at group G's committed offsets, rebuilt from the\n"
+               "                          __consumer_offsets partitions among the PATHs (as\n"
+               "                          offsets does); no commit: the log start\n"
                "  --json                  \"sink_partition\" lines, then one \"sink_summary\" per topic\n");
 }
 
@@ -225,7 +229,8 @@ int cmd_stats(int argc, char **argv)
         {"flush-size", required_argument, 0, 'F'},      {"rotate-interval", required_argument, 0, 'R'},
         {"part-size", required_argument, 0, 'P'},       {"from-offset", required_argument, 0, 'O'},
         {"from-time", required_argument, 0, 'T'},       {"rotate-schedule-interval", required_argument, 0, 'S'},
-        {"catch-up-rate", required_argument, 0, 'C'},   {0, 0, 0, 0},
+        {"catch-up-rate", required_argument, 0, 'C'},   {"from-group", required_argument, 0, 'G'},
+        {0, 0, 0, 0},
     };
     stats_run R = {0};
     R.width = 3600000;
@@ -286,9 +291,17 @@ int cmd_stats(int argc, char **argv)
             break;
         case 'O':
         case 'T':
-            if (so->from != KF_SINK_FROM_START)
-                return opt_usage_error("stats", "give one of --from-offset and --from-time, not both", NULL,
-                                       stats_usage);
+        case 'G':
+            if (so->from != KF_SINK_FROM_START || sa.from_group)
+                return opt_usage_error("stats", "give one of --from-offset, --from-time and --from-group, not two",
+                                       NULL, stats_usage);
+            if (c == 'G') {
+                if (!*optarg)
+                    return opt_usage_error("stats", "--from-group needs a group name", NULL, stats_usage);
+                sa.from_group = optarg;
+                sink_only = "--from-group";
+                break;
+            }
             if (c == 'T' && opt_time("stats", "--from-time", optarg, &so->from_value, stats_usage))
                 return EXIT_USAGE;
             if (c == 'O' && parse_number(optarg, 0, &so->from_value))

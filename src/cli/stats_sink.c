@@ -2,7 +2,10 @@
  * partition under the PATHs, what a storage sink connector with a
  * time-based partitioner holds open while it catches up (the simulation is
  * the library's, include/kfsck/sink.h); per topic the sums and a
- * suggestion. Copies of a partition are read as one. */
+ * suggestion. Copies of a partition are read as one. With --from-group,
+ * each partition resumes at the group's committed offset, rebuilt from the
+ * __consumer_offsets partitions among the PATHs by the replay `offsets`
+ * runs. */
 #include "cli/stats_sink.h"
 
 #include <inttypes.h>
@@ -20,6 +23,13 @@ typedef struct topic_sum {
     uint64_t damaged;       /* damaged ranges no copy covers + batches skipped */
 } topic_sum;
 
+/* One committed offset of the --from-group group. */
+typedef struct group_commit {
+    char *topic;
+    int32_t partition;
+    int64_t offset;
+} group_commit;
+
 typedef struct sink_run {
     const stats_sink_args *a;
     const kf_sink_opts *o;
@@ -28,6 +38,8 @@ typedef struct sink_run {
     bool json;
     out *o_out, *perr;
     bool damaged, unreadable;
+    group_commit *commits;  /* --from-group: the group's commits, by topic and partition */
+    size_t ncommits;
 } sink_run;
 
 static void topic_field(out *o, const char *topic)
@@ -96,7 +108,9 @@ static void print_topic_header(sink_run *R, const char *topic)
     else
         snprintf(r, sizeof r, "no rotate.interval.ms");
     fmt_bytes(R->part_size, ps, sizeof ps);
-    if (R->o->from == KF_SINK_FROM_OFFSET)
+    if (R->a->from_group)
+        snprintf(from, sizeof from, "from group %.*s's commits", 40, R->a->from_group);
+    else if (R->o->from == KF_SINK_FROM_OFFSET)
         snprintf(from, sizeof from, "from offset %" PRId64, R->o->from_value);
     else if (R->o->from == KF_SINK_FROM_TIME)
         snprintf(from, sizeof from, "from time %" PRId64 " ms", R->o->from_value);
@@ -193,12 +207,102 @@ static void print_summary(sink_run *R, const topic_sum *s)
     fputc('\n', f);
 }
 
+static int cmp_commit(const void *a, const void *b)
+{
+    const group_commit *x = a, *y = b;
+    int c = strcmp(x->topic, y->topic);
+    return c ? c : (x->partition > y->partition) - (x->partition < y->partition);
+}
+
+/* The group's committed offset of p, or NULL. */
+static const group_commit *commit_of(const sink_run *R, const kf_partition *p)
+{
+    group_commit key = {(char *)p->topic, p->partition, 0};
+    return bsearch(&key, R->commits, R->ncommits, sizeof key, cmp_commit);
+}
+
+/* --from-group: replay the __consumer_offsets partitions among in as
+ * `offsets` does and keep the group's committed offsets in R. EXIT_CLEAN,
+ * EXIT_DAMAGE (damage in the offsets topic: a commit may be missing), or
+ * EXIT_FAIL when there is no __consumer_offsets partition or no commit of
+ * the group (said on stderr). */
+static int load_group(sink_run *R, const kf_inputs *in, const char *group)
+{
+    report rep = {R->perr, NULL, 0, 0};
+    kf_replay_opts ro;
+    kf_replay_opts_init(&ro);
+    ro.max_batch_bytes = R->max_batch;
+    ro.problem_fn = report_problem;
+    ro.problem_ctx = &rep;
+    kf_replay *r;
+    if (kf_replay_new(&r, &ro) != KF_OK)
+        cli_oom();
+    replay_report_load_errors(r, &rep);
+    kf_offsets_topic_result res;
+    replay_offsets_topic(in, r, R->max_batch, R->perr, &res);
+    if (!res.partitions) {
+        fprintf(stderr, "kfsck: --from-group %s: no __consumer_offsets partition among the given paths (give the "
+                        "broker's __consumer_offsets-* directories too, or use --from-offset)\n", group);
+        kf_replay_free(r);
+        return EXIT_FAIL;
+    }
+    const kf_offset_value **rows;
+    size_t n = kf_replay_offsets(r, &rows), ng = 0;
+    R->commits = must(calloc(n ? n : 1, sizeof *R->commits));
+    const char **groups = must(malloc((n ? n : 1) * sizeof *groups));
+    for (size_t i = 0; i < n; i++) {
+        if (!ng || strcmp(groups[ng - 1], rows[i]->group)) /* rows are sorted by group */
+            groups[ng++] = rows[i]->group;
+        if (strcmp(rows[i]->group, group))
+            continue;
+        group_commit *c = &R->commits[R->ncommits++];
+        c->topic = must(strdup(rows[i]->topic));
+        c->partition = rows[i]->partition;
+        c->offset = rows[i]->offset;
+    }
+    int status = res.unreadable ? EXIT_FAIL : res.uncovered || kf_replay_get_stats(r).skipped ? EXIT_DAMAGE : EXIT_CLEAN;
+    if (!R->ncommits) {
+        fprintf(stderr, "kfsck: --from-group %s: the group has no committed offset in the __consumer_offsets "
+                        "partitions given\n", group);
+        note_unmatched("group", &group, 1, groups, ng);
+        note_group_partitions(in, &group, 1, 50);
+        status = EXIT_FAIL;
+    }
+    free(groups);
+    kf_replay_free(r);
+    qsort(R->commits, R->ncommits, sizeof *R->commits, cmp_commit);
+    return status;
+}
+
+/* --from-group: on stderr, a topic of which the group committed nothing
+ * (every partition starts at its log start). */
+static void note_uncommitted_topic(const sink_run *R, const char *topic)
+{
+    for (size_t i = 0; i < R->ncommits; i++)
+        if (!strcmp(R->commits[i].topic, topic))
+            return;
+    fprintf(stderr, "kfsck: --from-group %s: no committed offset for topic '%s': its partitions start at their log "
+                    "start (auto.offset.reset=earliest)\n", R->a->from_group, topic[0] ? topic : "(unknown)");
+}
+
+static void free_commits(sink_run *R)
+{
+    for (size_t i = 0; i < R->ncommits; i++)
+        free(R->commits[i].topic);
+    free(R->commits);
+}
+
 static void read_partition(sink_run *R, const kf_partition *p, topic_sum *s)
 {
     report rep = {R->perr, NULL, 0, 0};
     kf_part_reader_opts ro;
     part_reader_opts(&ro, R->max_batch, &rep);
     kf_sink_opts po = *R->o;
+    if (R->a->from_group) { /* the group's commit, else the log start (auto.offset.reset=earliest) */
+        const group_commit *c = commit_of(R, p);
+        po.from = c ? KF_SINK_FROM_OFFSET : KF_SINK_FROM_START;
+        po.from_value = c ? c->offset : 0;
+    }
     po.problem_fn = report_problem;
     po.problem_ctx = &rep;
     kf_sink_partition sp;
@@ -222,11 +326,20 @@ int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
     out o, e;
     out_init(&o, stdout, json);
     out_init(&e, stderr, false);
-    sink_run R = {a, opts, a->part_size, a->max_batch, json, &o, json ? &o : &e, false, false};
+    sink_run R = {a, opts, a->part_size, a->max_batch, json, &o, json ? &o : &e, false, false, NULL, 0};
     kf_inputs in;
     int in_status = inputs_collect(paths, npaths, &in);
     if (!in.n && in_status != EXIT_FAIL)
         fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+    int group_status = EXIT_CLEAN;
+    if (a->from_group && in.n) {
+        group_status = load_group(&R, &in, a->from_group);
+        if (group_status == EXIT_FAIL) {
+            free_commits(&R);
+            kf_inputs_free(&in);
+            return EXIT_FAIL;
+        }
+    }
     topic_sum *sums = calloc(in.n ? in.n : 1, sizeof *sums);
     if (!sums)
         cli_oom();
@@ -236,6 +349,12 @@ int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
         size_t j = i + 1;
         while (j < in.n && !strcmp(in.parts[j].topic, in.parts[i].topic))
             j++;
+        if (a->from_group && !strcmp(in.parts[i].topic, "__consumer_offsets")) {
+            i = j; /* where the group's offsets come from, not what the connector reads */
+            continue;
+        }
+        if (a->from_group)
+            note_uncommitted_topic(&R, in.parts[i].topic);
         topic_sum *s = &sums[nsums++];
         s->topic = in.parts[i].topic;
         kf_sink_topic_init(&s->t, opts);
@@ -251,8 +370,9 @@ int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
         for (size_t i = 0; i < nsums; i++)
             print_summary(&R, &sums[i]);
     free(sums);
+    free_commits(&R);
     kf_inputs_free(&in);
     if (in_status == EXIT_FAIL || R.unreadable)
         return EXIT_FAIL;
-    return R.damaged ? EXIT_DAMAGE : EXIT_CLEAN;
+    return R.damaged || group_status == EXIT_DAMAGE ? EXIT_DAMAGE : EXIT_CLEAN;
 }

@@ -16,6 +16,7 @@ typedef struct stats_sink_args {
     uint64_t part_size;          /* s3.part.size */
     int64_t schedule_ms;         /* --rotate-schedule-interval; 0: not given */
     uint64_t catch_up_rate;      /* --catch-up-rate: records/s per partition (the default when not given) */
+    const char *from_group;      /* --from-group: resume at this group's commits; NULL: so.from */
     size_t max_batch;
     bool json;
 } stats_sink_args;

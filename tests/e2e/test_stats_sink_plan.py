@@ -9,13 +9,15 @@ model, independent of kfsck) on the sink fixtures (fixtures/sink/) and on
 data dirs built here with the Python encoders of tools/gen/.
 """
 import os
+import shutil
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, jsonl, of_type, run  # noqa: E402
+from kfsck_e2e import FIX, ROOT, TempDirTest, jsonl, of_type, run  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "model"))
+sys.path[:0] = [os.path.join(ROOT, "tools", "gen"), os.path.join(ROOT, "tools", "model")]
+import gen_offsets as go  # noqa: E402
 import sink_model  # noqa: E402
 
 MIB = 1 << 20
@@ -122,6 +124,87 @@ class RotateSchedule(unittest.TestCase):
                 self.assertEqual(code, 2, err)
                 self.assertEqual(out, "")
                 self.assertIn("kfsck stats:", err)
+
+
+class FromGroup(TempDirTest):
+    """A data dir with the sink fixtures' partitions and a __consumer_offsets
+    partition (gen_offsets' builders) holding the connector's commits."""
+    GROUP = "connect-s3"
+    T = 1700000000000
+
+    def setUp(self):
+        super().setUp()
+        self.dd = os.path.join(self.tmp, "dd")
+        for name in ("events-0", "events-1", "events-2", "legacy-0"):
+            shutil.copytree(os.path.join(FIX, "sink/datadir", name), os.path.join(self.dd, name))
+        g = self.GROUP
+        log = go.PartLog("__consumer_offsets", go.partition_for(g))
+        log.data([go.OC(g, "events", 0, 3, 150, self.T), go.OC(g, "events", 1, 3, 100, self.T)], self.T)
+        log.data([go.OC("other", "events", 2, 3, 5, self.T + 1)], self.T + 1)
+        log.data([go.OC(g, "events", 0, 3, 210, self.T + 2), go.OC(g, "events", 1, 3, 320, self.T + 2)],
+                 self.T + 2)
+        self.offsets_dir = go.Writer(self.tmp).partition("dd", log, "AAAAAAAAAAAAAAAAAAAAAA")["path"]
+        # the last commit of each partition wins; events-2 has none of this group
+        self.committed = {("events", 0): 210, ("events", 1): 320}
+
+    def test_each_partition_resumes_at_the_groups_commit(self):
+        code, out, err = run(*sink("--from-group", self.GROUP), self.dd)
+        self.assertEqual(code, 0, err)
+        lines = jsonl(out)
+        parts = {(p["topic"], p["partition"]): p for p in of_type(lines, "sink_partition")}
+        # __consumer_offsets is where the commits come from, not what the connector reads
+        self.assertEqual(sorted(parts), [("events", 0), ("events", 1), ("events", 2), ("legacy", 0)])
+        # the same offsets as `kfsck offsets` rebuilds
+        code, oout, _ = run("offsets", "--json", "--group", self.GROUP, self.dd)
+        self.assertEqual(code, 0)
+        rows = {(r["topic"], r["partition"]): r["offset"] for r in of_type(jsonl(oout), "offset")
+                if r["group"] == self.GROUP}
+        self.assertEqual(rows, self.committed)
+        for key, p in parts.items():
+            with self.subTest(partition=key):
+                rel = os.path.join(self.dd, "%s-%d" % key)
+                e = sink_model.expect_dir(rel, 600000, 50, from_offset=self.committed.get(key))
+                self.assertEqual(p["resume_offset"], e["resume"])
+                self.assertEqual((p["records"], p["files_committed"], p["peak_open_files"], p["peak_at_offset"]),
+                                 (e["records"], e["sim"]["committed"], e["sim"]["peak"], e["sim"]["peak_at"]))
+        self.assertEqual(parts[("events", 0)]["resume_offset"], 210)
+        self.assertEqual(parts[("events", 2)]["resume_offset"], 0)   # no commit: the log start
+        # a topic the group never committed: said, and read from its log start
+        self.assertIn("no committed offset for topic 'legacy': its partitions start at their log start", err)
+        self.assertNotIn("'events'", err)
+
+    def test_text_names_the_group(self):
+        code, out, _ = run("stats", "--sink-partition-duration", "10m", "--flush-size", "50",
+                           "--from-group", self.GROUP, self.dd)
+        self.assertEqual(code, 0)
+        self.assertIn("from group connect-s3's commits", out)
+
+    def test_a_group_with_no_commit_is_an_error(self):
+        code, out, err = run(*sink("--from-group", "connect-s4"), self.dd)
+        self.assertEqual(code, 3)
+        self.assertEqual(of_type(jsonl(out), "sink_partition"), [])
+        self.assertIn("kfsck: --from-group connect-s4: the group has no committed offset", err)
+        self.assertIn("closest: 'connect-s3'", err)
+
+    def test_no_offsets_topic_among_the_inputs_is_an_error(self):
+        shutil.rmtree(os.path.join(self.tmp, self.offsets_dir))
+        code, out, err = run(*sink("--from-group", self.GROUP), self.dd)
+        self.assertEqual(code, 3)
+        self.assertEqual(out, "")
+        self.assertIn("kfsck: --from-group connect-s3: no __consumer_offsets partition among the given paths", err)
+
+    def test_exclusive_with_the_other_resume_points(self):
+        for other in (["--from-offset", "3"], ["--from-time", "1700000000000"], ["--from-group", "x"]):
+            for args in (["--from-group", self.GROUP] + other, other + ["--from-group", self.GROUP]):
+                with self.subTest(args=args):
+                    code, out, err = run(*sink(*args), self.dd)
+                    self.assertEqual(code, 2)
+                    self.assertIn("give one of --from-offset, --from-time and --from-group", err)
+        code, _, err = run("stats", "--from-group", self.GROUP, self.dd)
+        self.assertEqual(code, 2)
+        self.assertIn("needs --sink-partition-duration", err)
+        code, _, err = run(*sink("--from-group", ""), self.dd)
+        self.assertEqual(code, 2)
 
 
 if __name__ == "__main__":
