@@ -180,6 +180,25 @@ typedef struct kf_sink_topic {
 void kf_sink_topic_init(kf_sink_topic *t, const kf_sink_opts *o);
 void kf_sink_topic_add(kf_sink_topic *t, const kf_sink_partition *p);
 
+/* ---- tasks and the heap (sink_topic.c) ------------------------------------ */
+
+/* The task a connector with `tasks` tasks gives the index-th of its topic
+ * partitions (0-based, in (topic, partition) order): round-robin, the first
+ * to task 0. tasks 0 counts as 1. */
+uint32_t kf_sink_task_of(uint64_t index, uint32_t tasks);
+
+/* Whether the upload buffers of the tasks of one worker (they share its
+ * heap) fit it. */
+typedef enum kf_sink_verdict {
+    KF_SINK_VERDICT_NONE = 0, /* no heap given */
+    KF_SINK_FITS,             /* peak_buffer_bytes <= heap */
+    KF_SINK_EXCEEDS,
+} kf_sink_verdict;
+/* heap 0: not given. */
+kf_sink_verdict kf_sink_verdict_of(uint64_t peak_buffer_bytes, uint64_t heap);
+/* "fits", "exceeds", or NULL for KF_SINK_VERDICT_NONE. */
+const char *kf_sink_verdict_name(kf_sink_verdict v);
+
 /* The suggestion for a topic, in words, into buf (always terminated): what
  * rotate.interval.ms and a smaller flush.size would bound the open files
  * and upload buffers to, and at what cost in committed files. Returns the

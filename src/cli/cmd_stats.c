@@ -175,7 +175,7 @@ static void stats_usage(FILE *f)
                "                   [--rotate-interval DURATION] [--part-size BYTES]\n"
                "                   [--rotate-schedule-interval DURATION [--catch-up-rate N]]\n"
                "                   [--from-offset N | --from-time MS | --from-group G]\n"
-               "                   [--max-batch-bytes N] [--json] PATH...\n\n"
+               "                   [--tasks N] [--heap BYTES] [--max-batch-bytes N] [--json] PATH...\n\n"
                "Records and bytes per time bucket of the record timestamps, per topic (or per\n"
                "partition), and timestamp disorder, for every partition under the PATHs (data\n"
                "dirs, partition dirs, segments; copies of a partition count each record once).\n"
@@ -203,7 +203,10 @@ static void stats_usage(FILE *f)
                "  --from-group G          ... at group G's committed offsets, rebuilt from the\n"
                "                          __consumer_offsets partitions among the PATHs (as\n"
                "                          offsets does); no commit: the log start\n"
-               "  --json                  \"sink_partition\" lines, then one \"sink_summary\" per topic\n");
+               "  --tasks N               tasks.max: partitions round-robin over N tasks (default 1)\n"
+               "  --heap BYTES            one worker's heap (24G): the verdict, fits or exceeds\n"
+               "  --json                  \"sink_partition\" lines, one \"sink_summary\" per topic, then\n"
+               "                          one \"sink_verdict\"\n");
 }
 
 /* A whole decimal number >= min (no sign, no suffix) into *v. */
@@ -230,15 +233,17 @@ int cmd_stats(int argc, char **argv)
         {"part-size", required_argument, 0, 'P'},       {"from-offset", required_argument, 0, 'O'},
         {"from-time", required_argument, 0, 'T'},       {"rotate-schedule-interval", required_argument, 0, 'S'},
         {"catch-up-rate", required_argument, 0, 'C'},   {"from-group", required_argument, 0, 'G'},
+        {"tasks", required_argument, 0, 'K'},           {"heap", required_argument, 0, 'H'},
         {0, 0, 0, 0},
     };
     stats_run R = {0};
     R.width = 3600000;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    stats_sink_args sa = {.part_size = KF_SINK_DEFAULT_PART_SIZE, .catch_up_rate = STATS_SINK_DEFAULT_CATCH_UP_RATE};
+    stats_sink_args sa = {.part_size = KF_SINK_DEFAULT_PART_SIZE, .catch_up_rate = STATS_SINK_DEFAULT_CATCH_UP_RATE,
+                          .tasks = 1};
     kf_sink_opts *so = &sa.so;
     kf_sink_opts_init(so);
-    int64_t flush = 0, rate = 0;
+    int64_t flush = 0, rate = 0, tasks = 0;
     bool bucket_given = false, sink_given = false;
     const char *sink_only = NULL; /* a sink option, when one was given */
     optind = 1;
@@ -288,6 +293,18 @@ int cmd_stats(int argc, char **argv)
                                        optarg, stats_usage);
             sa.catch_up_rate = (uint64_t)rate;
             sink_only = "--catch-up-rate";
+            break;
+        case 'K':
+            if (parse_number(optarg, 1, &tasks) || tasks > STATS_SINK_MAX_TASKS)
+                return opt_usage_error("stats", "--tasks needs a number of tasks from 1 to 65536, not", optarg,
+                                       stats_usage);
+            sa.tasks = (uint32_t)tasks;
+            sink_only = "--tasks";
+            break;
+        case 'H':
+            if (opt_positive_size("stats", "--heap", optarg, &sa.heap))
+                return EXIT_USAGE;
+            sink_only = "--heap";
             break;
         case 'O':
         case 'T':

@@ -21,7 +21,13 @@ typedef struct topic_sum {
     const char *topic;      /* "" when unknown (loose segment files) */
     kf_sink_topic t;
     uint64_t damaged;       /* damaged ranges no copy covers + batches skipped */
+    size_t first;           /* its partitions: sink_run.peaks[first .. first + t.partitions) */
 } topic_sum;
+
+/* One task's share of a topic (sink_summary.tasks). */
+typedef struct task_row {
+    uint64_t partitions, peak_open_files;
+} task_row;
 
 /* One committed offset of the --from-group group. */
 typedef struct group_commit {
@@ -40,6 +46,9 @@ typedef struct sink_run {
     bool damaged, unreadable;
     group_commit *commits;  /* --from-group: the group's commits, by topic and partition */
     size_t ncommits;
+    uint64_t *peaks;        /* every partition simulated, in (topic, partition) order: its peak_open_files */
+    size_t npeaks;          /* the index of the next one: its task is kf_sink_task_of(npeaks) */
+    task_row *task_rows; /* a topic's tasks, a->tasks of them (reused) */
 } sink_run;
 
 static void topic_field(out *o, const char *topic)
@@ -150,8 +159,47 @@ static void alt_json(out *o, const char *key, const kf_sink_alt *a, uint64_t par
     out_obj_close(o);
 }
 
+/* The rows of R->task_rows for topic s. */
+static void topic_tasks(sink_run *R, const topic_sum *s)
+{
+    memset(R->task_rows, 0, R->a->tasks * sizeof *R->task_rows);
+    for (size_t k = s->first; k < s->first + s->t.partitions; k++) {
+        task_row *row = &R->task_rows[kf_sink_task_of(k, R->a->tasks)];
+        row->partitions++;
+        row->peak_open_files += R->peaks[k];
+    }
+}
+
+static void tasks_json(sink_run *R, out *o)
+{
+    out_arr_open(o, "tasks");
+    for (uint32_t k = 0; k < R->a->tasks; k++) {
+        const task_row *row = &R->task_rows[k];
+        out_obj_open(o, NULL);
+        out_uint(o, "task", k);
+        out_uint(o, "partitions", row->partitions);
+        out_uint(o, "peak_open_files", row->peak_open_files);
+        out_uint(o, "peak_buffer_bytes", kf_sink_buffer_bytes(row->peak_open_files, R->part_size));
+        out_obj_close(o);
+    }
+    out_arr_close(o);
+}
+
+static void tasks_text(sink_run *R, FILE *f)
+{
+    for (uint32_t k = 0; k < R->a->tasks; k++) {
+        const task_row *row = &R->task_rows[k];
+        char b[32];
+        fmt_bytes(kf_sink_buffer_bytes(row->peak_open_files, R->part_size), b, sizeof b);
+        fprintf(f, "    task %" PRIu32 ": %" PRIu64 " partition%s, peak %" PRIu64 " open file%s = %s\n", k,
+                row->partitions, row->partitions == 1 ? "" : "s", row->peak_open_files,
+                row->peak_open_files == 1 ? "" : "s", b);
+    }
+}
+
 static void print_summary(sink_run *R, const topic_sum *s)
 {
+    topic_tasks(R, s);
     const kf_sink_topic *t = &s->t;
     const kf_sink_config *c = &R->o->config;
     char sug[1024];
@@ -186,16 +234,22 @@ static void print_summary(sink_run *R, const topic_sum *s)
         alt_json(o, "with_rotate_interval", &t->alt[KF_SINK_WITH_ROTATE], R->part_size);
         alt_json(o, "with_smaller_flush_size", &t->alt[KF_SINK_WITH_SMALLER_FLUSH], R->part_size);
         out_uint(o, "damaged_ranges", s->damaged);
+        tasks_json(R, o);
         out_end(o);
         return;
     }
     FILE *f = o->f;
     char b[32];
     fmt_bytes(buffers, b, sizeof b);
+    char holder[80] = "one task holding every partition";
+    if (R->a->tasks > 1)
+        snprintf(holder, sizeof holder, "the %" PRIu32 " tasks of one worker", R->a->tasks);
     fprintf(f, "  total, %" PRIu64 " partition%s: %" PRIu64 " records, peak %" PRIu64 " open file%s = %s of upload "
-               "buffers for one task holding every partition; %" PRIu64 " files committed\n",
+               "buffers for %s; %" PRIu64 " files committed\n",
             t->partitions, t->partitions == 1 ? "" : "s", t->records, t->figures.peak_open_files,
-            t->figures.peak_open_files == 1 ? "" : "s", b, t->figures.files_committed);
+            t->figures.peak_open_files == 1 ? "" : "s", b, holder, t->figures.files_committed);
+    if (R->a->tasks > 1)
+        tasks_text(R, f);
     fprintf(f, "  suggestion: %s\n", sug);
     if (t->records_without_timestamp)
         fprintf(f, "  %" PRIu64 " record%s without a timestamp (magic 0, or -1) left out: a time-based partitioner "
@@ -316,7 +370,51 @@ static void read_partition(sink_run *R, const kf_partition *p, topic_sum *s)
         R->unreadable = true;
     s->damaged += damaged;
     kf_sink_topic_add(&s->t, &sp);
+    R->peaks[R->npeaks++] = sp.figures.peak_open_files;
     print_partition(R, p, &sp, damaged);
+}
+
+/* The sink_verdict line (or its text): every topic's and task's buffers
+ * against one worker's heap. */
+static void print_verdict(sink_run *R)
+{
+    uint64_t files = 0;
+    for (size_t k = 0; k < R->npeaks; k++)
+        files += R->peaks[k];
+    uint64_t buffers = kf_sink_buffer_bytes(files, R->part_size);
+    kf_sink_verdict v = kf_sink_verdict_of(buffers, R->a->heap);
+    out *o = R->o_out;
+    if (R->json) {
+        out_begin(o, "sink_verdict");
+        out_uint(o, "peak_buffer_bytes", buffers);
+        if (R->a->heap)
+            out_uint(o, "heap", R->a->heap);
+        else
+            out_null(o, "heap");
+        if (v != KF_SINK_VERDICT_NONE)
+            out_str(o, "verdict", kf_sink_verdict_name(v));
+        else
+            out_null(o, "verdict");
+        out_uint(o, "peak_open_files", files);
+        out_uint(o, "partitions", R->npeaks);
+        out_uint(o, "tasks", R->a->tasks);
+        out_uint(o, "part_size", R->part_size);
+        out_end(o);
+        return;
+    }
+    char b[32], h[32];
+    fmt_bytes(buffers, b, sizeof b);
+    FILE *f = o->f;
+    fprintf(f, "verdict: %zu partition%s in %" PRIu32 " task%s of one worker (they share its heap): peak %" PRIu64
+               " open file%s = %s of upload buffers",
+            R->npeaks, R->npeaks == 1 ? "" : "s", R->a->tasks, R->a->tasks == 1 ? "" : "s", files,
+            files == 1 ? "" : "s", b);
+    if (v == KF_SINK_VERDICT_NONE) {
+        fprintf(f, "; no heap given (--heap)\n");
+        return;
+    }
+    fmt_bytes(R->a->heap, h, sizeof h);
+    fprintf(f, ", %s the %s heap\n", v == KF_SINK_FITS ? "fits" : "exceeds", h);
 }
 
 int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
@@ -326,7 +424,8 @@ int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
     out o, e;
     out_init(&o, stdout, json);
     out_init(&e, stderr, false);
-    sink_run R = {a, opts, a->part_size, a->max_batch, json, &o, json ? &o : &e, false, false, NULL, 0};
+    sink_run R = {.a = a, .o = opts, .part_size = a->part_size, .max_batch = a->max_batch, .json = json,
+                  .o_out = &o, .perr = json ? &o : &e};
     kf_inputs in;
     int in_status = inputs_collect(paths, npaths, &in);
     if (!in.n && in_status != EXIT_FAIL)
@@ -340,9 +439,9 @@ int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
             return EXIT_FAIL;
         }
     }
-    topic_sum *sums = calloc(in.n ? in.n : 1, sizeof *sums);
-    if (!sums)
-        cli_oom();
+    topic_sum *sums = must(calloc(in.n ? in.n : 1, sizeof *sums));
+    R.peaks = must(calloc(in.n ? in.n : 1, sizeof *R.peaks));
+    R.task_rows = must(calloc(a->tasks, sizeof *R.task_rows));
     size_t nsums = 0;
     /* in.parts is sorted by topic, then partition */
     for (size_t i = 0; i < in.n;) {
@@ -357,6 +456,7 @@ int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
             note_uncommitted_topic(&R, in.parts[i].topic);
         topic_sum *s = &sums[nsums++];
         s->topic = in.parts[i].topic;
+        s->first = R.npeaks;
         kf_sink_topic_init(&s->t, opts);
         if (!json)
             print_topic_header(&R, s->topic);
@@ -369,7 +469,10 @@ int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
     if (json)
         for (size_t i = 0; i < nsums; i++)
             print_summary(&R, &sums[i]);
+    print_verdict(&R);
     free(sums);
+    free(R.peaks);
+    free(R.task_rows);
     free_commits(&R);
     kf_inputs_free(&in);
     if (in_status == EXIT_FAIL || R.unreadable)

@@ -17,6 +17,8 @@ typedef struct stats_sink_args {
     int64_t schedule_ms;         /* --rotate-schedule-interval; 0: not given */
     uint64_t catch_up_rate;      /* --catch-up-rate: records/s per partition (the default when not given) */
     const char *from_group;      /* --from-group: resume at this group's commits; NULL: so.from */
+    uint32_t tasks;              /* --tasks: tasks.max, >= 1 */
+    uint64_t heap;               /* --heap: one worker's heap in bytes; 0: not given */
     size_t max_batch;
     bool json;
 } stats_sink_args;
@@ -24,6 +26,8 @@ typedef struct stats_sink_args {
 /* The catch-up rate --rotate-schedule-interval assumes without
  * --catch-up-rate: records per second per topic partition. */
 #define STATS_SINK_DEFAULT_CATCH_UP_RATE 1000
+/* The most tasks --tasks takes (every task is a row of each topic's summary). */
+#define STATS_SINK_MAX_TASKS 65536
 
 /* Simulate a->so over every partition under paths; prints "sink_partition"
  * lines, then one "sink_summary" per topic (or the text form). Returns the

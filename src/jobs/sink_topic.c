@@ -1,7 +1,7 @@
 /* sink_topic.c: a topic's sink catch-up figures (the sums over its
- * partitions: what one task holding every partition may hold at once) and
- * the suggestion that names the settings bounding them
- * (include/kfsck/sink.h). */
+ * partitions: what one task holding every partition may hold at once), the
+ * partitions' tasks and the heap's verdict, and the suggestion that names
+ * the settings bounding them (include/kfsck/sink.h). */
 #include "kfsck/sink.h"
 
 #include <inttypes.h>
@@ -34,6 +34,20 @@ void kf_sink_topic_add(kf_sink_topic *t, const kf_sink_partition *p)
     for (size_t k = 0; k < KF_SINK_ALTS; k++)
         if (t->alt[k].on && p->alt[k].on)
             add_figures(&t->alt[k].figures, &p->alt[k].figures);
+}
+
+uint32_t kf_sink_task_of(uint64_t index, uint32_t tasks) { return tasks > 1 ? (uint32_t)(index % tasks) : 0; }
+
+kf_sink_verdict kf_sink_verdict_of(uint64_t peak_buffer_bytes, uint64_t heap)
+{
+    if (!heap)
+        return KF_SINK_VERDICT_NONE;
+    return peak_buffer_bytes <= heap ? KF_SINK_FITS : KF_SINK_EXCEEDS;
+}
+
+const char *kf_sink_verdict_name(kf_sink_verdict v)
+{
+    return v == KF_SINK_FITS ? "fits" : v == KF_SINK_EXCEEDS ? "exceeds" : NULL;
 }
 
 /* "25.0 MiB", "1.5 GiB", "512 bytes" */

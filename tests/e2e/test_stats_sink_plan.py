@@ -126,6 +126,100 @@ class RotateSchedule(unittest.TestCase):
                 self.assertIn("kfsck stats:", err)
 
 
+class TasksAndHeap(unittest.TestCase):
+    ALL = EVENTS + ["sink/datadir/legacy-0"]
+
+    def figures(self, flush, part=25 * MIB):
+        """{(topic, partition): peak} of the data dir, from the model."""
+        out = {}
+        for rel in self.ALL:
+            topic, num = os.path.basename(rel).rsplit("-", 1)
+            out[(topic, int(num))] = expect(rel, 600000, flush)["sim"]["peak"]
+        return out
+
+    def test_tasks_and_verdict_follow_the_model(self):
+        for tasks in (1, 2, 3, 4, 7):
+            for heap in (None, "1g", "24GiB", "500M", "104857600"):
+                with self.subTest(tasks=tasks, heap=heap):
+                    extra = ["--tasks", str(tasks)] + (["--heap", heap] if heap else [])
+                    code, out, err = run(*sink(*extra, flush="40"), "sink/datadir")
+                    self.assertEqual(code, 0, err)
+                    lines = jsonl(out)
+                    self.assertEqual([x["type"] for x in lines][-1], "sink_verdict")
+                    self.assertEqual(len(of_type(lines, "sink_verdict")), 1)
+                    peaks = self.figures(40)
+                    assignment = sink_model.assign_tasks(peaks, tasks)
+                    for s in of_type(lines, "sink_summary"):
+                        self.assertEqual(s["tasks"], sink_model.task_table(peaks, assignment, s["topic"], tasks,
+                                                                           25 * MIB))
+                    heap_bytes = {None: None, "1g": 1 << 30, "24GiB": 24 << 30, "500M": 500 * MIB,
+                                  "104857600": 104857600}[heap]
+                    v = of_type(lines, "sink_verdict")[0]
+                    want = sink_model.verdict(sum(peaks.values()), 25 * MIB, heap_bytes)
+                    self.assertEqual({k: v[k] for k in want}, want)
+                    self.assertEqual((v["tasks"], v["partitions"], v["peak_open_files"]),
+                                     (tasks, 4, sum(peaks.values())))
+
+    def test_round_robin_runs_across_topics(self):
+        # events-0, -1, -2 and legacy-0 in (topic, partition) order: legacy-0 is
+        # the fourth partition, task 1 of 3
+        code, out, _ = run(*sink("--tasks", "3"), "sink/datadir")
+        self.assertEqual(code, 0)
+        s = {x["topic"]: x for x in of_type(jsonl(out), "sink_summary")}
+        self.assertEqual([t["partitions"] for t in s["events"]["tasks"]], [1, 1, 1])
+        self.assertEqual([t["partitions"] for t in s["legacy"]["tasks"]], [1, 0, 0])
+        self.assertEqual([t["task"] for t in s["legacy"]["tasks"]], [0, 1, 2])
+
+    def test_heap_suffixes(self):
+        for arg, n in (("24GiB", 24 << 30), ("24g", 24 << 30), ("24G", 24 << 30), ("24GB", 24 << 30),
+                       ("512m", 512 * MIB), ("64K", 64 << 10), ("1000", 1000)):
+            with self.subTest(heap=arg):
+                code, out, _ = run(*sink("--heap", arg), "sink/datadir/events-0")
+                self.assertEqual(code, 0)
+                self.assertEqual(of_type(jsonl(out), "sink_verdict")[0]["heap"], n)
+
+    def test_the_sum_of_the_tasks_decides(self):
+        # each task's share fits, their sum (one worker's heap) does not
+        peaks = self.figures(50)
+        total = sum(peaks.values()) * 25 * MIB
+        code, out, _ = run(*sink("--tasks", "4", "--heap", str(total - 1)), "sink/datadir")
+        v = of_type(jsonl(out), "sink_verdict")[0]
+        self.assertEqual((v["verdict"], v["peak_buffer_bytes"]), ("exceeds", total))
+        code, out, _ = run(*sink("--tasks", "4", "--heap", str(total)), "sink/datadir")
+        self.assertEqual(of_type(jsonl(out), "sink_verdict")[0]["verdict"], "fits")
+
+    def test_text(self):
+        base = ["stats", "--sink-partition-duration", "10m", "--flush-size", "50"]
+        code, out, _ = run(*base, "--tasks", "2", "--heap", "24g", "sink/datadir")
+        self.assertEqual(code, 0)
+        peaks = self.figures(50)
+        self.assertIn("for the 2 tasks of one worker", out)
+        e0 = peaks[("events", 0)] + peaks[("events", 2)]
+        self.assertIn("    task 0: 2 partitions, peak %d open files = " % e0, out)
+        total = sum(peaks.values())
+        self.assertIn("verdict: 4 partitions in 2 tasks of one worker (they share its heap): peak %d open files = "
+                      % total, out)
+        self.assertIn("fits the 24.0 GiB heap", out)
+        code, out, _ = run(*base, "sink/datadir/events-0")
+        self.assertIn("no heap given (--heap)", out)
+        self.assertNotIn("    task 0:", out)
+
+    def test_usage_errors(self):
+        p = "sink/datadir/events-0"
+        d = ["--sink-partition-duration", "10m", "--flush-size", "50"]
+        for args in (["--tasks", "2", p], ["--heap", "1g", p], d + ["--tasks", "0", p], d + ["--tasks", "-1", p],
+                     d + ["--tasks", "65537", p], d + ["--tasks", "two", p], d + ["--heap", "0", p],
+                     d + ["--heap", "-1g", p], d + ["--heap", "1t", p], d + ["--heap", "g", p]):
+            with self.subTest(args=args):
+                code, out, err = run("stats", *args)
+                self.assertEqual(code, 2, err)
+                self.assertEqual(out, "")
+                self.assertIn("kfsck stats", err)
+        code, out, _ = run("stats", "--json", *d, "--tasks", "65536", p)
+        self.assertEqual(code, 0)
+        self.assertEqual(len(of_type(jsonl(out), "sink_summary")[0]["tasks"]), 65536)
+
+
 class FromGroup(TempDirTest):
     """A data dir with the sink fixtures' partitions and a __consumer_offsets
     partition (gen_offsets' builders) holding the connector's commits."""
