@@ -17,9 +17,11 @@
  * kf_sink_read_partition reads one partition through a kf_part_reader from
  * where the connector resumes (an offset, or the offset Kafka's
  * offsetsForTimes finds for a time), leaving out control batches and
- * skipping damaged batches (reported); kf_sink_topic adds partitions up and
- * kf_sink_suggest words the settings that bound the figures. Nothing here
- * prints. */
+ * skipping damaged batches (reported); kf_sink_topic adds partitions up,
+ * kf_sink_task_of and kf_sink_verdict_of deal them to tasks and weigh them
+ * against a heap, kf_sink_levers and kf_sink_advise weigh and word the
+ * settings that bound the figures, and kf_sink_explain states the model
+ * with the figures filled in. Nothing here prints. */
 #ifndef KFSCK_SINK_H
 #define KFSCK_SINK_H
 
@@ -199,11 +201,72 @@ kf_sink_verdict kf_sink_verdict_of(uint64_t peak_buffer_bytes, uint64_t heap);
 /* "fits", "exceeds", or NULL for KF_SINK_VERDICT_NONE. */
 const char *kf_sink_verdict_name(kf_sink_verdict v);
 
-/* The suggestion for a topic, in words, into buf (always terminated): what
- * rotate.interval.ms and a smaller flush.size would bound the open files
- * and upload buffers to, and at what cost in committed files. Returns the
- * length it needed (as snprintf). */
-size_t kf_sink_suggest(const kf_sink_topic *t, const kf_sink_config *c, uint64_t part_size, char *buf, size_t n);
+/* ---- the levers and the suggestion (sink_advice.c) ---------------------- */
+
+/* s3.part.size's minimum. */
+#define KF_SINK_MIN_PART_SIZE ((uint64_t)5 << 20)
+/* Files of fewer records than this flood object storage with tiny files. */
+#define KF_SINK_TINY_FILE_RECORDS 1000
+
+/* What the suggestion of a topic weighs beyond its figures. */
+typedef struct kf_sink_advice_in {
+    kf_sink_config config;          /* the settings simulated */
+    uint64_t schedule_records;      /* kf_sink_opts.schedule_records */
+    uint64_t part_size;             /* s3.part.size */
+    uint64_t heap;                  /* one worker's heap; 0: not given */
+    uint32_t tasks;                 /* tasks.max (0 counts as 1) */
+    const uint64_t *partition_peaks; /* the topic's partitions' peak_open_files, in partition order */
+    size_t npartitions;
+} kf_sink_advice_in;
+
+/* The settings that bound a topic's open files, each alone:
+ *   KF_SINK_LEVER_ROTATE     rotate.interval.ms = partition.duration.ms
+ *                            (kf_sink_alternatives; off when one is set),
+ *   KF_SINK_LEVER_FLUSH      flush.size / 10 (off as that alternative),
+ *   KF_SINK_LEVER_PART_SIZE  the largest s3.part.size in whole MiB whose
+ *                            buffers fit the heap, at least the 5 MiB
+ *                            minimum (without a heap: the minimum); off
+ *                            when the part size is at most the minimum,
+ *   KF_SINK_LEVER_WORKERS    tasks.max = K on K workers, a task each (the
+ *                            topic's partitions dealt round-robin over K
+ *                            tasks): the fewest K >= 2 whose largest task
+ *                            fits the heap, else (and without a heap) one
+ *                            partition per task; off for one partition.
+ * peak_open_files is the topic's (for WORKERS: the largest task's, which
+ * one worker holds), files_committed what the lever commits over the data
+ * read (the part size and the workers do not change the files). The
+ * part-size lever is on only when it is below the part size given. */
+typedef enum kf_sink_lever_kind {
+    KF_SINK_LEVER_ROTATE = 0,
+    KF_SINK_LEVER_FLUSH,
+    KF_SINK_LEVER_PART_SIZE,
+    KF_SINK_LEVER_WORKERS,
+    KF_SINK_LEVERS
+} kf_sink_lever_kind;
+
+typedef struct kf_sink_lever {
+    bool on;
+    uint64_t value;             /* rotate.interval.ms, flush.size, s3.part.size or K */
+    uint64_t peak_open_files;
+    uint64_t peak_buffer_bytes;
+    uint64_t files_committed;
+    uint64_t records_written;
+    uint64_t records_per_file;  /* records_written / the files written (committed and still open); 0: none */
+    bool tiny_files;            /* files_committed > 0 and records_per_file < KF_SINK_TINY_FILE_RECORDS */
+    kf_sink_verdict verdict;    /* peak_buffer_bytes against the heap */
+} kf_sink_lever;
+
+/* The setting's name: "rotate.interval.ms", "flush.size", "s3.part.size",
+ * "tasks.max" (one worker each). */
+const char *kf_sink_lever_name(kf_sink_lever_kind k);
+/* Fill lever[] for topic t (with its alternatives, kf_sink_topic_init). */
+void kf_sink_levers(const kf_sink_topic *t, const kf_sink_advice_in *a, kf_sink_lever lever[KF_SINK_LEVERS]);
+
+/* The suggestion for a topic, in words, into buf (always terminated):
+ * "nothing to change" when its buffers fit the heap, else every lever that
+ * is on with its peak, its files and, when they are tiny, a warning.
+ * Returns the length it needed (as snprintf). */
+size_t kf_sink_advise(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

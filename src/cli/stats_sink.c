@@ -197,13 +197,43 @@ static void tasks_text(sink_run *R, FILE *f)
     }
 }
 
+/* sink_summary.levers: every lever that is on (kf_sink_levers). */
+static void levers_json(out *o, const kf_sink_topic *t, const kf_sink_advice_in *adv)
+{
+    kf_sink_lever lever[KF_SINK_LEVERS];
+    kf_sink_levers(t, adv, lever);
+    out_arr_open(o, "levers");
+    for (int k = 0; k < KF_SINK_LEVERS; k++) {
+        const kf_sink_lever *l = &lever[k];
+        if (!l->on)
+            continue;
+        out_obj_open(o, NULL);
+        out_str(o, "setting", kf_sink_lever_name((kf_sink_lever_kind)k));
+        out_uint(o, "value", l->value);
+        out_uint(o, "peak_open_files", l->peak_open_files);
+        out_uint(o, "peak_buffer_bytes", l->peak_buffer_bytes);
+        out_uint(o, "files_committed", l->files_committed);
+        out_uint(o, "records_per_file", l->records_per_file);
+        out_bool(o, "tiny_files", l->tiny_files);
+        const char *v = kf_sink_verdict_name(l->verdict);
+        if (v)
+            out_str(o, "verdict", v);
+        else
+            out_null(o, "verdict");
+        out_obj_close(o);
+    }
+    out_arr_close(o);
+}
+
 static void print_summary(sink_run *R, const topic_sum *s)
 {
     topic_tasks(R, s);
     const kf_sink_topic *t = &s->t;
     const kf_sink_config *c = &R->o->config;
-    char sug[1024];
-    kf_sink_suggest(t, c, R->part_size, sug, sizeof sug);
+    kf_sink_advice_in adv = {*c, R->o->schedule_records, R->part_size, R->a->heap, R->a->tasks,
+                             R->peaks + s->first, (size_t)t->partitions};
+    char sug[4096];
+    kf_sink_advise(t, &adv, sug, sizeof sug);
     uint64_t buffers = kf_sink_buffer_bytes(t->figures.peak_open_files, R->part_size);
     out *o = R->o_out;
     if (R->json) {
@@ -235,6 +265,7 @@ static void print_summary(sink_run *R, const topic_sum *s)
         alt_json(o, "with_smaller_flush_size", &t->alt[KF_SINK_WITH_SMALLER_FLUSH], R->part_size);
         out_uint(o, "damaged_ranges", s->damaged);
         tasks_json(R, o);
+        levers_json(o, t, &adv);
         out_end(o);
         return;
     }

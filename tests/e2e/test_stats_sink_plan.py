@@ -220,6 +220,75 @@ class TasksAndHeap(unittest.TestCase):
         self.assertEqual(len(of_type(jsonl(out), "sink_summary")[0]["tasks"]), 65536)
 
 
+class Levers(unittest.TestCase):
+    # (flush.size, --heap bytes or None, --part-size bytes, rotate ms or None, scheduled records or None)
+    COMBOS = [
+        (50, None, 25 * MIB, None, None),
+        (50, 300 * MIB, 25 * MIB, None, None),
+        (50, 100 * MIB, 25 * MIB, None, None),
+        (50, 10 * MIB, 25 * MIB, None, None),        # nothing fits, not even one partition a worker
+        (200, 400 * MIB, 25 * MIB, None, None),
+        (200, 1 << 30, 25 * MIB, None, None),        # fits: nothing to change
+        (1, None, 25 * MIB, None, None),             # flush.size 1: no smaller flush.size
+        (50, 200 * MIB, 5 * MIB, None, None),        # at the minimum part size already
+        (50, 60 * MIB, 8 * MIB, None, None),
+        (50, None, 25 * MIB, 600000, None),          # rotation given
+        (50, 150 * MIB, 25 * MIB, None, 30),         # with a schedule (1s x 30 records/s)
+    ]
+
+    def test_levers_follow_the_model(self):
+        for flush, heap, part, rot, sched in self.COMBOS:
+            with self.subTest(flush=flush, heap=heap, part=part, rotate=rot, schedule=sched):
+                extra = ["--part-size", str(part)]
+                if heap is not None:
+                    extra += ["--heap", str(heap)]
+                if rot:
+                    extra += ["--rotate-interval", str(rot)]
+                if sched:
+                    extra += ["--rotate-schedule-interval", "1s", "--catch-up-rate", str(sched)]
+                code, out, err = run(*sink(*extra, flush=str(flush)), "sink/datadir")
+                self.assertEqual(code, 0, err)
+                lines = jsonl(out)
+                exps = [expect(rel, 600000, flush, rotate=rot, schedule=sched) for rel in EVENTS]
+                sim, alt_r, alt_f = sink_model.topic_sums(exps)
+                want = sink_model.levers(sim, alt_r, alt_f, flush, 600000, rot, part, heap,
+                                         [e["sim"]["peak"] for e in exps])
+                s = {x["topic"]: x for x in of_type(lines, "sink_summary")}["events"]
+                self.assertEqual(s["levers"], want)
+                sug = s["suggestion"]
+                if heap is not None and sim["peak"] * part <= heap:
+                    self.assertTrue(sug.startswith("nothing to change: %d open files" % sim["peak"]), sug)
+                    continue
+                self.assertNotIn("nothing to change", sug)
+                # rotation and a smaller flush.size are offered when rotation lowers the peak
+                lowers = any(lv["setting"] == "rotate.interval.ms" and lv["peak_open_files"] < sim["peak"]
+                             for lv in want)
+                offered = [lv for lv in want if lowers or lv["setting"] not in ("rotate.interval.ms", "flush.size")]
+                for lv in offered:
+                    name = {"rotate.interval.ms": "rotate.interval.ms (e.g. %d" % lv["value"],
+                            "flush.size": "flush.size to %d: %d open file" % (lv["value"], lv["peak_open_files"]),
+                            "s3.part.size": "s3.part.size=%d MiB" % (lv["value"] // MIB),
+                            "tasks.max": "tasks.max=%d on %d workers" % (lv["value"], lv["value"])}[lv["setting"]]
+                    self.assertIn(name, sug)
+                    if lv["setting"] == "tasks.max":
+                        self.assertIn("the largest task holds %d open file" % lv["peak_open_files"], sug)
+                tiny = [lv for lv in offered if lv["tiny_files"] and lv["setting"] in ("rotate.interval.ms", "flush.size")]
+                if tiny:
+                    self.assertIn("files of %d records on average: files of fewer than 1,000 records flood "
+                                  "object storage" % tiny[0]["records_per_file"], sug)
+                if heap is not None:
+                    self.assertTrue(("fits the" in sug) or ("still over the" in sug), sug)
+
+    def test_files_below_1000_records_are_flagged(self):
+        # 400 records: every file a lever writes holds fewer than 1,000 (the seed
+        # example's data, SeedExample, has larger files)
+        code, out, _ = run(*sink(flush="100"), "sink/datadir/events-0")
+        s = of_type(jsonl(out), "sink_summary")[0]
+        self.assertEqual([lv["setting"] for lv in s["levers"]],
+                         ["rotate.interval.ms", "flush.size", "s3.part.size"])
+        self.assertTrue(all(lv["tiny_files"] and lv["records_per_file"] < 1000 for lv in s["levers"]))
+
+
 class FromGroup(TempDirTest):
     """A data dir with the sink fixtures' partitions and a __consumer_offsets
     partition (gen_offsets' builders) holding the connector's commits."""

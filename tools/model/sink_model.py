@@ -202,15 +202,6 @@ def verdict(total_peak_files, part_size, heap):
             "verdict": None if heap is None else ("fits" if total <= heap else "exceeds")}
 
 
-def part_size_for(peak_files, heap):
-    """The largest s3.part.size (whole MiB, at least the 5 MiB minimum) whose
-    buffers fit the heap; None when not even the minimum does."""
-    if peak_files == 0:
-        return None
-    mib = heap // peak_files // MIB
-    return mib * MIB if mib * MIB >= MIN_PART_SIZE else None
-
-
 def largest_task(partition_peaks, tasks):
     """The largest sum of the peaks that one of `tasks` tasks holds, the
     partitions (in partition order) dealt round-robin."""
@@ -220,17 +211,52 @@ def largest_task(partition_peaks, tasks):
     return max(sums) if sums else 0
 
 
-def workers_for(partition_peaks, part_size, heap, tasks):
-    """The fewest workers (one task each, tasks.max = that many, more than
-    `tasks`) whose largest task fits the heap, up to one per partition:
-    (workers, largest task's open files), or (None, the largest partition)
-    when not even one partition per worker fits."""
-    for k in range(tasks + 1, len(partition_peaks) + 1):
-        big = largest_task(partition_peaks, k)
-        if big * part_size <= heap:
-            return k, big
-    return None, max(partition_peaks) if partition_peaks else 0
+def levers(topic_sim, alt_rotate, alt_flush, flush, duration, rotate, part_size, heap, partition_peaks):
+    """The suggestion's levers of one topic, each alone (the man page's
+    words): [(setting, value, peak open files, peak buffer bytes, files
+    committed, records per file, tiny, verdict)] for those that apply.
+    topic_sim/alt_*: the topic's sums {"peak", "committed", "written",
+    "open"} (alt_flush None when flush.size is 1)."""
+    out = []
+
+    def lever(setting, value, peak, ps, sim):
+        files = sim["committed"] + sim["open"]
+        per_file = sim["written"] // files if files else 0
+        buffers = peak * ps
+        out.append({"setting": setting, "value": value, "peak_open_files": peak, "peak_buffer_bytes": buffers,
+                    "files_committed": sim["committed"], "records_per_file": per_file,
+                    "tiny_files": sim["committed"] > 0 and per_file < TINY_FILE_RECORDS,
+                    "verdict": None if heap is None else ("fits" if buffers <= heap else "exceeds")})
+
+    if not rotate:
+        # rotate.interval.ms = partition.duration.ms; flush.size / 10
+        lever("rotate.interval.ms", duration, alt_rotate["peak"], part_size, alt_rotate)
+        if alt_flush is not None:
+            lever("flush.size", max(flush // 10, 1), alt_flush["peak"], part_size, alt_flush)
+    peak = topic_sim["peak"]
+    if part_size > MIN_PART_SIZE and peak:
+        # the largest whole MiB whose buffers fit the heap, at least 5 MiB
+        ps = MIN_PART_SIZE if heap is None else max(MIN_PART_SIZE, heap // peak // MIB * MIB)
+        if ps < part_size:
+            lever("s3.part.size", ps, peak, ps, topic_sim)
+    n = len(partition_peaks)
+    if n >= 2:
+        # tasks.max = K on K workers: the fewest K >= 2 whose largest task
+        # fits the heap, else (and without a heap) one partition per task
+        k, big = n, largest_task(partition_peaks, n)
+        if heap is not None:
+            for cand in range(2, n + 1):
+                if largest_task(partition_peaks, cand) * part_size <= heap:
+                    k, big = cand, largest_task(partition_peaks, cand)
+                    break
+        lever("tasks.max", k, big, part_size, topic_sim)
+    return out
 
 
-def records_per_file(written, files):
-    return written // files if files else None
+def topic_sums(exps):
+    """The topic's sums of expect_dir results: (sim, alt_rotate, alt_flush)."""
+    def add(key):
+        if any(e.get(key) is None for e in exps):
+            return None
+        return {f: sum(e[key][f] for e in exps) for f in ("peak", "committed", "written", "open")}
+    return add("sim"), add("alt_rotate"), add("alt_flush")
