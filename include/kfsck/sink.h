@@ -212,6 +212,8 @@ const char *kf_sink_verdict_name(kf_sink_verdict v);
 typedef struct kf_sink_advice_in {
     kf_sink_config config;          /* the settings simulated */
     uint64_t schedule_records;      /* kf_sink_opts.schedule_records */
+    int64_t schedule_interval_ms;   /* rotate.schedule.interval.ms it came from; 0: not set */
+    uint64_t catch_up_rate;         /* ... and the records/s per partition it assumed */
     uint64_t part_size;             /* s3.part.size */
     uint64_t heap;                  /* one worker's heap; 0: not given */
     uint32_t tasks;                 /* tasks.max (0 counts as 1) */
@@ -267,6 +269,14 @@ void kf_sink_levers(const kf_sink_topic *t, const kf_sink_advice_in *a, kf_sink_
  * is on with its peak, its files and, when they are tiny, a warning.
  * Returns the length it needed (as snprintf). */
 size_t kf_sink_advise(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n);
+
+/* The model of the simulation in one paragraph with the topic's figures
+ * filled in (the commit rules with these settings; open files of a
+ * partition ~ the buckets its records between two commits span; buffers ~
+ * open files x part size; x the partitions of one worker, against the
+ * heap), so the operator can redo it for other settings. As kf_sink_advise
+ * returns. */
+size_t kf_sink_explain(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

@@ -230,8 +230,8 @@ static void print_summary(sink_run *R, const topic_sum *s)
     topic_tasks(R, s);
     const kf_sink_topic *t = &s->t;
     const kf_sink_config *c = &R->o->config;
-    kf_sink_advice_in adv = {*c, R->o->schedule_records, R->part_size, R->a->heap, R->a->tasks,
-                             R->peaks + s->first, (size_t)t->partitions};
+    kf_sink_advice_in adv = {*c, R->o->schedule_records, R->a->schedule_ms, R->a->catch_up_rate, R->part_size,
+                             R->a->heap, R->a->tasks, R->peaks + s->first, (size_t)t->partitions};
     char sug[4096];
     kf_sink_advise(t, &adv, sug, sizeof sug);
     uint64_t buffers = kf_sink_buffer_bytes(t->figures.peak_open_files, R->part_size);
@@ -282,6 +282,8 @@ static void print_summary(sink_run *R, const topic_sum *s)
     if (R->a->tasks > 1)
         tasks_text(R, f);
     fprintf(f, "  suggestion: %s\n", sug);
+    kf_sink_explain(t, &adv, sug, sizeof sug);
+    fprintf(f, "  the maths: %s\n", sug);
     if (t->records_without_timestamp)
         fprintf(f, "  %" PRIu64 " record%s without a timestamp (magic 0, or -1) left out: a time-based partitioner "
                    "cannot place them, and the task fails on them unless errors.tolerance=all\n",

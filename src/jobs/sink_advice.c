@@ -1,7 +1,7 @@
 /* sink_advice.c: the settings ("levers") that bound a topic's open files
  * and upload buffers while a storage sink connector catches up, weighed
- * against the heap, and the suggestion that words them
- * (include/kfsck/sink.h). The rotation and flush.size levers are the
+ * against the heap, the suggestion that words them, and the model stated
+ * with the figures filled in (include/kfsck/sink.h). The rotation and flush.size levers are the
  * alternatives simulated in the same pass over the records (sink_read.c);
  * the part size and the workers are arithmetic on the peaks. */
 #include "kfsck/sink.h"
@@ -227,5 +227,57 @@ size_t kf_sink_advise(const kf_sink_topic *t, const kf_sink_advice_in *a, char *
             a->npartitions, b);
         lever_tail(&out, w, false, heap);
     }
+    return out.len;
+}
+
+size_t kf_sink_explain(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n)
+{
+    text out = {buf, n, 0};
+    if (n)
+        buf[0] = 0;
+    const kf_sink_config *c = &a->config;
+    put(&out, "each record goes to the file of its time bucket, floor(timestamp / %" PRId64 " ms), and all open "
+        "files of a partition are committed together every %" PRIu64 " records written (flush.size)",
+        c->partition_duration_ms, c->flush_size);
+    if (a->schedule_records) {
+        char secs[40];
+        if (a->schedule_interval_ms % 1000)
+            snprintf(secs, sizeof secs, "%.3f", (double)a->schedule_interval_ms / 1000);
+        else
+            snprintf(secs, sizeof secs, "%" PRId64, a->schedule_interval_ms / 1000);
+        put(&out, " and every %s s x %" PRIu64 " records/s = %" PRIu64 " records written "
+            "(rotate.schedule.interval.ms at the catch-up rate), whichever comes first", secs, a->catch_up_rate,
+            a->schedule_records);
+    }
+    if (c->rotate_interval_ms > 0)
+        put(&out, ", and before a record of another bucket or %" PRId64 " ms past the first since the last commit "
+            "(rotate.interval.ms)", c->rotate_interval_ms);
+    uint64_t most = 0, sum = 0;
+    for (size_t i = 0; i < a->npartitions && a->partition_peaks; i++) {
+        most = a->partition_peaks[i] > most ? a->partition_peaks[i] : most;
+        sum += a->partition_peaks[i];
+    }
+    char b[32], total[32];
+    fmt_bytes(kf_sink_buffer_bytes(most, a->part_size), b, sizeof b);
+    fmt_bytes(kf_sink_buffer_bytes(t->figures.peak_open_files, a->part_size), total, sizeof total);
+    char ps[32];
+    fmt_bytes(a->part_size, ps, sizeof ps);
+    put(&out, ". So the open files of a partition ~ the time buckets spanned by the records written between two "
+        "commits (disorder and late data widen the span): here at most %" PRIu64 ", %.1f on average over %zu "
+        "partition%s. Buffers ~ open files x s3.part.size = %" PRIu64 " x %s = %s for the largest partition; x the "
+        "partitions of one worker: %zu partition%s in %" PRIu32 " task%s hold %" PRIu64 " open file%s at most (the "
+        "sum of the partitions' peaks) = %s",
+        most, a->npartitions ? (double)sum / (double)a->npartitions : 0.0, a->npartitions,
+        a->npartitions == 1 ? "" : "s", most, ps, b, a->npartitions, a->npartitions == 1 ? "" : "s",
+        a->tasks ? a->tasks : 1, a->tasks > 1 ? "s" : "", t->figures.peak_open_files,
+        t->figures.peak_open_files == 1 ? "" : "s", total);
+    kf_sink_verdict v = kf_sink_verdict_of(kf_sink_buffer_bytes(t->figures.peak_open_files, a->part_size), a->heap);
+    if (v != KF_SINK_VERDICT_NONE) {
+        char h[32];
+        fmt_bytes(a->heap, h, sizeof h);
+        put(&out, ", against the %s heap: %s", h, kf_sink_verdict_name(v));
+    }
+    put(&out, ". For other settings: records between commits = the smaller of flush.size and "
+        "rotate.schedule.interval.ms (s) x records/s; open files ~ 1 + the time they span / partition.duration.ms.");
     return out.len;
 }

@@ -18,6 +18,7 @@ from kfsck_e2e import FIX, ROOT, TempDirTest, jsonl, of_type, run  # noqa: E402
 
 sys.path[:0] = [os.path.join(ROOT, "tools", "gen"), os.path.join(ROOT, "tools", "model")]
 import gen_offsets as go  # noqa: E402
+import gen_sink  # noqa: E402
 import sink_model  # noqa: E402
 
 MIB = 1 << 20
@@ -287,6 +288,84 @@ class Levers(unittest.TestCase):
         self.assertEqual([lv["setting"] for lv in s["levers"]],
                          ["rotate.interval.ms", "flush.size", "s3.part.size"])
         self.assertTrue(all(lv["tiny_files"] and lv["records_per_file"] < 1000 for lv in s["levers"]))
+
+
+def fmt_bytes(n):
+    """The text output's sizes: "25.0 MiB", "1.5 GiB"."""
+    v, units = n / 1024, ["KiB", "MiB", "GiB", "TiB"]
+    u = 0
+    while v >= 1024 and u + 1 < len(units):
+        v /= 1024
+        u += 1
+    return "%.1f %s" % (v, units[u])
+
+
+class Maths(unittest.TestCase):
+    def paragraph(self, out):
+        lines = [x for x in out.splitlines() if x.startswith("  the maths: ")]
+        self.assertEqual(len(lines), 1, out)
+        return lines[0]
+
+    def test_the_paragraph_has_the_figures_filled_in(self):
+        for flush, tasks, heap, sched in ((50, 1, None, None), (40, 2, "300m", None), (200, 3, "1g", ("1s", 30))):
+            with self.subTest(flush=flush, tasks=tasks, heap=heap, schedule=sched):
+                extra = ["--tasks", str(tasks)] + (["--heap", heap] if heap else [])
+                if sched:
+                    extra += ["--rotate-schedule-interval", sched[0], "--catch-up-rate", str(sched[1])]
+                code, out, _ = run("stats", "--sink-partition-duration", "10m", "--flush-size", str(flush), *extra,
+                                   *[os.path.join(FIX, r) for r in EVENTS])
+                self.assertEqual(code, 0)
+                k = sink_model.schedule_records(1000, sched[1]) if sched else None
+                peaks = [expect(rel, 600000, flush, schedule=k)["sim"]["peak"] for rel in EVENTS]
+                m = self.paragraph(out)
+                self.assertIn("floor(timestamp / 600000 ms)", m)
+                self.assertIn("every %d records written (flush.size)" % flush, m)
+                if sched:
+                    self.assertIn("and every 1 s x %d records/s = %d records written" % (sched[1], k), m)
+                else:
+                    self.assertNotIn("records/s = ", m)
+                self.assertIn("here at most %d, %.1f on average over 3 partitions" % (max(peaks), sum(peaks) / 3), m)
+                self.assertIn("= %d x 25.0 MiB = %s for the largest partition" % (max(peaks),
+                                                                                  fmt_bytes(max(peaks) * 25 * MIB)), m)
+                self.assertIn("3 partitions in %d task%s hold %d open files at most" % (
+                    tasks, "s" if tasks > 1 else "", sum(peaks)), m)
+                if heap:
+                    hb = {"300m": 300 * MIB, "1g": 1 << 30}[heap]
+                    self.assertIn("against the %s heap: %s" % (fmt_bytes(hb),
+                                                               "fits" if sum(peaks) * 25 * MIB <= hb else "exceeds"), m)
+                else:
+                    self.assertNotIn("heap", m)
+                self.assertTrue(m.endswith("open files ~ 1 + the time they span / partition.duration.ms."), m)
+
+
+class SeedExample(TempDirTest):
+    """The guide's worked example (docs/guide.md, the sink playbook): the
+    seed report's data scaled down, written by gen_sink.seed_example; the
+    guide quotes what kfsck prints for it."""
+    ARGS = ["--sink-partition-duration", "10m", "--flush-size", "1000", "--rotate-schedule-interval", "10m",
+            "--catch-up-rate", "10", "--tasks", "2", "--heap", "16g"]
+
+    def test_the_guide_quotes_what_kfsck_prints(self):
+        dirs = gen_sink.seed_example(self.tmp)
+        code, out, err = run("stats", *self.ARGS, *dirs)
+        self.assertEqual(code, 0, err)
+        with open(os.path.join(ROOT, "docs", "guide.md"), encoding="utf-8") as f:
+            guide = f.read()
+        start = guide.index("### The classic report, worked through (scaled)")
+        block = guide[start:guide.index("```\n\n", guide.index("```\nevents: sink catch-up", start))]
+        quoted = [x for x in block.split("```\nevents: sink catch-up", 1)[1].splitlines()[1:] if x.strip() != "..."]
+        for line in quoted:
+            self.assertIn(line + "\n", out)
+        # and the figures are the model's: ~25 open files a partition, 20 GiB for 32
+        peaks = [sink_model.expect_dir(d, 600000, 1000, schedule=6000)["sim"]["peak"] for d in dirs]
+        self.assertEqual(len(peaks), 32)
+        self.assertIn("peak %d open files = %s of upload buffers" % (sum(peaks), fmt_bytes(sum(peaks) * 25 * MIB)),
+                      out)
+        self.assertTrue(all(24 <= p <= 27 for p in peaks), peaks)
+        self.assertIn("exceeds the 16.0 GiB heap", out)
+        # the schedule (6000 records) never comes before flush.size (1000): no effect
+        plain = [sink_model.expect_dir(d, 600000, 1000)["sim"]["peak"] for d in dirs[:4]]
+        self.assertEqual(plain, peaks[:4])
 
 
 class FromGroup(TempDirTest):

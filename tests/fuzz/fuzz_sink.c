@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kf_sink_topic_add(&t, &p);
     /* the topic's partitions: this one and copies of its peak, halved */
     uint64_t peaks[3] = {fig.peak_open_files, fig.peak_open_files / 2, fig.peak_open_files / 4};
-    kf_sink_advice_in adv = {c, schedule, f, heap, 1 + (f >> 8) % 8, peaks, 1 + d % 3};
+    kf_sink_advice_in adv = {c, schedule, 0, 0, f, heap, 1 + (f >> 8) % 8, peaks, 1 + d % 3};
     kf_sink_lever lever[KF_SINK_LEVERS];
     kf_sink_levers(&t, &adv, lever);
     const kf_sink_lever *w = &lever[KF_SINK_LEVER_WORKERS];

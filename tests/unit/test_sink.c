@@ -171,7 +171,7 @@ static void test_suggestion(void **state)
     }
     assert_true(t.partitions == 2 && t.figures.peak_open_files == 20 && t.records == 1000);
     char buf[2000];
-    kf_sink_advice_in adv = {o.config, 0, 25u << 20, 0, 1, NULL, 0};
+    kf_sink_advice_in adv = {o.config, 0, 0, 0, 25u << 20, 0, 1, NULL, 0};
     size_t n = kf_sink_advise(&t, &adv, buf, sizeof buf);
     assert_int_equal(n, strlen(buf));
     assert_non_null(strstr(buf, "rotate.interval.ms (e.g. 3600000"));
