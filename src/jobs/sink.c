@@ -146,12 +146,10 @@ int kf_sink_add(kf_sink *s, int64_t offset, int64_t ts)
     }
     /* rotate.schedule.interval.ms: the wall clock of a connector catching
      * up, counted in the records it writes, runs on through flush commits */
-    bool scheduled = false;
-    if (s->schedule && ++s->since_schedule >= s->schedule) {
+    if (__builtin_expect(s->schedule != 0, 0) && ++s->since_schedule >= s->schedule) {
         s->since_schedule = 0;
-        scheduled = true;
-    }
-    if (scheduled || s->since_commit >= s->c.flush_size)
+        commit(s);
+    } else if (s->since_commit >= s->c.flush_size)
         commit(s);
     return KF_OK;
 }
