@@ -110,7 +110,7 @@ static void print_partition(sink_run *R, const kf_partition *p, const kf_sink_pa
 static void print_topic_header(sink_run *R, const char *topic)
 {
     const kf_sink_config *c = &R->o->config;
-    char d[32], r[64], ps[32], from[64];
+    char d[32], r[64], ps[32], from[96];
     fmt_duration_unit(c->partition_duration_ms, d, sizeof d);
     if (c->rotate_interval_ms > 0)
         snprintf(r, sizeof r, "rotate.interval.ms=%" PRId64, c->rotate_interval_ms);
@@ -118,7 +118,7 @@ static void print_topic_header(sink_run *R, const char *topic)
         snprintf(r, sizeof r, "no rotate.interval.ms");
     fmt_bytes(R->part_size, ps, sizeof ps);
     if (R->a->from_group)
-        snprintf(from, sizeof from, "from group %.*s's commits", 40, R->a->from_group);
+        snprintf(from, sizeof from, "from the commits of group %.*s", 40, R->a->from_group);
     else if (R->o->from == KF_SINK_FROM_OFFSET)
         snprintf(from, sizeof from, "from offset %" PRId64, R->o->from_value);
     else if (R->o->from == KF_SINK_FROM_TIME)
@@ -282,8 +282,10 @@ static void print_summary(sink_run *R, const topic_sum *s)
     if (R->a->tasks > 1)
         tasks_text(R, f);
     fprintf(f, "  suggestion: %s\n", sug);
-    kf_sink_explain(t, &adv, sug, sizeof sug);
-    fprintf(f, "  the maths: %s\n", sug);
+    if (t->figures.records_written) {
+        kf_sink_explain(t, &adv, sug, sizeof sug);
+        fprintf(f, "  the maths: %s\n", sug);
+    }
     if (t->records_without_timestamp)
         fprintf(f, "  %" PRIu64 " record%s without a timestamp (magic 0, or -1) left out: a time-based partitioner "
                    "cannot place them, and the task fails on them unless errors.tolerance=all\n",
@@ -316,15 +318,7 @@ static const group_commit *commit_of(const sink_run *R, const kf_partition *p)
 static int load_group(sink_run *R, const kf_inputs *in, const char *group)
 {
     report rep = {R->perr, NULL, 0, 0};
-    kf_replay_opts ro;
-    kf_replay_opts_init(&ro);
-    ro.max_batch_bytes = R->max_batch;
-    ro.problem_fn = report_problem;
-    ro.problem_ctx = &rep;
-    kf_replay *r;
-    if (kf_replay_new(&r, &ro) != KF_OK)
-        cli_oom();
-    replay_report_load_errors(r, &rep);
+    kf_replay *r = offsets_replay_new(R->max_batch, &rep);
     kf_offsets_topic_result res;
     replay_offsets_topic(in, r, R->max_batch, R->perr, &res);
     if (!res.partitions) {

@@ -72,6 +72,17 @@ def sink_args(duration, flush, rotate=None, from_offset=None, from_time=None, pa
     return a
 
 
+def assert_usage_errors(test, bad):
+    """Each of bad (arguments after `stats`) is a usage error: exit 2, nothing
+    on stdout, the reason on stderr."""
+    for args in bad:
+        with test.subTest(args=args):
+            code, out, err = run("stats", *args)
+            test.assertEqual(code, 2, err)
+            test.assertEqual(out, "")
+            test.assertIn("kfsck stats:", err)
+
+
 EVENTS = ["sink/datadir/events-0", "sink/datadir/events-1", "sink/datadir/events-2"]
 T0 = 1700000000000
 
@@ -409,12 +420,7 @@ class Usage(unittest.TestCase):
             ["--sink-partition-duration", "1h", "--flush-size", "10"],                # no PATH
             ["--sink-partition-duration"],
         ]
-        for args in bad:
-            with self.subTest(args=args):
-                code, out, err = run("stats", *args)
-                self.assertEqual(code, 2, err)
-                self.assertEqual(out, "")
-                self.assertIn("kfsck stats:", err)
+        assert_usage_errors(self, bad)
 
     def test_help_names_the_options(self):
         code, out, _ = run("stats", "--help")

@@ -15,6 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kfsck_e2e import FIX, ROOT, TempDirTest, jsonl, of_type, run  # noqa: E402
+from test_stats_sink import assert_usage_errors  # noqa: E402
 
 sys.path[:0] = [os.path.join(ROOT, "tools", "gen"), os.path.join(ROOT, "tools", "model")]
 import gen_offsets as go  # noqa: E402
@@ -119,12 +120,7 @@ class RotateSchedule(unittest.TestCase):
             d + ["--rotate-schedule-interval", "10m", "--catch-up-rate", "1k", p],
             d + ["--rotate-schedule-interval", p],                          # its value is the path: no PATH
         ]
-        for args in bad:
-            with self.subTest(args=args):
-                code, out, err = run("stats", *args)
-                self.assertEqual(code, 2, err)
-                self.assertEqual(out, "")
-                self.assertIn("kfsck stats:", err)
+        assert_usage_errors(self, bad)
 
 
 class TasksAndHeap(unittest.TestCase):
@@ -208,14 +204,10 @@ class TasksAndHeap(unittest.TestCase):
     def test_usage_errors(self):
         p = "sink/datadir/events-0"
         d = ["--sink-partition-duration", "10m", "--flush-size", "50"]
-        for args in (["--tasks", "2", p], ["--heap", "1g", p], d + ["--tasks", "0", p], d + ["--tasks", "-1", p],
-                     d + ["--tasks", "65537", p], d + ["--tasks", "two", p], d + ["--heap", "0", p],
-                     d + ["--heap", "-1g", p], d + ["--heap", "1t", p], d + ["--heap", "g", p]):
-            with self.subTest(args=args):
-                code, out, err = run("stats", *args)
-                self.assertEqual(code, 2, err)
-                self.assertEqual(out, "")
-                self.assertIn("kfsck stats", err)
+        assert_usage_errors(self, [["--tasks", "2", p], ["--heap", "1g", p], d + ["--tasks", "0", p],
+                                   d + ["--tasks", "-1", p], d + ["--tasks", "65537", p], d + ["--tasks", "two", p],
+                                   d + ["--heap", "0", p], d + ["--heap", "-1g", p], d + ["--heap", "1t", p],
+                                   d + ["--heap", "g", p]])
         code, out, _ = run("stats", "--json", *d, "--tasks", "65536", p)
         self.assertEqual(code, 0)
         self.assertEqual(len(of_type(jsonl(out), "sink_summary")[0]["tasks"]), 65536)
@@ -338,6 +330,14 @@ class Maths(unittest.TestCase):
                 self.assertTrue(m.endswith("open files ~ 1 + the time they span / partition.duration.ms."), m)
 
 
+    def test_no_paragraph_when_nothing_is_written(self):
+        code, out, _ = run("stats", "--sink-partition-duration", "10m", "--flush-size", "50", "--from-time",
+                           "2030-01-01", "sink/datadir/events-0")
+        self.assertEqual(code, 0)
+        self.assertIn("suggestion: nothing to size", out)
+        self.assertNotIn("the maths:", out)
+
+
 class SeedExample(TempDirTest):
     """The guide's worked example (docs/guide.md, the sink playbook): the
     seed report's data scaled down, written by gen_sink.seed_example; the
@@ -419,7 +419,7 @@ class FromGroup(TempDirTest):
         code, out, _ = run("stats", "--sink-partition-duration", "10m", "--flush-size", "50",
                            "--from-group", self.GROUP, self.dd)
         self.assertEqual(code, 0)
-        self.assertIn("from group connect-s3's commits", out)
+        self.assertIn("from the commits of group connect-s3", out)
 
     def test_a_group_with_no_commit_is_an_error(self):
         code, out, err = run(*sink("--from-group", "connect-s4"), self.dd)
