@@ -326,6 +326,32 @@ static void test_read_partition(void **state)
     assert_true(p.records < 400);
 }
 
+/* Options version 1 ends before schedule_records: whatever lies past it is
+ * not read (no schedule); version 2 reads it (the alternatives' figures
+ * with a schedule are checked against the model in
+ * tests/e2e/test_stats_sink_plan.py). */
+static void test_options_versions(void **state)
+{
+    (void)state;
+    kf_sink_opts v2;
+    kf_sink_opts_init(&v2);
+    v2.config = (kf_sink_config){600000, 100, 0};
+    kf_sink_partition plain, scheduled, old;
+    problem_log plog = {0};
+    assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &v2, &plain, &plog), KF_OK);
+    v2.schedule_records = 20;
+    assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &v2, &scheduled, &plog), KF_OK);
+    assert_true(scheduled.figures.files_committed > plain.figures.files_committed);
+    assert_true(scheduled.figures.peak_open_files < plain.figures.peak_open_files);
+    kf_sink_opts v1 = v2; /* schedule_records still 20: a version-1 caller's stack garbage */
+    v1.version = 1;
+    assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &v1, &old, &plog), KF_OK);
+    assert_int_equal(old.figures.files_committed, plain.figures.files_committed);
+    assert_int_equal(old.figures.peak_open_files, plain.figures.peak_open_files);
+    v1.version = KF_SINK_OPTIONS_VERSION + 1;
+    assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &v1, &old, &plog), KF_ERR_UNSUPPORTED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_rotate_on_interval),   cmocka_unit_test(test_peak_is_first_reached),
         cmocka_unit_test(test_many_buckets_and_commits), cmocka_unit_test(test_negative_and_extreme_timestamps),
         cmocka_unit_test(test_config_and_helpers),   cmocka_unit_test(test_suggestion), cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_options_versions),
         cmocka_unit_test(test_read_partition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
