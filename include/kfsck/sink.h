@@ -136,7 +136,8 @@ typedef struct kf_sink_opts {
  * default: no resume point, alternatives on, no callback). config has no
  * default: fill it. Every function here taking a kf_sink_opts: its version
  * must be 1..KF_SINK_OPTIONS_VERSION, else KF_ERR_UNSUPPORTED (kfsck.h,
- * "Options"; a version-1 struct has no schedule_records); NULL is the defaults, whose zero config kf_sink_new refuses. */
+ * "Options"; a version-1 struct has no schedule_records); NULL is the
+ * defaults, whose zero config kf_sink_new refuses. */
 void kf_sink_opts_init(kf_sink_opts *o);
 
 typedef struct kf_sink_partition {

@@ -341,7 +341,11 @@ static int load_group(sink_run *R, const kf_inputs *in, const char *group)
         c->partition = rows[i]->partition;
         c->offset = rows[i]->offset;
     }
-    int status = res.unreadable ? EXIT_FAIL : res.uncovered || kf_replay_get_stats(r).skipped ? EXIT_DAMAGE : EXIT_CLEAN;
+    int status = EXIT_CLEAN;
+    if (res.unreadable)
+        status = EXIT_FAIL;
+    else if (res.uncovered || kf_replay_get_stats(r).skipped)
+        status = EXIT_DAMAGE; /* a commit may be missing */
     if (!R->ncommits) {
         fprintf(stderr, "kfsck: --from-group %s: the group has no committed offset in the __consumer_offsets "
                         "partitions given\n", group);

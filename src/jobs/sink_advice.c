@@ -185,8 +185,10 @@ size_t kf_sink_advise(const kf_sink_topic *t, const kf_sink_advice_in *a, char *
     bool lowers = r->on && r->peak_open_files < f->peak_open_files;
     const char *sep = "";
     if (a->config.rotate_interval_ms > 0) {
-        put(&out, "rotate.interval.ms=%" PRId64 " already keeps at most one file open per partition: %s at most, %" PRIu64
-            " files committed", a->config.rotate_interval_ms, now, f->files_committed);
+        put(&out,
+            "rotate.interval.ms=%" PRId64 " already keeps at most one file open per partition: %s at most, "
+            "%" PRIu64 " files committed",
+            a->config.rotate_interval_ms, now, f->files_committed);
         sep = "; or ";
     } else if (r->on && !lowers) {
         /* with rotation each partition peaks at one file: so it does without */

@@ -265,7 +265,8 @@ class Levers(unittest.TestCase):
                     self.assertIn(name, sug)
                     if lv["setting"] == "tasks.max":
                         self.assertIn("the largest task holds %d open file" % lv["peak_open_files"], sug)
-                tiny = [lv for lv in offered if lv["tiny_files"] and lv["setting"] in ("rotate.interval.ms", "flush.size")]
+                tiny = [lv for lv in offered
+                        if lv["tiny_files"] and lv["setting"] in ("rotate.interval.ms", "flush.size")]
                 if tiny:
                     self.assertIn("files of %d records on average: files of fewer than 1,000 records flood "
                                   "object storage" % tiny[0]["records_per_file"], sug)
@@ -434,6 +435,21 @@ class FromGroup(TempDirTest):
         self.assertEqual(code, 3)
         self.assertEqual(out, "")
         self.assertIn("kfsck: --from-group connect-s3: no __consumer_offsets partition among the given paths", err)
+
+    def test_damage_in_the_offsets_topic_is_exit_1(self):
+        # the first batch (the first commits) bit-flipped: a commit may be missing
+        seg = os.path.join(self.tmp, self.offsets_dir, "00000000000000000000.log")
+        with open(seg, "r+b") as f:
+            f.seek(70)
+            b = f.read(1)[0]
+            f.seek(70)
+            f.write(bytes([b ^ 0x10]))
+        code, out, err = run(*sink("--from-group", self.GROUP), self.dd)
+        self.assertEqual(code, 1, err)
+        self.assertIn("crc_mismatch", {p["code"] for p in of_type(jsonl(out), "problem")})
+        # the later commits still hold
+        parts = {(p["topic"], p["partition"]): p for p in of_type(jsonl(out), "sink_partition")}
+        self.assertEqual(parts[("events", 0)]["resume_offset"], 210)
 
     def test_exclusive_with_the_other_resume_points(self):
         for other in (["--from-offset", "3"], ["--from-time", "1700000000000"], ["--from-group", "x"]):
