@@ -16,7 +16,7 @@ _kfsck_options()
     repair)   echo "--salvage --force --max-batch-bytes --json -o --output --help" ;;
     merge)    echo "--force --max-batch-bytes --json -o --output --help" ;;
     scan)     echo "--jobs --max-batch-bytes --json --format --help" ;;
-    stats)    echo "--bucket --by-partition --max-batch-bytes --json --sink-partition-duration --flush-size --rotate-interval --part-size --from-offset --from-time --help" ;;
+    stats)    echo "--bucket --by-partition --max-batch-bytes --json --sink-partition-duration --flush-size --rotate-interval --part-size --rotate-schedule-interval --catch-up-rate --from-offset --from-time --from-group --tasks --heap --help" ;;
     txns)     echo "--hanging-ms --max-batch-bytes --json --help" ;;
     metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
     compaction) echo "--now --min-cleanable-ratio --min-compaction-lag-ms --max-compaction-lag-ms --max-batch-bytes --json --help" ;;
@@ -34,7 +34,7 @@ _kfsck_takes_value()
     --offset|--to-offset) return 0 ;;
     --decode|--max-bytes|--max-batch-bytes|--group|--topic|--as-of|--connect-topic| \
     --offsets-partitions|--format|-o|--output|--jobs|--bucket|--sink-partition-duration| \
-    --flush-size|--rotate-interval|--part-size|--from-offset|--from-time|--hanging-ms| \
+    --flush-size|--rotate-interval|--part-size|--rotate-schedule-interval|--catch-up-rate|--from-offset|--from-time|--from-group|--tasks|--heap|--hanging-ms| \
     --as-of-offset|--now|--offsets-retention-minutes) return 0 ;;
     --min-cleanable-ratio|--min-compaction-lag-ms|--max-compaction-lag-ms) return 0 ;;
     --config|--recovery-threads|--recovery-rate) return 0 ;;

@@ -7,16 +7,21 @@
  * partition's open files together after flush.size records, or, with
  * rotate.interval.ms set, also before a record whose bucket differs from the
  * previous record's or whose timestamp is at least the interval past the
- * first record written since the last commit.
+ * first record written since the last commit. rotate.schedule.interval.ms
+ * (which runs on the connector's wall clock) is modelled in records: a
+ * connector catching up writes N records a second per partition, so all
+ * open files are also committed every interval x N records written.
  *
  * Three layers: kf_sink simulates one partition fed (offset, timestamp) in
  * offset order, with memory proportional to its open files;
  * kf_sink_read_partition reads one partition through a kf_part_reader from
  * where the connector resumes (an offset, or the offset Kafka's
  * offsetsForTimes finds for a time), leaving out control batches and
- * skipping damaged batches (reported); kf_sink_topic adds partitions up and
- * kf_sink_suggest words the settings that bound the figures. Nothing here
- * prints. */
+ * skipping damaged batches (reported); kf_sink_topic adds partitions up,
+ * kf_sink_task_of and kf_sink_verdict_of deal them to tasks and weigh them
+ * against a heap, kf_sink_levers and kf_sink_advise weigh and word the
+ * settings that bound the figures, and kf_sink_explain states the model
+ * with the figures filled in. Nothing here prints. */
 #ifndef KFSCK_SINK_H
 #define KFSCK_SINK_H
 
@@ -64,7 +69,18 @@ int kf_sink_new(kf_sink **s, const kf_sink_config *c);
  * cannot place (see kf_sink_read_partition). KF_OK or KF_ERR_NOMEM. */
 int kf_sink_add(kf_sink *s, int64_t offset, int64_t timestamp);
 void kf_sink_figures_get(const kf_sink *s, kf_sink_figures *f);
-/* Forget everything written (the next partition); keeps the memory. */
+/* rotate.schedule.interval.ms in records: also commit every open file each
+ * time `records` records have been written since the previous scheduled
+ * commit (the first counted from the first record); 0: not set (the
+ * default). Call before the first kf_sink_add. */
+void kf_sink_set_schedule(kf_sink *s, uint64_t records);
+/* The records between two scheduled commits of a connector catching up at
+ * `rate` records per second per partition with rotate.schedule.interval.ms
+ * = interval_ms: interval_ms x rate / 1000, at least 1, saturating at
+ * UINT64_MAX; 0 when interval_ms or rate is not positive. */
+uint64_t kf_sink_schedule_records(int64_t interval_ms, uint64_t rate);
+/* Forget everything written (the next partition); keeps the memory and
+ * the schedule. */
 void kf_sink_reset(kf_sink *s);
 void kf_sink_free(kf_sink *s);
 
@@ -97,7 +113,7 @@ typedef enum kf_sink_from {
     KF_SINK_FROM_TIME,      /* from_value: ms; the offset offsetsForTimes finds */
 } kf_sink_from;
 
-#define KF_SINK_OPTIONS_VERSION 1
+#define KF_SINK_OPTIONS_VERSION 2
 #define KF_SINK_OPTIONS_INIT KF_OPTIONS_INIT_(kf_sink_opts, KF_SINK_OPTIONS_VERSION)
 typedef struct kf_sink_opts {
     unsigned version;         /* KF_SINK_OPTIONS_VERSION (kfsck.h: options) */
@@ -110,13 +126,18 @@ typedef struct kf_sink_opts {
      * callback. */
     kf_problem_fn problem_fn;
     void *problem_ctx;
+    /* Version 2: rotate.schedule.interval.ms in records
+     * (kf_sink_schedule_records; 0: not set), for the given config and the
+     * alternatives alike (kf_sink_set_schedule). */
+    uint64_t schedule_records;
 } kf_sink_opts;
 
 /* Fills *o as KF_SINK_OPTIONS_INIT does: the version, every other field zero (its
  * default: no resume point, alternatives on, no callback). config has no
  * default: fill it. Every function here taking a kf_sink_opts: its version
  * must be 1..KF_SINK_OPTIONS_VERSION, else KF_ERR_UNSUPPORTED (kfsck.h,
- * "Options"); NULL is the defaults, whose zero config kf_sink_new refuses. */
+ * "Options"; a version-1 struct has no schedule_records); NULL is the
+ * defaults, whose zero config kf_sink_new refuses. */
 void kf_sink_opts_init(kf_sink_opts *o);
 
 typedef struct kf_sink_partition {
@@ -162,11 +183,101 @@ typedef struct kf_sink_topic {
 void kf_sink_topic_init(kf_sink_topic *t, const kf_sink_opts *o);
 void kf_sink_topic_add(kf_sink_topic *t, const kf_sink_partition *p);
 
-/* The suggestion for a topic, in words, into buf (always terminated): what
- * rotate.interval.ms and a smaller flush.size would bound the open files
- * and upload buffers to, and at what cost in committed files. Returns the
- * length it needed (as snprintf). */
-size_t kf_sink_suggest(const kf_sink_topic *t, const kf_sink_config *c, uint64_t part_size, char *buf, size_t n);
+/* ---- tasks and the heap (sink_topic.c) ------------------------------------ */
+
+/* The task a connector with `tasks` tasks gives the index-th of its topic
+ * partitions (0-based, in (topic, partition) order): round-robin, the first
+ * to task 0. tasks 0 counts as 1. */
+uint32_t kf_sink_task_of(uint64_t index, uint32_t tasks);
+
+/* Whether the upload buffers of the tasks of one worker (they share its
+ * heap) fit it. */
+typedef enum kf_sink_verdict {
+    KF_SINK_VERDICT_NONE = 0, /* no heap given */
+    KF_SINK_FITS,             /* peak_buffer_bytes <= heap */
+    KF_SINK_EXCEEDS,
+} kf_sink_verdict;
+/* heap 0: not given. */
+kf_sink_verdict kf_sink_verdict_of(uint64_t peak_buffer_bytes, uint64_t heap);
+/* "fits", "exceeds", or NULL for KF_SINK_VERDICT_NONE. */
+const char *kf_sink_verdict_name(kf_sink_verdict v);
+
+/* ---- the levers and the suggestion (sink_advice.c) ---------------------- */
+
+/* s3.part.size's minimum. */
+#define KF_SINK_MIN_PART_SIZE ((uint64_t)5 << 20)
+/* Files of fewer records than this flood object storage with tiny files. */
+#define KF_SINK_TINY_FILE_RECORDS 1000
+
+/* What the suggestion of a topic weighs beyond its figures. */
+typedef struct kf_sink_advice_in {
+    kf_sink_config config;          /* the settings simulated */
+    uint64_t schedule_records;      /* kf_sink_opts.schedule_records */
+    int64_t schedule_interval_ms;   /* rotate.schedule.interval.ms it came from; 0: not set */
+    uint64_t catch_up_rate;         /* ... and the records/s per partition it assumed */
+    uint64_t part_size;             /* s3.part.size */
+    uint64_t heap;                  /* one worker's heap; 0: not given */
+    uint32_t tasks;                 /* tasks.max (0 counts as 1) */
+    const uint64_t *partition_peaks; /* the topic's partitions' peak_open_files, in partition order */
+    size_t npartitions;
+} kf_sink_advice_in;
+
+/* The settings that bound a topic's open files, each alone:
+ *   KF_SINK_LEVER_ROTATE     rotate.interval.ms = partition.duration.ms
+ *                            (kf_sink_alternatives; off when one is set),
+ *   KF_SINK_LEVER_FLUSH      flush.size / 10 (off as that alternative),
+ *   KF_SINK_LEVER_PART_SIZE  the largest s3.part.size in whole MiB whose
+ *                            buffers fit the heap, at least the 5 MiB
+ *                            minimum (without a heap: the minimum); off
+ *                            when the part size is at most the minimum,
+ *   KF_SINK_LEVER_WORKERS    tasks.max = K on K workers, a task each (the
+ *                            topic's partitions dealt round-robin over K
+ *                            tasks): the fewest K >= 2 whose largest task
+ *                            fits the heap, else (and without a heap) one
+ *                            partition per task; off for one partition.
+ * peak_open_files is the topic's (for WORKERS: the largest task's, which
+ * one worker holds), files_committed what the lever commits over the data
+ * read (the part size and the workers do not change the files). The
+ * part-size lever is on only when it is below the part size given. */
+typedef enum kf_sink_lever_kind {
+    KF_SINK_LEVER_ROTATE = 0,
+    KF_SINK_LEVER_FLUSH,
+    KF_SINK_LEVER_PART_SIZE,
+    KF_SINK_LEVER_WORKERS,
+    KF_SINK_LEVERS
+} kf_sink_lever_kind;
+
+typedef struct kf_sink_lever {
+    bool on;
+    uint64_t value;             /* rotate.interval.ms, flush.size, s3.part.size or K */
+    uint64_t peak_open_files;
+    uint64_t peak_buffer_bytes;
+    uint64_t files_committed;
+    uint64_t records_written;
+    uint64_t records_per_file;  /* records_written / the files written (committed and still open); 0: none */
+    bool tiny_files;            /* files_committed > 0 and records_per_file < KF_SINK_TINY_FILE_RECORDS */
+    kf_sink_verdict verdict;    /* peak_buffer_bytes against the heap */
+} kf_sink_lever;
+
+/* The setting's name: "rotate.interval.ms", "flush.size", "s3.part.size",
+ * "tasks.max" (one worker each). */
+const char *kf_sink_lever_name(kf_sink_lever_kind k);
+/* Fill lever[] for topic t (with its alternatives, kf_sink_topic_init). */
+void kf_sink_levers(const kf_sink_topic *t, const kf_sink_advice_in *a, kf_sink_lever lever[KF_SINK_LEVERS]);
+
+/* The suggestion for a topic, in words, into buf (always terminated):
+ * "nothing to change" when its buffers fit the heap, else every lever that
+ * is on with its peak, its files and, when they are tiny, a warning.
+ * Returns the length it needed (as snprintf). */
+size_t kf_sink_advise(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n);
+
+/* The model of the simulation in one paragraph with the topic's figures
+ * filled in (the commit rules with these settings; open files of a
+ * partition ~ the buckets its records between two commits span; buffers ~
+ * open files x part size; x the partitions of one worker, against the
+ * heap), so the operator can redo it for other settings. As kf_sink_advise
+ * returns. */
+size_t kf_sink_explain(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

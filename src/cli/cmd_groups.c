@@ -516,15 +516,7 @@ int cmd_groups(int argc, char **argv)
     report rep = {perr, NULL, 0, 0};
     kf_inputs in;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
-    kf_replay_opts ro;
-    kf_replay_opts_init(&ro);
-    ro.max_batch_bytes = (size_t)op.max_batch;
-    ro.problem_fn = report_problem;
-    ro.problem_ctx = &rep;
-    kf_replay *r;
-    if (kf_replay_new(&r, &ro) != KF_OK)
-        cli_oom();
-    replay_report_load_errors(r, &rep);
+    kf_replay *r = offsets_replay_new((size_t)op.max_batch, &rep);
     note_group_partitions(&in, op.want, op.nwant, op.offsets_partitions);
     kf_offsets_topic_result res;
     replay_offsets_topic(&in, r, (size_t)op.max_batch, perr, &res);

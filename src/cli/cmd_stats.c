@@ -173,7 +173,9 @@ static void stats_usage(FILE *f)
     fprintf(f, "usage: kfsck stats [--bucket DURATION] [--by-partition] [--max-batch-bytes N] [--json] PATH...\n"
                "       kfsck stats --sink-partition-duration DURATION --flush-size N\n"
                "                   [--rotate-interval DURATION] [--part-size BYTES]\n"
-               "                   [--from-offset N | --from-time MS] [--max-batch-bytes N] [--json] PATH...\n\n"
+               "                   [--rotate-schedule-interval DURATION [--catch-up-rate N]]\n"
+               "                   [--from-offset N | --from-time MS | --from-group G]\n"
+               "                   [--tasks N] [--heap BYTES] [--max-batch-bytes N] [--json] PATH...\n\n"
                "Records and bytes per time bucket of the record timestamps, per topic (or per\n"
                "partition), and timestamp disorder, for every partition under the PATHs (data\n"
                "dirs, partition dirs, segments; copies of a partition count each record once).\n"
@@ -192,10 +194,19 @@ static void stats_usage(FILE *f)
                "  --flush-size N          the connector's flush.size (required)\n"
                "  --rotate-interval DURATION  its rotate.interval.ms (default: not set)\n"
                "  --part-size BYTES       the buffer of one open file (s3.part.size; default 25M)\n"
+               "  --rotate-schedule-interval DURATION  its rotate.schedule.interval.ms (wall clock):\n"
+               "                          a commit every DURATION x the catch-up rate records\n"
+               "  --catch-up-rate N       records/s per partition while catching up (default 1000)\n"
                "  --from-offset N         the connector resumes at offset N (default: the start)\n"
                "  --from-time MS          ... at the offset Kafka's offsetsForTimes finds for MS\n"
                "                          (epoch ms or ISO 8601: 2024-02-12T01:11:26Z)\n"
-               "  --json                  \"sink_partition\" lines, then one \"sink_summary\" per topic\n");
+               "  --from-group G          ... at group G's committed offsets, rebuilt from the\n"
+               "                          __consumer_offsets partitions among the PATHs (as\n"
+               "                          offsets does); no commit: the log start\n"
+               "  --tasks N               tasks.max: partitions round-robin over N tasks (default 1)\n"
+               "  --heap BYTES            one worker's heap (24G): the verdict, fits or exceeds\n"
+               "  --json                  \"sink_partition\" lines, one \"sink_summary\" per topic, then\n"
+               "                          one \"sink_verdict\"\n");
 }
 
 /* A whole decimal number >= min (no sign, no suffix) into *v. */
@@ -220,15 +231,19 @@ int cmd_stats(int argc, char **argv)
         {"help", no_argument, 0, 'h'},                  {"sink-partition-duration", required_argument, 0, 'D'},
         {"flush-size", required_argument, 0, 'F'},      {"rotate-interval", required_argument, 0, 'R'},
         {"part-size", required_argument, 0, 'P'},       {"from-offset", required_argument, 0, 'O'},
-        {"from-time", required_argument, 0, 'T'},       {0, 0, 0, 0},
+        {"from-time", required_argument, 0, 'T'},       {"rotate-schedule-interval", required_argument, 0, 'S'},
+        {"catch-up-rate", required_argument, 0, 'C'},   {"from-group", required_argument, 0, 'G'},
+        {"tasks", required_argument, 0, 'K'},           {"heap", required_argument, 0, 'H'},
+        {0, 0, 0, 0},
     };
     stats_run R = {0};
     R.width = 3600000;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    kf_sink_opts so;
-    kf_sink_opts_init(&so);
-    uint64_t part_size = KF_SINK_DEFAULT_PART_SIZE;
-    int64_t flush = 0;
+    stats_sink_args sa = {.part_size = KF_SINK_DEFAULT_PART_SIZE, .catch_up_rate = STATS_SINK_DEFAULT_CATCH_UP_RATE,
+                          .tasks = 1};
+    kf_sink_opts *so = &sa.so;
+    kf_sink_opts_init(so);
+    int64_t flush = 0, rate = 0, tasks = 0;
     bool bucket_given = false, sink_given = false;
     const char *sink_only = NULL; /* a sink option, when one was given */
     optind = 1;
@@ -243,7 +258,7 @@ int cmd_stats(int argc, char **argv)
             bucket_given = true;
             break;
         case 'D':
-            if (kf_parse_duration_ms(optarg, &so.config.partition_duration_ms))
+            if (kf_parse_duration_ms(optarg, &so->config.partition_duration_ms))
                 return opt_usage_error("stats", "--sink-partition-duration needs a positive duration (10m, 1h), not",
                                        optarg, stats_usage);
             sink_given = true;
@@ -252,31 +267,64 @@ int cmd_stats(int argc, char **argv)
             if (parse_number(optarg, 1, &flush))
                 return opt_usage_error("stats", "--flush-size needs a positive number of records, not", optarg,
                                        stats_usage);
-            so.config.flush_size = (uint64_t)flush;
+            so->config.flush_size = (uint64_t)flush;
             sink_only = "--flush-size";
             break;
         case 'R':
-            if (kf_parse_duration_ms(optarg, &so.config.rotate_interval_ms))
+            if (kf_parse_duration_ms(optarg, &so->config.rotate_interval_ms))
                 return opt_usage_error("stats", "--rotate-interval needs a positive duration (10m, 1h), not", optarg,
                                        stats_usage);
             sink_only = "--rotate-interval";
             break;
         case 'P':
-            if (opt_positive_size("stats", "--part-size", optarg, &part_size))
+            if (opt_positive_size("stats", "--part-size", optarg, &sa.part_size))
                 return EXIT_USAGE;
             sink_only = "--part-size";
             break;
+        case 'S':
+            if (kf_parse_duration_ms(optarg, &sa.schedule_ms))
+                return opt_usage_error("stats", "--rotate-schedule-interval needs a positive duration (10m, 1h), not",
+                                       optarg, stats_usage);
+            sink_only = "--rotate-schedule-interval";
+            break;
+        case 'C':
+            if (parse_number(optarg, 1, &rate))
+                return opt_usage_error("stats", "--catch-up-rate needs a positive number of records per second, not",
+                                       optarg, stats_usage);
+            sa.catch_up_rate = (uint64_t)rate;
+            sink_only = "--catch-up-rate";
+            break;
+        case 'K':
+            if (parse_number(optarg, 1, &tasks) || tasks > STATS_SINK_MAX_TASKS)
+                return opt_usage_error("stats", "--tasks needs a number of tasks from 1 to 65536, not", optarg,
+                                       stats_usage);
+            sa.tasks = (uint32_t)tasks;
+            sink_only = "--tasks";
+            break;
+        case 'H':
+            if (opt_positive_size("stats", "--heap", optarg, &sa.heap))
+                return EXIT_USAGE;
+            sink_only = "--heap";
+            break;
         case 'O':
         case 'T':
-            if (so.from != KF_SINK_FROM_START)
-                return opt_usage_error("stats", "give one of --from-offset and --from-time, not both", NULL,
-                                       stats_usage);
-            if (c == 'T' && opt_time("stats", "--from-time", optarg, &so.from_value, stats_usage))
+        case 'G':
+            if (so->from != KF_SINK_FROM_START || sa.from_group)
+                return opt_usage_error("stats", "give one of --from-offset, --from-time and --from-group, not two",
+                                       NULL, stats_usage);
+            if (c == 'G') {
+                if (!*optarg)
+                    return opt_usage_error("stats", "--from-group needs a group name", NULL, stats_usage);
+                sa.from_group = optarg;
+                sink_only = "--from-group";
+                break;
+            }
+            if (c == 'T' && opt_time("stats", "--from-time", optarg, &so->from_value, stats_usage))
                 return EXIT_USAGE;
-            if (c == 'O' && parse_number(optarg, 0, &so.from_value))
+            if (c == 'O' && parse_number(optarg, 0, &so->from_value))
                 return opt_usage_error("stats", "--from-offset needs an offset (0 or more), not", optarg,
                                        stats_usage);
-            so.from = c == 'O' ? KF_SINK_FROM_OFFSET : KF_SINK_FROM_TIME;
+            so->from = c == 'O' ? KF_SINK_FROM_OFFSET : KF_SINK_FROM_TIME;
             sink_only = c == 'O' ? "--from-offset" : "--from-time";
             break;
         case 'p': R.by_partition = true; break;
@@ -295,13 +343,18 @@ int cmd_stats(int argc, char **argv)
     if (sink_only && !sink_given)
         return opt_usage_error("stats", "this option needs --sink-partition-duration:", sink_only, stats_usage);
     if (sink_given) {
-        if (!so.config.flush_size)
+        if (!so->config.flush_size)
             return opt_usage_error("stats", "--sink-partition-duration needs --flush-size N (flush.size)", NULL,
                                    stats_usage);
         if (bucket_given || R.by_partition)
             return opt_usage_error("stats", "--bucket and --by-partition do not go with --sink-partition-duration",
                                    NULL, stats_usage);
-        return stats_sink(argv + optind, argc - optind, &so, part_size, R.max_batch, R.json);
+        if (rate && !sa.schedule_ms)
+            return opt_usage_error("stats", "--catch-up-rate needs --rotate-schedule-interval", NULL, stats_usage);
+        so->schedule_records = kf_sink_schedule_records(sa.schedule_ms, sa.catch_up_rate);
+        sa.max_batch = R.max_batch;
+        sa.json = R.json;
+        return stats_sink(argv + optind, argc - optind, &sa);
     }
 
     out o, e;

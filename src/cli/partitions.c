@@ -95,6 +95,20 @@ static void on_load_error(void *ctx, const kf_coord_load_error *e)
 
 void replay_report_load_errors(kf_replay *r, report *rep) { kf_replay_on_load_error(r, on_load_error, rep); }
 
+kf_replay *offsets_replay_new(size_t max_batch_bytes, report *rep)
+{
+    kf_replay_opts ro;
+    kf_replay_opts_init(&ro);
+    ro.max_batch_bytes = max_batch_bytes;
+    ro.problem_fn = report_problem;
+    ro.problem_ctx = rep;
+    kf_replay *r;
+    if (kf_replay_new(&r, &ro) != KF_OK)
+        cli_oom();
+    replay_report_load_errors(r, rep);
+    return r;
+}
+
 void note_unmatched(const char *what, const char *const *wanted, size_t n, const char *const *names, size_t nnames)
 {
     for (size_t i = 0; i < n; i++) {

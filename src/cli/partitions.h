@@ -34,6 +34,11 @@ void replay_offsets_topic(const kf_inputs *in, kf_replay *r, size_t max_batch_by
  * source_partition and decode_error fields. */
 void replay_report_load_errors(kf_replay *r, report *rep);
 
+/* A replay of the offsets topic (no as-of, no history) whose problems and
+ * coordinator_load_errors go to rep, batches capped at max_batch_bytes;
+ * out of memory exits. */
+kf_replay *offsets_replay_new(size_t max_batch_bytes, report *rep);
+
 /* On stderr, for each of wanted[0..n) that is not among names[0..nnames)
  * (what: "group" or "topic"): that it matches nothing, and the closest
  * names (kf_closest_names). */

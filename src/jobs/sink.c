@@ -1,6 +1,7 @@
 /* sink.c: one topic partition's storage-sink simulation (include/kfsck/sink.h):
  * the files a time-based partitioner keeps open as records arrive in offset
- * order, their commits by flush.size and rotate.interval.ms, and the peak.
+ * order, their commits by flush.size, rotate.interval.ms and
+ * rotate.schedule.interval.ms (counted in records), and the peak.
  *
  * The open files are a set of time buckets: an open-addressing table whose
  * slots carry the generation they were filled in, so that a commit (which
@@ -30,6 +31,8 @@ struct kf_sink {
     uint64_t open;     /* files open now */
     uint64_t since_commit;  /* records written since the last commit */
     int64_t first_ts;  /* of the first of them */
+    uint64_t schedule;       /* records between scheduled commits; 0: none */
+    uint64_t since_schedule; /* records written since the previous scheduled commit */
     bool has_prev;
     int64_t prev_bucket;    /* of the previous record written */
     kf_sink_figures f;
@@ -141,7 +144,12 @@ int kf_sink_add(kf_sink *s, int64_t offset, int64_t ts)
         s->f.peak_at_offset = offset;
         s->f.has_peak = true;
     }
-    if (s->since_commit >= s->c.flush_size)
+    /* rotate.schedule.interval.ms: the wall clock of a connector catching
+     * up, counted in the records it writes, runs on through flush commits */
+    if (__builtin_expect(s->schedule != 0, 0) && ++s->since_schedule >= s->schedule) {
+        s->since_schedule = 0;
+        commit(s);
+    } else if (s->since_commit >= s->c.flush_size)
         commit(s);
     return KF_OK;
 }
@@ -152,12 +160,27 @@ void kf_sink_figures_get(const kf_sink *s, kf_sink_figures *f)
     f->open_files = s->open;
 }
 
+void kf_sink_set_schedule(kf_sink *s, uint64_t records)
+{
+    s->schedule = records;
+    s->since_schedule = 0;
+}
+
+uint64_t kf_sink_schedule_records(int64_t interval_ms, uint64_t rate)
+{
+    if (interval_ms <= 0 || rate == 0)
+        return 0;
+    unsigned __int128 r = (unsigned __int128)(uint64_t)interval_ms * rate / 1000;
+    return r == 0 ? 1 : r > UINT64_MAX ? UINT64_MAX : (uint64_t)r;
+}
+
 void kf_sink_reset(kf_sink *s)
 {
     commit(s); /* closes the open files (a fresh generation) */
     s->has_prev = false;
     s->prev_bucket = 0;
     s->first_ts = 0;
+    s->since_schedule = 0;
     memset(&s->f, 0, sizeof s->f);
 }
 

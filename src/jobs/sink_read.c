@@ -11,6 +11,7 @@
 #include "bytes/opts.h"
 #include "kfsck/sink.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,13 @@ typedef struct sink_read {
 void kf_sink_opts_init(kf_sink_opts *o)
 {
     *o = (kf_sink_opts)KF_SINK_OPTIONS_INIT;
+}
+
+/* The bytes of the caller's kf_sink_opts: version 1 ends before
+ * schedule_records. */
+static size_t sink_opts_size(const kf_sink_opts *o)
+{
+    return o && o->version == 1 ? offsetof(kf_sink_opts, schedule_records) : sizeof(kf_sink_opts);
 }
 
 static int stage(sink_read *R, int64_t offset, int64_t ts)
@@ -192,6 +200,9 @@ static int sink_begin(sink_read *R, const kf_sink_opts *o, kf_sink_partition *ou
     }
     R->fig[0] = &out->figures;
     int rc = kf_sink_new(&R->sim[0], &o->config);
+    if (rc != KF_OK)
+        return rc;
+    kf_sink_set_schedule(R->sim[0], o->schedule_records);
     R->nsim = 1;
     if (rc == KF_OK && !o->no_alternatives) {
         kf_sink_alternatives(&o->config, out->alt);
@@ -201,7 +212,7 @@ static int sink_begin(sink_read *R, const kf_sink_opts *o, kf_sink_partition *ou
             R->fig[R->nsim] = &out->alt[k].figures;
             rc = kf_sink_new(&R->sim[R->nsim], &out->alt[k].config);
             if (rc == KF_OK)
-                R->nsim++;
+                kf_sink_set_schedule(R->sim[R->nsim++], o->schedule_records);
         }
     }
     return rc;
@@ -222,7 +233,7 @@ static int sink_end(sink_read *R, int rc)
 int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_partition *out)
 {
     kf_sink_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_SINK_OPTIONS_VERSION, NULL) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, sink_opts_size(o), KF_SINK_OPTIONS_VERSION, NULL) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     sink_read R;
@@ -236,7 +247,7 @@ int kf_sink_read(const kf_partition *p, const kf_part_reader_opts *ro, const kf_
                  kf_part_result *res)
 {
     kf_sink_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_SINK_OPTIONS_VERSION, NULL) != KF_OK)
+    if (kf_opts_take_grown(&own, sizeof own, o, sink_opts_size(o), KF_SINK_OPTIONS_VERSION, NULL) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     sink_read R;

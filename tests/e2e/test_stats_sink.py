@@ -2,11 +2,10 @@
 """End-to-end tests of `kfsck stats --sink-partition-duration` (the storage
 sink catch-up simulation of cli.md's stats section).
 
-The expected figures are computed here, independently of kfsck: the
-fixtures' segments (fixtures/sink/, tools/gen/gen_sink.py) are framed by this
-file and their records decoded by kafka-python (MemoryRecords); a batch whose
-CRC does not match or whose records do not decode is skipped. The resume
-point and the simulation follow the contract's words:
+The expected figures come from tools/model/sink_model.py, the contract's
+model independent of kfsck, on the fixtures' segments (fixtures/sink/,
+tools/gen/gen_sink.py) decoded by kafka-python. It follows these words of
+the contract:
 
   * records in offset order per topic partition; control records are not
     records a sink sees; a record with no timestamp (magic 0, or -1) cannot
@@ -38,6 +37,10 @@ from kafka.record.memory_records import MemoryRecords
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kfsck_e2e import FIX, jsonl, of_type, run  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "model"))
+import sink_model  # noqa: E402
+from sink_model import read_segment, resume, simulate  # noqa: E402
+
 SINK = os.path.join(FIX, "sink")
 
 with open(os.path.join(SINK, "MANIFEST.json"), "rb") as f:
@@ -48,116 +51,12 @@ MIB = 1 << 20
 HOUR = 3600000
 
 
-# ---- reading the fixtures with kafka-python ---------------------------------
-
-class Batch:
-    def __init__(self, control, max_ts, records):
-        self.control, self.max_ts, self.records = control, max_ts, records
-
-
-def read_segment(path):
-    """The intact batches of a segment: (control, max timestamp, [(offset,
-    timestamp)]) with -1 for no timestamp; returns (batches, damaged count)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    out, damaged, pos = [], 0, 0
-    while pos + 17 <= len(data):
-        size = struct.unpack_from(">i", data, pos + 8)[0]
-        if size < 14 or pos + 12 + size > len(data):
-            break
-        entry = data[pos:pos + 12 + size]
-        pos += 12 + size
-        magic = entry[16]
-        b = MemoryRecords(entry).next_batch()
-        if not b.validate_crc():
-            damaged += 1
-            continue
-        try:
-            recs = [(r.offset, -1 if r.timestamp is None else r.timestamp) for r in b]
-        except Exception:   # noqa: BLE001 (a batch that does not decode is skipped)
-            damaged += 1
-            continue
-        if magic == 2:
-            attrs = struct.unpack_from(">h", entry, 21)[0]
-            max_ts = struct.unpack_from(">q", entry, 35)[0]
-            control = bool(attrs & 0x20)
-        else:
-            max_ts = struct.unpack_from(">q", entry, 18)[0] if magic == 1 else -1
-            control = False
-        out.append(Batch(control, max_ts, recs))
-    return out, damaged
-
-
 def read_partition(rel):
-    batches, damaged = [], 0
-    for seg in sorted(glob.glob(os.path.join(FIX, rel, "*.log"))):
-        b, d = read_segment(seg)
-        batches += b
-        damaged += d
-    return batches, damaged
+    return sink_model.read_partition(os.path.join(FIX, rel))
 
 
-# ---- the model ----------------------------------------------------------------
-
-def resume(batches, from_offset=None, from_time=None):
-    """(resume offset or None, [(offset, ts)] the connector reads, control records)."""
-    start = None
-    if from_offset is not None:
-        start = from_offset
-    elif from_time is not None:
-        for b in batches:
-            if b.max_ts >= from_time:
-                hit = [o for o, ts in b.records if ts >= from_time]
-                if hit:
-                    start = hit[0]
-                    break
-        if start is None:
-            return None, [], 0
-    recs = [r for b in batches if not b.control for r in b.records if start is None or r[0] >= start]
-    ctl = sum(1 for b in batches if b.control for r in b.records if start is None or r[0] >= start)
-    if start is None and batches:
-        start = min(r[0] for b in batches for r in b.records)
-    return start, recs, ctl
-
-
-def simulate(records, duration, flush, rotate=None):
-    open_files = set()
-    since = 0
-    first_ts = prev_bucket = None
-    committed = peak = written = 0
-    peak_at = None
-    for off, ts in records:
-        bucket = ts // duration
-        if rotate and since > 0 and (bucket != prev_bucket or ts - first_ts >= rotate):
-            committed += len(open_files)
-            open_files = set()
-            since = 0
-        if since == 0:
-            first_ts = ts
-        open_files.add(bucket)
-        since += 1
-        written += 1
-        prev_bucket = bucket
-        if len(open_files) > peak:
-            peak, peak_at = len(open_files), off
-        if since >= flush:
-            committed += len(open_files)
-            open_files = set()
-            since = 0
-    return {"written": written, "committed": committed, "peak": peak, "peak_at": peak_at,
-            "open": len(open_files)}
-
-
-def expect(rel, duration, flush, rotate=None, from_offset=None, from_time=None):
-    batches, damaged = read_partition(rel)
-    start, recs, ctl = resume(batches, from_offset, from_time)
-    placed = [(o, ts) for o, ts in recs if ts >= 0]
-    e = {"resume": start, "records": len(recs), "no_ts": len(recs) - len(placed), "control": ctl,
-         "damaged": damaged, "sim": simulate(placed, duration, flush, rotate)}
-    if not rotate:
-        e["alt_rotate"] = simulate(placed, duration, flush, duration)
-        e["alt_flush"] = simulate(placed, duration, max(flush // 10, 1)) if flush > 1 else None
-    return e
+def expect(rel, duration, flush, rotate=None, from_offset=None, from_time=None, schedule=None):
+    return sink_model.expect_dir(os.path.join(FIX, rel), duration, flush, rotate, from_offset, from_time, schedule)
 
 
 def sink_args(duration, flush, rotate=None, from_offset=None, from_time=None, part=None):
@@ -171,6 +70,17 @@ def sink_args(duration, flush, rotate=None, from_offset=None, from_time=None, pa
     if part is not None:
         a += ["--part-size", str(part)]
     return a
+
+
+def assert_usage_errors(test, bad):
+    """Each of bad (arguments after `stats`) is a usage error: exit 2, nothing
+    on stdout, the reason on stderr."""
+    for args in bad:
+        with test.subTest(args=args):
+            code, out, err = run("stats", *args)
+            test.assertEqual(code, 2, err)
+            test.assertEqual(out, "")
+            test.assertIn("kfsck stats:", err)
 
 
 EVENTS = ["sink/datadir/events-0", "sink/datadir/events-1", "sink/datadir/events-2"]
@@ -510,12 +420,7 @@ class Usage(unittest.TestCase):
             ["--sink-partition-duration", "1h", "--flush-size", "10"],                # no PATH
             ["--sink-partition-duration"],
         ]
-        for args in bad:
-            with self.subTest(args=args):
-                code, out, err = run("stats", *args)
-                self.assertEqual(code, 2, err)
-                self.assertEqual(out, "")
-                self.assertIn("kfsck stats:", err)
+        assert_usage_errors(self, bad)
 
     def test_help_names_the_options(self):
         code, out, _ = run("stats", "--help")

@@ -1,9 +1,11 @@
 /* fuzz_sink.c: fuzz target for the storage-sink simulation (kf_sink): any
  * settings and any (offset, timestamp) sequence, checked against a naive
  * model of the same rules kept here (a list of open buckets searched
- * linearly), and the topic suggestion built from the result.
+ * linearly), and the topic's levers and suggestion built from the result.
  * Input: [u64 duration][u32 flush.size][u64 rotate][(i64 offset, i64 ts)...],
- * big-endian; the settings are folded into valid ranges. */
+ * big-endian; the settings are folded into valid ranges (the duration's
+ * high bits also give rotate.schedule.interval.ms in records, the rotate
+ * field's a heap). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +34,7 @@ static int64_t floor_div_start(int64_t ts, int64_t d)
 typedef struct naive {
     int64_t open[MAX_RECORDS];
     size_t nopen;
-    uint64_t since, committed, peak, written;
+    uint64_t since, since_scheduled, committed, peak, written;
     int64_t first_ts, prev, peak_at;
 } naive;
 
@@ -43,7 +45,7 @@ static void naive_commit(naive *m)
     m->since = 0;
 }
 
-static void naive_add(naive *m, const kf_sink_config *c, int64_t off, int64_t ts)
+static void naive_add(naive *m, const kf_sink_config *c, uint64_t schedule, int64_t off, int64_t ts)
 {
     int64_t b = floor_div_start(ts, c->partition_duration_ms);
     if (c->rotate_interval_ms > 0 && m->since > 0) {
@@ -65,7 +67,10 @@ static void naive_add(naive *m, const kf_sink_config *c, int64_t off, int64_t ts
         m->peak = m->nopen;
         m->peak_at = off;
     }
-    if (m->since >= c->flush_size)
+    bool scheduled = schedule && ++m->since_scheduled == schedule;
+    if (scheduled)
+        m->since_scheduled = 0;
+    if (scheduled || m->since >= c->flush_size)
         naive_commit(m);
 }
 
@@ -80,6 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c.partition_duration_ms = (int64_t)(d % 4 == 0 ? 1 + d % 1000000000000ull : 1 + d % 100);
     c.flush_size = 1 + f % (f & 0x80000000u ? 100000u : 50u);
     c.rotate_interval_ms = r % 3 == 0 ? 0 : (int64_t)(1 + (r >> 2) % (r % 3 == 1 ? 200 : 10000000000ull));
+    uint64_t schedule = (d >> 40) % 4 == 0 ? 0 : 1 + (d >> 42) % 300;
+    uint64_t heap = (r >> 8) % 2 ? 0 : (r >> 16) % (1ull << 36);
     data += 20;
     size -= 20;
     size_t n = size / 16;
@@ -89,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kf_sink *s;
     if (kf_sink_new(&s, &c) != KF_OK)
         abort();
+    kf_sink_set_schedule(s, schedule);
     naive *m = calloc(1, sizeof *m);
     if (!m)
         abort();
@@ -96,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int64_t off = (int64_t)be64(data + 16 * i), ts = (int64_t)be64(data + 16 * i + 8);
         if (kf_sink_add(s, off, ts) != KF_OK)
             abort();
-        naive_add(m, &c, off, ts);
+        naive_add(m, &c, schedule, off, ts);
     }
     kf_sink_figures fig;
     kf_sink_figures_get(s, &fig);
@@ -118,9 +126,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t k = 0; k < KF_SINK_ALTS; k++)
         p.alt[k].figures = fig;
     kf_sink_topic_add(&t, &p);
-    char buf[64], big[1024];
-    size_t need = kf_sink_suggest(&t, &c, f, big, sizeof big);
-    if (need != strlen(big) || kf_sink_suggest(&t, &c, f, buf, sizeof buf) != need || strlen(buf) >= sizeof buf)
+    /* the topic's partitions: this one and copies of its peak, halved */
+    uint64_t peaks[3] = {fig.peak_open_files, fig.peak_open_files / 2, fig.peak_open_files / 4};
+    kf_sink_advice_in adv = {c, schedule, 0, 0, f, heap, 1 + (f >> 8) % 8, peaks, 1 + d % 3};
+    kf_sink_lever lever[KF_SINK_LEVERS];
+    kf_sink_levers(&t, &adv, lever);
+    const kf_sink_lever *w = &lever[KF_SINK_LEVER_WORKERS];
+    uint64_t all = 0;
+    for (size_t i = 0; i < adv.npartitions; i++)
+        all += peaks[i];
+    /* task 0 holds partition 0: the largest task holds at least its peak */
+    if (w->on && (w->value < 2 || w->value > adv.npartitions || w->peak_open_files > all ||
+                  w->peak_open_files < peaks[0]))
+        abort();
+    const kf_sink_lever *ps = &lever[KF_SINK_LEVER_PART_SIZE];
+    if (ps->on && (ps->value < KF_SINK_MIN_PART_SIZE || ps->value >= adv.part_size))
+        abort();
+    char buf[64], big[4096];
+    size_t need = kf_sink_advise(&t, &adv, big, sizeof big);
+    if (need != strlen(big) || kf_sink_advise(&t, &adv, buf, sizeof buf) != need || strlen(buf) >= sizeof buf)
         abort();
     free(m);
     kf_sink_free(s);

@@ -170,31 +170,85 @@ static void test_suggestion(void **state)
         kf_sink_topic_add(&t, &p);
     }
     assert_true(t.partitions == 2 && t.figures.peak_open_files == 20 && t.records == 1000);
-    char buf[600];
-    size_t n = kf_sink_suggest(&t, &o.config, 25u << 20, buf, sizeof buf);
+    char buf[2000];
+    kf_sink_advice_in adv = {o.config, 0, 0, 0, 25u << 20, 0, 1, NULL, 0};
+    size_t n = kf_sink_advise(&t, &adv, buf, sizeof buf);
     assert_int_equal(n, strlen(buf));
     assert_non_null(strstr(buf, "rotate.interval.ms (e.g. 3600000"));
     assert_non_null(strstr(buf, "2 open files (50.0 MiB of buffers) instead of 20 open files (500.0 MiB"));
     assert_non_null(strstr(buf, "600 files committed instead of 80"));
     assert_non_null(strstr(buf, "flush.size to 100: 6 open files (150.0 MiB of buffers), 180 files committed"));
+    assert_non_null(strstr(buf, "s3.part.size=5 MiB (its minimum): the same 20 open files hold 100.0 MiB"));
+    /* 1000 records in 600 files: tiny */
+    assert_non_null(strstr(buf, "fewer than 1,000 records"));
     /* truncated into a small buffer: still terminated, the length it needed */
     char small[16];
-    assert_int_equal(kf_sink_suggest(&t, &o.config, 25u << 20, small, sizeof small), n);
+    assert_int_equal(kf_sink_advise(&t, &adv, small, sizeof small), n);
     assert_int_equal(strlen(small), sizeof small - 1);
+
+    /* the levers against a heap of 300 MiB: the part size that fits it,
+     * the workers whose largest task fits it */
+    uint64_t peaks[2] = {12, 8};
+    adv.heap = 300u << 20;
+    adv.partition_peaks = peaks;
+    adv.npartitions = 2;
+    kf_sink_lever lever[KF_SINK_LEVERS];
+    kf_sink_levers(&t, &adv, lever);
+    assert_true(lever[KF_SINK_LEVER_ROTATE].on && lever[KF_SINK_LEVER_ROTATE].peak_open_files == 2);
+    assert_int_equal(lever[KF_SINK_LEVER_ROTATE].verdict, KF_SINK_FITS);
+    assert_true(lever[KF_SINK_LEVER_ROTATE].tiny_files);
+    assert_int_equal(lever[KF_SINK_LEVER_FLUSH].value, 100);
+    assert_int_equal(lever[KF_SINK_LEVER_PART_SIZE].value, 15u << 20); /* 300 MiB / 20 files */
+    assert_int_equal(lever[KF_SINK_LEVER_PART_SIZE].verdict, KF_SINK_FITS);
+    assert_int_equal(lever[KF_SINK_LEVER_WORKERS].value, 2);
+    assert_int_equal(lever[KF_SINK_LEVER_WORKERS].peak_open_files, 12);
+    assert_int_equal(lever[KF_SINK_LEVER_WORKERS].verdict, KF_SINK_FITS);
+    /* a heap the buffers fit: nothing to change */
+    adv.heap = 500u << 20;
+    kf_sink_advise(&t, &adv, buf, sizeof buf);
+    assert_non_null(strstr(buf, "nothing to change"));
+    adv.heap = 0;
 
     /* already one file per partition */
     t.figures.peak_open_files = 2;
-    kf_sink_suggest(&t, &o.config, 25u << 20, buf, sizeof buf);
+    kf_sink_advise(&t, &adv, buf, sizeof buf);
     assert_non_null(strstr(buf, "already at most one file open per partition"));
     /* rotation given */
-    kf_sink_config r = {3600000, 1000, 600000};
-    kf_sink_suggest(&t, &r, 5u << 20, buf, sizeof buf);
+    adv.config = (kf_sink_config){3600000, 1000, 600000};
+    adv.part_size = 5u << 20;
+    kf_sink_advise(&t, &adv, buf, sizeof buf);
     assert_non_null(strstr(buf, "rotate.interval.ms=600000 already"));
     assert_non_null(strstr(buf, "2 open files (10.0 MiB of buffers)"));
     /* nothing written */
     kf_sink_topic_init(&t, &o);
-    kf_sink_suggest(&t, &o.config, 25u << 20, buf, sizeof buf);
+    kf_sink_advise(&t, &adv, buf, sizeof buf);
     assert_non_null(strstr(buf, "nothing"));
+}
+
+/* rotate.schedule.interval.ms counted in records: a commit every 3 records
+ * written, through the flush.size commits */
+static void test_schedule(void **state)
+{
+    (void)state;
+    assert_int_equal(kf_sink_schedule_records(600000, 1000), 600000);
+    assert_int_equal(kf_sink_schedule_records(500, 1), 1);
+    assert_int_equal(kf_sink_schedule_records(0, 1000), 0);
+    assert_int_equal(kf_sink_schedule_records(INT64_MAX, UINT64_MAX), UINT64_MAX);
+    kf_sink *s;
+    kf_sink_config c = {1000, 5, 0};
+    assert_int_equal(kf_sink_new(&s, &c), KF_OK);
+    kf_sink_set_schedule(s, 3);
+    /* seven records, each in a bucket of its own */
+    for (int64_t i = 0; i < 7; i++)
+        assert_int_equal(kf_sink_add(s, i, i * 1000), KF_OK);
+    kf_sink_figures f;
+    kf_sink_figures_get(s, &f);
+    /* scheduled commits after the 3rd and the 6th record (3 files each; flush.size is not reached
+     * between them), the 7th still open */
+    assert_int_equal(f.files_committed, 6);
+    assert_int_equal(f.peak_open_files, 3);
+    assert_int_equal(f.open_files, 1);
+    kf_sink_free(s);
 }
 
 /* ---- reading fixture partitions ---------------------------------------- */
@@ -272,13 +326,40 @@ static void test_read_partition(void **state)
     assert_true(p.records < 400);
 }
 
+/* Options version 1 ends before schedule_records: whatever lies past it is
+ * not read (no schedule); version 2 reads it (the alternatives' figures
+ * with a schedule are checked against the model in
+ * tests/e2e/test_stats_sink_plan.py). */
+static void test_options_versions(void **state)
+{
+    (void)state;
+    kf_sink_opts v2;
+    kf_sink_opts_init(&v2);
+    v2.config = (kf_sink_config){600000, 100, 0};
+    kf_sink_partition plain, scheduled, old;
+    problem_log plog = {0};
+    assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &v2, &plain, &plog), KF_OK);
+    v2.schedule_records = 20;
+    assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &v2, &scheduled, &plog), KF_OK);
+    assert_true(scheduled.figures.files_committed > plain.figures.files_committed);
+    assert_true(scheduled.figures.peak_open_files < plain.figures.peak_open_files);
+    kf_sink_opts v1 = v2; /* schedule_records still 20: a version-1 caller's stack garbage */
+    v1.version = 1;
+    assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &v1, &old, &plog), KF_OK);
+    assert_int_equal(old.figures.files_committed, plain.figures.files_committed);
+    assert_int_equal(old.figures.peak_open_files, plain.figures.peak_open_files);
+    v1.version = KF_SINK_OPTIONS_VERSION + 1;
+    assert_int_equal(read_fixture("fixtures/sink/datadir/events-2", &v1, &old, &plog), KF_ERR_UNSUPPORTED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flush_size),           cmocka_unit_test(test_rotate_on_bucket_change),
         cmocka_unit_test(test_rotate_on_interval),   cmocka_unit_test(test_peak_is_first_reached),
         cmocka_unit_test(test_many_buckets_and_commits), cmocka_unit_test(test_negative_and_extreme_timestamps),
-        cmocka_unit_test(test_config_and_helpers),   cmocka_unit_test(test_suggestion),
+        cmocka_unit_test(test_config_and_helpers),   cmocka_unit_test(test_suggestion), cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_options_versions),
         cmocka_unit_test(test_read_partition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,9 @@ Writes, below OUTDIR/sink/ (replacing that directory):
                       counts, control and log-append-time batches, codecs,
                       and, for damaged/, the damage
 
+`gen_sink.py --seed-example OUTDIR` writes instead the scaled seed example of
+the sink playbook (docs/guide.md; seed_example below), not a committed fixture.
+
 Batches come from kafka-python's builders via tools/gen/kafkafmt.py, indexes from
 tools/model/kafka_index.py. Timestamps start at 1700000000000 ms
 (2023-11-14T22:13:20Z); randomness is seeded, so two runs give identical
@@ -265,6 +268,59 @@ def damage_events1(si, data, batches):
     return out
 
 
+# ---- the seed example, scaled (not a committed fixture) ----------------------
+#
+# The out-of-memory report of issue 17 (docs/guide.md, the sink playbook): 32
+# partitions of ~1 KiB records, 10-minute buckets, flush.size 100000,
+# rotate.schedule.interval.ms 600000, a 24 GB heap, hours of late data. Scaled
+# down SEED_SCALE times in records (flush.size 1000, a catch-up rate of 10
+# records/s instead of 1000), not in the buckets the records span.
+
+SEED_SCALE = 100
+SEED_LIVE_STEP = 333         # ms between live records of a partition: ~3 records/s (300/s at full scale)
+SEED_LATE_SHARE = 0.1        # records a replaying producer sends from the past ...
+SEED_LATE_SPAN = 4 * HOUR    # ... up to four hours behind the live clock
+
+
+def seed_value(rng, i, size):
+    """~size bytes of a JSON-ish event that lz4 compresses."""
+    head = b'{"event":"page_view","user":"user-%05d","seq":%d,"payload":"' % (rng.randrange(100000), i)
+    return head + b"x" * max(0, size - len(head) - 2) + b'"}'
+
+
+def seed_example(out, partitions=32, records=4000, value_size=1000, seed=17):
+    """Write out/events-<p>/ for p in 0..partitions-1 (one segment each, with
+    indexes): `records` records of ~value_size bytes, in batches of 100
+    (lz4), a live clock SEED_LIVE_STEP apart with SEED_LATE_SHARE of the
+    records up to SEED_LATE_SPAN late. Returns the partition dirs."""
+    rng = random.Random(seed)
+    dirs = []
+    for part in range(partitions):
+        p = Part("events", part, "seed_example")
+        t0 = T0 + part * 7000
+        stamps = []
+        for i in range(records):
+            ts = t0 + i * SEED_LIVE_STEP
+            if rng.random() < SEED_LATE_SHARE:
+                ts -= rng.randrange(SEED_LATE_SPAN)
+            stamps.append(ts)
+        recs = [Rec(i, ts, b"user-%05d" % rng.randrange(100000), seed_value(rng, i, value_size))
+                for i, ts in enumerate(stamps)]
+        for i in range(0, len(recs), 100):
+            p.v2(recs[i:i + 100], "lz4")
+        data = b"".join(e[0] for e in p.entries)
+        pdir = os.path.join(out, "events-%d" % part)
+        os.makedirs(pdir, exist_ok=True)
+        with open(os.path.join(pdir, seg_name(0, "log")), "wb") as f:
+            f.write(data)
+        info = kafka_index.build_indexes(data, 0, 4096, True)
+        for ext in ("index", "timeindex"):
+            with open(os.path.join(pdir, seg_name(0, ext)), "wb") as f:
+                f.write(info[ext])
+        dirs.append(pdir)
+    return dirs
+
+
 def generate(out):
     root = os.path.join(out, ROOT)
     if os.path.isdir(root):
@@ -295,7 +351,10 @@ def generate(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.stderr.write("usage: %s OUTDIR\n" % sys.argv[0])
+    if len(sys.argv) == 3 and sys.argv[1] == "--seed-example":
+        seed_example(sys.argv[2])
+    elif len(sys.argv) == 2:
+        generate(sys.argv[1])
+    else:
+        sys.stderr.write("usage: %s OUTDIR | --seed-example OUTDIR\n" % sys.argv[0])
         sys.exit(2)
-    generate(sys.argv[1])
