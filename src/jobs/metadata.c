@@ -133,18 +133,53 @@ static int control_record(builder *bd, const char *file, const kf_batch *b, cons
     return ctl.type;
 }
 
-/* One data record: decode and apply to im. *bad when it could not be read. */
+/* What applying a data record (its type's name in record_type) gave. */
+static void applied(builder *bd, const char *file, const kf_batch *b, const kf_record *rec, md_apply a,
+                    const char *record_type, const char *msg)
+{
+    kf_metadata_info *info = &bd->m->info;
+    if (a == MD_NOMEM)
+        bd->nomem = true;
+    else if (a == MD_NOT_APPLIED) {
+        if (bd->base_missing || info->not_applied >= NOT_APPLIED_REPORTS)
+            bd->not_applied_quiet++;
+        else
+            report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
+                   "offset %lld: %s not applied: %s", (long long)rec->offset, record_type,
+                   msg[0] ? msg : "a field it needs is missing");
+        info->not_applied++;
+    }
+}
+
+static void key_warning(builder *bd, const char *file, const kf_batch *b, const kf_record *rec)
+{
+    report(bd, file, KF_P_BAD_RECORD, KF_SEV_WARNING, b->position, true, rec->offset,
+           "offset %lld: a metadata record with a key (Kafka never writes one; ignored)", (long long)rec->offset);
+}
+
+/* One data record: decode and apply to im. *bad when it could not be read.
+ * The hot types are read without a tree (kraft_fast.h) when they can be. */
 static void data_record(builder *bd, const char *file, const kf_batch *b, const kf_record *rec, md_image *im,
                         bool from_snapshot, bool *bad)
 {
     kf_metadata_info *info = &bd->m->info;
+    char msg[200];
+    kf_kraft_flat f;
+    if (kf_kraft_fast(rec->value, rec->value_len, &f)) {
+        if (rec->key && rec->key_len >= 0)
+            key_warning(bd, file, b, rec);
+        info->records++;
+        md_apply a = md_image_apply_flat(im, &f, msg, sizeof msg);
+        if (a != MD_APPLIED)
+            applied(bd, file, b, rec, a, kf_kraft_record_type(f.api_key), msg);
+        return;
+    }
     kf_dtree_reset(&bd->t);
     kf_kraft_record kr;
     int rc = kf_kraft_decode(KF_KRAFT_METADATA, rec->key, rec->key_len, rec->value, rec->value_len, &bd->t, &kr);
     long long off = (long long)rec->offset;
     if (kr.key_present)
-        report(bd, file, KF_P_BAD_RECORD, KF_SEV_WARNING, b->position, true, rec->offset,
-               "offset %lld: a metadata record with a key (Kafka never writes one; ignored)", off);
+        key_warning(bd, file, b, rec);
     if (rc == KF_ERR_UNSUPPORTED) {
         report(bd, file, KF_P_UNKNOWN_RECORD_TYPE, KF_SEV_WARNING, b->position, true, rec->offset,
                "offset %lld: %s; not applied", off, kr.err);
@@ -162,7 +197,6 @@ static void data_record(builder *bd, const char *file, const kf_batch *b, const 
         return;
     }
     info->records++;
-    char msg[200];
     switch (kr.api_key) {
     case KF_MD_BEGIN_TRANSACTION:
     case KF_MD_END_TRANSACTION:
@@ -204,17 +238,7 @@ static void data_record(builder *bd, const char *file, const kf_batch *b, const 
         break;
     }
     md_apply a = md_image_apply(im, kr.api_key, kr.version, &bd->t, kr.root, from_snapshot, msg, sizeof msg);
-    if (a == MD_NOMEM)
-        bd->nomem = true;
-    else if (a == MD_NOT_APPLIED) {
-        if (bd->base_missing || info->not_applied >= NOT_APPLIED_REPORTS)
-            bd->not_applied_quiet++;
-        else
-            report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
-                   "offset %lld: %s not applied: %s", off, kr.record_type,
-                   msg[0] ? msg : "a field it needs is missing");
-        info->not_applied++;
-    }
+    applied(bd, file, b, rec, a, kr.record_type, msg);
 }
 
 /* ---- snapshots ------------------------------------------------------------------------ */
