@@ -94,11 +94,19 @@ static md_topic_slot *tslot(md_image *im, const uint8_t id[16])
     return &im->tcache[(id[15] ^ ((uint32_t)id[14] << 8) ^ id[7]) & (MD_TOPIC_CACHE - 1)];
 }
 
+static bool uuid_eq(const uint8_t a[16], const uint8_t b[16])
+{
+    uint64_t x[2], y[2];
+    memcpy(x, a, 16);
+    memcpy(y, b, 16);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+}
+
 /* The topic of an id, through the cache. */
 static kf_md_topic *topic_get(md_image *im, const uint8_t id[16])
 {
     md_topic_slot *sl = tslot(im, id);
-    if (sl && sl->t && memcmp(sl->id, id, 16) == 0)
+    if (sl && sl->t && uuid_eq(sl->id, id))
         return sl->t;
     kf_md_topic *t = htab_get(&im->topics, id, 16);
     if (t && sl) {
@@ -112,7 +120,7 @@ static kf_md_topic *topic_get(md_image *im, const uint8_t id[16])
 static void topic_forget(md_image *im, const uint8_t id[16])
 {
     md_topic_slot *sl = im->tcache ? tslot(im, id) : NULL;
-    if (sl && sl->t && memcmp(sl->id, id, 16) == 0)
+    if (sl && sl->t && uuid_eq(sl->id, id))
         sl->t = NULL;
 }
 

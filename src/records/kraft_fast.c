@@ -43,191 +43,280 @@
 
 /* ---- reading the flexible encoding ------------------------------------------------------ */
 
-/* A compact string; false when it is null and may not be, or does not fit. */
-static bool rd_str(kf_cursor *c, kf_kraft_str *s, bool nullable)
+/* What is left of a record (or of a tagged field's value): p..end. Every
+ * read checks it has the bytes; a false return declines the record. */
+typedef struct rd {
+    const uint8_t *p, *end;
+} rd;
+
+static size_t left(const rd *r) { return (size_t)(r->end - r->p); }
+
+/* An unsigned varint of at most 5 bytes, its bits above 32 dropped (as
+ * kf_cur_uvarint reads it). */
+static bool uv_slow(rd *r, uint32_t *out)
 {
-    int64_t n = (int64_t)kf_cur_uvarint(c) - 1;
-    if (c->err)
+    uint64_t v = 0;
+    for (int i = 0; i < 5 && r->p < r->end; i++) {
+        uint8_t b = *r->p++;
+        v |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *out = (uint32_t)v;
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline bool uv(rd *r, uint32_t *out)
+{
+    if (r->p < r->end && r->p[0] < 0x80) {
+        *out = *r->p++;
+        return true;
+    }
+    return uv_slow(r, out);
+}
+
+static inline const uint8_t *take(rd *r, size_t n)
+{
+    if (left(r) < n)
+        return NULL;
+    const uint8_t *q = r->p;
+    r->p += n;
+    return q;
+}
+
+static inline bool rd_i8(rd *r, int8_t *v)
+{
+    if (r->p >= r->end)
+        return false;
+    *v = (int8_t)*r->p++;
+    return true;
+}
+
+static inline bool rd_i32(rd *r, int32_t *v)
+{
+    const uint8_t *q = take(r, 4);
+    if (q)
+        *v = (int32_t)kf_be32(q);
+    return q != NULL;
+}
+
+/* A compact string (uvarint length + 1, 0 for null); false when it is null
+ * and may not be, or does not fit. */
+static bool rd_str(rd *r, kf_kraft_str *s, bool nullable)
+{
+    uint32_t n1;
+    if (!uv(r, &n1))
         return false;
     s->p = NULL;
     s->len = 0;
-    if (n < 0)
+    if (n1 == 0)
         return nullable;
-    if (n > SHORT_MAX || (uint64_t)n > kf_cur_left(c))
+    if (n1 - 1 > SHORT_MAX || !(s->p = take(r, n1 - 1)))
         return false;
-    s->p = kf_cur_take(c, (size_t)n);
-    s->len = (uint32_t)n;
+    s->len = n1 - 1;
     return true;
+}
+
+static inline void no_array(kf_kraft_array *a)
+{
+    a->present = false;
+    a->n = 0;
 }
 
 /* A compact array of elem-byte elements (int32s or uuids). */
-static bool rd_array(kf_cursor *c, kf_kraft_array *a, size_t elem, bool nullable)
+static inline bool rd_array(rd *r, kf_kraft_array *a, size_t elem, bool nullable)
 {
-    int64_t n = (int64_t)kf_cur_uvarint(c) - 1;
-    if (c->err)
+    uint32_t n1;
+    if (!uv(r, &n1))
         return false;
-    memset(a, 0, sizeof *a);
-    if (n < 0)
+    no_array(a);
+    if (n1 == 0)
         return nullable;
-    if ((uint64_t)n > kf_cur_left(c) / elem)
+    if (n1 - 1 > left(r) / elem)
         return false;
     a->present = true;
-    a->n = (uint32_t)n;
-    a->be = kf_cur_take(c, (size_t)n * elem);
+    a->n = n1 - 1;
+    a->be = take(r, (size_t)a->n * elem);
     return true;
 }
 
-static bool rd_i8(kf_cursor *c, int8_t *v)
+/* The tagged-field section that ends the record, one field at a time:
+ * tags_begin reads its count, tag_next each tag with its value's bytes (1),
+ * 0 at the end, -1 when the section is damaged. */
+static inline bool tags_begin(rd *r, uint32_t *n)
 {
-    *v = (int8_t)kf_cur_u8(c);
-    return !c->err;
+    return uv(r, n) && *n <= left(r) / 2;
 }
 
-static bool rd_i32(kf_cursor *c, int32_t *v)
+static inline int tag_next(rd *r, uint32_t *n, uint32_t *tag, rd *val)
 {
-    *v = kf_cur_i32(c);
-    return !c->err;
+    if (*n == 0)
+        return 0;
+    (*n)--;
+    uint32_t size;
+    if (!uv(r, tag) || !uv(r, &size) || size > left(r))
+        return -1;
+    val->p = r->p;
+    val->end = r->p + size;
+    r->p += size;
+    return 1;
 }
 
-/* One known tagged field of a record, read from its own bytes (c). */
-typedef bool (*tag_fn)(kf_kraft_flat *f, uint32_t tag, kf_cursor *c);
-
-/* The tagged-field section that ends the record: the tags with a bit in
- * known (those of the record's version) read by fn, the others skipped. */
-static bool rd_tags(kf_cursor *c, kf_kraft_flat *f, uint32_t known, tag_fn fn)
+/* A section with no tag known at the record's version: every field skipped. */
+static bool no_tags(rd *r)
 {
-    uint32_t n = kf_cur_uvarint(c);
-    if (c->err || n > kf_cur_left(c) / 2)
+    uint32_t n, tag;
+    rd v;
+    if (!tags_begin(r, &n))
         return false;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t tag = kf_cur_uvarint(c);
-        uint32_t size = kf_cur_uvarint(c);
-        if (c->err || size > kf_cur_left(c))
-            return false;
-        const uint8_t *p = kf_cur_take(c, size);
-        if (tag >= 32 || !(known & (1u << tag)))
-            continue; /* unknown at this version: skipped */
-        kf_cursor v;
-        kf_cur_init(&v, p, size);
-        if (!fn(f, tag, &v))
-            return false;
-    }
-    return true;
+    int k;
+    while ((k = tag_next(r, &n, &tag, &v)) == 1)
+        ;
+    return k == 0;
 }
 
 /* ---- the records ------------------------------------------------------------------------ */
 
-static bool partition_tag(kf_kraft_flat *f, uint32_t tag, kf_cursor *c)
+static bool partition(rd *r, kf_kraft_flat *f)
 {
     kf_kraft_partition *p = &f->u.partition;
-    switch (tag) {
-    case 0: return rd_i8(c, &p->leader_recovery_state);
-    case 1: return rd_array(c, &p->elr, 4, true);
-    default: return rd_array(c, &p->last_known_elr, 4, true);
+    p->leader_recovery_state = 0;
+    no_array(&p->directories);
+    no_array(&p->elr);
+    no_array(&p->last_known_elr);
+    if (!rd_i32(r, &p->partition_id) || !(p->topic_id = take(r, 16)) || !rd_array(r, &p->replicas, 4, false) ||
+        !rd_array(r, &p->isr, 4, false) || !rd_array(r, &p->removing_replicas, 4, false) ||
+        !rd_array(r, &p->adding_replicas, 4, false) || !rd_i32(r, &p->leader) || !rd_i32(r, &p->leader_epoch) ||
+        !rd_i32(r, &p->partition_epoch))
+        return false;
+    if (f->version >= 1 && !rd_array(r, &p->directories, 16, false))
+        return false;
+    uint32_t n, tag;
+    rd v;
+    if (!tags_begin(r, &n))
+        return false;
+    int k;
+    while ((k = tag_next(r, &n, &tag, &v)) == 1) {
+        bool ok = true;
+        if (tag == 0)
+            ok = rd_i8(&v, &p->leader_recovery_state);
+        else if (tag == 1 && f->version >= 2)
+            ok = rd_array(&v, &p->elr, 4, true);
+        else if (tag == 2 && f->version >= 2)
+            ok = rd_array(&v, &p->last_known_elr, 4, true);
+        if (!ok) /* tags unknown at this version are skipped */
+            return false;
     }
+    return k == 0;
 }
 
-static bool partition(kf_cursor *c, kf_kraft_flat *f)
-{
-    kf_kraft_partition *p = &f->u.partition;
-    memset(p, 0, sizeof *p);
-    if (!rd_i32(c, &p->partition_id) || !(p->topic_id = kf_cur_take(c, 16)) ||
-        !rd_array(c, &p->replicas, 4, false) || !rd_array(c, &p->isr, 4, false) ||
-        !rd_array(c, &p->removing_replicas, 4, false) || !rd_array(c, &p->adding_replicas, 4, false) ||
-        !rd_i32(c, &p->leader) || !rd_i32(c, &p->leader_epoch) || !rd_i32(c, &p->partition_epoch))
-        return false;
-    if (f->version >= 1 && !rd_array(c, &p->directories, 16, false))
-        return false;
-    return rd_tags(c, f, f->version >= 2 ? 0x7u : 0x1u, partition_tag);
-}
-
-static bool change_tag(kf_kraft_flat *f, uint32_t tag, kf_cursor *c)
+static bool partition_change(rd *r, kf_kraft_flat *f)
 {
     kf_kraft_partition_change *p = &f->u.partition_change;
-    switch (tag) {
-    case 0: return rd_array(c, &p->isr, 4, true);
-    case 1: return rd_i32(c, &p->leader);
-    case 2: return rd_array(c, &p->replicas, 4, true);
-    case 3: return rd_array(c, &p->removing_replicas, 4, true);
-    case 4: return rd_array(c, &p->adding_replicas, 4, true);
-    case 5: return rd_i8(c, &p->leader_recovery_state);
-    case 6: return rd_array(c, &p->elr, 4, true);
-    case 7: return rd_array(c, &p->last_known_elr, 4, true);
-    default: return rd_array(c, &p->directories, 16, true);
-    }
-}
-
-static bool partition_change(kf_cursor *c, kf_kraft_flat *f)
-{
-    kf_kraft_partition_change *p = &f->u.partition_change;
-    memset(p, 0, sizeof *p);
     p->leader = -2;
     p->leader_recovery_state = -1;
-    if (!rd_i32(c, &p->partition_id) || !(p->topic_id = kf_cur_take(c, 16)))
+    no_array(&p->isr);
+    no_array(&p->replicas);
+    no_array(&p->removing_replicas);
+    no_array(&p->adding_replicas);
+    no_array(&p->directories);
+    no_array(&p->elr);
+    no_array(&p->last_known_elr);
+    if (!rd_i32(r, &p->partition_id) || !(p->topic_id = take(r, 16)))
         return false;
-    uint32_t known = 0x3fu | (f->version >= 1 ? 1u << 8 : 0) | (f->version >= 2 ? 0xc0u : 0);
-    return rd_tags(c, f, known, change_tag);
+    uint32_t n, tag;
+    rd v;
+    if (!tags_begin(r, &n))
+        return false;
+    int k;
+    while ((k = tag_next(r, &n, &tag, &v)) == 1) {
+        bool ok;
+        switch (tag) {
+        case 0: ok = rd_array(&v, &p->isr, 4, true); break;
+        case 1: ok = rd_i32(&v, &p->leader); break;
+        case 2: ok = rd_array(&v, &p->replicas, 4, true); break;
+        case 3: ok = rd_array(&v, &p->removing_replicas, 4, true); break;
+        case 4: ok = rd_array(&v, &p->adding_replicas, 4, true); break;
+        case 5: ok = rd_i8(&v, &p->leader_recovery_state); break;
+        case 6: ok = f->version < 2 || rd_array(&v, &p->elr, 4, true); break;
+        case 7: ok = f->version < 2 || rd_array(&v, &p->last_known_elr, 4, true); break;
+        case 8: ok = f->version < 1 || rd_array(&v, &p->directories, 16, true); break;
+        default: ok = true; /* unknown: skipped */
+        }
+        if (!ok)
+            return false;
+    }
+    return k == 0;
 }
 
-static bool topic(kf_cursor *c, kf_kraft_flat *f)
+static bool topic(rd *r, kf_kraft_flat *f)
 {
     kf_kraft_topic *t = &f->u.topic;
-    return rd_str(c, &t->name, false) && (t->topic_id = kf_cur_take(c, 16)) && rd_tags(c, f, 0, NULL);
+    return rd_str(r, &t->name, false) && (t->topic_id = take(r, 16)) && no_tags(r);
 }
 
-static bool config(kf_cursor *c, kf_kraft_flat *f)
+static bool config(rd *r, kf_kraft_flat *f)
 {
     kf_kraft_config *k = &f->u.config;
     k->has_names = k->has_value = true;
-    return rd_i8(c, &k->resource_type) && rd_str(c, &k->resource_name, false) && rd_str(c, &k->name, false) &&
-           rd_str(c, &k->value, true) && rd_tags(c, f, 0, NULL);
+    return rd_i8(r, &k->resource_type) && rd_str(r, &k->resource_name, false) && rd_str(r, &k->name, false) &&
+           rd_str(r, &k->value, true) && no_tags(r);
 }
 
-static bool broker_change_tag(kf_kraft_flat *f, uint32_t tag, kf_cursor *c)
+static bool broker_change(rd *r, kf_kraft_flat *f)
 {
     kf_kraft_broker_change *b = &f->u.broker_change;
-    switch (tag) {
-    case 0: return rd_i8(c, &b->fenced);
-    case 1: return rd_i8(c, &b->in_controlled_shutdown);
-    case 2: return rd_array(c, &b->log_dirs, 16, false);
-    default: return rd_array(c, &b->cordoned_log_dirs, 16, true);
+    b->fenced = b->in_controlled_shutdown = 0;
+    no_array(&b->log_dirs);
+    no_array(&b->cordoned_log_dirs);
+    const uint8_t *e;
+    if (!rd_i32(r, &b->broker_id) || !(e = take(r, 8)))
+        return false;
+    b->broker_epoch = (int64_t)kf_be64(e);
+    uint32_t n, tag;
+    rd v;
+    if (!tags_begin(r, &n))
+        return false;
+    int k;
+    while ((k = tag_next(r, &n, &tag, &v)) == 1) {
+        bool ok = true; /* tags of later versions, and unknown ones, are skipped */
+        if (tag == 0)
+            ok = rd_i8(&v, &b->fenced);
+        else if (tag == 1 && f->version >= 1)
+            ok = rd_i8(&v, &b->in_controlled_shutdown);
+        else if (tag == 2 && f->version >= 2)
+            ok = rd_array(&v, &b->log_dirs, 16, false);
+        else if (tag == 3 && f->version >= 3)
+            ok = rd_array(&v, &b->cordoned_log_dirs, 16, true);
+        if (!ok)
+            return false;
     }
-}
-
-static bool broker_change(kf_cursor *c, kf_kraft_flat *f)
-{
-    kf_kraft_broker_change *b = &f->u.broker_change;
-    memset(b, 0, sizeof *b);
-    if (!rd_i32(c, &b->broker_id))
-        return false;
-    b->broker_epoch = kf_cur_i64(c);
-    if (c->err)
-        return false;
-    return rd_tags(c, f, (1u << (f->version + 1)) - 1, broker_change_tag);
+    return k == 0;
 }
 
 bool kf_kraft_fast(const uint8_t *value, int32_t value_len, kf_kraft_flat *out)
 {
     if (!value || value_len < 3 || (uint32_t)value_len > FAST_MAX_VALUE)
         return false;
-    kf_cursor c;
-    kf_cur_init(&c, value, (size_t)value_len);
-    uint32_t frame = kf_cur_uvarint(&c), key = kf_cur_uvarint(&c), ver = kf_cur_uvarint(&c);
-    if (c.err || frame != FRAME_VERSION || key > SHORT_MAX || ver > SHORT_MAX)
+    rd r = {value, value + value_len};
+    uint32_t frame, key, ver;
+    if (!uv(&r, &frame) || !uv(&r, &key) || !uv(&r, &ver) || frame != FRAME_VERSION || key > SHORT_MAX ||
+        ver > SHORT_MAX)
         return false;
     out->api_key = (int16_t)key;
     out->version = (int16_t)ver;
     bool ok;
     switch (key) {
-    case KF_MD_TOPIC: ok = ver == 0 && topic(&c, out); break;
-    case KF_MD_PARTITION: ok = ver <= 2 && partition(&c, out); break;
-    case KF_MD_CONFIG: ok = ver == 0 && config(&c, out); break;
-    case KF_MD_PARTITION_CHANGE: ok = ver <= 2 && partition_change(&c, out); break;
-    case KF_MD_BROKER_REGISTRATION_CHANGE: ok = ver <= 3 && broker_change(&c, out); break;
-    case KF_MD_NO_OP: ok = ver == 0 && rd_tags(&c, out, 0, NULL); break;
+    case KF_MD_TOPIC: ok = ver == 0 && topic(&r, out); break;
+    case KF_MD_PARTITION: ok = ver <= 2 && partition(&r, out); break;
+    case KF_MD_CONFIG: ok = ver == 0 && config(&r, out); break;
+    case KF_MD_PARTITION_CHANGE: ok = ver <= 2 && partition_change(&r, out); break;
+    case KF_MD_BROKER_REGISTRATION_CHANGE: ok = ver <= 3 && broker_change(&r, out); break;
+    case KF_MD_NO_OP: ok = ver == 0 && no_tags(&r); break;
     default: return false;
     }
-    return ok && !c.err && kf_cur_left(&c) == 0;
+    return ok && r.p == r.end;
 }
 
 /* ---- the same from the generic decoder's tree ---------------------------------------------- */
@@ -252,6 +341,8 @@ void kf_kraft_array_of_node(const kf_dtree *t, const kf_dnode *arr, bool uuids, 
 
 void kf_kraft_ints_copy(const kf_kraft_array *a, int32_t *out)
 {
+    if (!a->n)
+        return;
     if (a->be) {
         for (uint32_t i = 0; i < a->n; i++)
             out[i] = (int32_t)kf_be32(a->be + 4 * (size_t)i);
@@ -265,9 +356,10 @@ void kf_kraft_ints_copy(const kf_kraft_array *a, int32_t *out)
 
 void kf_kraft_uuids_copy(const kf_kraft_array *a, uint8_t (*out)[16])
 {
+    if (!a->n)
+        return;
     if (a->be) {
-        if (a->n)
-            memcpy(out, a->be, 16 * (size_t)a->n);
+        memcpy(out, a->be, 16 * (size_t)a->n);
         return;
     }
     uint32_t k = 0;
