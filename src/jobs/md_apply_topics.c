@@ -165,20 +165,21 @@ md_apply md_topic_record(md_image *im, const kf_kraft_topic *r, char *msg, size_
 
 md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t version, char *msg, size_t msglen)
 {
-    kf_md_topic *t = topic_of(im, r->topic_id, msg, msglen);
+    const kf_kraft_partition_fields *l = &r->part;
+    kf_md_topic *t = topic_of(im, l->topic_id, msg, msglen);
     if (!t)
         return MD_NOT_APPLIED;
-    int32_t pid = r->partition_id;
+    int32_t pid = l->partition_id;
     kf_md_partition np = {0};
     np.id = pid;
-    np.leader = r->leader;
+    np.leader = l->leader;
     np.leader_epoch = r->leader_epoch;
     np.partition_epoch = r->partition_epoch;
-    np.leader_recovery_state = r->leader_recovery_state;
-    bool ok = ints_from(&r->replicas, &np.replicas) && ints_from(&r->isr, &np.isr) &&
-              ints_from(&r->removing_replicas, &np.removing_replicas) &&
-              ints_from(&r->adding_replicas, &np.adding_replicas) && ints_from(&r->elr, &np.elr) &&
-              ints_from(&r->last_known_elr, &np.last_known_elr) && md_uuids_from(&r->directories, &np.directories);
+    np.leader_recovery_state = l->leader_recovery_state;
+    bool ok = ints_from(&l->replicas, &np.replicas) && ints_from(&l->isr, &np.isr) &&
+              ints_from(&l->removing_replicas, &np.removing_replicas) &&
+              ints_from(&l->adding_replicas, &np.adding_replicas) && ints_from(&l->elr, &np.elr) &&
+              ints_from(&l->last_known_elr, &np.last_known_elr) && md_uuids_from(&l->directories, &np.directories);
     if (ok && np.directories.n && np.directories.n != np.replicas.n) {
         md_set_msg(msg, msglen, "partition %d: %u directories for %u replicas", (int)pid, np.directories.n,
                 np.replicas.n);
@@ -221,10 +222,11 @@ md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t 
 
 md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, char *msg, size_t msglen)
 {
-    kf_md_topic *t = topic_of(im, r->topic_id, msg, msglen);
+    const kf_kraft_partition_fields *l = &r->part;
+    kf_md_topic *t = topic_of(im, l->topic_id, msg, msglen);
     if (!t)
         return MD_NOT_APPLIED;
-    int32_t pid = r->partition_id;
+    int32_t pid = l->partition_id;
     bool found;
     uint32_t at = part_find(t, pid, &found);
     if (!found) {
@@ -233,22 +235,22 @@ md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, c
     }
     kf_md_partition *p = &t->parts[at];
     /* absent and null arrays change nothing */
-    const kf_kraft_array *replicas = &r->replicas, *dirs = &r->directories;
+    const kf_kraft_array *replicas = &l->replicas, *dirs = &l->directories;
     if (replicas->present && dirs->present && dirs->n && replicas->n != dirs->n) {
         md_set_msg(msg, msglen, "%s-%d: %u directories for %u replicas", t->name, (int)pid, dirs->n, replicas->n);
         return MD_NOT_APPLIED;
     }
-    int lrs = r->leader_recovery_state;
+    int lrs = l->leader_recovery_state;
     if (lrs != -1 && lrs != 0 && lrs != 1) {
         md_set_msg(msg, msglen, "%s-%d: unknown leader recovery state %lld", t->name, (int)pid, (long long)lrs);
         return MD_NOT_APPLIED;
     }
     bool ok = (!replicas->present || ints_from(replicas, &p->replicas)) &&
-              (!r->isr.present || ints_from(&r->isr, &p->isr)) &&
-              (!r->removing_replicas.present || ints_from(&r->removing_replicas, &p->removing_replicas)) &&
-              (!r->adding_replicas.present || ints_from(&r->adding_replicas, &p->adding_replicas)) &&
-              (!r->elr.present || ints_from(&r->elr, &p->elr)) &&
-              (!r->last_known_elr.present || ints_from(&r->last_known_elr, &p->last_known_elr)) &&
+              (!l->isr.present || ints_from(&l->isr, &p->isr)) &&
+              (!l->removing_replicas.present || ints_from(&l->removing_replicas, &p->removing_replicas)) &&
+              (!l->adding_replicas.present || ints_from(&l->adding_replicas, &p->adding_replicas)) &&
+              (!l->elr.present || ints_from(&l->elr, &p->elr)) &&
+              (!l->last_known_elr.present || ints_from(&l->last_known_elr, &p->last_known_elr)) &&
               (!dirs->present || md_uuids_from(dirs, &p->directories));
     if (dirs->present)
         p->has_directories = true;
@@ -256,8 +258,8 @@ md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, c
         ok = ok && default_to_migrating(&p->directories, p->replicas.n);
     if (!ok)
         return nomem(msg, msglen);
-    if (r->leader != -2) {
-        p->leader = r->leader;
+    if (l->leader != -2) {
+        p->leader = l->leader;
         p->leader_epoch++;
     }
     if (lrs != -1)

@@ -124,6 +124,14 @@ static inline void no_array(kf_kraft_array *a)
     a->n = 0;
 }
 
+static void no_lists(kf_kraft_partition_fields *l)
+{
+    kf_kraft_array *a[] = {&l->replicas, &l->isr, &l->removing_replicas, &l->adding_replicas,
+                           &l->elr, &l->last_known_elr, &l->directories};
+    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+        no_array(a[i]);
+}
+
 /* A compact array of elem-byte elements (int32s or uuids). */
 static inline bool rd_array(rd *r, kf_kraft_array *a, size_t elem, bool nullable)
 {
@@ -141,119 +149,93 @@ static inline bool rd_array(rd *r, kf_kraft_array *a, size_t elem, bool nullable
     return true;
 }
 
-/* The tagged-field section that ends the record, one field at a time:
- * tags_begin reads its count, tag_next each tag with its value's bytes (1),
- * 0 at the end, -1 when the section is damaged. */
-static inline bool tags_begin(rd *r, uint32_t *n)
-{
-    return uv(r, n) && *n <= left(r) / 2;
-}
+/* One known tagged field of a record, read from its own bytes (v);
+ * false: the record is declined. Tags it does not know are skipped. */
+typedef bool (*tag_fn)(kf_kraft_flat *f, uint32_t tag, rd *v);
 
-static inline int tag_next(rd *r, uint32_t *n, uint32_t *tag, rd *val)
+/* The tagged-field section that ends the record, each field given to fn
+ * (NULL: none known, all skipped). Inlined into each record's reader, so
+ * fn is a direct call there. */
+static inline __attribute__((always_inline)) bool rd_tags(rd *r, kf_kraft_flat *f, tag_fn fn)
 {
-    if (*n == 0)
-        return 0;
-    (*n)--;
-    uint32_t size;
-    if (!uv(r, tag) || !uv(r, &size) || size > left(r))
-        return -1;
-    val->p = r->p;
-    val->end = r->p + size;
-    r->p += size;
-    return 1;
-}
-
-/* A section with no tag known at the record's version: every field skipped. */
-static bool no_tags(rd *r)
-{
-    uint32_t n, tag;
-    rd v;
-    if (!tags_begin(r, &n))
+    uint32_t n;
+    if (!uv(r, &n) || n > left(r) / 2)
         return false;
-    int k;
-    while ((k = tag_next(r, &n, &tag, &v)) == 1)
-        ;
-    return k == 0;
+    while (n--) {
+        uint32_t tag, size;
+        if (!uv(r, &tag) || !uv(r, &size) || size > left(r))
+            return false;
+        rd v = {r->p, r->p + size};
+        r->p += size;
+        if (fn && !fn(f, tag, &v))
+            return false;
+    }
+    return true;
 }
 
 /* ---- the records ------------------------------------------------------------------------ */
 
+/* The start of both partition records (the id and topic id), with the
+ * values of the tagged fields when the record lacks them. */
+static bool partition_head(rd *r, kf_kraft_partition_fields *l, int32_t leader, int8_t lrs)
+{
+    l->leader = leader;
+    l->leader_recovery_state = lrs;
+    no_lists(l);
+    return rd_i32(r, &l->partition_id) && (l->topic_id = take(r, 16));
+}
+
+static bool partition_tag(kf_kraft_flat *f, uint32_t tag, rd *v)
+{
+    kf_kraft_partition_fields *l = &f->u.partition.part;
+    if (tag == 0)
+        return rd_i8(v, &l->leader_recovery_state);
+    if (tag == 1 && f->version >= 2)
+        return rd_array(v, &l->elr, 4, true);
+    if (tag == 2 && f->version >= 2)
+        return rd_array(v, &l->last_known_elr, 4, true);
+    return true;
+}
+
 static bool partition(rd *r, kf_kraft_flat *f)
 {
     kf_kraft_partition *p = &f->u.partition;
-    p->leader_recovery_state = 0;
-    no_array(&p->directories);
-    no_array(&p->elr);
-    no_array(&p->last_known_elr);
-    if (!rd_i32(r, &p->partition_id) || !(p->topic_id = take(r, 16)) || !rd_array(r, &p->replicas, 4, false) ||
-        !rd_array(r, &p->isr, 4, false) || !rd_array(r, &p->removing_replicas, 4, false) ||
-        !rd_array(r, &p->adding_replicas, 4, false) || !rd_i32(r, &p->leader) || !rd_i32(r, &p->leader_epoch) ||
-        !rd_i32(r, &p->partition_epoch))
+    kf_kraft_partition_fields *l = &p->part;
+    if (!partition_head(r, l, -1, 0) || !rd_array(r, &l->replicas, 4, false) || !rd_array(r, &l->isr, 4, false) ||
+        !rd_array(r, &l->removing_replicas, 4, false) || !rd_array(r, &l->adding_replicas, 4, false) ||
+        !rd_i32(r, &l->leader) || !rd_i32(r, &p->leader_epoch) || !rd_i32(r, &p->partition_epoch))
         return false;
-    if (f->version >= 1 && !rd_array(r, &p->directories, 16, false))
+    if (f->version >= 1 && !rd_array(r, &l->directories, 16, false))
         return false;
-    uint32_t n, tag;
-    rd v;
-    if (!tags_begin(r, &n))
-        return false;
-    int k;
-    while ((k = tag_next(r, &n, &tag, &v)) == 1) {
-        bool ok = true;
-        if (tag == 0)
-            ok = rd_i8(&v, &p->leader_recovery_state);
-        else if (tag == 1 && f->version >= 2)
-            ok = rd_array(&v, &p->elr, 4, true);
-        else if (tag == 2 && f->version >= 2)
-            ok = rd_array(&v, &p->last_known_elr, 4, true);
-        if (!ok) /* tags unknown at this version are skipped */
-            return false;
+    return rd_tags(r, f, partition_tag);
+}
+
+static bool change_tag(kf_kraft_flat *f, uint32_t tag, rd *v)
+{
+    kf_kraft_partition_fields *l = &f->u.partition_change.part;
+    switch (tag) {
+    case 0: return rd_array(v, &l->isr, 4, true);
+    case 1: return rd_i32(v, &l->leader);
+    case 2: return rd_array(v, &l->replicas, 4, true);
+    case 3: return rd_array(v, &l->removing_replicas, 4, true);
+    case 4: return rd_array(v, &l->adding_replicas, 4, true);
+    case 5: return rd_i8(v, &l->leader_recovery_state);
+    case 6: return f->version < 2 || rd_array(v, &l->elr, 4, true);
+    case 7: return f->version < 2 || rd_array(v, &l->last_known_elr, 4, true);
+    case 8: return f->version < 1 || rd_array(v, &l->directories, 16, true);
+    default: return true;
     }
-    return k == 0;
 }
 
 static bool partition_change(rd *r, kf_kraft_flat *f)
 {
-    kf_kraft_partition_change *p = &f->u.partition_change;
-    p->leader = -2;
-    p->leader_recovery_state = -1;
-    no_array(&p->isr);
-    no_array(&p->replicas);
-    no_array(&p->removing_replicas);
-    no_array(&p->adding_replicas);
-    no_array(&p->directories);
-    no_array(&p->elr);
-    no_array(&p->last_known_elr);
-    if (!rd_i32(r, &p->partition_id) || !(p->topic_id = take(r, 16)))
-        return false;
-    uint32_t n, tag;
-    rd v;
-    if (!tags_begin(r, &n))
-        return false;
-    int k;
-    while ((k = tag_next(r, &n, &tag, &v)) == 1) {
-        bool ok;
-        switch (tag) {
-        case 0: ok = rd_array(&v, &p->isr, 4, true); break;
-        case 1: ok = rd_i32(&v, &p->leader); break;
-        case 2: ok = rd_array(&v, &p->replicas, 4, true); break;
-        case 3: ok = rd_array(&v, &p->removing_replicas, 4, true); break;
-        case 4: ok = rd_array(&v, &p->adding_replicas, 4, true); break;
-        case 5: ok = rd_i8(&v, &p->leader_recovery_state); break;
-        case 6: ok = f->version < 2 || rd_array(&v, &p->elr, 4, true); break;
-        case 7: ok = f->version < 2 || rd_array(&v, &p->last_known_elr, 4, true); break;
-        case 8: ok = f->version < 1 || rd_array(&v, &p->directories, 16, true); break;
-        default: ok = true; /* unknown: skipped */
-        }
-        if (!ok)
-            return false;
-    }
-    return k == 0;
+    return partition_head(r, &f->u.partition_change.part, -2, -1) && rd_tags(r, f, change_tag);
 }
 
 static bool topic(rd *r, kf_kraft_flat *f)
 {
     kf_kraft_topic *t = &f->u.topic;
-    return rd_str(r, &t->name, false) && (t->topic_id = take(r, 16)) && no_tags(r);
+    return rd_str(r, &t->name, false) && (t->topic_id = take(r, 16)) && rd_tags(r, f, NULL);
 }
 
 static bool config(rd *r, kf_kraft_flat *f)
@@ -261,7 +243,21 @@ static bool config(rd *r, kf_kraft_flat *f)
     kf_kraft_config *k = &f->u.config;
     k->has_names = k->has_value = true;
     return rd_i8(r, &k->resource_type) && rd_str(r, &k->resource_name, false) && rd_str(r, &k->name, false) &&
-           rd_str(r, &k->value, true) && no_tags(r);
+           rd_str(r, &k->value, true) && rd_tags(r, f, NULL);
+}
+
+static bool broker_change_tag(kf_kraft_flat *f, uint32_t tag, rd *v)
+{
+    kf_kraft_broker_change *b = &f->u.broker_change;
+    if (tag == 0)
+        return rd_i8(v, &b->fenced);
+    if (tag == 1 && f->version >= 1)
+        return rd_i8(v, &b->in_controlled_shutdown);
+    if (tag == 2 && f->version >= 2)
+        return rd_array(v, &b->log_dirs, 16, false);
+    if (tag == 3 && f->version >= 3)
+        return rd_array(v, &b->cordoned_log_dirs, 16, true);
+    return true; /* a later version's tag, or an unknown one */
 }
 
 static bool broker_change(rd *r, kf_kraft_flat *f)
@@ -274,25 +270,7 @@ static bool broker_change(rd *r, kf_kraft_flat *f)
     if (!rd_i32(r, &b->broker_id) || !(e = take(r, 8)))
         return false;
     b->broker_epoch = (int64_t)kf_be64(e);
-    uint32_t n, tag;
-    rd v;
-    if (!tags_begin(r, &n))
-        return false;
-    int k;
-    while ((k = tag_next(r, &n, &tag, &v)) == 1) {
-        bool ok = true; /* tags of later versions, and unknown ones, are skipped */
-        if (tag == 0)
-            ok = rd_i8(&v, &b->fenced);
-        else if (tag == 1 && f->version >= 1)
-            ok = rd_i8(&v, &b->in_controlled_shutdown);
-        else if (tag == 2 && f->version >= 2)
-            ok = rd_array(&v, &b->log_dirs, 16, false);
-        else if (tag == 3 && f->version >= 3)
-            ok = rd_array(&v, &b->cordoned_log_dirs, 16, true);
-        if (!ok)
-            return false;
-    }
-    return k == 0;
+    return rd_tags(r, f, broker_change_tag);
 }
 
 bool kf_kraft_fast(const uint8_t *value, int32_t value_len, kf_kraft_flat *out)
@@ -313,7 +291,7 @@ bool kf_kraft_fast(const uint8_t *value, int32_t value_len, kf_kraft_flat *out)
     case KF_MD_CONFIG: ok = ver == 0 && config(&r, out); break;
     case KF_MD_PARTITION_CHANGE: ok = ver <= 2 && partition_change(&r, out); break;
     case KF_MD_BROKER_REGISTRATION_CHANGE: ok = ver <= 3 && broker_change(&r, out); break;
-    case KF_MD_NO_OP: ok = ver == 0 && no_tags(&r); break;
+    case KF_MD_NO_OP: ok = ver == 0 && rd_tags(&r, out, NULL); break;
     default: return false;
     }
     return ok && r.p == r.end;
@@ -400,6 +378,24 @@ static void node_array(const kf_dtree *t, const kf_dnode *st, const char *name, 
     kf_kraft_array_of_node(t, kf_dnode_field(t, st, name), uuids, out);
 }
 
+/* The fields of a partition or partition change record; leader and lrs
+ * when the tree lacks them (absent lists: not present). */
+static void node_partition(const kf_dtree *t, const kf_dnode *st, int32_t leader, int8_t lrs,
+                           kf_kraft_partition_fields *l)
+{
+    l->partition_id = (int32_t)node_int(t, st, "partition_id", -1);
+    l->topic_id = node_uuid(t, st, "topic_id");
+    l->leader = (int32_t)node_int(t, st, "leader", leader);
+    l->leader_recovery_state = (int8_t)node_int(t, st, "leader_recovery_state", lrs);
+    node_array(t, st, "replicas", false, &l->replicas);
+    node_array(t, st, "isr", false, &l->isr);
+    node_array(t, st, "removing_replicas", false, &l->removing_replicas);
+    node_array(t, st, "adding_replicas", false, &l->adding_replicas);
+    node_array(t, st, "eligible_leader_replicas", false, &l->elr);
+    node_array(t, st, "last_known_elr", false, &l->last_known_elr);
+    node_array(t, st, "directories", true, &l->directories);
+}
+
 bool kf_kraft_flat_from_tree(const kf_dtree *t, uint32_t root, int16_t api_key, int16_t version, kf_kraft_flat *out)
 {
     if (root == KF_DNODE_NONE || root >= t->n)
@@ -416,19 +412,9 @@ bool kf_kraft_flat_from_tree(const kf_dtree *t, uint32_t root, int16_t api_key, 
     }
     case KF_MD_PARTITION: {
         kf_kraft_partition *r = &out->u.partition;
-        r->partition_id = (int32_t)node_int(t, st, "partition_id", -1);
-        r->topic_id = node_uuid(t, st, "topic_id");
-        r->leader = (int32_t)node_int(t, st, "leader", -1);
+        node_partition(t, st, -1, 0, &r->part);
         r->leader_epoch = (int32_t)node_int(t, st, "leader_epoch", -1);
         r->partition_epoch = (int32_t)node_int(t, st, "partition_epoch", -1);
-        r->leader_recovery_state = (int8_t)node_int(t, st, "leader_recovery_state", 0);
-        node_array(t, st, "replicas", false, &r->replicas);
-        node_array(t, st, "isr", false, &r->isr);
-        node_array(t, st, "removing_replicas", false, &r->removing_replicas);
-        node_array(t, st, "adding_replicas", false, &r->adding_replicas);
-        node_array(t, st, "directories", true, &r->directories);
-        node_array(t, st, "eligible_leader_replicas", false, &r->elr);
-        node_array(t, st, "last_known_elr", false, &r->last_known_elr);
         return true;
     }
     case KF_MD_CONFIG: {
@@ -439,21 +425,7 @@ bool kf_kraft_flat_from_tree(const kf_dtree *t, uint32_t root, int16_t api_key, 
         r->has_value = node_str(t, st, "value", true, &r->value);
         return true;
     }
-    case KF_MD_PARTITION_CHANGE: {
-        kf_kraft_partition_change *r = &out->u.partition_change;
-        r->partition_id = (int32_t)node_int(t, st, "partition_id", -1);
-        r->topic_id = node_uuid(t, st, "topic_id");
-        r->leader = (int32_t)node_int(t, st, "leader", -2);
-        r->leader_recovery_state = (int8_t)node_int(t, st, "leader_recovery_state", -1);
-        node_array(t, st, "isr", false, &r->isr);
-        node_array(t, st, "replicas", false, &r->replicas);
-        node_array(t, st, "removing_replicas", false, &r->removing_replicas);
-        node_array(t, st, "adding_replicas", false, &r->adding_replicas);
-        node_array(t, st, "directories", true, &r->directories);
-        node_array(t, st, "eligible_leader_replicas", false, &r->elr);
-        node_array(t, st, "last_known_elr", false, &r->last_known_elr);
-        return true;
-    }
+    case KF_MD_PARTITION_CHANGE: node_partition(t, st, -2, -1, &out->u.partition_change.part); return true;
     case KF_MD_BROKER_REGISTRATION_CHANGE: {
         kf_kraft_broker_change *r = &out->u.broker_change;
         r->broker_id = (int32_t)node_int(t, st, "broker_id", -1);

@@ -40,21 +40,28 @@ typedef struct kf_kraft_topic {
     const uint8_t *topic_id;      /* 16 bytes; NULL when the tree lacks it */
 } kf_kraft_topic;
 
-typedef struct kf_kraft_partition {
-    int32_t partition_id, leader, leader_epoch, partition_epoch; /* -1 when absent */
-    int8_t leader_recovery_state; /* 0 when absent */
-    const uint8_t *topic_id;      /* NULL when the tree lacks it */
-    kf_kraft_array replicas, isr, removing_replicas, adding_replicas, directories, elr, last_known_elr;
-} kf_kraft_partition;
-
-/* Only what changes: absent or null arrays, leader -2 and
- * leader_recovery_state -1 leave the partition's value as it is. */
-typedef struct kf_kraft_partition_change {
+/* What PartitionRecord sets and PartitionChangeRecord changes: the id, the
+ * leader, the leader recovery state and the lists (int32s; directories:
+ * uuids). */
+typedef struct kf_kraft_partition_fields {
     int32_t partition_id;         /* -1 when absent */
     const uint8_t *topic_id;      /* NULL when the tree lacks it */
-    int32_t leader;
-    int8_t leader_recovery_state;
-    kf_kraft_array isr, replicas, removing_replicas, adding_replicas, directories, elr, last_known_elr;
+    int32_t leader;               /* absent: -1 (PartitionRecord), -2 no change */
+    int8_t leader_recovery_state; /* absent: 0 (PartitionRecord), -1 no change */
+    kf_kraft_array replicas, isr, removing_replicas, adding_replicas, elr, last_known_elr, directories;
+} kf_kraft_partition_fields;
+
+/* PartitionRecord: every list present but directories (v1+) and the ELRs
+ * (v2+). */
+typedef struct kf_kraft_partition {
+    kf_kraft_partition_fields part;
+    int32_t leader_epoch, partition_epoch; /* -1 when absent */
+} kf_kraft_partition;
+
+/* PartitionChangeRecord, only what changes: absent or null lists, leader -2
+ * and leader_recovery_state -1 leave the partition's value as it is. */
+typedef struct kf_kraft_partition_change {
+    kf_kraft_partition_fields part;
 } kf_kraft_partition_change;
 
 typedef struct kf_kraft_config {

@@ -16,6 +16,7 @@
  * 40..4f), not by the project's C code. */
 #include "testutil.h"
 
+#include "../fuzz/kraft_flat_eq.h"
 #include "bytebuf.h"
 #include "jobs/md_image.h"
 #include "records/kraft_fast.h"
@@ -74,6 +75,17 @@ static kf_kraft_flat fast_of(const bb *v)
     return f;
 }
 
+/* The case `name` read by the fast path as type key, version ver. The
+ * flat form points into *v. */
+static kf_kraft_flat fast_case(bb *v, const char *name, int16_t key, int16_t ver)
+{
+    *v = GOOD_REC(name);
+    kf_kraft_flat f = fast_of(v);
+    assert_int_equal(f.api_key, key);
+    assert_int_equal(f.version, ver);
+    return f;
+}
+
 static void assert_ints(const kf_kraft_array *a, uint32_t n, const int32_t *want)
 {
     assert_true(a->present);
@@ -115,45 +127,42 @@ static void assert_str(const kf_kraft_str *s, const char *want)
 static void test_topic_and_config(void **state)
 {
     (void)state;
-    bb v = GOOD_REC("topic_v0");
-    kf_kraft_flat f = fast_of(&v);
-    assert_int_equal(f.api_key, KF_MD_TOPIC);
-    assert_int_equal(f.version, 0);
+    bb v;
+    kf_kraft_flat f = fast_case(&v, "topic_v0", KF_MD_TOPIC, 0);
     assert_str(&f.u.topic.name, "orders");
     assert_u1(f.u.topic.topic_id);
 
-    v = GOOD_REC("config_v0");
-    f = fast_of(&v);
-    assert_int_equal(f.api_key, KF_MD_CONFIG);
+    f = fast_case(&v, "config_v0", KF_MD_CONFIG, 0);
     assert_int_equal(f.u.config.resource_type, 2);
     assert_true(f.u.config.has_names && f.u.config.has_value);
     assert_str(&f.u.config.resource_name, "orders");
     assert_str(&f.u.config.name, "retention.ms");
     assert_str(&f.u.config.value, "604800000");
 
-    v = GOOD_REC("config_v0_null");
-    f = fast_of(&v);
+    f = fast_case(&v, "config_v0_null", KF_MD_CONFIG, 0);
     assert_int_equal(f.u.config.resource_type, 4);
     assert_str(&f.u.config.resource_name, "");
     assert_str(&f.u.config.name, "log.cleaner.threads");
     assert_true(f.u.config.has_value);
     assert_null(f.u.config.value.p); /* null: the key is deleted */
 
-    v = GOOD_REC("no_op_v0");
-    f = fast_of(&v);
-    assert_int_equal(f.api_key, KF_MD_NO_OP);
+    f = fast_case(&v, "no_op_v0", KF_MD_NO_OP, 0);
+}
+
+/* A partition record's id, and its topic id kraftfmt's U1. */
+static void assert_head(const kf_kraft_partition_fields *p, int32_t id)
+{
+    assert_int_equal(p->partition_id, id);
+    assert_u1(p->topic_id);
 }
 
 static void test_partition_versions(void **state)
 {
     (void)state;
-    bb v = GOOD_REC("partition_v0");
-    kf_kraft_flat f = fast_of(&v);
-    const kf_kraft_partition *p = &f.u.partition;
-    assert_int_equal(f.api_key, KF_MD_PARTITION);
-    assert_int_equal(f.version, 0);
-    assert_int_equal(p->partition_id, 3);
-    assert_u1(p->topic_id);
+    bb v;
+    kf_kraft_flat f = fast_case(&v, "partition_v0", KF_MD_PARTITION, 0);
+    const kf_kraft_partition_fields *p = &f.u.partition.part;
+    assert_head(p, 3);
     assert_ints(&p->replicas, 3, (const int32_t[]){1, 2, 3});
     assert_ints(&p->isr, 2, (const int32_t[]){1, 2});
     assert_true(p->removing_replicas.present);
@@ -161,22 +170,18 @@ static void test_partition_versions(void **state)
     assert_ints(&p->adding_replicas, 1, (const int32_t[]){3});
     assert_int_equal(p->leader, 1);
     assert_int_equal(p->leader_recovery_state, 1); /* tag 0 */
-    assert_int_equal(p->leader_epoch, 7);
-    assert_int_equal(p->partition_epoch, 9);
+    assert_int_equal(f.u.partition.leader_epoch, 7);
+    assert_int_equal(f.u.partition.partition_epoch, 9);
     assert_false(p->directories.present);
     assert_false(p->elr.present);
 
-    v = GOOD_REC("partition_v1");
-    f = fast_of(&v);
-    assert_int_equal(f.version, 1);
+    f = fast_case(&v, "partition_v1", KF_MD_PARTITION, 1);
     assert_int_equal(p->partition_id, 0);
     assert_int_equal(p->leader_recovery_state, 0);
     assert_ints(&p->removing_replicas, 1, (const int32_t[]){2});
     assert_uuids(&p->directories, 3, (const uint8_t[]){0x20, 0x30, 0x40});
 
-    v = GOOD_REC("partition_v2");
-    f = fast_of(&v);
-    assert_int_equal(f.version, 2);
+    f = fast_case(&v, "partition_v2", KF_MD_PARTITION, 2);
     assert_int_equal(p->partition_id, 5);
     assert_ints(&p->replicas, 2, (const int32_t[]){4, 5});
     assert_uuids(&p->directories, 2, (const uint8_t[]){0x20, 0x30});
@@ -187,22 +192,17 @@ static void test_partition_versions(void **state)
 static void test_partition_change_versions(void **state)
 {
     (void)state;
-    bb v = GOOD_REC("partition_change_v0");
-    kf_kraft_flat f = fast_of(&v);
-    const kf_kraft_partition_change *c = &f.u.partition_change;
-    assert_int_equal(f.api_key, KF_MD_PARTITION_CHANGE);
-    assert_int_equal(f.version, 0);
-    assert_int_equal(c->partition_id, 3);
-    assert_u1(c->topic_id);
-    assert_ints(&c->isr, 1, (const int32_t[]){1});
+    bb v;
+    kf_kraft_flat f = fast_case(&v, "partition_change_v0", KF_MD_PARTITION_CHANGE, 0);
+    const kf_kraft_partition_fields *c = &f.u.partition_change.part;
+    assert_head(c, 3);
     assert_int_equal(c->leader, 2);
     assert_int_equal(c->leader_recovery_state, 0);
+    assert_ints(&c->isr, 1, (const int32_t[]){1});
     assert_false(c->replicas.present);
     assert_false(c->directories.present);
 
-    v = GOOD_REC("partition_change_v1");
-    f = fast_of(&v);
-    assert_int_equal(f.version, 1);
+    f = fast_case(&v, "partition_change_v1", KF_MD_PARTITION_CHANGE, 1);
     assert_int_equal(c->leader, -2);               /* absent: unchanged */
     assert_int_equal(c->leader_recovery_state, -1);
     assert_false(c->isr.present);
@@ -211,9 +211,7 @@ static void test_partition_change_versions(void **state)
     assert_ints(&c->adding_replicas, 1, (const int32_t[]){2});
     assert_uuids(&c->directories, 2, (const uint8_t[]){0x20, 0x30}); /* tag 8 */
 
-    v = GOOD_REC("partition_change_v2");
-    f = fast_of(&v);
-    assert_int_equal(f.version, 2);
+    f = fast_case(&v, "partition_change_v2", KF_MD_PARTITION_CHANGE, 2);
     assert_ints(&c->isr, 2, (const int32_t[]){1, 2});
     assert_ints(&c->elr, 1, (const int32_t[]){3});
     assert_true(c->last_known_elr.present); /* an empty list, not null */
@@ -223,51 +221,27 @@ static void test_partition_change_versions(void **state)
 static void test_broker_change_versions(void **state)
 {
     (void)state;
-    bb v = GOOD_REC("broker_change_v0");
-    kf_kraft_flat f = fast_of(&v);
+    bb v;
+    kf_kraft_flat f = fast_case(&v, "broker_change_v0", KF_MD_BROKER_REGISTRATION_CHANGE, 0);
     const kf_kraft_broker_change *b = &f.u.broker_change;
-    assert_int_equal(f.api_key, KF_MD_BROKER_REGISTRATION_CHANGE);
     assert_int_equal(b->broker_id, 1);
     assert_int_equal(b->broker_epoch, 5);
     assert_int_equal(b->fenced, -1);
     assert_int_equal(b->in_controlled_shutdown, 0);
     assert_false(b->log_dirs.present);
 
-    v = GOOD_REC("broker_change_v1");
-    f = fast_of(&v);
-    assert_int_equal(f.version, 1);
+    f = fast_case(&v, "broker_change_v1", KF_MD_BROKER_REGISTRATION_CHANGE, 1);
     assert_int_equal(b->broker_id, 2);
     assert_int_equal(b->fenced, 0);
     assert_int_equal(b->in_controlled_shutdown, 1);
 
-    v = GOOD_REC("broker_change_v2");
-    f = fast_of(&v);
+    f = fast_case(&v, "broker_change_v2", KF_MD_BROKER_REGISTRATION_CHANGE, 2);
     assert_int_equal(b->fenced, 1);
     assert_uuids(&b->log_dirs, 1, (const uint8_t[]){0x20});
     assert_false(b->cordoned_log_dirs.present);
 
-    v = GOOD_REC("broker_change_v3");
-    f = fast_of(&v);
-    assert_int_equal(f.version, 3);
+    f = fast_case(&v, "broker_change_v3", KF_MD_BROKER_REGISTRATION_CHANGE, 3);
     assert_uuids(&b->cordoned_log_dirs, 2, (const uint8_t[]){0x30, 0x40});
-}
-
-/* The generic decoder's tree in flat form holds what the fast path read. */
-static void assert_same_array(const kf_kraft_array *a, const kf_kraft_array *b, bool uuids)
-{
-    assert_int_equal(a->present, b->present);
-    assert_int_equal(a->n, b->n);
-    uint8_t x[16 * 16], y[16 * 16];
-    assert_true(a->n <= 16);
-    if (uuids) {
-        kf_kraft_uuids_copy(a, (uint8_t(*)[16])x);
-        kf_kraft_uuids_copy(b, (uint8_t(*)[16])y);
-    } else {
-        kf_kraft_ints_copy(a, (int32_t *)(void *)x);
-        kf_kraft_ints_copy(b, (int32_t *)(void *)y);
-    }
-    if (a->n)
-        assert_memory_equal(x, y, a->n * (uuids ? 16 : 4));
 }
 
 static void test_same_as_generic(void **state)
@@ -285,44 +259,7 @@ static void test_same_as_generic(void **state)
         assert_int_equal(f.api_key, g.api_key);
         assert_int_equal(f.version, g.version);
         assert_string_equal(kf_kraft_record_type(f.api_key), kr.record_type);
-        if (f.api_key == KF_MD_PARTITION_CHANGE) {
-            const kf_kraft_partition_change *a = &f.u.partition_change, *b = &g.u.partition_change;
-            assert_int_equal(a->partition_id, b->partition_id);
-            assert_int_equal(a->leader, b->leader);
-            assert_int_equal(a->leader_recovery_state, b->leader_recovery_state);
-            assert_memory_equal(a->topic_id, b->topic_id, 16);
-            assert_same_array(&a->isr, &b->isr, false);
-            assert_same_array(&a->replicas, &b->replicas, false);
-            assert_same_array(&a->removing_replicas, &b->removing_replicas, false);
-            assert_same_array(&a->adding_replicas, &b->adding_replicas, false);
-            assert_same_array(&a->elr, &b->elr, false);
-            assert_same_array(&a->last_known_elr, &b->last_known_elr, false);
-            assert_same_array(&a->directories, &b->directories, true);
-        } else if (f.api_key == KF_MD_PARTITION) {
-            const kf_kraft_partition *a = &f.u.partition, *b = &g.u.partition;
-            assert_int_equal(a->partition_id, b->partition_id);
-            assert_int_equal(a->leader, b->leader);
-            assert_int_equal(a->leader_epoch, b->leader_epoch);
-            assert_int_equal(a->partition_epoch, b->partition_epoch);
-            assert_int_equal(a->leader_recovery_state, b->leader_recovery_state);
-            assert_same_array(&a->replicas, &b->replicas, false);
-            assert_same_array(&a->isr, &b->isr, false);
-            assert_same_array(&a->elr, &b->elr, false);
-            assert_same_array(&a->last_known_elr, &b->last_known_elr, false);
-            assert_same_array(&a->directories, &b->directories, true);
-        } else if (f.api_key == KF_MD_BROKER_REGISTRATION_CHANGE) {
-            const kf_kraft_broker_change *a = &f.u.broker_change, *b = &g.u.broker_change;
-            assert_int_equal(a->broker_id, b->broker_id);
-            assert_int_equal(a->broker_epoch, b->broker_epoch);
-            assert_int_equal(a->fenced, b->fenced);
-            assert_int_equal(a->in_controlled_shutdown, b->in_controlled_shutdown);
-            assert_same_array(&a->log_dirs, &b->log_dirs, true);
-            assert_same_array(&a->cordoned_log_dirs, &b->cordoned_log_dirs, true);
-        } else if (f.api_key == KF_MD_CONFIG) {
-            assert_int_equal(f.u.config.value.p == NULL, g.u.config.value.p == NULL);
-            assert_int_equal(f.u.config.value.len, g.u.config.value.len);
-            assert_int_equal(f.u.config.name.len, g.u.config.name.len);
-        }
+        assert_true(kraft_flat_equal(&f, &g));
         /* every prefix: declined, or read by both alike */
         for (size_t cut = 0; cut < v.n; cut++) {
             kf_kraft_flat h;
