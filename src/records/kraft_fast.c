@@ -124,12 +124,15 @@ static inline void no_array(kf_kraft_array *a)
     a->n = 0;
 }
 
-static void no_lists(kf_kraft_partition_fields *l)
+static inline void no_lists(kf_kraft_partition_fields *l)
 {
-    kf_kraft_array *a[] = {&l->replicas, &l->isr, &l->removing_replicas, &l->adding_replicas,
-                           &l->elr, &l->last_known_elr, &l->directories};
-    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
-        no_array(a[i]);
+    no_array(&l->replicas);
+    no_array(&l->isr);
+    no_array(&l->removing_replicas);
+    no_array(&l->adding_replicas);
+    no_array(&l->elr);
+    no_array(&l->last_known_elr);
+    no_array(&l->directories);
 }
 
 /* A compact array of elem-byte elements (int32s or uuids). */
@@ -177,7 +180,7 @@ static inline __attribute__((always_inline)) bool rd_tags(rd *r, kf_kraft_flat *
 
 /* The start of both partition records (the id and topic id), with the
  * values of the tagged fields when the record lacks them. */
-static bool partition_head(rd *r, kf_kraft_partition_fields *l, int32_t leader, int8_t lrs)
+static inline bool partition_head(rd *r, kf_kraft_partition_fields *l, int32_t leader, int8_t lrs)
 {
     l->leader = leader;
     l->leader_recovery_state = lrs;
