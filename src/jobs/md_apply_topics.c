@@ -87,11 +87,16 @@ static uint32_t part_find(const kf_md_topic *t, int32_t id, bool *found)
 }
 
 /* The cache slot of id, or NULL when there is no cache (out of memory). */
+static size_t tslot_index(const uint8_t id[16])
+{
+    return (id[15] ^ ((uint32_t)id[14] << 8) ^ id[7]) & (MD_TOPIC_CACHE - 1);
+}
+
 static md_topic_slot *tslot(md_image *im, const uint8_t id[16])
 {
     if (!im->tcache && !(im->tcache = calloc(MD_TOPIC_CACHE, sizeof *im->tcache)))
         return NULL;
-    return &im->tcache[(id[15] ^ ((uint32_t)id[14] << 8) ^ id[7]) & (MD_TOPIC_CACHE - 1)];
+    return &im->tcache[tslot_index(id)];
 }
 
 static bool uuid_eq(const uint8_t a[16], const uint8_t b[16])
@@ -266,6 +271,45 @@ md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, c
         p->leader_recovery_state = (int8_t)lrs;
     p->partition_epoch++;
     return MD_APPLIED;
+}
+
+void md_image_prefetch(const md_image *im, const kf_kraft_flat *f, const bool *use, size_t n)
+{
+    /* each step for the whole window before the next, so the misses of
+     * one step overlap: the cache slots, the topics, the partitions, their
+     * ISR lists (what a change reads and writes; only what is in the
+     * cache already is followed) */
+    enum { MAX = 64 };
+    const void *at[MAX];
+    if (!im->tcache || n > MAX)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        at[i] = NULL;
+        if (use[i] && f[i].api_key == KF_MD_PARTITION_CHANGE) {
+            at[i] = &im->tcache[tslot_index(f[i].u.partition_change.part.topic_id)];
+            __builtin_prefetch(at[i]);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const md_topic_slot *sl = at[i];
+        at[i] = sl && sl->t && uuid_eq(sl->id, f[i].u.partition_change.part.topic_id) ? sl->t : NULL;
+        if (at[i])
+            __builtin_prefetch(at[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const kf_md_topic *t = at[i];
+        int32_t pid = t ? f[i].u.partition_change.part.partition_id : -1;
+        at[i] = pid >= 0 && (uint32_t)pid < t->nparts ? &t->parts[pid] : NULL;
+        if (at[i]) {
+            __builtin_prefetch(at[i], 1);
+            __builtin_prefetch((const char *)at[i] + sizeof(kf_md_partition) - 1, 1);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const kf_md_partition *p = at[i];
+        if (p && p->isr.v)
+            __builtin_prefetch(p->isr.v, 1);
+    }
 }
 
 static void resource_del(md_image *im, int8_t type, const char *name)

@@ -82,6 +82,11 @@ md_apply md_image_apply(md_image *im, int16_t api_key, int16_t version, const kf
  * partition, topic, config, broker registration change or no-op). */
 md_apply md_image_apply_flat(md_image *im, const kf_kraft_flat *f, char *msg, size_t msglen);
 
+/* Ahead of applying the n records of f (those with use[i]; n at most 64),
+ * asks the CPU to fetch the image memory their changes will touch. Changes
+ * nothing. */
+void md_image_prefetch(const md_image *im, const kf_kraft_flat *f, const bool *use, size_t n);
+
 /* The sorted views of metadata.h, built once from the image. */
 typedef struct md_views {
     const kf_md_feature **features;

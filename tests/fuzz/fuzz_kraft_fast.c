@@ -16,7 +16,8 @@
  *   0x40 set (0x80 clear): the rest is a sequence of records, each a length
  *             byte then the value, checked as above and applied one after
  *             the other to one image (the fast path's form when it reads
- *             them, else the generic tree), which is copied now and then as
+ *             them, after md_image_prefetch has looked at the image for
+ *             them; else the generic tree), which is copied now and then as
  *             an open metadata transaction copies it;
  *   else:     the rest is one record value.
  * Any crash, sanitizer report or abort is a bug.
@@ -70,6 +71,7 @@ static void one(const uint8_t *v, size_t n, kf_dtree *t, md_image *im)
     if (!im)
         return;
     char msg[200];
+    md_image_prefetch(im, &fast, &is_fast, 1); /* reads the image only */
     if (is_fast)
         (void)md_image_apply_flat(im, &fast, msg, sizeof msg);
     else if (rc == KF_OK)
