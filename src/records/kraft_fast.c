@@ -127,13 +127,9 @@ static inline void no_array(kf_kraft_array *a)
 
 static inline void no_lists(kf_kraft_partition_fields *l)
 {
-    no_array(&l->replicas);
-    no_array(&l->isr);
-    no_array(&l->removing_replicas);
-    no_array(&l->adding_replicas);
-    no_array(&l->elr);
-    no_array(&l->last_known_elr);
-    no_array(&l->directories);
+    const kf_kraft_array none = {.present = false};
+    l->replicas = l->isr = l->removing_replicas = l->adding_replicas = l->elr = l->last_known_elr = l->directories =
+        none;
 }
 
 /* A compact array of elem-byte elements (int32s or uuids). */
