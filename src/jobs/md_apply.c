@@ -5,8 +5,9 @@
  * ScramDelta, DelegationTokenDelta, ProducerIdsDelta).
  *
  * This file dispatches a record by its type to its family's file
- * (md_apply_internal.h names them). Records are read from the decoder's
- * tree by field name. A record Kafka would refuse to replay (a change to an
+ * (md_apply_internal.h names them). The hot types are applied from their
+ * flat form (kraft_fast.h: read from the bytes, or from the generic
+ * decoder's tree); the others are read from the tree by field name. A record Kafka would refuse to replay (a change to an
  * unknown partition, a broker epoch that does not match, ...) changes
  * nothing and is reported by the caller with the reason written here. */
 #include <stdarg.h>
@@ -36,20 +37,35 @@ md_apply md_no_such(char *msg, size_t msglen, const char *what, const uint8_t *i
     return MD_NOT_APPLIED;
 }
 
-bool md_uuids_from(const kf_dtree *t, const kf_dnode *arr, kf_md_uuids *out)
+bool md_uuids_from(const kf_kraft_array *a, kf_md_uuids *out)
 {
-    uint32_t n = arr ? arr->n_children : 0;
+    uint32_t n = a->present ? a->n : 0;
     uint8_t(*v)[16] = n ? malloc(n * sizeof *v) : NULL;
     if (n && !v)
         return false;
-    uint32_t k = 0;
-    for (uint32_t c = arr ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next)
-        if (t->nodes[c].kind == KF_V_UUID)
-            memcpy(v[k++], t->nodes[c].p, 16);
+    if (n)
+        kf_kraft_uuids_copy(a, v);
     free(out->v);
     out->v = v;
-    out->n = k;
+    out->n = n;
     return true;
+}
+
+md_apply md_image_apply_flat(md_image *im, const kf_kraft_flat *f, char *msg, size_t msglen)
+{
+    if (msg && msglen)
+        msg[0] = 0;
+    switch (f->api_key) {
+    case KF_MD_TOPIC: return md_topic_record(im, &f->u.topic, msg, msglen);
+    case KF_MD_PARTITION: return md_partition_record(im, &f->u.partition, f->version, msg, msglen);
+    case KF_MD_CONFIG: return md_config_record(im, &f->u.config, msg, msglen);
+    case KF_MD_PARTITION_CHANGE: return md_partition_change(im, &f->u.partition_change, msg, msglen);
+    case KF_MD_BROKER_REGISTRATION_CHANGE: return md_broker_change(im, &f->u.broker_change, msg, msglen);
+    case KF_MD_NO_OP: return MD_APPLIED; /* nothing but the offset */
+    default:
+        md_set_msg(msg, msglen, "record type %d has no replay rule", f->api_key);
+        return MD_NOT_APPLIED;
+    }
 }
 
 md_apply md_image_apply(md_image *im, int16_t key, int16_t version, const kf_dtree *t, uint32_t root,
@@ -59,18 +75,16 @@ md_apply md_image_apply(md_image *im, int16_t key, int16_t version, const kf_dtr
         msg[0] = 0;
     if (root == KF_DNODE_NONE || root >= t->n)
         return MD_NOT_APPLIED;
+    kf_kraft_flat f;
+    if (kf_kraft_flat_from_tree(t, root, key, version, &f)) /* the types with a flat form */
+        return md_image_apply_flat(im, &f, msg, msglen);
     md_fields r = {.t = t, .st = &t->nodes[root]};
     switch (key) {
     case KF_MD_REGISTER_BROKER: return md_register_broker(im, &r, version, msg, msglen);
     case KF_MD_UNREGISTER_BROKER:
         return md_unregister(&im->brokers, (int32_t)fint(&r, "broker_id", -1), (void (*)(void *))md_broker_free);
-    case KF_MD_TOPIC: return md_topic_record(im, &r, msg, msglen);
-    case KF_MD_PARTITION: return md_partition_record(im, &r, version, msg, msglen);
-    case KF_MD_CONFIG: return md_config_record(im, &r, msg, msglen);
-    case KF_MD_PARTITION_CHANGE: return md_partition_change(im, &r, msg, msglen);
     case KF_MD_FENCE_BROKER:
-    case KF_MD_UNFENCE_BROKER:
-    case KF_MD_BROKER_REGISTRATION_CHANGE: return md_broker_change(im, &r, key, msg, msglen);
+    case KF_MD_UNFENCE_BROKER: return md_fence_record(im, &r, key, msg, msglen);
     case KF_MD_REMOVE_TOPIC: return md_remove_topic(im, &r, msg, msglen);
     case KF_MD_DELEGATION_TOKEN:
     case KF_MD_REMOVE_DELEGATION_TOKEN: return md_token_record(im, &r, key, msg, msglen);
@@ -85,7 +99,6 @@ md_apply md_image_apply(md_image *im, int16_t key, int16_t version, const kf_dtr
     case KF_MD_UNREGISTER_CONTROLLER:
         return md_unregister(&im->controllers, (int32_t)fint(&r, "controller_id", -1), (void (*)(void *))md_controller_free);
     case KF_MD_CLEAR_ELR: return md_clear_elr(im, &r, msg, msglen);
-    case KF_MD_NO_OP:
     case KF_MD_ZK_MIGRATION_STATE: return MD_APPLIED; /* nothing but the offset (4.x: a no-op) */
     case KF_MD_ACCESS_CONTROL:
     case KF_MD_REMOVE_FEATURE_LEVEL:

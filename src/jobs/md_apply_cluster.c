@@ -72,13 +72,15 @@ md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, char *m
     b->fenced = fint(r, "fenced", 1) != 0;
     b->in_controlled_shutdown = fint(r, "in_controlled_shutdown", 0) != 0;
     fstr(r, "rack", &b->rack, &nm);
+    kf_kraft_array dirs, cord;
+    kf_kraft_array_of_node(r->t, fld(r, "log_dirs"), true, &dirs);
+    kf_kraft_array_of_node(r->t, fld(r, "cordoned_log_dirs"), true, &cord);
     bool ok = !nm && listeners_from(r->t, fld(r, "end_points"), &b->listeners, &b->nlisteners) &&
               ranges_from(r->t, fld(r, "features"), &b->features, &b->nfeatures) &&
-              md_uuids_from(r->t, fld(r, "log_dirs"), &b->log_dirs);
-    const kf_dnode *cord = fld(r, "cordoned_log_dirs");
-    if (ok && version >= 4 && cord && cord->kind == KF_V_ARRAY) {
+              md_uuids_from(&dirs, &b->log_dirs);
+    if (ok && version >= 4 && cord.present) {
         b->has_cordoned = true;
-        ok = md_uuids_from(r->t, cord, &b->cordoned_log_dirs);
+        ok = md_uuids_from(&cord, &b->cordoned_log_dirs);
     }
     uint8_t k[4];
     if (!ok || !md_put(&im->brokers, k, key_i32(k, b->id), b, (void (*)(void *))md_broker_free)) {
@@ -108,22 +110,24 @@ static kf_md_broker *broker_checked(md_image *im, int32_t id, int64_t epoch, con
     return b;
 }
 
-md_apply md_broker_change(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen)
+md_apply md_fence_record(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen)
 {
-    if (key == KF_MD_FENCE_BROKER || key == KF_MD_UNFENCE_BROKER) {
-        int32_t id = (int32_t)fint(r, "id", -1);
-        kf_md_broker *b = broker_checked(im, id, fint(r, "epoch", -1), key == KF_MD_FENCE_BROKER ? "fence" : "unfence",
-                                         msg, msglen);
-        if (!b)
-            return MD_NOT_APPLIED;
-        b->fenced = key == KF_MD_FENCE_BROKER;
-        return MD_APPLIED;
-    }
-    int32_t id = (int32_t)fint(r, "broker_id", -1);
-    kf_md_broker *b = broker_checked(im, id, fint(r, "broker_epoch", -1), "change", msg, msglen);
+    int32_t id = (int32_t)fint(r, "id", -1);
+    kf_md_broker *b = broker_checked(im, id, fint(r, "epoch", -1), key == KF_MD_FENCE_BROKER ? "fence" : "unfence",
+                                     msg, msglen);
     if (!b)
         return MD_NOT_APPLIED;
-    int64_t fenced = fint(r, "fenced", 0), cs = fint(r, "in_controlled_shutdown", 0);
+    b->fenced = key == KF_MD_FENCE_BROKER;
+    return MD_APPLIED;
+}
+
+md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, char *msg, size_t msglen)
+{
+    int32_t id = r->broker_id;
+    kf_md_broker *b = broker_checked(im, id, r->broker_epoch, "change", msg, msglen);
+    if (!b)
+        return MD_NOT_APPLIED;
+    int fenced = r->fenced, cs = r->in_controlled_shutdown;
     if (fenced != 0 && fenced != 1 && fenced != -1) {
         md_set_msg(msg, msglen, "broker %d: unknown value %lld for fenced", (int)id, (long long)fenced);
         return MD_NOT_APPLIED;
@@ -132,12 +136,10 @@ md_apply md_broker_change(md_image *im, md_fields *r, int16_t key, char *msg, si
         md_set_msg(msg, msglen, "broker %d: unknown value %lld for in_controlled_shutdown", (int)id, (long long)cs);
         return MD_NOT_APPLIED;
     }
-    const kf_dnode *dirs = fld(r, "log_dirs");
-    const kf_dnode *cord = fld(r, "cordoned_log_dirs");
-    if (dirs && dirs->kind == KF_V_ARRAY && dirs->n_children && !md_uuids_from(r->t, dirs, &b->log_dirs))
+    if (r->log_dirs.present && r->log_dirs.n && !md_uuids_from(&r->log_dirs, &b->log_dirs))
         return nomem(msg, msglen);
-    if (cord && cord->kind == KF_V_ARRAY) {
-        if (!md_uuids_from(r->t, cord, &b->cordoned_log_dirs))
+    if (r->cordoned_log_dirs.present) {
+        if (!md_uuids_from(&r->cordoned_log_dirs, &b->cordoned_log_dirs))
             return nomem(msg, msglen);
         b->has_cordoned = true;
     }

@@ -7,11 +7,11 @@
 
 #include "jobs/md_apply_internal.h"
 
-md_apply md_config_record(md_image *im, md_fields *r, char *msg, size_t msglen)
+md_apply md_config_record(md_image *im, const kf_kraft_config *r, char *msg, size_t msglen)
 {
-    int8_t type = (int8_t)fint(r, "resource_type", 0);
-    const kf_dnode *rn = fld(r, "resource_name"), *name = fld(r, "name"), *value = fld(r, "value");
-    if (!rn || rn->kind != KF_V_STRING || !name || name->kind != KF_V_STRING || !value)
+    int8_t type = r->resource_type;
+    const kf_kraft_str *rn = &r->resource_name, *name = &r->name, *value = &r->value;
+    if (!r->has_names || !r->has_value)
         return MD_NOT_APPLIED;
     uint8_t k[1 + 32768];
     k[0] = (uint8_t)type;
@@ -24,13 +24,20 @@ md_apply md_config_record(md_image *im, md_fields *r, char *msg, size_t msglen)
             found = (int)i;
             break;
         }
-    if (value->kind == KF_V_NULL) { /* delete the key; a resource with none left goes */
+    if (!value->p) { /* null: delete the key; a resource with none left goes */
         if (found < 0)
             return MD_APPLIED;
         md_config_free(res->cfg[found]);
         res->cfg[found] = res->cfg[--res->n];
         if (!res->n)
             md_resource_free(htab_del(&im->resources, k, klen));
+        return MD_APPLIED;
+    }
+    if (found >= 0 && strlen(res->cfg[found]->value) >= value->len) {
+        /* a new value no longer than the old one is written over it */
+        char *v = res->cfg[found]->value;
+        memcpy(v, value->p, value->len);
+        v[value->len] = 0;
         return MD_APPLIED;
     }
     if (!res) {

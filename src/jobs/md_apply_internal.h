@@ -15,6 +15,7 @@
 
 #include "jobs/md_image.h"
 #include "kfsck/kraft.h"
+#include "records/kraft_fast.h"
 
 /* Writes a reason into msg (msglen bytes; nothing when msg is NULL). */
 void md_set_msg(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -81,8 +82,9 @@ static inline bool str_eq(const kf_dnode *n, const char *s)
     return n && n->kind == KF_V_STRING && n->len == k && memcmp(n->p, s, k) == 0;
 }
 
-/* A uuid array node into *out (replacing it). False when out of memory. */
-bool md_uuids_from(const kf_dtree *t, const kf_dnode *arr, kf_md_uuids *out);
+/* A uuid array into *out (replacing it; an absent or null one empties it).
+ * False when out of memory. */
+bool md_uuids_from(const kf_kraft_array *a, kf_md_uuids *out);
 
 /* The key of an int32 id (a broker's, a controller's) in the image's tables,
  * into k; its length. */
@@ -103,26 +105,28 @@ static inline md_apply nomem(char *msg, size_t msglen)
     return MD_NOMEM;
 }
 
-/* ---- each family's records (the record's fields in r; a reason for a
- * record that changes nothing in msg) ---------------------------------------- */
+/* ---- each family's records (the record's fields in r: read by name from
+ * the tree, or the flat form of kraft_fast.h for the types that have one; a
+ * reason for a record that changes nothing in msg) ---------------------------- */
 
 /* md_apply_cluster.c */
 md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, char *msg, size_t msglen);
-md_apply md_broker_change(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen);
+md_apply md_fence_record(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen);
+md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, char *msg, size_t msglen);
 md_apply md_register_controller(md_image *im, md_fields *r, char *msg, size_t msglen);
 md_apply md_unregister(htab *h, int32_t id, void (*fn)(void *));
 md_apply md_feature_record(md_image *im, md_fields *r, char *msg, size_t msglen);
 md_apply md_producer_ids_record(md_image *im, md_fields *r, bool from_snapshot);
 
 /* md_apply_topics.c */
-md_apply md_topic_record(md_image *im, md_fields *r, char *msg, size_t msglen);
-md_apply md_partition_record(md_image *im, md_fields *r, int16_t version, char *msg, size_t msglen);
-md_apply md_partition_change(md_image *im, md_fields *r, char *msg, size_t msglen);
+md_apply md_topic_record(md_image *im, const kf_kraft_topic *r, char *msg, size_t msglen);
+md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t version, char *msg, size_t msglen);
+md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, char *msg, size_t msglen);
 md_apply md_remove_topic(md_image *im, md_fields *r, char *msg, size_t msglen);
 md_apply md_clear_elr(md_image *im, md_fields *r, char *msg, size_t msglen);
 
 /* md_apply_configs.c */
-md_apply md_config_record(md_image *im, md_fields *r, char *msg, size_t msglen);
+md_apply md_config_record(md_image *im, const kf_kraft_config *r, char *msg, size_t msglen);
 md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen);
 
 /* md_apply_security.c */

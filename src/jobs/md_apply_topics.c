@@ -9,32 +9,26 @@
 #include "jobs/md_apply_internal.h"
 #include "kfsck/checkpoint.h"
 
-/* An int32 array node into *out (replacing it; its memory is reused when
- * the new list is no longer). */
-static bool ints_from(const kf_dtree *t, const kf_dnode *arr, kf_md_ints *out)
+/* An int32 array into *out (replacing it; an absent or null one empties
+ * it). Its memory holds md_ints_cap(n) values (md_image.h), so a list that
+ * grows within that is written where it is. */
+static bool ints_from(const kf_kraft_array *a, kf_md_ints *out)
 {
-    uint32_t n = arr ? arr->n_children : 0;
-    if (n && n <= out->n && out->v) {
-        uint32_t k = 0;
-        for (uint32_t c = arr->first_child; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next)
-            out->v[k++] = (int32_t)t->nodes[c].i;
-        out->n = k;
-        return true;
-    }
+    uint32_t n = a->present ? a->n : 0;
     if (!n) {
         free(out->v);
         out->v = NULL;
         out->n = 0;
         return true;
     }
-    int32_t *v = realloc(out->v, n * sizeof *v);
-    if (!v)
-        return false;
-    uint32_t k = 0;
-    for (uint32_t c = arr->first_child; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next)
-        v[k++] = (int32_t)t->nodes[c].i;
-    out->v = v;
-    out->n = k;
+    if (!out->v || !out->n || n > md_ints_cap(out->n)) {
+        int32_t *v = realloc(out->v, (size_t)md_ints_cap(n) * sizeof *v);
+        if (!v)
+            return false;
+        out->v = v;
+    }
+    kf_kraft_ints_copy(a, out->v);
+    out->n = n;
     return true;
 }
 
@@ -93,18 +87,31 @@ static uint32_t part_find(const kf_md_topic *t, int32_t id, bool *found)
 }
 
 /* The cache slot of id, or NULL when there is no cache (out of memory). */
+static size_t tslot_index(const uint8_t id[16])
+{
+    return (id[15] ^ ((uint32_t)id[14] << 8) ^ id[7]) & (MD_TOPIC_CACHE - 1);
+}
+
 static md_topic_slot *tslot(md_image *im, const uint8_t id[16])
 {
     if (!im->tcache && !(im->tcache = calloc(MD_TOPIC_CACHE, sizeof *im->tcache)))
         return NULL;
-    return &im->tcache[(id[15] ^ ((uint32_t)id[14] << 8) ^ id[7]) & (MD_TOPIC_CACHE - 1)];
+    return &im->tcache[tslot_index(id)];
+}
+
+static bool uuid_eq(const uint8_t a[16], const uint8_t b[16])
+{
+    uint64_t x[2], y[2];
+    memcpy(x, a, 16);
+    memcpy(y, b, 16);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
 /* The topic of an id, through the cache. */
 static kf_md_topic *topic_get(md_image *im, const uint8_t id[16])
 {
     md_topic_slot *sl = tslot(im, id);
-    if (sl && sl->t && memcmp(sl->id, id, 16) == 0)
+    if (sl && sl->t && uuid_eq(sl->id, id))
         return sl->t;
     kf_md_topic *t = htab_get(&im->topics, id, 16);
     if (t && sl) {
@@ -118,13 +125,12 @@ static kf_md_topic *topic_get(md_image *im, const uint8_t id[16])
 static void topic_forget(md_image *im, const uint8_t id[16])
 {
     md_topic_slot *sl = im->tcache ? tslot(im, id) : NULL;
-    if (sl && sl->t && memcmp(sl->id, id, 16) == 0)
+    if (sl && sl->t && uuid_eq(sl->id, id))
         sl->t = NULL;
 }
 
-static kf_md_topic *topic_of(md_image *im, md_fields *r, char *msg, size_t msglen)
+static kf_md_topic *topic_of(md_image *im, const uint8_t *id, char *msg, size_t msglen)
 {
-    const uint8_t *id = fuuid(r, "topic_id");
     kf_md_topic *t = id ? topic_get(im, id) : NULL;
     if (!t && id) {
         char b64[23];
@@ -134,14 +140,13 @@ static kf_md_topic *topic_of(md_image *im, md_fields *r, char *msg, size_t msgle
     return t;
 }
 
-md_apply md_topic_record(md_image *im, md_fields *r, char *msg, size_t msglen)
+md_apply md_topic_record(md_image *im, const kf_kraft_topic *r, char *msg, size_t msglen)
 {
-    const uint8_t *id = fuuid(r, "topic_id");
-    const kf_dnode *name = fld(r, "name");
-    if (!id || !name || name->kind != KF_V_STRING)
+    const uint8_t *id = r->topic_id;
+    if (!id || !r->name.p)
         return MD_NOT_APPLIED;
     kf_md_topic *t = calloc(1, sizeof *t);
-    if (!t || !(t->name = md_dupn(name->p, name->len))) {
+    if (!t || !(t->name = md_dupn(r->name.p, r->name.len))) {
         free(t);
         return nomem(msg, msglen);
     }
@@ -163,26 +168,23 @@ md_apply md_topic_record(md_image *im, md_fields *r, char *msg, size_t msglen)
     return MD_APPLIED;
 }
 
-md_apply md_partition_record(md_image *im, md_fields *r, int16_t version, char *msg, size_t msglen)
+md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t version, char *msg, size_t msglen)
 {
-    kf_md_topic *t = topic_of(im, r, msg, msglen);
+    const kf_kraft_partition_fields *l = &r->part;
+    kf_md_topic *t = topic_of(im, l->topic_id, msg, msglen);
     if (!t)
         return MD_NOT_APPLIED;
-    int32_t pid = (int32_t)fint(r, "partition_id", -1);
+    int32_t pid = l->partition_id;
     kf_md_partition np = {0};
     np.id = pid;
-    np.leader = (int32_t)fint(r, "leader", -1);
-    np.leader_epoch = (int32_t)fint(r, "leader_epoch", -1);
-    np.partition_epoch = (int32_t)fint(r, "partition_epoch", -1);
-    np.leader_recovery_state = (int8_t)fint(r, "leader_recovery_state", 0);
-    const kf_dnode *elr = fld(r, "eligible_leader_replicas"), *lk = fld(r, "last_known_elr");
-    const kf_dnode *dirs = fld(r, "directories");
-    bool ok = ints_from(r->t, fld(r, "replicas"), &np.replicas) && ints_from(r->t, fld(r, "isr"), &np.isr) &&
-              ints_from(r->t, fld(r, "removing_replicas"), &np.removing_replicas) &&
-              ints_from(r->t, fld(r, "adding_replicas"), &np.adding_replicas) &&
-              ints_from(r->t, elr && elr->kind == KF_V_ARRAY ? elr : NULL, &np.elr) &&
-              ints_from(r->t, lk && lk->kind == KF_V_ARRAY ? lk : NULL, &np.last_known_elr) &&
-              md_uuids_from(r->t, dirs && dirs->kind == KF_V_ARRAY ? dirs : NULL, &np.directories);
+    np.leader = l->leader;
+    np.leader_epoch = r->leader_epoch;
+    np.partition_epoch = r->partition_epoch;
+    np.leader_recovery_state = l->leader_recovery_state;
+    bool ok = ints_from(&l->replicas, &np.replicas) && ints_from(&l->isr, &np.isr) &&
+              ints_from(&l->removing_replicas, &np.removing_replicas) &&
+              ints_from(&l->adding_replicas, &np.adding_replicas) && ints_from(&l->elr, &np.elr) &&
+              ints_from(&l->last_known_elr, &np.last_known_elr) && md_uuids_from(&l->directories, &np.directories);
     if (ok && np.directories.n && np.directories.n != np.replicas.n) {
         md_set_msg(msg, msglen, "partition %d: %u directories for %u replicas", (int)pid, np.directories.n,
                 np.replicas.n);
@@ -223,19 +225,13 @@ md_apply md_partition_record(md_image *im, md_fields *r, int16_t version, char *
     return MD_APPLIED;
 }
 
-/* A nullable array of a change record: NULL when absent or null (no change). */
-static const kf_dnode *change_of(md_fields *r, const char *name)
+md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, char *msg, size_t msglen)
 {
-    const kf_dnode *n = fld(r, name);
-    return n && n->kind == KF_V_ARRAY ? n : NULL;
-}
-
-md_apply md_partition_change(md_image *im, md_fields *r, char *msg, size_t msglen)
-{
-    kf_md_topic *t = topic_of(im, r, msg, msglen);
+    const kf_kraft_partition_fields *l = &r->part;
+    kf_md_topic *t = topic_of(im, l->topic_id, msg, msglen);
     if (!t)
         return MD_NOT_APPLIED;
-    int32_t pid = (int32_t)fint(r, "partition_id", -1);
+    int32_t pid = l->partition_id;
     bool found;
     uint32_t at = part_find(t, pid, &found);
     if (!found) {
@@ -243,39 +239,77 @@ md_apply md_partition_change(md_image *im, md_fields *r, char *msg, size_t msgle
         return MD_NOT_APPLIED;
     }
     kf_md_partition *p = &t->parts[at];
-    const kf_dnode *replicas = change_of(r, "replicas"), *isr = change_of(r, "isr");
-    const kf_dnode *removing = change_of(r, "removing_replicas"), *adding = change_of(r, "adding_replicas");
-    const kf_dnode *dirs = change_of(r, "directories"), *elr = change_of(r, "eligible_leader_replicas");
-    const kf_dnode *lk = change_of(r, "last_known_elr");
-    int64_t leader = fint(r, "leader", -2), lrs = fint(r, "leader_recovery_state", -1);
-    if (replicas && dirs && dirs->n_children && replicas->n_children != dirs->n_children) {
-        md_set_msg(msg, msglen, "%s-%d: %u directories for %u replicas", t->name, (int)pid, dirs->n_children,
-                replicas->n_children);
+    /* absent and null arrays change nothing */
+    const kf_kraft_array *replicas = &l->replicas, *dirs = &l->directories;
+    if (replicas->present && dirs->present && dirs->n && replicas->n != dirs->n) {
+        md_set_msg(msg, msglen, "%s-%d: %u directories for %u replicas", t->name, (int)pid, dirs->n, replicas->n);
         return MD_NOT_APPLIED;
     }
+    int lrs = l->leader_recovery_state;
     if (lrs != -1 && lrs != 0 && lrs != 1) {
         md_set_msg(msg, msglen, "%s-%d: unknown leader recovery state %lld", t->name, (int)pid, (long long)lrs);
         return MD_NOT_APPLIED;
     }
-    bool ok = (!replicas || ints_from(r->t, replicas, &p->replicas)) && (!isr || ints_from(r->t, isr, &p->isr)) &&
-              (!removing || ints_from(r->t, removing, &p->removing_replicas)) &&
-              (!adding || ints_from(r->t, adding, &p->adding_replicas)) &&
-              (!elr || ints_from(r->t, elr, &p->elr)) && (!lk || ints_from(r->t, lk, &p->last_known_elr)) &&
-              (!dirs || md_uuids_from(r->t, dirs, &p->directories));
-    if (dirs)
+    bool ok = (!replicas->present || ints_from(replicas, &p->replicas)) &&
+              (!l->isr.present || ints_from(&l->isr, &p->isr)) &&
+              (!l->removing_replicas.present || ints_from(&l->removing_replicas, &p->removing_replicas)) &&
+              (!l->adding_replicas.present || ints_from(&l->adding_replicas, &p->adding_replicas)) &&
+              (!l->elr.present || ints_from(&l->elr, &p->elr)) &&
+              (!l->last_known_elr.present || ints_from(&l->last_known_elr, &p->last_known_elr)) &&
+              (!dirs->present || md_uuids_from(dirs, &p->directories));
+    if (dirs->present)
         p->has_directories = true;
-    if (dirs || replicas) /* else the directories are as they were normalised */
+    if (dirs->present || replicas->present) /* else the directories are as they were normalised */
         ok = ok && default_to_migrating(&p->directories, p->replicas.n);
     if (!ok)
         return nomem(msg, msglen);
-    if (leader != -2) {
-        p->leader = (int32_t)leader;
+    if (l->leader != -2) {
+        p->leader = l->leader;
         p->leader_epoch++;
     }
     if (lrs != -1)
         p->leader_recovery_state = (int8_t)lrs;
     p->partition_epoch++;
     return MD_APPLIED;
+}
+
+void md_image_prefetch(const md_image *im, const kf_kraft_flat *f, const bool *use, size_t n)
+{
+    /* each step for the whole window before the next, so the misses of
+     * one step overlap: the cache slots, the topics, the partitions, their
+     * ISR lists (what a change reads and writes; only what is in the
+     * cache already is followed) */
+    enum { MAX = 64 };
+    const void *at[MAX];
+    if (!im->tcache || n > MAX)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        at[i] = NULL;
+        if (use[i] && f[i].api_key == KF_MD_PARTITION_CHANGE) {
+            at[i] = &im->tcache[tslot_index(f[i].u.partition_change.part.topic_id)];
+            __builtin_prefetch(at[i]);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const md_topic_slot *sl = at[i];
+        at[i] = sl && sl->t && uuid_eq(sl->id, f[i].u.partition_change.part.topic_id) ? sl->t : NULL;
+        if (at[i])
+            __builtin_prefetch(at[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const kf_md_topic *t = at[i];
+        int32_t pid = t ? f[i].u.partition_change.part.partition_id : -1;
+        at[i] = pid >= 0 && (uint32_t)pid < t->nparts ? &t->parts[pid] : NULL;
+        if (at[i]) {
+            __builtin_prefetch(at[i], 1);
+            __builtin_prefetch((const char *)at[i] + sizeof(kf_md_partition) - 1, 1);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const kf_md_partition *p = at[i];
+        if (p && p->isr.v)
+            __builtin_prefetch(p->isr.v, 1);
+    }
 }
 
 static void resource_del(md_image *im, int8_t type, const char *name)

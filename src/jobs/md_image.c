@@ -32,10 +32,13 @@ void *md_dupmem(const void *p, size_t n)
     return d;
 }
 
+/* allocated for md_ints_cap(n) values, as md_apply_topics.c keeps them */
 static bool ints_copy(kf_md_ints *d, const kf_md_ints *s)
 {
     d->n = s->n;
-    d->v = md_dupmem(s->v, s->n * sizeof *s->v);
+    d->v = s->n ? malloc((size_t)md_ints_cap(s->n) * sizeof *d->v) : NULL;
+    if (d->v)
+        memcpy(d->v, s->v, s->n * sizeof *d->v);
     return !s->n || d->v;
 }
 

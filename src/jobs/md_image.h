@@ -13,6 +13,7 @@
 #include "bytes/htab.h"
 #include "kfsck/coord.h"
 #include "kfsck/metadata.h"
+#include "records/kraft_fast.h"
 
 typedef struct md_resource {
     int8_t type;
@@ -77,6 +78,15 @@ typedef enum md_apply {
 md_apply md_image_apply(md_image *im, int16_t api_key, int16_t version, const kf_dtree *t, uint32_t root,
                         bool from_snapshot, char *msg, size_t msglen);
 
+/* The same for a record in its flat form (kraft_fast.h: a partition change,
+ * partition, topic, config, broker registration change or no-op). */
+md_apply md_image_apply_flat(md_image *im, const kf_kraft_flat *f, char *msg, size_t msglen);
+
+/* Ahead of applying the n records of f (those with use[i]; n at most 64),
+ * asks the CPU to fetch the image memory their changes will touch. Changes
+ * nothing. */
+void md_image_prefetch(const md_image *im, const kf_kraft_flat *f, const bool *use, size_t n);
+
 /* The sorted views of metadata.h, built once from the image. */
 typedef struct md_views {
     const kf_md_feature **features;
@@ -109,6 +119,17 @@ void md_views_free(md_views *v);
 char *md_dupn(const void *p, size_t n);
 char *md_dups(const char *s);
 void *md_dupmem(const void *p, size_t n);
+
+/* How many values the memory of a partition's int32 list of n values holds
+ * (every such list, md_apply_topics.c and md_image_copy, is allocated so):
+ * a list that grows a little does not move. */
+static inline uint32_t md_ints_cap(uint32_t n)
+{
+    uint32_t c = 4;
+    while (c < n && c < (1u << 30))
+        c *= 2;
+    return c < n ? n : c;
+}
 
 /* Put val under key in h, freeing what was there with fn. false: out of
  * memory (val is then freed with fn). */

@@ -45,6 +45,11 @@ void kf_metadata_opts_init(kf_metadata_opts *o)
 
 /* ---- building ------------------------------------------------------------------------- */
 
+/* Records of a log batch decoded this many ahead of applying them, so the
+ * image memory their changes touch is fetched for all of them at once
+ * (md_image_prefetch) rather than one miss after another. */
+#define AHEAD 16
+
 typedef struct builder {
     kf_metadata *m;
     const kf_metadata_opts *o;
@@ -59,6 +64,10 @@ typedef struct builder {
     bool base_missing;       /* the state before the log is lost (snapshot_missing) */
     const char *where;       /* what problems about the whole log name: the metadata dir */
     uint64_t not_applied_quiet; /* records not applied and not reported one by one */
+    /* the records of a log batch read ahead of applying them (log_batch) */
+    kf_record ahead[AHEAD];
+    kf_kraft_flat ahead_flat[AHEAD];
+    bool ahead_fast[AHEAD];
 } builder;
 
 /* Records that cannot be applied are reported one by one up to this many;
@@ -133,18 +142,56 @@ static int control_record(builder *bd, const char *file, const kf_batch *b, cons
     return ctl.type;
 }
 
-/* One data record: decode and apply to im. *bad when it could not be read. */
-static void data_record(builder *bd, const char *file, const kf_batch *b, const kf_record *rec, md_image *im,
+/* What applying a data record (its type's name in record_type) gave. */
+static void applied(builder *bd, const char *file, const kf_batch *b, const kf_record *rec, md_apply a,
+                    const char *record_type, const char *msg)
+{
+    kf_metadata_info *info = &bd->m->info;
+    if (a == MD_NOMEM)
+        bd->nomem = true;
+    else if (a == MD_NOT_APPLIED) {
+        if (bd->base_missing || info->not_applied >= NOT_APPLIED_REPORTS)
+            bd->not_applied_quiet++;
+        else
+            report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
+                   "offset %lld: %s not applied: %s", (long long)rec->offset, record_type,
+                   msg[0] ? msg : "a field it needs is missing");
+        info->not_applied++;
+    }
+}
+
+static void key_warning(builder *bd, const char *file, const kf_batch *b, const kf_record *rec)
+{
+    report(bd, file, KF_P_BAD_RECORD, KF_SEV_WARNING, b->position, true, rec->offset,
+           "offset %lld: a metadata record with a key (Kafka never writes one; ignored)", (long long)rec->offset);
+}
+
+/* A data record read without a tree (f, kraft_fast.h): applied to im. */
+static void flat_record(builder *bd, const char *file, const kf_batch *b, const kf_record *rec, md_image *im,
+                        const kf_kraft_flat *f)
+{
+    if (rec->key && rec->key_len >= 0)
+        key_warning(bd, file, b, rec);
+    bd->m->info.records++;
+    char msg[200];
+    md_apply a = md_image_apply_flat(im, f, msg, sizeof msg);
+    if (a != MD_APPLIED)
+        applied(bd, file, b, rec, a, kf_kraft_record_type(f->api_key), msg);
+}
+
+/* A data record the generic decoder reads: decoded and applied to im. *bad
+ * when it could not be read. */
+static void tree_record(builder *bd, const char *file, const kf_batch *b, const kf_record *rec, md_image *im,
                         bool from_snapshot, bool *bad)
 {
     kf_metadata_info *info = &bd->m->info;
+    char msg[200];
     kf_dtree_reset(&bd->t);
     kf_kraft_record kr;
     int rc = kf_kraft_decode(KF_KRAFT_METADATA, rec->key, rec->key_len, rec->value, rec->value_len, &bd->t, &kr);
     long long off = (long long)rec->offset;
     if (kr.key_present)
-        report(bd, file, KF_P_BAD_RECORD, KF_SEV_WARNING, b->position, true, rec->offset,
-               "offset %lld: a metadata record with a key (Kafka never writes one; ignored)", off);
+        key_warning(bd, file, b, rec);
     if (rc == KF_ERR_UNSUPPORTED) {
         report(bd, file, KF_P_UNKNOWN_RECORD_TYPE, KF_SEV_WARNING, b->position, true, rec->offset,
                "offset %lld: %s; not applied", off, kr.err);
@@ -162,7 +209,6 @@ static void data_record(builder *bd, const char *file, const kf_batch *b, const 
         return;
     }
     info->records++;
-    char msg[200];
     switch (kr.api_key) {
     case KF_MD_BEGIN_TRANSACTION:
     case KF_MD_END_TRANSACTION:
@@ -204,17 +250,19 @@ static void data_record(builder *bd, const char *file, const kf_batch *b, const 
         break;
     }
     md_apply a = md_image_apply(im, kr.api_key, kr.version, &bd->t, kr.root, from_snapshot, msg, sizeof msg);
-    if (a == MD_NOMEM)
-        bd->nomem = true;
-    else if (a == MD_NOT_APPLIED) {
-        if (bd->base_missing || info->not_applied >= NOT_APPLIED_REPORTS)
-            bd->not_applied_quiet++;
-        else
-            report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
-                   "offset %lld: %s not applied: %s", off, kr.record_type,
-                   msg[0] ? msg : "a field it needs is missing");
-        info->not_applied++;
-    }
+    applied(bd, file, b, rec, a, kr.record_type, msg);
+}
+
+/* One data record: decode and apply to im. *bad when it could not be read.
+ * The hot types are read without a tree (kraft_fast.h) when they can be. */
+static void data_record(builder *bd, const char *file, const kf_batch *b, const kf_record *rec, md_image *im,
+                        bool from_snapshot, bool *bad)
+{
+    kf_kraft_flat f;
+    if (kf_kraft_fast(rec->value, rec->value_len, &f))
+        flat_record(bd, file, b, rec, im, &f);
+    else
+        tree_record(bd, file, b, rec, im, from_snapshot, bad);
 }
 
 /* ---- snapshots ------------------------------------------------------------------------ */
@@ -432,16 +480,45 @@ static int log_batch(void *ctx, kf_part_reader *r, kf_batch *b)
     kf_record rec;
     int rr = 0;
     bool any = false;
-    while (!bd->nomem && (rr = kf_records_next(&it, &rec)) == 1) {
-        if (rec.offset < F->start)
-            continue;
-        if (rec.offset > F->target)
-            break;
-        any = true;
-        if (b->control)
+    if (b->control) {
+        while (!bd->nomem && (rr = kf_records_next(&it, &rec)) == 1) {
+            if (rec.offset < F->start)
+                continue;
+            if (rec.offset > F->target)
+                break;
+            any = true;
             control_record(bd, file, b, &rec);
-        else
-            data_record(bd, file, b, &rec, &m->im, false, &F->bad);
+        }
+    } else {
+        /* a window of records read (and the hot ones decoded) ahead, then
+         * applied in order */
+        bool more = true;
+        while (!bd->nomem && more) {
+            size_t n = 0;
+            while (n < AHEAD && (rr = kf_records_next(&it, &bd->ahead[n])) == 1) {
+                const kf_record *ar = &bd->ahead[n];
+                if (ar->offset < F->start)
+                    continue;
+                if (ar->offset > F->target) {
+                    more = false;
+                    break;
+                }
+                bd->ahead_fast[n] = kf_kraft_fast(ar->value, ar->value_len, &bd->ahead_flat[n]);
+                n++;
+            }
+            if (rr != 1)
+                more = false;
+            md_image_prefetch(&m->im, bd->ahead_flat, bd->ahead_fast, n);
+            for (size_t i = 0; i < n && !bd->nomem; i++) {
+                any = true;
+                if (bd->ahead_fast[i])
+                    flat_record(bd, file, b, &bd->ahead[i], &m->im, &bd->ahead_flat[i]);
+                else
+                    tree_record(bd, file, b, &bd->ahead[i], &m->im, false, &F->bad);
+            }
+        }
+        if (bd->nomem)
+            rr = 0; /* the records after the one that ran out of memory are not looked at */
     }
     if (rr < 0) {
         report(bd, file, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->position, true,

@@ -457,7 +457,8 @@ def bench(R, kfsck, top, repeat):
         T.failed(fig, ">= 5 M/s")
         T.failed("offsets peak RSS, 4x the commits over the same keys", "<= 1.10x")
 
-    # 5b. KRaft metadata replay (issue 8: >= 2 M records/s; memory shown)
+    # 5b. KRaft metadata replay (issue 19: >= 3 M records/s, whole process; issue 8's
+    #     goal was 2 M/s; memory shown)
     md = items["metadata"]
     R.warm(P(md["segment"]["file"]))
     rm = R.alternate(3, ([kfsck, "metadata", "--json", P(md["dir"])], None, False))[0]
@@ -466,11 +467,11 @@ def bench(R, kfsck, top, repeat):
           % (md["records"], mib(md["segment"]["size"]), t, md["records"] / t / 1e6, peak(rm)), flush=True)
     fig = "metadata replay (%s KRaft records)" % count(md["records"])
     if ok_all(rm):
-        T.add(fig, "%.2f M/s" % (md["records"] / t / 1e6), ">= 2 M/s", md["records"] / t >= 2e6)
+        T.add(fig, "%.2f M/s" % (md["records"] / t / 1e6), ">= 3 M/s (issue 19)", md["records"] / t >= 3e6)
         T.add("peak RSS (VmHWM), metadata (%s records)" % count(md["records"]), "%.1f MiB" % peak(rm),
               "(no goal)", None)
     else:
-        T.failed(fig, ">= 2 M/s")
+        T.failed(fig, ">= 3 M/s (issue 19)")
 
     # 5c. compaction (issue 16): records/s, and peak RSS against 64 MiB + 24 bytes a distinct key
     cp = items["compaction"]
