@@ -7,8 +7,9 @@
  *     value; ABORT drops them;
  *   - every other record type: latest value per key bytes (groups view).
  * Every change to the committed table passes through emit(), in the order
- * it takes effect: to the history callback and to the as-of fold
- * (offsets_asof.c), so --as-of is a prefix of --history by construction.
+ * it takes effect (a batch's deletions together at its end): to the history
+ * callback and to the as-of fold (offsets_asof.c), so --as-of is a prefix
+ * of --history by construction.
  * State is one hash table entry per distinct key (plus staged offsets). */
 #include "bytes/report.h"
 #include "bytes/opts.h"
@@ -41,6 +42,16 @@ typedef struct lost_end {
     int64_t end_offset;
 } lost_end;
 
+/* A deletion of the batch being replayed, not yet emitted: the deletions of
+ * a batch are one moment of the change stream (dated by its max timestamp)
+ * and go out together at the batch's end. */
+typedef struct batch_delete {
+    kf_offset_value *old; /* the value removed (owned); NULL once emitted */
+    uint8_t *slot;        /* its slot key (owned) */
+    uint32_t slen;
+    int64_t at;           /* the tombstone's offset */
+} batch_delete;
+
 typedef struct group_rec {
     kf_group_record pub;
     uint8_t *key;
@@ -72,6 +83,10 @@ struct kf_replay {
     size_t nlost;
     bool has_newest;
     int64_t newest;    /* the newest batch max timestamp replayed */
+    batch_delete *dels; /* the batch's deletions, in log order */
+    size_t ndels, dels_cap;
+    htab del_slots;    /* slot key -> index + 1 in dels, not yet emitted */
+    int64_t del_time;  /* their time: the batch's max timestamp */
 };
 
 void kf_replay_file(kf_replay *r, const char *file) { r->file = file; }
@@ -141,6 +156,12 @@ void kf_replay_free(kf_replay *r)
     free(r->sorted);
     free(r->gsorted);
     free(r->dsorted);
+    for (size_t i = 0; i < r->ndels; i++) {
+        free(r->dels[i].old);
+        free(r->dels[i].slot);
+    }
+    free(r->dels);
+    htab_free(&r->del_slots);
     free(r->lost);
     free(r);
 }
@@ -221,27 +242,99 @@ static void emit(kf_replay *r, const uint8_t *slot, uint32_t slen, const kf_offs
         r->err = KF_ERR_NOMEM;
 }
 
+/* ---- the batch's deletions ------------------------------------------------
+ *
+ * cli.md dates a deletion by its batch's max timestamp, so the deletions of
+ * one batch are one moment: they leave the table at once (the replay's own
+ * state is the coordinator's, record by record) but go to the change stream
+ * together after the batch's other changes. A commit with an earlier
+ * commit_timestamp between two tombstones of a batch would otherwise bring
+ * the first deletion, not the second, into the --as-of prefix of a time
+ * before the batch's. A key committed again later in the same batch has its
+ * deletion emitted just before that commit, so the stream still leaves the
+ * coordinator's table. */
+
+static void emit_batch_delete(kf_replay *r, batch_delete *d)
+{
+    emit(r, d->slot, d->slen, d->old, true, r->del_time, d->at);
+    free(d->old);
+    d->old = NULL;
+}
+
+/* The deletion of slot, if any, goes out now (before a commit of it). */
+static void emit_batch_delete_of(kf_replay *r, const uint8_t *slot, uint32_t slen)
+{
+    if (!r->del_slots.n)
+        return;
+    uintptr_t i = (uintptr_t)htab_del(&r->del_slots, slot, slen);
+    if (i)
+        emit_batch_delete(r, &r->dels[i - 1]);
+}
+
+/* The end of a batch: its deletions not yet emitted go out, in log order. */
+static void emit_batch_deletes(kf_replay *r)
+{
+    for (size_t i = 0; i < r->ndels; i++) {
+        if (r->dels[i].old)
+            emit_batch_delete(r, &r->dels[i]);
+        free(r->dels[i].slot);
+    }
+    r->ndels = 0;
+    if (r->del_slots.n)
+        htab_free(&r->del_slots);
+}
+
+static void keep_batch_delete(kf_replay *r, const uint8_t *slot, uint32_t slen, kf_offset_value *old, int64_t at)
+{
+    if (r->ndels == r->dels_cap) {
+        size_t nc = r->dels_cap ? r->dels_cap * 2 : 16;
+        batch_delete *nd = realloc(r->dels, nc * sizeof *nd);
+        if (!nd) {
+            r->err = KF_ERR_NOMEM;
+            free(old);
+            return;
+        }
+        r->dels = nd;
+        r->dels_cap = nc;
+    }
+    uint8_t *copy = malloc(slen);
+    void **ix = copy ? htab_put(&r->del_slots, slot, slen, NULL) : NULL;
+    if (!ix) {
+        r->err = KF_ERR_NOMEM;
+        free(copy);
+        free(old);
+        return;
+    }
+    memcpy(copy, slot, slen);
+    r->dels[r->ndels] = (batch_delete){old, copy, slen, at};
+    *ix = (void *)(uintptr_t)++r->ndels;
+}
+
 /* Put v in the table as a change (takes ownership). */
 static void apply_commit(kf_replay *r, const uint8_t *key, uint32_t klen, kf_offset_value *v, int64_t at)
 {
-    void **slot = htab_put(&r->offsets, key, klen, NULL);
+    bool created;
+    void **slot = htab_put(&r->offsets, key, klen, &created);
     if (!slot) {
         r->err = KF_ERR_NOMEM;
         free(v);
         return;
     }
+    if (created)
+        emit_batch_delete_of(r, key, klen); /* absent: perhaps deleted earlier in the batch */
     free(*slot);
     *slot = v;
     emit(r, key, klen, v, false, v->commit_timestamp, at);
 }
 
+/* A tombstone of the batch whose max timestamp is time. */
 static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, int64_t time, int64_t at)
 {
     kf_offset_value *old = htab_del(&r->offsets, key, klen);
     if (!old)
         return; /* not in the table: not a change */
-    emit(r, key, klen, old, true, time, at);
-    free(old);
+    r->del_time = time;
+    keep_batch_delete(r, key, klen, old, at);
 }
 
 /* ---- transactions --------------------------------------------------------- */
@@ -660,6 +753,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
             apply_record(r, b, &win[i], arena[i]);
         }
     }
+    emit_batch_deletes(r);
     if (n < 0) {
         report(r, b, it.err_code, KF_SEV_ERROR, b->base_offset, "rest of batch skipped", it.err_msg);
         kf_replay_lost_range(r, r->partition, true, b->last_offset);
