@@ -24,6 +24,7 @@
 #include "bytes/error.h"
 #include "bytes/htab.h"
 #include "jobs/offsets_asof.h"
+#include "jobs/offsets_table.h"
 #include "records/offset_commit.h"
 #include "kfsck/codec.h"
 #include "kfsck/coord.h"
@@ -46,9 +47,7 @@ typedef struct lost_end {
  * a batch are one moment of the change stream (dated by its max timestamp)
  * and go out together at the batch's end. */
 typedef struct batch_delete {
-    kf_offset_value *old; /* the value removed (owned); NULL once emitted */
-    uint8_t *slot;        /* its slot key (owned) */
-    uint32_t slen;
+    offset_row *old;      /* the row removed (owned); NULL once emitted */
     int64_t at;           /* the tombstone's offset */
 } batch_delete;
 
@@ -62,8 +61,8 @@ struct kf_replay {
     kf_replay_opts o;
     int32_t partition;
     const char *file; /* the segment the batches come from (kf_replay_file); NULL: not known */
-    htab offsets;  /* slot key -> kf_offset_value* */
-    htab staged;   /* pid(8) + slot key -> kf_offset_value* */
+    offsets_table offsets; /* the committed table: slot key -> offset_row */
+    htab staged;   /* txn id + slot key -> offset_row* */
     htab pids;     /* pid(8) -> pid_stage* */
     htab groups;   /* raw key -> group_rec* */
     htab dead;     /* group name -> (void*)(intptr_t)type of its metadata tombstone */
@@ -133,7 +132,7 @@ void kf_replay_free(kf_replay *r)
 {
     if (!r)
         return;
-    free_values(&r->offsets);
+    offsets_table_free(&r->offsets);
     free_values(&r->staged);
     for (size_t i = 0; i < r->pids.cap; i++)
         if (r->pids.e[i].key)
@@ -145,7 +144,6 @@ void kf_replay_free(kf_replay *r)
             free(g->value);
             free(g);
         }
-    htab_free(&r->offsets);
     htab_free(&r->staged);
     htab_free(&r->pids);
     htab_free(&r->groups);
@@ -156,10 +154,8 @@ void kf_replay_free(kf_replay *r)
     free(r->sorted);
     free(r->gsorted);
     free(r->dsorted);
-    for (size_t i = 0; i < r->ndels; i++) {
+    for (size_t i = 0; i < r->ndels; i++)
         free(r->dels[i].old);
-        free(r->dels[i].slot);
-    }
     free(r->dels);
     htab_free(&r->del_slots);
     free(r->lost);
@@ -206,27 +202,13 @@ static void fill_fields(kf_offset_value *v, const kf_offset_commit *oc)
     v->value_version = oc->value_version;
 }
 
-static kf_offset_value *new_value(const kf_offset_commit *oc)
+/* A row of slot (slot_key of oc) holding oc's value. */
+static offset_row *new_row(const kf_offset_commit *oc, const uint8_t *slot, uint32_t slen, uint64_t hv)
 {
-    kf_offset_value *v = malloc(sizeof *v + oc->group_len + 1 + oc->topic_len + 1 + oc->metadata_len + 1);
-    if (!v)
-        return NULL;
-    memset(v, 0, sizeof *v);
-    char *s = (char *)(v + 1);
-    memcpy(s, oc->group, oc->group_len);
-    s[oc->group_len] = 0;
-    v->group = s;
-    s += oc->group_len + 1;
-    memcpy(s, oc->topic, oc->topic_len);
-    s[oc->topic_len] = 0;
-    v->topic = s;
-    s += oc->topic_len + 1;
-    if (oc->metadata_len)
-        memcpy(s, oc->metadata, oc->metadata_len);
-    s[oc->metadata_len] = 0;
-    v->metadata = s;
-    fill_fields(v, oc);
-    return v;
+    offset_row *row = offset_row_new(slot, slen, hv, oc->group_len, oc->metadata, oc->metadata_len);
+    if (row)
+        fill_fields(&row->v, oc);
+    return row;
 }
 
 /* Every change to the table goes through here, in the order it takes
@@ -256,7 +238,7 @@ static void emit(kf_replay *r, const uint8_t *slot, uint32_t slen, const kf_offs
 
 static void emit_batch_delete(kf_replay *r, batch_delete *d)
 {
-    emit(r, d->slot, d->slen, d->old, true, r->del_time, d->at);
+    emit(r, d->old->slot, d->old->slen, &d->old->v, true, r->del_time, d->at);
     free(d->old);
     d->old = NULL;
 }
@@ -274,17 +256,15 @@ static void emit_batch_delete_of(kf_replay *r, const uint8_t *slot, uint32_t sle
 /* The end of a batch: its deletions not yet emitted go out, in log order. */
 static void emit_batch_deletes(kf_replay *r)
 {
-    for (size_t i = 0; i < r->ndels; i++) {
+    for (size_t i = 0; i < r->ndels; i++)
         if (r->dels[i].old)
             emit_batch_delete(r, &r->dels[i]);
-        free(r->dels[i].slot);
-    }
     r->ndels = 0;
     if (r->del_slots.n)
         htab_free(&r->del_slots);
 }
 
-static void keep_batch_delete(kf_replay *r, const uint8_t *slot, uint32_t slen, kf_offset_value *old, int64_t at)
+static void keep_batch_delete(kf_replay *r, offset_row *old, int64_t at)
 {
     if (r->ndels == r->dels_cap) {
         size_t nc = r->dels_cap ? r->dels_cap * 2 : 16;
@@ -297,44 +277,39 @@ static void keep_batch_delete(kf_replay *r, const uint8_t *slot, uint32_t slen, 
         r->dels = nd;
         r->dels_cap = nc;
     }
-    uint8_t *copy = malloc(slen);
-    void **ix = copy ? htab_put(&r->del_slots, slot, slen, NULL) : NULL;
+    void **ix = htab_put(&r->del_slots, old->slot, old->slen, NULL);
     if (!ix) {
         r->err = KF_ERR_NOMEM;
-        free(copy);
         free(old);
         return;
     }
-    memcpy(copy, slot, slen);
-    r->dels[r->ndels] = (batch_delete){old, copy, slen, at};
+    r->dels[r->ndels] = (batch_delete){old, at};
     *ix = (void *)(uintptr_t)++r->ndels;
 }
 
-/* Put v in the table as a change (takes ownership). */
-static void apply_commit(kf_replay *r, const uint8_t *key, uint32_t klen, kf_offset_value *v, int64_t at)
+/* Put row in the table as a change (takes ownership). */
+static void apply_commit(kf_replay *r, offset_row *row, int64_t at)
 {
-    bool created;
-    void **slot = htab_put(&r->offsets, key, klen, &created);
-    if (!slot) {
+    offset_row *old;
+    if (!offsets_table_put(&r->offsets, row, &old)) {
         r->err = KF_ERR_NOMEM;
-        free(v);
+        free(row);
         return;
     }
-    if (created)
-        emit_batch_delete_of(r, key, klen); /* absent: perhaps deleted earlier in the batch */
-    free(*slot);
-    *slot = v;
-    emit(r, key, klen, v, false, v->commit_timestamp, at);
+    if (!old)
+        emit_batch_delete_of(r, row->slot, row->slen); /* absent: perhaps deleted earlier in the batch */
+    free(old);
+    emit(r, row->slot, row->slen, &row->v, false, row->v.commit_timestamp, at);
 }
 
 /* A tombstone of the batch whose max timestamp is time. */
-static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, int64_t time, int64_t at)
+static void apply_delete(kf_replay *r, const uint8_t *slot, uint32_t slen, uint64_t hv, int64_t time, int64_t at)
 {
-    kf_offset_value *old = htab_del(&r->offsets, key, klen);
+    offset_row *old = offsets_table_del(&r->offsets, slot, slen, hv);
     if (!old)
         return; /* not in the table: not a change */
     r->del_time = time;
-    keep_batch_delete(r, key, klen, old, at);
+    keep_batch_delete(r, old, at);
 }
 
 /* ---- transactions --------------------------------------------------------- */
@@ -364,7 +339,7 @@ static uint32_t staged_key(uint8_t *out, size_t cap, const uint8_t id[TXN_ID_SIZ
     return slen + TXN_ID_SIZE;
 }
 
-static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen, kf_offset_value *v)
+static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen, offset_row *v)
 {
     uint8_t k[1 << 16], id[TXN_ID_SIZE];
     txn_id_bytes(id, r->partition, pid);
@@ -411,16 +386,9 @@ static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen,
     st->n++;
 }
 
-/* A staged offset taken out of the stage at its marker, with its slot. */
-typedef struct staged_out {
-    kf_offset_value *v;
-    const uint8_t *slot;
-    uint32_t slen;
-} staged_out;
-
 static int cmp_staged_out(const void *a, const void *b)
 {
-    int64_t x = ((const staged_out *)a)->v->source_offset, y = ((const staged_out *)b)->v->source_offset;
+    int64_t x = (*(offset_row *const *)a)->v.source_offset, y = (*(offset_row *const *)b)->v.source_offset;
     return x < y ? -1 : x > y;
 }
 
@@ -431,17 +399,17 @@ static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t mark
     pid_stage *st = htab_del(&r->pids, id, TXN_ID_SIZE);
     if (!st)
         return; /* a marker with nothing staged */
-    staged_out *outs = malloc((st->n ? st->n : 1) * sizeof *outs);
+    offset_row **outs = malloc((st->n ? st->n : 1) * sizeof *outs);
     size_t n = 0;
     for (size_t i = 0; i < st->n; i++) {
-        kf_offset_value *v = htab_del(&r->staged, st->keys[i], st->lens[i]);
+        offset_row *v = htab_del(&r->staged, st->keys[i], st->lens[i]);
         if (!v)
             continue; /* repeated key already taken, or dropped by a tombstone */
         if (!commit || !outs) {
             free(v);
             continue;
         }
-        outs[n++] = (staged_out){v, st->keys[i] + TXN_ID_SIZE, st->lens[i] - TXN_ID_SIZE};
+        outs[n++] = v;
     }
     if (commit && !outs)
         r->err = KF_ERR_NOMEM;
@@ -449,11 +417,11 @@ static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t mark
     if (n > 1)
         qsort(outs, n, sizeof *outs, cmp_staged_out);
     for (size_t i = 0; i < n; i++) {
-        kf_offset_value *cur = htab_get(&r->offsets, outs[i].slot, outs[i].slen);
-        if (!cur || outs[i].v->source_offset > cur->source_offset)
-            apply_commit(r, outs[i].slot, outs[i].slen, outs[i].v, marker_offset);
+        offset_row *cur = offsets_table_get(&r->offsets, outs[i]->slot, outs[i]->slen, outs[i]->hash);
+        if (!cur || outs[i]->v.source_offset > cur->v.source_offset)
+            apply_commit(r, outs[i], marker_offset);
         else
-            free(outs[i].v); /* a newer plain commit stays: not a change */
+            free(outs[i]); /* a newer plain commit stays: not a change */
     }
     free(outs);
     free_stage(st);
@@ -579,40 +547,40 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc,
         if (!slen)
             return;
         slot = buf;
-        hv = htab_hash(slot, slen);
+        hv = offsets_slot_hash(slot, slen);
     }
     if (oc->tombstone) {
         /* Kafka 4.x: a tombstone removes the value and the key's staged offsets */
         drop_staged_slot(r, slot, slen);
-        apply_delete(r, slot, slen, b->max_timestamp, rec->offset);
+        apply_delete(r, slot, slen, hv, b->max_timestamp, rec->offset);
         return;
     }
     if (!(b->transactional && b->producer_id >= 0)) {
         /* a re-commit whose metadata has the old length: update in place */
-        kf_offset_value *cur = htab_get_h(&r->offsets, slot, slen, hv);
-        if (cur && strlen(cur->metadata) == oc->metadata_len) {
-            fill_fields(cur, oc);
+        offset_row *cur = offsets_table_get(&r->offsets, slot, slen, hv);
+        if (cur && cur->metadata_len == oc->metadata_len) {
+            fill_fields(&cur->v, oc);
             if (oc->metadata_len)
-                memcpy((char *)cur->metadata, oc->metadata, oc->metadata_len);
-            cur->source_partition = r->partition;
-            cur->source_offset = rec->offset;
-            cur->transactional = false;
-            emit(r, slot, slen, cur, false, cur->commit_timestamp, rec->offset);
+                memcpy((char *)cur->v.metadata, oc->metadata, oc->metadata_len);
+            cur->v.source_partition = r->partition;
+            cur->v.source_offset = rec->offset;
+            cur->v.transactional = false;
+            emit(r, slot, slen, &cur->v, false, cur->v.commit_timestamp, rec->offset);
             return;
         }
     }
-    kf_offset_value *v = new_value(oc);
+    offset_row *v = new_row(oc, slot, slen, hv);
     if (!v) {
         r->err = KF_ERR_NOMEM;
         return;
     }
-    v->source_partition = r->partition;
-    v->source_offset = rec->offset;
+    v->v.source_partition = r->partition;
+    v->v.source_offset = rec->offset;
     if (b->transactional && b->producer_id >= 0) {
-        v->transactional = true;
+        v->v.transactional = true;
         stage(r, b->producer_id, slot, slen, v);
     } else {
-        apply_commit(r, slot, slen, v, rec->offset);
+        apply_commit(r, v, rec->offset);
     }
 }
 
@@ -734,14 +702,14 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
             p->fast = !b->control &&
                       kf_offset_commit_fast(p->rec.key, p->rec.key_len, p->rec.value, p->rec.value_len, &p->oc);
             if (p->fast && (p->slen = slot_key(arena[k], WINDOW_SLOT, &p->oc, r->partition))) {
-                p->hv = htab_hash(arena[k], p->slen);
-                htab_prefetch(&r->offsets, p->hv);
+                p->hv = offsets_slot_hash(arena[k], p->slen);
+                offsets_table_prefetch(&r->offsets, p->hv);
             }
             k++;
         }
         for (size_t i = 0; i < k; i++)
             if (win[i].slen)
-                htab_prefetch_entry(&r->offsets, win[i].hv);
+                offsets_table_prefetch_row(&r->offsets, win[i].hv);
         for (size_t i = 0; i < k && !r->err; i++) {
             if (b->control) {
                 kf_control ctl;
@@ -782,17 +750,25 @@ size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
         *out = r->sorted;
         return r->nsorted;
     }
-    const htab *t = r->o.has_as_of ? &r->asof.table : &r->offsets;
+    size_t n = r->o.has_as_of ? r->asof.table.n : r->offsets.n;
     free(r->sorted);
-    r->sorted = malloc((t->n ? t->n : 1) * sizeof *r->sorted);
+    r->sorted = malloc((n ? n : 1) * sizeof *r->sorted);
     if (!r->sorted) {
         *out = NULL;
         return 0;
     }
     size_t k = 0;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->e[i].key)
-            r->sorted[k++] = t->e[i].val;
+    if (r->o.has_as_of) {
+        const htab *t = &r->asof.table;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->e[i].key)
+                r->sorted[k++] = t->e[i].val;
+    } else {
+        const offsets_table *t = &r->offsets;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->e[i].row)
+                r->sorted[k++] = &t->e[i].row->v;
+    }
     qsort(r->sorted, k, sizeof *r->sorted, cmp_values);
     *out = r->sorted;
     r->nsorted = k;
