@@ -38,12 +38,20 @@ bool kf_offset_commit_fast(const uint8_t *key, int32_t key_len, const uint8_t *v
     int16_t type = kf_cur_i16(&c);
     if (type != 0 && type != 1)
         return false;
-    memset(out, 0, sizeof *out);
+    /* field by field, not memset: this runs once per commit, and clearing
+     * the whole struct (topic id included) cost more than the decode */
     out->group = str(&c, &out->group_len);
     out->topic = str(&c, &out->topic_len);
     out->partition = kf_cur_i32(&c);
     if (c.err || kf_cur_left(&c) != 0)
         return false;
+    out->tombstone = false;
+    out->offset = 0;
+    out->metadata = NULL;
+    out->metadata_len = 0;
+    out->commit_timestamp = 0;
+    out->has_topic_id = false;
+    memset(out->topic_id, 0, sizeof out->topic_id);
     out->leader_epoch = -1;
     out->expire_timestamp = -1;
     out->value_version = -1;
