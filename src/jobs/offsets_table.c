@@ -13,41 +13,55 @@
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
-uint64_t offsets_slot_hash(const uint8_t *slot, uint32_t slen) { return XXH3_64bits(slot, slen); }
-
-offset_row *offset_row_new(const uint8_t *slot, uint32_t slen, uint64_t hash, uint32_t group_len,
-                           const uint8_t *metadata, uint32_t metadata_len)
+uint64_t offsets_slot_hash(const uint8_t *key, uint32_t klen, int32_t source_partition)
 {
-    offset_row *r = malloc(sizeof *r + (size_t)slen + metadata_len + 1);
+    return XXH3_64bits_withSeed(key, klen, (uint32_t)source_partition);
+}
+
+/* s (n bytes) and a NUL at p; the string. */
+static char *put_string(char *p, const uint8_t *s, uint32_t n)
+{
+    if (n)
+        memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+offset_row *offset_row_new(const uint8_t *key, uint32_t klen, int32_t source_partition, uint64_t hash,
+                           const offset_row_strings *s)
+{
+    offset_row *r =
+        malloc(sizeof *r + (size_t)klen + s->group_len + 1 + s->topic_len + 1 + s->metadata_len + 1);
     if (!r)
         return NULL;
     memset(r, 0, sizeof *r);
-    memcpy(r->slot, slot, slen);
-    char *m = (char *)r->slot + slen;
-    if (metadata_len)
-        memcpy(m, metadata, metadata_len);
-    m[metadata_len] = 0;
+    memcpy(r->key, key, klen);
+    char *p = (char *)r->key + klen;
+    r->v.group = put_string(p, s->group, s->group_len);
+    p += s->group_len + 1;
+    r->v.topic = put_string(p, s->topic, s->topic_len);
+    p += s->topic_len + 1;
+    r->v.metadata = put_string(p, s->metadata, s->metadata_len);
+    r->v.source_partition = source_partition;
     r->hash = hash;
-    r->slen = slen;
-    r->metadata_len = metadata_len;
-    r->v.group = (const char *)r->slot;
-    r->v.topic = (const char *)r->slot + group_len + 1;
-    r->v.metadata = m;
+    r->klen = klen;
+    r->metadata_len = s->metadata_len;
     return r;
 }
 
-static bool same_slot(const offsets_entry *e, const uint8_t *slot, uint32_t slen, uint64_t hash)
+static bool same_slot(const offsets_entry *e, const uint8_t *key, uint32_t klen, int32_t src, uint64_t hash)
 {
-    return e->hash == hash && e->row->slen == slen && memcmp(e->row->slot, slot, slen) == 0;
+    return e->hash == hash && e->row->klen == klen && e->row->v.source_partition == src &&
+           memcmp(e->row->key, key, klen) == 0;
 }
 
-static offsets_entry *find(const offsets_table *t, const uint8_t *slot, uint32_t slen, uint64_t hash)
+static offsets_entry *find(const offsets_table *t, const uint8_t *key, uint32_t klen, int32_t src, uint64_t hash)
 {
     if (!t->cap)
         return NULL;
     size_t mask = t->cap - 1;
     for (size_t j = hash & mask; t->e[j].row; j = (j + 1) & mask)
-        if (same_slot(&t->e[j], slot, slen, hash))
+        if (same_slot(&t->e[j], key, klen, src, hash))
             return &t->e[j];
     return NULL;
 }
@@ -87,15 +101,16 @@ static bool grow(offsets_table *t)
     return true;
 }
 
-offset_row *offsets_table_get(const offsets_table *t, const uint8_t *slot, uint32_t slen, uint64_t hash)
+offset_row *offsets_table_get(const offsets_table *t, const uint8_t *key, uint32_t klen, int32_t source_partition,
+                              uint64_t hash)
 {
-    offsets_entry *e = find(t, slot, slen, hash);
+    offsets_entry *e = find(t, key, klen, source_partition, hash);
     return e ? e->row : NULL;
 }
 
 bool offsets_table_put(offsets_table *t, offset_row *row, offset_row **old)
 {
-    offsets_entry *e = find(t, row->slot, row->slen, row->hash);
+    offsets_entry *e = find(t, row->key, row->klen, row->v.source_partition, row->hash);
     if (e) {
         *old = e->row;
         e->row = row;
@@ -112,9 +127,10 @@ bool offsets_table_put(offsets_table *t, offset_row *row, offset_row **old)
     return true;
 }
 
-offset_row *offsets_table_del(offsets_table *t, const uint8_t *slot, uint32_t slen, uint64_t hash)
+offset_row *offsets_table_del(offsets_table *t, const uint8_t *key, uint32_t klen, int32_t source_partition,
+                              uint64_t hash)
 {
-    offsets_entry *e = find(t, slot, slen, hash);
+    offsets_entry *e = find(t, key, klen, source_partition, hash);
     if (!e)
         return NULL;
     offset_row *row = e->row;
@@ -146,7 +162,7 @@ void offsets_table_prefetch_row(const offsets_table *t, uint64_t hash)
         return;
     const offsets_entry *e = &t->e[hash & (t->cap - 1)];
     if (e->row && e->hash == hash) {
-        /* the value's fields, the slot key and the metadata: up to three lines */
+        /* the value's fields, the key and the metadata: up to three lines */
         const char *p = (const char *)e->row;
         __builtin_prefetch(p, 1);
         __builtin_prefetch(p + 64, 1);

@@ -61,8 +61,8 @@ struct kf_replay {
     kf_replay_opts o;
     int32_t partition;
     const char *file; /* the segment the batches come from (kf_replay_file); NULL: not known */
-    offsets_table offsets; /* the committed table: slot key -> offset_row */
-    htab staged;   /* txn id + slot key -> offset_row* */
+    offsets_table offsets; /* the committed table: slot -> offset_row */
+    htab staged;   /* txn id + slot bytes -> offset_row* */
     htab pids;     /* pid(8) -> pid_stage* */
     htab groups;   /* raw key -> group_rec* */
     htab dead;     /* group name -> (void*)(intptr_t)type of its metadata tombstone */
@@ -84,7 +84,7 @@ struct kf_replay {
     int64_t newest;    /* the newest batch max timestamp replayed */
     batch_delete *dels; /* the batch's deletions, in log order */
     size_t ndels, dels_cap;
-    htab del_slots;    /* slot key -> index + 1 in dels, not yet emitted */
+    htab del_slots;    /* slot bytes -> index + 1 in dels, not yet emitted */
     int64_t del_time;  /* their time: the batch's max timestamp */
 };
 
@@ -171,22 +171,42 @@ static void report(kf_replay *r, const kf_batch *b, const char *code, kf_severit
 
 /* ---- slots ------------------------------------------------------------ */
 
-/* slot key: group \0 topic \0 partition(4) source_partition(4) */
-static uint32_t slot_key(uint8_t *out, size_t cap, const kf_offset_commit *oc, int32_t src)
+/* A slot is its offset key (offsets_table.h: the record key's bytes after
+ * its type) and its source partition; the tables keyed by bytes (staged
+ * offsets, the as-of fold, the batch's deletions) take the two in one
+ * string, the slot bytes. Group and topic are at most 32767 bytes. */
+#define KEY_MAX (2 + 32767 + 2 + 32767 + 4)
+#define SLOT_MAX (KEY_MAX + 4)
+
+/* The offset key of oc's fields, as an offset commit's record key holds it. */
+static uint32_t offset_key(uint8_t out[KEY_MAX], const kf_offset_commit *oc)
 {
-    size_t n = (size_t)oc->group_len + 1 + oc->topic_len + 1 + 8;
-    if (n > cap)
-        return 0;
     uint8_t *p = out;
+    *p++ = (uint8_t)(oc->group_len >> 8);
+    *p++ = (uint8_t)oc->group_len;
     memcpy(p, oc->group, oc->group_len);
     p += oc->group_len;
-    *p++ = 0;
+    *p++ = (uint8_t)(oc->topic_len >> 8);
+    *p++ = (uint8_t)oc->topic_len;
     memcpy(p, oc->topic, oc->topic_len);
     p += oc->topic_len;
-    *p++ = 0;
-    memcpy(p, &oc->partition, 4);
-    memcpy(p + 4, &src, 4);
-    return (uint32_t)n;
+    uint32_t part = (uint32_t)oc->partition;
+    for (int i = 3; i >= 0; i--)
+        *p++ = (uint8_t)(part >> (8 * i));
+    return (uint32_t)(p - out);
+}
+
+/* The slot bytes of key and source partition src. */
+static uint32_t slot_bytes(uint8_t out[SLOT_MAX], const uint8_t *key, uint32_t klen, int32_t src)
+{
+    memcpy(out, key, klen);
+    memcpy(out + klen, &src, 4);
+    return klen + 4;
+}
+
+static uint32_t row_slot_bytes(uint8_t out[SLOT_MAX], const offset_row *row)
+{
+    return slot_bytes(out, row->key, row->klen, row->v.source_partition);
 }
 
 /* The numeric fields of an offset commit. */
@@ -202,10 +222,11 @@ static void fill_fields(kf_offset_value *v, const kf_offset_commit *oc)
     v->value_version = oc->value_version;
 }
 
-/* A row of slot (slot_key of oc) holding oc's value. */
-static offset_row *new_row(const kf_offset_commit *oc, const uint8_t *slot, uint32_t slen, uint64_t hv)
+/* A row of the slot (key, src; hv its hash) holding oc's value. */
+static offset_row *new_row(const kf_offset_commit *oc, const uint8_t *key, uint32_t klen, int32_t src, uint64_t hv)
 {
-    offset_row *row = offset_row_new(slot, slen, hv, oc->group_len, oc->metadata, oc->metadata_len);
+    offset_row_strings s = {oc->group, oc->topic, oc->metadata, oc->group_len, oc->topic_len, oc->metadata_len};
+    offset_row *row = offset_row_new(key, klen, src, hv, &s);
     if (row)
         fill_fields(&row->v, oc);
     return row;
@@ -215,13 +236,16 @@ static offset_row *new_row(const kf_offset_commit *oc, const uint8_t *slot, uint
  * effect: to the caller's history callback and, with as-of, to the fold
  * that keeps the table as of the last change whose time is <= as_of. One
  * stream, so --as-of is always a prefix of --history. */
-static void emit(kf_replay *r, const uint8_t *slot, uint32_t slen, const kf_offset_value *v, bool deleted,
-                 int64_t time, int64_t at)
+static void emit(kf_replay *r, const offset_row *row, bool deleted, int64_t time, int64_t at)
 {
     if (r->o.change_fn)
-        r->o.change_fn(r->o.change_ctx, v, deleted, time, at);
-    if (r->o.has_as_of && offsets_asof_change(&r->asof, slot, slen, v, deleted, time) != KF_OK)
-        r->err = KF_ERR_NOMEM;
+        r->o.change_fn(r->o.change_ctx, &row->v, deleted, time, at);
+    if (r->o.has_as_of) {
+        static _Thread_local uint8_t slot[SLOT_MAX];
+        uint32_t slen = row_slot_bytes(slot, row);
+        if (offsets_asof_change(&r->asof, slot, slen, &row->v, deleted, time) != KF_OK)
+            r->err = KF_ERR_NOMEM;
+    }
 }
 
 /* ---- the batch's deletions ------------------------------------------------
@@ -238,17 +262,18 @@ static void emit(kf_replay *r, const uint8_t *slot, uint32_t slen, const kf_offs
 
 static void emit_batch_delete(kf_replay *r, batch_delete *d)
 {
-    emit(r, d->old->slot, d->old->slen, &d->old->v, true, r->del_time, d->at);
+    emit(r, d->old, true, r->del_time, d->at);
     free(d->old);
     d->old = NULL;
 }
 
-/* The deletion of slot, if any, goes out now (before a commit of it). */
-static void emit_batch_delete_of(kf_replay *r, const uint8_t *slot, uint32_t slen)
+/* The deletion of row's slot, if any, goes out now (before row's commit). */
+static void emit_batch_delete_of(kf_replay *r, const offset_row *row)
 {
     if (!r->del_slots.n)
         return;
-    uintptr_t i = (uintptr_t)htab_del(&r->del_slots, slot, slen);
+    uint8_t slot[SLOT_MAX];
+    uintptr_t i = (uintptr_t)htab_del(&r->del_slots, slot, row_slot_bytes(slot, row));
     if (i)
         emit_batch_delete(r, &r->dels[i - 1]);
 }
@@ -277,7 +302,8 @@ static void keep_batch_delete(kf_replay *r, offset_row *old, int64_t at)
         r->dels = nd;
         r->dels_cap = nc;
     }
-    void **ix = htab_put(&r->del_slots, old->slot, old->slen, NULL);
+    uint8_t slot[SLOT_MAX];
+    void **ix = htab_put(&r->del_slots, slot, row_slot_bytes(slot, old), NULL);
     if (!ix) {
         r->err = KF_ERR_NOMEM;
         free(old);
@@ -297,15 +323,16 @@ static void apply_commit(kf_replay *r, offset_row *row, int64_t at)
         return;
     }
     if (!old)
-        emit_batch_delete_of(r, row->slot, row->slen); /* absent: perhaps deleted earlier in the batch */
+        emit_batch_delete_of(r, row); /* absent: perhaps deleted earlier in the batch */
     free(old);
-    emit(r, row->slot, row->slen, &row->v, false, row->v.commit_timestamp, at);
+    emit(r, row, false, row->v.commit_timestamp, at);
 }
 
-/* A tombstone of the batch whose max timestamp is time. */
-static void apply_delete(kf_replay *r, const uint8_t *slot, uint32_t slen, uint64_t hv, int64_t time, int64_t at)
+/* A tombstone of the slot (key, the current partition; hv its hash) in the
+ * batch whose max timestamp is time. */
+static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, uint64_t hv, int64_t time, int64_t at)
 {
-    offset_row *old = offsets_table_del(&r->offsets, slot, slen, hv);
+    offset_row *old = offsets_table_del(&r->offsets, key, klen, r->partition, hv);
     if (!old)
         return; /* not in the table: not a change */
     r->del_time = time;
@@ -339,11 +366,11 @@ static uint32_t staged_key(uint8_t *out, size_t cap, const uint8_t id[TXN_ID_SIZ
     return slen + TXN_ID_SIZE;
 }
 
-static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen, offset_row *v)
+static void stage(kf_replay *r, int64_t pid, offset_row *v)
 {
-    uint8_t k[1 << 16], id[TXN_ID_SIZE];
+    uint8_t k[TXN_ID_SIZE + SLOT_MAX], id[TXN_ID_SIZE], slot[SLOT_MAX];
     txn_id_bytes(id, r->partition, pid);
-    uint32_t kl = staged_key(k, sizeof k, id, slot, slen);
+    uint32_t kl = staged_key(k, sizeof k, id, slot, row_slot_bytes(slot, v));
     void **sv = kl ? htab_put(&r->staged, k, kl, NULL) : NULL;
     bool created;
     void **ps = htab_put(&r->pids, id, TXN_ID_SIZE, &created);
@@ -417,7 +444,8 @@ static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t mark
     if (n > 1)
         qsort(outs, n, sizeof *outs, cmp_staged_out);
     for (size_t i = 0; i < n; i++) {
-        offset_row *cur = offsets_table_get(&r->offsets, outs[i]->slot, outs[i]->slen, outs[i]->hash);
+        offset_row *cur =
+            offsets_table_get(&r->offsets, outs[i]->key, outs[i]->klen, outs[i]->v.source_partition, outs[i]->hash);
         if (!cur || outs[i]->v.source_offset > cur->v.source_offset)
             apply_commit(r, outs[i], marker_offset);
         else
@@ -427,11 +455,12 @@ static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t mark
     free_stage(st);
 }
 
-static void drop_staged_slot(kf_replay *r, const uint8_t *slot, uint32_t slen)
+static void drop_staged_slot(kf_replay *r, const uint8_t *key, uint32_t klen)
 {
     if (!r->pids.n)
         return;
-    uint8_t k[1 << 16];
+    uint8_t k[TXN_ID_SIZE + SLOT_MAX], slot[SLOT_MAX];
+    uint32_t slen = slot_bytes(slot, key, klen, r->partition);
     for (size_t i = 0; i < r->pids.cap; i++) {
         if (!r->pids.e[i].key)
             continue;
@@ -534,51 +563,47 @@ void kf_replay_finish(kf_replay *r)
     r->partition = -1;
 }
 
-/* slot/slen/hv: the record's slot key and its hash when computed ahead
- * (slen 0: compute here). */
+/* key/klen/hv: the record's offset key and its slot's hash when found
+ * ahead (klen 0: build them here). */
 static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc, const kf_record *rec,
-                          const uint8_t *pre, uint32_t pre_len, uint64_t hv)
+                          const uint8_t *key, uint32_t klen, uint64_t hv)
 {
-    uint8_t buf[1 << 16];
-    const uint8_t *slot = pre;
-    uint32_t slen = pre_len;
-    if (!slen) {
-        slen = slot_key(buf, sizeof buf, oc, r->partition);
-        if (!slen)
-            return;
-        slot = buf;
-        hv = offsets_slot_hash(slot, slen);
+    static _Thread_local uint8_t buf[KEY_MAX];
+    if (!klen) {
+        if (oc->group_len > INT16_MAX || oc->topic_len > INT16_MAX)
+            return; /* not an offset key's strings (int16 lengths) */
+        klen = offset_key(buf, oc);
+        key = buf;
+        hv = offsets_slot_hash(key, klen, r->partition);
     }
     if (oc->tombstone) {
         /* Kafka 4.x: a tombstone removes the value and the key's staged offsets */
-        drop_staged_slot(r, slot, slen);
-        apply_delete(r, slot, slen, hv, b->max_timestamp, rec->offset);
+        drop_staged_slot(r, key, klen);
+        apply_delete(r, key, klen, hv, b->max_timestamp, rec->offset);
         return;
     }
     if (!(b->transactional && b->producer_id >= 0)) {
         /* a re-commit whose metadata has the old length: update in place */
-        offset_row *cur = offsets_table_get(&r->offsets, slot, slen, hv);
+        offset_row *cur = offsets_table_get(&r->offsets, key, klen, r->partition, hv);
         if (cur && cur->metadata_len == oc->metadata_len) {
             fill_fields(&cur->v, oc);
             if (oc->metadata_len)
                 memcpy((char *)cur->v.metadata, oc->metadata, oc->metadata_len);
-            cur->v.source_partition = r->partition;
             cur->v.source_offset = rec->offset;
             cur->v.transactional = false;
-            emit(r, slot, slen, &cur->v, false, cur->v.commit_timestamp, rec->offset);
+            emit(r, cur, false, cur->v.commit_timestamp, rec->offset);
             return;
         }
     }
-    offset_row *v = new_row(oc, slot, slen, hv);
+    offset_row *v = new_row(oc, key, klen, r->partition, hv);
     if (!v) {
         r->err = KF_ERR_NOMEM;
         return;
     }
-    v->v.source_partition = r->partition;
     v->v.source_offset = rec->offset;
     if (b->transactional && b->producer_id >= 0) {
         v->v.transactional = true;
-        stage(r, b->producer_id, slot, slen, v);
+        stage(r, b->producer_id, v);
     } else {
         apply_commit(r, v, rec->offset);
     }
@@ -626,23 +651,22 @@ static void report_load_error(kf_replay *r, const kf_batch *b, const kf_record *
  * core's miss buffers and stall it. */
 #define WINDOW 64
 #define ROW_LAG 8
-#define WINDOW_SLOT 512 /* slot keys longer than this are built when applied */
 
 typedef struct pending {
     kf_record rec;
     bool fast;            /* oc holds the record, decoded without a tree */
     kf_offset_commit oc;
-    uint32_t slen;        /* its slot key in the window's arena (0: none) */
+    uint32_t klen;        /* fast: its offset key's length (the record key after its type) */
     uint64_t hv;
 } pending;
 
 /* One record of a non-control batch, in order. */
-static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *slot)
+static void apply_record(kf_replay *r, kf_batch *b, pending *p)
 {
     kf_record *rec = &p->rec;
     r->stats.records++;
     if (p->fast) {
-        offset_record(r, b, &p->oc, rec, slot, p->slen, p->hv); /* the common case: no tree */
+        offset_record(r, b, &p->oc, rec, rec->key + 2, p->klen, p->hv); /* the common case: no tree */
         return;
     }
     kf_dtree_reset(&r->tree);
@@ -695,25 +719,26 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
         return r->err;
     }
     pending win[WINDOW];
-    static _Thread_local uint8_t arena[WINDOW][WINDOW_SLOT];
     int n = 1;
     while (n == 1 && !r->err) {
         size_t k = 0;
         while (k < WINDOW && (n = kf_records_next(&it, &win[k].rec)) == 1) {
             pending *p = &win[k];
-            p->slen = 0;
+            p->klen = 0;
             p->fast = !b->control &&
                       kf_offset_commit_fast(p->rec.key, p->rec.key_len, p->rec.value, p->rec.value_len, &p->oc);
-            if (p->fast && (p->slen = slot_key(arena[k], WINDOW_SLOT, &p->oc, r->partition))) {
-                p->hv = offsets_slot_hash(arena[k], p->slen);
+            if (p->fast) {
+                /* the slot found from the record's own bytes */
+                p->klen = (uint32_t)p->rec.key_len - 2;
+                p->hv = offsets_slot_hash(p->rec.key + 2, p->klen, r->partition);
                 offsets_table_prefetch(&r->offsets, p->hv);
             }
-            if (k >= ROW_LAG && win[k - ROW_LAG].slen)
+            if (k >= ROW_LAG && win[k - ROW_LAG].klen)
                 offsets_table_prefetch_row(&r->offsets, win[k - ROW_LAG].hv);
             k++;
         }
         for (size_t i = k > ROW_LAG ? k - ROW_LAG : 0; i < k; i++)
-            if (win[i].slen)
+            if (win[i].klen)
                 offsets_table_prefetch_row(&r->offsets, win[i].hv);
         for (size_t i = 0; i < k && !r->err; i++) {
             if (b->control) {
@@ -723,7 +748,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
                     end_transaction(r, b->producer_id, ctl.type == KF_CONTROL_COMMIT, win[i].rec.offset);
                 continue;
             }
-            apply_record(r, b, &win[i], arena[i]);
+            apply_record(r, b, &win[i]);
         }
     }
     emit_batch_deletes(r);
