@@ -172,8 +172,12 @@ void offsets_table_prefetch_row(const offsets_table *t, uint64_t hash)
 
 void offsets_table_free(offsets_table *t)
 {
-    for (size_t i = 0; i < t->cap; i++)
+    for (size_t i = 0; i < t->cap; i++) {
+        /* free() reads the header before each row: a miss per row otherwise */
+        if (i + 8 < t->cap && t->e[i + 8].row)
+            __builtin_prefetch((const char *)t->e[i + 8].row - 16);
         free(t->e[i].row);
+    }
     free(t->e);
     t->e = NULL;
     t->cap = t->n = 0;

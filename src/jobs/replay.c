@@ -24,6 +24,7 @@
 #include "bytes/error.h"
 #include "bytes/htab.h"
 #include "jobs/offsets_asof.h"
+#include "jobs/offsets_sort.h"
 #include "jobs/offsets_table.h"
 #include "records/offset_commit.h"
 #include "kfsck/codec.h"
@@ -761,19 +762,6 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
 
 /* ---- results -------------------------------------------------------------- */
 
-static int cmp_values(const void *a, const void *b)
-{
-    const kf_offset_value *x = *(const kf_offset_value *const *)a, *y = *(const kf_offset_value *const *)b;
-    int c = strcmp(x->group, y->group);
-    if (c)
-        return c;
-    if ((c = strcmp(x->topic, y->topic)))
-        return c;
-    if (x->partition != y->partition)
-        return x->partition < y->partition ? -1 : 1;
-    return x->source_partition < y->source_partition ? -1 : x->source_partition > y->source_partition;
-}
-
 size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
 {
     if (r->sorted_valid) { /* asked again (groups, then the table): sorted once */
@@ -799,7 +787,7 @@ size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
             if (t->e[i].row)
                 r->sorted[k++] = &t->e[i].row->v;
     }
-    qsort(r->sorted, k, sizeof *r->sorted, cmp_values);
+    offsets_sort(r->sorted, k);
     *out = r->sorted;
     r->nsorted = k;
     r->sorted_valid = true;
