@@ -640,9 +640,13 @@ int cmd_offsets(int argc, char **argv)
             run.tw = tl > run.tw ? tl : run.tw;
         }
         print_header(&run);
+        /* one lock for the table: every field of a row is a stdio call, and
+         * each call takes the stream's lock otherwise (reader threads ran) */
+        flockfile(o.f);
         for (size_t i = 0; i < n; i++)
             if (wanted(&op, rows[i]->group, rows[i]->topic))
                 print_row(&run, rows[i], false, false);
+        funlockfile(o.f);
     }
     kf_replay_stats st = kf_replay_get_stats(run.replay);
     kf_offsets_view_free(run.view);
