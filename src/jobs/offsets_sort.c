@@ -124,8 +124,12 @@ static bool sort_items(const kf_offset_value **v, size_t n, sort_item *items)
     t.names = malloc((n ? n : 1) * sizeof *t.names);
     bool ok = g.names && t.names;
     for (size_t i = 0; i < n && ok; i++) {
-        if (i + 8 < n) /* the rows lie all over the heap */
-            __builtin_prefetch(v[i + 8]->group);
+        if (i + 8 < n) { /* the rows lie all over the heap: a value and its names */
+            const char *ahead = (const char *)v[i + 8];
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 64);
+            __builtin_prefetch(ahead + 128);
+        }
         uint32_t gi = name_id(&g, v[i]->group), ti = name_id(&t, v[i]->topic);
         ok = gi != UINT32_MAX && ti != UINT32_MAX;
         items[i].names = (uint64_t)gi << 32 | ti;
