@@ -19,6 +19,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kfsck_e2e import ROOT, TempDirTest, jsonl, run  # noqa: E402
+import test_offsets  # noqa: E402  (its replay of --history rows; not its tests)
 
 sys.path[:0] = [os.path.join(ROOT, "tools", "gen")]
 import coordfmt as cf  # noqa: E402
@@ -35,15 +36,8 @@ def table(rows):
 
 
 def replay_history(rows):
-    """The table a list of --history rows leaves (this test's own replay)."""
-    t = {}
-    for h in rows:
-        k = (h["group"], h["topic"], h["partition"])
-        if h["deleted"]:
-            del t[k]
-        else:
-            t[k] = (h["offset"], h["source_offset"])
-    return t
+    """The table a list of --history rows leaves (test_offsets' replay of them)."""
+    return table(test_offsets.replay_history(rows))
 
 
 class AsOfTest(TempDirTest):
