@@ -3,7 +3,7 @@
  * partition it came from. A slot is looked up by its offset key in the
  * bytes an offset commit's record key holds after its type, int16 length
  * and group, int16 length and topic, int32 partition, all big-endian
- * (docs/formats.md §11.3), and by its source partition: a commit is found
+ * (docs/formats.md §11.1, §11.2), and by its source partition: a commit is found
  * from its record's own bytes, with no copy (a hash over bytes just copied
  * waits for the copy's stores). A row is one block: the public value, the
  * key, the group, topic and metadata strings, so a commit touches a table
