@@ -3,9 +3,9 @@
  * partition it came from. A slot is looked up by its offset key in the
  * bytes an offset commit's record key holds after its type, int16 length
  * and group, int16 length and topic, int32 partition, all big-endian
- * (docs/formats.md §11.1, §11.2), and by its source partition: a commit is found
- * from its record's own bytes, with no copy (a hash over bytes just copied
- * waits for the copy's stores). A row is one block: the public value, the
+ * (docs/formats.md §11.1, §11.2), and by its source partition: a commit
+ * is found from its record's own bytes, with no copy (a hash over bytes
+ * just copied waits for the copy's stores). A row is one block: the public value, the
  * key, the group, topic and metadata strings, so a commit touches a table
  * entry and one block; entries are 16 bytes (hash, row), and a large table
  * asks for huge pages. A replay of millions of commits over many keys
