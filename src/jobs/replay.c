@@ -87,6 +87,8 @@ struct kf_replay {
     size_t ndels, dels_cap;
     htab del_slots;    /* slot bytes -> index + 1 in dels, not yet emitted */
     int64_t del_time;  /* their time: the batch's max timestamp */
+    uint8_t *key_buf;  /* KEY_MAX bytes, made on first use: an offset key built from decoded fields */
+    uint8_t *slot_buf; /* SLOT_MAX bytes, made on first use: the slot bytes of a change for the as-of fold */
 };
 
 void kf_replay_file(kf_replay *r, const char *file) { r->file = file; }
@@ -159,6 +161,8 @@ void kf_replay_free(kf_replay *r)
         free(r->dels[i].old);
     free(r->dels);
     htab_free(&r->del_slots);
+    free(r->key_buf);
+    free(r->slot_buf);
     free(r->lost);
     free(r);
 }
@@ -242,9 +246,12 @@ static void emit(kf_replay *r, const offset_row *row, bool deleted, int64_t time
     if (r->o.change_fn)
         r->o.change_fn(r->o.change_ctx, &row->v, deleted, time, at);
     if (r->o.has_as_of) {
-        static _Thread_local uint8_t slot[SLOT_MAX];
-        uint32_t slen = row_slot_bytes(slot, row);
-        if (offsets_asof_change(&r->asof, slot, slen, &row->v, deleted, time) != KF_OK)
+        if (!r->slot_buf && !(r->slot_buf = malloc(SLOT_MAX))) {
+            r->err = KF_ERR_NOMEM;
+            return;
+        }
+        uint32_t slen = row_slot_bytes(r->slot_buf, row);
+        if (offsets_asof_change(&r->asof, r->slot_buf, slen, &row->v, deleted, time) != KF_OK)
             r->err = KF_ERR_NOMEM;
     }
 }
@@ -569,12 +576,15 @@ void kf_replay_finish(kf_replay *r)
 static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc, const kf_record *rec,
                           const uint8_t *key, uint32_t klen, uint64_t hv)
 {
-    static _Thread_local uint8_t buf[KEY_MAX];
     if (!klen) {
         if (oc->group_len > INT16_MAX || oc->topic_len > INT16_MAX)
             return; /* not an offset key's strings (int16 lengths) */
-        klen = offset_key(buf, oc);
-        key = buf;
+        if (!r->key_buf && !(r->key_buf = malloc(KEY_MAX))) {
+            r->err = KF_ERR_NOMEM;
+            return;
+        }
+        klen = offset_key(r->key_buf, oc);
+        key = r->key_buf;
         hv = offsets_slot_hash(key, klen, r->partition);
     }
     if (oc->tombstone) {
