@@ -51,7 +51,7 @@ static void radix_sort(sort_item *items, sort_item *tmp, size_t n)
             count[d][key_byte(&items[i], d)]++;
     sort_item *from = items, *to = tmp;
     for (unsigned d = 0; d < 16; d++) {
-        if (n && count[d][key_byte(&items[0], d)] == n)
+        if (!n || count[d][key_byte(&items[0], d)] == n)
             continue; /* the same byte everywhere: nothing to order */
         size_t pos[256], sum = 0;
         for (unsigned b = 0; b < 256; b++) {
