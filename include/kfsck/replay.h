@@ -8,7 +8,11 @@
  * per key, for the groups view.
  *
  * Every change to the committed table goes, in the order it takes effect,
- * to change_fn (--history) and, with has_as_of, to the as-of table.
+ * to change_fn (--history) and, with has_as_of, to the as-of table. The
+ * deletions of one batch are one moment (dated by its max timestamp): they
+ * go out together after the batch's other changes, except that a key
+ * committed again later in the batch has its deletion just before that
+ * commit.
  *
  * Memory is proportional to distinct keys plus open transactions, never to
  * the number of records. Each partition's batches must come in offset

@@ -9,8 +9,6 @@
 
 static uint64_t hash_of(const void *key, uint32_t klen) { return XXH3_64bits(key, klen); }
 
-uint64_t htab_hash(const void *key, uint32_t klen) { return hash_of(key, klen); }
-
 static bool grow(htab *h)
 {
     size_t ncap = h->cap ? h->cap * 2 : 64;
@@ -48,11 +46,7 @@ static htab_entry *find(const htab *h, const void *key, uint32_t klen, uint64_t 
 
 void **htab_put(htab *h, const void *key, uint32_t klen, bool *created)
 {
-    return htab_put_h(h, key, klen, hash_of(key, klen), created);
-}
-
-void **htab_put_h(htab *h, const void *key, uint32_t klen, uint64_t hv, bool *created)
-{
+    uint64_t hv = hash_of(key, klen);
     htab_entry *e = find(h, key, klen, hv);
     if (e) {
         if (created)
@@ -79,29 +73,6 @@ void *htab_get(const htab *h, const void *key, uint32_t klen)
 {
     htab_entry *e = find(h, key, klen, hash_of(key, klen));
     return e ? e->val : NULL;
-}
-
-void *htab_get_h(const htab *h, const void *key, uint32_t klen, uint64_t hv)
-{
-    htab_entry *e = find(h, key, klen, hv);
-    return e ? e->val : NULL;
-}
-
-void htab_prefetch(const htab *h, uint64_t hv)
-{
-    if (h->cap)
-        __builtin_prefetch(&h->e[hv & (h->cap - 1)]);
-}
-
-void htab_prefetch_entry(const htab *h, uint64_t hv)
-{
-    if (!h->cap)
-        return;
-    const htab_entry *e = &h->e[hv & (h->cap - 1)];
-    if (e->key && e->hash == hv) {
-        __builtin_prefetch(e->key);
-        __builtin_prefetch(e->val);
-    }
 }
 
 void *htab_del(htab *h, const void *key, uint32_t klen)

@@ -39,16 +39,6 @@ void **htab_put(htab *h, const void *key, uint32_t klen, bool *created);
 void *htab_get(const htab *h, const void *key, uint32_t klen);
 /* Removes key; returns its value (NULL if absent). */
 void *htab_del(htab *h, const void *key, uint32_t klen);
-/* The same with the key's hash already computed (htab_hash), so a caller
- * can hash a run of keys first and prefetch their slots (htab_prefetch:
- * the slot; htab_prefetch_entry: once the slot is cached, the key and value
- * it holds) before looking them up: lookups of a large table are cache
- * misses, and this overlaps them. */
-uint64_t htab_hash(const void *key, uint32_t klen);
-void **htab_put_h(htab *h, const void *key, uint32_t klen, uint64_t hv, bool *created);
-void *htab_get_h(const htab *h, const void *key, uint32_t klen, uint64_t hv);
-void htab_prefetch(const htab *h, uint64_t hv);
-void htab_prefetch_entry(const htab *h, uint64_t hv);
 /* Frees the table and its key copies (not the values). */
 void htab_free(htab *h);
 

@@ -640,9 +640,21 @@ int cmd_offsets(int argc, char **argv)
             run.tw = tl > run.tw ? tl : run.tw;
         }
         print_header(&run);
-        for (size_t i = 0; i < n; i++)
+        /* one lock for the table: every field of a row is a stdio call, and
+         * each call takes the stream's lock otherwise (reader threads ran) */
+        flockfile(o.f);
+        for (size_t i = 0; i < n; i++) {
+            if (i + 8 < n) /* the rows lie all over the heap: a value ahead, then its names */
+                __builtin_prefetch(rows[i + 8]);
+            if (i + 4 < n) {
+                __builtin_prefetch((const char *)rows[i + 4] + 64);
+                __builtin_prefetch(rows[i + 4]->group);
+                __builtin_prefetch(rows[i + 4]->topic);
+            }
             if (wanted(&op, rows[i]->group, rows[i]->topic))
                 print_row(&run, rows[i], false, false);
+        }
+        funlockfile(o.f);
     }
     kf_replay_stats st = kf_replay_get_stats(run.replay);
     kf_offsets_view_free(run.view);

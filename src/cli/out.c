@@ -95,21 +95,69 @@ void out_init(out *o, FILE *f, bool json)
     o->show_secrets = false;
 }
 
-static void sep(out *o)
+/* A field is written with one stdio call where it fits a small buffer:
+ * a JSON line is a few dozen fields, and each locked stdio call costs more
+ * than the formatting (offsets --json prints a row per committed offset).
+ * FIELD_CAP holds a key, its separators and a number or a short string. */
+#define FIELD_CAP 192
+
+/* The separator and `"key":` (nothing for a NULL key) at buf; their length,
+ * or 0 with nothing written when they do not fit in cap. */
+static size_t field_head(out *o, const char *key, char *buf, size_t cap)
 {
+    size_t kl = key ? strlen(key) : 0, n = 0;
+    if (kl + 4 > cap)
+        return 0;
     if (o->need_comma)
-        fputc(',', o->f);
+        buf[n++] = ',';
     o->need_comma = true;
+    if (key) {
+        buf[n++] = '"';
+        memcpy(buf + n, key, kl);
+        n += kl;
+        buf[n++] = '"';
+        buf[n++] = ':';
+    }
+    return n;
 }
 
 void out_key(out *o, const char *key)
 {
-    sep(o);
-    if (key) {
-        fputc('"', o->f);
-        fputs(key, o->f);
-        fputs("\":", o->f);
+    char buf[FIELD_CAP];
+    size_t n = field_head(o, key, buf, sizeof buf);
+    if (n || !key) {
+        fwrite(buf, 1, n, o->f);
+        return;
     }
+    /* a key longer than the buffer */
+    fputs(o->need_comma ? ",\"" : "\"", o->f);
+    o->need_comma = true;
+    fputs(key, o->f);
+    fputs("\":", o->f);
+}
+
+/* The decimal digits of v at the end of buf[0..20): where they start. */
+static char *digits(uint64_t v, char *end)
+{
+    char *p = end;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    return p;
+}
+
+/* `"key":` and a word already formatted (a number, true, null...). */
+static void put_field(out *o, const char *key, const char *word, size_t wl)
+{
+    char buf[FIELD_CAP];
+    size_t n = field_head(o, key, buf, sizeof buf - 24);
+    if (!n && key) {
+        out_key(o, key);
+        fwrite(word, 1, wl, o->f);
+        return;
+    }
+    memcpy(buf + n, word, wl);
+    fwrite(buf, 1, n + wl, o->f);
 }
 
 void out_begin(out *o, const char *type)
@@ -129,21 +177,21 @@ void out_end(out *o)
 
 void out_int(out *o, const char *key, int64_t v)
 {
-    out_key(o, key);
-    fprintf(o->f, "%lld", (long long)v);
+    char num[21], *end = num + sizeof num;
+    char *p = digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, end);
+    if (v < 0)
+        *--p = '-';
+    put_field(o, key, p, (size_t)(end - p));
 }
 
 void out_uint(out *o, const char *key, uint64_t v)
 {
-    out_key(o, key);
-    fprintf(o->f, "%llu", (unsigned long long)v);
+    char num[20], *end = num + sizeof num;
+    char *p = digits(v, end);
+    put_field(o, key, p, (size_t)(end - p));
 }
 
-void out_null(out *o, const char *key)
-{
-    out_key(o, key);
-    fputs("null", o->f);
-}
+void out_null(out *o, const char *key) { put_field(o, key, "null", 4); }
 
 void out_opt_int(out *o, const char *key, bool has, int64_t v)
 {
@@ -153,11 +201,7 @@ void out_opt_int(out *o, const char *key, bool has, int64_t v)
         out_null(o, key);
 }
 
-void out_bool(out *o, const char *key, bool v)
-{
-    out_key(o, key);
-    fputs(v ? "true" : "false", o->f);
-}
+void out_bool(out *o, const char *key, bool v) { put_field(o, key, v ? "true" : "false", v ? 4 : 5); }
 
 void out_double(out *o, const char *key, double v)
 {
@@ -192,14 +236,34 @@ static void put_escaped(FILE *f, const char *s, size_t n)
     fputc('"', f);
 }
 
+/* Whether s[0..n) needs no escape. */
+static bool plain(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (needs_escape((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
 void out_strn(out *o, const char *key, const char *s, size_t n)
 {
-    out_key(o, key);
     if (!s) {
-        fputs("null", o->f);
+        out_null(o, key);
         return;
     }
-    if (utf8_valid((const uint8_t *)s, n)) {
+    bool valid = utf8_valid((const uint8_t *)s, n);
+    char buf[FIELD_CAP];
+    size_t h;
+    if (valid && n + 2 <= sizeof buf / 2 && plain(s, n) && ((h = field_head(o, key, buf, sizeof buf / 2)) || !key)) {
+        /* the common case in one write: `"key":"text"` */
+        buf[h] = '"';
+        memcpy(buf + h + 1, s, n);
+        buf[h + 1 + n] = '"';
+        fwrite(buf, 1, h + n + 2, o->f);
+        return;
+    }
+    out_key(o, key);
+    if (valid) {
         put_escaped(o->f, s, n);
         return;
     }

@@ -273,8 +273,9 @@ static int build_groups(kf_groups *G, kf_replay *r)
     }
     for (size_t i = 0; i < G->nrefs; i++)
         ids[nids++] = G->refs[i].group;
-    for (size_t i = 0; i < noff; i++)
-        ids[nids++] = offs[i]->group;
+    for (size_t i = 0; i < noff; i++) /* sorted by group: each group once */
+        if (!i || strcmp(offs[i]->group, offs[i - 1]->group))
+            ids[nids++] = offs[i]->group;
     for (size_t i = 0; i < ndead; i++)
         ids[nids++] = dead[i];
     qsort(ids, nids, sizeof *ids, cmp_name);

@@ -7,8 +7,9 @@
  *     value; ABORT drops them;
  *   - every other record type: latest value per key bytes (groups view).
  * Every change to the committed table passes through emit(), in the order
- * it takes effect: to the history callback and to the as-of fold
- * (offsets_asof.c), so --as-of is a prefix of --history by construction.
+ * it takes effect (a batch's deletions together at its end): to the history
+ * callback and to the as-of fold (offsets_asof.c), so --as-of is a prefix
+ * of --history by construction.
  * State is one hash table entry per distinct key (plus staged offsets). */
 #include "bytes/report.h"
 #include "bytes/opts.h"
@@ -23,6 +24,8 @@
 #include "bytes/error.h"
 #include "bytes/htab.h"
 #include "jobs/offsets_asof.h"
+#include "jobs/offsets_sort.h"
+#include "jobs/offsets_table.h"
 #include "records/offset_commit.h"
 #include "kfsck/codec.h"
 #include "kfsck/coord.h"
@@ -41,6 +44,14 @@ typedef struct lost_end {
     int64_t end_offset;
 } lost_end;
 
+/* A deletion of the batch being replayed, not yet emitted: the deletions of
+ * a batch are one moment of the change stream (dated by its max timestamp)
+ * and go out together at the batch's end. */
+typedef struct batch_delete {
+    offset_row *old;      /* the row removed (owned); NULL once emitted */
+    int64_t at;           /* the tombstone's offset */
+} batch_delete;
+
 typedef struct group_rec {
     kf_group_record pub;
     uint8_t *key;
@@ -51,8 +62,8 @@ struct kf_replay {
     kf_replay_opts o;
     int32_t partition;
     const char *file; /* the segment the batches come from (kf_replay_file); NULL: not known */
-    htab offsets;  /* slot key -> kf_offset_value* */
-    htab staged;   /* pid(8) + slot key -> kf_offset_value* */
+    offsets_table offsets; /* the committed table: slot -> offset_row */
+    htab staged;   /* txn id + slot bytes -> offset_row* */
     htab pids;     /* pid(8) -> pid_stage* */
     htab groups;   /* raw key -> group_rec* */
     htab dead;     /* group name -> (void*)(intptr_t)type of its metadata tombstone */
@@ -72,6 +83,12 @@ struct kf_replay {
     size_t nlost;
     bool has_newest;
     int64_t newest;    /* the newest batch max timestamp replayed */
+    batch_delete *dels; /* the batch's deletions, in log order */
+    size_t ndels, dels_cap;
+    htab del_slots;    /* slot bytes -> index + 1 in dels, not yet emitted */
+    int64_t del_time;  /* their time: the batch's max timestamp */
+    uint8_t *key_buf;  /* KEY_MAX bytes, made on first use: an offset key built from decoded fields */
+    uint8_t *slot_buf; /* SLOT_MAX bytes, made on first use: the slot bytes of a change for the as-of fold */
 };
 
 void kf_replay_file(kf_replay *r, const char *file) { r->file = file; }
@@ -118,7 +135,7 @@ void kf_replay_free(kf_replay *r)
 {
     if (!r)
         return;
-    free_values(&r->offsets);
+    offsets_table_free(&r->offsets);
     free_values(&r->staged);
     for (size_t i = 0; i < r->pids.cap; i++)
         if (r->pids.e[i].key)
@@ -130,7 +147,6 @@ void kf_replay_free(kf_replay *r)
             free(g->value);
             free(g);
         }
-    htab_free(&r->offsets);
     htab_free(&r->staged);
     htab_free(&r->pids);
     htab_free(&r->groups);
@@ -141,6 +157,12 @@ void kf_replay_free(kf_replay *r)
     free(r->sorted);
     free(r->gsorted);
     free(r->dsorted);
+    for (size_t i = 0; i < r->ndels; i++)
+        free(r->dels[i].old);
+    free(r->dels);
+    htab_free(&r->del_slots);
+    free(r->key_buf);
+    free(r->slot_buf);
     free(r->lost);
     free(r);
 }
@@ -154,22 +176,42 @@ static void report(kf_replay *r, const kf_batch *b, const char *code, kf_severit
 
 /* ---- slots ------------------------------------------------------------ */
 
-/* slot key: group \0 topic \0 partition(4) source_partition(4) */
-static uint32_t slot_key(uint8_t *out, size_t cap, const kf_offset_commit *oc, int32_t src)
+/* A slot is its offset key (offsets_table.h: the record key's bytes after
+ * its type) and its source partition; the tables keyed by bytes (staged
+ * offsets, the as-of fold, the batch's deletions) take the two in one
+ * string, the slot bytes. Group and topic are at most 32767 bytes. */
+#define KEY_MAX (2 + 32767 + 2 + 32767 + 4)
+#define SLOT_MAX (KEY_MAX + 4)
+
+/* The offset key of oc's fields, as an offset commit's record key holds it. */
+static uint32_t offset_key(uint8_t out[KEY_MAX], const kf_offset_commit *oc)
 {
-    size_t n = (size_t)oc->group_len + 1 + oc->topic_len + 1 + 8;
-    if (n > cap)
-        return 0;
     uint8_t *p = out;
+    *p++ = (uint8_t)(oc->group_len >> 8);
+    *p++ = (uint8_t)oc->group_len;
     memcpy(p, oc->group, oc->group_len);
     p += oc->group_len;
-    *p++ = 0;
+    *p++ = (uint8_t)(oc->topic_len >> 8);
+    *p++ = (uint8_t)oc->topic_len;
     memcpy(p, oc->topic, oc->topic_len);
     p += oc->topic_len;
-    *p++ = 0;
-    memcpy(p, &oc->partition, 4);
-    memcpy(p + 4, &src, 4);
-    return (uint32_t)n;
+    uint32_t part = (uint32_t)oc->partition;
+    for (int i = 3; i >= 0; i--)
+        *p++ = (uint8_t)(part >> (8 * i));
+    return (uint32_t)(p - out);
+}
+
+/* The slot bytes of key and source partition src. */
+static uint32_t slot_bytes(uint8_t out[SLOT_MAX], const uint8_t *key, uint32_t klen, int32_t src)
+{
+    memcpy(out, key, klen);
+    memcpy(out + klen, &src, 4);
+    return klen + 4;
+}
+
+static uint32_t row_slot_bytes(uint8_t out[SLOT_MAX], const offset_row *row)
+{
+    return slot_bytes(out, row->key, row->klen, row->v.source_partition);
 }
 
 /* The numeric fields of an offset commit. */
@@ -185,63 +227,124 @@ static void fill_fields(kf_offset_value *v, const kf_offset_commit *oc)
     v->value_version = oc->value_version;
 }
 
-static kf_offset_value *new_value(const kf_offset_commit *oc)
+/* A row of the slot (key, src; hv its hash) holding oc's value. */
+static offset_row *new_row(const kf_offset_commit *oc, const uint8_t *key, uint32_t klen, int32_t src, uint64_t hv)
 {
-    kf_offset_value *v = malloc(sizeof *v + oc->group_len + 1 + oc->topic_len + 1 + oc->metadata_len + 1);
-    if (!v)
-        return NULL;
-    memset(v, 0, sizeof *v);
-    char *s = (char *)(v + 1);
-    memcpy(s, oc->group, oc->group_len);
-    s[oc->group_len] = 0;
-    v->group = s;
-    s += oc->group_len + 1;
-    memcpy(s, oc->topic, oc->topic_len);
-    s[oc->topic_len] = 0;
-    v->topic = s;
-    s += oc->topic_len + 1;
-    if (oc->metadata_len)
-        memcpy(s, oc->metadata, oc->metadata_len);
-    s[oc->metadata_len] = 0;
-    v->metadata = s;
-    fill_fields(v, oc);
-    return v;
+    offset_row_strings s = {oc->group, oc->topic, oc->metadata, oc->group_len, oc->topic_len, oc->metadata_len};
+    offset_row *row = offset_row_new(key, klen, src, hv, &s);
+    if (row)
+        fill_fields(&row->v, oc);
+    return row;
 }
 
 /* Every change to the table goes through here, in the order it takes
  * effect: to the caller's history callback and, with as-of, to the fold
  * that keeps the table as of the last change whose time is <= as_of. One
  * stream, so --as-of is always a prefix of --history. */
-static void emit(kf_replay *r, const uint8_t *slot, uint32_t slen, const kf_offset_value *v, bool deleted,
-                 int64_t time, int64_t at)
+static void emit(kf_replay *r, const offset_row *row, bool deleted, int64_t time, int64_t at)
 {
     if (r->o.change_fn)
-        r->o.change_fn(r->o.change_ctx, v, deleted, time, at);
-    if (r->o.has_as_of && offsets_asof_change(&r->asof, slot, slen, v, deleted, time) != KF_OK)
-        r->err = KF_ERR_NOMEM;
+        r->o.change_fn(r->o.change_ctx, &row->v, deleted, time, at);
+    if (r->o.has_as_of) {
+        if (!r->slot_buf && !(r->slot_buf = malloc(SLOT_MAX))) {
+            r->err = KF_ERR_NOMEM;
+            return;
+        }
+        uint32_t slen = row_slot_bytes(r->slot_buf, row);
+        if (offsets_asof_change(&r->asof, r->slot_buf, slen, &row->v, deleted, time) != KF_OK)
+            r->err = KF_ERR_NOMEM;
+    }
 }
 
-/* Put v in the table as a change (takes ownership). */
-static void apply_commit(kf_replay *r, const uint8_t *key, uint32_t klen, kf_offset_value *v, int64_t at)
+/* ---- the batch's deletions ------------------------------------------------
+ *
+ * cli.md dates a deletion by its batch's max timestamp, so the deletions of
+ * one batch are one moment: they leave the table at once (the replay's own
+ * state is the coordinator's, record by record) but go to the change stream
+ * together after the batch's other changes. A commit with an earlier
+ * commit_timestamp between two tombstones of a batch would otherwise bring
+ * the first deletion, not the second, into the --as-of prefix of a time
+ * before the batch's. A key committed again later in the same batch has its
+ * deletion emitted just before that commit, so the stream still leaves the
+ * coordinator's table. */
+
+static void emit_batch_delete(kf_replay *r, batch_delete *d)
 {
-    void **slot = htab_put(&r->offsets, key, klen, NULL);
-    if (!slot) {
+    emit(r, d->old, true, r->del_time, d->at);
+    free(d->old);
+    d->old = NULL;
+}
+
+/* The deletion of row's slot, if any, goes out now (before row's commit). */
+static void emit_batch_delete_of(kf_replay *r, const offset_row *row)
+{
+    if (!r->del_slots.n)
+        return;
+    uint8_t slot[SLOT_MAX];
+    uintptr_t i = (uintptr_t)htab_del(&r->del_slots, slot, row_slot_bytes(slot, row));
+    if (i)
+        emit_batch_delete(r, &r->dels[i - 1]);
+}
+
+/* The end of a batch: its deletions not yet emitted go out, in log order. */
+static void emit_batch_deletes(kf_replay *r)
+{
+    for (size_t i = 0; i < r->ndels; i++)
+        if (r->dels[i].old)
+            emit_batch_delete(r, &r->dels[i]);
+    r->ndels = 0;
+    if (r->del_slots.n)
+        htab_free(&r->del_slots);
+}
+
+static void keep_batch_delete(kf_replay *r, offset_row *old, int64_t at)
+{
+    if (r->ndels == r->dels_cap) {
+        size_t nc = r->dels_cap ? r->dels_cap * 2 : 16;
+        batch_delete *nd = realloc(r->dels, nc * sizeof *nd);
+        if (!nd) {
+            r->err = KF_ERR_NOMEM;
+            free(old);
+            return;
+        }
+        r->dels = nd;
+        r->dels_cap = nc;
+    }
+    uint8_t slot[SLOT_MAX];
+    void **ix = htab_put(&r->del_slots, slot, row_slot_bytes(slot, old), NULL);
+    if (!ix) {
         r->err = KF_ERR_NOMEM;
-        free(v);
+        free(old);
         return;
     }
-    free(*slot);
-    *slot = v;
-    emit(r, key, klen, v, false, v->commit_timestamp, at);
+    r->dels[r->ndels] = (batch_delete){old, at};
+    *ix = (void *)(uintptr_t)++r->ndels;
 }
 
-static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, int64_t time, int64_t at)
+/* Put row in the table as a change (takes ownership). */
+static void apply_commit(kf_replay *r, offset_row *row, int64_t at)
 {
-    kf_offset_value *old = htab_del(&r->offsets, key, klen);
+    offset_row *old;
+    if (!offsets_table_put(&r->offsets, row, &old)) {
+        r->err = KF_ERR_NOMEM;
+        free(row);
+        return;
+    }
+    if (!old)
+        emit_batch_delete_of(r, row); /* absent: perhaps deleted earlier in the batch */
+    free(old);
+    emit(r, row, false, row->v.commit_timestamp, at);
+}
+
+/* A tombstone of the slot (key, the current partition; hv its hash) in the
+ * batch whose max timestamp is time. */
+static void apply_delete(kf_replay *r, const uint8_t *key, uint32_t klen, uint64_t hv, int64_t time, int64_t at)
+{
+    offset_row *old = offsets_table_del(&r->offsets, key, klen, r->partition, hv);
     if (!old)
         return; /* not in the table: not a change */
-    emit(r, key, klen, old, true, time, at);
-    free(old);
+    r->del_time = time;
+    keep_batch_delete(r, old, at);
 }
 
 /* ---- transactions --------------------------------------------------------- */
@@ -271,11 +374,11 @@ static uint32_t staged_key(uint8_t *out, size_t cap, const uint8_t id[TXN_ID_SIZ
     return slen + TXN_ID_SIZE;
 }
 
-static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen, kf_offset_value *v)
+static void stage(kf_replay *r, int64_t pid, offset_row *v)
 {
-    uint8_t k[1 << 16], id[TXN_ID_SIZE];
+    uint8_t k[TXN_ID_SIZE + SLOT_MAX], id[TXN_ID_SIZE], slot[SLOT_MAX];
     txn_id_bytes(id, r->partition, pid);
-    uint32_t kl = staged_key(k, sizeof k, id, slot, slen);
+    uint32_t kl = staged_key(k, sizeof k, id, slot, row_slot_bytes(slot, v));
     void **sv = kl ? htab_put(&r->staged, k, kl, NULL) : NULL;
     bool created;
     void **ps = htab_put(&r->pids, id, TXN_ID_SIZE, &created);
@@ -318,16 +421,9 @@ static void stage(kf_replay *r, int64_t pid, const uint8_t *slot, uint32_t slen,
     st->n++;
 }
 
-/* A staged offset taken out of the stage at its marker, with its slot. */
-typedef struct staged_out {
-    kf_offset_value *v;
-    const uint8_t *slot;
-    uint32_t slen;
-} staged_out;
-
 static int cmp_staged_out(const void *a, const void *b)
 {
-    int64_t x = ((const staged_out *)a)->v->source_offset, y = ((const staged_out *)b)->v->source_offset;
+    int64_t x = (*(offset_row *const *)a)->v.source_offset, y = (*(offset_row *const *)b)->v.source_offset;
     return x < y ? -1 : x > y;
 }
 
@@ -338,17 +434,17 @@ static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t mark
     pid_stage *st = htab_del(&r->pids, id, TXN_ID_SIZE);
     if (!st)
         return; /* a marker with nothing staged */
-    staged_out *outs = malloc((st->n ? st->n : 1) * sizeof *outs);
+    offset_row **outs = malloc((st->n ? st->n : 1) * sizeof *outs);
     size_t n = 0;
     for (size_t i = 0; i < st->n; i++) {
-        kf_offset_value *v = htab_del(&r->staged, st->keys[i], st->lens[i]);
+        offset_row *v = htab_del(&r->staged, st->keys[i], st->lens[i]);
         if (!v)
             continue; /* repeated key already taken, or dropped by a tombstone */
         if (!commit || !outs) {
             free(v);
             continue;
         }
-        outs[n++] = (staged_out){v, st->keys[i] + TXN_ID_SIZE, st->lens[i] - TXN_ID_SIZE};
+        outs[n++] = v;
     }
     if (commit && !outs)
         r->err = KF_ERR_NOMEM;
@@ -356,21 +452,23 @@ static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t mark
     if (n > 1)
         qsort(outs, n, sizeof *outs, cmp_staged_out);
     for (size_t i = 0; i < n; i++) {
-        kf_offset_value *cur = htab_get(&r->offsets, outs[i].slot, outs[i].slen);
-        if (!cur || outs[i].v->source_offset > cur->source_offset)
-            apply_commit(r, outs[i].slot, outs[i].slen, outs[i].v, marker_offset);
+        offset_row *cur =
+            offsets_table_get(&r->offsets, outs[i]->key, outs[i]->klen, outs[i]->v.source_partition, outs[i]->hash);
+        if (!cur || outs[i]->v.source_offset > cur->v.source_offset)
+            apply_commit(r, outs[i], marker_offset);
         else
-            free(outs[i].v); /* a newer plain commit stays: not a change */
+            free(outs[i]); /* a newer plain commit stays: not a change */
     }
     free(outs);
     free_stage(st);
 }
 
-static void drop_staged_slot(kf_replay *r, const uint8_t *slot, uint32_t slen)
+static void drop_staged_slot(kf_replay *r, const uint8_t *key, uint32_t klen)
 {
     if (!r->pids.n)
         return;
-    uint8_t k[1 << 16];
+    uint8_t k[TXN_ID_SIZE + SLOT_MAX], slot[SLOT_MAX];
+    uint32_t slen = slot_bytes(slot, key, klen, r->partition);
     for (size_t i = 0; i < r->pids.cap; i++) {
         if (!r->pids.e[i].key)
             continue;
@@ -473,53 +571,52 @@ void kf_replay_finish(kf_replay *r)
     r->partition = -1;
 }
 
-/* slot/slen/hv: the record's slot key and its hash when computed ahead
- * (slen 0: compute here). */
+/* key/klen/hv: the record's offset key and its slot's hash when found
+ * ahead (klen 0: build them here). */
 static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc, const kf_record *rec,
-                          const uint8_t *pre, uint32_t pre_len, uint64_t hv)
+                          const uint8_t *key, uint32_t klen, uint64_t hv)
 {
-    uint8_t buf[1 << 16];
-    const uint8_t *slot = pre;
-    uint32_t slen = pre_len;
-    if (!slen) {
-        slen = slot_key(buf, sizeof buf, oc, r->partition);
-        if (!slen)
+    if (!klen) {
+        if (oc->group_len > INT16_MAX || oc->topic_len > INT16_MAX)
+            return; /* not an offset key's strings (int16 lengths) */
+        if (!r->key_buf && !(r->key_buf = malloc(KEY_MAX))) {
+            r->err = KF_ERR_NOMEM;
             return;
-        slot = buf;
-        hv = htab_hash(slot, slen);
+        }
+        klen = offset_key(r->key_buf, oc);
+        key = r->key_buf;
+        hv = offsets_slot_hash(key, klen, r->partition);
     }
     if (oc->tombstone) {
         /* Kafka 4.x: a tombstone removes the value and the key's staged offsets */
-        drop_staged_slot(r, slot, slen);
-        apply_delete(r, slot, slen, b->max_timestamp, rec->offset);
+        drop_staged_slot(r, key, klen);
+        apply_delete(r, key, klen, hv, b->max_timestamp, rec->offset);
         return;
     }
     if (!(b->transactional && b->producer_id >= 0)) {
         /* a re-commit whose metadata has the old length: update in place */
-        kf_offset_value *cur = htab_get_h(&r->offsets, slot, slen, hv);
-        if (cur && strlen(cur->metadata) == oc->metadata_len) {
-            fill_fields(cur, oc);
+        offset_row *cur = offsets_table_get(&r->offsets, key, klen, r->partition, hv);
+        if (cur && cur->metadata_len == oc->metadata_len) {
+            fill_fields(&cur->v, oc);
             if (oc->metadata_len)
-                memcpy((char *)cur->metadata, oc->metadata, oc->metadata_len);
-            cur->source_partition = r->partition;
-            cur->source_offset = rec->offset;
-            cur->transactional = false;
-            emit(r, slot, slen, cur, false, cur->commit_timestamp, rec->offset);
+                memcpy((char *)cur->v.metadata, oc->metadata, oc->metadata_len);
+            cur->v.source_offset = rec->offset;
+            cur->v.transactional = false;
+            emit(r, cur, false, cur->v.commit_timestamp, rec->offset);
             return;
         }
     }
-    kf_offset_value *v = new_value(oc);
+    offset_row *v = new_row(oc, key, klen, r->partition, hv);
     if (!v) {
         r->err = KF_ERR_NOMEM;
         return;
     }
-    v->source_partition = r->partition;
-    v->source_offset = rec->offset;
+    v->v.source_offset = rec->offset;
     if (b->transactional && b->producer_id >= 0) {
-        v->transactional = true;
-        stage(r, b->producer_id, slot, slen, v);
+        v->v.transactional = true;
+        stage(r, b->producer_id, v);
     } else {
-        apply_commit(r, slot, slen, v, rec->offset);
+        apply_commit(r, v, rec->offset);
     }
 }
 
@@ -560,25 +657,27 @@ static void report_load_error(kf_replay *r, const kf_batch *b, const kf_record *
  * are decoded and their slots hashed and prefetched first, then every
  * record is applied in order. A table of many keys is a cache miss per
  * lookup; this overlaps the misses of a window (10M commits over 100k keys:
- * twice as fast). */
+ * twice as fast). A row is prefetched ROW_LAG records after its entry, when
+ * the entry naming it has come in: all of them at once would fill the
+ * core's miss buffers and stall it. */
 #define WINDOW 64
-#define WINDOW_SLOT 512 /* slot keys longer than this are built when applied */
+#define ROW_LAG 8
 
 typedef struct pending {
     kf_record rec;
     bool fast;            /* oc holds the record, decoded without a tree */
     kf_offset_commit oc;
-    uint32_t slen;        /* its slot key in the window's arena (0: none) */
+    uint32_t klen;        /* fast: its offset key's length (the record key after its type) */
     uint64_t hv;
 } pending;
 
 /* One record of a non-control batch, in order. */
-static void apply_record(kf_replay *r, kf_batch *b, pending *p, const uint8_t *slot)
+static void apply_record(kf_replay *r, kf_batch *b, pending *p)
 {
     kf_record *rec = &p->rec;
     r->stats.records++;
     if (p->fast) {
-        offset_record(r, b, &p->oc, rec, slot, p->slen, p->hv); /* the common case: no tree */
+        offset_record(r, b, &p->oc, rec, rec->key + 2, p->klen, p->hv); /* the common case: no tree */
         return;
     }
     kf_dtree_reset(&r->tree);
@@ -631,24 +730,27 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
         return r->err;
     }
     pending win[WINDOW];
-    static _Thread_local uint8_t arena[WINDOW][WINDOW_SLOT];
     int n = 1;
     while (n == 1 && !r->err) {
         size_t k = 0;
         while (k < WINDOW && (n = kf_records_next(&it, &win[k].rec)) == 1) {
             pending *p = &win[k];
-            p->slen = 0;
+            p->klen = 0;
             p->fast = !b->control &&
                       kf_offset_commit_fast(p->rec.key, p->rec.key_len, p->rec.value, p->rec.value_len, &p->oc);
-            if (p->fast && (p->slen = slot_key(arena[k], WINDOW_SLOT, &p->oc, r->partition))) {
-                p->hv = htab_hash(arena[k], p->slen);
-                htab_prefetch(&r->offsets, p->hv);
+            if (p->fast) {
+                /* the slot found from the record's own bytes */
+                p->klen = (uint32_t)p->rec.key_len - 2;
+                p->hv = offsets_slot_hash(p->rec.key + 2, p->klen, r->partition);
+                offsets_table_prefetch(&r->offsets, p->hv);
             }
+            if (k >= ROW_LAG && win[k - ROW_LAG].klen)
+                offsets_table_prefetch_row(&r->offsets, win[k - ROW_LAG].hv);
             k++;
         }
-        for (size_t i = 0; i < k; i++)
-            if (win[i].slen)
-                htab_prefetch_entry(&r->offsets, win[i].hv);
+        for (size_t i = k > ROW_LAG ? k - ROW_LAG : 0; i < k; i++)
+            if (win[i].klen)
+                offsets_table_prefetch_row(&r->offsets, win[i].hv);
         for (size_t i = 0; i < k && !r->err; i++) {
             if (b->control) {
                 kf_control ctl;
@@ -657,9 +759,10 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
                     end_transaction(r, b->producer_id, ctl.type == KF_CONTROL_COMMIT, win[i].rec.offset);
                 continue;
             }
-            apply_record(r, b, &win[i], arena[i]);
+            apply_record(r, b, &win[i]);
         }
     }
+    emit_batch_deletes(r);
     if (n < 0) {
         report(r, b, it.err_code, KF_SEV_ERROR, b->base_offset, "rest of batch skipped", it.err_msg);
         kf_replay_lost_range(r, r->partition, true, b->last_offset);
@@ -669,37 +772,32 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
 
 /* ---- results -------------------------------------------------------------- */
 
-static int cmp_values(const void *a, const void *b)
-{
-    const kf_offset_value *x = *(const kf_offset_value *const *)a, *y = *(const kf_offset_value *const *)b;
-    int c = strcmp(x->group, y->group);
-    if (c)
-        return c;
-    if ((c = strcmp(x->topic, y->topic)))
-        return c;
-    if (x->partition != y->partition)
-        return x->partition < y->partition ? -1 : 1;
-    return x->source_partition < y->source_partition ? -1 : x->source_partition > y->source_partition;
-}
-
 size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out)
 {
     if (r->sorted_valid) { /* asked again (groups, then the table): sorted once */
         *out = r->sorted;
         return r->nsorted;
     }
-    const htab *t = r->o.has_as_of ? &r->asof.table : &r->offsets;
+    size_t n = r->o.has_as_of ? r->asof.table.n : r->offsets.n;
     free(r->sorted);
-    r->sorted = malloc((t->n ? t->n : 1) * sizeof *r->sorted);
+    r->sorted = malloc((n ? n : 1) * sizeof *r->sorted);
     if (!r->sorted) {
         *out = NULL;
         return 0;
     }
     size_t k = 0;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->e[i].key)
-            r->sorted[k++] = t->e[i].val;
-    qsort(r->sorted, k, sizeof *r->sorted, cmp_values);
+    if (r->o.has_as_of) {
+        const htab *t = &r->asof.table;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->e[i].key)
+                r->sorted[k++] = t->e[i].val;
+    } else {
+        const offsets_table *t = &r->offsets;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->e[i].row)
+                r->sorted[k++] = &t->e[i].row->v;
+    }
+    offsets_sort(r->sorted, k);
     *out = r->sorted;
     r->nsorted = k;
     r->sorted_valid = true;

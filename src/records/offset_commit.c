@@ -17,33 +17,46 @@
 
 #include "bytes/cursor.h"
 
-static const uint8_t *str(kf_cursor *c, uint32_t *len)
+/* The layouts are fixed but for the two or three strings, so each part is
+ * checked once for its whole length: after a string's length is read, the
+ * bytes left must be exactly what the rest of the layout takes. */
+
+/* An int16 string length at p (never null here); -1 when negative. */
+static int32_t str_len(const uint8_t *p)
 {
-    int16_t n = kf_cur_i16(c);
-    if (n < 0) {
-        kf_cur_fail(c, KF_ERR_CORRUPT);
-        return NULL;
-    }
-    *len = (uint32_t)n;
-    return kf_cur_take(c, (size_t)n);
+    int16_t n = (int16_t)kf_be16(p);
+    return n < 0 ? -1 : n;
 }
 
 bool kf_offset_commit_fast(const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
                            kf_offset_commit *out)
 {
-    if (!key || key_len < 2)
+    /* key: type(2) group_len(2) group topic_len(2) topic partition(4) */
+    if (!key || key_len < 10)
         return false;
-    kf_cursor c;
-    kf_cur_init(&c, key, (size_t)key_len);
-    int16_t type = kf_cur_i16(&c);
-    if (type != 0 && type != 1)
+    size_t left = (size_t)key_len;
+    int16_t type = (int16_t)kf_be16(key);
+    int32_t gl = str_len(key + 2);
+    if ((type != 0 && type != 1) || gl < 0 || left - 4 < (size_t)gl + 6)
         return false;
-    memset(out, 0, sizeof *out);
-    out->group = str(&c, &out->group_len);
-    out->topic = str(&c, &out->topic_len);
-    out->partition = kf_cur_i32(&c);
-    if (c.err || kf_cur_left(&c) != 0)
+    const uint8_t *t = key + 4 + gl;
+    int32_t tl = str_len(t);
+    if (tl < 0 || left - 4 - (size_t)gl - 2 != (size_t)tl + 4)
         return false;
+    out->group = key + 4;
+    out->group_len = (uint32_t)gl;
+    out->topic = t + 2;
+    out->topic_len = (uint32_t)tl;
+    out->partition = (int32_t)kf_be32(t + 2 + tl);
+    /* field by field, not memset: this runs once per commit, and clearing
+     * the whole struct (topic id included) cost more than the decode */
+    out->tombstone = false;
+    out->offset = 0;
+    out->metadata = NULL;
+    out->metadata_len = 0;
+    out->commit_timestamp = 0;
+    out->has_topic_id = false;
+    memset(out->topic_id, 0, sizeof out->topic_id);
     out->leader_epoch = -1;
     out->expire_timestamp = -1;
     out->value_version = -1;
@@ -51,22 +64,30 @@ bool kf_offset_commit_fast(const uint8_t *key, int32_t key_len, const uint8_t *v
         out->tombstone = true;
         return true;
     }
-    kf_cur_init(&c, value, (size_t)value_len);
-    int16_t v = kf_cur_i16(&c);
+    /* value: version(2) offset(8) [leader_epoch(4): v3] metadata_len(2)
+     * metadata commit_timestamp(8) [expire_timestamp(8): v1] */
+    if (value_len < 2)
+        return false;
+    int16_t v = (int16_t)kf_be16(value);
     if (v < 0 || v > 3 || (type == 0 && v != 0))
         return false;
-    out->value_version = v;
-    out->offset = kf_cur_i64(&c);
-    if (v == 3)
-        out->leader_epoch = kf_cur_i32(&c);
-    out->metadata = str(&c, &out->metadata_len);
-    out->commit_timestamp = kf_cur_i64(&c);
-    if (v == 1)
-        out->expire_timestamp = kf_cur_i64(&c);
-    if (c.err || kf_cur_left(&c) != 0)
+    size_t head = 2 + 8 + (v == 3 ? 4 : 0), tail = 8 + (v == 1 ? 8 : 0);
+    left = (size_t)value_len;
+    if (left < head + 2 + tail)
         return false;
-    if (!out->metadata_len)
-        out->metadata = NULL;
+    int32_t ml = str_len(value + head);
+    if (ml < 0 || left - head - 2 != (size_t)ml + tail)
+        return false;
+    out->value_version = v;
+    out->offset = (int64_t)kf_be64(value + 2);
+    if (v == 3)
+        out->leader_epoch = (int32_t)kf_be32(value + 10);
+    const uint8_t *m = value + head + 2;
+    out->metadata = ml ? m : NULL;
+    out->metadata_len = (uint32_t)ml;
+    out->commit_timestamp = (int64_t)kf_be64(m + ml);
+    if (v == 1)
+        out->expire_timestamp = (int64_t)kf_be64(m + ml + 8);
     return true;
 }
 
