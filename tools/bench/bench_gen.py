@@ -78,6 +78,10 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                batches of ~150 records of ~100 bytes, keys of varied length,
                one or two headers, timestamps a few ms apart), for the whole
                process's record rate (issue 19 item 2).
+      tinybatches bench-tinybatches-0/: a 128 MiB segment of batches of 1 to
+               8 records of ~100 bytes each, as a producer with linger.ms=0
+               sends them, for the whole process's record rate when the
+               per-batch costs dominate (issue 19 item 2).
       seek     bench-seek-0/: plain's 1 GiB segment (a hard link) with the
                .index the broker writes for it (an entry after every 4096
                bytes: index.interval.bytes), for `dump --offset` deep in it
@@ -247,6 +251,38 @@ def kp_batches():
     return producer_batches(20261202, 1000)
 
 
+# ---- tiny batches, 1-8 records (issue 19 item 2) ----------------------------
+
+def tiny_batches(seed, nbatches):
+    """Batches of 1 to 8 records of ~100 bytes (key 12, value 64, one
+    header), as a producer with linger.ms=0 sends them: the per-batch costs
+    (header, CRC call, iterator set-up) weigh as much as the records.
+    (bytes, record_count, record_bytes) as build_batches gives."""
+    rng = random.Random(seed)
+    pool = value_pool(rng, 4096, 64)
+    out = []
+    k = 0
+    for _ in range(nbatches):
+        builder = DefaultRecordBatchBuilder(
+            magic=2, compression_type=NONE, is_transactional=False,
+            producer_id=-1, producer_epoch=-1, base_sequence=-1,
+            batch_size=1 << 30)
+        n = rng.randrange(1, 9)
+        for r in range(n):
+            builder.append(r, timestamp=TS0 + k, key=b"key-%08d" % k,
+                           value=pool[rng.randrange(len(pool))],
+                           headers=[("source", b"bench")])
+            k += 1
+        data = bytes(builder.build())
+        out.append((data, n, len(data) - V2_HEADER))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def tiny_batches_pool():
+    return tiny_batches(20261203, 4000)
+
+
 def commit_batches(nbatches, per_batch, nkeys):
     """Offset-commit batches (record key type 1, value version 3). Commit k
     goes to key (k * 7919) % nkeys: 7919 is prime and does not divide nkeys
@@ -382,6 +418,15 @@ def gen_kpbatches(top, scale):
     fresh_dir(d)
     size = min(128 * MIB, int(512 * MIB * scale))
     seg = Writer(kp_batches()).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
+    return {"segment": seg, "record_size": "~100 B", "files": [seg["file"]]}
+
+
+def gen_tinybatches(top, scale):
+    """issue 19 item 2: 128 MiB (less below scale 0.25) of batches of 1-8 records."""
+    d = os.path.join(top, "bench-tinybatches-0")
+    fresh_dir(d)
+    size = min(128 * MIB, int(512 * MIB * scale))
+    seg = Writer(tiny_batches_pool()).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
     return {"segment": seg, "record_size": "~100 B", "files": [seg["file"]]}
 
 
@@ -813,7 +858,8 @@ ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4",
          ("merge", gen_merge), ("datadir", gen_datadir), ("checkpoints", gen_checkpoints), ("offsets", gen_offsets),
          ("metadata", gen_metadata), ("compaction", gen_compaction), ("replicas", gen_replicas),
          ("seek", gen_seek), ("smallparts", gen_smallparts),
-         ("kpbatches", gen_kpbatches))
+         ("kpbatches", gen_kpbatches),
+         ("tinybatches", gen_tinybatches))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
 FULL_SIZE_GIB = 7.4
