@@ -170,7 +170,9 @@ def records_section_len(data, codec):
 
 def build_batches(seed, value_size, nbatches, per_batch, codec):
     """Distinct batches as (bytes, record_count, record_bytes): record keys
-    key-NNNNNNNN, values from a pool of value_size-byte values, one header."""
+    key-NNNNNNNN, values from a pool of value_size-byte values, one header.
+    per_batch: the records of each batch, or a function of the random
+    generator that says how many."""
     rng = random.Random(seed)
     pool = value_pool(rng, 4096, value_size)
     out = []
@@ -180,13 +182,14 @@ def build_batches(seed, value_size, nbatches, per_batch, codec):
             magic=2, compression_type=codec, is_transactional=False,
             producer_id=-1, producer_epoch=-1, base_sequence=-1,
             batch_size=1 << 30)
-        for r in range(per_batch):
+        n = per_batch(rng) if callable(per_batch) else per_batch
+        for r in range(n):
             builder.append(r, timestamp=TS0 + k, key=b"key-%08d" % k,
                            value=pool[rng.randrange(len(pool))],
                            headers=[("source", b"bench")])
             k += 1
         data = bytes(builder.build())
-        out.append((data, per_batch, records_section_len(data, codec)))
+        out.append((data, n, records_section_len(data, codec)))
     return out
 
 
@@ -253,34 +256,12 @@ def kp_batches():
 
 # ---- tiny batches, 1-8 records (issue 19 item 2) ----------------------------
 
-def tiny_batches(seed, nbatches):
+@functools.lru_cache(maxsize=None)
+def tiny_batches():
     """Batches of 1 to 8 records of ~100 bytes (key 12, value 64, one
     header), as a producer with linger.ms=0 sends them: the per-batch costs
-    (header, CRC call, iterator set-up) weigh as much as the records.
-    (bytes, record_count, record_bytes) as build_batches gives."""
-    rng = random.Random(seed)
-    pool = value_pool(rng, 4096, 64)
-    out = []
-    k = 0
-    for _ in range(nbatches):
-        builder = DefaultRecordBatchBuilder(
-            magic=2, compression_type=NONE, is_transactional=False,
-            producer_id=-1, producer_epoch=-1, base_sequence=-1,
-            batch_size=1 << 30)
-        n = rng.randrange(1, 9)
-        for r in range(n):
-            builder.append(r, timestamp=TS0 + k, key=b"key-%08d" % k,
-                           value=pool[rng.randrange(len(pool))],
-                           headers=[("source", b"bench")])
-            k += 1
-        data = bytes(builder.build())
-        out.append((data, n, len(data) - V2_HEADER))
-    return out
-
-
-@functools.lru_cache(maxsize=None)
-def tiny_batches_pool():
-    return tiny_batches(20261203, 4000)
+    (header, CRC call, iterator set-up) weigh as much as the records."""
+    return build_batches(20261203, 64, 4000, lambda rng: rng.randrange(1, 9), NONE)
 
 
 def commit_batches(nbatches, per_batch, nkeys):
@@ -426,7 +407,7 @@ def gen_tinybatches(top, scale):
     d = os.path.join(top, "bench-tinybatches-0")
     fresh_dir(d)
     size = min(128 * MIB, int(512 * MIB * scale))
-    seg = Writer(tiny_batches_pool()).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
+    seg = Writer(tiny_batches()).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
     return {"segment": seg, "record_size": "~100 B", "files": [seg["file"]]}
 
 
