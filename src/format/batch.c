@@ -27,25 +27,25 @@ kf_frame kf_batch_frame(const uint8_t *p, uint64_t avail, uint32_t *size, int8_t
     return KF_FRAME_OK;
 }
 
-/* The v2 header's fields at their fixed places (docs/formats.md §2.1), read
- * straight once the size is known to hold the 61 bytes: this runs once a
- * batch. */
 static int parse_v2(const uint8_t *p, uint32_t size, kf_batch *b)
 {
     if (size < KF_V2_HEADER_SIZE)
         return KF_ERR_CORRUPT;
-    b->base_offset = (int64_t)kf_be64(p);
-    /* 8: length, 16: magic */
-    b->partition_leader_epoch = (int32_t)kf_be32(p + 12);
-    b->crc = kf_be32(p + 17);
-    b->attributes = kf_be16(p + 21);
-    b->last_offset_delta = (int32_t)kf_be32(p + 23);
-    b->base_timestamp = (int64_t)kf_be64(p + 27);
-    b->max_timestamp = (int64_t)kf_be64(p + 35);
-    b->producer_id = (int64_t)kf_be64(p + 43);
-    b->producer_epoch = (int16_t)kf_be16(p + 51);
-    b->base_sequence = (int32_t)kf_be32(p + 53);
-    b->count = (int32_t)kf_be32(p + 57);
+    kf_cursor c;
+    kf_cur_init(&c, p, size);
+    b->base_offset = kf_cur_i64(&c);
+    kf_cur_skip(&c, 4); /* length */
+    b->partition_leader_epoch = kf_cur_i32(&c);
+    kf_cur_skip(&c, 1); /* magic */
+    b->crc = kf_cur_u32(&c);
+    b->attributes = kf_cur_u16(&c);
+    b->last_offset_delta = kf_cur_i32(&c);
+    b->base_timestamp = kf_cur_i64(&c);
+    b->max_timestamp = kf_cur_i64(&c);
+    b->producer_id = kf_cur_i64(&c);
+    b->producer_epoch = kf_cur_i16(&c);
+    b->base_sequence = kf_cur_i32(&c);
+    b->count = kf_cur_i32(&c);
     b->base_offset_known = true;
     /* Wrap-safe: a damaged header may hold any values. */
     b->last_offset = (int64_t)((uint64_t)b->base_offset + (uint64_t)(int64_t)b->last_offset_delta);
@@ -57,7 +57,7 @@ static int parse_v2(const uint8_t *p, uint32_t size, kf_batch *b)
     b->delete_horizon = a & KF_ATTR_DELETE_HORIZON;
     b->payload = p + KF_V2_HEADER_SIZE;
     b->payload_len = size - KF_V2_HEADER_SIZE;
-    return KF_OK;
+    return c.err ? KF_ERR_CORRUPT : KF_OK;
 }
 
 /* Reads a v0/v1 message body (from the crc field on) of `len` bytes. */
