@@ -393,22 +393,23 @@ def gen_small(top, scale):
     return {"segment": seg, "record_size": "100 B", "files": [seg["file"], seg["prefix"]["file"]]}
 
 
-def gen_kpbatches(top, scale):
-    """issue 19 item 2: 128 MiB (less below scale 0.25) of kafka-python-like batches."""
-    d = os.path.join(top, "bench-kpbatches-0")
+def one_segment_item(top, scale, dirname, batches):
+    """An item of one 128 MiB segment (less below scale 0.25) of batches."""
+    d = os.path.join(top, dirname)
     fresh_dir(d)
     size = min(128 * MIB, int(512 * MIB * scale))
-    seg = Writer(kp_batches()).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
+    seg = Writer(batches).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
     return {"segment": seg, "record_size": "~100 B", "files": [seg["file"]]}
+
+
+def gen_kpbatches(top, scale):
+    """issue 19 item 2: 128 MiB (less below scale 0.25) of kafka-python-like batches."""
+    return one_segment_item(top, scale, "bench-kpbatches-0", kp_batches())
 
 
 def gen_tinybatches(top, scale):
     """issue 19 item 2: 128 MiB (less below scale 0.25) of batches of 1-8 records."""
-    d = os.path.join(top, "bench-tinybatches-0")
-    fresh_dir(d)
-    size = min(128 * MIB, int(512 * MIB * scale))
-    seg = Writer(tiny_batches()).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
-    return {"segment": seg, "record_size": "~100 B", "files": [seg["file"]]}
+    return one_segment_item(top, scale, "bench-tinybatches-0", tiny_batches())
 
 
 def gen_seek(top, scale):
