@@ -10,6 +10,7 @@
 
 #include "bytes/cursor.h"
 #include "bytes/error.h"
+#include "format/batch_check.h"
 #include "kfsck/crc.h"
 
 kf_frame kf_batch_frame(const uint8_t *p, uint64_t avail, uint32_t *size, int8_t *magic)
@@ -251,9 +252,16 @@ static int legacy_prepass(kf_record_iter *it, kf_batch *b)
 
 int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_bytes)
 {
-    memset(it, 0, sizeof *it);
+    /* Field by field, not a memset of the whole iterator: this runs once a
+     * batch, and err_msg (200 bytes) is only read after a failure wrote it. */
     it->b = b;
+    kf_cur_init(&it->c, NULL, 0);
+    it->index = it->total = 0;
+    it->legacy_base = 0;
     it->prev_offset = INT64_MIN;
+    it->legacy_relative = it->done = false;
+    it->err_code = NULL;
+    it->err_msg[0] = '\0';
     if (b->magic == 2) {
         if (b->codec > KF_CODEC_ZSTD) {
             iter_report(it, KF_P_BAD_ATTRIBUTES, "unknown compression codec id (5-7)");
@@ -363,6 +371,48 @@ static inline bool rd_bytes(const uint8_t **pp, const uint8_t *end, const uint8_
     return true;
 }
 
+/* A v2 record's fields after its length, from p to end (the record's own
+ * bounds): NULL when they are well-formed, else what is wrong (a
+ * bad_record). Inline, so kf_records_count_plain, which keeps none of
+ * the fields, costs no stores. */
+__attribute__((always_inline)) static inline const char *v2_record_fields(const uint8_t *p, const uint8_t *end, kf_record *r, int64_t *ts_delta)
+{
+    bool ok = p < end;
+    r->attributes = ok ? (int8_t)*p++ : 0;
+    ok = ok && rd_i64(&p, end, ts_delta) && rd_i32(&p, end, &r->offset_delta) &&
+         rd_bytes(&p, end, &r->key, &r->key_len) && rd_bytes(&p, end, &r->value, &r->value_len) &&
+         rd_i32(&p, end, &r->header_count);
+    if (!ok)
+        return "record fields run past the record length";
+    if (r->header_count < 0 || (size_t)r->header_count > (size_t)(end - p))
+        return "invalid header count";
+    r->headers = p;
+    for (int32_t h = 0; h < r->header_count; h++) {
+        const uint8_t *hk;
+        int32_t hkl, hvl;
+        /* a header key may not be null; its value may */
+        if (p == end || !rd_bytes(&p, end, &hk, &hkl) || hkl < 0 || !rd_i32(&p, end, &hvl) || hvl < -1 ||
+            (hvl > 0 && (size_t)(end - p) < (size_t)hvl))
+            return "malformed record header";
+        if (hvl > 0)
+            p += hvl;
+    }
+    r->headers_len = (size_t)(p - r->headers);
+    if (p != end)
+        return "record has bytes left after its headers";
+    return NULL;
+}
+
+/* Whether a record's offset delta may follow prev (the previous record's,
+ * when index > 0): 0 when it may, DELTA_NOT_INCREASING or DELTA_PAST_LAST. */
+enum { DELTA_NOT_INCREASING = 1, DELTA_PAST_LAST };
+static inline int v2_delta_fail(int32_t delta, int32_t index, int64_t prev, int32_t last_delta)
+{
+    if (delta < 0 || (index > 0 && (int64_t)delta <= prev))
+        return DELTA_NOT_INCREASING;
+    return delta > last_delta ? DELTA_PAST_LAST : 0;
+}
+
 static int next_v2(kf_record_iter *it, kf_record *r)
 {
     const kf_batch *b = it->b;
@@ -378,38 +428,17 @@ static int next_v2(kf_record_iter *it, kf_record *r)
     int32_t len = kf_cur_varint(c);
     if (c->err || len < 0 || (size_t)len > kf_cur_left(c))
         return iter_fail(it, KF_P_BAD_RECORD, "record length is invalid or runs past the batch");
-    const uint8_t *p = c->buf + c->pos, *end = p + len;
+    const uint8_t *p = c->buf + c->pos;
     kf_cur_skip(c, (size_t)len);
 
     int64_t ts_delta;
-    bool ok = p < end;
-    r->attributes = ok ? (int8_t)*p++ : 0;
-    ok = ok && rd_i64(&p, end, &ts_delta) && rd_i32(&p, end, &r->offset_delta) &&
-         rd_bytes(&p, end, &r->key, &r->key_len) && rd_bytes(&p, end, &r->value, &r->value_len) &&
-         rd_i32(&p, end, &r->header_count);
-    if (!ok)
-        return iter_fail(it, KF_P_BAD_RECORD, "record fields run past the record length");
-    if (r->header_count < 0 || (size_t)r->header_count > (size_t)(end - p))
-        return iter_fail(it, KF_P_BAD_RECORD, "invalid header count");
-    r->headers = p;
-    for (int32_t h = 0; h < r->header_count; h++) {
-        const uint8_t *hk, *hv;
-        int32_t hkl, hvl;
-        /* a header key may not be null; its value may */
-        if (p == end || !rd_bytes(&p, end, &hk, &hkl) || hkl < 0 || !rd_i32(&p, end, &hvl) || hvl < -1 ||
-            (hvl > 0 && (size_t)(end - p) < (size_t)hvl))
-            return iter_fail(it, KF_P_BAD_RECORD, "malformed record header");
-        if (hvl > 0)
-            p += hvl;
-        (void)hk;
-        (void)hv;
-    }
-    r->headers_len = (size_t)(p - r->headers);
-    if (p != end)
-        return iter_fail(it, KF_P_BAD_RECORD, "record has bytes left after its headers");
-    if (r->offset_delta < 0 || (it->index > 0 && (int64_t)r->offset_delta <= it->prev_offset))
+    const char *bad = v2_record_fields(p, p + len, r, &ts_delta);
+    if (bad)
+        return iter_fail(it, KF_P_BAD_RECORD, bad);
+    int delta_bad = v2_delta_fail(r->offset_delta, it->index, it->prev_offset, b->last_offset_delta);
+    if (delta_bad == DELTA_NOT_INCREASING)
         return iter_fail(it, KF_P_BAD_RECORD, "record offset deltas do not increase");
-    if (r->offset_delta > b->last_offset_delta)
+    if (delta_bad == DELTA_PAST_LAST)
         return iter_fail(it, KF_P_COUNT_MISMATCH, "record offset delta is past the batch's last offset delta");
     it->prev_offset = r->offset_delta;
     r->magic = 2;
@@ -421,6 +450,28 @@ static int next_v2(kf_record_iter *it, kf_record *r)
     r->crc_ok = true;
     it->index++;
     return 1;
+}
+
+bool kf_records_count_plain(const kf_batch *b, int32_t *count)
+{
+    if (b->magic != 2 || b->codec != KF_CODEC_NONE || b->count < 0)
+        return false;
+    const uint8_t *p = b->payload, *end = p + b->payload_len;
+    int64_t prev = INT64_MIN;
+    for (int32_t i = 0; i < b->count; i++) {
+        int32_t len;
+        if (p == end || !rd_i32(&p, end, &len) || len < 0 || (size_t)len > (size_t)(end - p))
+            return false;
+        kf_record r;
+        int64_t ts_delta;
+        if (v2_record_fields(p, p + len, &r, &ts_delta) ||
+            v2_delta_fail(r.offset_delta, i, prev, b->last_offset_delta))
+            return false;
+        p += len;
+        prev = r.offset_delta;
+    }
+    *count = b->count;
+    return p == end;
 }
 
 static void legacy_fill(kf_record *r, const legacy_msg *m)

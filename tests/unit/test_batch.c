@@ -3,8 +3,11 @@
  * varlong timestamp delta, varint offset delta, varint-length key and value,
  * varint header count, headers). Each test names the rule it checks; the
  * expected values are worked out from the layout, not from the parser. */
+#include <inttypes.h>
+
 #include "testutil.h"
 #include "bytes/cursor.h"
+#include "format/batch_check.h"
 
 /* A batch whose record section is exactly the bytes given. */
 static uint32_t raw_batch(uint8_t *out, const uint8_t *records, size_t len, int32_t count, int32_t last_delta)
@@ -257,6 +260,79 @@ static void test_log_append_time(void **state)
     kf_buf_free(&bb);
 }
 
+/* A batch's header, its CRC not looked at (the bytes after the header are
+ * changed on purpose below). */
+static kf_batch header_only(const uint8_t *buf, uint32_t size)
+{
+    kf_batch b;
+    assert_int_equal(kf_batch_parse(buf, size, 0, &b), KF_OK);
+    return b;
+}
+
+/* The iterator's verdict on a batch: its record count when every record
+ * comes back and the end is clean, else -1. */
+static int64_t iterated_count(const uint8_t *buf, uint32_t size)
+{
+    kf_batch b = header_only(buf, size);
+    kf_record_iter it;
+    kf_record r;
+    kf_buf bb = {0};
+    int64_t n = 0;
+    int got = -1;
+    if (kf_records_begin(&it, &b, &bb, 1 << 20) == KF_OK)
+        while ((got = kf_records_next(&it, &r)) == 1)
+            n++;
+    kf_buf_free(&bb);
+    return got == 0 ? n : -1;
+}
+
+/* kf_records_count_plain (the reader's check of plain batches) accepts a
+ * batch exactly when the iterator does, with its count: on a good batch
+ * with headers, and on every byte of its records changed to values that
+ * break varints, lengths, counts and deltas. */
+static void test_count_plain_agrees(void **state)
+{
+    (void)state;
+    uint8_t recs[128], buf[256];
+    /* attributes, ts delta, offset delta, key "k", value "vv", 1 header "h"="x" */
+    uint8_t r0[] = {0, 0, 0, 2, 'k', 4, 'v', 'v', 2, 2, 'h', 2, 'x'};
+    uint8_t r1[] = {0, 2, 2, 1, 4, 'v', 'v', 0}; /* null key, no headers */
+    uint8_t r2[] = {0, 4, 4, 2, 'k', 1, 0};      /* null value */
+    size_t n = record(recs, r0, sizeof r0);
+    n += record(recs + n, r1, sizeof r1);
+    n += record(recs + n, r2, sizeof r2);
+    uint32_t size = raw_batch(buf, recs, n, 3, 2);
+    int32_t count = -1;
+    kf_batch b = tb_parse(buf, size);
+    assert_true(kf_records_count_plain(&b, &count));
+    assert_int_equal(count, 3);
+    assert_int_equal(iterated_count(buf, size), 3);
+    static const uint8_t values[] = {0, 1, 2, 3, 4, 5, 0x7f, 0x80, 0xfe, 0xff};
+    int accepted = 0, refused = 0;
+    for (size_t i = 61; i < size; i++) {
+        uint8_t orig = buf[i];
+        for (size_t v = 0; v < sizeof values; v++) {
+            buf[i] = values[v];
+            b = header_only(buf, size);
+            count = -1;
+            bool fast = kf_records_count_plain(&b, &count);
+            int64_t want = iterated_count(buf, size);
+            if (fast != (want >= 0) || (fast && count != want))
+                fail_msg("byte %zu = 0x%02x: count_plain %d (%d), iterator %" PRId64, i, values[v], fast, count, want);
+            fast ? accepted++ : refused++;
+        }
+        buf[i] = orig;
+    }
+    assert_true(accepted > 0 && refused > 0); /* both verdicts were tried */
+    /* a declared count the bytes do not hold, and a compressed batch: refused */
+    size = raw_batch(buf, recs, n, 4, 3);
+    b = header_only(buf, size);
+    assert_false(kf_records_count_plain(&b, &count));
+    b = tb_parse(buf, raw_batch(buf, recs, n, 3, 2));
+    b.codec = KF_CODEC_GZIP;
+    assert_false(kf_records_count_plain(&b, &count));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_malformed_records),
         cmocka_unit_test(test_count_and_order),
         cmocka_unit_test(test_log_append_time),
+        cmocka_unit_test(test_count_plain_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

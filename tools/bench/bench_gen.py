@@ -78,6 +78,10 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                batches of ~150 records of ~100 bytes, keys of varied length,
                one or two headers, timestamps a few ms apart), for the whole
                process's record rate (issue 19 item 2).
+      tinybatches bench-tinybatches-0/: a 128 MiB segment of batches of 1 to
+               8 records of ~100 bytes each, as a producer with linger.ms=0
+               sends them, for the whole process's record rate when the
+               per-batch costs dominate (issue 19 item 2).
       seek     bench-seek-0/: plain's 1 GiB segment (a hard link) with the
                .index the broker writes for it (an entry after every 4096
                bytes: index.interval.bytes), for `dump --offset` deep in it
@@ -166,7 +170,9 @@ def records_section_len(data, codec):
 
 def build_batches(seed, value_size, nbatches, per_batch, codec):
     """Distinct batches as (bytes, record_count, record_bytes): record keys
-    key-NNNNNNNN, values from a pool of value_size-byte values, one header."""
+    key-NNNNNNNN, values from a pool of value_size-byte values, one header.
+    per_batch: the records of each batch, or a function of the random
+    generator that says how many."""
     rng = random.Random(seed)
     pool = value_pool(rng, 4096, value_size)
     out = []
@@ -176,13 +182,14 @@ def build_batches(seed, value_size, nbatches, per_batch, codec):
             magic=2, compression_type=codec, is_transactional=False,
             producer_id=-1, producer_epoch=-1, base_sequence=-1,
             batch_size=1 << 30)
-        for r in range(per_batch):
+        n = per_batch(rng) if callable(per_batch) else per_batch
+        for r in range(n):
             builder.append(r, timestamp=TS0 + k, key=b"key-%08d" % k,
                            value=pool[rng.randrange(len(pool))],
                            headers=[("source", b"bench")])
             k += 1
         data = bytes(builder.build())
-        out.append((data, per_batch, records_section_len(data, codec)))
+        out.append((data, n, records_section_len(data, codec)))
     return out
 
 
@@ -245,6 +252,16 @@ def producer_batches(seed, nbatches):
 @functools.lru_cache(maxsize=None)
 def kp_batches():
     return producer_batches(20261202, 1000)
+
+
+# ---- tiny batches, 1-8 records (issue 19 item 2) ----------------------------
+
+@functools.lru_cache(maxsize=None)
+def tiny_batches():
+    """Batches of 1 to 8 records of ~100 bytes (key 12, value 64, one
+    header), as a producer with linger.ms=0 sends them: the per-batch costs
+    (header, CRC call, iterator set-up) weigh as much as the records."""
+    return build_batches(20261203, 64, 4000, lambda rng: rng.randrange(1, 9), NONE)
 
 
 def commit_batches(nbatches, per_batch, nkeys):
@@ -376,13 +393,23 @@ def gen_small(top, scale):
     return {"segment": seg, "record_size": "100 B", "files": [seg["file"], seg["prefix"]["file"]]}
 
 
-def gen_kpbatches(top, scale):
-    """issue 19 item 2: 128 MiB (less below scale 0.25) of kafka-python-like batches."""
-    d = os.path.join(top, "bench-kpbatches-0")
+def one_segment_item(top, scale, dirname, batches):
+    """An item of one 128 MiB segment (less below scale 0.25) of batches."""
+    d = os.path.join(top, dirname)
     fresh_dir(d)
     size = min(128 * MIB, int(512 * MIB * scale))
-    seg = Writer(kp_batches()).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
+    seg = Writer(batches).segment(os.path.join(d, seg_name(0)), lambda fb, rb, nr, n: fb + n > size)
     return {"segment": seg, "record_size": "~100 B", "files": [seg["file"]]}
+
+
+def gen_kpbatches(top, scale):
+    """issue 19 item 2: 128 MiB (less below scale 0.25) of kafka-python-like batches."""
+    return one_segment_item(top, scale, "bench-kpbatches-0", kp_batches())
+
+
+def gen_tinybatches(top, scale):
+    """issue 19 item 2: 128 MiB (less below scale 0.25) of batches of 1-8 records."""
+    return one_segment_item(top, scale, "bench-tinybatches-0", tiny_batches())
 
 
 def gen_seek(top, scale):
@@ -813,10 +840,11 @@ ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4",
          ("merge", gen_merge), ("datadir", gen_datadir), ("checkpoints", gen_checkpoints), ("offsets", gen_offsets),
          ("metadata", gen_metadata), ("compaction", gen_compaction), ("replicas", gen_replicas),
          ("seek", gen_seek), ("smallparts", gen_smallparts),
-         ("kpbatches", gen_kpbatches))
+         ("kpbatches", gen_kpbatches),
+         ("tinybatches", gen_tinybatches))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
-FULL_SIZE_GIB = 7.4
+FULL_SIZE_GIB = 7.6  # 7.4 and tinybatches (128 MiB)
 
 
 # ---- manifest -------------------------------------------------------------------

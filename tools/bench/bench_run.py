@@ -293,11 +293,13 @@ def bench_cold_verify(R, T, verify_cmd, ok_all, seg, path, repeat):
         T.add(fig, "not measured (O_DIRECT refused)", "(no goal)", None)
 
 
-def bench_kp_batches(R, T, verify_cmd, ok_all, items, P, repeat):
+def bench_kp_batches(R, T, verify_cmd, ok_all, items, P, repeat, name="kpbatches",
+                     what="kafka-python-like batches"):
     """Records a second of a whole `kfsck verify` (default threads) on
-    batches as kafka-python's producer makes them (bench_gen.py kpbatches)."""
-    it = items.get("kpbatches")
-    fig = "record decode, whole process, kafka-python-like batches (default threads)"
+    batches as kafka-python's producer makes them (bench_gen.py kpbatches),
+    or on the item `name` (tinybatches: batches of 1-8 records)."""
+    it = items.get(name)
+    fig = "record decode, whole process, %s (default threads)" % what
     if not it:
         T.add(fig, "no data (bench_gen.py predates it)", ">= 20 M/s (issue 19)", None)
         return
@@ -308,8 +310,8 @@ def bench_kp_batches(R, T, verify_cmd, ok_all, items, P, repeat):
     check_verify(R, runs, seg)
     t = best(runs)
     rate = seg["records"] / t / 1e6
-    print("record decode, kafka-python-like batches, %s, %d records in %d batches: %.3f s (%.1f M/s, "
-          "%.3f CPU-seconds)" % (mib(seg["size"]), seg["records"], seg["batches"], t, rate,
+    print("record decode, %s, %s, %d records in %d batches: %.3f s (%.1f M/s, "
+          "%.3f CPU-seconds)" % (what, mib(seg["size"]), seg["records"], seg["batches"], t, rate,
                                  min(r.cpu for r in runs)), flush=True)
     if ok_all(runs):
         T.add(fig + " (%s)" % mib(seg["size"]), "%.1f M/s" % rate, ">= 20 M/s (issue 19)", rate >= 20)
@@ -433,6 +435,8 @@ def bench(R, kfsck, top, repeat):
               "%.1f M/s" % (seg["records"] / td / 1e6), "(no goal)", None)
 
     bench_kp_batches(R, T, verify_cmd, ok_all, items, P, repeat)
+    # issue 19 item 2: batches of 1-8 records (a producer with linger.ms=0)
+    bench_kp_batches(R, T, verify_cmd, ok_all, items, P, repeat, "tinybatches", "batches of 1-8 records")
 
     # 5. offsets replay (issue 19 item 4: >= 6 M commits/s), and its memory with
     #    4x the commits over the same keys
