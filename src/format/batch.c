@@ -306,20 +306,12 @@ int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_by
  * it runs past end or is too long. next_v2 reads a record's fields with
  * this, inside the record's own bounds, because it runs once per record and
  * the cursor's check per byte doubled its cost. */
-static inline bool rd_zigzag(const uint8_t **pp, const uint8_t *end, int maxbytes, uint64_t *out)
+/* The rest of a varint longer than two bytes: out of line, so that the
+ * one- and two-byte paths above inline into every field read. */
+static __attribute__((noinline)) bool rd_zigzag_long(const uint8_t **pp, const uint8_t *end, int maxbytes,
+                                                     uint64_t *out)
 {
     const uint8_t *p = *pp;
-    /* one and two bytes: lengths, deltas and counts of most records */
-    if (p < end && !(p[0] & 0x80)) {
-        *out = p[0];
-        *pp = p + 1;
-        return true;
-    }
-    if (end - p >= 2 && !(p[1] & 0x80)) {
-        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-        *pp = p + 2;
-        return true;
-    }
     uint64_t v = 0;
     for (int i = 0; i < maxbytes; i++) {
         if (p == end)
@@ -335,7 +327,25 @@ static inline bool rd_zigzag(const uint8_t **pp, const uint8_t *end, int maxbyte
     return false;
 }
 
-static inline bool rd_i32(const uint8_t **pp, const uint8_t *end, int32_t *out)
+__attribute__((always_inline)) static inline bool rd_zigzag(const uint8_t **pp, const uint8_t *end, int maxbytes,
+                                                            uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    /* one and two bytes: lengths, deltas and counts of most records */
+    if (p < end && !(p[0] & 0x80)) {
+        *out = p[0];
+        *pp = p + 1;
+        return true;
+    }
+    if (end - p >= 2 && !(p[1] & 0x80)) {
+        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        *pp = p + 2;
+        return true;
+    }
+    return rd_zigzag_long(pp, end, maxbytes, out);
+}
+
+__attribute__((always_inline)) static inline bool rd_i32(const uint8_t **pp, const uint8_t *end, int32_t *out)
 {
     uint64_t u;
     if (!rd_zigzag(pp, end, 5, &u))
@@ -345,7 +355,7 @@ static inline bool rd_i32(const uint8_t **pp, const uint8_t *end, int32_t *out)
     return true;
 }
 
-static inline bool rd_i64(const uint8_t **pp, const uint8_t *end, int64_t *out)
+__attribute__((always_inline)) static inline bool rd_i64(const uint8_t **pp, const uint8_t *end, int64_t *out)
 {
     uint64_t u;
     if (!rd_zigzag(pp, end, 10, &u))
@@ -355,7 +365,7 @@ static inline bool rd_i64(const uint8_t **pp, const uint8_t *end, int64_t *out)
 }
 
 /* Length-prefixed bytes (a negative length: null, any negative as Java reads it). */
-static inline bool rd_bytes(const uint8_t **pp, const uint8_t *end, const uint8_t **data, int32_t *len)
+__attribute__((always_inline)) static inline bool rd_bytes(const uint8_t **pp, const uint8_t *end, const uint8_t **data, int32_t *len)
 {
     if (!rd_i32(pp, end, len))
         return false;
