@@ -39,6 +39,7 @@
 
 #include "format/source.h"
 #include "bytes/opts.h"
+#include "format/block_cache.h"
 #include "format/reader_internal.h"
 
 #define DEFAULT_CHUNK ((size_t)1 << 20)
@@ -464,7 +465,7 @@ void kf_segment_iter_close(kf_segment_iter *it)
     }
     for (size_t i = 0; i < it->nchunks; i++) {
         reader_chunk *c = &it->chunks[i];
-        free(c->buf);
+        kf_block_give(c->buf, c->cap);
         free(c->items);
         free(c->probs);
         free(c->checks);

@@ -19,6 +19,7 @@
 
 #include "format/source.h"
 #include "bytes/cursor.h"
+#include "format/block_cache.h"
 #include "format/reader_internal.h"
 
 static reader_item *add_item(kf_segment_iter *it, reader_chunk *c)
@@ -77,16 +78,18 @@ static reader_problem *add_problem(kf_segment_iter *it, reader_chunk *c, const c
  * is whole pages): the kernel copies into a buffer 16 bytes off a page
  * boundary (malloc's) at a quarter of the speed (measured: 0.44 s against
  * 0.12 s for 1 GiB from the page cache). */
-static bool room(reader_chunk *c, size_t n)
+static bool room(reader_chunk *c, size_t n, bool *fresh)
 {
+    *fresh = false;
     if (n <= c->cap)
         return true;
-    void *nb = NULL;
-    if (posix_memalign(&nb, READ_ALIGN, n) != 0)
+    size_t cap;
+    void *nb = kf_block_take(n, &cap, fresh);
+    if (!nb)
         return false;
-    free(c->buf);
+    kf_block_give(c->buf, c->cap);
     c->buf = nb;
-    c->cap = n;
+    c->cap = cap;
     return true;
 }
 
@@ -100,8 +103,8 @@ void kf_reader_read_block(kf_segment_iter *it, reader_chunk *c)
         c->got = c->blen;
         return;
     }
-    uint8_t *before = c->buf;
-    if (!room(c, it->carry_room + c->blen)) {
+    bool fresh;
+    if (!room(c, it->carry_room + c->blen, &fresh)) {
         c->read_err = KF_ERR_NOMEM;
         return;
     }
@@ -109,8 +112,9 @@ void kf_reader_read_block(kf_segment_iter *it, reader_chunk *c)
     /* A new buffer's pages, the ones this read fills anyway, in one call
      * rather than a fault each while the kernel copies (256 for a 1 MiB
      * block; measured: 2-4 ms of CPU less on 128-256 MiB runs). Before
-     * Linux 5.14 this fails and the pages fault in as before. */
-    if (c->buf != before && c->blen >= POPULATE_MIN)
+     * Linux 5.14 this fails and the pages fault in as before. A buffer
+     * from the block cache has its pages already. */
+    if (fresh && c->blen >= POPULATE_MIN)
         (void)madvise(c->buf + it->carry_room, c->blen / READ_ALIGN * READ_ALIGN, MADV_POPULATE_WRITE);
 #endif
     kf_source_will_read(it->src, c->bstart + c->blen);
@@ -132,7 +136,8 @@ static bool load(kf_segment_iter *it, reader_chunk *c, uint64_t pos, size_t n)
         c->len = n;
         return true;
     }
-    if (!room(c, n)) {
+    bool fresh;
+    if (!room(c, n, &fresh)) {
         c->nomem = true;
         return false;
     }
