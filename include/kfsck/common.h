@@ -177,6 +177,11 @@ void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
                uint64_t position, bool has_offset, int64_t offset,
                const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
+/* A byte count for people: "25.0 MiB", "1.5 GiB" (binary units, one
+ * decimal), and below 1 KiB the count followed by below_kib ("512 B" in
+ * tables, "512 bytes" in sentences). Always NUL-terminated within cap. */
+void kf_format_bytes(uint64_t n, const char *below_kib, char *buf, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,7 @@
-/* common.c: error strings, the problem-report helper, and the options
- * check every entry point makes (opts.h). */
+/* common.c: error strings, the problem-report helper, the options
+ * check every entry point makes (opts.h), and byte counts for people
+ * (kf_format_bytes: the library's advice texts and the CLI's tables). */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,4 +128,20 @@ void kf_problem_add_text(kf_problem *p, const char *name, const char *text)
     memset(f, 0, sizeof *f);
     f->name = name;
     snprintf(f->text, sizeof f->text, "%s", text);
+}
+
+void kf_format_bytes(uint64_t n, const char *below_kib, char *buf, size_t cap)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (n < 1024) {
+        snprintf(buf, cap, "%" PRIu64 " %s", n, below_kib);
+        return;
+    }
+    double v = (double)n / 1024;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, "%.1f %s", v, units[u]);
 }

@@ -50,18 +50,7 @@ void fmt_duration(int64_t ms, char *buf, size_t n)
 
 void fmt_bytes(uint64_t n, char *buf, size_t cap)
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (n < 1024) {
-        snprintf(buf, cap, "%" PRIu64 " B", n);
-        return;
-    }
-    double v = (double)n / 1024;
-    size_t u = 0;
-    while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, cap, "%.1f %s", v, units[u]);
+    kf_format_bytes(n, "B", buf, cap);
 }
 
 void fmt_duration_unit(int64_t ms, char *buf, size_t n)

@@ -14,18 +14,7 @@
 /* "25.0 MiB", "1.5 GiB", "512 bytes" */
 static void fmt_bytes(uint64_t n, char *buf, size_t cap)
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (n < 1024) {
-        snprintf(buf, cap, "%" PRIu64 " bytes", n);
-        return;
-    }
-    double v = (double)n / 1024;
-    size_t u = 0;
-    while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, cap, "%.1f %s", v, units[u]);
+    kf_format_bytes(n, "bytes", buf, cap);
 }
 
 /* "N open file(s) (X of buffers)" */
