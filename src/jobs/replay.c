@@ -258,8 +258,8 @@ static void emit(kf_replay *r, const offset_row *row, bool deleted, int64_t time
 
 /* ---- the batch's deletions ------------------------------------------------
  *
- * cli.md dates a deletion by its batch's max timestamp, so the deletions of
- * one batch are one moment: they leave the table at once (the replay's own
+ * kfsck(1) (offsets, --as-of) dates a deletion by its batch's max
+ * timestamp, so the deletions of one batch are one moment: they leave the table at once (the replay's own
  * state is the coordinator's, record by record) but go to the change stream
  * together after the batch's other changes. A commit with an earlier
  * commit_timestamp between two tombstones of a batch would otherwise bring

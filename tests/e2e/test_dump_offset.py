@@ -1,6 +1,6 @@
 """test_dump_offset: `dump --offset N` and `--from-offset N --to-offset M` on a
 partition directory and on segment files (contract: dump in
-/work/shared/spec/cli.md): the batches holding the offsets (with --records,
+docs/kfsck.1): the batches holding the offsets (with --records,
 only the records inside the range), found with the segment's .index when it
 holds up, the same answer when the index is wrong or missing, and
 offset_not_found with its reason (below_log_start, past_log_end, gap,

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """test_offsets_asof: `offsets --as-of` and deletions (issue 19 item 6).
 
-cli.md dates a deletion (an offset tombstone) by its batch's max timestamp
+kfsck(1) (offsets, --as-of) dates a deletion (an offset tombstone) by its batch's max timestamp
 and a commit by its own commit_timestamp, and `--as-of MS` is the table after
 the last change (in `--history` order) whose time is <= MS. The deletions of
 one batch are one moment: they take effect together at the batch's max

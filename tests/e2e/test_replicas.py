@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""test_replicas: `kfsck replicas` (cli.md "replicas") over several brokers'
+"""test_replicas: `kfsck replicas` (docs/kfsck.1, replicas) over several brokers'
 data dirs built here with the encoders of tools/gen (kafkafmt: v2 batches
 with their partition leader epochs, leader-epoch-checkpoint; offset
 checkpoints and meta.properties as the broker writes them; kraftfmt for a

@@ -1,6 +1,6 @@
 """test_schema_ids: the Confluent Schema Registry framing of keys and values
 (contract: dump --schema-ids and verify --schema-ids in
-/work/shared/spec/cli.md). A Confluent serializer writes magic byte 0 and the
+docs/kfsck.1). A Confluent serializer writes magic byte 0 and the
 schema id as a 4-byte big-endian int before the data (magic byte 1 and a
 16-byte GUID in the newer format); a consumer's deserializer refuses
 anything else with "Unknown magic byte!". The segments are built with

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """End-to-end tests of the sink catch-up simulation's planning options
-(cli.md, "stats": --rotate-schedule-interval with --catch-up-rate,
+(docs/kfsck.1, stats: --rotate-schedule-interval with --catch-up-rate,
 --from-group, --tasks, --heap, sink_summary.tasks and the sink_verdict line,
 the suggestion's levers and the model paragraph of the text output).
 

@@ -31,7 +31,7 @@ kfsck's C:
 Usage: compaction_model.py --now MS [--min-cleanable-ratio R]
        [--min-compaction-lag-ms MS] [--max-compaction-lag-ms MS] PARTDIR...
 prints one JSON object per partition directory (its data dir is the
-directory above it), with the fields of cli.md's "compaction" record.
+directory above it), with the fields of the "compaction" record in docs/kfsck.1.
 """
 import argparse
 import json

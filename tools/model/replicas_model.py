@@ -1,5 +1,5 @@
 """replicas_model: an independent Python model of what `kfsck replicas`
-computes (spec cli.md "replicas"), written from Kafka's sources, not from
+computes (docs/kfsck.1, replicas), written from Kafka's sources, not from
 kfsck's C:
 
 - LeaderEpochFileCache (storage/src/main/java/org/apache/kafka/storage/

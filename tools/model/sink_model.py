@@ -1,5 +1,5 @@
 """sink_model: the storage-sink catch-up simulation of kfsck's contract
-(/work/shared/spec/cli.md, "stats", the sink catch-up simulation), written
+(docs/kfsck.1, stats, the sink catch-up simulation), written
 from the contract's words and independent of the C code, for the tests'
 expected figures (tests/e2e/test_stats_sink*.py) and the guide's worked
 example.
