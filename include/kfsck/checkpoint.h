@@ -54,6 +54,15 @@ int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *v
 int kf_checkpoint_read(const char *path, int kind, int32_t *version, kf_checkpoint_entry_fn entry_fn, void *ectx,
                        kf_problem_fn pfn, void *pctx);
 
+/* One partition's entry in the offset checkpoint at path (the
+ * recovery-point, log-start, replication or cleaner checkpoint of a data
+ * dir): *found and *offset from the last entry line naming (topic,
+ * partition), as the broker reads the file into a map. The same returns as
+ * kf_checkpoint_read (a missing file: KF_ERR_IO, nothing found); problems
+ * go to pfn as there. */
+int kf_checkpoint_find(const char *path, const char *topic, int32_t partition, bool *found, int64_t *offset,
+                       kf_problem_fn pfn, void *pctx);
+
 /* A leader-epoch-checkpoint as read from disk (kf_leader_epochs_read). */
 typedef struct kf_leader_epochs {
     kf_leader_epoch *entries; /* the entry lines that parse, in file order */

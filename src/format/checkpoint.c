@@ -251,6 +251,35 @@ int kf_checkpoint_read(const char *path, int kind, int32_t *version, kf_checkpoi
 }
 
 
+/* ---- one partition's entry ----------------------------------------------- */
+
+typedef struct entry_find {
+    const char *topic;
+    int32_t partition;
+    bool found;
+    int64_t offset;
+} entry_find;
+
+static void find_entry(void *ctx, const kf_checkpoint_entry *e)
+{
+    entry_find *f = ctx;
+    if (e->topic && e->partition == f->partition && !strcmp(e->topic, f->topic)) {
+        f->found = true;
+        f->offset = e->offset;
+    }
+}
+
+int kf_checkpoint_find(const char *path, const char *topic, int32_t partition, bool *found, int64_t *offset,
+                       kf_problem_fn pfn, void *pctx)
+{
+    entry_find f = {topic, partition, false, 0};
+    int32_t version;
+    int rc = kf_checkpoint_read(path, KF_CHECKPOINT_OFFSETS, &version, find_entry, &f, pfn, pctx);
+    *found = f.found;
+    *offset = f.offset;
+    return rc;
+}
+
 /* ---- leader-epoch-checkpoint from disk ---------------------------------- */
 
 typedef struct epoch_loader {

@@ -255,23 +255,6 @@ static void range_damaged(void *ctx, const kf_damaged *d)
     }
 }
 
-/* An offset checkpoint entry: the log start offset of one partition. */
-typedef struct start_lookup {
-    const char *topic;
-    int32_t partition;
-    int64_t offset;
-    bool found;
-} start_lookup;
-
-static void start_entry(void *ctx, const kf_checkpoint_entry *e)
-{
-    start_lookup *l = ctx;
-    if (e->topic && e->partition == l->partition && !strcmp(e->topic, l->topic)) {
-        l->offset = e->offset;
-        l->found = true;
-    }
-}
-
 /* The log start offset as the broker loads it (LogLoader.load:
  * max(the log-start-offset-checkpoint's entry, the first segment's base
  * offset)): the first segment's base from its name, raised by the entry of
@@ -287,14 +270,15 @@ static int log_start_of(const kf_partition_copy *log, int64_t *start)
     char *ckpt = ddir ? kf_path_join(ddir, "log-start-offset-checkpoint") : NULL;
     int rc = ckpt ? KF_OK : KF_ERR_NOMEM;
     char topic[256];
-    start_lookup l = {topic, -1, 0, false};
-    if (rc == KF_OK && kf_parse_partition_dir(kf_path_base(pdir), topic, sizeof topic, &l.partition)) {
-        int32_t version;
+    int32_t partition;
+    if (rc == KF_OK && kf_parse_partition_dir(kf_path_base(pdir), topic, sizeof topic, &partition)) {
+        bool found;
+        int64_t offset;
         /* a checkpoint that is missing or damaged only leaves the segments' word */
-        if (kf_checkpoint_read(ckpt, KF_CHECKPOINT_OFFSETS, &version, start_entry, &l, NULL, NULL) == KF_ERR_NOMEM)
+        if (kf_checkpoint_find(ckpt, topic, partition, &found, &offset, NULL, NULL) == KF_ERR_NOMEM)
             rc = KF_ERR_NOMEM;
-        if (l.found && l.offset > *start)
-            *start = l.offset;
+        if (found && offset > *start)
+            *start = offset;
     }
     free(pdir);
     free(ddir);

@@ -247,30 +247,20 @@ static char *datadir_of(const kf_partition *p)
     return dir;
 }
 
-typedef struct ckpt_find {
-    const kf_partition *p;
-    bool found;
-    int64_t offset;
+/* Where a checkpoint's problems go: the options' problem_fn, with the
+ * file named. */
+typedef struct ckpt_where {
     const char *file;
     const kf_compaction_opts *o;
-} ckpt_find;
-
-static void ckpt_entry(void *ctx, const kf_checkpoint_entry *e)
-{
-    ckpt_find *f = ctx;
-    if (e->partition == f->p->partition && !strcmp(e->topic, f->p->topic)) {
-        f->found = true;
-        f->offset = e->offset;
-    }
-}
+} ckpt_where;
 
 static void ckpt_problem(void *ctx, const kf_problem *pb)
 {
-    ckpt_find *f = ctx;
+    ckpt_where *w = ctx;
     kf_problem q = *pb;
-    q.file = f->file;
-    if (f->o->problem_fn)
-        f->o->problem_fn(f->o->problem_ctx, &q);
+    q.file = w->file;
+    if (w->o->problem_fn)
+        w->o->problem_fn(w->o->problem_ctx, &q);
 }
 
 /* The partition's entry in dir/name: KF_OK (*found says whether there is
@@ -285,20 +275,14 @@ static int checkpoint_entry(const kf_compaction_opts *o, const kf_partition *p, 
     char *path = kf_path_join(dir, name);
     if (!path)
         return KF_ERR_NOMEM;
-    ckpt_find f = {p, false, 0, path, o};
-    int32_t version;
+    ckpt_where w = {path, o};
     int err_no = 0;
-    int rc = kf_error_errno(kf_checkpoint_read(path, KF_CHECKPOINT_OFFSETS, &version, ckpt_entry, &f, ckpt_problem, &f),
-                            &err_no);
+    int rc = kf_error_errno(kf_checkpoint_find(path, p->topic, p->partition, found, offset, ckpt_problem, &w), &err_no);
     if (rc == KF_ERR_IO && err_no != ENOENT)
         kf_report_in(o->problem_fn, o->problem_ctx, path, KF_P_UNREADABLE, KF_SEV_WARNING, 0, false, 0,
                      "cannot read: %s", kf_path_error_str(err_no));
     free(path);
-    if (rc == KF_ERR_NOMEM)
-        return rc;
-    *found = f.found;
-    *offset = f.offset;
-    return KF_OK;
+    return rc == KF_ERR_NOMEM ? rc : KF_OK;
 }
 
 /* ---- one partition ---------------------------------------------------------- */
