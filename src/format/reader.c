@@ -43,6 +43,7 @@
 #include "format/reader_internal.h"
 
 #define DEFAULT_CHUNK ((size_t)1 << 20)
+#define SMALL_CHUNK ((size_t)256 << 10) /* the smallest default block (default_chunk) */
 #define MIN_CHUNK ((size_t)64)
 #define THREADED_MIN_SIZE ((uint64_t)4 << 20)
 
@@ -368,6 +369,22 @@ static unsigned online_cpus(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
+/* The block size when the caller names none: DEFAULT_CHUNK, or for less
+ * than 64 blocks' worth of file left to read, a 64th of it (a power of two,
+ * at least SMALL_CHUNK). Each chunk's buffer is fresh pages the kernel
+ * faults in once per run, and a short run never amortises 1 MiB of them:
+ * measured on 2 CPUs from the page cache, verify of 16 MiB 0.54x cat with
+ * 1 MiB blocks, 0.68x with 256 KiB; of 64 MiB 0.84x against 0.89x. A
+ * batch larger than the block is read on its own, as at any block size. */
+static size_t default_chunk(const kf_source *src, uint64_t from)
+{
+    uint64_t size = kf_source_size(src), left = from < size ? size - from : 0;
+    size_t c = SMALL_CHUNK;
+    while (c < DEFAULT_CHUNK && (uint64_t)c * 64 < left)
+        c *= 2;
+    return c;
+}
+
 int kf_segment_iter_open(kf_segment_iter **out, kf_source *src, const kf_segment_scan_opts *o)
 {
     return kf_segment_iter_open_checking(out, src, o, true);
@@ -390,7 +407,7 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
         it->o.deep = true;
     it->check_records = it->o.deep && check_records;
     it->src = src;
-    it->chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK;
+    it->chunk_bytes = o->chunk_bytes ? o->chunk_bytes : default_chunk(src, o->start_position);
     if (it->chunk_bytes < MIN_CHUNK)
         it->chunk_bytes = MIN_CHUNK;
     it->max_entry = o->max_batch_bytes > it->chunk_bytes ? o->max_batch_bytes : it->chunk_bytes;
@@ -413,9 +430,18 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
     it->nhelpers = threads > 1 ? threads - 1 : 0;
     if (it->nhelpers > MAX_WORKERS)
         it->nhelpers = MAX_WORKERS;
-    /* a chunk being read and one being checked for each thread, and the two
-     * the consumer may hold */
-    it->nchunks = it->threaded ? 2 * ((size_t)it->nhelpers + 1) + 3 : 3;
+    /* a chunk being read or checked for each thread, and one the consumer
+     * holds. No deeper: a chunk's buffer is 1 MiB of fresh pages, faulted
+     * in once per run (0.5 ms per MiB on the VMs measured), and reading
+     * further ahead gains nothing: from the page cache a thread copies a
+     * block faster than another checks one, and from a disk the kernel's
+     * own read-ahead runs ahead of every thread. Measured on 2 CPUs, hot
+     * 256 MiB: 7 chunks (two per thread and three) 0.88x cat, 3 chunks
+     * 0.96x; cold, no change either way. Unthreaded, three: the consumer
+     * may hold two while the next is read. */
+    it->nchunks = it->threaded ? (size_t)it->nhelpers + 2 : 3;
+    if (it->nchunks < 3)
+        it->nchunks = 3;
     if (it->nchunks > MAX_CHUNKS)
         it->nchunks = MAX_CHUNKS;
     it->chunks = calloc(it->nchunks, sizeof *it->chunks);
