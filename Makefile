@@ -32,16 +32,27 @@ BUILD    ?= build
 SANFLAGS :=
 endif
 
+# Libraries for headers (PKGS) and for linking (LINK_PKGS). Not linked:
+# xxhash, compiled in from its header (XXH_INLINE_ALL), and snappy, which
+# is C++ and loaded only when a snappy batch needs it (src/bytes/codec_load.c:
+# linked, it and libstdc++ were most of every run's start-up); the soname
+# to load is the installed library's.
 PKGS    := zlib liblz4 libzstd snappy libxxhash libisal jansson
+LINK_PKGS := zlib liblz4 libzstd libisal jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -llz4 -lzstd -lsnappy -lxxhash -lisal -ljansson)
+PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null || echo -lz -llz4 -lzstd -lisal -ljansson)
+SNAPPY_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir snappy 2>/dev/null)/libsnappy.so" 2>/dev/null | sed -n 's/^ *SONAME *//p')
+SNAPPY_SONAME := $(if $(SNAPPY_SONAME),$(SNAPPY_SONAME),libsnappy.so.1)
+SNAPPY_LIBS := $(shell pkg-config --libs snappy 2>/dev/null || echo -lsnappy)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 # -fPIC: the same objects make libkfsck.a and libkfsck.so.
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DKF_SNAPPY_SONAME='"$(SNAPPY_SONAME)"' $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lpthread
-TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# the unit tests make their inputs with libsnappy and libxxhash
+TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka) $(SNAPPY_LIBS) \
+             $(shell pkg-config --libs libxxhash 2>/dev/null || echo -lxxhash)
 
 # The library, by layer (docs/architecture.md): bytes/ codecs and checksums,
 # format/ Kafka files and the streaming reader, records/ internal-topic
@@ -235,7 +246,8 @@ dist/kfsck-static: $(CLI_OBJ) $(LIB) tools/build/isal_static.sh
 	sh tools/build/isal_static.sh $(STATIC_DIR)
 	@mkdir -p dist
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -static -o $@.tmp $(CLI_OBJ) $(LIB) -L$(STATIC_DIR) \
-	  -lz -llz4 -lzstd -lsnappy -lxxhash -lisal -ljansson -lstdc++ -lm -lpthread
+	  -Wl,-u,snappy_uncompress -Wl,-u,snappy_uncompressed_length \
+	  -lz -llz4 -lzstd -lsnappy -lisal -ljansson -lstdc++ -lm -lpthread
 	@if readelf -l $@.tmp | grep -q INTERP; then echo "static: $@ needs a dynamic loader" >&2; exit 1; fi
 	mv -f $@.tmp $@
 

@@ -41,6 +41,17 @@ int kf_buf_reserve(kf_buf *b, size_t need);
  * one-line reason naming the codec. */
 int kf_decompress(int codec, int magic, const uint8_t *in, size_t inlen, kf_buf *out, size_t max_out);
 
+/* libsnappy is loaded when the first snappy batch needs it, not at
+ * start-up (it is C++: loading it and libstdc++ was most of a run's
+ * start-up). NULL while every library the process needed has loaded;
+ * else one line saying which could not be and why. Once set it stays:
+ * snappy batches then fail with KF_ERR_UNSUPPORTED (reported as
+ * decompress_error), which is a fault of the installation, not damage in
+ * the data: kf_out_commit and kf_outdir_commit refuse to write the run's
+ * outputs, and a caller should not trust a run that ended with this set
+ * (kfsck exits 3). */
+const char *kf_codec_load_error(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,13 +20,14 @@
 #include <string.h>
 
 #include <lz4frame.h>
-#include <snappy-c.h>
+#define XXH_INLINE_ALL /* xxhash's header-only form: no libxxhash to load at start-up */
 #include <xxhash.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include "kfsck/codec.h"
 
+#include "bytes/codec_load.h"
 #include "bytes/error.h"
 
 const char *kf_codec_name(int codec)
@@ -318,8 +319,11 @@ static uint32_t le32(const uint8_t *p)
 /* Appends one raw snappy block; the cap is checked before allocating. */
 static int snappy_block(const uint8_t *p, size_t n, sink *s, const char *where)
 {
+    const kf_snappy_fns *snappy = kf_snappy_load();
+    if (!snappy)
+        return KF_ERR_UNSUPPORTED; /* the last error says why */
     size_t ulen;
-    if (snappy_uncompressed_length((const char *)p, n, &ulen) != SNAPPY_OK)
+    if (snappy->uncompressed_length((const char *)p, n, &ulen) != SNAPPY_OK)
         return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "snappy: %sbad length header", where);
     /* only the header's claim: said as such, nothing is decompressed */
     if (ulen > s->max_out - s->out->len && s->out->len == 0)
@@ -340,7 +344,7 @@ static int snappy_block(const uint8_t *p, size_t n, sink *s, const char *where)
         dst = (char *)s->out->data + s->out->len;
         olen = ulen;
     }
-    if (snappy_uncompress((const char *)p, n, dst, &olen) != SNAPPY_OK || (ulen > 0 && olen != ulen))
+    if (snappy->uncompress((const char *)p, n, dst, &olen) != SNAPPY_OK || (ulen > 0 && olen != ulen))
         return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "snappy: %sinvalid compressed data", where);
     s->out->len += ulen;
     return KF_OK;

@@ -1,10 +1,11 @@
 /* htab.c: the byte-keyed hash table of htab.h. Hand-written because the
  * replay needs only put/get/delete over copied byte keys and C has no
- * standard table; hashing itself comes from libxxhash. */
+ * standard table; hashing itself is xxhash's XXH3, compiled in from its header. */
 #include "bytes/htab.h"
 
 #include <stdlib.h>
 #include <string.h>
+#define XXH_INLINE_ALL /* xxhash's header-only form: no libxxhash to load at start-up */
 #include <xxhash.h>
 
 static uint64_t hash_of(const void *key, uint32_t klen) { return XXH3_64bits(key, klen); }

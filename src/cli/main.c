@@ -1,6 +1,7 @@
 /* main.c: kfsck's entry point: a table maps command names to functions
  * (one file per command, as git's builtin/). Every way out checks that
- * stdout was written (finish_stdout: exit 3 if not). */
+ * stdout was written (finish_stdout: exit 3 if not), and a command's, that
+ * every codec library it needed could be loaded (exit 3 if not). */
 #include <stdio.h>
 #include <string.h>
 
@@ -55,8 +56,18 @@ int main(int argc, char **argv)
         return finish_stdout(EXIT_CLEAN);
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        if (!strcmp(name, COMMANDS[i].name))
-            return finish_stdout(COMMANDS[i].fn(argc - 1, argv + 1));
+        if (!strcmp(name, COMMANDS[i].name)) {
+            int status = COMMANDS[i].fn(argc - 1, argv + 1);
+            /* a codec library that could not be loaded (kf_codec_load_error):
+             * the run's findings about those batches are the installation's
+             * fault, not the data's, so the job was not done */
+            const char *lib = kf_codec_load_error();
+            if (lib) {
+                cli_error("snappy", "%s", lib);
+                status = EXIT_FAIL;
+            }
+            return finish_stdout(status);
+        }
     fprintf(stderr, "kfsck: unknown command '%s'\n", name);
     usage(stderr);
     return EXIT_USAGE;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "format/out_file.h"
+#include "kfsck/codec.h"
 
 #include "bytes/error.h"
 #include "kfsck/file.h"
@@ -199,6 +200,11 @@ int kf_out_commit(kf_out_file *f)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s", f->final_path);
+    const char *lib = kf_codec_load_error();
+    if (lib) { /* some batches of this run could not be read: not written */
+        kf_out_abort(f);
+        return kf_error_set(KF_ERR_UNSUPPORTED, 0, path, "not written: %s", lib);
+    }
     int e = 0;
     int rc = out_commit(f, &e);
     return rc == KF_OK ? rc : out_error(rc, e, path, NULL, "cannot write");

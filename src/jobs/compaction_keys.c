@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#define XXH_INLINE_ALL /* xxhash's header-only form: no libxxhash to load at start-up */
 #include <xxhash.h>
 
 uint64_t ck_hash(const void *key, size_t len)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bytes/error.h"
+#include "kfsck/codec.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "kfsck/names.h"
@@ -476,6 +477,9 @@ int kf_outdir_commit(kf_outdir *od)
         return KF_OK;
     if (od->written_incomplete)
         return od_fail(od, od->target, ENOMEM, "out of memory");
+    const char *lib = kf_codec_load_error();
+    if (lib) /* some batches of this run could not be read: nothing moves into place */
+        return kf_error_set(KF_ERR_UNSUPPORTED, 0, od->target, "not written: %s", lib);
     kf_name_list l;
     int err_no = 0;
     int lrc = kf_error_errno(kf_list_dir(od->stage_root, &l), &err_no);
