@@ -115,6 +115,20 @@ static int uncached_file(char *path, size_t path_size, unsigned char *vec)
     return fd;
 }
 
+/* uncached_file, for a test: when no file can be made, frees vec (the
+ * test's residency vector, checked here) and skips the test (cmocka's
+ * skip() leaves the test function). */
+static int uncached_file_or_skip(char *path, size_t path_size, unsigned char *vec)
+{
+    assert_non_null(vec);
+    int fd = uncached_file(path, path_size, vec);
+    if (fd < 0) {
+        free(vec);
+        skip();
+    }
+    return fd;
+}
+
 /* Reads the file through a gentle source the way the segment reader does:
  * residency looked at before each chunk is read, and the reader done below
  * a chunk's start once it moves past that chunk. */
@@ -142,13 +156,7 @@ static void test_far_apart_calls_drop_everything(void **state)
     (void)state;
     char path[PATH_MAX];
     unsigned char *vec = malloc(FILE_BYTES / (size_t)sysconf(_SC_PAGESIZE));
-    assert_non_null(vec);
-    int fd = uncached_file(path, sizeof path, vec);
-    if (fd < 0) {
-        free(vec);
-        skip();
-        return;
-    }
+    int fd = uncached_file_or_skip(path, sizeof path, vec);
     read_gently(path);
     size_t left = resident(fd, vec);
     close(fd);
@@ -235,13 +243,7 @@ static void test_nearly_cached_stretch_is_kept(void **state)
     char path[PATH_MAX];
     size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = FILE_BYTES / page;
     unsigned char *vec = malloc(pages);
-    assert_non_null(vec);
-    int fd = uncached_file(path, sizeof path, vec);
-    if (fd < 0) {
-        free(vec);
-        skip();
-        return;
-    }
+    int fd = uncached_file_or_skip(path, sizeof path, vec);
     uint8_t *buf = malloc(STEP);
     assert_non_null(buf);
     /* all of it cached, as after a cat, but three single pages of the
