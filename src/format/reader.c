@@ -432,16 +432,14 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
         it->nhelpers = MAX_WORKERS;
     /* a chunk being read or checked for each thread, and one the consumer
      * holds. No deeper: a chunk's buffer is 1 MiB of fresh pages, faulted
-     * in once per run (0.5 ms per MiB on the VMs measured), and reading
+     * in once per run (0.35 ms per MiB on the VMs measured), and reading
      * further ahead gains nothing: from the page cache a thread copies a
      * block faster than another checks one, and from a disk the kernel's
      * own read-ahead runs ahead of every thread. Measured on 2 CPUs, hot
-     * 256 MiB: 7 chunks (two per thread and three) 0.88x cat, 3 chunks
-     * 0.96x; cold, no change either way. Unthreaded, three: the consumer
-     * may hold two while the next is read. */
+     * 256 MiB: 7 chunks (two per thread and three) 0.92x cat, 3 chunks
+     * 0.97x; cold, no change either way. Threaded or not, at least three
+     * (1 helper + 2): the consumer may hold two while the next is read. */
     it->nchunks = it->threaded ? (size_t)it->nhelpers + 2 : 3;
-    if (it->nchunks < 3)
-        it->nchunks = 3;
     if (it->nchunks > MAX_CHUNKS)
         it->nchunks = MAX_CHUNKS;
     it->chunks = calloc(it->nchunks, sizeof *it->chunks);
