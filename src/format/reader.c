@@ -416,6 +416,7 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
     it->wsize = kf_source_size(src);
     it->wpos = o->start_position < it->wsize ? o->start_position : it->wsize;
     kf_window_init(&it->win, src);
+    kf_source_sequential(src);
     if (!o->keep_cache) {
         kf_source_gentle(src, true);
         kf_source_read_from(src, it->wpos);

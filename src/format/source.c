@@ -223,6 +223,21 @@ int kf_source_next_hole(kf_source *s, uint64_t from, uint64_t end, uint64_t *hol
 #endif
 }
 
+/* What cat does too. Cold, the kernel's read-ahead then keeps about twice
+ * as many reads in flight (6.5 against 3.2 on the VM's disk, sampled from
+ * /sys/block/vda/inflight), and verify of an evicted 1 GiB file went from
+ * 0.95x cat's speed to 1.05x (median of 20 rounds' ratios). From the page
+ * cache it changes nothing: read-ahead runs only on a miss. */
+void kf_source_sequential(kf_source *s)
+{
+#ifdef POSIX_FADV_SEQUENTIAL
+    if (s->fd >= 0)
+        posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#else
+    (void)s;
+#endif
+}
+
 /* ---- page-cache manners ------------------------------------------------- */
 
 void kf_source_gentle(kf_source *s, bool on) { s->gentle = on && s->fd >= 0; }

@@ -20,6 +20,10 @@ uint64_t kf_source_size_now(kf_source *s);
  * from, before end: 1 with [*hole_start, *hole_end) set, else 0. */
 int kf_source_next_hole(kf_source *s, uint64_t from, uint64_t end, uint64_t *hole_start, uint64_t *hole_end);
 
+/* The caller reads the file front to back: the kernel may read ahead twice
+ * as far (posix_fadvise SEQUENTIAL). A no-op for memory. */
+void kf_source_sequential(kf_source *s);
+
 /* Page-cache manners. kf_source_gentle(s, true) turns them on (memory
  * sources ignore it). kf_source_will_read(s, end): the caller is about to
  * read up to end: pages up to there not yet looked at are checked for
