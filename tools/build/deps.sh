@@ -13,7 +13,7 @@
 # deps.sh --bench (run by `make bench` only): also what the benchmark
 # (tools/bench/bench.sh) compares kfsck with and measures it by: the zstd and lz4
 # programs, util-linux's fincore (page-cache residency), GNU time (peak RSS),
-# and python3-crc32c (kafka-python's C CRC-32C, so the kafka-python peer is
+# fio (the disk's own speed with many reads in flight), and python3-crc32c (kafka-python's C CRC-32C, so the kafka-python peer is
 # not held back by its pure-Python fallback).
 #
 # deps.sh --package (run by `make deb`, `make static` and `make deb-test`
@@ -133,6 +133,7 @@ if [ "$bench" -eq 1 ]; then
     # fincore is in util-linux-extra from Debian 12 on (util-linux before).
     have fincore || add util-linux-extra
     [ -x /usr/bin/time ] || add time
+    have fio || add fio
     if [ -x "$PY" ]; then
         "$PY" -c 'import crc32c' 2>/dev/null || add python3-crc32c
     else
