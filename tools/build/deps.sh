@@ -13,8 +13,9 @@
 # deps.sh --bench (run by `make bench` only): also what the benchmark
 # (tools/bench/bench.sh) compares kfsck with and measures it by: the zstd and lz4
 # programs, util-linux's fincore (page-cache residency), GNU time (peak RSS),
-# fio (the disk's own speed with many reads in flight), and python3-crc32c (kafka-python's C CRC-32C, so the kafka-python peer is
-# not held back by its pure-Python fallback).
+# fio (the disk's own speed with many reads in flight), and python3-crc32c
+# (kafka-python's C CRC-32C, so the kafka-python peer is not held back by its
+# pure-Python fallback).
 #
 # deps.sh --package (run by `make deb`, `make static` and `make deb-test`
 # only): also what they need: debhelper and dpkg-dev (dpkg-buildpackage),
