@@ -151,6 +151,8 @@ struct kf_segment_iter {
     uint64_t rpos;          /* the next block to read */
     uint64_t grid;          /* plan number: blocks of an older plan are dropped unread */
     bool rdone;             /* no more blocks in this plan */
+    bool cold;              /* the last block handed out was not all in the page cache */
+    unsigned reads;         /* blocks being read */
     uint64_t next_rseq, fseq; /* the next block to hand out, to frame */
     bool framing;           /* a thread is framing (one at a time, in file order) */
     reader_restart_request req; /* the newest restart request (req.gen > wgen: pending) */

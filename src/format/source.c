@@ -376,6 +376,23 @@ void kf_source_read_from(kf_source *s, uint64_t pos)
     pthread_mutex_unlock(&s->mu);
 }
 
+bool kf_source_uncached(kf_source *s, uint64_t lo, uint64_t hi)
+{
+    if (!s->gentle || hi <= lo)
+        return false;
+    kf_source_will_read(s, hi);
+    bool cold = false;
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < s->n && !cold; i++) { /* the runs ascend: few are looked at */
+        const page_run *r = &s->runs[(s->head + i) % s->cap];
+        if (r->lo >= hi)
+            break;
+        cold = r->hi > lo;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return cold;
+}
+
 /* The page cache holds files in folios of up to a few MiB, and DONTNEED
  * drops only the folios wholly inside its range: a folio across the line
  * between two calls would survive both. So every call reaches back this far

@@ -37,6 +37,10 @@ void kf_source_done_below(kf_source *s, uint64_t pos);
  * at, and pages dropped, from there on only (not over the whole file
  * before it). */
 void kf_source_read_from(kf_source *s, uint64_t pos);
+/* Whether some of [lo, hi) was not in the page cache when its residency was
+ * looked at (it is looked at now when it was not yet): a cold read. False
+ * when residency is not followed (memory sources, manners off). */
+bool kf_source_uncached(kf_source *s, uint64_t lo, uint64_t hi);
 /* Pages this source dropped from the page cache so far, and pages it found
  * already cached (and left) - for the bench's figures. */
 void kf_source_cache_stats(const kf_source *s, uint64_t *dropped_pages, uint64_t *kept_pages);
