@@ -117,7 +117,8 @@ void kf_reader_read_block(kf_segment_iter *it, reader_chunk *c)
     if (fresh && c->blen >= POPULATE_MIN)
         (void)madvise(c->buf + it->carry_room, c->blen / READ_ALIGN * READ_ALIGN, MADV_POPULATE_WRITE);
 #endif
-    kf_source_will_read(it->src, c->bstart + c->blen);
+    /* residency up to the block's end was looked at when the block was
+     * handed out (take_task's kf_source_uncached) */
     int64_t got = c->blen ? kf_source_pread(it->src, c->bstart, c->buf + it->carry_room, c->blen) : 0;
     if (got < 0)
         c->read_err = KF_ERR_IO;

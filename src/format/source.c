@@ -340,15 +340,12 @@ static void look_at(kf_source *s, uint64_t lo, uint64_t hi)
     munmap(m, len);
 }
 
-void kf_source_will_read(kf_source *s, uint64_t end)
+/* Residency looked at up to RESIDENCY_AHEAD past end, unless it was far
+ * enough already. With s->mu held (several threads read). */
+static void look_ahead(kf_source *s, uint64_t end)
 {
-    if (!s->gentle)
-        return;
-    pthread_mutex_lock(&s->mu); /* several threads read */
-    if (end + RESIDENCY_AHEAD / 2 <= s->checked_to) {
-        pthread_mutex_unlock(&s->mu);
+    if (end + RESIDENCY_AHEAD / 2 <= s->checked_to)
         return; /* looked at far enough ahead already */
-    }
     end = end > UINT64_MAX - RESIDENCY_AHEAD ? UINT64_MAX : end + RESIDENCY_AHEAD;
     if (end > s->size)
         end = s->size;
@@ -360,6 +357,14 @@ void kf_source_will_read(kf_source *s, uint64_t end)
         look_at(s, s->checked_to, hi);
         s->checked_to = hi;
     }
+}
+
+void kf_source_will_read(kf_source *s, uint64_t end)
+{
+    if (!s->gentle)
+        return;
+    pthread_mutex_lock(&s->mu);
+    look_ahead(s, end);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -380,9 +385,9 @@ bool kf_source_uncached(kf_source *s, uint64_t lo, uint64_t hi)
 {
     if (!s->gentle || hi <= lo)
         return false;
-    kf_source_will_read(s, hi);
     bool cold = false;
     pthread_mutex_lock(&s->mu);
+    look_ahead(s, hi);
     for (size_t i = 0; i < s->n && !cold; i++) { /* the runs ascend: few are looked at */
         const page_run *r = &s->runs[(s->head + i) % s->cap];
         if (r->lo >= hi)

@@ -38,8 +38,9 @@ void kf_source_done_below(kf_source *s, uint64_t pos);
  * before it). */
 void kf_source_read_from(kf_source *s, uint64_t pos);
 /* Whether some of [lo, hi) was not in the page cache when its residency was
- * looked at (it is looked at now when it was not yet): a cold read. False
- * when residency is not followed (memory sources, manners off). */
+ * looked at: a cold read. Looks ahead as kf_source_will_read(s, hi) does,
+ * so a read of [lo, hi) needs no call of that. False when residency is not
+ * followed (memory sources, manners off). */
 bool kf_source_uncached(kf_source *s, uint64_t lo, uint64_t hi);
 /* Pages this source dropped from the page cache so far, and pages it found
  * already cached (and left) - for the bench's figures. */
