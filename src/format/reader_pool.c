@@ -169,14 +169,16 @@ static bool take_framing(kf_segment_iter *it, reader_task *t)
  * disk emulation competes with the guest's CPUs (cat of the same file ran
  * 9% slower with the other CPU busy), so CPU work beside the reads costs
  * disk speed. From the page cache nothing changes: two blocks of
- * chunk_bytes may be read at once. Tried and dropped: reading cold blocks
- * past the page cache (O_DIRECT through a second descriptor; no copy, no
- * DONTNEED, 0.22-0.26 CPU-seconds against 0.36-0.39) measured 0.59x cat
- * with 256 KiB blocks one at a time, 0.70-0.84x with 1-4 MiB, 0.94-0.98x
- * with 2-4 MiB three at a time, where this read 0.94-0.95x in the same
- * rounds: without the kernel's read-ahead the disk idles while a block is
- * checked, so that would need reads queued well ahead (io_uring). With
- * it->mu held. */
+ * chunk_bytes may be read at once. With it->mu held.
+ *
+ * Tried and dropped: reading cold blocks past the page cache (O_DIRECT
+ * through a second descriptor; no copy, no DONTNEED: 0.22-0.26 CPU-seconds
+ * against 0.36-0.39). In the same rounds, where this read 0.94-0.95x cat,
+ * it read 0.59x with 256 KiB blocks one at a time, 0.67-0.71x with
+ * 512 KiB-1 MiB one or two at a time, 0.84x with 4 MiB two at a time and
+ * 0.94-0.98x with 2-4 MiB three at a time: without the kernel's read-ahead
+ * the disk idles while a block is checked, so it would need reads queued
+ * well ahead (io_uring). */
 #define COLD_BLOCK ((size_t)256 << 10)
 
 static bool may_read(const kf_segment_iter *it)
