@@ -11,7 +11,11 @@
  * never touched, so nothing faults in) tells which of its pages are cached
  * already; once the reader is done with the stretch, the pages that were not
  * are dropped with posix_fadvise(DONTNEED). Pages the broker had cached stay;
- * in a stretch that was all but a few pages cached, those few stay too. */
+ * in a stretch that was all but a few pages cached, those few stay too.
+ *
+ * Reads past the page cache: a stretch that is not cached may be read with
+ * O_DIRECT through a second descriptor (kf_source_pread_direct): no copy,
+ * no pages to drop after (see reader_pool.c for when). */
 #include "format/source.h"
 #include "kfsck/file.h"
 
@@ -19,6 +23,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -45,6 +51,9 @@ typedef struct page_run {
 
 struct kf_source {
     int fd;                 /* -1 for a memory source */
+    int dfd;                /* the O_DIRECT descriptor, -1 until opened */
+    atomic_int direct;      /* reads past the page cache: 0 not tried yet, 1 to be had, -1 not */
+    atomic_uint_fast64_t direct_reads;
     char *path;             /* as opened, for the last error of a failed read; NULL for memory */
     const uint8_t *mem;
     uint64_t size;
@@ -66,7 +75,9 @@ static kf_source *source_new(void)
     kf_source *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->fd = -1;
+    s->fd = s->dfd = -1;
+    atomic_init(&s->direct, 0);
+    atomic_init(&s->direct_reads, 0);
     atomic_init(&s->shrunk, false);
     long pg = sysconf(_SC_PAGESIZE);
     s->page = pg > 0 ? (uint64_t)pg : 4096;
@@ -147,6 +158,8 @@ void kf_source_close(kf_source *s)
     if (s->fd >= 0) {
         kf_source_done_below(s, UINT64_MAX);
         close(s->fd);
+        if (s->dfd >= 0)
+            close(s->dfd);
     }
     pthread_mutex_destroy(&s->mu);
     free(s->runs);
@@ -198,6 +211,80 @@ int64_t kf_source_pread(kf_source *s, uint64_t pos, void *buf, size_t n)
     }
     return (int64_t)got;
 }
+
+/* ---- reads past the page cache ----------------------------------------- */
+
+/* The second descriptor is opened through /proc/self/fd, so it is the file
+ * already open even if the path was renamed or replaced since; where that
+ * is not to be had, by path, and kept only if it is the same file (device
+ * and inode). File systems without O_DIRECT (tmpfs) refuse it at open. */
+static int open_direct(const kf_source *s)
+{
+#ifdef O_DIRECT
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", s->fd);
+    int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_DIRECT;
+    int d = open(proc, flags);
+    if (d < 0)
+        d = open(s->path, flags);
+    struct stat a, b;
+    if (d >= 0 && (fstat(d, &a) != 0 || fstat(s->fd, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+        close(d);
+        d = -1;
+    }
+    return d;
+#else
+    (void)s;
+    return -1;
+#endif
+}
+
+bool kf_source_direct_ok(kf_source *s)
+{
+    int state = atomic_load_explicit(&s->direct, memory_order_acquire);
+    if (state || s->fd < 0)
+        return state > 0;
+    pthread_mutex_lock(&s->mu);
+    if (atomic_load_explicit(&s->direct, memory_order_relaxed) == 0) {
+        s->dfd = open_direct(s);
+        atomic_store_explicit(&s->direct, s->dfd >= 0 ? 1 : -1, memory_order_release);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return atomic_load_explicit(&s->direct, memory_order_acquire) > 0;
+}
+
+int64_t kf_source_pread_direct(kf_source *s, uint64_t pos, void *buf, size_t n)
+{
+    if (pos >= s->size)
+        return 0;
+    if (n > s->size - pos)
+        n = (size_t)(s->size - pos);
+    if (!kf_source_direct_ok(s) || pos % KF_DIRECT_ALIGN || (uintptr_t)buf % KF_DIRECT_ALIGN)
+        return kf_source_pread(s, pos, buf, n);
+    size_t whole = (n + KF_DIRECT_ALIGN - 1) / KF_DIRECT_ALIGN * KF_DIRECT_ALIGN; /* the end of the file reads short */
+    ssize_t r;
+    do
+        r = pread(s->dfd, buf, whole, (off_t)pos);
+    while (r < 0 && errno == EINTR);
+    if (r < 0) {
+        /* refused (EINVAL: the file system wants other alignment) or failed:
+         * the buffered read does it, and names the error if there is one */
+        if (errno == EINVAL)
+            atomic_store(&s->direct, -1);
+        return kf_source_pread(s, pos, buf, n);
+    }
+    atomic_fetch_add_explicit(&s->direct_reads, 1, memory_order_relaxed);
+    size_t got = (size_t)r < n ? (size_t)r : n;
+    if (got < n) { /* short: the file shrank, or the rest is read buffered */
+        int64_t more = kf_source_pread(s, pos + got, (uint8_t *)buf + got, n - got);
+        if (more < 0)
+            return more;
+        got += (size_t)more;
+    }
+    return (int64_t)got;
+}
+
+uint64_t kf_source_direct_reads(const kf_source *s) { return atomic_load(&s->direct_reads); }
 
 int kf_source_next_hole(kf_source *s, uint64_t from, uint64_t end, uint64_t *hole_start, uint64_t *hole_end)
 {

@@ -42,6 +42,18 @@ void kf_source_read_from(kf_source *s, uint64_t pos);
  * so a read of [lo, hi) needs no call of that. False when residency is not
  * followed (memory sources, manners off). */
 bool kf_source_uncached(kf_source *s, uint64_t lo, uint64_t hi);
+/* Reads past the page cache (O_DIRECT), for stretches that are not cached
+ * (the reader's cold blocks). kf_source_direct_ok: whether they are to be
+ * had for this source (a file on a file system that allows them; the
+ * descriptor is opened at the first call). kf_source_pread_direct reads
+ * as kf_source_pread does, past the page cache when pos and buf are
+ * multiples of KF_DIRECT_ALIGN; buf must have room for n rounded up to a
+ * multiple of it. Anything else, or a refusal, reads through the page
+ * cache. The reads that went past it, counted for tests and the bench. */
+#define KF_DIRECT_ALIGN 4096
+bool kf_source_direct_ok(kf_source *s);
+int64_t kf_source_pread_direct(kf_source *s, uint64_t pos, void *buf, size_t n);
+uint64_t kf_source_direct_reads(const kf_source *s);
 /* Pages this source dropped from the page cache so far, and pages it found
  * already cached (and left) - for the bench's figures. */
 void kf_source_cache_stats(const kf_source *s, uint64_t *dropped_pages, uint64_t *kept_pages);

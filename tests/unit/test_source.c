@@ -6,7 +6,10 @@
  * cache drops clean pages on request (not tmpfs, whose pages are the file),
  * so the file goes in the first of $TMPDIR, /tmp, /var/tmp and the test
  * binary's own (build) directory where a small probe file is dropped; only
- * when none is such a filesystem do the tests skip, naming each directory. */
+ * when none is such a filesystem do the tests skip, naming each directory.
+ * Reads past the page cache (kf_source_pread_direct) give what buffered
+ * reads give, at the end of the file, capped by max_bytes and in a file
+ * that shrank, and leave nothing cached. */
 #include "format/source.h"
 #include "testutil.h"
 
@@ -288,6 +291,87 @@ static void test_nearly_cached_stretch_is_kept(void **state)
     assert_int_equal(back, 0);
 }
 
+/* kf_source_pread_direct against kf_source_pread: the same bytes at every
+ * kind of position, the end of a file whose size is not a multiple of a
+ * page read short, a source capped below the file's size, a file that
+ * shrank; reads past the cache counted only when aligned; no page of the
+ * file cached after the aligned ones. */
+static void test_direct_reads_as_buffered(void **state)
+{
+    (void)state;
+    const char *dir = droppable_dir();
+    if (!dir) {
+        print_message("# no directory here drops clean pages on request, skipping\n");
+        skip();
+    }
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/kfsck-test-direct-XXXXXX", dir);
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    size_t size = 3 * MIB + 1234;
+    uint8_t *data = malloc(size);
+    assert_non_null(data);
+    for (size_t i = 0; i < size; i++)
+        data[i] = (uint8_t)(i * 7 + i / 4096);
+    assert_true(write(fd, data, size) == (ssize_t)size);
+    assert_int_equal(fsync(fd), 0);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    kf_source *src;
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
+    if (!kf_source_direct_ok(src)) {
+        print_message("# %s: no O_DIRECT, skipping\n", dir);
+        kf_source_close(src);
+        close(fd);
+        unlink(path);
+        free(data);
+        skip();
+    }
+    uint8_t *buf;
+    assert_int_equal(posix_memalign((void **)&buf, KF_DIRECT_ALIGN, 2 * MIB), 0);
+    static const struct {
+        uint64_t pos;
+        size_t n, want;
+    } reads[] = {
+        {0, MIB, MIB},                           /* aligned */
+        {MIB, 4096, 4096},                       /* one page */
+        {2 * MIB, MIB + 1234, MIB + 1234},       /* to the end, not a page multiple */
+        {3 * MIB, MIB, 1234},                    /* past the end: short */
+        {100, 5000, 5000},                       /* unaligned: through the cache */
+        {3 * MIB + 1234, 4096, 0},               /* at the end */
+    };
+    uint64_t counted = 0;
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        memset(buf, 0xee, 2 * MIB);
+        int64_t got = kf_source_pread_direct(src, reads[i].pos, buf, reads[i].n);
+        assert_true(got == (int64_t)reads[i].want);
+        assert_memory_equal(buf, data + reads[i].pos, (size_t)got);
+        if (reads[i].pos % KF_DIRECT_ALIGN == 0 && reads[i].want)
+            counted++;
+        assert_true(kf_source_direct_reads(src) == counted);
+        if (i == 3) { /* the aligned reads so far brought nothing into the cache */
+            unsigned char *vec = malloc(size / 4096 + 1);
+            assert_non_null(vec);
+            assert_int_equal(resident_of(fd, size, vec), 0);
+            free(vec);
+        }
+    }
+    kf_source_close(src);
+
+    /* capped: nothing past max_bytes, though the read is rounded up to a page */
+    assert_int_equal(kf_source_open(&src, path, MIB + 100), KF_OK);
+    assert_true(kf_source_pread_direct(src, MIB, buf, MIB) == 100);
+    assert_memory_equal(buf, data + MIB, 100);
+    /* shrunk after open: what is there, and the source says so */
+    assert_int_equal(ftruncate(fd, (off_t)(MIB + 50)), 0);
+    assert_true(kf_source_pread_direct(src, MIB, buf, 4096) == 50);
+    assert_true(kf_source_shrunk(src));
+    kf_source_close(src);
+    free(buf);
+    free(data);
+    close(fd);
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 0 && strlen(argv[0]) < sizeof binary_dir) {
@@ -299,6 +383,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_far_apart_calls_drop_everything),
         cmocka_unit_test(test_pages_cached_before_stay),
         cmocka_unit_test(test_nearly_cached_stretch_is_kept),
+        cmocka_unit_test(test_direct_reads_as_buffered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
