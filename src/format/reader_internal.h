@@ -92,6 +92,8 @@ typedef struct reader_chunk {
     uint64_t rseq, grid;    /* order of the block's read; the read plan it belongs to */
     uint64_t bstart;        /* the block */
     size_t blen, got;       /* asked for, read (less: the file shrank) */
+    bool direct;            /* the block is read past the page cache when buf allows */
+    signed char huge;       /* buf is backed by huge pages: 1, 0, or -1 not asked yet */
     int read_err;           /* the read's: 0, KF_ERR_NOMEM or KF_ERR_IO */
     uint64_t start;         /* file position of data[0] */
     const uint8_t *data;    /* in buf, or the memory source's bytes */
@@ -152,6 +154,8 @@ struct kf_segment_iter {
     uint64_t grid;          /* plan number: blocks of an older plan are dropped unread */
     bool rdone;             /* no more blocks in this plan */
     bool cold;              /* the last block handed out was not all in the page cache */
+    bool direct;            /* and is read past it (two such reads at a time) */
+    atomic_bool small_pages; /* a buffer was not huge pages: no more reads past the cache */
     unsigned reads;         /* blocks being read */
     uint64_t next_rseq, fseq; /* the next block to hand out, to frame */
     bool framing;           /* a thread is framing (one at a time, in file order) */

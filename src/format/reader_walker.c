@@ -90,7 +90,22 @@ static bool room(reader_chunk *c, size_t n, bool *fresh)
     kf_block_give(c->buf, c->cap);
     c->buf = nb;
     c->cap = cap;
+    c->huge = -1;
     return true;
+}
+
+/* Whether c's block may be read past the page cache: asked for (a cold
+ * block, see reader_pool.c), and c's buffer is huge pages (reads into
+ * 4 KiB pages past the cache are slower than through it). */
+static bool read_direct(kf_segment_iter *it, reader_chunk *c)
+{
+    if (!c->direct)
+        return false;
+    if (c->huge < 0)
+        c->huge = kf_block_huge(c->buf, c->cap);
+    if (!c->huge) /* the system has none to give: the cold blocks go as they go without */
+        atomic_store_explicit(&it->small_pages, true, memory_order_relaxed);
+    return c->huge > 0;
 }
 
 enum { POPULATE_MIN = 64 * 1024 }; /* smaller blocks: a few faults, no call */
@@ -104,7 +119,8 @@ void kf_reader_read_block(kf_segment_iter *it, reader_chunk *c)
         return;
     }
     bool fresh;
-    if (!room(c, it->carry_room + c->blen, &fresh)) {
+    size_t whole = (c->blen + KF_DIRECT_ALIGN - 1) / KF_DIRECT_ALIGN * KF_DIRECT_ALIGN; /* for a direct read */
+    if (!room(c, it->carry_room + whole, &fresh)) {
         c->read_err = KF_ERR_NOMEM;
         return;
     }
@@ -115,11 +131,14 @@ void kf_reader_read_block(kf_segment_iter *it, reader_chunk *c)
      * Linux 5.14 this fails and the pages fault in as before. A buffer
      * from the block cache has its pages already. */
     if (fresh && c->blen >= POPULATE_MIN)
-        (void)madvise(c->buf + it->carry_room, c->blen / READ_ALIGN * READ_ALIGN, MADV_POPULATE_WRITE);
+        (void)madvise(c->buf + it->carry_room, whole, MADV_POPULATE_WRITE);
 #endif
     /* residency up to the block's end was looked at when the block was
      * handed out (take_task's kf_source_uncached) */
-    int64_t got = c->blen ? kf_source_pread(it->src, c->bstart, c->buf + it->carry_room, c->blen) : 0;
+    uint8_t *to = c->buf + it->carry_room;
+    int64_t got = !c->blen          ? 0
+                  : read_direct(it, c) ? kf_source_pread_direct(it->src, c->bstart, to, c->blen)
+                                   : kf_source_pread(it->src, c->bstart, to, c->blen);
     if (got < 0)
         c->read_err = KF_ERR_IO;
     else

@@ -1,10 +1,12 @@
 """test_cold_read: a segment read with none of it in the page cache (a copied
 data dir on its disk) gives exactly what the same segment gives cached.
 
-Cold, the streaming reader reads one block at a time and smaller blocks
-than it reads cached (src/format/reader_pool.c, may_read), so entries
-larger than a cold block are put together over several blocks (the carry)
-and damage is met at other block boundaries. The segment is built with
+Cold, the streaming reader reads its blocks past the page cache (O_DIRECT
+into huge pages, two at a time; after the resync from the damage, a short
+block through the cache up to the next page boundary) or, where that is not
+to be had, one block at a time and smaller than cached
+(src/format/reader_pool.c, may_read), so entries are put together over
+other block boundaries (the carry) and damage is met at others. The segment is built with
 kafka-python's batch builder: small batches, batches of about 700 KiB
 (larger than a cold block, smaller than the 1 MiB chunk), a batch with a
 flipped byte in its records (a CRC failure the reader resyncs past) and

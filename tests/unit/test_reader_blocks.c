@@ -5,10 +5,16 @@
  * intact or not, a zeroed stretch, a torn tail) must give the same batches,
  * records and problems whatever the block size and thread count: entries
  * carried from one block into the next, reads started again after damage or
- * a large entry, resynchronisation from a CRC failure. */
+ * a large entry, resynchronisation from a CRC failure. Read cold (none of
+ * the file in the page cache), the blocks go past the page cache where the
+ * system allows it (O_DIRECT into huge pages), and the outcome is the same
+ * again. */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <unistd.h>
 
+#include "format/block_cache.h"
+#include "format/source.h"
 #include "mkbatch.h"
 
 #define CAP (4 << 20)
@@ -38,7 +44,8 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
     return 0;
 }
 
-static void scan_file(const char *path, unsigned threads, size_t chunk, outcome *out)
+/* Scans path; *direct (when not NULL): the reads that went past the page cache. */
+static void scan_file_direct(const char *path, unsigned threads, size_t chunk, outcome *out, uint64_t *direct)
 {
     memset(out, 0, sizeof *out);
     kf_source *src;
@@ -54,7 +61,29 @@ static void scan_file(const char *path, unsigned threads, size_t chunk, outcome 
     o.threads = threads;
     o.chunk_bytes = chunk;
     assert_int_equal(kf_segment_scan(src, &o, &out->sum), KF_OK);
+    if (direct)
+        *direct = kf_source_direct_reads(src);
     kf_source_close(src);
+}
+
+static void scan_file(const char *path, unsigned threads, size_t chunk, outcome *out)
+{
+    scan_file_direct(path, threads, chunk, out, NULL);
+}
+
+static void assert_same_outcome(const outcome *o, const outcome *first)
+{
+    assert_true(memcmp(&o->sum, &first->sum, sizeof o->sum) == 0);
+    assert_int_equal(o->batches, first->batches);
+    assert_true(o->records == first->records);
+    for (int i = 0; i < first->batches && i < 256; i++)
+        assert_true(o->positions[i] == first->positions[i]);
+    assert_int_equal(o->pl.n, first->pl.n);
+    for (int i = 0; i < first->pl.n; i++) {
+        assert_string_equal(o->pl.code[i], first->pl.code[i]);
+        assert_true(o->pl.position[i] == first->pl.position[i]);
+        assert_true(o->pl.length[i] == first->pl.length[i]);
+    }
 }
 
 /* Batches of values of these sizes, one after the other, offsets going on. */
@@ -89,17 +118,7 @@ static void same_whatever_the_blocks(const uint8_t *d, size_t n, outcome *first)
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
             scan_file(path, threads[t], chunks[c], &o);
-            assert_true(memcmp(&o.sum, &first->sum, sizeof o.sum) == 0);
-            assert_int_equal(o.batches, first->batches);
-            assert_true(o.records == first->records);
-            for (int i = 0; i < first->batches && i < 256; i++)
-                assert_true(o.positions[i] == first->positions[i]);
-            assert_int_equal(o.pl.n, first->pl.n);
-            for (int i = 0; i < first->pl.n; i++) {
-                assert_string_equal(o.pl.code[i], first->pl.code[i]);
-                assert_true(o.pl.position[i] == first->pl.position[i]);
-                assert_true(o.pl.length[i] == first->pl.length[i]);
-            }
+            assert_same_outcome(&o, first);
         }
     }
     unlink(path);
@@ -167,11 +186,86 @@ static void test_damage_between_blocks(void **state)
     free(d);
 }
 
+/* Whether this system reads cold blocks past the page cache: O_DIRECT on
+ * the file and huge pages for a buffer. */
+static bool reads_past_the_cache(const char *path)
+{
+    kf_source *src;
+    assert_int_equal(kf_source_open(&src, path, 0), KF_OK);
+    bool direct = kf_source_direct_ok(src);
+    kf_source_close(src);
+    size_t cap;
+    bool fresh;
+    uint8_t *b = kf_block_take(HUGE_PAGE, &cap, &fresh);
+    assert_non_null(b);
+    memset(b, 1, cap);
+    bool huge = kf_block_huge(b, cap);
+    kf_block_give(b, cap);
+    if (!direct || !huge)
+        print_message("# %s here: cold blocks are read through the page cache\n",
+                      !direct ? "no O_DIRECT" : "no huge pages");
+    return direct && huge;
+}
+
+/* Seven rounds of the batches of every size (about 8 MiB, so 1 MiB blocks
+ * are read past the cache), a CRC failure in the second (the reads start
+ * again at an unaligned position: a block through the cache up to where
+ * direct reads may start) and a zeroed stretch in the fifth, and the file's
+ * size not a multiple of a page: read cold on 1, 2 and 3 threads, the same
+ * outcome as cached on one. */
+static void test_cold_blocks_past_the_cache(void **state)
+{
+    (void)state;
+    size_t cap = (size_t)16 << 20, n = 0;
+    uint8_t *d = malloc(cap);
+    assert_non_null(d);
+    int64_t base = 0;
+    for (int round = 0; round < 7; round++) {
+        for (size_t i = 0; i < NSIZES; i++) {
+            mk_spec sp = mk_data(base, 3, 1);
+            sp.value_len = SIZES[i];
+            sp.fill = (uint8_t)('a' + round);
+            uint32_t size = mk_batch(d + n, cap - n, &sp);
+            assert_true(size > 0);
+            if (round == 1 && i == 5)
+                d[n + size / 2] ^= 0x20;
+            if (round == 4 && i == 13)
+                memset(d + n + 100, 0, size - 200);
+            n += size;
+            base += 3;
+        }
+    }
+    n -= 777;
+    assert_true(n > ((size_t)6 << 20) && n % 4096);
+    char path[] = "/tmp/kfsck-cold-blocks-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, d, n) == (ssize_t)n);
+    assert_int_equal(fsync(fd), 0);
+    bool past = reads_past_the_cache(path);
+    static outcome hot, cold;
+    scan_file(path, 1, 0, &hot);
+    assert_true(problem_log_has(&hot.pl, KF_P_CRC_MISMATCH));
+    static const unsigned threads[] = {1, 2, 3};
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        uint64_t direct = 0;
+        scan_file_direct(path, threads[t], (size_t)1 << 20, &cold, &direct);
+        assert_same_outcome(&cold, &hot);
+        if (past)
+            assert_true(direct > 0);
+    }
+    close(fd);
+    unlink(path);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batches_of_every_size),
         cmocka_unit_test(test_damage_between_blocks),
+        cmocka_unit_test(test_cold_blocks_past_the_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
