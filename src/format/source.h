@@ -49,7 +49,7 @@ bool kf_source_uncached(kf_source *s, uint64_t lo, uint64_t hi);
  * as kf_source_pread does, past the page cache when pos and buf are
  * multiples of KF_DIRECT_ALIGN; buf must have room for n rounded up to a
  * multiple of it. Anything else, or a refusal, reads through the page
- * cache. The reads that went past it, counted for tests and the bench. */
+ * cache. kf_source_direct_reads: the reads that went past it (for tests). */
 #define KF_DIRECT_ALIGN 4096
 bool kf_source_direct_ok(kf_source *s);
 int64_t kf_source_pread_direct(kf_source *s, uint64_t pos, void *buf, size_t n);
