@@ -56,8 +56,9 @@ TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka) $(SN
 
 # The library, by layer (docs/architecture.md): bytes/ codecs and checksums,
 # format/ Kafka files and the streaming reader, records/ internal-topic
-# records, jobs/ what the commands do. cli/ is the command-line tool.
-LIB_DIRS := bytes format records jobs
+# records, kraft/ the KRaft metadata image and its replay, jobs/ what the
+# commands do, a room (folder) per job family. cli/ is the command-line tool.
+LIB_DIRS := bytes format records kraft jobs/*
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)

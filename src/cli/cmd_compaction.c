@@ -1,7 +1,7 @@
 /* cmd_compaction.c: `kfsck compaction`: why a compacted partition does not
  * shrink and what a cleaning would give back. The KRaft metadata among the
  * inputs (when there is one) gives the topics' cleaner configs; the job
- * (src/jobs/compaction.c) reads each compacted partition once and says
+ * (src/jobs/compaction/compaction.c) reads each compacted partition once and says
  * where the cleaner would start and stop, what holds it, and what a full
  * cleaning frees. This file only parses options and prints: per partition a
  * verdict line, then the figures. */

@@ -4,7 +4,7 @@
  * bytes: the higher leader epoch wins) and holes (offsets no copy holds
  * intact) on stdout and in OUTDIR/merge.json. The library does the work:
  * the output directory's policy (kfsck/outdir.h) and the merge
- * (kf_merge_into, src/jobs/merge.c); this file parses, calls and prints. */
+ * (kf_merge_into, src/jobs/rebuild/merge.c); this file parses, calls and prints. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* cmd_offsets.c: `kfsck offsets`: the committed consumer offsets, rebuilt
  * by replaying every __consumer_offsets partition under the PATHs the way
- * the group coordinator does (src/jobs/replay.c), over the union of all copies
+ * the group coordinator does (src/jobs/offsets/replay.c), over the union of all copies
  * given; as a table, JSON lines, CSV, or the CSV that
  * `kafka-consumer-groups.sh --reset-offsets --from-file` reads (with a group
  * column unless exactly one --group). --history prints the replay's change

@@ -3,7 +3,7 @@
  * stdout and in OUTDIR/repair.json. The library does the work: the output
  * directory's policy (kfsck/outdir.h: never in the input's directory, no
  * overwriting without --force, stale files) and the repair
- * (kf_repair_into, src/jobs/repair.c); this file parses, calls and prints. */
+ * (kf_repair_into, src/jobs/rebuild/repair.c); this file parses, calls and prints. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * bytes per time bucket of the record timestamps, and timestamp disorder
  * (how far timestamps run behind the highest one already seen in the
  * partition), computed by the library's stats job (kf_stats_run,
- * src/jobs/stats_run.c); this file parses, calls and prints. With
+ * src/jobs/stats/stats_run.c); this file parses, calls and prints. With
  * --sink-partition-duration, the storage-sink catch-up simulation instead
  * (its options are parsed here; stats_sink.c runs and prints it). */
 #include <ctype.h>

@@ -1,8 +1,8 @@
 /* cmd_txns.c: `kfsck txns`: open, hanging and aborted transactions. The
  * `__transaction_state` partitions among the inputs are replayed first (the
- * coordinator's view, src/jobs/txn_coord.c); then every other data partition
+ * coordinator's view, src/jobs/txns/txn_coord.c); then every other data partition
  * is read in offset order over the union of its copies and fed to the txns
- * job (src/jobs/txns.c), which lists the transactions with no marker yet,
+ * job (src/jobs/txns/txns.c), which lists the transactions with no marker yet,
  * the last stable offset, the COMMIT/ABORT counts and the .txnindex
  * problems. This file only parses options and prints. */
 #include <ctype.h>

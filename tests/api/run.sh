@@ -53,13 +53,14 @@ if [ -z "$extra" ] && [ -s "$tmp/exported" ]; then
 else
     echo "not declared in include/kfsck but exported: $extra"; bad "exports"
 fi
-# the layers (docs/architecture.md): bytes <- format <- records <- jobs;
+# the layers (docs/architecture.md): bytes <- format <- records <- kraft <- jobs;
 # no object of a layer calls a function defined in a layer above it. One
 # `nm -A` over every object (lines "path.o:value T name" for a function it
 # defines, "path.o: U name" for a symbol it uses) and one awk that reads
 # that twice: first the layer defining each function, then every use.
 objs=""
-for c in "$ROOT"/src/bytes/*.c "$ROOT"/src/format/*.c "$ROOT"/src/records/*.c "$ROOT"/src/jobs/*.c; do
+for c in "$ROOT"/src/bytes/*.c "$ROOT"/src/format/*.c "$ROOT"/src/records/*.c "$ROOT"/src/kraft/*.c \
+         "$ROOT"/src/jobs/*/*.c; do
     o=${c#"$ROOT"/src/}
     objs="$objs $BUILD/src/${o%.c}.o"
 done
@@ -67,7 +68,7 @@ if nm -A $objs >"$tmp/nm" 2>"$tmp/nm.err"; then
     upward=$(awk '
         function layer(obj) {
             sub(/:[^\/]*$/, "", obj); sub(/.*\/src\//, "", obj)
-            return obj ~ /^bytes\// ? 0 : obj ~ /^format\// ? 1 : obj ~ /^records\// ? 2 : 3
+            return obj ~ /^bytes\// ? 0 : obj ~ /^format\// ? 1 : obj ~ /^records\// ? 2 : obj ~ /^kraft\// ? 3 : 4
         }
         NR == FNR { if ($2 == "T") def[$3] = layer($1); next }
         $2 == "U" && ($3 in def) && def[$3] > layer($1) {
@@ -78,7 +79,7 @@ else
     cat "$tmp/nm.err"; upward=" (nm failed)"
 fi
 if [ -z "$upward" ]; then
-    ok "no layer calls a layer above it (bytes, format, records, jobs)"
+    ok "no layer calls a layer above it (bytes, format, records, kraft, jobs)"
 else
     echo "calls upward:$upward"; bad "layers"
 fi
@@ -91,20 +92,20 @@ for h in "$ROOT"/include/kfsck/*.h; do
     sed -e 's|/\*.*\*/||g' "$h" | grep -v '^[[:space:]]*static' | grep -o 'kf_[a-z0-9_]*[[:space:]]*(' |
         sed "s|[[:space:]]*(\$||; s|^|kfsck/${h##*/} |"
 done >"$tmp/declares"
-(cd "$ROOT" && grep -H -o '^#include "[a-z_]*/[a-z0-9_]*\.h"' include/kfsck/*.h src/bytes/* src/format/* \
-    src/records/* src/jobs/*) | sed 's|:#include "| |; s|"$||' >"$tmp/includes"
+(cd "$ROOT" && grep -H -o '^#include "[a-z_/]*/[a-z0-9_]*\.h"' include/kfsck/*.h src/bytes/* src/format/* \
+    src/records/* src/kraft/* src/jobs/*/*) | sed 's|:#include "| |; s|"$||' >"$tmp/includes"
 upward=$(awk '
     function layer(obj) {
         sub(/:[^\/]*$/, "", obj); sub(/.*\/src\//, "", obj)
-        return obj ~ /^bytes\// ? 0 : obj ~ /^format\// ? 1 : obj ~ /^records\// ? 2 : 3
+        return obj ~ /^bytes\// ? 0 : obj ~ /^format\// ? 1 : obj ~ /^records\// ? 2 : obj ~ /^kraft\// ? 3 : 4
     }
     function of(path) {
         if (path ~ /^(include\/)?kfsck\//) {
             sub(/^include\//, "", path)
-            return path == "kfsck/kfsck.h" ? 3 : hl[path] + 0
+            return path == "kfsck/kfsck.h" ? 4 : hl[path] + 0
         }
         sub(/^src\//, "", path)
-        return path ~ /^bytes\// ? 0 : path ~ /^format\// ? 1 : path ~ /^records\// ? 2 : path ~ /^jobs\// ? 3 : 4
+        return path ~ /^bytes\// ? 0 : path ~ /^format\// ? 1 : path ~ /^records\// ? 2 : path ~ /^kraft\// ? 3 : path ~ /^jobs\// ? 4 : 5
     }
     FILENAME == ARGV[1] { if ($2 == "T") def[$3] = layer($1); next }
     FILENAME == ARGV[2] { if (($2 in def) && def[$2] > hl[$1]) hl[$1] = def[$2]; next }
@@ -114,6 +115,25 @@ if [ -z "$upward" ] && [ -s "$tmp/includes" ]; then
     ok "no header or source file includes a header of a layer above its own"
 else
     echo "includes upward:$upward"; bad "layers of the headers"
+fi
+# The rooms (docs/architecture.md): each layer's folder, and under jobs/ a
+# folder per job family, are rooms; no two rooms depend on each other in a
+# circle, by call or by #include. The edges of the room graph go to tsort,
+# which names a loop if there is one.
+room() { p=${1#src/}; case $p in jobs/*/*) p=${p#jobs/}; echo "jobs/${p%%/*}" ;; */*) echo "${p%%/*}" ;; esac; }
+{
+    awk '$2 == "T" { o = $1; sub(/:[^\/]*$/, "", o); sub(/.*\/src\//, "src/", o); def[$3] = o; next }
+         $2 == "U" && ($3 in def) { o = $1; sub(/:[^\/]*$/, "", o); sub(/.*\/src\//, "src/", o); print o, def[$3] }' \
+        "$tmp/nm" "$tmp/nm"
+    grep '^src/' "$tmp/includes" | awk '$2 !~ /^kfsck\// { print $1, "src/" $2 }'
+} | while read -r a b; do
+    ra=$(room "$a") rb=$(room "$b")
+    [ "$ra" = "$rb" ] || echo "$ra $rb"
+done | sort -u >"$tmp/rooms"
+if [ -s "$tmp/rooms" ] && tsort "$tmp/rooms" >/dev/null 2>"$tmp/tsort.err"; then
+    ok "no circle across rooms ($(tr ' ' '\n' <"$tmp/rooms" | sort -u | wc -l) rooms, $(wc -l <"$tmp/rooms") edges)"
+else
+    cat "$tmp/tsort.err"; bad "rooms"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """End-to-end tests of the job drivers the library runs for the commands
-(src/jobs/offsets_topic.c, part_feed.c and the others): what a command's
+(src/jobs/offsets/offsets_topic.c, part_feed.c and the others): what a command's
 options give the driver reaches every reader it opens.
 
 `--max-batch-bytes` caps the batches a partition reader reads whole: with

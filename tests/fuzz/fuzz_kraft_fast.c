@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobs/md_image.h"
+#include "kraft/md_image.h"
 #include "kfsck/kfsck.h"
 #include "kraft_flat_eq.h"
 #include "records/kraft_fast.h"

@@ -1,5 +1,5 @@
 /* fuzz_scan_lines.c: fuzz target for the reader of `kfsck scan --json`
- * files that `kfsck replicas` takes (src/jobs/replicas_scanfile.c): the
+ * files that `kfsck replicas` takes (src/jobs/replicas/replicas_scanfile.c): the
  * input is the file (held in a memfd and opened by its /proc path, so the
  * reader's own open, pread line reader, line cap and Jansson parsing all
  * run): the first-line sniff, the first read (runs, bad lines, cluster
@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "jobs/replicas_internal.h"
+#include "jobs/replicas/replicas_internal.h"
 #include "kfsck/kfsck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

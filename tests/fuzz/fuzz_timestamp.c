@@ -1,7 +1,7 @@
 /* fuzz_timestamp.c: fuzz target for the times and durations a user types:
  * kf_timestamp_parse (src/bytes/timestamp.c: epoch ms or ISO 8601, the
  * --as-of / --from-time / --now options) and kf_parse_duration_ms
- * (src/jobs/stats.c: 500ms, 10s, 1h, ...). The input, up to its first NUL,
+ * (src/jobs/stats/stats.c: 500ms, 10s, 1h, ...). The input, up to its first NUL,
  * is the string. An accepted time is checked against glibc's timegm: the
  * date and time fields, read back at their fixed places in the string, the
  * fraction cut to milliseconds and the zone taken off, must give the same

@@ -1,7 +1,7 @@
 /* fuzz_txns.c: fuzz target for `kfsck txns`' library jobs: the txns job
- * (src/jobs/txns.c: open transactions, markers, the .txnindex walk, the
+ * (src/jobs/txns/txns.c: open transactions, markers, the .txnindex walk, the
  * producer snapshot at the log start, over the open-transactions-only
- * producer state) and the coordinator view (src/jobs/txn_coord.c). The input
+ * producer state) and the coordinator view (src/jobs/txns/txn_coord.c). The input
  * is split into the files of one partition:
  *
  *   byte 0       flags: bit 0 = the segment's base offset is 100 and a

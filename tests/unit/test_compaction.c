@@ -5,7 +5,7 @@
  * (compaction_keys.c) through its growth, against a plain count. */
 #include "testutil.h"
 
-#include "jobs/compaction_keys.h"
+#include "jobs/compaction/compaction_keys.h"
 #include "kfsck/compaction.h"
 
 /* Four segments of 100 offsets, 1000 bytes each; the last is active. */

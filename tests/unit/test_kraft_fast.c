@@ -18,7 +18,7 @@
 
 #include "../fuzz/kraft_flat_eq.h"
 #include "bytebuf.h"
-#include "jobs/md_image.h"
+#include "kraft/md_image.h"
 #include "records/kraft_fast.h"
 
 typedef struct named_hex {

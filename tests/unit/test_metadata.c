@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "bytebuf.h"
-#include "jobs/md_image.h"
+#include "kraft/md_image.h"
 
 static const uint8_t T1[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 static const uint8_t T2[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};

@@ -1,10 +1,10 @@
-/* test_offsets_sort.c: the committed table's order (src/jobs/offsets_sort.c,
+/* test_offsets_sort.c: the committed table's order (src/jobs/offsets/offsets_sort.c,
  * ranks of the names and a radix sort) is the order of strcmp on group, then
  * topic, then partition and source partition as signed numbers, on rows
  * whose names share prefixes, hold bytes above 0x7f (strcmp compares them
  * unsigned) or are empty, and whose numbers are negative, zero or large. */
 #include "testutil.h"
-#include "jobs/offsets_sort.h"
+#include "jobs/offsets/offsets_sort.h"
 
 static int cmp_reference(const void *a, const void *b)
 {

@@ -1,10 +1,10 @@
 /* test_offsets_table.c: the replay's table of committed offsets
- * (src/jobs/offsets_table.c) against a plain array of what it should hold,
+ * (src/jobs/offsets/offsets_table.c) against a plain array of what it should hold,
  * through puts, replacements and deletions of many slots (the table grows
  * and deletions shift probe runs back), slots that differ only in their
  * source partition, and the strings of a row. */
 #include "testutil.h"
-#include "jobs/offsets_table.h"
+#include "jobs/offsets/offsets_table.h"
 
 /* An offset key: group "g<i % 37>", topic "t", partition i. */
 static uint32_t key_of(uint8_t *out, uint32_t i)

@@ -1,4 +1,4 @@
-/* test_outdir.c: unit tests for src/jobs/outdir.c, the output-directory
+/* test_outdir.c: unit tests for src/jobs/rebuild/outdir.c, the output-directory
  * policy of repair and merge: where the copy goes, OUTDIR refused in or
  * around an input, no writing over an earlier run's output without force,
  * OUTDIR created, and the stale files a forced run removes (by name, Kafka
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jobs/outdir_internal.h"
+#include "jobs/rebuild/outdir_internal.h"
 #include "kfsck/outdir.h"
 #include "kfsck/repair.h"
 #include "testutil.h"

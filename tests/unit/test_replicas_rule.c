@@ -1,5 +1,5 @@
 /* test_replicas_rule.c: the leader-epoch reconciliation of replicas.h
- * (src/jobs/replicas_rule.c) on histories worked out by hand from Kafka's
+ * (src/jobs/replicas/replicas_rule.c) on histories worked out by hand from Kafka's
  * LeaderEpochFileCache, Partition.makeLeader and AbstractFetcherThread
  * (docs/formats.md §18); tests/e2e/test_replicas.py compares whole runs
  * with tools/model/replicas_model.py. */

@@ -1,4 +1,4 @@
-/* test_sink.c: the storage-sink catch-up simulation (src/jobs/sink.c,
+/* test_sink.c: the storage-sink catch-up simulation (src/jobs/sink/sink.c,
  * sink_read.c, sink_topic.c). Expected figures are worked out by hand from
  * cli.md's rules in the comments next to them; the partition reader tests
  * use facts of tools/gen/gen_sink.py's fixtures (record counts, the one

@@ -1,6 +1,6 @@
 /* test_stats.c: the time histogram, disorder tracker, record sizing and
- * duration parsing behind `kfsck stats` (src/jobs/stats.c). */
-#include "jobs/stats_internal.h"
+ * duration parsing behind `kfsck stats` (src/jobs/stats/stats.c). */
+#include "jobs/stats/stats_internal.h"
 #include "testutil.h"
 
 #include "kfsck/stats.h"

@@ -1,5 +1,5 @@
-/* test_txns.c: unit tests for src/jobs/txns.c (one partition's open,
- * hanging and aborted transactions), src/jobs/txn_coord.c (the coordinator's
+/* test_txns.c: unit tests for src/jobs/txns/txns.c (one partition's open,
+ * hanging and aborted transactions), src/jobs/txns/txn_coord.c (the coordinator's
  * view from __transaction_state) and the open-transactions-only mode of
  * src/format/producer_state.c. Batches are built by hand here; the expected
  * values follow from the rules in cli.md `txns` and Kafka's producer state:

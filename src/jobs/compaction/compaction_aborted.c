@@ -1,0 +1,104 @@
+/* compaction_aborted.c: which batches the log cleaner drops as aborted
+ * (compaction_aborted.h). The rule is Kafka's CleanedTransactionMetadata
+ * (core/src/main/scala/kafka/log/LogCleaner.scala): the aborted
+ * transactions listed in the .txnindex files, by first offset, begin as
+ * the batches reach them; a transactional batch of a producer inside one is
+ * aborted; that producer's ABORT marker ends it. */
+#include "jobs/compaction/compaction_aborted.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfsck/file.h"
+#include "kfsck/index.h"
+#include "kfsck/names.h"
+
+static int add_entries(cp_aborts *a, const uint8_t *data, uint64_t size)
+{
+    uint64_t k = kf_txn_index_count(size);
+    if (!k)
+        return KF_OK;
+    if (k > (SIZE_MAX / sizeof(cp_abort)) - a->n)
+        return KF_ERR_NOMEM;
+    cp_abort *v = realloc(a->v, (a->n + k) * sizeof *v);
+    if (!v)
+        return KF_ERR_NOMEM;
+    a->v = v;
+    for (uint64_t i = 0; i < k; i++) {
+        kf_txn_entry e;
+        kf_txn_index_get(data, i, &e);
+        a->v[a->n++] = (cp_abort){e.producer_id, e.first_offset, e.last_offset};
+    }
+    return KF_OK;
+}
+
+static int by_first_offset(const void *x, const void *y)
+{
+    const cp_abort *a = x, *b = y;
+    return a->first_offset < b->first_offset ? -1 : a->first_offset > b->first_offset;
+}
+
+int cp_aborts_read(cp_aborts *a, const kf_partition_copy *c)
+{
+    memset(a, 0, sizeof *a);
+    for (size_t s = 0; c && s < c->nseg; s++) {
+        char *path = kf_sibling_path(c->segments[s], ".txnindex");
+        if (!path)
+            continue; /* not named like a segment: no index beside it */
+        uint8_t *data = NULL;
+        uint64_t size = 0;
+        int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &data, &size);
+        free(path);
+        if (rc == KF_ERR_NOMEM)
+            return rc;
+        rc = rc == KF_OK ? add_entries(a, data, size) : KF_OK;
+        free(data);
+        if (rc != KF_OK)
+            return rc;
+    }
+    if (a->n > 1)
+        qsort(a->v, a->n, sizeof *a->v, by_first_offset);
+    if (a->n && !(a->ongoing = malloc(a->n * sizeof *a->ongoing)))
+        return KF_ERR_NOMEM;
+    return KF_OK;
+}
+
+static size_t find_ongoing(const cp_aborts *a, int64_t pid)
+{
+    size_t i = 0;
+    while (i < a->nongoing && a->ongoing[i] != pid)
+        i++;
+    return i;
+}
+
+/* Every aborted transaction that has begun by offset joins the ongoing ones
+ * (room for all of them was made when they were read). */
+static void begin_up_to(cp_aborts *a, int64_t offset)
+{
+    for (; a->next < a->n && a->v[a->next].first_offset <= offset; a->next++) {
+        int64_t pid = a->v[a->next].producer_id;
+        if (find_ongoing(a, pid) == a->nongoing)
+            a->ongoing[a->nongoing++] = pid;
+    }
+}
+
+bool cp_aborts_data(cp_aborts *a, const kf_batch *b)
+{
+    begin_up_to(a, b->last_offset);
+    return b->transactional && find_ongoing(a, b->producer_id) < a->nongoing;
+}
+
+void cp_aborts_marker(cp_aborts *a, const kf_batch *b, bool abort)
+{
+    begin_up_to(a, b->last_offset);
+    size_t i = find_ongoing(a, b->producer_id);
+    if (abort && i < a->nongoing)
+        a->ongoing[i] = a->ongoing[--a->nongoing];
+}
+
+void cp_aborts_free(cp_aborts *a)
+{
+    free(a->v);
+    free(a->ongoing);
+    memset(a, 0, sizeof *a);
+}

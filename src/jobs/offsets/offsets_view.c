@@ -1,0 +1,318 @@
+/* offsets_view.c: the consumer's view of each committed offset
+ * (include/kfsck/offsets_view.h): the committed partition's bounds among
+ * the inputs (log end: the end of the last intact batch over its copies;
+ * log start: as the broker loads it, the larger of the data dir's
+ * log-start-offset-checkpoint entry and the first segment's base offset,
+ * the lowest over the copies), the out-of-range judgement of
+ * docs/formats.md §11.8, staleness (§11.9) from the replay's lost ranges, and the
+ * expiry of offset_expiry.c. Each partition's bounds, each data dir's
+ * checkpoint and each group's condition are worked out once and kept in a
+ * hash table. */
+#include "kfsck/offsets_view.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bytes/htab.h"
+#include "bytes/error.h"
+#include "bytes/opts.h"
+#include "jobs/offsets/offset_expiry.h"
+#include "kfsck/checkpoint.h"
+
+/* A partition's bounds, once known. */
+typedef struct bounds {
+    bool known;
+    int64_t log_start, log_end;
+} bounds;
+
+/* A data dir's log-start-offset-checkpoint entries: (topic, partition)
+ * key -> offset. */
+typedef struct datadir_ckpt {
+    htab entries;               /* partition_key -> (int64_t *) */
+} datadir_ckpt;
+
+/* A group's expiration condition, once known. */
+typedef struct group_expiry {
+    offset_expiry e;
+} group_expiry;
+
+struct kf_offsets_view {
+    kf_offsets_view_opts o;
+    const kf_inputs *in;
+    const kf_replay *r;
+    int64_t now;
+    htab bounds;   /* partition_key -> bounds* */
+    htab ckpts;    /* data dir path -> datadir_ckpt* */
+    htab groups;   /* group id -> group_expiry* */
+    bool nomem;
+};
+
+/* The key of a (topic, partition): the topic's bytes, a NUL, the number. */
+static uint32_t partition_key(uint8_t *out, size_t cap, const char *topic, int32_t partition)
+{
+    size_t n = strlen(topic);
+    if (n + 1 + sizeof partition > cap)
+        return 0;
+    memcpy(out, topic, n + 1);
+    memcpy(out + n + 1, &partition, sizeof partition);
+    return (uint32_t)(n + 1 + sizeof partition);
+}
+
+#define PARTITION_KEY_MAX 512 /* a topic name is at most 249 bytes */
+
+/* The value of key in h, a zeroed block of size bytes made when the key
+ * is new (*created then true); NULL when out of memory (v->nomem set). */
+static void *cached(kf_offsets_view *v, htab *h, const void *key, uint32_t klen, size_t size, bool *created)
+{
+    void **slot = htab_put(h, key, klen, created);
+    if (!slot || (*created && !(*slot = calloc(1, size)))) {
+        if (slot)
+            htab_del(h, key, klen);
+        v->nomem = true;
+        return NULL;
+    }
+    return *slot;
+}
+
+const char *kf_out_of_range_name(kf_out_of_range r)
+{
+    return r == KF_BELOW_LOG_START ? "below_log_start" : r == KF_ABOVE_LOG_END ? "above_log_end" : NULL;
+}
+
+void kf_offsets_view_opts_init(kf_offsets_view_opts *o) { *o = (kf_offsets_view_opts)KF_OFFSETS_VIEW_OPTIONS_INIT; }
+
+int kf_offsets_view_new(kf_offsets_view **out, const kf_inputs *in, const kf_replay *r,
+                        const kf_offsets_view_opts *o)
+{
+    *out = NULL;
+    kf_offsets_view_opts own;
+    int rc = kf_opts_take(&own, o, sizeof own, KF_OFFSETS_VIEW_OPTIONS_VERSION, &own.max_batch_bytes);
+    if (rc != KF_OK)
+        return rc;
+    kf_offsets_view *v = calloc(1, sizeof *v);
+    if (!v)
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    v->o = own;
+    if (!v->o.retention_ms)
+        v->o.retention_ms = (int64_t)KF_OFFSETS_RETENTION_MINUTES_DEFAULT * 60000;
+    v->in = in;
+    v->r = r;
+    v->now = own.now;
+    if (!own.has_now)
+        kf_replay_newest_time(r, &v->now);
+    *out = v;
+    return KF_OK;
+}
+
+/* Frees every value of h (each freed by free_val), then h. */
+static void free_table(htab *h, void (*free_val)(void *))
+{
+    for (size_t i = 0; i < h->cap; i++)
+        if (h->e[i].key)
+            free_val(h->e[i].val);
+    htab_free(h);
+}
+
+static void free_ckpt(void *p)
+{
+    datadir_ckpt *c = p;
+    if (c)
+        free_table(&c->entries, free);
+    free(c);
+}
+
+static void free_group(void *p)
+{
+    group_expiry *g = p;
+    if (g)
+        offset_expiry_free(&g->e);
+    free(g);
+}
+
+void kf_offsets_view_free(kf_offsets_view *v)
+{
+    if (!v)
+        return;
+    free_table(&v->bounds, free);
+    free_table(&v->ckpts, free_ckpt);
+    free_table(&v->groups, free_group);
+    free(v);
+}
+
+int64_t kf_offsets_view_now(const kf_offsets_view *v) { return v->now; }
+
+/* ---- the log start ---------------------------------------------------------- */
+
+static void on_ckpt_entry(void *ctx, const kf_checkpoint_entry *e)
+{
+    void **c = ctx;
+    datadir_ckpt *ck = c[0];
+    kf_offsets_view *v = c[1];
+    uint8_t key[PARTITION_KEY_MAX];
+    uint32_t kl = partition_key(key, sizeof key, e->topic, e->partition);
+    void **slot = kl ? htab_put(&ck->entries, key, kl, NULL) : NULL;
+    if (!kl)
+        return;
+    if (!slot || (!*slot && !(*slot = malloc(sizeof(int64_t))))) {
+        v->nomem = true;
+        return;
+    }
+    *(int64_t *)*slot = e->offset; /* the last line of a key wins, as the broker reads it into a map */
+}
+
+/* The data dir's checkpoint, read once (a missing or bad file: no entries;
+ * scan reports what is wrong in it). NULL when out of memory. */
+static const datadir_ckpt *checkpoint_of(kf_offsets_view *v, const char *dir)
+{
+    bool created;
+    datadir_ckpt *c = cached(v, &v->ckpts, dir, (uint32_t)strlen(dir), sizeof *c, &created);
+    if (!c || !created)
+        return c;
+    char *path = malloc(strlen(dir) + sizeof "/log-start-offset-checkpoint");
+    if (!path) {
+        v->nomem = true;
+        return c;
+    }
+    strcpy(path, dir);
+    strcat(path, "/log-start-offset-checkpoint");
+    void *ctx[2] = {c, v};
+    int32_t version;
+    kf_checkpoint_read(path, KF_CHECKPOINT_OFFSETS, &version, on_ckpt_entry, ctx, NULL, NULL);
+    free(path);
+    return c;
+}
+
+/* The data dir holding a copy that is a partition directory, malloc'd
+ * (NULL: the copy is a lone file, or out of memory). */
+static char *datadir_of(kf_offsets_view *v, const kf_partition_copy *cp)
+{
+    struct stat st;
+    if (stat(cp->label, &st) != 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    char *dir = strdup(cp->label);
+    if (!dir) {
+        v->nomem = true;
+        return NULL;
+    }
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        dir[--len] = 0;
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        strcpy(dir, ".");
+    return dir;
+}
+
+/* A copy's log start: its first segment's base offset, raised to its data
+ * dir's checkpoint entry (a copy that is a partition directory). */
+static bool copy_log_start(kf_offsets_view *v, const uint8_t *key, uint32_t klen, const kf_partition_copy *cp, int64_t *out)
+{
+    bool has = cp->nseg && cp->bases[0] >= 0;
+    int64_t start = has ? cp->bases[0] : 0;
+    char *dir = datadir_of(v, cp);
+    const datadir_ckpt *c = dir ? checkpoint_of(v, dir) : NULL;
+    free(dir);
+    const int64_t *ck = c ? htab_get(&c->entries, key, klen) : NULL;
+    if (ck && (!has || *ck > start))
+        start = *ck;
+    *out = start;
+    return has || ck;
+}
+
+bool kf_offsets_view_bounds(kf_offsets_view *v, const char *topic, int32_t partition, int64_t *log_start,
+                            int64_t *log_end)
+{
+    *log_start = *log_end = 0;
+    uint8_t key[PARTITION_KEY_MAX];
+    uint32_t kl = partition_key(key, sizeof key, topic, partition);
+    bool created;
+    bounds *b = kl ? cached(v, &v->bounds, key, kl, sizeof *b, &created) : NULL;
+    if (!b)
+        return false;
+    const kf_partition *p = created ? kf_inputs_find(v->in, topic, partition) : NULL;
+    if (p && kf_partition_log_end(p, v->o.max_batch_bytes, &b->log_end)) {
+        for (size_t i = 0; i < p->ncopies; i++) {
+            int64_t s;
+            if (copy_log_start(v, key, kl, &p->copies[i], &s) && (!b->known || s < b->log_start)) {
+                b->log_start = s;
+                b->known = true;
+            }
+        }
+    }
+    *log_start = b->log_start;
+    *log_end = b->log_end;
+    return b->known;
+}
+
+/* ---- expiry ------------------------------------------------------------------- */
+
+static const kf_group *find_group(const kf_groups *gs, const char *id)
+{
+    const kf_group *list;
+    size_t lo = 0, hi = kf_groups_list(gs, &list);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(list[mid].id, id);
+        if (!c)
+            return &list[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static const offset_expiry *expiry_of(kf_offsets_view *v, const char *group)
+{
+    bool created;
+    group_expiry *g = cached(v, &v->groups, group, (uint32_t)strlen(group), sizeof *g, &created);
+    if (!g)
+        return NULL;
+    if (created && !offset_expiry_of(find_group(v->o.groups, group), &g->e)) {
+        v->nomem = true;
+        return NULL;
+    }
+    return &g->e;
+}
+
+/* ---- one row --------------------------------------------------------------------- */
+
+int kf_offsets_view_row(kf_offsets_view *v, const kf_offset_value *row, kf_offset_view *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t start, end;
+    if (kf_offsets_view_bounds(v, row->topic, row->partition, &start, &end)) {
+        out->has_bounds = true;
+        out->log_start_offset = start;
+        out->log_end_offset = end;
+        if (row->offset >= 0 && row->offset < start) {
+            out->out_of_range = KF_BELOW_LOG_START;
+            out->skipped_if_earliest = start - row->offset;
+            out->skipped_if_latest = end - row->offset;
+        } else if (row->offset > end) {
+            out->out_of_range = KF_ABOVE_LOG_END;
+            out->reread_if_earliest = end - start;
+        }
+        if (row->offset >= 0 && row->offset >= start) {
+            out->has_lag = true;
+            out->lag = end - row->offset;
+        }
+    }
+    out->may_be_stale = kf_replay_row_may_be_stale(v->r, row);
+    if (v->o.groups) {
+        const offset_expiry *e = expiry_of(v, row->group);
+        if (e && offset_expiry_at(e, row->topic, row->commit_timestamp, row->expire_timestamp, v->o.retention_ms,
+                                  &out->expires_at)) {
+            out->has_expires_at = true;
+            out->expired = out->expires_at <= v->now;
+        }
+    }
+    return v->nomem ? KF_ERR_NOMEM : KF_OK;
+}

@@ -1,0 +1,645 @@
+/* Room jobs/predict/: what a broker starting on these log dirs does.
+ *   predict.c            the driver (this file)
+ *   predict_dirs.c       the log dirs' listing and the checks across them
+ *   predict_files.c      one partition's files: leftovers, indexes, snapshots
+ *   predict_recovery.c   where recovery ends and what it cuts
+ *   predict_retention.c  what retention deletes at start-up
+ *   predict_config.c     the broker's settings from server.properties
+ *   predict_estimate.c   the recovery time estimate
+ *
+ * predict.c: the driver of the predict job (include/kfsck/predict.h,
+ * docs/formats.md §20): LogManager.loadLogs over the log dirs. The log dirs'
+ * entries come from the walk of paths.h; before any partition is loaded
+ * the checks that stop the broker are made across all of them (a directory
+ * name that is not a topic-partition, meta.properties that disagree, two
+ * directories of one topic-partition) and, when the KRaft metadata log is
+ * among them, which partitions it no longer places here (stray). Then each
+ * log dir: the clean-shutdown marker, the recovery-point and log-start
+ * checkpoints (unreadable: empty, as the broker resets them), and its
+ * partitions worked out by a pool of threads (predict_files.c,
+ * predict_recovery.c, predict_retention.c), handed back in (topic,
+ * partition) order once the log dir's verdict is known. The log dirs'
+ * listing and the checks across them are predict_dirs.c's. */
+#include "predict_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bytes/error.h"
+#include "bytes/opts.h"
+#include "kfsck/checkpoint.h"
+#include "kfsck/clean_shutdown.h"
+#include "kfsck/dirs.h"
+#include "kfsck/file.h"
+#include "kfsck/metadata.h"
+#include "kfsck/paths.h"
+
+void kf_predict_opts_init(kf_predict_opts *o)
+{
+    *o = (kf_predict_opts)KF_PREDICT_OPTIONS_INIT;
+}
+
+const char *kf_predict_action_name(kf_predict_action_kind k)
+{
+    static const char *const names[] = {"delete_file",    "replace_with_swap", "rebuild_index",
+                                        "recover_segment", "truncate_segment", "delete_segment",
+                                        "delete_partition", "stray_partition", "fatal"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+const char *kf_predict_state_name(kf_predict_state s)
+{
+    static const char *const names[] = {"online", "future", "deleting", "stray", "offline"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+const char *kf_producer_load_name(kf_producer_load p)
+{
+    static const char *const names[] = {"snapshot", "rebuild_from_snapshot", "rebuild_from_start", "empty"};
+    return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "?";
+}
+
+const char *kf_retention_reason_name(kf_retention_reason r)
+{
+    static const char *const names[] = {"log_start_offset", "retention_bytes", "retention_ms"};
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
+}
+
+/* ---- a partition's kept strings and actions ------------------------------------------ */
+
+static char *keep(pp_part *p, char *s)
+{
+    if (!s) {
+        p->rc = KF_ERR_NOMEM;
+        return NULL;
+    }
+    if (p->nowned == p->capowned) {
+        size_t cap = p->capowned ? p->capowned * 2 : 8;
+        char **no = realloc(p->owned, cap * sizeof *no);
+        if (!no) {
+            free(s);
+            p->rc = KF_ERR_NOMEM;
+            return NULL;
+        }
+        p->owned = no;
+        p->capowned = cap;
+    }
+    return p->owned[p->nowned++] = s;
+}
+
+char *pp_vformat(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+char *pp_strf(pp_part *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = pp_vformat(fmt, ap);
+    va_end(ap);
+    return keep(p, s);
+}
+
+kf_predict_action *pp_act(pp_part *p, kf_predict_action_kind k, const char *file, const char *reason,
+                          uint64_t bytes)
+{
+    if (p->rc != KF_OK || !file || !reason)
+        return NULL;
+    if (p->nacts == p->capacts) {
+        size_t cap = p->capacts ? p->capacts * 2 : 8;
+        kf_predict_action *na = realloc(p->acts, cap * sizeof *na);
+        if (!na) {
+            p->rc = KF_ERR_NOMEM;
+            return NULL;
+        }
+        p->acts = na;
+        p->capacts = cap;
+    }
+    kf_predict_action *a = &p->acts[p->nacts++];
+    *a = (kf_predict_action){p->datadir, p->topic, p->partition, p->dir, k, file, reason, bytes, 0, 0, 0};
+    return a;
+}
+
+void pp_io_error(pp_part *p, const char *path, int err_no)
+{
+    if (!p->io_error)
+        p->io_what = pp_strf(p, "%s: %s", path, err_no ? strerror(err_no) : "cannot be read");
+    p->io_error = true;
+}
+
+static void part_free(pp_part *p)
+{
+    for (size_t i = 0; i < p->nfiles; i++)
+        free(p->files[i].name);
+    free(p->files);
+    free(p->segs);
+    free(p->snaps);
+    free(p->acts);
+    free(p->rets);
+    for (size_t i = 0; i < p->nowned; i++)
+        free(p->owned[i]);
+    free(p->owned);
+    free(p->name);
+    free(p->topic);
+    free(p->dir);
+}
+
+/* Drop what only the working out needed (the file list, the segments). */
+static void part_trim(pp_part *p)
+{
+    for (size_t i = 0; i < p->nfiles; i++)
+        free(p->files[i].name);
+    free(p->files);
+    p->files = NULL;
+    p->nfiles = 0;
+    free(p->segs);
+    p->segs = NULL;
+    p->nsegs = p->capsegs = 0;
+    free(p->snaps);
+    p->snaps = NULL;
+    p->nsnaps = p->capsnaps = 0;
+}
+
+/* ---- the checkpoints -------------------------------------------------------------- */
+
+enum { CK_RECOVERY, CK_LOG_START, CK_HW, CK_N };
+static const char *const CK_NAMES[CK_N] = {"recovery-point-offset-checkpoint", "log-start-offset-checkpoint",
+                                           "replication-offset-checkpoint"};
+
+typedef struct ck_join {
+    pp_dir *d;
+    int k;
+} ck_join;
+
+static void set_ck(pp_part *p, int k, int64_t v)
+{
+    if (k == CK_RECOVERY)
+        p->recovery_point = v;
+    else if (k == CK_LOG_START)
+        p->log_start_ckpt = v;
+    else {
+        p->has_hw = true;
+        p->hw = v;
+    }
+}
+
+/* An entry to every partition dir of its topic-partition (plain, -future, -delete). */
+static void ck_entry(void *ctx, const kf_checkpoint_entry *e)
+{
+    ck_join *j = ctx;
+    pp_dir *d = j->d;
+    if (!e->topic)
+        return;
+    size_t lo = 0, hi = d->nparts;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        pp_part *p = &d->parts[mid];
+        int c = strcmp(p->topic, e->topic);
+        if (!c)
+            c = p->partition < e->partition ? -1 : p->partition > e->partition;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < d->nparts && !strcmp(d->parts[i].topic, e->topic) && d->parts[i].partition == e->partition;
+         i++)
+        set_ck(&d->parts[i], j->k, e->offset);
+}
+
+static int read_checkpoints(pp_dir *d)
+{
+    for (int k = 0; k < CK_N; k++) {
+        char *path = kf_path_join(d->path, CK_NAMES[k]);
+        if (!path)
+            return KF_ERR_NOMEM;
+        struct stat st;
+        int rc = KF_OK;
+        if (stat(path, &st) == 0) {
+            ck_join j = {d, k};
+            int32_t version;
+            rc = kf_checkpoint_read(path, KF_CHECKPOINT_OFFSETS, &version, ck_entry, &j, NULL, NULL);
+            if (rc != KF_OK && rc != KF_ERR_NOMEM) {
+                /* the broker reads the whole file or none of it: reset */
+                for (size_t i = 0; i < d->nparts; i++) {
+                    if (k == CK_HW)
+                        d->parts[i].has_hw = false;
+                    else
+                        set_ck(&d->parts[i], k, 0);
+                }
+                rc = KF_OK;
+            }
+        }
+        free(path);
+        if (rc != KF_OK)
+            return rc;
+    }
+    return KF_OK;
+}
+
+/* ---- settings ---------------------------------------------------------------------- */
+
+static bool policy_has(const char *policy, const char *what)
+{
+    size_t n = strlen(what);
+    for (const char *s = policy; s && *s;) {
+        while (*s == ' ' || *s == ',')
+            s++;
+        const char *e = s;
+        while (*e && *e != ',')
+            e++;
+        const char *t = e;
+        while (t > s && t[-1] == ' ')
+            t--;
+        if ((size_t)(t - s) == n && !memcmp(s, what, n))
+            return true;
+        s = e;
+    }
+    return false;
+}
+
+static bool parse_long(const char *s, int64_t *v)
+{
+    size_t n = strlen(s);
+    while (n && s[n - 1] == ' ')
+        n--;
+    while (n && *s == ' ') {
+        s++;
+        n--;
+    }
+    return pp_java_long(s, n, v);
+}
+
+/* The retention settings set dynamically (kafka-configs.sh --entity-type
+ * brokers) in the KRaft image, over server.properties. A level (this
+ * broker's configs, else the cluster-wide default, resource name "") that
+ * sets any of log.retention.ms, .minutes, .hours replaces the whole group,
+ * as DynamicBrokerConfig.overrideProps drops a key's synonyms; within it
+ * ms, else minutes, else hours. log.retention.bytes and log.cleanup.policy
+ * likewise, each alone. True when one is set. */
+static bool dynamic_broker_settings(pp_run *r, pp_part *p)
+{
+    static const char *const time_keys[] = {"log.retention.ms", "log.retention.minutes", "log.retention.hours"};
+    static const int64_t time_unit[] = {1, 60000, 3600000};
+    char id[16];
+    snprintf(id, sizeof id, "%" PRId32, r->broker_id);
+    const char *levels[2] = {r->has_broker_id ? id : NULL, ""};
+    bool any = false, have_time = false, have_bytes = false, have_policy = false;
+    int64_t v;
+    for (int l = 0; l < 2; l++) {
+        if (!levels[l])
+            continue;
+        for (int k = 0; k < 3 && !have_time; k++) {
+            const char *t = kf_metadata_config(r->meta, KF_CONFIG_BROKER, levels[l], time_keys[k]);
+            if (t && parse_long(t, &v)) {
+                p->retention_ms = v < 0 ? -1 : v * time_unit[k];
+                have_time = true;
+            }
+        }
+        const char *bytes = kf_metadata_config(r->meta, KF_CONFIG_BROKER, levels[l], "log.retention.bytes");
+        if (!have_bytes && bytes && parse_long(bytes, &v)) {
+            p->retention_bytes = v;
+            have_bytes = true;
+        }
+        const char *policy = kf_metadata_config(r->meta, KF_CONFIG_BROKER, levels[l], "log.cleanup.policy");
+        if (!have_policy && policy) {
+            p->cleanup_policy = policy;
+            have_policy = true;
+        }
+    }
+    any = have_time || have_bytes || have_policy;
+    return any;
+}
+
+/* Topic config from the KRaft image, else a dynamic broker config there,
+ * else --config, else Kafka's default. */
+static void settings(pp_run *r, pp_part *p)
+{
+    const kf_predict_config *c = r->cfg;
+    const char *src = "default";
+    p->retention_ms = 7 * 24 * 3600 * 1000LL;
+    p->retention_bytes = -1;
+    p->cleanup_policy = "delete";
+    if (c && (c->has_retention_ms || c->has_retention_bytes || c->cleanup_policy))
+        src = "--config";
+    if (c && c->has_retention_ms)
+        p->retention_ms = c->retention_ms;
+    if (c && c->has_retention_bytes)
+        p->retention_bytes = c->retention_bytes;
+    if (c && c->cleanup_policy)
+        p->cleanup_policy = c->cleanup_policy;
+    if (r->meta && dynamic_broker_settings(r, p))
+        src = "broker config";
+    if (r->meta) {
+        int64_t v;
+        const char *ms = kf_metadata_config(r->meta, KF_CONFIG_TOPIC, p->topic, "retention.ms");
+        const char *bytes = kf_metadata_config(r->meta, KF_CONFIG_TOPIC, p->topic, "retention.bytes");
+        const char *policy = kf_metadata_config(r->meta, KF_CONFIG_TOPIC, p->topic, "cleanup.policy");
+        if (ms && parse_long(ms, &v)) {
+            p->retention_ms = v < 0 ? -1 : v;
+            src = "topic config";
+        }
+        if (bytes && parse_long(bytes, &v)) {
+            p->retention_bytes = v;
+            src = "topic config";
+        }
+        if (policy) {
+            p->cleanup_policy = policy;
+            src = "topic config";
+        }
+    }
+    p->retention_source = src;
+    p->compact_only = policy_has(p->cleanup_policy, "compact") && !policy_has(p->cleanup_policy, "delete");
+    p->out.retention_source = src;
+    p->out.retention_ms = p->retention_ms;
+    p->out.retention_bytes = p->retention_bytes;
+    p->out.cleanup_policy = p->cleanup_policy;
+}
+
+/* ---- one partition, and the pool --------------------------------------------------- */
+
+static void work_partition(pp_run *r, pp_dir *d, pp_part *p)
+{
+    kf_predict_partition *o = &p->out;
+    o->datadir = d->path;
+    o->topic = p->topic;
+    o->partition = p->partition;
+    o->dir = p->dir;
+    o->has_high_watermark = p->has_hw;
+    o->high_watermark = p->hw;
+    p->clean = d->out.clean_shutdown;
+    p->max_batch_bytes = r->o.max_batch_bytes;
+    p->now_ms = r->now;
+    settings(r, p);
+    if (p->io_error) {
+        pp_io_error(p, p->dir, EACCES);
+    } else {
+        p->rc = pp_load_files(p);
+        if (p->rc == KF_OK && !p->io_error && !p->fatal_what)
+            pp_recover_log(p);
+        if (p->rc == KF_OK && !p->io_error && !p->fatal_what)
+            pp_retention(p);
+    }
+    if (p->rc == KF_OK && p->deleting)
+        pp_act(p, KF_ACT_DELETE_PARTITION, p->dir,
+               "marked for deletion (-delete): loaded without recovery, then deleted", 0);
+    if (p->rc == KF_OK && p->stray_kraft)
+        pp_act(p, KF_ACT_STRAY_PARTITION, p->dir,
+               pp_strf(p, "%s; loaded, then renamed %s-%" PRId32 ".<id>-stray and kept out of service",
+                       p->stray_reason, p->topic, p->partition),
+               0);
+    else if (p->rc == KF_OK && p->state == KF_PST_STRAY)
+        pp_act(p, KF_ACT_STRAY_PARTITION, p->dir, "a stray replica (-stray): loaded and kept out of service", 0);
+    o->state = p->state;
+    part_trim(p);
+}
+
+static void *worker(void *arg)
+{
+    pp_run *r = arg;
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        size_t i = r->next < r->nwork ? r->next++ : r->nwork;
+        pthread_mutex_unlock(&r->mu);
+        if (i >= r->nwork)
+            return NULL;
+        work_partition(r, r->work_dir, &r->work[i]);
+    }
+}
+
+static unsigned online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)(n > 64 ? 64 : n) : 1;
+}
+
+static int work_dir(pp_run *r, pp_dir *d)
+{
+    r->work_dir = d;
+    r->work = d->parts;
+    r->nwork = d->nparts;
+    r->next = 0;
+    unsigned jobs = r->o.jobs ? r->o.jobs : online_cpus();
+    size_t nthreads = jobs > 1 && d->nparts > 1 ? (jobs < d->nparts ? jobs : d->nparts) : 0;
+    pthread_t *th = calloc(nthreads ? nthreads : 1, sizeof *th);
+    if (!th)
+        return KF_ERR_NOMEM;
+    size_t started = 0;
+    for (; started < nthreads; started++)
+        if (pthread_create(&th[started], NULL, worker, r) != 0)
+            break;
+    if (!started)
+        worker(r);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    for (size_t i = 0; i < d->nparts; i++)
+        if (d->parts[i].rc != KF_OK)
+            return d->parts[i].rc;
+    return KF_OK;
+}
+
+/* ---- a log dir's forecast ------------------------------------------------------------ */
+
+static int clean_shutdown(pp_run *r, pp_dir *d)
+{
+    char *path = kf_path_join(d->path, KF_CLEAN_SHUTDOWN_FILE);
+    if (!path)
+        return KF_ERR_NOMEM;
+    struct stat st;
+    int rc = KF_OK;
+    if (d->listed && stat(path, &st) == 0) {
+        d->out.marker_present = true;
+        d->out.clean_shutdown = !r->o.assume_unclean;
+        kf_file_contents m = {0};
+        if (kf_file_read_all(path, 1 << 20, &m.data, &m.size) == KF_OK) {
+            kf_clean_shutdown cs;
+            char msg[160];
+            if (kf_clean_shutdown_parse(m.data, (size_t)m.size, &cs, msg, sizeof msg) == KF_OK &&
+                cs.has_broker_epoch) {
+                d->out.has_broker_epoch = true;
+                d->out.broker_epoch = cs.broker_epoch;
+            }
+            free(m.data);
+        }
+        rc = pp_dir_act(d, KF_ACT_DELETE_FILE, path, NULL, -1,
+                     "the clean-shutdown marker, deleted as loading starts (KAFKA-10471: a crash during start-up "
+                     "is then an unclean shutdown)%s",
+                     r->o.assume_unclean ? "; --assume-unclean: forecast as if it were absent" : "");
+        if (rc == KF_OK)
+            d->acts[d->nacts - 1].partition = -1;
+    }
+    free(path);
+    return rc;
+}
+
+static void dir_totals(pp_run *r, pp_dir *d)
+{
+    kf_predict_datadir *o = &d->out;
+    o->datadir = d->path;
+    o->recovery_threads = r->o.recovery_threads ? r->o.recovery_threads
+                        : r->cfg && r->cfg->has_recovery_threads && r->cfg->recovery_threads > 0
+                            ? (uint32_t)r->cfg->recovery_threads
+                            : KF_PREDICT_DEFAULT_RECOVERY_THREADS;
+    o->recovery_rate = r->o.recovery_rate ? r->o.recovery_rate : KF_PREDICT_DEFAULT_RECOVERY_RATE;
+    uint64_t *bytes = calloc(d->nparts ? d->nparts : 1, sizeof *bytes);
+    for (size_t i = 0; i < d->nparts; i++) {
+        pp_part *p = &d->parts[i];
+        if (p->io_error) {
+            d->offline = true;
+            if (p->io_what && pp_dir_act(d, KF_ACT_FATAL, p->dir, p->topic, p->partition,
+                                      "Error while loading log dir %s: %s", d->path, p->io_what) != KF_OK)
+                r->rc = KF_ERR_NOMEM;
+        }
+        if (p->fatal_what) {
+            d->stops = true;
+            if (pp_dir_act(d, KF_ACT_FATAL, p->dir, p->topic, p->partition, "%s", p->fatal_what) != KF_OK)
+                r->rc = KF_ERR_NOMEM;
+        }
+    }
+    for (size_t i = 0; i < d->nparts; i++) {
+        pp_part *p = &d->parts[i];
+        if (d->offline)
+            p->out.state = KF_PST_OFFLINE;
+        o->partitions++;
+        o->segments_to_recover += p->out.segments_to_recover;
+        o->bytes_to_recover += p->out.bytes_to_recover;
+        o->partitions_to_recover += p->out.segments_to_recover > 0;
+        o->offsets_lost += p->out.offsets_lost;
+        o->acknowledged_lost += p->out.acknowledged_lost;
+        for (size_t k = 0; k < p->out.n_retention_deletes; k++) {
+            o->retention_segments++;
+            o->retention_bytes += p->out.retention_deletes[k].bytes;
+        }
+        if (bytes)
+            bytes[i] = p->out.bytes_to_recover;
+    }
+    if (!bytes)
+        r->rc = KF_ERR_NOMEM;
+    else
+        o->estimated_recovery_seconds = pp_estimate_seconds(bytes, d->nparts, o->recovery_threads, o->recovery_rate);
+    free(bytes);
+    o->offline = d->offline;
+    o->stops_broker = d->stops;
+    for (size_t i = 0; i < d->nacts && !o->first_fatal; i++)
+        if (d->acts[i].kind == KF_ACT_FATAL)
+            o->first_fatal = d->acts[i].reason;
+}
+
+static void emit_dir_action(pp_run *r, pp_dir *d, const pp_dir_action *a)
+{
+    kf_predict_action x = {d->path, a->topic, a->partition, a->topic ? a->file : NULL, a->kind, a->file, a->reason,
+                           0, 0, 0, 0};
+    if (r->o.action_fn)
+        r->o.action_fn(r->o.ctx, &x);
+}
+
+static void emit_dir(pp_run *r, pp_dir *d)
+{
+    if (r->o.datadir_fn)
+        r->o.datadir_fn(r->o.ctx, &d->out);
+    for (size_t i = 0; i < d->nacts; i++)
+        if (!d->acts[i].topic)
+            emit_dir_action(r, d, &d->acts[i]);
+    for (size_t i = 0; i < d->nparts; i++) {
+        pp_part *p = &d->parts[i];
+        for (size_t k = 0; k < d->nacts; k++) /* its fatals */
+            if (d->acts[k].topic && !strcmp(d->acts[k].file, p->dir))
+                emit_dir_action(r, d, &d->acts[k]);
+        for (size_t k = 0; k < p->nacts && r->o.action_fn; k++)
+            r->o.action_fn(r->o.ctx, &p->acts[k]);
+        if (r->o.partition_fn)
+            r->o.partition_fn(r->o.ctx, &p->out);
+    }
+}
+
+static int64_t clock_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf_predict_summary *sum)
+{
+    pp_run r;
+    memset(&r, 0, sizeof r);
+    memset(sum, 0, sizeof *sum);
+    if (kf_opts_take(&r.o, o, sizeof r.o, KF_PREDICT_OPTIONS_VERSION, &r.o.max_batch_bytes) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    r.cfg = r.o.config;
+    r.now = r.o.has_now ? r.o.now_ms : clock_ms();
+    r.dirs = calloc(n ? n : 1, sizeof *r.dirs);
+    if (!r.dirs)
+        return KF_ERR_NOMEM;
+    r.ndirs = n;
+    pthread_mutex_init(&r.mu, NULL);
+    int rc = KF_OK;
+    for (size_t i = 0; i < n && rc == KF_OK; i++) {
+        r.dirs[i].path = datadirs[i];
+        rc = pp_list_dir(&r, &r.dirs[i]);
+    }
+    if (rc == KF_OK)
+        rc = pp_check_meta_properties(&r);
+    if (rc == KF_OK)
+        rc = pp_build_image(&r);
+    for (size_t i = 0; i < n && rc == KF_OK; i++)
+        for (size_t k = 0; k < r.dirs[i].nparts; k++)
+            pp_check_stray(&r, &r.dirs[i].parts[k]);
+    if (rc == KF_OK)
+        rc = pp_check_duplicates(&r);
+    for (size_t i = 0; i < n && rc == KF_OK; i++) {
+        pp_dir *d = &r.dirs[i];
+        rc = clean_shutdown(&r, d);
+        if (rc == KF_OK)
+            rc = read_checkpoints(d);
+        if (rc == KF_OK)
+            rc = work_dir(&r, d);
+        if (rc == KF_OK) {
+            dir_totals(&r, d);
+            rc = r.rc;
+        }
+        if (rc == KF_OK) {
+            emit_dir(&r, d);
+            sum->datadirs++;
+            sum->partitions += d->out.partitions;
+            sum->offsets_lost += d->out.offsets_lost;
+            sum->acknowledged_lost += d->out.acknowledged_lost;
+            sum->fatal += d->out.fatal;
+            if (d->out.estimated_recovery_seconds > sum->estimated_recovery_seconds)
+                sum->estimated_recovery_seconds = d->out.estimated_recovery_seconds;
+        }
+        for (size_t k = 0; k < d->nparts; k++) /* emitted: what it kept can go */
+            part_free(&d->parts[k]);
+        d->nparts = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pp_dir *d = &r.dirs[i];
+        for (size_t k = 0; k < d->nparts; k++)
+            part_free(&d->parts[k]);
+        free(d->parts);
+        for (size_t k = 0; k < d->nacts; k++) {
+            free(d->acts[k].file);
+            free(d->acts[k].reason);
+            free(d->acts[k].topic);
+        }
+        free(d->acts);
+        kf_datadir_info_free(&d->info);
+    }
+    free(r.dirs);
+    kf_metadata_free(r.meta);
+    pthread_mutex_destroy(&r.mu);
+    if (rc != KF_OK)
+        kf_error_set(rc, 0, NULL, "predict: %s", kf_err_str(rc));
+    return rc;
+}

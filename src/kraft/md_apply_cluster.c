@@ -1,0 +1,217 @@
+/* md_apply_cluster.c: the cluster's records applied to the image
+ * (ClusterDelta, FeaturesDelta, ProducerIdsDelta): broker registrations and
+ * their fencing and changes, controller registrations, feature levels
+ * (metadata.version among them) and the next producer id block. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kraft/md_apply_internal.h"
+
+static bool listeners_from(const kf_dtree *t, const kf_dnode *arr, kf_md_listener **out, uint32_t *nout)
+{
+    uint32_t n = arr && arr->kind == KF_V_ARRAY ? arr->n_children : 0;
+    kf_md_listener *l = n ? calloc(n, sizeof *l) : NULL;
+    if (n && !l)
+        return false;
+    uint32_t k = 0;
+    bool nomem = false;
+    for (uint32_t c = n ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next) {
+        md_fields e = {.t = t, .st = &t->nodes[c]};
+        fstr(&e, "name", &l[k].name, &nomem);
+        fstr(&e, "host", &l[k].host, &nomem);
+        l[k].port = (int32_t)fint(&e, "port", 0);
+        l[k].security_protocol = (int16_t)fint(&e, "security_protocol", -1);
+        k++;
+    }
+    if (nomem) {
+        md_listeners_free(l, k);
+        return false;
+    }
+    *out = l;
+    *nout = k;
+    return true;
+}
+
+static bool ranges_from(const kf_dtree *t, const kf_dnode *arr, kf_md_version_range **out, uint32_t *nout)
+{
+    uint32_t n = arr && arr->kind == KF_V_ARRAY ? arr->n_children : 0;
+    kf_md_version_range *r = n ? calloc(n, sizeof *r) : NULL;
+    if (n && !r)
+        return false;
+    uint32_t k = 0;
+    bool nomem = false;
+    for (uint32_t c = n ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next) {
+        md_fields e = {.t = t, .st = &t->nodes[c]};
+        fstr(&e, "name", &r[k].name, &nomem);
+        r[k].min = (int16_t)fint(&e, "min_supported_version", 0);
+        r[k].max = (int16_t)fint(&e, "max_supported_version", 0);
+        k++;
+    }
+    if (nomem) {
+        md_ranges_free(r, k);
+        return false;
+    }
+    *out = r;
+    *nout = k;
+    return true;
+}
+
+md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, char *msg, size_t msglen)
+{
+    kf_md_broker *b = calloc(1, sizeof *b);
+    if (!b)
+        return nomem(msg, msglen);
+    bool nm = false;
+    b->id = (int32_t)fint(r, "broker_id", -1);
+    b->epoch = fint(r, "broker_epoch", -1);
+    const uint8_t *inc = fuuid(r, "incarnation_id");
+    if (inc)
+        memcpy(b->incarnation_id, inc, 16);
+    b->is_migrating_zk_broker = fint(r, "is_migrating_zk_broker", 0) != 0;
+    b->fenced = fint(r, "fenced", 1) != 0;
+    b->in_controlled_shutdown = fint(r, "in_controlled_shutdown", 0) != 0;
+    fstr(r, "rack", &b->rack, &nm);
+    kf_kraft_array dirs, cord;
+    kf_kraft_array_of_node(r->t, fld(r, "log_dirs"), true, &dirs);
+    kf_kraft_array_of_node(r->t, fld(r, "cordoned_log_dirs"), true, &cord);
+    bool ok = !nm && listeners_from(r->t, fld(r, "end_points"), &b->listeners, &b->nlisteners) &&
+              ranges_from(r->t, fld(r, "features"), &b->features, &b->nfeatures) &&
+              md_uuids_from(&dirs, &b->log_dirs);
+    if (ok && version >= 4 && cord.present) {
+        b->has_cordoned = true;
+        ok = md_uuids_from(&cord, &b->cordoned_log_dirs);
+    }
+    uint8_t k[4];
+    if (!ok || !md_put(&im->brokers, k, key_i32(k, b->id), b, (void (*)(void *))md_broker_free)) {
+        if (!ok)
+            md_broker_free(b);
+        return nomem(msg, msglen);
+    }
+    return MD_APPLIED;
+}
+
+/* The broker a fence/unfence/change record names, when it is registered with
+ * that epoch (ClusterDelta.getBrokerOrThrow). */
+static kf_md_broker *broker_checked(md_image *im, int32_t id, int64_t epoch, const char *what, char *msg,
+                                    size_t msglen)
+{
+    uint8_t k[4];
+    kf_md_broker *b = htab_get(&im->brokers, k, key_i32(k, id));
+    if (!b) {
+        md_set_msg(msg, msglen, "cannot %s broker %d: it is not registered", what, (int)id);
+        return NULL;
+    }
+    if (b->epoch != epoch) {
+        md_set_msg(msg, msglen, "cannot %s broker %d: epoch %lld does not match its registration's %lld", what, (int)id,
+                (long long)epoch, (long long)b->epoch);
+        return NULL;
+    }
+    return b;
+}
+
+md_apply md_fence_record(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen)
+{
+    int32_t id = (int32_t)fint(r, "id", -1);
+    kf_md_broker *b = broker_checked(im, id, fint(r, "epoch", -1), key == KF_MD_FENCE_BROKER ? "fence" : "unfence",
+                                     msg, msglen);
+    if (!b)
+        return MD_NOT_APPLIED;
+    b->fenced = key == KF_MD_FENCE_BROKER;
+    return MD_APPLIED;
+}
+
+md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, char *msg, size_t msglen)
+{
+    int32_t id = r->broker_id;
+    kf_md_broker *b = broker_checked(im, id, r->broker_epoch, "change", msg, msglen);
+    if (!b)
+        return MD_NOT_APPLIED;
+    int fenced = r->fenced, cs = r->in_controlled_shutdown;
+    if (fenced != 0 && fenced != 1 && fenced != -1) {
+        md_set_msg(msg, msglen, "broker %d: unknown value %lld for fenced", (int)id, (long long)fenced);
+        return MD_NOT_APPLIED;
+    }
+    if (cs != 0 && cs != 1) {
+        md_set_msg(msg, msglen, "broker %d: unknown value %lld for in_controlled_shutdown", (int)id, (long long)cs);
+        return MD_NOT_APPLIED;
+    }
+    if (r->log_dirs.present && r->log_dirs.n && !md_uuids_from(&r->log_dirs, &b->log_dirs))
+        return nomem(msg, msglen);
+    if (r->cordoned_log_dirs.present) {
+        if (!md_uuids_from(&r->cordoned_log_dirs, &b->cordoned_log_dirs))
+            return nomem(msg, msglen);
+        b->has_cordoned = true;
+    }
+    if (fenced)
+        b->fenced = fenced == 1;
+    if (cs == 1)
+        b->in_controlled_shutdown = true;
+    return MD_APPLIED;
+}
+
+md_apply md_register_controller(md_image *im, md_fields *r, char *msg, size_t msglen)
+{
+    kf_md_controller *c = calloc(1, sizeof *c);
+    if (!c)
+        return nomem(msg, msglen);
+    c->id = (int32_t)fint(r, "controller_id", -1);
+    const uint8_t *inc = fuuid(r, "incarnation_id");
+    if (inc)
+        memcpy(c->incarnation_id, inc, 16);
+    c->zk_migration_ready = fint(r, "zk_migration_ready", 0) != 0;
+    bool ok = listeners_from(r->t, fld(r, "end_points"), &c->listeners, &c->nlisteners) &&
+              ranges_from(r->t, fld(r, "features"), &c->features, &c->nfeatures);
+    uint8_t k[4];
+    if (!ok || !md_put(&im->controllers, k, key_i32(k, c->id), c, (void (*)(void *))md_controller_free)) {
+        if (!ok)
+            md_controller_free(c);
+        return nomem(msg, msglen);
+    }
+    return MD_APPLIED;
+}
+
+md_apply md_unregister(htab *h, int32_t id, void (*fn)(void *))
+{
+    uint8_t k[4];
+    fn(htab_del(h, k, key_i32(k, id)));
+    return MD_APPLIED;
+}
+
+md_apply md_feature_record(md_image *im, md_fields *r, char *msg, size_t msglen)
+{
+    const kf_dnode *name = fld(r, "name");
+    if (!name || name->kind != KF_V_STRING)
+        return MD_NOT_APPLIED;
+    /* 3.0-3.2 layout: Min/MaxFeatureLevel; the finalized level is the max */
+    int64_t level = fint(r, "feature_level", fint(r, "max_feature_level", 0));
+    if (str_eq(name, "metadata.version")) {
+        im->has_mv = true;
+        im->mv = (int16_t)level;
+        return MD_APPLIED;
+    }
+    if (str_eq(name, "kraft.version"))
+        return MD_APPLIED; /* KAFKA-18979: ignored; kraft.version comes from KRaftVersionRecord */
+    if (level == 0) {
+        md_feature_free(htab_del(&im->features, name->p, name->len));
+        return MD_APPLIED;
+    }
+    kf_md_feature *f = calloc(1, sizeof *f);
+    if (!f || !(f->name = md_dupn(name->p, name->len))) {
+        free(f);
+        return nomem(msg, msglen);
+    }
+    f->level = (int16_t)level;
+    return md_put(&im->features, name->p, name->len, f, (void (*)(void *))md_feature_free) ? MD_APPLIED
+                                                                                      : nomem(msg, msglen);
+}
+
+/* ProducerIdsRecord: the next producer id block (and, from the log, the
+ * broker that asked for it). */
+md_apply md_producer_ids_record(md_image *im, md_fields *r, bool from_snapshot)
+{
+    im->next_producer_id = fint(r, "next_producer_id", -1);
+    im->pid_broker_id = from_snapshot ? -1 : (int32_t)fint(r, "broker_id", -1);
+    im->pid_broker_epoch = from_snapshot ? -1 : fint(r, "broker_epoch", -1);
+    return MD_APPLIED;
+}
