@@ -63,6 +63,19 @@ typedef struct kf_batch {
     int32_t legacy_value_len; /* v0/v1 only: -1 for a null value */
 } kf_batch;
 
+/* Does a batch's last offset leave no log end offset (last offset + 1)
+ * at or below 2^63-1, the largest offset there is? For magic 2 the last
+ * offset is base offset + lastOffsetDelta, for magic 0/1 the message's
+ * offset. Such a batch is damage (KF_P_LAST_OFFSET_OVERFLOW): the broker's
+ * next offset would wrap, and a v2 last_offset, computed wrapping, is
+ * meaningless. */
+static inline bool kf_batch_last_offset_overflows(const kf_batch *b)
+{
+    if (b->magic == 2)
+        return b->last_offset_delta >= 0 && b->base_offset > INT64_MAX - 1 - b->last_offset_delta;
+    return b->last_offset == INT64_MAX;
+}
+
 /* What framing found at a position (the broker's FileLogInputStream rules). */
 typedef enum kf_frame {
     KF_FRAME_OK = 0,

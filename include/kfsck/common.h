@@ -86,6 +86,7 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_BAD_ATTRIBUTES "bad_attributes"
 #define KF_P_OFFSET_REGRESSION "offset_regression"
 #define KF_P_OFFSET_OVERFLOW "offset_overflow"
+#define KF_P_LAST_OFFSET_OVERFLOW "last_offset_overflow" /* base offset + last offset delta > 2^63-1 */
 #define KF_P_COUNT_MISMATCH "count_mismatch"
 #define KF_P_BAD_RECORD "bad_record"
 #define KF_P_DECOMPRESS_ERROR "decompress_error"

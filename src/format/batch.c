@@ -453,7 +453,8 @@ static int next_v2(kf_record_iter *it, kf_record *r)
     it->prev_offset = r->offset_delta;
     r->magic = 2;
     r->crc = 0;
-    r->offset = b->base_offset + r->offset_delta;
+    /* wrap-safe: only a damaged header (kf_batch_last_offset_overflows) wraps */
+    r->offset = (int64_t)((uint64_t)b->base_offset + (uint64_t)(int64_t)r->offset_delta);
     r->timestamp = b->log_append_time ? b->max_timestamp
                                       : (int64_t)((uint64_t)b->base_timestamp + (uint64_t)ts_delta);
     r->sequence = b->base_sequence < 0 ? -1 : increment_sequence(b->base_sequence, r->offset_delta);

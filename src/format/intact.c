@@ -60,6 +60,11 @@ bool kf_batch_offsets_fit(const kf_batch *b, bool has_prev, int64_t prev_last, i
                  (long long)prev_last);
         return fail(code, msg, cap, KF_P_OFFSET_REGRESSION, m);
     }
+    if (kf_batch_last_offset_overflows(b)) {
+        snprintf(m, sizeof m, "batch at offset %lld: its last offset + 1 (the next offset) is past 2^63-1, the "
+                 "largest offset there is", (long long)first);
+        return fail(code, msg, cap, KF_P_LAST_OFFSET_OVERFLOW, m);
+    }
     if (seg_base >= 0 && first < seg_base) {
         snprintf(m, sizeof m, "batch at offset %lld is below the segment's base offset %lld", (long long)first,
                  (long long)seg_base);

@@ -299,14 +299,18 @@ static int note_epoch(kf_part_writer *w, const kf_batch *b)
 static int account(kf_part_writer *w, const kf_batch *b, uint32_t size)
 {
     seg_state *s = &w->s;
-    int64_t rel = b->last_offset - s->base;
     char *m = w->refusal.message;
     size_t cap = sizeof w->refusal.message;
-    if (rel < 0) {
+    if (kf_batch_last_offset_overflows(b)) {
+        snprintf(m, cap, "batch at offset %lld: its last offset + 1 is past 2^63-1", (long long)b->base_offset);
+        return refuse(w, KF_P_LAST_OFFSET_OVERFLOW);
+    }
+    if (b->last_offset < s->base) {
         snprintf(m, cap, "last offset %lld is below the segment's base offset %lld", (long long)b->last_offset,
                  (long long)s->base);
         return refuse(w, KF_P_BASE_OFFSET_MISMATCH);
     }
+    uint64_t rel = (uint64_t)b->last_offset - (uint64_t)s->base; /* last >= base: exact */
     if (rel > INT32_MAX) {
         snprintf(m, cap, "last offset %lld is more than 2^31-1 past the base offset %lld", (long long)b->last_offset,
                  (long long)s->base);

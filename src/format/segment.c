@@ -391,6 +391,13 @@ static void check_batch_header(scan_state *s, const kf_batch *b, bool *bad)
         problem(s, KF_P_OFFSET_REGRESSION, KF_SEV_ERROR, b->position, true, first, 0, false, msg);
         *bad = true;
     }
+    if (kf_batch_last_offset_overflows(b)) {
+        snprintf(msg, sizeof msg, "batch at offset %lld: its last offset + 1 (the next offset) is past 2^63-1, the "
+                 "largest offset there is", (long long)first);
+        problem(s, KF_P_LAST_OFFSET_OVERFLOW, KF_SEV_ERROR, b->position, true, first, 0, false, msg);
+        *bad = true;
+        return;
+    }
     int64_t base = s->o->base_offset;
     if (s->o->has_base_offset && base >= 0) {
         if (first < base) {
@@ -488,6 +495,8 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
         check_batch_header(&s, &b, &bad);
         if (bad)
             own.bad_batches++;
+        if (kf_batch_last_offset_overflows(&b))
+            continue; /* no offsets to count: its next offset would be past 2^63-1 */
 
         /* Broker-side state: index simulation up to the first damage, and
          * the segment's end after recovery's cut there. */

@@ -37,6 +37,7 @@ NOT_EMITTED_BY_FIXTURES = {
     "duplicate_replica": "two log dirs of one broker holding one partition: built by test_replicas.py",
     "count_mismatch": "a batch whose record count disagrees with its records: tests/unit/test_batch.c",
     "index_corrupt": "an index whose size is no multiple of its entry: tests/unit/test_index.c",
+    "last_offset_overflow": "a batch whose next offset is past 2^63-1: built by test_hostile_offsets.py",
     "leader_epoch_ahead_of_log": "built by test_scan.py in temporary copies of fixtures/datadir",
     "metadata_invalid": "a partition.metadata that does not parse under verify; no fixture has one yet",
     "offset_expired": "the fixtures' commits are minutes apart, never a retention: test_offsets_view.py builds them",
