@@ -63,23 +63,37 @@ int kf_checkpoint_read(const char *path, int kind, int32_t *version, kf_checkpoi
 int kf_checkpoint_find(const char *path, const char *topic, int32_t partition, bool *found, int64_t *offset,
                        kf_problem_fn pfn, void *pctx);
 
+/* An entry of a leader-epoch-checkpoint with its byte position. */
+typedef struct kf_epoch_entry_at {
+    kf_leader_epoch e;
+    uint64_t position;
+} kf_epoch_entry_at;
+
+#define KF_EPOCHS_BEYOND_KEPT 8
+
 /* A leader-epoch-checkpoint as read from disk (kf_leader_epochs_read). */
 typedef struct kf_leader_epochs {
-    kf_leader_epoch *entries; /* the entry lines that parse, in file order */
+    kf_leader_epoch *entries; /* the entry lines that parse, in file order, up to the cut */
     uint64_t *positions;      /* each entry's byte position; NULL unless asked for */
     size_t n;
+    uint64_t n_beyond;        /* entries that parse but start past the cut: counted, not kept... */
+    kf_epoch_entry_at beyond[KF_EPOCHS_BEYOND_KEPT]; /* ...but the first few, for messages, */
+    uint64_t beyond_unlisted_position; /* and where the first of the others is */
     bool present;             /* the file is there (read or not: only "no such file" is absent) */
-    bool read;                /* it was read whole */
+    bool read;                /* it was read to its end */
     bool valid;               /* read, and nothing in it was wrong (kf_checkpoint_parse said KF_OK) */
 } kf_leader_epochs;
 
-/* Read the leader-epoch-checkpoint at path and parse it with
- * kf_checkpoint_parse, which reports what is wrong in it to pfn (may be
- * NULL); a file that is missing, cannot be read or is larger than
- * KF_SMALL_FILE_MAX is an empty list (present/read say which). positions:
+/* Read the leader-epoch-checkpoint at path in pieces (any size) and parse
+ * it as kf_checkpoint_parse does, which reports what is wrong in it to pfn
+ * (may be NULL). Entries starting past keep_through are counted, not kept
+ * (the broker cuts its epoch cache at the log end when it loads it:
+ * docs/formats.md §18.1); INT64_MAX keeps them all. A file that is missing
+ * or cannot be read is an empty list (present/read say which). positions:
  * fill out->positions too. KF_OK, or KF_ERR_NOMEM (then out is empty).
  * Free with kf_leader_epochs_free. */
-int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *out, kf_problem_fn pfn, void *pctx);
+int kf_leader_epochs_read(const char *path, int64_t keep_through, bool positions, kf_leader_epochs *out,
+                          kf_problem_fn pfn, void *pctx);
 void kf_leader_epochs_free(kf_leader_epochs *l);
 
 /* Kafka Uuid as text: 22 chars of URL-safe base64 without padding. */

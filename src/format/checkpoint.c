@@ -4,8 +4,9 @@
  * following what the broker accepts line by line over the file's bytes,
  * in memory or read in pieces (kf_checkpoint_read). Memory use is a few
  * small fixed buffers whatever the input; overlong lines are errors. kf_leader_epochs_read reads a leader-epoch-checkpoint
- * from disk into a list (the one loader of the jobs and the partition
- * reader). The other small files beside the logs have their own parsers:
+ * from disk into a list cut at an offset (scan's), kf_epoch_stream hands
+ * its entries out one by one (the partition reader's and repair's); both
+ * read the file in pieces. The other small files beside the logs have their own parsers:
  * partition_metadata.c, meta_properties.c, and uuid.c for Kafka's Uuid text
  * form; checkpoint_text.h is what they share. */
 #include <errno.h>
@@ -17,6 +18,7 @@
 
 #include "bytes/error.h"
 #include "format/checkpoint_text.h"
+#include "format/epoch_stream.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
 
@@ -89,15 +91,34 @@ static void ckpt_problem(ckpt_ctx *c, uint64_t pos, const char *fmt, ...)
     kf_report(c->fn, c->ctx, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, pos, false, 0, "%s", buf);
 }
 
-/* The lines of t: entries to entry_fn, problems to cp. KF_OK (also with
- * problems: cp counts them), KF_ERR_CORRUPT when a problem ends the parse,
- * KF_ERR_IO when a read failed. */
-static int parse_entries(kf_text_stream *t, ckpt_ctx *cp, int kind, int32_t *version,
-                         kf_checkpoint_entry_fn entry_fn, void *ectx)
+/* The entry lines of a checkpoint, one at a time (ckpt_next), as the
+ * broker's CheckpointFile reads them: the one parser behind the push
+ * (kf_checkpoint_parse/read) and pull (kf_epoch_stream) readers. */
+typedef struct ckpt_lines {
+    kf_text_stream *t;
+    ckpt_ctx *cp;
+    int kind;
+    bool done;              /* no more entries: the end, or a problem that ends the parse */
+    int64_t count;          /* the count line's */
+    uint64_t count_pos, nlines, first_extra_pos;
+    bool have_prev;
+    int32_t prev_epoch;
+    int64_t prev_start;
+    char topic[CKPT_MAX_TOPIC + 1];
+} ckpt_lines;
+
+/* The version and count lines. KF_OK (cl->done when there are no entry
+ * lines to come), KF_ERR_CORRUPT when a problem ends the parse, KF_ERR_IO
+ * when a read failed. */
+static int ckpt_header(ckpt_lines *cl, kf_text_stream *t, ckpt_ctx *cp, int kind, int32_t *version)
 {
+    memset(cl, 0, sizeof *cl);
+    cl->t = t;
+    cl->cp = cp;
+    cl->kind = kind;
+    cl->done = true;
     kf_text_line L;
     char ex[80];
-
     if (!kf_text_stream_next(t, &L))
         return t->failed ? KF_ERR_IO : KF_OK; /* empty file: empty list */
     int64_t v;
@@ -114,28 +135,35 @@ static int parse_entries(kf_text_stream *t, ckpt_ctx *cp, int kind, int32_t *ver
     }
     if (!kf_text_stream_next(t, &L))
         return t->failed ? KF_ERR_IO : KF_OK; /* the broker reads a missing count line as an empty list */
-    int64_t count;
-    uint64_t count_pos = L.start;
-    if (!kf_text_line_int(&L, INT32_MIN, INT32_MAX, &count)) {
+    cl->count_pos = L.start;
+    if (!kf_text_line_int(&L, INT32_MIN, INT32_MAX, &cl->count)) {
         kf_text_line_excerpt(&L, ex, sizeof ex);
         ckpt_problem(cp, L.start, "malformed entry count line \"%s\"", ex);
         return KF_ERR_CORRUPT;
     }
-    if (count < 0)
-        ckpt_problem(cp, L.start, "negative entry count %" PRId64, count);
+    if (cl->count < 0)
+        ckpt_problem(cp, L.start, "negative entry count %" PRId64, cl->count);
+    cl->done = false;
+    return KF_OK;
+}
 
-    uint64_t nlines = 0, first_extra_pos = 0;
-    bool have_prev = false;
-    int32_t prev_epoch = 0;
-    int64_t prev_start = 0;
-    int want_fields = kind == KF_CHECKPOINT_LEADER_EPOCH ? 2 : 3;
-    char topic[CKPT_MAX_TOPIC + 1];
-
+/* The next good entry into *e (its topic valid until the next call): 1;
+ * 0 at the end (the count checked); KF_ERR_IO when a read failed. Bad
+ * lines go to the problems and are passed over. */
+static int ckpt_next(ckpt_lines *cl, kf_checkpoint_entry *e)
+{
+    if (cl->done)
+        return 0;
+    kf_text_stream *t = cl->t;
+    ckpt_ctx *cp = cl->cp;
+    kf_text_line L;
+    char ex[80];
+    int want_fields = cl->kind == KF_CHECKPOINT_LEADER_EPOCH ? 2 : 3;
     while (kf_text_stream_next(t, &L)) {
         uint64_t ls = L.start, ll = L.len;
-        nlines++;
-        if (count >= 0 && nlines == (uint64_t)count + 1)
-            first_extra_pos = ls;
+        cl->nlines++;
+        if (cl->count >= 0 && cl->nlines == (uint64_t)cl->count + 1)
+            cl->first_extra_pos = ls;
         if (ll > CKPT_MAX_LINE) {
             ckpt_problem(cp, ls, "line of %" PRIu64 " bytes is too long for an entry", ll);
             continue;
@@ -148,28 +176,28 @@ static int parse_entries(kf_text_stream *t, ckpt_ctx *cp, int kind, int32_t *ver
             ckpt_problem(cp, ls, "malformed line \"%s\": expected %d fields", ex, want_fields);
             continue;
         }
-        kf_checkpoint_entry e = {0};
-        e.position = ls;
-        if (kind == KF_CHECKPOINT_LEADER_EPOCH) {
+        memset(e, 0, sizeof *e);
+        e->position = ls;
+        if (cl->kind == KF_CHECKPOINT_LEADER_EPOCH) {
             int64_t ep, so;
             if (!kf_text_parse_int(p + ts[0], tl[0], INT32_MIN, INT32_MAX, &ep) ||
                 !kf_text_parse_int(p + ts[1], tl[1], INT64_MIN, INT64_MAX, &so)) {
                 ckpt_problem(cp, ls, "malformed line \"%s\": epoch and start offset must be integers", ex);
                 continue;
             }
-            e.epoch = (int32_t)ep;
-            e.offset = so;
-            if (have_prev && e.epoch <= prev_epoch)
+            e->epoch = (int32_t)ep;
+            e->offset = so;
+            if (cl->have_prev && e->epoch <= cl->prev_epoch)
                 ckpt_problem(cp, ls, "leader epoch %" PRId32 " is not greater than the previous epoch %" PRId32,
-                             e.epoch, prev_epoch);
-            if (have_prev && e.offset <= prev_start)
+                             e->epoch, cl->prev_epoch);
+            if (cl->have_prev && e->offset <= cl->prev_start)
                 ckpt_problem(cp, ls,
                              "start offset %" PRId64 " of epoch %" PRId32
                              " is not greater than the previous start offset %" PRId64,
-                             e.offset, e.epoch, prev_start);
-            have_prev = true;
-            prev_epoch = e.epoch;
-            prev_start = e.offset;
+                             e->offset, e->epoch, cl->prev_start);
+            cl->have_prev = true;
+            cl->prev_epoch = e->epoch;
+            cl->prev_start = e->offset;
         } else {
             int64_t part, off;
             if (tl[0] == 0 || tl[0] > CKPT_MAX_TOPIC || memchr(p + ts[0], 0, tl[0])) {
@@ -181,24 +209,43 @@ static int parse_entries(kf_text_stream *t, ckpt_ctx *cp, int kind, int32_t *ver
                 ckpt_problem(cp, ls, "malformed line \"%s\": partition and offset must be integers", ex);
                 continue;
             }
-            memcpy(topic, p + ts[0], tl[0]);
-            topic[tl[0]] = 0;
-            e.topic = topic;
-            e.partition = (int32_t)part;
-            e.offset = off;
+            memcpy(cl->topic, p + ts[0], tl[0]);
+            cl->topic[tl[0]] = 0;
+            e->topic = cl->topic;
+            e->partition = (int32_t)part;
+            e->offset = off;
         }
-        if (entry_fn)
-            entry_fn(ectx, &e);
+        return 1;
     }
+    cl->done = true;
     if (t->failed)
         return KF_ERR_IO;
-    if (count >= 0 && nlines != (uint64_t)count) {
-        if (nlines < (uint64_t)count)
-            ckpt_problem(cp, count_pos, "expected %" PRId64 " entries but found only %" PRIu64, count, nlines);
+    if (cl->count >= 0 && cl->nlines != (uint64_t)cl->count) {
+        if (cl->nlines < (uint64_t)cl->count)
+            ckpt_problem(cp, cl->count_pos, "expected %" PRId64 " entries but found only %" PRIu64, cl->count,
+                         cl->nlines);
         else
-            ckpt_problem(cp, first_extra_pos, "expected %" PRId64 " entries but found %" PRIu64, count, nlines);
+            ckpt_problem(cp, cl->first_extra_pos, "expected %" PRId64 " entries but found %" PRIu64, cl->count,
+                         cl->nlines);
     }
-    return KF_OK;
+    return 0;
+}
+
+/* The lines of t: entries to entry_fn, problems to cp. KF_OK (also with
+ * problems: cp counts them), KF_ERR_CORRUPT when a problem ends the parse,
+ * KF_ERR_IO when a read failed. */
+static int parse_entries(kf_text_stream *t, ckpt_ctx *cp, int kind, int32_t *version,
+                         kf_checkpoint_entry_fn entry_fn, void *ectx)
+{
+    ckpt_lines cl;
+    int rc = ckpt_header(&cl, t, cp, kind, version);
+    if (rc != KF_OK)
+        return rc;
+    kf_checkpoint_entry e;
+    while ((rc = ckpt_next(&cl, &e)) == 1)
+        if (entry_fn)
+            entry_fn(ectx, &e);
+    return rc;
 }
 
 /* The parse of kf_checkpoint_parse over the lines of t (of the file at
@@ -286,6 +333,7 @@ typedef struct epoch_loader {
     kf_leader_epochs *l;
     size_t cap;
     bool positions;
+    int64_t keep_through;
     bool nomem;
 } epoch_loader;
 
@@ -295,6 +343,14 @@ static void epoch_collect(void *ctx, const kf_checkpoint_entry *e)
     kf_leader_epochs *l = ld->l;
     if (ld->nomem)
         return;
+    if (e->offset > ld->keep_through) {
+        if (l->n_beyond < KF_EPOCHS_BEYOND_KEPT)
+            l->beyond[l->n_beyond] = (kf_epoch_entry_at){{e->epoch, e->offset}, e->position};
+        else if (l->n_beyond == KF_EPOCHS_BEYOND_KEPT)
+            l->beyond_unlisted_position = e->position;
+        l->n_beyond++;
+        return;
+    }
     if (l->n == ld->cap) {
         size_t cap = ld->cap ? ld->cap * 2 : 16;
         kf_leader_epoch *ne = realloc(l->entries, cap * sizeof *ne);
@@ -315,24 +371,39 @@ static void epoch_collect(void *ctx, const kf_checkpoint_entry *e)
     l->n++;
 }
 
-int kf_leader_epochs_read(const char *path, bool positions, kf_leader_epochs *out, kf_problem_fn pfn, void *pctx)
+/* A leader-epoch-checkpoint's state before it is read: present, and
+ * readable as a file (not a directory, a FIFO or the like). */
+static int epoch_file_open(const char *path, kf_source **src, bool *present)
+{
+    *src = NULL;
+    int err_no = 0;
+    int rc = kf_error_errno(kf_source_open(src, path, 0), &err_no);
+    *present = rc == KF_OK || err_no != ENOENT;
+    return rc;
+}
+
+int kf_leader_epochs_read(const char *path, int64_t keep_through, bool positions, kf_leader_epochs *out,
+                          kf_problem_fn pfn, void *pctx)
 {
     memset(out, 0, sizeof *out);
-    kf_file_contents m;
-    int err_no = 0;
-    int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
+    kf_source *src;
+    int rc = epoch_file_open(path, &src, &out->present);
     if (rc == KF_ERR_NOMEM)
         return rc;
-    if (rc != KF_OK) {
-        out->present = err_no != ENOENT;
+    if (rc != KF_OK)
         return KF_OK;
+    kf_text_stream t;
+    if (kf_text_stream_source(&t, src) != KF_OK) {
+        kf_source_close(src);
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
-    out->present = out->read = true;
-    epoch_loader ld = {out, 0, positions, false};
+    epoch_loader ld = {out, 0, positions, keep_through, false};
     int32_t version;
-    out->valid = kf_checkpoint_parse(m.data, m.size, KF_CHECKPOINT_LEADER_EPOCH, &version, epoch_collect, &ld, pfn,
-                                     pctx) == KF_OK;
-    free(m.data);
+    rc = parse_lines(&t, path, KF_CHECKPOINT_LEADER_EPOCH, &version, epoch_collect, &ld, pfn, pctx);
+    kf_text_stream_free(&t);
+    kf_source_close(src);
+    out->read = rc != KF_ERR_IO;
+    out->valid = rc == KF_OK;
     if (ld.nomem) {
         kf_leader_epochs_free(out);
         return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
@@ -347,4 +418,74 @@ void kf_leader_epochs_free(kf_leader_epochs *l)
     free(l->entries);
     free(l->positions);
     memset(l, 0, sizeof *l);
+}
+
+/* ---- leader-epoch-checkpoint entry by entry (epoch_stream.h) -------------- */
+
+struct kf_epoch_pass {
+    kf_source *src;
+    kf_text_stream t;
+    ckpt_ctx cp;            /* problems of the second pass: none while the file is as checked */
+    ckpt_lines cl;
+};
+
+int kf_epoch_stream_open(kf_epoch_stream *s, const char *path, kf_problem_fn pfn, void *pctx)
+{
+    memset(s, 0, sizeof *s);
+    kf_source *src;
+    int rc = epoch_file_open(path, &src, &s->present);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc != KF_OK)
+        return KF_OK;
+    struct kf_epoch_pass *p = calloc(1, sizeof *p);
+    if (!p) {
+        kf_source_close(src);
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    }
+    p->src = src;
+    s->pass = p;
+    /* the check: the whole file once, keeping nothing */
+    if (kf_text_stream_source(&p->t, src) != KF_OK)
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    int32_t version;
+    rc = parse_lines(&p->t, path, KF_CHECKPOINT_LEADER_EPOCH, &version, NULL, NULL, pfn, pctx);
+    kf_text_stream_free(&p->t);
+    s->read = rc != KF_ERR_IO;
+    s->valid = rc == KF_OK;
+    if (!s->valid)
+        return KF_OK;
+    /* the entries, from the start again */
+    if (kf_text_stream_source(&p->t, src) != KF_OK) {
+        s->valid = false;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    }
+    if (ckpt_header(&p->cl, &p->t, &p->cp, KF_CHECKPOINT_LEADER_EPOCH, &version) != KF_OK)
+        p->cl.done = true;
+    return KF_OK;
+}
+
+int kf_epoch_stream_next(kf_epoch_stream *s, kf_leader_epoch *e)
+{
+    if (!s->valid || !s->pass)
+        return 0;
+    struct kf_epoch_pass *p = s->pass;
+    kf_checkpoint_entry ce;
+    /* a problem now that the check did not see: the file changed under us */
+    if (ckpt_next(&p->cl, &ce) != 1 || p->cp.problems) {
+        p->cl.done = true;
+        return 0;
+    }
+    *e = (kf_leader_epoch){ce.epoch, ce.offset};
+    return 1;
+}
+
+void kf_epoch_stream_close(kf_epoch_stream *s)
+{
+    if (!s || !s->pass)
+        return;
+    kf_text_stream_free(&s->pass->t);
+    kf_source_close(s->pass->src);
+    free(s->pass);
+    s->pass = NULL;
 }

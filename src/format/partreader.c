@@ -27,6 +27,7 @@
 
 #include "bytes/error.h"
 #include "format/entry_peek.h"
+#include "format/epoch_stream.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
 #include "format/intact.h"
@@ -70,9 +71,9 @@ typedef struct cursor {
     int64_t damage_lo;
     bool tail_known;        /* a damaged entry's header names its last offset */
     int64_t tail_last;
-    kf_leader_epochs ckpt;  /* its checkpoint's entries */
-    size_t nckpt;           /* of them, those to use: all, or none when it does not parse whole */
-    size_t kckpt;           /* the first not reached yet by its batches */
+    kf_epoch_stream ckpt;   /* its checkpoint's entries, in pieces: none unless it parses whole */
+    kf_leader_epoch next_ckpt; /* the first entry not reached yet by its batches */
+    bool has_next_ckpt;
     bool unreadable, nomem;
 } cursor;
 
@@ -175,14 +176,13 @@ static const epoch_start *divergent_by(const kf_part_reader *r, int32_t epoch, i
 
 /* The copy's leader-epoch-checkpoint, when it is a directory holding one
  * that parses whole. Its entries become evidence once the copy's own
- * batches reach them. */
+ * batches reach them, read from the file as they do. */
 static void load_checkpoint(cursor *k)
 {
     char *path = kf_path_join(k->c->label, "leader-epoch-checkpoint");
-    if (!path || kf_leader_epochs_read(path, false, &k->ckpt, NULL, NULL) != KF_OK)
+    if (!path || kf_epoch_stream_open(&k->ckpt, path, NULL, NULL) != KF_OK)
         k->nomem = true;
-    /* a checkpoint that does not parse whole says nothing */
-    k->nckpt = k->ckpt.valid ? k->ckpt.n : 0;
+    k->has_next_ckpt = kf_epoch_stream_next(&k->ckpt, &k->next_ckpt) == 1;
     free(path);
 }
 
@@ -355,9 +355,9 @@ static void advance(cursor *k)
             k->has_peek = true;
             /* what this copy shows of the leader epochs */
             note_epoch(r, k->epoch, k->first, k->idx);
-            while (k->kckpt < k->nckpt && k->ckpt.entries[k->kckpt].start_offset <= k->peek.last_offset) {
-                note_epoch(r, k->ckpt.entries[k->kckpt].epoch, k->ckpt.entries[k->kckpt].start_offset, k->idx);
-                k->kckpt++;
+            while (k->has_next_ckpt && k->next_ckpt.start_offset <= k->peek.last_offset) {
+                note_epoch(r, k->next_ckpt.epoch, k->next_ckpt.start_offset, k->idx);
+                k->has_next_ckpt = kf_epoch_stream_next(&k->ckpt, &k->next_ckpt) == 1;
             }
             return;
         }
@@ -706,7 +706,7 @@ void kf_part_reader_close(kf_part_reader *r, kf_part_result *res)
         cursor *k = &r->ks[i];
         r->res.unreadable |= k->unreadable;
         close_segment(k);
-        kf_leader_epochs_free(&k->ckpt);
+        kf_epoch_stream_close(&k->ckpt);
     }
     if (res)
         *res = r->res;

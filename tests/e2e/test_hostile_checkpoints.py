@@ -183,3 +183,75 @@ class CheckpointJoin(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HugeLeaderEpochCheckpoint(unittest.TestCase):
+    """A partition of 100 offsets (epochs 0 and 1, encoded by
+    tools/gen/kafkafmt.py) whose leader-epoch-checkpoint names its two
+    epochs, then a million more starting past its log end. Every command
+    that reads the file streams it: what the big file adds to the peak RSS
+    stays under RSS_GROWTH_BOUND_MIB (the old readers held it whole and
+    every entry: scan hundreds of MiB), and scan names a few of the entries
+    past the log end, then sums up the rest."""
+
+    EXTRA = 1_000_000
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "gen"))
+        from kafkafmt import Rec, seg_name, v2_batch
+        cls.tmp = tempfile.mkdtemp(prefix="kfsck-hostile-epochs-")
+        t0 = 1700000000000
+        batches = b"".join(v2_batch(i * 10, [Rec(i * 10 + j, t0 + j, b"k", b"v") for j in range(10)],
+                                    leader_epoch=0 if i < 5 else 1) for i in range(10))
+        for top, extra in (("big", cls.EXTRA), ("small", 0)):
+            part = os.path.join(cls.tmp, top, "datadir", "t-0")
+            os.makedirs(part)
+            with open(os.path.join(part, seg_name(0, "log")), "wb") as f:
+                f.write(batches)
+            write_checkpoint(os.path.join(part, "leader-epoch-checkpoint"),
+                             ["0 0\n", "1 50\n"] + ["%d %d\n" % (2 + i, 200 + i) for i in range(extra)])
+        cls.big = os.path.join(cls.tmp, "big")
+        cls.small = os.path.join(cls.tmp, "small")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_every_command_streams_the_file(self):
+        out = os.path.join(self.tmp, "out")
+        for args in (("scan", "--json", "--jobs", "1", "datadir"), ("replicas", "--json", "datadir"),
+                     ("verify", "--json", "datadir/t-0"), ("txns", "--json", "datadir/t-0"),
+                     ("stats", "--json", "datadir"), ("predict", "--json", "datadir"),
+                     ("repair", "--json", "--force", "-o", out, "datadir/t-0"),
+                     ("merge", "--json", "--force", "-o", out, "datadir/t-0"),
+                     ("compaction", "--json", "datadir/t-0")):
+            with self.subTest(args=args[0]):
+                big, code_big = peak_rss(self.big, *args)
+                small, code_small = peak_rss(self.small, *args)
+                self.assertEqual(code_big, code_small)
+                self.assertLess(big - small, RSS_GROWTH_BOUND_MIB)
+
+    def test_scan_names_a_few_then_sums_up(self):
+        p = subprocess.run([KFSCK, "scan", "--json", "datadir"], cwd=self.big, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = jsonl(p.stdout.decode())
+        ahead = [x for x in of_type(rows, "problem") if x["code"] == "leader_epoch_ahead_of_log"]
+        self.assertEqual([x["offset"] for x in ahead[:-1]], [200 + i for i in range(len(ahead) - 1)])
+        self.assertIn("%d further leader epochs" % (self.EXTRA - len(ahead) + 1), ahead[-1]["message"])
+        self.assertIsNone(ahead[-1]["offset"])
+        self.assertLessEqual(len(ahead), 10)
+        part = of_type(rows, "partition")[0]
+        self.assertEqual(part["leader_epochs"], [{"epoch": 0, "start_offset": 0}, {"epoch": 1, "start_offset": 50}])
+
+    def test_repair_cuts_the_checkpoint_at_the_log_end(self):
+        out = os.path.join(self.tmp, "cut")
+        p = subprocess.run([KFSCK, "repair", "--json", "-o", out, "datadir/t-0"], cwd=self.big,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "t-0", "leader-epoch-checkpoint")) as f:
+            self.assertEqual(f.read(), "0\n2\n0 0\n1 50\n")
+        files = [x for x in of_type(jsonl(p.stdout.decode()), "file") if x["output"].endswith("leader-epoch-checkpoint")]
+        self.assertEqual(files[0]["action"], "truncated")
+        self.assertIn("%d entries start at or past" % self.EXTRA, files[0]["reason"])

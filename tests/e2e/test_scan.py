@@ -248,7 +248,8 @@ class ScanCheckpointChecks(unittest.TestCase):
         self.assertEqual(len(probs), 1, lines)
         self.assertEqual((probs[0]["severity"], probs[0]["offset"]), ("warning", 40))
         p = [x for x in of_type(lines, "partition") if (x["topic"], x["partition"]) == ("orders", 1)][0]
-        self.assertEqual(p["leader_epochs"], [{"epoch": 2, "start_offset": 0}, {"epoch": 5, "start_offset": 40}])
+        # the entry past the log end is named by the warning, not kept (the broker cuts it at load)
+        self.assertEqual(p["leader_epochs"], [{"epoch": 2, "start_offset": 0}])
 
     def test_invalid_checkpoint_file(self):
         with open(os.path.join(self.dd, "replication-offset-checkpoint"), "w") as f:

@@ -4,7 +4,9 @@
  * same bytes in memory: the two must hand on the same entries and problems
  * (every field, in the same order) and return the same result and version;
  * a leader-epoch file read by kf_leader_epochs_read must list the same
- * entries and positions, and say it is valid when the parse said KF_OK.
+ * entries and positions, and say it is valid when the parse said KF_OK;
+ * cut at an entry's start it keeps those up to it and counts the rest; and
+ * kf_epoch_stream hands out the same entries one by one (none unless valid).
  * The file is the fuzzer's text with a run of one byte put inside it, long
  * enough (about 64 KiB) to carry a line, a line terminator (a \r\n split
  * across two reads) or a long integer across the reader's piece boundary:
@@ -29,10 +31,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format/epoch_stream.h"
 #include "fuzz_util.h"
 #include "kfsck/kfsck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int same_epoch(const kf_leader_epoch *a, const kf_leader_epoch *b)
+{
+    return a->epoch == b->epoch && a->start_offset == b->start_offset;
+}
 
 /* What one reading handed on: the entries (count, hash of every field),
  * the leader epochs alone as kf_leader_epochs_read keeps them, the problems. */
@@ -99,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (kind == KF_CHECKPOINT_LEADER_EPOCH) { /* the list the jobs use: the same entries and positions */
         kf_leader_epochs l;
         fuzz_problems lp = {FUZZ_HASH_INIT, 0};
-        if (kf_leader_epochs_read(memfd_path, true, &l, fuzz_on_problem, &lp) != KF_OK)
+        if (kf_leader_epochs_read(memfd_path, INT64_MAX, true, &l, fuzz_on_problem, &lp) != KF_OK)
             abort();
         uint64_t h = FUZZ_HASH_INIT;
         for (size_t i = 0; i < l.n; i++) {
@@ -110,6 +118,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!l.present || !l.read || l.valid != (rm == KF_OK) || l.n != mem.entries || h != mem.epochs_hash ||
             !fuzz_problems_equal(&lp, &mem.problems))
             abort();
+        /* cut at an entry's start: those up to it kept, the rest counted */
+        if (l.n) {
+            int64_t cut = l.entries[l.n / 2].start_offset;
+            kf_leader_epochs c;
+            if (kf_leader_epochs_read(memfd_path, cut, false, &c, NULL, NULL) != KF_OK)
+                abort();
+            size_t kept = 0;
+            for (size_t i = 0; i < l.n; i++)
+                kept += l.entries[i].start_offset <= cut;
+            if (c.n != kept || c.n + c.n_beyond != l.n)
+                abort();
+            for (size_t i = 0, j = 0; i < l.n; i++)
+                if (l.entries[i].start_offset <= cut && !same_epoch(&c.entries[j++], &l.entries[i]))
+                    abort();
+            kf_leader_epochs_free(&c);
+        }
+        /* entry by entry: the same entries when the file parses whole, else none */
+        kf_epoch_stream st;
+        if (kf_epoch_stream_open(&st, memfd_path, NULL, NULL) != KF_OK || st.valid != l.valid)
+            abort();
+        kf_leader_epoch e;
+        size_t k = 0;
+        while (kf_epoch_stream_next(&st, &e) == 1) {
+            if (!l.valid || k >= l.n || !same_epoch(&e, &l.entries[k]))
+                abort();
+            k++;
+        }
+        if (l.valid && k != l.n)
+            abort();
+        kf_epoch_stream_close(&st);
         kf_leader_epochs_free(&l);
     }
     free(file);

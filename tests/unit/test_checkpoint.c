@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/epoch_stream.h"
 #include "testutil.h"
 
 typedef struct entries {
@@ -449,7 +450,7 @@ static void test_leader_epochs_read(void **state)
 
     /* missing: absent, empty */
     memset(&pl, 0, sizeof pl);
-    assert_int_equal(kf_leader_epochs_read(path, true, &l, problem_log_fn, &pl), KF_OK);
+    assert_int_equal(kf_leader_epochs_read(path, INT64_MAX, true, &l, problem_log_fn, &pl), KF_OK);
     assert_false(l.present);
     assert_false(l.read);
     assert_int_equal(l.n, 0);
@@ -458,7 +459,7 @@ static void test_leader_epochs_read(void **state)
 
     /* good, with positions */
     write_text(path, "0\n2\n0 0\n3 1052\n");
-    assert_int_equal(kf_leader_epochs_read(path, true, &l, problem_log_fn, &pl), KF_OK);
+    assert_int_equal(kf_leader_epochs_read(path, INT64_MAX, true, &l, problem_log_fn, &pl), KF_OK);
     assert_true(l.present && l.read && l.valid);
     assert_int_equal(l.n, 2);
     assert_int_equal(l.entries[1].epoch, 3);
@@ -471,7 +472,7 @@ static void test_leader_epochs_read(void **state)
     /* a bad line: the problem is reported, the good entries are kept */
     write_text(path, "0\n3\n0 0\nx y\n3 1052\n");
     memset(&pl, 0, sizeof pl);
-    assert_int_equal(kf_leader_epochs_read(path, false, &l, problem_log_fn, &pl), KF_OK);
+    assert_int_equal(kf_leader_epochs_read(path, INT64_MAX, false, &l, problem_log_fn, &pl), KF_OK);
     assert_true(l.present && l.read);
     assert_false(l.valid);
     assert_int_equal(l.n, 2);
@@ -480,15 +481,59 @@ static void test_leader_epochs_read(void **state)
     assert_true(problem_log_has(&pl, KF_P_CHECKPOINT_INVALID));
     kf_leader_epochs_free(&l);
 
+    /* cut: entries starting past 1052 counted, the first few kept with their positions */
+    write_text(path, "0\n4\n0 0\n3 1052\n4 2000\n7 3000\n");
+    memset(&pl, 0, sizeof pl);
+    assert_int_equal(kf_leader_epochs_read(path, 1052, true, &l, problem_log_fn, &pl), KF_OK);
+    assert_true(l.valid);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.n_beyond, 2);
+    assert_int_equal(l.beyond[0].e.epoch, 4);
+    assert_int_equal(l.beyond[0].e.start_offset, 2000);
+    assert_int_equal(l.beyond[1].position, 22);
+    kf_leader_epochs_free(&l);
+
+    /* entry by entry: the same entries, in order, when the file parses whole */
+    kf_epoch_stream st;
+    kf_leader_epoch e;
+    assert_int_equal(kf_epoch_stream_open(&st, path, NULL, NULL), KF_OK);
+    assert_true(st.present && st.read && st.valid);
+    int64_t want[4][2] = {{0, 0}, {3, 1052}, {4, 2000}, {7, 3000}};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(kf_epoch_stream_next(&st, &e), 1);
+        assert_int_equal(e.epoch, want[i][0]);
+        assert_int_equal(e.start_offset, want[i][1]);
+    }
+    assert_int_equal(kf_epoch_stream_next(&st, &e), 0);
+    kf_epoch_stream_close(&st);
+    /* and none when it does not: its problems go to the caller */
+    write_text(path, "0\n3\n0 0\n2 5\n1 9\n");
+    memset(&pl, 0, sizeof pl);
+    assert_int_equal(kf_epoch_stream_open(&st, path, problem_log_fn, &pl), KF_OK);
+    assert_true(st.present && st.read);
+    assert_false(st.valid);
+    assert_int_equal(kf_epoch_stream_next(&st, &e), 0);
+    assert_true(problem_log_has(&pl, KF_P_CHECKPOINT_INVALID));
+    kf_epoch_stream_close(&st);
+
     /* there but not readable (a directory) */
     assert_int_equal(remove(path), 0);
     assert_int_equal(mkdir(path, 0700), 0);
-    assert_int_equal(kf_leader_epochs_read(path, false, &l, NULL, NULL), KF_OK);
+    assert_int_equal(kf_leader_epochs_read(path, INT64_MAX, false, &l, NULL, NULL), KF_OK);
     assert_true(l.present);
     assert_false(l.read);
     assert_int_equal(l.n, 0);
     kf_leader_epochs_free(&l);
+    assert_int_equal(kf_epoch_stream_open(&st, path, NULL, NULL), KF_OK);
+    assert_true(st.present);
+    assert_false(st.read || st.valid);
+    kf_epoch_stream_close(&st);
     assert_int_equal(rmdir(path), 0);
+    /* missing */
+    assert_int_equal(kf_epoch_stream_open(&st, path, NULL, NULL), KF_OK);
+    assert_false(st.present || st.read || st.valid);
+    assert_int_equal(kf_epoch_stream_next(&st, &e), 0);
+    kf_epoch_stream_close(&st);
     assert_int_equal(rmdir(dir), 0);
 }
 

@@ -243,16 +243,6 @@ static void scan_partition(datadir_ctx *d, task *t)
     if (d->meta && part->log.listed)
         kf_kraft_check_partition(d->meta, t->topic, t->partition, t->dir, keep_problem, t);
 
-    /* leader epochs (the file's own problems were reported by the verify) */
-    char *epath = kf_path_join(t->dir, "leader-epoch-checkpoint");
-    if (!epath || kf_leader_epochs_read(epath, true, &t->epochs, NULL, NULL) != KF_OK) {
-        free(epath);
-        t->rc = KF_ERR_NOMEM;
-        return;
-    }
-    part->leader_epochs = t->epochs.entries;
-    part->n_leader_epochs = t->epochs.n;
-
     const ck_value *ce[CK_N];
     bool any_entry = false;
     for (int k = 0; k < CK_N; k++) {
@@ -266,10 +256,24 @@ static void scan_partition(datadir_ctx *d, task *t)
 
     /* Checkpoints against the log. A partition with no segment is loaded
      * by the broker as an empty log at its log start offset. */
+    bool has_leo = part->log.has_log_end;
+    int64_t end = has_leo ? part->log.log_end_offset : (ce[CK_LOG_START] ? ce[CK_LOG_START]->offset : 0);
+    const char *endwhat = has_leo ? "the log end offset" : "the log start (no segment)";
+
+    /* Leader epochs up to the log end; those past it are the broker's to
+     * cut, and only a few of them are kept to name (the file's own
+     * problems were reported by the verify). */
+    char *epath = kf_path_join(t->dir, "leader-epoch-checkpoint");
+    if (!epath ||
+        kf_leader_epochs_read(epath, part->log.listed ? end : INT64_MAX, true, &t->epochs, NULL, NULL) != KF_OK) {
+        free(epath);
+        t->rc = KF_ERR_NOMEM;
+        return;
+    }
+    part->leader_epochs = t->epochs.entries;
+    part->n_leader_epochs = t->epochs.n;
+
     if (part->log.listed) {
-        bool has_leo = part->log.has_log_end;
-        int64_t end = has_leo ? part->log.log_end_offset : (ce[CK_LOG_START] ? ce[CK_LOG_START]->offset : 0);
-        const char *endwhat = has_leo ? "the log end offset" : "the log start (no segment)";
         static const int ahead[] = {CK_HW, CK_RECOVERY, CK_LOG_START};
         for (size_t i = 0; i < sizeof ahead / sizeof ahead[0]; i++) {
             int k = ahead[i];
@@ -288,13 +292,20 @@ static void scan_partition(datadir_ctx *d, task *t)
                          "cleaner offset of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          " (the cleaner resets it to the log start)",
                          t->topic, t->partition, ce[CK_CLEANER]->offset, endwhat, end);
-        for (size_t i = 0; i < t->epochs.n; i++)
-            if (t->epochs.entries[i].start_offset > end)
-                kf_report_in(keep_problem, t, epath, KF_P_LEADER_EPOCH_AHEAD_OF_LOG, KF_SEV_WARNING,
-                             t->epochs.positions[i], true, t->epochs.entries[i].start_offset,
-                             "leader epoch %" PRId32 " starts at offset %" PRId64 ", beyond %s %" PRId64
-                             " (the broker truncates the epoch cache at load)",
-                             t->epochs.entries[i].epoch, t->epochs.entries[i].start_offset, endwhat, end);
+        uint64_t named = t->epochs.n_beyond < KF_EPOCHS_BEYOND_KEPT ? t->epochs.n_beyond : KF_EPOCHS_BEYOND_KEPT;
+        for (uint64_t i = 0; i < named; i++) {
+            const kf_epoch_entry_at *b = &t->epochs.beyond[i];
+            kf_report_in(keep_problem, t, epath, KF_P_LEADER_EPOCH_AHEAD_OF_LOG, KF_SEV_WARNING, b->position, true,
+                         b->e.start_offset,
+                         "leader epoch %" PRId32 " starts at offset %" PRId64 ", beyond %s %" PRId64
+                         " (the broker truncates the epoch cache at load)",
+                         b->e.epoch, b->e.start_offset, endwhat, end);
+        }
+        if (t->epochs.n_beyond > named)
+            kf_report_in(keep_problem, t, epath, KF_P_LEADER_EPOCH_AHEAD_OF_LOG, KF_SEV_WARNING,
+                         t->epochs.beyond_unlisted_position, false, 0,
+                         "%" PRIu64 " further leader epochs start beyond %s %" PRId64 " (not listed one by one)",
+                         t->epochs.n_beyond - named, endwhat, end);
         /* The KRaft metadata log is kept by the raft layer, never in these files. */
         if (!any_entry && d->any_checkpoint && strcmp(t->topic, "__cluster_metadata") != 0)
             kf_report_in(keep_problem, t, t->dir, KF_P_CHECKPOINT_MISSING_ENTRY, KF_SEV_WARNING, 0, false, 0,

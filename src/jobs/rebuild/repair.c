@@ -104,7 +104,8 @@ static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *re
 static void ctx_free(repair_ctx *c)
 {
     kf_part_writer_close(c->w);
-    kf_leader_epochs_free(&c->in_le);
+    kf_epoch_stream_close(&c->in_le);
+    free(c->in_le_path);
     free(c->lost);
 }
 

@@ -6,6 +6,7 @@
  * kept batches at the repaired log end) and partition.metadata (copied when
  * valid). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +31,38 @@ static void le_problem_fn(void *ctx, const kf_problem *p)
     }
 }
 
-int repair_read_epochs(repair_ctx *c, const char *path)
+/* Opens the input's checkpoint at path and reaches its first k entries. */
+static int open_epochs(repair_ctx *c, const char *path, size_t k)
 {
-    c->in_le_ok = true;
-    if (kf_leader_epochs_read(path, false, &c->in_le, le_problem_fn, c) != KF_OK)
+    if (kf_epoch_stream_open(&c->in_le, path, le_problem_fn, c) != KF_OK)
         return repair_fail(c, path, ENOMEM, "out of memory");
     if (!c->in_le.read)
         c->in_le_ok = false;
+    c->in_le_has_next = kf_epoch_stream_next(&c->in_le, &c->in_le_next) == 1;
+    for (c->in_le_k = 0; c->in_le_k < k && c->in_le_has_next; c->in_le_k++) {
+        c->in_le_cur = c->in_le_next;
+        c->in_le_has_next = kf_epoch_stream_next(&c->in_le, &c->in_le_next) == 1;
+    }
+    return KF_OK;
+}
+
+int repair_read_epochs(repair_ctx *c, const char *path)
+{
+    c->in_le_ok = true;
+    if (!(c->in_le_path = strdup(path)))
+        return repair_fail(c, path, ENOMEM, "out of memory");
+    return open_epochs(c, path, 0);
+}
+
+int repair_rewind_epochs(repair_ctx *c, size_t k, bool ok, const char *why)
+{
+    if (c->in_le_k != k) {
+        kf_epoch_stream_close(&c->in_le);
+        if (open_epochs(c, c->in_le_path, k) != KF_OK)
+            return KF_ERR_NOMEM;
+    }
+    c->in_le_ok = ok;
+    memcpy(c->in_le_why, why, sizeof c->in_le_why);
     return KF_OK;
 }
 
@@ -44,43 +70,51 @@ void repair_check_epoch(repair_ctx *c, int64_t base, int32_t epoch)
 {
     if (epoch < 0 || !c->in_le_ok)
         return;
-    const kf_leader_epoch *le = c->in_le.entries;
-    size_t n = c->in_le.n;
-    while (c->in_le_k + 1 < n && le[c->in_le_k + 1].start_offset <= base)
+    while (c->in_le_has_next && c->in_le_next.start_offset <= base) {
+        c->in_le_cur = c->in_le_next;
         c->in_le_k++;
-    if (n == 0 || le[c->in_le_k].start_offset > base || le[c->in_le_k].epoch != epoch) {
+        c->in_le_has_next = kf_epoch_stream_next(&c->in_le, &c->in_le_next) == 1;
+    }
+    bool covered = c->in_le_k > 0;
+    if (!covered || c->in_le_cur.epoch != epoch) {
         c->in_le_ok = false;
         snprintf(c->in_le_why, sizeof c->in_le_why,
                  "the batch at offset %lld has leader epoch %d, the checkpoint says %s%d", (long long)base, epoch,
-                 n == 0 || le[c->in_le_k].start_offset > base ? "no epoch, first entry epoch " : "epoch ",
-                 n ? le[c->in_le_k].epoch : -1);
+                 covered ? "epoch " : "no epoch, first entry epoch ",
+                 covered ? c->in_le_cur.epoch : c->in_le_has_next ? c->in_le_next.epoch : -1);
     }
 }
 
 int repair_write_epochs(repair_ctx *c, const char *in_path, int64_t leo)
 {
     bool in_present = c->in_le.present, in_read = c->in_le.read;
-    /* the broker truncates the cache to the log end: entries starting at or past it go */
-    size_t keep_in = 0;
-    while (keep_in < c->in_le.n && c->in_le.entries[keep_in].start_offset < leo)
-        keep_in++;
     bool consistent = in_present && in_read && c->in_le_ok;
+    /* the broker truncates the cache to the log end: entries starting at or past it go */
+    kf_leader_epochs kept = {0};
+    if (consistent && kf_leader_epochs_read(in_path, leo - 1, false, &kept, NULL, NULL) != KF_OK)
+        return repair_fail(c, in_path, ENOMEM, "out of memory");
+    consistent = consistent && kept.valid; /* the file as it was checked */
     size_t nle;
     kf_part_writer_epochs(c->w, &nle);
-    size_t n = consistent ? keep_in : nle;
-    if (!in_present && n == 0)
+    size_t n = consistent ? kept.n : nle;
+    if (!in_present && n == 0) {
+        kf_leader_epochs_free(&kept);
         return KF_OK;
-    if (kf_part_writer_write_epochs(c->w, consistent ? c->in_le.entries : NULL, n) != KF_OK)
+    }
+    int wrc = kf_part_writer_write_epochs(c->w, consistent ? kept.entries : NULL, n);
+    uint64_t cut = kept.n_beyond;
+    kf_leader_epochs_free(&kept);
+    if (wrc != KF_OK)
         return repair_writer_fail(c);
     char *outp = kf_path_join(c->out_dir, "leader-epoch-checkpoint");
     if (!outp)
         return repair_fail(c, in_path, ENOMEM, "out of memory");
-    if (consistent && keep_in == c->in_le.n)
+    if (consistent && cut == 0)
         repair_emit_file(c, in_path, outp, "copied", "every kept batch's leader epoch agrees with it");
     else if (consistent)
         repair_emit_file(c, in_path, outp, "truncated",
-                         "%zu entries start at or past the repaired log end offset %lld (the broker drops them too)",
-                         c->in_le.n - keep_in, (long long)leo);
+                         "%" PRIu64 " entries start at or past the repaired log end offset %lld (the broker drops them too)",
+                         cut, (long long)leo);
     else if (!in_present)
         repair_emit_file(c, NULL, outp, "rebuilt", "missing in the input; rebuilt from the kept batches' leader epochs");
     else if (!in_read)

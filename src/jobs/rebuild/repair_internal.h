@@ -12,6 +12,7 @@
 
 #include "kfsck/checkpoint.h"
 #include "kfsck/outdir.h"
+#include "format/epoch_stream.h"
 #include "format/partwriter.h"
 #include "kfsck/repair.h"
 
@@ -27,9 +28,13 @@ typedef struct repair_ctx {
     kf_outdir *od;            /* the output directory's policy (kf_repair_into), or NULL */
     kf_part_writer *w;
     bool truncated;           /* default mode: a segment was cut, later ones go */
-    /* the input's leader-epoch-checkpoint, checked against the kept batches */
-    kf_leader_epochs in_le;
-    size_t in_le_k;           /* input entry covering the current batch */
+    /* the input's leader-epoch-checkpoint, checked against the kept batches
+     * as they come, its entries read from the file as they are reached */
+    char *in_le_path;
+    kf_epoch_stream in_le;
+    size_t in_le_k;           /* entries reached: the last of them covers the current batch */
+    kf_leader_epoch in_le_cur, in_le_next;
+    bool in_le_has_next;
     bool in_le_ok;            /* parsed and so far consistent */
     char in_le_why[200];
     /* offsets lost (for the producer snapshot check) */
@@ -63,6 +68,9 @@ int repair_segment(repair_ctx *c, const repair_segment_job *j);
  * against each kept batch), and the partition files written at the end. */
 int repair_read_epochs(repair_ctx *c, const char *path);
 void repair_check_epoch(repair_ctx *c, int64_t base, int32_t epoch);
+/* The epoch check back to where it stood with k entries reached (a segment
+ * the repair writes again). KF_OK or KF_ERR_NOMEM. */
+int repair_rewind_epochs(repair_ctx *c, size_t k, bool ok, const char *why);
 int repair_write_epochs(repair_ctx *c, const char *in_path, int64_t leo);
 int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_t snap_off, bool have_leo, int64_t leo,
                     bool leo_in_input);

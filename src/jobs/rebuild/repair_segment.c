@@ -241,9 +241,8 @@ static int refused(seg_pass *s, uint64_t pos)
     s->after.code = NULL;
     if (kf_part_writer_rewind(c->w) != KF_OK)
         return repair_writer_fail(c);
-    c->in_le_k = s->in_le_k0;
-    c->in_le_ok = s->in_le_ok0;
-    memcpy(c->in_le_why, s->in_le_why0, sizeof c->in_le_why);
+    if (repair_rewind_epochs(c, s->in_le_k0, s->in_le_ok0, s->in_le_why0) != KF_OK)
+        return repair_fail(c, c->in_le_path, ENOMEM, "out of memory");
     if (s->have_txn) {
         s->tc.k = 0;
         memset(s->tc.keep, 0, s->tc.n * sizeof *s->tc.keep);
