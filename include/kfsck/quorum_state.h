@@ -17,6 +17,7 @@ extern "C" {
 #endif
 
 #define KF_QUORUM_MAX_VOTERS 64 /* voters kept; more are counted in nvoters */
+#define KF_QUORUM_LINE_MAX (1u << 20) /* a longer first line is refused as damage */
 
 typedef struct kf_quorum_state {
     int32_t data_version;      /* -1 when absent or unreadable */

@@ -3,14 +3,14 @@
  * first line (BufferedReader.readLine) with Jackson, requires a JSON object
  * with a data_version in 0..1, then reads the fields of that version of
  * QuorumStateData; every field of the version is mandatory, unknown fields
- * are ignored.
+ * are ignored, and a repeated key is its last value.
  *
- * The JSON reader is hand-written: the file is one short line and the
- * project has no JSON library (the CLI's json_text.c only validates and
- * prints). It is a strict RFC 8259 recursive-descent reader over the line,
- * depth-limited, that keeps only the top-level members it needs. */
+ * The line is parsed with Jansson, the project's JSON reader, into a tree:
+ * a line longer than KF_QUORUM_LINE_MAX (far longer than any node writes)
+ * is refused instead, so the tree stays small whatever the file holds. */
 #include "kfsck/quorum_state.h"
 
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,15 +18,11 @@
 #include "bytes/error.h"
 #include "kfsck/checkpoint.h"
 
-#define MAX_DEPTH 32
+/* ---- the fields ---------------------------------------------------------------- */
 
-typedef struct jr {
-    const uint8_t *p;
-    size_t n, i;
-    int depth;
-    const char *err;
-    size_t err_at;
-} jr;
+enum { F_DATA_VERSION, F_CLUSTER_ID, F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_VOTED_DIR, F_APPLIED, F_VOTERS, F_N };
+static const char *const FIELD_NAMES[F_N] = {"data_version", "clusterId", "leaderId", "leaderEpoch", "votedId",
+                                              "votedDirectoryId", "appliedOffset", "currentVoters"};
 
 static void set_msg(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_msg(char *msg, size_t msglen, const char *fmt, ...)
@@ -39,353 +35,64 @@ static void set_msg(char *msg, size_t msglen, const char *fmt, ...)
     va_end(ap);
 }
 
-static bool fail(jr *j, const char *what)
+/* An integer value (no fraction or exponent: Jackson's int and long) in [lo, hi]. */
+static bool int_of(const json_t *v, int64_t lo, int64_t hi, int64_t *out)
 {
-    if (!j->err) {
-        j->err = what;
-        j->err_at = j->i;
-    }
-    return false;
-}
-
-static void ws(jr *j)
-{
-    while (j->i < j->n && (j->p[j->i] == ' ' || j->p[j->i] == '\t' || j->p[j->i] == '\n' || j->p[j->i] == '\r'))
-        j->i++;
-}
-
-static bool lit(jr *j, const char *s)
-{
-    size_t k = strlen(s);
-    if (j->n - j->i < k || memcmp(j->p + j->i, s, k) != 0)
-        return fail(j, "not JSON");
-    j->i += k;
-    return true;
-}
-
-/* A string; s and len span its raw bytes between the quotes (escapes kept). */
-static bool str(jr *j, const uint8_t **s, size_t *len)
-{
-    if (j->i >= j->n || j->p[j->i] != '"')
-        return fail(j, "expected a string");
-    size_t start = ++j->i;
-    while (j->i < j->n) {
-        uint8_t c = j->p[j->i];
-        if (c == '"') {
-            if (s)
-                *s = j->p + start;
-            if (len)
-                *len = j->i - start;
-            j->i++;
-            return true;
-        }
-        if (c < 0x20)
-            return fail(j, "control character in a string");
-        if (c == '\\') {
-            if (++j->i >= j->n)
-                break;
-            c = j->p[j->i];
-            if (c == 'u') {
-                for (int k = 1; k <= 4; k++) {
-                    uint8_t h = j->i + (size_t)k < j->n ? j->p[j->i + (size_t)k] : 0;
-                    bool hex = (h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F');
-                    if (!hex)
-                        return fail(j, "bad \\u escape");
-                }
-                j->i += 4;
-            } else if (!strchr("\"\\/bfnrt", c) || c == 0) {
-                return fail(j, "bad escape");
-            }
-        }
-        j->i++;
-    }
-    return fail(j, "unterminated string");
-}
-
-/* A number; *is_int and *v when it is an integer that fits int64. */
-static bool num(jr *j, bool *is_int, int64_t *v)
-{
-    bool neg = false, integral = true, fits = true;
-    uint64_t acc = 0;
-    if (j->i < j->n && j->p[j->i] == '-') {
-        neg = true;
-        j->i++;
-    }
-    if (j->i >= j->n || j->p[j->i] < '0' || j->p[j->i] > '9')
-        return fail(j, "bad number");
-    if (j->p[j->i] == '0') {
-        j->i++;
-    } else {
-        while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') {
-            uint64_t d = (uint64_t)(j->p[j->i] - '0');
-            if (acc > (UINT64_MAX - d) / 10)
-                fits = false;
-            else
-                acc = acc * 10 + d;
-            j->i++;
-        }
-    }
-    if (j->i < j->n && j->p[j->i] == '.') {
-        integral = false;
-        j->i++;
-        if (j->i >= j->n || j->p[j->i] < '0' || j->p[j->i] > '9')
-            return fail(j, "bad number");
-        while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9')
-            j->i++;
-    }
-    if (j->i < j->n && (j->p[j->i] == 'e' || j->p[j->i] == 'E')) {
-        integral = false;
-        j->i++;
-        if (j->i < j->n && (j->p[j->i] == '+' || j->p[j->i] == '-'))
-            j->i++;
-        if (j->i >= j->n || j->p[j->i] < '0' || j->p[j->i] > '9')
-            return fail(j, "bad number");
-        while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9')
-            j->i++;
-    }
-    if (fits && acc > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
-        fits = false;
-    *is_int = integral && fits;
-    if (*is_int)
-        *v = neg ? (int64_t)(0 - acc) : (int64_t)acc;
-    return true;
-}
-
-static bool value(jr *j);
-
-static bool array_skip(jr *j)
-{
-    j->i++;
-    ws(j);
-    if (j->i < j->n && j->p[j->i] == ']') {
-        j->i++;
-        return true;
-    }
-    for (;;) {
-        if (!value(j))
-            return false;
-        ws(j);
-        if (j->i < j->n && j->p[j->i] == ',') {
-            j->i++;
-            ws(j);
-            continue;
-        }
-        if (j->i < j->n && j->p[j->i] == ']') {
-            j->i++;
-            return true;
-        }
-        return fail(j, "expected ',' or ']'");
-    }
-}
-
-static bool object_skip(jr *j)
-{
-    j->i++;
-    ws(j);
-    if (j->i < j->n && j->p[j->i] == '}') {
-        j->i++;
-        return true;
-    }
-    for (;;) {
-        if (!str(j, NULL, NULL))
-            return false;
-        ws(j);
-        if (j->i >= j->n || j->p[j->i] != ':')
-            return fail(j, "expected ':'");
-        j->i++;
-        ws(j);
-        if (!value(j))
-            return false;
-        ws(j);
-        if (j->i < j->n && j->p[j->i] == ',') {
-            j->i++;
-            ws(j);
-            continue;
-        }
-        if (j->i < j->n && j->p[j->i] == '}') {
-            j->i++;
-            return true;
-        }
-        return fail(j, "expected ',' or '}'");
-    }
-}
-
-/* Any value, skipped. */
-static bool value(jr *j)
-{
-    if (j->i >= j->n)
-        return fail(j, "the line ends inside the JSON");
-    if (++j->depth > MAX_DEPTH)
-        return fail(j, "nested too deeply");
-    bool ok;
-    bool is_int;
-    int64_t v;
-    switch (j->p[j->i]) {
-    case '{': ok = object_skip(j); break;
-    case '[': ok = array_skip(j); break;
-    case '"': ok = str(j, NULL, NULL); break;
-    case 't': ok = lit(j, "true"); break;
-    case 'f': ok = lit(j, "false"); break;
-    case 'n': ok = lit(j, "null"); break;
-    default: ok = num(j, &is_int, &v); break;
-    }
-    j->depth--;
-    return ok;
-}
-
-/* ---- the fields ---------------------------------------------------------------- */
-
-enum { F_DATA_VERSION, F_CLUSTER_ID, F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_VOTED_DIR, F_APPLIED, F_VOTERS, F_N };
-static const char *const FIELD_NAMES[F_N] = {"data_version", "clusterId", "leaderId", "leaderEpoch", "votedId",
-                                              "votedDirectoryId", "appliedOffset", "currentVoters"};
-
-typedef struct member {
-    bool present;
-    size_t at;        /* where its value starts */
-} member;
-
-static bool int_at(const uint8_t *line, size_t n, size_t at, int64_t lo, int64_t hi, int64_t *v)
-{
-    jr j = {line, n, at, 0, NULL, 0};
-    bool is_int = false;
-    if (j.i >= n || !(line[j.i] == '-' || (line[j.i] >= '0' && line[j.i] <= '9')))
+    if (!json_is_integer(v))
         return false;
-    if (!num(&j, &is_int, v) || !is_int)
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi)
         return false;
-    return *v >= lo && *v <= hi;
+    *out = (int64_t)x;
+    return true;
 }
 
 /* currentVoters: null, or [{"voterId": N}, ...] */
-static bool voters_at(const uint8_t *line, size_t n, size_t at, kf_quorum_state *qs, char *msg, size_t msglen)
+static bool read_voters(const json_t *v, kf_quorum_state *qs, char *msg, size_t msglen)
 {
-    jr j = {line, n, at, 0, NULL, 0};
-    if (line[at] == 'n') {
+    if (json_is_null(v)) {
         qs->has_voters = false;
         return true;
     }
-    if (line[at] != '[') {
+    if (!json_is_array(v)) {
         set_msg(msg, msglen, "currentVoters is neither an array nor null");
         return false;
     }
     qs->has_voters = true;
-    j.i++;
-    ws(&j);
-    if (j.i < n && line[j.i] == ']')
-        return true;
-    for (;;) {
-        if (j.i >= n || line[j.i] != '{') {
+    size_t i;
+    const json_t *voter;
+    json_array_foreach(v, i, voter) {
+        if (!json_is_object(voter)) {
             set_msg(msg, msglen, "currentVoters holds something other than a {\"voterId\": N} object");
             return false;
         }
-        /* the members of one voter */
-        j.i++;
-        ws(&j);
-        bool have_id = false;
-        int64_t id = 0;
-        if (j.i < n && line[j.i] != '}') {
-            for (;;) {
-                const uint8_t *k;
-                size_t kl;
-                if (!str(&j, &k, &kl))
-                    return false;
-                ws(&j);
-                if (j.i >= n || line[j.i] != ':')
-                    return false;
-                j.i++;
-                ws(&j);
-                size_t vat = j.i;
-                if (!value(&j))
-                    return false;
-                if (kl == 7 && !memcmp(k, "voterId", 7)) {
-                    if (!int_at(line, n, vat, INT32_MIN, INT32_MAX, &id)) {
-                        set_msg(msg, msglen, "a voterId is not a 32-bit integer");
-                        return false;
-                    }
-                    have_id = true;
-                }
-                ws(&j);
-                if (j.i < n && line[j.i] == ',') {
-                    j.i++;
-                    ws(&j);
-                    continue;
-                }
-                break;
-            }
-        }
-        if (j.i >= n || line[j.i] != '}')
-            return false;
-        j.i++;
-        if (!have_id) {
+        const json_t *idv = json_object_get(voter, "voterId");
+        int64_t id;
+        if (!idv) {
             set_msg(msg, msglen, "a voter in currentVoters has no voterId");
+            return false;
+        }
+        if (!int_of(idv, INT32_MIN, INT32_MAX, &id)) {
+            set_msg(msg, msglen, "a voterId is not a 32-bit integer");
             return false;
         }
         if (qs->nvoters < KF_QUORUM_MAX_VOTERS)
             qs->voters[qs->nvoters] = (int32_t)id;
         qs->nvoters++;
-        ws(&j);
-        if (j.i < n && line[j.i] == ',') {
-            j.i++;
-            ws(&j);
-            continue;
-        }
-        return j.i < n && line[j.i] == ']';
     }
-}
-
-/* The top-level members of the object that starts at j->i (just after its
- * '{'), remembering in f where the wanted ones' values start; false on
- * malformed JSON (j->err says what). */
-static bool read_members(jr *j, member f[F_N])
-{
-    const uint8_t *data = j->p;
-    size_t n = j->n;
-    j->i++;
-    j->depth = 1;
-    ws(j);
-    if (j->i < n && data[j->i] == '}') {
-        j->i++;
-        return true;
-    }
-    for (;;) {
-        const uint8_t *k;
-        size_t kl;
-        if (!str(j, &k, &kl))
-            return false;
-        ws(j);
-        if (j->i >= n || data[j->i] != ':')
-            return fail(j, "expected ':'");
-        j->i++;
-        ws(j);
-        size_t vat = j->i;
-        if (!value(j))
-            return false;
-        for (int i = 0; i < F_N; i++)
-            if (strlen(FIELD_NAMES[i]) == kl && !memcmp(FIELD_NAMES[i], k, kl))
-                f[i] = (member){true, vat}; /* a repeated key: the last wins, as in Jackson */
-        ws(j);
-        if (j->i < n && data[j->i] == ',') {
-            j->i++;
-            ws(j);
-            continue;
-        }
-        if (j->i < n && data[j->i] == '}') {
-            j->i++;
-            return true;
-        }
-        return fail(j, "expected ',' or '}'");
-    }
+    return true;
 }
 
 /* data_version: present, an int16, and 0 or 1 (stored in qs even when not). */
-static int read_version(const uint8_t *data, size_t n, const member f[F_N], kf_quorum_state *qs, char *msg,
-                        size_t msglen)
+static int read_version(const json_t *o, kf_quorum_state *qs, char *msg, size_t msglen)
 {
     int64_t v;
-    if (!f[F_DATA_VERSION].present) {
+    const json_t *f = json_object_get(o, FIELD_NAMES[F_DATA_VERSION]);
+    if (!f) {
         set_msg(msg, msglen, "no data_version field");
         return KF_ERR_CORRUPT;
     }
-    if (!int_at(data, n, f[F_DATA_VERSION].at, INT16_MIN, INT16_MAX, &v)) {
+    if (!int_of(f, INT16_MIN, INT16_MAX, &v)) {
         set_msg(msg, msglen, "data_version is not a number");
         return KF_ERR_CORRUPT;
     }
@@ -397,14 +104,13 @@ static int read_version(const uint8_t *data, size_t n, const member f[F_N], kf_q
     return KF_OK;
 }
 
-/* One field k whose value starts at data[at], checked and stored in qs. */
-static int read_field(int k, const uint8_t *data, size_t n, size_t at, kf_quorum_state *qs, char *msg,
-                      size_t msglen)
+/* One field k of value v, checked and stored in qs. */
+static int read_field(int k, const json_t *v, kf_quorum_state *qs, char *msg, size_t msglen)
 {
-    int64_t v;
+    int64_t x;
     switch (k) {
     case F_CLUSTER_ID:
-        if (data[at] != '"') {
+        if (!json_is_string(v)) {
             set_msg(msg, msglen, "clusterId is not a string");
             return KF_ERR_CORRUPT;
         }
@@ -412,28 +118,26 @@ static int read_field(int k, const uint8_t *data, size_t n, size_t at, kf_quorum
     case F_LEADER_ID:
     case F_LEADER_EPOCH:
     case F_VOTED_ID: {
-        if (!int_at(data, n, at, INT32_MIN, INT32_MAX, &v)) {
+        if (!int_of(v, INT32_MIN, INT32_MAX, &x)) {
             set_msg(msg, msglen, "%s is not a 32-bit integer", FIELD_NAMES[k]);
             return KF_ERR_CORRUPT;
         }
         int32_t *dst = k == F_LEADER_ID ? &qs->leader_id : k == F_LEADER_EPOCH ? &qs->leader_epoch : &qs->voted_id;
-        *dst = (int32_t)v;
+        *dst = (int32_t)x;
         return KF_OK;
     }
     case F_APPLIED:
-        if (!int_at(data, n, at, INT64_MIN, INT64_MAX, &v)) {
+        if (!int_of(v, INT64_MIN, INT64_MAX, &x)) {
             set_msg(msg, msglen, "appliedOffset is not a 64-bit integer");
             return KF_ERR_CORRUPT;
         }
         qs->has_applied_offset = true;
-        qs->applied_offset = v;
+        qs->applied_offset = x;
         return KF_OK;
     case F_VOTED_DIR: {
-        jr s = {data, n, at, 0, NULL, 0};
-        const uint8_t *u;
-        size_t ul;
         uint8_t id[16];
-        if (data[at] != '"' || !str(&s, &u, &ul) || kf_uuid_from_b64((const char *)u, ul, id) != 0) {
+        const char *u = json_string_value(v);
+        if (!u || kf_uuid_from_b64(u, json_string_length(v), id) != 0) {
             set_msg(msg, msglen, "votedDirectoryId is not a Kafka uuid");
             return KF_ERR_CORRUPT;
         }
@@ -443,7 +147,7 @@ static int read_field(int k, const uint8_t *data, size_t n, size_t at, kf_quorum
         return KF_OK;
     }
     case F_VOTERS:
-        if (!voters_at(data, n, at, qs, msg, msglen)) {
+        if (!read_voters(v, qs, msg, msglen)) {
             set_msg(msg, msglen, "currentVoters is malformed");
             return KF_ERR_CORRUPT;
         }
@@ -452,8 +156,20 @@ static int read_field(int k, const uint8_t *data, size_t n, size_t at, kf_quorum
     return KF_OK;
 }
 
-/* The parse, with the first reason it meets written to msg (set_msg keeps
- * the first: a field read inside another's check does not overwrite it). */
+/* Jansson's reason a line is no JSON, in a few words. */
+static const char *json_reason(const json_error_t *e)
+{
+    switch (json_error_code(e)) {
+    case json_error_premature_end_of_input: return "the line ends inside the JSON";
+    case json_error_end_of_input_expected: return "more after the JSON";
+    case json_error_invalid_utf8: return "invalid UTF-8";
+    case json_error_null_character: return "a NUL character";
+    case json_error_numeric_overflow: return "a number too large";
+    default: return "malformed";
+    }
+}
+
+/* The parse, with the first reason it meets written to msg. */
 static int parse_state(const uint8_t *data, uint64_t size, kf_quorum_state *qs, char *msg, size_t msglen)
 {
     memset(qs, 0, sizeof *qs);
@@ -468,36 +184,43 @@ static int parse_state(const uint8_t *data, uint64_t size, kf_quorum_state *qs, 
         set_msg(msg, msglen, "empty file (Kafka: \"File ended prematurely\")");
         return KF_ERR_CORRUPT;
     }
-    jr j = {data, n, 0, 0, NULL, 0};
-    ws(&j);
-    if (j.i >= n || data[j.i] != '{') {
+    size_t i = 0;
+    while (i < n && (data[i] == ' ' || data[i] == '\t'))
+        i++;
+    if (i >= n || data[i] != '{') {
         set_msg(msg, msglen, "the first line is not a JSON object");
         return KF_ERR_CORRUPT;
     }
-    member f[F_N] = {{0}};
-    if (!read_members(&j, f)) {
-        set_msg(msg, msglen, "the first line is not valid JSON (%s at byte %zu)", j.err ? j.err : "malformed",
-                j.err_at);
+    if (n > KF_QUORUM_LINE_MAX) {
+        set_msg(msg, msglen, "the first line is %zu bytes, longer than any a node writes (kfsck reads %u at most)",
+                n, (unsigned)KF_QUORUM_LINE_MAX);
         return KF_ERR_CORRUPT;
     }
-    int rc = read_version(data, n, f, qs, msg, msglen);
-    if (rc != KF_OK)
-        return rc;
-    /* the fields of that version: all mandatory */
-    static const int v0_fields[] = {F_CLUSTER_ID, F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_APPLIED, F_VOTERS};
-    static const int v1_fields[] = {F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_VOTED_DIR};
-    const int ver = qs->data_version;
-    const int *need = ver == 0 ? v0_fields : v1_fields;
-    size_t nneed = ver == 0 ? sizeof v0_fields / sizeof v0_fields[0] : sizeof v1_fields / sizeof v1_fields[0];
-    for (size_t i = 0; i < nneed; i++) {
-        int k = need[i];
-        if (!f[k].present) {
-            set_msg(msg, msglen, "no %s field, which data_version %d requires", FIELD_NAMES[k], ver);
-            rc = KF_ERR_CORRUPT;
-        } else if (read_field(k, data, n, f[k].at, qs, msg, msglen) != KF_OK) {
-            rc = KF_ERR_CORRUPT;
+    json_error_t err;
+    json_t *o = json_loadb((const char *)data, n, 0, &err);
+    if (!o) {
+        set_msg(msg, msglen, "the first line is not valid JSON (%s at byte %d)", json_reason(&err), err.position);
+        return KF_ERR_CORRUPT;
+    }
+    int rc = read_version(o, qs, msg, msglen);
+    if (rc == KF_OK) {
+        /* the fields of that version: all mandatory */
+        static const int v0_fields[] = {F_CLUSTER_ID, F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_APPLIED, F_VOTERS};
+        static const int v1_fields[] = {F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_VOTED_DIR};
+        const int ver = qs->data_version;
+        const int *need = ver == 0 ? v0_fields : v1_fields;
+        size_t nneed = ver == 0 ? sizeof v0_fields / sizeof v0_fields[0] : sizeof v1_fields / sizeof v1_fields[0];
+        for (size_t k = 0; k < nneed; k++) {
+            const json_t *v = json_object_get(o, FIELD_NAMES[need[k]]);
+            if (!v) {
+                set_msg(msg, msglen, "no %s field, which data_version %d requires", FIELD_NAMES[need[k]], ver);
+                rc = KF_ERR_CORRUPT;
+            } else if (read_field(need[k], v, qs, msg, msglen) != KF_OK) {
+                rc = KF_ERR_CORRUPT;
+            }
         }
     }
+    json_decref(o);
     return rc;
 }
 

@@ -839,6 +839,27 @@ static void test_quorum_state(void **state)
         deep[n++] = '[';
     deep[n] = 0;
     assert_int_equal(qs(deep, &q), KF_ERR_CORRUPT);
+    /* more voters than are kept: counted */
+    char many[4096];
+    n = (size_t)snprintf(many, sizeof many, "{\"clusterId\":\"\",\"leaderId\":1,\"leaderEpoch\":1,\"votedId\":-1,"
+                                          "\"appliedOffset\":0,\"data_version\":0,\"currentVoters\":[");
+    for (int i = 0; i < 100; i++)
+        n += (size_t)snprintf(many + n, sizeof many - n, "%s{\"voterId\":%d}", i ? "," : "", i);
+    snprintf(many + n, sizeof many - n, "]}");
+    assert_int_equal(qs(many, &q), KF_OK);
+    assert_int_equal(q.nvoters, 100);
+    assert_int_equal(q.voters[KF_QUORUM_MAX_VOTERS - 1], KF_QUORUM_MAX_VOTERS - 1);
+    /* a first line longer than any node writes is refused, whatever it holds */
+    size_t big = KF_QUORUM_LINE_MAX + 16;
+    char *line = malloc(big + 1);
+    assert_non_null(line);
+    memset(line, ' ', big);
+    memcpy(line, "{\"data_version\":1", 16);
+    line[big - 1] = '}';
+    line[big] = 0;
+    assert_int_equal(qs(line, &q), KF_ERR_CORRUPT);
+    assert_non_null(strstr(kf_error_last()->message, "longer than any a node writes"));
+    free(line);
 }
 
 int main(void)
