@@ -1,0 +1,499 @@
+"""scenarios: what the broker suite does with a real broker, one function
+per scenario (tests/broker/run.py runs them in ALL's order). Each starts its
+own node(s) in a fresh temporary dir, ends every process it started and
+removes the dir, whatever happens.
+"""
+import glob
+import json
+import os
+import re
+import shutil
+
+import compare as c
+import harness as h
+
+DUMP = "org.apache.kafka.tools.DumpLogSegments"
+GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+TXNS = "org.apache.kafka.tools.TransactionsCommand"
+
+CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+
+
+class Scenario:
+    """The node(s), driver and work dir of one scenario, ended on exit."""
+
+    def __init__(self, cp):
+        self.cp = cp
+        self.work = h.Workdir()
+        self.nodes = []
+        self.drivers = []
+
+    def node(self, **kw):
+        n = h.Node(self.cp, self.work.path, node_id=kw.pop("node_id", 1), **kw)
+        self.nodes.append(n)
+        return n
+
+    def driver(self, bootstrap=None):
+        d = h.Driver(self.cp, self.work.path, bootstrap)
+        self.drivers.append(d)
+        return d
+
+    def path(self, *p):
+        return os.path.join(self.work.path, *p)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for d in self.drivers:
+            try:
+                d.kill()
+            except Exception:  # noqa: BLE001
+                pass
+        for n in self.nodes:
+            if n.running():
+                n.kill()
+        self.work.close()
+
+
+def files_of(datadir, suffixes=(".log", ".index", ".timeindex", ".txnindex", ".snapshot", ".checkpoint")):
+    """Every file the broker wrote with one of these suffixes, sorted."""
+    out = []
+    for p in sorted(glob.glob(os.path.join(datadir, "*", "*"))):
+        if os.path.isfile(p) and p.endswith(suffixes):
+            out.append(p)
+    return out
+
+
+def dump_all(d, out, files):
+    """DumpLogSegments --deep-iteration --print-data-log on files, in the
+    driver's JVM; {path: [lines]}."""
+    code, text, err = d.tool(out, DUMP, "--deep-iteration", "--print-data-log", "--files", ",".join(files),
+                             timeout=300)
+    if code != 0:
+        raise AssertionError(f"DumpLogSegments exited {code}: {err[-500:]}")
+    return c.split_dump(text)
+
+
+def compare_files(suite, tag, datadir, dumped, readbacks=None):
+    """One check per file the broker wrote: kfsck dump against
+    DumpLogSegments (and, for a topic read back by the consumer, against the
+    exact bytes it read)."""
+    readbacks = readbacks or {}
+    for path in sorted(dumped):
+        rel = os.path.relpath(path, datadir)
+        lines = dumped[path]
+        name = f"{tag}: dump {rel}"
+        if path.endswith((".log", ".checkpoint")):
+            def one(path=path, rel=rel, lines=lines):
+                rc, rows, err = h.kfsck_json("dump", "--records", "--payload", "--decode", "none", path)
+                batches, trailing = c.parse_log_dump(lines)
+                if rc != (1 if trailing else 0):
+                    raise AssertionError(f"kfsck exit {rc} ({err.strip()[:200]}), Kafka read "
+                                         f"{'invalid bytes' if trailing else 'the whole file'}")
+                nb, nr = c.compare_log(rel, batches, trailing, rows)
+                note = f"{nb} batches, {nr} records"
+                part = os.path.basename(os.path.dirname(path))
+                if part in readbacks and path.endswith(".log"):
+                    n = c.compare_readback(rel, readbacks[part], rows)
+                    note += f"; {n} records byte-equal to the consumer's"
+                return note
+            suite.check(name, one)
+        else:
+            kind = {".index": c.compare_index, ".timeindex": c.compare_timeindex,
+                    ".txnindex": c.compare_txnindex, ".snapshot": c.compare_snapshot}[os.path.splitext(path)[1]]
+
+            def one(path=path, rel=rel, lines=lines, kind=kind):
+                rc, rows, err = h.kfsck_json("dump", path)
+                if rc != 0:
+                    raise AssertionError(f"kfsck exit {rc}: {err.strip()[:200]}")
+                return f"{kind(rel, lines, rows)} entries"
+            suite.check(name, one)
+
+
+def verify_clean(suite, tag, datadir, dumped):
+    """kfsck verify on the whole data dir: no error, and each segment's
+    batch count and last offset as DumpLogSegments read them."""
+    def one():
+        rc, rows, err = h.kfsck_json("verify", datadir)
+        errors = [r for r in rows if r["type"] == "problem" and r["severity"] == "error"]
+        if errors or rc != 0:
+            raise AssertionError(f"exit {rc}; {len(errors)} errors: {errors[:2]}")
+        segs = {os.path.relpath(r["file"], datadir): r for r in rows if r["type"] == "segment"}
+        n = 0
+        for path, lines in dumped.items():
+            if not path.endswith(".log"):
+                continue
+            rel = os.path.relpath(path, datadir)
+            batches, _ = c.parse_log_dump(lines)
+            s = segs.get(rel)
+            if s is None:
+                raise AssertionError(f"verify has no segment line for {rel}")
+            c._eq(f"{rel} batches", s["batches"], len(batches))
+            c._eq(f"{rel} records", s["records"], sum(len(b["records"]) for b in batches))
+            c._eq(f"{rel} last_offset", s["last_offset"], int(batches[-1]["last_offset"]) if batches else None)
+            c._eq(f"{rel} valid_bytes", s["valid_bytes"], os.path.getsize(path))
+            n += 1
+        return f"{n} segments"
+    suite.check(f"{tag}: verify data dir", one)
+
+
+# ---- kafka-consumer-groups ---------------------------------------------------
+
+def describe_groups(d, out, bootstrap):
+    """kafka-consumer-groups --describe --all-groups, three ways: offsets,
+    state, members --verbose; parsed."""
+    res = {}
+    for what, extra in (("offsets", ["--offsets"]), ("state", ["--state"]), ("members", ["--members", "--verbose"])):
+        code, text, err = d.tool(f"{out}-{what}.txt", GROUPS, "--bootstrap-server", bootstrap, "--describe",
+                                 "--all-groups", *extra)
+        if code != 0:
+            raise AssertionError(f"kafka-consumer-groups --{what} exited {code}: {err[-300:]}")
+        res[what] = text
+    return res
+
+
+def parse_offsets(text):
+    rows = {}
+    for r in c.parse_table(text):
+        if r.get("TOPIC") in (None, "-"):
+            continue
+        rows[(r["GROUP"], r["TOPIC"], int(r["PARTITION"]))] = r
+    return rows
+
+
+def parse_state(text):
+    """--state: {group: (strategy, state, members)}."""
+    out = {}
+    for line in text.split("\n"):
+        m = re.match(r"^(\S+)\s+(\S+\s+\(\d+\))\s+(\S*?)\s+(\S+)\s+(\d+)\s*$", line)
+        if m and m.group(1) != "GROUP":
+            out[m.group(1)] = (m.group(3), m.group(4), int(m.group(5)))
+    return out
+
+
+def parse_members(text):
+    """--members --verbose: {group: [dict per member]}."""
+    out = {}
+    header = None
+    for line in text.split("\n"):
+        if not line.strip():
+            header = None
+            continue
+        if line.startswith("GROUP "):
+            header = line.split()
+            continue
+        if header:
+            cols = line.split()
+            # ASSIGNMENT is last and may hold spaces? (topic(p,q),topic2(r)) holds none.
+            row = dict(zip(header, cols))
+            out.setdefault(row["GROUP"], []).append(row)
+    return out
+
+
+def parse_assignment(s):
+    """An assignment as the tool prints it, `topic:0,1;other:2` (4.x) or
+    `topic(0,1), other(2)` (older): {topic: [partitions]}."""
+    out = {}
+    if s in (None, "-", ""):
+        return out
+    for m in re.finditer(r"([^\s:;,()]+)[:(]([\d,]+)\)?", s):
+        out.setdefault(m.group(1), []).extend(int(x) for x in m.group(2).split(",") if x)
+    return {t: sorted(p) for t, p in out.items()}
+
+
+def compare_offsets(tag, datadir, described, kfsck_rows):
+    """kfsck offsets (committed offset, log end, lag) against
+    --describe --offsets: the same (group, topic, partition) keys, the same
+    committed offsets; log end and lag where kfsck has the topic's dir."""
+    want = parse_offsets(described)
+    got = {(r["group"], r["topic"], r["partition"]): r for r in kfsck_rows if r["type"] == "offset"}
+    wk = {k for k, r in want.items() if r["CURRENT-OFFSET"] != "-"}
+    c._eq(f"{tag} (group, topic, partition) with a committed offset", sorted(got), sorted(wk))
+    for k in sorted(wk):
+        g, w = got[k], want[k]
+        c._eq(f"{tag} {k} offset", g["offset"], int(w["CURRENT-OFFSET"]))
+        if w["LOG-END-OFFSET"] != "-":
+            c._eq(f"{tag} {k} log end", g.get("log_end_offset"), int(w["LOG-END-OFFSET"]))
+            c._eq(f"{tag} {k} lag", g.get("lag"), int(w["LAG"]))
+    return f"{len(wk)} committed offsets"
+
+
+STATE = {"Stable": "stable", "Empty": "empty", "Dead": "dead", "PreparingRebalance": "preparing_rebalance",
+         "CompletingRebalance": "completing_rebalance", "Assigning": "assigning", "Reconciling": "reconciling"}
+
+
+def compare_groups(tag, described_state, described_members, kfsck_rows, live=True):
+    """kfsck groups against --describe --state and --members --verbose:
+    every group Kafka lists with its state and member count; each member's
+    id, client id, host and assignment."""
+    state = parse_state(described_state)
+    members = parse_members(described_members)
+    got = {r["group"]: r for r in kfsck_rows if r["type"] == "group"}
+    for g, (strategy, st, n) in sorted(state.items()):
+        r = got.get(g)
+        if r is None:
+            raise AssertionError(f"{tag}: Kafka describes group {g} ({st}), kfsck has none")
+        c._eq(f"{tag} {g} state", r["state"], STATE.get(st, st))
+        c._eq(f"{tag} {g} members", len(r.get("members") or []), n)
+        if r["kind"] == "classic" and n:
+            c._eq(f"{tag} {g} protocol", r.get("protocol"), strategy)
+        km = {m["member_id"]: m for m in r.get("members") or []}
+        for m in members.get(g, []):
+            if m.get("CONSUMER-ID") in (None, "-"):
+                continue
+            mid = m["CONSUMER-ID"]
+            x = km.get(mid)
+            if x is None:
+                raise AssertionError(f"{tag} {g}: member {mid} described by Kafka, not by kfsck ({sorted(km)})")
+            c._eq(f"{tag} {g} {mid} client_id", x.get("client_id"), m["CLIENT-ID"])
+            c._eq(f"{tag} {g} {mid} host", x.get("client_host"), m["HOST"])
+            ka = {}
+            for a in (x.get("assignment") or {}).get("partitions", []) if isinstance(x.get("assignment"), dict) \
+                    else (x.get("assignment") or []):
+                ka[a["topic"]] = sorted(a["partitions"])
+            c._eq(f"{tag} {g} {mid} assignment", ka,
+                  parse_assignment(m.get("ASSIGNMENT", m.get("CURRENT-ASSIGNMENT"))))
+            if m.get("CURRENT-EPOCH") not in (None, "-"):
+                c._eq(f"{tag} {g} {mid} member epoch", x.get("member_epoch"), int(m["CURRENT-EPOCH"]))
+    extra = [g for g, r in got.items() if g not in state and r["state"] != "dead"]
+    if extra:
+        raise AssertionError(f"{tag}: kfsck lists groups Kafka does not describe: {extra}")
+    return f"{len(state)} groups, {sum(len(v) for v in members.values())} members"
+
+
+# ---- kafka-transactions --------------------------------------------------------
+
+def describe_txns(d, out, bootstrap, ids, partitions):
+    res = {}
+    code, res["list"], err = d.tool(f"{out}-list.txt", TXNS, "--bootstrap-server", bootstrap, "list")
+    if code != 0:
+        raise AssertionError(f"kafka-transactions list exited {code}: {err[-300:]}")
+    for i in ids:
+        code, res[f"describe {i}"], err = d.tool(f"{out}-describe-{i}.txt", TXNS, "--bootstrap-server", bootstrap,
+                                                 "describe", "--transactional-id", i)
+    for t, p in partitions:
+        code, res[f"producers {t}-{p}"], err = d.tool(f"{out}-producers-{t}-{p}.txt", TXNS, "--bootstrap-server",
+                                                      bootstrap, "describe-producers", "--topic", t,
+                                                      "--partition", str(p))
+    code, res["hanging"], err = d.tool(f"{out}-hanging.txt", TXNS, "--bootstrap-server", bootstrap,
+                                       "find-hanging", "--broker-id", "1")
+    if code != 0:
+        raise AssertionError(f"kafka-transactions find-hanging exited {code}: {err[-300:]}")
+    return res
+
+
+def tab_rows(text):
+    """kafka-transactions' tab-separated tables: a list of dicts."""
+    lines = [l for l in text.split("\n") if l.strip()]
+    if not lines:
+        return []
+    header = [x.strip() for x in lines[0].split("\t") if x.strip()]
+    out = []
+    for l in lines[1:]:
+        cols = [x.strip() for x in l.split("\t")]
+        out.append(dict(zip(header, cols)))
+    return out
+
+
+# ---- the scenarios ---------------------------------------------------------------
+
+def workload(d):
+    """Topics of every codec, timestamp type and producer kind, compaction,
+    transactions and consumer groups of both protocols."""
+    for codec in CODECS:
+        t = f"codec-{codec}"
+        d.cmd("topic", name=t, partitions=2)
+        d.cmd("produce", topic=t, n=120, per=15, codec=codec, headers=3, keys=11, binary="true", size=40)
+    d.cmd("topic", name="logappend", partitions=1, config="message.timestamp.type:LogAppendTime")
+    d.cmd("produce", topic="logappend", n=40, per=8, codec="lz4", headers=1)
+    d.cmd("topic", name="plain", partitions=1)
+    d.cmd("produce", topic="plain", n=30, per=7, idempotent="false", nullkey="true", codec="snappy")
+    d.cmd("topic", name="framed", partitions=1)
+    d.cmd("produce", topic="framed", n=20, per=5, sr=42)
+    d.cmd("topic", name="compact", partitions=1, config="cleanup.policy:compact")
+    d.cmd("produce", topic="compact", n=60, per=10, keys=8, tombstones=5, codec="zstd")
+    d.cmd("topic", name="tx", partitions=2)
+    d.cmd("txn", id="tx-commit", topic="tx", n=12, end="commit", partitions="0,1", group="g-txn")
+    d.cmd("txn", id="tx-abort", topic="tx", n=9, end="abort", partitions="0,1", group="g-txn-aborted")
+    d.cmd("txn", id="tx-gzip", topic="tx", n=10, end="commit", partitions="0", codec="gzip")
+    d.cmd("txn", id="tx-open", topic="tx", n=5, end="open", partitions="1")
+    d.cmd("consume", group="g-classic", topic="codec-none", max=97)
+    d.cmd("consume", group="g-848", topic="codec-gzip", protocol="consumer", max=131)
+    d.cmd("consume", group="g-deleted", topic="codec-lz4", max=50)
+    d.cmd("groupdel", group="g-deleted")
+    d.cmd("consume", group="g-offdel", topic="codec-zstd", max=200)
+    d.cmd("offsetdel", group="g-offdel", topic="codec-zstd", partition=1)
+    d.cmd("commit", group="g-admin", topic="plain", partition=0, offset=17, metadata="by-admin")
+    d.cmd("members", name="live", group="g-live", topic="codec-snappy", count=2)
+    d.cmd("members", name="live848", group="g-live848", topic="logappend", protocol="consumer", count=1)
+
+
+USER_TOPICS = [f"codec-{x}" for x in CODECS] + ["logappend", "plain", "framed", "compact", "tx"]
+
+
+def scenario_clean(suite, cp):
+    """A broker after a workload and a clean shutdown: every file it wrote
+    against DumpLogSegments and the consumer's bytes; offsets, groups and
+    transactions against kafka-consumer-groups and kafka-transactions run on
+    the live broker just before the stop."""
+    with Scenario(cp) as s:
+        n = s.node()
+        n.format()
+        n.start()
+        d = s.driver(n.bootstrap)
+        workload(d)
+        readbacks = {}
+        for t in USER_TOPICS:
+            out = s.path(f"readback-{t}.jsonl")
+            d.cmd("readback", topic=t, out=out)
+            for r in h.read_jsonl(out):
+                readbacks.setdefault(f"{t}-{r['partition']}", []).append(r)
+        ends = {}
+        for t in USER_TOPICS:
+            out = s.path(f"ends-{t}.jsonl")
+            d.cmd("ends", topic=t, out=out)
+            for r in h.read_jsonl(out):
+                ends[(t, r["partition"])] = r
+        groups = describe_groups(d, s.path("groups"), n.bootstrap)
+        txns = describe_txns(d, s.path("txns"), n.bootstrap, ["tx-commit", "tx-abort", "tx-open"],
+                             [("tx", 0), ("tx", 1)])
+        n.stop()
+        suite.check("clean: broker stopped cleanly", lambda: (
+            os.path.exists(os.path.join(n.data, ".kafka_cleanshutdown"))
+            or (_ for _ in ()).throw(AssertionError("no .kafka_cleanshutdown"))) and None)
+        dumped = dump_all(d, s.path("dump.txt"), files_of(n.data))
+        compare_files(suite, "clean", n.data, dumped, readbacks)
+        verify_clean(suite, "clean", n.data, dumped)
+
+        def offsets():
+            rc, rows, err = h.kfsck_json("offsets", n.data)
+            c._eq("offsets exit", rc, 0)
+            return compare_offsets("clean", n.data, groups["offsets"], rows)
+        suite.check("clean: offsets vs kafka-consumer-groups --describe --offsets", offsets)
+
+        def grp():
+            rc, rows, err = h.kfsck_json("groups", n.data)
+            c._eq("groups exit", rc, 0)
+            return compare_groups("clean", groups["state"], groups["members"], rows)
+        suite.check("clean: groups vs kafka-consumer-groups --describe --state --members", grp)
+
+        def reset_csv():
+            rc, out, err = h.kfsck("offsets", "--format", "reset-csv", "--group", "g-classic", n.data)
+            want = parse_offsets(groups["offsets"])
+            rows = sorted(tuple(l.split(",")) for l in out.split("\n") if l)
+            exp = sorted((t, str(p), w["CURRENT-OFFSET"]) for (g, t, p), w in want.items()
+                         if g == "g-classic" and w["CURRENT-OFFSET"] != "-")
+            c._eq("reset-csv lines for g-classic", rows, exp)
+            return f"{len(rows)} lines"
+        suite.check("clean: offsets --format reset-csv vs --describe --offsets", reset_csv)
+        compare_txns(suite, "clean", n.data, txns, ends)
+
+        # What the group coordinator loads from these files: the same broker
+        # restarted on them, described again before any session expires.
+        rc, before, err = h.kfsck_json("groups", n.data)
+        n.start()
+        d.cmd("leave", name="live")
+        d.cmd("leave", name="live848")
+        again = describe_groups(d, s.path("groups-restarted"), n.bootstrap)
+        n.stop()
+        suite.check("clean: groups vs kafka-consumer-groups after a restart on the same files",
+                    lambda: compare_groups("restart", again["state"], again["members"], before))
+
+
+def compare_txns(suite, tag, datadir, txns, ends):
+    rc, rows, err = h.kfsck_json("txns", datadir)
+    opens = [r for r in rows if r["type"] == "open_transaction"]
+    parts = {(r["topic"], r["partition"]): r for r in rows if r["type"] == "partition"}
+
+    def listed():
+        lst = {r["TransactionalId"]: r for r in tab_rows(txns["list"])}
+        n = 0
+        for o in opens:
+            w = lst.get(o.get("transactional_id"))
+            if w is None:
+                raise AssertionError(f"open transaction of producer {o['producer_id']} "
+                                     f"({o.get('transactional_id')}) is not in kafka-transactions list")
+            c._eq(f"{o['transactional_id']} producer id", o["producer_id"], int(w["ProducerId"]))
+            c._eq(f"{o['transactional_id']} state", o.get("coordinator_state"), w["TransactionState"])
+            n += 1
+        ongoing = sorted(i for i, w in lst.items() if w["TransactionState"] == "Ongoing")
+        c._eq("transactions Ongoing", sorted(o.get("transactional_id") for o in opens), ongoing)
+        return f"{len(lst)} transactional ids, {n} open"
+    suite.check(f"{tag}: txns vs kafka-transactions list", listed)
+
+    def described():
+        n = 0
+        for key, text in txns.items():
+            if not key.startswith("describe "):
+                continue
+            tid = key.split(" ", 1)[1]
+            rs = tab_rows(text)
+            if not rs:
+                raise AssertionError(f"describe {tid}: no output")
+            w = rs[0]
+            o = [x for x in opens if x.get("transactional_id") == tid]
+            if w.get("TransactionState") == "Ongoing":
+                if len(o) != 1:
+                    raise AssertionError(f"{tid} is Ongoing for Kafka, kfsck has {len(o)} open transactions")
+                c._eq(f"{tid} producer epoch", o[0]["producer_epoch"], int(w["ProducerEpoch"]))
+                c._eq(f"{tid} producer id", o[0]["producer_id"], int(w["ProducerId"]))
+                # TopicPartitions: tx-1
+                tps = sorted(x.strip() for x in w.get("TopicPartitions", "").split(",") if x.strip())
+                c._eq(f"{tid} partitions", sorted(f"{x['topic']}-{x['partition']}" for x in o), tps)
+            elif o:
+                raise AssertionError(f"{tid} is {w.get('TransactionState')} for Kafka, open for kfsck")
+            n += 1
+        return f"{n} transactional ids"
+    suite.check(f"{tag}: txns vs kafka-transactions describe", described)
+
+    def producers():
+        n = 0
+        for key, text in txns.items():
+            if not key.startswith("producers "):
+                continue
+            tp = key.split(" ", 1)[1]
+            topic, part = tp.rsplit("-", 1)
+            for w in tab_rows(text):
+                start = w.get("CurrentTransactionStartOffset")
+                o = [x for x in opens if x["topic"] == topic and x["partition"] == int(part)
+                     and x["producer_id"] == int(w["ProducerId"])]
+                if start in (None, "None", "-1", ""):
+                    if o:
+                        raise AssertionError(f"{tp} producer {w['ProducerId']}: no transaction for Kafka, "
+                                             f"open for kfsck at {o[0]['first_offset']}")
+                else:
+                    if not o:
+                        raise AssertionError(f"{tp} producer {w['ProducerId']}: transaction from {start} "
+                                             f"for Kafka, none open for kfsck")
+                    c._eq(f"{tp} producer {w['ProducerId']} first offset", o[0]["first_offset"], int(start))
+                    c._eq(f"{tp} producer {w['ProducerId']} epoch", o[0]["producer_epoch"], int(w["ProducerEpoch"]))
+                n += 1
+        return f"{n} producers"
+    suite.check(f"{tag}: txns vs kafka-transactions describe-producers", producers)
+
+    def hanging():
+        hang = tab_rows(txns["hanging"])
+        got = sorted((o["topic"], o["partition"], o["producer_id"]) for o in opens if o["hanging"])
+        want = sorted((w["Topic"], int(w["Partition"]), int(w["ProducerId"])) for w in hang if "Topic" in w)
+        c._eq("hanging transactions", got, want)
+        c._eq("txns exit", rc, 1 if got else 0)
+        return f"{len(want)} hanging"
+    suite.check(f"{tag}: txns vs kafka-transactions find-hanging", hanging)
+
+    def lso():
+        n = 0
+        for (t, p), w in sorted(ends.items()):
+            r = parts.get((t, p))
+            if r is None:
+                raise AssertionError(f"txns has no partition line for {t}-{p}")
+            c._eq(f"{t}-{p} last stable offset", r["last_stable_offset"], w["last_stable_offset"])
+            c._eq(f"{t}-{p} log end", r["log_end_offset"], w["log_end_offset"])
+            n += 1
+        return f"{n} partitions"
+    suite.check(f"{tag}: txns last stable offset vs ListOffsets(read_committed)", lso)
+
+
+ALL = [
+    ("clean", scenario_clean),
+]
