@@ -35,6 +35,20 @@ KNOWN = {
         "kfsck groups does not list it",
     "clean: groups vs kafka-consumer-groups after a restart on the same files":
         "same as above, after a restart: the group is loaded from the log",
+    "crash: predict damage_kept below the recovery point vs the broker's start-up":
+        "predict has no damage_kept: a CRC failure in a segment below the recovery point is not "
+        "recovered (no LogLoader line for that segment) and is still in the file after start-up",
+    "clean-torn: predict damage_kept torn tail vs the files after the broker appended":
+        "after a clean shutdown the broker does not recover: it keeps a torn last batch and appends "
+        "the next batch behind the torn bytes; predict reports no damage_kept",
+    "clean-torn: predict damage_kept CRC failure in the last batch vs the files after the broker appended":
+        "after a clean shutdown a batch failing its CRC is kept and served, and the next batch is "
+        "appended behind it; predict reports no damage_kept",
+    "clean-torn: predict CRC failure in the last batch after a clean shutdown: ccrc-0 vs the broker's start-up":
+        "after a clean shutdown the log end is the end of the last batch that frames, CRC unchecked "
+        "(LogSegment.readNextOffset); predict's log_end_offset_after stops before the CRC failure",
+    "clean-torn: predict CRC failure in the last batch after a clean shutdown: ccrc-0 log end vs ListOffsets":
+        "same as above: ListOffsets on the restarted broker gives the end of the damaged batch",
 }
 
 

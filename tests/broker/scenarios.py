@@ -497,3 +497,351 @@ def compare_txns(suite, tag, datadir, txns, ends):
 ALL = [
     ("clean", scenario_clean),
 ]
+
+
+# ---- start-up: predict against the broker ------------------------------------------
+
+LOADED = re.compile(r"Completed load of Log\(dir=(?P<dir>[^,]+), topicId=[^,]*, topic=(?P<topic>[^,]+), "
+                    r"partition=(?P<partition>\d+), highWatermark=(?P<hw>-?\d+), lastStableOffset=-?\d+, "
+                    r"logStartOffset=(?P<log_start>-?\d+), logEndOffset=(?P<log_end>-?\d+)\) with (?P<segments>\d+) "
+                    r"segments, local-log-start-offset -?\d+ and log-end-offset -?\d+ in (?P<ms>\d+)ms")
+LOADER = re.compile(r"^\[LogLoader partition=(?P<part>[^,]+), dir=[^\]]+\] (?P<msg>.*)$", re.S)
+
+
+def broker_startup(lines):
+    """What the broker logged while loading its logs: {partition dir name:
+    {"load": {...} (the Completed load line), "events": [(kind, value)]}}.
+    kinds: recover (base offset), invalid (file name, byte position),
+    truncate (base offset, offset), no_index (file), bad_index (file),
+    delete_segments (text), delete_all (text)."""
+    out = {}
+
+    def part(p):
+        return out.setdefault(p, {"load": None, "events": []})
+    for l in lines:
+        msg = l["msg"]
+        m = LOADED.search(msg)
+        if m:
+            part(os.path.basename(m.group("dir")))["load"] = {k: (int(v) if k not in ("dir", "topic") else v)
+                                                             for k, v in m.groupdict().items()}
+            continue
+        m = re.match(r"^Found invalid messages in log segment (\S+) at byte offset (\d+)", msg)
+        if m:
+            f = m.group(1)
+            part(os.path.basename(os.path.dirname(f)))["events"].append(("invalid", (os.path.basename(f),
+                                                                                        int(m.group(2)))))
+            continue
+        m = LOADER.match(msg)
+        if not m:
+            continue
+        p, msg = m.group("part"), m.group("msg")
+        ev = part(p)["events"]
+        if (x := re.match(r"^Recovering unflushed segment (\d+)", msg)):
+            ev.append(("recover", int(x.group(1))))
+        elif (x := re.match(r"^Corruption found in segment (\d+), truncating to offset (\d+)", msg)):
+            ev.append(("truncate", (int(x.group(1)), int(x.group(2)))))
+        elif (x := re.match(r"^Could not find offset index file corresponding to log file (\S+),", msg)):
+            ev.append(("no_index", os.path.basename(x.group(1).rstrip(","))))
+        elif (x := re.match(r"^Found a corrupted index file corresponding to log file (\S+) due to", msg)):
+            ev.append(("bad_index", os.path.basename(x.group(1))))
+        elif msg.startswith("Deleting segments as part of log recovery"):
+            ev.append(("delete_segments", msg))
+        elif msg.startswith("Deleting all segments because logEndOffset"):
+            ev.append(("delete_all", msg))
+        elif msg.startswith("Found invalid offset during recovery"):
+            ev.append(("invalid_offset", msg))
+    return out
+
+
+def batches_of(path):
+    """(position, base offset, size) of each whole batch of a segment, read
+    from the 12-byte framing alone (independent of kfsck)."""
+    out, pos = [], 0
+    data = open(path, "rb").read()
+    while pos + 12 <= len(data):
+        base = int.from_bytes(data[pos:pos + 8], "big", signed=True)
+        size = 12 + int.from_bytes(data[pos + 8:pos + 12], "big", signed=True)
+        if size < 12 + 49 or pos + size > len(data):
+            break
+        out.append((pos, base, size))
+        pos += size
+    return out
+
+
+def segments(pdir):
+    return sorted(glob.glob(os.path.join(pdir, "*.log")))
+
+
+def tear_tail(pdir, cut=7):
+    """Cuts the last batch of the active segment short by `cut` bytes less
+    than its size (keeps its first bytes: a torn write)."""
+    seg = segments(pdir)[-1]
+    pos, base, size = batches_of(seg)[-1]
+    os.truncate(seg, pos + size - cut)
+    return seg, pos, base
+
+
+def flip_crc(seg, which=-2):
+    """Flips one byte in the records of the batch `which` of seg (a CRC
+    failure, the framing intact)."""
+    b = batches_of(seg)
+    pos, base, size = b[which]
+    with open(seg, "r+b") as f:
+        f.seek(pos + size - 3)
+        x = f.read(1)
+        f.seek(pos + size - 3)
+        f.write(bytes([x[0] ^ 0x5A]))
+    return pos, base
+
+
+def predict_rows(datadir, *extra):
+    rc, rows, err = h.kfsck_json("predict", *extra, datadir)
+    if rc not in (0, 1):
+        raise AssertionError(f"predict exit {rc}: {err[:300]}")
+    parts = {r["dir"] if "dir" in r else f"{r['topic']}-{r['partition']}": r for r in rows if r["type"] == "partition"}
+    acts = {}
+    for r in rows:
+        if r["type"] == "action" and r.get("topic") is not None:
+            acts.setdefault(f"{r['topic']}-{r['partition']}", []).append(r)
+    return rc, rows, {os.path.basename(k): v for k, v in parts.items()}, acts
+
+
+def base_of(name):
+    return int(os.path.basename(name).split(".")[0])
+
+
+def compare_startup(tag, pname, pred_part, pred_acts, started, after_end=None, sizes_after=None):
+    """One partition: kfsck predict's actions and log end against what the
+    broker logged while loading it (and the log end it then holds)."""
+    ev = started.get(pname, {"load": None, "events": []})
+    load = ev["load"]
+    if load is None:
+        raise AssertionError(f"{pname}: the broker logged no 'Completed load' line")
+    if pred_part is None:
+        raise AssertionError(f"{pname}: predict has no partition line")
+    c._eq(f"{pname} log end after start-up", pred_part["log_end_offset_after"], load["log_end"])
+    c._eq(f"{pname} log start", pred_part["log_start_offset"], load["log_start"])
+    if after_end is not None:
+        c._eq(f"{pname} log end read back after a clean stop", pred_part["log_end_offset_after"], after_end)
+    recovered = sorted(v for k, v in ev["events"] if k == "recover")
+    # segments recovered for a missing or corrupt index log no "Recovering unflushed" line
+    for k, v in ev["events"]:
+        if k in ("no_index", "bad_index"):
+            recovered.append(base_of(v))
+    recovered = sorted(set(recovered))
+    p_rec = sorted({base_of(a["file"]) for a in pred_acts if a["action"] == "recover_segment"})
+    c._eq(f"{pname} segments recovered", p_rec, recovered)
+    cuts = sorted(v for k, v in ev["events"] if k == "invalid")
+    # A torn last batch ends recovery's read without "Found invalid
+    # messages" (the batch iterator stops at a batch longer than the file);
+    # the broker logs only "Corruption found ..., truncating": the cut is
+    # then where the segment ends after start-up (nothing appended since).
+    for k, v in ev["events"]:
+        if k == "truncate" and not any(x[0] == f"{v[0]:020d}.log" for x in cuts) and sizes_after:
+            f = f"{v[0]:020d}.log"
+            cuts.append((f, sizes_after.get(f)))
+    cuts.sort()
+    p_cut = sorted((os.path.basename(a["file"]), a["position"]) for a in pred_acts if a["action"] == "truncate_segment")
+    c._eq(f"{pname} cuts (segment, byte)", p_cut, cuts)
+    trunc = sorted(v[1] for k, v in ev["events"] if k == "truncate")
+    p_tr = sorted(a["offset"] for a in pred_acts if a["action"] == "truncate_segment")
+    c._eq(f"{pname} truncated to offset", p_tr, trunc)
+    return (f"log end {load['log_end']}, recovered {recovered or 'none'}, cut {cuts or 'nothing'}; "
+            f"predict offsets_lost {pred_part.get('offsets_lost')}")
+
+
+def scan_ends(datadir):
+    rc, rows, err = h.kfsck_json("scan", datadir)
+    return {os.path.basename(r["dir"]): r for r in rows if r["type"] == "partition"}
+
+
+STARTUP_EXTRA = {"log.flush.offset.checkpoint.interval.ms": 1000,
+                 "log.flush.start.offset.checkpoint.interval.ms": 1000}
+
+
+def scenario_crash(suite, cp):
+    """A broker killed (SIGKILL) while a producer writes, its files then
+    damaged in several partitions (a torn tail, a CRC failure in the active
+    segment, a missing .index, a corrupt .index, a bad .txnindex, a CRC
+    failure below the recovery point): offsets and groups on a copy taken
+    right after the crash against kafka-consumer-groups on the live broker;
+    then kfsck predict against the broker's real start-up on the damaged
+    files, partition by partition."""
+    with Scenario(cp) as s:
+        n = s.node(extra=STARTUP_EXTRA)
+        n.format()
+        n.start()
+        d = s.driver(n.bootstrap)
+        for t in ("torn", "crc", "noindex", "badindex", "pump"):
+            d.cmd("topic", name=t)
+            # size=3000: past 4096 bytes between index entries, so .index files have entries
+            d.cmd("produce", topic=t, n=90, per=9, size=3000, codec="none" if t != "crc" else "lz4")
+        d.cmd("topic", name="badtxn")
+        d.cmd("txn", id="bt-1", topic="badtxn", n=8, end="abort")
+        d.cmd("txn", id="bt-2", topic="badtxn", n=8, end="commit")
+        d.cmd("txn", id="bt-3", topic="badtxn", n=8, end="abort")
+        d.cmd("topic", name="below", config="segment.bytes:1048576")
+        d.cmd("produce", topic="below", n=700, per=50, size=2500)
+        # A clean stop writes every recovery point at the log end (the broker's
+        # own checkpointing starts 30 s after start-up); what follows the
+        # restart is above the recovery points.
+        n.stop()
+        c._eq("recovery point of below-0 written at the clean stop", _checkpointed(n.data, "below-0"), True)
+        n.start()
+        for t in ("torn", "crc", "noindex", "badindex", "pump"):
+            d.cmd("produce", topic=t, n=30, per=10, size=3000, prefix="2-")
+        d.cmd("txn", id="bt-4", topic="badtxn", n=8, end="abort")
+        d.cmd("produce", topic="below", n=60, per=20, size=2500, prefix="2-")
+        d.cmd("consume", group="g-crash", topic="torn", max=45)
+        d.cmd("members", name="m1", group="g-crash-live", topic="crc", count=1)
+        d.cmd("members", name="m2", group="g-crash-848", topic="noindex", protocol="consumer", count=1)
+        groups = describe_groups(d, s.path("groups"), n.bootstrap)
+        d.cmd("pump", topic="pump")
+        h.time.sleep(1.5)
+        n.kill()
+        acked = int(d.cmd("stop", timeout=30))
+        crashed = h.copy_tree(n.data, s.path("crashed"))
+
+        def offsets():
+            rc, rows, err = h.kfsck_json("offsets", crashed)
+            c._eq("offsets exit", rc, 0)
+            return compare_offsets("crash", crashed, groups["offsets"], rows)
+        suite.check("crash: offsets after SIGKILL vs kafka-consumer-groups --describe --offsets", offsets)
+
+        def grp():
+            rc, rows, err = h.kfsck_json("groups", crashed)
+            return compare_groups("crash", groups["state"], groups["members"], rows)
+        suite.check("crash: groups after SIGKILL vs kafka-consumer-groups --describe --state --members", grp)
+
+        # damage
+        data = n.data
+        torn_seg, torn_pos, _ = tear_tail(os.path.join(data, "torn-0"))
+        crc_pos, crc_base = flip_crc(segments(os.path.join(data, "crc-0"))[-1])
+        os.unlink(os.path.join(data, "noindex-0", "00000000000000000000.index"))
+        with open(os.path.join(data, "badindex-0", "00000000000000000000.index"), "r+b") as f:
+            f.write(b"\x00\x00\x00\x05\x00\x00\x00\x10" + b"\x00\x00\x00\x02\x00\x00\x00\x20")  # offsets go back
+        with open(os.path.join(data, "badtxn-0", "00000000000000000000.txnindex"), "ab") as f:
+            f.write(b"\x00" * 5)  # not a whole entry
+        below_segs = segments(os.path.join(data, "below-0"))
+        below_pos, below_base = flip_crc(below_segs[0], which=3)
+        pred_rc, pred, parts, acts = predict_rows(data)
+        n.start(timeout=180)
+        started = broker_startup(n.lines())
+        for t in ("torn", "crc", "noindex", "badindex", "badtxn", "pump", "below"):
+            d.cmd("ends", topic=t, out=s.path(f"ends-after-{t}.jsonl"))
+        n.stop()
+        after = scan_ends(data)
+        sizes = {os.path.basename(pd): {os.path.basename(f): os.path.getsize(f) for f in segments(pd)}
+                 for pd in glob.glob(os.path.join(data, "*-*"))}
+        names = {"torn": "torn tail (unclean)", "crc": "CRC failure in the active segment (unclean)",
+                 "noindex": "missing .index (unclean)", "badindex": "corrupt .index (unclean)",
+                 "badtxn": "bad .txnindex (unclean)", "pump": "crash mid-write",
+                 "below": "CRC failure below the recovery point (unclean)"}
+        for t, what in names.items():
+            p = f"{t}-0"
+            suite.check(f"crash: predict {what}: {p} vs the broker's start-up",
+                        lambda p=p: compare_startup("crash", p, parts.get(p), acts.get(p, []), started,
+                                                    after.get(p, {}).get("log_end_offset"), sizes[p]))
+
+            def listed(p=p, t=t):
+                e = h.read_jsonl(s.path(f"ends-after-{t}.jsonl"))[0]
+                c._eq(f"{p} log end (ListOffsets on the restarted broker)", parts[p]["log_end_offset_after"],
+                      e["log_end_offset"])
+                return f"{e['log_end_offset']}"
+            suite.check(f"crash: predict {what}: {p} log end vs ListOffsets after start-up", listed)
+
+        def kept():
+            # The broker still holds the damaged batch after its start-up ...
+            rc, rows, err = h.kfsck_json("verify", os.path.join(data, "below-0"))
+            held = [(os.path.basename(r["file"]), r["position"]) for r in rows
+                    if r["type"] == "problem" and r["code"] == "crc_mismatch"]
+            seg0 = os.path.basename(below_segs[0])
+            c._eq("below-0: the damaged batch is still there after the broker started", held, [(seg0, below_pos)])
+            # ... and predict must have said so
+            dk = parts["below-0"].get("damage_kept")
+            if dk is None:
+                raise AssertionError("predict's partition line has no damage_kept field (cli.md: damage the broker "
+                                     f"does not look at); the broker kept the CRC failure at byte {below_pos} of {seg0}")
+            c._eq("below-0 damage_kept", sorted((os.path.basename(x["file"]), x["position"]) for x in dk),
+                  [(seg0, below_pos)])
+            return f"damage at byte {below_pos} kept by the broker and by predict"
+        suite.check("crash: predict damage_kept below the recovery point vs the broker's start-up", kept)
+
+        def pump():
+            c._eq("pump log end covers every acknowledged record", after["pump-0"]["log_end_offset"] >= 120 + acked,
+                  True)
+            return f"{acked} acknowledged before the kill"
+        suite.check("crash: every record acknowledged (acks=1) before SIGKILL survives the restart", pump)
+
+
+def _checkpointed(data, part):
+    try:
+        with open(os.path.join(data, "recovery-point-offset-checkpoint")) as f:
+            for line in f.read().split("\n")[2:]:
+                x = line.split()
+                if len(x) == 3 and f"{x[0]}-{x[1]}" == part and int(x[2]) > 0:
+                    return True
+    except OSError:
+        pass
+    return False
+
+
+def scenario_clean_torn(suite, cp):
+    """A torn tail and a CRC failure in the active segment after a CLEAN
+    shutdown (.kafka_cleanshutdown present): the broker recovers nothing.
+    predict's log end and damage_kept against what the broker loads, what
+    ListOffsets then says, and where the broker appends the next batch."""
+    with Scenario(cp) as s:
+        n = s.node(extra=STARTUP_EXTRA)
+        n.format()
+        n.start()
+        d = s.driver(n.bootstrap)
+        for t in ("ctorn", "ccrc"):
+            d.cmd("topic", name=t)
+            d.cmd("produce", topic=t, n=60, per=6, size=500)
+        n.stop()
+        data = n.data
+        seg, pos, base = tear_tail(os.path.join(data, "ctorn-0"))
+        crc_pos, crc_base = flip_crc(segments(os.path.join(data, "ccrc-0"))[-1], which=-1)
+        pred_rc, pred, parts, acts = predict_rows(data)
+        n.start()
+        started = broker_startup(n.lines())
+        for t in ("ctorn", "ccrc"):
+            d.cmd("ends", topic=t, out=s.path(f"ends-{t}.jsonl"))
+            d.cmd("produce", topic=t, n=3, per=3, prefix="after-")
+        n.stop()
+        after = scan_ends(data)
+        for t, what in (("ctorn", "torn tail"), ("ccrc", "CRC failure in the last batch")):
+            p = f"{t}-0"
+            suite.check(f"clean-torn: predict {what} after a clean shutdown: {p} vs the broker's start-up",
+                        lambda p=p: compare_startup("clean-torn", p, parts.get(p), acts.get(p, []), started))
+
+            def listed(p=p, t=t):
+                e = h.read_jsonl(s.path(f"ends-{t}.jsonl"))[0]
+                c._eq(f"{p} log end (ListOffsets)", parts[p]["log_end_offset_after"], e["log_end_offset"])
+                return str(e["log_end_offset"])
+            suite.check(f"clean-torn: predict {what} after a clean shutdown: {p} log end vs ListOffsets", listed)
+
+            def kept(p=p):
+                # the broker kept the damaged bytes and appended behind them
+                rc, rows, err = h.kfsck_json("verify", os.path.join(data, p))
+                probs = [r for r in rows if r["type"] == "problem" and r["severity"] == "error"
+                         and r["file"].endswith(".log")]
+                if not probs:
+                    raise AssertionError(f"{p}: after the restart and 3 more records the damage is gone")
+                dk = parts[p].get("damage_kept")
+                if not dk:
+                    raise AssertionError(f"predict keeps no damage ({'no damage_kept field' if dk is None else '[]'})"
+                                         f"; the broker kept it and appended behind it: after the restart verify "
+                                         f"finds {probs[0]['code']} at byte {probs[0]['position']}, the new batch "
+                                         f"follows (log end {after[p]['log_end_offset']})")
+                c._eq(f"{p} damage_kept position", dk[0]["position"], probs[0]["position"])
+                return f"predict: {dk[0]['error']} at {dk[0]['position']}; after the restart verify finds " \
+                       f"{probs[0]['code']} at {probs[0]['position']} (log end {after[p]['log_end_offset']})"
+            suite.check(f"clean-torn: predict damage_kept {what} vs the files after the broker appended", kept)
+
+
+ALL += [
+    ("crash", scenario_crash),
+    ("clean-torn", scenario_clean_torn),
+]
