@@ -49,6 +49,12 @@ KNOWN = {
         "(LogSegment.readNextOffset); predict's log_end_offset_after stops before the CRC failure",
     "clean-torn: predict CRC failure in the last batch after a clean shutdown: ccrc-0 log end vs ListOffsets":
         "same as above: ListOffsets on the restarted broker gives the end of the damaged batch",
+    "leftovers: predict replication checkpoint ahead of the log vs the broker's start-up":
+        "predict has no acknowledged_missing (cli.md): the checkpoint says high watermark 90, the log "
+        "ends at 40; the broker silently starts the partition with high watermark 40",
+    "leftovers: predict truncated quorum-state vs whether the node starts":
+        "a quorum-state cut in half stops the node (SharedServer: 'Error while reading the Quorum "
+        "status from the file', JsonEOFException, fatal fault); predict has no fatal action",
 }
 
 

@@ -845,3 +845,156 @@ ALL += [
     ("crash", scenario_crash),
     ("clean-torn", scenario_clean_torn),
 ]
+
+
+def _rewrite_checkpoint(path, part, value):
+    """Sets part's entry of a text checkpoint (version, count, entries)."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    out = []
+    for line in lines[2:]:
+        x = line.split()
+        if len(x) == 3 and f"{x[0]}-{x[1]}" == part:
+            continue
+        if line:
+            out.append(line)
+    t, _, p = part.rpartition("-")
+    out.append(f"{t} {p} {value}")  # the broker writes only entries it needs: add it
+    with open(path, "w") as f:
+        f.write(f"{lines[0]}\n{len(out)}\n" + "".join(l + "\n" for l in out))
+
+
+def scenario_leftovers(suite, cp):
+    """What start-up does with the broker's leftovers and checkpoints, after a
+    clean shutdown: .swap, .cleaned and .deleted files, a stray partition dir
+    and a -delete dir, a log-start checkpoint past the log end, a replication
+    checkpoint (high watermark) ahead of the log; then a truncated
+    quorum-state. predict against the broker's log and the files it leaves."""
+    with Scenario(cp) as s:
+        n = s.node(extra=STARTUP_EXTRA)
+        n.format()
+        n.start()
+        d = s.driver(n.bootstrap)
+        topics = ("swapped", "cleaned", "deleted", "lsopast", "hwahead", "plainpart")
+        for t in topics:
+            d.cmd("topic", name=t)
+            d.cmd("produce", topic=t, n=40, per=8, size=300)
+        n.stop()
+        data = n.data
+        seg = lambda t: os.path.join(data, f"{t}-0", "00000000000000000000.log")  # noqa: E731
+        shutil.copy(seg("swapped"), seg("swapped") + ".swap")
+        shutil.copy(seg("cleaned"), os.path.join(data, "cleaned-0", "00000000000000000000.log.cleaned"))
+        shutil.copy(seg("deleted"), os.path.join(data, "deleted-0", "00000000000000000000.log.deleted"))
+        stray = os.path.join(data, "ghost-0")
+        shutil.copytree(os.path.join(data, "plainpart-0"), stray)
+        os.unlink(os.path.join(stray, "partition.metadata"))
+        gone = os.path.join(data, "gone-0." + "0123456789abcdef0123456789abcdef" + "-delete")
+        shutil.copytree(os.path.join(data, "plainpart-0"), gone)
+        os.unlink(os.path.join(gone, "partition.metadata"))
+        _rewrite_checkpoint(os.path.join(data, "log-start-offset-checkpoint"), "lsopast-0", 55)
+        _rewrite_checkpoint(os.path.join(data, "replication-offset-checkpoint"), "hwahead-0", 90)
+        pred_rc, pred, parts, acts = predict_rows(data)
+        n.start()
+        started = broker_startup(n.lines())
+        lines = n.lines()
+        for t in ("lsopast", "hwahead", "swapped", "cleaned", "deleted"):
+            d.cmd("ends", topic=t, out=s.path(f"ends-{t}.jsonl"))
+        n.stop()
+        after = scan_ends(data)
+
+        def files_done(p, kinds):
+            """Each predicted file action in p done as predicted on disk."""
+            n_ = 0
+            for a in acts.get(p, []):
+                if a["action"] not in kinds:
+                    continue
+                f = os.path.join(data, os.path.relpath(a["file"], data)) if os.path.isabs(a["file"]) else a["file"]
+                if a["action"] == "delete_file" and os.path.exists(f):
+                    raise AssertionError(f"predict: delete {a['file']}; the broker left it")
+                if a["action"] == "replace_with_swap" and os.path.exists(f):
+                    raise AssertionError(f"predict: replace with {a['file']}; the .swap is still there")
+                n_ += 1
+            return n_
+
+        def swap():
+            ws = [a for a in acts.get("swapped-0", []) if a["action"] == "replace_with_swap"]
+            logged = [l["msg"] for l in lines if "swapped-0" in l["msg"] and ".swap" in l["msg"]]
+            c._eq("swapped-0: predict replace_with_swap count", len(ws), 1)
+            if not logged:
+                raise AssertionError("the broker logged nothing about the .swap file")
+            files_done("swapped-0", ("replace_with_swap",))
+            c._eq("swapped-0 .swap gone", os.path.exists(seg("swapped") + ".swap"), False)
+            return logged[0].split("] ", 1)[-1][:120]
+        suite.check("leftovers: predict .swap file vs the broker's start-up", swap)
+
+        for t, suffix in (("cleaned", ".cleaned"), ("deleted", ".deleted")):
+            def left(t=t, suffix=suffix):
+                p = f"{t}-0"
+                want = [a for a in acts.get(p, []) if a["action"] == "delete_file" and a["file"].endswith(suffix)]
+                exists = os.path.exists(os.path.join(data, p, "00000000000000000000.log" + suffix))
+                c._eq(f"{p}: {suffix} file deleted: predict", bool(want), True)
+                c._eq(f"{p}: {suffix} file deleted: broker", not exists, True)
+                c._eq(f"{p}: log end after", parts[p]["log_end_offset_after"], started[p]["load"]["log_end"])
+                return f"{suffix} deleted, log end {started[p]['load']['log_end']}"
+            suite.check(f"leftovers: predict {suffix} file vs the broker's start-up", left)
+
+        def lso():
+            p = "lsopast-0"
+            ev = started[p]["events"]
+            c._eq(f"{p}: broker deleted all segments", any(k == "delete_all" for k, _ in ev), True)
+            c._eq(f"{p}: log end after", parts[p]["log_end_offset_after"], started[p]["load"]["log_end"])
+            c._eq(f"{p}: log start after", parts[p]["log_start_offset"], started[p]["load"]["log_start"])
+            e = h.read_jsonl(s.path("ends-lsopast.jsonl"))[0]
+            c._eq(f"{p}: log end (ListOffsets)", parts[p]["log_end_offset_after"], e["log_end_offset"])
+            return f"log start {e['log_start_offset']}, log end {e['log_end_offset']}"
+        suite.check("leftovers: predict log-start checkpoint past the log end vs the broker's start-up", lso)
+
+        def hw():
+            p = "hwahead-0"
+            m = [re.search(r"initial high watermark (\d+)", l["msg"]) for l in lines
+                 if f"partition {p} " in l["msg"] and "initial high watermark" in l["msg"]]
+            m = [x for x in m if x]
+            if not m:
+                raise AssertionError("no 'Log loaded for partition ... initial high watermark' line")
+            broker_hw = int(m[0].group(1))
+            c._eq(f"{p}: log end after", parts[p]["log_end_offset_after"], started[p]["load"]["log_end"])
+            c._eq(f"{p}: predict high_watermark (the checkpoint)", parts[p]["high_watermark"], 90)
+            miss = parts[p].get("acknowledged_missing")
+            c._eq(f"{p}: acknowledged_missing", miss, 90 - started[p]["load"]["log_end"])
+            return f"broker's initial high watermark {broker_hw} (checkpoint 90, log end {started[p]['load']['log_end']})"
+        suite.check("leftovers: predict replication checkpoint ahead of the log vs the broker's start-up", hw)
+
+        def stray_dir():
+            st = [a for a in pred if a["type"] == "action" and a["action"] == "stray_partition"]
+            dl = [a for a in pred if a["type"] == "action" and a["action"] == "delete_partition"]
+            ghost_now = sorted(os.path.basename(x) for x in glob.glob(os.path.join(data, "ghost-0*")))
+            # the broker loads a -delete dir and deletes it file.delete.delay.ms (60 s) later
+            loaded = [l for l in lines if "Completed load of Log(dir=" + gone in l["msg"]]
+            c._eq("-delete dir loaded by the broker (to be deleted)", len(loaded), 1)
+            c._eq("predict delete_partition for the -delete dir", [os.path.basename(a["file"]) for a in dl],
+                  [os.path.basename(gone)])
+            c._eq("predict stray_partition for ghost-0", [os.path.basename(a["file"].rstrip("/")) for a in st],
+                  ["ghost-0"])
+            return f"ghost-0 is now {ghost_now}"
+        suite.check("leftovers: predict stray and -delete dirs vs the broker's start-up", stray_dir)
+
+        # a truncated quorum-state: does the node start at all?
+        qs = os.path.join(data, "__cluster_metadata-0", "quorum-state")
+        size = os.path.getsize(qs)
+        os.truncate(qs, size // 2)
+        q_rc, q_pred, q_parts, q_acts = predict_rows(data)
+        n.start(wait=False)
+        rc = n.wait_exit(60)
+        came_up = rc is None and any("Kafka Server started" in l["msg"] for l in n.lines())
+        if rc is None:
+            n.stop()
+        why = next((l["msg"].splitlines()[0] for l in n.lines() if l["level"] == "ERROR"), "")
+
+        def quorum():
+            fatal = [a for a in q_pred if a["type"] == "action" and a["action"] == "fatal"]
+            c._eq("truncated quorum-state: predict says the node does not start", bool(fatal), not came_up)
+            return f"broker {'started' if came_up else 'did not start'} ({why[:160]})"
+        suite.check("leftovers: predict truncated quorum-state vs whether the node starts", quorum)
+
+
+ALL += [("leftovers", scenario_leftovers)]
