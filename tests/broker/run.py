@@ -49,6 +49,10 @@ KNOWN = {
         "(LogSegment.readNextOffset); predict's log_end_offset_after stops before the CRC failure",
     "clean-torn: predict CRC failure in the last batch after a clean shutdown: ccrc-0 log end vs ListOffsets":
         "same as above: ListOffsets on the restarted broker gives the end of the damaged batch",
+    "clean-torn: predict missing .index after a clean shutdown: cnoindex-0 vs the broker's start-up":
+        "a missing .index makes the broker run recoverSegment on that segment even after a clean "
+        "shutdown ('Could not find offset index file ..., recovering segment and rebuilding index "
+        "files'): every batch read and CRC-checked, a cut possible; predict says rebuild_index only",
     "leftovers: predict replication checkpoint ahead of the log vs the broker's start-up":
         "predict has no acknowledged_missing (cli.md): the checkpoint says high watermark 90, the log "
         "ends at 40; the broker silently starts the partition with high watermark 40",

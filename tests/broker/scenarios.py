@@ -613,6 +613,15 @@ def base_of(name):
 def compare_startup(tag, pname, pred_part, pred_acts, started, after_end=None, sizes_after=None):
     """One partition: kfsck predict's actions and log end against what the
     broker logged while loading it (and the log end it then holds)."""
+    try:
+        return _compare_startup(tag, pname, pred_part, pred_acts, started, after_end, sizes_after)
+    except AssertionError as e:
+        said = "; ".join(f"{a['action']} {os.path.basename(a['file'])}" for a in pred_acts) or "no action"
+        logged = "; ".join(f"{k} {v}" for k, v in started.get(pname, {}).get("events", [])) or "nothing"
+        raise AssertionError(f"{e} [predict: {said}] [broker logged: {logged}]")
+
+
+def _compare_startup(tag, pname, pred_part, pred_acts, started, after_end=None, sizes_after=None):
     ev = started.get(pname, {"load": None, "events": []})
     load = ev["load"]
     if load is None:
@@ -796,16 +805,29 @@ def scenario_clean_torn(suite, cp):
         n.format()
         n.start()
         d = s.driver(n.bootstrap)
-        for t in ("ctorn", "ccrc"):
+        for t in ("ctorn", "ccrc", "cnoindex", "cbadindex"):
             d.cmd("topic", name=t)
             d.cmd("produce", topic=t, n=60, per=6, size=500)
+        d.cmd("topic", name="cbadtxn")
+        d.cmd("txn", id="cbt-1", topic="cbadtxn", n=8, end="abort")
+        d.cmd("txn", id="cbt-2", topic="cbadtxn", n=8, end="commit")
         n.stop()
         data = n.data
         seg, pos, base = tear_tail(os.path.join(data, "ctorn-0"))
         crc_pos, crc_base = flip_crc(segments(os.path.join(data, "ccrc-0"))[-1], which=-1)
+        os.unlink(os.path.join(data, "cnoindex-0", "00000000000000000000.index"))
+        with open(os.path.join(data, "cbadindex-0", "00000000000000000000.index"), "r+b") as f:
+            f.write(b"\x00\x00\x00\x05\x00\x00\x00\x10" + b"\x00\x00\x00\x02\x00\x00\x00\x20")
+        with open(os.path.join(data, "cbadtxn-0", "00000000000000000000.txnindex"), "ab") as f:
+            f.write(b"\x00" * 5)
         pred_rc, pred, parts, acts = predict_rows(data)
         n.start()
         started = broker_startup(n.lines())
+        for t, what in (("cnoindex", "missing .index"), ("cbadindex", "corrupt .index"),
+                        ("cbadtxn", "bad .txnindex")):
+            p = f"{t}-0"
+            suite.check(f"clean-torn: predict {what} after a clean shutdown: {p} vs the broker's start-up",
+                        lambda p=p: compare_startup("clean-torn", p, parts.get(p), acts.get(p, []), started))
         for t in ("ctorn", "ccrc"):
             d.cmd("ends", topic=t, out=s.path(f"ends-{t}.jsonl"))
             d.cmd("produce", topic=t, n=3, per=3, prefix="after-")
