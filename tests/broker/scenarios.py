@@ -1020,3 +1020,66 @@ def scenario_leftovers(suite, cp):
 
 
 ALL += [("leftovers", scenario_leftovers)]
+
+
+def scenario_replicas(suite, cp):
+    """Three combined KRaft nodes, a topic with three replicas written with
+    acks=all, one follower stopped while the others go on, then all stopped
+    cleanly: kfsck replicas' per-replica log ends and high watermarks
+    against each broker's own load of its copy (the 'Completed load' line
+    on the restart) and ListOffsets; the election forecast for the
+    lagging replica against the log end the partition would then have."""
+    with Scenario(cp) as s:
+        cl = h.Cluster(cp, s.work.path, 3, extra={"num.recovery.threads.per.data.dir": 1})
+        s.nodes.extend(cl.nodes)
+        cl.format()
+        cl.start()
+        d = s.driver(cl.bootstrap)
+        d.cmd("topic", name="rep", partitions=1, rf=3, config="min.insync.replicas:2")
+        d.cmd("produce", topic="rep", n=100, per=10, size=200)
+        lagging = cl.nodes[2]
+        lagging.stop()
+        d.cmd("produce", topic="rep", n=50, per=10, size=200, prefix="late-")
+        d.cmd("ends", topic="rep", out=s.path("ends-live.jsonl"))
+        # The last controller of a quorum cannot shut down cleanly alone (it
+        # waits out its timeout): the cluster is killed, all at once.
+        for x in cl.nodes:
+            x.kill()
+        dirs = [x.data for x in cl.nodes]
+        rc, rows, err = h.kfsck_json("replicas", *dirs)
+        reps = {r["broker"]: r for r in rows if r["type"] == "replica" and r["topic"] == "rep"}
+        elect = {r["candidate"]: r for r in rows if r["type"] == "election" and r["topic"] == "rep"}
+        live_end = h.read_jsonl(s.path("ends-live.jsonl"))[0]["log_end_offset"]
+        # each node's own load of its copy
+        for x in cl.nodes:
+            x.start(wait=False)
+        for x in cl.nodes:
+            x.wait_started(180)
+        loads = {x.node_id: broker_startup(x.lines()).get("rep-0", {}).get("load") for x in cl.nodes}
+        for x in cl.nodes:
+            x.kill()
+
+        def ends():
+            for b, load in sorted(loads.items()):
+                if load is None:
+                    raise AssertionError(f"broker {b} logged no load of rep-0")
+                c._eq(f"broker {b} replica log end", reps[b]["log_end_offset"], load["log_end"])
+            c._eq("the in-sync replicas' log end vs ListOffsets on the live cluster",
+                  max(r["log_end_offset"] for r in reps.values()), live_end)
+            return ", ".join(f"broker {b}: {load['log_end']}" for b, load in sorted(loads.items()))
+        suite.check("replicas: each replica's log end vs the broker's own load of it", ends)
+
+        def election():
+            e = elect.get(lagging.node_id)
+            if e is None:
+                raise AssertionError(f"no election line for candidate {lagging.node_id}")
+            lag_end = loads[lagging.node_id]["log_end"]
+            c._eq("electing the lagging replica: its log end", reps[lagging.node_id]["log_end_offset"], lag_end)
+            for f in e["followers"]:
+                c._eq(f"follower {f['broker']} truncate_to", f["truncate_to"], lag_end)
+                c._eq(f"follower {f['broker']} offsets_lost", f["offsets_lost"], live_end - lag_end)
+            return f"electing broker {lagging.node_id} (log end {lag_end}) loses {live_end - lag_end} offsets"
+        suite.check("replicas: election of the lagging replica vs the log ends the brokers loaded", election)
+
+
+ALL += [("replicas", scenario_replicas)]
