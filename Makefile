@@ -74,7 +74,7 @@ SONAME := libkfsck.so.0
 SHLIB := $(BUILD)/libkfsck.so.$(VERSION)
 BIN := $(BUILD)/kfsck
 
-.PHONY: all deps demo check test test-bin test-threads bench fuzz fuzz-smoke fuzz-long install clean fixtures deb deb-test static
+.PHONY: all deps demo check check-broker test test-bin test-threads bench fuzz fuzz-smoke fuzz-long install clean fixtures deb deb-test static
 
 all: kfsck libkfsck.a
 
@@ -138,6 +138,15 @@ check: deps
 	$(MAKE) test-threads SAN=thread
 	@if sh tests/fuzz/smoke.sh --probe $(FUZZ_CC); then $(MAKE) fuzz-smoke; \
 	  else echo "check: $(FUZZ_CC) with libFuzzer not found: fuzz smoke runs skipped (make deps installs it)"; fi
+	@if command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then $(MAKE) --no-print-directory check-broker; \
+	  else echo "check: java or mvn not found: broker comparisons skipped (make deps installs them)"; fi
+
+# kfsck against a real Apache Kafka (tests/broker/: the release pinned in its
+# pom.xml, fetched by Maven into tests/broker/.m2repo): brokers started,
+# stopped and crashed on loopback, Kafka's tools' output and the broker's own
+# start-up compared with kfsck's. Last line: "broker: N passed, M failed".
+check-broker: all
+	@timeout -k 10 1500 $(PYTHON) tests/broker/run.py
 
 test-threads: test-bin
 	@KFSCK_THREADS=4 KFSCK_CHUNK_BYTES=200 sh tests/run.sh $(BUILD)

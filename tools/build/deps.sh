@@ -4,7 +4,7 @@
 # compiler, clang with libFuzzer (the fuzz smoke runs), make, pkg-config,
 # the compression/hash/JSON/test libraries (pkg-config module and header),
 # promtool and systemd-analyze (tests of contrib/ and of scan's Prometheus
-# output), and Debian's /usr/bin/python3 with the modules
+# output), a JDK and Maven (the broker suite), and Debian's /usr/bin/python3 with the modules
 # the test and fixture generators use. Installs whatever is missing with apt-get (as
 # root, or through non-interactive sudo); prints the command and exits 1 when
 # it can do neither. When nothing is missing it prints one line and never
@@ -104,6 +104,10 @@ done
 # (tests/e2e/test_scan_prom.py); systemd-analyze checks the units in
 # contrib/systemd/ (tests/e2e/test_contrib.py).
 have promtool || add prometheus
+# A JDK and Maven: the broker suite (make check-broker, tests/broker/) fetches
+# a pinned Apache Kafka with Maven and runs it.
+have javac || add openjdk-17-jdk-headless
+have mvn || add maven
 have systemd-analyze || add systemd
 
 # Python: Debian's interpreter with its packaged modules (not pip's).
