@@ -60,6 +60,10 @@ typedef struct kf_cursor {
     int err; /* 0, or a kf_err (KF_ERR_TRUNCATED / KF_ERR_CORRUPT) */
 } kf_cursor;
 
+/* The CPUs this process may run on (its affinity mask, else those online),
+ * at most 256: the threads a job uses by default. */
+unsigned kf_cpu_count(void);
+
 /* Default cap on one batch's decompressed size (128 MiB). */
 #define KF_DEFAULT_MAX_BATCH_BYTES ((size_t)128 << 20)
 

@@ -123,7 +123,7 @@ static void scan_usage(FILE *f)
                "segments, bytes, first offset, log end offset, the checkpoints' recovery point,\n"
                "high watermark, log start and cleaner offsets, leader epochs, and every problem\n"
                "`kfsck verify` finds, plus checkpoint entries that disagree with the segments.\n"
-               "--jobs N: partitions checked by N threads (default: online cores); output order\n"
+               "--jobs N: partitions checked by N threads (default: the CPUs it may run on); output order\n"
                "does not depend on N. For a single partition dir use `kfsck verify`.\n"
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
                "  --json               newline-delimited JSON (as --format json)\n"
@@ -146,8 +146,7 @@ int cmd_scan(int argc, char **argv)
     bool json = false;
     const char *format = NULL;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned jobs = ncpu > 0 ? (unsigned)(ncpu > 256 ? 256 : ncpu) : 1;
+    unsigned jobs = 0; /* the library's default: kf_cpu_count() */
     optind = 1;
     opterr = 0;
     int c;

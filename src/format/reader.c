@@ -363,12 +363,6 @@ bool kf_segment_iter_skipped_last(const kf_segment_iter *it, int64_t *last)
 
 /* ---- open / close ------------------------------------------------------- */
 
-static unsigned online_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1;
-}
-
 /* The block size when the caller names none: DEFAULT_CHUNK, or for less
  * than 64 blocks' worth of file left to read, a 64th of it (a power of two,
  * at least SMALL_CHUNK). Each chunk's buffer is fresh pages the kernel
@@ -424,7 +418,7 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
     it->rpos = it->wpos;
     atomic_init(&it->gen, 0);
     atomic_init(&it->small_pages, false);
-    unsigned cpus = online_cpus();
+    unsigned cpus = kf_cpu_count();
     unsigned threads = o->threads ? o->threads : (kf_source_size(src) >= THREADED_MIN_SIZE && cpus >= 2 ? cpus : 1);
     it->threaded = threads > 1;
     /* threads in all: the helpers and the caller's thread, which does the

@@ -19,13 +19,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bytes/error.h"
+#include "bytes/pool.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -88,7 +88,6 @@ typedef struct task {
     kf_recovery_segment *segs; /* its plain segments that could be read, in offset order */
     size_t nsegs, capsegs;
     int rc;
-    bool done;
 } task;
 
 typedef struct datadir_ctx {
@@ -104,9 +103,6 @@ typedef struct datadir_ctx {
     kf_metadata *meta;     /* the data dir's KRaft metadata image, when it holds one and other partitions */
     task *tasks;
     size_t ntasks;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    size_t next;
     /* its meta.properties (from the walk): node.id, else broker.id; cluster.id */
     bool has_broker, has_cluster_id;
     int32_t broker;
@@ -316,22 +312,6 @@ static void scan_partition(datadir_ctx *d, task *t)
     free(epath);
 }
 
-static void *worker(void *arg)
-{
-    datadir_ctx *d = arg;
-    for (;;) {
-        pthread_mutex_lock(&d->mu);
-        size_t i = d->next < d->ntasks ? d->next++ : d->ntasks;
-        pthread_mutex_unlock(&d->mu);
-        if (i >= d->ntasks)
-            return NULL;
-        scan_partition(d, &d->tasks[i]);
-        pthread_mutex_lock(&d->mu);
-        d->tasks[i].done = true;
-        pthread_cond_broadcast(&d->cv);
-        pthread_mutex_unlock(&d->mu);
-    }
-}
 
 static void task_free(task *t)
 {
@@ -394,12 +374,6 @@ static void dir_problem(void *ctx, const kf_problem *p)
     }
     if (s->o->problem_fn)
         s->o->problem_fn(s->o->ctx, &q);
-}
-
-static unsigned online_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)(n > 256 ? 256 : n) : 1;
 }
 
 /* The KRaft metadata image of a data dir holding __cluster_metadata-0 and
@@ -606,42 +580,31 @@ static void hand_back(datadir_ctx *d, task *t, kf_datadir_totals *tot)
     tot->unreadable_paths += t->part.unreadable_paths;
 }
 
+typedef struct hand_back_ctx {
+    datadir_ctx *d;
+    kf_datadir_totals *tot;
+} hand_back_ctx;
+
+static int done_partition(void *ctx, size_t i)
+{
+    hand_back_ctx *h = ctx;
+    task *t = &h->d->tasks[i];
+    if (t->rc != KF_OK)
+        return t->rc;
+    hand_back(h->d, t, h->tot);
+    return 0;
+}
+
+static void work_partition(void *ctx, size_t i)
+{
+    datadir_ctx *d = ((hand_back_ctx *)ctx)->d;
+    scan_partition(d, &d->tasks[i]);
+}
+
 static int run_partitions(datadir_ctx *d, unsigned jobs, kf_datadir_totals *tot)
 {
-    pthread_mutex_init(&d->mu, NULL);
-    pthread_cond_init(&d->cv, NULL);
-    size_t nthreads = jobs > 1 ? (jobs < d->ntasks ? jobs : d->ntasks) : 0;
-    pthread_t *th = calloc(nthreads ? nthreads : 1, sizeof *th);
-    size_t started = 0;
-    int rc = th ? KF_OK : KF_ERR_NOMEM;
-    for (; th && started < nthreads; started++)
-        if (pthread_create(&th[started], NULL, worker, d) != 0)
-            break;
-    for (size_t i = 0; i < d->ntasks && rc == KF_OK; i++) {
-        task *t = &d->tasks[i];
-        if (started == 0) {
-            scan_partition(d, t); /* one job (or no thread could start) */
-        } else {
-            pthread_mutex_lock(&d->mu);
-            while (!t->done)
-                pthread_cond_wait(&d->cv, &d->mu);
-            pthread_mutex_unlock(&d->mu);
-        }
-        rc = t->rc;
-        if (rc == KF_OK)
-            hand_back(d, t, tot);
-    }
-    if (rc != KF_OK) { /* let the workers finish before their tasks go */
-        pthread_mutex_lock(&d->mu);
-        d->next = d->ntasks;
-        pthread_mutex_unlock(&d->mu);
-    }
-    for (size_t i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    free(th);
-    pthread_mutex_destroy(&d->mu);
-    pthread_cond_destroy(&d->cv);
-    return rc;
+    hand_back_ctx h = {d, tot};
+    return kf_pool_run(d->ntasks, jobs, work_partition, done_partition, &h);
 }
 
 int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_totals *tot)
@@ -657,7 +620,7 @@ int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_t
     d.o = o;
     d.ds = &ds;
     int rc = collect_entries(&d, &ds);
-    unsigned jobs = o->jobs ? o->jobs : online_cpus();
+    unsigned jobs = o->jobs ? o->jobs : kf_cpu_count();
     /* jobs is the number of threads in all: one per partition at a time,
      * and the threads no partition takes go to the segment readers */
     d.reader_threads = jobs <= 1 || d.ntasks >= jobs ? 1 : jobs / (unsigned)(d.ntasks ? d.ntasks : 1);
