@@ -47,6 +47,28 @@ typedef struct kf_recovery_segment {
 int64_t kf_recovery_end(const kf_recovery_segment *segs, size_t n, int64_t recovery_point, int64_t log_start,
                         int64_t log_end, size_t *cut);
 
+/* Whether the broker's next start recovers one segment (docs/formats.md
+ * §20.4, §20.5): what verify's "broker recovery keeps N bytes" depends on. */
+typedef enum kf_segment_fate {
+    KF_SEGMENT_FATE_UNKNOWN,               /* not a .log of a partition dir in a broker data dir
+                                              (with its recovery-point checkpoint or clean-shutdown
+                                              marker beside it) */
+    KF_SEGMENT_RECOVERED,                  /* unclean shutdown, at or above the segment holding
+                                              the recovery point */
+    KF_SEGMENT_RECOVERED_NO_INDEX,         /* no .index beside it: recovered whatever the shutdown */
+    KF_SEGMENT_KEPT_BELOW_RECOVERY_POINT,  /* below the segment holding the recovery point: not read */
+    KF_SEGMENT_KEPT_CLEAN_SHUTDOWN,        /* the data dir was shut down cleanly: not read */
+} kf_segment_fate_kind;
+
+typedef struct kf_segment_fate_info {
+    kf_segment_fate_kind fate;
+    int64_t recovery_point;   /* the checkpoint's (0 without an entry), when the fate is known */
+    int64_t holding_base;     /* the base offset of the segment holding it */
+} kf_segment_fate_info;
+
+/* The fate of the segment file at path. KF_OK (also for UNKNOWN) or KF_ERR_NOMEM. */
+int kf_segment_fate(const char *path, kf_segment_fate_info *info);
+
 /* ---- settings ------------------------------------------------------------------ */
 
 /* What predict reads from a broker's server.properties (other keys are
