@@ -166,8 +166,13 @@ static void text_opt(out *o, bool has, int64_t v)
 }
 
 /* What an election loses that acks=all producers were told was written. */
-static void text_acknowledged(out *o, const kf_replica_election *e)
+static void text_acknowledged(out *o, const kf_replica_partition *p, const kf_replica_election *e)
 {
+    if (!p->has_high_watermark) {
+        out_text(o, " log end %" PRId64 " (no replica has a high watermark: what was acknowledged is unknown);",
+                 e->leader_log_end);
+        return;
+    }
     if (!e->acknowledged_missing) {
         out_text(o, " holds every acknowledged offset (log end %" PRId64 ");", e->leader_log_end);
         return;
@@ -187,7 +192,7 @@ static void text_election(out *o, const kf_replica_partition *p, size_t i)
     char name[300];
     broker_name(&p->replicas[e->candidate], name, sizeof name);
     out_text(o, "  %s elect %s:", p->has_best && p->best == i ? "*" : " ", name);
-    text_acknowledged(o, e);
+    text_acknowledged(o, p, e);
     if (!e->nfollowers)
         out_text(o, " no other replica to follow it");
     for (size_t k = 0; k < e->nfollowers; k++) {
@@ -253,7 +258,11 @@ static void text_advice(out *o, const kf_replica_partition *p)
     const kf_replica *b = &p->replicas[e->candidate];
     char name[300];
     broker_name(b, name, sizeof name);
-    if (e->acknowledged_missing || e->acknowledged_lost)
+    if (!p->has_high_watermark)
+        out_text(o, "  best: %s (followers truncate %" PRId64 " offsets, %" PRId64 " of them acknowledged; no high "
+                    "watermark says what else was)",
+                 name, e->offsets_lost, e->acknowledged_lost);
+    else if (e->acknowledged_missing || e->acknowledged_lost)
         out_text(o, "  best: %s, and it LOSES ACKNOWLEDGED offsets: %" PRId64 " missing from its log, followers "
                     "truncate %" PRId64 " offsets (%" PRId64 " acknowledged)",
                  name, e->acknowledged_missing, e->offsets_lost, e->acknowledged_lost);

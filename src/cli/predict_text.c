@@ -275,11 +275,18 @@ static void harm_lines(predict_text *t, const kf_predict_partition *p)
         out_text(o, "      and %zu more (--verbose lists them)\n", ng - LISTED_MAX);
 }
 
+/* Time retention applies to the partition (its policy deletes, with a limit). */
+static bool time_retention(const kf_predict_partition *p)
+{
+    return p->retention_ms >= 0 && p->cleanup_policy && strstr(p->cleanup_policy, "delete");
+}
+
 void predict_text_partition(predict_text *t, const kf_predict_partition *p)
 {
     out *o = t->o;
     bool listed = !strcmp(t->cur_part, p->dir), harmed = kf_predict_partition_harmed(p);
-    bool notable = listed || harmed || p->future_timestamps || p->state != KF_PST_ONLINE ||
+    bool future = p->future_timestamps && time_retention(p);
+    bool notable = listed || harmed || future || p->state != KF_PST_ONLINE ||
                    (t->verbose && (p->n_retention_deletes || p->producer_state == KF_PRODUCER_REBUILD_FROM_START));
     if (!notable) {
         t->quiet++;
@@ -306,7 +313,7 @@ void predict_text_partition(predict_text *t, const kf_predict_partition *p)
         out_text(o, "    retention deletes %s (%s, %s)\n", kf_path_base(r->file), size,
                  kf_retention_reason_name(r->reason));
     }
-    if (p->future_timestamps)
+    if (future)
         out_text(o, "    %" PRIu64 " segment%s with timestamps in the future hold%s back time retention\n",
                  p->future_timestamps, plural((int64_t)p->future_timestamps), p->future_timestamps == 1 ? "s" : "");
     t->cur_part[0] = 0;
@@ -321,9 +328,9 @@ void predict_text_summary(predict_text *t, const kf_predict_summary *s, int64_t 
     out_text(o, "%" PRIu64 " log dir%s, %" PRIu64 " partition%s: recovery %s (log dirs in parallel); ", s->datadirs,
              plural((int64_t)s->datadirs), s->partitions, plural((int64_t)s->partitions), when);
     if (s->fatal)
-        out_text(o, "%" PRIu64 " fatal; ", s->fatal);
+        out_text(o, "%" PRIu64 " FATAL (it does not start as it is); ", s->fatal);
     if (!harmed) {
-        out_text(o, "loses nothing\n");
+        out_text(o, s->fatal ? "no offsets lost\n" : "loses nothing\n");
         return;
     }
     const char *sep = "";

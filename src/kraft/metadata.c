@@ -5,6 +5,7 @@
  *   kraft_check.c      snapshot, quorum-state and metadata partition checks
  *   md_apply*.c        the rules by which each record changes the image
  *   md_image.c         the image's objects; md_views.c its sorted views
+ *   md_covered.c       the log's damage that the snapshot used covers
  *   image_check.c      a topic partition's directory against the image
  *
  * metadata.c: `kfsck metadata` as a library job (metadata.h): choosing the

@@ -1,9 +1,13 @@
 /* Room jobs/predict/: what a broker starting on these log dirs does.
  *   predict.c            the driver (this file)
  *   predict_dirs.c       the log dirs' listing and the checks across them
+ *   predict_kraft.c      a KRaft node's own start-up checks
  *   predict_files.c      one partition's files: leftovers, indexes, snapshots
  *   predict_recovery.c   where recovery ends and what it cuts
+ *   predict_kept.c       the damage it keeps, the acknowledged offsets it misses
+ *   predict_groups.c     the group commits a cut of __consumer_offsets changes
  *   predict_retention.c  what retention deletes at start-up
+ *   predict_fate.c       whether the next start recovers one segment (verify)
  *   predict_config.c     the broker's settings from server.properties
  *   predict_estimate.c   the recovery time estimate
  *
