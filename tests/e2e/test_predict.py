@@ -415,6 +415,16 @@ class HarmTest(PredictTest):
         self.assertIn("group first, orders-0: committed 9 now, 5 after start-up", out)
         self.assertIn("group third, orders-2: committed 7 now, no commit after start-up", out)
 
+    def test_damage_of_a_dir_out_of_service_is_not_served(self):
+        # -stray and -delete dirs are loaded but never served: their damage is no damage_kept
+        d = self.logdir()
+        torn = batch(0, 10, NOW - DAY) + batch(10, 5, NOW - DAY)[:-20]
+        d.segment("orders-1.0123456789abcdef0123456789abcdef-stray", 0, torn)
+        d.segment("orders-2.0123456789abcdef0123456789abcdef-delete", 0, torn)
+        d.clean()
+        rows, rc = self.predict(d, expect_rc=0)
+        self.assertEqual([p["damage_kept"] for p in of_type(rows, "partition")], [[], []])
+
     def test_routine_work_is_counted_unless_verbose(self):
         d = self.logdir()
         for i in range(5):

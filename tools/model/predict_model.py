@@ -386,7 +386,7 @@ class Partition:
         if self.kind == "delete":
             return
         for i, seg in enumerate(self.segments):
-            if i not in self.recovered:
+            if i not in self.recovered and self.kind in ("plain", "future"):
                 self.damage_kept += [{"file": seg.path, "position": p} for p in intact_batches(seg.data)[1]]
         if self.kind == "plain" and self.hw is not None and self.hw > self.end_after:
             self.missing = self.hw - self.end_after

@@ -95,8 +95,10 @@ void pp_damage_kept(pp_part *p)
         if (from < to)
             o->offsets_lost_inside += to - from;
     }
-    /* a -delete dir is deleted once loaded: nothing is served from it */
-    for (size_t i = 0; i < p->nsegs && !p->deleting && p->rc == KF_OK && !p->io_error; i++) {
+    /* a -delete dir is deleted once loaded, a stray one kept out of
+     * service: nothing is served from them */
+    bool served = p->state == KF_PST_ONLINE || p->state == KF_PST_FUTURE;
+    for (size_t i = 0; i < p->nsegs && served && p->rc == KF_OK && !p->io_error; i++) {
         const pp_seg *s = &p->segs[i];
         /* a segment already read whole (the last one, for the log end) is
          * read again only when it holds damage, for where and what */
