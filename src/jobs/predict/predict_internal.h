@@ -19,6 +19,7 @@
 #include "kfsck/metadata.h"
 #include "kfsck/paths.h"
 #include "kfsck/predict.h"
+#include "kfsck/segment.h"
 
 /* One file of a partition dir as LogLoader lists it. */
 typedef struct pp_file {
@@ -125,6 +126,12 @@ void pp_io_error(pp_part *p, const char *path, int err_no);
  * their sanity checks (those failing recovered at once). */
 int pp_load_files(pp_part *p);
 /* predict_recovery.c */
+/* One pass of the streaming reader over a segment (limit: its first bytes
+ * only; 0 all), on the calling thread; fns (may be NULL): its batch_fn,
+ * problem_fn and contexts are used. A file that cannot be read is an I/O
+ * error of the partition (KF_OK). */
+int pp_scan_segment(pp_part *p, const char *path, int64_t base, uint64_t limit, bool no_resync,
+                    kf_segment_summary *sum, const kf_segment_scan_opts *fns);
 int pp_read_segment(pp_part *p, pp_seg *s, bool need_tail);
 /* A snapshot file at off (replacing one there) */
 void pp_snap_put(pp_part *p, int64_t off, bool valid);

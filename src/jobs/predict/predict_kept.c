@@ -10,12 +10,9 @@
  * recovery would read it. */
 #include "predict_internal.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/file.h"
-#include "kfsck/segment.h"
 
 typedef struct kept_scan {
     pp_part *p;
@@ -54,33 +51,16 @@ static void kept_problem(void *ctx, const kf_problem *pr)
 
 static void scan_kept(pp_part *p, const pp_seg *s)
 {
-    kf_source *src;
-    int rc = kf_source_open(&src, s->path, 0);
-    if (rc == KF_ERR_NOMEM) {
-        p->rc = rc;
-        return;
-    }
-    if (rc != KF_OK) {
-        pp_io_error(p, s->path, kf_error_last()->err_no);
-        return;
-    }
     kept_scan k = {p, s, false, 0};
-    kf_segment_scan_opts so;
-    kf_segment_scan_opts_init(&so);
-    so.max_batch_bytes = p->max_batch_bytes;
-    so.has_base_offset = true;
-    so.base_offset = s->base;
-    so.threads = 1; /* batches and problems in file order */
-    so.batch_fn = kept_batch;
-    so.ctx = &k;
-    so.problem_fn = kept_problem;
-    so.problem_ctx = &k;
+    kf_segment_scan_opts fns;
+    kf_segment_scan_opts_init(&fns);
+    fns.batch_fn = kept_batch;
+    fns.ctx = &k;
+    fns.problem_fn = kept_problem;
+    fns.problem_ctx = &k;
     kf_segment_summary sum;
-    rc = kf_segment_scan(src, &so, &sum);
-    kf_source_close(src);
-    if (rc == KF_ERR_IO)
-        pp_io_error(p, s->path, kf_error_last()->err_no);
-    else if (rc != KF_OK && p->rc == KF_OK)
+    int rc = pp_scan_segment(p, s->path, s->base, 0, false, &sum, &fns);
+    if (rc != KF_OK && p->rc == KF_OK)
         p->rc = rc;
 }
 

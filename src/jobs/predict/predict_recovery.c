@@ -39,8 +39,8 @@ int64_t kf_recovery_end(const kf_recovery_segment *segs, size_t n, int64_t recov
 
 /* ---- reading a segment ---------------------------------------------------------- */
 
-static int scan_source(pp_part *p, const char *path, int64_t base, uint64_t limit, bool no_resync,
-                       kf_segment_summary *sum)
+int pp_scan_segment(pp_part *p, const char *path, int64_t base, uint64_t limit, bool no_resync,
+                    kf_segment_summary *sum, const kf_segment_scan_opts *fns)
 {
     kf_source *src;
     int rc = kf_source_open(&src, path, limit);
@@ -57,7 +57,13 @@ static int scan_source(pp_part *p, const char *path, int64_t base, uint64_t limi
     so.base_offset = base;
     so.no_resync = no_resync;
     so.limited = limit > 0;
-    so.threads = 1;
+    so.threads = 1; /* batches and problems in file order */
+    if (fns) {
+        so.batch_fn = fns->batch_fn;
+        so.ctx = fns->ctx;
+        so.problem_fn = fns->problem_fn;
+        so.problem_ctx = fns->problem_ctx;
+    }
     memset(sum, 0, sizeof *sum);
     rc = kf_segment_scan(src, &so, sum);
     kf_source_close(src);
@@ -108,7 +114,7 @@ int pp_read_segment(pp_part *p, pp_seg *s, bool need_tail)
     if (s->read)
         return KF_OK;
     kf_segment_summary sum;
-    int rc = scan_source(p, s->path, s->base, 0, !need_tail, &sum);
+    int rc = pp_scan_segment(p, s->path, s->base, 0, !need_tail, &sum, NULL);
     if (rc != KF_OK || p->io_error)
         return rc;
     s->read = true;
@@ -124,7 +130,7 @@ int pp_read_segment(pp_part *p, pp_seg *s, bool need_tail)
         if (s->valid_bytes > 0 && s->has_kept) {
             /* the largest timestamp of the part kept: the prefix read again */
             kf_segment_summary kept;
-            rc = scan_source(p, s->path, s->base, s->valid_bytes, true, &kept);
+            rc = pp_scan_segment(p, s->path, s->base, s->valid_bytes, true, &kept, NULL);
             if (rc != KF_OK || p->io_error)
                 return rc;
             s->kept_max_ts = kept.has_offsets ? kept.max_timestamp : -1;
