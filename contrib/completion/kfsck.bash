@@ -21,7 +21,7 @@ _kfsck_options()
     metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
     compaction) echo "--now --min-cleanable-ratio --min-compaction-lag-ms --max-compaction-lag-ms --max-batch-bytes --json --help" ;;
     replicas) echo "--max-batch-bytes --json --help" ;;
-    predict)  echo "--assume-unclean --config --recovery-threads --recovery-rate --now --max-batch-bytes --json --help" ;;
+    predict)  echo "--assume-unclean --config --recovery-threads --recovery-rate --now --max-batch-bytes --verbose --json --help" ;;
     esac
 }
 

@@ -47,6 +47,28 @@ typedef struct kf_recovery_segment {
 int64_t kf_recovery_end(const kf_recovery_segment *segs, size_t n, int64_t recovery_point, int64_t log_start,
                         int64_t log_end, size_t *cut);
 
+/* Whether the broker's next start recovers one segment (docs/formats.md
+ * §20.4, §20.5): what verify's "broker recovery keeps N bytes" depends on. */
+typedef enum kf_segment_fate {
+    KF_SEGMENT_FATE_UNKNOWN,               /* not a .log of a partition dir in a broker data dir
+                                              (with its recovery-point checkpoint or clean-shutdown
+                                              marker beside it) */
+    KF_SEGMENT_RECOVERED,                  /* unclean shutdown, at or above the segment holding
+                                              the recovery point */
+    KF_SEGMENT_RECOVERED_NO_INDEX,         /* no .index beside it: recovered whatever the shutdown */
+    KF_SEGMENT_KEPT_BELOW_RECOVERY_POINT,  /* below the segment holding the recovery point: not read */
+    KF_SEGMENT_KEPT_CLEAN_SHUTDOWN,        /* the data dir was shut down cleanly: not read */
+} kf_segment_fate_kind;
+
+typedef struct kf_segment_fate_info {
+    kf_segment_fate_kind fate;
+    int64_t recovery_point;   /* the checkpoint's (0 without an entry), when the fate is known */
+    int64_t holding_base;     /* the base offset of the segment holding it */
+} kf_segment_fate_info;
+
+/* The fate of the segment file at path. KF_OK (also for UNKNOWN) or KF_ERR_NOMEM. */
+int kf_segment_fate(const char *path, kf_segment_fate_info *info);
+
 /* ---- settings ------------------------------------------------------------------ */
 
 /* What predict reads from a broker's server.properties (other keys are
@@ -110,6 +132,10 @@ typedef struct kf_predict_action {
     uint64_t position;
     int64_t offset;
     int64_t offsets_lost;
+    /* Routine: the broker recovers a segment and keeps all of it (a missing
+     * .index, or an unclean shutdown with nothing to cut). `kfsck predict`
+     * counts these instead of listing them. */
+    bool routine;
 } kf_predict_action;
 
 typedef enum kf_predict_state {
@@ -143,6 +169,31 @@ typedef struct kf_retention_delete {
     uint64_t bytes;
 } kf_retention_delete;
 
+/* Damage the broker does not look at while it loads the log, and then keeps
+ * and serves (docs/formats.md §20.5): in a segment below the one holding
+ * the recovery point after an unclean shutdown, or in any segment after a
+ * clean shutdown, a torn tail included. */
+typedef struct kf_damage_kept {
+    const char *file;             /* the segment */
+    uint64_t position;            /* where the damage starts in it */
+    int64_t offset;               /* the damaged batch's base offset, else the
+                                     next offset a reader asks for there */
+    const char *code;             /* the problem code (KF_P_*) */
+    const char *error;            /* what is wrong, in words */
+} kf_damage_kept;
+
+/* A committed offset the group coordinator loads differently after
+ * start-up cuts a __consumer_offsets partition: reverted to an older
+ * commit, gone, or back from deletion. */
+typedef struct kf_group_affected {
+    const char *group, *topic;
+    int32_t partition;
+    bool has_offset_now;          /* committed in the intact data now: */
+    int64_t offset_now;
+    bool has_offset_after;        /* committed in what start-up keeps: */
+    int64_t offset_after;
+} kf_group_affected;
+
 typedef struct kf_predict_partition {
     const char *datadir;
     const char *topic;
@@ -168,7 +219,34 @@ typedef struct kf_predict_partition {
     const char *retention_source;
     int64_t retention_ms, retention_bytes;
     const char *cleanup_policy;
+    /* high_watermark - log_end_offset_after when positive (0 without a
+     * high watermark): acknowledged offsets the log does not hold after
+     * start-up, cut by it or already gone from the files */
+    int64_t acknowledged_missing;
+    /* offsets cut out of a segment that stays inside the log (a segment
+     * recovered for a missing .index and cut, with later segments kept): a
+     * gap the log end does not show, so not in offsets_lost */
+    int64_t offsets_lost_inside;
+    const kf_damage_kept *damage_kept;
+    size_t n_damage_kept;
+    uint64_t damage_kept_omitted;   /* past KF_PREDICT_DAMAGE_KEPT_MAX */
+    /* __consumer_offsets partitions whose start-up cuts offsets */
+    const kf_group_affected *groups_affected;
+    size_t n_groups_affected;
+    bool groups_checked;            /* the replay ran (a cut __consumer_offsets partition) */
 } kf_predict_partition;
+
+/* The damage_kept entries kept per partition; more are counted. */
+#define KF_PREDICT_DAMAGE_KEPT_MAX 64
+
+/* A partition whose forecast is not clean: the broker loses offsets there,
+ * acknowledged offsets are missing, it keeps damage, or the groups' commits
+ * change. */
+static inline bool kf_predict_partition_harmed(const kf_predict_partition *p)
+{
+    return p->offsets_lost > 0 || p->offsets_lost_inside > 0 || p->acknowledged_missing > 0 || p->n_damage_kept > 0 ||
+           p->damage_kept_omitted > 0 || p->n_groups_affected > 0;
+}
 
 typedef struct kf_predict_datadir {
     const char *datadir;
@@ -187,6 +265,18 @@ typedef struct kf_predict_datadir {
     bool offline;                 /* an I/O error takes it offline */
     bool stops_broker;            /* a fatal that stops the whole broker */
     const char *first_fatal;      /* the first fatal's reason, NULL when none */
+    /* the partitions whose forecast is not clean (kf_predict_partition_harmed),
+     * in (topic, partition) order: the verdict names them first */
+    const kf_predict_partition *const *harmed;
+    size_t n_harmed;
+    int64_t acknowledged_missing;
+    uint64_t damage_kept, groups_affected;
+    /* routine work, counted: segments recovered and kept whole, partitions
+     * whose producer state is rebuilt by reading the whole log */
+    uint64_t routine_recoveries, producer_rebuilds_from_start;
+    /* a KRaft node's latest snapshot that is cut short: the node loads the
+     * part that is there as its metadata image (NULL when none) */
+    const char *kraft_snapshot_cut;
 } kf_predict_datadir;
 
 typedef struct kf_predict_summary {

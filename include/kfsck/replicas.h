@@ -88,11 +88,32 @@ typedef struct kf_replica_follower {
     unsigned rounds;
 } kf_replica_follower;
 
+/* Offsets [from_offset, to_offset) that one replica's files hold in intact
+ * batches: what `kfsck merge` of the copies takes from it. */
+typedef struct kf_replica_salvage {
+    size_t replica;            /* index in the partition's replicas */
+    int64_t from_offset, to_offset;
+} kf_replica_salvage;
+
 typedef struct kf_replica_election {
     size_t candidate;          /* index in the partition's replicas */
     const kf_replica_follower *followers; /* every other replica with a log end */
     size_t nfollowers;
     int64_t offsets_lost, acknowledged_lost; /* the largest of the followers' */
+    /* The partition's log end once the candidate leads (its own log end),
+     * and the acknowledged offsets it does not hold: the partition's high
+     * watermark minus that, when positive, whichever replica follows. */
+    int64_t leader_log_end;
+    int64_t acknowledged_missing;
+    /* Of those missing offsets, the ranges the replicas' files hold in
+     * intact batches — past the damage a replica's own recovery cuts, or in
+     * another replica's log beyond the candidate's end — as a merge of the
+     * data dir copies reads them (in offset order). has_salvage is false
+     * when no copy was read from a data dir (scan files cannot tell). */
+    bool has_salvage;
+    const kf_replica_salvage *salvage;
+    size_t nsalvage;
+    int64_t acknowledged_missing_after_merge; /* what salvage does not bring back */
 } kf_replica_election;
 
 typedef struct kf_replica_partition {
@@ -110,8 +131,9 @@ typedef struct kf_replica_partition {
     const int32_t *isr, *elr;
     size_t nisr, nelr;
     bool has_best;             /* some election */
-    size_t best;               /* index in elections: least acknowledged_lost, then least
-                                  offsets_lost, then in the ISR or ELR, then lowest broker id */
+    size_t best;               /* index in elections: least acknowledged_missing, then least
+                                  acknowledged_lost, then least offsets_lost, then in the ISR or
+                                  ELR, then lowest broker id */
     bool has_unclean;          /* the ISR and ELR are known */
     bool unclean;              /* the best candidate is in neither */
     bool diverged;             /* epoch histories disagree below a common end, or batches differ */
@@ -143,7 +165,8 @@ void kf_replicas_opts_init(kf_replicas_opts *o);
 
 typedef struct kf_replicas_totals {
     uint64_t partitions;
-    uint64_t at_risk;          /* partitions with no candidate losing nothing acknowledged, or diverged */
+    uint64_t at_risk;          /* partitions with no candidate losing nothing acknowledged (missing or
+                                  truncated), or diverged */
     uint64_t bad_lines;        /* bad_scan_line problems */
     bool unusable;             /* some PATH could not be used (error_fn) */
     bool partition_path;       /* a PATH was a partition dir other than __cluster_metadata-0 (a usage error:

@@ -11,253 +11,157 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/predict_text.h"
 #include "cli/walk.h"
 
 typedef struct predict_print {
     out *o;
-    char cur_part[4096];    /* text: the partition dir whose actions are being listed */
-    uint64_t quiet;         /* text: partitions of the log dir with nothing to say */
-    const kf_predict_datadir *dir;
+    predict_text text;
+    /* the log dirs' counts, for the summary and the exit status */
+    int64_t acknowledged_missing;
+    uint64_t damage_kept, groups_affected, harmed;
 } predict_print;
-
-static void seconds_text(double s, char *buf, size_t n)
-{
-    if (s < 1)
-        snprintf(buf, n, "under a second");
-    else if (s < 120)
-        snprintf(buf, n, "about %.0f s", s);
-    else if (s < 7200)
-        snprintf(buf, n, "about %.0f min", s / 60);
-    else
-        snprintf(buf, n, "about %.1f h", s / 3600);
-}
-
-/* text: the log dir's partitions with nothing to say, counted */
-static void flush_quiet(predict_print *pp)
-{
-    if (pp->quiet)
-        out_text(pp->o, "  %" PRIu64 " other partition%s load%s as %s are\n", pp->quiet, pp->quiet == 1 ? "" : "s",
-                 pp->quiet == 1 ? "s" : "", pp->quiet == 1 ? "it" : "they");
-    pp->quiet = 0;
-}
-
-/* A message of the broker's for one line of text: Kafka's own messages
- * hold newlines ("... (if marked for deletion).\nKafka's log
- * directories ..."); JSON keeps them as they are. Freed by the caller. */
-static char *one_line(const char *s)
-{
-    char *t = must(strdup(s ? s : ""));
-    for (char *c = t; *c; c++)
-        if (*c == '\n' || *c == '\r')
-            *c = ' ';
-    return t;
-}
 
 static void print_datadir(void *ctx, const kf_predict_datadir *d)
 {
     predict_print *pp = ctx;
     out *o = pp->o;
-    if (!o->json)
-        flush_quiet(pp);
-    pp->dir = d;
-    pp->cur_part[0] = 0;
-    if (o->json) {
-        out_begin(o, "datadir");
-        out_str(o, "datadir", d->datadir);
-        out_bool(o, "clean_shutdown", d->clean_shutdown);
-        out_opt_int(o, "broker_epoch", d->has_broker_epoch, d->broker_epoch);
-        out_uint(o, "partitions", d->partitions);
-        out_uint(o, "partitions_to_recover", d->partitions_to_recover);
-        out_uint(o, "bytes_to_recover", d->bytes_to_recover);
-        out_uint(o, "recovery_threads", d->recovery_threads);
-        out_uint(o, "recovery_rate", d->recovery_rate);
-        out_double(o, "estimated_recovery_seconds", d->estimated_recovery_seconds);
-        out_uint(o, "fatal", d->fatal);
-        out_end(o);
+    pp->acknowledged_missing += d->acknowledged_missing;
+    pp->damage_kept += d->damage_kept;
+    pp->groups_affected += d->groups_affected;
+    pp->harmed += d->n_harmed;
+    if (!o->json) {
+        predict_text_datadir(&pp->text, d);
         return;
     }
-    char size[32], when[32];
-    fmt_bytes(d->bytes_to_recover, size, sizeof size);
-    seconds_text(d->estimated_recovery_seconds, when, sizeof when);
-    if (d->stops_broker || d->offline) {
-        char *why = one_line(d->first_fatal);
-        out_text(o, d->stops_broker ? "%s: will NOT load (the broker stops): %s\n"
-                                    : "%s: will NOT load (goes offline; the broker stops if it has no other log dir): %s\n",
-                 d->datadir, why);
-        free(why);
-    } else {
-        out_text(o, "%s: will start; ", d->datadir);
-        if (d->partitions_to_recover)
-            out_text(o, "recovers %" PRIu64 " partition%s, %s, %s on %" PRIu32 " thread%s", d->partitions_to_recover,
-                     d->partitions_to_recover == 1 ? "" : "s", size, when, d->recovery_threads,
-                     d->recovery_threads == 1 ? "" : "s");
-        else
-            out_text(o, "recovers nothing");
-        if (d->offsets_lost)
-            out_text(o, "; LOSES %" PRId64 " offsets (%" PRId64 " acknowledged)\n", d->offsets_lost,
-                     d->acknowledged_lost);
-        else
-            out_text(o, "; loses nothing\n");
-    }
-    if (d->marker_present && d->has_broker_epoch)
-        out_text(o, "  shut down cleanly (broker epoch %" PRId64 ")%s\n", d->broker_epoch,
-                 d->clean_shutdown ? "" : "; --assume-unclean: forecast as after a crash");
-    else if (d->marker_present)
-        out_text(o, "  shut down cleanly%s\n", d->clean_shutdown ? "" : "; --assume-unclean: forecast as after a crash");
-    else
-        out_text(o, "  unclean shutdown (no .kafka_cleanshutdown): every partition recovered from its recovery point\n");
-    if (d->retention_segments) {
-        fmt_bytes(d->retention_bytes, size, sizeof size);
-        out_text(o, "  the first retention pass deletes %" PRIu64 " segment%s (%s)\n", d->retention_segments,
-                 d->retention_segments == 1 ? "" : "s", size);
-    }
-}
-
-static const char *short_file(const char *file, const char *dir)
-{
-    size_t n = dir ? strlen(dir) : 0;
-    return n && !strncmp(file, dir, n) && file[n] == '/' ? file + n + 1 : file;
-}
-
-static void part_header(predict_print *pp, const char *topic, int32_t partition, const char *dir)
-{
-    if (!strcmp(pp->cur_part, dir))
-        return;
-    snprintf(pp->cur_part, sizeof pp->cur_part, "%s", dir);
-    char name[300];
-    snprintf(name, sizeof name, "%s-%" PRId32, topic, partition);
-    if (strcmp(name, kf_path_base(dir)))
-        out_text(pp->o, "  %s (%s):\n", name, kf_path_base(dir));
-    else
-        out_text(pp->o, "  %s:\n", name);
+    out_begin(o, "datadir");
+    out_str(o, "datadir", d->datadir);
+    out_bool(o, "clean_shutdown", d->clean_shutdown);
+    out_opt_int(o, "broker_epoch", d->has_broker_epoch, d->broker_epoch);
+    out_uint(o, "partitions", d->partitions);
+    out_uint(o, "partitions_to_recover", d->partitions_to_recover);
+    out_uint(o, "bytes_to_recover", d->bytes_to_recover);
+    out_uint(o, "recovery_threads", d->recovery_threads);
+    out_uint(o, "recovery_rate", d->recovery_rate);
+    out_double(o, "estimated_recovery_seconds", d->estimated_recovery_seconds);
+    out_uint(o, "fatal", d->fatal);
+    out_uint(o, "partitions_harmed", d->n_harmed);
+    out_str(o, "kraft_snapshot_cut", d->kraft_snapshot_cut);
+    out_end(o);
 }
 
 static void print_action(void *ctx, const kf_predict_action *a)
 {
     predict_print *pp = ctx;
     out *o = pp->o;
-    if (o->json) {
-        out_begin(o, "action");
-        out_str(o, "datadir", a->datadir);
-        out_str(o, "topic", a->topic);
-        if (a->topic)
-            out_int(o, "partition", a->partition);
-        else
-            out_null(o, "partition");
-        out_str(o, "action", kf_predict_action_name(a->action));
-        out_str(o, "file", a->file);
-        out_str(o, "reason", a->reason);
-        out_uint(o, "bytes", a->bytes);
-        if (a->action == KF_ACT_TRUNCATE_SEGMENT) {
-            out_uint(o, "position", a->position);
-            out_int(o, "offset", a->offset);
-            out_int(o, "offsets_lost", a->offsets_lost);
-        }
-        out_end(o);
+    if (!o->json) {
+        predict_text_action(&pp->text, a);
         return;
     }
-    char size[32];
-    fmt_bytes(a->bytes, size, sizeof size);
+    out_begin(o, "action");
+    out_str(o, "datadir", a->datadir);
+    out_str(o, "topic", a->topic);
     if (a->topic)
-        part_header(pp, a->topic, a->partition, a->dir);
-    const char *name = a->topic ? kf_path_base(a->file) : a->file;
-    char *why = one_line(a->reason);
-    switch (a->action) {
-    case KF_ACT_TRUNCATE_SEGMENT:
-        out_text(o, "    cut %s at byte %" PRIu64 " (%s dropped): log end %" PRId64 ", %" PRId64 " offsets lost\n",
-                 name, a->position, size, a->offset, a->offsets_lost);
-        out_text(o, "      %s\n", why);
-        break;
-    case KF_ACT_FATAL: out_text(o, "    FATAL %s: %s\n", short_file(a->file, pp->dir->datadir), why); break;
-    default:
-        out_text(o, "    %s %s (%s): %s\n", kf_predict_action_name(a->action), name, size, why);
+        out_int(o, "partition", a->partition);
+    else
+        out_null(o, "partition");
+    out_str(o, "action", kf_predict_action_name(a->action));
+    out_str(o, "file", a->file);
+    out_str(o, "reason", a->reason);
+    out_uint(o, "bytes", a->bytes);
+    if (a->action == KF_ACT_TRUNCATE_SEGMENT) {
+        out_uint(o, "position", a->position);
+        out_int(o, "offset", a->offset);
+        out_int(o, "offsets_lost", a->offsets_lost);
     }
-    free(why);
+    out_end(o);
+}
+
+static void json_harm(out *o, const kf_predict_partition *p)
+{
+    out_int(o, "acknowledged_missing", p->acknowledged_missing);
+    out_int(o, "offsets_lost_inside", p->offsets_lost_inside);
+    out_arr_open(o, "damage_kept");
+    for (size_t i = 0; i < p->n_damage_kept; i++) {
+        const kf_damage_kept *k = &p->damage_kept[i];
+        out_obj_open(o, NULL);
+        out_str(o, "file", k->file);
+        out_uint(o, "position", k->position);
+        out_int(o, "offset", k->offset);
+        out_str(o, "code", k->code);
+        out_str(o, "error", k->error);
+        out_obj_close(o);
+    }
+    out_arr_close(o);
+    if (p->damage_kept_omitted)
+        out_uint(o, "damage_kept_omitted", p->damage_kept_omitted);
+    out_arr_open(o, "groups_affected");
+    for (size_t i = 0; i < p->n_groups_affected; i++) {
+        const kf_group_affected *g = &p->groups_affected[i];
+        out_obj_open(o, NULL);
+        out_str(o, "group", g->group);
+        out_str(o, "topic", g->topic);
+        out_int(o, "partition", g->partition);
+        out_opt_int(o, "offset_now", g->has_offset_now, g->offset_now);
+        out_opt_int(o, "offset_after", g->has_offset_after, g->offset_after);
+        out_obj_close(o);
+    }
+    out_arr_close(o);
 }
 
 static void print_partition(void *ctx, const kf_predict_partition *p)
 {
     predict_print *pp = ctx;
     out *o = pp->o;
-    if (o->json) {
-        out_begin(o, "partition");
-        out_str(o, "datadir", p->datadir);
-        out_str(o, "topic", p->topic);
-        out_int(o, "partition", p->partition);
-        out_str(o, "dir", p->dir);
-        out_str(o, "state", kf_predict_state_name(p->state));
-        out_int(o, "recovery_point", p->recovery_point);
-        out_int(o, "log_start_offset", p->log_start_offset);
-        out_int(o, "log_end_offset_before", p->log_end_offset_before);
-        out_int(o, "log_end_offset_after", p->log_end_offset_after);
-        out_opt_int(o, "high_watermark", p->has_high_watermark, p->high_watermark);
-        out_int(o, "offsets_lost", p->offsets_lost);
-        out_int(o, "acknowledged_lost", p->acknowledged_lost);
-        out_uint(o, "segments_to_recover", p->segments_to_recover);
-        out_uint(o, "bytes_to_recover", p->bytes_to_recover);
-        out_str(o, "producer_state", kf_producer_load_name(p->producer_state));
-        out_opt_int(o, "producer_snapshot_offset", p->has_producer_snapshot_offset, p->producer_snapshot_offset);
-        out_arr_open(o, "retention_deletes");
-        for (size_t i = 0; i < p->n_retention_deletes; i++) {
-            const kf_retention_delete *r = &p->retention_deletes[i];
-            out_obj_open(o, NULL);
-            out_str(o, "file", r->file);
-            out_int(o, "base_offset", r->base_offset);
-            out_str(o, "reason", kf_retention_reason_name(r->reason));
-            out_uint(o, "bytes", r->bytes);
-            out_obj_close(o);
-        }
-        out_arr_close(o);
-        out_uint(o, "future_timestamps", p->future_timestamps);
-        out_str(o, "retention_source", p->retention_source);
-        out_end(o);
+    if (!o->json) {
+        predict_text_partition(&pp->text, p);
         return;
     }
-    bool listed = !strcmp(pp->cur_part, p->dir);
-    bool notable = listed || p->offsets_lost || p->n_retention_deletes || p->future_timestamps ||
-                   p->state != KF_PST_ONLINE || p->producer_state == KF_PRODUCER_REBUILD_FROM_START;
-    if (!notable) {
-        pp->quiet++;
-        return;
-    }
-    part_header(pp, p->topic, p->partition, p->dir);
-    char ps[96] = "";
-    if (p->producer_state == KF_PRODUCER_REBUILD_FROM_SNAPSHOT)
-        snprintf(ps, sizeof ps, "rebuilt from the snapshot at %" PRId64, p->producer_snapshot_offset);
-    else if (p->producer_state == KF_PRODUCER_REBUILD_FROM_START)
-        snprintf(ps, sizeof ps, "rebuilt by reading the whole log (no usable snapshot)");
-    else if (p->producer_state == KF_PRODUCER_SNAPSHOT)
-        snprintf(ps, sizeof ps, "loaded from the snapshot at the log end");
-    else
-        snprintf(ps, sizeof ps, "empty (none to load)");
-    out_text(o, "    %s; log end %" PRId64 " -> %" PRId64 ", log start %" PRId64 "; producer state %s\n",
-             kf_predict_state_name(p->state), p->log_end_offset_before, p->log_end_offset_after, p->log_start_offset,
-             ps);
-    if (p->offsets_lost)
-        out_text(o, "    LOSES %" PRId64 " offsets, %" PRId64 " of them below the high watermark (acknowledged)\n",
-                 p->offsets_lost, p->acknowledged_lost);
+    out_begin(o, "partition");
+    out_str(o, "datadir", p->datadir);
+    out_str(o, "topic", p->topic);
+    out_int(o, "partition", p->partition);
+    out_str(o, "dir", p->dir);
+    out_str(o, "state", kf_predict_state_name(p->state));
+    out_int(o, "recovery_point", p->recovery_point);
+    out_int(o, "log_start_offset", p->log_start_offset);
+    out_int(o, "log_end_offset_before", p->log_end_offset_before);
+    out_int(o, "log_end_offset_after", p->log_end_offset_after);
+    out_opt_int(o, "high_watermark", p->has_high_watermark, p->high_watermark);
+    out_int(o, "offsets_lost", p->offsets_lost);
+    out_int(o, "acknowledged_lost", p->acknowledged_lost);
+    json_harm(o, p);
+    out_uint(o, "segments_to_recover", p->segments_to_recover);
+    out_uint(o, "bytes_to_recover", p->bytes_to_recover);
+    out_str(o, "producer_state", kf_producer_load_name(p->producer_state));
+    out_opt_int(o, "producer_snapshot_offset", p->has_producer_snapshot_offset, p->producer_snapshot_offset);
+    out_arr_open(o, "retention_deletes");
     for (size_t i = 0; i < p->n_retention_deletes; i++) {
         const kf_retention_delete *r = &p->retention_deletes[i];
-        char size[32];
-        fmt_bytes(r->bytes, size, sizeof size);
-        out_text(o, "    retention deletes %s (%s, %s)\n", kf_path_base(r->file), size,
-                 kf_retention_reason_name(r->reason));
+        out_obj_open(o, NULL);
+        out_str(o, "file", r->file);
+        out_int(o, "base_offset", r->base_offset);
+        out_str(o, "reason", kf_retention_reason_name(r->reason));
+        out_uint(o, "bytes", r->bytes);
+        out_obj_close(o);
     }
-    if (p->future_timestamps)
-        out_text(o, "    %" PRIu64 " segment%s with timestamps in the future hold%s back time retention\n",
-                 p->future_timestamps, p->future_timestamps == 1 ? "" : "s", p->future_timestamps == 1 ? "s" : "");
-    pp->cur_part[0] = 0;
+    out_arr_close(o);
+    out_uint(o, "future_timestamps", p->future_timestamps);
+    out_str(o, "retention_source", p->retention_source);
+    out_end(o);
 }
 
 static void predict_usage(FILE *f)
 {
     fprintf(f, "usage: kfsck predict [--assume-unclean] [--config server.properties]\n"
                "                     [--recovery-threads N] [--recovery-rate BYTES] [--now TIME]\n"
-               "                     [--max-batch-bytes N] [--json] [DATADIR...]\n\n"
+               "                     [--max-batch-bytes N] [--verbose] [--json] [DATADIR...]\n\n"
                "What a broker does when it starts on these log dirs now (Kafka 4.x's rules), nothing\n"
-               "written: files deleted and renamed, segments recovered, cut and deleted, offsets lost\n"
-               "(and those already acknowledged), whether each log dir loads, the producer-state\n"
-               "rebuild, the first retention pass, and how long recovery takes.\n"
+               "written: files deleted and renamed, segments recovered, cut and deleted, offsets lost,\n"
+               "acknowledged offsets missing (below the high watermark, not in the log after start-up),\n"
+               "damage it does not check and then serves, the consumer groups' commits a cut of\n"
+               "__consumer_offsets changes, whether each log dir (and a KRaft node) starts at all, the\n"
+               "producer-state rebuild, the first retention pass, and how long recovery takes.\n"
                "DATADIR: every entry of the broker's log.dirs (default: log.dirs of --config).\n"
                "  --assume-unclean      forecast as if .kafka_cleanshutdown were absent\n"
                "  --config FILE         the broker's server.properties (log.dirs, recovery threads,\n"
@@ -266,8 +170,11 @@ static void predict_usage(FILE *f)
                "  --recovery-rate BYTES bytes recovered per second per thread (default 64M)\n"
                "  --now TIME            epoch ms or ISO 8601, for retention (default: now)\n"
                "  --max-batch-bytes N   cap on one batch's decompressed size (default 128M)\n"
+               "  --verbose             text: also list the routine work (segments recovered whole,\n"
+               "                        retention deletes, producer-state rebuilds), counted otherwise\n"
                "  --json                newline-delimited JSON\n"
-               "exit: 0 it starts and loses nothing; 1 it loses offsets or a log dir does not load;\n"
+               "exit: 0 it starts, loses nothing and keeps no damage; 1 it loses offsets, acknowledged\n"
+               "offsets are missing, it keeps damage, or a log dir (or the KRaft node) does not start;\n"
                "2 usage error; 3 a path or the config cannot be read.\n");
 }
 
@@ -283,6 +190,7 @@ int cmd_predict(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"json", no_argument, 0, 'J'},
+        {"verbose", no_argument, 0, 'v'},
         {"assume-unclean", no_argument, 0, 'U'},
         {"config", required_argument, 0, 'c'},
         {"recovery-threads", required_argument, 0, 't'},
@@ -294,7 +202,7 @@ int cmd_predict(int argc, char **argv)
     };
     kf_predict_opts po;
     kf_predict_opts_init(&po);
-    bool json = false;
+    bool json = false, verbose = false;
     const char *config = NULL;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES, rate = 0;
     optind = 1;
@@ -303,6 +211,7 @@ int cmd_predict(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'J': json = true; break;
+        case 'v': verbose = true; break;
         case 'U': po.assume_unclean = true; break;
         case 'c': config = optarg; break;
         case 't': {
@@ -390,6 +299,8 @@ int cmd_predict(int argc, char **argv)
     predict_print pp;
     memset(&pp, 0, sizeof pp);
     pp.o = &o;
+    pp.text.o = &o;
+    pp.text.verbose = verbose;
     po.max_batch_bytes = (size_t)max_batch;
     po.datadir_fn = print_datadir;
     po.action_fn = print_action;
@@ -415,24 +326,18 @@ int cmd_predict(int argc, char **argv)
         out_int(&o, "acknowledged_lost", sum.acknowledged_lost);
         out_double(&o, "estimated_recovery_seconds", sum.estimated_recovery_seconds);
         out_uint(&o, "fatal", sum.fatal);
+        out_int(&o, "acknowledged_missing", pp.acknowledged_missing);
+        out_uint(&o, "damage_kept", pp.damage_kept);
+        out_uint(&o, "groups_affected", pp.groups_affected);
+        out_uint(&o, "partitions_harmed", pp.harmed);
         out_end(&o);
     } else {
-        flush_quiet(&pp);
-        char when[32];
-        seconds_text(sum.estimated_recovery_seconds, when, sizeof when);
-        out_text(&o, "%" PRIu64 " log dir%s, %" PRIu64 " partition%s: recovery %s (log dirs in parallel); ",
-                 sum.datadirs, sum.datadirs == 1 ? "" : "s", sum.partitions, sum.partitions == 1 ? "" : "s", when);
-        if (sum.fatal)
-            out_text(&o, "%" PRIu64 " fatal; ", sum.fatal);
-        if (sum.offsets_lost)
-            out_text(&o, "LOSES %" PRId64 " offsets (%" PRId64 " acknowledged)\n", sum.offsets_lost,
-                     sum.acknowledged_lost);
-        else
-            out_text(&o, "loses nothing\n");
+        predict_text_summary(&pp.text, &sum, pp.acknowledged_missing, pp.harmed);
     }
     free(found.paths);
     kf_predict_config_free(&cfg);
-    if (status == EXIT_CLEAN && (sum.fatal || sum.offsets_lost))
+    /* every harm counts: offsets lost or missing, damage kept, commits changed */
+    if (status == EXIT_CLEAN && (sum.fatal || sum.offsets_lost || pp.harmed))
         status = EXIT_DAMAGE;
     return status;
 }

@@ -87,6 +87,25 @@ static void json_partition(out *o, const kf_replica_partition *p)
         out_arr_close(o);
         out_int(o, "offsets_lost", e->offsets_lost);
         out_int(o, "acknowledged_lost", e->acknowledged_lost);
+        out_int(o, "leader_log_end", e->leader_log_end);
+        out_int(o, "acknowledged_missing", e->acknowledged_missing);
+        if (e->has_salvage) {
+            out_arr_open(o, "salvage");
+            for (size_t k = 0; k < e->nsalvage; k++) {
+                const kf_replica_salvage *sv = &e->salvage[k];
+                out_obj_open(o, NULL);
+                out_broker(o, "broker", &p->replicas[sv->replica]);
+                out_str(o, "datadir", p->replicas[sv->replica].datadir);
+                out_int(o, "from_offset", sv->from_offset);
+                out_int(o, "to_offset", sv->to_offset);
+                out_obj_close(o);
+            }
+            out_arr_close(o);
+            out_int(o, "acknowledged_missing_after_merge", e->acknowledged_missing_after_merge);
+        } else {
+            out_null(o, "salvage");
+            out_null(o, "acknowledged_missing_after_merge");
+        }
         out_end(o);
     }
     out_begin(o, "partition");
@@ -146,12 +165,34 @@ static void text_opt(out *o, bool has, int64_t v)
         out_text(o, " %12s", "-");
 }
 
+/* What an election loses that acks=all producers were told was written. */
+static void text_acknowledged(out *o, const kf_replica_partition *p, const kf_replica_election *e)
+{
+    if (!p->has_high_watermark) {
+        out_text(o, " log end %" PRId64 " (no replica has a high watermark: what was acknowledged is unknown);",
+                 e->leader_log_end);
+        return;
+    }
+    if (!e->acknowledged_missing) {
+        out_text(o, " holds every acknowledged offset (log end %" PRId64 ");", e->leader_log_end);
+        return;
+    }
+    out_text(o, " LOSES %" PRId64 " ACKNOWLEDGED offset%s (%" PRId64 "..%" PRId64 ": its log ends at %" PRId64 ")",
+             e->acknowledged_missing, e->acknowledged_missing == 1 ? "" : "s", e->leader_log_end,
+             e->leader_log_end + e->acknowledged_missing - 1, e->leader_log_end);
+    if (e->has_salvage && e->acknowledged_missing_after_merge < e->acknowledged_missing)
+        out_text(o, ", %" PRId64 " of them still in the copies' files",
+                 e->acknowledged_missing - e->acknowledged_missing_after_merge);
+    out_text(o, ";");
+}
+
 static void text_election(out *o, const kf_replica_partition *p, size_t i)
 {
     const kf_replica_election *e = &p->elections[i];
     char name[300];
     broker_name(&p->replicas[e->candidate], name, sizeof name);
     out_text(o, "  %s elect %s:", p->has_best && p->best == i ? "*" : " ", name);
+    text_acknowledged(o, p, e);
     if (!e->nfollowers)
         out_text(o, " no other replica to follow it");
     for (size_t k = 0; k < e->nfollowers; k++) {
@@ -159,6 +200,10 @@ static void text_election(out *o, const kf_replica_partition *p, size_t i)
         broker_name(&p->replicas[f->replica], name, sizeof name);
         if (f->offsets_lost == 0)
             out_text(o, "%s %s keeps its log (to %" PRId64 ")", k ? ";" : "", name, f->truncate_to);
+        else if (f->acknowledged_lost)
+            out_text(o, "%s %s truncates to %" PRId64 " (loses %" PRId64 " offset%s, %" PRId64 " ACKNOWLEDGED)",
+                     k ? ";" : "", name, f->truncate_to, f->offsets_lost, f->offsets_lost == 1 ? "" : "s",
+                     f->acknowledged_lost);
         else
             out_text(o, "%s %s truncates to %" PRId64 " (loses %" PRId64 " offset%s, %" PRId64 " acknowledged)",
                      k ? ";" : "", name, f->truncate_to, f->offsets_lost, f->offsets_lost == 1 ? "" : "s",
@@ -175,6 +220,33 @@ static bool in_isr(const kf_replica_partition *p, const kf_replica *r)
     return false;
 }
 
+/* The copies' files still hold some of what the best candidate misses:
+ * the merge that brings it back, and what the election then loses. */
+static void text_salvage(out *o, const kf_replica_partition *p, const kf_replica_election *e, const char *name)
+{
+    for (size_t k = 0; k < e->nsalvage; k++) {
+        const kf_replica_salvage *sv = &e->salvage[k];
+        const kf_replica *r = &p->replicas[sv->replica];
+        char who[300];
+        broker_name(r, who, sizeof who);
+        out_text(o, "  %s's files still hold offsets %" PRId64 "..%" PRId64 " intact (%s)\n", who, sv->from_offset,
+                 sv->to_offset - 1,
+                 r->has_log_end && r->log_end_offset >= sv->to_offset ? "in its log"
+                                                                       : "past the damage its own recovery cuts");
+    }
+    out_text(o, "  to bring them back, with the partition's brokers stopped, merge the copies:\n    kfsck merge -o OUTDIR");
+    for (size_t i = 0; i < p->nreplicas; i++)
+        if (!p->replicas[i].from_scan_file && p->replicas[i].dir)
+            out_text(o, " %s", p->replicas[i].dir);
+    out_text(o, "\n  and put OUTDIR/%s in place of %s's copy before electing it: ", kf_path_base(p->replicas[e->candidate].dir),
+             name);
+    if (e->acknowledged_missing_after_merge > 0)
+        out_text(o, "it then still LOSES %" PRId64 " ACKNOWLEDGED offset%s\n", e->acknowledged_missing_after_merge,
+                 e->acknowledged_missing_after_merge == 1 ? "" : "s");
+    else
+        out_text(o, "it then holds every acknowledged offset\n");
+}
+
 /* What to do: the best candidate, and how to make it lead. */
 static void text_advice(out *o, const kf_replica_partition *p)
 {
@@ -186,8 +258,18 @@ static void text_advice(out *o, const kf_replica_partition *p)
     const kf_replica *b = &p->replicas[e->candidate];
     char name[300];
     broker_name(b, name, sizeof name);
-    out_text(o, "  best: %s (loses %" PRId64 " offsets, %" PRId64 " acknowledged)", name, e->offsets_lost,
-             e->acknowledged_lost);
+    if (!p->has_high_watermark)
+        out_text(o, "  best: %s (followers truncate %" PRId64 " offsets, %" PRId64 " of them acknowledged; no high "
+                    "watermark says what else was)",
+                 name, e->offsets_lost, e->acknowledged_lost);
+    else if (e->acknowledged_missing || e->acknowledged_lost)
+        out_text(o, "  best: %s, and it LOSES ACKNOWLEDGED offsets: %" PRId64 " missing from its log, followers "
+                    "truncate %" PRId64 " offsets (%" PRId64 " acknowledged)",
+                 name, e->acknowledged_missing, e->offsets_lost, e->acknowledged_lost);
+    else
+        out_text(o, "  best: %s (holds every acknowledged offset; followers truncate %" PRId64 " offsets, none "
+                    "acknowledged)",
+                 name, e->offsets_lost);
     if (p->has_unclean)
         out_text(o, p->unclean ? ", in neither the ISR nor the ELR: an unclean election" : ", in the ISR or ELR");
     out_text(o, "\n");
@@ -203,10 +285,13 @@ static void text_advice(out *o, const kf_replica_partition *p)
                  "    (that elects the first live replica of the assignment: put %s first with "
                  "kafka-reassign-partitions.sh, or keep the other replicas' brokers stopped until it leads)\n",
                  p->topic, p->partition, name);
-    if (e->acknowledged_lost > 0 || p->diverged)
+    if (e->nsalvage)
+        text_salvage(o, p, e, name);
+    else if (e->acknowledged_missing > 0 || e->acknowledged_lost > 0 || p->diverged)
         out_text(o,
                  "  no candidate keeps everything: `kfsck merge -o OUTDIR` of the copies' partition dirs rebuilds "
-                 "one log from all of them to restore on the chosen broker\n");
+                 "one log from all of them to restore on the chosen broker%s\n",
+                 e->has_salvage ? "" : " (scan files cannot tell what their copies' files still hold)");
 }
 
 static void text_partition(out *o, const kf_replica_partition *p)
@@ -272,12 +357,14 @@ static void replicas_usage(FILE *f)
                "meta.properties (node.id, else broker.id). For every topic-partition: each replica's log\n"
                "start, log end after recovery, high watermark and leader epochs; for each replica as the\n"
                "leader, where every other replica truncates by Kafka's leader-epoch reconciliation and\n"
-               "how many offsets (acknowledged ones too) it loses; the best candidate and how to elect it.\n"
+               "how many offsets (acknowledged ones too) it loses; the acknowledged offsets (below the\n"
+               "high watermark) the elected log does not hold, and what the copies' files still hold of\n"
+               "them (the `kfsck merge` that brings them back); the best candidate and how to elect it.\n"
                "  --max-batch-bytes N  cap on one batch's decompressed size (default 128M)\n"
                "  --json               newline-delimited JSON: replica, election, partition lines\n"
-               "exit: 0 every partition has a candidate losing nothing acknowledged and no copies\n"
-               "diverged; 1 otherwise (or a bad scan line); 2 usage error; 3 a path cannot be used\n"
-               "(unreadable, or of another cluster than the others).\n");
+               "exit: 0 every partition has a candidate that misses and truncates nothing acknowledged,\n"
+               "and no copies diverged; 1 otherwise (or a bad scan line); 2 usage error; 3 a path cannot\n"
+               "be used (unreadable, or of another cluster than the others).\n");
 }
 
 int cmd_replicas(int argc, char **argv)

@@ -23,6 +23,27 @@ static void schema_id_name(const kf_schema_frame *f, char name[37])
         snprintf(name, 37, "%d", f->id);
 }
 
+/* A damaged segment's fate at the broker's next start: recovery keeps
+ * valid_bytes only where the broker recovers the segment; below the
+ * recovery point, or after a clean shutdown, it keeps the damage. */
+static void damage_text(out *o, const char *path, const kf_segment_summary *s)
+{
+    kf_segment_fate_info f;
+    if (kf_segment_fate(path, &f) == KF_ERR_NOMEM)
+        cli_oom();
+    out_text(o, ", %llu damaged", (unsigned long long)s->bad_batches);
+    if (f.fate == KF_SEGMENT_KEPT_BELOW_RECOVERY_POINT)
+        out_text(o, "; the broker does not recover it (below the segment holding the recovery point %lld): it keeps "
+                    "the damage and serves it (recovering it would keep %llu bytes)",
+                 (long long)f.recovery_point, (unsigned long long)s->valid_bytes);
+    else if (f.fate == KF_SEGMENT_KEPT_CLEAN_SHUTDOWN)
+        out_text(o, "; after the clean shutdown the broker does not recover it: it keeps the damage and serves it "
+                    "(recovering it would keep %llu bytes)",
+                 (unsigned long long)s->valid_bytes);
+    else
+        out_text(o, ", broker recovery keeps %llu bytes", (unsigned long long)s->valid_bytes);
+}
+
 static void print_segment(void *ctx, const char *path, const kf_segment_summary *s)
 {
     out *o = ((verify_run *)ctx)->o;
@@ -66,8 +87,7 @@ static void print_segment(void *ctx, const char *path, const kf_segment_summary 
     if (s->has_offsets)
         out_text(o, ", offsets %lld..%lld", (long long)s->first_offset, (long long)s->last_offset);
     if (s->bad_batches || s->valid_bytes != s->size)
-        out_text(o, ", %llu damaged, broker recovery keeps %llu bytes", (unsigned long long)s->bad_batches,
-                 (unsigned long long)s->valid_bytes);
+        damage_text(o, path, s);
     const kf_schema_tally *t = ((verify_run *)ctx)->tally;
     if (t) {
         out_text(o, ", schema ids:");

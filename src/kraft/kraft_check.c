@@ -155,9 +155,13 @@ int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem
                            : !st->has_header && !st->has_footer ? "has neither its snapshot_header nor its snapshot_footer"
                            : !st->has_header ? "does not start with a snapshot_header control record"
                                              : "does not end with a snapshot_footer control record";
+        /* a node reads a snapshot with no footer as far as it goes (RecordsSnapshotReader
+         * checks only the header): as its latest snapshot it becomes a partial image */
         kf_report_in(fn, ctx, path, KF_P_SNAPSHOT_INCOMPLETE, KF_SEV_ERROR, 0, false, 0,
-                "the KRaft snapshot %s%s: it is an incomplete copy and cannot be loaded", what,
-                st->damaged ? " (its batches are damaged)" : "");
+                "the KRaft snapshot %s%s: %s", what, st->damaged ? " (its batches are damaged)" : "",
+                st->has_header && st->batches ? "it is an incomplete copy (kfsck does not use it; a KRaft node whose "
+                                                "latest snapshot it is loads the part that is there as its image)"
+                                              : "it is an incomplete copy and cannot be loaded");
     }
     return KF_OK;
 }

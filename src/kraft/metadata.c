@@ -5,6 +5,7 @@
  *   kraft_check.c      snapshot, quorum-state and metadata partition checks
  *   md_apply*.c        the rules by which each record changes the image
  *   md_image.c         the image's objects; md_views.c its sorted views
+ *   md_covered.c       the log's damage that the snapshot used covers
  *   image_check.c      a topic partition's directory against the image
  *
  * metadata.c: `kfsck metadata` as a library job (metadata.h): choosing the
@@ -27,6 +28,7 @@
 
 #include "bytes/error.h"
 #include "kraft/kraft_files.h"
+#include "kraft/md_covered.h"
 #include "kraft/md_image.h"
 #include "kfsck/batch.h"
 #include "kfsck/checkpoint.h"
@@ -543,16 +545,30 @@ static int log_batch(void *ctx, kf_part_reader *r, kf_batch *b)
     return bd->nomem ? KF_PART_FEED_STOP : KF_OK;
 }
 
+/* The log from the snapshot's end offset (start) to the target; damage
+ * below start, which the snapshot covers, reported as such (md_covered.h). */
 static int replay_log(builder *bd, const kf_kraft_inputs *ki, int64_t start, int64_t target)
 {
     if (!ki->log.ncopies)
         return KF_OK;
     kf_part_reader_opts o;
     reader_opts(bd, &o);
+    md_covered cov;
+    md_covered_init(&cov, o.problem_fn, o.problem_ctx, start);
+    o.problem_fn = md_covered_problem;
+    o.problem_ctx = &cov;
     log_feed F = {bd, start, target, false};
     kf_part_result res;
-    int rc = kf_part_feed(&ki->log, &o, log_batch, &F, &res);
-    bd->m->info.damaged += res.uncovered;
+    kf_part_reader *r;
+    int rc = kf_part_reader_open(&r, &ki->log, &o);
+    if (rc == KF_OK) {
+        rc = kf_part_feed_reader(r, log_batch, &F);
+        md_covered_holes(&cov, r);
+        kf_part_reader_close(r, &res);
+        bd->m->info.damaged += res.uncovered - cov.covered_holes;
+    }
+    if (!md_covered_finish(&cov))
+        rc = KF_ERR_NOMEM;
     return rc != KF_OK || bd->nomem ? KF_ERR_NOMEM : KF_OK;
 }
 

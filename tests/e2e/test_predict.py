@@ -33,7 +33,7 @@ ACTION_FIELDS = ("action", "file", "bytes", "position", "offset", "offsets_lost"
 PART_FIELDS = ("state", "recovery_point", "log_start_offset", "log_end_offset_before",
                "log_end_offset_after", "high_watermark", "offsets_lost", "acknowledged_lost",
                "segments_to_recover", "bytes_to_recover", "producer_state", "producer_snapshot_offset",
-               "future_timestamps")
+               "future_timestamps", "acknowledged_missing", "offsets_lost_inside", "groups_affected")
 
 
 def batch(base, n, ts, pid=-1):
@@ -113,6 +113,10 @@ class PredictTest(TempDirTest):
                          [(p["topic"], p["partition"], p["dir"]) for p in wp])
         for g, w in zip(gp, wp):
             self.assertEqual({k: g[k] for k in PART_FIELDS}, {k: w[k] for k in PART_FIELDS}, g["dir"])
+            self.assertEqual([(k["file"], k["position"]) for k in g["damage_kept"]],
+                             [(k["file"], k["position"]) for k in w["damage_kept"]], g["dir"])
+            if w["retention_source"]:
+                self.assertEqual(g["retention_source"], w["retention_source"])
             self.assertEqual([(r["file"], r["base_offset"], r["reason"]) for r in g["retention_deletes"]],
                              [(r["file"], r["base_offset"], r["reason"]) for r in w["retention_deletes"]])
         for g, w in zip(of_type(got, "datadir"), of_type(want, "datadir")):
@@ -123,6 +127,10 @@ class PredictTest(TempDirTest):
         s, ws = of_type(got, "summary")[0], of_type(want, "summary")[0]
         for k in ("datadirs", "partitions", "offsets_lost", "acknowledged_lost", "fatal"):
             self.assertEqual(s[k], ws[k], k)
+        # the exit status follows every harm the model sees
+        harmed = ws["fatal"] or any(w["offsets_lost"] or w["acknowledged_missing"] or w["offsets_lost_inside"]
+                                    or w["damage_kept"] or w["groups_affected"] for w in wp)
+        self.assertEqual(rc, 1 if harmed else 0, out)
         return got, rc
 
     @staticmethod
@@ -268,8 +276,10 @@ class FilesTest(PredictTest):
         d.file("orders-0/" + kf.seg_name(20, "snapshot"), snapshot())
         d.clean()
         rows, _ = self.predict(d)
-        self.assertEqual([os.path.basename(a["file"]) for a in self.actions(rows, "rebuild_index")],
+        # LogLoader.loadSegmentFiles: recoverSegment, not an index rebuild alone (issue 33)
+        self.assertEqual([os.path.basename(a["file"]) for a in self.actions(rows, "recover_segment")],
                          [kf.seg_name(0, "log")])
+        self.assertEqual(self.actions(rows, "rebuild_index"), [])
         p = self.part_of(rows, "orders-0")
         self.assertEqual(p["segments_to_recover"], 1)
 
@@ -280,8 +290,9 @@ class FilesTest(PredictTest):
         d.file("orders-0/" + kf.seg_name(10, "txnindex"), struct.pack(">hqqqq", 0, 7, 1, 3, 3))
         d.clean()
         rows, _ = self.predict(d)
-        self.assertEqual([os.path.basename(a["file"]) for a in self.actions(rows, "rebuild_index")],
+        self.assertEqual([os.path.basename(a["file"]) for a in self.actions(rows, "recover_segment")],
                          [kf.seg_name(10, "log")])
+        self.assertEqual(self.actions(rows, "rebuild_index"), [])
 
     def test_an_older_snapshot_is_rebuilt_from(self):
         d = self.logdir()
@@ -292,6 +303,143 @@ class FilesTest(PredictTest):
         rows, _ = self.predict(d)
         p = self.part_of(rows, "orders-0")
         self.assertEqual((p["producer_state"], p["producer_snapshot_offset"]), ("rebuild_from_snapshot", 10))
+
+
+def commits(base, entries, ts):
+    """A __consumer_offsets batch of offset commits [(group, topic, partition, offset)]."""
+    import coordfmt
+    recs = []
+    for i, (g, t, p, o) in enumerate(entries):
+        key = coordfmt.encode_key(1, {"group": g, "topic": t, "partition": p})
+        value = coordfmt.encode_value(1, 3, {"offset": o, "leaderEpoch": -1, "metadata": "", "commitTimestamp": ts})
+        recs.append(kf.Rec(base + i, ts, key, value))
+    return kf.v2_batch(base, recs)
+
+
+class HarmTest(PredictTest):
+    """Issue 36: the forecasts that called a loss lossless. Each names the
+    partition in the text verdict, never says "loses nothing", exits 1."""
+
+    def text(self, d, *args):
+        rc, out, err = run("predict", "--now", str(NOW), *args, d.path, cwd=None)
+        self.assertEqual(rc, 1, err)
+        verdict = out.splitlines()[0]
+        self.assertNotIn("loses nothing", out)
+        return verdict, out
+
+    def test_a_torn_tail_after_a_clean_shutdown_is_kept_and_misses_an_acknowledged_offset(self):
+        # the broker does not recover after a clean shutdown: it keeps the torn
+        # bytes, serves them, appends behind them; offset 20 was acknowledged
+        d = self.logdir()
+        whole = batch(0, 10, NOW - DAY) + batch(10, 10, NOW - DAY)
+        torn = batch(20, 5, NOW - DAY)
+        d.segment("orders-0", 0, whole + torn[:-50])
+        d.checkpoint("recovery-point-offset-checkpoint", [("orders", 0, 25)])
+        d.checkpoint("replication-offset-checkpoint", [("orders", 0, 25)])
+        d.clean()
+        rows, rc = self.predict(d, expect_rc=1)
+        p = self.part_of(rows, "orders-0")
+        self.assertEqual((p["offsets_lost"], p["log_end_offset_after"], p["acknowledged_missing"]), (0, 20, 5))
+        self.assertEqual([(os.path.basename(k["file"]), k["position"], k["offset"], k["code"])
+                          for k in p["damage_kept"]], [(kf.seg_name(0, "log"), len(whole), 20, "truncated")])
+        self.assertEqual(self.actions(rows, "truncate_segment"), [])
+        verdict, out = self.text(d)
+        self.assertRegex(verdict, r"will start, but LOSES DATA: orders-0 \(5 acknowledged offsets missing "
+                                  r"\(20\.\.24\), keeps damage it serves")
+
+    def test_a_crc_failure_in_the_last_batch_after_a_clean_shutdown_stays_in_the_log_end(self):
+        # the broker confirms (tests/broker, clean-torn ccrc): no recovery, and
+        # readNextOffset frames batches by length only, so the log ends after
+        # the damaged batch, which is kept and served
+        d = self.logdir()
+        whole = batch(0, 10, NOW - DAY)
+        bad = bytearray(batch(10, 6, NOW - DAY))
+        bad[-3] ^= 0xFF
+        d.segment("orders-0", 0, whole + bytes(bad))
+        d.checkpoint("replication-offset-checkpoint", [("orders", 0, 16)])
+        d.clean()
+        rows, rc = self.predict(d, expect_rc=1)
+        p = self.part_of(rows, "orders-0")
+        self.assertEqual((p["log_end_offset_before"], p["log_end_offset_after"], p["offsets_lost"],
+                          p["acknowledged_missing"]), (16, 16, 0, 0))
+        self.assertEqual([(k["position"], k["offset"], k["code"]) for k in p["damage_kept"]],
+                         [(len(whole), 10, "crc_mismatch")])
+        verdict, out = self.text(d)
+        self.assertIn("will start, but KEEPS DAMAGE: orders-0 (keeps damage it serves (1 place))", verdict)
+
+    def test_damage_below_the_recovery_point_is_kept_and_served(self):
+        d = self.logdir()
+        first = batch(0, 10, NOW - DAY) + batch(10, 8, NOW - DAY)[:-30]     # torn, below the recovery point
+        d.segment("orders-0", 0, first)
+        d.segment("orders-0", 18, batch(18, 2, NOW - DAY))
+        d.checkpoint("recovery-point-offset-checkpoint", [("orders", 0, 18)])
+        d.checkpoint("replication-offset-checkpoint", [("orders", 0, 20)])
+        rows, rc = self.predict(d, expect_rc=1)
+        p = self.part_of(rows, "orders-0")
+        self.assertEqual((p["offsets_lost"], p["acknowledged_missing"], p["log_end_offset_after"]), (0, 0, 20))
+        self.assertEqual([(os.path.basename(k["file"]), k["position"], k["offset"]) for k in p["damage_kept"]],
+                         [(kf.seg_name(0, "log"), len(batch(0, 10, NOW - DAY)), 10)])
+        verdict, out = self.text(d)
+        self.assertIn("will start, but KEEPS DAMAGE: orders-0 (keeps damage it serves (1 place))", verdict)
+        self.assertIn("KEEPS DAMAGE it does not check while loading", out)
+
+    def test_a_replication_checkpoint_ahead_of_the_log_misses_acknowledged_offsets(self):
+        d = self.logdir()
+        d.segment("orders-0", 0, batch(0, 1, NOW - DAY))          # the segment holding 1..2 is gone
+        d.checkpoint("recovery-point-offset-checkpoint", [("orders", 0, 1)])
+        d.checkpoint("replication-offset-checkpoint", [("orders", 0, 3)])
+        rows, rc = self.predict(d, expect_rc=1)
+        p = self.part_of(rows, "orders-0")
+        self.assertEqual((p["offsets_lost"], p["log_end_offset_after"], p["acknowledged_missing"]), (0, 1, 2))
+        verdict, out = self.text(d)
+        self.assertIn("orders-0 (2 acknowledged offsets missing (1..2))", verdict)
+        self.assertIn("2 ACKNOWLEDGED offsets MISSING", out.splitlines()[-1])
+
+    def test_a_cut_of_consumer_offsets_names_the_commits_it_reverts(self):
+        d = self.logdir()
+        early = commits(0, [("first", "orders", 0, 5), ("second", "orders", 0, 3)], NOW - 3 * DAY)
+        bad = bytearray(commits(2, [("third", "orders", 1, 11)], NOW - 2 * DAY))
+        bad[-3] ^= 0xFF
+        late = commits(3, [("first", "orders", 0, 9), ("third", "orders", 2, 7)], NOW - DAY)
+        d.segment("__consumer_offsets-7", 0, early + bytes(bad) + late)
+        d.checkpoint("recovery-point-offset-checkpoint", [("__consumer_offsets", 7, 0)])
+        d.checkpoint("replication-offset-checkpoint", [("__consumer_offsets", 7, 5)])
+        rows, rc = self.predict(d, expect_rc=1)
+        p = self.part_of(rows, "__consumer_offsets-7")
+        self.assertEqual(p["offsets_lost"], 3)
+        self.assertEqual([(g["group"], g["topic"], g["partition"], g["offset_now"], g["offset_after"])
+                          for g in p["groups_affected"]],
+                         [("first", "orders", 0, 9, 5), ("third", "orders", 2, 7, None)])
+        verdict, out = self.text(d)
+        self.assertIn("changes 2 commits of 2 groups (first, ...)", verdict)
+        self.assertIn("group first, orders-0: committed 9 now, 5 after start-up", out)
+        self.assertIn("group third, orders-2: committed 7 now, no commit after start-up", out)
+
+    def test_damage_of_a_dir_out_of_service_is_not_served(self):
+        # -stray and -delete dirs are loaded but never served: their damage is no damage_kept
+        d = self.logdir()
+        torn = batch(0, 10, NOW - DAY) + batch(10, 5, NOW - DAY)[:-20]
+        d.segment("orders-1.0123456789abcdef0123456789abcdef-stray", 0, torn)
+        d.segment("orders-2.0123456789abcdef0123456789abcdef-delete", 0, torn)
+        d.clean()
+        rows, rc = self.predict(d, expect_rc=0)
+        self.assertEqual([p["damage_kept"] for p in of_type(rows, "partition")], [[], []])
+
+    def test_routine_work_is_counted_unless_verbose(self):
+        d = self.logdir()
+        for i in range(5):
+            d.segment("orders-%d" % i, 0, batch(0, 10, NOW - DAY), index=False)
+        d.segment("clicks-0", 0, batch(0, 10, NOW - DAY) + batch(10, 10, NOW - DAY)[:-20])
+        d.checkpoint("replication-offset-checkpoint", [("clicks", 0, 20)])
+        verdict, out = self.text(d)
+        self.assertIn("LOSES DATA: clicks-0 (10 acknowledged offsets missing (10..19))", verdict)
+        self.assertIn("routine: recovers 5 segments and keeps them whole", out)
+        self.assertNotIn("orders-3", out)
+        rc, vout, _ = run("predict", "--verbose", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual(rc, 1)
+        self.assertIn("orders-3", vout)
+        # each orders segment twice: its missing .index, then recoverLog from recovery point 0
+        self.assertEqual(vout.count("recover_segment 00000000000000000000.log"), 11)
 
 
 class DirsTest(PredictTest):

@@ -88,9 +88,25 @@ class RetentionTest(PredictTest):
         self.assertEqual([(r["base_offset"], r["reason"]) for r in p["retention_deletes"]],
                          [(0, "log_start_offset"), (10, "log_start_offset")])
 
+    def test_internal_topics_are_compacted_without_metadata(self):
+        # a ZooKeeper-era log dir: no KRaft image, the broker's default policy
+        # is delete, but __consumer_offsets was created compacted (issue 36)
+        d = self.logdir()
+        for t in ("__consumer_offsets-3", "__transaction_state-1", "orders-0"):
+            for i, age in enumerate((10, 8)):
+                d.segment(t, i * 10, batch(i * 10, 10, NOW - age * DAY))
+        d.checkpoint("replication-offset-checkpoint",
+                     [("__consumer_offsets", 3, 20), ("__transaction_state", 1, 20), ("orders", 0, 20)])
+        d.clean()
+        rows, _ = self.predict(d, expect_rc=0)
+        for t in ("__consumer_offsets-3", "__transaction_state-1"):
+            p = self.part_of(rows, t)
+            self.assertEqual((p["retention_source"], p["retention_deletes"]), ("internal_topic", []), t)
+        self.assertEqual([r["base_offset"] for r in self.part_of(rows, "orders-0")["retention_deletes"]], [0, 10])
+
 
 class KraftTest(PredictTest):
-    def kraft(self, d, replicas, configs=(), broker_configs=()):
+    def kraft(self, d, replicas, configs=(), broker_configs=(), base=0):
         """A __cluster_metadata-0 in d placing orders-0 on `replicas`, with
         topic configs [(name, value)] and dynamic broker configs
         [(broker or "" for the cluster default, name, value)]; this node is 1."""
@@ -105,7 +121,7 @@ class KraftTest(PredictTest):
         for broker, name, value in broker_configs:
             recs.append(kraftfmt.encode_metadata(4, 0, {"ResourceType": 4, "ResourceName": broker,
                                                         "Name": name, "Value": value}))
-        d.segment("__cluster_metadata-0", 0, kraftfmt.data_batch(0, recs, NOW - DAY, 1))
+        d.segment("__cluster_metadata-0", base, kraftfmt.data_batch(base, recs, NOW - DAY, 1))
         d.file("orders-0/partition.metadata", kf.partition_metadata(TOPIC_ID_B64).encode())
 
     def test_a_partition_the_metadata_places_elsewhere_is_stray(self):
@@ -139,6 +155,53 @@ class KraftTest(PredictTest):
         self.assertEqual(p["retention_source"], "topic config")
         self.assertEqual([r["base_offset"] for r in p["retention_deletes"]], [0, 10])
 
+
+    def kraft_node(self, d, quorum=b'{"leaderId":1,"leaderEpoch":3,"votedId":1,"votedDirectoryId":'
+                                   b'"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}', snapshot_cut=False):
+        """A KRaft node's metadata partition: a snapshot at 2 and a log from
+        2, its quorum-state (as given), the snapshot cut in half when asked."""
+        import gen_kraft
+        self.kraft(d, [1], base=2)
+        recs = [(2, 0, {"Name": "orders", "TopicId": TOPIC_ID})] * 12
+        snap = b"".join(gen_kraft.snapshot_bytes(recs, NOW - DAY, 1, NOW - DAY, batch_size=2))
+        d.file("__cluster_metadata-0/%020d-%010d.checkpoint" % (2, 1), snap[:len(snap) // 2] if snapshot_cut else snap)
+        d.file("__cluster_metadata-0/quorum-state", quorum)
+        d.segment("orders-0", 0, batch(0, 10, NOW - DAY))
+
+    def test_a_truncated_quorum_state_stops_the_kraft_node(self):
+        d = self.logdir()
+        self.kraft_node(d, quorum=b'{"leaderId":1,"leaderEpoch":3,"vo', snapshot_cut=True)
+        rc, out, err = run("predict", "--json", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual(rc, 1, err)
+        fatal = [a for a in jsonl(out, "action") if a["action"] == "fatal"]
+        self.assertEqual([os.path.basename(a["file"]) for a in fatal], ["quorum-state"])
+        self.assertIn("Error while reading the Quorum status from the file", fatal[0]["reason"])
+        dd = jsonl(out, "datadir")[0]
+        self.assertEqual(os.path.basename(dd["kraft_snapshot_cut"]), "%020d-%010d.checkpoint" % (2, 1))
+        rc, text, err = run("predict", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("will NOT load (the broker stops): Error while reading the Quorum status", text.splitlines()[0])
+        self.assertIn("the latest KRaft snapshot %s is cut short" % os.path.join(
+            d.path, "__cluster_metadata-0", "%020d-%010d.checkpoint" % (2, 1)), text)
+
+    def test_a_whole_kraft_node_starts(self):
+        d = self.logdir()
+        self.kraft_node(d)
+        rc, out, err = run("predict", "--json", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual([a for a in jsonl(out, "action") if a["action"] == "fatal"], [])
+        self.assertIsNone(jsonl(out, "datadir")[0]["kraft_snapshot_cut"])
+
+    def test_a_log_start_no_snapshot_reaches_stops_the_kraft_node(self):
+        d = self.logdir()
+        self.kraft_node(d)
+        os.remove(os.path.join(d.path, "__cluster_metadata-0", "%020d-%010d.checkpoint" % (2, 1)))
+        rc, out, err = run("predict", "--json", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual(rc, 1, err)
+        fatal = [a for a in jsonl(out, "action") if a["action"] == "fatal"]
+        self.assertEqual(len(fatal), 1)
+        self.assertIn("Inconsistent snapshot state: there must be a snapshot at an offset larger then the current "
+                      "log start offset 2, but the latest snapshot is Optional.empty", fatal[0]["reason"])
 
     def test_dynamic_broker_configs_come_before_the_config_file(self):
         d = self.logdir()

@@ -54,10 +54,20 @@ class Case:
     whether it has a leader-epoch-checkpoint."""
 
     def __init__(self, broker, ranges, hw, checkpoint=True, damage_at=None, cluster="c1", log_start=None,
-                 second_segment=None, recovery_point=None):
+                 second_segment=None, recovery_point=None, torn_at=None, clean=False):
         self.broker, self.ranges, self.hw, self.checkpoint = broker, ranges, hw, checkpoint
         self.damage_at, self.cluster, self.log_start = damage_at, cluster, log_start
         self.second_segment, self.recovery_point = second_segment, recovery_point
+        self.torn_at, self.clean = torn_at, clean
+
+    def intact(self):
+        """The batches [(first, end, epoch)] its files hold intact (a merge reads them all)."""
+        out = []
+        for first, end, epoch, _ in self.ranges:
+            for b in range(first, end, PER_BATCH):
+                if b != self.damage_at and (self.torn_at is None or b < self.torn_at):
+                    out.append((b, min(b + PER_BATCH, end), epoch))
+        return out
 
     def batch_epochs(self):
         """The epochs a broker with no leader-epoch-checkpoint rebuilds from
@@ -76,6 +86,8 @@ class Case:
     def end(self):
         """The log end after recovery (a damaged batch and what follows are cut)."""
         end = self.ranges[-1][1] if self.ranges else 0
+        if self.torn_at is not None:
+            end = self.torn_at
         return self.damage_at if self.damage_at is not None else end
 
 
@@ -89,6 +101,12 @@ def write_broker(root, c, name=None):
         # the batch starting at damage_at: flip a byte of its records (its CRC then fails)
         pos = len(segment([(f, min(e, c.damage_at), ep, t) for f, e, ep, t in c.ranges if f < c.damage_at]))
         data[pos + 70] ^= 0xFF
+    if c.torn_at is not None:
+        # the batch starting at torn_at cut in the middle, nothing after it
+        pos = len(segment([(f, min(e, c.torn_at), ep, t) for f, e, ep, t in c.ranges if f < c.torn_at]))
+        del data[pos + 40:]
+    if c.clean:
+        open(os.path.join(dd, ".kafka_cleanshutdown"), "w").close()
     cut = len(data)
     if c.second_segment is not None:
         cut = len(segment([(f, min(e, c.second_segment), ep, t) for f, e, ep, t in c.ranges if f < c.second_segment]))
@@ -128,13 +146,16 @@ def write_metadata(root, isr, elr, replicas):
     return dd
 
 
-def model_of(cases, isr=None, elr=None, scan_files=False):
+def model_of(cases, isr=None, elr=None, scan_files=False, data_dirs=None):
     """What the model says: a replica with no checkpoint has its batches'
-    epochs from a data dir, none from a scan file (scan reports the file's)."""
+    epochs from a data dir, none from a scan file (scan reports the file's);
+    a scan file cannot tell what its copy's files hold (no salvage)."""
     reps = [{"broker": c.broker, "log_end_offset": c.end, "high_watermark": c.hw, "log_start_offset": c.log_start,
              "epochs": epochs_of(c.ranges) if c.checkpoint else [] if scan_files else c.batch_epochs()}
             for c in cases]
-    return model.judge(reps, isr, elr)
+    copies = None if scan_files else [(c.broker, c.intact()) for c in sorted(cases, key=lambda c: c.broker)
+                                      if data_dirs is None or c.broker in data_dirs]
+    return model.judge(reps, isr, elr, copies)
 
 
 class ReplicasTest(TempDirTest):
@@ -164,6 +185,13 @@ class ReplicasTest(TempDirTest):
             got = {f["broker"]: (f["truncate_to"], f["offsets_lost"], f["acknowledged_lost"]) for f in e["followers"]}
             self.assertEqual(got, w["followers"], "elect %d" % cand)
             self.assertEqual((e["offsets_lost"], e["acknowledged_lost"]), (w["offsets_lost"], w["acknowledged_lost"]))
+            self.assertEqual((e["leader_log_end"], e["acknowledged_missing"]),
+                             (w["leader_log_end"], w["acknowledged_missing"]), "elect %d" % cand)
+            if w["salvage"] is None:
+                self.assertIsNone(e["salvage"])
+            else:
+                self.assertEqual([(x["broker"], x["from_offset"], x["to_offset"]) for x in e["salvage"]],
+                                 w["salvage"], "elect %d" % cand)
         reps = {r["broker"]: r for r in rows if r["type"] == "replica"}
         for c in cases:
             r = reps[c.broker]
@@ -186,7 +214,8 @@ class ReplicasTest(TempDirTest):
         want = model_of(cases, isr, elr)
         p = self.check(rows, cases, want)
         self.assertEqual(p["diverged"], want["diverged"] or p["copies_disagree"] > 0)
-        at_risk = p["diverged"] or want["elections"][want["best"]]["acknowledged_lost"] > 0
+        best = want["elections"][want["best"]]
+        at_risk = p["diverged"] or best["acknowledged_lost"] > 0 or best["acknowledged_missing"] > 0
         self.assertEqual(rc, 1 if at_risk else 0, err)
         rc2, rows2, err2 = self.replicas(*self.scan_files(dirs), *extra)
         want2 = model_of(cases, isr, elr, scan_files=True)
@@ -284,6 +313,40 @@ class ReplicasTest(TempDirTest):
         self.assertEqual(p["best_candidate"], 2)
         self.assertEqual(p2["best_candidate"], 2)
 
+    def test_all_three_copies_damaged(self):
+        # issue 36: broker 1 torn at 140, broker 2 a CRC error at 90 with every
+        # batch after it intact, broker 3 cut cleanly at 200 after a clean
+        # shutdown (high watermark 195); the partition's high watermark is 230
+        data = [(0, 230, 0, "a")]
+        cases = [Case(1, data, 230, torn_at=140), Case(2, data, 230, damage_at=90),
+                 Case(3, [(0, 200, 0, "a")], 195, clean=True)]
+        p, rows, p2, rows2 = self.both_ways(cases)
+        self.assertEqual(p["best_candidate"], 3)
+        (e3,) = [e for e in rows if e["type"] == "election" and e["candidate"] == 3]
+        self.assertEqual((e3["leader_log_end"], e3["acknowledged_missing"], e3["acknowledged_lost"]), (200, 30, 0))
+        self.assertEqual([(x["broker"], x["from_offset"], x["to_offset"]) for x in e3["salvage"]], [(2, 200, 230)])
+        self.assertEqual(e3["acknowledged_missing_after_merge"], 0)
+        (s3,) = [e for e in rows2 if e["type"] == "election" and e["candidate"] == 3]
+        self.assertIsNone(s3["salvage"])
+        dirs = [os.path.join(self.tmp, "b%d" % b, "%s-0" % TOPIC) for b in (1, 2, 3)]
+        rc, out, err = run("replicas", *[os.path.dirname(d) for d in dirs])
+        self.assertEqual(rc, 1, err)
+        self.assertNotIn("(loses 0 offsets, 0 acknowledged)", out)
+        self.assertIn("* elect broker 3: LOSES 30 ACKNOWLEDGED offsets (200..229: its log ends at 200), 30 of them "
+                      "still in the copies' files", out)
+        self.assertIn("broker 2's files still hold offsets 200..229 intact (past the damage its own recovery cuts)",
+                      out)
+        self.assertIn("kfsck merge -o OUTDIR %s" % " ".join(dirs), out)
+        self.assertIn("before electing it: it then holds every acknowledged offset", out)
+        # and the merge it names does bring them back
+        outdir = os.path.join(self.tmp, "merged")
+        rc, mout, err = run("merge", "--json", "-o", outdir, *dirs)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([r for r in jsonl(mout) if r["type"] == "hole"], [])
+        rc, vout, err = run("verify", "--json", os.path.join(outdir, "%s-0" % TOPIC))
+        (seg,) = jsonl(vout, "segment")
+        self.assertEqual((seg["first_offset"], seg["last_offset"]), (0, 229))
+
     def test_kraft_metadata_isr_and_elr(self):
         cases = [Case(1, [(0, 100, 0, "a"), (100, 300, 1, "a")], 150),
                  Case(2, [(0, 100, 0, "a"), (100, 150, 1, "a"), (150, 250, 2, "b")], 240)]
@@ -339,7 +402,7 @@ class ReplicasTest(TempDirTest):
         dirs = self.brokers(cases)
         (f2,) = self.scan_files(dirs[1:])
         rc, rows, err = self.replicas(dirs[0], f2)
-        self.check(rows, cases, model_of(cases))
+        self.check(rows, cases, model_of(cases, data_dirs=(1,)))
         self.assertEqual(rc, 1)
 
     def test_log_dirs_of_one_broker_are_one_broker(self):

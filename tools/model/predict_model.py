@@ -9,6 +9,12 @@ UnifiedLog.deletableSegments and the three retention rules), not from kfsck's
 C. It simulates the broker on an in-memory copy of the directory listing:
 every pass deletes or renames names in that copy, in the broker's order.
 Segments are read with kafka_index.recover_scan (LogSegment.recover's walk).
+What the broker keeps without looking (the damage of the segments it does
+not recover), the acknowledged offsets missing after start-up, and, for a
+__consumer_offsets partition that start-up cuts, the committed offsets the
+coordinator then loads differently (a last-write-wins replay of the offset
+commits decoded with tools/gen/coordfmt, of every intact batch and of the
+batches start-up keeps) are worked out here too.
 
 Usage: /usr/bin/python3 tools/model/predict_model.py [--now MS]
        [--assume-unclean] [--threads N] [--rate BYTES] DATADIR...
@@ -27,7 +33,14 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kafka_index import recover_scan  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gen"))
+import coordfmt  # noqa: E402
+
+from kafka.record.memory_records import MemoryRecords  # noqa: E402
 from kafka.record.util import calc_crc32c  # noqa: E402
+
+# Kafka's internal topics, created with cleanup.policy=compact
+INTERNAL_COMPACTED = ("__consumer_offsets", "__transaction_state", "__share_group_state")
 
 DEFAULT_RATE = 64 << 20
 DEFAULT_THREADS = 2
@@ -98,8 +111,32 @@ def read_checkpoint(path):
         return {}
 
 
+def intact_batches(data):
+    """Every batch of a segment that passes recovery's checks, reading on
+    past damage (the next position where a batch frames and its CRC holds),
+    and where each damaged stretch starts: ([(position, size)], [position])."""
+    good, damage, pos = [], [], 0
+    while pos < len(data):
+        batches, valid, stop = recover_scan(data[pos:])
+        good += [(pos + b["position"], b["size"]) for b in batches]
+        pos += valid
+        if stop == "end":
+            break
+        damage.append(pos)
+        nxt = pos + 1
+        while nxt < len(data):
+            b2, _, _ = recover_scan(data[nxt:])
+            if b2:
+                break
+            nxt += 1
+        pos = nxt
+    return good, damage
+
+
 def frames_next_offset(data, base):
-    """LogSegment.readNextOffset: the last batch that frames (lengths only)."""
+    """LogSegment.readNextOffset: the last batch that frames (lengths only:
+    FileLogInputStream.nextBatch checks no CRC, so a batch that fails its CRC
+    after a clean shutdown is in the log end; the broker confirms it)."""
     pos, last = 0, None
     while len(data) - pos > 17:
         size = struct.unpack_from(">i", data, pos + 8)[0]
@@ -108,9 +145,8 @@ def frames_next_offset(data, base):
         e = data[pos:pos + 12 + size]
         magic = e[16]
         if magic >= 2:
-            if len(e) < 61 or struct.unpack_from(">I", e, 17)[0] != calc_crc32c(bytes(e[21:])):
-                pos += 12 + size
-                continue
+            if len(e) < 27:
+                break
             last = struct.unpack_from(">q", e, 0)[0] + struct.unpack_from(">i", e, 23)[0]
         else:
             last = struct.unpack_from(">q", e, 0)[0]
@@ -156,6 +192,7 @@ class Partition:
             p = os.path.join(self.dir, n)
             if os.path.isfile(p):
                 self.files[n] = os.path.getsize(p)
+        self.cuts = []         # [from, to) offsets recovery cuts out
         self.snaps = {}        # offset -> valid
         self.first_rebuild = None
         self.recovered = set()
@@ -244,6 +281,8 @@ class Partition:
         if cut > 0:
             self.act("truncate_segment", seg.name, cut, position=seg.size, offset=after,
                      offsets_lost=max(0, before - after))
+            if before > after:
+                self.cuts.append((after, before))
         self.snaps[after] = True
         return cut
 
@@ -259,9 +298,9 @@ class Partition:
                 b = offset_from_name(n)
                 self.segments.append(Segment(self.dir, b, n))
                 if fname(b, ".index") not in self.files:
-                    self.recover_segment(len(self.segments) - 1, "rebuild_index")
+                    self.recover_segment(len(self.segments) - 1, "recover_segment")
                 elif self.txn_index_bad(b):
-                    self.recover_segment(len(self.segments) - 1, "rebuild_index")
+                    self.recover_segment(len(self.segments) - 1, "recover_segment")
 
     def txn_index_bad(self, base):
         n = fname(base, ".txnindex")
@@ -338,6 +377,65 @@ class Partition:
             else:
                 self.producer = ("rebuild_from_snapshot", off)
 
+    # ---- what the broker keeps, misses, and does to the groups
+    def harm(self):
+        self.damage_kept = []
+        self.missing = 0
+        self.lost_inside = 0
+        self.groups = []
+        if self.kind == "delete":
+            return
+        for i, seg in enumerate(self.segments):
+            if i not in self.recovered and self.kind in ("plain", "future"):
+                self.damage_kept += [{"file": seg.path, "position": p} for p in intact_batches(seg.data)[1]]
+        if self.kind == "plain" and self.hw is not None and self.hw > self.end_after:
+            self.missing = self.hw - self.end_after
+        for a, b in self.cuts:
+            lo, hi = max(a, self.log_start), min(b, self.end_after)
+            self.lost_inside += max(0, hi - lo)
+        cut = self.lost or any(a["action"] == "truncate_segment" and a["offsets_lost"] for a in self.actions)
+        if self.topic == "__consumer_offsets" and self.kind == "plain" and cut:
+            self.groups = self.groups_affected()
+
+    def groups_affected(self):
+        """Offset commits replayed last-write-wins (tombstones delete) from
+        every intact batch of the files as they are, and from those start-up
+        keeps; the keys whose offsets differ."""
+        now, kept = {}, {}
+        for n in sorted(self.files):
+            if not n.endswith(".log"):
+                continue
+            with open(os.path.join(self.dir, n), "rb") as f:
+                data = f.read()
+            for pos, size in intact_batches(data)[0]:
+                batch = MemoryRecords(bytes(data[pos:pos + size])).next_batch()
+                if batch.is_control_batch:
+                    continue
+                recs = list(batch)
+                if not recs:
+                    continue
+                last = max(r.offset for r in recs)
+                if last < self.log_start:
+                    continue
+                keep = last < self.end_after and not any(last >= a and recs[0].offset < b for a, b in self.cuts)
+                for r in recs:
+                    rtype, key = coordfmt.decode_key(r.key)
+                    if rtype not in (0, 1):
+                        continue
+                    k = (key["group"], key["topic"], key["partition"])
+                    v = None if r.value is None else coordfmt.decode_value(rtype, r.value)[1]["offset"]
+                    for table in (now, kept) if keep else (now,):
+                        if v is None:
+                            table.pop(k, None)
+                        else:
+                            table[k] = v
+        out = []
+        for k in sorted(set(now) | set(kept)):
+            if now.get(k) != kept.get(k):
+                out.append({"group": k[0], "topic": k[1], "partition": k[2],
+                            "offset_now": now.get(k), "offset_after": kept.get(k)})
+        return out
+
     # ---- the first retention pass
     def largest_timestamp(self, seg, i):
         if i in self.recovered:
@@ -358,6 +456,8 @@ class Partition:
         self.future = sum(1 for s in segs if s[2] > self.now)
         self.deletes = []
         ms, nbytes, policy = self.settings
+        if self.topic in INTERNAL_COMPACTED:
+            policy = "compact"
         policies = [x.strip() for x in policy.split(",")]
         if self.kind in ("delete", "stray") or ("compact" in policies and "delete" not in policies):
             return
@@ -411,7 +511,10 @@ class Partition:
                 "segments_to_recover": len(self.recovered), "bytes_to_recover": self.bytes_to_recover,
                 "producer_state": self.producer[0],
                 "producer_snapshot_offset": self.producer[1],
-                "retention_deletes": self.deletes, "future_timestamps": self.future}
+                "retention_deletes": self.deletes, "future_timestamps": self.future,
+                "acknowledged_missing": self.missing, "offsets_lost_inside": self.lost_inside,
+                "damage_kept": self.damage_kept, "groups_affected": self.groups,
+                "retention_source": "internal_topic" if self.topic in INTERNAL_COMPACTED else None}
 
 
 def estimate(sizes, threads, rate):
@@ -475,6 +578,7 @@ def predict(logdirs, now, assume_unclean=False, threads=DEFAULT_THREADS, rate=DE
             p.read_snapshots()
             p.load_segments()
             p.recover_log()
+            p.harm()
             p.retention()
             if p.kind == "delete":
                 p.act("delete_partition", "", 0)

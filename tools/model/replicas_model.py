@@ -10,6 +10,11 @@ kfsck's C:
   recovered log end, then truncateFromStart at the log-start checkpoint).
 - Partition.makeLeader: the elected leader assigns its new leader epoch at
   its log end (maybeAssignEpochStartOffset).
+- What an election misses: the partition's high watermark (the largest of
+  the replicas') above the elected log's end is acknowledged data no
+  follower can bring back; the salvage of those offsets is what a merge of
+  the copies' files takes (the partition reader's choice: the batch with
+  the lowest first offset, the copy given first among equal ones).
 - AbstractFetcherThread: a follower with epochs offers its latest one;
   the leader answers with Partition.lastOffsetForLeaderEpoch (its cache's
   endOffsetFor); getOffsetTruncationState decides the truncation and
@@ -153,14 +158,51 @@ def loaded_hw(r):
     return max(lo, min(hw, r["log_end_offset"]))
 
 
-def judge(replicas, isr=None, elr=None):
+def salvage(copies, start, hw, epochs=()):
+    """The stretches of [start, hw) a merge of the copies takes, in offset
+    order: [(broker, from, to)]. copies: [(broker, [(first, end, epoch)]
+    intact batches)] in the order given to the merge. A batch of a lower
+    epoch than one that starts at or before its last offset is a history
+    the cluster discarded: the merge leaves it out, and so does salvage
+    when a replica's loaded epochs (a scan file's too: `epochs`, [(e, s)])
+    start a higher epoch there."""
+    starts = {}
+    for e, st in epochs:
+        starts[e] = min(st, starts.get(e, st))
+    for _, batches in copies:
+        for first, _, epoch in batches:
+            starts[epoch] = min(first, starts.get(epoch, first))
+    taken = {}
+    for broker, batches in copies:
+        for first, end, epoch in batches:
+            if any(e > epoch and s <= end - 1 for e, s in starts.items()):
+                continue
+            taken.setdefault(first, (end, broker))
+    runs = []
+    for first in sorted(taken):
+        end, broker = taken[first]
+        lo, hi = max(first, start), min(end, hw)
+        if lo >= hi:
+            continue
+        if runs and runs[-1][0] == broker and runs[-1][2] == lo:
+            runs[-1][2] = hi
+        else:
+            runs.append([broker, lo, hi])
+    return [tuple(r) for r in runs]
+
+
+def judge(replicas, isr=None, elr=None, copies=None):
     """replicas: [{"broker", "log_start_offset" (checkpoint or None),
     "log_end_offset", "high_watermark" (or None), "epochs": [(e, s)]}] in
-    broker order. Returns {"epochs": {broker: loaded}, "elections":
-    {candidate: {"followers": {broker: (truncate_to, lost, acked)},
-    "offsets_lost", "acknowledged_lost"}}, "best", "unclean", "diverged"}."""
+    broker order; copies (or None: scan files) as salvage() takes them.
+    Returns {"epochs": {broker: loaded}, "elections": {candidate:
+    {"followers": {broker: (truncate_to, lost, acked)}, "offsets_lost",
+    "acknowledged_lost", "leader_log_end", "acknowledged_missing",
+    "salvage"}}, "best", "unclean", "diverged"}."""
     caches = {r["broker"]: loaded_cache(r["epochs"], r.get("log_start_offset"), r["log_end_offset"])
               for r in replicas}
+    hws = [r["high_watermark"] for r in replicas if r.get("high_watermark") is not None]
+    part_hw = max(hws) if hws else None
     elections = {}
     for c in replicas:
         fol = {}
@@ -170,15 +212,21 @@ def judge(replicas, isr=None, elr=None):
             hw = loaded_hw(f)
             t, _ = follow(caches[c["broker"]], c["log_end_offset"], caches[f["broker"]], f["log_end_offset"], hw)
             fol[f["broker"]] = (t, f["log_end_offset"] - t, max(0, hw - t))
+        end = c["log_end_offset"]
+        missing = max(0, part_hw - end) if part_hw is not None else 0
         elections[c["broker"]] = {
             "followers": fol,
             "offsets_lost": max([v[1] for v in fol.values()] + [0]),
             "acknowledged_lost": max([v[2] for v in fol.values()] + [0]),
+            "leader_log_end": end,
+            "acknowledged_missing": missing,
+            "salvage": None if copies is None else salvage(copies, end, part_hw if part_hw is not None else end,
+                                                           [x for cc in caches.values() for x in cc.entries]),
         }
     known = isr is not None
     members = set(isr or []) | set(elr or [])
-    best = min(elections, key=lambda b: (elections[b]["acknowledged_lost"], elections[b]["offsets_lost"],
-                                         0 if b in members else 1, b))
+    best = min(elections, key=lambda b: (elections[b]["acknowledged_missing"], elections[b]["acknowledged_lost"],
+                                         elections[b]["offsets_lost"], 0 if b in members else 1, b))
     return {
         "epochs": {b: c.entries for b, c in caches.items()},
         "elections": elections,
@@ -217,7 +265,7 @@ def diverged(replicas, caches):
 
 if __name__ == "__main__":
     d = json.load(sys.stdin)
-    r = judge(d["replicas"], d.get("isr"), d.get("elr"))
+    r = judge(d["replicas"], d.get("isr"), d.get("elr"), d.get("copies"))
     r["elections"] = {str(k): v for k, v in r["elections"].items()}
     r["epochs"] = {str(k): v for k, v in r["epochs"].items()}
     json.dump(r, sys.stdout, default=list)

@@ -43,6 +43,8 @@ typedef struct sink {
     kf_verify_result *res;
     const char *file;
     uint64_t errors, warnings; /* of this file */
+    bool has_error;            /* an error in this file (not in another it reports for): */
+    uint64_t first_error, last_error; /* the positions of the first and last */
 } sink;
 
 /* The size of the caller's version of kf_verify_opts (bytes/opts.h):
@@ -61,6 +63,13 @@ static void sink_problem(void *ctx, const kf_problem *p)
     if (q.severity == KF_SEV_ERROR) {
         s->res->errors++;
         s->errors++;
+        if (!p->file || p->file == s->file) {
+            if (!s->has_error || q.position < s->first_error)
+                s->first_error = q.position;
+            if (!s->has_error || q.position > s->last_error)
+                s->last_error = q.position;
+            s->has_error = true;
+        }
     } else {
         s->res->warnings++;
         s->warnings++;
@@ -151,7 +160,7 @@ void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offse
     o.problem_fn = fn;
     o.problem_ctx = ctx;
     kf_verify_result res = {0};
-    sink s = {&o, &res, path, 0, 0};
+    sink s = {&o, &res, path, 0, 0, false, 0, 0};
     switch (kind) {
     case KF_FILE_INDEX: {
         kf_index ix;
@@ -313,7 +322,26 @@ typedef struct framing_check {
     unsigned fields;        /* KF_SCHEMA_CHECK_KEY | KF_SCHEMA_CHECK_VALUE */
     kf_schema_tally *tally; /* may be NULL */
     bool nomem;
+    /* where the intact batches lie: the first one's start, the last one's end */
+    bool has_batch;
+    uint64_t first_batch, batches_end;
 } framing_check;
+
+/* The damage at a segment's edges, for a gap between two segments. */
+typedef struct seg_edges {
+    bool damaged_head;      /* damage before its first intact batch (or no intact batch at all) */
+    bool damaged_tail;      /* damage after its last intact batch */
+} seg_edges;
+
+static int note_batch(void *ctx, const kf_batch *b)
+{
+    framing_check *fc = ctx;
+    if (!fc->has_batch)
+        fc->first_batch = b->position;
+    fc->has_batch = true;
+    fc->batches_end = b->position + b->size;
+    return 0;
+}
 
 /* One key or value: counted when framed, a schema_framing warning when not. */
 static void check_field(framing_check *fc, const kf_batch *b, const kf_record *r, const char *field,
@@ -357,11 +385,11 @@ static int framing_record(void *ctx, const kf_batch *b, const kf_record *r)
 
 /* *opened: the segment could be read (its summary means something). */
 static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offset, const kf_verify_opts *o,
-                          kf_verify_result *res, kf_segment_summary *out, bool *opened)
+                          kf_verify_result *res, kf_segment_summary *out, bool *opened, seg_edges *edges)
 {
     kf_segment_summary sum;
     memset(&sum, 0, sizeof sum);
-    sink s = {o, res, path, 0, 0};
+    sink s = {o, res, path, 0, 0, false, 0, 0};
     *opened = false;
     kf_source *src;
     int err_no = 0;
@@ -384,13 +412,14 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
     so.base_offset = base_offset;
     so.problem_fn = sink_problem;
     so.problem_ctx = &s;
-    framing_check fc = {&s, o->schema_fields, o->schema_tally, false};
+    framing_check fc = {&s, o->schema_fields, o->schema_tally, false, false, 0, 0};
+    so.batch_fn = note_batch;
+    so.ctx = &fc;
     if (o->schema_fields) {
         if (o->schema_tally)
             kf_schema_tally_reset(o->schema_tally);
         so.records = true;
         so.record_fn = framing_record;
-        so.ctx = &fc;
     }
     progress_fwd pf = {o, path};
     if (o->progress_fn) {
@@ -403,7 +432,7 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
     char *ipath = NULL, *tpath = NULL;
     kf_source *isrc = NULL, *tsrc = NULL;
     kf_index oi, ti;
-    sink si = {o, res, NULL, 0, 0}, st = {o, res, NULL, 0, 0};
+    sink si = {o, res, NULL, 0, 0, false, 0, 0}, st = {o, res, NULL, 0, 0, false, 0, 0};
     if (kind == KF_FILE_LOG && base_offset >= 0) {
         /* a .log name (kind KF_FILE_LOG): NULL only for want of memory */
         ipath = kf_sibling_path(path, ".index");
@@ -448,6 +477,10 @@ static int verify_segment(const char *path, kf_file_kind kind, int64_t base_offs
          * belong to the index files */
         sum.errors = s.errors;
         sum.warnings = s.warnings;
+        if (edges) {
+            edges->damaged_head = s.has_error && (!fc.has_batch || s.first_error < fc.first_batch);
+            edges->damaged_tail = s.has_error && fc.has_batch && s.last_error >= fc.batches_end;
+        }
         if (o->segment_fn)
             o->segment_fn(o->segment_ctx, path, &sum);
     } else if (rc == KF_ERR_IO) {
@@ -473,16 +506,16 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
     if (seg)
         memset(seg, 0, sizeof *seg);
     bool opened;
-    sink s = {o, res, path, 0, 0};
+    sink s = {o, res, path, 0, 0, false, 0, 0};
     if (kind == KF_FILE_KRAFT_CHECKPOINT || kind == KF_FILE_BOOTSTRAP_CHECKPOINT) {
         /* batches as a segment, then the snapshot's header and footer */
-        int rc = verify_segment(path, KF_FILE_KRAFT_CHECKPOINT, 0, o, res, seg, &opened);
+        int rc = verify_segment(path, KF_FILE_KRAFT_CHECKPOINT, 0, o, res, seg, &opened, NULL);
         if (rc == KF_OK && opened)
             rc = kf_kraft_check_snapshot(path, o->max_batch_bytes, sink_problem, &s, NULL);
         return rc == KF_ERR_NOMEM ? rc : KF_OK;
     }
     if (kind == KF_FILE_LOG)
-        return verify_segment(path, kind, base_offset, o, res, seg, &opened);
+        return verify_segment(path, kind, base_offset, o, res, seg, &opened, NULL);
     return verify_small_file(&s, kind, base_offset);
 }
 
@@ -499,7 +532,7 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
     if (!ps)
         ps = &dummy;
     memset(ps, 0, sizeof *ps);
-    sink s = {o, res, dir, 0, 0};
+    sink s = {o, res, dir, 0, 0, false, 0, 0};
     kf_name_list l;
     int err_no = 0;
     int rc = kf_error_errno(kf_list_dir(dir, &l), &err_no);
@@ -510,7 +543,7 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
                   "cannot list the partition directory: %s", kf_path_error_str(err_no));
         return KF_OK;
     }
-    bool have_prev = false;
+    bool have_prev = false, damage_before = false;
     int64_t prev_last = 0;
     char topic[256];
     int32_t pnum;
@@ -530,18 +563,31 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
         if (ni.kind == KF_FILE_LOG && ni.suffix[0] == 0) {
             kf_segment_summary sum;
             bool ok;
-            rc = verify_segment(p, ni.kind, ni.base_offset, o, res, &sum, &ok);
-            sink cs = {o, res, p, 0, 0};
+            seg_edges edges = {false, false};
+            rc = verify_segment(p, ni.kind, ni.base_offset, o, res, &sum, &ok, &edges);
+            sink cs = {o, res, p, 0, 0, false, 0, 0};
             if (ok && have_prev) {
                 if (ni.base_offset <= prev_last)
                     kf_report(sink_problem, &cs, KF_P_SEGMENT_OVERLAP, KF_SEV_ERROR, 0, true, ni.base_offset,
                               "segment base offset %lld is not after the previous segment's last offset %lld",
                               (long long)ni.base_offset, (long long)prev_last);
+                else if (sum.has_offsets && sum.first_offset > prev_last + 1 && (damage_before || edges.damaged_head))
+                    kf_report(sink_problem, &cs, KF_P_SEGMENT_GAP, KF_SEV_WARNING, 0, true, prev_last + 1,
+                              "offsets %lld..%lld are in no segment, and damage borders the gap (%s): the damaged "
+                              "bytes may have held them, which compaction or retention does not explain",
+                              (long long)prev_last + 1, (long long)sum.first_offset - 1,
+                              edges.damaged_head ? "at the start of this segment"
+                                                 : "after the last intact batch of the segment before");
                 else if (sum.has_offsets && sum.first_offset > prev_last + 1)
                     kf_report(sink_problem, &cs, KF_P_SEGMENT_GAP, KF_SEV_WARNING, 0, true, prev_last + 1,
                               "offsets %lld..%lld are in no segment (normal after compaction or retention)",
                               (long long)prev_last + 1, (long long)sum.first_offset - 1);
             }
+            /* damage after the last intact batch seen, for the next gap */
+            if (ok && sum.has_offsets)
+                damage_before = edges.damaged_tail;
+            else if (ok && edges.damaged_head)
+                damage_before = true;
             if (ok && sum.has_offsets) {
                 have_prev = true;
                 prev_last = sum.last_offset;
@@ -564,12 +610,12 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
             last_last = sum.last_offset;
         } else if (ni.kind == KF_FILE_LOG || ni.kind == KF_FILE_KRAFT_CHECKPOINT) {
             bool ok;
-            rc = verify_segment(p, ni.kind, ni.base_offset, o, res, NULL, &ok);
+            rc = verify_segment(p, ni.kind, ni.base_offset, o, res, NULL, &ok, NULL);
             kraft |= ni.kind == KF_FILE_KRAFT_CHECKPOINT && ni.suffix[0] == 0;
         } else if (ni.kind == KF_FILE_TXNINDEX || ni.kind == KF_FILE_PRODUCER_SNAPSHOT || ni.kind == KF_FILE_LEADER_EPOCH ||
                    ni.kind == KF_FILE_PARTITION_METADATA || ni.kind == KF_FILE_QUORUM_STATE) {
             kraft |= ni.kind == KF_FILE_QUORUM_STATE;
-            sink fs = {o, res, p, 0, 0};
+            sink fs = {o, res, p, 0, 0, false, 0, 0};
             rc = verify_small_file(&fs, ni.kind, ni.base_offset);
         }
         /* .index/.timeindex are checked with their segment */
@@ -600,7 +646,7 @@ static int verify_datadir_file(void *ctx, const kf_path_entry *e)
         return KF_OK;
     if (e->file.kind == KF_FILE_BOOTSTRAP_CHECKPOINT)
         return kf_verify_file(e->path, e->file.kind, e->file.base_offset, w->o, w->res, NULL);
-    sink fs = {w->o, w->res, e->path, 0, 0};
+    sink fs = {w->o, w->res, e->path, 0, 0, false, 0, 0};
     return verify_small_file(&fs, e->file.kind, e->file.base_offset);
 }
 
@@ -610,7 +656,7 @@ static int verify_datadir_partition(void *ctx, const kf_path_entry *e)
     if (e->kind == KF_PATH_PARTITION)
         return kf_verify_partition(e->path, w->o, w->res, NULL);
     if (e->kind == KF_PATH_ERROR) {
-        sink fs = {w->o, w->res, e->path, 0, 0};
+        sink fs = {w->o, w->res, e->path, 0, 0, false, 0, 0};
         kf_report(sink_problem, &fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0,
                   "cannot read the partition directory: %s", kf_path_error_str(e->err_no));
     }
@@ -639,7 +685,7 @@ int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result
     int err_no = 0;
     int rc = kf_error_errno(kf_datadir_walk(dir, &wo), &err_no);
     if (rc == KF_ERR_IO) {
-        sink s = {o, res, dir, 0, 0};
+        sink s = {o, res, dir, 0, 0, false, 0, 0};
         kf_report(sink_problem, &s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the data directory: %s",
                   kf_path_error_str(err_no));
         rc = KF_OK;

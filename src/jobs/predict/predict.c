@@ -1,9 +1,13 @@
 /* Room jobs/predict/: what a broker starting on these log dirs does.
  *   predict.c            the driver (this file)
  *   predict_dirs.c       the log dirs' listing and the checks across them
+ *   predict_kraft.c      a KRaft node's own start-up checks
  *   predict_files.c      one partition's files: leftovers, indexes, snapshots
  *   predict_recovery.c   where recovery ends and what it cuts
+ *   predict_kept.c       the damage it keeps, the acknowledged offsets it misses
+ *   predict_groups.c     the group commits a cut of __consumer_offsets changes
  *   predict_retention.c  what retention deletes at start-up
+ *   predict_fate.c       whether the next start recovers one segment (verify)
  *   predict_config.c     the broker's settings from server.properties
  *   predict_estimate.c   the recovery time estimate
  *
@@ -126,8 +130,25 @@ kf_predict_action *pp_act(pp_part *p, kf_predict_action_kind k, const char *file
         p->capacts = cap;
     }
     kf_predict_action *a = &p->acts[p->nacts++];
-    *a = (kf_predict_action){p->datadir, p->topic, p->partition, p->dir, k, file, reason, bytes, 0, 0, 0};
+    *a = (kf_predict_action){p->datadir, p->topic, p->partition, p->dir, k, file, reason, bytes, 0, 0, 0, false};
     return a;
+}
+
+bool pp_grow(pp_part *p, void **v, size_t *cap, size_t n, size_t sz)
+{
+    if (p->rc != KF_OK)
+        return false;
+    if (n < *cap)
+        return true;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    void *nv = realloc(*v, ncap * sz);
+    if (!nv) {
+        p->rc = KF_ERR_NOMEM;
+        return false;
+    }
+    *v = nv;
+    *cap = ncap;
+    return true;
 }
 
 void pp_io_error(pp_part *p, const char *path, int err_no)
@@ -146,6 +167,9 @@ static void part_free(pp_part *p)
     free(p->snaps);
     free(p->acts);
     free(p->rets);
+    free(p->kept);
+    free(p->groups);
+    free(p->cuts);
     for (size_t i = 0; i < p->nowned; i++)
         free(p->owned[i]);
     free(p->owned);
@@ -168,6 +192,9 @@ static void part_trim(pp_part *p)
     free(p->snaps);
     p->snaps = NULL;
     p->nsnaps = p->capsnaps = 0;
+    free(p->cuts);
+    p->cuts = NULL;
+    p->ncuts = p->capcuts = 0;
 }
 
 /* ---- the checkpoints -------------------------------------------------------------- */
@@ -321,8 +348,21 @@ static bool dynamic_broker_settings(pp_run *r, pp_part *p)
     return any;
 }
 
+/* Kafka's internal topics, created with cleanup.policy=compact
+ * (GroupCoordinator, TransactionStateManager, ShareCoordinator): no time or
+ * size retention whatever the broker's defaults say. */
+static bool internal_compacted(const char *topic)
+{
+    static const char *const names[] = {"__consumer_offsets", "__transaction_state", "__share_group_state"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(topic, names[i]))
+            return true;
+    return false;
+}
+
 /* Topic config from the KRaft image, else a dynamic broker config there,
- * else --config, else Kafka's default. */
+ * else --config, else Kafka's default; an internal topic whose image has no
+ * cleanup.policy of its own was created compacted. */
 static void settings(pp_run *r, pp_part *p)
 {
     const kf_predict_config *c = r->cfg;
@@ -358,6 +398,11 @@ static void settings(pp_run *r, pp_part *p)
             src = "topic config";
         }
     }
+    if (internal_compacted(p->topic) &&
+        !(r->meta && kf_metadata_config(r->meta, KF_CONFIG_TOPIC, p->topic, "cleanup.policy"))) {
+        p->cleanup_policy = "compact";
+        src = "internal_topic";
+    }
     p->retention_source = src;
     p->compact_only = policy_has(p->cleanup_policy, "compact") && !policy_has(p->cleanup_policy, "delete");
     p->out.retention_source = src;
@@ -367,6 +412,25 @@ static void settings(pp_run *r, pp_part *p)
 }
 
 /* ---- one partition, and the pool --------------------------------------------------- */
+
+/* A segment recovered and kept whole is routine work; one recovery of a
+ * segment that is then cut is not. */
+static void mark_routine(pp_part *p)
+{
+    for (size_t i = 0; i < p->nacts; i++) {
+        kf_predict_action *a = &p->acts[i];
+        if (a->action != KF_ACT_RECOVER_SEGMENT && a->action != KF_ACT_REBUILD_INDEX)
+            continue;
+        a->routine = true;
+        bool again = false; /* a segment recovered twice (a missing .index, then recoverLog) counts once */
+        for (size_t k = 0; k < p->nacts && a->routine; k++) {
+            if (p->acts[k].action == KF_ACT_TRUNCATE_SEGMENT && !strcmp(p->acts[k].file, a->file))
+                a->routine = false;
+            again |= k < i && p->acts[k].routine && !strcmp(p->acts[k].file, a->file);
+        }
+        p->routine_recoveries += a->routine && !again;
+    }
+}
 
 static void work_partition(pp_run *r, pp_dir *d, pp_part *p)
 {
@@ -388,7 +452,12 @@ static void work_partition(pp_run *r, pp_dir *d, pp_part *p)
         if (p->rc == KF_OK && !p->io_error && !p->fatal_what)
             pp_recover_log(p);
         if (p->rc == KF_OK && !p->io_error && !p->fatal_what)
+            pp_damage_kept(p);
+        if (p->rc == KF_OK && !p->io_error && !p->fatal_what)
+            pp_groups_affected(p);
+        if (p->rc == KF_OK && !p->io_error && !p->fatal_what)
             pp_retention(p);
+        mark_routine(p);
     }
     if (p->rc == KF_OK && p->deleting)
         pp_act(p, KF_ACT_DELETE_PARTITION, p->dir,
@@ -511,6 +580,20 @@ static void dir_totals(pp_run *r, pp_dir *d)
         pp_part *p = &d->parts[i];
         if (d->offline)
             p->out.state = KF_PST_OFFLINE;
+        if (kf_predict_partition_harmed(&p->out)) {
+            const kf_predict_partition **nh = realloc(d->harmed, (o->n_harmed + 1) * sizeof *nh);
+            if (!nh) {
+                r->rc = KF_ERR_NOMEM;
+            } else {
+                d->harmed = nh;
+                nh[o->n_harmed++] = &p->out;
+            }
+        }
+        o->acknowledged_missing += p->out.acknowledged_missing;
+        o->damage_kept += p->out.n_damage_kept + p->out.damage_kept_omitted;
+        o->groups_affected += p->out.n_groups_affected;
+        o->routine_recoveries += p->routine_recoveries;
+        o->producer_rebuilds_from_start += p->out.producer_state == KF_PRODUCER_REBUILD_FROM_START;
         o->partitions++;
         o->segments_to_recover += p->out.segments_to_recover;
         o->bytes_to_recover += p->out.bytes_to_recover;
@@ -529,6 +612,8 @@ static void dir_totals(pp_run *r, pp_dir *d)
     else
         o->estimated_recovery_seconds = pp_estimate_seconds(bytes, d->nparts, o->recovery_threads, o->recovery_rate);
     free(bytes);
+    o->harmed = d->harmed;
+    o->kraft_snapshot_cut = d->kraft_snapshot;
     o->offline = d->offline;
     o->stops_broker = d->stops;
     for (size_t i = 0; i < d->nacts && !o->first_fatal; i++)
@@ -539,7 +624,7 @@ static void dir_totals(pp_run *r, pp_dir *d)
 static void emit_dir_action(pp_run *r, pp_dir *d, const pp_dir_action *a)
 {
     kf_predict_action x = {d->path, a->topic, a->partition, a->topic ? a->file : NULL, a->kind, a->file, a->reason,
-                           0, 0, 0, 0};
+                           0, 0, 0, 0, false};
     if (r->o.action_fn)
         r->o.action_fn(r->o.ctx, &x);
 }
@@ -598,6 +683,9 @@ int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf
             pp_check_stray(&r, &r.dirs[i].parts[k]);
     if (rc == KF_OK)
         rc = pp_check_duplicates(&r);
+    for (size_t i = 0; i < n && rc == KF_OK; i++)
+        if (r.dirs[i].has_metadata_log)
+            rc = pp_check_kraft(&r, &r.dirs[i]);
     for (size_t i = 0; i < n && rc == KF_OK; i++) {
         pp_dir *d = &r.dirs[i];
         rc = clean_shutdown(&r, d);
@@ -634,6 +722,8 @@ int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf
             free(d->acts[k].topic);
         }
         free(d->acts);
+        free(d->harmed);
+        free(d->kraft_snapshot);
         kf_datadir_info_free(&d->info);
     }
     free(r.dirs);

@@ -4,7 +4,9 @@
  * LogSegment.sanityCheck, TransactionIndex.sanityCheck): which files the
  * broker deletes and renames, in its order, and the segments left, each
  * with its sanity check (a missing .index or a .txnindex entry below the
- * segment's base recovers it at once). Only names and sizes are looked at,
+ * segment's base recovers it at once: LogLoader.recoverSegment reads and
+ * checks every batch, cuts at the first that fails and rebuilds the
+ * indexes, whatever the shutdown was). Only names and sizes are looked at,
  * and the .txnindex files read; the swap segments are read for their next
  * offset. */
 #include "predict_internal.h"
@@ -338,7 +340,7 @@ static void load_segments(pp_part *p)
             pp_recover_segment(p, p->nsegs - 1,
                                pp_strf(p, "Could not find offset index file corresponding to log file %s, "
                                           "recovering segment and rebuilding index files...", s->path),
-                               KF_ACT_REBUILD_INDEX);
+                               KF_ACT_RECOVER_SEGMENT);
             continue;
         }
         bool fatal = false;
@@ -353,7 +355,7 @@ static void load_segments(pp_part *p)
             pp_recover_segment(p, p->nsegs - 1,
                                pp_strf(p, "Found a corrupted index file corresponding to log file %s due to %s, "
                                           "recovering segment and rebuilding index files...", s->path, why),
-                               KF_ACT_REBUILD_INDEX);
+                               KF_ACT_RECOVER_SEGMENT);
     }
 }
 

@@ -19,6 +19,7 @@
 #include "kfsck/metadata.h"
 #include "kfsck/paths.h"
 #include "kfsck/predict.h"
+#include "kfsck/segment.h"
 
 /* One file of a partition dir as LogLoader lists it. */
 typedef struct pp_file {
@@ -41,13 +42,19 @@ typedef struct pp_seg {
     bool has_kept;         /* a batch is kept, */
     int64_t kept_last;     /* the last kept one's last offset */
     int64_t kept_max_ts;   /* largest batch timestamp kept (-1: none) */
-    bool has_any;          /* some intact batch (past any damage too): */
+    bool has_any;          /* some entry that frames (lengths only, as
+                              LogSegment.readNextOffset reads: no CRC): */
     int64_t any_last;      /* the last one's last offset */
     bool recovered;        /* LogSegment.recover runs on it */
     bool cut;              /* and cuts it at valid_bytes */
     uint64_t orig_size;    /* its size before any cut */
     int64_t largest_ts;    /* LogSegment.largestTimestamp for retention */
 } pp_seg;
+
+/* Offsets a cut takes out of the log: [from, to). */
+typedef struct pp_cut {
+    int64_t from, to;
+} pp_cut;
 
 /* A producer-state snapshot file and whether it loads. */
 typedef struct pp_snap {
@@ -91,6 +98,13 @@ typedef struct pp_part {
     size_t nacts, capacts;
     kf_retention_delete *rets;
     size_t nrets, caprets;
+    kf_damage_kept *kept;
+    size_t nkept, capkept;
+    kf_group_affected *groups;
+    size_t ngroups, capgroups;
+    pp_cut *cuts;          /* what recovery cuts, for the groups' replay */
+    size_t ncuts, capcuts;
+    uint64_t routine_recoveries; /* recover_segment actions that cut nothing */
     char **owned;          /* strings the actions point at */
     size_t nowned, capowned;
     bool io_error;         /* something could not be read: the log dir goes offline */
@@ -112,6 +126,12 @@ void pp_io_error(pp_part *p, const char *path, int err_no);
  * their sanity checks (those failing recovered at once). */
 int pp_load_files(pp_part *p);
 /* predict_recovery.c */
+/* One pass of the streaming reader over a segment (limit: its first bytes
+ * only; 0 all), on the calling thread; fns (may be NULL): its batch_fn,
+ * problem_fn and contexts are used. A file that cannot be read is an I/O
+ * error of the partition (KF_OK). */
+int pp_scan_segment(pp_part *p, const char *path, int64_t base, uint64_t limit, bool no_resync,
+                    kf_segment_summary *sum, const kf_segment_scan_opts *fns);
 int pp_read_segment(pp_part *p, pp_seg *s, bool need_tail);
 /* A snapshot file at off (replacing one there) */
 void pp_snap_put(pp_part *p, int64_t off, bool valid);
@@ -121,6 +141,14 @@ void pp_recover_segment(pp_part *p, size_t i, const char *why_action, kf_predict
 void pp_recover_log(pp_part *p);
 /* predict_retention.c: largest timestamps, future timestamps, deletableSegments */
 void pp_retention(pp_part *p);
+/* predict_kept.c: the damage of the segments the broker does not recover
+ * (damage_kept), and acknowledged_missing */
+void pp_damage_kept(pp_part *p);
+/* predict_groups.c: for a __consumer_offsets partition that start-up cuts,
+ * the committed offsets the coordinator then loads differently */
+void pp_groups_affected(pp_part *p);
+/* Grow *v (of *cap elements of size sz) to hold n + 1: false when out of memory (p->rc set). */
+bool pp_grow(pp_part *p, void **v, size_t *cap, size_t n, size_t sz);
 /* predict_estimate.c: the partitions' bytes (sorted here, largest first) on
  * `threads` threads at `rate` bytes per second: the time the last one ends. */
 double pp_estimate_seconds(uint64_t *bytes, size_t n, uint32_t threads, uint64_t rate);
@@ -144,8 +172,11 @@ typedef struct pp_dir {
     size_t nparts, capparts;
     pp_dir_action *acts;
     size_t nacts;
+    const kf_predict_partition **harmed; /* out.harmed */
     kf_predict_datadir out;
     bool offline, stops;
+    bool kraft_snapshot_torn;  /* the latest KRaft snapshot is cut short: */
+    char *kraft_snapshot;      /* it */
 } pp_dir;
 
 typedef struct pp_run {
@@ -179,6 +210,9 @@ int pp_check_meta_properties(pp_run *r);
 int pp_check_duplicates(pp_run *r);
 int pp_build_image(pp_run *r);
 void pp_check_stray(pp_run *r, pp_part *p);
+/* predict_kraft.c: a KRaft node's own start-up checks of its metadata
+ * partition (quorum-state, the log start, the latest snapshot): fatals */
+int pp_check_kraft(pp_run *r, pp_dir *d);
 
 /* Java's Long.parseLong of s[0..n) (sign, decimal digits, range). */
 bool pp_java_long(const char *s, size_t n, int64_t *v);

@@ -39,8 +39,8 @@ int64_t kf_recovery_end(const kf_recovery_segment *segs, size_t n, int64_t recov
 
 /* ---- reading a segment ---------------------------------------------------------- */
 
-static int scan_source(pp_part *p, const char *path, int64_t base, uint64_t limit, bool no_resync,
-                       kf_segment_summary *sum)
+int pp_scan_segment(pp_part *p, const char *path, int64_t base, uint64_t limit, bool no_resync,
+                    kf_segment_summary *sum, const kf_segment_scan_opts *fns)
 {
     kf_source *src;
     int rc = kf_source_open(&src, path, limit);
@@ -57,7 +57,13 @@ static int scan_source(pp_part *p, const char *path, int64_t base, uint64_t limi
     so.base_offset = base;
     so.no_resync = no_resync;
     so.limited = limit > 0;
-    so.threads = 1;
+    so.threads = 1; /* batches and problems in file order */
+    if (fns) {
+        so.batch_fn = fns->batch_fn;
+        so.ctx = fns->ctx;
+        so.problem_fn = fns->problem_fn;
+        so.problem_ctx = fns->problem_ctx;
+    }
     memset(sum, 0, sizeof *sum);
     rc = kf_segment_scan(src, &so, sum);
     kf_source_close(src);
@@ -68,14 +74,47 @@ static int scan_source(pp_part *p, const char *path, int64_t base, uint64_t limi
     return rc;
 }
 
+/* LogSegment.readNextOffset's walk (FileLogInputStream.nextBatch): entries
+ * framed by their length fields alone, no CRC, until one does not fit (or
+ * holds a length below 14, where the broker's iterator throws); the last
+ * one's last offset (a v2 batch's base + lastOffsetDelta, a v0/v1 entry's
+ * offset). A batch that fails its CRC still counts: after a clean shutdown
+ * nothing else looks at it, and the log end takes it in. */
+static void frames_end(pp_part *p, pp_seg *s)
+{
+    kf_source *src;
+    if (kf_source_open(&src, s->path, 0) != KF_OK)
+        return; /* the scan before it said why */
+    uint64_t size = kf_source_size(src), pos = 0;
+    uint8_t h[27];
+    while (pos + 17 < size && kf_source_pread(src, pos, h, sizeof h) >= 17) {
+        int32_t len = (int32_t)((uint32_t)h[8] << 24 | (uint32_t)h[9] << 16 | (uint32_t)h[10] << 8 | h[11]);
+        if (len < 14 || pos + 12 + (uint64_t)len > size)
+            break;
+        int64_t off = 0;
+        for (int i = 0; i < 8; i++)
+            off = (int64_t)((uint64_t)off << 8 | h[i]);
+        if (h[16] >= 2) {
+            if (len < 15 + 12) /* a v2 header too short for lastOffsetDelta */
+                break;
+            off += (int32_t)((uint32_t)h[23] << 24 | (uint32_t)h[24] << 16 | (uint32_t)h[25] << 8 | h[26]);
+        }
+        s->has_any = true;
+        s->any_last = off;
+        pos += 12 + (uint64_t)len;
+    }
+    kf_source_close(src);
+    (void)p;
+}
+
 /* Read s: where recovery cuts it, the batches kept, and (need_tail) the
- * last intact batch past any damage, for the log end as it is now. */
+ * last entry that frames, for the log end as it is now. */
 int pp_read_segment(pp_part *p, pp_seg *s, bool need_tail)
 {
     if (s->read)
         return KF_OK;
     kf_segment_summary sum;
-    int rc = scan_source(p, s->path, s->base, 0, !need_tail, &sum);
+    int rc = pp_scan_segment(p, s->path, s->base, 0, !need_tail, &sum, NULL);
     if (rc != KF_OK || p->io_error)
         return rc;
     s->read = true;
@@ -83,15 +122,15 @@ int pp_read_segment(pp_part *p, pp_seg *s, bool need_tail)
     s->valid_bytes = sum.valid_bytes < s->size ? sum.valid_bytes : s->size;
     s->has_kept = sum.has_recovered_offsets;
     s->kept_last = sum.recovered_last_offset;
-    s->has_any = sum.has_offsets;
-    s->any_last = sum.last_offset;
+    s->has_any = false;
+    frames_end(p, s);
     s->kept_max_ts = sum.has_offsets ? sum.max_timestamp : -1;
     if (s->valid_bytes < s->size) {
         s->kept_max_ts = -1;
         if (s->valid_bytes > 0 && s->has_kept) {
             /* the largest timestamp of the part kept: the prefix read again */
             kf_segment_summary kept;
-            rc = scan_source(p, s->path, s->base, s->valid_bytes, true, &kept);
+            rc = pp_scan_segment(p, s->path, s->base, s->valid_bytes, true, &kept, NULL);
             if (rc != KF_OK || p->io_error)
                 return rc;
             s->kept_max_ts = kept.has_offsets ? kept.max_timestamp : -1;
@@ -236,6 +275,8 @@ void pp_recover_segment(pp_part *p, size_t i, const char *reason, kf_predict_act
             a->offset = after;
             a->offsets_lost = before > after ? before - after : 0;
         }
+        if (before > after && pp_grow(p, (void **)&p->cuts, &p->capcuts, p->ncuts, sizeof *p->cuts))
+            p->cuts[p->ncuts++] = (pp_cut){after, before};
         s->size = s->valid_bytes;
     }
     pp_snap_put(p, next_after(s), true); /* the snapshot recovery takes at the segment's end */

@@ -4,6 +4,7 @@
  *   replicas_datadir.c    a data dir's replicas, from its scan
  *   replicas_scanfile.c   the replicas of a saved scan's lines
  *   replicas_partition.c  one topic-partition's replicas judged
+ *   replicas_copies.c     the data dir copies read together: conflicts, salvage
  *   replicas_rule.c       Kafka's follower truncation rule
  *
  * replicas.c: the replicas job's driver (include/kfsck/replicas.h). The

@@ -106,4 +106,34 @@ typedef struct rp_judge_opts {
 int rp_judge(rp_rec *recs, size_t n, const rp_judge_opts *o,
              void (*partition_fn)(void *ctx, const kf_replica_partition *p), void *ctx, bool *at_risk);
 
+/* ---- the data dir copies read together (replicas_copies.c) ---- */
+
+/* A stretch [from, to) of the merged log taken from one replica's files. */
+typedef struct rp_run {
+    size_t replica;
+    int64_t from, to;
+    int32_t epoch;      /* its batches' leader epoch (-1: v0/v1) */
+} rp_run;
+
+typedef struct rp_merged {
+    bool read;          /* some copy came from a data dir and was read */
+    rp_run *runs;       /* in offset order, those ending past `from` */
+    size_t n;
+    bool short_;        /* more stretches than kept: salvage may be short */
+} rp_merged;
+
+/* Reads the data dir copies among reps[0..n) together when there are two
+ * or more (or one, with need_runs): each conflict reported as
+ * copies_disagree and counted in *conflicts; with need_runs, the merged
+ * log's stretches past `from` into *m. KF_OK or KF_ERR_NOMEM. Free *m with
+ * rp_merged_free. */
+int rp_read_copies(const kf_replica *reps, size_t n, const rp_judge_opts *o, bool need_runs, int64_t from,
+                   rp_merged *m, uint64_t *conflicts);
+void rp_merged_free(rp_merged *m);
+/* e's salvage from the merged log (out: room for m->n entries), for the
+ * partition p (its high watermark; its replicas' loaded epochs, scan
+ * files' too: a stretch of a lower epoch than one that starts at or before
+ * it is a discarded history, not salvage). */
+void rp_salvage(const rp_merged *m, const kf_replica_partition *p, kf_replica_election *e, kf_replica_salvage *out);
+
 #endif

@@ -3,9 +3,10 @@
  * loaded as its broker would (from its batches when a data dir has no
  * leader-epoch-checkpoint), each replica as the candidate leader with where
  * every other one truncates (replicas_rule.c), the best candidate, the
- * KRaft metadata's ISR and ELR, and divergence: epoch histories that
- * disagree below a common end, and, for data dirs, batches over the same
- * offsets that differ (the partition reader's conflicts, copies_disagree). */
+ * KRaft metadata's ISR and ELR, divergence (epoch histories that disagree
+ * below a common end, and, for data dirs, batches over the same offsets
+ * that differ: replicas_copies.c), and each candidate's acknowledged
+ * offsets missing with what the copies still hold of them (salvage). */
 #include "kfsck/replicas.h"
 
 #include <inttypes.h>
@@ -173,79 +174,6 @@ static bool histories_disagree(const kf_replica *a, const kf_replica *b)
     return false;
 }
 
-typedef struct conflicts {
-    const rp_judge_opts *o;
-    const kf_replica *reps;     /* the data dir replicas read, in copy order */
-    uint64_t n;
-} conflicts;
-
-static void on_conflict(void *ctx, const kf_part_conflict *c)
-{
-    conflicts *cf = ctx;
-    cf->n++;
-    char who[160] = "";
-    size_t len = 0;
-    for (size_t i = 0; i < c->ncopies && len < sizeof who - 40; i++) {
-        if (!c->has[i])
-            continue;
-        const kf_replica *r = &cf->reps[i];
-        int w = r->has_broker ? snprintf(who + len, sizeof who - len, "%sbroker %" PRId32 " epoch %" PRId32,
-                                         len ? ", " : "", r->broker, c->leader_epochs[i])
-                              : snprintf(who + len, sizeof who - len, "%s%s epoch %" PRId32, len ? ", " : "",
-                                         r->datadir, c->leader_epochs[i]);
-        len += w > 0 ? (size_t)w : 0;
-        if (len >= sizeof who)
-            len = sizeof who - 1;
-    }
-    kf_report_in(cf->o->problem_fn, cf->o->problem_ctx, cf->reps[c->chosen].dir, KF_P_COPIES_DISAGREE, KF_SEV_WARNING,
-                 0, true, c->start_offset,
-                 "offsets %" PRId64 "..%" PRId64 " are different batches on the brokers' copies (%s)", c->start_offset,
-                 c->end_offset, who);
-}
-
-/* The copies_disagree ranges of the replicas read from data dirs. */
-static int copies_disagree(const kf_replica *reps, size_t n, const rp_judge_opts *o, uint64_t *found)
-{
-    const char **dirs = malloc((n ? n : 1) * sizeof *dirs);
-    kf_replica *in = malloc((n ? n : 1) * sizeof *in);
-    size_t k = 0;
-    int rc = dirs && in ? KF_OK : KF_ERR_NOMEM;
-    for (size_t i = 0; rc == KF_OK && i < n; i++)
-        if (!reps[i].from_scan_file && reps[i].dir) {
-            in[k] = reps[i];
-            dirs[k++] = reps[i].dir;
-        }
-    if (rc == KF_OK && k >= 2) {
-        kf_partition p;
-        rc = kf_partition_of_dirs(&p, dirs, k, NULL, NULL);
-        if (rc == KF_OK) {
-            conflicts cf = {o, in, 0};
-            kf_part_reader_opts ro;
-            kf_part_reader_opts_init(&ro);
-            ro.max_batch_bytes = o->max_batch_bytes;
-            ro.problem_fn = drop_problem;
-            ro.conflict_fn = on_conflict;
-            ro.hole_fn = NULL;
-            ro.event_ctx = &cf;
-            kf_part_reader *pr;
-            if ((rc = kf_part_reader_open(&pr, &p, &ro)) == KF_OK) {
-                kf_batch b;
-                while ((rc = kf_part_reader_next(pr, &b)) == 1)
-                    ;
-                kf_part_reader_close(pr, NULL);
-                rc = rc == KF_ERR_NOMEM ? rc : KF_OK;
-            }
-            *found = cf.n;
-        } else if (rc != KF_ERR_NOMEM) {
-            rc = KF_OK; /* a copy that cannot be listed: the scan reported it */
-        }
-        kf_partition_free(&p);
-    }
-    free(dirs);
-    free(in);
-    return rc;
-}
-
 /* ---- elections -------------------------------------------------------------------- */
 
 static bool in_list(const int32_t *v, size_t n, const kf_replica *r)
@@ -268,6 +196,8 @@ static const kf_md_partition *md_partition(const kf_metadata *m, const char *top
 /* a is a better candidate than b (the contract's order). */
 static bool better(const kf_replica_partition *p, const kf_replica_election *a, const kf_replica_election *b)
 {
+    if (a->acknowledged_missing != b->acknowledged_missing)
+        return a->acknowledged_missing < b->acknowledged_missing;
     if (a->acknowledged_lost != b->acknowledged_lost)
         return a->acknowledged_lost < b->acknowledged_lost;
     if (a->offsets_lost != b->offsets_lost)
@@ -280,10 +210,16 @@ static bool better(const kf_replica_partition *p, const kf_replica_election *a, 
     return cmp_replica(ra, rb) < 0;
 }
 
-static void elect(const kf_replica *reps, size_t n, size_t cand, kf_replica_follower *fol, kf_replica_election *e)
+static void elect(const kf_replica_partition *p, size_t cand, kf_replica_follower *fol, kf_replica_election *e)
 {
-    const kf_replica *c = &reps[cand];
-    *e = (kf_replica_election){cand, fol, 0, 0, 0};
+    const kf_replica *reps = p->replicas, *c = &reps[cand];
+    size_t n = p->nreplicas;
+    memset(e, 0, sizeof *e);
+    e->candidate = cand;
+    e->followers = fol;
+    e->leader_log_end = c->log_end_offset;
+    if (p->has_high_watermark && p->high_watermark > c->log_end_offset)
+        e->acknowledged_missing = p->high_watermark - c->log_end_offset;
     for (size_t j = 0; j < n; j++) {
         const kf_replica *f = &reps[j];
         if (j == cand || !f->has_log_end)
@@ -370,15 +306,23 @@ int rp_judge(rp_rec *recs, size_t n, const rp_judge_opts *o,
         p.elr = mp->elr.v;
         p.nelr = mp->elr.n;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (reps[i].has_high_watermark && (!p.has_high_watermark || reps[i].high_watermark > p.high_watermark)) {
             p.has_high_watermark = true;
             p.high_watermark = reps[i].high_watermark;
         }
+    bool missing = false;
+    int64_t from = INT64_MAX; /* the lowest offset some candidate misses */
+    for (size_t i = 0; i < n; i++) {
         if (!reps[i].has_log_end)
             continue;
-        elect(reps, n, i, fol + i * n, &el[p.nelections]);
-        if (!p.has_best || better(&p, &el[p.nelections], &el[p.best]))
+        kf_replica_election *e = &el[p.nelections];
+        elect(&p, i, fol + i * n, e);
+        if (e->acknowledged_missing > 0) {
+            missing = true;
+            from = e->leader_log_end < from ? e->leader_log_end : from;
+        }
+        if (!p.has_best || better(&p, e, &el[p.best]))
             p.best = p.nelections;
         p.has_best = true;
         p.nelections++;
@@ -390,13 +334,22 @@ int rp_judge(rp_rec *recs, size_t n, const rp_judge_opts *o,
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
             p.diverged |= histories_disagree(&reps[i], &reps[j]);
-    rc = copies_disagree(reps, n, o, &p.disagreements);
+    rp_merged m;
+    rc = rp_read_copies(reps, n, o, missing, from, &m, &p.disagreements);
     p.diverged |= p.disagreements > 0;
+    kf_replica_salvage *sal = rc == KF_OK ? calloc(p.nelections * (m.n ? m.n : 1) + 1, sizeof *sal) : NULL;
+    if (rc == KF_OK && !sal)
+        rc = KF_ERR_NOMEM;
+    for (size_t i = 0; rc == KF_OK && i < p.nelections; i++)
+        rp_salvage(&m, &p, &el[i], sal + i * (m.n ? m.n : 1));
     if (rc == KF_OK) {
-        *at_risk = p.diverged || !p.has_best || el[p.best].acknowledged_lost > 0;
+        *at_risk = p.diverged || !p.has_best || el[p.best].acknowledged_missing > 0 ||
+                   el[p.best].acknowledged_lost > 0;
         if (partition_fn)
             partition_fn(ctx, &p);
     }
+    rp_merged_free(&m);
+    free(sal);
     free(reps);
     free(el);
     free(fol);
