@@ -35,30 +35,6 @@ KNOWN = {
         "kfsck groups does not list it",
     "clean: groups vs kafka-consumer-groups after a restart on the same files":
         "same as above, after a restart: the group is loaded from the log",
-    "crash: predict damage_kept below the recovery point vs the broker's start-up":
-        "predict has no damage_kept: a CRC failure in a segment below the recovery point is not "
-        "recovered (no LogLoader line for that segment) and is still in the file after start-up",
-    "clean-torn: predict damage_kept torn tail vs the files after the broker appended":
-        "after a clean shutdown the broker does not recover: it keeps a torn last batch and appends "
-        "the next batch behind the torn bytes; predict reports no damage_kept",
-    "clean-torn: predict damage_kept CRC failure in the last batch vs the files after the broker appended":
-        "after a clean shutdown a batch failing its CRC is kept and served, and the next batch is "
-        "appended behind it; predict reports no damage_kept",
-    "clean-torn: predict CRC failure in the last batch after a clean shutdown: ccrc-0 vs the broker's start-up":
-        "after a clean shutdown the log end is the end of the last batch that frames, CRC unchecked "
-        "(LogSegment.readNextOffset); predict's log_end_offset_after stops before the CRC failure",
-    "clean-torn: predict CRC failure in the last batch after a clean shutdown: ccrc-0 log end vs ListOffsets":
-        "same as above: ListOffsets on the restarted broker gives the end of the damaged batch",
-    "clean-torn: predict missing .index after a clean shutdown: cnoindex-0 vs the broker's start-up":
-        "a missing .index makes the broker run recoverSegment on that segment even after a clean "
-        "shutdown ('Could not find offset index file ..., recovering segment and rebuilding index "
-        "files'): every batch read and CRC-checked, a cut possible; predict says rebuild_index only",
-    "leftovers: predict replication checkpoint ahead of the log vs the broker's start-up":
-        "predict has no acknowledged_missing (cli.md): the checkpoint says high watermark 90, the log "
-        "ends at 40; the broker silently starts the partition with high watermark 40",
-    "leftovers: predict truncated quorum-state vs whether the node starts":
-        "a quorum-state cut in half stops the node (SharedServer: 'Error while reading the Quorum "
-        "status from the file', JsonEOFException, fatal fault); predict has no fatal action",
 }
 
 
