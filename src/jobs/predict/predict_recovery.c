@@ -97,7 +97,14 @@ static void frames_end(pp_part *p, pp_seg *s)
         if (h[16] >= 2) {
             if (len < 15 + 12) /* a v2 header too short for lastOffsetDelta */
                 break;
-            off += (int32_t)((uint32_t)h[23] << 24 | (uint32_t)h[24] << 16 | (uint32_t)h[25] << 8 | h[26]);
+            int32_t delta = (int32_t)((uint32_t)h[23] << 24 | (uint32_t)h[24] << 16 | (uint32_t)h[25] << 8 | h[26]);
+            /* a next offset past 2^63-1 (last_offset_overflow): the broker's
+             * sum wraps; its offsets count nowhere here, the walk ends before it */
+            if (delta >= 0 && off > INT64_MAX - 1 - delta)
+                break;
+            off = (int64_t)((uint64_t)off + (uint64_t)(int64_t)delta);
+        } else if (off == INT64_MAX) {
+            break;
         }
         s->has_any = true;
         s->any_last = off;
