@@ -1,7 +1,9 @@
 /* Room jobs/txns/: transactions. txns.c, one partition's transactions
  * and its .txnindex check (this file); txn_coord.c, the coordinator's view
  * rebuilt from __transaction_state; txns_read.c, the drivers that feed
- * both a partition at a time.
+ * both a partition at a time; txns_run.c, `kfsck txns` over the inputs
+ * (the coordinator's view of every __transaction_state partition, then
+ * every data partition).
  *
  * txns.c: one partition's transactions for `kfsck txns` (txns.h).
  *
