@@ -194,15 +194,19 @@ void kf_sink_topic_add(kf_sink_topic *t, const kf_sink_partition *p);
 uint32_t kf_sink_task_of(uint64_t index, uint32_t tasks);
 
 /* Whether the upload buffers of the tasks of one worker (they share its
- * heap) fit it. */
+ * heap) fit it. Buffers that fill the heap exactly fit by the contract's
+ * rule (at most the heap) but leave nothing for the worker itself: words
+ * never call them a fit. */
 typedef enum kf_sink_verdict {
     KF_SINK_VERDICT_NONE = 0, /* no heap given */
-    KF_SINK_FITS,             /* peak_buffer_bytes <= heap */
-    KF_SINK_EXCEEDS,
+    KF_SINK_FITS,             /* peak_buffer_bytes < heap: room is left for the worker */
+    KF_SINK_EXCEEDS,          /* peak_buffer_bytes > heap */
+    KF_SINK_FILLS,            /* peak_buffer_bytes == heap: nothing is left for the worker */
 } kf_sink_verdict;
 /* heap 0: not given. */
 kf_sink_verdict kf_sink_verdict_of(uint64_t peak_buffer_bytes, uint64_t heap);
-/* "fits", "exceeds", or NULL for KF_SINK_VERDICT_NONE. */
+/* The JSON verdict: "fits" (KF_SINK_FITS and KF_SINK_FILLS: peak_buffer_bytes
+ * <= heap), "exceeds", or NULL for KF_SINK_VERDICT_NONE. */
 const char *kf_sink_verdict_name(kf_sink_verdict v);
 
 /* ---- the levers and the suggestion (sink_advice.c) ---------------------- */
@@ -230,18 +234,24 @@ typedef struct kf_sink_advice_in {
  *                            (kf_sink_alternatives; off when one is set),
  *   KF_SINK_LEVER_FLUSH      flush.size / 10 (off as that alternative),
  *   KF_SINK_LEVER_PART_SIZE  the largest s3.part.size in whole MiB whose
- *                            buffers fit the heap, at least the 5 MiB
- *                            minimum (without a heap: the minimum); off
- *                            when the part size is at most the minimum,
+ *                            buffers stay below the heap (leaving the worker
+ *                            room), at least the 5 MiB minimum (without a
+ *                            heap: the minimum); off when the part size is
+ *                            at most the minimum,
  *   KF_SINK_LEVER_WORKERS    tasks.max = K on K workers, a task each (the
  *                            topic's partitions dealt round-robin over K
- *                            tasks): the fewest K >= 2 whose largest task
- *                            fits the heap, else (and without a heap) one
- *                            partition per task; off for one partition.
+ *                            tasks), K always more than the tasks given
+ *                            (a.tasks) and at least 2: the fewest whose
+ *                            largest task stays below the heap, else (and
+ *                            without a heap) one partition per task; off
+ *                            when the topic has no more partitions than
+ *                            the tasks given.
  * peak_open_files is the topic's (for WORKERS: the largest task's, which
- * one worker holds), files_committed what the lever commits over the data
- * read (the part size and the workers do not change the files). The
- * part-size lever is on only when it is below the part size given. */
+ * one worker holds): the sum of its partitions' peaks, an upper bound
+ * reached only if every partition peaks at once. files_committed is what
+ * the lever commits over the data read (the part size and the workers do
+ * not change the files). The part-size lever is on only when it is below
+ * the part size given. */
 typedef enum kf_sink_lever_kind {
     KF_SINK_LEVER_ROTATE = 0,
     KF_SINK_LEVER_FLUSH,
@@ -269,9 +279,10 @@ const char *kf_sink_lever_name(kf_sink_lever_kind k);
 void kf_sink_levers(const kf_sink_topic *t, const kf_sink_advice_in *a, kf_sink_lever lever[KF_SINK_LEVERS]);
 
 /* The suggestion for a topic, in words, into buf (always terminated):
- * "nothing to change" when its buffers fit the heap, else every lever that
- * is on with its peak, its files and, when they are tiny, a warning.
- * Returns the length it needed (as snprintf). */
+ * "nothing to change" when its buffers stay below the heap, else every
+ * lever that is on with its open files, its files and, when they are tiny,
+ * a warning (buffers that fill the heap exactly are said to leave nothing
+ * for the worker itself). Returns the length it needed (as snprintf). */
 size_t kf_sink_advise(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n);
 
 /* The model of the simulation in one paragraph with the topic's figures

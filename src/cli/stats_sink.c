@@ -24,13 +24,7 @@ typedef struct sink_run {
     kf_sink_task_row *task_rows;   /* a topic's tasks, o->tasks of them (reused) */
 } sink_run;
 
-static void topic_field(out *o, const char *topic)
-{
-    if (topic[0])
-        out_str(o, "topic", topic);
-    else
-        out_null(o, "topic");
-}
+static void topic_field(out *o, const char *topic) { out_str(o, "topic", topic[0] ? topic : NULL); }
 
 static void print_partition(void *ctx, const kf_partition *p, const kf_sink_partition *s, uint64_t damaged)
 {
@@ -40,22 +34,13 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_sink_part
     if (R->json) {
         out_begin(o, "sink_partition");
         topic_field(o, p->topic);
-        if (p->partition >= 0)
-            out_int(o, "partition", p->partition);
-        else
-            out_null(o, "partition");
+        out_opt_int(o, "partition", p->partition >= 0, p->partition);
         out_uint(o, "records", s->records);
         out_uint(o, "files_committed", s->figures.files_committed);
         out_uint(o, "peak_open_files", s->figures.peak_open_files);
-        if (s->figures.has_peak)
-            out_int(o, "peak_at_offset", s->figures.peak_at_offset);
-        else
-            out_null(o, "peak_at_offset");
+        out_opt_int(o, "peak_at_offset", s->figures.has_peak, s->figures.peak_at_offset);
         out_uint(o, "peak_buffer_bytes", buffers);
-        if (s->has_resume)
-            out_int(o, "resume_offset", s->resume_offset);
-        else
-            out_null(o, "resume_offset");
+        out_opt_int(o, "resume_offset", s->has_resume, s->resume_offset);
         out_uint(o, "records_written", s->figures.records_written);
         out_uint(o, "records_without_timestamp", s->records_without_timestamp);
         out_uint(o, "control_records", s->control_records);
@@ -134,10 +119,7 @@ static void alt_json(out *o, const char *key, const kf_sink_alt *a, uint64_t par
     }
     out_obj_open(o, key);
     out_uint(o, "flush_size", a->config.flush_size);
-    if (a->config.rotate_interval_ms > 0)
-        out_int(o, "rotate_interval_ms", a->config.rotate_interval_ms);
-    else
-        out_null(o, "rotate_interval_ms");
+    out_opt_int(o, "rotate_interval_ms", a->config.rotate_interval_ms > 0, a->config.rotate_interval_ms);
     out_uint(o, "peak_open_files", a->figures.peak_open_files);
     out_uint(o, "peak_buffer_bytes", kf_sink_buffer_bytes(a->figures.peak_open_files, part_size));
     out_uint(o, "files_committed", a->figures.files_committed);
@@ -165,9 +147,11 @@ static void tasks_text(sink_run *R, FILE *f)
         const kf_sink_task_row *row = &R->task_rows[k];
         char b[32];
         fmt_bytes(kf_sink_buffer_bytes(row->peak_open_files, R->o->part_size), b, sizeof b);
-        fprintf(f, "    task %" PRIu32 ": %" PRIu64 " partition%s, peak %" PRIu64 " open file%s = %s\n", k,
-                row->partitions, row->partitions == 1 ? "" : "s", row->peak_open_files,
-                row->peak_open_files == 1 ? "" : "s", b);
+        /* a task of several partitions: the sum of their peaks, an upper bound */
+        fprintf(f, "    task %" PRIu32 ": %" PRIu64 " partition%s, %s %" PRIu64 " open file%s = %s%s\n", k,
+                row->partitions, row->partitions == 1 ? "" : "s", row->partitions > 1 ? "at most" : "peak",
+                row->peak_open_files, row->peak_open_files == 1 ? "" : "s", b,
+                row->partitions > 1 ? ", if they peak at once" : "");
     }
 }
 
@@ -225,10 +209,7 @@ static void print_summary(sink_run *R, const kf_sink_run_topic *s)
         out_uint(o, "files_committed", t->figures.files_committed);
         out_int(o, "partition_duration_ms", c->partition_duration_ms);
         out_uint(o, "flush_size", c->flush_size);
-        if (c->rotate_interval_ms > 0)
-            out_int(o, "rotate_interval_ms", c->rotate_interval_ms);
-        else
-            out_null(o, "rotate_interval_ms");
+        out_opt_int(o, "rotate_interval_ms", c->rotate_interval_ms > 0, c->rotate_interval_ms);
         out_uint(o, "part_size", ro->part_size);
         if (ro->schedule_interval_ms) {
             out_int(o, "rotate_schedule_interval_ms", ro->schedule_interval_ms);
@@ -251,10 +232,13 @@ static void print_summary(sink_run *R, const kf_sink_run_topic *s)
     char holder[80] = "one task holding every partition";
     if (ro->tasks > 1)
         snprintf(holder, sizeof holder, "the %" PRIu32 " tasks of one worker", ro->tasks);
-    fprintf(f, "  total, %" PRIu64 " partition%s: %" PRIu64 " records, peak %" PRIu64 " open file%s = %s of upload "
-               "buffers for %s; %" PRIu64 " files committed\n",
-            t->partitions, t->partitions == 1 ? "" : "s", t->records, t->figures.peak_open_files,
-            t->figures.peak_open_files == 1 ? "" : "s", b, holder, t->figures.files_committed);
+    /* several partitions: the sum of their peaks, an upper bound */
+    bool bound = t->partitions > 1;
+    fprintf(f, "  total, %" PRIu64 " partition%s: %" PRIu64 " records, %s %" PRIu64 " open file%s = %s of upload "
+               "buffers for %s%s; %" PRIu64 " files committed\n",
+            t->partitions, t->partitions == 1 ? "" : "s", t->records, bound ? "at most" : "peak",
+            t->figures.peak_open_files, t->figures.peak_open_files == 1 ? "" : "s", b, holder,
+            bound ? ", if every partition peaks at once" : "", t->figures.files_committed);
     if (ro->tasks > 1)
         tasks_text(R, f);
     fprintf(f, "  suggestion: %s\n", sug);
@@ -326,15 +310,18 @@ static void print_verdict(sink_run *R)
     char b[32], h[32];
     fmt_bytes(buffers, b, sizeof b);
     FILE *f = o->f;
-    fprintf(f, "verdict: %zu partition%s in %" PRIu32 " task%s of one worker (they share its heap): peak %" PRIu64
-               " open file%s = %s of upload buffers",
-            n, n == 1 ? "" : "s", ro->tasks, ro->tasks == 1 ? "" : "s", files, files == 1 ? "" : "s", b);
+    fprintf(f, "verdict: %zu partition%s in %" PRIu32 " task%s of one worker (they share its heap): %s %" PRIu64
+               " open file%s = %s of upload buffers%s",
+            n, n == 1 ? "" : "s", ro->tasks, ro->tasks == 1 ? "" : "s", n > 1 ? "at most" : "peak", files,
+            files == 1 ? "" : "s", b, n > 1 ? ", if every partition peaks at once" : "");
     if (v == KF_SINK_VERDICT_NONE) {
         fprintf(f, "; no heap given (--heap)\n");
         return;
     }
     fmt_bytes(ro->heap, h, sizeof h);
-    fprintf(f, ", %s the %s heap\n", v == KF_SINK_FITS ? "fits" : "exceeds", h);
+    /* buffers that fill the heap exactly fit by the JSON rule, not in words */
+    fprintf(f, ", %s the %s heap%s\n", v == KF_SINK_FITS ? "fits" : v == KF_SINK_FILLS ? "fills" : "exceeds", h,
+            v == KF_SINK_FILLS ? " exactly, leaving nothing for the worker itself" : "");
 }
 
 void stats_sink_args_init(stats_sink_args *a)
