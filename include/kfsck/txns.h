@@ -46,6 +46,11 @@ enum {
     KF_TXN_COMPLETE_COMMIT = 4, KF_TXN_COMPLETE_ABORT = 5, KF_TXN_DEAD = 6, KF_TXN_PREPARE_EPOCH_FENCE = 7,
 };
 
+/* transaction.max.timeout.ms's default (15 minutes): the longest
+ * transaction.timeout.ms a broker accepts by default, and what a
+ * transaction whose own timeout is unknown is measured against. */
+#define KF_TXN_MAX_TIMEOUT_MS_DEFAULT 900000
+
 /* "Empty", "Ongoing", ... as Kafka names them; NULL for another number. */
 const char *kf_txn_state_name(int state);
 
@@ -89,8 +94,8 @@ const kf_txn_coord_entry *kf_txn_coord_find(kf_txn_coord *c, int64_t pid);
 typedef struct kf_txns_opts {
     unsigned version;         /* KF_TXNS_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;       /* decompression cap for control records (0: the default) */
-    bool has_hanging_ms;          /* hanging_ms is given; else 15 minutes (Kafka's */
-    int64_t hanging_ms;           /* transaction.max.timeout.ms), the default */
+    bool has_hanging_ms;          /* hanging_ms is given; else KF_TXN_MAX_TIMEOUT_MS_DEFAULT */
+    int64_t hanging_ms;           /* (Kafka's transaction.max.timeout.ms default), the default */
     kf_txn_coord *coord;          /* the coordinator's view, or NULL when none was given */
     /* Problems: .txnindex entries missing or extra, a .txnindex or producer
      * snapshot that cannot be used, unreadable markers, missing markers. */

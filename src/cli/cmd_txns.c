@@ -322,7 +322,7 @@ int cmd_txns(int argc, char **argv)
     kf_txns_run_opts to;
     kf_txns_run_opts_init(&to);
     to.has_hanging_ms = true;
-    to.hanging_ms = 15 * 60 * 1000;
+    to.hanging_ms = KF_TXN_MAX_TIMEOUT_MS_DEFAULT;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     optind = 1;
     opterr = 0;

@@ -323,7 +323,7 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
     if (kf_opts_take(&own, o, sizeof own, KF_TXNS_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     if (!own.has_hanging_ms)
-        own.hanging_ms = 15 * 60 * 1000;
+        own.hanging_ms = KF_TXN_MAX_TIMEOUT_MS_DEFAULT;
     o = &own;
     kf_txns *t = calloc(1, sizeof *t);
     if (!t)
