@@ -19,7 +19,7 @@ _kfsck_options()
     stats)    echo "--bucket --by-partition --max-batch-bytes --json --sink-partition-duration --flush-size --rotate-interval --part-size --rotate-schedule-interval --catch-up-rate --from-offset --from-time --from-group --tasks --heap --help" ;;
     txns)     echo "--hanging-ms --max-batch-bytes --json --help" ;;
     metadata) echo "--as-of-offset --show-secrets --max-batch-bytes --json --help" ;;
-    compaction) echo "--now --min-cleanable-ratio --min-compaction-lag-ms --max-compaction-lag-ms --max-batch-bytes --json --help" ;;
+    compaction) echo "--now --min-cleanable-ratio --min-compaction-lag-ms --max-compaction-lag-ms --max-batch-bytes --verbose --json --help" ;;
     replicas) echo "--max-batch-bytes --json --help" ;;
     predict)  echo "--assume-unclean --config --recovery-threads --recovery-rate --now --max-batch-bytes --verbose --json --help" ;;
     esac

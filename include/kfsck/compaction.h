@@ -8,7 +8,9 @@
  * cleaner-offset-checkpoint and its reset rules, the first uncleanable
  * offset and the bound that sets it (the last stable offset, the active
  * segment, min.compaction.lag.ms), the open transaction pinning it (found
- * by the txns job's replay, in the same read), the cleanable bytes and
+ * by the txns job's replay, in the same read; named, and said hanging or
+ * live, from the coordinator's view when __transaction_state is among the
+ * inputs), the cleanable bytes and
  * the dirty ratio, and whether the cleaner would pick the partition. Over
  * the whole log it counts what a full cleaning keeps: distinct keys, the
  * latest record of each, and the bytes of every record it would drop
@@ -153,6 +155,26 @@ typedef struct kf_compaction_opts {
  * 1..KF_COMPACTION_OPTIONS_VERSION, else KF_ERR_UNSUPPORTED. */
 void kf_compaction_opts_init(kf_compaction_opts *o);
 
+/* The open transaction that pins a partition's cleaning: who it is, from
+ * the coordinator's view of the __transaction_state partitions among the
+ * inputs (the txns job's, kf_txn_coord_read_inputs), and whether it hangs:
+ * it is older than its transaction timeout at now_ms, so the coordinator,
+ * which aborts a transaction once its timeout has passed since it began,
+ * should have ended it. Else it is live: its producer (or, at the timeout,
+ * the coordinator) ends it. */
+typedef struct kf_pinning_txn {
+    bool coordinator;               /* a __transaction_state partition was among the inputs */
+    const char *transactional_id;   /* the id whose latest state names the producer id; NULL: none
+                                       does (or no coordinator view) */
+    int coordinator_state;          /* that id's state (KF_TXN_*, as stored), -1 without an id */
+    int64_t timeout_ms;             /* the transaction's own timeout (transaction.timeout.ms in the
+                                       coordinator's state), else KF_TXN_MAX_TIMEOUT_MS_DEFAULT */
+    bool timeout_from_coordinator;
+    bool has_age;                   /* the transaction's first batch has a timestamp */
+    int64_t age_ms;                 /* now_ms - its first batch's timestamp */
+    bool hanging;                   /* has_age and age_ms > timeout_ms */
+} kf_pinning_txn;
+
 /* What the job found for one partition. */
 typedef struct kf_compaction_result {
     const kf_partition *partition;
@@ -194,6 +216,8 @@ typedef struct kf_compaction_result {
     uint64_t reclaimable_bytes;     /* the sizes of the records dropped (superseded, keyless, aborted) in
                                        their batch's uncompressed records section, length included */
     bool incomplete;                /* damage was skipped or records did not decode */
+    bool named;                     /* its directory (or a segment of it) was a PATH itself */
+    kf_pinning_txn pinning;         /* with pinned: who pins it, and whether it hangs */
 } kf_compaction_result;
 
 /* One partition's result (valid during the call). Return KF_OK to go on,

@@ -12,7 +12,7 @@
  * connector catching up writes N records a second per partition, so all
  * open files are also committed every interval x N records written.
  *
- * Three layers: kf_sink simulates one partition fed (offset, timestamp) in
+ * The layers: kf_sink simulates one partition fed (offset, timestamp) in
  * offset order, with memory proportional to its open files;
  * kf_sink_read_partition reads one partition through a kf_part_reader from
  * where the connector resumes (an offset, or the offset Kafka's
@@ -21,7 +21,9 @@
  * kf_sink_task_of and kf_sink_verdict_of deal them to tasks and weigh them
  * against a heap, kf_sink_levers and kf_sink_advise weigh and word the
  * settings that bound the figures, and kf_sink_explain states the model
- * with the figures filled in. Nothing here prints. */
+ * with the figures filled in; kf_sink_run is all of it over the inputs,
+ * each partition resumed where the connector would (a resume point given,
+ * or a consumer group's commits). Nothing here prints. */
 #ifndef KFSCK_SINK_H
 #define KFSCK_SINK_H
 
@@ -31,6 +33,7 @@
 
 #include "kfsck/common.h"
 #include "kfsck/partition.h"
+#include "kfsck/replay.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -191,15 +194,19 @@ void kf_sink_topic_add(kf_sink_topic *t, const kf_sink_partition *p);
 uint32_t kf_sink_task_of(uint64_t index, uint32_t tasks);
 
 /* Whether the upload buffers of the tasks of one worker (they share its
- * heap) fit it. */
+ * heap) fit it. Buffers that fill the heap exactly fit by the contract's
+ * rule (at most the heap) but leave nothing for the worker itself: words
+ * never call them a fit. */
 typedef enum kf_sink_verdict {
     KF_SINK_VERDICT_NONE = 0, /* no heap given */
-    KF_SINK_FITS,             /* peak_buffer_bytes <= heap */
-    KF_SINK_EXCEEDS,
+    KF_SINK_FITS,             /* peak_buffer_bytes < heap: room is left for the worker */
+    KF_SINK_EXCEEDS,          /* peak_buffer_bytes > heap */
+    KF_SINK_FILLS,            /* peak_buffer_bytes == heap: nothing is left for the worker */
 } kf_sink_verdict;
 /* heap 0: not given. */
 kf_sink_verdict kf_sink_verdict_of(uint64_t peak_buffer_bytes, uint64_t heap);
-/* "fits", "exceeds", or NULL for KF_SINK_VERDICT_NONE. */
+/* The JSON verdict: "fits" (KF_SINK_FITS and KF_SINK_FILLS: peak_buffer_bytes
+ * <= heap), "exceeds", or NULL for KF_SINK_VERDICT_NONE. */
 const char *kf_sink_verdict_name(kf_sink_verdict v);
 
 /* ---- the levers and the suggestion (sink_advice.c) ---------------------- */
@@ -227,18 +234,24 @@ typedef struct kf_sink_advice_in {
  *                            (kf_sink_alternatives; off when one is set),
  *   KF_SINK_LEVER_FLUSH      flush.size / 10 (off as that alternative),
  *   KF_SINK_LEVER_PART_SIZE  the largest s3.part.size in whole MiB whose
- *                            buffers fit the heap, at least the 5 MiB
- *                            minimum (without a heap: the minimum); off
- *                            when the part size is at most the minimum,
+ *                            buffers stay below the heap (leaving the worker
+ *                            room), at least the 5 MiB minimum (without a
+ *                            heap: the minimum); off when the part size is
+ *                            at most the minimum,
  *   KF_SINK_LEVER_WORKERS    tasks.max = K on K workers, a task each (the
  *                            topic's partitions dealt round-robin over K
- *                            tasks): the fewest K >= 2 whose largest task
- *                            fits the heap, else (and without a heap) one
- *                            partition per task; off for one partition.
+ *                            tasks), K always more than the tasks given
+ *                            (a.tasks) and at least 2: the fewest whose
+ *                            largest task stays below the heap, else (and
+ *                            without a heap) one partition per task; off
+ *                            when the topic has no more partitions than
+ *                            the tasks given.
  * peak_open_files is the topic's (for WORKERS: the largest task's, which
- * one worker holds), files_committed what the lever commits over the data
- * read (the part size and the workers do not change the files). The
- * part-size lever is on only when it is below the part size given. */
+ * one worker holds): the sum of its partitions' peaks, an upper bound
+ * reached only if every partition peaks at once. files_committed is what
+ * the lever commits over the data read (the part size and the workers do
+ * not change the files). The part-size lever is on only when it is below
+ * the part size given. */
 typedef enum kf_sink_lever_kind {
     KF_SINK_LEVER_ROTATE = 0,
     KF_SINK_LEVER_FLUSH,
@@ -266,9 +279,10 @@ const char *kf_sink_lever_name(kf_sink_lever_kind k);
 void kf_sink_levers(const kf_sink_topic *t, const kf_sink_advice_in *a, kf_sink_lever lever[KF_SINK_LEVERS]);
 
 /* The suggestion for a topic, in words, into buf (always terminated):
- * "nothing to change" when its buffers fit the heap, else every lever that
- * is on with its peak, its files and, when they are tiny, a warning.
- * Returns the length it needed (as snprintf). */
+ * "nothing to change" when its buffers stay below the heap, else every
+ * lever that is on with its open files, its files and, when they are tiny,
+ * a warning (buffers that fill the heap exactly are said to leave nothing
+ * for the worker itself). Returns the length it needed (as snprintf). */
 size_t kf_sink_advise(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n);
 
 /* The model of the simulation in one paragraph with the topic's figures
@@ -278,6 +292,103 @@ size_t kf_sink_advise(const kf_sink_topic *t, const kf_sink_advice_in *a, char *
  * heap), so the operator can redo it for other settings. As kf_sink_advise
  * returns. */
 size_t kf_sink_explain(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n);
+
+/* ---- the run over the inputs (sink_run.c) -------------------------------- */
+
+/* One task's share of a topic: how many of its partitions the task holds
+ * and the sum of their peaks. */
+typedef struct kf_sink_task_row {
+    uint64_t partitions, peak_open_files;
+} kf_sink_task_row;
+
+/* A topic of the run. */
+typedef struct kf_sink_run_topic {
+    const char *topic;          /* "" when unknown (loose segment files); points into the inputs */
+    bool committed;             /* from_group: the group committed an offset of one of its partitions */
+    kf_sink_topic t;            /* the sums over its partitions (zero before they are read) */
+    uint64_t damaged;           /* damaged ranges no copy covers + batches skipped */
+    size_t first;               /* its first partition's index among every partition read: the
+                                   k-th is dealt to task kf_sink_task_of(first + k, tasks) */
+    kf_sink_advice_in advice;   /* what kf_sink_levers, kf_sink_advise and kf_sink_explain take
+                                   for it (partition_peaks: its partitions', in partition order) */
+} kf_sink_run_topic;
+
+#define KF_SINK_RUN_OPTIONS_VERSION 1
+#define KF_SINK_RUN_OPTIONS_INIT KF_OPTIONS_INIT_(kf_sink_run_opts, KF_SINK_RUN_OPTIONS_VERSION)
+typedef struct kf_sink_run_opts {
+    unsigned version;           /* KF_SINK_RUN_OPTIONS_VERSION (kfsck.h: options) */
+    /* The connector's settings, where it resumes (sink.from; ignored with
+     * from_group), the scheduled rotation in records, and the batches
+     * skipped (sink.problem_fn). Its version may stay 0. */
+    kf_sink_opts sink;
+    /* rotate.schedule.interval.ms that sink.schedule_records was made of and
+     * the catch-up rate it assumed (0: not set), for the model's words. */
+    int64_t schedule_interval_ms;
+    uint64_t catch_up_rate;
+    uint64_t part_size;         /* s3.part.size (0: KF_SINK_DEFAULT_PART_SIZE) */
+    uint32_t tasks;             /* tasks.max: partitions dealt round-robin (0 counts as 1) */
+    uint64_t heap;              /* one worker's heap (0: not given) */
+    kf_part_reader_opts read;   /* every partition's reader (its version may stay 0) */
+    /* Resume at a consumer group's commits: each partition at the group's
+     * committed offset, rebuilt from the __consumer_offsets partitions among
+     * the inputs as kf_replay_offsets_topic rebuilds it for `offsets`; a
+     * partition with no commit at its log start (the connector's
+     * auto.offset.reset=earliest). The __consumer_offsets partitions are
+     * where the commits come from, not what the connector reads: they are
+     * left out. NULL: sink.from for every partition. */
+    const char *from_group;
+    kf_problem_fn offsets_problem_fn;         /* the replay's problems (undecodable records, open transactions) */
+    void *offsets_problem_ctx;
+    kf_coord_load_error_fn load_error_fn;     /* its coordinator_load_error problems (NULL: offsets_problem_fn) */
+    void *load_error_ctx;
+    kf_offsets_lost_fn lost_fn;               /* its offsets_lost problems (NULL: read.problem_fn) */
+    void *lost_ctx;
+    /* Each topic before its partitions are read (t->t is zero), each of its
+     * partitions once read (damaged: ranges no copy covers + batches
+     * skipped), and the topic once all are (all valid during the call). */
+    void (*topic_begin_fn)(void *ctx, const kf_sink_run_topic *t);
+    void (*partition_fn)(void *ctx, const kf_partition *p, const kf_sink_partition *s, uint64_t damaged);
+    void (*topic_end_fn)(void *ctx, const kf_sink_run_topic *t);
+    void *ctx;
+} kf_sink_run_opts;
+
+/* Fills *o as KF_SINK_RUN_OPTIONS_INIT does (sink.config has no default:
+ * fill it). kf_sink_run: its version must be 1..KF_SINK_RUN_OPTIONS_VERSION,
+ * else KF_ERR_UNSUPPORTED. */
+void kf_sink_run_opts_init(kf_sink_run_opts *o);
+
+typedef struct kf_sink_run_result {
+    kf_sink_run_topic *topics;  /* in the inputs' (topic) order */
+    size_t ntopics;
+    uint64_t *peaks;            /* every partition read, in (topic, partition) order: its peak_open_files */
+    size_t npartitions;
+    uint64_t peak_open_files;   /* their sum: what one worker holding every task may hold at once */
+    uint32_t tasks;             /* tasks.max (at least 1) */
+    bool damaged;               /* damage was skipped in a partition read: figures may be low */
+    bool unreadable;            /* a segment of a partition read could not be read */
+    /* With from_group. Nothing is read (no topic) when the group's commits
+     * are not known: no __consumer_offsets partition among the inputs, one
+     * of its segments unreadable, or no commit of the group there. */
+    uint64_t offsets_partitions;  /* __consumer_offsets partitions replayed */
+    bool offsets_unreadable;
+    bool offsets_damaged;       /* damage or undecodable records skipped there: a commit may be missing */
+    size_t group_commits;       /* the group's committed partitions */
+    char **groups;              /* with no commit of the group: the groups that did commit, sorted
+                                   (for the closest names) */
+    size_t ngroups;
+} kf_sink_run_result;
+
+/* The sink simulation over every topic partition of in, topic by topic
+ * (in->parts' order), each partition resumed where the connector would
+ * (kf_sink_read), its peaks added up per topic. With an empty in, nothing
+ * is read (from_group is not looked at). *res is filled (free it with
+ * kf_sink_run_free, also on failure). KF_OK, KF_ERR_NOMEM or
+ * KF_ERR_UNSUPPORTED (options). */
+int kf_sink_run(const kf_inputs *in, const kf_sink_run_opts *o, kf_sink_run_result *res);
+void kf_sink_run_free(kf_sink_run_result *res);
+
+/* Topic t's share of each of res->tasks tasks into rows[0 .. res->tasks). */
+void kf_sink_run_tasks(const kf_sink_run_result *res, const kf_sink_run_topic *t, kf_sink_task_row *rows);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,11 @@
  * kf_txn_coord: replay `__transaction_state` partitions (last write per
  * transactional id wins, a tombstone deletes) to name, for a producer id,
  * its transactional id and the coordinator's latest state. Memory is
- * proportional to the transactional ids. */
+ * proportional to the transactional ids.
+ *
+ * kf_txns_run: both over the inputs, as `kfsck txns` reports them: the
+ * coordinator's view of every __transaction_state partition among them
+ * (kf_txn_coord_read_inputs), then each data partition's transactions. */
 #ifndef KFSCK_TXNS_H
 #define KFSCK_TXNS_H
 
@@ -41,6 +45,11 @@ enum {
     KF_TXN_EMPTY = 0, KF_TXN_ONGOING = 1, KF_TXN_PREPARE_COMMIT = 2, KF_TXN_PREPARE_ABORT = 3,
     KF_TXN_COMPLETE_COMMIT = 4, KF_TXN_COMPLETE_ABORT = 5, KF_TXN_DEAD = 6, KF_TXN_PREPARE_EPOCH_FENCE = 7,
 };
+
+/* transaction.max.timeout.ms's default (15 minutes): the longest
+ * transaction.timeout.ms a broker accepts by default, and what a
+ * transaction whose own timeout is unknown is measured against. */
+#define KF_TXN_MAX_TIMEOUT_MS_DEFAULT 900000
 
 /* "Empty", "Ongoing", ... as Kafka names them; NULL for another number. */
 const char *kf_txn_state_name(int state);
@@ -85,8 +94,8 @@ const kf_txn_coord_entry *kf_txn_coord_find(kf_txn_coord *c, int64_t pid);
 typedef struct kf_txns_opts {
     unsigned version;         /* KF_TXNS_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;       /* decompression cap for control records (0: the default) */
-    bool has_hanging_ms;          /* hanging_ms is given; else 15 minutes (Kafka's */
-    int64_t hanging_ms;           /* transaction.max.timeout.ms), the default */
+    bool has_hanging_ms;          /* hanging_ms is given; else KF_TXN_MAX_TIMEOUT_MS_DEFAULT */
+    int64_t hanging_ms;           /* (Kafka's transaction.max.timeout.ms default), the default */
     kf_txn_coord *coord;          /* the coordinator's view, or NULL when none was given */
     /* Problems: .txnindex entries missing or extra, a .txnindex or producer
      * snapshot that cannot be used, unreadable markers, missing markers. */
@@ -174,6 +183,78 @@ int kf_txn_coord_read(kf_txn_coord *c, const kf_partition *p, const kf_part_read
  * KF_ERR_NOMEM. */
 int kf_txns_read(kf_txns **t, const kf_partition *p, const kf_txns_opts *o, const kf_part_reader_opts *ro,
                  kf_txn_report_fn fn, void *ctx, kf_txns_result *res, kf_part_result *pres);
+
+/* ---- the job over the inputs (txns_run.c) ------------------------------- */
+
+/* The topic the transaction coordinator writes its log to. */
+#define KF_TXN_STATE_TOPIC "__transaction_state"
+
+/* The coordinator's view of the __transaction_state partitions among the
+ * inputs. */
+typedef struct kf_txn_coord_inputs {
+    kf_txn_coord *coord;      /* NULL when there is no such partition among the inputs */
+    int32_t *partitions;      /* the partitions replayed (-1: unknown), in the inputs' order */
+    size_t npartitions;
+    bool incomplete;          /* damage no copy covers was skipped: transactional ids may be missing */
+    bool unreadable;          /* a segment could not be read */
+} kf_txn_coord_inputs;
+
+/* Replay every __transaction_state partition of in (kf_txn_coord_read,
+ * each with a reader opened with ro; the records' problems to fn) into *v,
+ * which is zeroed first and freed with kf_txn_coord_inputs_free (also on
+ * failure). KF_OK, KF_ERR_NOMEM or KF_ERR_UNSUPPORTED (ro's version). */
+int kf_txn_coord_read_inputs(kf_txn_coord_inputs *v, const kf_inputs *in, const kf_part_reader_opts *ro,
+                             kf_problem_fn fn, void *ctx);
+void kf_txn_coord_inputs_free(kf_txn_coord_inputs *v);
+
+/* The data partitions of in that kf_txns_run reads: every partition but
+ * those of __transaction_state and __cluster_metadata. */
+size_t kf_txns_data_partitions(const kf_inputs *in);
+
+#define KF_TXNS_RUN_OPTIONS_VERSION 1
+#define KF_TXNS_RUN_OPTIONS_INIT KF_OPTIONS_INIT_(kf_txns_run_opts, KF_TXNS_RUN_OPTIONS_VERSION)
+typedef struct kf_txns_run_opts {
+    unsigned version;             /* KF_TXNS_RUN_OPTIONS_VERSION (kfsck.h: options) */
+    kf_part_reader_opts read;     /* every partition's reader (its cap also caps the records'
+                                     decompression; its version may stay 0) */
+    bool has_hanging_ms;          /* as kf_txns_opts: else 15 minutes */
+    int64_t hanging_ms;
+    /* Problems of the records, of the coordinator replay and of the txns
+     * job (a .txnindex or producer snapshot that cannot be used, missing
+     * markers); those of the copies go to read.problem_fn. */
+    kf_problem_fn problem_fn;
+    void *problem_ctx;
+    /* The coordinator's view once every __transaction_state partition is
+     * replayed (not called when there is none among the inputs). */
+    void (*coordinator_fn)(void *ctx, const kf_txn_coord_inputs *v);
+    /* Each data partition once read, in the inputs' order: its open
+     * transactions, oldest first, and its result (valid during the call). */
+    void (*partition_fn)(void *ctx, const kf_partition *p, const kf_txn_report *open, size_t nopen,
+                         const kf_txns_result *res);
+    void *ctx;
+} kf_txns_run_opts;
+
+/* Fills *o as KF_TXNS_RUN_OPTIONS_INIT does. kf_txns_run: o may be NULL (the
+ * defaults); its version must be 1..KF_TXNS_RUN_OPTIONS_VERSION, else
+ * KF_ERR_UNSUPPORTED. */
+void kf_txns_run_opts_init(kf_txns_run_opts *o);
+
+/* The sums over the data partitions kf_txns_run read. */
+typedef struct kf_txns_totals {
+    uint64_t partitions;
+    uint64_t open_transactions, hanging_transactions, committed_transactions, aborted_transactions;
+    uint64_t markers_missing;
+    uint64_t txnindex_problems;   /* .txnindex entries missing or extra */
+    uint64_t incomplete_partitions;
+    bool unreadable;              /* a segment, .txnindex or producer snapshot could not be read */
+} kf_txns_totals;
+
+/* `kfsck txns` over the inputs: the coordinator's view of the
+ * __transaction_state partitions among them first (kf_txn_coord_read_inputs,
+ * then coordinator_fn), then every data partition (kf_txns_read, with that
+ * view as kf_txns_opts.coord, then partition_fn). *tot (may be NULL): the
+ * sums. KF_OK, KF_ERR_NOMEM or KF_ERR_UNSUPPORTED (options). */
+int kf_txns_run(const kf_inputs *in, const kf_txns_run_opts *o, kf_txns_totals *tot);
 
 #ifdef __cplusplus
 }

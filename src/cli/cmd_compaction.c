@@ -4,7 +4,9 @@
  * (src/jobs/compaction/compaction.c) reads each compacted partition once and says
  * where the cleaner would start and stop, what holds it, and what a full
  * cleaning frees. This file only parses options and prints: per partition a
- * verdict line, then the figures. */
+ * JSON line, or in text (compaction_text.c) a verdict line, then the
+ * figures; without --verbose the partitions of a data dir with nothing to
+ * say are counted, not listed. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -14,15 +16,17 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/compaction_text.h"
 #include "cli/kraft_names.h"
 #include "cli/partitions.h"
 #include "cli/walk.h"
 #include "kfsck/compaction.h"
 
 typedef struct compaction_run {
-    bool json;
+    bool json, verbose;
     out *o;
     report rep;
+    uint64_t quiet, not_compacted; /* text: partitions not listed (no --verbose) */
 } compaction_run;
 
 /* ---- JSON -------------------------------------------------------------------- */
@@ -54,11 +58,26 @@ static void print_json(out *o, const kf_compaction_result *r)
     out_str(o, "uncleanable_reason", kf_uncleanable_reason_name(c->reason));
     if (r->pinned) {
         const kf_open_txn *t = &r->pinned_by;
+        const kf_pinning_txn *w = &r->pinning;
+        const char *st = kf_txn_state_name(w->coordinator_state);
         out_obj_open(o, "pinned_by");
         out_int(o, "producer_id", t->producer_id);
         out_int(o, "producer_epoch", t->producer_epoch);
         out_int(o, "first_offset", t->first_offset);
         out_opt_int(o, "first_timestamp", t->has_first_timestamp, t->first_timestamp);
+        /* beyond the contract: who it is, and whether it hangs */
+        out_str(o, "transactional_id", w->transactional_id);
+        if (w->transactional_id && !st)
+            out_int(o, "coordinator_state", w->coordinator_state);
+        else
+            out_str(o, "coordinator_state", w->transactional_id ? st : NULL);
+        out_opt_int(o, "age_ms", w->has_age, w->age_ms);
+        out_int(o, "timeout_ms", w->timeout_ms);
+        out_str(o, "timeout_source", w->timeout_from_coordinator ? "coordinator" : "default");
+        if (w->has_age)
+            out_bool(o, "hanging", w->hanging);
+        else
+            out_null(o, "hanging");
         out_obj_close(o);
     } else {
         out_null(o, "pinned_by");
@@ -105,111 +124,28 @@ static void print_json(out *o, const kf_compaction_result *r)
     out_end(o);
 }
 
-/* ---- text ---------------------------------------------------------------------- */
+/* ---- what is printed ---------------------------------------------------------- */
 
-static void print_verdict(FILE *f, const kf_compaction_result *r)
-{
-    const kf_partition *p = r->partition;
-    const kf_cleanable *c = &r->cleanable;
-    char dirty[32], tm[40];
-    fmt_bytes(c->cleanable_bytes, dirty, sizeof dirty);
-    if (r->pinned) {
-        const kf_open_txn *t = &r->pinned_by;
-        fprintf(f, "  blocked by open transaction producer %" PRId64 " epoch %d", t->producer_id, t->producer_epoch);
-        if (t->has_first_timestamp) {
-            fmt_time_utc(t->first_timestamp, tm, sizeof tm);
-            fprintf(f, " since %s", tm);
-        }
-        fprintf(f, " at offset %" PRId64 " — abort it: `kafka-transactions.sh --bootstrap-server HOST:PORT abort",
-                t->first_offset);
-        if (p->topic[0] && p->partition >= 0)
-            fprintf(f, " --topic %s --partition %d", p->topic, p->partition);
-        fprintf(f, " --start-offset %" PRId64 "`\n", t->first_offset);
-    } else if (c->would_clean && c->need_compaction_now && !(c->dirty_ratio > r->min_cleanable_ratio)) {
-        fmt_duration(c->compaction_delay_ms, tm, sizeof tm);
-        fprintf(f,
-                "  cleanable: %s dirty, %s past max.compaction.lag.ms — the cleaner should be running: check "
-                "`log-cleaner.log` and `uncleanable-partitions-count`\n",
-                dirty, tm);
-    } else if (c->would_clean) {
-        fprintf(f,
-                "  cleanable: %s dirty, ratio %.2f > %g — the cleaner should be running: check `log-cleaner.log` "
-                "and `uncleanable-partitions-count`\n",
-                dirty, c->dirty_ratio, r->min_cleanable_ratio);
-    } else if (c->cleanable_bytes > 0) {
-        fprintf(f, "  not enough dirty: %s dirty, ratio %.2f <= %g — the cleaner waits for more\n", dirty,
-                c->dirty_ratio, r->min_cleanable_ratio);
-    } else if (c->reason == KF_UNCLEANABLE_ACTIVE_SEGMENT) {
-        fprintf(f, "  nothing to clean: the dirty part from offset %" PRId64 " is all in the active segment, which "
-                   "the cleaner never cleans (it rolls at segment.bytes or segment.ms)\n",
-                c->first_dirty_offset);
-    } else {
-        fprintf(f, "  nothing to clean: no whole segment between the first dirty offset %" PRId64
-                   " and the first uncleanable offset %" PRId64 " (%s)\n",
-                c->first_dirty_offset, c->first_uncleanable_offset, kf_uncleanable_reason_name(c->reason));
-    }
-}
-
-static void print_text(FILE *f, const kf_compaction_result *r)
+/* Text without --verbose lists, of the partitions found in a data dir
+ * (not named as PATHs), only those with something to say: the others are
+ * counted (quiet, not_compacted). */
+static bool quiet(const kf_compaction_result *r)
 {
     const kf_cleanable *c = &r->cleanable;
-    char label[300], size[32], clean[32], total[32], reclaim[32];
-    partition_label(r->partition, label, sizeof label);
-    fmt_bytes(r->bytes, size, sizeof size);
-    if (r->bytes == 0 && r->records == 0) {
-        fprintf(f, "%s: empty: nothing to clean\n", label);
-        return;
-    }
-    fprintf(f, "%s:\n", label);
-    print_verdict(f, r);
-    fprintf(f, "  log: %zu segment%s, %s; log start %" PRId64 ", log end %" PRId64, r->segments,
-            r->segments == 1 ? "" : "s", size, r->log_start_offset, r->log_end_offset);
-    if (r->has_high_watermark)
-        fprintf(f, ", high watermark %" PRId64, r->high_watermark);
-    fprintf(f, ", last stable offset %" PRId64 "\n", r->last_stable_offset);
-    fprintf(f, "  first dirty offset %" PRId64, c->first_dirty_offset);
-    if (!r->has_cleaner_offset)
-        fprintf(f, " (no cleaner-offset-checkpoint entry: the log start)\n");
-    else if (c->dirty_reset == KF_DIRTY_FROM_CHECKPOINT)
-        fprintf(f, " (cleaner-offset-checkpoint)\n");
-    else
-        fprintf(f, " (the checkpoint's %" PRId64 " is %s: reset to the log start)\n", r->cleaner_offset,
-                c->dirty_reset == KF_DIRTY_BELOW_LOG_START ? "below the log start" : "past the log end");
-    fprintf(f, "  first uncleanable offset %" PRId64 " (%s)\n", c->first_uncleanable_offset,
-            kf_uncleanable_reason_name(c->reason));
-    fmt_bytes(c->cleanable_bytes, size, sizeof size);
-    fmt_bytes(c->clean_bytes, clean, sizeof clean);
-    fmt_bytes(c->total_bytes, total, sizeof total);
-    fprintf(f, "  cleanable %s, clean %s", size, clean);
-    if (c->has_ratio)
-        fprintf(f, ", dirty ratio %.4f (min.cleanable.dirty.ratio %g, %s)\n", c->dirty_ratio, r->min_cleanable_ratio,
-                kf_config_source_name(r->min_cleanable_ratio_source));
-    else
-        fprintf(f, " (nothing before the uncleanable part)\n");
-    fmt_bytes(r->reclaimable_bytes, reclaim, sizeof reclaim);
-    fprintf(f,
-            "  a full cleaning: %" PRIu64 " record%s, %" PRIu64 " distinct key%s, %" PRIu64 " live (%" PRIu64
-            " tombstone%s), %s of records to free\n",
-            r->records, r->records == 1 ? "" : "s", r->keys, r->keys == 1 ? "" : "s", r->live_records, r->tombstones,
-            r->tombstones == 1 ? "" : "s", reclaim);
-    if (r->keyless_records)
-        fprintf(f, "  %" PRIu64 " record%s without a key (the cleaner drops them)\n", r->keyless_records,
-                r->keyless_records == 1 ? "" : "s");
-    if (r->aborted_records)
-        fprintf(f, "  %" PRIu64 " record%s of aborted transactions (the cleaner drops them)\n", r->aborted_records,
-                r->aborted_records == 1 ? "" : "s");
-    if (r->min_compaction_lag_ms > 0) {
-        fmt_duration(r->min_compaction_lag_ms, size, sizeof size);
-        fprintf(f, "  min.compaction.lag.ms %s (%s)\n", size, kf_config_source_name(r->min_compaction_lag_source));
-    }
-    if (r->incomplete)
-        fprintf(f, "  damaged batches were skipped: the figures may be incomplete\n");
-    fputc('\n', f);
+    return !r->named && !r->pinned && !c->would_clean && c->cleanable_bytes == 0 && !r->incomplete;
 }
 
 static int print_result(void *ctx, const kf_compaction_result *r)
 {
     compaction_run *R = ctx;
+    if (!R->json && !R->verbose && r->compacted_by == KF_COMPACTED_NOT && !r->named) {
+        R->not_compacted++;
+        return KF_OK;
+    }
+    if (!R->json && !R->verbose && r->compacted_by != KF_COMPACTED_NOT && quiet(r)) {
+        R->quiet++;
+        return KF_OK;
+    }
     if (r->compacted_by == KF_COMPACTED_NOT) {
         if (!R->json) {
             char label[300];
@@ -222,7 +158,7 @@ static int print_result(void *ctx, const kf_compaction_result *r)
     if (R->json)
         print_json(R->o, r);
     else
-        print_text(R->o->f, r);
+        compaction_print_text(R->o->f, r);
     return KF_OK;
 }
 
@@ -239,6 +175,15 @@ static void print_summary(compaction_run *R, const kf_compaction_totals *t)
         out_end(o);
         return;
     }
+    if (R->quiet || R->not_compacted) {
+        fputs("not listed (--verbose lists them):", R->o->f);
+        if (R->quiet)
+            fprintf(R->o->f, " %" PRIu64 " partition%s with nothing to clean%s", R->quiet, R->quiet == 1 ? "" : "s",
+                    R->not_compacted ? "," : "");
+        if (R->not_compacted)
+            fprintf(R->o->f, " %" PRIu64 " not compacted", R->not_compacted);
+        fputs("\n\n", R->o->f);
+    }
     fprintf(R->o->f,
             "%" PRIu64 " compacted partition%s (%" PRIu64 " skipped): %" PRIu64 " pinned by an open transaction, %" PRIu64
             " the cleaner would clean\n",
@@ -250,19 +195,24 @@ static void print_summary(compaction_run *R, const kf_compaction_totals *t)
 static void compaction_usage(FILE *f)
 {
     fprintf(f, "usage: kfsck compaction [--now TIME] [--min-cleanable-ratio R] [--min-compaction-lag-ms MS]\n"
-               "                        [--max-compaction-lag-ms MS] [--max-batch-bytes N] [--json] PATH...\n\n"
+               "                        [--max-compaction-lag-ms MS] [--max-batch-bytes N] [--verbose] [--json]\n"
+               "                        PATH...\n\n"
                "Why a compacted partition does not shrink, and what a cleaning would give back:\n"
                "for __consumer_offsets, __transaction_state, topics whose cleanup.policy holds\n"
                "compact in the KRaft metadata among the PATHs, and partition dirs named as\n"
                "PATHs, the log cleaner's first dirty and first uncleanable offsets, what sets\n"
                "the latter (last stable offset, active segment, min.compaction.lag.ms), the\n"
-               "open transaction pinning it, cleanable bytes and the dirty ratio, and what a\n"
-               "full cleaning keeps (distinct keys, live records) and frees.\n"
+               "open transaction pinning it (its transactional id from __transaction_state\n"
+               "among the PATHs; hanging when older than its transaction timeout at --now),\n"
+               "cleanable bytes and the dirty ratio, and what a full cleaning keeps (distinct\n"
+               "keys, live records) and frees.\n"
                "  --now TIME                the cleaner's clock: epoch ms or ISO 8601 (default: now)\n"
                "  --min-cleanable-ratio R   min.cleanable.dirty.ratio where the topic has none (0.5)\n"
                "  --min-compaction-lag-ms MS  min.compaction.lag.ms where the topic has none (0)\n"
                "  --max-compaction-lag-ms MS  max.compaction.lag.ms where the topic has none (none)\n"
                "  --max-batch-bytes N       cap on one batch's decompressed size (default 128M)\n"
+               "  --verbose                 text: also list the partitions of a data dir with\n"
+               "                            nothing to clean or not compacted (else counted)\n"
                "  --json                    JSON lines: \"compaction\", \"problem\", \"summary\"\n"
                "exit: 0 nothing pins a cleaning; 1 an open transaction pins one; 2 usage;\n"
                "3 a path cannot be read.\n");
@@ -278,7 +228,7 @@ static int opt_ms(const char *opt, const char *arg, int64_t *v)
     return 0;
 }
 
-static int parse_options(int argc, char **argv, kf_compaction_opts *co, bool *json, uint64_t *max_batch)
+static int parse_options(int argc, char **argv, kf_compaction_opts *co, compaction_run *R, uint64_t *max_batch)
 {
     static const struct option longopts[] = {
         {"now", required_argument, 0, 'N'},
@@ -287,6 +237,7 @@ static int parse_options(int argc, char **argv, kf_compaction_opts *co, bool *js
         {"max-compaction-lag-ms", required_argument, 0, 'M'},
         {"max-batch-bytes", required_argument, 0, 'B'},
         {"json", no_argument, 0, 'j'},
+        {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -322,7 +273,8 @@ static int parse_options(int argc, char **argv, kf_compaction_opts *co, bool *js
             if (opt_positive_size("compaction", "--max-batch-bytes", optarg, max_batch))
                 return EXIT_USAGE;
             break;
-        case 'j': *json = true; break;
+        case 'j': R->json = true; break;
+        case 'v': R->verbose = true; break;
         case 'h': compaction_usage(stdout); return -1;
         default:
             return opt_usage_error("compaction", "unknown or incomplete option", argv[optind - 1], compaction_usage);
@@ -341,16 +293,16 @@ int cmd_compaction(int argc, char **argv)
     clock_gettime(CLOCK_REALTIME, &ts);
     co.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    bool json = false;
-    int st = parse_options(argc, argv, &co, &json, &max_batch);
+    compaction_run R = {.json = false};
+    int st = parse_options(argc, argv, &co, &R, &max_batch);
     if (st != EXIT_CLEAN)
         return st < 0 ? EXIT_CLEAN : st;
     char *const *paths = argv + optind;
     int npaths = argc - optind;
 
     out o;
-    out_init(&o, stdout, json);
-    compaction_run R = {.json = json, .o = &o, .rep = {.o = &o}};
+    out_init(&o, stdout, R.json);
+    R.o = R.rep.o = &o;
     kf_inputs in;
     int in_status = inputs_collect(paths, npaths, &in);
     if (!in.n && in_status != EXIT_FAIL)

@@ -4,35 +4,29 @@
  * bytes: the higher leader epoch wins) and holes (offsets no copy holds
  * intact) on stdout and in OUTDIR/merge.json. The library does the work:
  * the output directory's policy (kfsck/outdir.h) and the merge
- * (kf_merge_into, src/jobs/rebuild/merge.c); this file parses, calls and prints. */
-#include <getopt.h>
+ * (kf_merge_into, src/jobs/rebuild/merge.c). The skeleton it shares with
+ * repair (rebuild_cli.c) parses the options, runs the job and writes the
+ * report; this file gives what is merge's: its PARTDIRs, its job, the
+ * conflicts and holes and the summary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/outdir.h"
+#include "cli/rebuild_cli.h"
 #include "cli/walk.h"
-#include "kfsck/outdir.h"
 #include "kfsck/repair.h"
 
-/* merge.json's arrays */
-enum { M_CONFLICTS, M_HOLES, M_SEGMENTS, M_FILES, M_ARRAYS };
-static const char *const array_keys[M_ARRAYS] = {"conflicts", "holes", "segments", "files"};
+/* merge.json's own arrays (segments and files follow) */
+enum { M_CONFLICTS, M_HOLES };
+static const char *const array_keys[] = {"conflicts", "holes"};
 
-typedef struct merge_cli {
-    out *o;
-    bool json;
-    char *const *labels;
-    mem_json arr[M_ARRAYS];
-    uint64_t problems;
-} merge_cli;
-
-static void conflict_fields(merge_cli *m, out *o, const kf_merge_conflict *c)
+static void conflict_fields(const rebuild_cli *m, out *o, const void *item)
 {
+    const kf_merge_conflict *c = item;
     out_int(o, "start_offset", c->start_offset);
     out_int(o, "end_offset", c->end_offset);
-    out_str(o, "chosen", m->labels[c->chosen]);
+    out_str(o, "chosen", m->paths[c->chosen]);
     out_arr_open(o, "leader_epochs");
     for (size_t i = 0; i < c->ncopies; i++) {
         if (c->has[i])
@@ -44,32 +38,27 @@ static void conflict_fields(merge_cli *m, out *o, const kf_merge_conflict *c)
     out_arr_open(o, "copies");
     for (size_t i = 0; i < c->ncopies; i++)
         if (c->has[i])
-            out_str(o, NULL, m->labels[i]);
+            out_str(o, NULL, m->paths[i]);
     out_arr_close(o);
 }
 
 static void on_conflict(void *ctx, const kf_merge_conflict *c)
 {
-    merge_cli *m = ctx;
-    if (m->json) {
-        out_begin(m->o, "conflict");
-        conflict_fields(m, m->o, c);
-        out_end(m->o);
-    } else {
-        out_text(m->o, "conflict: offsets %lld..%lld differ between copies; took %s (leader epochs", (long long)c->start_offset,
-                 (long long)c->end_offset, m->labels[c->chosen]);
+    rebuild_cli *m = ctx;
+    if (!m->json) {
+        out_text(m->o, "conflict: offsets %lld..%lld differ between copies; took %s (leader epochs",
+                 (long long)c->start_offset, (long long)c->end_offset, m->paths[c->chosen]);
         for (size_t i = 0; i < c->ncopies; i++)
             if (c->has[i])
-                out_text(m->o, " %s=%d", m->labels[i], c->leader_epochs[i]);
+                out_text(m->o, " %s=%d", m->paths[i], c->leader_epochs[i]);
         out_text(m->o, ")\n");
     }
-    out_obj_open(&m->arr[M_CONFLICTS].o, NULL);
-    conflict_fields(m, &m->arr[M_CONFLICTS].o, c);
-    out_obj_close(&m->arr[M_CONFLICTS].o);
+    rebuild_record(m, M_CONFLICTS, "conflict", conflict_fields, c);
 }
 
-static void hole_fields(out *o, const kf_merge_hole *h)
+static void hole_fields(const rebuild_cli *m, out *o, const void *item)
 {
+    const kf_merge_hole *h = item;
     out_int(o, "start_offset", h->start_offset);
     if (h->has_end)
         out_int(o, "end_offset", h->end_offset);
@@ -79,53 +68,16 @@ static void hole_fields(out *o, const kf_merge_hole *h)
 
 static void on_hole(void *ctx, const kf_merge_hole *h)
 {
-    merge_cli *m = ctx;
-    if (m->json) {
-        out_begin(m->o, "hole");
-        hole_fields(m->o, h);
-        out_end(m->o);
-    } else if (h->has_end && h->discarded) {
+    rebuild_cli *m = ctx;
+    if (!m->json && h->has_end && h->discarded)
         out_text(m->o, "hole: offsets %lld..%lld are held only by a discarded history (a lower leader epoch)\n",
                  (long long)h->start_offset, (long long)h->end_offset);
-    } else if (h->has_end) {
+    else if (!m->json && h->has_end)
         out_text(m->o, "hole: offsets %lld..%lld are intact in no copy\n", (long long)h->start_offset,
                  (long long)h->end_offset);
-    } else {
+    else if (!m->json)
         out_text(m->o, "hole: offsets from %lld are intact in no copy\n", (long long)h->start_offset);
-    }
-    out_obj_open(&m->arr[M_HOLES].o, NULL);
-    hole_fields(&m->arr[M_HOLES].o, h);
-    out_obj_close(&m->arr[M_HOLES].o);
-}
-
-static void on_segment(void *ctx, const kf_repair_segment *s)
-{
-    merge_cli *m = ctx;
-    if (m->json) {
-        out_begin(m->o, "segment");
-        segment_fields(m->o, s, false);
-        out_end(m->o);
-    } else {
-        out_text(m->o, "wrote %s: %llu batches, %llu bytes\n", s->output, (unsigned long long)s->batches,
-                 (unsigned long long)s->size);
-    }
-    out_obj_open(&m->arr[M_SEGMENTS].o, NULL);
-    segment_fields(&m->arr[M_SEGMENTS].o, s, false);
-    out_obj_close(&m->arr[M_SEGMENTS].o);
-}
-
-static void on_file(void *ctx, const kf_repair_file *f)
-{
-    merge_cli *m = ctx;
-    file_record(m->o, &m->arr[M_FILES].o, f);
-}
-
-static void on_problem(void *ctx, const kf_problem *p)
-{
-    merge_cli *m = ctx;
-    m->problems++;
-    report r = {m->o, p->file, 0, 0};
-    report_problem(&r, p);
+    rebuild_record(m, M_HOLES, "hole", hole_fields, h);
 }
 
 static void merge_usage(FILE *f)
@@ -145,25 +97,23 @@ static void merge_usage(FILE *f)
                "read or write.\n");
 }
 
-typedef struct merge_args {
-    bool json, force;
-    const char *outdir;
-    uint64_t max_batch;
-    char *const *dirs;   /* the copies */
-    int n;
-} merge_args;
-
 /* ---- the PARTDIRs: each a partition directory ---------------------------------- */
+
+typedef struct copies_check {
+    rebuild_cli *c;
+    int status;
+} copies_check;
 
 static int copy_is_partition(void *ctx, const kf_path_entry *e)
 {
-    *(int *)ctx = -1;
+    ((copies_check *)ctx)->status = -1;
     return KF_OK;
 }
 
 static int copy_not_partition(void *ctx, const kf_path_entry *e)
 {
-    *(int *)ctx = opt_usage_error("merge", "not a partition directory:", e->path, merge_usage);
+    copies_check *k = ctx;
+    k->status = rebuild_usage_error(k->c, "not a partition directory:", e->path);
     return KF_ERR_IO;
 }
 
@@ -171,148 +121,94 @@ static int copy_not_partition(void *ctx, const kf_path_entry *e)
  * EXIT_FAIL, a FIFO or device (no err_no) is not a partition directory. */
 static void copy_unusable(void *ctx, const char *path, int err_no, const char *what)
 {
+    copies_check *k = ctx;
     if (!err_no) {
-        *(int *)ctx = opt_usage_error("merge", "not a partition directory:", path, merge_usage);
+        k->status = rebuild_usage_error(k->c, "not a partition directory:", path);
         return;
     }
     print_path_error(NULL, path, err_no, what);
-    *(int *)ctx = EXIT_FAIL;
+    k->status = EXIT_FAIL;
 }
 
-/* -1 when every PARTDIR is a partition directory, else the exit code of the
- * first that is not (the others are not looked at). */
-static int copies_check(const merge_args *a)
+/* Two or more PARTDIRs, each a partition directory: -1, else the exit code
+ * of the first that is not (the others are not looked at). */
+static int merge_inputs(rebuild_cli *c)
 {
-    int status = -1;
+    if (c->npaths < 1)
+        return rebuild_usage_error(c, "no PARTDIR given", NULL);
+    if (c->npaths < 2)
+        return rebuild_usage_error(c, "two or more PARTDIRs are needed (to repair one copy: kfsck repair --salvage):",
+                                   c->paths[0]);
+    c->partition = true;
+    copies_check k = {c, -1};
     kf_paths_walk_opts o;
-    cli_walk_opts_init(&o, &status);
+    cli_walk_opts_init(&o, &k);
     o.partition_fn = copy_is_partition;
     o.file_fn = o.datadir_fn = o.other_dir_fn = copy_not_partition;
     o.error_fn = copy_unusable; /* a FIFO is a usage error here */
-    o.error_ctx = &status;
-    for (int i = 0; i < a->n && status < 0; i++)
-        if (kf_paths_walk(a->dirs + i, 1, &o) == KF_ERR_NOMEM)
+    o.error_ctx = &k;
+    for (int i = 0; i < c->npaths && k.status < 0; i++)
+        if (kf_paths_walk(c->paths + i, 1, &o) == KF_ERR_NOMEM)
             cli_oom();
-    return status;
+    return k.status;
 }
 
-/* The options and the PARTDIRs: -1 when they are fine, else the exit code. */
-static int parse_args(int argc, char **argv, merge_args *a)
+/* ---- the job and its report ------------------------------------------------------ */
+
+static int merge_run(rebuild_cli *c, kf_outdir *od)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'},
-        {"force", no_argument, 0, 'f'},
-        {"output", required_argument, 0, 'o'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    memset(a, 0, sizeof *a);
-    a->max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': a->json = true; break;
-        case 'f': a->force = true; break;
-        case 'o': a->outdir = optarg; break;
-        case 'B':
-            if (opt_positive_size("merge", "--max-batch-bytes", optarg, &a->max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': merge_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("merge", "unknown or incomplete option", argv[optind - 1], merge_usage);
-        }
-    }
-    if (!a->outdir || !a->outdir[0])
-        return opt_usage_error("merge", "no output directory given (-o OUTDIR)", NULL, merge_usage);
-    if (optind >= argc)
-        return opt_usage_error("merge", "no PARTDIR given", NULL, merge_usage);
-    if (argc - optind < 2)
-        return opt_usage_error("merge", "two or more PARTDIRs are needed (to repair one copy: kfsck repair --salvage):",
-                               argv[optind], merge_usage);
-    a->n = argc - optind;
-    a->dirs = argv + optind;
-    return copies_check(a);
+    kf_merge_opts mo;
+    kf_merge_opts_init(&mo);
+    mo.max_batch_bytes = (size_t)c->max_batch;
+    reader_tuning(&mo.threads, &mo.chunk_bytes);
+    mo.conflict_fn = on_conflict;
+    mo.hole_fn = on_hole;
+    mo.segment_fn = rebuild_on_segment;
+    mo.file_fn = rebuild_on_file;
+    mo.problem_fn = rebuild_on_problem;
+    mo.ctx = c;
+    return kf_merge_into(od, (const char *const *)c->paths, (size_t)c->npaths, &mo, c->job);
 }
 
-/* OUTDIR/merge.json, then the summary line; the exit code. */
-static int finish(const merge_args *a, kf_outdir *od, merge_cli *m, const kf_merge_result *res)
+static void merge_report_head(rebuild_cli *c, const kf_outdir *od, out *doc)
 {
-    mem_json doc;
-    report_begin(&doc, "merge");
-    out_arr_open(&doc.o, "inputs");
-    for (int i = 0; i < a->n; i++)
-        out_str(&doc.o, NULL, a->dirs[i]);
-    out_arr_close(&doc.o);
-    out_str(&doc.o, "output", od->target);
-    out_uint(&doc.o, "batches", res->batches);
-    report_put_arrays(&doc, array_keys, m->arr, M_ARRAYS);
-    if (report_write(&doc, od) != EXIT_CLEAN)
-        return EXIT_FAIL;
-    if (a->json) {
-        out_begin(m->o, "summary");
-        out_str(m->o, "output", od->target);
-        out_str(m->o, "report", od->report);
-        out_uint(m->o, "batches", res->batches);
-        out_uint(m->o, "segments_written", res->segments_written);
-        out_uint(m->o, "conflicts", res->conflicts);
-        out_uint(m->o, "holes", res->holes);
-        out_end(m->o);
+    const kf_merge_result *res = c->job;
+    out_arr_open(doc, "inputs");
+    for (int i = 0; i < c->npaths; i++)
+        out_str(doc, NULL, c->paths[i]);
+    out_arr_close(doc);
+    out_str(doc, "output", od->target);
+    out_uint(doc, "batches", res->batches);
+}
+
+static int merge_summary(rebuild_cli *c, const kf_outdir *od)
+{
+    const kf_merge_result *res = c->job;
+    if (c->json) {
+        out_begin(c->o, "summary");
+        out_str(c->o, "output", od->target);
+        out_str(c->o, "report", od->report);
+        out_uint(c->o, "batches", res->batches);
+        out_uint(c->o, "segments_written", res->segments_written);
+        out_uint(c->o, "conflicts", res->conflicts);
+        out_uint(c->o, "holes", res->holes);
+        out_end(c->o);
     } else {
-        out_text(m->o, "%s: %llu batches in %llu segments, %llu conflicts, %llu holes; report in %s\n", od->target,
+        out_text(c->o, "%s: %llu batches in %llu segments, %llu conflicts, %llu holes; report in %s\n", od->target,
                  (unsigned long long)res->batches, (unsigned long long)res->segments_written,
                  (unsigned long long)res->conflicts, (unsigned long long)res->holes, od->report);
     }
     return res->conflicts || res->holes ? EXIT_DAMAGE : EXIT_CLEAN;
 }
 
-/* The merge itself, into the prepared od; the exit code. */
-static int run(const merge_args *a, kf_outdir *od)
-{
-    /* the job writes into a stage, moved into place once the report is
-     * written (report_write) */
-    if (kf_outdir_stage(od) != KF_OK)
-        return job_failed();
-    out o;
-    out_init(&o, stdout, a->json);
-    merge_cli m = {.o = &o, .json = a->json, .labels = a->dirs};
-    report_arrays_open(m.arr, M_ARRAYS);
-    kf_merge_opts mo;
-    kf_merge_opts_init(&mo);
-    mo.max_batch_bytes = (size_t)a->max_batch;
-    reader_tuning(&mo.threads, &mo.chunk_bytes);
-    mo.conflict_fn = on_conflict;
-    mo.hole_fn = on_hole;
-    mo.segment_fn = on_segment;
-    mo.file_fn = on_file;
-    mo.problem_fn = on_problem;
-    mo.ctx = &m;
-    kf_merge_result res;
-    int rc = kf_merge_into(od, (const char *const *)a->dirs, (size_t)a->n, &mo, &res);
-    report_arrays_close(m.arr, M_ARRAYS);
-    int status = rc != KF_OK ? job_failed() : finish(a, od, &m, &res);
-    fflush(stdout);
-    report_arrays_free(m.arr, M_ARRAYS);
-    return status;
-}
-
 int cmd_merge(int argc, char **argv)
 {
-    merge_args a;
-    int status = parse_args(argc, argv, &a);
-    if (status >= 0)
-        return status;
-    kf_outdir od;
-    if (kf_outdir_init(&od, a.outdir, a.dirs[0], true, "merge.json", a.force) != KF_OK)
-        cli_oom();
-    for (int i = 1; i < a.n; i++)
-        if (!kf_outdir_named_after(&od, a.dirs[i]))
-            fprintf(stderr, "kfsck merge: note: '%s' and '%s' have different names; the output is named '%s'\n",
-                    a.dirs[0], a.dirs[i], od.name);
-    kf_outdir_verdict v = kf_outdir_prepare(&od, (const char *const *)a.dirs, (size_t)a.n);
-    status = v != KF_OUTDIR_READY ? outdir_refused("merge", &od, v, "an input's", "the merged copy") : run(&a, &od);
-    kf_outdir_free(&od);
-    return status;
+    static const rebuild_cmd cmd = {
+        .name = "merge", .report_name = "merge.json", .usage = merge_usage, .salvage = false,
+        .segment_input = false, .input_words = "an input's", .copy_words = "the merged copy",
+        .keys = array_keys, .nkeys = sizeof array_keys / sizeof array_keys[0],
+        .inputs = merge_inputs, .run = merge_run, .report_head = merge_report_head, .summary = merge_summary,
+    };
+    kf_merge_result res = {0};
+    return rebuild_main(argc, argv, &cmd, &res);
 }

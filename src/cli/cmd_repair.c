@@ -3,32 +3,28 @@
  * stdout and in OUTDIR/repair.json. The library does the work: the output
  * directory's policy (kfsck/outdir.h: never in the input's directory, no
  * overwriting without --force, stale files) and the repair
- * (kf_repair_into, src/jobs/rebuild/repair.c); this file parses, calls and prints. */
+ * (kf_repair_into, src/jobs/rebuild/repair.c). The skeleton it shares with
+ * merge (rebuild_cli.c) parses the options, runs the job and writes the
+ * report; this file gives what is repair's: its PATH, its job, the dropped
+ * ranges and the summary. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/outdir.h"
+#include "cli/rebuild_cli.h"
 #include "cli/walk.h"
-#include "kfsck/outdir.h"
 #include "kfsck/repair.h"
 
-/* repair.json's arrays */
-enum { R_DROPPED, R_SEGMENTS, R_FILES, R_ARRAYS };
-static const char *const array_keys[R_ARRAYS] = {"dropped", "segments", "files"};
+/* repair.json's own array (segments and files follow) */
+enum { R_DROPPED };
+static const char *const array_keys[] = {"dropped"};
 
-typedef struct rep_ctx {
-    out *o;            /* stdout */
-    bool json;
-    mem_json arr[R_ARRAYS];
-} rep_ctx;
-
-static void drop_fields(out *o, const kf_repair_drop *d)
+static void drop_fields(const rebuild_cli *c, out *o, const void *item)
 {
+    const kf_repair_drop *d = item;
     out_str(o, "file", d->file);
     out_uint(o, "start", d->start);
     out_uint(o, "end", d->end);
@@ -50,60 +46,19 @@ static void drop_fields(out *o, const kf_repair_drop *d)
 
 static void on_drop(void *ctx, const kf_repair_drop *d)
 {
-    rep_ctx *r = ctx;
-    if (r->json) {
-        out_begin(r->o, "dropped");
-        drop_fields(r->o, d);
-        out_end(r->o);
-    } else {
-        out_text(r->o, "dropped %s bytes %llu..%llu (%llu bytes): %s", d->file, (unsigned long long)d->start,
+    rebuild_cli *c = ctx;
+    if (!c->json) {
+        out_text(c->o, "dropped %s bytes %llu..%llu (%llu bytes): %s", d->file, (unsigned long long)d->start,
                  (unsigned long long)d->end, (unsigned long long)(d->end - d->start), d->reason);
         if (d->has_first && d->has_last)
-            out_text(r->o, ", offsets %lld..%lld lost", (long long)d->first_offset, (long long)d->last_offset);
+            out_text(c->o, ", offsets %lld..%lld lost", (long long)d->first_offset, (long long)d->last_offset);
         else if (d->has_first)
-            out_text(r->o, ", offsets from %lld lost", (long long)d->first_offset);
-        out_text(r->o, "%s\n", d->data_loss ? "" : " (no data: zero fill)");
+            out_text(c->o, ", offsets from %lld lost", (long long)d->first_offset);
+        out_text(c->o, "%s\n", d->data_loss ? "" : " (no data: zero fill)");
         if (d->message[0])
-            out_text(r->o, "  %s\n", d->message);
+            out_text(c->o, "  %s\n", d->message);
     }
-    out_obj_open(&r->arr[R_DROPPED].o, NULL);
-    drop_fields(&r->arr[R_DROPPED].o, d);
-    out_obj_close(&r->arr[R_DROPPED].o);
-}
-
-static void on_segment(void *ctx, const kf_repair_segment *s)
-{
-    rep_ctx *r = ctx;
-    if (r->json) {
-        out_begin(r->o, "segment");
-        segment_fields(r->o, s, true);
-        out_end(r->o);
-    } else {
-        out_text(r->o, "wrote %s: %llu of %llu bytes, %llu batches", s->output, (unsigned long long)s->size,
-                 (unsigned long long)s->input_size, (unsigned long long)s->batches);
-        if (s->has_offsets)
-            out_text(r->o, ", offsets %lld..%lld", (long long)s->first_offset, (long long)s->last_offset);
-        out_text(r->o, "; index %llu entries, time index %llu entries\n", (unsigned long long)s->index_entries,
-                 (unsigned long long)s->time_entries);
-    }
-    out_obj_open(&r->arr[R_SEGMENTS].o, NULL);
-    segment_fields(&r->arr[R_SEGMENTS].o, s, true);
-    out_obj_close(&r->arr[R_SEGMENTS].o);
-}
-
-static void on_file(void *ctx, const kf_repair_file *f)
-{
-    rep_ctx *r = ctx;
-    file_record(r->o, &r->arr[R_FILES].o, f);
-}
-
-/* An input file that cannot be read (an `unreadable` warning): the one-line
- * error on stderr, and a problem line with --json. */
-static void on_problem(void *ctx, const kf_problem *p)
-{
-    rep_ctx *r = ctx;
-    report rp = {r->o, p->file, 0, 0};
-    report_problem(&rp, p);
+    rebuild_record(c, R_DROPPED, "dropped", drop_fields, d);
 }
 
 static void repair_usage(FILE *f)
@@ -123,66 +78,20 @@ static void repair_usage(FILE *f)
                "(also OUTDIR equal to or inside the input's directory); 3: cannot read or write.\n");
 }
 
-typedef struct repair_args {
-    bool json, salvage, force;
-    const char *outdir, *path;
-    uint64_t max_batch;
-} repair_args;
-
-/* The options and the PATH: -1 when they are fine, else the exit code. */
-static int parse_args(int argc, char **argv, repair_args *a)
-{
-    static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'},
-        {"salvage", no_argument, 0, 's'},
-        {"force", no_argument, 0, 'f'},
-        {"output", required_argument, 0, 'o'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    memset(a, 0, sizeof *a);
-    a->max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': a->json = true; break;
-        case 's': a->salvage = true; break;
-        case 'f': a->force = true; break;
-        case 'o': a->outdir = optarg; break;
-        case 'B':
-            if (opt_positive_size("repair", "--max-batch-bytes", optarg, &a->max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': repair_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("repair", "unknown or incomplete option", argv[optind - 1], repair_usage);
-        }
-    }
-    if (!a->outdir || !a->outdir[0])
-        return opt_usage_error("repair", "no output directory given (-o OUTDIR)", NULL, repair_usage);
-    if (optind >= argc)
-        return opt_usage_error("repair", "no PATH given", NULL, repair_usage);
-    if (argc - optind > 1)
-        return opt_usage_error("repair", "give one PATH (a segment or a partition directory), not", argv[optind + 1],
-                               repair_usage);
-    a->path = argv[optind];
-    return -1;
-}
+/* ---- PATH: a segment or a partition directory ---------------------------------- */
 
 /* What the walk found PATH to be: status -1 when it is a segment or a
- * partition directory (and partition says which), else the exit code. */
+ * partition directory (and c->partition says which), else the exit code. */
 typedef struct repair_input {
+    rebuild_cli *c;
     int status;
-    bool partition;
 } repair_input;
 
 static int input_segment(void *ctx, const kf_path_entry *e)
 {
     repair_input *in = ctx;
     if (e->file.kind != KF_FILE_LOG && !e->looks_like_log) {
-        in->status = opt_usage_error("repair", "not a segment (.log) or a partition directory:", e->path, repair_usage);
+        in->status = rebuild_usage_error(in->c, "not a segment (.log) or a partition directory:", e->path);
         return KF_ERR_IO;
     }
     if (access(e->path, R_OK) != 0) {
@@ -197,29 +106,33 @@ static int input_partition(void *ctx, const kf_path_entry *e)
 {
     repair_input *in = ctx;
     in->status = -1;
-    in->partition = true;
+    in->c->partition = true;
     return KF_OK;
 }
 
 static int input_datadir(void *ctx, const kf_path_entry *e)
 {
-    ((repair_input *)ctx)->status = opt_usage_error(
-        "repair", "a broker data directory: give one partition directory, not", e->path, repair_usage);
+    repair_input *in = ctx;
+    in->status = rebuild_usage_error(in->c, "a broker data directory: give one partition directory, not", e->path);
     return KF_ERR_IO;
 }
 
 static int input_other_dir(void *ctx, const kf_path_entry *e)
 {
-    ((repair_input *)ctx)->status =
-        opt_usage_error("repair", "not a segment (.log) or a partition directory:", e->path, repair_usage);
+    repair_input *in = ctx;
+    in->status = rebuild_usage_error(in->c, "not a segment (.log) or a partition directory:", e->path);
     return KF_ERR_IO;
 }
 
-/* Is PATH a segment or a partition directory? -1 (and *partition) when it
- * is one, else the exit code (an unusable PATH: EXIT_FAIL). */
-static int input_kind(const char *path, bool *partition)
+/* One PATH, a segment or a partition directory: -1, else the exit code
+ * (an unusable PATH: EXIT_FAIL). */
+static int repair_inputs(rebuild_cli *c)
 {
-    repair_input in = {EXIT_FAIL, false};
+    if (c->npaths < 1)
+        return rebuild_usage_error(c, "no PATH given", NULL);
+    if (c->npaths > 1)
+        return rebuild_usage_error(c, "give one PATH (a segment or a partition directory), not", c->paths[1]);
+    repair_input in = {c, EXIT_FAIL};
     kf_paths_walk_opts o;
     cli_walk_opts_init(&o, &in);
     o.file_fn = input_segment;
@@ -227,41 +140,56 @@ static int input_kind(const char *path, bool *partition)
     o.datadir_fn = input_datadir;
     o.other_dir_fn = input_other_dir;
     o.sniff_logs = true;
-    char *paths[] = {(char *)path};
-    if (kf_paths_walk(paths, 1, &o) == KF_ERR_NOMEM)
+    if (kf_paths_walk(c->paths, 1, &o) == KF_ERR_NOMEM)
         cli_oom();
-    *partition = in.partition;
     return in.status;
 }
 
-/* OUTDIR/repair.json, then the summary line; the exit code. */
-static int finish(const repair_args *a, kf_outdir *od, rep_ctx *r, const kf_repair_result *res)
+/* ---- the job and its report ------------------------------------------------------ */
+
+static int repair_run(rebuild_cli *c, kf_outdir *od)
 {
+    kf_repair_opts ro;
+    kf_repair_opts_init(&ro);
+    ro.salvage = c->salvage;
+    ro.max_batch_bytes = (size_t)c->max_batch;
+    reader_tuning(&ro.threads, &ro.chunk_bytes);
+    ro.drop_fn = on_drop;
+    ro.segment_fn = rebuild_on_segment;
+    ro.file_fn = rebuild_on_file;
+    ro.problem_fn = rebuild_on_problem;
+    ro.ctx = c;
+    return kf_repair_into(od, c->paths[0], &ro, c->job);
+}
+
+static void repair_report_head(rebuild_cli *c, const kf_outdir *od, out *doc)
+{
+    const kf_repair_result *res = c->job;
+    out_str(doc, "mode", c->salvage ? "salvage" : "default");
+    out_str(doc, "input", c->paths[0]);
+    out_str(doc, "output", od->target);
+    out_bool(doc, "data_loss", res->data_loss_ranges > 0);
+    out_uint(doc, "dropped_ranges", res->dropped_ranges);
+    out_uint(doc, "segments_written", res->segments_written);
+}
+
+static int repair_summary(rebuild_cli *c, const kf_outdir *od)
+{
+    const kf_repair_result *res = c->job;
     bool loss = res->data_loss_ranges > 0;
-    mem_json doc;
-    report_begin(&doc, "repair");
-    out_str(&doc.o, "mode", a->salvage ? "salvage" : "default");
-    out_str(&doc.o, "input", a->path);
-    out_str(&doc.o, "output", od->target);
-    out_bool(&doc.o, "data_loss", loss);
-    out_uint(&doc.o, "dropped_ranges", res->dropped_ranges);
-    out_uint(&doc.o, "segments_written", res->segments_written);
-    report_put_arrays(&doc, array_keys, r->arr, R_ARRAYS);
-    if (report_write(&doc, od) != EXIT_CLEAN)
-        return EXIT_FAIL;
-    if (a->json) {
-        out_begin(r->o, "summary");
-        out_str(r->o, "mode", a->salvage ? "salvage" : "default");
-        out_str(r->o, "output", od->target);
-        out_str(r->o, "report", od->report);
-        out_uint(r->o, "segments_written", res->segments_written);
-        out_uint(r->o, "dropped_ranges", res->dropped_ranges);
-        out_uint(r->o, "data_loss_ranges", res->data_loss_ranges);
-        out_uint(r->o, "stale_files_removed", od->stale_removed);
-        out_bool(r->o, "data_loss", loss);
-        out_end(r->o);
+    if (c->json) {
+        out_begin(c->o, "summary");
+        out_str(c->o, "mode", c->salvage ? "salvage" : "default");
+        out_str(c->o, "output", od->target);
+        out_str(c->o, "report", od->report);
+        out_uint(c->o, "segments_written", res->segments_written);
+        out_uint(c->o, "dropped_ranges", res->dropped_ranges);
+        out_uint(c->o, "data_loss_ranges", res->data_loss_ranges);
+        out_uint(c->o, "stale_files_removed", od->stale_removed);
+        out_bool(c->o, "data_loss", loss);
+        out_end(c->o);
     } else {
-        out_text(r->o, "%s: %llu segments written, %llu ranges dropped (%llu with data)%s; report in %s\n",
+        out_text(c->o, "%s: %llu segments written, %llu ranges dropped (%llu with data)%s; report in %s\n",
                  od->target, (unsigned long long)res->segments_written, (unsigned long long)res->dropped_ranges,
                  (unsigned long long)res->data_loss_ranges,
                  od->stale_removed ? ", stale files of an earlier output removed" : "", od->report);
@@ -269,51 +197,14 @@ static int finish(const repair_args *a, kf_outdir *od, rep_ctx *r, const kf_repa
     return loss ? EXIT_DAMAGE : EXIT_CLEAN;
 }
 
-/* The repair itself, into the prepared od; the exit code. */
-static int run(const repair_args *a, kf_outdir *od)
-{
-    /* the job writes into a stage, moved into place once the report is
-     * written (report_write) */
-    if (kf_outdir_stage(od) != KF_OK)
-        return job_failed();
-    out o;
-    out_init(&o, stdout, a->json);
-    rep_ctx r = {.o = &o, .json = a->json};
-    report_arrays_open(r.arr, R_ARRAYS);
-    kf_repair_opts ro;
-    kf_repair_opts_init(&ro);
-    ro.salvage = a->salvage;
-    ro.max_batch_bytes = (size_t)a->max_batch;
-    reader_tuning(&ro.threads, &ro.chunk_bytes);
-    ro.drop_fn = on_drop;
-    ro.segment_fn = on_segment;
-    ro.file_fn = on_file;
-    ro.problem_fn = on_problem;
-    ro.ctx = &r;
-    kf_repair_result res;
-    int rc = kf_repair_into(od, a->path, &ro, &res);
-    report_arrays_close(r.arr, R_ARRAYS);
-    int status = rc != KF_OK ? job_failed() : finish(a, od, &r, &res);
-    fflush(stdout);
-    report_arrays_free(r.arr, R_ARRAYS);
-    return status;
-}
-
 int cmd_repair(int argc, char **argv)
 {
-    repair_args a;
-    bool partition = false;
-    int status = parse_args(argc, argv, &a);
-    if (status < 0)
-        status = input_kind(a.path, &partition);
-    if (status >= 0)
-        return status;
-    kf_outdir od;
-    if (kf_outdir_init(&od, a.outdir, a.path, partition, "repair.json", a.force) != KF_OK)
-        cli_oom();
-    const char *inputs[] = {a.path};
-    kf_outdir_verdict v = kf_outdir_prepare(&od, inputs, 1);
-    status = v != KF_OUTDIR_READY ? outdir_refused("repair", &od, v, "the input's", "the copy") : run(&a, &od);
-    kf_outdir_free(&od);
-    return status;
+    static const rebuild_cmd cmd = {
+        .name = "repair", .report_name = "repair.json", .usage = repair_usage, .salvage = true,
+        .segment_input = true, .input_words = "the input's", .copy_words = "the copy",
+        .keys = array_keys, .nkeys = sizeof array_keys / sizeof array_keys[0],
+        .inputs = repair_inputs, .run = repair_run, .report_head = repair_report_head, .summary = repair_summary,
+    };
+    kf_repair_result res = {0};
+    return rebuild_main(argc, argv, &cmd, &res);
 }

@@ -5,7 +5,8 @@
  * partition), computed by the library's stats job (kf_stats_run,
  * src/jobs/stats/stats_run.c); this file parses, calls and prints. With
  * --sink-partition-duration, the storage-sink catch-up simulation instead
- * (its options are parsed here; stats_sink.c runs and prints it). */
+ * (its options are parsed here, the library's kf_sink_run runs it and
+ * stats_sink.c prints it). */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -239,10 +240,10 @@ int cmd_stats(int argc, char **argv)
     stats_run R = {0};
     R.width = 3600000;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    stats_sink_args sa = {.part_size = KF_SINK_DEFAULT_PART_SIZE, .catch_up_rate = STATS_SINK_DEFAULT_CATCH_UP_RATE,
-                          .tasks = 1};
-    kf_sink_opts *so = &sa.so;
-    kf_sink_opts_init(so);
+    stats_sink_args sa;
+    stats_sink_args_init(&sa);
+    kf_sink_run_opts *sr = &sa.run;
+    kf_sink_opts *so = &sr->sink;
     int64_t flush = 0, rate = 0, tasks = 0;
     bool bucket_given = false, sink_given = false;
     const char *sink_only = NULL; /* a sink option, when one was given */
@@ -277,12 +278,12 @@ int cmd_stats(int argc, char **argv)
             sink_only = "--rotate-interval";
             break;
         case 'P':
-            if (opt_positive_size("stats", "--part-size", optarg, &sa.part_size))
+            if (opt_positive_size("stats", "--part-size", optarg, &sr->part_size))
                 return EXIT_USAGE;
             sink_only = "--part-size";
             break;
         case 'S':
-            if (kf_parse_duration_ms(optarg, &sa.schedule_ms))
+            if (kf_parse_duration_ms(optarg, &sr->schedule_interval_ms))
                 return opt_usage_error("stats", "--rotate-schedule-interval needs a positive duration (10m, 1h), not",
                                        optarg, stats_usage);
             sink_only = "--rotate-schedule-interval";
@@ -291,31 +292,31 @@ int cmd_stats(int argc, char **argv)
             if (parse_number(optarg, 1, &rate))
                 return opt_usage_error("stats", "--catch-up-rate needs a positive number of records per second, not",
                                        optarg, stats_usage);
-            sa.catch_up_rate = (uint64_t)rate;
+            sr->catch_up_rate = (uint64_t)rate;
             sink_only = "--catch-up-rate";
             break;
         case 'K':
             if (parse_number(optarg, 1, &tasks) || tasks > STATS_SINK_MAX_TASKS)
                 return opt_usage_error("stats", "--tasks needs a number of tasks from 1 to 65536, not", optarg,
                                        stats_usage);
-            sa.tasks = (uint32_t)tasks;
+            sr->tasks = (uint32_t)tasks;
             sink_only = "--tasks";
             break;
         case 'H':
-            if (opt_positive_size("stats", "--heap", optarg, &sa.heap))
+            if (opt_positive_size("stats", "--heap", optarg, &sr->heap))
                 return EXIT_USAGE;
             sink_only = "--heap";
             break;
         case 'O':
         case 'T':
         case 'G':
-            if (so->from != KF_SINK_FROM_START || sa.from_group)
+            if (so->from != KF_SINK_FROM_START || sr->from_group)
                 return opt_usage_error("stats", "give one of --from-offset, --from-time and --from-group, not two",
                                        NULL, stats_usage);
             if (c == 'G') {
                 if (!*optarg)
                     return opt_usage_error("stats", "--from-group needs a group name", NULL, stats_usage);
-                sa.from_group = optarg;
+                sr->from_group = optarg;
                 sink_only = "--from-group";
                 break;
             }
@@ -349,9 +350,9 @@ int cmd_stats(int argc, char **argv)
         if (bucket_given || R.by_partition)
             return opt_usage_error("stats", "--bucket and --by-partition do not go with --sink-partition-duration",
                                    NULL, stats_usage);
-        if (rate && !sa.schedule_ms)
+        if (rate && !sr->schedule_interval_ms)
             return opt_usage_error("stats", "--catch-up-rate needs --rotate-schedule-interval", NULL, stats_usage);
-        so->schedule_records = kf_sink_schedule_records(sa.schedule_ms, sa.catch_up_rate);
+        so->schedule_records = kf_sink_schedule_records(sr->schedule_interval_ms, sr->catch_up_rate);
         sa.max_batch = R.max_batch;
         sa.json = R.json;
         return stats_sink(argv + optind, argc - optind, &sa);

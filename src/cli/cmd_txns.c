@@ -1,10 +1,10 @@
 /* cmd_txns.c: `kfsck txns`: open, hanging and aborted transactions. The
- * `__transaction_state` partitions among the inputs are replayed first (the
- * coordinator's view, src/jobs/txns/txn_coord.c); then every other data partition
- * is read in offset order over the union of its copies and fed to the txns
- * job (src/jobs/txns/txns.c), which lists the transactions with no marker yet,
- * the last stable offset, the COMMIT/ABORT counts and the .txnindex
- * problems. This file only parses options and prints. */
+ * library's driver (kf_txns_run, src/jobs/txns/txns_run.c) replays the
+ * `__transaction_state` partitions among the inputs first (the
+ * coordinator's view), then reads every data partition in offset order over
+ * the union of its copies: the transactions with no marker yet, the last
+ * stable offset, the COMMIT/ABORT counts and the .txnindex problems. This
+ * file only parses options, calls it and prints. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -19,36 +19,12 @@
 #include "kfsck/stats.h"
 #include "kfsck/txns.h"
 
-#define TXN_STATE_TOPIC "__transaction_state"
-
 typedef struct txns_run {
     bool json;
-    int64_t hanging_ms;
-    size_t max_batch;
     out *o;
     report rep;               /* problems: stdout, JSON lines or text lines */
-    kf_txn_coord *coord;      /* NULL when no __transaction_state was given */
-    kf_txn_report *reps;      /* one partition's open transactions (text mode prints them after its header) */
-    size_t nreps, capreps;
-    bool unreadable;
-    /* totals */
-    uint64_t partitions, open, hanging, committed, aborted, markers_missing, txnindex, incomplete;
+    bool coord;               /* a __transaction_state partition was among the inputs */
 } txns_run;
-
-/* Problems of the readers and the jobs: printed; a file that cannot be read
- * also makes the exit status 3. */
-static void txns_problem(void *ctx, const kf_problem *p)
-{
-    txns_run *R = ctx;
-    if (!strcmp(p->code, KF_P_UNREADABLE))
-        R->unreadable = true;
-    report_problem(&R->rep, p);
-}
-
-static bool is_data_partition(const kf_partition *p)
-{
-    return strcmp(p->topic, TXN_STATE_TOPIC) && strcmp(p->topic, "__cluster_metadata");
-}
 
 static void topic_fields(out *o, const kf_partition *p)
 {
@@ -64,61 +40,29 @@ static void topic_fields(out *o, const kf_partition *p)
 
 /* ---- the coordinator's view ----------------------------------------------- */
 
-static void read_coordinator(txns_run *R, const kf_inputs *in)
+static void print_coordinator(void *ctx, const kf_txn_coord_inputs *v)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < in->n; i++)
-        n += !strcmp(in->parts[i].topic, TXN_STATE_TOPIC);
-    if (!n)
-        return;
-    if (kf_txn_coord_new(&R->coord) != KF_OK)
-        cli_oom();
-    bool damaged = false;
+    txns_run *R = ctx;
+    size_t ids = kf_txn_coord_count(v->coord);
+    R->coord = true;
     if (R->json) {
         out_begin(R->o, "coordinator");
-        out_str(R->o, "topic", TXN_STATE_TOPIC);
+        out_str(R->o, "topic", KF_TXN_STATE_TOPIC);
         out_arr_open(R->o, "partitions");
-    }
-    kf_part_reader_opts ro;
-    part_reader_opts(&ro, R->max_batch, &R->rep);
-    for (size_t i = 0; i < in->n; i++) {
-        const kf_partition *p = &in->parts[i];
-        if (strcmp(p->topic, TXN_STATE_TOPIC))
-            continue;
-        if (R->json)
-            out_int(R->o, NULL, p->partition);
-        kf_part_result ur;
-        if (kf_txn_coord_read(R->coord, p, &ro, txns_problem, R, &ur) != KF_OK)
-            cli_oom();
-        damaged |= ur.uncovered > 0;
-        R->unreadable |= ur.unreadable;
-    }
-    if (R->json) {
+        for (size_t i = 0; i < v->npartitions; i++)
+            out_int(R->o, NULL, v->partitions[i]);
         out_arr_close(R->o);
-        out_uint(R->o, "transactional_ids", kf_txn_coord_count(R->coord));
-        out_bool(R->o, "incomplete", damaged);
+        out_uint(R->o, "transactional_ids", ids);
+        out_bool(R->o, "incomplete", v->incomplete);
         out_end(R->o);
     } else {
-        fprintf(R->o->f, "coordinator view: %zu %s-N partition%s, %zu transactional id%s%s\n\n", n, TXN_STATE_TOPIC,
-                n == 1 ? "" : "s", kf_txn_coord_count(R->coord), kf_txn_coord_count(R->coord) == 1 ? "" : "s",
-                damaged ? " (damaged batches skipped: it may be incomplete)" : "");
+        fprintf(R->o->f, "coordinator view: %zu %s-N partition%s, %zu transactional id%s%s\n\n", v->npartitions,
+                KF_TXN_STATE_TOPIC, v->npartitions == 1 ? "" : "s", ids, ids == 1 ? "" : "s",
+                v->incomplete ? " (damaged batches skipped: it may be incomplete)" : "");
     }
 }
 
 /* ---- one partition ----------------------------------------------------------- */
-
-static void keep_report(void *ctx, const kf_txn_report *r)
-{
-    txns_run *R = ctx;
-    if (R->nreps == R->capreps) {
-        R->capreps = R->capreps ? R->capreps * 2 : 16;
-        kf_txn_report *n = realloc(R->reps, R->capreps * sizeof *n);
-        if (!n)
-            cli_oom();
-        R->reps = n;
-    }
-    R->reps[R->nreps++] = *r;
-}
 
 static void print_open_json(txns_run *R, const kf_partition *p, const kf_txn_report *r)
 {
@@ -224,12 +168,14 @@ static void print_open_text(txns_run *R, const kf_partition *p, const kf_txn_rep
     }
 }
 
-static void print_partition(txns_run *R, const kf_partition *p, const kf_txns_result *res)
+static void print_partition(void *ctx, const kf_partition *p, const kf_txn_report *open, size_t nopen,
+                            const kf_txns_result *res)
 {
+    txns_run *R = ctx;
     out *o = R->o;
     if (R->json) {
-        for (size_t i = 0; i < R->nreps; i++)
-            print_open_json(R, p, &R->reps[i]);
+        for (size_t i = 0; i < nopen; i++)
+            print_open_json(R, p, &open[i]);
         out_begin(o, "partition");
         topic_fields(o, p);
         if (res->has_log_end)
@@ -273,8 +219,8 @@ static void print_partition(txns_run *R, const kf_partition *p, const kf_txns_re
         fprintf(f, " (no open transaction)");
     fprintf(f, "; %" PRIu64 " committed, %" PRIu64 " aborted\n", res->committed_transactions,
             res->aborted_transactions);
-    for (size_t i = 0; i < R->nreps; i++)
-        print_open_text(R, p, &R->reps[i]);
+    for (size_t i = 0; i < nopen; i++)
+        print_open_text(R, p, &open[i]);
     if (res->snapshot)
         fprintf(f, "  producer state from %s\n", res->snapshot);
     if (res->start_unknown && res->open_transactions)
@@ -289,50 +235,19 @@ static void print_partition(txns_run *R, const kf_partition *p, const kf_txns_re
         fprintf(f, "  damaged batches were skipped: transactions or markers may be missing from this answer\n");
 }
 
-static void read_partition(txns_run *R, const kf_partition *p)
-{
-    kf_txns_opts to;
-    kf_txns_opts_init(&to);
-    to.max_batch_bytes = R->max_batch;
-    to.has_hanging_ms = true;
-    to.hanging_ms = R->hanging_ms;
-    to.coord = R->coord;
-    to.problem_fn = txns_problem;
-    to.problem_ctx = R;
-    kf_part_reader_opts ro;
-    part_reader_opts(&ro, R->max_batch, &R->rep);
-    kf_txns *t;
-    kf_txns_result res;
-    kf_part_result ur;
-    R->nreps = 0;
-    if (kf_txns_read(&t, p, &to, &ro, keep_report, R, &res, &ur) != KF_OK)
-        cli_oom();
-    R->unreadable |= ur.unreadable;
-    print_partition(R, p, &res);
-    kf_txns_close(t);
-    R->partitions++;
-    R->open += res.open_transactions;
-    R->hanging += res.hanging_transactions;
-    R->committed += res.committed_transactions;
-    R->aborted += res.aborted_transactions;
-    R->markers_missing += res.markers_missing;
-    R->txnindex += res.txnindex_missing + res.txnindex_extra;
-    R->incomplete += res.incomplete;
-}
-
-static void print_summary(txns_run *R)
+static void print_summary(txns_run *R, const kf_txns_totals *t)
 {
     if (R->json) {
         out *o = R->o;
         out_begin(o, "summary");
-        out_uint(o, "partitions", R->partitions);
-        out_uint(o, "open_transactions", R->open);
-        out_uint(o, "hanging_transactions", R->hanging);
-        out_uint(o, "committed_transactions", R->committed);
-        out_uint(o, "aborted_transactions", R->aborted);
-        out_uint(o, "markers_missing", R->markers_missing);
-        out_uint(o, "txnindex_problems", R->txnindex);
-        out_uint(o, "incomplete_partitions", R->incomplete);
+        out_uint(o, "partitions", t->partitions);
+        out_uint(o, "open_transactions", t->open_transactions);
+        out_uint(o, "hanging_transactions", t->hanging_transactions);
+        out_uint(o, "committed_transactions", t->committed_transactions);
+        out_uint(o, "aborted_transactions", t->aborted_transactions);
+        out_uint(o, "markers_missing", t->markers_missing);
+        out_uint(o, "txnindex_problems", t->txnindex_problems);
+        out_uint(o, "incomplete_partitions", t->incomplete_partitions);
         out_uint(o, "errors", R->rep.errors);
         out_uint(o, "warnings", R->rep.warnings);
         out_end(o);
@@ -341,13 +256,14 @@ static void print_summary(txns_run *R)
     FILE *f = R->o->f;
     fprintf(f, "\n%" PRIu64 " partition%s: %" PRIu64 " open transaction%s (%" PRIu64 " hanging), %" PRIu64
                " committed, %" PRIu64 " aborted",
-            R->partitions, R->partitions == 1 ? "" : "s", R->open, R->open == 1 ? "" : "s", R->hanging, R->committed,
-            R->aborted);
+            t->partitions, t->partitions == 1 ? "" : "s", t->open_transactions,
+            t->open_transactions == 1 ? "" : "s", t->hanging_transactions, t->committed_transactions,
+            t->aborted_transactions);
     if (R->rep.errors || R->rep.warnings)
         fprintf(f, "; %" PRIu64 " error%s, %" PRIu64 " warning%s", R->rep.errors, R->rep.errors == 1 ? "" : "s",
                 R->rep.warnings, R->rep.warnings == 1 ? "" : "s");
     fputc('\n', f);
-    if (R->hanging || R->markers_missing)
+    if (t->hanging_transactions || t->markers_missing)
         fprintf(f, "read_committed consumers of the partitions above stop at their last stable offset: see\n"
                    "\"read_committed consumers are stuck\" in the operator's guide (docs/guide.md)\n");
 }
@@ -403,7 +319,10 @@ int cmd_txns(int argc, char **argv)
     };
     txns_run R;
     memset(&R, 0, sizeof R);
-    R.hanging_ms = 15 * 60 * 1000;
+    kf_txns_run_opts to;
+    kf_txns_run_opts_init(&to);
+    to.has_hanging_ms = true;
+    to.hanging_ms = KF_TXN_MAX_TIMEOUT_MS_DEFAULT;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     optind = 1;
     opterr = 0;
@@ -411,7 +330,7 @@ int cmd_txns(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'H':
-            if (parse_hanging(optarg, &R.hanging_ms))
+            if (parse_hanging(optarg, &to.hanging_ms))
                 return opt_usage_error("txns", "--hanging-ms needs milliseconds (or 30s, 10m, 1h), not", optarg,
                                        txns_usage);
             break;
@@ -426,7 +345,6 @@ int cmd_txns(int argc, char **argv)
     }
     if (optind >= argc)
         return opt_usage_error("txns", "no PATH given", NULL, txns_usage);
-    R.max_batch = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;
 
     out o;
     out_init(&o, stdout, R.json);
@@ -434,27 +352,26 @@ int cmd_txns(int argc, char **argv)
     R.rep.o = &o;
     kf_inputs in;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
-    size_t data = 0;
-    for (size_t i = 0; i < in.n; i++)
-        data += is_data_partition(&in.parts[i]);
     if (!in.n && in_status != EXIT_FAIL)
         fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
-    else if (in.n && !data)
+    else if (in.n && !kf_txns_data_partitions(&in))
         fprintf(stderr, "kfsck: no data partition among the inputs (only %s or __cluster_metadata)\n",
-                TXN_STATE_TOPIC);
+                KF_TXN_STATE_TOPIC);
 
-    read_coordinator(&R, &in);
-    for (size_t i = 0; i < in.n; i++)
-        if (is_data_partition(&in.parts[i]))
-            read_partition(&R, &in.parts[i]);
-    print_summary(&R);
-
-    free(R.reps);
-    kf_txn_coord_free(R.coord);
+    part_reader_opts(&to.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);
+    to.problem_fn = report_problem;
+    to.problem_ctx = &R.rep;
+    to.coordinator_fn = print_coordinator;
+    to.partition_fn = print_partition;
+    to.ctx = &R;
+    kf_txns_totals t;
+    if (kf_txns_run(&in, &to, &t) != KF_OK)
+        cli_oom();
+    print_summary(&R, &t);
     kf_inputs_free(&in);
-    if (in_status == EXIT_FAIL || R.unreadable)
+    if (in_status == EXIT_FAIL || t.unreadable)
         return EXIT_FAIL;
-    if (R.hanging || R.markers_missing || R.incomplete || R.rep.errors)
+    if (t.hanging_transactions || t.markers_missing || t.incomplete_partitions || R.rep.errors)
         return EXIT_DAMAGE;
     return EXIT_CLEAN;
 }

@@ -45,7 +45,7 @@ static void lost_window_fields(out *o, void *ctx)
     out_opt_int(o, "last_timestamp", l->has_last_timestamp, l->last_timestamp);
 }
 
-static void on_lost(void *ctx, const kf_offsets_lost *l)
+void report_offsets_lost(void *ctx, const kf_offsets_lost *l)
 {
     report_problem_with(ctx, l->problem, lost_window_fields, (void *)l);
 }
@@ -58,7 +58,7 @@ void replay_offsets_topic(const kf_inputs *in, kf_replay *r, size_t max_batch_by
     kf_offsets_topic_opts o;
     kf_offsets_topic_opts_init(&o);
     part_reader_opts(&o.read, max_batch_bytes, &urep);
-    o.lost_fn = on_lost;
+    o.lost_fn = report_offsets_lost;
     o.lost_ctx = &urep;
     if (kf_replay_offsets_topic(r, in, &o, res) != KF_OK)
         cli_oom();
@@ -88,12 +88,12 @@ static void load_error_fields(out *o, void *ctx)
     out_str(o, "decode_error", e->decode_error);
 }
 
-static void on_load_error(void *ctx, const kf_coord_load_error *e)
+void report_load_error(void *ctx, const kf_coord_load_error *e)
 {
     report_problem_with(ctx, e->problem, load_error_fields, (void *)e);
 }
 
-void replay_report_load_errors(kf_replay *r, report *rep) { kf_replay_on_load_error(r, on_load_error, rep); }
+void replay_report_load_errors(kf_replay *r, report *rep) { kf_replay_on_load_error(r, report_load_error, rep); }
 
 kf_replay *offsets_replay_new(size_t max_batch_bytes, report *rep)
 {

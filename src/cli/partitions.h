@@ -34,6 +34,13 @@ void replay_offsets_topic(const kf_inputs *in, kf_replay *r, size_t max_batch_by
  * source_partition and decode_error fields. */
 void replay_report_load_errors(kf_replay *r, report *rep);
 
+/* The callbacks replay_report_load_errors and replay_offsets_topic give
+ * the library, ctx a report: a coordinator_load_error
+ * with its own fields, an offsets_lost problem with its time window
+ * (first_timestamp, last_timestamp). */
+void report_load_error(void *ctx, const kf_coord_load_error *e);
+void report_offsets_lost(void *ctx, const kf_offsets_lost *l);
+
 /* A replay of the offsets topic (no as-of, no history) whose problems and
  * coordinator_load_errors go to rep, batches capped at max_batch_bytes;
  * out of memory exits. */

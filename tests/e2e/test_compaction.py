@@ -225,8 +225,10 @@ class OpenTransaction(Case):
         got = self.compaction(self.dd, want_code=1)[("__consumer_offsets", 0)]
         self.check(got, want)
         self.assertEqual(got["uncleanable_reason"], "last_stable_offset")
-        self.assertEqual(got["pinned_by"], {"producer_id": 4001, "producer_epoch": 3, "first_offset": first,
-                                            "first_timestamp": T0 + 65 * MIN})
+        contract = ("producer_id", "producer_epoch", "first_offset", "first_timestamp")
+        self.assertEqual({k: got["pinned_by"][k] for k in contract},
+                         {"producer_id": 4001, "producer_epoch": 3, "first_offset": first,
+                          "first_timestamp": T0 + 65 * MIN})
         self.assertEqual(got["first_uncleanable_offset"], first)
 
     def test_text_says_how_to_abort_it(self):
@@ -255,6 +257,163 @@ class OpenTransaction(Case):
         self.check(got, want)
         self.assertEqual(got["last_stable_offset"], first - 10)
         self.assertIsNone(got["pinned_by"])
+
+
+def txn_state(datadir, entries, partition=0):
+    """__transaction_state-<partition> holding, in order, each (transactional
+    id, producer id, epoch, timeout ms, state) as the coordinator writes it
+    (state None: a tombstone)."""
+    p = Part("__transaction_state-%d" % partition)
+    for tid, pid, epoch, timeout, state in entries:
+        key = cf.encode_key(0, {"TransactionalId": tid}, txn=True)
+        value = None if state is None else cf.encode_value(0, 0, {
+            "ProducerId": pid, "ProducerEpoch": epoch, "TransactionTimeoutMs": timeout, "TransactionStatus": state,
+            "TransactionPartitions": [{"Topic": "__consumer_offsets", "PartitionIds": [0]}],
+            "TransactionLastUpdateTimestampMs": T0 + 65 * MIN, "TransactionStartTimestampMs": T0 + 64 * MIN},
+            txn=True)
+        p.batch([(key, value)], T0 + 64 * MIN)
+    return p.write(datadir)
+
+
+class PinningTransaction(Case):
+    """The transaction that pins a cleaning is named from the coordinator's
+    state among the inputs (__transaction_state) and said hanging (older than
+    its transaction timeout at --now: its own from the coordinator, else
+    transaction.max.timeout.ms's default) or live, before the abort advice."""
+    ONGOING, COMPLETE_COMMIT = 1, 4
+    build = OpenTransaction.build
+
+    def model_of(self, pdir, states, *args):
+        extra = []
+        for d in states:
+            extra += ["--txn-state", d]
+        return self.model(pdir, *extra, *args)
+
+    def verdict_line(self, *args, want_code=1):
+        code, out, err = run("compaction", *args)
+        self.assertEqual(code, want_code, out + err)
+        lines = [x for x in out.splitlines() if x.startswith("  blocked by open transaction")]
+        self.assertEqual(len(lines), 1, out)
+        return lines[0]
+
+    def test_named_by_the_coordinator_and_hanging_past_its_own_timeout(self):
+        pdir, first = self.build()
+        ts = txn_state(self.dd, [("other-app", 4002, 0, 60000, self.ONGOING),
+                                 ("txn-app", 4001, 3, 60000, self.ONGOING)])
+        want = self.model_of(pdir, [ts])
+        got = self.compaction(self.dd, want_code=1)[("__consumer_offsets", 0)]
+        self.check(got, want)
+        self.assertEqual(got["pinned_by"]["transactional_id"], "txn-app")
+        self.assertEqual(got["pinned_by"]["coordinator_state"], "Ongoing")
+        self.assertEqual((got["pinned_by"]["timeout_ms"], got["pinned_by"]["timeout_source"]), (60000, "coordinator"))
+        self.assertEqual(got["pinned_by"]["age_ms"], NOW - (T0 + 65 * MIN))
+        self.assertIs(got["pinned_by"]["hanging"], True)
+        line = self.verdict_line("--now", str(NOW), self.dd)
+        self.assertIn('at offset %d (transactional id "txn-app", Ongoing in the coordinator): hanging, 22h55m old, '
+                      "past its 1m timeout (its transaction.timeout.ms)" % first, line)
+        # who and whether it hangs come before the advice to abort it
+        self.assertLess(line.index("hanging"), line.index("abort it"))
+        self.assertIn("abort --topic __consumer_offsets --partition 0 --start-offset %d" % first, line)
+
+    def test_live_within_its_timeout(self):
+        pdir, first = self.build()
+        ts = txn_state(self.dd, [("txn-app", 4001, 3, 60 * MIN, self.ONGOING)])
+        now = T0 + 65 * MIN + 10 * MIN
+        want = self.model_of(pdir, [ts], "--now", str(now))
+        got = {(r["topic"], r["partition"]): r for r in
+               jsonl(run("compaction", "--json", "--now", str(now), self.dd)[1], "compaction")}
+        w = got[("__consumer_offsets", 0)]["pinned_by"]
+        self.assertEqual(w, want["pinned_by"])
+        self.assertEqual((w["age_ms"], w["timeout_ms"], w["hanging"]), (10 * MIN, 60 * MIN, False))
+        line = self.verdict_line("--now", str(now), self.dd)
+        self.assertIn("): live, 10m00s old, within its 1h timeout (its transaction.timeout.ms): its producer or, at the "
+                      "timeout, the coordinator ends it — abort it only if its producer is gone: `kafka-transactions.sh",
+                      line)
+        self.assertNotIn("hanging", line)
+
+    def test_without_its_own_timeout_the_brokers_default_decides(self):
+        pdir, first = self.build()
+        # no __transaction_state among the inputs
+        now = T0 + 65 * MIN + 14 * MIN
+        w = self.compaction("--now", str(now), self.dd, want_code=1)[("__consumer_offsets", 0)]["pinned_by"]
+        self.assertEqual(w, self.model_of(pdir, [], "--now", str(now))["pinned_by"])
+        self.assertEqual((w["transactional_id"], w["coordinator_state"]), (None, None))
+        self.assertEqual((w["timeout_ms"], w["timeout_source"], w["hanging"]), (900000, "default", False))
+        line = self.verdict_line("--now", str(now), self.dd)
+        self.assertIn("(transactional id unknown: no __transaction_state partition among the inputs): live, 14m00s old, "
+                      "within its 15m timeout (transaction.max.timeout.ms's default)", line)
+        now += 2 * MIN
+        line = self.verdict_line("--now", str(now), self.dd)
+        self.assertIn("): hanging, 16m00s old, past its 15m timeout (transaction.max.timeout.ms's default) — abort it: `",
+                      line)
+
+    def test_a_coordinator_that_does_not_know_the_producer(self):
+        pdir, first = self.build()
+        # the id was moved to another producer id, and a tombstone removed the other
+        ts = txn_state(self.dd, [("txn-app", 4001, 3, 60000, self.ONGOING), ("gone", 4001, 3, 60000, self.ONGOING),
+                                 ("txn-app", 4999, 0, 60000, self.COMPLETE_COMMIT), ("gone", 0, 0, 0, None)])
+        want = self.model_of(pdir, [ts])
+        got = self.compaction(self.dd, want_code=1)[("__consumer_offsets", 0)]
+        self.check(got, want)
+        w = got["pinned_by"]
+        self.assertEqual((w["transactional_id"], w["coordinator_state"], w["timeout_source"], w["hanging"]),
+                         (None, None, "default", True))
+        line = self.verdict_line("--now", str(NOW), self.dd)
+        self.assertIn("(no transactional id: no coordinator state among the inputs names producer 4001): hanging",
+                      line)
+
+
+class QuietPartitions(Case):
+    """A whole data dir's text lists the partitions with something to say;
+    those with nothing to clean (and those not compacted) are counted, and
+    --verbose lists them. JSON is not changed by --verbose."""
+
+    def build(self):
+        superseded().write(self.dd)                                   # cleanable
+        for n in range(1, 4):                                         # nothing to clean: one active segment
+            superseded(name="__consumer_offsets-%d" % n, rounds=(3,)).write(self.dd)
+        os.makedirs(os.path.join(self.dd, "__consumer_offsets-9"))   # empty
+        plain = Part("plain-0")
+        plain.batch([(b"k", b"v")], T0)
+        plain.write(self.dd)                                          # not compacted
+
+    def test_counted_not_listed(self):
+        self.build()
+        code, out, err = run("compaction", "--now", str(NOW), self.dd)
+        self.assertEqual(code, 0, err)
+        self.assertIn("__consumer_offsets-0:\n  cleanable: ", out)
+        for name in ("__consumer_offsets-1", "__consumer_offsets-2", "__consumer_offsets-3", "__consumer_offsets-9",
+                     "plain-0"):
+            self.assertNotIn(name, out)
+        self.assertIn("not listed (--verbose lists them): 4 partitions with nothing to clean, 1 not compacted\n", out)
+        self.assertTrue(out.endswith("5 compacted partitions (1 skipped): 0 pinned by an open transaction, 1 the "
+                                     "cleaner would clean\n"), out)
+
+    def test_verbose_lists_them(self):
+        self.build()
+        code, out, err = run("compaction", "--verbose", "--now", str(NOW), self.dd)
+        self.assertEqual(code, 0, err)
+        for n in (1, 2, 3):
+            self.assertIn("__consumer_offsets-%d:\n  nothing to clean: " % n, out)
+        self.assertIn("__consumer_offsets-9: empty: nothing to clean\n", out)
+        self.assertIn("plain-0: skipped: not compacted", out)
+        self.assertNotIn("not listed", out)
+        # JSON: every compacted partition, with or without --verbose
+        for extra in ([], ["--verbose"]):
+            code, out, _ = run("compaction", "--json", "--now", str(NOW), *extra, self.dd)
+            self.assertEqual(len(jsonl(out, "compaction")), 5)
+
+    def test_a_partition_named_alone_is_listed(self):
+        self.build()
+        code, out, _ = run("compaction", "--now", str(NOW), os.path.join(self.dd, "__consumer_offsets-1"))
+        self.assertEqual(code, 0)
+        self.assertIn("__consumer_offsets-1:\n  nothing to clean: ", out)
+        self.assertNotIn("not listed", out)
+
+    def test_help_names_the_option(self):
+        code, out, _ = run("compaction", "--help")
+        self.assertEqual(code, 0)
+        self.assertIn("--verbose", out)
 
 
 class AbortedTransaction(Case):

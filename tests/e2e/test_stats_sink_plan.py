@@ -192,9 +192,9 @@ class TasksAndHeap(unittest.TestCase):
         peaks = self.figures(50)
         self.assertIn("for the 2 tasks of one worker", out)
         e0 = peaks[("events", 0)] + peaks[("events", 2)]
-        self.assertIn("    task 0: 2 partitions, peak %d open files = " % e0, out)
+        self.assertIn("    task 0: 2 partitions, at most %d open files = " % e0, out)
         total = sum(peaks.values())
-        self.assertIn("verdict: 4 partitions in 2 tasks of one worker (they share its heap): peak %d open files = "
+        self.assertIn("verdict: 4 partitions in 2 tasks of one worker (they share its heap): at most %d open files = "
                       % total, out)
         self.assertIn("fits the 24.0 GiB heap", out)
         code, out, _ = run(*base, "sink/datadir/events-0")
@@ -249,8 +249,9 @@ class Levers(unittest.TestCase):
                 s = {x["topic"]: x for x in of_type(lines, "sink_summary")}["events"]
                 self.assertEqual(s["levers"], want)
                 sug = s["suggestion"]
-                if heap is not None and sim["peak"] * part <= heap:
-                    self.assertTrue(sug.startswith("nothing to change: %d open files" % sim["peak"]), sug)
+                if heap is not None and sim["peak"] * part < heap:
+                    self.assertTrue(sug.startswith("nothing to change: at most %d open files" % sim["peak"]), sug)
+                    self.assertIn("if every partition peaks at once, within the ", sug)
                     continue
                 self.assertNotIn("nothing to change", sug)
                 # rotation and a smaller flush.size are offered when rotation lowers the peak
@@ -259,19 +260,20 @@ class Levers(unittest.TestCase):
                 offered = [lv for lv in want if lowers or lv["setting"] not in ("rotate.interval.ms", "flush.size")]
                 for lv in offered:
                     name = {"rotate.interval.ms": "rotate.interval.ms (e.g. %d" % lv["value"],
-                            "flush.size": "flush.size to %d: %d open file" % (lv["value"], lv["peak_open_files"]),
+                            "flush.size": "flush.size to %d: at most %d open file" % (lv["value"],
+                                                                                      lv["peak_open_files"]),
                             "s3.part.size": "s3.part.size=%d MiB" % (lv["value"] // MIB),
                             "tasks.max": "tasks.max=%d on %d workers" % (lv["value"], lv["value"])}[lv["setting"]]
                     self.assertIn(name, sug)
                     if lv["setting"] == "tasks.max":
-                        self.assertIn("the largest task holds %d open file" % lv["peak_open_files"], sug)
+                        self.assertIn("the largest task holds at most %d open file" % lv["peak_open_files"], sug)
                 tiny = [lv for lv in offered
                         if lv["tiny_files"] and lv["setting"] in ("rotate.interval.ms", "flush.size")]
                 if tiny:
                     self.assertIn("files of %d records on average: files of fewer than 1,000 records flood "
                                   "object storage" % tiny[0]["records_per_file"], sug)
                 if heap is not None:
-                    self.assertTrue(("fits the" in sug) or ("still over the" in sug), sug)
+                    self.assertTrue(("fits the" in sug) or ("still over the" in sug) or ("fills the" in sug), sug)
 
     def test_files_below_1000_records_are_flagged(self):
         # 400 records: every file a lever writes holds fewer than 1,000 (the seed
@@ -281,6 +283,120 @@ class Levers(unittest.TestCase):
         self.assertEqual([lv["setting"] for lv in s["levers"]],
                          ["rotate.interval.ms", "flush.size", "s3.part.size"])
         self.assertTrue(all(lv["tiny_files"] and lv["records_per_file"] < 1000 for lv in s["levers"]))
+
+
+class BoundsAndRoom(unittest.TestCase):
+    """The topic's and the worker's figure is the sum of every partition's own
+    peak: an upper bound, said so in words; the tasks.max lever never offers
+    fewer tasks than --tasks; buffers that fill the heap exactly "fit" only by
+    the JSON rule (at most the heap): the words say they leave nothing for
+    the worker, and the levers that choose a value against the heap choose
+    one that stays below it."""
+    EVENTS = [os.path.join(FIX, r) for r in EVENTS]
+
+    def peaks(self, flush=50):
+        return [expect(rel, 600000, flush)["sim"]["peak"] for rel in EVENTS]
+
+    def model_levers(self, heap, tasks, flush=50, part=25 * MIB):
+        exps = [expect(rel, 600000, flush) for rel in EVENTS]
+        sim, alt_r, alt_f = sink_model.topic_sums(exps)
+        return sink_model.levers(sim, alt_r, alt_f, flush, 600000, None, part, heap,
+                                 [e["sim"]["peak"] for e in exps], tasks)
+
+    def test_the_sum_of_the_peaks_is_an_upper_bound_in_words(self):
+        peaks = self.peaks()
+        code, out, _ = run("stats", "--sink-partition-duration", "10m", "--flush-size", "50", "--tasks", "2",
+                           *self.EVENTS)
+        self.assertEqual(code, 0)
+        self.assertIn("  total, 3 partitions: 1200 records, at most %d open files = %s of upload buffers for the 2 "
+                      "tasks of one worker, if every partition peaks at once;" % (sum(peaks),
+                                                                                    fmt_bytes(sum(peaks) * 25 * MIB)),
+                      out)
+        self.assertIn("    task 0: 2 partitions, at most %d open files = %s, if they peak at once\n"
+                      % (peaks[0] + peaks[2], fmt_bytes((peaks[0] + peaks[2]) * 25 * MIB)), out)
+        self.assertIn("    task 1: 1 partition, peak %d open files = " % peaks[1], out)
+        self.assertIn("verdict: 3 partitions in 2 tasks of one worker (they share its heap): at most %d open files = "
+                      "%s of upload buffers, if every partition peaks at once; no heap given" % (
+                          sum(peaks), fmt_bytes(sum(peaks) * 25 * MIB)), out)
+        self.assertIn("at most %d open files (%s of buffers), if every partition peaks at once" % (
+            sum(peaks), fmt_bytes(sum(peaks) * 25 * MIB)), out)     # the suggestion
+        self.assertNotIn(" peak %d open files" % sum(peaks), out)
+        # one partition: its own peak is a peak
+        code, out, _ = run("stats", "--sink-partition-duration", "10m", "--flush-size", "50", self.EVENTS[1])
+        self.assertIn("total, 1 partition: 400 records, peak %d open files = " % peaks[1], out)
+        self.assertIn("(they share its heap): peak %d open files = " % peaks[1], out)
+        self.assertNotIn("if every partition peaks at once", out)
+
+    def test_tasks_max_never_offers_fewer_tasks_than_given(self):
+        peaks = self.peaks()
+        # a heap two tasks' largest share stays below: with --tasks 1 the
+        # lever is 2 workers, with --tasks 2 three, with --tasks 3 (one
+        # partition each already) none
+        heap = (max(peaks[0] + peaks[2], peaks[1]) + 1) * 25 * MIB
+        for tasks, want_k in ((1, 2), (2, 3), (3, None), (4, None)):
+            for h in (heap, None):
+                with self.subTest(tasks=tasks, heap=h):
+                    extra = ["--tasks", str(tasks)] + (["--heap", str(h)] if h else [])
+                    code, out, err = run(*sink(*extra), *self.EVENTS)
+                    self.assertEqual(code, 0, err)
+                    s = of_type(jsonl(out), "sink_summary")[0]
+                    self.assertEqual(s["levers"], self.model_levers(h, tasks))
+                    k = [lv["value"] for lv in s["levers"] if lv["setting"] == "tasks.max"]
+                    if want_k is None:
+                        self.assertEqual(k, [])
+                        self.assertNotIn("tasks.max", s["suggestion"])
+                    else:
+                        self.assertEqual(k, [want_k if h else 3])
+                        self.assertGreater(k[0], tasks)
+                        self.assertIn("tasks.max=%d on %d workers" % (k[0], k[0]), s["suggestion"])
+
+    def test_a_heap_filled_exactly_is_not_a_fit_in_words(self):
+        peaks = self.peaks()
+        heap = sum(peaks) * 25 * MIB
+        h = fmt_bytes(heap)
+        code, out, err = run(*sink("--heap", str(heap)), *self.EVENTS)
+        self.assertEqual(code, 0, err)
+        lines = jsonl(out)
+        v = of_type(lines, "sink_verdict")[0]
+        self.assertEqual((v["peak_buffer_bytes"], v["heap"], v["verdict"]), (heap, heap, "fits"))  # the JSON rule
+        s = of_type(lines, "sink_summary")[0]
+        levers = {lv["setting"]: lv for lv in s["levers"]}
+        self.assertEqual(s["levers"], self.model_levers(heap, 1))
+        # the levers that choose a value against the heap leave room
+        self.assertLess(levers["s3.part.size"]["peak_buffer_bytes"], heap)
+        self.assertEqual(levers["s3.part.size"]["value"], (heap - 1) // sum(peaks) // MIB * MIB)
+        self.assertLess(levers["tasks.max"]["peak_buffer_bytes"], heap)
+        sug = s["suggestion"]
+        self.assertNotIn("nothing to change", sug)
+        self.assertIn("which fill the %s heap exactly, leaving nothing for the worker itself" % h, sug)
+        self.assertNotIn("within the", sug)
+        code, out, _ = run("stats", "--sink-partition-duration", "10m", "--flush-size", "50", "--heap", str(heap),
+                           *self.EVENTS)
+        self.assertEqual(code, 0)
+        verdict = [x for x in out.splitlines() if x.startswith("verdict: ")]
+        self.assertEqual(len(verdict), 1, out)
+        self.assertTrue(verdict[0].endswith(", fills the %s heap exactly, leaving nothing for the worker itself" % h),
+                        verdict[0])
+        self.assertNotIn("fits", verdict[0])
+        self.assertIn("against the %s heap: fills it exactly, leaving nothing for the worker itself" % h, out)
+        self.assertNotIn("heap: fits", out)
+        # one byte more: room is left, and it fits in words too
+        code, out, _ = run("stats", "--sink-partition-duration", "10m", "--flush-size", "50", "--heap",
+                           str(heap + 1), *self.EVENTS)
+        self.assertIn("suggestion: nothing to change: at most %d open files" % sum(peaks), out)
+        self.assertIn(", fits the %s heap\n" % fmt_bytes(heap + 1), out)
+
+    def test_a_lever_that_fills_the_heap_exactly_says_so(self):
+        # the rotation lever's figure (one file per partition) as the heap
+        exps = [expect(rel, 600000, 50) for rel in EVENTS]
+        _, alt_r, _ = sink_model.topic_sums(exps)
+        heap = alt_r["peak"] * 25 * MIB
+        code, out, _ = run(*sink("--heap", str(heap)), *self.EVENTS)
+        s = of_type(jsonl(out), "sink_summary")[0]
+        rot = [lv for lv in s["levers"] if lv["setting"] == "rotate.interval.ms"][0]
+        self.assertEqual((rot["peak_buffer_bytes"], rot["verdict"]), (heap, "fits"))
+        self.assertIn("fills the %s heap exactly, leaving nothing for the worker itself" % fmt_bytes(heap),
+                      s["suggestion"])
 
 
 def fmt_bytes(n):
@@ -320,8 +436,9 @@ class Maths(unittest.TestCase):
                 self.assertIn("here at most %d, %.1f on average over 3 partitions" % (max(peaks), sum(peaks) / 3), m)
                 self.assertIn("= %d x 25.0 MiB = %s for the largest partition" % (max(peaks),
                                                                                   fmt_bytes(max(peaks) * 25 * MIB)), m)
-                self.assertIn("3 partitions in %d task%s hold %d open files at most" % (
-                    tasks, "s" if tasks > 1 else "", sum(peaks)), m)
+                self.assertIn("3 partitions in %d task%s hold at most %d open files, if every partition peaks at "
+                              "once (the sum of the partitions' peaks) = " % (tasks, "s" if tasks > 1 else "",
+                                                                             sum(peaks)), m)
                 if heap:
                     hb = {"300m": 300 * MIB, "1g": 1 << 30}[heap]
                     self.assertIn("against the %s heap: %s" % (fmt_bytes(hb),
@@ -360,7 +477,7 @@ class SeedExample(TempDirTest):
         # and the figures are the model's: ~25 open files a partition, 20 GiB for 32
         peaks = [sink_model.expect_dir(d, 600000, 1000, schedule=6000)["sim"]["peak"] for d in dirs]
         self.assertEqual(len(peaks), 32)
-        self.assertIn("peak %d open files = %s of upload buffers" % (sum(peaks), fmt_bytes(sum(peaks) * 25 * MIB)),
+        self.assertIn("at most %d open files = %s of upload buffers" % (sum(peaks), fmt_bytes(sum(peaks) * 25 * MIB)),
                       out)
         self.assertTrue(all(24 <= p <= 27 for p in peaks), peaks)
         self.assertIn("exceeds the 16.0 GiB heap", out)

@@ -262,6 +262,29 @@ class Damage(unittest.TestCase):
             self.assertIn("txnindex_missing", codes)
 
 
+    def test_damage_in_the_coordinators_log_keeps_every_json_line_whole(self):
+        # the problems of a damaged __transaction_state partition come before
+        # the coordinator line, not inside it
+        with tempfile.TemporaryDirectory() as t:
+            d = os.path.join(t, "datadir")
+            shutil.copytree(os.path.join(FIX, DATADIR), d)
+            state = sorted(n for n in os.listdir(d) if n.startswith("__transaction_state-"))[0]
+            seg = os.path.join(d, state, "00000000000000000000.log")
+            with open(seg, "r+b") as f:
+                f.seek(70)            # inside the first batch's records: its CRC fails
+                b = f.read(1)[0]
+                f.seek(70)
+                f.write(bytes([b ^ 0x10]))
+            code, out, err = run("txns", "--json", d)
+            self.assertEqual(code, 1, err)
+            lines = jsonl(out)        # every line parses
+            types = [r["type"] for r in lines]
+            self.assertIn("crc_mismatch", [r["code"] for r in lines if r["type"] == "problem"])
+            self.assertEqual(types.count("coordinator"), 1)
+            self.assertLess(types.index("problem"), types.index("coordinator"))
+            self.assertTrue(lines[types.index("coordinator")]["incomplete"])
+
+
 class Text(unittest.TestCase):
     def test_readable_output_names_the_abort_command(self):
         code, out, err = run("txns", DATADIR)

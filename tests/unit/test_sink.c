@@ -175,10 +175,12 @@ static void test_suggestion(void **state)
     size_t n = kf_sink_advise(&t, &adv, buf, sizeof buf);
     assert_int_equal(n, strlen(buf));
     assert_non_null(strstr(buf, "rotate.interval.ms (e.g. 3600000"));
-    assert_non_null(strstr(buf, "2 open files (50.0 MiB of buffers) instead of 20 open files (500.0 MiB"));
+    /* the topic's 20 files are the sum of two partitions' peaks: an upper bound */
+    assert_non_null(strstr(buf, "2 open files (50.0 MiB of buffers) instead of at most 20 open files (500.0 MiB of "
+                                "buffers), if every partition peaks at once"));
     assert_non_null(strstr(buf, "600 files committed instead of 80"));
-    assert_non_null(strstr(buf, "flush.size to 100: 6 open files (150.0 MiB of buffers), 180 files committed"));
-    assert_non_null(strstr(buf, "s3.part.size=5 MiB (its minimum): the same 20 open files hold 100.0 MiB"));
+    assert_non_null(strstr(buf, "flush.size to 100: at most 6 open files (150.0 MiB of buffers), 180 files committed"));
+    assert_non_null(strstr(buf, "s3.part.size=5 MiB (its minimum): the same open files (at most 20) hold 100.0 MiB"));
     /* 1000 records in 600 files: tiny */
     assert_non_null(strstr(buf, "fewer than 1,000 records"));
     /* truncated into a small buffer: still terminated, the length it needed */
@@ -186,8 +188,10 @@ static void test_suggestion(void **state)
     assert_int_equal(kf_sink_advise(&t, &adv, small, sizeof small), n);
     assert_int_equal(strlen(small), sizeof small - 1);
 
-    /* the levers against a heap of 300 MiB: the part size that fits it,
-     * the workers whose largest task fits it */
+    /* the levers against a heap of 300 MiB: the part size whose buffers
+     * stay below it (15 MiB x 20 files would fill it exactly), the workers
+     * whose largest task stays below it (12 files x 25 MiB fill it: none
+     * does, so one partition a task, and that fills it) */
     uint64_t peaks[2] = {12, 8};
     adv.heap = 300u << 20;
     adv.partition_peaks = peaks;
@@ -198,16 +202,34 @@ static void test_suggestion(void **state)
     assert_int_equal(lever[KF_SINK_LEVER_ROTATE].verdict, KF_SINK_FITS);
     assert_true(lever[KF_SINK_LEVER_ROTATE].tiny_files);
     assert_int_equal(lever[KF_SINK_LEVER_FLUSH].value, 100);
-    assert_int_equal(lever[KF_SINK_LEVER_PART_SIZE].value, 15u << 20); /* 300 MiB / 20 files */
+    assert_int_equal(lever[KF_SINK_LEVER_PART_SIZE].value, 14u << 20);
     assert_int_equal(lever[KF_SINK_LEVER_PART_SIZE].verdict, KF_SINK_FITS);
     assert_int_equal(lever[KF_SINK_LEVER_WORKERS].value, 2);
     assert_int_equal(lever[KF_SINK_LEVER_WORKERS].peak_open_files, 12);
-    assert_int_equal(lever[KF_SINK_LEVER_WORKERS].verdict, KF_SINK_FITS);
-    /* a heap the buffers fit: nothing to change */
+    assert_int_equal(lever[KF_SINK_LEVER_WORKERS].verdict, KF_SINK_FILLS);
+    assert_string_equal(kf_sink_verdict_name(KF_SINK_FILLS), "fits"); /* the JSON rule: at most the heap */
+    kf_sink_advise(&t, &adv, buf, sizeof buf);
+    assert_non_null(strstr(buf, "tasks.max=2 on 2 workers, a task each (this topic's 2 partitions round-robin): the "
+                                "largest task holds at most 12 open files (300.0 MiB of buffers), the same files, "
+                                "fills the 300.0 MiB heap exactly, leaving nothing for the worker itself"));
+    /* two tasks given: no more workers to offer for two partitions */
+    adv.tasks = 2;
+    kf_sink_levers(&t, &adv, lever);
+    assert_false(lever[KF_SINK_LEVER_WORKERS].on);
+    adv.tasks = 1;
+    /* a heap the buffers fill exactly: not a fit in words, and no "nothing to change" */
     adv.heap = 500u << 20;
+    assert_int_equal(kf_sink_verdict_of(500u << 20, adv.heap), KF_SINK_FILLS);
+    kf_sink_advise(&t, &adv, buf, sizeof buf);
+    assert_null(strstr(buf, "nothing to change"));
+    assert_non_null(strstr(buf, "which fill the 500.0 MiB heap exactly, leaving nothing for the worker itself"));
+    /* a heap the buffers stay below: nothing to change */
+    adv.heap = (500u << 20) + 1;
     kf_sink_advise(&t, &adv, buf, sizeof buf);
     assert_non_null(strstr(buf, "nothing to change"));
     adv.heap = 0;
+    adv.partition_peaks = NULL;
+    adv.npartitions = 0;
 
     /* already one file per partition */
     t.figures.peak_open_files = 2;

@@ -27,11 +27,22 @@ kfsck's C:
   aborted transactions listed in the .txnindex files begin when the log
   reaches their first offset; a transactional batch of a producer inside
   one is dropped (and not indexed); its ABORT marker ends it.
+- The pinning transaction, named (docs/kfsck.1, compaction): the
+  coordinator's state (TransactionStateManager's load of
+  __transaction_state: the last TransactionLogValue of each transactional
+  id wins, a null value deletes it) gives the transactional id whose latest
+  value names the producer id, and its TransactionTimeoutMs; without one,
+  transaction.max.timeout.ms's default (900000). The coordinator aborts a
+  transaction once its timeout has passed since it began
+  (TransactionStateManager.timedOutTransactions), so one still open here
+  and older than it (--now minus its first batch's timestamp) hangs.
 
 Usage: compaction_model.py --now MS [--min-cleanable-ratio R]
-       [--min-compaction-lag-ms MS] [--max-compaction-lag-ms MS] PARTDIR...
+       [--min-compaction-lag-ms MS] [--max-compaction-lag-ms MS]
+       [--txn-state DIR]... PARTDIR...
 prints one JSON object per partition directory (its data dir is the
-directory above it), with the fields of the "compaction" record in docs/kfsck.1.
+directory above it), with the fields of the "compaction" record in docs/kfsck.1;
+--txn-state names the __transaction_state partition directories to replay.
 """
 import argparse
 import json
@@ -41,8 +52,12 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gen"))
 from kafka import codec as kcodec  # noqa: E402
+import coordfmt  # noqa: E402
 
 LONG_MAX = (1 << 63) - 1
+MAX_TIMEOUT_MS = 900000       # transaction.max.timeout.ms's default
+TXN_STATES = ["Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead",
+              "PrepareEpochFence"]
 
 
 def zigzag(buf, p):
@@ -135,6 +150,45 @@ def aborted_batches(segs, pdir):
     return out
 
 
+def coordinator_state(dirs):
+    """The coordinator's state: {transactional id: (write order, value dict)}
+    after every __transaction_state partition directory of dirs (in
+    partition order, each in offset order) is replayed."""
+    state, order = {}, 0
+    for d in sorted(dirs, key=lambda x: int(os.path.basename(os.path.normpath(x)).rpartition("-")[2])):
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(".log"):
+                continue
+            for b in read_batches(os.path.join(d, f)):
+                if b["control"]:
+                    continue
+                for _size, key, value in b["records"]:
+                    tid = coordfmt.decode_key(key, txn=True)[1]["TransactionalId"]
+                    order += 1
+                    if value is None:
+                        state.pop(tid, None)
+                    else:
+                        state[tid] = (order, coordfmt.decode_value(0, value, txn=True)[1])
+    return state
+
+
+def pinning(pinned, state, now):
+    """The fields that name the pinning transaction and say whether it hangs."""
+    pid = pinned["producer_id"]
+    named = sorted((order, tid) for tid, (order, v) in (state or {}).items() if v["ProducerId"] == pid)
+    tid = named[-1][1] if named else None       # several: the one written last
+    v = state[tid][1] if tid is not None else None
+    timeout = v["TransactionTimeoutMs"] if v else 0
+    status = v["TransactionStatus"] if v else None
+    source = "coordinator" if timeout > 0 else "default"
+    timeout = timeout if timeout > 0 else MAX_TIMEOUT_MS
+    age = None if pinned["first_timestamp"] is None else now - pinned["first_timestamp"]
+    return {"transactional_id": tid,
+            "coordinator_state": None if status is None else (TXN_STATES[status] if 0 <= status < 8 else status),
+            "age_ms": age, "timeout_ms": timeout, "timeout_source": source,
+            "hanging": None if age is None else age > timeout}
+
+
 def checkpoint_entry(datadir, name, topic, partition):
     path = os.path.join(datadir, name)
     if not os.path.exists(path):
@@ -164,7 +218,7 @@ def non_active_from(segs, offset):
     return segments_between(segs, offset, active["base"])
 
 
-def model_partition(pdir, now, ratio=0.5, min_lag=0, max_lag=LONG_MAX):
+def model_partition(pdir, now, ratio=0.5, min_lag=0, max_lag=LONG_MAX, state=None):
     pdir = os.path.normpath(pdir)
     name = os.path.basename(pdir)
     topic, _, part = name.rpartition("-")
@@ -255,6 +309,7 @@ def model_partition(pdir, now, ratio=0.5, min_lag=0, max_lag=LONG_MAX):
         pid, b = oldest
         pinned = {"producer_id": pid, "producer_epoch": epochs[pid], "first_offset": b["base"],
                   "first_timestamp": b["max_ts"]}
+        pinned.update(pinning(pinned, state, now))
     return {"topic": topic, "partition": partition, "bytes": sum(s["size"] for s in segs),
             "cleaner_offset": ckpt, "first_dirty_offset": first_dirty,
             "first_uncleanable_offset": uncleanable, "uncleanable_reason": reason, "pinned_by": pinned,
@@ -272,11 +327,13 @@ def main(argv):
     ap.add_argument("--min-cleanable-ratio", type=float, default=0.5)
     ap.add_argument("--min-compaction-lag-ms", type=int, default=0)
     ap.add_argument("--max-compaction-lag-ms", type=int, default=LONG_MAX)
+    ap.add_argument("--txn-state", action="append", default=[])
     ap.add_argument("partdirs", nargs="+")
     a = ap.parse_args(argv)
+    state = coordinator_state(a.txn_state)
     for d in a.partdirs:
         print(json.dumps(model_partition(d, a.now, a.min_cleanable_ratio, a.min_compaction_lag_ms,
-                                         a.max_compaction_lag_ms), sort_keys=True))
+                                         a.max_compaction_lag_ms, state), sort_keys=True))
     return 0
 
 

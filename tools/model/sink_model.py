@@ -28,10 +28,16 @@ The rules:
     still open at the end are not committed;
   * peak_at_offset: the record that first brought the open files to the
     peak; peak_buffer_bytes = peak x part size; per topic the sum of the
-    partitions' peaks;
+    partitions' peaks (an upper bound: reached only if every partition
+    peaks at once);
   * --tasks N: partitions round-robin over N tasks in (topic, partition)
     order, the first to task 0; the verdict: the sum of every peak buffer
-    (the tasks of one worker share its heap) against --heap.
+    (the tasks of one worker share its heap) against --heap: "fits" when it
+    is at most the heap (the JSON rule), though buffers that fill the heap
+    exactly leave nothing for the worker itself;
+  * the levers that choose a value against the heap (s3.part.size,
+    tasks.max) choose one whose buffers stay below it, and tasks.max is
+    always more than the tasks configured.
 """
 import glob
 import os
@@ -211,12 +217,12 @@ def largest_task(partition_peaks, tasks):
     return max(sums) if sums else 0
 
 
-def levers(topic_sim, alt_rotate, alt_flush, flush, duration, rotate, part_size, heap, partition_peaks):
+def levers(topic_sim, alt_rotate, alt_flush, flush, duration, rotate, part_size, heap, partition_peaks, tasks=1):
     """The suggestion's levers of one topic, each alone (the man page's
     words): [(setting, value, peak open files, peak buffer bytes, files
     committed, records per file, tiny, verdict)] for those that apply.
     topic_sim/alt_*: the topic's sums {"peak", "committed", "written",
-    "open"} (alt_flush None when flush.size is 1)."""
+    "open"} (alt_flush None when flush.size is 1); tasks: --tasks."""
     out = []
 
     def lever(setting, value, peak, ps, sim):
@@ -235,18 +241,24 @@ def levers(topic_sim, alt_rotate, alt_flush, flush, duration, rotate, part_size,
             lever("flush.size", max(flush // 10, 1), alt_flush["peak"], part_size, alt_flush)
     peak = topic_sim["peak"]
     if part_size > MIN_PART_SIZE and peak:
-        # the largest whole MiB whose buffers fit the heap, at least 5 MiB
-        ps = MIN_PART_SIZE if heap is None else max(MIN_PART_SIZE, heap // peak // MIB * MIB)
+        # the largest whole MiB whose buffers stay below the heap (room for
+        # the worker itself), at least 5 MiB
+        ps = MIN_PART_SIZE
+        if heap is not None:
+            ps = MIN_PART_SIZE
+            while (ps + MIB) * peak < heap:
+                ps += MIB
         if ps < part_size:
             lever("s3.part.size", ps, peak, ps, topic_sim)
     n = len(partition_peaks)
-    if n >= 2:
-        # tasks.max = K on K workers: the fewest K >= 2 whose largest task
-        # fits the heap, else (and without a heap) one partition per task
+    if n > tasks:
+        # tasks.max = K on K workers, K more than --tasks (and at least 2):
+        # the fewest whose largest task stays below the heap, else (and
+        # without a heap) one partition per task
         k, big = n, largest_task(partition_peaks, n)
         if heap is not None:
-            for cand in range(2, n + 1):
-                if largest_task(partition_peaks, cand) * part_size <= heap:
+            for cand in range(max(2, tasks + 1), n + 1):
+                if largest_task(partition_peaks, cand) * part_size < heap:
                     k, big = cand, largest_task(partition_peaks, cand)
                     break
         lever("tasks.max", k, big, part_size, topic_sim)

@@ -12,7 +12,10 @@
  * cleaner-offset-, replication-offset- and log-start-offset-checkpoint
  * entries; then the one read of compaction_feed.c, the last stable offset
  * as UnifiedLog.lastStableOffset takes it, and the cleaner's rule
- * (compaction_offsets.c). docs/formats.md §19. */
+ * (compaction_offsets.c); a transaction that pins the cleaning is named
+ * from the txns room's coordinator view of the __transaction_state
+ * partitions among the inputs and weighed against its timeout (hanging or
+ * live). docs/formats.md §19. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -322,6 +325,52 @@ static void log_bounds(kf_compaction_result *r, const cp_log *log, bool has_ls, 
         r->last_stable_offset = log->oldest_open.first_offset;
 }
 
+/* The coordinator's view, read the first time a transaction pins a
+ * partition: every __transaction_state partition among the inputs replayed
+ * (kf_txn_coord_read_inputs). Damage in them is not reported again: the
+ * job reads them as compacted partitions too, and says it there. */
+typedef struct coord_view {
+    const kf_inputs *in;
+    bool read;
+    kf_txn_coord_inputs v;
+} coord_view;
+
+static int coord_of(coord_view *cv, const kf_compaction_opts *o, kf_txn_coord **c)
+{
+    int rc = KF_OK;
+    if (!cv->read) {
+        kf_part_reader_opts ro = o->read;
+        ro.problem_fn = NULL;
+        ro.conflict_fn = NULL;
+        ro.hole_fn = NULL;
+        rc = kf_txn_coord_read_inputs(&cv->v, cv->in, &ro, o->problem_fn, o->problem_ctx);
+        cv->read = true;
+    }
+    *c = cv->v.coord;
+    return rc;
+}
+
+/* Who the pinning transaction is and whether it hangs (kf_pinning_txn). */
+static int name_pinning(coord_view *cv, const kf_compaction_opts *o, kf_compaction_result *r)
+{
+    kf_pinning_txn *w = &r->pinning;
+    const kf_open_txn *t = &r->pinned_by;
+    kf_txn_coord *c;
+    int rc = coord_of(cv, o, &c);
+    if (rc != KF_OK)
+        return rc;
+    const kf_txn_coord_entry *e = c ? kf_txn_coord_find(c, t->producer_id) : NULL;
+    w->coordinator = c != NULL;
+    w->transactional_id = e ? e->transactional_id : NULL;
+    w->coordinator_state = e ? e->state : -1;
+    w->timeout_from_coordinator = e && e->timeout_ms > 0;
+    w->timeout_ms = w->timeout_from_coordinator ? e->timeout_ms : KF_TXN_MAX_TIMEOUT_MS_DEFAULT;
+    w->has_age = t->has_first_timestamp;
+    w->age_ms = w->has_age ? o->now_ms - t->first_timestamp : 0;
+    w->hanging = w->has_age && w->age_ms > w->timeout_ms;
+    return KF_OK;
+}
+
 static int analyse(const kf_partition *p, const kf_compaction_opts *o, kf_compaction_result *r, bool *unreadable)
 {
     char *dir = datadir_of(p);
@@ -375,6 +424,7 @@ int kf_compaction_run(const kf_inputs *in, const kf_compaction_opts *o, kf_compa
     kf_opts_nested(&own.read.version, KF_PART_READER_OPTIONS_VERSION);
     o = &own;
     named_list named = {0};
+    coord_view cv = {.in = in};
     int rc = collect_named(o, &named);
     for (size_t i = 0; i < in->n && rc == KF_OK; i++) {
         const kf_partition *p = &in->parts[i];
@@ -383,9 +433,12 @@ int kf_compaction_run(const kf_inputs *in, const kf_compaction_opts *o, kf_compa
         kf_compaction_result r;
         memset(&r, 0, sizeof r);
         r.partition = p;
-        configs_of(o, p, is_named(&named, p), &r);
+        r.named = is_named(&named, p);
+        configs_of(o, p, r.named, &r);
         if (r.compacted_by != KF_COMPACTED_NOT) {
             rc = analyse(p, o, &r, &t.unreadable);
+            if (rc == KF_OK && r.pinned)
+                rc = name_pinning(&cv, o, &r);
             t.partitions++;
             t.pinned += r.pinned;
             t.would_clean += r.cleanable.would_clean;
@@ -395,6 +448,7 @@ int kf_compaction_run(const kf_inputs *in, const kf_compaction_opts *o, kf_compa
         if (rc == KF_OK && fn)
             rc = fn(ctx, &r);
     }
+    kf_txn_coord_inputs_free(&cv.v);
     free(named.v);
     if (tot)
         *tot = t;

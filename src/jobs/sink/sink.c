@@ -1,7 +1,9 @@
 /* Room jobs/sink/: a storage sink connector catching up, simulated.
  * sink.c, one partition's open files (this file); sink_read.c, where the
  * connector resumes and the read from there; sink_topic.c, a topic's sums
- * and tasks; sink_advice.c, the settings that bound it and the suggestion.
+ * and tasks; sink_advice.c, the settings that bound it and the suggestion;
+ * sink_run.c, the simulation over the inputs (where each partition
+ * resumes, with a group's commits from the offsets replay).
  *
  * sink.c: one topic partition's storage-sink simulation (include/kfsck/sink.h):
  * the files a time-based partitioner keeps open as records arrive in offset

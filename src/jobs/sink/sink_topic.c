@@ -40,10 +40,11 @@ kf_sink_verdict kf_sink_verdict_of(uint64_t peak_buffer_bytes, uint64_t heap)
 {
     if (!heap)
         return KF_SINK_VERDICT_NONE;
-    return peak_buffer_bytes <= heap ? KF_SINK_FITS : KF_SINK_EXCEEDS;
+    return peak_buffer_bytes < heap ? KF_SINK_FITS : peak_buffer_bytes == heap ? KF_SINK_FILLS : KF_SINK_EXCEEDS;
 }
 
 const char *kf_sink_verdict_name(kf_sink_verdict v)
 {
-    return v == KF_SINK_FITS ? "fits" : v == KF_SINK_EXCEEDS ? "exceeds" : NULL;
+    /* the contract's rule: fits when the buffers are at most the heap */
+    return v == KF_SINK_FITS || v == KF_SINK_FILLS ? "fits" : v == KF_SINK_EXCEEDS ? "exceeds" : NULL;
 }

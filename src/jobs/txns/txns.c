@@ -1,7 +1,9 @@
 /* Room jobs/txns/: transactions. txns.c, one partition's transactions
  * and its .txnindex check (this file); txn_coord.c, the coordinator's view
  * rebuilt from __transaction_state; txns_read.c, the drivers that feed
- * both a partition at a time.
+ * both a partition at a time; txns_run.c, `kfsck txns` over the inputs
+ * (the coordinator's view of every __transaction_state partition, then
+ * every data partition).
  *
  * txns.c: one partition's transactions for `kfsck txns` (txns.h).
  *
@@ -321,7 +323,7 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
     if (kf_opts_take(&own, o, sizeof own, KF_TXNS_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     if (!own.has_hanging_ms)
-        own.hanging_ms = 15 * 60 * 1000;
+        own.hanging_ms = KF_TXN_MAX_TIMEOUT_MS_DEFAULT;
     o = &own;
     kf_txns *t = calloc(1, sizeof *t);
     if (!t)

@@ -1,0 +1,305 @@
+/* rebuild_cli.c: the command-line skeleton `repair` and `merge` share
+ * (rebuild_cli.h): options, the output directory, the run and its report,
+ * the records both print. */
+#include "cli/rebuild_cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/walk.h"
+
+/* ---- the output directory and the report ----------------------------------- */
+
+/* Why kf_outdir_prepare refused (v != KF_OUTDIR_READY), and the exit code:
+ * OUTDIR in an input is a usage error ("kfsck CMD: the output directory
+ * '...' is INPUT directory, inside it, or would put COPY there"), an
+ * existing output or an OUTDIR that cannot be made is a failure. */
+static int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdict v, const char *input,
+                          const char *copy)
+{
+    switch (v) {
+    case KF_OUTDIR_READY: break;
+    case KF_OUTDIR_INSIDE_INPUT:
+        fprintf(stderr,
+                "kfsck %s: the output directory '%s' is %s directory, inside it, or would put %s there; choose "
+                "another -o OUTDIR\n",
+                cmd, od->dir, input, copy);
+        return EXIT_USAGE;
+    case KF_OUTDIR_EXISTS: cli_error(od->clash, "already exists (use --force to overwrite)"); return EXIT_FAIL;
+    case KF_OUTDIR_CANNOT_CREATE:
+        cli_error(od->dir, "cannot create the output directory: %s", strerror(kf_error_last()->err_no));
+        return EXIT_FAIL;
+    case KF_OUTDIR_NOMEM: cli_oom();
+    }
+    return EXIT_CLEAN;
+}
+
+/* The job failed (the last error's path, message and errno): prints
+ * "kfsck: <path>: <what>: <strerror>" (without ": <strerror>" when errno is
+ * 0) after what stdout holds; EXIT_FAIL. */
+static int job_failed(void)
+{
+    const kf_error *e = kf_error_last();
+    fflush(stdout);
+    if (e->err_no)
+        cli_error(e->path, "%s: %s", e->message, strerror(e->err_no));
+    else
+        cli_error(e->path, "%s", e->message);
+    return EXIT_FAIL;
+}
+
+/* JSON into memory (out of memory exits). */
+static void mem_json_open(mem_json *m)
+{
+    memset(m, 0, sizeof *m);
+    m->f = must(open_memstream(&m->buf, &m->len));
+    out_init(&m->o, m->f, true);
+}
+
+/* Open, close (the bytes are then in buf) and free n arrays. */
+static void report_arrays_open(mem_json *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        mem_json_open(&a[i]);
+}
+
+static void report_arrays_close(mem_json *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        fclose(a[i].f);
+        a[i].f = NULL;
+    }
+}
+
+static void report_arrays_free(mem_json *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(a[i].buf);
+        a[i].buf = NULL;
+    }
+}
+
+/* Start the report: {"command":"<command>" (add fields with doc->o). */
+static void report_begin(mem_json *doc, const char *command)
+{
+    mem_json_open(doc);
+    fputc('{', doc->f);
+    out_str(&doc->o, "command", command);
+}
+
+/* "keys[i]":[<a[i]>] for each of the n closed arrays. */
+static void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        out_key(&doc->o, keys[i]);
+        fprintf(doc->f, "[%s]", a[i].buf ? a[i].buf : "");
+    }
+}
+
+/* Close the report and write it (kf_outdir_write_report), free it, then
+ * move the run's output into place (kf_outdir_commit): EXIT_CLEAN, or
+ * EXIT_FAIL after "kfsck: <path>: <what failed>". */
+static int report_write(mem_json *doc, kf_outdir *od)
+{
+    fputs("}\n", doc->f);
+    fclose(doc->f);
+    int rc = kf_outdir_write_report(od, doc->buf, doc->len);
+    free(doc->buf);
+    if (rc != KF_OK) {
+        fflush(stdout);
+        cli_error(od->report, "cannot write: %s", strerror(kf_error_last()->err_no));
+        return EXIT_FAIL;
+    }
+    if (kf_outdir_commit(od) != KF_OK)
+        return job_failed();
+    return EXIT_CLEAN;
+}
+
+/* ---- the records ---------------------------------------------------------- */
+
+void rebuild_record(rebuild_cli *c, size_t arr, const char *type, rebuild_fields_fn fields, const void *item)
+{
+    if (c->json) {
+        out_begin(c->o, type);
+        fields(c, c->o, item);
+        out_end(c->o);
+    }
+    out_obj_open(&c->arr[arr].o, NULL);
+    fields(c, &c->arr[arr].o, item);
+    out_obj_close(&c->arr[arr].o);
+}
+
+/* A segment written: the file, with the segment it was rebuilt from when
+ * the command names one. */
+static void segment_fields(const rebuild_cli *c, out *o, const void *item)
+{
+    const kf_repair_segment *s = item;
+    out_str(o, "file", s->output);
+    if (c->cmd->segment_input) {
+        out_str(o, "input", s->input);
+        out_uint(o, "size", s->size);
+        out_uint(o, "input_size", s->input_size);
+    } else {
+        out_uint(o, "size", s->size);
+    }
+    out_uint(o, "batches", s->batches);
+    out_opt_int(o, "first_offset", s->has_offsets, s->first_offset);
+    out_opt_int(o, "last_offset", s->has_offsets, s->last_offset);
+    out_uint(o, "index_entries", s->index_entries);
+    out_uint(o, "timeindex_entries", s->time_entries);
+}
+
+void rebuild_on_segment(void *ctx, const kf_repair_segment *s)
+{
+    rebuild_cli *c = ctx;
+    if (!c->json && c->cmd->segment_input) {
+        out_text(c->o, "wrote %s: %llu of %llu bytes, %llu batches", s->output, (unsigned long long)s->size,
+                 (unsigned long long)s->input_size, (unsigned long long)s->batches);
+        if (s->has_offsets)
+            out_text(c->o, ", offsets %lld..%lld", (long long)s->first_offset, (long long)s->last_offset);
+        out_text(c->o, "; index %llu entries, time index %llu entries\n", (unsigned long long)s->index_entries,
+                 (unsigned long long)s->time_entries);
+    } else if (!c->json) {
+        out_text(c->o, "wrote %s: %llu batches, %llu bytes\n", s->output, (unsigned long long)s->batches,
+                 (unsigned long long)s->size);
+    }
+    rebuild_record(c, c->cmd->nkeys, "segment", segment_fields, s);
+}
+
+static void file_fields(const rebuild_cli *c, out *o, const void *item)
+{
+    const kf_repair_file *f = item;
+    out_str(o, "input", f->input);
+    out_str(o, "output", f->output);
+    out_str(o, "action", f->action);
+    out_str(o, "reason", f->reason);
+}
+
+void rebuild_on_file(void *ctx, const kf_repair_file *f)
+{
+    rebuild_cli *c = ctx;
+    if (!c->json)
+        out_text(c->o, "%s %s%s%s: %s\n", f->action, f->input ? f->input : "(none)", f->output ? " -> " : "",
+                 f->output ? f->output : "", f->reason);
+    rebuild_record(c, c->cmd->nkeys + 1, "file", file_fields, f);
+}
+
+void rebuild_on_problem(void *ctx, const kf_problem *p)
+{
+    rebuild_cli *c = ctx;
+    report r = {c->o, p->file, 0, 0};
+    report_problem(&r, p);
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+int rebuild_usage_error(const rebuild_cli *c, const char *what, const char *arg)
+{
+    return opt_usage_error(c->cmd->name, what, arg, c->cmd->usage);
+}
+
+/* The options: -1 to go on with the PATHs, else the exit code. */
+static int parse_options(rebuild_cli *c, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, 0, 'j'},
+        {"salvage", no_argument, 0, 's'},
+        {"force", no_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},
+        {"max-batch-bytes", required_argument, 0, 'B'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const rebuild_cmd *cmd = c->cmd;
+    c->max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'j': c->json = true; break;
+        case 's':
+            if (!cmd->salvage)
+                return rebuild_usage_error(c, "unknown or incomplete option", argv[optind - 1]);
+            c->salvage = true;
+            break;
+        case 'f': c->force = true; break;
+        case 'o': c->outdir = optarg; break;
+        case 'B':
+            if (opt_positive_size(cmd->name, "--max-batch-bytes", optarg, &c->max_batch))
+                return EXIT_USAGE;
+            break;
+        case 'h': cmd->usage(stdout); return EXIT_CLEAN;
+        default: return rebuild_usage_error(c, "unknown or incomplete option", argv[optind - 1]);
+        }
+    }
+    if (!c->outdir || !c->outdir[0])
+        return rebuild_usage_error(c, "no output directory given (-o OUTDIR)", NULL);
+    c->paths = argv + optind;
+    c->npaths = argc - optind;
+    return -1;
+}
+
+/* OUTDIR/<report>, then the summary; the exit code. */
+static int finish(rebuild_cli *c, kf_outdir *od)
+{
+    const char *keys[REBUILD_MAX_ARRAYS];
+    size_t n = c->cmd->nkeys;
+    memcpy(keys, c->cmd->keys, n * sizeof *keys);
+    keys[n++] = "segments";
+    keys[n++] = "files";
+    mem_json doc;
+    report_begin(&doc, c->cmd->name);
+    c->cmd->report_head(c, od, &doc.o);
+    report_put_arrays(&doc, keys, c->arr, n);
+    if (report_write(&doc, od) != EXIT_CLEAN)
+        return EXIT_FAIL;
+    return c->cmd->summary(c, od);
+}
+
+/* The job into the prepared od; the exit code. */
+static int run(rebuild_cli *c, kf_outdir *od)
+{
+    /* the job writes into a stage, moved into place once the report is
+     * written (report_write) */
+    if (kf_outdir_stage(od) != KF_OK)
+        return job_failed();
+    out o;
+    out_init(&o, stdout, c->json);
+    c->o = &o;
+    size_t n = c->cmd->nkeys + REBUILD_OWN_ARRAYS;
+    report_arrays_open(c->arr, n);
+    int rc = c->cmd->run(c, od);
+    report_arrays_close(c->arr, n);
+    int status = rc != KF_OK ? job_failed() : finish(c, od);
+    fflush(stdout);
+    report_arrays_free(c->arr, n);
+    return status;
+}
+
+int rebuild_main(int argc, char **argv, const rebuild_cmd *cmd, void *job)
+{
+    rebuild_cli c;
+    memset(&c, 0, sizeof c);
+    c.cmd = cmd;
+    c.job = job;
+    int status = parse_options(&c, argc, argv);
+    if (status < 0)
+        status = cmd->inputs(&c);
+    if (status >= 0)
+        return status;
+    kf_outdir od;
+    if (kf_outdir_init(&od, c.outdir, c.paths[0], c.partition, cmd->report_name, c.force) != KF_OK)
+        cli_oom();
+    for (int i = 1; i < c.npaths; i++)
+        if (!kf_outdir_named_after(&od, c.paths[i]))
+            fprintf(stderr, "kfsck %s: note: '%s' and '%s' have different names; the output is named '%s'\n",
+                    cmd->name, c.paths[0], c.paths[i], od.name);
+    kf_outdir_verdict v = kf_outdir_prepare(&od, (const char *const *)c.paths, (size_t)c.npaths);
+    status = v != KF_OUTDIR_READY ? outdir_refused(cmd->name, &od, v, cmd->input_words, cmd->copy_words)
+                                  : run(&c, &od);
+    kf_outdir_free(&od);
+    return status;
+}
