@@ -28,7 +28,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +37,7 @@
 #include <unistd.h>
 
 #include "bytes/error.h"
+#include "bytes/pool.h"
 #include "bytes/opts.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/clean_shutdown.h"
@@ -473,45 +473,20 @@ static void work_partition(pp_run *r, pp_dir *d, pp_part *p)
     part_trim(p);
 }
 
-static void *worker(void *arg)
+static void work_one(void *ctx, size_t i)
 {
-    pp_run *r = arg;
-    for (;;) {
-        pthread_mutex_lock(&r->mu);
-        size_t i = r->next < r->nwork ? r->next++ : r->nwork;
-        pthread_mutex_unlock(&r->mu);
-        if (i >= r->nwork)
-            return NULL;
-        work_partition(r, r->work_dir, &r->work[i]);
-    }
+    pp_run *r = ctx;
+    work_partition(r, r->work_dir, &r->work_dir->parts[i]);
 }
 
-static unsigned online_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)(n > 64 ? 64 : n) : 1;
-}
-
+/* The log dir's partitions on the library's worker pool (results stay in
+ * d->parts, read once all are done). */
 static int work_dir(pp_run *r, pp_dir *d)
 {
     r->work_dir = d;
-    r->work = d->parts;
-    r->nwork = d->nparts;
-    r->next = 0;
-    unsigned jobs = r->o.jobs ? r->o.jobs : online_cpus();
-    size_t nthreads = jobs > 1 && d->nparts > 1 ? (jobs < d->nparts ? jobs : d->nparts) : 0;
-    pthread_t *th = calloc(nthreads ? nthreads : 1, sizeof *th);
-    if (!th)
-        return KF_ERR_NOMEM;
-    size_t started = 0;
-    for (; started < nthreads; started++)
-        if (pthread_create(&th[started], NULL, worker, r) != 0)
-            break;
-    if (!started)
-        worker(r);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    free(th);
+    int rc = kf_pool_run(d->nparts, r->o.jobs, work_one, NULL, r);
+    if (rc != KF_OK)
+        return rc;
     for (size_t i = 0; i < d->nparts; i++)
         if (d->parts[i].rc != KF_OK)
             return d->parts[i].rc;
@@ -668,7 +643,6 @@ int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf
     if (!r.dirs)
         return KF_ERR_NOMEM;
     r.ndirs = n;
-    pthread_mutex_init(&r.mu, NULL);
     int rc = KF_OK;
     for (size_t i = 0; i < n && rc == KF_OK; i++) {
         r.dirs[i].path = datadirs[i];
@@ -728,7 +702,6 @@ int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf
     }
     free(r.dirs);
     kf_metadata_free(r.meta);
-    pthread_mutex_destroy(&r.mu);
     if (rc != KF_OK)
         kf_error_set(rc, 0, NULL, "predict: %s", kf_err_str(rc));
     return rc;

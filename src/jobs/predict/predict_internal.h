@@ -9,7 +9,6 @@
 #ifndef KFSCK_PREDICT_INTERNAL_H
 #define KFSCK_PREDICT_INTERNAL_H
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -189,11 +188,8 @@ typedef struct pp_run {
     int32_t broker_id;
     int64_t now;
     int rc;
-    /* the partitions of the log dir being worked on */
+    /* the log dir being worked on */
     pp_dir *work_dir;
-    pp_part *work;
-    size_t nwork, next;
-    pthread_mutex_t mu;
 } pp_run;
 
 /* An action of the log dir d (file and the formatted reason copied; topic
