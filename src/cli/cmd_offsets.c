@@ -48,8 +48,6 @@ typedef struct offsets_run {
     const kf_inputs *in;
     kf_replay *replay;
     kf_offsets_view *view; /* the consumer's view of each row */
-    uint64_t changes;  /* history: changes seen (wanted or not) */
-    uint64_t last_change; /* history with --as-of: print only changes up to this one */
     int gw, tw;      /* table column widths */
     int64_t at_offset; /* history: where the change took effect */
     int64_t change_time; /* history: the time --as-of compares */
@@ -377,9 +375,6 @@ static void print_header(offsets_run *run)
 static void on_change(void *ctx, const kf_offset_value *v, bool deleted, int64_t time, int64_t at)
 {
     offsets_run *run = ctx;
-    run->changes++;
-    if (run->opts->has_as_of && run->changes > run->last_change)
-        return; /* past the prefix the as-of table is built from */
     if (!wanted(run->opts, v->group, v->topic))
         return;
     run->at_offset = at;
@@ -400,9 +395,10 @@ static void offsets_usage(FILE *f)
             "as the group coordinator does.\n"
             "  --group G / --topic T   only these (repeatable)\n"
             "  --history               every change in the order it took effect\n"
-            "  --as-of MS              the table after the last change whose time is <= MS\n"
-            "                          (epoch ms or ISO 8601: 2024-02-12T01:11:26Z); with\n"
-            "                          --history, the changes up to it\n"            "  --now MS                when expiry is judged (default: the newest batch time);\n"
+            "  --as-of MS              the table of every change whose time is <= MS (a\n"
+            "                          commit's commit_timestamp, a deletion's batch time;\n"
+            "                          epoch ms or ISO 8601: 2024-02-12T01:11:26Z); with\n"
+            "                          --history, those changes\n"            "  --now MS                when expiry is judged (default: the newest batch time);\n"
             "                          each row's expires_at/expired by the coordinator's rule\n"
             "  --offsets-retention-minutes N  offsets.retention.minutes (default 10080)\n"
             "  --format table|json|csv the columns of kafka-consumer-groups.sh --describe\n"
@@ -593,17 +589,7 @@ int cmd_offsets(int argc, char **argv)
     offsets_run run = {.opts = &op, .o = &o, .perr = perr, .rep = {perr, NULL, 0, 0}, .in = &in, .gw = 24, .tw = 24};
     if (op.format == FMT_JSON && kf_inputs_find(&in, "__cluster_metadata", 0))
         run.meta = kraft_image_of(argv + optind, argc - optind, op.max_batch_bytes);
-    if (op.history && op.has_as_of) {
-        /* --history up to the as-of cut: a first, silent replay finds how
-         * many changes the as-of table is built from */
-        report quiet = {NULL, NULL, 0, 0};
-        kf_replay *pre = new_replay(&op, true, NULL, &quiet);
-        kf_offsets_topic_result pre_res;
-        replay_offsets_topic(&in, pre, (size_t)op.max_batch_bytes, NULL, &pre_res);
-        run.last_change = kf_replay_as_of_prefix(pre);
-        kf_replay_free(pre);
-    }
-    run.replay = new_replay(&op, op.has_as_of && !op.history, op.history ? &run : NULL, &run.rep);
+    run.replay = new_replay(&op, op.has_as_of, op.history ? &run : NULL, &run.rep);
     replay_report_load_errors(run.replay, &run.rep);
     kf_offsets_view_opts vo;
     kf_offsets_view_opts_init(&vo);
