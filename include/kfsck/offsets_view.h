@@ -39,8 +39,10 @@ typedef struct kf_offset_view {
     bool has_bounds;
     int64_t log_start_offset;   /* as the broker loads it: max(log-start checkpoint, first segment base) */
     int64_t log_end_offset;     /* the end of the last intact batch */
-    bool has_lag;               /* bounds known, the offset is not -1 nor below the log start */
-    int64_t lag;                /* log_end - offset (negative past the log end) */
+    bool has_lag;               /* bounds known and the offset is not -1 (no position) */
+    int64_t lag;                /* log_end - offset, as kafka-consumer-groups.sh gives it: also
+                                   below the log start (out_of_range says so), negative past
+                                   the log end */
     kf_out_of_range out_of_range;
     /* with out_of_range: what a restart with auto.offset.reset=earliest or
      * latest skips or reads again (offset counts) */

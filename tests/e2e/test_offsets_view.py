@@ -101,7 +101,7 @@ class OutOfRange(ViewTest):
         head = lines[0].split()
         self.assertEqual(head[5:9], ["LOG-START-OFFSET", "LOG-END-OFFSET", "LAG", "OUT-OF-RANGE"])
         cells = {int(l.split()[2]): l.split() for l in lines[1:]}
-        self.assertEqual(cells[0][5:9], ["100", "150", "-", "BELOW-LOG-START"])
+        self.assertEqual(cells[0][5:9], ["100", "150", "110", "BELOW-LOG-START"])
         self.assertEqual(cells[1][5:9], ["120", "150", "20", "-"])
         self.assertEqual(cells[2][5:9], ["0", "50", "-450", "ABOVE-LOG-END"])
         self.assertEqual(cells[3][5:9], ["0", "10", "-", "-"])
@@ -286,7 +286,7 @@ class History(ViewTest):
         code, out, err = run("offsets", "--json", "--history", self.dd)
         rows = jsonl(out, "offset")
         self.assertEqual([(r["offset"], r["out_of_range"], r["lag"]) for r in rows],
-                         [(40, "below_log_start", None), (120, None, 30)])
+                         [(40, "below_log_start", 110), (120, None, 30)])
         self.assertTrue(all("may_be_stale" not in r and "expires_at" not in r for r in rows))
         # the table's own rows have them, and only the final commit counts as out of range or not
         code, out, err = run("offsets", "--json", self.dd)

@@ -300,7 +300,7 @@ int kf_offsets_view_row(kf_offsets_view *v, const kf_offset_value *row, kf_offse
             out->out_of_range = KF_ABOVE_LOG_END;
             out->reread_if_earliest = end - start;
         }
-        if (row->offset >= 0 && row->offset >= start) {
+        if (row->offset >= 0) { /* below the log start too: out_of_range says the rest */
             out->has_lag = true;
             out->lag = end - row->offset;
         }
