@@ -203,7 +203,7 @@ static void print_csv(offsets_run *run, const kf_offset_value *v, const kf_offse
 
 /* The text table's columns after TOPIC (GROUP and TOPIC are as wide as
  * their longest name, in terminal columns). */
-#define TABLE_COLUMNS "%9s %14s %12s %16s %14s %10s %-15s %-24s %15s %s"
+#define TABLE_COLUMNS "%9s %14s %12s %16s %14s %10s %-15s %-24s %15s %-24s %s"
 
 static void print_table_row(offsets_run *run, const kf_offset_value *v, const kf_offset_view *vw, bool history,
                             bool deleted)
@@ -235,9 +235,9 @@ static void print_table_row(offsets_run *run, const kf_offset_value *v, const kf
     fput_padded(f, v->group, run->gw);
     fputc(' ', f);
     fput_padded(f, v->topic, run->tw);
-    fprintf(f, " " TABLE_COLUMNS "%s%s%s%s\n", part, cur, ep, lso, leo, lag, range, when, ms, expires,
+    const char *stale = history ? "-" : vw->may_be_stale ? "yes" : "no";
+    fprintf(f, " " TABLE_COLUMNS "%s%s%s\n", part, cur, ep, lso, leo, lag, range, when, ms, expires, stale,
             history && deleted ? " DELETED" : "", v->transactional ? " (txn)" : "",
-            !history && vw->may_be_stale ? " MAY-BE-STALE" : "",
             !history && vw->has_expires_at && vw->expired ? " EXPIRED" : "");
 }
 
@@ -327,6 +327,12 @@ static void reset_csv_note(const kf_offset_value *v, const kf_offset_view *vw)
                 "kfsck: reset-csv: group '%s' %s-%d: offset %" PRId64 " is past the log end %" PRId64
                 ": restored as it is, the consumer gets OFFSET_OUT_OF_RANGE\n",
                 v->group, v->topic, v->partition, v->offset, vw->log_end_offset);
+    if (vw->may_be_stale)
+        fprintf(stderr,
+                "kfsck: reset-csv: group '%s' %s-%d: offset %" PRId64 " may be stale: __consumer_offsets-%d lost "
+                "commits written after it (offsets_lost), the group may have committed a later offset there; "
+                "restored as it is\n",
+                v->group, v->topic, v->partition, v->offset, v->source_partition);
 }
 
 static void print_row(offsets_run *run, const kf_offset_value *v, bool history, bool deleted)
@@ -362,7 +368,8 @@ static void print_header(offsets_run *run)
         fputc(' ', f);
         fput_padded(f, "TOPIC", run->tw);
         fprintf(f, " " TABLE_COLUMNS "\n", "PARTITION", "CURRENT-OFFSET", "LEADER-EPOCH", "LOG-START-OFFSET",
-                "LOG-END-OFFSET", "LAG", "OUT-OF-RANGE", "COMMIT-TIME", "COMMIT-TIME-MS", "EXPIRES-AT");
+                "LOG-END-OFFSET", "LAG", "OUT-OF-RANGE", "COMMIT-TIME", "COMMIT-TIME-MS", "EXPIRES-AT",
+                "MAY-BE-STALE");
     } else if (run->opts->format == FMT_CSV) {
         fprintf(run->o->f,
                 "group,topic,partition,offset,leader_epoch,metadata,commit_timestamp,expire_timestamp,"

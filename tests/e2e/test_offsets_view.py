@@ -197,11 +197,34 @@ class MayBeStale(ViewTest):
         self.assertTrue([p for p in probs if p["offset"] == 1 and p["severity"] == "error"], probs)
         self.assertEqual({(r["group"], r["offset"]): r["may_be_stale"] for r in rows}, {("g", 5): True, ("h", 3): False})
 
-    def test_table_marker(self):
+    def test_table_column(self):
+        # issue 33 item 8: the column has its header
         self.build()
         code, out, err = run("offsets", self.dd)
-        marked = [l.split()[0] + l.split()[2] for l in out.splitlines()[1:] if l.endswith(" MAY-BE-STALE")]
-        self.assertEqual(marked, ["g0", "g1"])
+        lines = out.splitlines()
+        head = lines[0].split()
+        col = head.index("MAY-BE-STALE")
+        self.assertEqual(col, len(head) - 1)
+        self.assertEqual([(l.split()[0] + l.split()[2], l.split()[col]) for l in lines[1:]],
+                         [("g0", "yes"), ("g1", "yes"), ("h0", "no")])
+
+    def test_lost_window_in_text(self):
+        # issue 33 item 8: offsets_lost in text gives the window JSON has
+        self.build()
+        code, out, err = run("offsets", self.dd)
+        (lost,) = [l for l in err.splitlines() if "offsets_lost" in l]
+        self.assertIn("the lost commits were written after 2023-11-14T22:14:20.000Z and before "
+                      "2023-11-14T22:16:20.000Z", lost)
+
+    def test_reset_csv_notes_stale_rows(self):
+        # issue 33 item 8: the reset file's notes name the rows that may be stale
+        self.build()
+        code, out, err = run("offsets", "--format", "reset-csv", "--group", "g", self.dd)
+        self.assertEqual(out, "t,0,5\nt,1,7\n")
+        notes = [l for l in err.splitlines() if "reset-csv" in l]
+        self.assertEqual(len(notes), 2, err)
+        self.assertIn("group 'g' t-0: offset 5 may be stale: __consumer_offsets-0 lost commits", notes[0])
+        self.assertIn("group 'g' t-1: offset 7 may be stale", notes[1])
 
 
 class Expiry(ViewTest):
