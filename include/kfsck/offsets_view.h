@@ -4,7 +4,8 @@
  * commit is out of the log's range (and what auto.offset.reset would skip
  * or read again), whether it may be stale (damage hid later commits of its
  * __consumer_offsets partition), and when the group coordinator's offset
- * cleanup would delete it (KIP-211's expiration). Built over the inputs, a
+ * cleanup would delete it (KIP-211's expiration), and whether the consumer's
+ * next read lies in damage of the committed partition. Built over the inputs, a
  * finished replay and, for expiry, the groups model; nothing is printed. */
 #ifndef KFSCK_OFFSETS_VIEW_H
 #define KFSCK_OFFSETS_VIEW_H
@@ -47,6 +48,13 @@ typedef struct kf_offset_view {
     /* with out_of_range: what a restart with auto.offset.reset=earliest or
      * latest skips or reads again (offset counts) */
     int64_t skipped_if_earliest, skipped_if_latest, reread_if_earliest;
+    /* The committed offset lies in damage of its partition's log among the
+     * inputs (docs/formats.md §11.11): no copy holds it in an intact batch
+     * and some copy shows damage there, so the consumer's next read fails.
+     * Looked at only from the log start up to the log end. */
+    bool in_damage;
+    bool has_next_offset;       /* an intact batch follows the damage */
+    int64_t next_offset;        /* its first offset: where a consumer that skips the damage resumes */
     bool may_be_stale;          /* kf_replay_row_may_be_stale */
     bool has_expires_at;        /* false: the coordinator never expires it (or no groups model) */
     int64_t expires_at;

@@ -14,7 +14,7 @@
  * committed again later in the batch has its deletion just before that
  * commit.
  *
- * As of a time (has_as_of, docs/formats.md §11.11): each change has a time
+ * As of a time (has_as_of, docs/formats.md §11.12): each change has a time
  * (a commit its commit_timestamp, transactional ones too; a deletion its
  * tombstone batch's max timestamp); the as-of table is every change whose
  * time is <= as_of, applied in the order they took effect, and change_fn

@@ -273,6 +273,79 @@ static void expired_fields(out *o, void *ctx)
     out_int(o, "expires_at", c->vw->expires_at);
 }
 
+/* s as one shell word: as it is when it holds only safe characters, else
+ * in single quotes (a quote inside as '\''), cut to fit cap. */
+static void shell_word(const char *s, char *buf, size_t cap)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-:/=@") == strlen(s)) {
+        snprintf(buf, cap, "%s", s);
+        return;
+    }
+    size_t n = 0;
+    buf[n++] = '\'';
+    for (; *s && n + 6 < cap; s++) {
+        if (*s == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n++] = '\'';
+    buf[n] = 0;
+}
+
+/* The command that moves the group past the damage (kafka-consumer-groups.sh
+ * --reset-offsets --to-offset, run with the group's consumers stopped). */
+static void reset_command(const kf_offset_value *v, int64_t to, char *buf, size_t cap)
+{
+    char g[600], tp[600], t[560];
+    shell_word(v->group, g, sizeof g);
+    snprintf(t, sizeof t, "%s:%d", v->topic, v->partition);
+    shell_word(t, tp, sizeof tp);
+    snprintf(buf, cap,
+             "kafka-consumer-groups.sh --bootstrap-server BROKER:9092 --group %s --topic %s --reset-offsets "
+             "--to-offset %" PRId64 " --execute",
+             g, tp, to);
+}
+
+static void damage_fields(out *o, void *ctx)
+{
+    const row_ctx *c = ctx;
+    row_key_fields(o, c->v);
+    bool next = c->vw->has_next_offset;
+    out_opt_int(o, "damage_last_offset", next, c->vw->next_offset - 1);
+    out_opt_int(o, "next_offset", next, c->vw->next_offset);
+    out_opt_int(o, "offsets_skipped", next, c->vw->next_offset - c->v->offset);
+    char cmd[1400];
+    if (next)
+        reset_command(c->v, c->vw->next_offset, cmd, sizeof cmd);
+    out_str(o, "reset_command", next ? cmd : NULL);
+}
+
+/* The group's next read lies in damage of the committed partition. */
+static void damage_problem(offsets_run *run, const kf_offset_value *v, const kf_offset_view *vw, kf_problem *p)
+{
+    row_ctx ctx = {v, vw};
+    p->code = KF_P_COMMITTED_OFFSET_DAMAGED;
+    int n = snprintf(p->message, sizeof p->message,
+                     "group %.60s: %.60s-%d committed %" PRId64
+                     " lies in damage of the partition's log (no copy given holds it intact): the consumer fails "
+                     "to read there",
+                     v->group, v->topic, v->partition, v->offset);
+    if (vw->has_next_offset && n > 0 && (size_t)n < sizeof p->message)
+        snprintf(p->message + n, sizeof p->message - (size_t)n,
+                 "; the damage ends at %" PRId64 ": --reset-offsets --to-offset %" PRId64 " skips %" PRId64
+                 " offsets",
+                 vw->next_offset - 1, vw->next_offset, vw->next_offset - v->offset);
+    report_problem_with(&run->rep, p, damage_fields, &ctx);
+    if (vw->has_next_offset && !run->perr->json) { /* in text, the command on its own line */
+        char cmd[1400];
+        reset_command(v, vw->next_offset, cmd, sizeof cmd);
+        fprintf(run->perr->f, "    %s\n", cmd);
+    }
+}
+
 static void row_problems(offsets_run *run, const kf_offset_value *v, const kf_offset_view *vw)
 {
     row_ctx ctx = {v, vw};
@@ -306,6 +379,8 @@ static void row_problems(offsets_run *run, const kf_offset_value *v, const kf_of
                  v->group, v->topic, v->partition, v->offset, when, vw->expires_at);
         report_problem_with(&run->rep, &p, expired_fields, &ctx);
     }
+    if (vw->in_damage)
+        damage_problem(run, v, vw, &p);
 }
 
 /* A reset file restores what it holds as it is: say which lines would put a
@@ -327,6 +402,12 @@ static void reset_csv_note(const kf_offset_value *v, const kf_offset_view *vw)
                 "kfsck: reset-csv: group '%s' %s-%d: offset %" PRId64 " is past the log end %" PRId64
                 ": restored as it is, the consumer gets OFFSET_OUT_OF_RANGE\n",
                 v->group, v->topic, v->partition, v->offset, vw->log_end_offset);
+    if (vw->in_damage)
+        fprintf(stderr,
+                "kfsck: reset-csv: group '%s' %s-%d: offset %" PRId64 " lies in damage of the partition's log: "
+                "restored as it is, the consumer fails there%s\n",
+                v->group, v->topic, v->partition, v->offset,
+                vw->has_next_offset ? " (committed_offset_damaged gives the offset that skips it)" : "");
     if (vw->may_be_stale)
         fprintf(stderr,
                 "kfsck: reset-csv: group '%s' %s-%d: offset %" PRId64 " may be stale: __consumer_offsets-%d lost "

@@ -376,5 +376,72 @@ class Alignment(ViewTest):
         self.assertEqual(len(starts), 1, lines)
 
 
+class CommitInDamage(ViewTest):
+    """Issue 33 item 7: a group's next read lies in damage of the committed
+    partition: which group, partition and offset, where the damage ends, the
+    kafka-consumer-groups.sh --reset-offsets --to-offset that skips it and how
+    many offsets it skips."""
+
+    def build(self, commits, copy=False):
+        self.write(self.offsets_log([([go.OC("sink-group", "orders", 0, 3, off, T)], T) for off in commits]))
+        log = topic_log("orders", 0, 0, 30, T)   # batches 0-9, 10-19, 20-29
+        batches = log.segments[0][1]
+        self.intact = list(batches)
+        bad = bytearray(batches[1])
+        bad[-3] ^= 0xFF                          # batch 10-19: its CRC no longer matches
+        batches[1] = bytes(bad)
+        self.write(log)
+        if copy:                                 # a second broker's copy holds 10-19 intact
+            log.segments[0] = (0, self.intact)
+            go.Writer(self.tmp).partition("dd2", log, TOPIC_ID)
+
+    def damage(self, *paths):
+        code, out, err = run("offsets", "--json", *(paths or [self.dd]))
+        return [p for p in jsonl(out, "problem") if p["code"] == "committed_offset_damaged"]
+
+    def test_inside_the_damage(self):
+        for committed in (10, 15, 19):
+            with self.subTest(committed=committed):
+                self.setUp()
+                self.build([committed])
+                (p,) = self.damage()
+                self.assertEqual((p["severity"], p["group"], p["topic"], p["partition"], p["offset"]),
+                                 ("warning", "sink-group", "orders", 0, committed))
+                self.assertEqual((p["damage_last_offset"], p["next_offset"], p["offsets_skipped"]),
+                                 (19, 20, 20 - committed))
+                self.assertEqual(p["reset_command"],
+                                 "kafka-consumer-groups.sh --bootstrap-server BROKER:9092 --group sink-group "
+                                 "--topic orders:0 --reset-offsets --to-offset 20 --execute")
+                code, out, err = run("offsets", self.dd)
+                self.assertIn("sink-group: orders-0 committed %d lies in damage" % committed, err)
+                self.assertIn("the damage ends at 19: --reset-offsets --to-offset 20 skips %d offsets"
+                              % (20 - committed), err)
+                self.assertIn("    kafka-consumer-groups.sh --bootstrap-server BROKER:9092 --group sink-group "
+                              "--topic orders:0 --reset-offsets --to-offset 20 --execute\n", err)
+                self.tearDown()
+
+    def test_outside_the_damage_or_covered_by_a_copy(self):
+        for committed in (0, 9, 20, 25, 30):
+            with self.subTest(committed=committed):
+                self.setUp()
+                self.build([committed])
+                self.assertEqual(self.damage(), [])
+                self.tearDown()
+        self.setUp()
+        self.build([15], copy=True)
+        self.assertEqual(len(self.damage()), 1)
+        self.assertEqual(self.damage(self.dd, os.path.join(self.tmp, "dd2", "orders-0")), [])
+
+    def test_names_are_quoted_for_the_shell(self):
+        self.write(self.offsets_log([([go.OC("it's a group", "orders", 0, 3, 12, T)], T)]))
+        log = topic_log("orders", 0, 0, 30, T)
+        bad = bytearray(log.segments[0][1][1])
+        bad[-3] ^= 0xFF
+        log.segments[0][1][1] = bytes(bad)
+        self.write(log)
+        (p,) = self.damage()
+        self.assertIn("--group 'it'\\''s a group' --topic orders:0", p["reset_command"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,7 +1,7 @@
 /* offsets_asof.h: the committed-offsets table "as of" a time, folded from
  * the replay's change stream (the stream `offsets --history` prints).
  *
- * The rule (docs/formats.md §11.11): every change carries its time (a
+ * The rule (docs/formats.md §11.12): every change carries its time (a
  * commit its commit_timestamp, transactional ones too; a deletion its
  * tombstone batch's max timestamp), and the table as of MS is every change
  * whose time is <= MS, applied in the order the changes took effect. A
