@@ -347,6 +347,8 @@ int cmd_compaction(int argc, char **argv)
         return st < 0 ? EXIT_CLEAN : st;
     char *const *paths = argv + optind;
     int npaths = argc - optind;
+    if (cli_mixed_clusters(paths, npaths))
+        return EXIT_FAIL;
 
     out o;
     out_init(&o, stdout, json);

@@ -500,6 +500,8 @@ int cmd_groups(int argc, char **argv)
     int status = parse_opts(argc, argv, &op);
     if (status >= 0)
         return status;
+    if (cli_mixed_clusters(argv + optind, argc - optind))
+        return EXIT_FAIL;
     out o, e;
     /* Text mode: each group is written as JSON into memory, then printed as
      * indented text (json_text.c): one renderer for both. */

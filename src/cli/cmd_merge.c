@@ -183,6 +183,8 @@ static void copy_unusable(void *ctx, const char *path, int err_no, const char *w
  * first that is not (the others are not looked at). */
 static int copies_check(const merge_args *a)
 {
+    if (cli_mixed_clusters(a->dirs, a->n))
+        return EXIT_FAIL;
     int status = -1;
     kf_paths_walk_opts o;
     cli_walk_opts_init(&o, &status);

@@ -657,6 +657,8 @@ int cmd_offsets(int argc, char **argv)
                                "--offsets-retention-minutes",
                                NULL, offsets_usage);
 
+    if (cli_mixed_clusters(argv + optind, argc - optind))
+        return EXIT_FAIL;
     out o, e;
     out_init(&o, stdout, op.format == FMT_JSON);
     out_init(&e, stderr, false);

@@ -433,6 +433,8 @@ int cmd_txns(int argc, char **argv)
     R.o = &o;
     R.rep.o = &o;
     kf_inputs in;
+    if (cli_mixed_clusters(argv + optind, argc - optind))
+        return EXIT_FAIL;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
     size_t data = 0;
     for (size_t i = 0; i < in.n; i++)
