@@ -51,7 +51,8 @@ typedef struct kf_offset_view {
     /* The committed offset lies in damage of its partition's log among the
      * inputs (docs/formats.md §11.11): no copy holds it in an intact batch
      * and some copy shows damage there, so the consumer's next read fails.
-     * Looked at only from the log start up to the log end. */
+     * Looked at only from the log start up to the log end, by
+     * kf_offsets_view_damage. */
     bool in_damage;
     bool has_next_offset;       /* an intact batch follows the damage */
     int64_t next_offset;        /* its first offset: where a consumer that skips the damage resumes */
@@ -90,9 +91,15 @@ void kf_offsets_view_free(kf_offsets_view *v);
 /* The moment expiry is judged at (opts.now, or the newest batch time). */
 int64_t kf_offsets_view_now(const kf_offsets_view *v);
 
-/* The view of one row of r's table (or of its history). The log start and
- * end of each partition are read once. KF_OK or KF_ERR_NOMEM. */
+/* The view of one row of r's table (or of its history), all but damage.
+ * The log start and end of each partition are read once. KF_OK or
+ * KF_ERR_NOMEM. */
 int kf_offsets_view_row(kf_offsets_view *v, const kf_offset_value *row, kf_offset_view *out);
+/* Then whether the row's offset lies in damage (in_damage, next_offset):
+ * each copy of its partition is read from its index's position for the
+ * offset to its next intact batch, so a table asks for its rows, not a
+ * history for every change. KF_OK or KF_ERR_NOMEM. */
+int kf_offsets_view_damage(kf_offsets_view *v, const kf_offset_value *row, kf_offset_view *out);
 
 /* The committed partition's log start and end among the inputs (false:
  * its directory is not among them, or no segment could be read). */

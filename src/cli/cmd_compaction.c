@@ -14,7 +14,6 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/kraft_names.h"
 #include "cli/partitions.h"
 #include "cli/walk.h"
 #include "kfsck/compaction.h"
@@ -360,7 +359,9 @@ int cmd_compaction(int argc, char **argv)
     part_reader_opts(&co.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);
     co.problem_fn = report_problem;
     co.problem_ctx = &R.rep;
-    kf_metadata *m = kraft_image_of(paths, npaths, max_batch);
+    kf_metadata *m;
+    if (kf_metadata_of_paths(&m, paths, (size_t)npaths, (size_t)max_batch) != KF_OK)
+        cli_oom();
     co.metadata = m;
     co.paths = paths;
     co.npaths = (size_t)npaths;

@@ -113,6 +113,17 @@ static void on_load_error(void *ctx, const kf_coord_load_error *e)
 
 void replay_report_load_errors(kf_replay *r, report *rep) { kf_replay_on_load_error(r, on_load_error, rep); }
 
+void offsets_job_opts(kf_offsets_job_opts *o, size_t max_batch_bytes, report *rep, report *readers)
+{
+    part_reader_opts(&o->read, max_batch_bytes, readers);
+    o->problem_fn = report_problem;
+    o->problem_ctx = rep;
+    o->load_error_fn = on_load_error;
+    o->load_error_ctx = rep;
+    o->lost_fn = on_lost;
+    o->lost_ctx = readers;
+}
+
 kf_replay *offsets_replay_new(size_t max_batch_bytes, report *rep)
 {
     kf_replay_opts ro;

@@ -330,14 +330,19 @@ static void damage_at(kf_offsets_view *v, const kf_partition *p, int64_t offset,
     }
 }
 
-static void row_damage(kf_offsets_view *v, const kf_offset_value *row, kf_offset_view *out)
+int kf_offsets_view_damage(kf_offsets_view *v, const kf_offset_value *row, kf_offset_view *out)
 {
+    out->in_damage = out->has_next_offset = false;
+    out->next_offset = 0;
+    /* only where what the consumer reads next is in the log */
+    if (!out->has_bounds || row->offset < out->log_start_offset || row->offset >= out->log_end_offset)
+        return KF_OK;
     uint8_t key[PARTITION_KEY_MAX];
     uint32_t kl = partition_key(key, sizeof key, row->topic, row->partition);
     bounds *b = kl ? htab_get(&v->bounds, key, kl) : NULL;
     const kf_partition *p = kf_inputs_find(v->in, row->topic, row->partition);
     if (!b || !p)
-        return;
+        return KF_OK;
     if (!b->probed || b->probed_offset != row->offset) {
         damage_at(v, p, row->offset, &b->probe);
         b->probed = true;
@@ -346,6 +351,7 @@ static void row_damage(kf_offsets_view *v, const kf_offset_value *row, kf_offset
     out->in_damage = !b->probe.intact && b->probe.damaged;
     out->has_next_offset = out->in_damage && b->probe.has_next;
     out->next_offset = out->has_next_offset ? b->probe.next : 0;
+    return v->nomem ? KF_ERR_NOMEM : KF_OK;
 }
 
 /* ---- expiry ------------------------------------------------------------------- */
@@ -402,8 +408,6 @@ int kf_offsets_view_row(kf_offsets_view *v, const kf_offset_value *row, kf_offse
             out->has_lag = true;
             out->lag = end - row->offset;
         }
-        if (row->offset >= start && row->offset < end) /* what the consumer reads next is there */
-            row_damage(v, row, out);
     }
     out->may_be_stale = kf_replay_row_may_be_stale(v->r, row);
     if (v->o.groups) {
