@@ -37,9 +37,9 @@ int kf_topic_names_build(kf_topic_names **out, char *const *paths, size_t n, con
  * table). KF_OK or KF_ERR_NOMEM. */
 int kf_topic_names_new(kf_topic_names **out, const kf_topic_names *under);
 
-/* Ties id to name (len bytes) unless the table already ties id to a name
- * (its own entries, not those of the table under it). KF_OK or
- * KF_ERR_NOMEM. */
+/* Ties id to name (len bytes): the id's name unless the table already
+ * names it, the name's id unless the table already has one for it (its own
+ * entries, not those of the table under it). KF_OK or KF_ERR_NOMEM. */
 int kf_topic_names_add(kf_topic_names *t, const uint8_t id[16], const char *name, size_t len);
 
 /* The name id has (NULL: none), and the id name has (false: none). */

@@ -15,7 +15,7 @@
 struct kf_topic_names {
     const kf_topic_names *under;
     htab by_id;    /* 16 id bytes -> char* name (owned) */
-    htab by_name;  /* name bytes -> uint8_t[16] id (owned) */
+    htab by_name;  /* name bytes -> 16 id bytes (owned) */
 };
 
 int kf_topic_names_new(kf_topic_names **out, const kf_topic_names *under)
@@ -42,35 +42,32 @@ void kf_topic_names_free(kf_topic_names *t)
     free(t);
 }
 
-int kf_topic_names_add(kf_topic_names *t, const uint8_t id[16], const char *name, size_t len)
+/* key -> a copy of the n bytes of val (with a NUL after them), unless key
+ * has one already: the first source wins. */
+static int put_first(htab *h, const void *key, uint32_t klen, const void *val, size_t n)
 {
     bool created;
-    void **slot = htab_put(&t->by_id, id, 16, &created);
+    void **slot = htab_put(h, key, klen, &created);
     if (!slot)
         return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     if (!created)
-        return KF_OK; /* the first source to name an id wins */
-    char *s = malloc(len + 1);
-    if (!s) {
-        htab_del(&t->by_id, id, 16);
+        return KF_OK;
+    char *copy = malloc(n + 1);
+    if (!copy) {
+        htab_del(h, key, klen);
         return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
-    memcpy(s, name, len);
-    s[len] = 0;
-    *slot = s;
-    void **ns = htab_put(&t->by_name, name, (uint32_t)len, &created);
-    if (!ns)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-    if (created) { /* a name's first id: a recreated topic keeps the one named first */
-        uint8_t *copy = malloc(16);
-        if (!copy) {
-            htab_del(&t->by_name, name, (uint32_t)len);
-            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-        }
-        memcpy(copy, id, 16);
-        *ns = copy;
-    }
+    memcpy(copy, val, n);
+    copy[n] = 0;
+    *slot = copy;
     return KF_OK;
+}
+
+int kf_topic_names_add(kf_topic_names *t, const uint8_t id[16], const char *name, size_t len)
+{
+    /* an id's first name, a name's first id (a recreated topic keeps the one named first) */
+    int rc = put_first(&t->by_id, id, 16, name, len);
+    return rc == KF_OK ? put_first(&t->by_name, name, (uint32_t)len, id, 16) : rc;
 }
 
 const char *kf_topic_names_name(const kf_topic_names *t, const uint8_t id[16])

@@ -443,5 +443,21 @@ class CommitInDamage(ViewTest):
         self.assertIn("--group 'it'\\''s a group' --topic orders:0", p["reset_command"])
 
 
+class TopicIds(ViewTest):
+    """Issue 34 item 2: offsets gives a commit without a topic id its topic's id
+    from the one topic-name table groups uses (kf_topic_names): here the
+    partition.metadata of the topic's directory among the inputs."""
+
+    def test_from_partition_metadata(self):
+        self.write(self.offsets_log([([go.OC("g", "t", 0, 3, 5, T), go.OC("g", "u", 0, 3, 6, T)], T)]))
+        self.write(topic_log("t", 0, 0, 10, T))
+        code, out, err = run("offsets", "--json", self.dd)
+        rows = {r["topic"]: r for r in jsonl(out, "offset")}
+        self.assertEqual(rows["t"]["topic_id"], TOPIC_ID)
+        self.assertNotIn("topic_id", rows["u"])  # no input names u's id
+        code, out, err = run("offsets", "--json", "--history", self.dd)
+        self.assertEqual([r.get("topic_id") for r in jsonl(out, "offset")], [TOPIC_ID, None])
+
+
 if __name__ == "__main__":
     unittest.main()
