@@ -1056,16 +1056,21 @@ def as_of_changes(history, ms):
     return [h for h in history if h["change_time"] <= ms]
 
 
-def as_of_table(history, ms, leo):
+def fold_changes(changes):
+    """The table a list of history changes leaves, in their order: slot -> row."""
     table = {}
-    for h in as_of_changes(history, ms):
+    for h in changes:
         slot = (h["group"], h["topic"], h["partition"])
         if h["deleted"]:
             table.pop(slot, None)
         else:
             table[slot] = {k: v for k, v in h.items()
                            if k not in ("deleted", "effective_offset", "change_time", "previous")}
-    return offsets_table(table.values(), leo)
+    return table
+
+
+def as_of_table(history, ms, leo):
+    return offsets_table(fold_changes(as_of_changes(history, ms)).values(), leo)
 
 
 # ---------------------------------------------------------------------------
@@ -1443,15 +1448,7 @@ def _prefix_table(history, ms):
     earlier changes of later times included), only to check that the fixture
     tells the two apart."""
     n = max((i + 1 for i, h in enumerate(history) if h["change_time"] <= ms), default=0)
-    table = {}
-    for h in history[:n]:
-        slot = (h["group"], h["topic"], h["partition"])
-        if h["deleted"]:
-            table.pop(slot, None)
-        else:
-            table[slot] = {k: v for k, v in h.items()
-                           if k not in ("deleted", "effective_offset", "change_time", "previous")}
-    return table
+    return fold_changes(history[:n])
 
 
 # ---------------------------------------------------------------------------
