@@ -1,6 +1,6 @@
 /* test_topic_names.c: unit tests for the topic id <-> name table
  * (src/kraft/topic_names.c, include/kfsck/topic_names.h): the first source
- * to name an id wins, a name keeps its first id, a table lying over another
+ * to name an id wins, a name keeps the first id given it, a table lying over another
  * is asked first, and a built table takes the partition.metadata files of
  * the inputs' partition directories. Ids are written by hand here; the
  * partition.metadata text follows Kafka's (version: 0, topic_id: ...). */
@@ -18,7 +18,7 @@ static void test_first_wins(void **state)
     assert_int_equal(kf_topic_names_new(&t, NULL), KF_OK);
     assert_null(kf_topic_names_name(t, ID_A));
     assert_int_equal(kf_topic_names_add(t, ID_A, "orders-and-more", 6), KF_OK); /* len: "orders" */
-    assert_int_equal(kf_topic_names_add(t, ID_A, "payments", 8), KF_OK);        /* named already */
+    assert_int_equal(kf_topic_names_add(t, ID_A, "payments", 8), KF_OK);        /* the id is named already */
     assert_string_equal(kf_topic_names_name(t, ID_A), "orders");
     /* a recreated topic: a new id for the same name; the name keeps its first */
     assert_int_equal(kf_topic_names_add(t, ID_B, "orders", 6), KF_OK);
@@ -26,7 +26,10 @@ static void test_first_wins(void **state)
     uint8_t id[16];
     assert_true(kf_topic_names_id(t, "orders", id));
     assert_memory_equal(id, ID_A, 16);
-    assert_false(kf_topic_names_id(t, "payments", id));
+    /* but "payments" had no id yet: it gets this one */
+    assert_true(kf_topic_names_id(t, "payments", id));
+    assert_memory_equal(id, ID_A, 16);
+    assert_false(kf_topic_names_id(t, "clicks", id));
     kf_topic_names_free(t);
 }
 
