@@ -26,14 +26,16 @@
 
 /* What a copy's log says at a committed offset (damage_at). */
 typedef struct damage_probe {
-    bool intact;        /* an intact batch holds it */
+    bool intact;        /* an intact batch holds it: */
+    int64_t intact_first, intact_last; /* that batch's offsets */
     bool damaged;       /* it lies in a damaged stretch */
     bool has_next;      /* the first intact batch after it */
     int64_t next;
 } damage_probe;
 
 /* A partition's bounds, once known, and the last offset probed for damage
- * (the rows of several groups often commit the same one). */
+ * with what the probe found (the rows of several groups often commit the
+ * same offset, or offsets of the same intact batch). */
 typedef struct bounds {
     bool known;
     int64_t log_start, log_end;
@@ -280,6 +282,8 @@ static int probe_batch(void *ctx, const kf_batch *b)
     int64_t lo = b->base_offset_known ? b->base_offset : b->last_offset;
     if (lo <= c->offset) {
         c->d->intact = true;
+        c->d->intact_first = lo;
+        c->d->intact_last = b->last_offset;
     } else {
         c->d->has_next = true;
         c->d->next = lo;
@@ -321,7 +325,11 @@ static void damage_at(kf_offsets_view *v, const kf_partition *p, int64_t offset,
         o.scan.problem_ctx = &c;
         if (kf_range_read(&p->copies[i], &o, NULL) == KF_ERR_NOMEM)
             v->nomem = true;
-        out->intact |= d.intact;
+        if (d.intact) {
+            out->intact = true;
+            out->intact_first = d.intact_first;
+            out->intact_last = d.intact_last;
+        }
         out->damaged |= d.damaged;
         if (d.has_next && (!out->has_next || d.next < out->next)) {
             out->has_next = true;
@@ -340,10 +348,15 @@ int kf_offsets_view_damage(kf_offsets_view *v, const kf_offset_value *row, kf_of
     uint8_t key[PARTITION_KEY_MAX];
     uint32_t kl = partition_key(key, sizeof key, row->topic, row->partition);
     bounds *b = kl ? htab_get(&v->bounds, key, kl) : NULL;
-    const kf_partition *p = kf_inputs_find(v->in, row->topic, row->partition);
-    if (!b || !p)
+    if (!b)
         return KF_OK;
-    if (!b->probed || b->probed_offset != row->offset) {
+    const damage_probe *d = &b->probe;
+    bool known = b->probed && (b->probed_offset == row->offset ||
+                               (d->intact && row->offset >= d->intact_first && row->offset <= d->intact_last));
+    if (!known) {
+        const kf_partition *p = kf_inputs_find(v->in, row->topic, row->partition);
+        if (!p)
+            return KF_OK;
         damage_at(v, p, row->offset, &b->probe);
         b->probed = true;
         b->probed_offset = row->offset;
