@@ -65,7 +65,8 @@ static void offsets_usage(FILE *f)
             "the table may be incomplete (or the coordinator would fail to load a partition);\n"
             "2 usage error (also --json with another --format, reset-csv with --history or\n"
             "--connect, --connect with --group, --topic, --history, --as-of, --now or\n"
-            "--offsets-retention-minutes); 3 a path cannot be read or the output cannot be\n"
+            "--offsets-retention-minutes); 3 a path cannot be read, the PATHs are of\n"
+            "different clusters (their meta.properties' cluster.id), or the output cannot be\n"
             "written.\n");
 }
 
