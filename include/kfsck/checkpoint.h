@@ -122,7 +122,8 @@ typedef struct kf_meta_properties {
 
 /* Returns KF_OK, or KF_ERR_CORRUPT with the reason as the last error
  * (version other than 0/1, v1 without node.id or cluster.id, non-numeric
- * ids, overlong values). */
+ * ids, overlong values); mp->cluster_id then still holds the cluster.id
+ * line when one was read (the file names its cluster all the same). */
 int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_properties *mp);
 
 #ifdef __cplusplus

@@ -126,6 +126,7 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_COORDINATOR_LOAD_ERROR "coordinator_load_error"
 #define KF_P_OFFSET_OUT_OF_RANGE "offset_out_of_range"
 #define KF_P_OFFSET_EXPIRED "offset_expired"
+#define KF_P_COMMITTED_OFFSET_DAMAGED "committed_offset_damaged" /* the next read of a group is in damage (warning) */
 #define KF_P_BAD_CONNECT_RECORD "bad_connect_record"
 /* KRaft metadata (kraft_check.h, metadata.h, kraft.h) */
 #define KF_P_SNAPSHOT_INCOMPLETE "snapshot_incomplete"

@@ -15,6 +15,7 @@
 
 #include "kfsck/coord.h"
 #include "kfsck/replay.h"
+#include "kfsck/topic_names.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -116,6 +117,9 @@ typedef struct kf_group {
     size_t nrecords;
     const kf_group_member *members;     /* FROM_RECORDS: in the order of their metadata records */
     size_t nmembers;
+    /* FROM_RECORDS: the epoch of its metadata record and of its target
+     * assignment's (-1: no such record decodes) */
+    int64_t group_epoch, assignment_epoch;
 } kf_group;
 
 typedef struct kf_groups kf_groups;
@@ -127,6 +131,12 @@ int kf_groups_build(kf_groups **g, kf_replay *r);
 void kf_groups_free(kf_groups *g);
 /* The groups sorted by id. Valid until kf_groups_free. */
 size_t kf_groups_list(const kf_groups *g, const kf_group **out);
+
+/* The topic names a consumer, share or streams group's partition-metadata
+ * records tie to topic ids, as a table lying over under (topic_names.h: for
+ * the group's members its own records win, then the cluster's names).
+ * KF_OK with *out set (free with kf_topic_names_free), or KF_ERR_NOMEM. */
+int kf_group_topic_names(const kf_group *g, const kf_topic_names *under, kf_topic_names **out);
 
 #ifdef __cplusplus
 }

@@ -123,6 +123,7 @@
 #include "kfsck/txns.h"
 #include "kfsck/metadata.h"
 #include "kfsck/kraft_check.h"
+#include "kfsck/topic_names.h"
 #include "kfsck/part_feed.h"
 #include "kfsck/decoder.h"
 #include "kfsck/offsets_view.h"

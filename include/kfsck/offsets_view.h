@@ -4,7 +4,8 @@
  * commit is out of the log's range (and what auto.offset.reset would skip
  * or read again), whether it may be stale (damage hid later commits of its
  * __consumer_offsets partition), and when the group coordinator's offset
- * cleanup would delete it (KIP-211's expiration). Built over the inputs, a
+ * cleanup would delete it (KIP-211's expiration), and whether the consumer's
+ * next read lies in damage of the committed partition. Built over the inputs, a
  * finished replay and, for expiry, the groups model; nothing is printed. */
 #ifndef KFSCK_OFFSETS_VIEW_H
 #define KFSCK_OFFSETS_VIEW_H
@@ -39,12 +40,22 @@ typedef struct kf_offset_view {
     bool has_bounds;
     int64_t log_start_offset;   /* as the broker loads it: max(log-start checkpoint, first segment base) */
     int64_t log_end_offset;     /* the end of the last intact batch */
-    bool has_lag;               /* bounds known, the offset is not -1 nor below the log start */
-    int64_t lag;                /* log_end - offset (negative past the log end) */
+    bool has_lag;               /* bounds known and the offset is not -1 (no position) */
+    int64_t lag;                /* log_end - offset, as kafka-consumer-groups.sh gives it: also
+                                   below the log start (out_of_range says so), negative past
+                                   the log end */
     kf_out_of_range out_of_range;
     /* with out_of_range: what a restart with auto.offset.reset=earliest or
      * latest skips or reads again (offset counts) */
     int64_t skipped_if_earliest, skipped_if_latest, reread_if_earliest;
+    /* The committed offset lies in damage of its partition's log among the
+     * inputs (docs/formats.md §11.11): no copy holds it in an intact batch
+     * and some copy shows damage there, so the consumer's next read fails.
+     * Looked at only from the log start up to the log end, by
+     * kf_offsets_view_damage. */
+    bool in_damage;
+    bool has_next_offset;       /* an intact batch follows the damage */
+    int64_t next_offset;        /* its first offset: where a consumer that skips the damage resumes */
     bool may_be_stale;          /* kf_replay_row_may_be_stale */
     bool has_expires_at;        /* false: the coordinator never expires it (or no groups model) */
     int64_t expires_at;
@@ -80,9 +91,15 @@ void kf_offsets_view_free(kf_offsets_view *v);
 /* The moment expiry is judged at (opts.now, or the newest batch time). */
 int64_t kf_offsets_view_now(const kf_offsets_view *v);
 
-/* The view of one row of r's table (or of its history). The log start and
- * end of each partition are read once. KF_OK or KF_ERR_NOMEM. */
+/* The view of one row of r's table (or of its history), all but damage.
+ * The log start and end of each partition are read once. KF_OK or
+ * KF_ERR_NOMEM. */
 int kf_offsets_view_row(kf_offsets_view *v, const kf_offset_value *row, kf_offset_view *out);
+/* Then whether the row's offset lies in damage (in_damage, next_offset):
+ * each copy of its partition is read from its index's position for the
+ * offset to its next intact batch, so a table asks for its rows, not a
+ * history for every change. KF_OK or KF_ERR_NOMEM. */
+int kf_offsets_view_damage(kf_offsets_view *v, const kf_offset_value *row, kf_offset_view *out);
 
 /* The committed partition's log start and end among the inputs (false:
  * its directory is not among them, or no segment could be read). */

@@ -48,25 +48,22 @@ typedef void (*kf_path_error_fn)(void *ctx, const char *path, int err_no, const 
 
 /* Collect the partitions under paths into *in (the walk of paths.h: a
  * file is a copy of its own, a partition dir one copy, a data dir one copy
- * of each partition dir in it). A copy whose data dir's meta.properties
- * names another cluster.id than the partition's other copies' is left out
- * and reported (once per pair of data dirs): data dirs of different
- * clusters are never copies of one another. Returns KF_OK when every path
- * was usable; KF_ERR_IO when some was not (each reported through fn; what
- * was found is still in *in); KF_ERR_NOMEM. Free with kf_inputs_free. */
+ * of each partition dir in it). PATHs of different clusters are refused
+ * whole (paths.h, one cluster): one report through fn, nothing collected.
+ * Returns KF_OK when every path was usable; KF_ERR_IO when some was not
+ * (each reported through fn; what was found is still in *in) or the PATHs
+ * were refused; KF_ERR_NOMEM. Free with kf_inputs_free. */
 int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error_fn fn, void *ctx);
 void kf_inputs_free(kf_inputs *in);
 const kf_partition *kf_inputs_find(const kf_inputs *in, const char *topic, int32_t partition);
 
 /* One partition whose copies are the given partition directories, whatever
  * their names (merge: copies of one partition from several brokers or
- * backups). As with kf_inputs_collect, data dirs (the directories' parents)
- * whose meta.properties name different cluster.ids are never read as
- * copies of one another. Returns KF_OK; KF_ERR_IO when a directory cannot
- * be listed (reported through fn with its errno) or is of another cluster
- * than the ones before it (reported through fn with err_no 0 and the
- * kf_inputs_collect words, naming both data dirs); KF_ERR_NOMEM. Free with
- * kf_partition_free. */
+ * backups). The cluster rule of paths.h holds, each directory by its
+ * parent (its data dir). Returns KF_OK; KF_ERR_IO when a directory cannot
+ * be listed (reported through fn with its errno) or the directories are of
+ * different clusters (reported once through fn with err_no 0, naming both
+ * data dirs; no copy added); KF_ERR_NOMEM. Free with kf_partition_free. */
 int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_path_error_fn fn, void *ctx);
 void kf_partition_free(kf_partition *p);
 

@@ -10,7 +10,9 @@
  * directory with the data dir holding it, so partitions can be grouped by
  * broker and copies of different clusters told apart. Every job that takes
  * PATHs walks them here (kf_inputs_collect, kf_kraft_inputs_collect,
- * kf_verify_paths, kf_datadir_scan). Nothing here reads a segment. */
+ * kf_verify_paths, kf_datadir_scan), and the walk keeps the one rule about
+ * clusters (below): PATHs of different clusters are refused together.
+ * Nothing here reads a segment. */
 #ifndef KFSCK_PATHS_H
 #define KFSCK_PATHS_H
 
@@ -33,6 +35,9 @@ typedef struct kf_datadir_info {
     const char *meta_path;    /* path/meta.properties when it is a regular file, else NULL */
     bool has_meta;            /* meta.properties was read and parsed */
     kf_meta_properties meta;  /* when has_meta: broker_id / node_id, cluster_id ("" when absent) */
+    /* the cluster.id its meta.properties names, also when the file is not
+     * one the broker would read (has_meta false); "" when none */
+    const char *cluster_id;
 } kf_datadir_info;
 
 /* One path the walk met: a PATH, or an entry of a data dir PATH. */
@@ -63,7 +68,7 @@ typedef struct kf_path_entry {
  * stops the walk and is returned. Each may be NULL (nothing done). */
 typedef int (*kf_path_entry_fn)(void *ctx, const kf_path_entry *e);
 
-#define KF_PATHS_WALK_OPTIONS_VERSION 1
+#define KF_PATHS_WALK_OPTIONS_VERSION 2
 #define KF_PATHS_WALK_OPTIONS_INIT KF_OPTIONS_INIT_(kf_paths_walk_opts, KF_PATHS_WALK_OPTIONS_VERSION)
 typedef struct kf_paths_walk_opts {
     unsigned version;         /* KF_PATHS_WALK_OPTIONS_VERSION (kfsck.h: options) */
@@ -95,6 +100,12 @@ typedef struct kf_paths_walk_opts {
     void *ctx;                  /* of the callbacks above */
     kf_path_error_fn error_fn;  /* each PATH (or data dir entry) that cannot be used */
     void *error_ctx;
+    /* Version 2: walk PATHs of different clusters too (predict: a broker
+     * whose log dirs disagree is its finding, not an input to refuse). By
+     * default kf_paths_walk first keeps the cluster rule over the PATHs
+     * (kf_paths_one_cluster): a conflict is one report through error_fn,
+     * and nothing is walked (KF_ERR_IO). */
+    bool mixed_clusters;
 } kf_paths_walk_opts;
 
 /* Fills *o as KF_PATHS_WALK_OPTIONS_INIT does: the version, every other field zero (its
@@ -104,8 +115,9 @@ typedef struct kf_paths_walk_opts {
 void kf_paths_walk_opts_init(kf_paths_walk_opts *o);
 
 /* Walk paths. KF_OK; KF_ERR_IO when some path could not be used (each
- * reported through error_fn) or a callback said so; KF_ERR_NOMEM; or what
- * a callback stopped the walk with. */
+ * reported through error_fn), a callback said so, or the PATHs are of
+ * different clusters (then nothing was walked); KF_ERR_NOMEM; or what a
+ * callback stopped the walk with. */
 int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o);
 
 /* Walk the entries of the data dir dir (partition_fn, datadir_file_fn,
@@ -113,6 +125,37 @@ int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o);
  * listed: KF_ERR_IO with the last error (common.h) naming dir and the
  * errno, nothing reported. Otherwise as kf_paths_walk. */
 int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o);
+
+/* ---- one cluster ----------------------------------------------------------
+ *
+ * Data of different clusters is never read as copies of one another, in any
+ * command that takes several PATHs: that is an error naming both inputs and
+ * both ids. An input names its cluster by the cluster.id line of its data
+ * dir's meta.properties (KRaft's form, version=1 with node.id and
+ * directory.id, and ZooKeeper's, version=0 with broker.id, alike; a file
+ * whose other lines the broker would refuse still names it); a `kfsck scan
+ * --json` file by its lines (replicas). An input that names none joins any.
+ * The first input to name one sets it. */
+typedef struct kf_one_cluster {
+    char *cluster_id;   /* the first cluster.id named (NULL: none yet) */
+    char *path;         /* and the input that named it */
+} kf_one_cluster;
+
+/* Adds an input: KF_OK when cluster_id (NULL or "": none) is the one named
+ * before, or the first; else KF_ERR_IO after one report through fn (may be
+ * NULL): path, err_no 0 and "<what> cluster.id <id>, but <first path>
+ * names <first id>: data dirs of different clusters are never read as
+ * copies of one another" (what says how path names it: "its
+ * meta.properties names"). KF_ERR_NOMEM. Free with kf_one_cluster_free. */
+int kf_one_cluster_add(kf_one_cluster *c, const char *path, const char *what, const char *cluster_id,
+                       kf_path_error_fn fn, void *ctx);
+void kf_one_cluster_free(kf_one_cluster *c);
+
+/* The rule over paths, each by the data dir it belongs to (a data dir PATH
+ * itself, a partition dir's parent, a segment's partition dir's parent;
+ * that data dir's path is the one reported). KF_OK, KF_ERR_IO (the first
+ * conflict reported through fn), or KF_ERR_NOMEM. */
+int kf_paths_one_cluster(char *const *paths, size_t n, kf_path_error_fn fn, void *ctx);
 
 /* What a data dir's meta.properties says: info->path = dir (not copied).
  * KF_OK (has_meta false when it is missing or does not parse) or

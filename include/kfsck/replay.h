@@ -14,6 +14,16 @@
  * committed again later in the batch has its deletion just before that
  * commit.
  *
+ * As of a time (has_as_of, docs/formats.md §11.12): each change has a time
+ * (a commit its commit_timestamp, transactional ones too; a deletion its
+ * tombstone batch's max timestamp); the as-of table is every change whose
+ * time is <= as_of, applied in the order they took effect, and change_fn
+ * then sees exactly those changes. A later change is left out wherever it
+ * falls in the stream: the table never holds a commit_timestamp after
+ * as_of, and since every key's changes come from one __consumer_offsets
+ * partition, in its log order, the table does not depend on how
+ * partitions or copies are interleaved.
+ *
  * Memory is proportional to distinct keys plus open transactions, never to
  * the number of records. Each partition's batches must come in offset
  * order; partitions may interleave (to replay them on one time line): call
@@ -65,7 +75,8 @@ typedef struct kf_replay kf_replay;
 typedef struct kf_replay_opts {
     unsigned version;         /* KF_REPLAY_OPTIONS_VERSION (kfsck.h: options) */
     size_t max_batch_bytes;   /* decompression cap per batch (0: KF_DEFAULT_MAX_BATCH_BYTES) */
-    bool has_as_of;             /* kf_replay_offsets gives the table as of as_of */
+    bool has_as_of;             /* kf_replay_offsets gives the table as of as_of, and
+                                   change_fn sees only the changes it is folded from */
     int64_t as_of;
     kf_offset_change_fn change_fn;  /* every change, in the order it takes effect */
     void *change_ctx;
@@ -99,16 +110,10 @@ void kf_replay_finish(kf_replay *r);
 
 /* The committed table, sorted by group, topic, partition. Valid until the
  * next kf_replay_batch / kf_replay_free.
- * With has_as_of: the table as it stood after the last change (in the order
- * of the change stream, the order change_fn sees) whose time is <= as_of:
- * a prefix of the changes, so a later change with a smaller time (a
- * transactional commit carries its commit timestamp but takes effect at its
- * marker) brings in every change before it. Empty when no change qualifies. */
+ * With has_as_of: the table as of as_of (above): the changes whose time is
+ * <= as_of, applied in the order change_fn sees them. Empty when no change
+ * is that old. */
 size_t kf_replay_offsets(kf_replay *r, const kf_offset_value ***out);
-
-/* With has_as_of: how many changes of the stream the as-of table is built
- * from (the length of that prefix); 0 otherwise. */
-uint64_t kf_replay_as_of_prefix(const kf_replay *r);
 
 /* Latest value of every non-offset key (record types >= 2), sorted by key
  * bytes: the raw key and value as stored, and the partition and offset they

@@ -17,7 +17,6 @@
 
 #include "cli/cli.h"
 #include "cli/compaction_text.h"
-#include "cli/kraft_names.h"
 #include "cli/partitions.h"
 #include "cli/walk.h"
 #include "kfsck/compaction.h"
@@ -299,6 +298,8 @@ int cmd_compaction(int argc, char **argv)
         return st < 0 ? EXIT_CLEAN : st;
     char *const *paths = argv + optind;
     int npaths = argc - optind;
+    if (cli_mixed_clusters(paths, npaths))
+        return EXIT_FAIL;
 
     out o;
     out_init(&o, stdout, R.json);
@@ -310,7 +311,9 @@ int cmd_compaction(int argc, char **argv)
     part_reader_opts(&co.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);
     co.problem_fn = report_problem;
     co.problem_ctx = &R.rep;
-    kf_metadata *m = kraft_image_of(paths, npaths, max_batch);
+    kf_metadata *m;
+    if (kf_metadata_of_paths(&m, paths, (size_t)npaths, (size_t)max_batch) != KF_OK)
+        cli_oom();
     co.metadata = m;
     co.paths = paths;
     co.npaths = (size_t)npaths;

@@ -139,6 +139,8 @@ static int merge_inputs(rebuild_cli *c)
     if (c->npaths < 2)
         return rebuild_usage_error(c, "two or more PARTDIRs are needed (to repair one copy: kfsck repair --salvage):",
                                    c->paths[0]);
+    if (cli_mixed_clusters(c->paths, c->npaths))
+        return EXIT_FAIL;
     c->partition = true;
     copies_check k = {c, -1};
     kf_paths_walk_opts o;

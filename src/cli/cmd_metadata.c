@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/walk.h"
 #include "cli/dtree_json.h"
 
 typedef struct md_opts {
@@ -573,6 +574,8 @@ int cmd_metadata(int argc, char **argv)
     if (optind >= argc)
         return opt_usage_error("metadata", "no PATH given", NULL, metadata_usage);
 
+    if (cli_mixed_clusters(argv + optind, argc - optind))
+        return EXIT_FAIL;
     out o, e;
     out_init(&o, stdout, op.json);
     out_init(&e, stderr, false);

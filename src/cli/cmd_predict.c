@@ -282,6 +282,7 @@ int cmd_predict(int argc, char **argv)
     wo.datadir_fn = cli_add_dir;
     wo.other_dir_fn = cli_add_dir; /* a log dir holding only lost+found is one too */
     wo.empty_dir_is_datadir = true;
+    wo.mixed_clusters = true; /* log dirs that disagree stop the broker: a fatal action, not a refusal */
     wo.error_fn = cli_count_path_error;
     wo.error_ctx = &path_errors;
     int rc = kf_paths_walk(args, nargs, &wo);

@@ -386,6 +386,8 @@ int cmd_replicas(int argc, char **argv)
     ro.ctx = &rp;
     ro.error_fn = print_path_error;
     kf_replicas_totals tot;
+    if (cli_mixed_clusters(argv + optind, argc - optind))
+        return EXIT_FAIL;
     int rc = kf_replicas_run(argv + optind, (size_t)(argc - optind), &ro, &tot);
     if (rc == KF_ERR_NOMEM)
         cli_oom();

@@ -198,6 +198,8 @@ int cmd_scan(int argc, char **argv)
     wo.error_fn = cli_count_path_error;
     wo.error_ctx = &path_errors;
     wo.ctx = &found;
+    if (cli_mixed_clusters(argv + optind, argc - optind))
+        return EXIT_FAIL;
     int rc = kf_paths_walk(argv + optind, (size_t)(argc - optind), &wo);
     if (rc == KF_ERR_NOMEM)
         cli_oom();

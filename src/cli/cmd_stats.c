@@ -340,6 +340,8 @@ int cmd_stats(int argc, char **argv)
     }
     if (optind >= argc)
         return opt_usage_error("stats", "no PATH given", NULL, stats_usage);
+    if (cli_mixed_clusters(argv + optind, argc - optind))
+        return EXIT_FAIL;
     R.max_batch = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;
     if (sink_only && !sink_given)
         return opt_usage_error("stats", "this option needs --sink-partition-duration:", sink_only, stats_usage);

@@ -351,6 +351,8 @@ int cmd_txns(int argc, char **argv)
     R.o = &o;
     R.rep.o = &o;
     kf_inputs in;
+    if (cli_mixed_clusters(argv + optind, argc - optind))
+        return EXIT_FAIL;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
     if (!in.n && in_status != EXIT_FAIL)
         fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");

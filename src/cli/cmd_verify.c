@@ -198,6 +198,8 @@ int cmd_verify(int argc, char **argv)
     vo.path_error_fn = print_path_error;
     vo.path_done_fn = path_done;
     kf_verify_result res = {0};
+    if (cli_mixed_clusters(argv + optind, argc - optind))
+        return EXIT_FAIL;
     int rc = kf_verify_paths(argv + optind, (size_t)(argc - optind), &vo, &res);
     kf_schema_tally_free(tally);
     if (rc == KF_ERR_NOMEM)

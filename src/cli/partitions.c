@@ -45,9 +45,27 @@ static void lost_window_fields(out *o, void *ctx)
     out_opt_int(o, "last_timestamp", l->has_last_timestamp, l->last_timestamp);
 }
 
+/* In JSON the window is its own fields; in text it ends the message. */
 void report_offsets_lost(void *ctx, const kf_offsets_lost *l)
 {
-    report_problem_with(ctx, l->problem, lost_window_fields, (void *)l);
+    report *rep = ctx;
+    if (!rep->o || rep->o->json || (!l->has_first_timestamp && !l->has_last_timestamp)) {
+        report_problem_with(rep, l->problem, lost_window_fields, (void *)l);
+        return;
+    }
+    kf_problem p = *l->problem;
+    char first[40], last[40];
+    fmt_time_utc(l->first_timestamp, first, sizeof first);
+    fmt_time_utc(l->last_timestamp, last, sizeof last);
+    size_t n = strlen(p.message);
+    snprintf(p.message + n, sizeof p.message - n, "; the lost commits were written %s%s%s%s",
+             l->has_first_timestamp ? "after " : "", l->has_first_timestamp ? first : "",
+             l->has_first_timestamp && l->has_last_timestamp ? " and " : "",
+             l->has_last_timestamp ? "before " : "");
+    n = strlen(p.message);
+    if (l->has_last_timestamp)
+        snprintf(p.message + n, sizeof p.message - n, "%s", last);
+    report_problem_with(rep, &p, NULL, NULL);
 }
 
 void replay_offsets_topic(const kf_inputs *in, kf_replay *r, size_t max_batch_bytes, out *perr,
@@ -94,6 +112,17 @@ void report_load_error(void *ctx, const kf_coord_load_error *e)
 }
 
 void replay_report_load_errors(kf_replay *r, report *rep) { kf_replay_on_load_error(r, report_load_error, rep); }
+
+void offsets_job_opts(kf_offsets_job_opts *o, size_t max_batch_bytes, report *rep, report *readers)
+{
+    part_reader_opts(&o->read, max_batch_bytes, readers);
+    o->problem_fn = report_problem;
+    o->problem_ctx = rep;
+    o->load_error_fn = report_load_error;
+    o->load_error_ctx = rep;
+    o->lost_fn = report_offsets_lost;
+    o->lost_ctx = readers;
+}
 
 kf_replay *offsets_replay_new(size_t max_batch_bytes, report *rep)
 {

@@ -13,6 +13,7 @@
 #include "cli/out.h"
 #include "kfsck/kfsck.h"
 #include "kfsck/partition.h"
+#include "kfsck/offsets_job.h"
 #include "kfsck/replay.h"
 
 /* kf_inputs_collect with "kfsck: <path>: <what>" on stderr for each path
@@ -45,6 +46,13 @@ void report_offsets_lost(void *ctx, const kf_offsets_lost *l);
  * coordinator_load_errors go to rep, batches capped at max_batch_bytes;
  * out of memory exits. */
 kf_replay *offsets_replay_new(size_t max_batch_bytes, report *rep);
+
+/* The options of the offsets job (offsets, groups) as the CLI prints its
+ * problems: the replay's and its coordinator_load_errors (with their
+ * source_partition and decode_error) counted in rep, the readers' and each
+ * offsets_lost (with its time window) in readers (damage counts only where
+ * no copy covers it: those counts are not kept). */
+void offsets_job_opts(kf_offsets_job_opts *o, size_t max_batch_bytes, report *rep, report *readers);
 
 /* On stderr, for each of wanted[0..n) that is not among names[0..nnames)
  * (what: "group" or "topic"): that it matches nothing, and the closest

@@ -51,6 +51,14 @@ void cli_walk_opts_init(kf_paths_walk_opts *o, void *ctx)
     o->ctx = ctx;
 }
 
+bool cli_mixed_clusters(char *const *paths, int n)
+{
+    int rc = kf_paths_one_cluster(paths, (size_t)n, print_path_error, NULL);
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
+    return rc != KF_OK;
+}
+
 char *path_join(const char *dir, const char *name) { return must(kf_path_join(dir, name)); }
 
 char *path_dir(const char *path) { return must(kf_path_dir(path)); }

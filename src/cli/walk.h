@@ -35,6 +35,11 @@ typedef struct cli_dirs {
 int cli_add_dir(void *ctx, const kf_path_entry *e);
 void cli_count_path_error(void *ctx, const char *path, int err_no, const char *what);
 
+/* The cluster rule over a command's PATHs (kf_paths_one_cluster): true
+ * when they are of different clusters, said in one line on stderr; the
+ * command then exits EXIT_FAIL having read nothing. */
+bool cli_mixed_clusters(char *const *paths, int n);
+
 /* dir + "/" + name, malloc'd. */
 char *path_join(const char *dir, const char *name);
 /* The directory part of path ("." when none), malloc'd. */

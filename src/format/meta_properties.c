@@ -323,5 +323,10 @@ int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_propert
     memset(mp, 0, sizeof *mp);
     props pr = {0};
     int rc = props_load(data, size, &pr);
-    return rc != KF_OK ? rc : props_fields(&pr, mp);
+    if (rc != KF_OK)
+        return rc;
+    /* the cluster the file names, even when its other lines are refused */
+    if (pr.pcluster.present && !pr.pcluster.overflow)
+        memcpy(mp->cluster_id, pr.pcluster.s, sizeof mp->cluster_id);
+    return props_fields(&pr, mp);
 }

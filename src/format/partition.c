@@ -131,95 +131,11 @@ static int cmp_parts(const void *a, const void *b)
 
 /* ---- kf_inputs_collect: the walk's partitions and loose files as copies ---------- */
 
-/* Where a partition's copies came from: the cluster its first copy with a
- * known cluster.id belongs to (data dirs of two clusters are never copies
- * of one another). Parallel to in->parts while collecting. */
-typedef struct part_cluster {
-    char *cluster_id;  /* NULL while no copy's data dir named one */
-    char *datadir;
-} part_cluster;
-
 typedef struct collect {
     kf_inputs *in;
-    part_cluster *clusters;
-    size_t nclusters;
-    char **refused;    /* pairs of data dirs already reported as of different clusters */
-    size_t nrefused;
     kf_path_error_fn fn;
     void *ctx;
 } collect;
-
-static bool refused_before(const collect *c, const char *a, const char *b)
-{
-    for (size_t i = 0; i + 1 < c->nrefused; i += 2)
-        if (!strcmp(c->refused[i], a) && !strcmp(c->refused[i + 1], b))
-            return true;
-    return false;
-}
-
-/* KF_OK when a copy of p from data dir dd may join p's other copies
- * (recording dd's cluster when p had none); KF_ERR_IO when dd names another
- * cluster than p's copies (reported once per pair of data dirs). */
-static int same_cluster(collect *c, const kf_partition *p, const kf_datadir_info *dd)
-{
-    if (!dd || !dd->has_meta || !dd->meta.cluster_id[0])
-        return KF_OK;
-    size_t i = (size_t)(p - c->in->parts);
-    if (i >= c->nclusters) {
-        part_cluster *nc = realloc(c->clusters, c->in->n * sizeof *nc);
-        if (!nc)
-            return KF_ERR_NOMEM;
-        memset(nc + c->nclusters, 0, (c->in->n - c->nclusters) * sizeof *nc);
-        c->clusters = nc;
-        c->nclusters = c->in->n;
-    }
-    part_cluster *pc = &c->clusters[i];
-    if (!pc->cluster_id) {
-        pc->cluster_id = strdup(dd->meta.cluster_id);
-        pc->datadir = strdup(dd->path);
-        return pc->cluster_id && pc->datadir ? KF_OK : KF_ERR_NOMEM;
-    }
-    if (!strcmp(pc->cluster_id, dd->meta.cluster_id))
-        return KF_OK;
-    if (refused_before(c, pc->datadir, dd->path))
-        return KF_ERR_IO;
-    char **nr = realloc(c->refused, (c->nrefused + 2) * sizeof *nr);
-    if (!nr)
-        return KF_ERR_NOMEM;
-    c->refused = nr;
-    if (!(nr[c->nrefused] = strdup(pc->datadir)))
-        return KF_ERR_NOMEM;
-    if (!(nr[c->nrefused + 1] = strdup(dd->path))) {
-        free(nr[c->nrefused]);
-        return KF_ERR_NOMEM;
-    }
-    c->nrefused += 2;
-#define OTHER_CLUSTER                                                                                          \
-    "its meta.properties names cluster.id %s, but %s names %s: data dirs of different clusters are never read " \
-    "as copies of one another"
-    int len = snprintf(NULL, 0, OTHER_CLUSTER, dd->meta.cluster_id, pc->datadir, pc->cluster_id);
-    char *what = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (!what)
-        return KF_ERR_NOMEM;
-    snprintf(what, (size_t)len + 1, OTHER_CLUSTER, dd->meta.cluster_id, pc->datadir, pc->cluster_id);
-#undef OTHER_CLUSTER
-    if (c->fn)
-        c->fn(c->ctx, dd->path, 0, what);
-    free(what);
-    return KF_ERR_IO;
-}
-
-static void collect_free(collect *c)
-{
-    for (size_t i = 0; i < c->nclusters; i++) {
-        free(c->clusters[i].cluster_id);
-        free(c->clusters[i].datadir);
-    }
-    free(c->clusters);
-    for (size_t i = 0; i < c->nrefused; i++)
-        free(c->refused[i]);
-    free(c->refused);
-}
 
 static int collect_partition(void *ctx, const kf_path_entry *e)
 {
@@ -230,10 +146,7 @@ static int collect_partition(void *ctx, const kf_path_entry *e)
     int32_t partition;
     partition_of_dir(e->path, topic, sizeof topic, &partition);
     kf_partition *p = part_for(c->in, topic, partition);
-    if (!p)
-        return KF_ERR_NOMEM;
-    int rc = same_cluster(c, p, e->datadir);
-    return rc == KF_OK ? add_copy_dir(p, e->path, c->fn, c->ctx) : rc;
+    return p ? add_copy_dir(p, e->path, c->fn, c->ctx) : KF_ERR_NOMEM;
 }
 
 /* A file PATH is read as a segment when its name says it is one (a .log,
@@ -258,7 +171,7 @@ static int collect_file(void *ctx, const kf_path_entry *e)
 int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error_fn fn, void *ctx)
 {
     memset(in, 0, sizeof *in);
-    collect c = {in, NULL, 0, NULL, 0, fn, ctx};
+    collect c = {in, fn, ctx};
     kf_paths_walk_opts o;
     kf_paths_walk_opts_init(&o);
     o.file_fn = collect_file;
@@ -267,8 +180,7 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
     o.error_fn = fn;
     o.error_ctx = ctx;
     o.ctx = &c;
-    int status = kf_paths_walk(paths, n, &o);
-    collect_free(&c);
+    int status = kf_paths_walk(paths, n, &o); /* PATHs of different clusters: refused whole */
     if (in->n)
         qsort(in->parts, in->n, sizeof *in->parts, cmp_parts);
     return status;
@@ -300,22 +212,6 @@ void kf_inputs_free(kf_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
-/* The cluster rule of kf_inputs_collect for one of kf_partition_of_dirs'
- * directories: its parent is the data dir whose meta.properties counts. */
-static int dir_joins_copies(collect *c, const kf_partition *p, const char *dir)
-{
-    char *parent = kf_path_dir(dir);
-    if (!parent)
-        return KF_ERR_NOMEM;
-    kf_datadir_info dd;
-    int rc = kf_datadir_info_read(&dd, parent);
-    if (rc == KF_OK)
-        rc = same_cluster(c, p, &dd);
-    kf_datadir_info_free(&dd);
-    free(parent);
-    return rc;
-}
-
 int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_path_error_fn fn, void *ctx)
 {
     /* each directory is added as a copy of the one partition at in.parts[0] */
@@ -323,14 +219,22 @@ int kf_partition_of_dirs(kf_partition *p, const char *const *dirs, size_t n, kf_
     memset(&in, 0, sizeof in);
     memset(p, 0, sizeof *p);
     kf_partition *part = part_for(&in, "", -1);
-    collect c = {&in, NULL, 0, NULL, 0, fn, ctx};
     int rc = part ? KF_OK : KF_ERR_NOMEM;
+    /* the cluster rule (paths.h), each directory by its parent, the data dir */
+    kf_one_cluster cluster = {0};
     for (size_t i = 0; i < n && rc == KF_OK; i++) {
-        rc = dir_joins_copies(&c, part, dirs[i]);
+        char *parent = kf_path_dir(dirs[i]);
+        kf_datadir_info dd;
+        rc = parent ? kf_datadir_info_read(&dd, parent) : KF_ERR_NOMEM;
         if (rc == KF_OK)
-            rc = add_copy_dir(part, dirs[i], fn, ctx);
+            rc = kf_one_cluster_add(&cluster, parent, "its meta.properties names", dd.cluster_id, fn, ctx);
+        if (parent)
+            kf_datadir_info_free(&dd);
+        free(parent);
     }
-    collect_free(&c);
+    kf_one_cluster_free(&cluster);
+    for (size_t i = 0; i < n && rc == KF_OK; i++)
+        rc = add_copy_dir(part, dirs[i], fn, ctx);
     if (part) {
         char topic[256];
         int32_t partition;

@@ -5,6 +5,8 @@
 #include "kfsck/paths.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,16 +14,19 @@
 #include "bytes/error.h"
 #include "kfsck/common.h"
 #include "kfsck/file.h"
+#include "kfsck/names.h"
 
 void kf_paths_walk_opts_init(kf_paths_walk_opts *o)
 {
     *o = (kf_paths_walk_opts)KF_PATHS_WALK_OPTIONS_INIT;
 }
 
-/* o as the walk reads it (bytes/opts.h): NULL or a zero field is the default. */
+/* o as the walk reads it (bytes/opts.h): NULL or a zero field is the
+ * default; a version 1 caller's struct ends before mixed_clusters. */
 static int paths_opts_take(kf_paths_walk_opts *own, const kf_paths_walk_opts *o)
 {
-    int rc = kf_opts_take(own, o, sizeof *own, KF_PATHS_WALK_OPTIONS_VERSION, NULL);
+    size_t size = o && o->version == 1 ? offsetof(kf_paths_walk_opts, mixed_clusters) : sizeof *own;
+    int rc = kf_opts_take_grown(own, sizeof *own, o, size, KF_PATHS_WALK_OPTIONS_VERSION, NULL);
     if (!own->special_what)
         own->special_what = "not a regular file or directory";
     if (!own->other_dir_what)
@@ -35,6 +40,7 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
 {
     memset(info, 0, sizeof *info);
     info->path = dir;
+    info->cluster_id = "";
     char *p = kf_path_join(dir, "meta.properties");
     if (!p)
         return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
@@ -50,6 +56,7 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
         return rc;
     if (rc == KF_OK) {
         info->has_meta = kf_meta_properties_parse(m.data, m.size, &info->meta) == KF_OK;
+        info->cluster_id = info->meta.cluster_id; /* named even by a file the broker would refuse */
         free(m.data);
     }
     return KF_OK;
@@ -61,6 +68,91 @@ void kf_datadir_info_free(kf_datadir_info *info)
         return;
     free((char *)info->meta_path);
     memset(info, 0, sizeof *info);
+}
+
+/* ---- one cluster (paths.h) -------------------------------------------------------- */
+
+int kf_one_cluster_add(kf_one_cluster *c, const char *path, const char *what, const char *cluster_id,
+                       kf_path_error_fn fn, void *ctx)
+{
+    if (!cluster_id || !*cluster_id)
+        return KF_OK;
+    if (!c->cluster_id) {
+        c->cluster_id = strdup(cluster_id);
+        c->path = strdup(path);
+        return c->cluster_id && c->path ? KF_OK : kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    }
+    if (!strcmp(c->cluster_id, cluster_id))
+        return KF_OK;
+#define OTHER_CLUSTER "%s cluster.id %s, but %s names %s: data dirs of different clusters are never read as copies " \
+                      "of one another"
+    int len = snprintf(NULL, 0, OTHER_CLUSTER, what, cluster_id, c->path, c->cluster_id);
+    char *msg = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!msg)
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    snprintf(msg, (size_t)len + 1, OTHER_CLUSTER, what, cluster_id, c->path, c->cluster_id);
+#undef OTHER_CLUSTER
+    if (fn)
+        fn(ctx, path, 0, msg);
+    free(msg);
+    return KF_ERR_IO;
+}
+
+void kf_one_cluster_free(kf_one_cluster *c)
+{
+    free(c->cluster_id);
+    free(c->path);
+    memset(c, 0, sizeof *c);
+}
+
+/* The data dir a PATH belongs to, malloc'd: a data dir itself, a partition
+ * dir's parent, the parent of a file's partition dir. NULL with *nomem
+ * false when there is none (a loose file, an unusable path). */
+static char *datadir_of_path(const char *path, bool *nomem)
+{
+    char *dir = NULL;
+    switch (kf_classify_path(path)) {
+    case KF_PATH_DATADIR: dir = strdup(path); break;
+    case KF_PATH_PARTITION: dir = kf_path_dir(path); break;
+    case KF_PATH_FILE: {
+        char *pdir = kf_path_dir(path), topic[256];
+        int32_t partition;
+        if (pdir && !kf_parse_partition_dir(kf_path_base(pdir), topic, sizeof topic, &partition)) {
+            free(pdir);
+            return NULL;
+        }
+        dir = pdir ? kf_path_dir(pdir) : NULL;
+        free(pdir);
+        break;
+    }
+    default: return NULL;
+    }
+    *nomem = !dir;
+    return dir;
+}
+
+int kf_paths_one_cluster(char *const *paths, size_t n, kf_path_error_fn fn, void *ctx)
+{
+    kf_one_cluster c = {0};
+    int rc = KF_OK;
+    for (size_t i = 0; i < n && rc == KF_OK; i++) {
+        bool nomem = false;
+        char *dir = datadir_of_path(paths[i], &nomem);
+        if (nomem) {
+            rc = kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+            break;
+        }
+        if (!dir)
+            continue;
+        kf_datadir_info dd;
+        rc = kf_datadir_info_read(&dd, dir);
+        if (rc == KF_OK)
+            rc = kf_one_cluster_add(&c, dir, "its meta.properties names", dd.cluster_id, fn, ctx);
+        kf_datadir_info_free(&dd);
+        free(dir);
+    }
+    kf_one_cluster_free(&c);
+    return rc;
 }
 
 /* ---- entries ------------------------------------------------------------------------ */
@@ -251,6 +343,11 @@ int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o)
     if (paths_opts_take(&own, o) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
+    if (n > 1 && !o->mixed_clusters) {
+        int rc = kf_paths_one_cluster(paths, n, o->error_fn, o->error_ctx);
+        if (rc != KF_OK)
+            return rc; /* refused whole: nothing walked */
+    }
     int status = KF_OK;
     for (size_t i = 0; i < n && fold(&status, one_path(o, paths[i])); i++)
         ;

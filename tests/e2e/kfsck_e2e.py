@@ -106,6 +106,22 @@ class TempDirTest(unittest.TestCase):
         return p
 
 
+def copy_in_cluster(src, dst, like):
+    """Copies the data dir src to dst with its meta.properties naming the
+    cluster.id of the data dir like's (data dirs of different clusters are
+    refused together: tests that want several data dirs of one host use
+    this); returns dst."""
+    shutil.copytree(src, dst)
+    with open(os.path.join(like, "meta.properties")) as f:
+        cid = next(l for l in f.read().splitlines() if l.startswith("cluster.id="))
+    mp = os.path.join(dst, "meta.properties")
+    with open(mp) as f:
+        lines = [cid if l.startswith("cluster.id=") else l for l in f.read().splitlines()]
+    with open(mp, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return dst
+
+
 def jsonl(text, t=None):
     """The JSON lines of text; only those of "type" t when t is given."""
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]

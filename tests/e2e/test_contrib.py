@@ -20,7 +20,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, KFSCK, ROOT, run  # noqa: E402
+from kfsck_e2e import FIX, KFSCK, ROOT, copy_in_cluster, run  # noqa: E402
 
 UNITS = os.path.join(ROOT, "contrib", "systemd")
 
@@ -63,10 +63,15 @@ class SystemdUnitsTest(unittest.TestCase):
         self.assertEqual(p.stdout.decode(), "")
 
     def test_scan_writes_the_textfile(self):
-        out = os.path.join(self.tmp, "kfsck.prom")
-        p = run_unit("kfsck-scan.service", {"KFSCK_DATADIRS": "datadir kraft/node1", "KFSCK_TEXTFILE_DIR": self.tmp})
+        # two log dirs of one host (of one cluster: kraft/node1's copy names datadir's)
+        node = copy_in_cluster(os.path.join(FIX, "kraft", "node1"), os.path.join(self.tmp, "dirs", "node1"),
+                               os.path.join(FIX, "datadir"))
+        textfiles = os.path.join(self.tmp, "textfiles")
+        os.mkdir(textfiles)
+        out = os.path.join(textfiles, "kfsck.prom")
+        p = run_unit("kfsck-scan.service", {"KFSCK_DATADIRS": "datadir " + node, "KFSCK_TEXTFILE_DIR": textfiles})
         self.assertEqual(p.returncode, 0, p.stderr)  # damage found (kfsck exit 1) is no failure of the unit
-        self.assertEqual(os.listdir(self.tmp), ["kfsck.prom"])
+        self.assertEqual(os.listdir(textfiles), ["kfsck.prom"])
         with open(out) as f:
             text = f.read()
         self.assertIn('kfsck_partition_errors{datadir="datadir",topic="clicks",partition="0"} 1', text)
@@ -76,11 +81,11 @@ class SystemdUnitsTest(unittest.TestCase):
                            stderr=subprocess.STDOUT, timeout=60)
         self.assertEqual(c.returncode, 0, c.stdout.decode())
         # a scan that cannot run keeps the last file and fails the unit
-        p = run_unit("kfsck-scan.service", {"KFSCK_DATADIRS": "no-such-dir", "KFSCK_TEXTFILE_DIR": self.tmp})
+        p = run_unit("kfsck-scan.service", {"KFSCK_DATADIRS": "no-such-dir", "KFSCK_TEXTFILE_DIR": textfiles})
         self.assertEqual(p.returncode, 3)
         with open(out) as f:
             self.assertEqual(f.read(), text)
-        self.assertEqual(os.listdir(self.tmp), ["kfsck.prom"])
+        self.assertEqual(os.listdir(textfiles), ["kfsck.prom"])
         # no data dirs configured: the unit says so
         p = run_unit("kfsck-scan.service", {"KFSCK_TEXTFILE_DIR": self.tmp})
         self.assertNotEqual(p.returncode, 0)

@@ -101,7 +101,7 @@ class OutOfRange(ViewTest):
         head = lines[0].split()
         self.assertEqual(head[5:9], ["LOG-START-OFFSET", "LOG-END-OFFSET", "LAG", "OUT-OF-RANGE"])
         cells = {int(l.split()[2]): l.split() for l in lines[1:]}
-        self.assertEqual(cells[0][5:9], ["100", "150", "-", "BELOW-LOG-START"])
+        self.assertEqual(cells[0][5:9], ["100", "150", "110", "BELOW-LOG-START"])
         self.assertEqual(cells[1][5:9], ["120", "150", "20", "-"])
         self.assertEqual(cells[2][5:9], ["0", "50", "-450", "ABOVE-LOG-END"])
         self.assertEqual(cells[3][5:9], ["0", "10", "-", "-"])
@@ -197,11 +197,34 @@ class MayBeStale(ViewTest):
         self.assertTrue([p for p in probs if p["offset"] == 1 and p["severity"] == "error"], probs)
         self.assertEqual({(r["group"], r["offset"]): r["may_be_stale"] for r in rows}, {("g", 5): True, ("h", 3): False})
 
-    def test_table_marker(self):
+    def test_table_column(self):
+        # issue 33 item 8: the column has its header
         self.build()
         code, out, err = run("offsets", self.dd)
-        marked = [l.split()[0] + l.split()[2] for l in out.splitlines()[1:] if l.endswith(" MAY-BE-STALE")]
-        self.assertEqual(marked, ["g0", "g1"])
+        lines = out.splitlines()
+        head = lines[0].split()
+        col = head.index("MAY-BE-STALE")
+        self.assertEqual(col, len(head) - 1)
+        self.assertEqual([(l.split()[0] + l.split()[2], l.split()[col]) for l in lines[1:]],
+                         [("g0", "yes"), ("g1", "yes"), ("h0", "no")])
+
+    def test_lost_window_in_text(self):
+        # issue 33 item 8: offsets_lost in text gives the window JSON has
+        self.build()
+        code, out, err = run("offsets", self.dd)
+        (lost,) = [l for l in err.splitlines() if "offsets_lost" in l]
+        self.assertIn("the lost commits were written after 2023-11-14T22:14:20.000Z and before "
+                      "2023-11-14T22:16:20.000Z", lost)
+
+    def test_reset_csv_notes_stale_rows(self):
+        # issue 33 item 8: the reset file's notes name the rows that may be stale
+        self.build()
+        code, out, err = run("offsets", "--format", "reset-csv", "--group", "g", self.dd)
+        self.assertEqual(out, "t,0,5\nt,1,7\n")
+        notes = [l for l in err.splitlines() if "reset-csv" in l]
+        self.assertEqual(len(notes), 2, err)
+        self.assertIn("group 'g' t-0: offset 5 may be stale: __consumer_offsets-0 lost commits", notes[0])
+        self.assertIn("group 'g' t-1: offset 7 may be stale", notes[1])
 
 
 class Expiry(ViewTest):
@@ -286,7 +309,7 @@ class History(ViewTest):
         code, out, err = run("offsets", "--json", "--history", self.dd)
         rows = jsonl(out, "offset")
         self.assertEqual([(r["offset"], r["out_of_range"], r["lag"]) for r in rows],
-                         [(40, "below_log_start", None), (120, None, 30)])
+                         [(40, "below_log_start", 110), (120, None, 30)])
         self.assertTrue(all("may_be_stale" not in r and "expires_at" not in r for r in rows))
         # the table's own rows have them, and only the final commit counts as out of range or not
         code, out, err = run("offsets", "--json", self.dd)
@@ -351,6 +374,89 @@ class Alignment(ViewTest):
         self.assertEqual({tuple(e[2:5]) for e in ends}, {tuple(ends[0][2:5])}, lines)
         starts = {width(l[:re.search(r"\s\S", l).end() - 1]) for l in lines}
         self.assertEqual(len(starts), 1, lines)
+
+
+class CommitInDamage(ViewTest):
+    """Issue 33 item 7: a group's next read lies in damage of the committed
+    partition: which group, partition and offset, where the damage ends, the
+    kafka-consumer-groups.sh --reset-offsets --to-offset that skips it and how
+    many offsets it skips."""
+
+    def build(self, commits, copy=False):
+        self.write(self.offsets_log([([go.OC("sink-group", "orders", 0, 3, off, T)], T) for off in commits]))
+        log = topic_log("orders", 0, 0, 30, T)   # batches 0-9, 10-19, 20-29
+        batches = log.segments[0][1]
+        self.intact = list(batches)
+        bad = bytearray(batches[1])
+        bad[-3] ^= 0xFF                          # batch 10-19: its CRC no longer matches
+        batches[1] = bytes(bad)
+        self.write(log)
+        if copy:                                 # a second broker's copy holds 10-19 intact
+            log.segments[0] = (0, self.intact)
+            go.Writer(self.tmp).partition("dd2", log, TOPIC_ID)
+
+    def damage(self, *paths):
+        code, out, err = run("offsets", "--json", *(paths or [self.dd]))
+        return [p for p in jsonl(out, "problem") if p["code"] == "committed_offset_damaged"]
+
+    def test_inside_the_damage(self):
+        for committed in (10, 15, 19):
+            with self.subTest(committed=committed):
+                self.setUp()
+                self.build([committed])
+                (p,) = self.damage()
+                self.assertEqual((p["severity"], p["group"], p["topic"], p["partition"], p["offset"]),
+                                 ("warning", "sink-group", "orders", 0, committed))
+                self.assertEqual((p["damage_last_offset"], p["next_offset"], p["offsets_skipped"]),
+                                 (19, 20, 20 - committed))
+                self.assertEqual(p["reset_command"],
+                                 "kafka-consumer-groups.sh --bootstrap-server BROKER:9092 --group sink-group "
+                                 "--topic orders:0 --reset-offsets --to-offset 20 --execute")
+                code, out, err = run("offsets", self.dd)
+                self.assertIn("sink-group: orders-0 committed %d lies in damage" % committed, err)
+                self.assertIn("the damage ends at 19: --reset-offsets --to-offset 20 skips %d offsets"
+                              % (20 - committed), err)
+                self.assertIn("    kafka-consumer-groups.sh --bootstrap-server BROKER:9092 --group sink-group "
+                              "--topic orders:0 --reset-offsets --to-offset 20 --execute\n", err)
+                self.tearDown()
+
+    def test_outside_the_damage_or_covered_by_a_copy(self):
+        for committed in (0, 9, 20, 25, 30):
+            with self.subTest(committed=committed):
+                self.setUp()
+                self.build([committed])
+                self.assertEqual(self.damage(), [])
+                self.tearDown()
+        self.setUp()
+        self.build([15], copy=True)
+        self.assertEqual(len(self.damage()), 1)
+        self.assertEqual(self.damage(self.dd, os.path.join(self.tmp, "dd2", "orders-0")), [])
+
+    def test_names_are_quoted_for_the_shell(self):
+        self.write(self.offsets_log([([go.OC("it's a group", "orders", 0, 3, 12, T)], T)]))
+        log = topic_log("orders", 0, 0, 30, T)
+        bad = bytearray(log.segments[0][1][1])
+        bad[-3] ^= 0xFF
+        log.segments[0][1][1] = bytes(bad)
+        self.write(log)
+        (p,) = self.damage()
+        self.assertIn("--group 'it'\\''s a group' --topic orders:0", p["reset_command"])
+
+
+class TopicIds(ViewTest):
+    """Issue 34 item 2: offsets gives a commit without a topic id its topic's id
+    from the one topic-name table groups uses (kf_topic_names): here the
+    partition.metadata of the topic's directory among the inputs."""
+
+    def test_from_partition_metadata(self):
+        self.write(self.offsets_log([([go.OC("g", "t", 0, 3, 5, T), go.OC("g", "u", 0, 3, 6, T)], T)]))
+        self.write(topic_log("t", 0, 0, 10, T))
+        code, out, err = run("offsets", "--json", self.dd)
+        rows = {r["topic"]: r for r in jsonl(out, "offset")}
+        self.assertEqual(rows["t"]["topic_id"], TOPIC_ID)
+        self.assertNotIn("topic_id", rows["u"])  # no input names u's id
+        code, out, err = run("offsets", "--json", "--history", self.dd)
+        self.assertEqual([r.get("topic_id") for r in jsonl(out, "offset")], [TOPIC_ID, None])
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ NOT_EMITTED_BY_FIXTURES = {
     "checkpoint_orphan_entry": "built by test_scan.py in temporary copies of fixtures/datadir",
     "cleaner_offset_out_of_range": "no fixture's cleaner-offset-checkpoint is out of range yet",
     "duplicate_replica": "two log dirs of one broker holding one partition: built by test_replicas.py",
+    "committed_offset_damaged": "no fixture commits inside a damaged batch of its partition: test_offsets_view.py builds one",
     "count_mismatch": "a batch whose record count disagrees with its records: tests/unit/test_batch.c",
     "index_corrupt": "an index whose size is no multiple of its entry: tests/unit/test_index.c",
     "last_offset_overflow": "a batch whose next offset is past 2^63-1: built by test_hostile_offsets.py",

@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, MANIFEST, jsonl, manifest, of_type, read, run  # noqa: E402
+from kfsck_e2e import FIX, MANIFEST, copy_in_cluster, jsonl, manifest, of_type, read, run  # noqa: E402
 from kraft_e2e import CASES, KRAFT, problems, run_lossy  # noqa: E402
 
 OFFSETS = manifest("offsets")
@@ -260,7 +260,10 @@ class ScanCheckpointChecks(unittest.TestCase):
         self.assertEqual([x["file"] for x in probs], ["datadir/replication-offset-checkpoint"])
 
     def test_multiple_datadirs_and_trailing_slash(self):
-        code, out, err = run("scan", "--json", "datadir/", os.path.join(FIX, OFFSETS["datadir"]), cwd=self.tmp)
+        # two log dirs of one host (of one cluster: the offsets data dir's copy names datadir's)
+        other = copy_in_cluster(os.path.join(FIX, OFFSETS["datadir"]), os.path.join(self.tmp, "other"),
+                                os.path.join(self.tmp, "datadir"))
+        code, out, err = run("scan", "--json", "datadir/", other, cwd=self.tmp)
         lines = jsonl(out)
         self.assertEqual(code, 0, err)
         self.assertEqual(of_type(lines, "partition")[0]["dir"], "datadir/orders-0")

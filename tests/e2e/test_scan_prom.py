@@ -17,7 +17,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, KFSCK, jsonl, run  # noqa: E402
+from kfsck_e2e import FIX, KFSCK, copy_in_cluster, jsonl, run  # noqa: E402
 
 SAMPLE = re.compile(r'^([a-z_]+)(?:\{(.*)\})? (\S+)$')
 LABEL = re.compile(r'([a-z_]+)="((?:[^"\\]|\\.)*)"')
@@ -95,9 +95,16 @@ class ScanPrometheusTest(unittest.TestCase):
         self.assertIn("ERROR: crc_mismatch at position 14013", err)
 
     def test_two_datadirs_one_family_each(self):
-        rc, out, _, samples = self.check_against_json("datadir", "kraft/node1")
+        # two log dirs of one host (of one cluster: kraft/node1's copy names datadir's)
+        d = tempfile.mkdtemp()
+        try:
+            node = copy_in_cluster(os.path.join(FIX, "kraft", "node1"), os.path.join(d, "node1"),
+                                   os.path.join(FIX, "datadir"))
+            rc, out, _, samples = self.check_against_json("datadir", node)
+        finally:
+            shutil.rmtree(d)
         self.assertEqual(rc, 1)
-        self.assertEqual(samples[("kfsck_partition_errors", ("kraft/node1", "payments", 0))], 1)
+        self.assertEqual(samples[("kfsck_partition_errors", (node, "payments", 0))], 1)
 
     def test_label_escaping(self):
         d = tempfile.mkdtemp()

@@ -57,7 +57,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = kf_replay_offsets(r, &rows);
     for (size_t i = 0; i < n; i++)
         sink += (size_t)rows[i]->offset + strlen(rows[i]->metadata);
-    sink += (size_t)kf_replay_as_of_prefix(r);
     const kf_group_record **g;
     n = kf_replay_group_records(r, &g);
     for (size_t i = 0; i < n; i++) {

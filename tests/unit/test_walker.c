@@ -385,18 +385,21 @@ static void test_copies_of_one_cluster_only(void **state)
     char *paths[] = {(char *)at(t, "b1"), (char *)at(t, "b2"), (char *)at(t, "b3"), (char *)at(t, "b4")};
     kf_inputs in;
     errors e = {0};
+    /* refused whole: one error naming both data dirs and both ids, nothing collected */
     assert_int_equal(kf_inputs_collect(&in, paths, 4, collect_error, &e), KF_ERR_IO);
-    assert_int_equal(in.n, 2);
-    for (size_t i = 0; i < in.n; i++) {
-        assert_string_equal(in.parts[i].topic, "orders");
-        assert_int_equal(in.parts[i].partition, (int32_t)i);
-        assert_int_equal(in.parts[i].ncopies, 3); /* b1, b2, b4: never b3 */
-    }
-    assert_string_equal(in.parts[0].copies[2].label, at(t, "b4/orders-0"));
-    assert_string_equal(in.parts[1].copies[2].label, at(t, "b4/orders-1"));
-    /* one error for the pair of data dirs, naming both */
+    assert_int_equal(in.n, 0);
     assert_int_equal(e.n, 1);
     expect_other_cluster(&e, at(t, "b3"), at(t, "b1"));
+    kf_inputs_free(&in);
+
+    /* without b3: b4 (no meta.properties) joins the one cluster */
+    char *three[] = {(char *)at(t, "b1"), (char *)at(t, "b2"), (char *)at(t, "b4")};
+    e.n = 0;
+    assert_int_equal(kf_inputs_collect(&in, three, 3, collect_error, &e), KF_OK);
+    assert_int_equal(e.n, 0);
+    assert_int_equal(in.n, 2);
+    for (size_t i = 0; i < in.n; i++)
+        assert_int_equal(in.parts[i].ncopies, 3);
     kf_inputs_free(&in);
 
     /* the same data dirs, one cluster each time: no error */
@@ -414,10 +417,44 @@ static void test_copies_of_one_cluster_only(void **state)
     e.n = 0;
     assert_int_equal(kf_inputs_collect(&in, mixed, 2, collect_error, &e), KF_ERR_IO);
     assert_int_equal(e.n, 1);
-    assert_int_equal(in.n, 1);
-    assert_int_equal(in.parts[0].ncopies, 1);
-    assert_string_equal(in.parts[0].copies[0].label, at(t, "b1/orders-0"));
+    expect_other_cluster(&e, at(t, "b3"), at(t, "b1"));
+    assert_int_equal(in.n, 0);
     kf_inputs_free(&in);
+
+    /* and a segment PATH to its partition dir's parent's */
+    char *files[] = {(char *)at(t, "b1/orders-0/00000000000000000000.log"),
+                     (char *)at(t, "b3/orders-0/00000000000000000000.log")};
+    e.n = 0;
+    assert_int_equal(kf_inputs_collect(&in, files, 2, collect_error, &e), KF_ERR_IO);
+    assert_int_equal(e.n, 1);
+    expect_other_cluster(&e, at(t, "b3"), at(t, "b1"));
+    kf_inputs_free(&in);
+
+    /* data dirs of different clusters that share no partition: refused too */
+    mkdirs(t, "b5/payments-0");
+    put(t, "b5/payments-0/00000000000000000000.log", "");
+    /* KRaft's form; a directory.id the broker would refuse still names the cluster */
+    put(t, "b5/meta.properties", "version=1\nnode.id=5\ndirectory.id=not-a-uuid\ncluster.id=Other\n");
+    char *apart[] = {(char *)at(t, "b1/orders-0"), (char *)at(t, "b5")};
+    e.n = 0;
+    assert_int_equal(kf_inputs_collect(&in, apart, 2, collect_error, &e), KF_ERR_IO);
+    assert_int_equal(e.n, 1);
+    expect_other_cluster(&e, at(t, "b5"), at(t, "b1"));
+    assert_int_equal(in.n, 0);
+    kf_inputs_free(&in);
+
+    /* a walk that asks for it walks them all (predict's log dirs) */
+    kf_paths_walk_opts o;
+    kf_paths_walk_opts_init(&o);
+    o.error_fn = collect_error;
+    o.error_ctx = &e;
+    e.n = 0;
+    assert_int_equal(kf_paths_walk(apart, 2, &o), KF_ERR_IO);
+    assert_int_equal(e.n, 1);
+    o.mixed_clusters = true;
+    e.n = 0;
+    assert_int_equal(kf_paths_walk(apart, 2, &o), KF_OK);
+    assert_int_equal(e.n, 0);
 }
 
 /* kf_partition_of_dirs (merge's copies): the same rule, whatever the copies' names */

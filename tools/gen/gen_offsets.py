@@ -14,7 +14,7 @@ Writes, below OUTDIR/offsets/ (replacing that directory):
                               two damaged copies of datadir/__consumer_offsets-12
   txn-asof/__consumer_offsets-{3,12}/
                               transactions whose change times go backwards (--as-of
-                              must stay a prefix of --history)
+                              holds the changes up to MS, never a later one)
   MANIFEST.json               every record decoded, the replayed tables
                               (offsets, --history, --as-of, groups, reset CSV, open
                               transactions, Connect offsets, transaction-log state)
@@ -1049,27 +1049,28 @@ def offsets_table(entries, leo):
                                                                         e["partition"]))]
 
 
-def as_of_prefix(history, ms):
-    """cli.md --as-of: the changes up to the last one (in the order they took
-    effect) whose change_time is <= ms; earlier changes with a later time
-    are part of that prefix."""
-    n = 0
-    for i, h in enumerate(history):
-        if h["change_time"] <= ms:
-            n = i + 1
-    return history[:n]
+def as_of_changes(history, ms):
+    """--as-of (issue 33 item 1): the changes whose change_time is <= ms, in
+    the order they took effect; a change after ms is left out wherever it
+    falls in the history."""
+    return [h for h in history if h["change_time"] <= ms]
 
 
-def as_of_table(history, ms, leo):
+def fold_changes(changes):
+    """The table a list of history changes leaves, in their order: slot -> row."""
     table = {}
-    for h in as_of_prefix(history, ms):
+    for h in changes:
         slot = (h["group"], h["topic"], h["partition"])
         if h["deleted"]:
             table.pop(slot, None)
         else:
             table[slot] = {k: v for k, v in h.items()
                            if k not in ("deleted", "effective_offset", "change_time", "previous")}
-    return offsets_table(table.values(), leo)
+    return table
+
+
+def as_of_table(history, ms, leo):
+    return offsets_table(fold_changes(as_of_changes(history, ms)).values(), leo)
 
 
 # ---------------------------------------------------------------------------
@@ -1362,7 +1363,7 @@ def build_txn_asof():
     """__consumer_offsets-12 (my-group, payments-txn-23) and -3 (flex-group).
     A transactional offset takes effect at its marker but carries its commit
     timestamp, so --history's change times go backwards there; --as-of must
-    still be a prefix of --history."""
+    still hold every change up to MS and none after it."""
     clk = Clock()
     clk.t = T0_ASOF
     P12, P3 = PartLog("__consumer_offsets", 12), PartLog("__consumer_offsets", 3)
@@ -1431,29 +1432,23 @@ def txn_asof_fixture(w, out):
     assert any(b < a for a, b in zip(times, times[1:])), times
     stamps = {ts for bs in parts.values() for b in bs for (_, ts, _, _) in b["records"]}
     mss = sorted(set(times) | stamps | {x - 1 for x in set(times) | stamps} | {T0_ASOF})
-    tables = [{"ms": ms, "changes": len(as_of_prefix(rp.history, ms)),
+    tables = [{"ms": ms, "changes": len(as_of_changes(rp.history, ms)),
                "offsets": as_of_table(rp.history, ms, {})} for ms in mss]
-    # an as-of table that only filtered changes by time would differ here
+    # the fixture tells the rule from the prefix rule kfsck once had (the
+    # history up to its last change <= ms), which shows later commits here
     assert any(t["offsets"] != offsets_table(
-        _filtered_table(rp.history, t["ms"]).values(), {}) for t in tables)
+        _prefix_table(rp.history, t["ms"]).values(), {}) for t in tables)
     return {"path": TXN_ASOF, "partitions": [facts[p]["path"] for p in sorted(facts)],
             "history": rp.history, "tables": tables,
             "offsets": offsets_table(rp.offsets.values(), {})}
 
 
-def _filtered_table(history, ms):
-    """The wrong rule (every change whose time is <= ms), only to check that
-    the fixture tells the two apart."""
-    table = {}
-    for h in history:
-        if h["change_time"] <= ms:
-            slot = (h["group"], h["topic"], h["partition"])
-            if h["deleted"]:
-                table.pop(slot, None)
-            else:
-                table[slot] = {k: v for k, v in h.items()
-                               if k not in ("deleted", "effective_offset", "change_time", "previous")}
-    return table
+def _prefix_table(history, ms):
+    """The wrong rule (the history up to its last change whose time is <= ms,
+    earlier changes of later times included), only to check that the fixture
+    tells the two apart."""
+    n = max((i + 1 for i, h in enumerate(history) if h["change_time"] <= ms), default=0)
+    return fold_changes(history[:n])
 
 
 # ---------------------------------------------------------------------------
@@ -1496,10 +1491,10 @@ NOTES = [
     "tombstone batch's max timestamp for a deletion. A deletion's previous (the row it "
     "removed) is a generator extra. Tombstones of absent keys, aborted and superseded "
     "transactional commits and skipped records are not changes.",
-    "as_of: the table for --as-of ms: the history replayed up to its last change whose "
-    "change_time is <= ms (a prefix of the history: a transactional commit takes effect at its "
-    "marker but has its earlier commit timestamp, so the prefix may hold changes with later "
-    "times before it).",
+    "as_of: the table for --as-of ms: the changes of the history whose change_time is <= ms, "
+    "replayed in their order; a change after ms is left out wherever it falls (a transactional "
+    "commit takes effect at its marker but has its earlier commit timestamp, so change times go "
+    "back in places: the table never holds a commit_timestamp after ms).",
     "groups: `kfsck groups --json offsets/datadir` rows sorted by group. For classic groups every "
     "field of cli.md is given (null when the value version lacks it); value_version is an extra. "
     "For consumer/share/streams groups the cli.md fields are group, kind, state, group_epoch, "
@@ -1528,7 +1523,8 @@ NOTES = [
     "offset that loses to a newer plain commit, an offset tombstone before the marker that "
     "drops a pending offset, an abort, a transaction staging one key twice. history as above; "
     "tables: the --as-of table for every ms in the list (every change time, every record "
-    "timestamp, each minus 1, and one before everything).",
+    "timestamp, each minus 1, and one before everything); changes: how many changes of the "
+    "history each table holds (those whose change_time is <= ms).",
     "open_transactions: transactional offset commits staged and never completed at the end of "
     "the log (not visible in offsets).",
     "copies: each copy alone loses the batch named in damage.lost_offsets; offsets_alone is the "

@@ -11,6 +11,9 @@ expectations of tests/e2e/test_offsets_view.py).
   records and `latest` log_end - offset; past the log end, `earliest` reads
   log_end - log_start again. A committed -1 is "no position": neither lag nor
   a range.
+- Lag (kafka-consumer-groups.sh --describe, ConsumerGroupCommand): the log end
+  offset minus the committed offset whenever both are known, below the log
+  start too (issue 33 item 2).
 - Staleness: a row whose source_offset lies below the end of a range of its
   __consumer_offsets partition that no copy holds intact may have been
   committed again inside that range.
@@ -34,7 +37,7 @@ def view(offset, start, end):
     """The JSON fields log_start_offset, log_end_offset, lag, out_of_range of a
     commit, and the offset_out_of_range counts (None when in range)."""
     row = {"log_start_offset": start, "log_end_offset": end,
-           "lag": end - offset if offset >= 0 and offset >= start else None, "out_of_range": None}
+           "lag": end - offset if offset >= 0 else None, "out_of_range": None}
     counts = None
     if 0 <= offset < start:
         row["out_of_range"] = "below_log_start"
@@ -86,7 +89,7 @@ def expires_at(group, topic, commit_ms, expire_ms, retention_ms):
 if __name__ == "__main__":
     assert log_start([(100, None)]) == 100 and log_start([(100, 120), (110, None)]) == 110
     assert view(40, 100, 150)[1]["records_skipped_if_latest"] == 110
-    assert view(-1, 0, 10)[0]["lag"] is None
+    assert view(-1, 0, 10)[0]["lag"] is None and view(40, 100, 150)[0]["lag"] == 110
     g = {"kind": "classic", "protocol_type": "consumer", "members": [["t"]]}
     assert expires_at(g, "t", 0, -1, 10) is None and expires_at(g, "u", 0, -1, 10) == 10
     print("ok")

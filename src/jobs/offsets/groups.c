@@ -126,6 +126,25 @@ static const kf_group_record *member_find(const member_ref *v, size_t n, const k
     return m ? m->rec : NULL;
 }
 
+/* A consumer, share or streams group's epochs: its metadata record's and
+ * its target assignment metadata record's (the latest of each). */
+static void find_epochs(kf_groups *G, kf_group *g)
+{
+    g->group_epoch = g->assignment_epoch = -1;
+    kf_coord_record cr;
+    kf_group_key k;
+    for (size_t i = 0; i < g->nrecords; i++) {
+        if (!kf_group_record_decode(g->records[i], &G->t, &cr, &k))
+            continue;
+        const kf_dnode *v = &G->t.nodes[cr.value_root];
+        kf_group_role role = kf_group_role_of_type(cr.key_type);
+        if (role == KF_GROLE_METADATA)
+            g->group_epoch = kf_dnode_int(&G->t, v, "epoch", -1);
+        else if (role == KF_GROLE_TARGET_METADATA)
+            g->assignment_epoch = kf_dnode_int(&G->t, v, "assignment_epoch", -1);
+    }
+}
+
 /* A consumer, share or streams group's members: each member-metadata
  * record of its kind, with the current and target assignment records of
  * the same member id; the state is stable when any member record (of any
@@ -214,6 +233,7 @@ static int describe(kf_groups *G, kf_replay *r, kf_group *g)
         g->metadata = NULL;
     } else if (dead_type < 0 && kind > KF_GROUP_CLASSIC) {
         g->form = KF_GROUP_FROM_RECORDS;
+        find_epochs(G, g);
         return find_members(G, g);
     } else if (dead_type > KF_GREC_GROUP_METADATA) {
         g->kind = kf_group_kind_of_type(dead_type);
@@ -329,4 +349,31 @@ size_t kf_groups_list(const kf_groups *G, const kf_group **out)
 {
     *out = G->v;
     return G->n;
+}
+
+int kf_group_topic_names(const kf_group *g, const kf_topic_names *under, kf_topic_names **out)
+{
+    int rc = kf_topic_names_new(out, under);
+    kf_dtree t = {0};
+    kf_coord_record cr;
+    kf_group_key k;
+    for (size_t i = 0; i < g->nrecords && rc == KF_OK; i++) {
+        if (!kf_group_record_decode(g->records[i], &t, &cr, &k) ||
+            kf_group_role_of_type(cr.key_type) != KF_GROLE_PARTITION_METADATA)
+            continue;
+        const kf_dnode *ts = kf_dnode_field(&t, &t.nodes[cr.value_root], "topics");
+        for (uint32_t c = ts && ts->kind == KF_V_ARRAY ? ts->first_child : KF_DNODE_NONE;
+             c != KF_DNODE_NONE && rc == KF_OK; c = t.nodes[c].next) {
+            const kf_dnode *id = kf_dnode_field(&t, &t.nodes[c], "topic_id");
+            const kf_dnode *nm = kf_dnode_field(&t, &t.nodes[c], "topic_name");
+            if (id && nm && id->kind == KF_V_UUID && nm->kind == KF_V_STRING)
+                rc = kf_topic_names_add(*out, id->p, (const char *)nm->p, nm->len);
+        }
+    }
+    kf_dtree_free(&t);
+    if (rc != KF_OK) {
+        kf_topic_names_free(*out);
+        *out = NULL;
+    }
+    return rc;
 }

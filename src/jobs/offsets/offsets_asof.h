@@ -1,16 +1,19 @@
 /* offsets_asof.h: the committed-offsets table "as of" a time, folded from
- * the replay's change stream (the stream `offsets --history` prints), so
- * that --as-of is always a prefix of --history: the table after the last
- * change, in the order changes took effect, whose time is <= the cut-off.
- * Later changes with a smaller time (a transactional commit takes effect at
- * its marker but carries its earlier commit timestamp) pull every change
- * before them into the prefix.
+ * the replay's change stream (the stream `offsets --history` prints).
  *
- * Since which change is the last one is known only at the end, changes
- * after the latest qualifying one are held back per key (the newest value
- * or a deletion); the next qualifying change folds them in. Memory: at most
- * two copies of each distinct key's value, never one per change. Internal
- * to the library (src/jobs/offsets/replay.c). */
+ * The rule (docs/formats.md §11.12): every change carries its time (a
+ * commit its commit_timestamp, transactional ones too; a deletion its
+ * tombstone batch's max timestamp), and the table as of MS is every change
+ * whose time is <= MS, applied in the order the changes took effect. A
+ * change after MS is not part of it, wherever it falls in the stream, so
+ * the table never holds a commit_timestamp after MS. Every key lives in one
+ * __consumer_offsets partition and its changes come in that partition's
+ * log order, so how the partitions are interleaved on the one time line
+ * (offsets_topic.c) cannot move a change across MS: the table is the same
+ * over a data dir, over one partition dir, or over several copies.
+ *
+ * Memory: one copy of each distinct key's value. Internal to the library
+ * (src/jobs/offsets/replay.c). */
 #ifndef KFSCK_JOBS_OFFSETS_ASOF_H
 #define KFSCK_JOBS_OFFSETS_ASOF_H
 
@@ -23,19 +26,19 @@
 
 typedef struct offsets_asof {
     int64_t as_of;
-    htab table;     /* slot -> kf_offset_value* (own copies): the prefix so far */
-    htab held;      /* slot -> kf_offset_value* or a deletion mark: changes after it */
-    uint64_t seen;  /* changes seen */
-    uint64_t prefix;/* changes in the prefix */
+    htab table;     /* slot -> kf_offset_value* (own copies) */
 } offsets_asof;
 
 void offsets_asof_init(offsets_asof *a, int64_t as_of);
 void offsets_asof_free(offsets_asof *a);
 
-/* One change of the stream, in order: v is the new value, or for a
- * deletion the value removed (deleted true); slot identifies the key.
- * Copies what it keeps. KF_OK or KF_ERR_NOMEM. */
-int offsets_asof_change(offsets_asof *a, const uint8_t *slot, uint32_t slen, const kf_offset_value *v, bool deleted,
-                        int64_t time);
+/* Whether a change of this time is part of the table (time <= as_of). */
+static inline bool offsets_asof_takes(const offsets_asof *a, int64_t time) { return time <= a->as_of; }
+
+/* One change of the stream, in order, that offsets_asof_takes: v is the
+ * new value, or for a deletion the value removed (deleted true); slot
+ * identifies the key. Copies what it keeps. KF_OK or KF_ERR_NOMEM. */
+int offsets_asof_change(offsets_asof *a, const uint8_t *slot, uint32_t slen, const kf_offset_value *v,
+                        bool deleted);
 
 #endif

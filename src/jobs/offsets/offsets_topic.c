@@ -4,7 +4,9 @@
  * timestamp of the partitions' next batches goes to the replay. The
  * ranges no copy holds intact go to the replay too (rows that may be
  * stale) and, with lost_fn, their "offsets_lost" problems with the time
- * window around them. */
+ * window around them. The interleaving is the order of --history only:
+ * it is not a time order (a transaction's marker, a clock that stepped
+ * back), and the as-of table never depends on it (offsets_asof.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>

@@ -4,8 +4,10 @@
  * log start: as the broker loads it, the larger of the data dir's
  * log-start-offset-checkpoint entry and the first segment's base offset,
  * the lowest over the copies), the out-of-range judgement of
- * docs/formats.md §11.8, staleness (§11.9) from the replay's lost ranges, and the
- * expiry of offset_expiry.c. Each partition's bounds, each data dir's
+ * docs/formats.md §11.8, staleness (§11.9) from the replay's lost ranges, the
+ * expiry of offset_expiry.c, and damage at the committed offset (§11.11:
+ * each copy read from its index's position for that offset up to its next
+ * intact batch, kf_range_read). Each partition's bounds, each data dir's
  * checkpoint and each group's condition are worked out once and kept in a
  * hash table. */
 #include "kfsck/offsets_view.h"
@@ -20,11 +22,26 @@
 #include "bytes/opts.h"
 #include "jobs/offsets/offset_expiry.h"
 #include "kfsck/checkpoint.h"
+#include "kfsck/offset_range.h"
 
-/* A partition's bounds, once known. */
+/* What a copy's log says at a committed offset (damage_at). */
+typedef struct damage_probe {
+    bool intact;        /* an intact batch holds it: */
+    int64_t intact_first, intact_last; /* that batch's offsets */
+    bool damaged;       /* it lies in a damaged stretch */
+    bool has_next;      /* the first intact batch after it */
+    int64_t next;
+} damage_probe;
+
+/* A partition's bounds, once known, and the last offset probed for damage
+ * with what the probe found (the rows of several groups often commit the
+ * same offset, or offsets of the same intact batch). */
 typedef struct bounds {
     bool known;
     int64_t log_start, log_end;
+    bool probed;
+    int64_t probed_offset;
+    damage_probe probe;
 } bounds;
 
 /* A data dir's log-start-offset-checkpoint entries: (topic, partition)
@@ -250,6 +267,106 @@ bool kf_offsets_view_bounds(kf_offsets_view *v, const char *topic, int32_t parti
     return b->known;
 }
 
+/* ---- damage at a committed offset ------------------------------------------- */
+
+typedef struct probe_ctx {
+    damage_probe *d;
+    int64_t offset;
+} probe_ctx;
+
+/* The first batch the read passes on answers: it holds the offset, or it is
+ * the first intact one after it. */
+static int probe_batch(void *ctx, const kf_batch *b)
+{
+    probe_ctx *c = ctx;
+    int64_t lo = b->base_offset_known ? b->base_offset : b->last_offset;
+    if (lo <= c->offset) {
+        c->d->intact = true;
+        c->d->intact_first = lo;
+        c->d->intact_last = b->last_offset;
+    } else {
+        c->d->has_next = true;
+        c->d->next = lo;
+    }
+    return 1;
+}
+
+/* The read's offset_not_found for the offset says whether it is damage or
+ * a gap (compaction, retention). */
+static void probe_problem(void *ctx, const kf_problem *p)
+{
+    probe_ctx *c = ctx;
+    if (strcmp(p->code, KF_P_OFFSET_NOT_FOUND) || !p->has_offset || p->offset != c->offset)
+        return;
+    for (unsigned i = 0; i < p->nextra; i++)
+        if (!strcmp(p->extra[i].name, "reason") && !strcmp(p->extra[i].text, KF_RANGE_DAMAGED))
+            c->d->damaged = true;
+}
+
+/* Whether offset lies in damage of p's log over its copies (as the
+ * partition reader joins them: damaged when no copy holds it intact and
+ * some copy shows damage there; the damage ends before the first intact
+ * batch after it in any copy). A copy that cannot be read says nothing. */
+static void damage_at(kf_offsets_view *v, const kf_partition *p, int64_t offset, damage_probe *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < p->ncopies && !out->intact; i++) {
+        damage_probe d = {0};
+        probe_ctx c = {&d, offset};
+        kf_range_opts o;
+        kf_range_opts_init(&o);
+        o.first = offset;
+        o.last = INT64_MAX;
+        o.scan.max_batch_bytes = v->o.max_batch_bytes;
+        o.scan.threads = 1; /* the answer is in the first batches: no reading ahead */
+        o.scan.batch_fn = probe_batch;
+        o.scan.problem_fn = probe_problem;
+        o.scan.ctx = &c;
+        o.scan.problem_ctx = &c;
+        if (kf_range_read(&p->copies[i], &o, NULL) == KF_ERR_NOMEM)
+            v->nomem = true;
+        if (d.intact) {
+            out->intact = true;
+            out->intact_first = d.intact_first;
+            out->intact_last = d.intact_last;
+        }
+        out->damaged |= d.damaged;
+        if (d.has_next && (!out->has_next || d.next < out->next)) {
+            out->has_next = true;
+            out->next = d.next;
+        }
+    }
+}
+
+int kf_offsets_view_damage(kf_offsets_view *v, const kf_offset_value *row, kf_offset_view *out)
+{
+    out->in_damage = out->has_next_offset = false;
+    out->next_offset = 0;
+    /* only where what the consumer reads next is in the log */
+    if (!out->has_bounds || row->offset < out->log_start_offset || row->offset >= out->log_end_offset)
+        return KF_OK;
+    uint8_t key[PARTITION_KEY_MAX];
+    uint32_t kl = partition_key(key, sizeof key, row->topic, row->partition);
+    bounds *b = kl ? htab_get(&v->bounds, key, kl) : NULL;
+    if (!b)
+        return KF_OK;
+    const damage_probe *d = &b->probe;
+    bool known = b->probed && (b->probed_offset == row->offset ||
+                               (d->intact && row->offset >= d->intact_first && row->offset <= d->intact_last));
+    if (!known) {
+        const kf_partition *p = kf_inputs_find(v->in, row->topic, row->partition);
+        if (!p)
+            return KF_OK;
+        damage_at(v, p, row->offset, &b->probe);
+        b->probed = true;
+        b->probed_offset = row->offset;
+    }
+    out->in_damage = !b->probe.intact && b->probe.damaged;
+    out->has_next_offset = out->in_damage && b->probe.has_next;
+    out->next_offset = out->has_next_offset ? b->probe.next : 0;
+    return v->nomem ? KF_ERR_NOMEM : KF_OK;
+}
+
 /* ---- expiry ------------------------------------------------------------------- */
 
 static const kf_group *find_group(const kf_groups *gs, const char *id)
@@ -300,7 +417,7 @@ int kf_offsets_view_row(kf_offsets_view *v, const kf_offset_value *row, kf_offse
             out->out_of_range = KF_ABOVE_LOG_END;
             out->reread_if_earliest = end - start;
         }
-        if (row->offset >= 0 && row->offset >= start) {
+        if (row->offset >= 0) { /* below the log start too: out_of_range says the rest */
             out->has_lag = true;
             out->lag = end - row->offset;
         }

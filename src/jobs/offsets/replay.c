@@ -20,8 +20,9 @@
  *   - every other record type: latest value per key bytes (groups view).
  * Every change to the committed table passes through emit(), in the order
  * it takes effect (a batch's deletions together at its end): to the history
- * callback and to the as-of fold (offsets_asof.c), so --as-of is a prefix
- * of --history by construction.
+ * callback and, with as-of, to the as-of fold (offsets_asof.c), both
+ * holding only the changes whose time is at or before the cut, so --as-of
+ * is the fold of --history --as-of by construction.
  * State is one hash table entry per distinct key (plus staged offsets). */
 #include "bytes/report.h"
 #include "bytes/opts.h"
@@ -250,11 +251,14 @@ static offset_row *new_row(const kf_offset_commit *oc, const uint8_t *key, uint3
 }
 
 /* Every change to the table goes through here, in the order it takes
- * effect: to the caller's history callback and, with as-of, to the fold
- * that keeps the table as of the last change whose time is <= as_of. One
- * stream, so --as-of is always a prefix of --history. */
+ * effect: to the caller's history callback and, with as-of, to the fold of
+ * the table as of as_of. With as-of, a change whose time is after as_of
+ * goes to neither (offsets_asof.h: the rule): one stream, so the as-of
+ * table is the fold of the changes the callback saw. */
 static void emit(kf_replay *r, const offset_row *row, bool deleted, int64_t time, int64_t at)
 {
+    if (r->o.has_as_of && !offsets_asof_takes(&r->asof, time))
+        return;
     if (r->o.change_fn)
         r->o.change_fn(r->o.change_ctx, &row->v, deleted, time, at);
     if (r->o.has_as_of) {
@@ -263,7 +267,7 @@ static void emit(kf_replay *r, const offset_row *row, bool deleted, int64_t time
             return;
         }
         uint32_t slen = row_slot_bytes(r->slot_buf, row);
-        if (offsets_asof_change(&r->asof, r->slot_buf, slen, &row->v, deleted, time) != KF_OK)
+        if (offsets_asof_change(&r->asof, r->slot_buf, slen, &row->v, deleted) != KF_OK)
             r->err = KF_ERR_NOMEM;
     }
 }
@@ -271,14 +275,13 @@ static void emit(kf_replay *r, const offset_row *row, bool deleted, int64_t time
 /* ---- the batch's deletions ------------------------------------------------
  *
  * kfsck(1) (offsets, --as-of) dates a deletion by its batch's max
- * timestamp, so the deletions of one batch are one moment: they leave the table at once (the replay's own
- * state is the coordinator's, record by record) but go to the change stream
- * together after the batch's other changes. A commit with an earlier
- * commit_timestamp between two tombstones of a batch would otherwise bring
- * the first deletion, not the second, into the --as-of prefix of a time
- * before the batch's. A key committed again later in the same batch has its
- * deletion emitted just before that commit, so the stream still leaves the
- * coordinator's table. */
+ * timestamp, so the deletions of one batch are one moment: they leave the
+ * table at once (the replay's own state is the coordinator's, record by
+ * record) but go to the change stream together after the batch's other
+ * changes, whose commit timestamps are at or before that moment. A key
+ * committed again later in the same batch has its deletion emitted just
+ * before that commit, so each key's changes keep their log order and the
+ * stream still leaves the coordinator's table. */
 
 static void emit_batch_delete(kf_replay *r, batch_delete *d)
 {
@@ -878,8 +881,6 @@ int16_t kf_replay_dead_group_type(const kf_replay *r, const char *group)
     void *t = htab_get(&r->dead, group, (uint32_t)strlen(group));
     return t ? (int16_t)(intptr_t)t : -1;
 }
-
-uint64_t kf_replay_as_of_prefix(const kf_replay *r) { return r->o.has_as_of ? r->asof.prefix : 0; }
 
 kf_replay_stats kf_replay_get_stats(const kf_replay *r) { return r->stats; }
 

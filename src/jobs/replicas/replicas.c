@@ -51,8 +51,7 @@ typedef struct inputs {
     size_t n;
     char **kraft_paths;    /* the PATHs the KRaft metadata may be under */
     size_t nkraft;
-    char *cluster_id;      /* the first cluster.id an input named, */
-    const char *cluster_path; /* and that input */
+    kf_one_cluster cluster; /* the cluster rule (paths.h) over data dirs and scan files */
 } inputs;
 
 static void unusable(inputs *in, const char *path, int err_no, const char *what)
@@ -62,25 +61,16 @@ static void unusable(inputs *in, const char *path, int err_no, const char *what)
         in->o->error_fn(in->o->error_ctx, path, err_no, what);
 }
 
+static void unusable_fn(void *ctx, const char *path, int err_no, const char *what)
+{
+    unusable(ctx, path, err_no, what);
+}
+
 /* KF_OK when cluster_id (NULL: none) may join the inputs before it; else
  * reported, KF_ERR_IO. what: how the input names it. */
 static int same_cluster(inputs *in, const char *path, const char *cluster_id, const char *what)
 {
-    if (!cluster_id || !*cluster_id)
-        return KF_OK;
-    if (!in->cluster_id) {
-        in->cluster_path = path;
-        return (in->cluster_id = strdup(cluster_id)) ? KF_OK : KF_ERR_NOMEM;
-    }
-    if (!strcmp(in->cluster_id, cluster_id))
-        return KF_OK;
-    char msg[400];
-    snprintf(msg, sizeof msg,
-             "%s cluster.id %s, but %s is of cluster.id %s: brokers of different clusters are never replicas of one "
-             "another",
-             what, cluster_id, in->cluster_path, in->cluster_id);
-    unusable(in, path, 0, msg);
-    return KF_ERR_IO;
+    return kf_one_cluster_add(&in->cluster, path, what, cluster_id, unusable_fn, in);
 }
 
 static int add_input(inputs *in, const char *path, bool scan_file)
@@ -107,8 +97,7 @@ static int on_datadir(void *ctx, const kf_path_entry *e)
 {
     inputs *in = ctx;
     const kf_datadir_info *dd = e->datadir;
-    int rc = same_cluster(in, e->path, dd && dd->has_meta ? dd->meta.cluster_id : NULL,
-                          "its meta.properties names");
+    int rc = same_cluster(in, e->path, dd ? dd->cluster_id : NULL, "its meta.properties names");
     if (rc != KF_OK)
         return rc;
     if ((rc = add_kraft_path(in, e->path)) != KF_OK)
@@ -374,7 +363,7 @@ int kf_replicas_run(char *const *paths, size_t n, const kf_replicas_opts *o, kf_
     }
     free(in.v);
     free(in.kraft_paths);
-    free(in.cluster_id);
+    kf_one_cluster_free(&in.cluster);
     kf_metadata_free(meta);
     return rc;
 }

@@ -1,0 +1,294 @@
+/* groups_print.c: one group of `kfsck groups` as its "group" JSON line
+ * (groups_print.h): its records decoded (kf_group_record_decode) and
+ * rendered field by field; topics named by kf_topic_names. */
+#include "cli/groups_print.h"
+
+#include <string.h>
+
+#include "cli/dtree_json.h"
+#include "cli/walk.h"
+
+/* ---- group records, decoded for printing ----------------------------------- */
+
+typedef struct decoded {
+    const kf_group_record *gr;
+    kf_dtree t;
+    kf_coord_record cr;
+    kf_group_key k;     /* group and member ids (point into the key bytes) */
+} decoded;
+
+static bool decode(decoded *d, const kf_group_record *gr)
+{
+    d->gr = gr;
+    return kf_group_record_decode(gr, &d->t, &d->cr, &d->k);
+}
+
+static const kf_dnode *vfield(const decoded *d, const char *name)
+{
+    return kf_dnode_field(&d->t, &d->t.nodes[d->cr.value_root], name);
+}
+
+/* ---- output ----------------------------------------------------------------- */
+
+static void partitions_list(out *o, const char *key, const kf_dtree *t, const kf_dnode *arr,
+                            const kf_topic_names *ns, bool by_id)
+{
+    out_arr_open(o, key);
+    if (arr && arr->kind == KF_V_ARRAY) {
+        for (uint32_t c = arr->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next) {
+            const kf_dnode *tp = &t->nodes[c];
+            out_obj_open(o, NULL);
+            if (by_id) {
+                const kf_dnode *id = kf_dnode_field(t, tp, "topic_id");
+                const char *name = id && id->kind == KF_V_UUID ? kf_topic_names_name(ns, id->p) : NULL;
+                out_str(o, "topic", name);
+                if (id)
+                    dtree_json_value(o, "topic_id", t, id);
+                else
+                    out_null(o, "topic_id");
+            } else {
+                const kf_dnode *tn = kf_dnode_field(t, tp, "topic");
+                if (tn)
+                    dtree_json_value(o, "topic", t, tn);
+                else
+                    out_null(o, "topic");
+            }
+            const kf_dnode *ps = kf_dnode_field(t, tp, "partitions");
+            if (ps)
+                dtree_json_value(o, "partitions", t, ps);
+            else
+                out_arr_open(o, "partitions"), out_arr_close(o);
+            out_obj_close(o);
+        }
+    }
+    out_arr_close(o);
+}
+
+static void field_or_null(out *o, const char *key, const kf_dtree *t, const kf_dnode *st, const char *name)
+{
+    const kf_dnode *f = st ? kf_dnode_field(t, st, name) : NULL;
+    if (f)
+        dtree_json_value(o, key, t, f);
+    else
+        out_null(o, key);
+}
+
+static void classic_member(out *o, const kf_dtree *t, const kf_dnode *m, bool consumer)
+{
+    out_obj_open(o, NULL);
+    field_or_null(o, "member_id", t, m, "member_id");
+    field_or_null(o, "group_instance_id", t, m, "group_instance_id");
+    field_or_null(o, "client_id", t, m, "client_id");
+    field_or_null(o, "client_host", t, m, "client_host");
+    field_or_null(o, "session_timeout", t, m, "session_timeout");
+    field_or_null(o, "rebalance_timeout", t, m, "rebalance_timeout");
+    const kf_dnode *sub = kf_dnode_field(t, m, "subscription");
+    const kf_dnode *asg = kf_dnode_field(t, m, "assignment");
+    if (consumer && sub && sub->kind == KF_V_STRUCT) {
+        dtree_json_consumer_protocol(o, "subscription", t, sub, false);
+    } else {
+        const kf_dnode *raw = kf_dnode_field(t, m, "subscription_bytes");
+        if (!raw)
+            raw = sub;
+        if (raw && raw->kind == KF_V_BYTES)
+            out_b64(o, "subscription_b64", raw->p, raw->len);
+        else
+            out_null(o, "subscription_b64");
+    }
+    if (consumer && asg && asg->kind == KF_V_STRUCT) {
+        dtree_json_consumer_protocol(o, "assignment", t, asg, true);
+    } else {
+        const kf_dnode *raw = kf_dnode_field(t, m, "assignment_bytes");
+        if (!raw)
+            raw = asg;
+        if (raw && raw->kind == KF_V_BYTES)
+            out_b64(o, "assignment_b64", raw->p, raw->len);
+        else
+            out_null(o, "assignment_b64");
+    }
+    out_obj_close(o);
+}
+
+static const char *state_name(kf_group_state s)
+{
+    return s == KF_GROUP_STABLE ? "stable" : s == KF_GROUP_DEAD ? "dead" : "empty";
+}
+
+/* A classic group from its group-metadata record, decoded into d. */
+static void classic_group(out *o, const kf_group *g, decoded *d)
+{
+    const kf_dtree *t = &d->t;
+    const kf_dnode *members = vfield(d, "members");
+    const kf_dnode *pt = vfield(d, "protocol_type");
+    bool consumer = pt && pt->kind == KF_V_STRING && pt->len == 8 && !memcmp(pt->p, "consumer", 8);
+    out_str(o, "state", state_name(g->state));
+    field_or_null(o, "protocol_type", t, &t->nodes[d->cr.value_root], "protocol_type");
+    field_or_null(o, "generation", t, &t->nodes[d->cr.value_root], "generation");
+    field_or_null(o, "protocol", t, &t->nodes[d->cr.value_root], "protocol");
+    field_or_null(o, "leader", t, &t->nodes[d->cr.value_root], "leader");
+    field_or_null(o, "current_state_timestamp", t, &t->nodes[d->cr.value_root], "current_state_timestamp");
+    out_int(o, "value_version", d->cr.value_version);
+    out_arr_open(o, "members");
+    if (members)
+        for (uint32_t c = members->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next)
+            classic_member(o, t, &t->nodes[c], consumer);
+    out_arr_close(o);
+    out_int(o, "source_partition", d->gr->source_partition);
+    out_int(o, "source_offset", d->gr->source_offset);
+}
+
+/* Group-level records: subscribed topics' metadata, the streams topology,
+ * the resolved regular expressions; the fields the kind has are null (or
+ * empty) when no record holds them. */
+static void group_level(out *o, const kf_group *g, decoded *d)
+{
+    bool sub_meta = false, topology = false, regex_open = false;
+    for (size_t i = 0; i < g->nrecords; i++) {
+        if (!decode(d, g->records[i]))
+            continue;
+        kf_group_role role = kf_group_role_of_type(d->cr.key_type);
+        const kf_dnode *v = &d->t.nodes[d->cr.value_root];
+        if (role == KF_GROLE_PARTITION_METADATA) {
+            field_or_null(o, "subscription_metadata", &d->t, v, "topics");
+            sub_meta = true;
+        } else if (role == KF_GROLE_TOPOLOGY) {
+            out_obj_open(o, "topology");
+            dtree_json_fields(o, &d->t, v);
+            out_obj_close(o);
+            topology = true;
+        }
+    }
+    if (g->kind == KF_GROUP_CONSUMER && !sub_meta)
+        out_null(o, "subscription_metadata");
+    if (g->kind == KF_GROUP_STREAMS && !topology)
+        out_null(o, "topology");
+    for (size_t i = 0; i < g->nrecords; i++) {
+        if (!decode(d, g->records[i]) || kf_group_role_of_type(d->cr.key_type) != KF_GROLE_REGULAR_EXPRESSION)
+            continue;
+        if (!regex_open)
+            out_arr_open(o, "regular_expressions");
+        regex_open = true;
+        out_obj_open(o, NULL);
+        field_or_null(o, "regular_expression", &d->t, &d->t.nodes[d->cr.key_root], "regular_expression");
+        dtree_json_fields(o, &d->t, &d->t.nodes[d->cr.value_root]);
+        out_obj_close(o);
+    }
+    if (!regex_open && g->kind == KF_GROUP_CONSUMER) {
+        out_arr_open(o, "regular_expressions");
+        regex_open = true;
+    }
+    if (regex_open)
+        out_arr_close(o);
+}
+
+/* A member's current assignment (member_epoch, state, assignment). */
+static void member_current(out *o, const kf_group *g, const kf_group_member *m, decoded *a,
+                           const kf_topic_names *local)
+{
+    if (!(m->current && decode(a, m->current))) {
+        out_int(o, "member_epoch", -1);
+        if (g->kind != KF_GROUP_STREAMS) {
+            out_arr_open(o, "assignment");
+            out_arr_close(o);
+        }
+        return;
+    }
+    const kf_dnode *v = &a->t.nodes[a->cr.value_root];
+    out_int(o, "member_epoch", kf_dnode_int(&a->t, v, "member_epoch", -1));
+    field_or_null(o, "previous_member_epoch", &a->t, v, "previous_member_epoch");
+    field_or_null(o, "state", &a->t, v, "state");
+    if (g->kind == KF_GROUP_STREAMS) {
+        for (uint32_t c = v->first_child; c != KF_DNODE_NONE; c = a->t.nodes[c].next) {
+            const kf_dnode *f = &a->t.nodes[c];
+            if (f->name && strcmp(f->name, "member_epoch") && strcmp(f->name, "previous_member_epoch") &&
+                strcmp(f->name, "state"))
+                dtree_json_value(o, f->name, &a->t, f);
+        }
+        return;
+    }
+    partitions_list(o, "assignment", &a->t, kf_dnode_field(&a->t, v, "assigned_partitions"), local, true);
+    const kf_dnode *pend = kf_dnode_field(&a->t, v, "partitions_pending_revocation");
+    if (pend)
+        partitions_list(o, "partitions_pending_revocation", &a->t, pend, local, true);
+}
+
+/* A member: its id, current and target assignments, its metadata fields. */
+static void member(out *o, const kf_group *g, const kf_group_member *m, decoded *d, const kf_topic_names *local)
+{
+    if (!decode(d, m->metadata))
+        return;
+    out_obj_open(o, NULL);
+    out_strn(o, "member_id", d->k.member, d->k.member_len);
+    decoded a = {0};
+    member_current(o, g, m, &a, local);
+    if (m->target && decode(&a, m->target)) {
+        const kf_dnode *v = &a.t.nodes[a.cr.value_root];
+        if (g->kind == KF_GROUP_STREAMS) {
+            out_obj_open(o, "target_assignment");
+            dtree_json_fields(o, &a.t, v);
+            out_obj_close(o);
+        } else {
+            partitions_list(o, "target_assignment", &a.t, kf_dnode_field(&a.t, v, "topic_partitions"), local, true);
+        }
+    }
+    kf_dtree_free(&a.t);
+    dtree_json_fields(o, &d->t, &d->t.nodes[d->cr.value_root]);
+    out_obj_close(o);
+}
+
+/* A consumer, share or streams group from its records; its topics named
+ * by its own partition-metadata records over the cluster's names ns. */
+static void modern_group(out *o, const kf_group *g, const kf_topic_names *ns)
+{
+    kf_topic_names *local;
+    if (kf_group_topic_names(g, ns, &local) != KF_OK)
+        cli_oom();
+    decoded d = {0};
+    out_int(o, "group_epoch", g->group_epoch);
+    out_int(o, "assignment_epoch", g->assignment_epoch);
+    group_level(o, g, &d);
+    out_str(o, "state", state_name(g->state));
+    out_arr_open(o, "members");
+    for (size_t i = 0; i < g->nmembers; i++)
+        member(o, g, &g->members[i], &d, local);
+    out_arr_close(o);
+    kf_topic_names_free(local);
+    kf_dtree_free(&d.t);
+}
+
+/* One group as a "group" line (JSON, or the text it renders to). */
+void groups_print(out *o, const kf_group *g, const kf_topic_names *ns)
+{
+    out_begin(o, "group");
+    out_str(o, "group", g->id);
+    out_str(o, "kind", kf_group_kind_name(g->kind));
+    decoded d = {0};
+    switch (g->form) {
+    case KF_GROUP_FROM_METADATA:
+        decode(&d, g->metadata);
+        classic_group(o, g, &d);
+        break;
+    case KF_GROUP_FROM_RECORDS: modern_group(o, g, ns); break;
+    case KF_GROUP_DELETED:
+        /* a deleted consumer, share or streams group: nothing left but its kind */
+        out_str(o, "state", state_name(g->state));
+        out_null(o, "group_epoch");
+        out_null(o, "assignment_epoch");
+        out_arr_open(o, "members");
+        out_arr_close(o);
+        break;
+    case KF_GROUP_BARE:
+        /* known only from committed offsets, or a deleted classic group */
+        out_str(o, "state", state_name(g->state));
+        out_null(o, "protocol_type");
+        out_null(o, "generation");
+        out_null(o, "protocol");
+        out_null(o, "leader");
+        out_null(o, "current_state_timestamp");
+        out_arr_open(o, "members");
+        out_arr_close(o);
+        break;
+    }
+    kf_dtree_free(&d.t);
+    out_end(o);
+}

@@ -1,0 +1,407 @@
+/* offsets_print.c: `kfsck offsets`'s rows in each format (offsets_print.h). */
+#include "cli/offsets_print.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/text_width.h"
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* The consumer's view of a row (vw), as JSON fields after transactional. */
+static void json_bounds(out *o, const kf_offset_view *vw)
+{
+    if (!vw->has_bounds)
+        return;
+    out_int(o, "log_start_offset", vw->log_start_offset);
+    out_int(o, "log_end_offset", vw->log_end_offset);
+    out_opt_int(o, "lag", vw->has_lag, vw->lag);
+    out_str(o, "out_of_range", kf_out_of_range_name(vw->out_of_range));
+}
+
+/* What only a row of the table has: staleness and expiry. */
+static void json_table_fields(out *o, const kf_offset_view *vw)
+{
+    out_bool(o, "may_be_stale", vw->may_be_stale);
+    out_opt_int(o, "expires_at", vw->has_expires_at, vw->expires_at);
+    out_bool(o, "expired", vw->has_expires_at && vw->expired);
+}
+
+static void print_json(offsets_printer *p, const kf_offsets_row *r)
+{
+    const kf_offset_value *v = r->value;
+    bool history = p->history, deleted = r->deleted;
+    out *o = p->o;
+    out_begin(o, "offset");
+    out_str(o, "group", v->group);
+    out_str(o, "topic", v->topic);
+    out_int(o, "partition", v->partition);
+    if (history && deleted) {
+        /* a deletion: no value; source_offset is the tombstone's */
+        out_null(o, "offset");
+        out_null(o, "leader_epoch");
+        out_null(o, "metadata");
+        out_null(o, "commit_timestamp");
+        out_null(o, "expire_timestamp");
+        out_int(o, "source_partition", v->source_partition);
+        out_int(o, "source_offset", r->at_offset);
+        out_bool(o, "transactional", false);
+        out_bool(o, "deleted", true);
+        out_int(o, "change_time", r->change_time);
+        out_int(o, "effective_offset", r->at_offset);
+        out_obj_open(o, "previous");
+        out_int(o, "offset", v->offset);
+        out_int(o, "commit_timestamp", v->commit_timestamp);
+        out_int(o, "source_offset", v->source_offset);
+        out_obj_close(o);
+        out_end(o);
+        return;
+    }
+    out_int(o, "offset", v->offset);
+    out_opt_int(o, "leader_epoch", v->leader_epoch >= 0, v->leader_epoch); /* -1: none (kfsck(1), offsets) */
+    out_str(o, "metadata", v->metadata);
+    out_int(o, "commit_timestamp", v->commit_timestamp);
+    out_opt_int(o, "expire_timestamp", v->expire_timestamp >= 0, v->expire_timestamp);
+    out_int(o, "source_partition", v->source_partition);
+    out_int(o, "source_offset", v->source_offset);
+    out_bool(o, "transactional", v->transactional);
+    json_bounds(o, &r->view);
+    out_int(o, "value_version", v->value_version);
+    if (r->has_topic_id) { /* the commit's own, else its topic's (kf_topic_names) */
+        char id[23];
+        kf_uuid_to_b64(r->topic_id, id);
+        out_str(o, "topic_id", id);
+    }
+    if (history) {
+        out_bool(o, "deleted", false);
+        out_int(o, "change_time", r->change_time);
+        out_int(o, "effective_offset", r->at_offset);
+    } else {
+        json_table_fields(o, &r->view);
+    }
+    out_end(o);
+}
+
+static void print_csv(offsets_printer *p, const kf_offsets_row *r)
+{
+    const kf_offset_value *v = r->value;
+    const kf_offset_view *vw = &r->view;
+    bool history = p->history;
+    FILE *f = p->o->f;
+    csv_field(f, v->group);
+    fputc(',', f);
+    csv_field(f, v->topic);
+    fprintf(f, ",%d,%" PRId64 ",", v->partition, v->offset);
+    if (v->leader_epoch >= 0)
+        fprintf(f, "%d", v->leader_epoch);
+    fputc(',', f);
+    csv_field(f, v->metadata);
+    fprintf(f, ",%" PRId64 ",", v->commit_timestamp);
+    if (v->expire_timestamp >= 0)
+        fprintf(f, "%" PRId64, v->expire_timestamp);
+    fprintf(f, ",%d,%" PRId64 ",%s,", v->source_partition, v->source_offset, v->transactional ? "true" : "false");
+    if (vw->has_bounds)
+        fprintf(f, "%" PRId64, vw->log_end_offset);
+    fputc(',', f);
+    if (vw->has_lag)
+        fprintf(f, "%" PRId64, vw->lag);
+    if (history)
+        fprintf(f, ",%s", r->deleted ? "true" : "false");
+    /* the consumer's view, after the columns of before */
+    fputc(',', f);
+    if (vw->has_bounds)
+        fprintf(f, "%" PRId64, vw->log_start_offset);
+    const char *range = kf_out_of_range_name(vw->out_of_range);
+    fprintf(f, ",%s,", range ? range : "");
+    if (!history) {
+        fputs(vw->may_be_stale ? "true" : "false", f);
+        fputc(',', f);
+        if (vw->has_expires_at)
+            fprintf(f, "%" PRId64, vw->expires_at);
+        fprintf(f, ",%s", vw->has_expires_at && vw->expired ? "true" : "false");
+    } else {
+        fputc(',', f);
+    }
+    fputc('\n', f);
+}
+
+/* The text table's columns after TOPIC (GROUP and TOPIC are as wide as
+ * their longest name, in terminal columns). */
+#define TABLE_COLUMNS "%9s %14s %12s %16s %14s %10s %-15s %-24s %15s %-24s %s"
+
+static void print_table_row(offsets_printer *p, const kf_offsets_row *r)
+{
+    const kf_offset_value *v = r->value;
+    const kf_offset_view *vw = &r->view;
+    bool history = p->history;
+    FILE *f = p->o->f;
+    char part[16], cur[24], ep[16] = "-", lso[24] = "-", leo[24] = "-", lag[24] = "-", when[40], ms[24];
+    char expires[40] = "-";
+    snprintf(part, sizeof part, "%d", v->partition);
+    snprintf(cur, sizeof cur, "%" PRId64, v->offset);
+    if (v->leader_epoch >= 0)
+        snprintf(ep, sizeof ep, "%d", v->leader_epoch);
+    if (vw->has_bounds) {
+        snprintf(lso, sizeof lso, "%" PRId64, vw->log_start_offset);
+        snprintf(leo, sizeof leo, "%" PRId64, vw->log_end_offset);
+    }
+    if (vw->has_lag)
+        snprintf(lag, sizeof lag, "%" PRId64, vw->lag);
+    fmt_time_utc(v->commit_timestamp, when, sizeof when);
+    snprintf(ms, sizeof ms, "%" PRId64, v->commit_timestamp);
+    if (!history) {
+        if (vw->has_expires_at)
+            fmt_time_utc(vw->expires_at, expires, sizeof expires);
+        else
+            snprintf(expires, sizeof expires, "never");
+    }
+    const char *range = vw->out_of_range == KF_BELOW_LOG_START ? "BELOW-LOG-START"
+                        : vw->out_of_range == KF_ABOVE_LOG_END ? "ABOVE-LOG-END"
+                                                                : "-";
+    fput_padded(f, v->group, p->gw);
+    fputc(' ', f);
+    fput_padded(f, v->topic, p->tw);
+    const char *stale = history ? "-" : vw->may_be_stale ? "yes" : "no";
+    fprintf(f, " " TABLE_COLUMNS "%s%s%s\n", part, cur, ep, lso, leo, lag, range, when, ms, expires, stale,
+            history && r->deleted ? " DELETED" : "", v->transactional ? " (txn)" : "",
+            !history && vw->has_expires_at && vw->expired ? " EXPIRED" : "");
+}
+
+/* The problems a row of the table is (out of range, expired): their own
+ * fields, after the row's key. */
+typedef struct row_ctx {
+    const kf_offset_value *v;
+    const kf_offset_view *vw;
+} row_ctx;
+
+static void row_key_fields(out *o, const kf_offset_value *v)
+{
+    out_str(o, "group", v->group);
+    out_str(o, "topic", v->topic);
+    out_int(o, "partition", v->partition);
+}
+
+static void out_of_range_fields(out *o, void *ctx)
+{
+    const row_ctx *c = ctx;
+    row_key_fields(o, c->v);
+    out_int(o, "log_start_offset", c->vw->log_start_offset);
+    out_int(o, "log_end_offset", c->vw->log_end_offset);
+    out_int(o, "records_skipped_if_earliest", c->vw->skipped_if_earliest);
+    out_int(o, "records_skipped_if_latest", c->vw->skipped_if_latest);
+    out_int(o, "records_reread_if_earliest", c->vw->reread_if_earliest);
+}
+
+static void expired_fields(out *o, void *ctx)
+{
+    const row_ctx *c = ctx;
+    row_key_fields(o, c->v);
+    out_int(o, "expires_at", c->vw->expires_at);
+}
+
+/* s as one shell word: as it is when it holds only safe characters, else
+ * in single quotes (a quote inside as '\''), cut to fit cap. */
+static void shell_word(const char *s, char *buf, size_t cap)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-:/=@") == strlen(s)) {
+        snprintf(buf, cap, "%s", s);
+        return;
+    }
+    size_t n = 0;
+    buf[n++] = '\'';
+    for (; *s && n + 6 < cap; s++) {
+        if (*s == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n++] = '\'';
+    buf[n] = 0;
+}
+
+/* The command that moves the group past the damage (kafka-consumer-groups.sh
+ * --reset-offsets --to-offset, run with the group's consumers stopped). */
+static void reset_command(const kf_offset_value *v, int64_t to, char *buf, size_t cap)
+{
+    char g[600], tp[600], t[560];
+    shell_word(v->group, g, sizeof g);
+    snprintf(t, sizeof t, "%s:%d", v->topic, v->partition);
+    shell_word(t, tp, sizeof tp);
+    snprintf(buf, cap,
+             "kafka-consumer-groups.sh --bootstrap-server BROKER:9092 --group %s --topic %s --reset-offsets "
+             "--to-offset %" PRId64 " --execute",
+             g, tp, to);
+}
+
+static void damage_fields(out *o, void *ctx)
+{
+    const row_ctx *c = ctx;
+    row_key_fields(o, c->v);
+    bool next = c->vw->has_next_offset;
+    out_opt_int(o, "damage_last_offset", next, c->vw->next_offset - 1);
+    out_opt_int(o, "next_offset", next, c->vw->next_offset);
+    out_opt_int(o, "offsets_skipped", next, c->vw->next_offset - c->v->offset);
+    char cmd[1400];
+    if (next)
+        reset_command(c->v, c->vw->next_offset, cmd, sizeof cmd);
+    out_str(o, "reset_command", next ? cmd : NULL);
+}
+
+/* The group's next read lies in damage of the committed partition. */
+static void damage_problem(offsets_printer *p, const kf_offset_value *v, const kf_offset_view *vw, kf_problem *q)
+{
+    row_ctx ctx = {v, vw};
+    q->code = KF_P_COMMITTED_OFFSET_DAMAGED;
+    int n = snprintf(q->message, sizeof q->message,
+                     "group %.60s: %.60s-%d committed %" PRId64
+                     " lies in damage of the partition's log (no copy given holds it intact): the consumer fails "
+                     "to read there",
+                     v->group, v->topic, v->partition, v->offset);
+    if (vw->has_next_offset && n > 0 && (size_t)n < sizeof q->message)
+        snprintf(q->message + n, sizeof q->message - (size_t)n,
+                 "; the damage ends at %" PRId64 ": --reset-offsets --to-offset %" PRId64 " skips %" PRId64
+                 " offsets",
+                 vw->next_offset - 1, vw->next_offset, vw->next_offset - v->offset);
+    report_problem_with(p->rep, q, damage_fields, &ctx);
+    if (vw->has_next_offset && !p->rep->o->json) { /* in text, the command on its own line */
+        char cmd[1400];
+        reset_command(v, vw->next_offset, cmd, sizeof cmd);
+        fprintf(p->rep->o->f, "    %s\n", cmd);
+    }
+}
+
+static void row_problems(offsets_printer *p, const kf_offset_value *v, const kf_offset_view *vw)
+{
+    row_ctx ctx = {v, vw};
+    kf_problem q;
+    memset(&q, 0, sizeof q);
+    q.severity = KF_SEV_WARNING;
+    q.has_offset = true;
+    q.offset = v->offset;
+    if (vw->out_of_range != KF_IN_RANGE) {
+        q.code = KF_P_OFFSET_OUT_OF_RANGE;
+        if (vw->out_of_range == KF_BELOW_LOG_START)
+            snprintf(q.message, sizeof q.message,
+                     "group %.60s: %.60s-%d committed %" PRId64 ", below the log start %" PRId64
+                     ": auto.offset.reset=earliest skips %" PRId64 ", latest %" PRId64 " records",
+                     v->group, v->topic, v->partition, v->offset, vw->log_start_offset, vw->skipped_if_earliest,
+                     vw->skipped_if_latest);
+        else
+            snprintf(q.message, sizeof q.message,
+                     "group %.60s: %.60s-%d committed %" PRId64 ", past the log end %" PRId64
+                     ": auto.offset.reset=earliest reads %" PRId64 " records again",
+                     v->group, v->topic, v->partition, v->offset, vw->log_end_offset, vw->reread_if_earliest);
+        report_problem_with(p->rep, &q, out_of_range_fields, &ctx);
+    }
+    if (vw->has_expires_at && vw->expired) {
+        char when[40];
+        fmt_time_utc(vw->expires_at, when, sizeof when);
+        q.code = KF_P_OFFSET_EXPIRED;
+        snprintf(q.message, sizeof q.message,
+                 "group %.50s: %.50s-%d committed %" PRId64 " expired at %.30s (%" PRId64
+                 "): the coordinator deletes it, a restart follows auto.offset.reset",
+                 v->group, v->topic, v->partition, v->offset, when, vw->expires_at);
+        report_problem_with(p->rep, &q, expired_fields, &ctx);
+    }
+    if (vw->in_damage)
+        damage_problem(p, v, vw, &q);
+}
+
+/* A reset file restores what it holds as it is: say which lines would put a
+ * consumer out of range, at no position, into damage, or may be stale. */
+static void reset_csv_note(const kf_offset_value *v, const kf_offset_view *vw)
+{
+    const char *what = NULL;
+    char buf[120];
+    if (v->offset < 0) {
+        what = "(no position): restored as it is, the consumer starts by auto.offset.reset";
+    } else if (vw->out_of_range != KF_IN_RANGE) {
+        bool below = vw->out_of_range == KF_BELOW_LOG_START;
+        snprintf(buf, sizeof buf, "is %s %" PRId64 ": restored as it is, the consumer gets OFFSET_OUT_OF_RANGE",
+                 below ? "below the log start" : "past the log end", below ? vw->log_start_offset : vw->log_end_offset);
+        what = buf;
+    }
+    const char *head = "kfsck: reset-csv: group";
+    if (what)
+        fprintf(stderr, "%s '%s' %s-%d: %s %" PRId64 " %s\n", head, v->group, v->topic, v->partition,
+                v->offset < 0 ? "committed" : "offset", v->offset, what);
+    if (vw->in_damage)
+        fprintf(stderr,
+                "%s '%s' %s-%d: offset %" PRId64 " lies in damage of the partition's log: restored as it is, the "
+                "consumer fails there%s\n",
+                head, v->group, v->topic, v->partition, v->offset,
+                vw->has_next_offset ? " (committed_offset_damaged gives the offset that skips it)" : "");
+    if (vw->may_be_stale)
+        fprintf(stderr,
+                "%s '%s' %s-%d: offset %" PRId64 " may be stale: __consumer_offsets-%d lost commits written after "
+                "it (offsets_lost), the group may have committed a later offset there; restored as it is\n",
+                head, v->group, v->topic, v->partition, v->offset, v->source_partition);
+}
+
+void offsets_print_row(offsets_printer *p, const kf_offsets_row *r)
+{
+    const kf_offset_value *v = r->value;
+    switch (p->format) {
+    case FMT_JSON: print_json(p, r); break;
+    case FMT_CSV: print_csv(p, r); break;
+    case FMT_RESET_CSV:
+        /* kafka-consumer-groups.sh takes topic,partition,offset with exactly
+         * one --group, group,topic,partition,offset otherwise */
+        if (p->group_column) {
+            csv_field(p->o->f, v->group);
+            fputc(',', p->o->f);
+        }
+        csv_field(p->o->f, v->topic);
+        fprintf(p->o->f, ",%d,%" PRId64 "\n", v->partition, v->offset);
+        reset_csv_note(v, &r->view);
+        return;
+    default: print_table_row(p, r);
+    }
+    if (!p->history)
+        row_problems(p, v, &r->view);
+}
+
+void offsets_print_widths(offsets_printer *p, const kf_offsets_row *rows, size_t n)
+{
+    p->gw = p->tw = 15;
+    for (size_t i = 0; i < n; i++) {
+        int gl = text_width(rows[i].value->group), tl = text_width(rows[i].value->topic);
+        p->gw = gl > p->gw ? gl : p->gw;
+        p->tw = tl > p->tw ? tl : p->tw;
+    }
+}
+
+void offsets_print_header(const offsets_printer *p)
+{
+    if (p->format == FMT_TABLE) {
+        FILE *f = p->o->f;
+        fput_padded(f, "GROUP", p->gw);
+        fputc(' ', f);
+        fput_padded(f, "TOPIC", p->tw);
+        fprintf(f, " " TABLE_COLUMNS "\n", "PARTITION", "CURRENT-OFFSET", "LEADER-EPOCH", "LOG-START-OFFSET",
+                "LOG-END-OFFSET", "LAG", "OUT-OF-RANGE", "COMMIT-TIME", "COMMIT-TIME-MS", "EXPIRES-AT",
+                "MAY-BE-STALE");
+    } else if (p->format == FMT_CSV) {
+        fprintf(p->o->f,
+                "group,topic,partition,offset,leader_epoch,metadata,commit_timestamp,expire_timestamp,"
+                "source_partition,source_offset,transactional,log_end_offset,lag%s,log_start_offset,out_of_range,"
+                "may_be_stale,expires_at,expired\n",
+                p->history ? ",deleted" : "");
+    }
+}
