@@ -1,8 +1,11 @@
 /* dump.h: what `kfsck dump` shows, ready to be printed. The PATHs are
  * walked as dump walks them: a file by what its name says (a file whose
  * name says nothing but whose first bytes frame as a record batch, as a
- * segment), a directory by the Kafka files in it and in the partition and
- * data directories below it, KF_DUMP_MAX_DEPTH levels down. A segment (or
+ * segment), a directory by the segments in it and in the partition and
+ * data directories below it, KF_DUMP_MAX_DEPTH levels down, in name order
+ * (a partition's segments in offset order); the other files of a
+ * directory (indexes, snapshots, checkpoints, metadata files) are dumped
+ * only when named as PATHs themselves. A segment (or
  * a KRaft snapshot) gives its batches and, with records, its records, those
  * of Kafka's internal topics decoded; an index, .txnindex, producer
  * snapshot, checkpoint, partition.metadata, meta.properties or quorum-state

@@ -5,8 +5,8 @@
  * hands out its entries; dump_records.c makes each record ready to show
  * (decoded, and whether its raw bytes hold a secret).
  *
- * dump.c: the walk (a file by its name, a directory by the Kafka files
- * below it, KF_DUMP_MAX_DEPTH levels down) and the driving of each file. */
+ * dump.c: the walk (a file by its name, a directory by the segments below
+ * it, KF_DUMP_MAX_DEPTH levels down) and the driving of each file. */
 #include "kfsck/dump.h"
 
 #include <errno.h>
@@ -245,23 +245,24 @@ static int dump_dir(dump_run *d, const char *dir)
     return rc;
 }
 
-/* An entry of a directory being dumped: a Kafka file (by its name) is
- * dumped, a partition or data dir below is dumped in turn, the rest is not
- * looked at. */
+/* An entry of a directory being dumped: a segment (by its name: a .log
+ * file without the broker's .deleted/.cleaned/.swap suffix) is dumped, a
+ * partition or data dir below is dumped in turn, the rest (indexes,
+ * snapshots, checkpoints, metadata files) only when named as a PATH. */
 static int dump_entry(void *ctx, const kf_path_entry *e)
 {
     dump_run *d = ctx;
-    bool kafka_named = e->file.kind != KF_FILE_UNKNOWN;
+    bool segment = e->file.kind == KF_FILE_LOG && e->file.suffix[0] == 0;
     switch (e->kind) {
     case KF_PATH_FILE:
-        if (kafka_named && d->o.range && e->file.kind == KF_FILE_LOG)
+        if (segment && d->o.range)
             return dump_range_file(d, e->path, e->file);
-        if (kafka_named && !d->o.range)
+        if (segment)
             return dump_file(d, e->path, e->file);
         return KF_OK;
     case KF_PATH_SPECIAL:
     case KF_PATH_ERROR:
-        if (kafka_named)
+        if (segment)
             dump_path_error(d, e->path, e->err_no, false, "%s",
                             e->kind == KF_PATH_SPECIAL ? KF_PATH_SPECIAL_WHAT : kf_path_error_str(e->err_no));
         return KF_OK;
