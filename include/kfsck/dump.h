@@ -5,11 +5,13 @@
  * data directories below it, KF_DUMP_MAX_DEPTH levels down, in name order
  * (a partition's segments in offset order); the other files of a
  * directory (indexes, snapshots, checkpoints, metadata files) are dumped
- * only when named as PATHs themselves. A segment (or
- * a KRaft snapshot) gives its batches and, with records, its records, those
- * of Kafka's internal topics decoded; an index, .txnindex, producer
- * snapshot, checkpoint, partition.metadata, meta.properties or quorum-state
- * gives its entries, then the problems verify finds in it. With a range
+ * only when named as PATHs themselves. A segment (or a KRaft snapshot)
+ * gives its batches and, with records, its records, those of Kafka's
+ * internal topics decoded; with include_damaged its damaged stretches too,
+ * and the records of a batch that frames but fails its CRC as far as they
+ * decode. An index, .txnindex, producer snapshot, checkpoint,
+ * partition.metadata, meta.properties or quorum-state gives its entries,
+ * then the problems verify finds in it. With a range
  * (dump --offset, --from-offset/--to-offset) a partition directory or a
  * segment is read for those offsets only (offset_range.h). Everything goes
  * to the caller's callbacks, in the order of the PATHs and, within a file,
@@ -65,6 +67,13 @@ typedef struct kf_dump_record {
     const char *file;
     const kf_batch *batch;
     const kf_record *record;
+    /* A record of a damaged batch (include_damaged with records: a batch
+     * that frames but fails its CRC, decoded as far as it goes; its bytes
+     * are not to be trusted, and its decoding reports no problem). Without
+     * show_secrets, one of a file that may hold secrets (the KRaft metadata
+     * log and snapshots) is not decoded and redact is set: a damaged byte
+     * may hide what marks a secret. */
+    bool damaged;
     bool is_control;          /* a record of a control batch that parses: control */
     kf_control control;
     /* With kf_dump_opts.payload and not show_secrets: the record's raw value
@@ -133,7 +142,11 @@ typedef struct kf_dump_opts {
     size_t max_batch_bytes;     /* decompression cap per batch (0: the default) */
     unsigned threads;           /* reader threads (kf_segment_scan_opts.threads) */
     size_t chunk_bytes;         /* reader chunk size (0: the default) */
-    bool include_damaged;       /* damaged_fn per damaged stretch */
+    /* damaged_fn per damaged stretch; with records, the records of a
+     * stretch's batch that frames but fails its CRC follow it, as far as
+     * they decode (kf_damaged_records; in a range only those inside it),
+     * to record_fn with kf_dump_record.damaged set. */
+    bool include_damaged;
     void *ctx;                  /* of every callback below; each may be NULL */
     /* A file about to be dumped, and the end of its reading. */
     void (*file_fn)(void *ctx, const kf_dump_file *f);
@@ -145,8 +158,11 @@ typedef struct kf_dump_opts {
     int (*batch_fn)(void *ctx, const char *file, const kf_batch *b);
     int (*record_fn)(void *ctx, const kf_dump_record *r);
     void (*entry_fn)(void *ctx, const kf_dump_entry *e);
-    /* include_damaged: each damaged stretch, after its problems (d->file set). */
-    kf_damaged_fn damaged_fn;
+    /* include_damaged: each damaged stretch, after its problems (d->file
+     * set). redact: without show_secrets, the stretch lies in a file that
+     * may hold secrets (the KRaft metadata log and snapshots): show
+     * "<redacted>" instead of its bytes. */
+    void (*damaged_fn)(void *ctx, const kf_damaged *d, bool redact);
     /* Every problem (p->file set): damage, a record that does not decode
      * (after its record), what verify finds in a small file. */
     kf_problem_fn problem_fn;

@@ -151,6 +151,8 @@ static void record_json(const dump_printer *pr, const kf_dump_record *dr)
     out_str(o, "file", dr->file);
     out_uint(o, "position", b->position);
     out_int(o, "offset", r->offset);
+    if (dr->damaged)
+        out_bool(o, "damaged", true); /* a record of a batch that fails its CRC */
     if (b->magic == 0)
         out_null(o, "timestamp");
     else
@@ -235,6 +237,8 @@ int dump_print_record(void *ctx, const kf_dump_record *dr)
     } else {
         out_text(o, " isValid: %s crc: %u", r->crc_ok ? "true" : "false", r->crc);
     }
+    if (dr->damaged)
+        out_text(o, " damaged: true");
     if (pr->schema_ids) {
         schema_ids(o, "key", r->key, r->key_len);
         schema_ids(o, "value", r->value, r->value_len);
@@ -266,8 +270,9 @@ int dump_print_record(void *ctx, const kf_dump_record *dr)
 
 /* --include-damaged: a damaged stretch of a segment, with the header fields
  * of the batch it starts with as far as they can be read (null past that)
- * and, with --payload, its first bytes in hex (at most KF_DAMAGED_BYTES_MAX). */
-void dump_print_damaged(void *ctx, const kf_damaged *dm)
+ * and, with --payload, its first bytes in hex (at most KF_DAMAGED_BYTES_MAX;
+ * "<redacted>" when they may hold secrets). */
+void dump_print_damaged(void *ctx, const kf_damaged *dm, bool redact)
 {
     const dump_printer *pr = ctx;
     out *o = pr->o;
@@ -278,6 +283,7 @@ void dump_print_damaged(void *ctx, const kf_damaged *dm)
         out_uint(o, "position", dm->position);
         out_uint(o, "length", dm->length);
         out_str(o, "code", dm->code);
+        out_str(o, "error", dm->message);
         out_opt_int(o, "base_offset", dm->has_base_offset, dm->base_offset);
         out_opt_int(o, "last_offset", dm->has_base_offset && dm->has_last_offset_delta,
                     dm->base_offset + dm->last_offset_delta);
@@ -318,7 +324,14 @@ void dump_print_damaged(void *ctx, const kf_damaged *dm)
         if (dm->has_max_timestamp)
             out_text(o, " maxTimestamp: %lld", (long long)dm->max_timestamp);
     }
-    if (pr->payload) {
+    if (pr->payload && redact) {
+        if (o->json) {
+            out_str(o, "bytes_hex", DTREE_REDACTED);
+            out_bool(o, "bytes_hex_truncated", dm->nbytes < dm->length);
+        } else {
+            out_text(o, " bytes: %s", DTREE_REDACTED);
+        }
+    } else if (pr->payload) {
         static const char hex[] = "0123456789abcdef";
         char *h = must(malloc(2 * dm->nbytes + 1));
         for (size_t i = 0; i < dm->nbytes; i++) {

@@ -22,7 +22,7 @@ typedef struct dump_printer {
 /* kf_dump_opts callbacks (ctx: a dump_printer). */
 int dump_print_batch(void *ctx, const char *file, const kf_batch *b);
 int dump_print_record(void *ctx, const kf_dump_record *r);
-void dump_print_damaged(void *ctx, const kf_damaged *dm);
+void dump_print_damaged(void *ctx, const kf_damaged *dm, bool redact);
 void dump_print_entry(void *ctx, const kf_dump_entry *e);
 
 /* The decoded key and value of r, a record whose file has a decoder

@@ -569,6 +569,37 @@ class Secrets(unittest.TestCase):
             found |= set(leaked(out))
         self.assertEqual(sorted(found), sorted(SECRETS), "text output with --show-secrets")
 
+    def test_a_damaged_record_hides_nothing(self):
+        """dump --include-damaged --records decodes the records of a batch
+        that fails its CRC; in the metadata log a damaged byte may be the
+        one that marks a secret (here the config name ssl.keystore.password
+        becomes ...passwore): without --show-secrets such records are
+        neither decoded nor shown raw, and the stretch's bytes
+        (--include-damaged --payload) are redacted too."""
+        src = os.path.join(FIX, KRAFT["segments"][0]["file"])
+        data = bytearray(read(src))
+        at = data.index(b"ssl.keystore.password") + len(b"ssl.keystore.password") - 1
+        data[at] ^= 0x01
+        with tempfile.TemporaryDirectory() as t:
+            part = os.path.join(t, "__cluster_metadata-0")
+            os.makedirs(part)
+            log = os.path.join(part, os.path.basename(src))
+            with open(log, "wb") as f:
+                f.write(data)
+            for args in (["--json", "--payload"], ["--payload"], ["--json", "--decode", "metadata"],
+                         ["--decode", "metadata"]):
+                with self.subTest(args=args):
+                    code, out, err = run_lossy("dump", "--include-damaged", "--records", *args, log)
+                    self.assertEqual(code, 1, err)
+                    self.assertEqual(leaked(out + err), [])
+            code, out, err = run_lossy("dump", "--json", "--include-damaged", "--records", "--payload", log)
+            damaged = [r for r in rows_of(out) if r.get("damaged")]
+            self.assertTrue(damaged)
+            self.assertEqual({r["value"] for r in damaged}, {"<redacted>"})
+            code, out, err = run_lossy("dump", "--json", "--include-damaged", "--records", "--payload",
+                                       "--show-secrets", log)
+            self.assertIn("ssl_keystore_password", leaked(out))
+
     def test_redacted_marker(self):
         code, out, err = run_lossy("dump", "--json", "--decode", "metadata", KRAFT["segments"][0]["file"])
         self.assertEqual(code, 0, err)

@@ -76,7 +76,10 @@ static void on_damaged(void *ctx, const kf_damaged *dm)
     kf_damaged c = *dm;
     if (!c.file)
         c.file = d->file;
-    d->o.damaged_fn(d->o.ctx, &c);
+    if (d->o.damaged_fn)
+        d->o.damaged_fn(d->o.ctx, &c, d->secret_bytes && !d->o.show_secrets);
+    if (d->o.records && dump_damaged_records(d, &c) == KF_ERR_NOMEM)
+        d->nomem = true;
 }
 
 /* ---- segments ------------------------------------------------------------- */
@@ -105,7 +108,7 @@ static void scan_opts_for(dump_run *d, kf_segment_scan_opts *so)
     so->ctx = d;
     so->problem_fn = dump_problem;
     so->problem_ctx = d;
-    if (d->o.include_damaged && d->o.damaged_fn) {
+    if (d->o.include_damaged) {
         so->damaged_fn = on_damaged;
         so->damaged_ctx = d;
     }
@@ -150,6 +153,8 @@ static int dump_segment(dump_run *d, const char *path, kf_name_info ni)
     if (d->o.file_done_fn)
         d->o.file_done_fn(d->o.ctx, &f);
     kf_source_close(src);
+    if (d->nomem)
+        return KF_ERR_NOMEM;
     if (rc != KF_OK)
         dump_path_error(d, path, 0, false, "%s", rc == KF_ERR_NOMEM ? "out of memory" : "read error");
     return KF_OK;

@@ -32,6 +32,11 @@ void dump_problem(void *ctx, const kf_problem *p);
  * show, to record_fn, then the problem its decoding found. */
 int dump_on_record(void *ctx, const kf_batch *b, const kf_record *r);
 
+/* With include_damaged and records: the records of the damaged stretch
+ * dm's batch (dm->file set), read again from its file, as far as they
+ * decode. KF_OK or KF_ERR_NOMEM. */
+int dump_damaged_records(dump_run *d, const kf_damaged *dm);
+
 /* A file that is not a segment (dump_entries.c): read whole, its entries to
  * entry_fn, then the problems verify finds in it. KF_OK or KF_ERR_NOMEM. */
 int dump_small_file(dump_run *d, const char *path, kf_name_info ni);

@@ -2,7 +2,8 @@
  * (kf_dump_record): its control record parsed, its key and value decoded
  * by the file's decoder (Kafka's internal topics; KRaft control records in
  * every log), whether its raw bytes hold a secret, and the problem its
- * decoding found, passed on after the record. */
+ * decoding found, passed on after the record; and the records of a damaged
+ * batch, as far as they decode. */
 #include <stdio.h>
 #include <string.h>
 
@@ -114,39 +115,79 @@ static void decode_coord(dump_run *d, kf_dump_record *dr, decode_problem *dp)
     if (rc == KF_OK && !cr->err[0])
         return;
     kf_severity sev;
-    const char *code = d->decoder == KF_DECODE_SHARE ? kraft_decode_code(rc, &sev) : kf_coord_problem_code(rc, cr, &sev);
+    const char *code =
+        d->decoder == KF_DECODE_SHARE ? kraft_decode_code(rc, &sev) : kf_coord_problem_code(rc, cr, &sev);
     found(dp, code, sev, "offset %lld: %s%s%s", (long long)r->offset, cr->known_type ? "" : "unknown record type; ",
           cr->err[0] ? cr->err : "not decoded", cr->known_type ? "" : ", skipped");
 }
 
-int dump_on_record(void *ctx, const kf_batch *b, const kf_record *r)
+/* The record r of batch b made ready, to record_fn, then its decoding's
+ * problem (none for a damaged batch's record: its damage was reported). */
+static int dump_record(dump_run *d, const char *file, const kf_batch *b, const kf_record *r, bool damaged)
 {
-    dump_run *d = ctx;
     kf_dump_record dr;
     memset(&dr, 0, sizeof dr);
-    dr.file = d->file;
+    dr.file = file;
     dr.batch = b;
     dr.record = r;
+    dr.damaged = damaged;
     dr.decoder = d->decoder;
     dr.tree = &d->tree;
     dr.coord.key_root = dr.coord.value_root = dr.kraft.root = KF_DNODE_NONE;
     dr.is_control = b->control && kf_control_parse(r, &dr.control) == KF_OK;
     bool ready = false; /* d->tree holds this record's KRaft decoding */
     decode_problem dp = {.code = NULL};
-    if (d->o.payload)
+    /* a damaged byte may hide what marks a secret (a config's name, the
+     * record's type): without show_secrets, a damaged data record of a file
+     * that may hold secrets is neither decoded nor shown raw */
+    bool guarded = damaged && d->secret_bytes && !d->o.show_secrets && !b->control;
+    if (guarded)
+        dr.redact = d->o.payload;
+    else if (d->o.payload)
         dr.redact = raw_secret(d, &dr, &ready);
-    if (d->decoder == KF_DECODE_METADATA || d->decoder == KF_DECODE_REMOTE) {
-        if (!b->control)
-            decode_kraft(d, &dr, false, &ready, &dp);
-    } else if (d->decoder == KF_DECODE_OFFSETS || d->decoder == KF_DECODE_TXN || d->decoder == KF_DECODE_SHARE) {
-        if (!b->control)
-            decode_coord(d, &dr, &dp);
-    }
+    bool data = !b->control && !guarded; /* a data record to decode */
+    bool kraft = d->decoder == KF_DECODE_METADATA || d->decoder == KF_DECODE_REMOTE;
+    bool coord = d->decoder == KF_DECODE_OFFSETS || d->decoder == KF_DECODE_TXN || d->decoder == KF_DECODE_SHARE;
+    if (data && kraft)
+        decode_kraft(d, &dr, false, &ready, &dp);
+    else if (data && coord)
+        decode_coord(d, &dr, &dp);
     /* KRaft control records, in every log */
     if (d->decoder != KF_DECODE_NONE && dr.is_control && dr.control.type >= KF_CONTROL_LEADER_CHANGE)
         decode_kraft(d, &dr, true, &ready, &dp);
     int rc = d->o.record_fn ? d->o.record_fn(d->o.ctx, &dr) : 0;
-    if (dp.code)
+    if (dp.code && !damaged)
         kf_report(dump_problem, d, dp.code, dp.sev, b->position, true, r->offset, "%s", dp.msg);
     return rc;
+}
+
+int dump_on_record(void *ctx, const kf_batch *b, const kf_record *r)
+{
+    dump_run *d = ctx;
+    return dump_record(d, d->file, b, r, false);
+}
+
+typedef struct damaged_walk {
+    dump_run *d;
+    const char *file;
+} damaged_walk;
+
+static int damaged_record(void *ctx, const kf_batch *b, const kf_record *r)
+{
+    damaged_walk *w = ctx;
+    if (w->d->o.range && (r->offset < w->d->o.first || r->offset > w->d->o.last))
+        return 0;
+    return dump_record(w->d, w->file, b, r, true);
+}
+
+int dump_damaged_records(dump_run *d, const kf_damaged *dm)
+{
+    kf_source *src;
+    int rc = kf_source_open(&src, dm->file, d->o.max_bytes);
+    if (rc != KF_OK) /* the file read a moment ago: say nothing more than its damage */
+        return rc == KF_ERR_NOMEM ? rc : KF_OK;
+    damaged_walk w = {d, dm->file};
+    rc = kf_damaged_records(src, dm, d->o.max_batch_bytes, damaged_record, &w, NULL);
+    kf_source_close(src);
+    return rc == KF_ERR_NOMEM ? rc : KF_OK;
 }
