@@ -104,6 +104,16 @@ int kf_batch_parse_broker(const uint8_t *p, uint32_t size, uint64_t position, kf
  * kf_batch_parse_broker reads it; CRC-32 for v0/v1), set b->crc_ok. */
 bool kf_batch_verify_crc(kf_batch *b);
 
+/* Kafka's producer sequence arithmetic (DefaultRecordBatch.incrementSequence
+ * and decrementSequence): seq + delta in the sequence space 0..INT32_MAX,
+ * which wraps from INT32_MAX to 0 and from 0 down to INT32_MAX; the result
+ * always lies in the space ((seq + delta) mod 2^31). The last sequence of a
+ * batch is kf_sequence_add(base_sequence, last_offset_delta), a record's
+ * kf_sequence_add(base_sequence, offset_delta), the first of a producer
+ * snapshot entry kf_sequence_add(last_sequence, -(int64_t)offset_delta).
+ * The -1 of "no sequence" is the caller's to keep out. */
+int32_t kf_sequence_add(int32_t seq, int64_t delta);
+
 /* ---- records ---------------------------------------------------------- */
 
 typedef struct kf_record {

@@ -158,22 +158,25 @@ typedef struct kf_problem {
     uint64_t length;      /* valid when has_length (zero_fill extents) */
     bool has_length;
     char message[240];
-    /* The fields some codes add (offset_not_found: last_offset, reason;
-     * schema_framing: field, first_bytes), in the order they are printed;
-     * nextra of them are set. */
+    /* The fields some codes add (offset_not_found: last_offset, reason,
+     * and in a damaged stretch next_offset; schema_framing: field,
+     * first_bytes), in the order they are printed; nextra of them are set. */
     unsigned nextra;
     struct kf_problem_field {
         const char *name;     /* a static string */
         bool is_int;          /* the value is i, else text */
+        bool is_null;         /* the value is none (JSON null) */
         int64_t i;
         char text[48];
-    } extra[2];
+    } extra[3];
 } kf_problem;
 
 /* Append a field to p->extra (ignored past its size): an integer, or text
  * (cut to fit). */
 void kf_problem_add_int(kf_problem *p, const char *name, int64_t v);
 void kf_problem_add_text(kf_problem *p, const char *name, const char *text);
+/* Append a field that has no value here (JSON null). */
+void kf_problem_add_null(kf_problem *p, const char *name);
 
 /* Receives each problem as it is found; the struct is only valid during the call. */
 typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);

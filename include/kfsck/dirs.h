@@ -33,6 +33,9 @@ typedef enum kf_path_kind {
     KF_PATH_OTHER_DIR,  /* a readable directory that is neither */
 } kf_path_kind;
 
+/* Words for a path that is KF_PATH_SPECIAL, for "kfsck: <path>: <what>". */
+#define KF_PATH_SPECIAL_WHAT "not a regular file or directory (a FIFO, socket or device?)"
+
 /* What path is. On KF_PATH_ERROR the last error (common.h, code
  * KF_ERR_IO) has the errno (ENOENT, ELOOP, EACCES, ...). A directory named <topic>-<n> that cannot be listed is
  * KF_PATH_ERROR, not a partition: its files cannot be read. */

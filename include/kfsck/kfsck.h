@@ -135,6 +135,8 @@
 /* dump --offset (offset_range.h) and the Schema Registry framing (schema_ids.h) */
 #include "kfsck/schema_ids.h"
 #include "kfsck/offset_range.h"
+/* dump: what is in the files, ready to print */
+#include "kfsck/dump.h"
 /* predict: what a broker will do with its log dirs when it starts now */
 #include "kfsck/predict.h"
 

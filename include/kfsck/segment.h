@@ -68,12 +68,28 @@ typedef struct kf_damaged {
     int32_t count;
     const uint8_t *bytes;           /* the stretch's first nbytes bytes (valid during the call) */
     size_t nbytes;                  /* at most KF_DAMAGED_BYTES_MAX */
+    const char *message;            /* the words of the problem that began it (valid during
+                                       the call; NULL when not known) */
 } kf_damaged;
 typedef void (*kf_damaged_fn)(void *ctx, const kf_damaged *d);
 
 /* The header fields the n bytes at p hold (the start of a damaged
  * stretch), into d (position, length, code and bytes are left as they are). */
 void kf_damaged_header(const uint8_t *p, size_t n, kf_damaged *d);
+
+/* The records of the batch the damaged stretch d of src begins with, as far
+ * as they decode (dump --include-damaged --records, as kafka-dump-log.sh
+ * prints the records of a corrupt batch): when the stretch starts with an
+ * entry that frames (its size field puts its end inside the stretch; at
+ * most max_batch_bytes, 0: the default) and whose CRC does not hold, its
+ * header is parsed and its records go to fn in order (b->crc_ok false)
+ * until the first that does not decode or fn returns non-zero. The bytes
+ * are untrusted: reads are bounds-checked, decompression is capped at
+ * max_batch_bytes. Nothing is reported (the stretch's problems were). KF_OK
+ * with *n (may be NULL) the records handed out (0 when the stretch does not
+ * start with such a batch), KF_ERR_NOMEM, or KF_ERR_IO (a read failed). */
+int kf_damaged_records(kf_source *src, const kf_damaged *d, size_t max_batch_bytes, kf_record_fn fn, void *ctx,
+                       uint64_t *n);
 
 #define KF_SEGMENT_SCAN_OPTIONS_VERSION 2
 #define KF_SEGMENT_SCAN_OPTIONS_INIT KF_OPTIONS_INIT_(kf_segment_scan_opts, KF_SEGMENT_SCAN_OPTIONS_VERSION)

@@ -109,25 +109,38 @@ void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *cod
     va_end(ap);
 }
 
-void kf_problem_add_int(kf_problem *p, const char *name, int64_t v)
+/* The next free field of p->extra, emptied and named; NULL when all are taken. */
+static struct kf_problem_field *add_field(kf_problem *p, const char *name)
 {
     if (p->nextra >= sizeof p->extra / sizeof p->extra[0])
-        return;
+        return NULL;
     struct kf_problem_field *f = &p->extra[p->nextra++];
     memset(f, 0, sizeof *f);
     f->name = name;
-    f->is_int = true;
-    f->i = v;
+    return f;
+}
+
+void kf_problem_add_int(kf_problem *p, const char *name, int64_t v)
+{
+    struct kf_problem_field *f = add_field(p, name);
+    if (f) {
+        f->is_int = true;
+        f->i = v;
+    }
 }
 
 void kf_problem_add_text(kf_problem *p, const char *name, const char *text)
 {
-    if (p->nextra >= sizeof p->extra / sizeof p->extra[0])
-        return;
-    struct kf_problem_field *f = &p->extra[p->nextra++];
-    memset(f, 0, sizeof *f);
-    f->name = name;
-    snprintf(f->text, sizeof f->text, "%s", text);
+    struct kf_problem_field *f = add_field(p, name);
+    if (f)
+        snprintf(f->text, sizeof f->text, "%s", text);
+}
+
+void kf_problem_add_null(kf_problem *p, const char *name)
+{
+    struct kf_problem_field *f = add_field(p, name);
+    if (f)
+        f->is_null = true;
 }
 
 void kf_format_bytes(uint64_t n, const char *below_kib, char *buf, size_t cap)

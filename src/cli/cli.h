@@ -1,5 +1,5 @@
 /* cli.h: shared pieces of the command-line tool: the command table, option
- * parsing helpers, and the per-file-kind dump/check entry points. */
+ * parsing helpers and the exit codes. */
 #ifndef KFSCK_CLI_H
 #define KFSCK_CLI_H
 
@@ -49,8 +49,5 @@ void reader_tuning(unsigned *threads, size_t *chunk_bytes);
  * error said with usage). */
 int opt_json_and_batch(const char *cmd, int argc, char **argv, void (*usage)(FILE *), bool *json,
                        uint64_t *max_batch);
-/* `kfsck dump` of a file that is not a .log segment (src/cli/aux.c): its
- * entries, then the problems verify would report, through r. */
-void aux_dump(const char *path, const kf_file_contents *m, kf_name_info ni, out *o, report *r);
 
 #endif

@@ -430,7 +430,9 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
         if (extra)
             extra(o, ectx);
         for (unsigned i = 0; i < p->nextra; i++) {
-            if (p->extra[i].is_int)
+            if (p->extra[i].is_null)
+                out_null(o, p->extra[i].name);
+            else if (p->extra[i].is_int)
                 out_int(o, p->extra[i].name, p->extra[i].i);
             else
                 out_str(o, p->extra[i].name, p->extra[i].text);
@@ -444,7 +446,9 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
         if (p->has_length)
             fprintf(o->f, " length %llu", (unsigned long long)p->length);
         for (unsigned i = 0; i < p->nextra; i++) {
-            if (p->extra[i].is_int)
+            if (p->extra[i].is_null)
+                fprintf(o->f, " %s none", p->extra[i].name);
+            else if (p->extra[i].is_int)
                 fprintf(o->f, " %s %lld", p->extra[i].name, (long long)p->extra[i].i);
             else
                 fprintf(o->f, " %s %s", p->extra[i].name, p->extra[i].text);

@@ -13,7 +13,7 @@ void cli_oom(void) __attribute__((noreturn));
 void *must(void *p);
 
 /* The words for a PATH that is a FIFO, socket or device (the walk's special_what). */
-#define CLI_SPECIAL_WHAT "not a regular file or directory (a FIFO, socket or device?)"
+#define CLI_SPECIAL_WHAT KF_PATH_SPECIAL_WHAT
 
 /* The walk's options as a command starts them: kf_paths_walk_opts_init's,
  * a FIFO or device said in CLI_SPECIAL_WHAT's words, every unusable PATH

@@ -194,12 +194,13 @@ static int iter_fail(kf_record_iter *it, const char *code, const char *msg)
     return -1;
 }
 
-/* Kafka's DefaultRecordBatch.incrementSequence: wraps at INT32_MAX to 0. */
-static int32_t increment_sequence(int32_t seq, int32_t inc)
+int32_t kf_sequence_add(int32_t seq, int64_t delta)
 {
-    if (seq > INT32_MAX - inc)
-        return inc - (INT32_MAX - seq) - 1;
-    return seq + inc;
+    /* Java's incrementSequence and decrementSequence wrap once; taken mod
+     * 2^31 the sum is the same for every sequence and delta they take */
+    const int64_t space = (int64_t)INT32_MAX + 1;
+    int64_t r = ((int64_t)seq + delta % space) % space;
+    return (int32_t)(r < 0 ? r + space : r);
 }
 
 static int legacy_prepass(kf_record_iter *it, kf_batch *b)
@@ -457,7 +458,7 @@ static int next_v2(kf_record_iter *it, kf_record *r)
     r->offset = (int64_t)((uint64_t)b->base_offset + (uint64_t)(int64_t)r->offset_delta);
     r->timestamp = b->log_append_time ? b->max_timestamp
                                       : (int64_t)((uint64_t)b->base_timestamp + (uint64_t)ts_delta);
-    r->sequence = b->base_sequence < 0 ? -1 : increment_sequence(b->base_sequence, r->offset_delta);
+    r->sequence = b->base_sequence < 0 ? -1 : kf_sequence_add(b->base_sequence, r->offset_delta);
     r->crc_ok = true;
     it->index++;
     return 1;

@@ -33,6 +33,7 @@ typedef struct held_event {
     kf_problem p;
     kf_damaged d;
     uint8_t *bytes;          /* d's bytes, copied */
+    char message[sizeof ((kf_problem *)0)->message]; /* d's message, copied */
 } held_event;
 
 typedef struct range_state {
@@ -46,7 +47,9 @@ typedef struct range_state {
     uint64_t cur_pos;
     bool cur_wanted;         /* the current batch holds wanted offsets (it was passed on) */
     /* the stretch since the last intact batch */
-    bool stretch_damaged;    /* an error was met in it */
+    bool stretch_damaged;    /* an error was met in it: */
+    size_t stretch_seg;      /* the segment and position of the first */
+    uint64_t stretch_pos;
     held_event ev[STRETCH_MAX_EVENTS];
     size_t nev;
     uint64_t ev_dropped;     /* events past STRETCH_MAX_EVENTS */
@@ -96,6 +99,7 @@ static void flush_stretch(range_state *s)
         } else if (s->o->scan.damaged_fn) {
             e->d.file = seg_path(s, e->seg);
             e->d.bytes = e->bytes;
+            e->d.message = e->d.message ? e->message : NULL;
             s->o->scan.damaged_fn(s->o->scan.damaged_ctx, &e->d);
         }
     }
@@ -123,53 +127,69 @@ static held_event *hold(range_state *s)
     return e;
 }
 
-/* One offset_not_found for from..to, for the reason why (not_found). */
+/* One offset_not_found for from..to, for the reason why (not_found), at
+ * pos of segment seg. In damage, next is the first offset of the next
+ * intact batch (-1: none follows), where a consumer that skips the damage
+ * resumes. */
 enum nf_reason { NF_BELOW, NF_PAST, NF_DAMAGED, NF_GAP };
 
-static void report_not_found(range_state *s, int64_t from, int64_t to, uint64_t pos, enum nf_reason why)
+static void report_not_found(range_state *s, int64_t from, int64_t to, size_t seg, uint64_t pos, enum nf_reason why,
+                             int64_t next)
 {
     static const char *const reasons[] = {KF_RANGE_BELOW_LOG_START, KF_RANGE_PAST_LOG_END, KF_RANGE_DAMAGED,
                                           KF_RANGE_GAP};
     static const char *const words[] = {"below the log start offset", "past the log's last intact batch",
                                         "in a damaged stretch of the segment",
                                         "in a gap of the log (compaction or retention)"};
-    char start[32] = "";
+    char more[96] = "";
     if (why == NF_BELOW)
-        snprintf(start, sizeof start, " (%lld)", (long long)s->log_start);
+        snprintf(more, sizeof more, " (%lld)", (long long)s->log_start);
+    else if (why == NF_DAMAGED && next >= 0)
+        snprintf(more, sizeof more, " from byte %llu; the next intact batch begins at offset %lld",
+                 (unsigned long long)pos, (long long)next);
+    else if (why == NF_DAMAGED)
+        snprintf(more, sizeof more, " from byte %llu; no intact batch follows it", (unsigned long long)pos);
     kf_problem q;
     if (from == to)
         kf_problem_fill(&q, KF_P_OFFSET_NOT_FOUND, KF_SEV_WARNING, pos, true, from,
-                        "no intact batch holds offset %lld: %s%s", (long long)from, words[why], start);
+                        "no intact batch holds offset %lld: %s%s", (long long)from, words[why], more);
     else
         kf_problem_fill(&q, KF_P_OFFSET_NOT_FOUND, KF_SEV_WARNING, pos, true, from,
                         "no intact batch holds offsets %lld..%lld: %s%s", (long long)from, (long long)to, words[why],
-                        start);
+                        more);
     kf_problem_add_int(&q, "last_offset", to);
     kf_problem_add_text(&q, "reason", reasons[why]);
-    pass_problem(s, &q, s->seg);
+    if (why == NF_DAMAGED && next >= 0)
+        kf_problem_add_int(&q, "next_offset", next);
+    else if (why == NF_DAMAGED)
+        kf_problem_add_null(&q, "next_offset");
+    pass_problem(s, &q, seg);
 }
 
 /* Wanted offsets from..to that no intact batch holds, before the batch at
- * pos of the current segment (or its end: at_end when no segment follows).
- * In a damaged stretch they are "damaged"; else the part below the log
- * start offset is "below_log_start", and the rest "past_log_end" after the
- * log's last batch, "gap" before an intact batch. */
-static void not_found(range_state *s, int64_t from, int64_t to, uint64_t pos, bool at_end)
+ * pos of the current segment, whose first offset is next (or its end:
+ * at_end when no segment follows, next -1). In a damaged stretch they are
+ * "damaged", reported where the stretch begins; else the part below the
+ * log start offset is "below_log_start", and the rest "past_log_end" after
+ * the log's last batch, "gap" before an intact batch. */
+static void not_found(range_state *s, int64_t from, int64_t to, uint64_t pos, bool at_end, int64_t next)
 {
     if (s->stretch_damaged) {
+        size_t seg = s->stretch_seg;
+        uint64_t start = s->stretch_pos;
         flush_stretch(s);
-        report_not_found(s, from, to, pos, NF_DAMAGED);
+        report_not_found(s, from, to, seg, start, NF_DAMAGED, next);
         return;
     }
     drop_stretch(s);
     if (s->log_start >= 0 && from < s->log_start) {
         int64_t below_last = to < s->log_start - 1 ? to : s->log_start - 1;
-        report_not_found(s, from, below_last, pos, NF_BELOW);
+        report_not_found(s, from, below_last, s->seg, pos, NF_BELOW, -1);
         if (below_last == to)
             return;
         from = below_last + 1;
     }
-    report_not_found(s, from, to, pos, at_end ? NF_PAST : NF_GAP);
+    report_not_found(s, from, to, s->seg, pos, at_end ? NF_PAST : NF_GAP, -1);
 }
 
 static int range_batch(void *ctx, const kf_batch *b)
@@ -188,7 +208,7 @@ static int range_batch(void *ctx, const kf_batch *b)
     }
     if (lo > s->cursor) {
         int64_t run_last = lo - 1 < o->last ? lo - 1 : o->last;
-        not_found(s, s->cursor, run_last, b->position, false);
+        not_found(s, s->cursor, run_last, b->position, false, lo);
         if (lo > o->last) {
             s->done = true;
             return 1;
@@ -229,8 +249,11 @@ static void range_problem(void *ctx, const kf_problem *p)
             pass_problem(s, p, s->seg);
         return;
     }
-    if (p->severity == KF_SEV_ERROR)
+    if (p->severity == KF_SEV_ERROR && !s->stretch_damaged) {
         s->stretch_damaged = true;
+        s->stretch_seg = s->seg;
+        s->stretch_pos = p->position;
+    }
     held_event *e = hold(s);
     if (e)
         e->p = *p;
@@ -245,6 +268,8 @@ static void range_damaged(void *ctx, const kf_damaged *d)
     e->is_damaged = true;
     e->d = *d;
     e->d.bytes = NULL;
+    if (d->message)
+        snprintf(e->message, sizeof e->message, "%s", d->message);
     if (d->nbytes) {
         if (!(e->bytes = malloc(d->nbytes))) {
             s->nomem = true;
@@ -370,7 +395,7 @@ static int read_segment(range_state *s, size_t i)
     uint64_t size = kf_source_size(src);
     kf_source_close(src);
     if (rc == KF_OK && !s->done && i + 1 == s->log->nseg)
-        not_found(s, s->cursor, o->last, size, true);
+        not_found(s, s->cursor, o->last, size, true, -1);
     if (rc == KF_OK && s->nomem)
         rc = KF_ERR_NOMEM;
     return rc;
@@ -407,7 +432,7 @@ int kf_range_read(const kf_partition_copy *log, const kf_range_opts *o, kf_range
     for (size_t i = k; i < log->nseg && !s->done && rc == KF_OK; i++)
         rc = read_segment(s, i);
     if (!log->nseg) /* nothing holds any offset */
-        not_found(s, s->cursor, own.last, 0, true);
+        not_found(s, s->cursor, own.last, 0, true, -1);
     drop_stretch(s);
     free(s);
     return rc;

@@ -279,9 +279,7 @@ static int32_t last_sequence(int32_t base_seq, int32_t delta)
         return -1;
     if (delta < 0)
         return base_seq;
-    if (base_seq > INT32_MAX - delta)
-        return delta - (INT32_MAX - base_seq) - 1;
-    return base_seq + delta;
+    return kf_sequence_add(base_seq, delta);
 }
 
 int kf_pstate_add(kf_pstate *ps, const uint8_t *p, uint32_t size, kf_buf *buf, size_t max_bytes,

@@ -89,6 +89,7 @@ typedef struct scan_state {
     bool damage_open;
     uint64_t damage_pos;
     const char *damage_code;
+    char damage_msg[sizeof ((kf_problem *)0)->message];
     uint8_t *damage_buf;     /* KF_DAMAGED_BYTES_MAX bytes, allocated on first use */
     bool nomem;
 } scan_state;
@@ -279,6 +280,7 @@ static void close_damage(scan_state *s, uint64_t end)
     d.position = s->damage_pos;
     d.length = end - s->damage_pos;
     d.code = s->damage_code;
+    d.message = s->damage_msg;
     size_t want = d.length < KF_DAMAGED_BYTES_MAX ? (size_t)d.length : KF_DAMAGED_BYTES_MAX;
     int64_t got = kf_source_pread(s->src, d.position, s->damage_buf, want);
     d.bytes = s->damage_buf;
@@ -298,6 +300,7 @@ static void forward_problem(void *ctx, const kf_problem *p)
         s->damage_open = true;
         s->damage_pos = p->position;
         s->damage_code = p->code;
+        snprintf(s->damage_msg, sizeof s->damage_msg, "%s", p->message);
     }
 }
 

@@ -1,6 +1,5 @@
 /* segment_seek.c: where to begin reading a segment for a given offset, from
- * its offset index (kf_segment_seek, segment.h), and the header fields of a
- * damaged stretch (kf_damaged_header). The index is a hint that is checked
+ * its offset index (kf_segment_seek, segment.h). The index is a hint that is checked
  * against the log before it is used: a wrong one only costs a read from the
  * segment's start. Kafka looks an offset up the same way
  * (LogSegment.translateOffset: the index's largest entry at or below the
@@ -94,45 +93,3 @@ int kf_segment_seek(kf_source *log, const kf_index *ix, int64_t offset, size_t m
         *from_index = true;
     return KF_OK;
 }
-
-/* ---- a damaged stretch's header ------------------------------------------- */
-
-/* A field of the header at p (n bytes), when its bytes are there. */
-#define FIELD(at, len, has, field, type, read) \
-    if (n >= (size_t)(at) + (len)) {           \
-        d->has = true;                         \
-        d->field = (type)read(p + (at));       \
-    }
-
-static inline uint8_t be8(const uint8_t *p) { return *p; }
-
-void kf_damaged_header(const uint8_t *p, size_t n, kf_damaged *d)
-{
-    /* the fields up to the magic byte are the same in every version */
-    FIELD(0, 8, has_base_offset, base_offset, int64_t, kf_be64)
-    FIELD(8, 4, has_batch_length, batch_length, int32_t, kf_be32)
-    FIELD(16, 1, has_magic, magic, int8_t, be8)
-    if (!d->has_magic)
-        return;
-    if (d->magic == 0 || d->magic == 1) { /* offset, length, crc, magic, attributes[, timestamp] (§3.1) */
-        FIELD(12, 4, has_crc, crc, uint32_t, kf_be32)
-        FIELD(17, 1, has_attributes, attributes, int16_t, be8)
-        if (d->magic == 1)
-            FIELD(18, 8, has_base_timestamp, base_timestamp, int64_t, kf_be64)
-        return;
-    }
-    if (d->magic != 2)
-        return; /* a magic byte kfsck cannot read: the rest has no known layout */
-    /* the v2 header (docs/formats.md §2.1) */
-    FIELD(12, 4, has_leader_epoch, leader_epoch, int32_t, kf_be32)
-    FIELD(17, 4, has_crc, crc, uint32_t, kf_be32)
-    FIELD(21, 2, has_attributes, attributes, int16_t, kf_be16)
-    FIELD(23, 4, has_last_offset_delta, last_offset_delta, int32_t, kf_be32)
-    FIELD(27, 8, has_base_timestamp, base_timestamp, int64_t, kf_be64)
-    FIELD(35, 8, has_max_timestamp, max_timestamp, int64_t, kf_be64)
-    FIELD(43, 8, has_producer_id, producer_id, int64_t, kf_be64)
-    FIELD(51, 2, has_producer_epoch, producer_epoch, int16_t, kf_be16)
-    FIELD(53, 4, has_base_sequence, base_sequence, int32_t, kf_be32)
-    FIELD(57, 4, has_count, count, int32_t, kf_be32)
-}
-#undef FIELD

@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import DAMAGED, FIX, HEALTHY, MANIFEST, jsonl, manifest, of_type, read, run, subset  # noqa: E402
+from kfsck_e2e import DAMAGED, FIX, HEALTHY, LOGS, MANIFEST, jsonl, manifest, of_type, read, run, subset  # noqa: E402
 from kraft_e2e import (CASES, KRAFT, KRAFT_CONTROL, MDIR, NODE, SECRETS, leaked, problems, rows_of,  # noqa: E402
                        run_lossy, same_fields)
 
@@ -208,6 +208,71 @@ class SmallFiles(unittest.TestCase):
                 got = [{"topic": x["topic"], "partition": x["partition"], "offset": x["offset"]}
                        for x in of_type(jsonl(out), "checkpoint_entry")]
                 self.assertEqual(got, entries)
+
+
+class Directories(unittest.TestCase):
+    """cli.md, dump: a partition directory dumps its segments in offset
+    order, its index and snapshot files only when named themselves (scripts
+    written for kafka-dump-log.sh read batch lines). The segments and their
+    batches come from the generator's manifest."""
+
+    def segments_under(self, d):
+        return [l for l in LOGS if l["path"].startswith(d + "/") and l["path"].endswith(".log")]
+
+    def test_partition_dir_dumps_its_segments(self):
+        d = "datadir/orders-0"
+        logs = self.segments_under(d)
+        self.assertEqual(len(logs), 3)
+        names = os.listdir(os.path.join(FIX, d))
+        self.assertTrue({"leader-epoch-checkpoint", "partition.metadata"} <= set(names))
+        self.assertTrue(any(n.endswith(".snapshot") for n in names) and any(n.endswith(".index") for n in names))
+        for extra in ([], ["--records"], ["--records", "--payload"]):
+            with self.subTest(options=extra):
+                code, out, err = run("dump", "--json", *extra, d)
+                self.assertEqual(code, 0, err)
+                lines = jsonl(out)
+                self.assertEqual({l["type"] for l in lines}, {"batch", "record"} if extra else {"batch"})
+                got = [(b["file"], b["position"], b["base_offset"]) for b in of_type(lines, "batch")]
+                want = [(l["path"], b["position"], b["base_offset"]) for l in logs for b in l["batches"]]
+                self.assertEqual(got, want)
+        code, out, err = run("dump", d)
+        self.assertEqual(code, 0, err)
+        self.assertEqual([l for l in out.splitlines() if l.startswith("Dumping ")],
+                         ["Dumping " + l["path"] for l in logs])
+        # nothing but the segments' heads and batch lines (magic 2 here)
+        self.assertEqual([l for l in out.splitlines()
+                          if not l.startswith(("Dumping ", "Log starting offset: ", "baseOffset: "))], [])
+
+    def test_data_dir_dumps_the_segments_of_its_partitions(self):
+        code, out, err = run("dump", "--json", "datadir")
+        self.assertEqual(code, 1, err)  # clicks-0 carries damage
+        lines = jsonl(out)
+        self.assertEqual({l["type"] for l in lines}, {"batch", "problem"})
+        logs = self.segments_under("datadir")
+        self.assertEqual(sorted({l["file"] for l in lines}), sorted(l["path"] for l in logs))
+        got = [(b["file"], b["position"]) for b in of_type(lines, "batch")]
+        self.assertEqual(got, sorted(got, key=lambda x: (os.path.dirname(x[0]), x[0], x[1])))
+
+    def test_kraft_metadata_dir_dumps_its_log_not_its_snapshots(self):
+        code, out, err = run_lossy("dump", "--json", MDIR)
+        self.assertEqual(code, 0, err)
+        files = {l["file"] for l in jsonl(out)}
+        self.assertTrue(files)
+        self.assertEqual([f for f in files if not f.endswith(".log")], [])
+        self.assertEqual(files, {d["file"] for d in KRAFT["segments"]})
+
+    def test_named_files_still_dump(self):
+        d = "datadir/orders-0"
+        index = next(i for i in MANIFEST["indexes"] if i["path"].startswith(d + "/"))
+        part = next(p for p in MANIFEST["partitions"] if p["path"] == d)
+        code, out, err = run("dump", "--json", index["path"], f"{d}/leader-epoch-checkpoint", part["snapshot"]["path"],
+                             f"{d}/partition.metadata")
+        self.assertEqual(code, 0, err)
+        lines = jsonl(out)
+        self.assertEqual(len(of_type(lines, "index_entry")), index["entry_count"])
+        self.assertEqual(len(of_type(lines, "leader_epoch")), len(part["leader_epochs"]))
+        self.assertEqual(len(of_type(lines, "producer")), len(part["snapshot"]["entries"]))
+        self.assertEqual(len(of_type(lines, "partition_metadata")), 1)
 
 
 class DecodeOffsets(unittest.TestCase):
@@ -503,6 +568,37 @@ class Secrets(unittest.TestCase):
             self.assertEqual(code, 0, err)
             found |= set(leaked(out))
         self.assertEqual(sorted(found), sorted(SECRETS), "text output with --show-secrets")
+
+    def test_a_damaged_record_hides_nothing(self):
+        """dump --include-damaged --records decodes the records of a batch
+        that fails its CRC; in the metadata log a damaged byte may be the
+        one that marks a secret (here the config name ssl.keystore.password
+        becomes ...passwore): without --show-secrets such records are
+        neither decoded nor shown raw, and the stretch's bytes
+        (--include-damaged --payload) are redacted too."""
+        src = os.path.join(FIX, KRAFT["segments"][0]["file"])
+        data = bytearray(read(src))
+        at = data.index(b"ssl.keystore.password") + len(b"ssl.keystore.password") - 1
+        data[at] ^= 0x01
+        with tempfile.TemporaryDirectory() as t:
+            part = os.path.join(t, "__cluster_metadata-0")
+            os.makedirs(part)
+            log = os.path.join(part, os.path.basename(src))
+            with open(log, "wb") as f:
+                f.write(data)
+            for args in (["--json", "--payload"], ["--payload"], ["--json", "--decode", "metadata"],
+                         ["--decode", "metadata"]):
+                with self.subTest(args=args):
+                    code, out, err = run_lossy("dump", "--include-damaged", "--records", *args, log)
+                    self.assertEqual(code, 1, err)
+                    self.assertEqual(leaked(out + err), [])
+            code, out, err = run_lossy("dump", "--json", "--include-damaged", "--records", "--payload", log)
+            damaged = [r for r in rows_of(out) if r.get("damaged")]
+            self.assertTrue(damaged)
+            self.assertEqual({r["value"] for r in damaged}, {"<redacted>"})
+            code, out, err = run_lossy("dump", "--json", "--include-damaged", "--records", "--payload",
+                                       "--show-secrets", log)
+            self.assertIn("ssl_keystore_password", leaked(out))
 
     def test_redacted_marker(self):
         code, out, err = run_lossy("dump", "--json", "--decode", "metadata", KRAFT["segments"][0]["file"])

@@ -14,6 +14,7 @@ those builders, not from kfsck. KFSCK_RANGE_STATS=1 makes dump say on stderr
 how many bytes the index let it skip; KFSCK_NO_SEEK=1 makes it read every
 segment from its start.
 """
+import base64
 import os
 import random
 import re
@@ -28,6 +29,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "gen"))
 sys.path.insert(0, os.path.join(ROOT, "tools", "model"))
 from kafka_index import build_indexes  # noqa: E402
 from kafkafmt import Rec, seg_name, v2_batch  # noqa: E402
+from kafka.record.default_records import DefaultRecordBatch  # noqa: E402
+from kafka.record.util import decode_varint  # noqa: E402
 
 INTERVAL = 300  # index.interval.bytes for the test segments: an entry every two batches
 
@@ -184,6 +187,19 @@ class DumpOffsetTest(TempDirTest):
         crc = [r for r in rows if r["type"] == "problem" and r["code"] == "crc_mismatch"]
         self.assertEqual([(r["position"], r["offset"]) for r in crc], [(pos, 120)])
         self.assertFalse([r for r in rows if r["type"] in ("batch", "record")])
+        # where the damaged stretch begins, and where a consumer that skips it resumes
+        nf, = [r for r in rows if r["type"] == "problem" and r["code"] == "offset_not_found"]
+        (_, next_pos, next_first, _), = self.p.holding(last + 1, last + 1)
+        self.assertEqual((nf["file"], nf["position"], nf["next_offset"]), (self.p.log(100), pos, next_first))
+        self.assertEqual(next_first, last + 1)
+        self.assertNotEqual(nf["position"], next_pos)
+        # --include-damaged --records: the wanted record of the damaged batch, flagged
+        rc, rows = self.answer("--offset", "122", "--records", "--include-damaged", "--payload")
+        recs = [r for r in rows if r["type"] == "record"]
+        self.assertEqual([(r["offset"], r["damaged"], r["position"]) for r in recs], [(122, True, pos)])
+        self.assertEqual(base64.b64decode(recs[0]["key_b64"]), b"k122")
+        self.assertEqual([r["type"] for r in rows], ["problem", "damaged_batch", "record", "problem"])
+        self.assertIn("CRC", rows[1]["error"])
         # the damage is nothing to an offset outside it
         rc, rows = self.answer("--offset", "127")
         self.assertEqual((rc, not_found(rows)), (0, []))
@@ -203,6 +219,22 @@ class DumpOffsetTest(TempDirTest):
         rc, rows = self.answer("--offset", "122", "--include-damaged")
         d, = [r for r in rows if r["type"] == "damaged_batch"]
         self.assertNotIn("bytes_hex", d)
+
+    def test_offset_inside_damage_at_the_end_of_the_log(self):
+        """Nothing intact follows: next_offset is null (broker recovery cuts
+        the log at the damage), the run is reported where the damage begins."""
+        (base, pos, first, last), = self.p.holding(247, 247)
+        with open(self.p.log(base), "r+b") as f:
+            f.seek(pos + 70)
+            byte = f.read(1)
+            f.seek(pos + 70)
+            f.write(bytes([byte[0] ^ 0x10]))
+        rc, rows = self.answer("--offset", "247")
+        self.assertEqual(rc, 1)
+        nf, = [r for r in rows if r["type"] == "problem" and r["code"] == "offset_not_found"]
+        self.assertEqual((nf["reason"], nf["position"], nf["next_offset"]), ("damaged", pos, None))
+        rc, out, err = run("dump", "--offset", "247", self.p.dir)
+        self.assertIn("next_offset none", out)
 
     def test_same_answer_whatever_the_index(self):
         """A wrong, unsorted or missing .index gives the same lines and exit
@@ -270,7 +302,95 @@ class DumpOffsetTest(TempDirTest):
             self.assertIn("kfsck dump:", err)
 
 
+def records_as_kafka_python_reads(data):
+    """The records of the v2 batch data as kafka-python decodes them (it does
+    not check the CRC while iterating), up to the first it refuses."""
+    got = []
+    try:
+        for r in DefaultRecordBatch(bytes(data)):
+            got.append((r.offset, r.key, r.value))
+    except Exception:  # kafka-python's CorruptRecordException and friends: the end of what decodes
+        pass
+    return got
+
+
+def record_starts(data):
+    """The positions of the records of an uncompressed v2 batch (after its
+    61-byte header: a zigzag varint length, then the record)."""
+    starts, p = [], 61
+    while p < len(data):
+        starts.append(p)
+        n, q = decode_varint(data, p)
+        p = q + n
+    return starts
+
+
+def dumped_records(out):
+    return [(r["offset"], base64.b64decode(r["key_b64"]), base64.b64decode(r["value_b64"]), r.get("damaged"))
+            for r in jsonl(out, "record")]
+
+
 class IncludeDamagedTest(TempDirTest):
+    def test_records_of_a_batch_that_fails_its_crc(self):
+        """--include-damaged --records decodes a batch that frames but fails
+        its CRC as far as its records go (as kafka-dump-log.sh does), each
+        record flagged; without --include-damaged there are none of them."""
+        good0, bad, good10 = batch(0), bytearray(batch(5)), batch(10)
+        at = bad.index(b"v7-") + 5
+        bad[at] ^= 0x01  # inside record 7's value: the CRC no longer holds, the records still frame
+        log = self.write(seg_name(0, "log"), good0 + bytes(bad) + good10)
+        want = records_as_kafka_python_reads(bad)
+        self.assertEqual([o for o, _, _ in want], [5, 6, 7, 8, 9])
+        self.assertEqual(want[2][2], b"v7-xxyxxxxxxx")  # the damaged byte, as it is on disk
+        rc, out, err = run("dump", "--json", "--include-damaged", "--records", "--payload", log)
+        self.assertEqual(rc, 1, err)
+        got = dumped_records(out)
+        self.assertEqual([g for g in got if g[3]], [(o, k, v, True) for o, k, v in want])
+        self.assertEqual([g[0] for g in got if not g[3]], list(range(0, 5)) + list(range(10, 15)))
+        self.assertFalse([r for r in jsonl(out, "record") if "damaged" in r and r["damaged"] is not True])
+        # after their damaged_batch line
+        types = [r["type"] for r in jsonl(out)]
+        self.assertEqual(types.index("damaged_batch") + 1, types.index("record", types.index("damaged_batch")))
+        # never without --include-damaged
+        rc, out, err = run("dump", "--json", "--records", "--payload", log)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual([g[0] for g in dumped_records(out)], list(range(0, 5)) + list(range(10, 15)))
+        # text: the record lines say so
+        rc, out, err = run("dump", "--include-damaged", "--records", log)
+        damaged = [l for l in out.splitlines() if l.startswith("| offset:") and " damaged: true" in l]
+        self.assertEqual([int(l.split()[2]) for l in damaged], [5, 6, 7, 8, 9])
+
+    def test_records_stop_at_the_first_that_does_not_parse(self):
+        bad = bytearray(batch(5))
+        third = record_starts(bad)[2]
+        bad[third] = 0x7E  # record 7's length becomes 63: it swallows record 8 and does not parse
+        log = self.write(seg_name(0, "log"), batch(0) + bytes(bad) + batch(10))
+        want = records_as_kafka_python_reads(bad)
+        self.assertEqual([o for o, _, _ in want], [5, 6])
+        rc, out, err = run("dump", "--json", "--include-damaged", "--records", "--payload", log)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual([g for g in dumped_records(out) if g[3]], [(o, k, v, True) for o, k, v in want])
+        self.assertEqual([g[0] for g in dumped_records(out) if not g[3]], list(range(0, 5)) + list(range(10, 15)))
+
+    def test_a_compressed_batch_under_the_decompression_cap(self):
+        """The stored CRC of a gzip batch damaged: its records still decode,
+        decompressed under --max-batch-bytes; over the cap, none, and no
+        more than the batch's damage is reported."""
+        recs = [Rec(o, 1700000000000 + o, b"k%d" % o, b"value-%d-" % o + b"z" * 3000) for o in range(0, 20)]
+        gz = bytearray(v2_batch(0, recs, codec="gzip"))
+        gz[17] ^= 0xFF  # the stored CRC
+        log = self.write(seg_name(0, "log"), bytes(gz) + batch(20))
+        want = records_as_kafka_python_reads(gz)
+        self.assertEqual([o for o, _, _ in want], list(range(0, 20)))
+        rc, out, err = run("dump", "--json", "--include-damaged", "--records", "--payload", log)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual([g for g in dumped_records(out) if g[3]], [(o, k, v, True) for o, k, v in want])
+        cap = str(len(gz) + 1000)  # the batch fits, its 60 KB of records do not
+        rc, out, err = run("dump", "--json", "--include-damaged", "--records", "--max-batch-bytes", cap, log)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual([r["offset"] for r in jsonl(out, "record")], list(range(20, 25)))
+        self.assertEqual([p["code"] for p in jsonl(out, "problem")], ["crc_mismatch"])
+
     def test_a_large_damaged_batch_is_cut_at_16_kib(self):
         big = batch(0, n=3, value_size=20000)
         data = bytearray(big + batch(3))

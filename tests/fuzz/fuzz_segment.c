@@ -3,7 +3,8 @@
  * control key, as `kfsck dump --records` and `kfsck verify` do; and read as
  * repair reads it: with broker_view the entries before the recovery point
  * must tile it exactly (what the default repair copies), and the per-batch
- * checks of a kept batch run on every deep-read batch.
+ * checks of a kept batch run on every deep-read batch; and each damaged
+ * stretch's records as dump --include-damaged --records reads them.
  * Input: [u16 index length][u16 time-index length][index][time index][log]. */
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,21 @@ static int on_record(void *ctx, const kf_batch *b, const kf_record *r)
     return 0;
 }
 
+/* dump --include-damaged --records: each damaged stretch's records, read
+ * again from the source, as far as they decode, into the same sink. */
+typedef struct damaged_walk {
+    kf_source *src;
+    size_t *sink;
+} damaged_walk;
+
+static void on_damaged(void *ctx, const kf_damaged *d)
+{
+    damaged_walk *w = ctx;
+    uint64_t n;
+    if (kf_damaged_records(w->src, d, (size_t)1 << 20, on_record, w->sink, &n) == KF_OK)
+        *w->sink += (size_t)n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4)
@@ -122,11 +138,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.base_offset = 0;
     o.offset_index = &oi;
     o.time_index = &ti;
+    damaged_walk dw = {m, &sink};
+    o.damaged_fn = on_damaged;
+    o.damaged_ctx = &dw;
     kf_segment_summary sum;
     (void)kf_segment_scan(m, &o, &sum);
     /* the answer may not depend on how the reader cuts the file */
     size_t sink2 = 0;
     o.ctx = &sink2;
+    dw.sink = &sink2;
     o.chunk_bytes = 64 + (size & 255);
     kf_segment_summary sum2;
     (void)kf_segment_scan(m, &o, &sum2);

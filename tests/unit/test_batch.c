@@ -333,6 +333,47 @@ static void test_count_plain_agrees(void **state)
     assert_false(kf_records_count_plain(&b, &count));
 }
 
+/* kf_sequence_add against Kafka's own DefaultRecordBatchTest
+ * (testIncrementSequence, testDecrementSequence), and against the two Java
+ * methods as Kafka writes them, over sequences and deltas around both ends
+ * of the space (where Java's int arithmetic does not overflow). */
+static int64_t java_increment(int64_t seq, int64_t inc)
+{
+    return seq > INT32_MAX - inc ? inc - (INT32_MAX - seq) - 1 : seq + inc;
+}
+
+static int64_t java_decrement(int64_t seq, int64_t dec)
+{
+    return seq < dec ? INT32_MAX - (dec - seq) + 1 : seq - dec;
+}
+
+static void test_sequence_add(void **state)
+{
+    (void)state;
+    assert_int_equal(kf_sequence_add(5, 5), 10);
+    assert_int_equal(kf_sequence_add(INT32_MAX, 1), 0);
+    assert_int_equal(kf_sequence_add(INT32_MAX - 5, 10), 4);
+    assert_int_equal(kf_sequence_add(5, -5), 0);
+    assert_int_equal(kf_sequence_add(0, -1), INT32_MAX);
+    const int64_t seqs[] = {0, 1, 2, 7, 1000, INT32_MAX / 2, INT32_MAX - 7, INT32_MAX - 1, INT32_MAX};
+    const int64_t deltas[] = {0, 1, 2, 6, 7, 8, 999, 1000, 1001, INT32_MAX / 2, INT32_MAX - 1, INT32_MAX};
+    for (size_t i = 0; i < sizeof seqs / sizeof seqs[0]; i++) {
+        for (size_t j = 0; j < sizeof deltas / sizeof deltas[0]; j++) {
+            int32_t seq = (int32_t)seqs[i];
+            int64_t d = deltas[j];
+            if (kf_sequence_add(seq, d) != java_increment(seq, d))
+                fail_msg("incrementSequence(%d, %lld)", seq, (long long)d);
+            if (kf_sequence_add(seq, -d) != java_decrement(seq, d))
+                fail_msg("decrementSequence(%d, %lld)", seq, (long long)d);
+            /* a step there and back lands where it began */
+            assert_int_equal(kf_sequence_add(kf_sequence_add(seq, d), -d), seq);
+        }
+    }
+    /* Kafka's "no sequence" (-1) decremented by 0, as a producer snapshot
+     * entry's first sequence is made: decrementSequence wraps it too */
+    assert_int_equal(kf_sequence_add(-1, 0), java_decrement(-1, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_count_and_order),
         cmocka_unit_test(test_log_append_time),
         cmocka_unit_test(test_count_plain_agrees),
+        cmocka_unit_test(test_sequence_add),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,6 +69,7 @@ for p in "${inputs[@]}"; do
     run "txns-json-$k" txns --json "$p"
     run "metadata-$k" metadata "$p"
     run "metadata-json-$k" metadata --json "$p"
+    run "dump-dir-$k" dump --json --records "$p"
     rm -rf "$tmp/r"
     run "repair-$k" repair --json -o "$tmp/r" "$p"
     tree "repair-$k" "$tmp/r"

@@ -762,7 +762,7 @@ int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_ve
     wo.file_fn = verify_path_file;
     wo.partition_fn = verify_path_partition;
     wo.datadir_fn = verify_path_datadir;
-    wo.special_what = "not a regular file or directory (a FIFO, socket or device?)";
+    wo.special_what = KF_PATH_SPECIAL_WHAT;
     wo.error_fn = verify_path_error;
     wo.error_ctx = &w;
     wo.ctx = &w;

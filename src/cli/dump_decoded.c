@@ -1,0 +1,181 @@
+/* dump_decoded.c: the decoded key and value of a record of an internal
+ * topic in `kfsck dump` (what kf_dump_paths decoded, kf_dump_record):
+ * key_decoded / value_decoded objects of __consumer_offsets,
+ * __transaction_state and __share_group_state records; record_type,
+ * record_version and value_decoded of KRaft-envelope records and KRaft
+ * control records; Connect offsets' JSON keys and values embedded as they
+ * are. In text, " key: {...} payload: {...}" as kafka-dump-log's decoders
+ * print them. */
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "cli/dtree_json.h"
+#include "cli/dump_print.h"
+
+/* A writer into the same stream for the JSON objects of a text line. */
+static void text_json(const out *o, out *jo)
+{
+    out_init(jo, o->f, true);
+    jo->show_secrets = o->show_secrets;
+}
+
+void dump_print_kraft(const dump_printer *pr, const kf_dump_record *dr)
+{
+    out *o = pr->o;
+    out jo;
+    text_json(o, &jo);
+    out *w = o->json ? o : &jo;
+    const kf_kraft_record *kr = &dr->kraft;
+    const kf_dtree *t = dr->tree;
+    /* unknown types and versions are listed undecoded; a malformed record
+     * shows what could be read */
+    bool shown = dr->decode_rc != KF_ERR_UNSUPPORTED && kr->root != KF_DNODE_NONE;
+    if (o->json) {
+        out_str(o, "record_type", kr->record_type);
+        if (kr->version >= 0)
+            out_int(o, "record_version", kr->version);
+        else
+            out_null(o, "record_version");
+        if (kr->layout)
+            out_str(o, "value_layout", kr->layout);
+        if (shown) {
+            out_obj_open(o, "value_decoded");
+            dtree_json_fields(o, t, &t->nodes[kr->root]);
+            out_obj_close(o);
+        } else {
+            out_null(o, "value_decoded");
+        }
+        return;
+    }
+    out_text(o, " payload: ");
+    out_obj_open(w, NULL);
+    if (kr->record_type)
+        out_str(w, "type", kr->record_type);
+    else
+        out_int(w, "type", kr->api_key);
+    out_int(w, "version", kr->version);
+    if (shown) {
+        out_obj_open(w, "data");
+        dtree_json_fields(w, t, &t->nodes[kr->root]);
+        out_obj_close(w);
+    } else {
+        out_null(w, "data");
+    }
+    out_obj_close(w);
+}
+
+/* Connect keys and values are JSON already: embedded when they are. */
+static void print_connect(const dump_printer *pr, const kf_record *r, out *w)
+{
+    out *o = pr->o;
+    bool kjson = r->key_len > 0 && r->key && (r->key[0] == '[' || r->key[0] == '{') &&
+                 utf8_valid(r->key, (size_t)r->key_len) && kf_json_valid(r->key, (size_t)r->key_len);
+    bool vjson = r->value_len > 0 && r->value && r->value[0] == '{' && utf8_valid(r->value, (size_t)r->value_len) &&
+                 kf_json_valid(r->value, (size_t)r->value_len);
+    if (!o->json)
+        out_text(o, " key: ");
+    out_key(w, o->json ? "key_decoded" : NULL);
+    if (kjson)
+        fwrite(r->key, 1, (size_t)r->key_len, o->f);
+    else
+        fputs("null", o->f);
+    if (!o->json)
+        out_text(o, " payload: ");
+    else
+        out_key(w, "value_decoded");
+    if (vjson)
+        fwrite(r->value, 1, (size_t)r->value_len, o->f);
+    else if (!o->json && r->value_len < 0)
+        fputs("<DELETE>", o->f);
+    else
+        fputs("null", o->f);
+}
+
+/* A coordinator record's key: key_type and record_type, then its fields. */
+static void print_coord_key(const dump_printer *pr, const kf_dump_record *dr, out *w)
+{
+    out *o = pr->o;
+    const kf_coord_record *cr = &dr->coord;
+    if (!cr->known_type) {
+        if (o->json)
+            out_null(w, "key_decoded");
+        else
+            out_text(o, "{\"type\":%d,\"record_type\":null}", cr->key_type);
+        return;
+    }
+    out_obj_open(w, o->json ? "key_decoded" : NULL);
+    if (!o->json)
+        out_int(w, "type", cr->key_type);
+    out_str(w, "record_type", cr->record_type);
+    if (cr->key_root != KF_DNODE_NONE)
+        dtree_json_fields(w, dr->tree, &dr->tree->nodes[cr->key_root]);
+    out_obj_close(w);
+}
+
+static void print_coord(const dump_printer *pr, const kf_dump_record *dr, out *w, out *jo)
+{
+    out *o = pr->o;
+    const kf_coord_record *cr = &dr->coord;
+    const kf_dtree *t = dr->tree;
+    bool has_value = !cr->tombstone && cr->known_type && cr->value_root != KF_DNODE_NONE;
+    if (o->json) {
+        out_int(o, "key_type", cr->key_type);
+        out_str(o, "record_type", cr->record_type);
+        if (has_value && cr->value_version >= 0)
+            out_int(o, "value_version", cr->value_version);
+        else
+            out_null(o, "value_version");
+        if (dr->decoder == KF_DECODE_SHARE) {
+            /* as the KRaft decoders name it */
+            if (has_value && cr->value_version >= 0)
+                out_int(o, "record_version", cr->value_version);
+            else
+                out_null(o, "record_version");
+            if (cr->value_layout)
+                out_str(o, "value_layout", cr->value_layout);
+        }
+    } else {
+        out_text(o, " key: ");
+    }
+    print_coord_key(pr, dr, w);
+    if (!o->json)
+        out_text(o, " payload: ");
+    if (cr->tombstone && !o->json) {
+        out_text(o, "<DELETE>");
+    } else if (!has_value) {
+        if (o->json)
+            out_null(w, "value_decoded");
+        else
+            out_text(o, "null");
+    } else if (o->json) {
+        out_obj_open(w, "value_decoded");
+        dtree_json_fields(w, t, &t->nodes[cr->value_root]);
+        out_obj_close(w);
+    } else {
+        jo->need_comma = false;
+        out_obj_open(w, NULL);
+        out_int(w, "version", cr->value_version);
+        out_obj_open(w, "data");
+        dtree_json_fields(w, t, &t->nodes[cr->value_root]);
+        out_obj_close(w);
+        out_obj_close(w);
+    }
+}
+
+void dump_print_decoded(const dump_printer *pr, const kf_dump_record *dr)
+{
+    out *o = pr->o;
+    if (dr->decoded == KF_DUMP_KRAFT) {
+        dump_print_kraft(pr, dr);
+        return;
+    }
+    out jo;
+    text_json(o, &jo);
+    if (!o->json)
+        jo.need_comma = false;
+    out *w = o->json ? o : &jo;
+    if (dr->decoder == KF_DECODE_CONNECT)
+        print_connect(pr, dr->record, w);
+    else if (dr->decoded == KF_DUMP_COORD)
+        print_coord(pr, dr, w, &jo);
+}

@@ -1,0 +1,355 @@
+/* dump_print.c: `kfsck dump`'s lines for batches, records and damaged
+ * stretches (dump_print.h): in text shaped like kafka-dump-log's
+ * ("baseOffset: ... isvalid: true", "| offset: ..."), or one JSON line each
+ * ("batch", "record", "damaged_batch"; kfsck(1), dump). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "cli/dtree_json.h"
+#include "cli/dump_print.h"
+#include "cli/walk.h"
+
+static const char *ts_type(const kf_batch *b)
+{
+    if (b->magic == 0)
+        return "NoTimestampType";
+    return b->log_append_time ? "LogAppendTime" : "CreateTime";
+}
+
+static void batch_json(out *o, const char *file, const kf_batch *b)
+{
+    out_begin(o, "batch");
+    out_str(o, "file", file);
+    out_uint(o, "position", b->position);
+    out_int(o, "base_offset", b->base_offset);
+    out_int(o, "last_offset", b->last_offset);
+    if (b->count >= 0)
+        out_int(o, "count", b->count);
+    else
+        out_null(o, "count");
+    out_uint(o, "size", b->size);
+    out_int(o, "magic", b->magic);
+    out_str(o, "codec", kf_codec_name(b->codec));
+    out_uint(o, "crc", b->crc);
+    out_bool(o, "crc_ok", b->crc_ok);
+    if (b->magic == 0) {
+        out_null(o, "timestamp_type");
+        out_null(o, "max_timestamp");
+    } else {
+        out_str(o, "timestamp_type", b->log_append_time ? "log_append" : "create");
+        out_int(o, "max_timestamp", b->max_timestamp);
+    }
+    if (b->magic == 2) {
+        out_int(o, "producer_id", b->producer_id);
+        out_int(o, "producer_epoch", b->producer_epoch);
+        out_int(o, "base_sequence", b->base_sequence);
+        out_bool(o, "transactional", b->transactional);
+        out_bool(o, "control", b->control);
+        out_int(o, "leader_epoch", b->partition_leader_epoch);
+        out_int(o, "base_timestamp", b->base_timestamp);
+        out_int(o, "attributes", b->attributes);
+        if (b->delete_horizon)
+            out_int(o, "delete_horizon_ms", b->base_timestamp);
+        else
+            out_null(o, "delete_horizon_ms");
+    } else {
+        out_null(o, "producer_id");
+        out_null(o, "producer_epoch");
+        out_null(o, "base_sequence");
+        out_null(o, "transactional");
+        out_null(o, "control");
+        out_null(o, "leader_epoch");
+        out_int(o, "attributes", b->attributes);
+    }
+    out_end(o);
+}
+
+int dump_print_batch(void *ctx, const char *file, const kf_batch *b)
+{
+    out *o = ((dump_printer *)ctx)->o;
+    if (o->json) {
+        batch_json(o, file, b);
+        return 0;
+    }
+    if (b->magic == 2) {
+        int32_t last_seq = b->base_sequence < 0 ? -1 : kf_sequence_add(b->base_sequence, b->last_offset_delta);
+        out_text(o,
+                 "baseOffset: %lld lastOffset: %lld count: %d baseSequence: %d lastSequence: %d producerId: %lld "
+                 "producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %s isControl: %s deleteHorizonMs: ",
+                 (long long)b->base_offset, (long long)b->last_offset, b->count, b->base_sequence, last_seq,
+                 (long long)b->producer_id, b->producer_epoch, b->partition_leader_epoch,
+                 b->transactional ? "true" : "false", b->control ? "true" : "false");
+        if (b->delete_horizon)
+            out_text(o, "OptionalLong[%lld]", (long long)b->base_timestamp);
+        else
+            out_text(o, "OptionalLong.empty");
+        out_text(o, " position: %llu %s: %lld size: %u magic: 2 compresscodec: %s crc: %u isvalid: %s\n",
+                 (unsigned long long)b->position, ts_type(b), (long long)b->max_timestamp, b->size,
+                 kf_codec_name(b->codec), b->crc, b->crc_ok ? "true" : "false");
+    } else {
+        out_text(o, "offset: %lld position: %llu %s: %lld size: %u magic: %d compresscodec: %s crc: %u isvalid: %s\n",
+                 (long long)b->last_offset, (unsigned long long)b->position, ts_type(b), (long long)b->max_timestamp,
+                 b->size, b->magic, kf_codec_name(b->codec), b->crc, b->crc_ok ? "true" : "false");
+    }
+    return 0;
+}
+
+void dump_text_bytes(out *o, const uint8_t *p, int32_t n)
+{
+    if (n < 0 || !p) {
+        out_text(o, "null");
+        return;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            fputc(c, o->f);
+        else
+            fprintf(o->f, "\\x%02x", c);
+    }
+}
+
+/* --schema-ids: the Confluent Schema Registry framing of a key or value:
+ * <field>_schema_id and <field>_schema_guid in JSON (null when not framed
+ * that way), " keySchemaId: N" / " keySchemaGuid: G" (or "none") in text. */
+static void schema_ids(out *o, const char *field, const uint8_t *p, int32_t len)
+{
+    kf_schema_frame f;
+    kf_schema_framing k = kf_schema_frame_read(p, len, &f);
+    char guid[37];
+    if (k == KF_SCHEMA_GUID)
+        kf_schema_guid_str(f.guid, guid);
+    if (o->json) {
+        char name[24];
+        snprintf(name, sizeof name, "%s_schema_id", field);
+        if (k == KF_SCHEMA_ID)
+            out_int(o, name, f.id);
+        else
+            out_null(o, name);
+        snprintf(name, sizeof name, "%s_schema_guid", field);
+        if (k == KF_SCHEMA_GUID)
+            out_str(o, name, guid);
+        else
+            out_null(o, name);
+        return;
+    }
+    if (k == KF_SCHEMA_ID)
+        out_text(o, " %sSchemaId: %d", field, f.id);
+    else if (k == KF_SCHEMA_GUID)
+        out_text(o, " %sSchemaGuid: %s", field, guid);
+    else
+        out_text(o, " %sSchemaId: %s", field, k == KF_SCHEMA_NULL ? "null" : "none");
+}
+
+static void record_json(const dump_printer *pr, const kf_dump_record *dr)
+{
+    out *o = pr->o;
+    const kf_batch *b = dr->batch;
+    const kf_record *r = dr->record;
+    out_begin(o, "record");
+    out_str(o, "file", dr->file);
+    out_uint(o, "position", b->position);
+    out_int(o, "offset", r->offset);
+    if (dr->damaged)
+        out_bool(o, "damaged", true); /* a record of a batch that fails its CRC */
+    if (b->magic == 0)
+        out_null(o, "timestamp");
+    else
+        out_int(o, "timestamp", r->timestamp);
+    out_int(o, "key_size", r->key_len);
+    out_int(o, "value_size", r->value_len);
+    if (b->magic == 2) {
+        out_int(o, "sequence", r->sequence);
+        out_arr_open(o, "headers");
+        kf_cursor c;
+        kf_headers_begin(&c, r);
+        const uint8_t *hk, *hv;
+        int32_t hkl, hvl;
+        while (kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1) {
+            out_obj_open(o, NULL);
+            out_strn(o, "key", (const char *)hk, (size_t)hkl);
+            if (hvl < 0)
+                out_null(o, "value_b64");
+            else
+                out_b64(o, "value_b64", hv, (size_t)hvl);
+            out_obj_close(o);
+        }
+        out_arr_close(o);
+    } else {
+        out_null(o, "sequence");
+        out_null(o, "headers");
+        out_uint(o, "crc", r->crc);
+        out_bool(o, "crc_ok", r->crc_ok);
+    }
+    if (dr->is_control) {
+        out_obj_open(o, "control");
+        out_str(o, "type", kf_control_type_name(dr->control.type));
+        out_int(o, "type_id", dr->control.type);
+        if (dr->control.type == KF_CONTROL_COMMIT || dr->control.type == KF_CONTROL_ABORT)
+            out_int(o, "coordinator_epoch", dr->control.coordinator_epoch);
+        out_obj_close(o);
+    }
+    if (pr->payload) {
+        out_bytes(o, "key", r->key, r->key_len);
+        if (dr->redact) {
+            out_str(o, "value_b64", DTREE_REDACTED);
+            out_str(o, "value", DTREE_REDACTED);
+        } else {
+            out_bytes(o, "value", r->value, r->value_len);
+        }
+    }
+    if (pr->schema_ids) {
+        schema_ids(o, "key", r->key, r->key_len);
+        schema_ids(o, "value", r->value, r->value_len);
+    }
+    if (dr->decoder != KF_DECODE_NONE && !b->control)
+        dump_print_decoded(pr, dr);
+    else if (dr->decoded == KF_DUMP_KRAFT_CONTROL)
+        dump_print_kraft(pr, dr); /* KRaft control records, in every log */
+    out_end(o);
+}
+
+int dump_print_record(void *ctx, const kf_dump_record *dr)
+{
+    const dump_printer *pr = ctx;
+    out *o = pr->o;
+    if (o->json) {
+        record_json(pr, dr);
+        return 0;
+    }
+    const kf_batch *b = dr->batch;
+    const kf_record *r = dr->record;
+    out_text(o, "| offset: %lld %s: %lld keySize: %d valueSize: %d", (long long)r->offset, ts_type(b),
+             (long long)r->timestamp, r->key_len, r->value_len);
+    if (b->magic == 2) {
+        out_text(o, " sequence: %d headerKeys: [", r->sequence);
+        kf_cursor c;
+        kf_headers_begin(&c, r);
+        const uint8_t *hk, *hv;
+        int32_t hkl, hvl;
+        for (int i = 0; kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1; i++) {
+            if (i)
+                out_text(o, ",");
+            dump_text_bytes(o, hk, hkl);
+        }
+        out_text(o, "]");
+    } else {
+        out_text(o, " isValid: %s crc: %u", r->crc_ok ? "true" : "false", r->crc);
+    }
+    if (dr->damaged)
+        out_text(o, " damaged: true");
+    if (pr->schema_ids) {
+        schema_ids(o, "key", r->key, r->key_len);
+        schema_ids(o, "value", r->value, r->value_len);
+    }
+    if (dr->is_control) {
+        const kf_control *ctl = &dr->control;
+        if (ctl->type == KF_CONTROL_COMMIT || ctl->type == KF_CONTROL_ABORT)
+            out_text(o, " endTxnMarker: %s coordinatorEpoch: %d", kf_control_type_name(ctl->type),
+                     ctl->coordinator_epoch);
+        else
+            out_text(o, " controlType: %s(%d)", kf_control_type_name(ctl->type), ctl->type);
+        if (dr->decoded == KF_DUMP_KRAFT_CONTROL)
+            dump_print_kraft(pr, dr);
+    } else if (dr->decoder != KF_DECODE_NONE) {
+        if (!b->control)
+            dump_print_decoded(pr, dr);
+    } else if (pr->payload) {
+        out_text(o, " key: ");
+        dump_text_bytes(o, r->key, r->key_len);
+        out_text(o, " payload: ");
+        if (dr->redact)
+            out_text(o, "%s", DTREE_REDACTED);
+        else
+            dump_text_bytes(o, r->value, r->value_len);
+    }
+    out_text(o, "\n");
+    return 0;
+}
+
+/* --include-damaged: a damaged stretch of a segment, with the header fields
+ * of the batch it starts with as far as they can be read (null past that)
+ * and, with --payload, its first bytes in hex (at most KF_DAMAGED_BYTES_MAX;
+ * "<redacted>" when they may hold secrets). */
+void dump_print_damaged(void *ctx, const kf_damaged *dm, bool redact)
+{
+    const dump_printer *pr = ctx;
+    out *o = pr->o;
+    bool v2 = dm->has_magic && dm->magic == 2;
+    if (o->json) {
+        out_begin(o, "damaged_batch");
+        out_str(o, "file", dm->file);
+        out_uint(o, "position", dm->position);
+        out_uint(o, "length", dm->length);
+        out_str(o, "code", dm->code);
+        out_str(o, "error", dm->message);
+        out_opt_int(o, "base_offset", dm->has_base_offset, dm->base_offset);
+        out_opt_int(o, "last_offset", dm->has_base_offset && dm->has_last_offset_delta,
+                    dm->base_offset + dm->last_offset_delta);
+        out_opt_int(o, "batch_length", dm->has_batch_length, dm->batch_length);
+        out_opt_int(o, "leader_epoch", dm->has_leader_epoch, dm->leader_epoch);
+        out_opt_int(o, "magic", dm->has_magic, dm->magic);
+        out_opt_int(o, "crc", dm->has_crc, dm->crc);
+        out_opt_int(o, "attributes", dm->has_attributes, dm->attributes);
+        if (dm->has_attributes && dm->has_magic && dm->magic <= 2)
+            out_str(o, "codec", kf_codec_name(dm->attributes & KF_ATTR_CODEC_MASK));
+        else
+            out_null(o, "codec");
+        out_opt_int(o, "count", dm->has_count, dm->count);
+        out_opt_int(o, "base_timestamp", dm->has_base_timestamp, dm->base_timestamp);
+        out_opt_int(o, "max_timestamp", dm->has_max_timestamp, dm->max_timestamp);
+        out_opt_int(o, "producer_id", dm->has_producer_id, dm->producer_id);
+        out_opt_int(o, "producer_epoch", dm->has_producer_epoch, dm->producer_epoch);
+        out_opt_int(o, "base_sequence", dm->has_base_sequence, dm->base_sequence);
+    } else {
+        out_text(o, "damaged: position: %llu length: %llu code: %s", (unsigned long long)dm->position,
+                 (unsigned long long)dm->length, dm->code);
+        if (dm->has_base_offset)
+            out_text(o, " baseOffset: %lld", (long long)dm->base_offset);
+        if (dm->has_base_offset && dm->has_last_offset_delta)
+            out_text(o, " lastOffset: %lld", (long long)(dm->base_offset + dm->last_offset_delta));
+        if (dm->has_batch_length)
+            out_text(o, " batchLength: %d", dm->batch_length);
+        if (dm->has_magic)
+            out_text(o, " magic: %d", dm->magic);
+        if (v2 && dm->has_leader_epoch)
+            out_text(o, " partitionLeaderEpoch: %d", dm->leader_epoch);
+        if (dm->has_crc)
+            out_text(o, " crc: %u", dm->crc);
+        if (dm->has_count)
+            out_text(o, " count: %d", dm->count);
+        if (dm->has_producer_id)
+            out_text(o, " producerId: %lld", (long long)dm->producer_id);
+        if (dm->has_max_timestamp)
+            out_text(o, " maxTimestamp: %lld", (long long)dm->max_timestamp);
+    }
+    if (pr->payload && redact) {
+        if (o->json) {
+            out_str(o, "bytes_hex", DTREE_REDACTED);
+            out_bool(o, "bytes_hex_truncated", dm->nbytes < dm->length);
+        } else {
+            out_text(o, " bytes: %s", DTREE_REDACTED);
+        }
+    } else if (pr->payload) {
+        static const char hex[] = "0123456789abcdef";
+        char *h = must(malloc(2 * dm->nbytes + 1));
+        for (size_t i = 0; i < dm->nbytes; i++) {
+            h[2 * i] = hex[dm->bytes[i] >> 4];
+            h[2 * i + 1] = hex[dm->bytes[i] & 15];
+        }
+        h[2 * dm->nbytes] = 0;
+        bool cut = dm->nbytes < dm->length;
+        if (o->json) {
+            out_str(o, "bytes_hex", h);
+            out_bool(o, "bytes_hex_truncated", cut);
+        } else {
+            out_text(o, " bytes: %s%s", h, cut ? " (cut)" : "");
+        }
+        free(h);
+    }
+    if (o->json)
+        out_end(o);
+    else
+        out_text(o, "\n");
+}
