@@ -26,8 +26,10 @@ need:
     .timeindex, .txnindex: 8-, 12- and 34-byte entries).
 
 Nothing is random: ids come from labels, so two runs give the same bytes.
-`selftest()` checks murmur2 and the metadata-partition rule against values
-worked out by hand from Kafka's Java.
+
+Usage: /usr/bin/python3 tools/gen/remotefmt.py            the self test
+       /usr/bin/python3 tools/gen/remotefmt.py seeds DIR  the seed corpus of
+                                                          tests/fuzz/fuzz_remote.c
 """
 
 import hashlib
@@ -261,6 +263,68 @@ def index_cache_entry(cachedir, start, seg_id, offsets=(), times=(), txns=(), fi
 
 
 # ---------------------------------------------------------------------------
+# the fuzz target's seeds (tests/fuzz/fuzz_remote.c)
+
+
+def _metadata_bytes(values, per_batch=1):
+    out = []
+    for b in range(0, len(values), per_batch):
+        recs = [Rec(b + i, T0 + 1000 * (b + i), None, v) for i, v in enumerate(values[b:b + per_batch])]
+        out.append(v2_batch(b, recs))
+    return b"".join(out)
+
+
+def fuzz_input(flags, values, epochs=b"", listing=b"", index=b"", per_batch=1):
+    """One input of fuzz_remote in its layout: flags, the metadata segment,
+    the leader-epoch-checkpoint and the listing (u16 lengths), the index."""
+    meta = _metadata_bytes(values, per_batch)
+    parts = [bytes([flags])]
+    for piece in (meta, epochs, listing):
+        assert len(piece) < 65536
+        parts += [struct.pack(">H", len(piece)), piece]
+    return b"".join(parts) + index
+
+
+def seeds(out):
+    """Writes the seed corpus of fuzz_remote into out."""
+    os.makedirs(out, exist_ok=True)
+    tp = TP("orders", 0)
+    a, b, c = uid("seed-a"), uid("seed-b"), uid("seed-c")
+    life = (lifecycle(tp, a, 0, 49, [(0, 0)], DELETE_FINISHED) +
+            lifecycle(tp, b, 50, 99, [(0, 50), (1, 80)], COPY_FINISHED, ts=T0 + 5000) +
+            lifecycle(tp, c, 100, 149, [(1, 100)], COPY_STARTED, ts=T0 + 9000))
+    keys = "".join("kafka-tiered-storage/orders-0-%s/%s.%s %d\n" % (b64(tp.topic_id), object_stem(s, i), k, 10)
+                   for s, i in ((50, b), (0, a)) for k in LTS_KINDS)
+    aws = "".join("2026-01-01 00:00:00 %10d %s\n" % (7, aiven_key(tp, 100, c, k, "p/")) for k in AIVEN_KINDS)
+    index = struct.pack(">iiii", 1, 0, 9, 40)
+    cases = {
+        "lifecycle": fuzz_input(7, life, epoch_checkpoint([(0, 0), (1, 80)]).encode(), keys.encode(), index),
+        "batched": fuzz_input(3, life, epoch_checkpoint([(0, 0)]).encode(), aws.encode(), per_batch=4),
+        "transitions": fuzz_input(2, [segment_metadata(tp, a, 0, 9, [(0, 0)]),
+                                      segment_update(tp, a, DELETE_FINISHED),
+                                      segment_update(tp, b, COPY_FINISHED),
+                                      segment_update(tp, a, COPY_STARTED),
+                                      partition_delete(tp, PART_MARKED),
+                                      partition_delete(tp, PART_FINISHED),
+                                      segment_metadata(tp, b, 0, 9, [(0, 0)])],
+                                  epoch_checkpoint([(0, 0)]).encode()),
+        "fatal": fuzz_input(0, [snapshot_record(a, 0, 9, [(0, 0)]),
+                                segment_metadata(tp, a, 9, 0, [(0, 0)]),
+                                segment_metadata(tp, b, 0, 9, [(0, 0)], state=COPY_FINISHED),
+                                segment_metadata(tp, c, 0, 9, [])]),
+        "duplicate": fuzz_input(2, [segment_metadata(tp, a, 0, 49, [(0, 0)]), segment_update(tp, a, COPY_FINISHED),
+                                    segment_metadata(tp, b, 0, 99, [(0, 0), (2, 60)]),
+                                    segment_update(tp, b, COPY_FINISHED),
+                                    segment_update(tp, b, DELETE_STARTED)],
+                                epoch_checkpoint([(0, 0), (2, 60)]).encode()),
+    }
+    for name, data in cases.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+    return sorted(cases)
+
+
+# ---------------------------------------------------------------------------
 # self test
 
 
@@ -283,4 +347,8 @@ def selftest():
 
 
 if __name__ == "__main__":
-    print("ok" if selftest() else "failed")
+    import sys
+    if sys.argv[1:2] == ["seeds"] and len(sys.argv) == 3:
+        print(" ".join(seeds(sys.argv[2])))
+    else:
+        print("ok" if selftest() else "failed")

@@ -175,7 +175,8 @@ static int collect_reps(const kf_inputs *in, const rm_state *st, const rm_storag
         e->orphan_to = j;
         i = j;
     }
-    qsort(r.v, r.n, sizeof *r.v, cmp_rep);
+    if (r.n)
+        qsort(r.v, r.n, sizeof *r.v, cmp_rep);
     /* merge the entries of one partition: a local one without an id joins
      * the replayed one of its name */
     size_t w = 0;
@@ -435,7 +436,8 @@ static int report_partition(run *r, const rep *e, kf_remote_partition_fn fn, voi
         p.orphan_bytes += o->bytes;
     }
     if (rc == KF_OK) {
-        qsort(f.v, f.n, sizeof *f.v, cmp_finding);
+        if (f.n)
+            qsort(f.v, f.n, sizeof *f.v, cmp_finding);
         p.findings = f.v;
         p.n_findings = f.n;
         for (size_t i = 0; i < f.n; i++) {
@@ -495,7 +497,8 @@ static uint32_t *sort_live(const rm_state *st, size_t *n)
     for (uint32_t i = 0; i < st->nsegs; i++)
         if (st->segs[i].state >= 0)
             k[m++] = (live_key){st->segs[i].part, i, st->segs[i].start, st->segs[i].id};
-    qsort(k, m, sizeof *k, cmp_live);
+    if (m)
+        qsort(k, m, sizeof *k, cmp_live);
     for (size_t i = 0; i < m; i++)
         v[i] = k[i].idx;
     free(k);

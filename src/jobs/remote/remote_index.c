@@ -331,7 +331,8 @@ static void check_dir(checker *c, const char *dir)
     closedir(d);
     if (short_of_memory)
         c->rc = KF_ERR_NOMEM;
-    qsort(names, n, sizeof *names, cmp_name);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_name);
     for (size_t i = 0; i < n && c->rc == KF_OK; i++)
         check_entry(c, dir, names, n, names[i]);
     for (size_t i = 0; i < n; i++)

@@ -180,7 +180,8 @@ static int cmp_span(const void *a, const void *b)
 /* [from, to) less the union of cover, into out. */
 static bool span_subtract(int64_t from, int64_t to, spans *cover, spans *out)
 {
-    qsort(cover->v, cover->n, sizeof *cover->v, cmp_span);
+    if (cover->n)
+        qsort(cover->v, cover->n, sizeof *cover->v, cmp_span);
     int64_t at = from;
     for (size_t i = 0; i < cover->n && at < to; i++) {
         if (cover->v[i].to_offset <= at)

@@ -355,7 +355,7 @@ static int apply_pending(replay *r, kf_part_reader *pr, const kf_batch *b)
     for (size_t i = 0; i < r->nahead; i++) {
         pending *q = &r->ahead[i];
         if (!q->code) {
-            q->ev.epochs = r->pool + q->ep_at;
+            q->ev.epochs = q->ev.nepochs ? r->pool + q->ep_at : NULL;
             char why[300];
             switch (rm_apply(r->st, r->mpart, &q->ev, why, sizeof why)) {
             case RM_APPLIED: continue;

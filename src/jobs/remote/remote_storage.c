@@ -495,7 +495,8 @@ int rm_storage_read(rm_storage *sg, rm_state *st, const rm_judge *j, const kf_re
     int rc = o->storage_dir ? read_dir(&r, o->storage_dir) : read_listing(&r, o->listing_path);
     if (rc != KF_OK)
         return rc;
-    qsort(sg->orphans, sg->norphans, sizeof *sg->orphans, cmp_orphan);
+    if (sg->norphans)
+        qsort(sg->orphans, sg->norphans, sizeof *sg->orphans, cmp_orphan);
     for (size_t i = 0; i < sg->norphans; i++)
         qsort(sg->orphans[i].keys, sg->orphans[i].nkeys, sizeof(char *), cmp_key);
     htab_free(&sg->orphan_index); /* the order changed: the index is no longer needed */
