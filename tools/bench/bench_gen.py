@@ -82,15 +82,25 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                8 records of ~100 bytes each, as a producer with linger.ms=0
                sends them, for the whole process's record rate when the
                per-batch costs dominate (issue 19 item 2).
+      remote   remote-bench/__remote_log_metadata-0/: 10 million
+               __remote_log_metadata records (about 0.9 GiB) for `kfsck remote`
+               (issue 38): cycles of 40,000 segments of 1,000 partitions,
+               each copied (COPY_SEGMENT_STARTED, FINISHED) and deleted
+               (DELETE_SEGMENT_STARTED, FINISHED) 20,000 segments later, so
+               at most 20,000 are live at once, in batches of 32 records
+               (tools/gen/remotefmt.py, kafka-python's builder).
       seek     bench-seek-0/: plain's 1 GiB segment (a hard link) with the
                .index the broker writes for it (an entry after every 4096
                bytes: index.interval.bytes), for `dump --offset` deep in it
                against dumping the whole segment.
 
   bench_gen.py gen-metadata DIR [RECORDS]
-  bench_gen.py gen-remote DIR [RECORDS]
       Only the metadata log, into DIR/kraft-bench/ (RECORDS, default
       1,000,000; smaller for a check).
+
+  bench_gen.py gen-remote DIR [RECORDS]
+      Only the remote log metadata, into DIR/remote-bench/ (RECORDS,
+      default 10,000,000).
 
       Everything is built from a few thousand distinct batches made with
       kafka-python's DefaultRecordBatchBuilder, written over and over with
@@ -909,7 +919,7 @@ ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4",
          ("tinybatches", gen_tinybatches), ("remote", gen_remote))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
-FULL_SIZE_GIB = 7.6  # 7.4 and tinybatches (128 MiB)
+FULL_SIZE_GIB = 8.5  # 7.4, tinybatches (128 MiB) and remote (0.9 GiB)
 
 
 # ---- manifest -------------------------------------------------------------------

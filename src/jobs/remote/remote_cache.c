@@ -62,35 +62,66 @@ static bool valid_transition(int src, int target)
 
 /* ---- partitions ------------------------------------------------------------ */
 
-#define PART_KEY_MAX (16 + 4 + 256)
-
-static uint32_t part_key(uint8_t *k, const uint8_t topic_id[16], int32_t partition, const char *name, size_t len)
+static bool id_eq(const uint8_t x[16], const uint8_t y[16])
 {
-    if (len > PART_KEY_MAX - 20)
-        len = PART_KEY_MAX - 20; /* a longer name is no topic name; the cut keeps keys bounded */
-    memcpy(k, topic_id, 16);
-    memcpy(k + 16, &partition, 4);
-    memcpy(k + 20, name, len);
-    return (uint32_t)(20 + len);
+    uint64_t a[2], b[2];
+    memcpy(a, x, 16);
+    memcpy(b, y, 16);
+    return ((a[0] ^ b[0]) | (a[1] ^ b[1])) == 0;
+}
+
+static uint32_t part_hash(const uint8_t topic_id[16], int32_t partition)
+{
+    uint64_t a, b;
+    memcpy(&a, topic_id, 8);
+    memcpy(&b, topic_id + 8, 8);
+    return (uint32_t)(htab_mix64(a ^ (b * 0x9e3779b97f4a7c15ull) ^ (uint32_t)partition) >> 32);
+}
+
+static bool part_is(const rm_part *p, const uint8_t topic_id[16], int32_t partition, const char *name, size_t len)
+{
+    return p->partition == partition && id_eq(p->topic_id, topic_id) && p->topic_len == len &&
+           !memcmp(p->topic, name, len);
+}
+
+/* The partitions' table: index + 1 of each, open addressing, load at most 1/2. */
+static bool part_slots_grow(rm_state *st)
+{
+    uint32_t n = st->npart_slots ? st->npart_slots * 2 : 64;
+    uint32_t *ns = calloc(n, sizeof *ns);
+    if (!ns)
+        return false;
+    for (uint32_t i = 0; i < st->nparts; i++) {
+        uint32_t j = part_hash(st->parts[i].topic_id, st->parts[i].partition) & (n - 1);
+        while (ns[j])
+            j = (j + 1) & (n - 1);
+        ns[j] = i + 1;
+    }
+    free(st->part_slots);
+    st->part_slots = ns;
+    st->npart_slots = n;
+    return true;
 }
 
 uint32_t rm_part_get(rm_state *st, const uint8_t topic_id[16], int32_t partition, const char *name, size_t name_len,
                      bool create)
 {
-    uint8_t k[PART_KEY_MAX];
-    uint32_t kl = part_key(k, topic_id, partition, name, name_len);
-    if (!create) {
-        void *v = htab_get(&st->part_index, k, kl);
-        return v ? (uint32_t)((uintptr_t)v - 1) : RM_NONE;
-    }
-    bool created;
-    void **slot = htab_put(&st->part_index, k, kl, &created);
-    if (!slot) {
-        st->nomem = true;
+    uint32_t j = 0, mask = st->npart_slots ? st->npart_slots - 1 : 0;
+    if (st->npart_slots)
+        for (j = part_hash(topic_id, partition) & mask; st->part_slots[j]; j = (j + 1) & mask) {
+            uint32_t i = st->part_slots[j] - 1;
+            if (part_is(&st->parts[i], topic_id, partition, name, name_len))
+                return i;
+        }
+    if (!create)
         return RM_NONE;
+    if ((st->nparts + 1) * 2 > st->npart_slots) {
+        if (!part_slots_grow(st))
+            goto nomem;
+        mask = st->npart_slots - 1;
+        for (j = part_hash(topic_id, partition) & mask; st->part_slots[j]; j = (j + 1) & mask)
+            ;
     }
-    if (!created)
-        return (uint32_t)((uintptr_t)*slot - 1);
     if (st->nparts == st->capparts) {
         uint32_t cap = st->capparts ? st->capparts * 2 : 16;
         rm_part *np = realloc(st->parts, cap * sizeof *np);
@@ -106,14 +137,14 @@ uint32_t rm_part_get(rm_state *st, const uint8_t topic_id[16], int32_t partition
         goto nomem;
     memcpy(p->topic, name, name_len);
     p->topic[name_len] = 0;
+    p->topic_len = name_len;
     memcpy(p->topic_id, topic_id, 16);
     p->partition = partition;
     p->mpart = -1;
     p->delete_state = -1;
-    *slot = (void *)(uintptr_t)(st->nparts + 1);
+    st->part_slots[j] = st->nparts + 1;
     return st->nparts++;
 nomem:
-    htab_del(&st->part_index, k, kl);
     st->nomem = true;
     return RM_NONE;
 }
@@ -130,6 +161,8 @@ static uint32_t id_hash(const uint8_t id[16])
     memcpy(&b, id + 8, 8);
     return (uint32_t)(htab_mix64(a ^ (b * 0x9e3779b97f4a7c15ull)) >> 32);
 }
+
+
 
 static uint64_t slot_of(uint32_t hash, uint32_t idx) { return (uint64_t)hash << 32 | (idx + 1); }
 
@@ -148,7 +181,7 @@ static uint32_t seg_probe(const rm_state *st, const uint8_t id[16], bool (*match
             continue;
         uint32_t idx = (uint32_t)s - 1;
         const rm_seg *g = &st->segs[idx];
-        if (!memcmp(g->id, id, 16) && match(st, g->part, ctx))
+        if (id_eq(g->id, id) && match(st, g->part, ctx))
             return idx;
     }
 }
@@ -165,6 +198,16 @@ void rm_prefetch(const rm_state *st, const uint8_t id[16])
         __builtin_prefetch(&st->slots[id_hash(id) & (st->nslots - 1)]);
 }
 
+void rm_prefetch_segment(const rm_state *st, const uint8_t id[16])
+{
+    if (!st->nslots)
+        return;
+    uint32_t h = id_hash(id);
+    uint64_t s = st->slots[h & (st->nslots - 1)];
+    if (s && (uint32_t)(s >> 32) == h)
+        __builtin_prefetch(&st->segs[(uint32_t)s - 1]);
+}
+
 uint32_t rm_seg_find(const rm_state *st, uint32_t part, const uint8_t id[16])
 {
     return seg_probe(st, id, same_part, &part);
@@ -174,9 +217,7 @@ uint32_t rm_seg_find(const rm_state *st, uint32_t part, const uint8_t id[16])
 static bool event_part(const rm_state *st, uint32_t part, const void *ctx)
 {
     const rm_event *ev = ctx;
-    const rm_part *p = &st->parts[part];
-    return p->partition == ev->partition && !memcmp(p->topic_id, ev->topic_id, 16) &&
-           !strncmp(p->topic, ev->name, ev->name_len) && p->topic[ev->name_len] == 0;
+    return part_is(&st->parts[part], ev->topic_id, ev->partition, ev->name, ev->name_len);
 }
 
 static void slot_insert(uint64_t *slots, uint32_t nslots, uint64_t slot)
@@ -277,7 +318,7 @@ void rm_state_free(rm_state *st)
     free(st->parts);
     free(st->segs);
     free(st->slots);
-    htab_free(&st->part_index);
+    free(st->part_slots);
     memset(st, 0, sizeof *st);
     st->free_head = RM_NONE;
 }

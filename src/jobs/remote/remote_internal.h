@@ -62,6 +62,7 @@ typedef struct rm_epoch {
  * partition delete metadata). */
 typedef struct rm_part {
     char *topic;
+    size_t topic_len;
     uint8_t topic_id[16];
     int32_t partition;
     int32_t mpart;          /* the metadata partition its records came from (-1: none yet) */
@@ -78,7 +79,8 @@ typedef struct rm_part {
 typedef struct rm_state {
     rm_part *parts;
     uint32_t nparts, capparts;
-    htab part_index;        /* (topic id, partition, name) -> index + 1 */
+    uint32_t *part_slots;   /* (topic id, partition, name) -> index + 1, open addressing */
+    uint32_t npart_slots;
     rm_seg *segs;           /* the pool */
     uint32_t nsegs, capsegs, free_head;
     uint64_t live, peak_live;
@@ -96,8 +98,11 @@ uint32_t rm_part_get(rm_state *st, const uint8_t topic_id[16], int32_t partition
 /* A live segment of a partition, or RM_NONE. */
 uint32_t rm_seg_find(const rm_state *st, uint32_t part, const uint8_t id[16]);
 
-/* Asks the cache for the table slot a segment id is looked up at first. */
+/* Asks the cache for the table slot a segment id is looked up at first
+ * (rm_prefetch), and once that is there, for the segment it holds
+ * (rm_prefetch_segment). */
 void rm_prefetch(const rm_state *st, const uint8_t id[16]);
+void rm_prefetch_segment(const rm_state *st, const uint8_t id[16]);
 
 /* A decoded record, as the broker's serde turns it into a RemoteLogMetadata. */
 typedef struct rm_event {

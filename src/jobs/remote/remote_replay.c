@@ -82,11 +82,21 @@ typedef struct fields {
     const kf_dnode *f[MAX_FIELDS];
 } fields;
 
+/* A name no node has: what layout.seen holds until a field was seen. */
+static const char UNSEEN[] = "";
+
 static void fields_of(const kf_dtree *t, const kf_dnode *st, layout *l, fields *out)
 {
-    uint32_t c = st && st->kind == KF_V_STRUCT ? st->first_child : KF_DNODE_NONE;
-    for (size_t i = 0; i < l->n; i++) {
-        const kf_dnode *k = c < t->n ? &t->nodes[c] : NULL; /* KF_DNODE_NONE is past any arena */
+    const kf_dnode *nodes = t->nodes;
+    uint32_t n = t->n, c = st && st->kind == KF_V_STRUCT ? st->first_child : KF_DNODE_NONE;
+    size_t i = 0, nf = l->n;
+    /* the usual case: each child the field seen before at its position */
+    for (; i < nf && c < n && nodes[c].name == l->seen[i]; i++) {
+        out->f[i] = &nodes[c];
+        c = nodes[c].next;
+    }
+    for (; i < nf; i++) {
+        const kf_dnode *k = c < n ? &nodes[c] : NULL; /* KF_DNODE_NONE is past any arena */
         if (k && k->name && (k->name == l->seen[i] || !strcmp(k->name, l->names[i]))) {
             l->seen[i] = k->name;
             out->f[i] = k;
@@ -117,12 +127,24 @@ static const char *const DEL_NAMES[] = {"topic_id_partition", "broker_id", "even
                                         "remote_partition_delete_state"};
 static const char *const EPOCH_NAMES[] = {"leader_epoch", "offset"};
 
-#define LAYOUT(names) {names, sizeof names / sizeof names[0], {0}}
+static void layout_init(layout *l, const char *const *names, size_t n)
+{
+    l->names = names;
+    l->n = n;
+    for (size_t i = 0; i < MAX_FIELDS; i++)
+        l->seen[i] = UNSEEN;
+}
+
+#define LAYOUT(l, names) layout_init(l, names, sizeof names / sizeof names[0])
 
 static void layouts_init(layouts *l)
 {
-    *l = (layouts){LAYOUT(TIP_NAMES), LAYOUT(SEGID_NAMES), LAYOUT(SEG_NAMES),
-                   LAYOUT(UPD_NAMES), LAYOUT(DEL_NAMES),  LAYOUT(EPOCH_NAMES)};
+    LAYOUT(&l->tip, TIP_NAMES);
+    LAYOUT(&l->segid, SEGID_NAMES);
+    LAYOUT(&l->seg, SEG_NAMES);
+    LAYOUT(&l->upd, UPD_NAMES);
+    LAYOUT(&l->del, DEL_NAMES);
+    LAYOUT(&l->epoch, EPOCH_NAMES);
 }
 
 /* A TopicIdPartitionEntry into ev. */
@@ -352,6 +374,9 @@ static int apply_pending(replay *r, kf_part_reader *pr, const kf_batch *b)
     for (size_t i = 0; i < r->nahead; i++)
         if (!r->ahead[i].code)
             rm_prefetch(r->st, r->ahead[i].ev.segment_id);
+    for (size_t i = 0; i < r->nahead; i++)
+        if (!r->ahead[i].code)
+            rm_prefetch_segment(r->st, r->ahead[i].ev.segment_id);
     for (size_t i = 0; i < r->nahead; i++) {
         pending *q = &r->ahead[i];
         if (!q->code) {
