@@ -89,19 +89,9 @@ static int cmp_rep(const void *a, const void *b)
  * the KRaft image's. */
 static bool local_topic_id(const kf_partition *p, const kf_metadata *m, uint8_t id[16])
 {
-    for (size_t c = 0; c < p->ncopies; c++) {
-        char *path = kf_path_join(p->copies[c].label, "partition.metadata");
-        kf_file_contents f = {0};
-        bool ok = path && kf_file_read_all(path, 4096, &f.data, &f.size) == KF_OK;
-        free(path);
-        kf_partition_metadata pm;
-        ok = ok && kf_partition_metadata_parse(f.data, f.size, &pm) == KF_OK;
-        free(f.data);
-        if (ok) {
-            memcpy(id, pm.topic_id, 16);
+    for (size_t c = 0; c < p->ncopies; c++)
+        if (rm_dir_topic_id(p->copies[c].label, id))
             return true;
-        }
-    }
     const kf_md_topic *t = m ? kf_metadata_topic_by_name(m, p->topic) : NULL;
     if (t)
         memcpy(id, t->id, 16);

@@ -110,6 +110,16 @@ static void take_problem(void *ctx, const kf_problem *p)
     }
 }
 
+/* A file of an entry that could not be read (rc not KF_OK): reported, or
+ * the run stopped when out of memory. */
+static void unreadable(checker *c, int rc, const char *path, const uint8_t *id, int64_t base)
+{
+    if (rc == KF_ERR_NOMEM)
+        c->rc = rc;
+    else
+        emit(c, path, id, base, KF_P_UNREADABLE, kf_error_last()->message, false);
+}
+
 /* One index file of a complete entry: verify's checks and the broker's. */
 static void check_file(checker *c, const char *path, int kind, const uint8_t *id, int64_t base)
 {
@@ -119,12 +129,8 @@ static void check_file(checker *c, const char *path, int kind, const uint8_t *id
     if (kind == KF_FILE_TXNINDEX) {
         kf_file_contents m = {0};
         int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
-        if (rc == KF_ERR_NOMEM) {
-            c->rc = rc;
-            return;
-        }
         if (rc != KF_OK) {
-            emit(c, path, id, base, KF_P_UNREADABLE, kf_error_last()->message, false);
+            unreadable(c, rc, path, id, base);
             return;
         }
         kf_txn_index_check(m.data, m.size, base, take_problem, &fp);
@@ -133,12 +139,8 @@ static void check_file(checker *c, const char *path, int kind, const uint8_t *id
     } else {
         kf_source *src;
         int rc = kf_source_open(&src, path, 0);
-        if (rc == KF_ERR_NOMEM) {
-            c->rc = rc;
-            return;
-        }
         if (rc != KF_OK) {
-            emit(c, path, id, base, KF_P_UNREADABLE, kf_error_last()->message, false);
+            unreadable(c, rc, path, id, base);
             return;
         }
         kf_index ix;

@@ -222,6 +222,10 @@ typedef struct rm_locals {
     char **dirs;               /* owned */
 } rm_locals;
 
+/* The topic id a partition dir's partition.metadata names; false when it
+ * has none that parses. */
+bool rm_dir_topic_id(const char *dir, uint8_t id[16]);
+
 /* The copies of p (may be NULL) whose partition.metadata does not name
  * another topic id than topic_id (NULL: any). */
 int rm_locals_read(rm_locals *l, const kf_partition *p, const uint8_t *topic_id, const kf_remote_opts *o);

@@ -29,8 +29,7 @@
 
 /* ---- the local copies ----------------------------------------------------------- */
 
-/* The topic id of a partition dir's partition.metadata; false when it has none. */
-static bool dir_topic_id(const char *dir, uint8_t id[16])
+bool rm_dir_topic_id(const char *dir, uint8_t id[16])
 {
     char *path = kf_path_join(dir, "partition.metadata");
     kf_file_contents m = {0};
@@ -58,7 +57,7 @@ static int read_copy(rm_locals *l, const kf_partition *p, kf_partition_copy *cp,
     if (!is_dir(cp->label))
         return 1;
     uint8_t id[16];
-    if (topic_id && dir_topic_id(cp->label, id) && memcmp(id, topic_id, 16))
+    if (topic_id && rm_dir_topic_id(cp->label, id) && memcmp(id, topic_id, 16))
         return 1; /* another incarnation of the topic name */
     size_t i = l->n++; /* from here the entry is the list's, freed with it */
     kf_remote_local *v = &l->v[i];
