@@ -554,6 +554,22 @@ class Replay(TempDirTest):
             code, rows, err = remote_json(NOW, c.dir)
             self.assertEqual(one(rows, "remote_partition")["metadata_partition"], rf.metadata_partition(c.tp.topic_id, p))
 
+    def test_many_epochs_take_no_quadratic_time(self):
+        """Segments listing 200,000 leader epochs each, interleaved, against
+        a lineage of as many: the replay and the lineage check stay near
+        linear (each took minutes when epochs were looked up one by one)."""
+        c = Cluster(self.tmp)
+        n = 200000
+        c.seg("even", 0, 2 * n, rf.COPY_FINISHED, epochs=[(2 * i, 2 * i) for i in range(n)])
+        c.seg("odd", 0, 2 * n, rf.COPY_FINISHED, epochs=[(2 * i + 1, 2 * i) for i in range(n)],
+              ts=rf.T0 + 10000)
+        c.metadata()
+        c.local(2 * n + 1, 5, epochs=[(i, i) for i in range(2 * n)], epoch=2 * n - 1)
+        code, out, err = run("remote", "--json", NOW, c.dir, cwd=None, timeout=30)
+        self.assertIn(code, (0, 1), err)
+        p = one(jsonl(out), "remote_partition")
+        self.assertEqual(p["segments"]["copy_segment_finished"], 2)
+
     def test_hostile_topic_name_is_escaped(self):
         c = Cluster(self.tmp)
         c.tp = rf.TP("evil\x1b[31m\nname", 0)

@@ -142,6 +142,7 @@ uint32_t rm_part_get(rm_state *st, const uint8_t topic_id[16], int32_t partition
     p->partition = partition;
     p->mpart = -1;
     p->delete_state = -1;
+    p->first_seg = RM_NONE;
     st->part_slots[j] = st->nparts + 1;
     return st->nparts++;
 nomem:
@@ -286,9 +287,19 @@ static uint32_t seg_alloc(rm_state *st)
     return st->nsegs++;
 }
 
+/* Takes a live segment out of the table and its partition's list, back to
+ * the pool's free list. */
 static void seg_release(rm_state *st, uint32_t idx)
 {
     rm_seg *s = &st->segs[idx];
+    rm_part *p = &st->parts[s->part];
+    if (s->pprev != RM_NONE)
+        st->segs[s->pprev].pnext = s->pnext;
+    else
+        p->first_seg = s->pnext;
+    if (s->pnext != RM_NONE)
+        st->segs[s->pnext].pprev = s->pprev;
+    p->live--;
     slot_remove(st, idx);
     if (s->nepochs > 1)
         free(s->ep.many);
@@ -343,29 +354,6 @@ static rm_epoch *epoch_find(const rm_part *p, int32_t epoch, uint32_t *at)
 const rm_epoch *rm_epoch_of(const rm_state *st, uint32_t part, int32_t epoch)
 {
     return part < st->nparts ? epoch_find(&st->parts[part], epoch, NULL) : NULL;
-}
-
-/* leaderEpochEntries.computeIfAbsent(epoch); NULL when out of memory. */
-static rm_epoch *epoch_get(rm_part *p, int32_t epoch)
-{
-    uint32_t at;
-    rm_epoch *e = epoch_find(p, epoch, &at);
-    if (e)
-        return e;
-    if (p->nepochs == p->capepochs) {
-        uint32_t cap = p->capepochs ? p->capepochs * 2 : 4;
-        rm_epoch *ne = realloc(p->epochs, cap * sizeof *ne);
-        if (!ne)
-            return NULL;
-        p->epochs = ne;
-        p->capepochs = cap;
-    }
-    memmove(&p->epochs[at + 1], &p->epochs[at], (p->nepochs - at) * sizeof *p->epochs);
-    p->nepochs++;
-    e = &p->epochs[at];
-    memset(e, 0, sizeof *e);
-    e->epoch = epoch;
-    return e;
 }
 
 /* The first entry of v[head..n) whose start is >= start. */
@@ -460,10 +448,46 @@ static rm_ref *ref_last(rm_epoch *e) { return e->n > e->head ? &e->v[e->n - 1] :
 int64_t rm_epoch_end(const rm_seg *s, int32_t epoch)
 {
     const kf_leader_epoch *ep = rm_seg_epochs(s);
-    for (uint32_t i = 0; i < s->nepochs; i++)
-        if (ep[i].epoch > epoch)
-            return ep[i].start_offset - 1;
-    return s->end;
+    size_t i = rm_epoch_upper(ep, s->nepochs, epoch);
+    return i < s->nepochs ? ep[i].start_offset - 1 : s->end;
+}
+
+/* Every epoch of ep[0..n) (sorted) in p's epoch states, the missing ones
+ * merged in at once (a segment may list many epochs). */
+static bool epochs_ensure(rm_part *p, const kf_leader_epoch *ep, uint32_t n)
+{
+    uint32_t missing = 0;
+    for (uint32_t i = 0, j = 0; i < n; i++) {
+        while (j < p->nepochs && p->epochs[j].epoch < ep[i].epoch)
+            j++;
+        missing += j == p->nepochs || p->epochs[j].epoch != ep[i].epoch;
+    }
+    if (!missing)
+        return true;
+    if (p->nepochs + missing > p->capepochs) {
+        uint32_t cap = (p->nepochs + missing) * 2;
+        rm_epoch *ne = realloc(p->epochs, cap * sizeof *ne);
+        if (!ne)
+            return false;
+        p->epochs = ne;
+        p->capepochs = cap;
+    }
+    /* from the back: the old entries and the new ones, by epoch */
+    uint32_t w = p->nepochs + missing, a = p->nepochs, b = n;
+    while (b > 0) {
+        if (a > 0 && p->epochs[a - 1].epoch > ep[b - 1].epoch) {
+            p->epochs[--w] = p->epochs[--a];
+        } else if (a > 0 && p->epochs[a - 1].epoch == ep[b - 1].epoch) {
+            p->epochs[--w] = p->epochs[--a];
+            b--;
+        } else {
+            rm_epoch *e = &p->epochs[--w];
+            memset(e, 0, sizeof *e);
+            e->epoch = ep[--b].epoch;
+        }
+    }
+    p->nepochs += missing;
+    return true;
 }
 
 /* RemoteLogLeaderEpochState.handleSegmentWithCopySegmentFinishedState. */
@@ -569,8 +593,14 @@ static rm_outcome add_copy_in_progress(rm_state *st, uint32_t part, const rm_eve
     s->size = ev->size;
     if (fresh) {
         slot_insert(st->slots, st->nslots, slot_of(id_hash(s->id), idx));
+        rm_part *p = &st->parts[part];
+        s->pprev = RM_NONE;
+        s->pnext = p->first_seg;
+        if (p->first_seg != RM_NONE)
+            st->segs[p->first_seg].pprev = idx;
+        p->first_seg = idx;
         st->live++;
-        st->parts[part].live++;
+        p->live++;
         if (st->live > st->peak_live)
             st->peak_live = st->live;
     }
@@ -599,9 +629,13 @@ static rm_outcome update_segment(rm_state *st, uint32_t part, uint32_t idx, cons
                          "throws");
         return RM_FATAL;
     case KF_REMOTE_COPY_FINISHED:
+        if (!epochs_ensure(p, ep, s->nepochs))
+            return RM_NOMEM;
         for (uint32_t i = 0; i < s->nepochs; i++) {
-            rm_epoch *e = epoch_get(p, ep[i].epoch);
-            if (!e || !epoch_finished(e, ep[i].start_offset, idx, rm_epoch_end(s, ep[i].epoch)))
+            /* the epoch's last offset in the segment: the next epoch's start - 1, or its end */
+            int64_t end = i + 1 < s->nepochs ? ep[i + 1].start_offset - 1 : s->end;
+            rm_epoch *e = epoch_find(p, ep[i].epoch, NULL);
+            if (!e || !epoch_finished(e, ep[i].start_offset, idx, end))
                 return RM_NOMEM;
         }
         break;
@@ -613,7 +647,6 @@ static rm_outcome update_segment(rm_state *st, uint32_t part, uint32_t idx, cons
         }
         break;
     case KF_REMOTE_DELETE_FINISHED:
-        p->live--;
         p->finished++;
         seg_release(st, idx);
         return RM_APPLIED;
@@ -634,15 +667,13 @@ static void delete_partition(rm_state *st, uint32_t part, const rm_event *ev)
     p->delete_ts = ev->event_ts;
     if (ev->state != KF_REMOTE_PARTITION_FINISHED)
         return;
-    for (uint32_t i = 0; i < st->nsegs; i++)
-        if (st->segs[i].state >= 0 && st->segs[i].part == part)
-            seg_release(st, i);
+    while (p->first_seg != RM_NONE)
+        seg_release(st, p->first_seg);
     for (uint32_t e = 0; e < p->nepochs; e++)
         free(p->epochs[e].v);
     free(p->epochs);
     p->epochs = NULL;
     p->nepochs = p->capepochs = 0;
-    p->live = 0;
     p->gone = true;
 }
 

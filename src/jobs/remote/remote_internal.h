@@ -25,6 +25,7 @@ typedef struct rm_seg {
     int32_t broker_id;
     int32_t size;           /* segment_size_in_bytes */
     uint32_t nepochs;       /* at least 1 */
+    uint32_t pprev, pnext;  /* its partition's other live segments (RM_NONE ends the list) */
     int64_t start, end;     /* end inclusive */
     int64_t max_ts, event_ts, started_ts;
     uint64_t storage_bytes; /* sizes of its objects in the storage */
@@ -38,6 +39,21 @@ typedef struct rm_seg {
 static inline const kf_leader_epoch *rm_seg_epochs(const rm_seg *s)
 {
     return s->nepochs == 1 ? &s->ep.one : s->ep.many;
+}
+
+/* In e[0..n) sorted by epoch: the first entry whose epoch is above epoch
+ * (n when none): NavigableMap.higherEntry's. */
+static inline size_t rm_epoch_upper(const kf_leader_epoch *e, size_t n, int32_t epoch)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e[mid].epoch <= epoch)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* RemoteLogLeaderEpochState.offsetToId of one epoch: the COPY_SEGMENT_FINISHED
@@ -69,6 +85,7 @@ typedef struct rm_part {
     rm_epoch *epochs;       /* by epoch */
     uint32_t nepochs, capepochs;
     uint64_t live;          /* live segments */
+    uint32_t first_seg;     /* the list of them (rm_seg.pnext), RM_NONE when none */
     uint64_t finished;      /* segments that reached DELETE_SEGMENT_FINISHED */
     int8_t delete_state;    /* KF_REMOTE_PARTITION_*, -1 none */
     int64_t delete_ts;

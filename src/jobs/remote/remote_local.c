@@ -244,18 +244,14 @@ static size_t filter_epochs(kf_leader_epoch *e, size_t n)
 
 static const kf_leader_epoch *epoch_in(const kf_leader_epoch *e, size_t n, int32_t epoch)
 {
-    for (size_t i = 0; i < n; i++)
-        if (e[i].epoch == epoch)
-            return &e[i];
-    return NULL;
+    size_t i = rm_epoch_upper(e, n, epoch);
+    return i > 0 && e[i - 1].epoch == epoch ? &e[i - 1] : NULL;
 }
 
 static const kf_leader_epoch *higher(const kf_leader_epoch *e, size_t n, int32_t epoch)
 {
-    for (size_t i = 0; i < n; i++)
-        if (e[i].epoch > epoch)
-            return &e[i];
-    return NULL;
+    size_t i = rm_epoch_upper(e, n, epoch);
+    return i < n ? &e[i] : NULL;
 }
 
 /* false, with why, when s breaks the lineage L (filtered, not empty) of a
