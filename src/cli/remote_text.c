@@ -101,10 +101,10 @@ static void print_finding(FILE *f, const kf_remote_segment *s)
     fmt_time_utc(s->event_timestamp, tm, sizeof tm);
     fmt_duration(s->age_ms, d, sizeof d);
     if (s->finding == KF_REMOTE_COPY_STUCK) {
-        fprintf(f, ", started %s by broker %d (%s before --now), writing ", tm, s->broker_id, d);
+        fprintf(f, ", started %s by broker %d (%s before now), writing ", tm, s->broker_id, d);
         remote_put_name(f, s->object_prefix);
     } else if (s->finding == KF_REMOTE_DELETE_PENDING) {
-        fprintf(f, ", started %s by broker %d (%s before --now)", tm, s->broker_id, d);
+        fprintf(f, ", started %s by broker %d (%s before now)", tm, s->broker_id, d);
     } else if (s->finding == KF_REMOTE_MISSING_IN_STORAGE) {
         fprintf(f, ": no");
         for (unsigned bit = 1; bit <= KF_REMOTE_OBJ_OTHER; bit <<= 1)

@@ -509,26 +509,6 @@ static bool epoch_finished(rm_epoch *e, int64_t start, uint32_t seg, int64_t epo
     return true;
 }
 
-uint32_t rm_lookup(const rm_state *st, uint32_t part, int32_t epoch, int64_t offset)
-{
-    const rm_epoch *e = rm_epoch_of(st, part, epoch);
-    if (!e || e->n == e->head)
-        return RM_NONE;
-    /* floorEntry(offset) */
-    uint32_t i = ref_lower(e, offset);
-    if (i < e->n && e->v[i].start == offset && e->v[i].seg != RM_NONE)
-        ;
-    else {
-        while (i > e->head && e->v[i - 1].seg == RM_NONE)
-            i--;
-        if (i == e->head)
-            return RM_NONE;
-        i--;
-    }
-    uint32_t seg = e->v[i].seg;
-    return offset > rm_epoch_end(&st->segs[seg], epoch) ? RM_NONE : seg;
-}
-
 /* ---- applying events ------------------------------------------------------------ */
 
 /* Sets s's epochs from the event's (RemoteLogSegmentMetadata keeps a TreeMap). */

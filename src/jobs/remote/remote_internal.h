@@ -148,10 +148,6 @@ typedef enum rm_outcome {
  * do (docs/formats.md §22.2); why (when not applied) in words. */
 rm_outcome rm_apply(rm_state *st, int32_t mpart, const rm_event *ev, char *why, size_t why_len);
 
-/* The referenced (COPY_SEGMENT_FINISHED) segment a broker's remote fetch of
- * offset in epoch would find (RemoteLogMetadataCache.remoteLogSegmentMetadata),
- * or RM_NONE. */
-uint32_t rm_lookup(const rm_state *st, uint32_t part, int32_t epoch, int64_t offset);
 /* The epoch state of a partition, or NULL. */
 const rm_epoch *rm_epoch_of(const rm_state *st, uint32_t part, int32_t epoch);
 /* The last offset of epoch in segment s (the next epoch's start - 1, or its end). */
