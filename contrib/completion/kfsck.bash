@@ -22,6 +22,7 @@ _kfsck_options()
     compaction) echo "--now --min-cleanable-ratio --min-compaction-lag-ms --max-compaction-lag-ms --max-batch-bytes --verbose --json --help" ;;
     replicas) echo "--max-batch-bytes --json --help" ;;
     predict)  echo "--assume-unclean --config --recovery-threads --recovery-rate --now --max-batch-bytes --verbose --json --help" ;;
+    remote)   echo "--storage --listing --stuck-after --now --max-batch-bytes --json --help" ;;
     esac
 }
 
@@ -38,6 +39,7 @@ _kfsck_takes_value()
     --as-of-offset|--now|--offsets-retention-minutes) return 0 ;;
     --min-cleanable-ratio|--min-compaction-lag-ms|--max-compaction-lag-ms) return 0 ;;
     --config|--recovery-threads|--recovery-rate) return 0 ;;
+    --storage|--listing|--stuck-after) return 0 ;;
     esac
     return 1
 }
@@ -48,7 +50,7 @@ _kfsck()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="dump verify offsets groups repair merge scan stats txns metadata compaction replicas predict"
+    local commands="dump verify offsets groups repair merge scan stats txns metadata compaction replicas predict remote"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -80,11 +82,11 @@ _kfsck()
         scan)    COMPREPLY=($(compgen -P "$pre" -W "text json prometheus" -- "$val")) ;;
         esac
         return 0 ;;
-    --config)
+    --config|--listing)
         mapfile -t COMPREPLY < <(compgen -f -- "$val")
         compopt -o filenames 2>/dev/null
         return 0 ;;
-    -o|--output)
+    -o|--output|--storage)
         mapfile -t COMPREPLY < <(compgen -d -- "$val")
         compopt -o filenames 2>/dev/null
         return 0 ;;

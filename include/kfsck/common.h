@@ -146,6 +146,8 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 /* dump --offset and verify --schema-ids (segment.h, verify.h) */
 #define KF_P_OFFSET_NOT_FOUND "offset_not_found" /* no intact batch holds the offset asked for (warning) */
 #define KF_P_SCHEMA_FRAMING "schema_framing"     /* a key/value not framed for the Schema Registry (warning) */
+/* remote (remote.h) */
+#define KF_P_INVALID_TRANSITION "invalid_transition" /* a __remote_log_metadata event the broker drops (warning) */
 
 typedef struct kf_problem {
     const char *code;     /* one of KF_P_* */

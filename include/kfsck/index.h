@@ -60,6 +60,15 @@ void kf_time_index_get(const kf_index *ix, uint64_t i, int64_t *timestamp, int64
 void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn fn, void *ctx);
 void kf_time_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx);
 
+/* The broker's own check of an offset or time index it opens
+ * (OffsetIndex / TimeIndex.sanityCheck, docs/formats.md §5.5): its entries
+ * are the file's length / entry size, a zero tail included; the last one's
+ * offset below the base (or, for a time index, its timestamp below the
+ * first one's) or a length that is no multiple of the entry size makes it
+ * throw CorruptIndexException. true when it passes; false with the reason
+ * in why (n bytes). */
+bool kf_index_sanity(const kf_index *ix, char *why, size_t n);
+
 typedef struct kf_txn_entry {
     int16_t version;
     int64_t producer_id;
@@ -75,6 +84,12 @@ void kf_txn_index_get(const uint8_t *data, uint64_t i, kf_txn_entry *e);
 /* version != 0, last_offset < base_offset, first_offset > last_offset,
  * last offsets not increasing, trailing partial entry: txnindex_invalid. */
 void kf_txn_index_check(const uint8_t *data, uint64_t size, int64_t base_offset, kf_problem_fn fn, void *ctx);
+
+/* TransactionIndex.sanityCheck with its iterator: an entry whose version is
+ * above 0 or whose last offset is below the base makes the broker throw (a
+ * partial entry at the end is not read). true when it passes; false with
+ * the reason in why. */
+bool kf_txn_index_sanity(const uint8_t *data, uint64_t size, int64_t base_offset, char *why, size_t n);
 
 #ifdef __cplusplus
 }

@@ -132,6 +132,8 @@
 #include "kfsck/compaction.h"
 /* replicas: a partition's copies across brokers, before an election by hand */
 #include "kfsck/replicas.h"
+/* remote: tiered storage, reconciled (KIP-405) */
+#include "kfsck/remote.h"
 /* dump --offset (offset_range.h) and the Schema Registry framing (schema_ids.h) */
 #include "kfsck/schema_ids.h"
 #include "kfsck/offset_range.h"

@@ -27,6 +27,7 @@ static const command COMMANDS[] = {
     {"predict", cmd_predict, "what a broker will do with its log dirs when it starts now"},
     {"compaction", cmd_compaction, "why a compacted partition does not shrink, what cleaning frees"},
     {"replicas", cmd_replicas, "compare a partition's copies across brokers before an election"},
+    {"remote", cmd_remote, "tiered storage: offsets in neither tier, stuck uploads, orphans"},
 };
 
 static void usage(FILE *f)

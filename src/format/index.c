@@ -11,6 +11,7 @@
  * reports is capped so a garbage 10 MiB index cannot flood the output. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,6 +344,56 @@ void kf_time_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx)
     check_tail(ix, &c, "time index");
     check_size(ix, &c, "time index");
     cap_finish(&c);
+}
+
+/* ---- the broker's sanity check ------------------------------------------ */
+
+bool kf_index_sanity(const kf_index *ix, char *why, size_t n)
+{
+    const char *what = ix->entry_size == 12 ? "time index" : "index";
+    if (ix->slots) {
+        int64_t a, last_off, first_ts = 0, last_ts = 0;
+        if (ix->entry_size == 12) {
+            kf_time_index_get(ix, 0, &first_ts, &a);
+            kf_time_index_get(ix, ix->slots - 1, &last_ts, &last_off);
+        } else {
+            kf_offset_index_get(ix, ix->slots - 1, &last_off, &a);
+        }
+        if (ix->entry_size == 12 && last_ts < first_ts) {
+            snprintf(why, n, "corrupt time index: the last timestamp %" PRId64 " is less than the first %" PRId64,
+                     last_ts, first_ts);
+            return false;
+        }
+        if (last_off < ix->base_offset) {
+            snprintf(why, n, "corrupt %s: the last offset %" PRId64 " is less than the base offset %" PRId64, what,
+                     last_off, ix->base_offset);
+            return false;
+        }
+    }
+    if (ix->size % (uint64_t)ix->entry_size) {
+        snprintf(why, n, "corrupt %s: %" PRIu64 " bytes is not a multiple of %d", what, ix->size, ix->entry_size);
+        return false;
+    }
+    return true;
+}
+
+bool kf_txn_index_sanity(const uint8_t *data, uint64_t size, int64_t base_offset, char *why, size_t n)
+{
+    uint64_t count = data ? kf_txn_index_count(size) : 0;
+    for (uint64_t i = 0; i < count; i++) {
+        kf_txn_entry e;
+        kf_txn_index_get(data, i, &e);
+        if (e.version > 0) {
+            snprintf(why, n, "aborted transaction entry %" PRIu64 " has version %d (the broker knows 0)", i, e.version);
+            return false;
+        }
+        if (e.last_offset < base_offset) {
+            snprintf(why, n, "aborted transaction entry %" PRIu64 " has last offset %" PRId64
+                             ", less than the start offset %" PRId64, i, e.last_offset, base_offset);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* ---- transaction index -------------------------------------------------- */

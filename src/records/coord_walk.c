@@ -88,7 +88,9 @@ static bool ok(cs_dctx *d)
     return d->err == 0;
 }
 
-static uint32_t node_new(cs_dctx *d, kf_vkind kind, const char *name)
+/* node_new when the arena is full: the cap checked, the arena grown. false
+ * (d's error set) when it cannot take another node. */
+static bool node_room(cs_dctx *d)
 {
     kf_dtree *t = d->t;
     uint32_t max = t->max_nodes ? t->max_nodes : DTREE_DEFAULT_MAX;
@@ -96,7 +98,7 @@ static uint32_t node_new(cs_dctx *d, kf_vkind kind, const char *name)
         max = KF_DNODE_NONE - 1;
     if (t->n >= max) {
         fail(d, KF_ERR_TOO_BIG, d->c.pos, "more than %" PRIu32 " decoded nodes", max);
-        return KF_DNODE_NONE;
+        return false;
     }
     if (t->n >= t->cap) {
         uint32_t nc = t->cap ? (t->cap > max / 2 ? max : t->cap * 2) : DTREE_FIRST_CAP;
@@ -105,17 +107,28 @@ static uint32_t node_new(cs_dctx *d, kf_vkind kind, const char *name)
         kf_dnode *nn = realloc(t->nodes, (size_t)nc * sizeof *nn);
         if (!nn) {
             fail(d, KF_ERR_NOMEM, d->c.pos, "out of memory");
-            return KF_DNODE_NONE;
+            return false;
         }
         t->nodes = nn;
         t->cap = nc;
     }
+    return true;
+}
+
+/* A new node. The arena's room is looked at only when it is full, or when
+ * the caller lowered max_nodes below what it holds (d->room, set at the
+ * walk's start, is the nodes it may take without a look). */
+static inline uint32_t node_new(cs_dctx *d, kf_vkind kind, const char *name)
+{
+    kf_dtree *t = d->t;
+    if (t->n >= d->room) {
+        if (!node_room(d))
+            return KF_DNODE_NONE;
+        uint32_t max = t->max_nodes ? t->max_nodes : DTREE_DEFAULT_MAX;
+        d->room = t->cap < max ? t->cap : max;
+    }
     kf_dnode *x = &t->nodes[t->n];
-    memset(x, 0, sizeof *x);
-    x->kind = kind;
-    x->name = name;
-    x->first_child = KF_DNODE_NONE;
-    x->next = KF_DNODE_NONE;
+    *x = (kf_dnode){.kind = kind, .name = name, .first_child = KF_DNODE_NONE, .next = KF_DNODE_NONE};
     return t->n++;
 }
 

@@ -27,6 +27,7 @@ typedef struct cs_dctx {
         int64_t index; /* array element index, -1 when not in an array */
     } path[PATH_DEPTH];
     int depth;
+    uint32_t room;  /* the arena's nodes node_new may fill without a look (0: look now) */
 } cs_dctx;
 
 /* Starts a walk of p[pos..n) (pos clamped to n) into arena t. */
@@ -37,6 +38,7 @@ static inline void cs_dctx_init(cs_dctx *d, kf_dtree *t, const uint8_t *p, size_
     d->err_pos = 0;
     d->msg[0] = 0;
     d->depth = 0;
+    d->room = 0;
     kf_cur_init(&d->c, p, n);
     d->c.pos = pos <= n ? pos : n;
     d->t = t;

@@ -27,7 +27,6 @@ NOT_EMITTED_BY_FIXTURES = {
     "bad_connect_record": "no Connect offsets fixture holds a malformed record yet",
     "bad_marker": "a control batch with an unreadable marker: tests/unit/test_txns.c builds it",
     "bad_scan_line": "replicas' scan files are no fixtures: test_replicas.py writes bad lines into one",
-    "bad_record": "records that do not parse inside an intact batch: tests/unit (test_batch.c, test_coord.c, ...)",
     "base_offset_mismatch": "a segment named after another offset: test_verify.py builds it in a temporary copy",
     "batch_too_large": "a batch past --max-batch-bytes' cap is refused before it is read; no test gives one yet",
     "checkpoint_ahead_of_log": "built by test_scan.py in temporary copies of fixtures/datadir",
@@ -39,6 +38,7 @@ NOT_EMITTED_BY_FIXTURES = {
     "count_mismatch": "a batch whose record count disagrees with its records: tests/unit/test_batch.c",
     "index_corrupt": "an index whose size is no multiple of its entry: tests/unit/test_index.c",
     "last_offset_overflow": "a batch whose next offset is past 2^63-1: built by test_hostile_offsets.py",
+    "invalid_transition": "remote only: test_remote.py writes __remote_log_metadata events the broker drops",
     "leader_epoch_ahead_of_log": "built by test_scan.py in temporary copies of fixtures/datadir",
     "metadata_invalid": "a partition.metadata that does not parse under verify; no fixture has one yet",
     "offset_expired": "the fixtures' commits are minutes apart, never a retention: test_offsets_view.py builds them",
@@ -99,6 +99,7 @@ class EmittedCodes(unittest.TestCase):
                     cls.collect("repair", d, "-o", os.path.join(out, "repair-%d" % i))
             for d in datadirs:
                 cls.collect("scan", d)
+                cls.collect("remote", d)
             for i, part in enumerate(sorted({os.path.basename(p) for p in
                                              glob.glob(os.path.join(FIX, "replicas", "*", "*-[0-9]*"))})):
                 copies = sorted(glob.glob(os.path.join(FIX, "replicas", "*", part)))

@@ -5,9 +5,10 @@
 # 100-byte records, the codecs' payloads, three damaged copies of a
 # partition, a data dir of 64 partitions, a data dir whose checkpoint has 10
 # million lines, 10 million offset commits, a 1-million-record KRaft metadata
-# log, the scan files of 20 brokers, a data dir of 10,000 small partitions),
-# then measures issue 7's figures (and issue 20's memory of scan, issue 15's
-# replicas over scan files, issue 21's predict against scan),
+# log, 10 million __remote_log_metadata records, the scan files of 20
+# brokers, a data dir of 10,000 small partitions), then measures issue 7's
+# figures (and issue 20's memory of scan, issue 15's replicas over scan
+# files, issue 21's predict against scan, issue 38's remote replay),
 # each a ratio against a limit or a peer measured in the same run
 # (tools/bench/bench_run.py), and prints them in one table with the machine it
 # ran on.
@@ -30,7 +31,7 @@ if [ ! -x "$KFSCK" ]; then
 fi
 
 # The data dir of this scale, and the free disk it still needs: the data
-# (about 7.4 GiB at full size) unless it is there, and 2.5 GiB for repair's
+# (about 8.5 GiB at full size) unless it is there, and 2.5 GiB for repair's
 # and merge's output.
 dir=$("$PY" -c 'import sys; sys.path.insert(0, "tools/bench"); import bench_gen as g
 s = g.parse_scale(sys.argv[2])
@@ -41,7 +42,7 @@ if [ -z "$dir" ]; then
 fi
 mkdir -p "$DATA"
 need_mb=$(awk -v s="$SCALE" -v have="$([ -f "$dir/bench.json" ] && echo 1 || echo 0)" \
-    'BEGIN { printf "%d", (have ? 2.5 : 10) * 1024 * s }')
+    'BEGIN { printf "%d", (have ? 2.5 : 11) * 1024 * s }')
 avail_mb=$(df -Pk "$DATA" | awk 'NR == 2 { printf "%d", $4 / 1024 }')
 if [ "${avail_mb:-0}" -lt "$need_mb" ]; then
     echo "bench: need about $need_mb MiB free in $DATA, have $avail_mb MiB" >&2

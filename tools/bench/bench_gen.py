@@ -82,6 +82,13 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
                8 records of ~100 bytes each, as a producer with linger.ms=0
                sends them, for the whole process's record rate when the
                per-batch costs dominate (issue 19 item 2).
+      remote   remote-bench/__remote_log_metadata-0/: 10 million
+               __remote_log_metadata records (about 0.9 GiB) for `kfsck remote`
+               (issue 38): cycles of 40,000 segments of 1,000 partitions,
+               each copied (COPY_SEGMENT_STARTED, FINISHED) and deleted
+               (DELETE_SEGMENT_STARTED, FINISHED) 20,000 segments later, so
+               at most 20,000 are live at once, in batches of 32 records
+               (tools/gen/remotefmt.py, kafka-python's builder).
       seek     bench-seek-0/: plain's 1 GiB segment (a hard link) with the
                .index the broker writes for it (an entry after every 4096
                bytes: index.interval.bytes), for `dump --offset` deep in it
@@ -90,6 +97,10 @@ python3-lz4 (through kafka-python's codecs), and the zstd and lz4 programs
   bench_gen.py gen-metadata DIR [RECORDS]
       Only the metadata log, into DIR/kraft-bench/ (RECORDS, default
       1,000,000; smaller for a check).
+
+  bench_gen.py gen-remote DIR [RECORDS]
+      Only the remote log metadata, into DIR/remote-bench/ (RECORDS,
+      default 10,000,000).
 
       Everything is built from a few thousand distinct batches made with
       kafka-python's DefaultRecordBatchBuilder, written over and over with
@@ -113,6 +124,7 @@ from kafka.record.default_records import DefaultRecordBatchBuilder
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gen"))
 import kraftfmt as kf  # noqa: E402  (KRaft records, for the metadata log: tools/gen/)
+import remotefmt as rf  # noqa: E402  (__remote_log_metadata records: tools/gen/)
 
 GEN_VERSION = 2
 MANIFEST = "bench.json"
@@ -752,6 +764,69 @@ def gen_metadata(top, scale, total=None):
     return {"dir": d, "segment": seg, "records": seg["records"], "files": [seg["file"]]}
 
 
+REMOTE_RECORDS = 10_000_000
+REMOTE_PARTITIONS = 1000       # user partitions the segments belong to
+REMOTE_WINDOW = 20_000         # segments live at once (copied, not yet deleted)
+REMOTE_CYCLE = 40_000          # segments of one cycle (4 records each)
+
+
+def remote_cycle(t0):
+    """One cycle of __remote_log_metadata batches: REMOTE_CYCLE segments of
+    REMOTE_PARTITIONS partitions, each copied (COPY_SEGMENT_STARTED then
+    FINISHED) and, REMOTE_WINDOW segments later, deleted (DELETE_SEGMENT_
+    STARTED then FINISHED), in batches of 32 records; at its end every
+    segment is deleted, so the cycle replays cleanly over and over and the
+    live segments never pass REMOTE_WINDOW. Records from tools/gen/remotefmt.py."""
+    tps = [rf.TP("bench-tiered-%03d" % (p // 10), p % 10) for p in range(REMOTE_PARTITIONS)]
+    nxt = [0] * REMOTE_PARTITIONS
+    segs = []
+    for i in range(REMOTE_CYCLE):
+        p = i % REMOTE_PARTITIONS
+        start = nxt[p]
+        nxt[p] += 1000
+        segs.append((tps[p], rf.uid("bench-seg-%d" % i), start, start + 999, [(i // 5000, start)]))
+    values = []
+
+    def copy(j):
+        tp, sid, a, b, ep = segs[j]
+        values.append(rf.segment_metadata(tp, sid, a, b, ep, ts=t0 + j, size=1 << 20))
+        values.append(rf.segment_update(tp, sid, rf.COPY_FINISHED, ts=t0 + j))
+
+    def delete(j):
+        tp, sid = segs[j][0], segs[j][1]
+        values.append(rf.segment_update(tp, sid, rf.DELETE_STARTED, ts=t0 + j + REMOTE_WINDOW))
+        values.append(rf.segment_update(tp, sid, rf.DELETE_FINISHED, ts=t0 + j + REMOTE_WINDOW))
+    for j in range(REMOTE_CYCLE):
+        copy(j)
+        if j >= REMOTE_WINDOW:
+            delete(j - REMOTE_WINDOW)
+    for j in range(REMOTE_CYCLE - REMOTE_WINDOW, REMOTE_CYCLE):
+        delete(j)
+    out = []
+    for b in range(0, len(values), 32):
+        chunk = values[b:b + 32]
+        data = kf.data_batch(0, chunk, t0 + b, 0)
+        out.append((data, len(chunk), len(data) - V2_HEADER))
+    return out
+
+
+def gen_remote(top, scale, total=None):
+    """remote-bench/__remote_log_metadata-0/: REMOTE_RECORDS (times scale)
+    records of segment copies and deletes, the cycles of remote_cycle
+    written over and over, for `kfsck remote` (issue 38: >= 3 M records a
+    second, and memory that follows the live segments)."""
+    if total is None:
+        total = max(int(REMOTE_RECORDS * scale), 1)
+    d = os.path.join(top, "remote-bench", "__remote_log_metadata-0")
+    fresh_dir(d)
+    seg = Writer(remote_cycle(1767225600000)).segment(os.path.join(d, seg_name(0)),
+                                                      lambda fb, rb, nr, n: nr >= total)
+    with open(os.path.join(d, "partition.metadata"), "w") as f:
+        f.write("version: 0\ntopic_id: %s" % rf.b64(rf.uid("topic:__remote_log_metadata")))
+    return {"dir": os.path.dirname(d), "segment": seg, "records": seg["records"],
+            "live": REMOTE_WINDOW, "files": [seg["file"]]}
+
+
 REPLICA_BROKERS = 20
 REPLICA_PARTITIONS = 5000        # per broker
 REPLICATION = 3
@@ -841,10 +916,10 @@ ITEMS = (("plain", gen_plain), ("small", gen_small), ("zstd", gen_zstd), ("lz4",
          ("metadata", gen_metadata), ("compaction", gen_compaction), ("replicas", gen_replicas),
          ("seek", gen_seek), ("smallparts", gen_smallparts),
          ("kpbatches", gen_kpbatches),
-         ("tinybatches", gen_tinybatches))
+         ("tinybatches", gen_tinybatches), ("remote", gen_remote))
 
 # What one full-size data set takes on disk, in GiB (checked by bench.sh).
-FULL_SIZE_GIB = 7.6  # 7.4 and tinybatches (128 MiB)
+FULL_SIZE_GIB = 8.5  # 7.4, tinybatches (128 MiB) and remote (0.9 GiB)
 
 
 # ---- manifest -------------------------------------------------------------------
@@ -937,12 +1012,18 @@ def main(argv):
         m = gen_metadata(argv[2], 1, int(argv[3]) if len(argv) == 4 else METADATA_RECORDS)
         print("bench: %d metadata records, %d bytes" % (m["records"], m["segment"]["size"]))
         return 0
+    if argv[1:2] == ["gen-remote"] and len(argv) in (3, 4):
+        os.makedirs(argv[2], exist_ok=True)
+        m = gen_remote(argv[2], 1, int(argv[3]) if len(argv) == 4 else REMOTE_RECORDS)
+        print("bench: %d remote log metadata records, %d bytes" % (m["records"], m["segment"]["size"]))
+        return 0
     scale = parse_scale(argv[3]) if len(argv) == 4 else None
     if argv[1:2] == ["gen"] and scale is not None:
         remove_v1(argv[2])
         gen(data_dir(argv[2], scale), scale)
         return 0
-    sys.stderr.write("usage: bench_gen.py gen DATA SCALE (SCALE from 0.01 to 4) | gen-metadata DIR [RECORDS]\n")
+    sys.stderr.write("usage: bench_gen.py gen DATA SCALE (SCALE from 0.01 to 4) | gen-metadata DIR [RECORDS] | "
+                     "gen-remote DIR [RECORDS]\n")
     return 2
 
 

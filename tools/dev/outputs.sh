@@ -42,7 +42,7 @@ if [ -d "$real" ]; then
     for d in "$real"/*/; do inputs+=("${d%/}"); done
 fi
 
-for c in dump verify offsets groups repair merge scan stats metadata txns; do
+for c in dump verify offsets groups repair merge scan stats metadata txns remote; do
     run "help-$c" "$c" --help
 done
 run help --help
@@ -70,6 +70,8 @@ for p in "${inputs[@]}"; do
     run "metadata-$k" metadata "$p"
     run "metadata-json-$k" metadata --json "$p"
     run "dump-dir-$k" dump --json --records "$p"
+    run "remote-$k" remote --now 2026-01-01 "$p"
+    run "remote-json-$k" remote --now 2026-01-01 --json "$p"
     rm -rf "$tmp/r"
     run "repair-$k" repair --json -o "$tmp/r" "$p"
     tree "repair-$k" "$tmp/r"
