@@ -13,7 +13,6 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/kraft_names.h"
 #include "cli/partitions.h"
 #include "cli/remote_text.h"
 #include "cli/walk.h"
@@ -296,6 +295,8 @@ int cmd_remote(int argc, char **argv)
         return st < 0 ? EXIT_CLEAN : st;
     char *const *paths = argv + optind;
     int npaths = argc - optind;
+    if (cli_mixed_clusters(paths, npaths))
+        return EXIT_FAIL;
 
     out o;
     out_init(&o, stdout, json);
@@ -306,7 +307,9 @@ int cmd_remote(int argc, char **argv)
     part_reader_opts(&ro.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);
     ro.problem_fn = report_problem;
     ro.problem_ctx = &R.rep;
-    kf_metadata *m = kraft_image_of(paths, npaths, max_batch);
+    kf_metadata *m;
+    if (kf_metadata_of_paths(&m, paths, (size_t)npaths, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch) != KF_OK)
+        cli_oom();
     ro.metadata = m;
     ro.paths = paths;
     ro.npaths = (size_t)npaths;
