@@ -132,6 +132,11 @@ size_t kf_replay_group_records(kf_replay *r, const kf_group_record ***out);
 /* Groups whose metadata was deleted (a type 2/3/11/17 tombstone seen last),
  * NUL-terminated names, sorted. */
 size_t kf_replay_dead_groups(kf_replay *r, const char *const **out);
+/* Groups an offset commit's value named (the coordinator creates a group
+ * for it on replay: an empty classic group when it has no other; Kafka's
+ * OffsetMetadataManager.replay), committed, staged or aborted alike,
+ * NUL-terminated names, sorted. */
+size_t kf_replay_offset_groups(kf_replay *r, const char *const **out);
 /* The record type of a dead group's metadata tombstone (2 classic,
  * 3 consumer, 11 share, 17 streams), or -1 when the group is not dead. */
 int16_t kf_replay_dead_group_type(const kf_replay *r, const char *group);

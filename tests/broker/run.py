@@ -28,13 +28,6 @@ import scenarios  # noqa: E402
 # (or the start of one, ending in "*"); value: what differs and why
 # (details: /work/notes/broker-findings.md in the lead's notes).
 KNOWN = {
-    "clean: groups vs kafka-consumer-groups --describe --state --members":
-        "a group whose only offset commit was transactional and aborted (g-txn-aborted): the coordinator "
-        "creates the classic group when it replays the commit, keeps it Empty after the ABORT, and "
-        "`describe` lists it (the broker log: 'Loaded classic group g-txn-aborted with 0 members'); "
-        "kfsck groups does not list it",
-    "clean: groups vs kafka-consumer-groups after a restart on the same files":
-        "same as above, after a restart: the group is loaded from the log",
 }
 
 

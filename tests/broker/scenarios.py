@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import time
 
 import compare as c
 import harness as h
@@ -391,11 +392,19 @@ def scenario_clean(suite, cp):
 
         # What the group coordinator loads from these files: the same broker
         # restarted on them, described again before any session expires.
+        # (The live members leave only after that: a LeaveGroup changes the
+        # state the load gave, Stable to PreparingRebalance or Empty.)
         rc, before, err = h.kfsck_json("groups", n.data)
         n.start()
+        # ListGroups is empty until the coordinator has loaded its partitions
+        deadline = time.monotonic() + 60
+        while True:
+            again = describe_groups(d, s.path("groups-restarted"), n.bootstrap)
+            if parse_state(again["state"]) or time.monotonic() > deadline:
+                break
+            time.sleep(1)
         d.cmd("leave", name="live")
         d.cmd("leave", name="live848")
-        again = describe_groups(d, s.path("groups-restarted"), n.bootstrap)
         n.stop()
         suite.check("clean: groups vs kafka-consumer-groups after a restart on the same files",
                     lambda: compare_groups("restart", again["state"], again["members"], before))

@@ -374,7 +374,8 @@ SCENARIOS = [
      "DeleteGroups: offset tombstones and tombstones of types 6, 4, 3: listed as kind consumer, "
      "state dead"),
     ("offsets_only_group_deleted", G_ADHOC, "a group with offsets and no metadata ever; "
-     "OffsetDelete tombstones all of them: not listed"),
+     "OffsetDelete tombstones all of them: listed classic, empty (the coordinator keeps the group "
+     "its commits created)"),
     ("expired_simple_group", G_EXPIRED, "a group with offsets and no metadata; expiry writes its "
      "offset tombstone and a type-2 tombstone: listed as classic, state dead"),
 ]
@@ -920,6 +921,7 @@ class Replay:
         self.pending = {}      # (partition, pid) -> {slot: entry}
         self.kv = {}           # (rtype, key tuple) -> (version, value dict, partition, offset)
         self.last_meta = {}    # group -> (metadata record type, "value" | "tombstone")
+        self.created = set()   # groups an offset commit's value created (Kafka's "simple" groups)
         self.history = []
         self.records = []
         self.controls = []
@@ -999,6 +1001,13 @@ class Replay:
                 continue
             if rtype in (0, 1):
                 slot = (kd["group"], kd["topic"], kd["partition"])
+                if vd is not None:
+                    # OffsetMetadataManager.replay: a commit's value creates its group
+                    # (an empty classic one) when there is none, staged or not, and
+                    # after a metadata tombstone too
+                    self.created.add(kd["group"])
+                    if self.last_meta.get(kd["group"], (None, None))[1] == "tombstone":
+                        self.last_meta[kd["group"]] = (None, "commit")
                 if b["transactional"]:
                     assert vd is not None
                     self.pending.setdefault((partition, b["pid"]), {})[slot] = \
@@ -1174,12 +1183,15 @@ def modern_view(group, kind, kv, names):
 
 
 def groups_view(rp, names):
-    """cli.md `groups`. A group whose last metadata record (types 2, 3, 11,
-    17) is a tombstone and that has no live metadata record is deleted: listed
-    with its kind and state dead, whether offsets remain or not. A group known
-    only from offsets (no metadata record ever) whose offsets are all deleted
-    is in none of the sources below, so it is not listed."""
-    groups = set(rp.last_meta)
+    """cli.md `groups`, with what Kafka 4.4's coordinator showed (the broker
+    suite's clean scenario): a group whose last metadata record (types 2, 3,
+    11, 17) is a tombstone and that has no live metadata record is deleted:
+    listed with its kind and state dead, whether offsets remain or not. A
+    group an offset commit created (its value replayed, committed, staged or
+    aborted) and that has no metadata is listed classic and empty, even when
+    its offsets were all deleted since: the coordinator keeps it until its
+    cleanup writes a tombstone."""
+    groups = set(rp.last_meta) | rp.created
     groups |= {k[1][0] for k in rp.kv if k[0] != "txn"}
     groups |= {e["group"] for e in rp.offsets.values()}
     out = []
@@ -1205,7 +1217,7 @@ def groups_view(rp, names):
             out.append(modern_view(g, "share", rp.kv, names))
         elif live & STREAMS_TYPES:
             out.append(modern_view(g, "streams", rp.kv, names))
-        elif has_offsets:
+        elif has_offsets or g in rp.created:
             out.append({"group": g, "kind": "classic", "state": "empty",
                         "protocol_type": None, "generation": None, "protocol": None,
                         "leader": None, "current_state_timestamp": None, "members": []})
@@ -1509,9 +1521,10 @@ NOTES = [
     "left (legacy-app keeps offsets; old-app-4 and retired-848-1 were deleted with all their "
     "offsets; expired-simple-7 had only offsets, removed by expiry with a type-2 tombstone). "
     "Classic dead groups carry null protocol fields; consumer/share/streams dead groups null "
-    "group_epoch and assignment_epoch; members are empty. A group known only from offsets whose "
-    "offsets were all deleted is not listed (adhoc-reader-7). Groups known only from offsets "
-    "are classic/empty with null protocol fields and no members.",
+    "group_epoch and assignment_epoch; members are empty. A group known only from offsets is "
+    "listed classic/empty with null protocol fields and no members, also when its offsets were "
+    "all deleted (adhoc-reader-7) or its only commit was aborted: Kafka's coordinator creates "
+    "the group when it replays a commit and keeps it until its cleanup tombstones it.",
     "reset_csv: `kfsck offsets --format reset-csv --group my-group offsets/datadir` (text: "
     "topic,partition,offset lines sorted by (topic, partition)); several_groups.text for "
     "--group G... with several groups and all_groups_text for no --group: "

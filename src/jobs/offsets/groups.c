@@ -274,19 +274,25 @@ static int collect_refs(kf_groups *G, kf_replay *r)
     return KF_OK;
 }
 
-/* Every group id, sorted, each once: from group records, offsets and dead
- * groups. A deleted group (its metadata tombstoned) is listed even when its
- * offsets are gone too; a group known only from offsets whose offsets were
- * all deleted is in none of these lists. */
+/* Every group id, sorted, each once: from group records, offsets, dead
+ * groups and the groups an offset commit created. A deleted group (its
+ * metadata tombstoned) is listed even when its offsets are gone too; so is
+ * a group known only from offsets whose offsets were all deleted, or whose
+ * only commit was transactional and aborted: the coordinator created it
+ * when it replayed the commit and keeps it, empty, until its cleanup writes
+ * the group's tombstone (docs/formats.md §11). */
 static int build_groups(kf_groups *G, kf_replay *r)
 {
     const kf_offset_value **offs;
     size_t noff = kf_replay_offsets(r, &offs);
     const char *const *dead;
     size_t ndead = kf_replay_dead_groups(r, &dead);
+    const char *const *simple;
+    size_t nsimple = kf_replay_offset_groups(r, &simple);
     size_t nids = 0;
-    const char **ids = malloc((G->nrefs + noff + ndead + 1) * sizeof *ids);
-    G->v = calloc(G->nrefs + noff + ndead + 1, sizeof *G->v);
+    size_t most = G->nrefs + noff + ndead + nsimple + 1;
+    const char **ids = malloc(most * sizeof *ids);
+    G->v = calloc(most, sizeof *G->v);
     if (!ids || !G->v) {
         free(ids);
         return KF_ERR_NOMEM;
@@ -298,6 +304,8 @@ static int build_groups(kf_groups *G, kf_replay *r)
             ids[nids++] = offs[i]->group;
     for (size_t i = 0; i < ndead; i++)
         ids[nids++] = dead[i];
+    for (size_t i = 0; i < nsimple; i++)
+        ids[nids++] = simple[i];
     qsort(ids, nids, sizeof *ids, cmp_name);
     int rc = KF_OK;
     size_t j = 0; /* walks refs, sorted the same way as ids */

@@ -80,6 +80,7 @@ struct kf_replay {
     htab pids;     /* pid(8) -> pid_stage* */
     htab groups;   /* raw key -> group_rec* */
     htab dead;     /* group name -> (void*)(intptr_t)type of its metadata tombstone */
+    htab simple;   /* group name -> NULL: the groups an offset commit's replay creates */
     offsets_asof asof; /* with has_as_of: the table folded from the changes */
     kf_dtree tree;
     kf_buf buf;
@@ -89,6 +90,7 @@ struct kf_replay {
     bool sorted_valid; /* sorted is the table as it is (no batch since) */
     const kf_group_record **gsorted;
     const char **dsorted;
+    const char **ssorted;
     int err;       /* KF_ERR_NOMEM once allocation failed */
     kf_coord_load_error_fn load_error_fn; /* kf_replay_on_load_error */
     void *load_error_ctx;
@@ -164,12 +166,14 @@ void kf_replay_free(kf_replay *r)
     htab_free(&r->pids);
     htab_free(&r->groups);
     htab_free(&r->dead);
+    htab_free(&r->simple);
     offsets_asof_free(&r->asof);
     kf_dtree_free(&r->tree);
     kf_buf_free(&r->buf);
     free(r->sorted);
     free(r->gsorted);
     free(r->dsorted);
+    free(r->ssorted);
     for (size_t i = 0; i < r->ndels; i++)
         free(r->dels[i].old);
     free(r->dels);
@@ -602,6 +606,14 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc,
         key = r->key_buf;
         hv = offsets_slot_hash(key, klen, r->partition);
     }
+    if (!oc->tombstone) {
+        /* OffsetMetadataManager.replay: a commit's value creates its group
+         * when there is none (an empty classic "simple" group), committed,
+         * staged or later aborted alike, and after a metadata tombstone too */
+        if (!htab_put(&r->simple, oc->group, oc->group_len, NULL))
+            r->err = KF_ERR_NOMEM;
+        htab_del(&r->dead, oc->group, oc->group_len);
+    }
     if (oc->tombstone) {
         /* Kafka 4.x: a tombstone removes the value and the key's staged offsets */
         drop_staged_slot(r, key, klen);
@@ -848,32 +860,41 @@ size_t kf_replay_group_records(kf_replay *r, const kf_group_record ***out)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-size_t kf_replay_dead_groups(kf_replay *r, const char *const **out)
+/* The keys of t as NUL-terminated names, sorted, in one block at *block
+ * (freed and made again). */
+static size_t sorted_names(const htab *t, const char ***block, const char *const **out)
 {
     /* keys are stored without a NUL: copy them into one block */
-    free(r->dsorted);
+    free(*block);
     size_t total = 0;
-    for (size_t i = 0; i < r->dead.cap; i++)
-        if (r->dead.e[i].key)
-            total += r->dead.e[i].klen + 1;
-    r->dsorted = malloc((r->dead.n ? r->dead.n : 1) * sizeof(char *) + total);
-    if (!r->dsorted) {
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->e[i].key)
+            total += t->e[i].klen + 1;
+    *block = malloc((t->n ? t->n : 1) * sizeof(char *) + total);
+    if (!*block) {
         *out = NULL;
         return 0;
     }
-    char *s = (char *)(r->dsorted + (r->dead.n ? r->dead.n : 1));
+    char *s = (char *)(*block + (t->n ? t->n : 1));
     size_t k = 0;
-    for (size_t i = 0; i < r->dead.cap; i++) {
-        if (!r->dead.e[i].key)
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->e[i].key)
             continue;
-        memcpy(s, r->dead.e[i].key, r->dead.e[i].klen);
-        s[r->dead.e[i].klen] = 0;
-        r->dsorted[k++] = s;
-        s += r->dead.e[i].klen + 1;
+        memcpy(s, t->e[i].key, t->e[i].klen);
+        s[t->e[i].klen] = 0;
+        (*block)[k++] = s;
+        s += t->e[i].klen + 1;
     }
-    qsort(r->dsorted, k, sizeof *r->dsorted, cmp_str);
-    *out = (const char *const *)r->dsorted;
+    qsort(*block, k, sizeof **block, cmp_str);
+    *out = (const char *const *)*block;
     return k;
+}
+
+size_t kf_replay_dead_groups(kf_replay *r, const char *const **out) { return sorted_names(&r->dead, &r->dsorted, out); }
+
+size_t kf_replay_offset_groups(kf_replay *r, const char *const **out)
+{
+    return sorted_names(&r->simple, &r->ssorted, out);
 }
 
 int16_t kf_replay_dead_group_type(const kf_replay *r, const char *group)
