@@ -111,6 +111,10 @@ typedef struct kf_partition_metadata {
 /* Returns KF_OK, or KF_ERR_CORRUPT with the reason as the last error
  * (missing lines, bad version, bad or all-zero uuid). */
 int kf_partition_metadata_parse(const uint8_t *data, uint64_t size, kf_partition_metadata *pm);
+/* The same over the file at path (read whole: a file larger than
+ * KF_META_FILE_MAX is KF_ERR_CORRUPT, damage): also KF_ERR_IO when it
+ * cannot be read (the last error with the errno), KF_ERR_NOMEM. */
+int kf_partition_metadata_read(const char *path, kf_partition_metadata *pm);
 
 typedef struct kf_meta_properties {
     int32_t version;          /* 0 when absent */
@@ -125,6 +129,8 @@ typedef struct kf_meta_properties {
  * ids, overlong values); mp->cluster_id then still holds the cluster.id
  * line when one was read (the file names its cluster all the same). */
 int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_properties *mp);
+/* The same over the file at path, as kf_partition_metadata_read. */
+int kf_meta_properties_read(const char *path, kf_meta_properties *mp);
 
 #ifdef __cplusplus
 }

@@ -108,6 +108,10 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_TXNINDEX_INVALID "txnindex_invalid"
 #define KF_P_METADATA_INVALID "metadata_invalid"
 #define KF_P_UNREADABLE "unreadable"
+/* the problems of one file past the first KF_PROBLEMS_LISTED_MAX, counted in
+ * one problem of this code (its severity the worst of them) */
+#define KF_P_PROBLEMS_NOT_LISTED "problems_not_listed"
+#define KF_PROBLEMS_LISTED_MAX 1000
 #define KF_P_BATCH_TOO_LARGE "batch_too_large"
 /* the partition reader (several copies as one log) */
 #define KF_P_COPIES_DISAGREE "copies_disagree"

@@ -51,11 +51,16 @@ uint64_t kf_source_size(const kf_source *s);
  * the last error naming the file, the position and the errno. */
 int64_t kf_source_pread(kf_source *s, uint64_t pos, void *buf, size_t n);
 
-/* Read a whole small file (checkpoints, snapshots, metadata files) into a
- * malloc'd buffer: KF_OK with *data (caller frees; NULL when empty) and
- * *size; KF_ERR_TOO_BIG when the file is larger than cap; KF_ERR_IO (the
- * last error as kf_source_open's). */
+/* Read a whole small file into a malloc'd buffer: KF_OK with *data (caller
+ * frees; NULL when empty) and *size; KF_ERR_TOO_BIG when the file is larger
+ * than cap; KF_ERR_IO (the last error as kf_source_open's). kfsck reads no
+ * file whole but those small by nature (KF_META_FILE_MAX): every other kind
+ * is read in pieces, whatever its size. */
 int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size);
+/* The first min(size, max) bytes of the file at path, as kf_file_read_all
+ * reads (never KF_ERR_TOO_BIG): for a file of which only the start counts
+ * (quorum-state, whose first line is all a node reads). */
+int kf_file_read_head(const char *path, uint64_t max, uint8_t **data, uint64_t *size);
 
 /* A whole small file in memory (kf_file_read_all). */
 typedef struct kf_file_contents {
@@ -63,14 +68,17 @@ typedef struct kf_file_contents {
     uint64_t size;
 } kf_file_contents;
 
-/* The cap kfsck puts on the small files it reads whole (checkpoints,
- * snapshots, metadata files, transaction indexes), in MiB and in bytes. */
-#define KF_SMALL_FILE_MAX_MIB 256
-#define KF_SMALL_FILE_MAX ((uint64_t)KF_SMALL_FILE_MAX_MIB << 20)
-/* Why a file over that cap is not read, for messages: it names the cap. */
-#define KF_TOO_BIG_TO_READ_WHOLE "larger than the " KF_FILE_STR_(KF_SMALL_FILE_MAX_MIB) " MiB kfsck reads whole"
-#define KF_FILE_STR_(n) KF_FILE_STR__(n)
-#define KF_FILE_STR__(n) #n
+/* The cap on the files kfsck reads whole, the ones small by nature, each
+ * far below it as a broker writes it: partition.metadata (two lines,
+ * PartitionMetadataFile), meta.properties (a handful of properties),
+ * KRaft's quorum-state (one JSON line: its first KF_QUORUM_LINE_MAX bytes
+ * only are read), the clean-shutdown file (a JSON object of two fields) and
+ * server.properties (predict --config: settings written by hand). A larger
+ * one is not read: it is not what its name says, and is reported as damage
+ * (KF_TOO_BIG_TO_READ_WHOLE says why). 1 MiB. */
+#define KF_META_FILE_MAX ((uint64_t)1 << 20)
+/* Why a file over that cap is not read, for messages. */
+#define KF_TOO_BIG_TO_READ_WHOLE "larger than 1 MiB, far more than a file of its kind holds"
 
 /* dir + "/" + name (no doubled slash), malloc'd; NULL when out of memory. */
 char *kf_path_join(const char *dir, const char *name);

@@ -1,5 +1,6 @@
 /* index.h: the per-segment index files, read from bytes in memory or from a
- * file in bounded pieces (any size, bounded memory).
+ * file in bounded pieces (any size, bounded memory), all three through one
+ * view, kf_index.
  *   .index      8-byte entries: relative offset int32, position int32
  *   .timeindex 12-byte entries: timestamp int64, relative offset int32
  *   .txnindex  34-byte entries: aborted transactions
@@ -27,9 +28,10 @@ typedef struct kf_index {
     kf_index_window *win; /* a file's piece in memory (kf_*_index_open), else NULL */
     uint64_t size;        /* bytes in the file */
     int64_t base_offset;  /* the segment's base offset, from the file name */
-    int entry_size;       /* 8 (.index) or 12 (.timeindex) */
+    int entry_size;       /* 8 (.index), 12 (.timeindex) or 34 (.txnindex) */
     uint64_t slots;       /* size / entry_size */
-    uint64_t entries;     /* valid entries: slots before the zero tail */
+    uint64_t entries;     /* valid entries: slots before the zero tail (a
+                           * .txnindex has none: every whole entry) */
 } kf_index;
 
 /* Set up a view of an offset index (.index) or time index (.timeindex). */
@@ -41,6 +43,11 @@ void kf_time_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_
  * the file read as zeros and is told by kf_index_read_status. */
 int kf_offset_index_open(kf_index *ix, kf_source *src, int64_t base_offset);
 int kf_time_index_open(kf_index *ix, kf_source *src, int64_t base_offset);
+/* Opens the index file at path and its view at once: entry_size 8
+ * (.index), 12 (.timeindex) or KF_TXN_ENTRY_SIZE (.txnindex). KF_OK, or
+ * kf_source_open's error (KF_ERR_IO with the errno: ENOENT for a missing
+ * file), or KF_ERR_NOMEM; kf_index_close closes the file too. */
+int kf_index_open_path(kf_index *ix, const char *path, int entry_size, int64_t base_offset);
 void kf_index_close(kf_index *ix);
 /* KF_OK, or KF_ERR_IO when a read of the file failed: the last error
  * (common.h) has its errno, 0 when the file shrank while it was read. */
@@ -80,16 +87,26 @@ typedef struct kf_txn_entry {
 #define KF_TXN_ENTRY_SIZE 34
 /* Number of whole entries (a trailing partial entry is ignored, as Kafka does). */
 uint64_t kf_txn_index_count(uint64_t size);
+/* Entry i of a transaction index's bytes in memory (i < kf_txn_index_count). */
 void kf_txn_index_get(const uint8_t *data, uint64_t i, kf_txn_entry *e);
+
+/* A view of an aborted-transaction index (.txnindex) in memory, or of its
+ * file read in pieces (as kf_offset_index_open: close with kf_index_close,
+ * a failed or short read told by kf_index_read_status); base_offset is its
+ * segment's. Its entries are its whole 34-byte entries. */
+void kf_txn_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset);
+int kf_txn_index_open(kf_index *ix, kf_source *src, int64_t base_offset);
+/* Entry i (< ix->entries) of a transaction index view. */
+void kf_txn_index_entry(const kf_index *ix, uint64_t i, kf_txn_entry *e);
 /* version != 0, last_offset < base_offset, first_offset > last_offset,
  * last offsets not increasing, trailing partial entry: txnindex_invalid. */
-void kf_txn_index_check(const uint8_t *data, uint64_t size, int64_t base_offset, kf_problem_fn fn, void *ctx);
+void kf_txn_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx);
 
 /* TransactionIndex.sanityCheck with its iterator: an entry whose version is
  * above 0 or whose last offset is below the base makes the broker throw (a
  * partial entry at the end is not read). true when it passes; false with
  * the reason in why. */
-bool kf_txn_index_sanity(const uint8_t *data, uint64_t size, int64_t base_offset, char *why, size_t n);
+bool kf_txn_index_sanity(const kf_index *ix, char *why, size_t n);
 
 #ifdef __cplusplus
 }

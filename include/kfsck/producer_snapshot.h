@@ -35,8 +35,9 @@ typedef struct kf_producer_snapshot {
     bool crc_ok;
     int32_t count;         /* as stored */
     uint64_t entries;      /* whole entries present (may differ from count when damaged) */
-    const uint8_t *data;
+    const uint8_t *data;   /* the bytes in memory (parse); NULL for a file (open) */
     uint64_t size;
+    struct kf_snapshot_window *win; /* a file's entries in memory a piece at a time (open), else NULL */
 } kf_producer_snapshot;
 
 /* Parse the header. Returns KF_OK when the file is a well-formed version-1
@@ -45,6 +46,19 @@ typedef struct kf_producer_snapshot {
  * it could be read (entries that are present can be listed even when the
  * CRC fails). */
 int kf_producer_snapshot_parse(const uint8_t *data, uint64_t size, kf_producer_snapshot *s);
+/* The same over the snapshot file at path, read in pieces whatever its size
+ * (its CRC a block at a time, its entries a window at a time as
+ * kf_producer_snapshot_get asks for them): parse's results, or KF_ERR_IO
+ * (the last error with the errno; 0 when the file shrank while its CRC was
+ * computed) or KF_ERR_NOMEM with nothing read. Close with
+ * kf_producer_snapshot_close whatever it returned. */
+int kf_producer_snapshot_open(kf_producer_snapshot *s, const char *path);
+void kf_producer_snapshot_close(kf_producer_snapshot *s);
+/* KF_OK, or KF_ERR_IO when a read of an opened snapshot's entries failed
+ * or came back short (those entries read as zeros): the last error has the
+ * errno, 0 when the file shrank. */
+int kf_producer_snapshot_read_status(const kf_producer_snapshot *s);
+/* Entry i (< s->entries); all zeros past the bytes there are. */
 void kf_producer_snapshot_get(const kf_producer_snapshot *s, uint64_t i, kf_producer_snapshot_entry *e);
 
 #ifdef __cplusplus

@@ -39,6 +39,11 @@ typedef struct kf_quorum_state {
  * as the last error (what Kafka would refuse at start-up); *qs holds what
  * was read. */
 int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *qs);
+/* The same over the file at path, of which only the first
+ * KF_QUORUM_LINE_MAX + 1 bytes are read (the first line is all a node
+ * reads): also KF_ERR_IO when it cannot be read (the last error with the
+ * errno), KF_ERR_NOMEM. */
+int kf_quorum_state_read(const char *path, kf_quorum_state *qs);
 
 #ifdef __cplusplus
 }

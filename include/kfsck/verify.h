@@ -97,13 +97,6 @@ typedef struct kf_partition_summary {
 int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, const kf_verify_opts *o,
                    kf_verify_result *res, kf_segment_summary *seg);
 
-/* The checks of a small file already in memory (index, time index,
- * .txnindex, snapshot, checkpoint, partition.metadata, meta.properties),
- * as kf_verify_file makes them; `suffix` is the broker's .deleted/.cleaned/
- * .swap suffix of its name, or "". Problems come with file = path. */
-void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offset, const char *suffix,
-                         const uint8_t *data, uint64_t size, kf_problem_fn fn, void *ctx);
-
 /* Every file of a partition directory, and its segments against each other
  * (segment_overlap, segment_gap); a KRaft metadata partition
  * (__cluster_metadata-N, or one holding KRaft snapshots or a quorum-state)

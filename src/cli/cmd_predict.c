@@ -249,7 +249,7 @@ int cmd_predict(int argc, char **argv)
         int rc = kf_predict_config_read(config, &cfg, msg, sizeof msg);
         if (rc == KF_ERR_NOMEM)
             cli_oom();
-        if (rc == KF_ERR_IO || rc == KF_ERR_TOO_BIG) {
+        if (rc == KF_ERR_IO) {
             cli_error(config, "%s", kf_read_error_str(rc, kf_error_last()->err_no));
             kf_predict_config_free(&cfg);
             return EXIT_FAIL;

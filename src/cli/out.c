@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -397,6 +398,129 @@ bool utf8_valid(const uint8_t *p, size_t n)
     return true;
 }
 
+/* ---- at most KF_PROBLEMS_LISTED_MAX problems of a file -------------------------
+ *
+ * Every command's problems pass report_problem_with, so the cap on what one
+ * file shows is kept here, over the whole run: a file's problems past the
+ * first KF_PROBLEMS_LISTED_MAX are counted (in the report's errors and
+ * warnings too) but not printed, and one problems_not_listed problem sums
+ * them up once the run moves on to another file's problems, or at its end
+ * (report_flush_hidden, from finish_stdout). The files are kept in an
+ * open-addressing table by name: one entry a file that had problems. */
+
+typedef struct file_count {
+    char *file;
+    uint64_t listed;
+    uint64_t hidden_errors, hidden_warnings, first_hidden;
+    FILE *f;   /* where its problems went, and how */
+    bool json;
+} file_count;
+
+static file_count *fc_tab;
+static size_t fc_cap, fc_n;
+static file_count *fc_last; /* the file of the last problem printed or hidden */
+
+static size_t fc_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The entry of file, made when new; NULL when out of memory (then nothing
+ * is capped: every problem is printed). */
+static file_count *fc_get(const char *file)
+{
+    if (fc_n * 2 >= fc_cap) {
+        size_t cap = fc_cap ? fc_cap * 2 : 64;
+        file_count *t = calloc(cap, sizeof *t);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < fc_cap; i++) {
+            if (!fc_tab[i].file)
+                continue;
+            size_t k = fc_hash(fc_tab[i].file) & (cap - 1);
+            while (t[k].file)
+                k = (k + 1) & (cap - 1);
+            t[k] = fc_tab[i];
+            if (fc_last == &fc_tab[i])
+                fc_last = &t[k];
+        }
+        free(fc_tab);
+        fc_tab = t;
+        fc_cap = cap;
+    }
+    size_t k = fc_hash(file) & (fc_cap - 1);
+    while (fc_tab[k].file && strcmp(fc_tab[k].file, file))
+        k = (k + 1) & (fc_cap - 1);
+    if (!fc_tab[k].file) {
+        if (!(fc_tab[k].file = strdup(file)))
+            return NULL;
+        fc_n++;
+    }
+    return &fc_tab[k];
+}
+
+/* The problems_not_listed problem of c's hidden problems, if any. */
+static void fc_flush(file_count *c)
+{
+    uint64_t n = c->hidden_errors + c->hidden_warnings;
+    if (!n)
+        return;
+    kf_problem p;
+    memset(&p, 0, sizeof p);
+    p.file = c->file;
+    p.code = KF_P_PROBLEMS_NOT_LISTED;
+    p.severity = c->hidden_errors ? KF_SEV_ERROR : KF_SEV_WARNING;
+    p.position = c->first_hidden;
+    snprintf(p.message, sizeof p.message,
+             "%llu further problems of this file are not listed (%llu errors, %llu warnings; the first %d are)",
+             (unsigned long long)n, (unsigned long long)c->hidden_errors, (unsigned long long)c->hidden_warnings,
+             KF_PROBLEMS_LISTED_MAX);
+    kf_problem_add_int(&p, "errors", (int64_t)c->hidden_errors);
+    kf_problem_add_int(&p, "warnings", (int64_t)c->hidden_warnings);
+    c->hidden_errors = c->hidden_warnings = 0;
+    out o;
+    out_init(&o, c->f, c->json);
+    report r = {&o, c->file, 0, 0};
+    report_problem_with(&r, &p, NULL, NULL);
+}
+
+void report_flush_hidden(void)
+{
+    for (size_t i = 0; i < fc_cap; i++)
+        if (fc_tab[i].file)
+            fc_flush(&fc_tab[i]);
+}
+
+/* Whether p (about file, printed to o) is shown: false when it is one past
+ * its file's first KF_PROBLEMS_LISTED_MAX (then counted for the summing up). */
+static bool fc_show(const out *o, const char *file, const kf_problem *p)
+{
+    if (!strcmp(p->code, KF_P_PROBLEMS_NOT_LISTED))
+        return true;
+    file_count *c = fc_get(file);
+    if (!c)
+        return true;
+    if (fc_last && fc_last != c)
+        fc_flush(fc_last);
+    fc_last = c;
+    c->f = o->f;
+    c->json = o->json;
+    if (c->listed < KF_PROBLEMS_LISTED_MAX) {
+        c->listed++;
+        return true;
+    }
+    if (c->hidden_errors + c->hidden_warnings == 0)
+        c->first_hidden = p->position;
+    if (p->severity == KF_SEV_ERROR)
+        c->hidden_errors++;
+    else
+        c->hidden_warnings++;
+    return false;
+}
+
 void report_problem(void *ctx, const kf_problem *p) { report_problem_with(ctx, p, NULL, NULL); }
 
 void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, void *ctx), void *ectx)
@@ -413,6 +537,8 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
         cli_error(file ? file : "?", "%s", p->message);
     out *o = r->o;
     if (!o || (unreadable && !o->json))
+        return;
+    if (!fc_show(o, file ? file : "", p))
         return;
     if (o->json) {
         out_begin(o, "problem");
@@ -498,6 +624,7 @@ void cli_error(const char *path, const char *fmt, ...)
 
 int finish_stdout(int status)
 {
+    report_flush_hidden();
     if (fflush(stdout) == 0 && !ferror(stdout))
         return status;
     cli_error("<stdout>", "cannot write output");

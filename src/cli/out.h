@@ -80,6 +80,12 @@ void report_problem(void *ctx, const kf_problem *p); /* a kf_problem_fn; ctx is 
  * JSON (extra prints them into o; text shows the message only). */
 void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, void *ctx), void *ectx);
 
+/* The problems_not_listed problem of every file whose problems past the
+ * first KF_PROBLEMS_LISTED_MAX were counted but not printed (a file's is
+ * printed anyway when the next problem is another file's). finish_stdout
+ * calls it. */
+void report_flush_hidden(void);
+
 /* A kf_segment_scan_opts progress_fn: "<file> NN%" on stderr when it is a terminal
  * (ctx is the file name); progress_done clears the line. */
 void progress_show(void *ctx, uint64_t position, uint64_t size);

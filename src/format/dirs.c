@@ -89,6 +89,8 @@ const char *kf_read_error_str(int rc, int err_no)
         return KF_TOO_BIG_TO_READ_WHOLE;
     if (rc == KF_ERR_NOMEM)
         return "out of memory";
+    if (rc == KF_ERR_IO && err_no == 0)
+        return "the file shrank while it was read";
     if (err_no == EINVAL)
         return "not a regular file (a FIFO, socket or device?)";
     if (err_no == EISDIR)

@@ -23,7 +23,8 @@
 /* At most this many problems per check call; then one summary problem. */
 #define IX_MAX_PROBLEMS 100
 
-/* Entries read at a time from an index file (96 KiB of time index). */
+/* Entries read at a time from an index file (96 KiB of time index, 272 KiB
+ * of transaction index). */
 #define IX_WINDOW_SLOTS 8192
 
 /* The piece of an index file in memory: slots [first, first + n). */
@@ -33,6 +34,7 @@ struct kf_index_window {
     uint64_t first, n;
     bool failed; /* a read failed or came back short: the rest reads as zeros */
     int err_no;  /* its errno, 0 when the file shrank */
+    bool owns_src; /* opened by kf_index_open_path: closed with the view */
 };
 
 static uint32_t be32(const uint8_t *p)
@@ -64,7 +66,7 @@ static bool in_window(const kf_index_window *w, uint64_t i) { return i >= w->fir
  * with the slots after it; an all-zero slot once a read has failed. */
 static const uint8_t *slot_bytes(const kf_index *ix, uint64_t i)
 {
-    static const uint8_t zero_slot[12];
+    static const uint8_t zero_slot[KF_TXN_ENTRY_SIZE];
     uint64_t es = (uint64_t)ix->entry_size;
     kf_index_window *w = ix->win;
     if (!w)
@@ -97,11 +99,14 @@ static uint64_t skip_hole(const kf_index *ix, uint64_t i)
     return he / es > i ? he / es : i; /* the slot that he falls in has data: read */
 }
 
-/* Counts the entries before the zero tail. */
+/* Counts the entries before the zero tail (a transaction index has none:
+ * every whole entry counts). */
 static void index_count(kf_index *ix)
 {
     uint64_t n = 0;
-    if (ix->slots > 0 && !all_zero(slot_bytes(ix, 0), (size_t)ix->entry_size)) {
+    if (ix->entry_size == KF_TXN_ENTRY_SIZE)
+        n = ix->slots;
+    else if (ix->slots > 0 && !all_zero(slot_bytes(ix, 0), (size_t)ix->entry_size)) {
         size_t rp = rel_pos(ix->entry_size);
         n = 1;
         while (n < ix->slots && be32(slot_bytes(ix, n) + rp) != 0)
@@ -147,11 +152,36 @@ int kf_offset_index_open(kf_index *ix, kf_source *src, int64_t base_offset) { re
 
 int kf_time_index_open(kf_index *ix, kf_source *src, int64_t base_offset) { return index_open(ix, src, base_offset, 12); }
 
+int kf_txn_index_open(kf_index *ix, kf_source *src, int64_t base_offset)
+{
+    return index_open(ix, src, base_offset, KF_TXN_ENTRY_SIZE);
+}
+
+int kf_index_open_path(kf_index *ix, const char *path, int entry_size, int64_t base_offset)
+{
+    memset(ix, 0, sizeof *ix);
+    if (entry_size != 8 && entry_size != 12 && entry_size != KF_TXN_ENTRY_SIZE)
+        return kf_error_set(KF_ERR_UNSUPPORTED, EINVAL, path, "no index has %d-byte entries", entry_size);
+    kf_source *src;
+    int rc = kf_source_open(&src, path, 0);
+    if (rc != KF_OK)
+        return rc;
+    rc = index_open(ix, src, base_offset, entry_size);
+    if (rc != KF_OK) {
+        kf_source_close(src);
+        return kf_error_set(rc, ENOMEM, path, "out of memory");
+    }
+    ix->win->owns_src = true;
+    return KF_OK;
+}
+
 void kf_index_close(kf_index *ix)
 {
     if (!ix)
         return;
     if (ix->win) {
+        if (ix->win->owns_src)
+            kf_source_close(ix->win->src);
         free(ix->win->buf);
         free(ix->win);
         ix->win = NULL;
@@ -174,6 +204,11 @@ void kf_offset_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int6
 void kf_time_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset)
 {
     index_init(ix, data, size, base_offset, 12);
+}
+
+void kf_txn_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset)
+{
+    index_init(ix, data, size, base_offset, KF_TXN_ENTRY_SIZE);
 }
 
 void kf_offset_index_get(const kf_index *ix, uint64_t i, int64_t *offset, int64_t *position)
@@ -377,19 +412,18 @@ bool kf_index_sanity(const kf_index *ix, char *why, size_t n)
     return true;
 }
 
-bool kf_txn_index_sanity(const uint8_t *data, uint64_t size, int64_t base_offset, char *why, size_t n)
+bool kf_txn_index_sanity(const kf_index *ix, char *why, size_t n)
 {
-    uint64_t count = data ? kf_txn_index_count(size) : 0;
-    for (uint64_t i = 0; i < count; i++) {
+    for (uint64_t i = 0; i < ix->entries; i++) {
         kf_txn_entry e;
-        kf_txn_index_get(data, i, &e);
+        kf_txn_index_entry(ix, i, &e);
         if (e.version > 0) {
             snprintf(why, n, "aborted transaction entry %" PRIu64 " has version %d (the broker knows 0)", i, e.version);
             return false;
         }
-        if (e.last_offset < base_offset) {
+        if (e.last_offset < ix->base_offset) {
             snprintf(why, n, "aborted transaction entry %" PRIu64 " has last offset %" PRId64
-                             ", less than the start offset %" PRId64, i, e.last_offset, base_offset);
+                             ", less than the start offset %" PRId64, i, e.last_offset, ix->base_offset);
             return false;
         }
     }
@@ -400,9 +434,8 @@ bool kf_txn_index_sanity(const uint8_t *data, uint64_t size, int64_t base_offset
 
 uint64_t kf_txn_index_count(uint64_t size) { return size / KF_TXN_ENTRY_SIZE; }
 
-void kf_txn_index_get(const uint8_t *data, uint64_t i, kf_txn_entry *e)
+static void txn_entry_decode(const uint8_t *p, kf_txn_entry *e)
 {
-    const uint8_t *p = data + i * KF_TXN_ENTRY_SIZE;
     e->version = (int16_t)be16(p);
     e->producer_id = (int64_t)be64(p + 2);
     e->first_offset = (int64_t)be64(p + 10);
@@ -410,16 +443,28 @@ void kf_txn_index_get(const uint8_t *data, uint64_t i, kf_txn_entry *e)
     e->last_stable_offset = (int64_t)be64(p + 26);
 }
 
-void kf_txn_index_check(const uint8_t *data, uint64_t size, int64_t base_offset, kf_problem_fn fn, void *ctx)
+void kf_txn_index_get(const uint8_t *data, uint64_t i, kf_txn_entry *e)
+{
+    txn_entry_decode(data + i * KF_TXN_ENTRY_SIZE, e);
+}
+
+void kf_txn_index_entry(const kf_index *ix, uint64_t i, kf_txn_entry *e)
+{
+    if (i >= ix->slots || ix->entry_size != KF_TXN_ENTRY_SIZE) {
+        memset(e, 0, sizeof *e);
+        return;
+    }
+    txn_entry_decode(slot_bytes(ix, i), e);
+}
+
+void kf_txn_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx)
 {
     capped c = {.fn = fn, .ctx = ctx, .what = "transaction index", .code = KF_P_TXNINDEX_INVALID};
-    if (!data)
-        size = 0;
-    uint64_t n = kf_txn_index_count(size);
-    int64_t prev_last = 0;
+    uint64_t n = ix->entries, size = ix->size;
+    int64_t base_offset = ix->base_offset, prev_last = 0;
     for (uint64_t i = 0; i < n; i++) {
         kf_txn_entry e;
-        kf_txn_index_get(data, i, &e);
+        kf_txn_index_entry(ix, i, &e);
         uint64_t at = i * KF_TXN_ENTRY_SIZE;
         if (e.version != 0) {
             if (cap_take(&c, at))

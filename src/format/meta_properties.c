@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bytes/error.h"
+#include "format/source.h"
 #include "format/checkpoint_text.h"
 #include "kfsck/checkpoint.h"
 
@@ -329,4 +330,16 @@ int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_propert
     if (pr.pcluster.present && !pr.pcluster.overflow)
         memcpy(mp->cluster_id, pr.pcluster.s, sizeof mp->cluster_id);
     return props_fields(&pr, mp);
+}
+
+int kf_meta_properties_read(const char *path, kf_meta_properties *mp)
+{
+    memset(mp, 0, sizeof *mp);
+    kf_file_contents m;
+    int rc = kf_file_read_meta(path, "meta.properties", &m.data, &m.size);
+    if (rc != KF_OK)
+        return rc;
+    rc = kf_meta_properties_parse(m.data, m.size, mp);
+    free(m.data);
+    return rc;
 }

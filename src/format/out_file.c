@@ -235,6 +235,46 @@ int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n
     return kf_out_commit(f);
 }
 
+int kf_out_copy_file(const char *dir, const char *name, const char *src_path, uint64_t size, bool force,
+                     bool *input_failed)
+{
+    *input_failed = false;
+    kf_source *src;
+    int rc = kf_source_open(&src, src_path, 0);
+    if (rc != KF_OK) {
+        *input_failed = rc != KF_ERR_NOMEM;
+        return rc;
+    }
+    kf_out_file *f;
+    if ((rc = kf_out_open(&f, dir, name, force)) != KF_OK) {
+        kf_source_close(src);
+        return rc;
+    }
+    enum { PIECE = 256 << 10 };
+    uint8_t *buf = malloc(PIECE);
+    if (!buf)
+        rc = kf_error_set(KF_ERR_NOMEM, ENOMEM, src_path, "out of memory");
+    for (uint64_t pos = 0; rc == KF_OK && pos < size;) {
+        size_t n = size - pos < PIECE ? (size_t)(size - pos) : PIECE;
+        int64_t got = kf_source_pread(src, pos, buf, n);
+        if (got < 0 || (uint64_t)got < n) {
+            int e = got < 0 ? errno : 0;
+            *input_failed = true;
+            rc = kf_error_set(KF_ERR_IO, e, src_path, "%s", e ? strerror(e) : "the file shrank while it was read");
+            break;
+        }
+        rc = kf_out_write(f, buf, n);
+        pos += n;
+    }
+    free(buf);
+    kf_source_close(src);
+    if (rc != KF_OK) {
+        kf_out_abort(f);
+        return rc;
+    }
+    return kf_out_commit(f);
+}
+
 static int mkdirs(const char *path, int *err_no)
 {
     struct stat st;

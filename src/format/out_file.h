@@ -35,6 +35,12 @@ int kf_out_commit(kf_out_file *f);
 void kf_out_abort(kf_out_file *f);
 /* Write a whole small file at once (temp + fsync + rename). */
 int kf_out_write_file(const char *dir, const char *name, const void *p, size_t n, bool force);
+/* Copy the first size bytes of the file at src_path to dir/name the same
+ * way, a piece at a time (any size). KF_OK; else *input_failed tells
+ * whether the input could not be read (KF_ERR_IO, errno 0 when it is now
+ * shorter than size) or the output not written. */
+int kf_out_copy_file(const char *dir, const char *name, const char *src_path, uint64_t size, bool force,
+                     bool *input_failed);
 /* fsync a directory (0, or -1 with errno; file systems that refuse it on
  * directories count as done). */
 int kf_fsync_dir(const char *dir);

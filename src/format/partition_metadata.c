@@ -6,7 +6,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "bytes/error.h"
+#include "format/source.h"
 #include "format/checkpoint_text.h"
 #include "kfsck/checkpoint.h"
 
@@ -73,4 +76,17 @@ int kf_partition_metadata_parse(const uint8_t *data, uint64_t size, kf_partition
     if (uuid_is_zero(pm->topic_id))
         return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "invalid topic id %s (the all-zero Uuid)", pm->topic_id_b64);
     return KF_OK;
+}
+
+int kf_partition_metadata_read(const char *path, kf_partition_metadata *pm)
+{
+    memset(pm, 0, sizeof *pm);
+    pm->version = -1;
+    kf_file_contents m;
+    int rc = kf_file_read_meta(path, "partition.metadata", &m.data, &m.size);
+    if (rc != KF_OK)
+        return rc;
+    rc = kf_partition_metadata_parse(m.data, m.size, pm);
+    free(m.data);
+    return rc;
 }

@@ -49,6 +49,7 @@ typedef struct lost {
     kf_part_hole h;
     size_t copy;
     bool left_out;
+    uint64_t stretches;   /* holes this one stands for (more once the list is full) */
 } lost;
 
 struct kf_part_reader;
@@ -497,11 +498,23 @@ static void check_gap(kf_part_reader *r, int64_t lo, int64_t hi, bool end)
         r->o.hole_fn(r->o.event_ctx, &h);
         return;
     }
+    if (r->nlost >= KF_PROBLEMS_LISTED_MAX) {
+        /* memory stays bounded whatever the damage: past the first
+         * KF_PROBLEMS_LISTED_MAX holes each new one widens the last (the
+         * offsets between them are counted lost too: never fewer than are) */
+        lost *l = &r->lost[r->nlost - 1];
+        l->h.discarded &= h.discarded;
+        l->left_out &= left_out;
+        l->h.has_end = h.has_end;
+        l->h.end_offset = h.end_offset;
+        l->stretches++;
+        return;
+    }
     if (!grow((void **)&r->lost, &r->caplost, r->nlost + 1, sizeof *r->lost)) {
         r->nomem = true;
         return;
     }
-    r->lost[r->nlost++] = (lost){h, copy, left_out};
+    r->lost[r->nlost++] = (lost){h, copy, left_out, 1};
 }
 
 /* Windows the log has moved past can no longer make a hole. */
@@ -682,14 +695,18 @@ static void report_lost(kf_part_reader *r, const lost *l)
     p.file = r->p->copies[l->copy].label;
     p.has_offset = h->has_start;
     p.offset = h->has_start ? h->start_offset : 0;
+    char more[96] = "";
+    if (l->stretches > 1)
+        snprintf(more, sizeof more, " (%llu separate stretches, counted as one past the first %d holes)",
+                 (unsigned long long)l->stretches, KF_PROBLEMS_LISTED_MAX);
     if (l->left_out)
         snprintf(p.message, sizeof p.message,
                  "offsets %s are held only by batches of a history the cluster discarded (a lower leader epoch "
-                 "past the start of a higher one)",
-                 range);
+                 "past the start of a higher one)%s",
+                 range, more);
     else
         snprintf(p.message, sizeof p.message,
-                 "offsets %s are damaged in this copy and no other copy given holds them intact", range);
+                 "offsets %s are damaged in this copy and no other copy given holds them intact%s", range, more);
     count_problem(r, &p);
 }
 

@@ -24,13 +24,14 @@ typedef struct seg_state {
     int64_t base;
     char *input;
     char *log_path, *ix_path, *tix_path, *txn_path;
+    char *txn_written;        /* txn_path's file in write_dir */
     kf_out_file *lf, *ixf, *tixf;
+    kf_out_file *txnf;        /* the .txnindex, opened at its first entry */
     kf_index_builder ib;
     uint64_t batches;
     bool has_offsets;
     int64_t first_offset, last_offset;
-    uint8_t *txn;             /* rebuilt .txnindex */
-    size_t txn_len, txn_cap;
+    uint64_t txn_len;         /* bytes written to txnf */
     /* the partition state when the segment started (rewind) */
     kf_pstate *ps_start;
     size_t nle_start;
@@ -106,7 +107,8 @@ static void seg_abort(seg_state *s)
     kf_out_abort(s->lf);
     kf_out_abort(s->ixf);
     kf_out_abort(s->tixf);
-    s->lf = s->ixf = s->tixf = NULL;
+    kf_out_abort(s->txnf);
+    s->lf = s->ixf = s->tixf = s->txnf = NULL;
 }
 
 /* Forget the segment's names (its buffers are kept for the next one). */
@@ -118,7 +120,8 @@ static void seg_clear(seg_state *s)
     free(s->ix_path);
     free(s->tix_path);
     free(s->txn_path);
-    s->input = s->log_path = s->ix_path = s->tix_path = s->txn_path = NULL;
+    free(s->txn_written);
+    s->input = s->log_path = s->ix_path = s->tix_path = s->txn_path = s->txn_written = NULL;
     s->open = s->has_offsets = false;
     s->batches = 0;
     s->txn_len = 0;
@@ -127,7 +130,6 @@ static void seg_clear(seg_state *s)
 static void seg_free(seg_state *s)
 {
     seg_clear(s);
-    free(s->txn);
     kf_pstate_free(s->ps_start);
     memset(s, 0, sizeof *s);
 }
@@ -204,8 +206,9 @@ int kf_part_writer_segment(kf_part_writer *w, int64_t base, const char *log_name
     s->tix_path = kf_path_join(w->out_dir, logname);
     snprintf(logname, sizeof logname, "%s.txnindex", name);
     s->txn_path = kf_path_join(w->out_dir, logname);
+    s->txn_written = kf_path_join(w->write_dir, logname);
     s->input = input ? strdup(input) : NULL;
-    if (!s->log_path || !s->ix_path || !s->tix_path || !s->txn_path || (input && !s->input))
+    if (!s->log_path || !s->ix_path || !s->tix_path || !s->txn_path || !s->txn_written || (input && !s->input))
         return nomem(w);
     if (w->o.rewindable) {
         if (!s->ps_start && !(s->ps_start = kf_pstate_new()))
@@ -247,18 +250,18 @@ int kf_part_writer_rewind(kf_part_writer *w)
     return rc;
 }
 
+/* An entry of the open segment's .txnindex, written through (the file is
+ * opened at the first one: a segment with none has no .txnindex). */
 static int txn_append(kf_part_writer *w, const kf_aborted_txn *t)
 {
     seg_state *s = &w->s;
-    if (s->txn_len + KF_TXN_ENTRY_SIZE > s->txn_cap) {
-        size_t nc = s->txn_cap ? s->txn_cap * 2 : 16 * KF_TXN_ENTRY_SIZE;
-        uint8_t *nt = realloc(s->txn, nc);
-        if (!nt)
-            return nomem(w);
-        s->txn = nt;
-        s->txn_cap = nc;
-    }
-    kf_aborted_txn_encode(t, s->txn + s->txn_len);
+    int rc;
+    if (!s->txnf && (rc = open_file(w, &s->txnf, kf_path_base(s->txn_path), s->txn_path)) != KF_OK)
+        return rc;
+    uint8_t e[KF_TXN_ENTRY_SIZE];
+    kf_aborted_txn_encode(t, e);
+    if (kf_out_write(s->txnf, e, sizeof e) != KF_OK)
+        return fail(w, s->txn_path, errno, "cannot write");
     s->txn_len += KF_TXN_ENTRY_SIZE;
     return KF_OK;
 }
@@ -429,12 +432,8 @@ int kf_part_writer_close_segment(kf_part_writer *w, kf_part_segment *out)
         rc = commit(w, &s->tixf, s->tix_path);
     if (rc == KF_OK)
         rc = commit(w, &s->lf, s->log_path);
-    if (rc == KF_OK && s->txn_len) {
-        int err_no = 0;
-        if (kf_error_errno(kf_out_write_file(w->write_dir, kf_path_base(s->txn_path), s->txn, s->txn_len, w->o.force), &err_no) !=
-            KF_OK)
-            rc = fail(w, s->txn_path, err_no, "cannot write");
-    }
+    if (rc == KF_OK && s->txnf)
+        rc = commit(w, &s->txnf, s->txn_path);
     seg_abort(s);
     if (rc != KF_OK || !out)
         return rc;
@@ -448,9 +447,9 @@ int kf_part_writer_close_segment(kf_part_writer *w, kf_part_segment *out)
     out->last_offset = s->last_offset;
     out->index_entries = s->ib.index_entries;
     out->time_entries = s->ib.time_entries;
-    out->txn = s->txn;
     out->txn_len = s->txn_len;
     out->txn_path = s->txn_len ? s->txn_path : NULL;
+    out->txn_written = s->txn_len ? s->txn_written : NULL;
     return KF_OK;
 }
 

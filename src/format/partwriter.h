@@ -29,8 +29,8 @@
  *
  * Every file is written under a temporary name and renamed when complete
  * (the safe output files of out_file.h); without `force` an existing file
- * is never replaced. Memory: the open segment's .txnindex entries, one entry per
- * leader epoch and the producer state; batch bytes are written through. The
+ * is never replaced. Memory: one entry per leader epoch and the producer
+ * state; batch bytes and .txnindex entries are written through. The
  * library never prints: failures are kf_err codes with the path, errno and
  * what failed in kf_part_writer_err. */
 #ifndef KFSCK_PARTWRITER_H
@@ -98,9 +98,10 @@ typedef struct kf_part_segment {
     bool has_offsets;
     int64_t first_offset, last_offset;
     uint64_t index_entries, time_entries;
-    const uint8_t *txn;       /* its rebuilt .txnindex bytes (34 per entry) */
-    size_t txn_len;
+    uint64_t txn_len;         /* its rebuilt .txnindex's bytes (34 per entry) */
     const char *txn_path;     /* the .txnindex written; NULL when it has no entry */
+    const char *txn_written;  /* ... and where its bytes are now (in the writer's
+                                 write_dir, the stage; NULL when it has no entry) */
 } kf_part_segment;
 
 /* Open a writer over out_dir (created if missing). KF_OK, KF_ERR_NOMEM or

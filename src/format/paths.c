@@ -50,15 +50,11 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
         return KF_OK;
     }
     info->meta_path = p;
-    kf_file_contents m;
-    int rc = kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size);
+    int rc = kf_meta_properties_read(p, &info->meta);
     if (rc == KF_ERR_NOMEM)
         return rc;
-    if (rc == KF_OK) {
-        info->has_meta = kf_meta_properties_parse(m.data, m.size, &info->meta) == KF_OK;
-        info->cluster_id = info->meta.cluster_id; /* named even by a file the broker would refuse */
-        free(m.data);
-    }
+    info->has_meta = rc == KF_OK;
+    info->cluster_id = info->meta.cluster_id; /* named even by a file the broker would refuse */
     return KF_OK;
 }
 

@@ -7,14 +7,34 @@
  * the file and rebuild producer state from the log. Bytes after the last
  * entry, which Kafka's reader leaves unread (they are inside the CRC), are
  * refused too. Fields are filled as far as the bytes go, so a damaged
- * snapshot can still be listed. No allocation. */
+ * snapshot can still be listed. A snapshot is bytes in memory (no
+ * allocation) or a file read in pieces (kf_producer_snapshot_open: the CRC
+ * computed a block at a time, the entries read a window at a time), so a
+ * snapshot of any size is checked and listed in bounded memory. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bytes/error.h"
 #include "kfsck/crc.h"
+#include "kfsck/file.h"
 #include "kfsck/producer_snapshot.h"
+
+/* Entries read at a time from a snapshot file (46 KiB), and the block the
+ * CRC is computed over. */
+#define SNAP_WINDOW_ENTRIES 1024
+#define SNAP_CRC_BLOCK (256u << 10)
+
+/* The piece of a snapshot file in memory: entries [first, first + n). */
+struct kf_snapshot_window {
+    kf_source *src;
+    uint8_t *buf;
+    uint64_t first, n;
+    bool failed; /* a read failed or came back short: the rest reads as zeros */
+    int err_no;  /* its errno, 0 when the file shrank */
+};
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -25,12 +45,11 @@ static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p
 
 static uint16_t be16(const uint8_t *p) { return (uint16_t)((uint16_t)p[0] << 8 | p[1]); }
 
-int kf_producer_snapshot_parse(const uint8_t *data, uint64_t size, kf_producer_snapshot *s)
+/* The header's fields and the checks of a snapshot of `size` bytes whose
+ * first min(size, 10) bytes are at head and whose CRC over [6, EOF) is
+ * crc_computed (computed when size >= 6). */
+static int check_header(kf_producer_snapshot *s, const uint8_t *head, uint64_t size, uint32_t crc_computed)
 {
-    memset(s, 0, sizeof *s);
-    if (!data)
-        size = 0;
-    s->data = data;
     s->size = size;
     s->version = -1;
     s->count = -1;
@@ -38,22 +57,17 @@ int kf_producer_snapshot_parse(const uint8_t *data, uint64_t size, kf_producer_s
     if (size == 0) {
         return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "empty (0-byte) snapshot: no header");
     }
-    if (size < KF_PRODUCER_SNAPSHOT_HEADER_SIZE) {
-        if (size >= 2)
-            s->version = (int16_t)be16(data);
-        if (size >= 6) {
-            s->crc = be32(data + 2);
-            s->crc_computed = kf_crc32c(0, data + 6, (size_t)(size - 6));
-            s->crc_ok = s->crc == s->crc_computed;
-        }
+    if (size >= 2)
+        s->version = (int16_t)be16(head);
+    if (size >= 6) {
+        s->crc = be32(head + 2);
+        s->crc_computed = crc_computed;
+        s->crc_ok = s->crc == s->crc_computed;
+    }
+    if (size < KF_PRODUCER_SNAPSHOT_HEADER_SIZE)
         return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "snapshot is %" PRIu64 " bytes, shorter than its %d-byte header",
                             size, KF_PRODUCER_SNAPSHOT_HEADER_SIZE);
-    }
-    s->version = (int16_t)be16(data);
-    s->crc = be32(data + 2);
-    s->count = (int32_t)be32(data + 6);
-    s->crc_computed = kf_crc32c(0, data + 6, (size_t)(size - 6));
-    s->crc_ok = s->crc == s->crc_computed;
+    s->count = (int32_t)be32(head + 6);
     uint64_t avail = (size - KF_PRODUCER_SNAPSHOT_HEADER_SIZE) / KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
     s->entries = (s->count >= 0 && (uint64_t)s->count < avail) ? (uint64_t)s->count : avail;
 
@@ -83,13 +97,108 @@ int kf_producer_snapshot_parse(const uint8_t *data, uint64_t size, kf_producer_s
     return KF_OK;
 }
 
+int kf_producer_snapshot_parse(const uint8_t *data, uint64_t size, kf_producer_snapshot *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!data)
+        size = 0;
+    s->data = data;
+    return check_header(s, data, size, size >= 6 ? kf_crc32c(0, data + 6, (size_t)(size - 6)) : 0);
+}
+
+int kf_producer_snapshot_open(kf_producer_snapshot *s, const char *path)
+{
+    memset(s, 0, sizeof *s);
+    kf_source *src;
+    int rc = kf_source_open(&src, path, 0);
+    if (rc != KF_OK)
+        return rc;
+    struct kf_snapshot_window *w = calloc(1, sizeof *w);
+    uint8_t *buf = malloc(SNAP_CRC_BLOCK);
+    if (!w || !buf) {
+        free(w);
+        free(buf);
+        kf_source_close(src);
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, path, "out of memory");
+    }
+    w->src = src;
+    w->buf = buf;
+    s->win = w;
+    uint64_t size = kf_source_size(src);
+    uint8_t head[KF_PRODUCER_SNAPSHOT_HEADER_SIZE] = {0};
+    uint32_t crc = 0;
+    for (uint64_t pos = 0; pos < size;) {
+        size_t n = size - pos < SNAP_CRC_BLOCK ? (size_t)(size - pos) : SNAP_CRC_BLOCK;
+        int64_t got = kf_source_pread(src, pos, buf, n);
+        if (got < 0 || (uint64_t)got < n) {
+            int e = got < 0 ? errno : 0;
+            kf_producer_snapshot_close(s);
+            return kf_error_set(KF_ERR_IO, e, path, "%s", e ? strerror(e) : "the file shrank while it was read");
+        }
+        if (pos < sizeof head)
+            memcpy(head + pos, buf, sizeof head - pos < n ? sizeof head - pos : n);
+        uint64_t from = pos < 6 ? 6 - pos : 0; /* the CRC covers [6, EOF) */
+        if (from < n)
+            crc = kf_crc32c(crc, buf + from, n - (size_t)from);
+        pos += n;
+    }
+    w->n = 0; /* the buffer now holds entries, none yet */
+    return check_header(s, head, size, crc);
+}
+
+void kf_producer_snapshot_close(kf_producer_snapshot *s)
+{
+    if (!s || !s->win)
+        return;
+    kf_source_close(s->win->src);
+    free(s->win->buf);
+    free(s->win);
+    s->win = NULL;
+}
+
+int kf_producer_snapshot_read_status(const kf_producer_snapshot *s)
+{
+    if (!s->win || !s->win->failed)
+        return KF_OK;
+    int e = s->win->err_no;
+    return kf_error_set(KF_ERR_IO, e, NULL, "%s", e ? strerror(e) : "the file shrank while it was read");
+}
+
+/* The 46 bytes of entry i (< the whole entries in the file): in memory, or
+ * read into the window with the entries after it; NULL once a read failed. */
+static const uint8_t *entry_bytes(const kf_producer_snapshot *s, uint64_t i)
+{
+    const uint64_t es = KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
+    struct kf_snapshot_window *w = s->win;
+    if (!w)
+        return s->data + KF_PRODUCER_SNAPSHOT_HEADER_SIZE + i * es;
+    if (i >= w->first && i - w->first < w->n)
+        return w->buf + (i - w->first) * es;
+    if (w->failed)
+        return NULL;
+    uint64_t whole = (s->size - KF_PRODUCER_SNAPSHOT_HEADER_SIZE) / es;
+    uint64_t n = whole - i < SNAP_WINDOW_ENTRIES ? whole - i : SNAP_WINDOW_ENTRIES;
+    int64_t got = kf_source_pread(w->src, KF_PRODUCER_SNAPSHOT_HEADER_SIZE + i * es, w->buf, (size_t)(n * es));
+    if (got < 0 || (uint64_t)got < n * es) {
+        w->failed = true;
+        w->err_no = got < 0 ? errno : 0;
+        w->n = 0;
+        return NULL;
+    }
+    w->first = i;
+    w->n = n;
+    return w->buf;
+}
+
 void kf_producer_snapshot_get(const kf_producer_snapshot *s, uint64_t i, kf_producer_snapshot_entry *e)
 {
     memset(e, 0, sizeof *e);
-    if (!s->data || s->size < KF_PRODUCER_SNAPSHOT_HEADER_SIZE ||
+    if ((!s->data && !s->win) || s->size < KF_PRODUCER_SNAPSHOT_HEADER_SIZE ||
         i >= (s->size - KF_PRODUCER_SNAPSHOT_HEADER_SIZE) / KF_PRODUCER_SNAPSHOT_ENTRY_SIZE)
         return;
-    const uint8_t *p = s->data + KF_PRODUCER_SNAPSHOT_HEADER_SIZE + i * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
+    const uint8_t *p = entry_bytes(s, i);
+    if (!p)
+        return;
     e->producer_id = (int64_t)be64(p);
     e->producer_epoch = (int16_t)be16(p + 8);
     e->last_sequence = (int32_t)be32(p + 10);

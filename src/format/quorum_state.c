@@ -13,9 +13,11 @@
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bytes/error.h"
+#include "format/source.h"
 #include "kfsck/checkpoint.h"
 
 /* ---- the fields ---------------------------------------------------------------- */
@@ -229,4 +231,20 @@ int kf_quorum_state_parse(const uint8_t *data, uint64_t size, kf_quorum_state *q
     char msg[512];
     int rc = parse_state(data, size, qs, msg, sizeof msg);
     return rc == KF_OK ? KF_OK : kf_error_set(rc, 0, NULL, "%s", msg);
+}
+
+int kf_quorum_state_read(const char *path, kf_quorum_state *qs)
+{
+    kf_file_contents m;
+    /* the first line is all a node reads: a line longer than
+     * KF_QUORUM_LINE_MAX shows as one in its first KF_QUORUM_LINE_MAX + 1 bytes */
+    int rc = kf_file_read_head(path, (uint64_t)KF_QUORUM_LINE_MAX + 1, &m.data, &m.size);
+    if (rc != KF_OK) {
+        memset(qs, 0, sizeof *qs);
+        qs->data_version = qs->leader_id = qs->leader_epoch = qs->voted_id = -1;
+        return rc;
+    }
+    rc = kf_quorum_state_parse(m.data, m.size, qs);
+    free(m.data);
+    return rc;
 }

@@ -547,12 +547,14 @@ void kf_source_cache_stats(const kf_source *s, uint64_t *dropped_pages, uint64_t
 
 /* ---- small files ---------------------------------------------------------- */
 
-int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size)
+/* The whole file when it is at most cap bytes (else KF_ERR_TOO_BIG), or
+ * with head its first cap bytes whatever its size. */
+static int read_small(const char *path, uint64_t cap, bool head, uint8_t **data, uint64_t *size)
 {
     *data = NULL;
     *size = 0;
     kf_source *s;
-    int rc = kf_source_open(&s, path, 0);
+    int rc = kf_source_open(&s, path, head ? cap : 0);
     if (rc != KF_OK)
         return rc;
     uint64_t n = kf_source_size(s);
@@ -580,6 +582,63 @@ int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *s
     *data = buf;
     *size = n;
     return KF_OK;
+}
+
+int kf_file_read_all(const char *path, uint64_t cap, uint8_t **data, uint64_t *size)
+{
+    return read_small(path, cap, false, data, size);
+}
+
+int kf_file_read_head(const char *path, uint64_t max, uint8_t **data, uint64_t *size)
+{
+    return read_small(path, max, true, data, size);
+}
+
+int kf_files_same(const char *a, const char *b, bool *same)
+{
+    *same = false;
+    kf_source *sa, *sb;
+    int rc = kf_source_open(&sa, a, 0);
+    if (rc != KF_OK)
+        return rc;
+    if ((rc = kf_source_open(&sb, b, 0)) != KF_OK) {
+        kf_source_close(sa);
+        return rc;
+    }
+    enum { PIECE = 64 << 10 };
+    uint8_t *ba = NULL, *bb = NULL;
+    uint64_t size = kf_source_size(sa);
+    bool eq = size == kf_source_size(sb);
+    if (eq && size && (!(ba = malloc(PIECE)) || !(bb = malloc(PIECE))))
+        rc = kf_error_set(KF_ERR_NOMEM, ENOMEM, a, "out of memory");
+    for (uint64_t pos = 0; rc == KF_OK && eq && pos < size;) {
+        size_t n = size - pos < PIECE ? (size_t)(size - pos) : PIECE;
+        int64_t ga = kf_source_pread(sa, pos, ba, n), gb = kf_source_pread(sb, pos, bb, n);
+        if (ga < 0 || gb < 0) {
+            int e = errno;
+            rc = kf_error_set(KF_ERR_IO, e, ga < 0 ? a : b, "cannot read: %s", strerror(e));
+            break;
+        }
+        eq = ga == gb && (uint64_t)ga == n && !memcmp(ba, bb, n);
+        pos += n;
+    }
+    free(ba);
+    free(bb);
+    kf_source_close(sa);
+    kf_source_close(sb);
+    *same = rc == KF_OK && eq;
+    return rc;
+}
+
+int kf_file_read_meta(const char *path, const char *what, uint8_t **data, uint64_t *size)
+{
+    int rc = read_small(path, KF_META_FILE_MAX, false, data, size);
+    if (rc != KF_ERR_TOO_BIG)
+        return rc;
+    struct stat st;
+    unsigned long long n = stat(path, &st) == 0 ? (unsigned long long)st.st_size : 0;
+    return kf_error_set(KF_ERR_CORRUPT, 0, path, "%llu bytes, far more than a %s holds (kfsck reads one of at most 1 MiB)",
+                        n, what);
 }
 
 bool kf_file_exists(const char *path)

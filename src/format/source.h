@@ -7,6 +7,16 @@
 
 #include "kfsck/file.h"
 
+/* A file small by nature read whole (kf_file_read_all with the cap
+ * KF_META_FILE_MAX): one larger is KF_ERR_CORRUPT, damage, with its size
+ * and `what` it should be ("partition.metadata") in the last error. */
+int kf_file_read_meta(const char *path, const char *what, uint8_t **data, uint64_t *size);
+
+/* Whether the files at a and b hold the same bytes (*same), read in
+ * pieces: KF_OK, or kf_source_open's error, KF_ERR_IO or KF_ERR_NOMEM. A
+ * file that shrinks while it is read is not the same. */
+int kf_files_same(const char *a, const char *b, bool *same);
+
 /* The memory of a memory source, NULL for a file. */
 const uint8_t *kf_source_data(const kf_source *s);
 

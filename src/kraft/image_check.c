@@ -23,19 +23,10 @@ void kf_kraft_check_partition(const kf_metadata *m, const char *topic, int32_t p
     char *pm = kf_path_join(dir, "partition.metadata");
     if (!pm)
         return;
-    uint8_t *data = NULL;
-    uint64_t size = 0;
-    int err_no = 0;
-    if (kf_error_errno(kf_file_read_all(pm, KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK) {
-        free(pm);
-        return;
-    }
     kf_partition_metadata md;
-    int rc = kf_partition_metadata_parse(data, size, &md);
-    free(data);
-    if (rc != KF_OK) {
+    if (kf_partition_metadata_read(pm, &md) != KF_OK) {
         free(pm);
-        return; /* reported as metadata_invalid by the file's own check */
+        return; /* reported as unreadable or metadata_invalid by the file's own check */
     }
     const kf_md_topic *by_name = kf_metadata_topic_by_name(m, topic);
     const kf_md_topic *by_id = kf_metadata_topic_by_id(m, md.topic_id);

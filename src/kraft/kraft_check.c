@@ -170,20 +170,16 @@ int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem
 
 int kf_kraft_check_quorum_state(const char *path, kf_problem_fn fn, void *ctx)
 {
-    uint8_t *data = NULL;
-    uint64_t size = 0;
-    int err_no = 0;
-    int rrc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &data, &size), &err_no);
-    if (rrc == KF_ERR_NOMEM)
-        return rrc;
-    if (rrc != KF_OK) {
-        kf_report_in(fn, ctx, path, rrc == KF_ERR_TOO_BIG ? KF_P_CHECKPOINT_INVALID : KF_P_UNREADABLE, KF_SEV_ERROR,
-                     0, false, 0, "cannot read: %s", rrc == KF_ERR_TOO_BIG ? "far too large for a quorum-state" : strerror(err_no));
-        return rrc == KF_ERR_TOO_BIG ? KF_OK : KF_ERR_IO;
-    }
     kf_quorum_state qs;
-    int rc = kf_quorum_state_parse(data, size, &qs);
-    free(data);
+    int err_no = 0;
+    int rc = kf_error_errno(kf_quorum_state_read(path, &qs), &err_no);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc == KF_ERR_IO) {
+        kf_report_in(fn, ctx, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s",
+                     kf_read_error_str(rc, err_no));
+        return KF_ERR_IO;
+    }
     if (rc != KF_OK)
         kf_report_in(fn, ctx, path, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, 0, false, 0,
                 "quorum-state: %s (the KRaft node refuses to start)", kf_error_last()->message);

@@ -577,15 +577,9 @@ static int replay_log(builder *bd, const kf_kraft_inputs *ki, int64_t start, int
 static void read_cluster_id(kf_metadata *m, const kf_kraft_inputs *ki)
 {
     for (size_t i = 0; i < ki->nmeta && !m->cluster_id; i++) {
-        uint8_t *data = NULL;
-        uint64_t size = 0;
-        int err_no = 0;
-        if (kf_error_errno(kf_file_read_all(ki->meta_properties[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
-            continue;
         kf_meta_properties mp;
-        if (kf_meta_properties_parse(data, size, &mp) == KF_OK && mp.cluster_id[0])
+        if (kf_meta_properties_read(ki->meta_properties[i], &mp) == KF_OK && mp.cluster_id[0])
             m->cluster_id = strdup(mp.cluster_id);
-        free(data);
     }
     m->info.cluster_id = m->cluster_id;
 }
@@ -594,15 +588,8 @@ static void read_cluster_id(kf_metadata *m, const kf_kraft_inputs *ki)
 static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
 {
     for (size_t i = 0; i < ki->nquorum; i++) {
-        uint8_t *data = NULL;
-        uint64_t size = 0;
-        int err_no = 0;
-        if (kf_error_errno(kf_file_read_all(ki->quorum_states[i], KF_SMALL_FILE_MAX, &data, &size), &err_no) != KF_OK)
-            continue;
         kf_quorum_state qs;
-        int rc = kf_quorum_state_parse(data, size, &qs);
-        free(data);
-        if (rc != KF_OK || !qs.has_voters)
+        if (kf_quorum_state_read(ki->quorum_states[i], &qs) != KF_OK || !qs.has_voters)
             continue;
         size_t n = qs.nvoters < KF_QUORUM_MAX_VOTERS ? qs.nvoters : KF_QUORUM_MAX_VOTERS;
         int32_t *v = malloc((n ? n : 1) * sizeof *v);

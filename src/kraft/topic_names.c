@@ -130,16 +130,12 @@ static int from_inputs(kf_topic_names *t, const kf_inputs *in)
             char *pm = kf_path_join(p->copies[c].label, "partition.metadata");
             if (!pm)
                 return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-            kf_file_contents m;
-            int r = kf_file_read_all(pm, KF_SMALL_FILE_MAX, &m.data, &m.size);
+            kf_partition_metadata md;
+            int r = kf_partition_metadata_read(pm, &md);
             if (r == KF_ERR_NOMEM)
                 rc = r;
-            if (r == KF_OK) {
-                kf_partition_metadata md;
-                if (p->topic[0] && kf_partition_metadata_parse(m.data, m.size, &md) == KF_OK)
-                    rc = kf_topic_names_add(t, md.topic_id, p->topic, strlen(p->topic));
-                free(m.data);
-            }
+            if (r == KF_OK && p->topic[0])
+                rc = kf_topic_names_add(t, md.topic_id, p->topic, strlen(p->topic));
             free(pm);
         }
     }

@@ -225,7 +225,11 @@ class HugeLeaderEpochCheckpoint(unittest.TestCase):
                      ("stats", "--json", "datadir"), ("predict", "--json", "datadir"),
                      ("repair", "--json", "--force", "-o", out, "datadir/t-0"),
                      ("merge", "--json", "--force", "-o", out, "datadir/t-0"),
-                     ("compaction", "--json", "datadir/t-0")):
+                     ("compaction", "--json", "datadir/t-0"),
+                     ("dump", "--json", "datadir/t-0/leader-epoch-checkpoint"),
+                     ("dump", "datadir/t-0/leader-epoch-checkpoint"), ("offsets", "--json", "datadir"),
+                     ("groups", "--json", "datadir"), ("metadata", "--json", "datadir"),
+                     ("remote", "--json", "datadir")):
             with self.subTest(args=args[0]):
                 big, code_big = peak_rss(self.big, *args)
                 small, code_small = peak_rss(self.small, *args)

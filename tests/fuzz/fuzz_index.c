@@ -62,7 +62,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             kf_txn_index_get(data, i, &e);
             sink += (uint64_t)e.last_offset;
         }
-        kf_txn_index_check(size ? data : NULL, size, base, ignore, NULL);
+        kf_index ix;
+        kf_txn_index_init(&ix, size ? data : NULL, size, base);
+        kf_txn_index_check(&ix, ignore, NULL);
+        char why[200];
+        (void)kf_txn_index_sanity(&ix, why, sizeof why);
     }
     (void)sink;
     return 0;

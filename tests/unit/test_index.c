@@ -433,9 +433,17 @@ static void test_txn_index_good(void **state)
     assert_int_equal(e.last_stable_offset, 111);
     problem_log pl = {0};
     /* first offset may lie in an earlier segment */
-    kf_txn_index_check(buf, sizeof buf, 100, problem_log_fn, &pl);
+    kf_index ix;
+    kf_txn_index_init(&ix, buf, sizeof buf, 100);
+    assert_int_equal(ix.entries, 2);
+    kf_txn_index_entry(&ix, 1, &e);
+    assert_int_equal(e.producer_id, 4001);
+    kf_txn_index_check(&ix, problem_log_fn, &pl);
     assert_int_equal(pl.n, 0);
-    kf_txn_index_check(NULL, 0, 100, problem_log_fn, &pl);
+    char why[200];
+    assert_true(kf_txn_index_sanity(&ix, why, sizeof why));
+    kf_txn_index_init(&ix, NULL, 0, 100);
+    kf_txn_index_check(&ix, problem_log_fn, &pl);
     assert_int_equal(pl.n, 0);
 }
 
@@ -449,7 +457,12 @@ static void test_txn_index_bad(void **state)
     txn(buf, 3, 0, 1, 131, 130, 130);   /* first > last, last not increasing */
     assert_int_equal(kf_txn_index_count(sizeof buf), 4);
     problem_log pl = {0};
-    kf_txn_index_check(buf, sizeof buf, 100, problem_log_fn, &pl);
+    kf_index ix;
+    kf_txn_index_init(&ix, buf, sizeof buf, 100);
+    kf_txn_index_check(&ix, problem_log_fn, &pl);
+    char why[200];
+    assert_false(kf_txn_index_sanity(&ix, why, sizeof why));
+    assert_non_null(strstr(why, "version 1"));
     assert_int_equal(count_code(&pl, KF_P_TXNINDEX_INVALID), pl.n);
     assert_int_equal(pl.n, 7);
     assert_int_equal(pl.position[0], 0);

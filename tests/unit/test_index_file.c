@@ -1,5 +1,7 @@
 /* test_index_file.c: unit tests for an index read from a file in pieces
- * (kf_offset_index_open, kf_time_index_open in src/format/index.c): the same
+ * (kf_offset_index_open, kf_time_index_open, kf_index_open_path in
+ * src/format/index.c) and for a producer snapshot read from a file in
+ * pieces (kf_producer_snapshot_open, src/format/producer_snapshot.c): the same
  * entries and the same problems as the bytes in memory, across the reader's
  * window boundaries (8192 entries a window); the zero tail's holes skipped
  * but data after them still read; a file that shrinks while it is read told
@@ -174,6 +176,117 @@ static void test_file_that_shrinks_is_told(void **state)
     free(buf);
 }
 
+
+/* A .txnindex of more than two windows, opened by path: the entries and
+ * the problems of its bytes in memory (last offsets that go back at the
+ * window boundary, a partial entry at the end). */
+static void test_txn_index_file_as_memory(void **state)
+{
+    (void)state;
+    size_t size = (size_t)N_SLOTS * KF_TXN_ENTRY_SIZE + 7;
+    uint8_t *buf = calloc(1, size);
+    assert_non_null(buf);
+    for (int i = 0; i < N_SLOTS; i++) {
+        uint8_t *p = buf + (size_t)KF_TXN_ENTRY_SIZE * i;
+        tb_put64(p + 2, (uint64_t)(1000 + i));            /* producer id */
+        tb_put64(p + 10, (uint64_t)(10 * i));             /* first offset */
+        tb_put64(p + 18, (uint64_t)(10 * i + (i == 8192 ? -30 : 5))); /* last offset */
+        tb_put64(p + 26, (uint64_t)(10 * i));
+    }
+    char path[4096];
+    write_file(path, sizeof path, buf, size, 0);
+    kf_index mem, file;
+    kf_txn_index_init(&mem, buf, size, 0);
+    assert_int_equal(kf_index_open_path(&file, path, KF_TXN_ENTRY_SIZE, 0), KF_OK);
+    assert_int_equal(file.entries, N_SLOTS);
+    assert_int_equal(file.entries, mem.entries);
+    uint64_t order[] = {19999, 0, 8191, 8192, 12345};
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        kf_txn_entry a, b;
+        kf_txn_index_entry(&mem, order[k], &a);
+        kf_txn_index_entry(&file, order[k], &b);
+        assert_int_equal(a.version, b.version);
+        assert_int_equal(a.first_offset, b.first_offset);
+        assert_int_equal(a.last_offset, b.last_offset);
+        assert_int_equal(a.last_stable_offset, b.last_stable_offset);
+        assert_int_equal(b.producer_id, 1000 + (int64_t)order[k]);
+    }
+    problem_log a = {0}, b = {0};
+    kf_txn_index_check(&mem, problem_log_fn, &a);
+    kf_txn_index_check(&file, problem_log_fn, &b);
+    assert_int_equal(a.n, 3); /* first > last and not increasing at 8192, the partial entry */
+    assert_int_equal(a.position[0], KF_TXN_ENTRY_SIZE * 8192);
+    assert_same_problems(&a, &b);
+    assert_int_equal(kf_index_read_status(&file), KF_OK);
+    kf_index_close(&file);
+    unlink(path);
+    free(buf);
+}
+
+static void put_snapshot_entry(uint8_t *p, int64_t pid, int64_t last_offset)
+{
+    tb_put64(p, (uint64_t)pid);
+    tb_put16(p + 8, 3);                   /* epoch */
+    tb_put32(p + 10, 41);                 /* last sequence */
+    tb_put64(p + 14, (uint64_t)last_offset);
+    tb_put32(p + 22, 1);                  /* offset delta */
+    tb_put64(p + 26, 1700000000000ull);   /* timestamp */
+    tb_put32(p + 34, 7);                  /* coordinator epoch */
+    tb_put64(p + 38, (uint64_t)-1);       /* no open transaction */
+}
+
+/* A snapshot of 3000 producers (three windows of entries, a CRC over
+ * several blocks) read from its file: parse's header, CRC and entries;
+ * one bit flipped: the same CRC mismatch; cut short: the same truncation. */
+static void test_snapshot_file_as_memory(void **state)
+{
+    (void)state;
+    const int n = 3000;
+    size_t size = KF_PRODUCER_SNAPSHOT_HEADER_SIZE + (size_t)n * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
+    uint8_t *buf = calloc(1, size);
+    assert_non_null(buf);
+    tb_put16(buf, 1);
+    tb_put32(buf + 6, (uint32_t)n);
+    for (int i = 0; i < n; i++)
+        put_snapshot_entry(buf + KF_PRODUCER_SNAPSHOT_HEADER_SIZE + (size_t)i * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE, 500 + i,
+                           2 * i);
+    tb_put32(buf + 2, kf_crc32c(0, buf + 6, size - 6));
+    for (int variant = 0; variant < 3; variant++) {
+        size_t len = variant == 2 ? size - 20 : size;
+        if (variant == 1)
+            buf[size - 100] ^= 4;
+        char path[4096];
+        write_file(path, sizeof path, buf, len, 0);
+        kf_producer_snapshot mem, file;
+        int rm = kf_producer_snapshot_parse(buf, len, &mem);
+        int rf = kf_producer_snapshot_open(&file, path);
+        assert_int_equal(rm, variant == 0 ? KF_OK : variant == 1 ? KF_ERR_CORRUPT : KF_ERR_TRUNCATED);
+        assert_int_equal(rf, rm);
+        assert_int_equal(file.crc_computed, mem.crc_computed);
+        assert_int_equal(file.crc_ok, mem.crc_ok);
+        assert_int_equal(file.count, n);
+        assert_int_equal(file.entries, mem.entries);
+        uint64_t order[] = {2999, 0, 1023, 1024, 2047, 1500};
+        for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+            if (order[k] >= file.entries)
+                continue;
+            kf_producer_snapshot_entry a, b;
+            kf_producer_snapshot_get(&mem, order[k], &a);
+            kf_producer_snapshot_get(&file, order[k], &b);
+            assert_int_equal(a.last_offset, b.last_offset);
+            assert_int_equal(a.producer_epoch, b.producer_epoch);
+            assert_int_equal(a.last_sequence, b.last_sequence);
+            assert_int_equal(a.timestamp, b.timestamp);
+            assert_int_equal(a.current_txn_first_offset, b.current_txn_first_offset);
+            assert_int_equal(b.producer_id, 500 + (int64_t)order[k]);
+        }
+        assert_int_equal(kf_producer_snapshot_read_status(&file), KF_OK);
+        kf_producer_snapshot_close(&file);
+        unlink(path);
+    }
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +294,8 @@ int main(void)
         cmocka_unit_test(test_time_index_file_as_memory),
         cmocka_unit_test(test_hole_skipped_data_after_it_read),
         cmocka_unit_test(test_file_that_shrinks_is_told),
+        cmocka_unit_test(test_txn_index_file_as_memory),
+        cmocka_unit_test(test_snapshot_file_as_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,6 +83,10 @@ typedef struct task {
     kf_problem *probs;
     char **files;          /* the problems' files, owned */
     size_t nprobs, capprobs;
+    /* at most KF_PROBLEMS_LISTED_MAX problems kept of a file in a row, the
+     * rest counted (memory stays bounded whatever the damage) */
+    char *cap_file;
+    uint64_t cap_listed, hidden_errors, hidden_warnings, first_hidden;
     kf_leader_epochs epochs;   /* its leader-epoch-checkpoint, with the entries' positions */
     ck_value ck[CK_N];         /* its entries in the data dir's offset checkpoints */
     kf_recovery_segment *segs; /* its plain segments that could be read, in offset order */
@@ -110,17 +114,9 @@ typedef struct datadir_ctx {
 } datadir_ctx;
 
 /* The problem callback of one partition: kept with it. */
-static void keep_problem(void *ctx, const kf_problem *p)
+/* p kept with its partition's problems (its file copied). */
+static void store_problem(task *t, const kf_problem *p)
 {
-    task *t = ctx;
-    if (p->severity == KF_SEV_ERROR)
-        t->part.errors++;
-    else
-        t->part.warnings++;
-    if (!strcmp(p->code, KF_P_UNREADABLE)) {
-        t->part.unreadable = true;
-        t->part.unreadable_paths++;
-    }
     if (t->rc != KF_OK)
         return;
     if (t->nprobs == t->capprobs) {
@@ -145,6 +141,62 @@ static void keep_problem(void *ctx, const kf_problem *p)
     t->probs[t->nprobs] = *p;
     t->probs[t->nprobs].file = f;
     t->files[t->nprobs++] = f;
+}
+
+/* The problems of cap_file that were counted, not kept: one
+ * problems_not_listed problem. */
+static void flush_hidden(task *t)
+{
+    uint64_t n = t->hidden_errors + t->hidden_warnings;
+    if (n) {
+        kf_problem q;
+        kf_problem_fill(&q, KF_P_PROBLEMS_NOT_LISTED, t->hidden_errors ? KF_SEV_ERROR : KF_SEV_WARNING,
+                        t->first_hidden, false, 0,
+                        "%" PRIu64 " further problems of this file are not listed (%" PRIu64 " errors, %" PRIu64
+                        " warnings; the first %d are)",
+                        n, t->hidden_errors, t->hidden_warnings, KF_PROBLEMS_LISTED_MAX);
+        q.file = t->cap_file && *t->cap_file ? t->cap_file : NULL;
+        kf_problem_add_int(&q, "errors", (int64_t)t->hidden_errors);
+        kf_problem_add_int(&q, "warnings", (int64_t)t->hidden_warnings);
+        store_problem(t, &q);
+    }
+    t->hidden_errors = t->hidden_warnings = 0;
+}
+
+static void keep_problem(void *ctx, const kf_problem *p)
+{
+    task *t = ctx;
+    if (p->severity == KF_SEV_ERROR)
+        t->part.errors++;
+    else
+        t->part.warnings++;
+    if (!strcmp(p->code, KF_P_UNREADABLE)) {
+        t->part.unreadable = true;
+        t->part.unreadable_paths++;
+    }
+    if (t->rc != KF_OK)
+        return;
+    const char *file = p->file ? p->file : "";
+    if (!t->cap_file || strcmp(t->cap_file, file)) {
+        flush_hidden(t);
+        free(t->cap_file);
+        t->cap_listed = 0;
+        if (!(t->cap_file = strdup(file))) {
+            t->rc = KF_ERR_NOMEM;
+            return;
+        }
+    }
+    if (t->cap_listed < KF_PROBLEMS_LISTED_MAX) {
+        t->cap_listed++;
+        store_problem(t, p);
+        return;
+    }
+    if (t->hidden_errors + t->hidden_warnings == 0)
+        t->first_hidden = p->position;
+    if (p->severity == KF_SEV_ERROR)
+        t->hidden_errors++;
+    else
+        t->hidden_warnings++;
 }
 
 /* The segment callback of one partition's verify: its plain segments kept
@@ -195,16 +247,10 @@ static void recovery_end(task *t)
 static bool read_topic_id(const char *dir, char id[23])
 {
     char *p = kf_path_join(dir, "partition.metadata");
-    kf_file_contents m;
-    bool ok = false;
-    if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
-        kf_partition_metadata pm;
-        if (kf_partition_metadata_parse(m.data, m.size, &pm) == KF_OK) {
-            memcpy(id, pm.topic_id_b64, 23);
-            ok = true;
-        }
-        free(m.data);
-    }
+    kf_partition_metadata pm;
+    bool ok = p && kf_partition_metadata_read(p, &pm) == KF_OK;
+    if (ok)
+        memcpy(id, pm.topic_id_b64, 23);
     free(p);
     return ok;
 }
@@ -319,6 +365,7 @@ static void task_free(task *t)
         free(t->files[i]);
     free(t->probs);
     free(t->files);
+    free(t->cap_file);
     kf_leader_epochs_free(&t->epochs);
     free(t->segs);
     free(t->name);
@@ -563,6 +610,7 @@ static int collect_entries(datadir_ctx *d, dir_sink *ds)
 
 static void hand_back(datadir_ctx *d, task *t, kf_datadir_totals *tot)
 {
+    flush_hidden(t);
     t->part.problems = t->probs;
     t->part.n_problems = t->nprobs;
     t->part.has_broker = d->has_broker;

@@ -114,99 +114,42 @@ static uint64_t sibling_log_size(const char *path, const char *suffix)
     return UINT64_MAX;
 }
 
-/* Every reason the broker would discard a producer snapshot, each at its field. */
-static void check_snapshot(sink *s, const uint8_t *data, uint64_t size)
+/* Every reason the broker would discard a producer snapshot, each at its
+ * field: sn as kf_producer_snapshot_open read it (rc what it returned). */
+static void check_snapshot(sink *s, const kf_producer_snapshot *sn, int rc)
 {
-    kf_producer_snapshot sn;
-    if (kf_producer_snapshot_parse(data, size, &sn) == KF_OK)
+    if (rc == KF_OK)
         return;
-    if (sn.size == 0) {
+    if (sn->size == 0) {
         kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
                   "empty (0-byte) snapshot: the broker deletes it and rebuilds producer state from the log");
         return;
     }
-    if (sn.size < KF_PRODUCER_SNAPSHOT_HEADER_SIZE) {
+    if (sn->size < KF_PRODUCER_SNAPSHOT_HEADER_SIZE) {
         kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0, "%s",
                   kf_error_last()->message);
         return;
     }
-    if (sn.version != 1)
+    if (sn->version != 1)
         kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 0, false, 0,
-                  "snapshot contained an unknown file version %d (expected 1)", sn.version);
-    if (sn.count < 0) {
+                  "snapshot contained an unknown file version %d (expected 1)", sn->version);
+    if (sn->count < 0) {
         kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 6, false, 0,
-                  "snapshot entry count %" PRId32 " is negative", sn.count);
+                  "snapshot entry count %" PRId32 " is negative", sn->count);
     } else {
-        uint64_t want = KF_PRODUCER_SNAPSHOT_HEADER_SIZE + (uint64_t)sn.count * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
-        if (sn.size < want)
+        uint64_t want = KF_PRODUCER_SNAPSHOT_HEADER_SIZE + (uint64_t)sn->count * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
+        if (sn->size < want)
             kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR,
-                      KF_PRODUCER_SNAPSHOT_HEADER_SIZE + sn.entries * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE, false, 0,
+                      KF_PRODUCER_SNAPSHOT_HEADER_SIZE + sn->entries * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE, false, 0,
                       "snapshot is truncated: %" PRId32 " entries need %" PRIu64 " bytes, the file has %" PRIu64,
-                      sn.count, want, sn.size);
-        else if (sn.size > want)
+                      sn->count, want, sn->size);
+        else if (sn->size > want)
             kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, want, false, 0,
-                      "%" PRIu64 " bytes after the %" PRId32 " entries the header announces", sn.size - want, sn.count);
+                      "%" PRIu64 " bytes after the %" PRId32 " entries the header announces", sn->size - want, sn->count);
     }
-    if (!sn.crc_ok)
+    if (!sn->crc_ok)
         kf_report(sink_problem, s, KF_P_SNAPSHOT_INVALID, KF_SEV_ERROR, 2, false, 0,
-                  "snapshot CRC mismatch: stored %" PRIu32 ", computed %" PRIu32, sn.crc, sn.crc_computed);
-}
-
-void kf_check_file_bytes(const char *path, kf_file_kind kind, int64_t base_offset, const char *suffix,
-                         const uint8_t *data, uint64_t size, kf_problem_fn fn, void *ctx)
-{
-    kf_verify_opts o;
-    kf_verify_opts_init(&o);
-    o.problem_fn = fn;
-    o.problem_ctx = ctx;
-    kf_verify_result res = {0};
-    sink s = {&o, &res, path, 0, 0, false, 0, 0};
-    switch (kind) {
-    case KF_FILE_INDEX: {
-        kf_index ix;
-        kf_offset_index_init(&ix, data, size, base_offset);
-        kf_offset_index_check(&ix, sibling_log_size(path, suffix), sink_problem, &s);
-        break;
-    }
-    case KF_FILE_TIMEINDEX: {
-        kf_index ix;
-        kf_time_index_init(&ix, data, size, base_offset);
-        kf_time_index_check(&ix, sink_problem, &s);
-        break;
-    }
-    case KF_FILE_TXNINDEX: kf_txn_index_check(data, data ? size : 0, base_offset, sink_problem, &s); break;
-    case KF_FILE_PRODUCER_SNAPSHOT: check_snapshot(&s, data, size); break;
-    case KF_FILE_OFFSET_CHECKPOINT:
-    case KF_FILE_LEADER_EPOCH: {
-        int32_t version = -1;
-        kf_checkpoint_parse(data, size, kind == KF_FILE_LEADER_EPOCH ? KF_CHECKPOINT_LEADER_EPOCH : KF_CHECKPOINT_OFFSETS,
-                            &version, NULL, NULL, sink_problem, &s);
-        break;
-    }
-    case KF_FILE_PARTITION_METADATA: {
-        kf_partition_metadata pm;
-        if (kf_partition_metadata_parse(data, size, &pm) != KF_OK)
-            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s",
-                      kf_error_last()->message);
-        break;
-    }
-    case KF_FILE_META_PROPERTIES: {
-        kf_meta_properties mp;
-        if (kf_meta_properties_parse(data, size, &mp) != KF_OK)
-            kf_report(sink_problem, &s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s",
-                      kf_error_last()->message);
-        break;
-    }
-    case KF_FILE_QUORUM_STATE: {
-        kf_quorum_state qs;
-        if (kf_quorum_state_parse(data, size, &qs) != KF_OK)
-            kf_report(sink_problem, &s, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, 0, false, 0,
-                      "quorum-state: %s (the KRaft node refuses to start)",
-                      kf_error_last()->message);
-        break;
-    }
-    default: break;
-    }
+                  "snapshot CRC mismatch: stored %" PRIu32 ", computed %" PRIu32, sn->crc, sn->crc_computed);
 }
 
 /* ---- index files --------------------------------------------------------------- */
@@ -281,25 +224,88 @@ static int verify_checkpoint_file(sink *s, kf_file_kind kind)
     return KF_OK;
 }
 
-static int verify_small_file(sink *s, kf_file_kind kind, int64_t base_offset)
+/* A file read whole or in pieces could not be read: unreadable, and KF_OK
+ * (reported); out of memory passed on. */
+static int small_unreadable(sink *s, int rc, int err_no)
 {
-    if (kind == KF_FILE_INDEX || kind == KF_FILE_TIMEINDEX)
-        return verify_index_file(s, kind, base_offset);
-    if (kind == KF_FILE_OFFSET_CHECKPOINT || kind == KF_FILE_LEADER_EPOCH)
-        return verify_checkpoint_file(s, kind);
-    kf_file_contents m;
-    int err_no = 0;
-    int rc = kf_error_errno(kf_file_read_all(s->file, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
     if (rc == KF_ERR_NOMEM)
         return rc;
-    if (rc != KF_OK) {
-        unreadable(s, rc, err_no);
-        return KF_OK;
-    }
-    kf_name_info ni = kf_classify_name(kf_path_base(s->file));
-    kf_check_file_bytes(s->file, kind, base_offset, ni.suffix, m.data, m.size, sink_problem, s);
-    free(m.data);
+    unreadable(s, rc, err_no);
     return KF_OK;
+}
+
+/* A .txnindex, read in pieces. */
+static int verify_txn_index_file(sink *s, int64_t base_offset)
+{
+    kf_index ix;
+    int err_no = 0;
+    int rc = kf_error_errno(kf_index_open_path(&ix, s->file, KF_TXN_ENTRY_SIZE, base_offset), &err_no);
+    if (rc != KF_OK)
+        return small_unreadable(s, rc, err_no);
+    kf_txn_index_check(&ix, sink_problem, s);
+    if (kf_index_read_status(&ix) != KF_OK)
+        unreadable(s, KF_ERR_IO, kf_error_last()->err_no);
+    kf_index_close(&ix);
+    return KF_OK;
+}
+
+/* A producer snapshot, read in pieces. */
+static int verify_snapshot_file(sink *s)
+{
+    kf_producer_snapshot sn;
+    int err_no = 0;
+    int rc = kf_error_errno(kf_producer_snapshot_open(&sn, s->file), &err_no);
+    if (rc == KF_ERR_IO || rc == KF_ERR_NOMEM)
+        rc = small_unreadable(s, rc, err_no);
+    else {
+        check_snapshot(s, &sn, rc);
+        rc = KF_OK;
+    }
+    kf_producer_snapshot_close(&sn);
+    return rc;
+}
+
+/* partition.metadata, meta.properties or quorum-state: small by nature,
+ * read whole with a cap (one larger is damage: KF_META_FILE_MAX). */
+static int verify_metadata_file(sink *s, kf_file_kind kind)
+{
+    int err_no = 0, rc;
+    if (kind == KF_FILE_PARTITION_METADATA) {
+        kf_partition_metadata pm;
+        rc = kf_error_errno(kf_partition_metadata_read(s->file, &pm), &err_no);
+    } else if (kind == KF_FILE_META_PROPERTIES) {
+        kf_meta_properties mp;
+        rc = kf_error_errno(kf_meta_properties_read(s->file, &mp), &err_no);
+    } else {
+        kf_quorum_state qs;
+        rc = kf_error_errno(kf_quorum_state_read(s->file, &qs), &err_no);
+    }
+    if (rc == KF_ERR_IO || rc == KF_ERR_NOMEM)
+        return small_unreadable(s, rc, err_no);
+    if (rc == KF_OK)
+        return KF_OK;
+    if (kind == KF_FILE_QUORUM_STATE)
+        kf_report(sink_problem, s, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, 0, false, 0,
+                  "quorum-state: %s (the KRaft node refuses to start)", kf_error_last()->message);
+    else
+        kf_report(sink_problem, s, KF_P_METADATA_INVALID, KF_SEV_ERROR, 0, false, 0, "%s", kf_error_last()->message);
+    return KF_OK;
+}
+
+static int verify_small_file(sink *s, kf_file_kind kind, int64_t base_offset)
+{
+    switch (kind) {
+    case KF_FILE_INDEX:
+    case KF_FILE_TIMEINDEX: return verify_index_file(s, kind, base_offset);
+    case KF_FILE_OFFSET_CHECKPOINT:
+    case KF_FILE_LEADER_EPOCH: return verify_checkpoint_file(s, kind);
+    case KF_FILE_TXNINDEX: return verify_txn_index_file(s, base_offset);
+    case KF_FILE_PRODUCER_SNAPSHOT: return verify_snapshot_file(s);
+    case KF_FILE_PARTITION_METADATA:
+    case KF_FILE_META_PROPERTIES:
+    case KF_FILE_QUORUM_STATE: return verify_metadata_file(s, kind);
+    default: return KF_OK;
+    }
 }
 
 /* ---- segments ---------------------------------------------------------------- */

@@ -13,20 +13,28 @@
 #include "kfsck/index.h"
 #include "kfsck/names.h"
 
-static int add_entries(cp_aborts *a, const uint8_t *data, uint64_t size)
+/* The entries of one .txnindex, read in pieces: an entry that repeats the
+ * one before it (a zeroed or sparse file repeats one all-zero entry) adds
+ * nothing the cleaner would do otherwise, and is kept once. */
+static int add_entries(cp_aborts *a, const kf_index *ix)
 {
-    uint64_t k = kf_txn_index_count(size);
-    if (!k)
-        return KF_OK;
-    if (k > (SIZE_MAX / sizeof(cp_abort)) - a->n)
-        return KF_ERR_NOMEM;
-    cp_abort *v = realloc(a->v, (a->n + k) * sizeof *v);
-    if (!v)
-        return KF_ERR_NOMEM;
-    a->v = v;
-    for (uint64_t i = 0; i < k; i++) {
+    kf_txn_entry prev = {0};
+    for (uint64_t i = 0; i < ix->entries; i++) {
         kf_txn_entry e;
-        kf_txn_index_get(data, i, &e);
+        kf_txn_index_entry(ix, i, &e);
+        if (i > 0 && e.version == prev.version && e.producer_id == prev.producer_id &&
+            e.first_offset == prev.first_offset && e.last_offset == prev.last_offset &&
+            e.last_stable_offset == prev.last_stable_offset)
+            continue;
+        prev = e;
+        if (a->n == a->cap) {
+            size_t cap = a->cap ? a->cap * 2 : 64;
+            cp_abort *v = cap < SIZE_MAX / sizeof *v ? realloc(a->v, cap * sizeof *v) : NULL;
+            if (!v)
+                return KF_ERR_NOMEM;
+            a->v = v;
+            a->cap = cap;
+        }
         a->v[a->n++] = (cp_abort){e.producer_id, e.first_offset, e.last_offset};
     }
     return KF_OK;
@@ -45,15 +53,16 @@ int cp_aborts_read(cp_aborts *a, const kf_partition_copy *c)
         char *path = kf_sibling_path(c->segments[s], ".txnindex");
         if (!path)
             continue; /* not named like a segment: no index beside it */
-        uint8_t *data = NULL;
-        uint64_t size = 0;
-        int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &data, &size);
+        kf_index ix;
+        int rc = kf_index_open_path(&ix, path, KF_TXN_ENTRY_SIZE, c->bases[s]);
         free(path);
         if (rc == KF_ERR_NOMEM)
             return rc;
-        rc = rc == KF_OK ? add_entries(a, data, size) : KF_OK;
-        free(data);
-        if (rc != KF_OK)
+        if (rc == KF_OK) {
+            rc = add_entries(a, &ix);
+            kf_index_close(&ix);
+        }
+        if (rc == KF_ERR_NOMEM)
             return rc;
     }
     if (a->n > 1)

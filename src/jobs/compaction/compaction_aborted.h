@@ -2,7 +2,8 @@
  * drops, as it knows them: from the partition's .txnindex files, read
  * ahead of the log (Kafka's UnifiedLog.collectAbortedTransactions), then
  * followed batch by batch as LogCleaner's CleanedTransactionMetadata does
- * (docs/formats.md §19.4). Memory: 32 bytes an aborted transaction listed. */
+ * (docs/formats.md §19.4). Memory: 32 bytes an aborted transaction listed
+ * (an entry repeating the one before it in its file counted once). */
 #ifndef KFSCK_COMPACTION_ABORTED_H
 #define KFSCK_COMPACTION_ABORTED_H
 
@@ -19,6 +20,7 @@ typedef struct cp_abort {
 
 typedef struct cp_aborts {
     cp_abort *v;         /* every .txnindex entry, by first offset */
+    size_t cap;          /* room in v */
     size_t n, next;      /* next: the first whose transaction has not begun yet */
     int64_t *ongoing;    /* producers inside an aborted transaction (no ABORT marker read
                             yet): room for n */

@@ -1,12 +1,16 @@
 /* dump_entries.c: the dump of every Kafka file that is not a segment:
  * offset and time indexes, the aborted-transaction index, producer-state
  * snapshots, the offset and leader-epoch checkpoints, partition.metadata,
- * meta.properties and KRaft's quorum-state. Each is read whole (at most
- * KF_SMALL_FILE_MAX), its entries go to entry_fn as far as they parse, and
- * then the problems verify finds in it (kf_check_file_bytes). */
+ * meta.properties and KRaft's quorum-state. Each is read in pieces whatever
+ * its size (the indexes a window of entries at a time, a snapshot's CRC a
+ * block at a time, a checkpoint a line at a time), except the three small
+ * by nature, read whole with a cap (KF_META_FILE_MAX: one larger is
+ * damage); its entries go to entry_fn as far as they parse, and then the
+ * problems verify finds in it (kf_verify_file, a second pass). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/dump/dump_internal.h"
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
@@ -37,25 +41,22 @@ static void time_index(dump_run *d, const kf_index *ix)
     }
 }
 
-static void txn_index(dump_run *d, const kf_file_contents *m)
+static void txn_index(dump_run *d, const kf_index *ix)
 {
-    uint64_t n = kf_txn_index_count(m->data ? m->size : 0);
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = 0; i < ix->entries; i++) {
         kf_dump_entry e = {.kind = KF_DUMP_TXN_ENTRY};
-        kf_txn_index_get(m->data, i, &e.txn);
+        kf_txn_index_entry(ix, i, &e.txn);
         entry(d, &e);
     }
 }
 
-static void snapshot(dump_run *d, const kf_file_contents *m)
+static void snapshot(dump_run *d, const kf_producer_snapshot *s)
 {
-    kf_producer_snapshot s;
-    (void)kf_producer_snapshot_parse(m->data, m->size, &s); /* problems: kf_check_file_bytes */
-    kf_dump_entry e = {.kind = KF_DUMP_SNAPSHOT, .snapshot = &s};
+    kf_dump_entry e = {.kind = KF_DUMP_SNAPSHOT, .snapshot = s};
     entry(d, &e);
-    for (uint64_t i = 0; i < s.entries; i++) {
-        kf_dump_entry p = {.kind = KF_DUMP_PRODUCER, .snapshot = &s};
-        kf_producer_snapshot_get(&s, i, &p.producer);
+    for (uint64_t i = 0; i < s->entries; i++) {
+        kf_dump_entry p = {.kind = KF_DUMP_PRODUCER, .snapshot = s};
+        kf_producer_snapshot_get(s, i, &p.producer);
         entry(d, &p);
     }
 }
@@ -66,73 +67,119 @@ static void checkpoint_entry(void *ctx, const kf_checkpoint_entry *c)
     entry(ctx, &e);
 }
 
-static void checkpoint(dump_run *d, const kf_file_contents *m, int kind)
+/* The file's own entries (its problems come after, from verify's checks):
+ * KF_OK, KF_ERR_IO when it cannot be read (the last error's errno), or
+ * KF_ERR_NOMEM. */
+static int entries(dump_run *d, const char *path, kf_name_info ni)
 {
-    int32_t version = -1;
-    /* problems: kf_check_file_bytes */
-    (void)kf_checkpoint_parse(m->data, m->size, kind, &version, checkpoint_entry, d, NULL, NULL);
-}
-
-static void partition_metadata(dump_run *d, const kf_file_contents *m)
-{
-    kf_partition_metadata pm;
-    kf_dump_entry e = {.kind = KF_DUMP_PARTITION_METADATA, .partition_metadata = &pm};
-    e.parsed = kf_partition_metadata_parse(m->data, m->size, &pm) == KF_OK;
-    entry(d, &e);
-}
-
-static void meta_properties(dump_run *d, const kf_file_contents *m)
-{
-    kf_meta_properties mp;
-    (void)kf_meta_properties_parse(m->data, m->size, &mp);
-    kf_dump_entry e = {.kind = KF_DUMP_META_PROPERTIES, .meta = &mp};
-    entry(d, &e);
-}
-
-static void quorum_state(dump_run *d, const kf_file_contents *m)
-{
-    kf_quorum_state qs;
-    (void)kf_quorum_state_parse(m->data, m->size, &qs);
-    kf_dump_entry e = {.kind = KF_DUMP_QUORUM_STATE, .quorum = &qs};
-    entry(d, &e);
+    kf_dump_file f = {.path = path, .name = ni};
+    int rc = KF_OK;
+    switch (ni.kind) {
+    case KF_FILE_INDEX:
+    case KF_FILE_TIMEINDEX:
+    case KF_FILE_TXNINDEX: {
+        kf_index ix;
+        int es = ni.kind == KF_FILE_INDEX ? 8 : ni.kind == KF_FILE_TIMEINDEX ? 12 : KF_TXN_ENTRY_SIZE;
+        if ((rc = kf_index_open_path(&ix, path, es, ni.base_offset)) != KF_OK)
+            return rc;
+        if (ni.kind != KF_FILE_TXNINDEX)
+            f.entries = ix.entries;
+        if (d->o.file_fn)
+            d->o.file_fn(d->o.ctx, &f);
+        if (ni.kind == KF_FILE_INDEX)
+            offset_index(d, &ix);
+        else if (ni.kind == KF_FILE_TIMEINDEX)
+            time_index(d, &ix);
+        else
+            txn_index(d, &ix);
+        kf_index_close(&ix); /* a read that failed on the way: verify's pass reports it */
+        return KF_OK;
+    }
+    case KF_FILE_PRODUCER_SNAPSHOT: {
+        kf_producer_snapshot s;
+        rc = kf_producer_snapshot_open(&s, path);
+        if (rc != KF_ERR_IO && rc != KF_ERR_NOMEM) {
+            if (d->o.file_fn)
+                d->o.file_fn(d->o.ctx, &f);
+            snapshot(d, &s);
+            rc = KF_OK;
+        }
+        kf_producer_snapshot_close(&s);
+        return rc;
+    }
+    case KF_FILE_OFFSET_CHECKPOINT:
+    case KF_FILE_LEADER_EPOCH: {
+        /* the file is opened before file_fn: one that cannot be read shows
+         * no header; a failure past the first read shows as verify's */
+        kf_source *src;
+        if ((rc = kf_source_open(&src, path, 0)) != KF_OK)
+            return rc;
+        kf_source_close(src);
+        if (d->o.file_fn)
+            d->o.file_fn(d->o.ctx, &f);
+        int32_t version = -1;
+        rc = kf_checkpoint_read(path, ni.kind == KF_FILE_LEADER_EPOCH ? KF_CHECKPOINT_LEADER_EPOCH : KF_CHECKPOINT_OFFSETS,
+                                &version, checkpoint_entry, d, NULL, NULL);
+        return rc == KF_ERR_NOMEM ? rc : KF_OK;
+    }
+    case KF_FILE_PARTITION_METADATA: {
+        kf_partition_metadata pm;
+        kf_dump_entry e = {.kind = KF_DUMP_PARTITION_METADATA, .partition_metadata = &pm};
+        rc = kf_partition_metadata_read(path, &pm);
+        e.parsed = rc == KF_OK;
+        if (rc == KF_ERR_IO || rc == KF_ERR_NOMEM)
+            return rc;
+        if (d->o.file_fn)
+            d->o.file_fn(d->o.ctx, &f);
+        entry(d, &e);
+        return KF_OK;
+    }
+    case KF_FILE_META_PROPERTIES: {
+        kf_meta_properties mp;
+        kf_dump_entry e = {.kind = KF_DUMP_META_PROPERTIES, .meta = &mp};
+        rc = kf_meta_properties_read(path, &mp);
+        if (rc == KF_ERR_IO || rc == KF_ERR_NOMEM)
+            return rc;
+        if (d->o.file_fn)
+            d->o.file_fn(d->o.ctx, &f);
+        entry(d, &e);
+        return KF_OK;
+    }
+    case KF_FILE_QUORUM_STATE: {
+        kf_quorum_state qs;
+        kf_dump_entry e = {.kind = KF_DUMP_QUORUM_STATE, .quorum = &qs};
+        rc = kf_quorum_state_read(path, &qs);
+        if (rc == KF_ERR_IO || rc == KF_ERR_NOMEM)
+            return rc;
+        if (d->o.file_fn)
+            d->o.file_fn(d->o.ctx, &f);
+        entry(d, &e);
+        return KF_OK;
+    }
+    default:
+        return KF_ERR_UNSUPPORTED;
+    }
 }
 
 int dump_small_file(dump_run *d, const char *path, kf_name_info ni)
 {
-    kf_file_contents m;
-    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
+    int rc = entries(d, path, ni);
+    if (rc == KF_ERR_NOMEM)
+        return rc;
+    if (rc == KF_ERR_UNSUPPORTED) { /* the segments and snapshots are read as logs (dump.c) */
+        dump_path_error(d, path, 0, false, "not an index, snapshot, checkpoint or metadata file");
+        return KF_OK;
+    }
     if (rc != KF_OK) {
         int err_no = kf_error_last()->err_no;
         dump_path_error(d, path, err_no, false, "cannot read: %s", kf_read_error_str(rc, err_no));
         return KF_OK;
     }
-    kf_index ix;
-    if (ni.kind == KF_FILE_INDEX)
-        kf_offset_index_init(&ix, m.data, m.size, ni.base_offset);
-    else if (ni.kind == KF_FILE_TIMEINDEX)
-        kf_time_index_init(&ix, m.data, m.size, ni.base_offset);
-    kf_dump_file f = {.path = path, .name = ni};
-    if (ni.kind == KF_FILE_INDEX || ni.kind == KF_FILE_TIMEINDEX)
-        f.entries = ix.entries;
-    if (d->o.file_fn)
-        d->o.file_fn(d->o.ctx, &f);
-    switch (ni.kind) {
-    case KF_FILE_INDEX: offset_index(d, &ix); break;
-    case KF_FILE_TIMEINDEX: time_index(d, &ix); break;
-    case KF_FILE_TXNINDEX: txn_index(d, &m); break;
-    case KF_FILE_PRODUCER_SNAPSHOT: snapshot(d, &m); break;
-    case KF_FILE_OFFSET_CHECKPOINT: checkpoint(d, &m, KF_CHECKPOINT_OFFSETS); break;
-    case KF_FILE_LEADER_EPOCH: checkpoint(d, &m, KF_CHECKPOINT_LEADER_EPOCH); break;
-    case KF_FILE_PARTITION_METADATA: partition_metadata(d, &m); break;
-    case KF_FILE_META_PROPERTIES: meta_properties(d, &m); break;
-    case KF_FILE_QUORUM_STATE: quorum_state(d, &m); break;
-    default: /* the segments and snapshots are read as logs (dump.c) */
-        free(m.data);
-        dump_path_error(d, path, 0, false, "not an index, snapshot, checkpoint or metadata file");
-        return KF_OK;
-    }
     /* the same checks verify makes, after the entries */
-    kf_check_file_bytes(path, ni.kind, ni.base_offset, ni.suffix, m.data, m.size, dump_problem, d);
-    free(m.data);
-    return KF_OK;
+    kf_verify_opts vo;
+    kf_verify_opts_init(&vo);
+    vo.problem_fn = dump_problem;
+    vo.problem_ctx = d;
+    kf_verify_result vr = {0};
+    return kf_verify_file(path, ni.kind, ni.base_offset, &vo, &vr, NULL) == KF_ERR_NOMEM ? KF_ERR_NOMEM : KF_OK;
 }

@@ -37,7 +37,8 @@ int dump_on_record(void *ctx, const kf_batch *b, const kf_record *r);
  * decode. KF_OK or KF_ERR_NOMEM. */
 int dump_damaged_records(dump_run *d, const kf_damaged *dm);
 
-/* A file that is not a segment (dump_entries.c): read whole, its entries to
+/* A file that is not a segment (dump_entries.c): read in pieces (or, small by
+ * nature, whole with a cap), its entries to
  * entry_fn, then the problems verify finds in it. KF_OK or KF_ERR_NOMEM. */
 int dump_small_file(dump_run *d, const char *path, kf_name_info ni);
 

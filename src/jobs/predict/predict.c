@@ -506,7 +506,9 @@ static int clean_shutdown(pp_run *r, pp_dir *d)
         d->out.marker_present = true;
         d->out.clean_shutdown = !r->o.assume_unclean;
         kf_file_contents m = {0};
-        if (kf_file_read_all(path, 1 << 20, &m.data, &m.size) == KF_OK) {
+        /* a JSON object of two fields: small by nature, read whole with a
+         * cap (KF_META_FILE_MAX); a larger one names no broker epoch */
+        if (kf_file_read_all(path, KF_META_FILE_MAX, &m.data, &m.size) == KF_OK) {
             kf_clean_shutdown cs;
             char msg[160];
             if (kf_clean_shutdown_parse(m.data, (size_t)m.size, &cs, msg, sizeof msg) == KF_OK &&

@@ -45,6 +45,18 @@ static int number(cfg_read *r, const char *key, const char *v, size_t n, bool is
     return KF_ERR_CORRUPT;
 }
 
+/* ConfigDef's Range.atLeast: a value below min is refused, and the broker
+ * does not start. */
+static int at_least(cfg_read *r, const char *key, int64_t v, int64_t min)
+{
+    if (v >= min)
+        return KF_OK;
+    if (r->msg)
+        snprintf(r->msg, r->msglen, "Invalid value %lld for configuration %s: Value must be at least %lld (the broker refuses it and does not start)",
+                 (long long)v, key, (long long)min);
+    return KF_ERR_CORRUPT;
+}
+
 static int replace(char **dst, const char *v, size_t n)
 {
     trim(&v, &n);
@@ -76,12 +88,12 @@ static int on_property(void *ctx, const char *key, size_t klen, const char *v, s
     if (!strcmp(k, "log.cleanup.policy"))
         return replace(&c->cleanup_policy, v, vlen);
     if (!strcmp(k, "num.recovery.threads.per.data.dir")) {
-        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK) {
+        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK && (rc = at_least(r, k, x, 1)) == KF_OK) {
             c->has_recovery_threads = true;
             c->recovery_threads = (int32_t)x;
         }
     } else if (!strcmp(k, "log.index.interval.bytes")) {
-        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK) {
+        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK && (rc = at_least(r, k, x, 0)) == KF_OK) {
             c->has_index_interval = true;
             c->index_interval_bytes = (int32_t)x;
         }
@@ -138,16 +150,26 @@ int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, si
     if (msg && msglen)
         msg[0] = 0;
     kf_file_contents m = {0};
-    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
+    /* settings written by hand: small by nature, read whole with a cap
+     * (KF_META_FILE_MAX); a larger file is refused with its size */
+    int rc = kf_file_read_all(path, KF_META_FILE_MAX, &m.data, &m.size);
+    if (rc == KF_ERR_TOO_BIG) {
+        if (msg)
+            snprintf(msg, msglen, "%s: kfsck reads a server.properties of at most 1 MiB", KF_TOO_BIG_TO_READ_WHOLE);
+        return KF_ERR_CORRUPT;
+    }
     if (rc != KF_OK)
         return rc;
     cfg_read r = {c, NULL, NULL, false, false, 0, 0, msg, msglen};
     uint64_t line = 0;
     rc = kf_properties_parse(m.data, (size_t)m.size, on_property, &r, &line);
     free(m.data);
-    if ((rc == KF_ERR_CORRUPT || rc == KF_ERR_TOO_BIG) && msg && !msg[0])
+    bool long_line = rc == KF_ERR_TOO_BIG; /* one logical line over KF_PROPERTIES_LINE_MAX */
+    if (long_line)
+        rc = KF_ERR_CORRUPT;
+    if (rc == KF_ERR_CORRUPT && msg && !msg[0])
         snprintf(msg, msglen, "line %llu: %s", (unsigned long long)line,
-                 rc == KF_ERR_TOO_BIG ? "longer than kfsck reads (1 MiB)" : "Malformed \\uxxxx encoding.");
+                 long_line ? "longer than kfsck reads (1 MiB)" : "Malformed \\uxxxx encoding.");
     else if (rc == KF_ERR_CORRUPT && msg)
         snprintf(msg + strlen(msg), msglen - strlen(msg), " (line %llu)", (unsigned long long)line);
     if (rc == KF_OK && !c->has_retention_ms && (r.has_minutes || r.has_hours)) {

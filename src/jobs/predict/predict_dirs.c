@@ -360,11 +360,8 @@ void pp_check_stray(pp_run *r, pp_part *p)
     if (!r->meta || !r->has_broker_id || (p->state != KF_PST_ONLINE && p->state != KF_PST_FUTURE))
         return;
     char *path = kf_path_join(p->dir, "partition.metadata");
-    kf_file_contents m = {0};
     kf_partition_metadata pm;
-    bool has_id = path && kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK &&
-                  kf_partition_metadata_parse(m.data, m.size, &pm) == KF_OK;
-    free(m.data);
+    bool has_id = path && kf_partition_metadata_read(path, &pm) == KF_OK;
     free(path);
     if (!has_id) {
         p->stray_reason = pp_strf(p, "The topicId does not exist in %s, treat it as a stray log", p->dir);

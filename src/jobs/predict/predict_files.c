@@ -249,23 +249,22 @@ static const char *txn_index_check(pp_part *p, int64_t base, bool *fatal)
     if (!find_file(p, name))
         return NULL;
     char *path = file_path(p, name);
-    kf_file_contents m = {0};
     if (!path)
         return NULL;
-    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
+    kf_index ix; /* read in pieces, whatever its size */
+    int rc = kf_index_open_path(&ix, path, KF_TXN_ENTRY_SIZE, base);
     if (rc == KF_ERR_NOMEM) {
         p->rc = rc;
         return NULL;
     }
     if (rc != KF_OK) {
-        pp_io_error(p, path, rc == KF_ERR_IO ? kf_error_last()->err_no : EFBIG);
+        pp_io_error(p, path, kf_error_last()->err_no);
         return NULL;
     }
     const char *why = NULL;
-    uint64_t n = kf_txn_index_count(m.size);
-    for (uint64_t i = 0; i < n && !why; i++) {
+    for (uint64_t i = 0; i < ix.entries && !why; i++) {
         kf_txn_entry e;
-        kf_txn_index_get(m.data, i, &e);
+        kf_txn_index_entry(&ix, i, &e);
         if (e.version > 0) {
             *fatal = true;
             why = pp_strf(p, "Unexpected aborted transaction version %d in transaction index %s, current version is 0",
@@ -278,7 +277,9 @@ static const char *txn_index_check(pp_part *p, int64_t base, bool *fatal)
                           base);
         }
     }
-    free(m.data);
+    if (kf_index_read_status(&ix) != KF_OK)
+        pp_io_error(p, path, kf_error_last()->err_no ? kf_error_last()->err_no : EIO);
+    kf_index_close(&ix);
     return why;
 }
 
@@ -370,13 +371,9 @@ static void collect_snapshots(pp_part *p)
             n + strlen(".snapshot") != strlen(f->name))
             continue;
         char *path = file_path(p, f->name);
-        kf_file_contents m = {0};
-        bool valid = false;
-        if (path && kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size) == KF_OK) {
-            kf_producer_snapshot s;
-            valid = kf_producer_snapshot_parse(m.data, m.size, &s) == KF_OK;
-            free(m.data);
-        }
+        kf_producer_snapshot s = {0}; /* its CRC checked a block at a time, whatever its size */
+        bool valid = path && kf_producer_snapshot_open(&s, path) == KF_OK;
+        kf_producer_snapshot_close(&s);
         pp_snap_put(p, off, valid);
     }
 }

@@ -26,22 +26,14 @@
 
 static int quorum_state(pp_dir *d, const char *path)
 {
-    uint8_t *data = NULL;
-    uint64_t size = 0;
-    int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &data, &size);
+    kf_quorum_state qs;
+    int rc = kf_quorum_state_read(path, &qs);
     if (rc == KF_ERR_NOMEM)
         return rc;
-    const char *why; /* the last error's words stay until the next call that fails */
-    if (rc != KF_OK) {
-        why = rc == KF_ERR_TOO_BIG ? "far too large" : strerror(kf_error_last()->err_no);
-    } else {
-        kf_quorum_state qs;
-        rc = kf_quorum_state_parse(data, size, &qs);
-        free(data);
-        if (rc == KF_OK)
-            return KF_OK;
-        why = kf_error_last()->message;
-    }
+    if (rc == KF_OK)
+        return KF_OK;
+    /* the last error's words stay until the next call that fails */
+    const char *why = rc == KF_ERR_IO ? kf_read_error_str(rc, kf_error_last()->err_no) : kf_error_last()->message;
     d->stops = true;
     return pp_dir_act(d, KF_ACT_FATAL, path, NULL, -1,
                       "Error while reading the Quorum status from the file %s (%s): the KRaft node does not start",

@@ -119,8 +119,8 @@ static int close_segment(merge_ctx *c)
     if (s.txn_path) {
         char reason[160];
         snprintf(reason, sizeof reason,
-                 "from the merged batches: %zu aborted transactions whose ABORT marker is in this segment",
-                 s.txn_len / KF_TXN_ENTRY_SIZE);
+                 "from the merged batches: %llu aborted transactions whose ABORT marker is in this segment",
+                 (unsigned long long)(s.txn_len / KF_TXN_ENTRY_SIZE));
         emit_file(c, NULL, s.txn_path, "rebuilt", reason);
     }
     return KF_OK;
@@ -206,29 +206,34 @@ static int seed_producer_state(merge_ctx *c)
         char *p = kf_path_join(c->part.copies[i].label, name);
         if (!p)
             return fail(c, c->out_dir, ENOMEM, "out of memory");
-        kf_file_contents sm;
         bool seeded = false;
         int err_no = 0;
-        int read_rc = kf_error_errno(kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size), &err_no);
+        kf_producer_snapshot s; /* read in pieces, whatever its size */
+        int read_rc = kf_error_errno(kf_producer_snapshot_open(&s, p), &err_no);
         if (read_rc == KF_ERR_NOMEM) {
+            kf_producer_snapshot_close(&s);
             free(p);
             return fail(c, c->out_dir, ENOMEM, "out of memory");
         }
         /* one that cannot be read: an `unreadable` warning, the next copy's is tried */
-        if (read_rc != KF_OK)
+        if (read_rc == KF_ERR_IO)
             rebuild_unreadable(c->o->problem_fn, c->o->ctx, p, read_rc, err_no);
         if (read_rc == KF_OK) {
-            kf_producer_snapshot s;
-            if (kf_producer_snapshot_parse(sm.data, sm.size, &s) == KF_OK) {
-                seeded = true;
-                if (kf_part_writer_seed(c->w, &s) != KF_OK) {
-                    free(sm.data);
-                    free(p);
-                    return writer_fail(c);
-                }
+            seeded = true;
+            if (kf_part_writer_seed(c->w, &s) != KF_OK) {
+                kf_producer_snapshot_close(&s);
+                free(p);
+                return writer_fail(c);
             }
-            free(sm.data);
+            if (kf_producer_snapshot_read_status(&s) != KF_OK) {
+                /* it shrank while its entries were read: not used */
+                rebuild_unreadable(c->o->problem_fn, c->o->ctx, p, KF_ERR_IO, kf_error_last()->err_no);
+                kf_producer_snapshot none = {0};
+                (void)kf_part_writer_seed(c->w, &none); /* the state starts empty again */
+                seeded = false;
+            }
         }
+        kf_producer_snapshot_close(&s);
         if (seeded) {
             c->seed_path = p;
             return KF_OK;

@@ -20,6 +20,7 @@
 #include "kfsck/dirs.h"
 #include "kfsck/file.h"
 #include "format/out_file.h"
+#include "format/source.h"
 
 void rebuild_emit_filev(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char *input, const char *output,
                         const char *action, const char *fmt, va_list ap)
@@ -97,9 +98,14 @@ rebuild_md rebuild_copy_metadata(const char *in_path, const char *out_dir, const
     *outp = NULL;
     kf_file_contents m;
     int read_errno = 0;
-    int rc = kf_error_errno(kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size), &read_errno);
+    /* small by nature: read whole with a cap (KF_META_FILE_MAX), one larger is invalid */
+    int rc = kf_error_errno(kf_file_read_meta(in_path, "partition.metadata", &m.data, &m.size), &read_errno);
     if (rc == KF_ERR_NOMEM)
         return REBUILD_MD_NOMEM;
+    if (rc == KF_ERR_CORRUPT) {
+        snprintf(why, why_cap, "%s", kf_error_last()->message);
+        return REBUILD_MD_INVALID;
+    }
     if (rc != KF_OK) {
         rebuild_unreadable(problem_fn, problem_ctx, in_path, rc, read_errno);
         return REBUILD_MD_UNREADABLE;

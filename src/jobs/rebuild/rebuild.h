@@ -38,8 +38,9 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
  * copy) when the names written are not all known. */
 int rebuild_outdir_done(kf_outdir *od);
 
-/* A file beside the segments that the job reads whole (kf_file_read_all
- * gave rc, err_no) could not be read: unless it is missing (ENOENT), an
+/* A file beside the segments that the job reads (a producer snapshot or a
+ * .txnindex in pieces, partition.metadata whole; its reader gave rc,
+ * err_no) could not be read: unless it is missing (ENOENT), an
  * `unreadable` warning about path to fn (may be NULL), the message as
  * verify's ("cannot read: permission denied"). True when reported. */
 bool rebuild_unreadable(kf_problem_fn fn, void *ctx, const char *path, int rc, int err_no);

@@ -118,19 +118,20 @@ static int seed(repair_ctx *c, const char *in_dir, const kf_name_list *l, int64_
         if (ni.kind != KF_FILE_PRODUCER_SNAPSHOT || ni.suffix[0] || ni.base_offset != log_start)
             continue;
         char *p = kf_path_join(in_dir, l->names[i]);
-        kf_file_contents sm;
         int rc = KF_OK;
         /* one that cannot be read is reported with the partition's other
          * snapshots (repair_snapshot), and the state starts empty */
-        if (p && kf_file_read_all(p, KF_SMALL_FILE_MAX, &sm.data, &sm.size) == KF_OK) {
-            kf_producer_snapshot s;
-            if (kf_producer_snapshot_parse(sm.data, sm.size, &s) == KF_OK) {
-                if (kf_part_writer_seed(c->w, &s) != KF_OK)
-                    rc = repair_fail(c, p, ENOMEM, "out of memory");
+        kf_producer_snapshot s = {0}; /* read in pieces, whatever its size */
+        if (p && kf_producer_snapshot_open(&s, p) == KF_OK) {
+            if (kf_part_writer_seed(c->w, &s) != KF_OK)
+                rc = repair_fail(c, p, ENOMEM, "out of memory");
+            else if (kf_producer_snapshot_read_status(&s) != KF_OK) {
+                kf_producer_snapshot none = {0}; /* it shrank meanwhile: the state starts empty */
+                (void)kf_part_writer_seed(c->w, &none);
+            } else
                 c->ps_seed = ni.base_offset;
-            }
-            free(sm.data);
         }
+        kf_producer_snapshot_close(&s);
         free(p);
         return rc;
     }

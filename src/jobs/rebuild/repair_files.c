@@ -183,20 +183,18 @@ static bool names_dropped(const repair_ctx *c, const kf_producer_snapshot *s, ch
 int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_t snap_off, bool have_leo, int64_t leo,
                     bool leo_in_input)
 {
-    kf_file_contents m;
     char wbuf[240];
     int err_no = 0;
-    int read_rc = kf_error_errno(kf_file_read_all(in_path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
-    if (read_rc == KF_ERR_NOMEM)
-        return repair_fail(c, in_path, ENOMEM, "out of memory");
-    if (read_rc != KF_OK) {
+    kf_producer_snapshot s; /* read in pieces, whatever its size */
+    int read_rc = kf_error_errno(kf_producer_snapshot_open(&s, in_path), &err_no);
+    int rc = KF_OK;
+    if (read_rc == KF_ERR_NOMEM) {
+        rc = repair_fail(c, in_path, ENOMEM, "out of memory");
+    } else if (read_rc == KF_ERR_IO) {
         /* an `unreadable` warning; the snapshot is rebuilt from the kept batches */
         rebuild_unreadable(c->o->problem_fn, c->o->ctx, in_path, read_rc, err_no);
-        return rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
-    }
-    kf_producer_snapshot s;
-    int rc = KF_OK;
-    if (kf_producer_snapshot_parse(m.data, m.size, &s) != KF_OK) {
+        rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
+    } else if (read_rc != KF_OK) {
         snprintf(wbuf, sizeof wbuf, "corrupt (%.200s)", kf_error_last()->message);
         rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, wbuf);
     } else if (!have_leo || snap_off > leo) {
@@ -205,17 +203,26 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
         rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, wbuf);
     } else if (names_dropped(c, &s, wbuf, sizeof wbuf)) {
         rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, wbuf);
+    } else if (kf_producer_snapshot_read_status(&s) != KF_OK) {
+        rebuild_unreadable(c->o->problem_fn, c->o->ctx, in_path, KF_ERR_IO, kf_error_last()->err_no);
+        rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
     } else {
         char *outp = kf_path_join(c->out_dir, name);
-        if (!outp)
+        bool input_failed;
+        if (!outp) {
             rc = repair_fail(c, in_path, ENOMEM, "out of memory");
-        else if (kf_error_errno(kf_out_write_file(c->write_dir, name, m.data, m.size, c->o->force), &err_no) != KF_OK)
-            rc = repair_fail(c, outp, err_no, "cannot write");
-        else
+        } else if (kf_error_errno(kf_out_copy_file(c->write_dir, name, in_path, s.size, c->o->force, &input_failed),
+                                  &err_no) == KF_OK) {
             repair_emit_file(c, in_path, outp, "copied", "its producer state names no dropped offset");
+        } else if (input_failed) { /* it shrank or failed since it was checked */
+            rebuild_unreadable(c->o->problem_fn, c->o->ctx, in_path, KF_ERR_IO, err_no);
+            rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
+        } else {
+            rc = repair_fail(c, outp, err_no, "cannot write");
+        }
         free(outp);
     }
-    free(m.data);
+    kf_producer_snapshot_close(&s);
     return rc;
 }
 

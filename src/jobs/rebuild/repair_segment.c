@@ -40,11 +40,11 @@ static void emit_drop(repair_ctx *c, kf_repair_drop *d)
 /* ---- the input's .txnindex, matched with the kept ABORT markers ------------------ */
 
 typedef struct txn_check {
-    uint8_t *data;
-    uint64_t size;
+    const char *path;
+    kf_index ix;         /* read in pieces, whatever its size */
     uint64_t n;          /* whole entries */
     uint64_t k;          /* next entry to match */
-    bool *keep;          /* per entry */
+    uint64_t kept;       /* entries that name a kept marker */
     bool bad_format;
 } txn_check;
 
@@ -61,21 +61,21 @@ static bool txn_read(txn_check *t, const char *path, int64_t base, const kf_repa
 {
     memset(t, 0, sizeof *t);
     int err_no = 0;
-    int rc = path ? kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &t->data, &t->size), &err_no) : KF_ERR_IO;
+    int rc = path ? kf_error_errno(kf_index_open_path(&t->ix, path, KF_TXN_ENTRY_SIZE, base), &err_no) : KF_ERR_IO;
     if (path && rc != KF_OK)
         rebuild_unreadable(o->problem_fn, o->ctx, path, rc, err_no);
     if (rc != KF_OK)
         return false;
-    t->n = kf_txn_index_count(t->size);
-    t->keep = calloc(t->n ? t->n : 1, sizeof *t->keep);
-    kf_txn_index_check(t->data, t->size, base, count_problem, &t->bad_format);
+    t->path = path;
+    t->n = t->ix.entries;
+    kf_txn_index_check(&t->ix, count_problem, &t->bad_format);
     return true;
 }
 
 static void txn_free(txn_check *t)
 {
-    free(t->data);
-    free(t->keep);
+    if (t->path)
+        kf_index_close(&t->ix);
     memset(t, 0, sizeof *t);
 }
 
@@ -84,13 +84,14 @@ static bool txn_see_abort(txn_check *t, int64_t marker, int64_t pid, kf_txn_entr
 {
     while (t->k < t->n) {
         kf_txn_entry e;
-        kf_txn_index_get(t->data, t->k, &e);
+        kf_txn_index_entry(&t->ix, t->k, &e);
         if (e.last_offset < marker) {
             t->k++;
             continue;
         }
         if (e.last_offset == marker && e.producer_id == pid && e.version == 0 && e.first_offset <= e.last_offset) {
-            t->keep[t->k++] = true;
+            t->k++;
+            t->kept++;
             *out = e;
             return true;
         }
@@ -245,7 +246,7 @@ static int refused(seg_pass *s, uint64_t pos)
         return repair_fail(c, c->in_le_path, ENOMEM, "out of memory");
     if (s->have_txn) {
         s->tc.k = 0;
-        memset(s->tc.keep, 0, s->tc.n * sizeof *s->tc.keep);
+        s->tc.kept = 0;
     }
     return KF_OK;
 }
@@ -499,13 +500,20 @@ static void drop_whole_segment(seg_pass *s, const kf_segment_scan_opts *so)
 }
 
 /* The segment's .txnindex: what the kept ABORT markers make of it. */
-static void report_txnindex(seg_pass *s, const kf_part_segment *ps)
+static int report_txnindex(seg_pass *s, const kf_part_segment *ps)
 {
     repair_ctx *c = s->c;
     const repair_segment_job *j = s->j;
     const txn_check *t = &s->tc;
     uint64_t nout = ps->txn_len / KF_TXN_ENTRY_SIZE;
-    if (s->have_txn && ps->txn_len == t->size && (!ps->txn_len || !memcmp(ps->txn, t->data, t->size))) {
+    bool same = false;
+    if (s->have_txn && ps->txn_len == t->ix.size) {
+        if (!ps->txn_len)
+            same = true;
+        else if (kf_files_same(t->path, ps->txn_written, &same) == KF_ERR_NOMEM)
+            return repair_fail(c, t->path, ENOMEM, "out of memory");
+    }
+    if (same) {
         if (ps->txn_len)
             repair_emit_file(
                 c, j->txn_path, ps->txn_path, "copied",
@@ -518,9 +526,7 @@ static void report_txnindex(seg_pass *s, const kf_part_segment *ps)
                          "no aborted transaction ends in the repaired segment (%llu input entries, none kept)",
                          (unsigned long long)t->n);
     } else if (s->have_txn) {
-        uint64_t kept = 0;
-        for (uint64_t i = 0; i < t->n; i++)
-            kept += t->keep[i];
+        uint64_t kept = t->kept;
         repair_emit_file(c, j->txn_path, ps->txn_path, "rebuilt",
                          "from the ABORT markers kept in the repaired segment: %llu entries (%llu of the input's %llu "
                          "name a kept marker%s)",
@@ -534,6 +540,7 @@ static void report_txnindex(seg_pass *s, const kf_part_segment *ps)
         repair_emit_file(c, j->txn_path, NULL, "dropped",
                          "cannot be read, and no aborted transaction ends in the repaired segment");
     }
+    return KF_OK;
 }
 
 static int run_pass(seg_pass *s)
@@ -549,8 +556,6 @@ static int run_pass(seg_pass *s)
     if (kf_part_writer_segment(c->w, base, j->log_name, j->in_path) != KF_OK)
         return repair_writer_fail(c);
     s->have_txn = txn_read(&s->tc, j->txn_path, base, c->o);
-    if (s->have_txn && !s->tc.keep)
-        return repair_fail(c, j->txn_path, ENOMEM, "out of memory");
     s->in_le_k0 = c->in_le_k;
     s->in_le_ok0 = c->in_le_ok;
     memcpy(s->in_le_why0, c->in_le_why, sizeof s->in_le_why0);
@@ -572,8 +577,7 @@ static int run_pass(seg_pass *s)
         return repair_writer_fail(c);
     c->res->segments_written++;
     rebuild_segment_done(c->od, c->o->segment_fn, c->o->ctx, &ps, j->in_path, s->size);
-    report_txnindex(s, &ps);
-    return KF_OK;
+    return report_txnindex(s, &ps);
 }
 
 int repair_segment(repair_ctx *c, const repair_segment_job *j)

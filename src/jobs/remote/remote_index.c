@@ -126,36 +126,28 @@ static void check_file(checker *c, const char *path, int kind, const uint8_t *id
     first_problem fp = {0};
     char why[240] = "";
     bool sane = true;
+    kf_index ix; /* read in pieces, whatever its size */
+    int es = kind == KF_FILE_INDEX ? 8 : kind == KF_FILE_TIMEINDEX ? 12 : KF_TXN_ENTRY_SIZE;
+    int rc = kf_index_open_path(&ix, path, es, base);
+    if (rc != KF_OK) {
+        unreadable(c, rc, path, id, base);
+        return;
+    }
     if (kind == KF_FILE_TXNINDEX) {
-        kf_file_contents m = {0};
-        int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
-        if (rc != KF_OK) {
-            unreadable(c, rc, path, id, base);
-            return;
-        }
-        kf_txn_index_check(m.data, m.size, base, take_problem, &fp);
-        sane = kf_txn_index_sanity(m.data, m.size, base, why, sizeof why);
-        free(m.data);
+        kf_txn_index_check(&ix, take_problem, &fp);
+        sane = kf_txn_index_sanity(&ix, why, sizeof why);
     } else {
-        kf_source *src;
-        int rc = kf_source_open(&src, path, 0);
-        if (rc != KF_OK) {
-            unreadable(c, rc, path, id, base);
-            return;
-        }
-        kf_index ix;
-        rc = kind == KF_FILE_INDEX ? kf_offset_index_open(&ix, src, base) : kf_time_index_open(&ix, src, base);
-        if (rc == KF_OK) {
-            if (kind == KF_FILE_INDEX)
-                kf_offset_index_check(&ix, UINT64_MAX, take_problem, &fp);
-            else
-                kf_time_index_check(&ix, take_problem, &fp);
-            sane = kf_index_sanity(&ix, why, sizeof why);
-            kf_index_close(&ix);
-        } else {
-            c->rc = rc;
-        }
-        kf_source_close(src);
+        if (kind == KF_FILE_INDEX)
+            kf_offset_index_check(&ix, UINT64_MAX, take_problem, &fp);
+        else
+            kf_time_index_check(&ix, take_problem, &fp);
+        sane = kf_index_sanity(&ix, why, sizeof why);
+    }
+    rc = kf_index_read_status(&ix);
+    kf_index_close(&ix);
+    if (rc != KF_OK) {
+        unreadable(c, rc, path, id, base);
+        return;
     }
     if (!fp.n && sane)
         return;

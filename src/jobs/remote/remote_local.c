@@ -32,12 +32,9 @@
 bool rm_dir_topic_id(const char *dir, uint8_t id[16])
 {
     char *path = kf_path_join(dir, "partition.metadata");
-    kf_file_contents m = {0};
-    bool ok = path && kf_file_read_all(path, 4096, &m.data, &m.size) == KF_OK;
-    free(path);
     kf_partition_metadata pm;
-    ok = ok && kf_partition_metadata_parse(m.data, m.size, &pm) == KF_OK;
-    free(m.data);
+    bool ok = path && kf_partition_metadata_read(path, &pm) == KF_OK;
+    free(path);
     if (ok)
         memcpy(id, pm.topic_id, 16);
     return ok;

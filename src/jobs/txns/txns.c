@@ -17,8 +17,8 @@
  * broker itself loads) gives the transactions begun before it.
  *
  * The `.txnindex` check walks every copy of the partition segment by segment
- * as the ABORT markers come (in offset order), with one index read per copy
- * at a time (a small file, read whole with kf_file_read_all, capped):
+ * as the ABORT markers come (in offset order), with one index open per copy
+ * at a time (read in pieces, kf_index_open_path, whatever its size):
  *  - an entry whose last offset is not the offset of an ABORT marker of the
  *    same producer is extra (checked in every copy: entries are matched by
  *    offset, whichever copy the marker was read from);
@@ -56,8 +56,8 @@ typedef struct tix {
     const kf_partition_copy *c;
     size_t seg;          /* segment whose index is loaded; NONE before the first */
     char *path;          /* that segment's .txnindex path (NULL: the segment has no usable name) */
-    uint8_t *data;       /* its bytes (NULL: no index, or empty) */
-    uint64_t size;
+    kf_index ix;         /* its view (open: has_ix) */
+    bool has_ix;
     uint64_t n, k;       /* whole entries; next entry to match */
     uint64_t reported, suppressed;
 } tix;
@@ -133,31 +133,25 @@ static void tix_open(kf_txns *t, tix *x, size_t s)
     x->seg = s;
     x->n = x->k = 0;
     x->reported = x->suppressed = 0;
-    x->data = NULL;
-    x->size = 0;
+    x->has_ix = false;
     x->path = kf_sibling_path(x->c->segments[s], ".txnindex");
     if (!x->path)
         return;
     int err_no = 0;
-    int rc = kf_error_errno(kf_file_read_all(x->path, KF_SMALL_FILE_MAX, &x->data, &x->size), &err_no);
+    int64_t base = x->c->bases[s] >= 0 ? x->c->bases[s] : INT64_MIN;
+    int rc = kf_error_errno(kf_index_open_path(&x->ix, x->path, KF_TXN_ENTRY_SIZE, base), &err_no);
     if (rc != KF_OK) {
-        x->data = NULL;
-        x->size = 0;
         if (rc == KF_ERR_NOMEM)
             t->nomem = true;
-        else if (rc == KF_ERR_TOO_BIG)
-            kf_report_in(t->o.problem_fn, t->o.problem_ctx, x->path, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, 0, false,
-                         0, "transaction index larger than %llu bytes: not read",
-                         (unsigned long long)KF_SMALL_FILE_MAX);
         else if (rc == KF_ERR_IO && err_no != ENOENT)
             kf_report_in(t->o.problem_fn, t->o.problem_ctx,
                          x->path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(err_no));
         return;
     }
-    x->n = kf_txn_index_count(x->size);
+    x->has_ix = true;
+    x->n = x->ix.entries;
     file_ctx fc = {t, x->path};
-    int64_t base = x->c->bases[s] >= 0 ? x->c->bases[s] : INT64_MIN;
-    kf_txn_index_check(x->data, x->size, base, in_file, &fc);
+    kf_txn_index_check(&x->ix, in_file, &fc);
 }
 
 /* Entries left when the walk moves past the segment name no ABORT marker. */
@@ -167,7 +161,7 @@ static void tix_close(kf_txns *t, tix *x)
         return;
     for (; x->k < x->n; x->k++) {
         kf_txn_entry e;
-        kf_txn_index_get(x->data, x->k, &e);
+        kf_txn_index_entry(&x->ix, x->k, &e);
         char msg[512];
         snprintf(msg, sizeof msg,
                  "entry for producer %" PRId64 " (offsets %" PRId64 "..%" PRId64 ") names no ABORT marker in this "
@@ -180,9 +174,13 @@ static void tix_close(kf_txns *t, tix *x)
                      x->path ? x->path : x->c->segments[x->seg], KF_P_TXNINDEX_EXTRA, KF_SEV_ERROR, 0, false, 0,
                      "%" PRIu64 " more missing or extra entries in this transaction index not listed", x->suppressed);
     }
-    free(x->data);
-    x->data = NULL;
-    x->size = 0;
+    if (x->has_ix) {
+        if (kf_index_read_status(&x->ix) != KF_OK)
+            kf_report_in(t->o.problem_fn, t->o.problem_ctx, x->path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0,
+                         "read error: %s", kf_read_error_str(KF_ERR_IO, kf_error_last()->err_no));
+        kf_index_close(&x->ix);
+        x->has_ix = false;
+    }
     free(x->path);
     x->path = NULL;
 }
@@ -216,7 +214,7 @@ static void tix_abort(kf_txns *t, tix *x, int64_t m, int64_t pid, const kf_pstat
     char msg[512];
     while (x->k < x->n) {
         kf_txn_entry e;
-        kf_txn_index_get(x->data, x->k, &e);
+        kf_txn_index_entry(&x->ix, x->k, &e);
         if (e.last_offset > m)
             break;
         if (e.last_offset == m && e.producer_id == pid) {
@@ -274,33 +272,35 @@ static int load_snapshot(kf_txns *t)
         free(dir);
         if (!path)
             return KF_ERR_NOMEM;
-        kf_file_contents m = {NULL, 0};
         int err_no = 0;
-        int rc = kf_error_errno(kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size), &err_no);
-        if (rc != KF_OK) {
-            if (rc == KF_ERR_NOMEM) {
-                free(path);
-                return rc;
-            }
-            if (rc == KF_ERR_TOO_BIG)
-                kf_report_in(t->o.problem_fn, t->o.problem_ctx,
-                             path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0,
-                             "producer snapshot larger than %llu bytes: not used",
-                             (unsigned long long)KF_SMALL_FILE_MAX);
-            else if (err_no != ENOENT)
+        kf_producer_snapshot s; /* read in pieces, whatever its size */
+        int rc = kf_error_errno(kf_producer_snapshot_open(&s, path), &err_no);
+        if (rc == KF_ERR_NOMEM) {
+            kf_producer_snapshot_close(&s);
+            free(path);
+            return rc;
+        }
+        if (rc == KF_ERR_IO) {
+            if (err_no != ENOENT)
                 kf_report_in(t->o.problem_fn, t->o.problem_ctx,
                              path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot read: %s", read_error(err_no));
+            kf_producer_snapshot_close(&s);
             free(path);
             continue;
         }
-        kf_producer_snapshot s;
-        rc = kf_producer_snapshot_parse(m.data, m.size, &s);
-        if (rc == KF_OK) {
-            if (kf_pstate_load(t->ps, &s) != KF_OK) {
-                free(m.data);
-                free(path);
-                return KF_ERR_NOMEM;
-            }
+        if (rc == KF_OK && kf_pstate_load(t->ps, &s) != KF_OK) {
+            kf_producer_snapshot_close(&s);
+            free(path);
+            return KF_ERR_NOMEM;
+        }
+        if (rc == KF_OK && kf_producer_snapshot_read_status(&s) != KF_OK) {
+            /* it shrank while its entries were read: as one that cannot be read */
+            kf_producer_snapshot none = {0};
+            (void)kf_pstate_load(t->ps, &none);
+            kf_report_in(t->o.problem_fn, t->o.problem_ctx, path, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0,
+                         "cannot read: %s", kf_read_error_str(KF_ERR_IO, kf_error_last()->err_no));
+            free(path);
+        } else if (rc == KF_OK) {
             t->snapshot = path;
             t->start_unknown = false;
         } else {
@@ -311,7 +311,7 @@ static int load_snapshot(kf_txns *t)
                          path, KF_P_SNAPSHOT_INVALID, KF_SEV_WARNING, 0, false, 0, "%s", msg);
             free(path);
         }
-        free(m.data);
+        kf_producer_snapshot_close(&s);
     }
     return KF_OK;
 }
@@ -494,7 +494,8 @@ void kf_txns_close(kf_txns *t)
     if (!t)
         return;
     for (size_t i = 0; i < t->nix; i++) {
-        free(t->ix[i].data);
+        if (t->ix[i].has_ix)
+            kf_index_close(&t->ix[i].ix);
         free(t->ix[i].path);
     }
     free(t->ix);
