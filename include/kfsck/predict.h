@@ -280,11 +280,15 @@ typedef struct kf_predict_datadir {
     const char *kraft_snapshot_cut;
 } kf_predict_datadir;
 
+/* The log dirs' counts added up (a count of offsets at most INT64_MAX,
+ * never wrapped). */
 typedef struct kf_predict_summary {
     uint64_t datadirs, partitions;
     int64_t offsets_lost, acknowledged_lost;
     double estimated_recovery_seconds;
     uint64_t fatal;
+    int64_t acknowledged_missing;
+    uint64_t damage_kept, groups_affected, partitions_harmed;
 } kf_predict_summary;
 
 #define KF_PREDICT_OPTIONS_VERSION 1

@@ -17,19 +17,12 @@
 typedef struct predict_print {
     out *o;
     predict_text text;
-    /* the log dirs' counts, for the summary and the exit status */
-    int64_t acknowledged_missing;
-    uint64_t damage_kept, groups_affected, harmed;
 } predict_print;
 
 static void print_datadir(void *ctx, const kf_predict_datadir *d)
 {
     predict_print *pp = ctx;
     out *o = pp->o;
-    pp->acknowledged_missing += d->acknowledged_missing;
-    pp->damage_kept += d->damage_kept;
-    pp->groups_affected += d->groups_affected;
-    pp->harmed += d->n_harmed;
     if (!o->json) {
         predict_text_datadir(&pp->text, d);
         return;
@@ -327,18 +320,18 @@ int cmd_predict(int argc, char **argv)
         out_int(&o, "acknowledged_lost", sum.acknowledged_lost);
         out_double(&o, "estimated_recovery_seconds", sum.estimated_recovery_seconds);
         out_uint(&o, "fatal", sum.fatal);
-        out_int(&o, "acknowledged_missing", pp.acknowledged_missing);
-        out_uint(&o, "damage_kept", pp.damage_kept);
-        out_uint(&o, "groups_affected", pp.groups_affected);
-        out_uint(&o, "partitions_harmed", pp.harmed);
+        out_int(&o, "acknowledged_missing", sum.acknowledged_missing);
+        out_uint(&o, "damage_kept", sum.damage_kept);
+        out_uint(&o, "groups_affected", sum.groups_affected);
+        out_uint(&o, "partitions_harmed", sum.partitions_harmed);
         out_end(&o);
     } else {
-        predict_text_summary(&pp.text, &sum, pp.acknowledged_missing, pp.harmed);
+        predict_text_summary(&pp.text, &sum);
     }
     free(found.paths);
     kf_predict_config_free(&cfg);
     /* every harm counts: offsets lost or missing, damage kept, commits changed */
-    if (status == EXIT_CLEAN && (sum.fatal || sum.offsets_lost || pp.harmed))
+    if (status == EXIT_CLEAN && (sum.fatal || sum.offsets_lost || sum.partitions_harmed))
         status = EXIT_DAMAGE;
     return status;
 }

@@ -319,8 +319,10 @@ void predict_text_partition(predict_text *t, const kf_predict_partition *p)
     t->cur_part[0] = 0;
 }
 
-void predict_text_summary(predict_text *t, const kf_predict_summary *s, int64_t acknowledged_missing, uint64_t harmed)
+void predict_text_summary(predict_text *t, const kf_predict_summary *s)
 {
+    int64_t acknowledged_missing = s->acknowledged_missing;
+    uint64_t harmed = s->partitions_harmed;
     out *o = t->o;
     flush_quiet(t);
     char when[32];
@@ -335,12 +337,15 @@ void predict_text_summary(predict_text *t, const kf_predict_summary *s, int64_t 
     }
     const char *sep = "";
     if (acknowledged_missing) {
-        out_text(o, "%" PRId64 " ACKNOWLEDGED offset%s MISSING", acknowledged_missing, plural(acknowledged_missing));
+        out_text(o, "%s%" PRId64 " ACKNOWLEDGED offset%s MISSING", acknowledged_missing == INT64_MAX ? "at least " : "",
+                 acknowledged_missing, plural(acknowledged_missing));
         sep = ", ";
     }
     if (s->offsets_lost) {
-        out_text(o, "%sLOSES %" PRId64 " offsets (%" PRId64 " acknowledged)", sep, s->offsets_lost,
-                 s->acknowledged_lost);
+        /* a sum at INT64_MAX saturated there (the library never wraps it) */
+        out_text(o, "%sLOSES %s%" PRId64 " offsets (%s%" PRId64 " acknowledged)", sep,
+                 s->offsets_lost == INT64_MAX ? "at least " : "", s->offsets_lost,
+                 s->acknowledged_lost == INT64_MAX ? "at least " : "", s->acknowledged_lost);
         sep = ", ";
     }
     out_text(o, "%s%" PRIu64 " partition%s harmed (lost or missing offsets, damage kept, groups' commits changed)\n",

@@ -26,7 +26,6 @@ void predict_text_datadir(predict_text *t, const kf_predict_datadir *d);
 void predict_text_action(predict_text *t, const kf_predict_action *a);
 void predict_text_partition(predict_text *t, const kf_predict_partition *p);
 /* The last line: the run's totals (the counts are the log dirs' sums). */
-void predict_text_summary(predict_text *t, const kf_predict_summary *s, int64_t acknowledged_missing,
-                          uint64_t harmed);
+void predict_text_summary(predict_text *t, const kf_predict_summary *s);
 
 #endif

@@ -120,5 +120,39 @@ class LastOffsetEdge(TempDirTest):
                     self.assertEqual(negative_offsets(json.loads(line)), [], line)
 
 
+class SumsSaturate(TempDirTest):
+    """Counts of offsets added up over partitions and log dirs saturate at
+    2^63-1 instead of wrapping (issue 37 item 3): two partitions whose
+    recovery cuts 5*10^18 offsets each (an intact batch at 0, then one at
+    5*10^18 whose CRC fails: the broker's log end before recovery is past
+    it, after it is 1)."""
+
+    LOST = 5 * 10**18
+
+    def setUp(self):
+        super().setUp()
+        for data in ("d1", "d2"):
+            for name in ("a-0", "b-0"):
+                d = os.path.join(self.tmp, data, name)
+                os.makedirs(d)
+                bad = bytearray(batch(self.LOST, 1))
+                bad[-1] ^= 1  # the CRC no longer matches
+                with open(os.path.join(d, seg_name(0, "log")), "wb") as f:
+                    f.write(batch(0, 1) + bytes(bad))
+
+    def test_predict_over_partitions_and_log_dirs(self):
+        for dirs in (["d1"], ["d1", "d2"]):
+            with self.subTest(dirs=dirs):
+                code, out, err = run("predict", "--json", *dirs, cwd=self.tmp)
+                self.assertEqual(code, 1, err)
+                self.assertNotIn("runtime error", err)
+                rows = jsonl(out)
+                self.assertEqual([p["offsets_lost"] for p in of_type(rows, "partition")], [self.LOST] * 2 * len(dirs))
+                self.assertEqual(of_type(rows, "summary")[0]["offsets_lost"], MAX)
+                code, out, err = run("predict", *dirs, cwd=self.tmp)
+                self.assertEqual(code, 1, err)
+                self.assertIn("LOSES at least %d offsets" % MAX, out.splitlines()[-1])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -13,6 +13,7 @@
  * kept only with the partitions present, so memory follows the partitions
  * whatever the file's size. */
 #include "bytes/report.h"
+#include "bytes/satmath.h"
 #include "bytes/opts.h"
 #include "kfsck/scan.h"
 
@@ -325,7 +326,7 @@ static void scan_partition(datadir_ctx *d, task *t)
                          true, ce[k]->offset,
                          "%s of %s-%" PRId32 " is %" PRId64 ", beyond %s %" PRId64
                          ": the log has lost %" PRId64 " offsets the broker had%s",
-                         CK_WHAT[k], t->topic, t->partition, ce[k]->offset, endwhat, end, ce[k]->offset - end,
+                         CK_WHAT[k], t->topic, t->partition, ce[k]->offset, endwhat, end, kf_offsets_between(end, ce[k]->offset),
                          k == CK_HW ? " committed" : (k == CK_RECOVERY ? " flushed" : ""));
         }
         if (ce[CK_CLEANER] && ce[CK_CLEANER]->offset > end)

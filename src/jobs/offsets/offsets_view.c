@@ -23,6 +23,7 @@
 #include "jobs/offsets/offset_expiry.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/offset_range.h"
+#include "bytes/satmath.h"
 
 /* What a copy's log says at a committed offset (damage_at). */
 typedef struct damage_probe {
@@ -411,15 +412,15 @@ int kf_offsets_view_row(kf_offsets_view *v, const kf_offset_value *row, kf_offse
         out->log_end_offset = end;
         if (row->offset >= 0 && row->offset < start) {
             out->out_of_range = KF_BELOW_LOG_START;
-            out->skipped_if_earliest = start - row->offset;
-            out->skipped_if_latest = end - row->offset;
+            out->skipped_if_earliest = kf_offsets_between(row->offset, start);
+            out->skipped_if_latest = kf_offsets_between(row->offset, end);
         } else if (row->offset > end) {
             out->out_of_range = KF_ABOVE_LOG_END;
-            out->reread_if_earliest = end - start;
+            out->reread_if_earliest = kf_offsets_between(start, end);
         }
         if (row->offset >= 0) { /* below the log start too: out_of_range says the rest */
             out->has_lag = true;
-            out->lag = end - row->offset;
+            out->lag = kf_sat_sub(end, row->offset);
         }
     }
     out->may_be_stale = kf_replay_row_may_be_stale(v->r, row);

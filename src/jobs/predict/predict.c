@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytes/satmath.h"
 #include "bytes/error.h"
 #include "bytes/pool.h"
 #include "bytes/opts.h"
@@ -566,20 +567,20 @@ static void dir_totals(pp_run *r, pp_dir *d)
                 nh[o->n_harmed++] = &p->out;
             }
         }
-        o->acknowledged_missing += p->out.acknowledged_missing;
+        o->acknowledged_missing = kf_sat_add(o->acknowledged_missing, p->out.acknowledged_missing);
         o->damage_kept += p->out.n_damage_kept + p->out.damage_kept_omitted;
         o->groups_affected += p->out.n_groups_affected;
         o->routine_recoveries += p->routine_recoveries;
         o->producer_rebuilds_from_start += p->out.producer_state == KF_PRODUCER_REBUILD_FROM_START;
         o->partitions++;
         o->segments_to_recover += p->out.segments_to_recover;
-        o->bytes_to_recover += p->out.bytes_to_recover;
+        o->bytes_to_recover = kf_sat_addu(o->bytes_to_recover, p->out.bytes_to_recover);
         o->partitions_to_recover += p->out.segments_to_recover > 0;
-        o->offsets_lost += p->out.offsets_lost;
-        o->acknowledged_lost += p->out.acknowledged_lost;
+        o->offsets_lost = kf_sat_add(o->offsets_lost, p->out.offsets_lost);
+        o->acknowledged_lost = kf_sat_add(o->acknowledged_lost, p->out.acknowledged_lost);
         for (size_t k = 0; k < p->out.n_retention_deletes; k++) {
             o->retention_segments++;
-            o->retention_bytes += p->out.retention_deletes[k].bytes;
+            o->retention_bytes = kf_sat_addu(o->retention_bytes, p->out.retention_deletes[k].bytes);
         }
         if (bytes)
             bytes[i] = p->out.bytes_to_recover;
@@ -677,9 +678,13 @@ int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf
             emit_dir(&r, d);
             sum->datadirs++;
             sum->partitions += d->out.partitions;
-            sum->offsets_lost += d->out.offsets_lost;
-            sum->acknowledged_lost += d->out.acknowledged_lost;
+            sum->offsets_lost = kf_sat_add(sum->offsets_lost, d->out.offsets_lost);
+            sum->acknowledged_lost = kf_sat_add(sum->acknowledged_lost, d->out.acknowledged_lost);
             sum->fatal += d->out.fatal;
+            sum->acknowledged_missing = kf_sat_add(sum->acknowledged_missing, d->out.acknowledged_missing);
+            sum->damage_kept = kf_sat_addu(sum->damage_kept, d->out.damage_kept);
+            sum->groups_affected += d->out.groups_affected;
+            sum->partitions_harmed += d->out.n_harmed;
             if (d->out.estimated_recovery_seconds > sum->estimated_recovery_seconds)
                 sum->estimated_recovery_seconds = d->out.estimated_recovery_seconds;
         }

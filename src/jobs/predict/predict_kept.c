@@ -9,6 +9,7 @@
  * segment the broker does not recover is read here, CRC and framing, as
  * recovery would read it. */
 #include "predict_internal.h"
+#include "bytes/satmath.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +69,12 @@ void pp_damage_kept(pp_part *p)
 {
     kf_predict_partition *o = &p->out;
     if (p->state == KF_PST_ONLINE && p->has_hw && p->hw > o->log_end_offset_after)
-        o->acknowledged_missing = p->hw - o->log_end_offset_after;
+        o->acknowledged_missing = kf_offsets_between(o->log_end_offset_after, p->hw);
     for (size_t i = 0; i < p->ncuts && !p->deleting; i++) { /* cuts the log end does not show */
         int64_t from = p->cuts[i].from > o->log_start_offset ? p->cuts[i].from : o->log_start_offset;
         int64_t to = p->cuts[i].to < o->log_end_offset_after ? p->cuts[i].to : o->log_end_offset_after;
         if (from < to)
-            o->offsets_lost_inside += to - from;
+            o->offsets_lost_inside = kf_sat_add(o->offsets_lost_inside, kf_offsets_between(from, to));
     }
     /* a -delete dir is deleted once loaded, a stray one kept out of
      * service: nothing is served from them */

@@ -16,6 +16,7 @@
 
 #include "kfsck/file.h"
 #include "kfsck/segment.h"
+#include "bytes/satmath.h"
 
 int64_t kf_recovery_end(const kf_recovery_segment *segs, size_t n, int64_t recovery_point, int64_t log_start,
                         int64_t log_end, size_t *cut)
@@ -280,7 +281,7 @@ void pp_recover_segment(pp_part *p, size_t i, const char *reason, kf_predict_act
         if (a) {
             a->position = s->valid_bytes;
             a->offset = after;
-            a->offsets_lost = before > after ? before - after : 0;
+            a->offsets_lost = kf_offsets_between(after, before);
         }
         if (before > after && pp_grow(p, (void **)&p->cuts, &p->capcuts, p->ncuts, sizeof *p->cuts))
             p->cuts[p->ncuts++] = (pp_cut){after, before};
@@ -399,11 +400,10 @@ void pp_recover_log(pp_part *p)
     o->log_start_offset = p->nsegs && p->segs[0].base > p->log_start_ckpt ? p->segs[0].base : p->log_start_ckpt;
     /* a log whose end is now below the log-start checkpoint lost nothing
      * that was not deleted already */
-    int64_t lost = all_deleted ? 0 : before - end;
-    o->offsets_lost = lost > 0 ? lost : 0;
+    o->offsets_lost = all_deleted ? 0 : kf_offsets_between(end, before);
     if (o->offsets_lost && p->has_hw) {
         int64_t top = p->hw < before ? p->hw : before;
-        o->acknowledged_lost = top > end ? top - end : 0;
+        o->acknowledged_lost = kf_offsets_between(end, top);
     }
     for (size_t i = 0; i < p->nacts; i++) /* the cut of recoverLog carries the partition's loss */
         if (p->acts[i].action == KF_ACT_TRUNCATE_SEGMENT && p->acts[i].offsets_lost < o->offsets_lost &&

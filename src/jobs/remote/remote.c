@@ -22,6 +22,7 @@
 #include "jobs/remote/remote_internal.h"
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
+#include "bytes/satmath.h"
 
 #define METADATA_TOPIC "__remote_log_metadata"
 #define DEFAULT_METADATA_PARTITIONS 50 /* remote.log.metadata.topic.num.partitions */
@@ -435,7 +436,7 @@ static int report_partition(run *r, const rep *e, kf_remote_partition_fn fn, voi
             r->t->counts[f.v[i].finding]++;
         }
         r->t->partitions++;
-        r->t->offsets_in_no_tier += p.offsets_in_no_tier;
+        r->t->offsets_in_no_tier = kf_sat_addu(r->t->offsets_in_no_tier, p.offsets_in_no_tier);
         r->t->partitions_with_gap += p.offsets_in_no_tier > 0;
         if (fn)
             rc = fn(ctx, &p);

@@ -26,6 +26,7 @@
 #include "kfsck/file.h"
 #include "kfsck/paths.h"
 #include "kfsck/replicas.h"
+#include "bytes/satmath.h"
 
 /* ---- the local copies ----------------------------------------------------------- */
 
@@ -371,7 +372,8 @@ int rm_tier_judge(const rm_state *st, uint32_t part, const uint32_t *segs, size_
         return KF_ERR_NOMEM;
     }
     for (size_t i = 0; i < out.n; i++)
-        r->offsets_in_no_tier += (uint64_t)(out.v[i].to_offset - out.v[i].from_offset);
+        r->offsets_in_no_tier = kf_sat_addu(r->offsets_in_no_tier,
+                                            (uint64_t)kf_offsets_between(out.v[i].from_offset, out.v[i].to_offset));
     *ranges = out.v;
     r->no_tier = out.v;
     r->n_no_tier = out.n;

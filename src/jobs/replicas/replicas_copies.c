@@ -16,6 +16,7 @@
 
 #include "bytes/report.h"
 #include "jobs/replicas/replicas_internal.h"
+#include "bytes/satmath.h"
 
 #define RP_RUNS_MAX 4096
 
@@ -174,6 +175,8 @@ void rp_salvage(const rp_merged *m, const kf_replica_partition *p, kf_replica_el
             last->to_offset = to;
         else
             out[e->nsalvage++] = (kf_replica_salvage){m->runs[i].replica, from, to};
-        e->acknowledged_missing_after_merge -= to - from;
+        int64_t got = kf_offsets_between(from, to);
+        e->acknowledged_missing_after_merge = e->acknowledged_missing_after_merge > got
+                                              ? e->acknowledged_missing_after_merge - got : 0;
     }
 }

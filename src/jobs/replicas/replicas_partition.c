@@ -16,6 +16,7 @@
 
 #include "bytes/report.h"
 #include "jobs/replicas/replicas_internal.h"
+#include "bytes/satmath.h"
 
 /* ---- replicas ----------------------------------------------------------------- */
 
@@ -219,7 +220,7 @@ static void elect(const kf_replica_partition *p, size_t cand, kf_replica_followe
     e->followers = fol;
     e->leader_log_end = c->log_end_offset;
     if (p->has_high_watermark && p->high_watermark > c->log_end_offset)
-        e->acknowledged_missing = p->high_watermark - c->log_end_offset;
+        e->acknowledged_missing = kf_offsets_between(c->log_end_offset, p->high_watermark);
     for (size_t j = 0; j < n; j++) {
         const kf_replica *f = &reps[j];
         if (j == cand || !f->has_log_end)
@@ -231,8 +232,8 @@ static void elect(const kf_replica_partition *p, size_t cand, kf_replica_followe
         x->replica = j;
         x->truncate_to = t.truncate_to;
         x->rounds = t.rounds;
-        x->offsets_lost = f->log_end_offset - t.truncate_to;
-        x->acknowledged_lost = hw > t.truncate_to ? hw - t.truncate_to : 0;
+        x->offsets_lost = kf_offsets_between(t.truncate_to, f->log_end_offset);
+        x->acknowledged_lost = kf_offsets_between(t.truncate_to, hw);
         if (x->offsets_lost > e->offsets_lost)
             e->offsets_lost = x->offsets_lost;
         if (x->acknowledged_lost > e->acknowledged_lost)
