@@ -41,7 +41,12 @@ enum { KF_CHECKPOINT_OFFSETS = 0, KF_CHECKPOINT_LEADER_EPOCH = 1 };
  * line, count not matching the lines, leader epochs or start offsets not
  * increasing) is reported as checkpoint_invalid with the line's byte
  * position. Returns KF_OK if nothing was wrong, else KF_ERR_CORRUPT, with
- * the last error counting the problems and naming the first. An empty file
+ * the last error counting the problems and naming the first; its err_no is
+ * EIO when the broker's reader throws an IOException at that first problem
+ * (a version other than 0, a line with the wrong number of fields, a count
+ * the lines do not match: the broker then takes the log dir offline), 0
+ * when it throws another exception (a number that does not parse: the
+ * broker resets the entries) or none (docs/formats.md §9.4). An empty file
  * is an empty list (KF_OK). *version is set when readable. */
 int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *version,
                         kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx);

@@ -101,6 +101,9 @@ typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 #define KF_P_INDEX_CORRUPT "index_corrupt"
 #define KF_P_TIMEINDEX_NOT_MONOTONIC "timeindex_not_monotonic"
 #define KF_P_BASE_OFFSET_MISMATCH "base_offset_mismatch"
+/* a file the broker takes an offset from by its name (a .log, an index, a
+ * .cleaned or .swap file) whose name holds none: it stops the log dir */
+#define KF_P_FILE_NAME_INVALID "file_name_invalid"
 #define KF_P_SEGMENT_GAP "segment_gap"
 #define KF_P_SEGMENT_OVERLAP "segment_overlap"
 #define KF_P_CHECKPOINT_INVALID "checkpoint_invalid"

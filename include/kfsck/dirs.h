@@ -45,6 +45,12 @@ kf_path_kind kf_classify_path(const char *path);
  * "no such file or directory", "too many levels of symbolic links (a
  * symlink loop?)", "permission denied", ... */
 const char *kf_path_error_str(int err_no);
+/* The same for the path itself: a symlink whose target does not exist or
+ * that loops is named with its target ("a symlink to /disk2/orders-0,
+ * which does not exist"), written into buf (n bytes); anything else as
+ * kf_path_error_str. Returns buf or a constant string. The one wording of
+ * every path the walk (paths.h) cannot use. */
+const char *kf_path_why(const char *path, int err_no, char *buf, size_t n);
 
 /* Why a file could not be read, from the call's kf_err and errno: the
  * whole-read cap (KF_ERR_TOO_BIG), out of memory, a FIFO, socket or device

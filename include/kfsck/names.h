@@ -46,6 +46,21 @@ const char *kf_file_kind_name(kf_file_kind k);
  * a broker suffix or none) or out of memory. */
 char *kf_sibling_path(const char *log_path, const char *ext);
 
+/* Java's Long.parseLong of s[0..n): an optional sign, then decimal digits
+ * within a long's range. */
+bool kf_java_long(const char *s, size_t n, int64_t *v);
+/* LogFileUtils.offsetFromFileName: the text before name's first '.' read by
+ * Long.parseLong ("123.log" is at 123, as "00000000000000000123.log").
+ * False when there is no '.' or the text does not parse (the broker's
+ * NumberFormatException); *prefix_len says how long the text was (the whole
+ * name when there is no '.'). */
+bool kf_name_offset(const char *name, int64_t *offset, size_t *prefix_len);
+/* Whether LogLoader takes an offset from this file name as it loads a
+ * partition dir: a .log, .index, .timeindex or .txnindex file, or any
+ * .cleaned or .swap one (a name whose offset then does not parse stops the
+ * log dir: kf_name_offset). */
+bool kf_name_carries_offset(const char *name);
+
 /* Split a partition directory name "<topic>-<partition>" (also with the
  * ".<uuid>-delete/-future/-stray" suffixes; trailing slashes, as
  * kf_path_base leaves them, are ignored). Returns true when it is one;

@@ -51,6 +51,13 @@ typedef struct kf_path_entry {
      * KF_PATH_SPECIAL or KF_PATH_ERROR. */
     kf_path_kind kind;
     int err_no;                /* with KF_PATH_ERROR: why */
+    /* With KF_PATH_ERROR, the one wording of why it cannot be used
+     * (kf_path_why: a dangling or looping symlink named with its target),
+     * valid during the call. An entry named <topic>-<n> that cannot be read
+     * is never skipped in silence: it is reported through error_fn with
+     * these words, or (unreadable_partitions) handed to partition_fn, which
+     * reports it so. */
+    const char *why;
     kf_name_info file;         /* what its name says (kf_classify_name) */
     bool partition_named;      /* the name is <topic>-<n> (also with a -delete/-future/-stray suffix) */
     char topic[256];           /* when partition_named */

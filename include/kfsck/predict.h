@@ -145,6 +145,11 @@ typedef enum kf_predict_state {
     KF_PST_DELETING,
     KF_PST_STRAY,
     KF_PST_OFFLINE,
+    /* named <topic>-<n> but no directory to the broker: a symlink whose
+     * target does not exist, or a loop of symlinks (LogManager.loadLogs
+     * loads what File.isDirectory says is one): not loaded, so this broker
+     * holds no copy of the partition (missing_why says which) */
+    KF_PST_MISSING,
 } kf_predict_state;
 const char *kf_predict_state_name(kf_predict_state s);
 
@@ -235,6 +240,7 @@ typedef struct kf_predict_partition {
     const kf_group_affected *groups_affected;
     size_t n_groups_affected;
     bool groups_checked;            /* the replay ran (a cut __consumer_offsets partition) */
+    const char *missing_why;        /* KF_PST_MISSING: the entry in words (kf_path_why) */
 } kf_predict_partition;
 
 /* The damage_kept entries kept per partition; more are counted. */
@@ -246,7 +252,7 @@ typedef struct kf_predict_partition {
 static inline bool kf_predict_partition_harmed(const kf_predict_partition *p)
 {
     return p->offsets_lost > 0 || p->offsets_lost_inside > 0 || p->acknowledged_missing > 0 || p->n_damage_kept > 0 ||
-           p->damage_kept_omitted > 0 || p->n_groups_affected > 0;
+           p->damage_kept_omitted > 0 || p->n_groups_affected > 0 || p->state == KF_PST_MISSING;
 }
 
 typedef struct kf_predict_datadir {

@@ -74,8 +74,9 @@ typedef struct kf_datadir_scan_opts {
     void (*partition_fn)(void *ctx, const kf_datadir_partition *p);
     /* The data dir's own problems (its checkpoint files and meta.properties,
      * checkpoint entries for partitions it does not hold: in file order, 100
-     * per checkpoint file, then one problem counting the rest), before the
-     * partitions. */
+     * per checkpoint file, then one problem counting the rest; each entry
+     * named <topic>-<n> that cannot be read, a dangling or looping symlink
+     * among them: unreadable, in paths.h's words), before the partitions. */
     kf_problem_fn problem_fn;
     void *ctx;
 } kf_datadir_scan_opts;

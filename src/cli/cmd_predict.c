@@ -116,6 +116,8 @@ static void print_partition(void *ctx, const kf_predict_partition *p)
     out_int(o, "partition", p->partition);
     out_str(o, "dir", p->dir);
     out_str(o, "state", kf_predict_state_name(p->state));
+    if (p->state == KF_PST_MISSING)
+        out_str(o, "missing_why", p->missing_why);
     out_int(o, "recovery_point", p->recovery_point);
     out_int(o, "log_start_offset", p->log_start_offset);
     out_int(o, "log_end_offset_before", p->log_end_offset_before);

@@ -70,13 +70,18 @@ static size_t distinct_groups(const kf_predict_partition *p)
 
 static bool loses(const kf_predict_partition *p)
 {
-    return p->offsets_lost || p->offsets_lost_inside || p->acknowledged_missing || p->n_groups_affected;
+    return p->offsets_lost || p->offsets_lost_inside || p->acknowledged_missing || p->n_groups_affected ||
+           p->state == KF_PST_MISSING;
 }
 
 /* What is wrong with a partition, worst first, on one line. */
 static void facts(out *o, const kf_predict_partition *p)
 {
     const char *sep = "";
+    if (p->state == KF_PST_MISSING) {
+        out_text(o, "not loaded: %s", p->missing_why);
+        sep = ", ";
+    }
     if (p->acknowledged_missing) {
         out_text(o, "%" PRId64 " acknowledged offset%s missing (%" PRId64 "..%" PRId64 ")", p->acknowledged_missing,
                  plural(p->acknowledged_missing), p->log_end_offset_after,
@@ -302,6 +307,11 @@ void predict_text_partition(predict_text *t, const kf_predict_partition *p)
         snprintf(ps, sizeof ps, "loaded from the snapshot at the log end");
     else
         snprintf(ps, sizeof ps, "empty (none to load)");
+    if (p->state == KF_PST_MISSING) {
+        out_text(o, "    missing: %s; the broker loads only directories, so it holds no copy of %s-%" PRId32 "\n",
+                 p->missing_why, p->topic, p->partition);
+        return;
+    }
     out_text(o, "    %s; log end %" PRId64 " -> %" PRId64 ", log start %" PRId64 "; producer state %s\n",
              kf_predict_state_name(p->state), p->log_end_offset_before, p->log_end_offset_after, p->log_start_offset,
              ps);

@@ -68,11 +68,22 @@ typedef struct ckpt_ctx {
     uint64_t first_suppressed_pos;
     uint64_t first_pos;       /* the first problem, for the last error */
     char first[200];
+    bool first_io;            /* ... is one the broker's reader throws an IOException for */
 } ckpt_ctx;
 
-static void ckpt_problem(ckpt_ctx *c, uint64_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void ckpt_problem(ckpt_ctx *c, uint64_t pos, const char *fmt, ...)
+/* What the broker's CheckpointFile.read throws at a problem (it stops at
+ * the first): an IOException (a version other than 0, a line whose field
+ * count is wrong, a count that the lines do not match), which
+ * CheckpointFileWithFailureHandler reports to the log dir failure channel,
+ * or another exception (a number that does not parse, a negative count),
+ * after which the entries are only reset; or none (kfsck's own checks). */
+enum { CK_OTHER, CK_IO };
+
+static void ckpt_problem(ckpt_ctx *c, int klass, uint64_t pos, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void ckpt_problem(ckpt_ctx *c, int klass, uint64_t pos, const char *fmt, ...)
 {
+    if (c->problems + c->suppressed == 0)
+        c->first_io = klass == CK_IO;
     if (c->problems >= CKPT_MAX_PROBLEMS) {
         if (c->suppressed++ == 0)
             c->first_suppressed_pos = pos;
@@ -124,13 +135,13 @@ static int ckpt_header(ckpt_lines *cl, kf_text_stream *t, ckpt_ctx *cp, int kind
     int64_t v;
     if (!kf_text_line_int(&L, INT32_MIN, INT32_MAX, &v)) {
         kf_text_line_excerpt(&L, ex, sizeof ex);
-        ckpt_problem(cp, L.start, "malformed version line \"%s\"", ex);
+        ckpt_problem(cp, CK_OTHER, L.start, "malformed version line \"%s\"", ex);
         return KF_ERR_CORRUPT;
     }
     if (version)
         *version = (int32_t)v;
     if (v != 0) {
-        ckpt_problem(cp, L.start, "unrecognised version %" PRId64 ", expected version 0", v);
+        ckpt_problem(cp, CK_IO, L.start, "unrecognised version %" PRId64 ", expected version 0", v);
         return KF_ERR_CORRUPT;
     }
     if (!kf_text_stream_next(t, &L))
@@ -138,11 +149,11 @@ static int ckpt_header(ckpt_lines *cl, kf_text_stream *t, ckpt_ctx *cp, int kind
     cl->count_pos = L.start;
     if (!kf_text_line_int(&L, INT32_MIN, INT32_MAX, &cl->count)) {
         kf_text_line_excerpt(&L, ex, sizeof ex);
-        ckpt_problem(cp, L.start, "malformed entry count line \"%s\"", ex);
+        ckpt_problem(cp, CK_OTHER, L.start, "malformed entry count line \"%s\"", ex);
         return KF_ERR_CORRUPT;
     }
     if (cl->count < 0)
-        ckpt_problem(cp, L.start, "negative entry count %" PRId64, cl->count);
+        ckpt_problem(cp, CK_OTHER, L.start, "negative entry count %" PRId64, cl->count);
     cl->done = false;
     return KF_OK;
 }
@@ -165,7 +176,7 @@ static int ckpt_next(ckpt_lines *cl, kf_checkpoint_entry *e)
         if (cl->count >= 0 && cl->nlines == (uint64_t)cl->count + 1)
             cl->first_extra_pos = ls;
         if (ll > CKPT_MAX_LINE) {
-            ckpt_problem(cp, ls, "line of %" PRIu64 " bytes is too long for an entry", ll);
+            ckpt_problem(cp, CK_OTHER, ls, "line of %" PRIu64 " bytes is too long for an entry", ll);
             continue;
         }
         const uint8_t *p = L.p; /* whole: shorter than the stream's buffer */
@@ -173,7 +184,7 @@ static int ckpt_next(ckpt_lines *cl, kf_checkpoint_entry *e)
         int nt = split_ws(p, (size_t)ll, ts, tl);
         kf_text_excerpt(p, ll, ex, sizeof ex);
         if (nt != want_fields) {
-            ckpt_problem(cp, ls, "malformed line \"%s\": expected %d fields", ex, want_fields);
+            ckpt_problem(cp, CK_IO, ls, "malformed line \"%s\": expected %d fields", ex, want_fields);
             continue;
         }
         memset(e, 0, sizeof *e);
@@ -182,16 +193,16 @@ static int ckpt_next(ckpt_lines *cl, kf_checkpoint_entry *e)
             int64_t ep, so;
             if (!kf_text_parse_int(p + ts[0], tl[0], INT32_MIN, INT32_MAX, &ep) ||
                 !kf_text_parse_int(p + ts[1], tl[1], INT64_MIN, INT64_MAX, &so)) {
-                ckpt_problem(cp, ls, "malformed line \"%s\": epoch and start offset must be integers", ex);
+                ckpt_problem(cp, CK_OTHER, ls, "malformed line \"%s\": epoch and start offset must be integers", ex);
                 continue;
             }
             e->epoch = (int32_t)ep;
             e->offset = so;
             if (cl->have_prev && e->epoch <= cl->prev_epoch)
-                ckpt_problem(cp, ls, "leader epoch %" PRId32 " is not greater than the previous epoch %" PRId32,
+                ckpt_problem(cp, CK_OTHER, ls, "leader epoch %" PRId32 " is not greater than the previous epoch %" PRId32,
                              e->epoch, cl->prev_epoch);
             if (cl->have_prev && e->offset <= cl->prev_start)
-                ckpt_problem(cp, ls,
+                ckpt_problem(cp, CK_OTHER, ls,
                              "start offset %" PRId64 " of epoch %" PRId32
                              " is not greater than the previous start offset %" PRId64,
                              e->offset, e->epoch, cl->prev_start);
@@ -201,12 +212,12 @@ static int ckpt_next(ckpt_lines *cl, kf_checkpoint_entry *e)
         } else {
             int64_t part, off;
             if (tl[0] == 0 || tl[0] > CKPT_MAX_TOPIC || memchr(p + ts[0], 0, tl[0])) {
-                ckpt_problem(cp, ls, "malformed line \"%s\": bad topic name", ex);
+                ckpt_problem(cp, CK_OTHER, ls, "malformed line \"%s\": bad topic name", ex);
                 continue;
             }
             if (!kf_text_parse_int(p + ts[1], tl[1], INT32_MIN, INT32_MAX, &part) ||
                 !kf_text_parse_int(p + ts[2], tl[2], INT64_MIN, INT64_MAX, &off)) {
-                ckpt_problem(cp, ls, "malformed line \"%s\": partition and offset must be integers", ex);
+                ckpt_problem(cp, CK_OTHER, ls, "malformed line \"%s\": partition and offset must be integers", ex);
                 continue;
             }
             memcpy(cl->topic, p + ts[0], tl[0]);
@@ -222,10 +233,10 @@ static int ckpt_next(ckpt_lines *cl, kf_checkpoint_entry *e)
         return KF_ERR_IO;
     if (cl->count >= 0 && cl->nlines != (uint64_t)cl->count) {
         if (cl->nlines < (uint64_t)cl->count)
-            ckpt_problem(cp, cl->count_pos, "expected %" PRId64 " entries but found only %" PRIu64, cl->count,
+            ckpt_problem(cp, CK_IO, cl->count_pos, "expected %" PRId64 " entries but found only %" PRIu64, cl->count,
                          cl->nlines);
         else
-            ckpt_problem(cp, cl->first_extra_pos, "expected %" PRId64 " entries but found %" PRIu64, cl->count,
+            ckpt_problem(cp, CK_IO, cl->first_extra_pos, "expected %" PRId64 " entries but found %" PRIu64, cl->count,
                          cl->nlines);
     }
     return 0;
@@ -262,7 +273,8 @@ static int parse_lines(kf_text_stream *t, const char *path, int kind, int32_t *v
         kf_report(pfn, pctx, KF_P_CHECKPOINT_INVALID, KF_SEV_ERROR, c.first_suppressed_pos, false, 0,
                   "%" PRIu64 " further problems in this checkpoint are not listed", c.suppressed);
     if (c.problems)
-        return kf_error_set(KF_ERR_CORRUPT, 0, path, "%" PRIu64 " problem%s, the first at byte %" PRIu64 ": %s",
+        return kf_error_set(KF_ERR_CORRUPT, c.first_io ? EIO : 0, path,
+                            "%" PRIu64 " problem%s, the first at byte %" PRIu64 ": %s",
                             c.problems + c.suppressed, c.problems + c.suppressed == 1 ? "" : "s", c.first_pos,
                             c.first);
     return rc;

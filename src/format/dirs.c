@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -81,6 +82,22 @@ const char *kf_path_error_str(int err_no)
     case ENOMEM: return "out of memory";
     default: return strerror(err_no);
     }
+}
+
+const char *kf_path_why(const char *path, int err_no, char *buf, size_t n)
+{
+    struct stat st;
+    if ((err_no == ENOENT || err_no == ELOOP) && path && n && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char target[4096];
+        ssize_t k = readlink(path, target, sizeof target - 1);
+        if (k >= 0) {
+            target[k] = 0;
+            snprintf(buf, n, err_no == ENOENT ? "a symlink to %s, which does not exist" : "a symlink to %s, in a loop of symlinks (too many levels of symbolic links)",
+                     target);
+            return buf;
+        }
+    }
+    return kf_path_error_str(err_no);
 }
 
 const char *kf_read_error_str(int rc, int err_no)

@@ -110,6 +110,46 @@ kf_name_info kf_classify_name(const char *name)
     return ni;
 }
 
+bool kf_java_long(const char *s, size_t n, int64_t *v)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (n && (s[0] == '-' || s[0] == '+')) {
+        neg = s[0] == '-';
+        i = 1;
+    }
+    if (i == n)
+        return false;
+    uint64_t acc = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (acc > (lim - d) / 10)
+            return false;
+        acc = acc * 10 + d;
+    }
+    *v = neg ? (int64_t)(0 - acc) : (int64_t)acc;
+    return true;
+}
+
+bool kf_name_offset(const char *name, int64_t *offset, size_t *prefix_len)
+{
+    const char *dot = strchr(name, '.');
+    *prefix_len = dot ? (size_t)(dot - name) : strlen(name);
+    return dot && kf_java_long(name, *prefix_len, offset);
+}
+
+bool kf_name_carries_offset(const char *name)
+{
+    size_t n = strlen(name);
+    static const char *const exts[] = {".log", ".index", ".timeindex", ".txnindex", ".cleaned", ".swap"};
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (ends_with(name, n, exts[i]))
+            return true;
+    return false;
+}
+
 char *kf_sibling_path(const char *log_path, const char *ext)
 {
     size_t n = strlen(log_path);

@@ -39,6 +39,7 @@ NOT_EMITTED_BY_FIXTURES = {
     "index_corrupt": "an index whose size is no multiple of its entry: tests/unit/test_index.c",
     "last_offset_overflow": "a batch whose next offset is past 2^63-1: built by test_hostile_offsets.py",
     "problems_not_listed": "a file with more than 1000 problems: built by test_hostile_memory.py",
+    "file_name_invalid": "a .log or index named by no offset: built by test_verify.py",
     "invalid_transition": "remote only: test_remote.py writes __remote_log_metadata events the broker drops",
     "leader_epoch_ahead_of_log": "built by test_scan.py in temporary copies of fixtures/datadir",
     "metadata_invalid": "a partition.metadata that does not parse under verify; no fixture has one yet",

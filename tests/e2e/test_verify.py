@@ -163,11 +163,29 @@ class BadInput(TempDirTest):
         part = os.path.join(self.tmp, "t-0")
         os.makedirs(part)
         shutil.copy(os.path.join(FIX, "segments/v2-none/00000000000000000000.log"), part)
-        for name in ("README", "x.log", ".lock", "00000000000000000000.log.bak", "foo-bar"):
+        for name in ("README", ".lock", "00000000000000000000.log.bak", "foo-bar"):
             self.write(os.path.join("t-0", name), b"junk")
         code, out, err = run("verify", "--json", self.tmp)
         self.assertEqual(code, 0, out + err)
         self.assertEqual(len(of_type(jsonl(out), "segment")), 1)
+
+    def test_a_log_named_by_no_offset_stops_the_broker(self):
+        """The broker reads a .log's offset from the text before the first
+        '.' with Long.parseLong: x.log (valid batches in it or not) throws
+        NumberFormatException and stops it (checked against Kafka 4.4)."""
+        part = os.path.join(self.tmp, "t-0")
+        os.makedirs(part)
+        shutil.copy(os.path.join(FIX, "segments/v2-none/00000000000000000000.log"), part)
+        shutil.copy(os.path.join(FIX, "segments/v2-none/00000000000000000000.log"), os.path.join(part, "x.log"))
+        self.write(os.path.join("t-0", "y.timeindex"), b"")
+        for cmd in ("verify", "scan"):
+            with self.subTest(cmd=cmd):
+                code, out, err = run(cmd, "--json", self.tmp)
+                self.assertEqual(code, 1, out + err)
+                probs = [p for p in of_type(jsonl(out), "problem") if p["code"] == "file_name_invalid"]
+                self.assertEqual(sorted(p["file"] for p in probs),
+                                 [os.path.join(part, "x.log"), os.path.join(part, "y.timeindex")])
+                self.assertIn('("x"), which is no number', [p for p in probs if p["file"].endswith("x.log")][0]["message"])
 
 
 class DamagedSmallFiles(unittest.TestCase):

@@ -151,7 +151,7 @@ static void test_datadir_entries(void **state)
     const char *want[] = {
         "datadir dd kind=4 dd(7,ClusterA)",
         "partition dd/backup kind=3 dd(7,ClusterA) in",
-        "error dd/gone-3 errno=2 no such file or directory",
+        "error dd/gone-3 errno=2 a symlink to /nonexistent/kfsck, which does not exist",
         "own dd/meta.properties kind=1 dd(7,ClusterA) in",
         "partition dd/orders-0 kind=3 dd(7,ClusterA) in",
         "partition dd/payments-1 kind=3 dd(7,ClusterA) in",

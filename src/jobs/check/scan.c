@@ -78,6 +78,7 @@ static int cmp_tp(const char *ta, int32_t pa, const char *tb, int32_t pb)
 typedef struct task {
     /* in */
     char *name, *topic, *dir;
+    char *why;             /* the dir cannot be read: the walk's words (paths.h), else NULL */
     int32_t partition;
     /* out */
     kf_datadir_partition part;
@@ -264,6 +265,10 @@ static void scan_partition(datadir_ctx *d, task *t)
     part->topic = t->topic;
     part->partition = t->partition;
     part->dir = t->dir;
+    if (t->why) {
+        kf_report_in(keep_problem, t, t->dir, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "%s", t->why);
+        return;
+    }
 
     kf_verify_opts vo;
     kf_verify_opts_init(&vo);
@@ -372,6 +377,7 @@ static void task_free(task *t)
     free(t->name);
     free(t->topic);
     free(t->dir);
+    free(t->why);
 }
 
 /* ---- one data dir ------------------------------------------------------------- */
@@ -546,13 +552,13 @@ static bool plain_partition_name(void *ctx, const kf_path_entry *e)
     return e->partition_named && len && isdigit((unsigned char)e->name[len - 1]);
 }
 
-/* A partition dir; also one that cannot be read: a finding, never skipped. */
+/* A partition dir; one that cannot be read (a dangling or looping symlink,
+ * a directory that cannot be listed) is a path that cannot be read, never
+ * skipped: a partition whose only problem is that, in the walk's words. */
 static int add_task(void *ctx, const kf_path_entry *e)
 {
     entries_walk *w = ctx;
     datadir_ctx *d = w->d;
-    if (e->kind == KF_PATH_ERROR && e->err_no == ENOENT)
-        return KF_OK; /* gone since it was listed, or a dangling symlink */
     if (d->ntasks == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 16;
         task *nt = realloc(d->tasks, cap * sizeof *nt);
@@ -574,7 +580,8 @@ static int add_task(void *ctx, const kf_path_entry *e)
     t->name = strdup(e->name);
     t->topic = strdup(e->topic);
     t->dir = strdup(e->path);
-    return t->name && t->topic && t->dir ? KF_OK : KF_ERR_NOMEM;
+    t->why = e->kind == KF_PATH_ERROR ? strdup(e->why) : NULL;
+    return t->name && t->topic && t->dir && (e->kind != KF_PATH_ERROR || t->why) ? KF_OK : KF_ERR_NOMEM;
 }
 
 /* The data dir's partitions made tasks, in (topic, partition) order; then,

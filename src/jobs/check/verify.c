@@ -566,6 +566,19 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
             rc = KF_ERR_NOMEM;
             break;
         }
+        int64_t off;
+        size_t plen;
+        struct stat fst;
+        if (kf_name_carries_offset(l.names[i]) && !kf_name_offset(l.names[i], &off, &plen) && stat(p, &fst) == 0 &&
+            S_ISREG(fst.st_mode)) {
+            /* LogLoader reads an offset from its name (docs/formats.md §20.4) */
+            sink ns = {o, res, p, 0, 0, false, 0, 0};
+            kf_report(sink_problem, &ns, KF_P_FILE_NAME_INVALID, KF_SEV_ERROR, 0, false, 0,
+                      "the broker reads an offset from the text before the first '.' of this file's name (\"%.*s\"), "
+                      "which is no number: LogLoader throws java.lang.NumberFormatException, which stops the "
+                      "broker at start-up",
+                      (int)plen, l.names[i]);
+        }
         if (ni.kind == KF_FILE_LOG && ni.suffix[0] == 0) {
             kf_segment_summary sum;
             bool ok;
@@ -663,8 +676,7 @@ static int verify_datadir_partition(void *ctx, const kf_path_entry *e)
         return kf_verify_partition(e->path, w->o, w->res, NULL);
     if (e->kind == KF_PATH_ERROR) {
         sink fs = {w->o, w->res, e->path, 0, 0, false, 0, 0};
-        kf_report(sink_problem, &fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0,
-                  "cannot read the partition directory: %s", kf_path_error_str(e->err_no));
+        kf_report(sink_problem, &fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "%s", e->why);
     }
     return KF_OK;
 }

@@ -267,9 +267,10 @@ static int dump_entry(void *ctx, const kf_path_entry *e)
         return KF_OK;
     case KF_PATH_SPECIAL:
     case KF_PATH_ERROR:
-        if (segment)
+        /* a partition dir that cannot be read is never skipped (paths.h) */
+        if (segment || (e->kind == KF_PATH_ERROR && e->partition_named))
             dump_path_error(d, e->path, e->err_no, false, "%s",
-                            e->kind == KF_PATH_SPECIAL ? KF_PATH_SPECIAL_WHAT : kf_path_error_str(e->err_no));
+                            e->kind == KF_PATH_SPECIAL ? KF_PATH_SPECIAL_WHAT : e->why);
         return KF_OK;
     case KF_PATH_PARTITION:
     case KF_PATH_DATADIR: {

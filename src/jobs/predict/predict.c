@@ -62,7 +62,7 @@ const char *kf_predict_action_name(kf_predict_action_kind k)
 
 const char *kf_predict_state_name(kf_predict_state s)
 {
-    static const char *const names[] = {"online", "future", "deleting", "stray", "offline"};
+    static const char *const names[] = {"online", "future", "deleting", "stray", "offline", "missing"};
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
@@ -159,8 +159,16 @@ void pp_io_error(pp_part *p, const char *path, int err_no)
     p->io_error = true;
 }
 
+static bool is_symlink(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 static void part_free(pp_part *p)
 {
+    free(p->dir_why);
+    p->dir_why = NULL;
     for (size_t i = 0; i < p->nfiles; i++)
         free(p->files[i].name);
     free(p->files);
@@ -253,11 +261,35 @@ static int read_checkpoints(pp_dir *d)
             return KF_ERR_NOMEM;
         struct stat st;
         int rc = KF_OK;
-        if (stat(path, &st) == 0) {
+        if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+            /* opening it to read waits for a writer (checked against the broker) */
+            d->stops = true;
+            rc = pp_dir_act(d, KF_ACT_FATAL, path, NULL, -1,
+                            "%s is a FIFO: the broker opens it to read it and waits for a writer that never comes: "
+                            "it hangs at start-up",
+                            path);
+        } else if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
             ck_join j = {d, k};
             int32_t version;
             rc = kf_checkpoint_read(path, KF_CHECKPOINT_OFFSETS, &version, ck_entry, &j, NULL, NULL);
             if (rc != KF_OK && rc != KF_ERR_NOMEM) {
+                /* CheckpointFileWithFailureHandler: an IOException (a file that
+                 * cannot be read, a malformed line, a wrong count) is reported
+                 * to the log dir failure channel, which takes the log dir
+                 * offline once loaded; any other exception only resets it
+                 * (docs/formats.md §20.2) */
+                const kf_error *e = kf_error_last();
+                if (rc == KF_ERR_IO || e->err_no == EIO) {
+                    char what[sizeof e->message];
+                    snprintf(what, sizeof what, "%s", rc == KF_ERR_IO ? kf_read_error_str(rc, e->err_no) : e->message);
+                    d->offline = true;
+                    rc = pp_dir_act(d, KF_ACT_FATAL, path, NULL, -1,
+                                    "Error while reading checkpoint file %s (%s): the log dir is reported failed and "
+                                    "goes offline",
+                                    path, what);
+                    if (rc != KF_OK)
+                        break;
+                }
                 /* the broker reads the whole file or none of it: reset */
                 for (size_t i = 0; i < d->nparts; i++) {
                     if (k == CK_HW)
@@ -305,7 +337,7 @@ static bool parse_long(const char *s, int64_t *v)
         s++;
         n--;
     }
-    return pp_java_long(s, n, v);
+    return kf_java_long(s, n, v);
 }
 
 /* The retention settings set dynamically (kafka-configs.sh --entity-type
@@ -446,8 +478,16 @@ static void work_partition(pp_run *r, pp_dir *d, pp_part *p)
     p->max_batch_bytes = r->o.max_batch_bytes;
     p->now_ms = r->now;
     settings(r, p);
-    if (p->io_error) {
-        pp_io_error(p, p->dir, EACCES);
+    bool symlink_gone = (p->dir_errno == ENOENT || p->dir_errno == ELOOP) && is_symlink(p->dir);
+    if (symlink_gone) {
+        /* LogManager.loadLogs loads the entries File.isDirectory says are
+         * directories: a dangling or looping symlink is not one */
+        p->state = KF_PST_MISSING;
+        o->missing_why = pp_strf(p, "%s", p->dir_why);
+    } else if (p->dir_errno) {
+        /* listing it fails as the broker opens its files: an I/O error */
+        p->io_what = pp_strf(p, "%s: %s", p->dir, p->dir_why);
+        p->io_error = true;
     } else {
         p->rc = pp_load_files(p);
         if (p->rc == KF_OK && !p->io_error && !p->fatal_what)

@@ -37,7 +37,7 @@ static void trim(const char **s, size_t *n)
 static int number(cfg_read *r, const char *key, const char *v, size_t n, bool is_int, int64_t *out)
 {
     trim(&v, &n);
-    if (pp_java_long(v, n, out) && (!is_int || (*out >= INT32_MIN && *out <= INT32_MAX)))
+    if (kf_java_long(v, n, out) && (!is_int || (*out >= INT32_MIN && *out <= INT32_MAX)))
         return KF_OK;
     if (r->msg)
         snprintf(r->msg, r->msglen, "Invalid value %.*s for configuration %s: Not a number of type %s", (int)n, v,
@@ -52,7 +52,7 @@ static int at_least(cfg_read *r, const char *key, int64_t v, int64_t min)
     if (v >= min)
         return KF_OK;
     if (r->msg)
-        snprintf(r->msg, r->msglen, "Invalid value %lld for configuration %s: Value must be at least %lld (the broker refuses it and does not start)",
+        snprintf(r->msg, r->msglen, "Invalid value %lld for configuration %s: Value must be at least %lld",
                  (long long)v, key, (long long)min);
     return KF_ERR_CORRUPT;
 }

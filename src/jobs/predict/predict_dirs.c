@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kfsck/checkpoint.h"
 #include "kfsck/file.h"
@@ -85,7 +86,7 @@ static bool kafka_parse_dir(const char *name, char *topic, int32_t *partition, d
     if (dash == 0 || dash + 1 == end || dash >= 256)
         return false;
     int64_t v;
-    if (!pp_java_long(name + dash + 1, end - dash - 1, &v) || v < INT32_MIN || v > INT32_MAX)
+    if (!kf_java_long(name + dash + 1, end - dash - 1, &v) || v < INT32_MIN || v > INT32_MAX)
         return false;
     memcpy(topic, name, dash);
     topic[dash] = 0;
@@ -141,8 +142,11 @@ static int add_part(pp_dir *d, const kf_path_entry *e, const char *topic, int32_
              : kind == DIR_STRAY  ? KF_PST_STRAY
                                   : KF_PST_ONLINE;
     p->deleting = kind == DIR_DELETE;
-    if (e->kind == KF_PATH_ERROR)
-        p->io_error = true; /* said once it is worked on */
+    if (e->kind == KF_PATH_ERROR) { /* said once it is worked on */
+        p->dir_errno = e->err_no ? e->err_no : EIO;
+        if (!(p->dir_why = strdup(e->why)))
+            return KF_ERR_NOMEM;
+    }
     return p->name && p->topic && p->dir ? KF_OK : KF_ERR_NOMEM;
 }
 
@@ -187,6 +191,21 @@ static int cmp_part(const void *a, const void *b)
 int pp_list_dir(pp_run *r, pp_dir *d)
 {
     int rc = kf_datadir_info_read(&d->info, d->path);
+    if (rc != KF_OK)
+        return rc;
+    char *meta = kf_path_join(d->path, "meta.properties");
+    struct stat st;
+    if (!meta)
+        return KF_ERR_NOMEM;
+    if (stat(meta, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        /* read before anything is loaded (checked against the broker) */
+        d->stops = true;
+        rc = pp_dir_act(d, KF_ACT_FATAL, meta, NULL, -1,
+                        "%s is a FIFO: the broker opens it to read it and waits for a writer that never comes: it "
+                        "hangs at start-up",
+                        meta);
+    }
+    free(meta);
     if (rc != KF_OK)
         return rc;
     kf_paths_walk_opts wo;

@@ -30,29 +30,6 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && !memcmp(s + n - m, suffix, m);
 }
 
-bool pp_java_long(const char *s, size_t n, int64_t *v)
-{
-    size_t i = 0;
-    bool neg = false;
-    if (n && (s[0] == '-' || s[0] == '+')) {
-        neg = s[0] == '-';
-        i = 1;
-    }
-    if (i == n)
-        return false;
-    uint64_t acc = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (acc > (lim - d) / 10)
-            return false;
-        acc = acc * 10 + d;
-    }
-    *v = neg ? (int64_t)(0 - acc) : (int64_t)acc;
-    return true;
-}
-
 void pp_offset_name(int64_t base, const char *ext, char *out, size_t cap)
 {
     snprintf(out, cap, "%020" PRId64 "%s", base, ext);
@@ -63,11 +40,7 @@ void pp_offset_name(int64_t base, const char *ext, char *out, size_t cap)
  * not parse (NumberFormatException); *prefix_len says how long the text was. */
 static bool offset_of(const char *name, int64_t *off, size_t *prefix_len)
 {
-    const char *dot = strchr(name, '.');
-    if (!dot)
-        return false;
-    *prefix_len = (size_t)(dot - name);
-    return pp_java_long(name, *prefix_len, off);
+    return kf_name_offset(name, off, prefix_len);
 }
 
 /* An exception that is not an IOException stops the broker: the loading
@@ -133,6 +106,8 @@ static int list_files(pp_part *p)
         struct stat st;
         if (stat(path, &st) == 0) {
             f->is_file = S_ISREG(st.st_mode);
+            f->is_fifo = S_ISFIFO(st.st_mode);
+            f->is_special = f->is_fifo || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
             f->size = (uint64_t)st.st_size;
             f->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
             f->readable = access(path, R_OK) == 0;
@@ -141,6 +116,42 @@ static int list_files(pp_part *p)
     }
     kf_name_list_free(&l);
     return KF_OK;
+}
+
+static bool is_index_name(const char *n)
+{
+    return ends_with(n, ".index") || ends_with(n, ".timeindex") || ends_with(n, ".txnindex");
+}
+
+/* A FIFO, socket or device named like a file the broker opens (checked
+ * against the broker: docs/formats.md §20.4): a FIFO leader-epoch-checkpoint
+ * or partition.metadata is opened to be read and waits for a writer, so the
+ * broker hangs at start-up; a segment or index file that is not a regular
+ * one fails as it is opened (java.io.IOException: Illegal seek) and the log
+ * dir goes offline. True when one was found (the forecast stops there). */
+static bool special_files(pp_part *p)
+{
+    for (size_t i = 0; i < p->nfiles; i++) {
+        pp_file *f = &p->files[i];
+        if (!f->is_special)
+            continue;
+        const char *path = file_path(p, f->name);
+        bool read_whole = !strcmp(f->name, "leader-epoch-checkpoint") || !strcmp(f->name, "partition.metadata");
+        if (read_whole && f->is_fifo) {
+            p->fatal_what = pp_strf(p, "%s is a FIFO: the broker opens it to read it and waits for a writer that "
+                                       "never comes: it hangs at start-up",
+                                    path);
+            return true;
+        }
+        if (read_whole || ends_with(f->name, ".log") || is_index_name(f->name)) {
+            p->io_what = pp_strf(p, "%s is not a regular file (a FIFO, socket or device): opening it fails "
+                                    "(java.io.IOException)",
+                                 path);
+            p->io_error = true;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* removeTempFilesAndCollectSwapFiles, then the swap passes. */
@@ -164,7 +175,7 @@ static void temp_and_swap_files(pp_part *p)
             drop(p, f, "marked for deletion (.deleted) before the broker stopped");
         } else if (ends_with(f->name, ".cleaned")) {
             if (!offset_of(f->name, &off, &n)) {
-                number_format(p, f->name, strchr(f->name, '.') ? n : strlen(f->name));
+                number_format(p, f->name, n);
                 return;
             }
             if (off < min_cleaned)
@@ -179,7 +190,7 @@ static void temp_and_swap_files(pp_part *p)
         if (f->gone || !f->is_file || !ends_with(f->name, ".swap"))
             continue;
         if (!offset_of(f->name, &off, &n)) {
-            number_format(p, f->name, strchr(f->name, '.') ? n : strlen(f->name));
+            number_format(p, f->name, n);
             return;
         }
         if (off >= min_cleaned)
@@ -301,11 +312,6 @@ static pp_seg *add_seg(pp_part *p, int64_t base, const pp_file *f)
     return s;
 }
 
-static bool is_index_name(const char *n)
-{
-    return ends_with(n, ".index") || ends_with(n, ".timeindex") || ends_with(n, ".txnindex");
-}
-
 /* loadSegmentFiles: orphan indexes deleted, each .log a segment, checked. */
 static void load_segments(pp_part *p)
 {
@@ -321,7 +327,7 @@ static void load_segments(pp_part *p)
         if (!index && !log)
             continue;
         if (!offset_of(f->name, &off, &n)) {
-            number_format(p, f->name, strchr(f->name, '.') ? n : strlen(f->name));
+            number_format(p, f->name, n);
             return;
         }
         pp_offset_name(off, ".log", canon, sizeof canon);
@@ -383,6 +389,8 @@ int pp_load_files(pp_part *p)
     int rc = list_files(p);
     if (rc != KF_OK || p->io_error)
         return rc;
+    if (special_files(p))
+        return p->rc;
     temp_and_swap_files(p);
     if (p->rc == KF_OK && !p->io_error && !p->fatal_what) {
         /* snapshots are listed before any recovery: recoverSegment's

@@ -24,6 +24,8 @@
 typedef struct pp_file {
     char *name;
     bool is_file;          /* a regular file (File.isFile) */
+    bool is_fifo;          /* a FIFO (opening it to read waits for a writer) */
+    bool is_special;       /* a FIFO, socket or device */
     bool readable;
     uint64_t size;
     int64_t mtime_ms;
@@ -108,6 +110,8 @@ typedef struct pp_part {
     size_t nowned, capowned;
     bool io_error;         /* something could not be read: the log dir goes offline */
     char *io_what;
+    int dir_errno;         /* the partition dir itself cannot be read (its errno), 0 when it can */
+    char *dir_why;         /* ... in the walk's words (kf_path_why) */
     char *fatal_what;      /* an exception that stops the broker (a .log not named by an offset) */
     int rc;                /* KF_OK or KF_ERR_NOMEM */
     bool done;
@@ -210,8 +214,6 @@ void pp_check_stray(pp_run *r, pp_part *p);
  * partition (quorum-state, the log start, the latest snapshot): fatals */
 int pp_check_kraft(pp_run *r, pp_dir *d);
 
-/* Java's Long.parseLong of s[0..n) (sign, decimal digits, range). */
-bool pp_java_long(const char *s, size_t n, int64_t *v);
 /* A segment's file name for base: 20-digit offset + ext. */
 void pp_offset_name(int64_t base, const char *ext, char *out, size_t cap);
 

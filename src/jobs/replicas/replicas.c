@@ -259,8 +259,13 @@ static int advance(inputs *in, head *h)
         h->has = rc == 1;
         if (rc == KF_ERR_IO) {
             const kf_error *e = kf_error_last();
-            unusable(in, h->in->path, e->err_no, kf_path_error_str(e->err_no));
-            return KF_OK;
+            if (h->in->scan_file) {
+                unusable(in, h->in->path, e->err_no, kf_path_error_str(e->err_no));
+                return KF_OK;
+            }
+            /* a data dir's entry that cannot be read, said at its stream's end */
+            unusable(in, e->path[0] ? e->path : h->in->path, e->err_no, e->message);
+            continue;
         }
         if (rc < 0)
             return rc;

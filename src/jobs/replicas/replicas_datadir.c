@@ -7,11 +7,13 @@
  * in memory at a time. */
 #include "kfsck/replicas.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/error.h"
 #include "kfsck/dirs.h"
 #include "kfsck/scan.h"
 #include "jobs/replicas/replicas_internal.h"
@@ -27,6 +29,12 @@ struct rp_datadir {
     bool done;          /* the scan returned */
     bool stopping;      /* the stream is not read any more: drop the rest */
     int rc;             /* the scan's, or KF_ERR_NOMEM from a hand-over */
+    /* the data dir's entries that cannot be read (a partition dir that is a
+     * dangling or looping symlink, or cannot be listed), in the walk's
+     * words: handed out as KF_ERR_IO at the stream's end */
+    char **bad_path, **bad_why;
+    int *bad_errno;
+    size_t nbad, next_bad;
 };
 
 /* The replica of a scanned partition (its own copy of what it needs). */
@@ -67,9 +75,42 @@ static int rec_of(const kf_datadir_partition *p, rp_rec *r)
     return KF_OK;
 }
 
+/* A path of the data dir that cannot be read (its words why), kept to be
+ * said by the stream on the caller's thread. */
+static void add_bad(rp_datadir *d, const char *path, const char *why)
+{
+    pthread_mutex_lock(&d->mu);
+    size_t n = d->nbad + 1;
+    char **np = realloc(d->bad_path, n * sizeof *np), **nw = np ? realloc(d->bad_why, n * sizeof *nw) : NULL;
+    int *ne = nw ? realloc(d->bad_errno, n * sizeof *ne) : NULL;
+    if (np)
+        d->bad_path = np;
+    if (nw)
+        d->bad_why = nw;
+    if (ne)
+        d->bad_errno = ne;
+    if (ne && (d->bad_path[d->nbad] = strdup(path)) && (d->bad_why[d->nbad] = strdup(why))) {
+        d->bad_errno[d->nbad] = EIO;
+        d->nbad++;
+    } else if (d->rc == KF_OK) {
+        if (ne)
+            free(d->bad_path[d->nbad]);
+        d->rc = KF_ERR_NOMEM;
+    }
+    pthread_mutex_unlock(&d->mu);
+}
+
 static void hand_over(void *ctx, const kf_datadir_partition *p)
 {
     rp_datadir *d = ctx;
+    if (p->unreadable && !p->log.listed) {
+        /* its dir cannot be read (paths.h): no replica, a path that cannot be used */
+        for (size_t i = 0; i < p->n_problems; i++)
+            if (!strcmp(p->problems[i].code, KF_P_UNREADABLE)) {
+                add_bad(d, p->dir, p->problems[i].message);
+                return;
+            }
+    }
     rp_rec r;
     int rc = rec_of(p, &r);
     pthread_mutex_lock(&d->mu);
@@ -87,6 +128,13 @@ static void hand_over(void *ctx, const kf_datadir_partition *p)
         rp_rec_free(&r);
 }
 
+/* The scan's own problems: an entry that cannot be read is kept. */
+static void dir_problem(void *ctx, const kf_problem *p)
+{
+    if (!strcmp(p->code, KF_P_UNREADABLE) && p->file)
+        add_bad(ctx, p->file, p->message);
+}
+
 static void *scan_thread(void *arg)
 {
     rp_datadir *d = arg;
@@ -95,6 +143,7 @@ static void *scan_thread(void *arg)
     so.max_batch_bytes = d->max_batch_bytes;
     so.jobs = 1; /* one thread per data dir: the data dirs are scanned side by side */
     so.partition_fn = hand_over;
+    so.problem_fn = dir_problem;
     so.ctx = d;
     kf_datadir_totals tot;
     memset(&tot, 0, sizeof tot);
@@ -143,6 +192,9 @@ static int datadir_next(void *self, rp_rec *r)
         d->full = false;
         pthread_cond_broadcast(&d->cv);
         rc = 1;
+    } else if (d->next_bad < d->nbad) {
+        size_t i = d->next_bad++;
+        rc = kf_error_set(KF_ERR_IO, d->bad_errno[i], d->bad_path[i], "%s", d->bad_why[i]);
     } else {
         rc = 0;
     }
@@ -165,6 +217,13 @@ void rp_datadir_stop(rp_datadir *d)
     pthread_mutex_unlock(&d->mu);
     pthread_join(d->thread, NULL);
     rp_rec_free(&d->slot);
+    for (size_t i = 0; i < d->nbad; i++) {
+        free(d->bad_path[i]);
+        free(d->bad_why[i]);
+    }
+    free(d->bad_path);
+    free(d->bad_why);
+    free(d->bad_errno);
     pthread_mutex_destroy(&d->mu);
     pthread_cond_destroy(&d->cv);
     free(d->path);
