@@ -10,7 +10,9 @@ What it gives the scenarios:
     kill (SIGKILL) / restart; each start's broker log in its own file, parsed
     into lines (LogLoader's recovery, truncation and index rebuilds, the
     cleaner's lines, the "Completed load of" line with each log's end).
-  - Cluster: three such nodes forming one quorum (the replica tests).
+  - Cluster: three such nodes forming one quorum (the replica tests), or
+    one dedicated controller and three brokers (the election tests: with
+    the controller apart, a lone broker can still be elected).
   - Driver: our Java workload driver (src/main/java/kfsck/broker/Driver.java)
     as one JVM that takes commands one at a time; it also runs Kafka's tools
     (DumpLogSegments, ConsumerGroupCommand, TransactionsCommand, ...) in
@@ -156,12 +158,14 @@ def end_process(p, sig=signal.SIGTERM, timeout=60):
 
 class Node:
     """One KRaft node. roles: "broker,controller" (a combined node, the
-    default) or as given; voters: "id@127.0.0.1:port,..." (its own quorum
-    when None); cluster_id shared by a cluster's nodes."""
+    default), "controller" or "broker"; voters: "id@127.0.0.1:port,..."
+    (its own quorum when None); cluster_id shared by a cluster's nodes."""
 
-    def __init__(self, cp, workdir, node_id=1, voters=None, cluster_id=None, extra=None, ports=None):
+    def __init__(self, cp, workdir, node_id=1, voters=None, cluster_id=None, extra=None, ports=None,
+                 roles="broker,controller"):
         self.cp = cp
         self.node_id = node_id
+        self.roles = roles
         self.dir = os.path.join(workdir, f"node{node_id}")
         self.data = os.path.join(self.dir, "data")
         os.makedirs(self.dir, exist_ok=True)
@@ -179,15 +183,16 @@ class Node:
         return f"127.0.0.1:{self.port}"
 
     def write_config(self):
+        listeners = {"broker,controller": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.cport}",
+                     "controller": f"CONTROLLER://127.0.0.1:{self.cport}",
+                     "broker": f"PLAINTEXT://127.0.0.1:{self.port}"}[self.roles]
         props = {
-            "process.roles": "broker,controller",
+            "process.roles": self.roles,
             "node.id": self.node_id,
             "controller.quorum.voters": self.voters,
-            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.cport}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "listeners": listeners,
             "controller.listener.names": "CONTROLLER",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-            "inter.broker.listener.name": "PLAINTEXT",
             "log.dirs": self.data,
             "num.partitions": 1,
             "offsets.topic.replication.factor": 1,
@@ -210,6 +215,9 @@ class Node:
             "transaction.max.timeout.ms": 900000,
             "transaction.abort.timed.out.transaction.cleanup.interval.ms": 900000,
         }
+        if self.roles != "controller":
+            props["advertised.listeners"] = f"PLAINTEXT://127.0.0.1:{self.port}"
+            props["inter.broker.listener.name"] = "PLAINTEXT"
         props.update(self.extra)
         self.config = os.path.join(self.dir, "server.properties")
         with open(self.config, "w") as f:
@@ -317,6 +325,52 @@ class Cluster:
         for n in self.nodes:
             if n.running():
                 n.stop()
+
+
+class ControllerCluster(Cluster):
+    """A dedicated KRaft controller (node 1, nodes[0]) and n brokers (nodes
+    2..n+1): with the quorum apart, brokers stop, crash and restart one by
+    one while the controller goes on electing leaders, a lone broker
+    included. The controller is stopped last."""
+
+    def __init__(self, cp, workdir, n=3, extra=None, controller_extra=None):
+        cid = kafka_uuid()
+        cport = free_port()
+        voters = f"1@127.0.0.1:{cport}"
+        ex = {"offsets.topic.replication.factor": min(3, n), "transaction.state.log.replication.factor": min(3, n),
+              "transaction.state.log.min.isr": 1}
+        ex.update(extra or {})
+        ctl = dict(controller_extra or {})
+        self.nodes = [Node(cp, workdir, 1, voters=voters, cluster_id=cid, extra=ctl, ports=(None, cport),
+                           roles="controller")]
+        self.nodes += [Node(cp, workdir, i + 2, voters=voters, cluster_id=cid, extra=ex, ports=(free_port(), None),
+                            roles="broker") for i in range(n)]
+
+    @property
+    def controller(self):
+        return self.nodes[0]
+
+    @property
+    def brokers(self):
+        return self.nodes[1:]
+
+    @property
+    def bootstrap(self):
+        return ",".join(n.bootstrap for n in self.brokers if n.running())
+
+    def start(self, timeout=180):
+        self.controller.start(wait=False)
+        for n in self.brokers:
+            n.start(wait=False)
+        for n in self.nodes:
+            n.wait_started(timeout)
+
+    def stop(self):
+        for n in self.brokers:
+            if n.running():
+                n.stop()
+        if self.controller.running():
+            self.controller.stop()
 
 
 class DriverError(Exception):

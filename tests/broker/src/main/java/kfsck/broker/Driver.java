@@ -13,6 +13,8 @@
  * Commands (keys in brackets are optional):
  *   bootstrap  servers=H:P
  *   topic      name=T [partitions=N] [rf=N] [config=k:v,k:v]
+ *              [assign=B:B:B,B:B:B] (each partition's replicas, the first
+ *              its preferred leader; instead of partitions and rf)
  *   produce    topic=T n=N [per=N] [codec=none|gzip|snappy|lz4|zstd]
  *              [idempotent=true|false] [partition=P] [keys=N] [headers=N]
  *              [size=N] [binary=true] [sr=ID] [nullkey=true] [tombstones=N]
@@ -34,6 +36,8 @@
  *              JSON lines: partition, offset, timestamp, timestamp_type,
  *              key_b64, value_b64, headers [[key, value_b64]], leader_epoch)
  *   ends       topic=T out=FILE (start, end, last stable offsets per partition)
+ *   partinfo   topic=T out=FILE (per partition, as the cluster describes it:
+ *              leader (-1 none), replicas, isr, elr, last_known_elr)
  *   pump       topic=T [rate=N] (a background producer, acks=1, until `stop`
  *              or the broker goes away; answers at once)
  *   stop       (ends the pump; answers with the count it had acknowledged)
@@ -179,6 +183,7 @@ public final class Driver {
             case "groupdel": return groupdel(m);
             case "readback": return readback(m);
             case "ends": return ends(m);
+            case "partinfo": return partinfo(m);
             case "pump": return pump(m);
             case "stop": return stopPump();
             default: throw new IllegalArgumentException("unknown command " + w[0]);
@@ -197,7 +202,19 @@ public final class Driver {
     }
 
     private String topic(Map<String, String> m) throws Exception {
-        NewTopic t = new NewTopic(need(m, "name"), num(m, "partitions", 1), (short) num(m, "rf", 1));
+        NewTopic t;
+        if (m.containsKey("assign")) {
+            Map<Integer, List<Integer>> a = new HashMap<>();
+            String[] parts = m.get("assign").split(",");
+            for (int i = 0; i < parts.length; i++) {
+                List<Integer> rs = new ArrayList<>();
+                for (String b : parts[i].split(":"))
+                    rs.add(Integer.valueOf(b));
+                a.put(i, rs);
+            }
+            t = new NewTopic(need(m, "name"), a);
+        } else
+            t = new NewTopic(need(m, "name"), num(m, "partitions", 1), (short) num(m, "rf", 1));
         String cfg = m.get("config");
         if (cfg != null && !cfg.isEmpty()) {
             Map<String, String> c = new HashMap<>();
@@ -558,6 +575,26 @@ public final class Driver {
                 TopicPartition tp = new TopicPartition(topic, i);
                 w.println("{\"partition\":" + i + ",\"log_start_offset\":" + earliest.get(tp).offset()
                     + ",\"log_end_offset\":" + latest.get(tp).offset() + ",\"last_stable_offset\":" + lso.get(tp).offset() + "}");
+            }
+        }
+        return topic;
+    }
+
+    private static String ids(List<org.apache.kafka.common.Node> ns) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; ns != null && i < ns.size(); i++)
+            sb.append(i > 0 ? "," : "").append(ns.get(i).id());
+        return sb.append("]").toString();
+    }
+
+    private String partinfo(Map<String, String> m) throws Exception {
+        String topic = need(m, "topic");
+        var d = admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        try (PrintWriter w = new PrintWriter(new FileOutputStream(need(m, "out")), false, StandardCharsets.UTF_8)) {
+            for (var p : d.partitions()) {
+                int leader = p.leader() == null || p.leader().isEmpty() ? -1 : p.leader().id();
+                w.println("{\"partition\":" + p.partition() + ",\"leader\":" + leader + ",\"replicas\":" + ids(p.replicas())
+                    + ",\"isr\":" + ids(p.isr()) + ",\"elr\":" + ids(p.elr()) + ",\"last_known_elr\":" + ids(p.lastKnownElr()) + "}");
             }
         }
         return topic;
