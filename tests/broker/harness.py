@@ -83,7 +83,8 @@ def classpath():
                          r"Network is unreachable|Could not find artifact|offline mode|Temporary failure in name", out):
                 raise Unavailable("Maven Central cannot be reached to fetch Kafka "
                                   f"({kafka_version()}); the broker suite needs it")
-            raise Unavailable("mvn failed: " + out.strip().splitlines()[-1] if out.strip() else "mvn failed")
+            errors = [l for l in out.splitlines() if "ERROR" in l] or out.strip().splitlines() or [""]
+            raise Unavailable("mvn failed: " + errors[0].strip())
         os.utime(CP_FILE)
     with open(CP_FILE) as f:
         return os.path.join(TARGET, "classes") + os.pathsep + f.read().strip()

@@ -21,6 +21,7 @@
  *              [prefix=S]
  *   txn        id=X topic=T n=N end=commit|abort|open [per=N] [codec=C]
  *              [partitions=P,Q] [group=G] (offsets committed in the txn)
+ *   txnend     id=X end=commit|abort (ends a transaction `txn` left open)
  *   consume    group=G topic=T [protocol=classic|consumer] [max=N]
  *              (reads up to N records from the group's position, commits
  *              after each poll, and leaves the group)
@@ -38,6 +39,8 @@
  *   ends       topic=T out=FILE (start, end, last stable offsets per partition)
  *   partinfo   topic=T out=FILE (per partition, as the cluster describes it:
  *              leader (-1 none), replicas, isr, elr, last_known_elr)
+ *   mvlevel    name=V (the feature level of metadata.version V, e.g. 4.4-IV0,
+ *              by Kafka's own MetadataVersion)
  *   pump       topic=T [rate=N] (a background producer, acks=1, until `stop`
  *              or the broker goes away; answers at once)
  *   stop       (ends the pump; answers with the count it had acknowledged)
@@ -97,6 +100,11 @@ public final class Driver {
     private final AtomicBoolean pumpStop = new AtomicBoolean();
     private final AtomicLong pumpAcked = new AtomicLong();
 
+    /** The code of a tool's first Exit.exit: a tool may catch the ToolExit its
+     *  own exit threw (TopicCommand exits 0 inside a catch-all that then
+     *  exits 1), and the first exit is what the shell would have seen. */
+    private static volatile Integer firstExit;
+
     /** Thrown instead of exiting the JVM when a tool calls Exit.exit. */
     private static final class ToolExit extends RuntimeException {
         final int code;
@@ -107,8 +115,8 @@ public final class Driver {
     }
 
     public static void main(String[] args) throws Exception {
-        Exit.setExitProcedure((code, msg) -> { throw new ToolExit(code); });
-        Exit.setHaltProcedure((code, msg) -> { throw new ToolExit(code); });
+        Exit.setExitProcedure((code, msg) -> { exiting(code); });
+        Exit.setHaltProcedure((code, msg) -> { exiting(code); });
         PrintStream out = System.out;
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         Driver d = new Driver();
@@ -136,6 +144,12 @@ public final class Driver {
         out.flush();
         // Client threads (an open transaction's producer) must not hold the JVM.
         Runtime.getRuntime().halt(0);
+    }
+
+    private static void exiting(int code) {
+        if (firstExit == null)
+            firstExit = code;
+        throw new ToolExit(code);
     }
 
     private static Map<String, String> kv(String[] w) {
@@ -175,6 +189,7 @@ public final class Driver {
             case "topic": return topic(m);
             case "produce": return produce(m);
             case "txn": return txn(m);
+            case "txnend": return txnEnd(m);
             case "consume": return consume(m);
             case "members": return members(m);
             case "leave": return leave(m);
@@ -184,6 +199,12 @@ public final class Driver {
             case "readback": return readback(m);
             case "ends": return ends(m);
             case "partinfo": return partinfo(m);
+            case "mvlevel": {
+                // server-common is the broker's (runtime) dependency: by reflection
+                Class<?> mv = Class.forName("org.apache.kafka.server.common.MetadataVersion");
+                Object v = mv.getMethod("fromVersionString", String.class, boolean.class).invoke(null, need(m, "name"), true);
+                return String.valueOf(mv.getMethod("featureLevel").invoke(v));
+            }
             case "pump": return pump(m);
             case "stop": return stopPump();
             default: throw new IllegalArgumentException("unknown command " + w[0]);
@@ -361,6 +382,21 @@ public final class Driver {
             case "open": openTxns.put(id, pr); break;  // left open: never closed
             default: throw new IllegalArgumentException("end=" + end);
         }
+        return id + " " + end;
+    }
+
+    private String txnEnd(Map<String, String> m) {
+        String id = need(m, "id"), end = need(m, "end");
+        KafkaProducer<byte[], byte[]> pr = openTxns.remove(id);
+        if (pr == null)
+            throw new IllegalArgumentException("no open transaction " + id);
+        if (end.equals("commit"))
+            pr.commitTransaction();
+        else if (end.equals("abort"))
+            pr.abortTransaction();
+        else
+            throw new IllegalArgumentException("end=" + end);
+        pr.close(Duration.ofSeconds(30));
         return id + " " + end;
     }
 
@@ -651,16 +687,17 @@ public final class Driver {
                  PrintStream es = new PrintStream(new FileOutputStream(w[1] + ".err"), true, StandardCharsets.UTF_8)) {
                 System.setOut(ps);
                 System.setErr(es);
+                firstExit = null;
                 try {
                     main.invoke(null, (Object) args);
                 } catch (java.lang.reflect.InvocationTargetException e) {
-                    if (e.getCause() instanceof ToolExit)
-                        code = ((ToolExit) e.getCause()).code;
-                    else {
+                    if (!(e.getCause() instanceof ToolExit)) {
                         e.getCause().printStackTrace(es);
                         code = 99;
                     }
                 }
+                if (firstExit != null)
+                    code = firstExit;
             } finally {
                 System.setOut(saved);
                 System.setErr(savedErr);
