@@ -23,9 +23,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 import scenarios  # noqa: E402
 import elections  # noqa: E402
+import offsets_tools  # noqa: E402
+import metadata_tools  # noqa: E402
+import cleaner  # noqa: E402
+import repair_load  # noqa: E402
 
 # Every scenario in the order the suite runs them.
-ALL = scenarios.ALL + elections.ALL
+ALL = scenarios.ALL + elections.ALL + offsets_tools.ALL + metadata_tools.ALL + cleaner.ALL + repair_load.ALL
 
 # Disagreements found between kfsck and the broker, kept in the suite until
 # kfsck is fixed (the lead deletes an entry with the fix). Key: a check name
@@ -63,6 +67,18 @@ KNOWN = {
     "leftovers: predict truncated quorum-state vs whether the node starts":
         "a quorum-state cut in half stops the node (SharedServer: 'Error while reading the Quorum "
         "status from the file', JsonEOFException, fatal fault); predict has no fatal action",
+    "offsets-tools: offsets --as-of T vs kafka-consumer-groups --describe at T (t2)":
+        "a transactional offset commit whose COMMIT marker came after T: --as-of takes it at its record's "
+        "commit_timestamp (before T); the coordinator shows it only once the marker is replayed, so "
+        "kafka-consumer-groups at T did not list it",
+    "metadata: predict on the newest snapshot with a CRC failure in a data batch vs whether the node starts":
+        "a CRC failure in a data batch of the newest KRaft snapshot stops the node (SharedServer: "
+        "CorruptRecordException 'Record is corrupt (stored crc = ..., computed crc = ...)', fatal fault); "
+        "predict has no fatal action",
+    "metadata: predict on the newest snapshot with cut short in its last data batch vs whether the node starts":
+        "the newest snapshot cut inside its (only) data batch: the node loads what is left (no data records) "
+        "and then dies replaying the log after it ('Error loading metadata log record from offset N: Tried "
+        "to change broker 1, but that broker was not registered', fatal fault); predict says it starts",
     "elections: elect-tool: acknowledged_missing vs ListOffsets' high watermark before the crash":
         "replicas' election lines have no acknowledged_missing (cli.md): the lone replica elected uncleanly "
         "ends at 100 while ListOffsets had acknowledged up to 150",
