@@ -391,6 +391,7 @@ class Driver:
         self._cv = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        self.servers = None
         if bootstrap:
             self.cmd("bootstrap", servers=bootstrap)
 
@@ -423,6 +424,8 @@ class Driver:
         raise DriverError(f"{words[0]}: {a}")
 
     def cmd(self, _command, timeout=180, **kw):
+        if _command == "bootstrap":
+            self.servers = kw["servers"]
         return self.send([_command] + [f"{k}={v}" for k, v in kw.items()], timeout)
 
     def tool(self, out, cls, *args, timeout=180):

@@ -18,13 +18,17 @@
  *   produce    topic=T n=N [per=N] [codec=none|gzip|snappy|lz4|zstd]
  *              [idempotent=true|false] [partition=P] [keys=N] [headers=N]
  *              [size=N] [binary=true] [sr=ID] [nullkey=true] [tombstones=N]
- *              [prefix=S]
+ *              [prefix=S] [ts=MS] [skew=I:MS] (every record's create
+ *              timestamp now+MS, and record I's now+MS of its own: a
+ *              producer whose clock is off)
  *   txn        id=X topic=T n=N end=commit|abort|open [per=N] [codec=C]
  *              [partitions=P,Q] [group=G] (offsets committed in the txn)
  *   txnend     id=X end=commit|abort (ends a transaction `txn` left open)
- *   consume    group=G topic=T [protocol=classic|consumer] [max=N]
+ *   consume    group=G topic=T [protocol=classic|consumer] [max=N] [client=ID]
  *              (reads up to N records from the group's position, commits
  *              after each poll, and leaves the group)
+ *   share      group=G topic=T [max=N] (a share-group consumer, KIP-932:
+ *              reads up to N records, acknowledges them, closes)
  *   members    name=M group=G topic=T [protocol=classic|consumer] [count=N]
  *              (N consumers stay in the group, polling, until `leave`)
  *   leave      name=M
@@ -191,6 +195,7 @@ public final class Driver {
             case "txn": return txn(m);
             case "txnend": return txnEnd(m);
             case "consume": return consume(m);
+            case "share": return share(m);
             case "members": return members(m);
             case "leave": return leave(m);
             case "commit": return commit(m);
@@ -318,7 +323,13 @@ public final class Driver {
         RecordHeaders h = new RecordHeaders();
         for (int j = 0; j < headers; j++)
             h.add("h" + j, (j == 1 ? null : ("hv-" + i + "-" + j).getBytes(StandardCharsets.UTF_8)));
-        return new ProducerRecord<>(topic, partition, null, key, value, h);
+        Long ts = null;
+        if (m.containsKey("ts"))
+            ts = System.currentTimeMillis() + Long.parseLong(m.get("ts"));
+        String skew = m.get("skew");
+        if (skew != null && Integer.parseInt(skew.split(":")[0]) == i)
+            ts = System.currentTimeMillis() + Long.parseLong(skew.split(":")[1]);
+        return new ProducerRecord<>(topic, partition, ts, key, value, h);
     }
 
     private String produce(Map<String, String> m) throws Exception {
@@ -414,11 +425,38 @@ public final class Driver {
         return p;
     }
 
+    private String share(Map<String, String> m) throws Exception {
+        String group = need(m, "group"), topic = need(m, "topic");
+        int max = num(m, "max", Integer.MAX_VALUE);
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, group + "-client");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        int got = 0;
+        try (org.apache.kafka.clients.consumer.KafkaShareConsumer<byte[], byte[]> c =
+                 new org.apache.kafka.clients.consumer.KafkaShareConsumer<>(p)) {
+            c.subscribe(List.of(topic));
+            long deadline = System.currentTimeMillis() + 60000;
+            while (got < max && System.currentTimeMillis() < deadline) {
+                ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
+                got += rs.count();
+                if (!rs.isEmpty())
+                    c.commitSync();  // acknowledges what this poll delivered
+            }
+        }
+        return group + " " + got;
+    }
+
     private String consume(Map<String, String> m) throws Exception {
         String group = need(m, "group"), topic = need(m, "topic");
         int max = num(m, "max", Integer.MAX_VALUE);
         int got = 0;
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProps(group, m.getOrDefault("protocol", "classic")))) {
+        Properties cp = consumerProps(group, m.getOrDefault("protocol", "classic"));
+        if (m.containsKey("client"))
+            cp.put(ConsumerConfig.CLIENT_ID_CONFIG, m.get("client"));
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cp)) {
             c.subscribe(List.of(topic));
             long deadline = System.currentTimeMillis() + 60000;
             int idle = 0;
