@@ -62,36 +62,59 @@ def _newest_source():
     return newest
 
 
-def classpath():
-    """The classpath of the pinned Kafka and our driver; resolves and
-    compiles with Maven when the pom or the driver changed."""
+def _maven(pom, cp_file, goals, timeout=900):
+    """Resolves pom's dependencies into REPO_LOCAL (and runs goals), writing
+    the classpath to cp_file; Unavailable when Maven or Maven Central fails."""
     for tool in (JAVA, "mvn"):
         if not shutil.which(tool):
             raise Unavailable(f"{tool} not found (make deps installs openjdk-17-jdk-headless and maven)")
+    cmd = ["mvn", "-B", "-q", f"-Dmaven.repo.local={REPO_LOCAL}", "-f", pom,
+           "dependency:build-classpath", f"-Dmdep.outputFile={cp_file}", *goals]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Unavailable(f"Maven did not fetch {kafka_version(pom)} in {timeout} s: is Maven Central reachable?")
+    out = p.stdout.decode(errors="replace")
+    if p.returncode != 0:
+        if re.search(r"Could not (transfer|resolve)|UnknownHost|Connection (refused|timed out)|"
+                     r"Network is unreachable|Could not find artifact|offline mode|Temporary failure in name", out):
+            raise Unavailable("Maven Central cannot be reached to fetch Kafka "
+                              f"({kafka_version(pom)}); the broker suite needs it")
+        errors = [l for l in out.splitlines() if "ERROR" in l] or out.strip().splitlines() or [""]
+        raise Unavailable("mvn failed: " + errors[0].strip())
+    os.utime(cp_file)
+
+
+def classpath():
+    """The classpath of the pinned Kafka and our driver; resolves and
+    compiles with Maven when the pom or the driver changed."""
     stamp = os.path.join(TARGET, "classes", "kfsck", "broker", "Driver.class")
     if not (os.path.exists(CP_FILE) and os.path.exists(stamp)
             and os.path.getmtime(CP_FILE) >= _newest_source() and os.path.getmtime(stamp) >= _newest_source()):
-        cmd = ["mvn", "-B", "-q", f"-Dmaven.repo.local={REPO_LOCAL}", "-f", os.path.join(HERE, "pom.xml"),
-               "dependency:build-classpath", f"-Dmdep.outputFile={CP_FILE}", "compile"]
-        try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
-        except subprocess.TimeoutExpired:
-            raise Unavailable(f"Maven did not fetch Kafka ({kafka_version()}) in 900 s: is Maven Central reachable?")
-        out = p.stdout.decode(errors="replace")
-        if p.returncode != 0:
-            if re.search(r"Could not (transfer|resolve)|UnknownHost|Connection (refused|timed out)|"
-                         r"Network is unreachable|Could not find artifact|offline mode|Temporary failure in name", out):
-                raise Unavailable("Maven Central cannot be reached to fetch Kafka "
-                                  f"({kafka_version()}); the broker suite needs it")
-            errors = [l for l in out.splitlines() if "ERROR" in l] or out.strip().splitlines() or [""]
-            raise Unavailable("mvn failed: " + errors[0].strip())
-        os.utime(CP_FILE)
+        for tool in (JAVA, "mvn"):
+            if not shutil.which(tool):
+                raise Unavailable(f"{tool} not found (make deps installs openjdk-17-jdk-headless and maven)")
+        _maven(os.path.join(HERE, "pom.xml"), CP_FILE, ["compile"])
     with open(CP_FILE) as f:
         return os.path.join(TARGET, "classes") + os.pathsep + f.read().strip()
 
 
-def kafka_version():
-    with open(os.path.join(HERE, "pom.xml")) as f:
+ZK_POM = os.path.join(HERE, "zk", "pom.xml")
+ZK_CP_FILE = os.path.join(HERE, "zk", "target", "classpath.txt")
+
+
+def zk_classpath():
+    """The classpath of the ZooKeeper-mode Kafka of tests/broker/zk/pom.xml
+    (its broker and the ZooKeeper server), resolved by Maven once."""
+    if not (os.path.exists(ZK_CP_FILE) and os.path.getmtime(ZK_CP_FILE) >= os.path.getmtime(ZK_POM)):
+        os.makedirs(os.path.dirname(ZK_CP_FILE), exist_ok=True)
+        _maven(ZK_POM, ZK_CP_FILE, [])
+    with open(ZK_CP_FILE) as f:
+        return f.read().strip()
+
+
+def kafka_version(pom=None):
+    with open(pom or os.path.join(HERE, "pom.xml")) as f:
         return re.search(r"<kafka.version>([^<]+)</kafka.version>", f.read()).group(1)
 
 
@@ -293,6 +316,96 @@ class Node:
 
     def running(self):
         return self.proc is not None and self.proc.poll() is None
+
+
+class ZooKeeper:
+    """A standalone ZooKeeper server (of the ZooKeeper-mode Kafka's
+    classpath) on a free loopback port, its admin server off."""
+
+    def __init__(self, zk_cp, workdir):
+        self.dir = os.path.join(workdir, "zookeeper")
+        os.makedirs(self.dir, exist_ok=True)
+        self.port = free_port()
+        self.log = os.path.join(self.dir, "zookeeper.log")
+        self.proc = subprocess.Popen(
+            [JAVA, *TOOL_JVM, "-Dzookeeper.admin.enableServer=false", f"-Dorg.slf4j.simpleLogger.logFile={self.log}",
+             "-cp", zk_cp, "org.apache.zookeeper.server.ZooKeeperServerMain", str(self.port),
+             os.path.join(self.dir, "data")], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL)
+
+        def up():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"ZooKeeper exited with {self.proc.returncode}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return True
+            except OSError:
+                return False
+        wait_for(up, 60, "ZooKeeper to listen", step=0.2)
+
+    @property
+    def connect(self):
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self):
+        end_process(self.proc, signal.SIGTERM, 30)
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def kill(self):
+        end_process(self.proc, signal.SIGKILL, 10)
+
+
+class ZkBroker(Node):
+    """A ZooKeeper-mode broker (Kafka 3.x: no storage format, meta.properties
+    v0 with broker.id written at its first start) on the classpath of
+    tests/broker/zk/pom.xml."""
+    def __init__(self, zk_cp, workdir, zk, node_id=1, extra=None):
+        self.zk = zk
+        super().__init__(zk_cp, workdir, node_id=node_id, extra=extra, ports=(free_port(), None))
+
+    def write_config(self):
+        props = {
+            "broker.id": self.node_id,
+            "zookeeper.connect": self.zk.connect,
+            "listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "log.dirs": self.data,
+            "num.partitions": 1,
+            "offsets.topic.replication.factor": 1,
+            "offsets.topic.num.partitions": 2,
+            "transaction.state.log.replication.factor": 1,
+            "transaction.state.log.min.isr": 1,
+            "transaction.state.log.num.partitions": 2,
+            "group.initial.rebalance.delay.ms": 0,
+            "num.io.threads": 2,
+            "num.network.threads": 2,
+            "num.recovery.threads.per.data.dir": 1,
+            "background.threads": 2,
+            "log.cleaner.threads": 1,
+            "log.cleaner.dedupe.buffer.size": 4 * 1024 * 1024,
+            "auto.create.topics.enable": "false",
+        }
+        props.update(self.extra)
+        self.config = os.path.join(self.dir, "server.properties")
+        with open(self.config, "w") as f:
+            for k, v in props.items():
+                f.write(f"{k}={v}\n")
+
+    def format(self, timeout=120):
+        pass  # a ZooKeeper-mode broker formats nothing
+
+    def wait_started(self, timeout=120):
+        # KafkaServer's "[KafkaServer id=N] started" through slf4j-simple
+        # (its logger name in brackets is not printed): look for the message
+        def up():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"broker {self.node_id} exited with {self.proc.returncode} while starting; "
+                                   f"last lines: {self.tail()}")
+            return any(re.search(r"\[KafkaServer id=\d+\] started", l["msg"]) for l in self.lines())
+        wait_for(up, timeout, f"broker {self.node_id} to start")
+        self.start_seconds = time.monotonic() - self.started_at
 
 
 class Cluster:
