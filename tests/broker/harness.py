@@ -62,12 +62,15 @@ def _newest_source():
     return newest
 
 
-def _maven(pom, cp_file, goals, timeout=900):
-    """Resolves pom's dependencies into REPO_LOCAL (and runs goals), writing
-    the classpath to cp_file; Unavailable when Maven or Maven Central fails."""
+def _tools():
     for tool in (JAVA, "mvn"):
         if not shutil.which(tool):
             raise Unavailable(f"{tool} not found (make deps installs openjdk-17-jdk-headless and maven)")
+
+
+def _maven(pom, cp_file, goals, timeout=900):
+    """Resolves pom's dependencies into REPO_LOCAL (and runs goals), writing
+    the classpath to cp_file; Unavailable when Maven or Maven Central fails."""
     cmd = ["mvn", "-B", "-q", f"-Dmaven.repo.local={REPO_LOCAL}", "-f", pom,
            "dependency:build-classpath", f"-Dmdep.outputFile={cp_file}", *goals]
     try:
@@ -88,12 +91,10 @@ def _maven(pom, cp_file, goals, timeout=900):
 def classpath():
     """The classpath of the pinned Kafka and our driver; resolves and
     compiles with Maven when the pom or the driver changed."""
+    _tools()
     stamp = os.path.join(TARGET, "classes", "kfsck", "broker", "Driver.class")
     if not (os.path.exists(CP_FILE) and os.path.exists(stamp)
             and os.path.getmtime(CP_FILE) >= _newest_source() and os.path.getmtime(stamp) >= _newest_source()):
-        for tool in (JAVA, "mvn"):
-            if not shutil.which(tool):
-                raise Unavailable(f"{tool} not found (make deps installs openjdk-17-jdk-headless and maven)")
         _maven(os.path.join(HERE, "pom.xml"), CP_FILE, ["compile"])
     with open(CP_FILE) as f:
         return os.path.join(TARGET, "classes") + os.pathsep + f.read().strip()
@@ -106,6 +107,7 @@ ZK_CP_FILE = os.path.join(HERE, "zk", "target", "classpath.txt")
 def zk_classpath():
     """The classpath of the ZooKeeper-mode Kafka of tests/broker/zk/pom.xml
     (its broker and the ZooKeeper server), resolved by Maven once."""
+    _tools()
     if not (os.path.exists(ZK_CP_FILE) and os.path.getmtime(ZK_CP_FILE) >= os.path.getmtime(ZK_POM)):
         os.makedirs(os.path.dirname(ZK_CP_FILE), exist_ok=True)
         _maven(ZK_POM, ZK_CP_FILE, [])
