@@ -31,15 +31,7 @@ DIRTY = re.compile(r"cleaned log (?P<part>\S+) \(dirty section = \[(?P<first>\d+
 
 
 def cleaner_checkpoint(data, part):
-    try:
-        with open(os.path.join(data, "cleaner-offset-checkpoint")) as f:
-            for line in f.read().split("\n")[2:]:
-                x = line.split()
-                if len(x) == 3 and f"{x[0]}-{x[1]}" == part:
-                    return int(x[2])
-    except OSError:
-        pass
-    return None
+    return sc.checkpoint_value(os.path.join(data, "cleaner-offset-checkpoint"), part)
 
 
 def log_bytes(pdir):

@@ -55,15 +55,7 @@ def wait_part(d, s, topic, what, pred, timeout=60):
 
 
 def hw_checkpoint(data, part):
-    try:
-        with open(os.path.join(data, "replication-offset-checkpoint")) as f:
-            for line in f.read().split("\n")[2:]:
-                x = line.split()
-                if len(x) == 3 and f"{x[0]}-{x[1]}" == part:
-                    return int(x[2])
-    except OSError:
-        pass
-    return None
+    return sc.checkpoint_value(os.path.join(data, "replication-offset-checkpoint"), part)
 
 
 def get_offsets(d, s, bootstrap, topic, tag):

@@ -182,6 +182,28 @@ def end_process(p, sig=signal.SIGTERM, timeout=60):
     return p.returncode
 
 
+# What every broker of the suite is set to, KRaft or ZooKeeper mode: small
+# (two cores carry a broker or four), one partition per topic unless asked,
+# internal topics of few partitions and no replicas, no topic created by a
+# client's request.
+BROKER_PROPS = {
+    "num.partitions": 1,
+    "offsets.topic.replication.factor": 1,
+    "offsets.topic.num.partitions": 2,
+    "transaction.state.log.replication.factor": 1,
+    "transaction.state.log.min.isr": 1,
+    "transaction.state.log.num.partitions": 2,
+    "group.initial.rebalance.delay.ms": 0,
+    "num.io.threads": 2,
+    "num.network.threads": 2,
+    "num.recovery.threads.per.data.dir": 1,
+    "background.threads": 2,
+    "log.cleaner.threads": 1,
+    "log.cleaner.dedupe.buffer.size": 4 * 1024 * 1024,
+    "auto.create.topics.enable": "false",
+}
+
+
 class Node:
     """One KRaft node. roles: "broker,controller" (a combined node, the
     default), "controller" or "broker"; voters: "id@127.0.0.1:port,..."
@@ -220,24 +242,11 @@ class Node:
             "controller.listener.names": "CONTROLLER",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             "log.dirs": self.data,
-            "num.partitions": 1,
-            "offsets.topic.replication.factor": 1,
-            "offsets.topic.num.partitions": 2,
-            "transaction.state.log.replication.factor": 1,
-            "transaction.state.log.min.isr": 1,
-            "transaction.state.log.num.partitions": 2,
+            **BROKER_PROPS,
             "share.coordinator.state.topic.replication.factor": 1,
             "share.coordinator.state.topic.min.isr": 1,
             "share.coordinator.state.topic.num.partitions": 1,
-            "group.initial.rebalance.delay.ms": 0,
-            "num.io.threads": 2,
-            "num.network.threads": 2,
-            "num.recovery.threads.per.data.dir": 1,
-            "background.threads": 2,
-            "log.cleaner.threads": 1,
-            "log.cleaner.dedupe.buffer.size": 4 * 1024 * 1024,
             "log.cleaner.backoff.ms": 1000,
-            "auto.create.topics.enable": "false",
             "transaction.max.timeout.ms": 900000,
             "transaction.abort.timed.out.transaction.cleanup.interval.ms": 900000,
         }
@@ -374,20 +383,7 @@ class ZkBroker(Node):
             "listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
             "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
             "log.dirs": self.data,
-            "num.partitions": 1,
-            "offsets.topic.replication.factor": 1,
-            "offsets.topic.num.partitions": 2,
-            "transaction.state.log.replication.factor": 1,
-            "transaction.state.log.min.isr": 1,
-            "transaction.state.log.num.partitions": 2,
-            "group.initial.rebalance.delay.ms": 0,
-            "num.io.threads": 2,
-            "num.network.threads": 2,
-            "num.recovery.threads.per.data.dir": 1,
-            "background.threads": 2,
-            "log.cleaner.threads": 1,
-            "log.cleaner.dedupe.buffer.size": 4 * 1024 * 1024,
-            "auto.create.topics.enable": "false",
+            **BROKER_PROPS,
         }
         props.update(self.extra)
         self.config = os.path.join(self.dir, "server.properties")
@@ -437,8 +433,11 @@ class Cluster:
         for n in self.nodes:
             n.wait_started(timeout)
 
+    def stop_order(self):
+        return self.nodes
+
     def stop(self):
-        for n in self.nodes:
+        for n in self.stop_order():
             if n.running():
                 n.stop()
 
@@ -474,19 +473,8 @@ class ControllerCluster(Cluster):
     def bootstrap(self):
         return ",".join(n.bootstrap for n in self.brokers if n.running())
 
-    def start(self, timeout=180):
-        self.controller.start(wait=False)
-        for n in self.brokers:
-            n.start(wait=False)
-        for n in self.nodes:
-            n.wait_started(timeout)
-
-    def stop(self):
-        for n in self.brokers:
-            if n.running():
-                n.stop()
-        if self.controller.running():
-            self.controller.stop()
+    def stop_order(self):
+        return self.brokers + [self.controller]
 
 
 class DriverError(Exception):

@@ -141,17 +141,23 @@ def verify_clean(suite, tag, datadir, dumped):
 
 # ---- kafka-consumer-groups ---------------------------------------------------
 
-def describe_groups(d, out, bootstrap):
-    """kafka-consumer-groups --describe --all-groups, three ways: offsets,
-    state, members --verbose; parsed."""
+def describe_ways(d, out, cls, args, ways):
+    """A group tool's --describe run once per way ({name: extra args}) in
+    the driver's JVM: {name: its output}."""
     res = {}
-    for what, extra in (("offsets", ["--offsets"]), ("state", ["--state"]), ("members", ["--members", "--verbose"])):
-        code, text, err = d.tool(f"{out}-{what}.txt", GROUPS, "--bootstrap-server", bootstrap, "--describe",
-                                 "--all-groups", *extra)
+    for what, extra in ways.items():
+        code, text, err = d.tool(f"{out}-{what}.txt", cls, *args, *extra)
         if code != 0:
-            raise AssertionError(f"kafka-consumer-groups --{what} exited {code}: {err[-300:]}")
+            raise AssertionError(f"{cls.rsplit('.', 1)[-1]} {' '.join(extra)} exited {code}: {err[-300:]}")
         res[what] = text
     return res
+
+
+def describe_groups(d, out, bootstrap):
+    """kafka-consumer-groups --describe --all-groups, three ways: offsets,
+    state, members --verbose."""
+    return describe_ways(d, out, GROUPS, ["--bootstrap-server", bootstrap, "--describe", "--all-groups"],
+                         {"offsets": ["--offsets"], "state": ["--state"], "members": ["--members", "--verbose"]})
 
 
 def parse_offsets(text):
@@ -813,16 +819,22 @@ def scenario_crash(suite, cp):
         suite.check("crash: every record acknowledged (acks=1) before SIGKILL survives the restart", pump)
 
 
-def _checkpointed(data, part):
+def checkpoint_value(path, part):
+    """part's entry in a text offset checkpoint (version, count, entries),
+    or None."""
     try:
-        with open(os.path.join(data, "recovery-point-offset-checkpoint")) as f:
+        with open(path) as f:
             for line in f.read().split("\n")[2:]:
                 x = line.split()
-                if len(x) == 3 and f"{x[0]}-{x[1]}" == part and int(x[2]) > 0:
-                    return True
+                if len(x) == 3 and f"{x[0]}-{x[1]}" == part:
+                    return int(x[2])
     except OSError:
         pass
-    return False
+    return None
+
+
+def _checkpointed(data, part):
+    return (checkpoint_value(os.path.join(data, "recovery-point-offset-checkpoint"), part) or 0) > 0
 
 
 def scenario_clean_torn(suite, cp):

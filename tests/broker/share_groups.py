@@ -20,14 +20,9 @@ SHARE = "org.apache.kafka.tools.consumer.group.ShareGroupCommand"
 
 
 def describe(d, out, bootstrap, group):
-    res = {}
-    for what, extra in (("state", ["--state"]), ("offsets", ["--offsets"]), ("members", ["--members"])):
-        code, text, err = d.tool(f"{out}-{what}.txt", SHARE, "--bootstrap-server", bootstrap, "--describe",
-                                 "--group", group, *extra)
-        if code != 0:
-            raise AssertionError(f"kafka-share-groups --describe --{what} exited {code}: {err[-300:]}")
-        res[what] = text
-    return res
+    import scenarios as sc  # (it imports this module)
+    return sc.describe_ways(d, out, SHARE, ["--bootstrap-server", bootstrap, "--describe", "--group", group],
+                            {"state": ["--state"], "offsets": ["--offsets"], "members": ["--members"]})
 
 
 def topic_ids(datadir):
