@@ -12,6 +12,7 @@ import time
 
 import compare as c
 import harness as h
+import share_groups
 
 DUMP = "org.apache.kafka.tools.DumpLogSegments"
 GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
@@ -141,17 +142,23 @@ def verify_clean(suite, tag, datadir, dumped):
 
 # ---- kafka-consumer-groups ---------------------------------------------------
 
-def describe_groups(d, out, bootstrap):
-    """kafka-consumer-groups --describe --all-groups, three ways: offsets,
-    state, members --verbose; parsed."""
+def describe_ways(d, out, cls, args, ways):
+    """A group tool's --describe run once per way ({name: extra args}) in
+    the driver's JVM: {name: its output}."""
     res = {}
-    for what, extra in (("offsets", ["--offsets"]), ("state", ["--state"]), ("members", ["--members", "--verbose"])):
-        code, text, err = d.tool(f"{out}-{what}.txt", GROUPS, "--bootstrap-server", bootstrap, "--describe",
-                                 "--all-groups", *extra)
+    for what, extra in ways.items():
+        code, text, err = d.tool(f"{out}-{what}.txt", cls, *args, *extra)
         if code != 0:
-            raise AssertionError(f"kafka-consumer-groups --{what} exited {code}: {err[-300:]}")
+            raise AssertionError(f"{cls.rsplit('.', 1)[-1]} {' '.join(extra)} exited {code}: {err[-300:]}")
         res[what] = text
     return res
+
+
+def describe_groups(d, out, bootstrap):
+    """kafka-consumer-groups --describe --all-groups, three ways: offsets,
+    state, members --verbose."""
+    return describe_ways(d, out, GROUPS, ["--bootstrap-server", bootstrap, "--describe", "--all-groups"],
+                         {"offsets": ["--offsets"], "state": ["--state"], "members": ["--members", "--verbose"]})
 
 
 def parse_offsets(text):
@@ -257,7 +264,7 @@ def compare_groups(tag, described_state, described_members, kfsck_rows, live=Tru
                   parse_assignment(m.get("ASSIGNMENT", m.get("CURRENT-ASSIGNMENT"))))
             if m.get("CURRENT-EPOCH") not in (None, "-"):
                 c._eq(f"{tag} {g} {mid} member epoch", x.get("member_epoch"), int(m["CURRENT-EPOCH"]))
-    extra = [g for g, r in got.items() if g not in state and r["state"] != "dead"]
+    extra = [g for g, r in got.items() if g not in state and r["state"] != "dead" and r["kind"] != "share"]
     if extra:
         raise AssertionError(f"{tag}: kfsck lists groups Kafka does not describe: {extra}")
     return f"{len(state)} groups, {sum(len(v) for v in members.values())} members"
@@ -328,9 +335,22 @@ def workload(d):
     d.cmd("commit", group="g-admin", topic="plain", partition=0, offset=17, metadata="by-admin")
     d.cmd("members", name="live", group="g-live", topic="codec-snappy", count=2)
     d.cmd("members", name="live848", group="g-live848", topic="logappend", protocol="consumer", count=1)
+    # a Kafka Connect sink task's consumer: group connect-<connector>, client id connector-consumer-<task>
+    d.cmd("consume", group="connect-files-sink", topic="codec-zstd", max=80, client="connector-consumer-files-sink-0")
+    # a share group (KIP-932) that starts from the earliest offset, then leaves
+    code, text, err = d.tool(d.log + "-share-config.txt", "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
+                             d.servers, "--alter", "--entity-type", "groups", "--entity-name", "sg-clean",
+                             "--add-config", "share.auto.offset.reset=earliest")
+    if code != 0:
+        raise AssertionError(f"kafka-configs --alter (share group): {text[-200:]} {err[-300:]}")
+    d.cmd("share", group="sg-clean", topic="codec-snappy", max=60)
+    # records whose producer's clock is off: one an hour back, one 30 min ahead
+    d.cmd("topic", name="skewed", partitions=1)
+    d.cmd("produce", topic="skewed", n=40, per=8, ts=-3600000, skew="17:1800000")
+    d.cmd("produce", topic="skewed", n=16, per=8, prefix="now-")
 
 
-USER_TOPICS = [f"codec-{x}" for x in CODECS] + ["logappend", "plain", "framed", "compact", "tx"]
+USER_TOPICS = [f"codec-{x}" for x in CODECS] + ["logappend", "plain", "framed", "compact", "tx", "skewed"]
 
 
 def scenario_clean(suite, cp):
@@ -357,6 +377,7 @@ def scenario_clean(suite, cp):
             for r in h.read_jsonl(out):
                 ends[(t, r["partition"])] = r
         groups = describe_groups(d, s.path("groups"), n.bootstrap)
+        shared = share_groups.describe(d, s.path("share"), n.bootstrap, "sg-clean")
         txns = describe_txns(d, s.path("txns"), n.bootstrap, ["tx-commit", "tx-abort", "tx-open"],
                              [("tx", 0), ("tx", 1)])
         n.stop()
@@ -369,15 +390,30 @@ def scenario_clean(suite, cp):
 
         def offsets():
             rc, rows, err = h.kfsck_json("offsets", n.data)
-            c._eq("offsets exit", rc, 0)
             return compare_offsets("clean", n.data, groups["offsets"], rows)
         suite.check("clean: offsets vs kafka-consumer-groups --describe --offsets", offsets)
 
+        def loads():
+            # the coordinator loaded every __consumer_offsets partition: kfsck
+            # may name no record that would fail its load
+            for cmd in ("offsets", "groups"):
+                rc, rows, err = h.kfsck_json(cmd, n.data)
+                bad = [r for r in rows if r["type"] == "problem" and r["severity"] == "error"]
+                if bad or rc != 0:
+                    raise AssertionError(f"kfsck {cmd} exit {rc}: {bad[0]['code'] if bad else ''} "
+                                         f"{bad[0].get('message', '')[:300] if bad else err[:200]}")
+            return "every record of __consumer_offsets decodes"
+        suite.check("clean: offsets and groups decode every record the group coordinator loaded", loads)
+
         def grp():
             rc, rows, err = h.kfsck_json("groups", n.data)
-            c._eq("groups exit", rc, 0)
             return compare_groups("clean", groups["state"], groups["members"], rows)
         suite.check("clean: groups vs kafka-consumer-groups --describe --state --members", grp)
+
+        def share():
+            rc, rows, err = h.kfsck_json("groups", n.data)
+            return share_groups.compare("clean", n.data, shared, rows, "sg-clean")
+        suite.check("clean: share group (groups, __share_group_state) vs kafka-share-groups --describe", share)
 
         def reset_csv():
             rc, out, err = h.kfsck("offsets", "--format", "reset-csv", "--group", "g-classic", n.data)
@@ -792,16 +828,22 @@ def scenario_crash(suite, cp):
         suite.check("crash: every record acknowledged (acks=1) before SIGKILL survives the restart", pump)
 
 
-def _checkpointed(data, part):
+def checkpoint_value(path, part):
+    """part's entry in a text offset checkpoint (version, count, entries),
+    or None."""
     try:
-        with open(os.path.join(data, "recovery-point-offset-checkpoint")) as f:
+        with open(path) as f:
             for line in f.read().split("\n")[2:]:
                 x = line.split()
-                if len(x) == 3 and f"{x[0]}-{x[1]}" == part and int(x[2]) > 0:
-                    return True
+                if len(x) == 3 and f"{x[0]}-{x[1]}" == part:
+                    return int(x[2])
     except OSError:
         pass
-    return False
+    return None
+
+
+def _checkpointed(data, part):
+    return (checkpoint_value(os.path.join(data, "recovery-point-offset-checkpoint"), part) or 0) > 0
 
 
 def scenario_clean_torn(suite, cp):
