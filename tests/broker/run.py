@@ -38,15 +38,6 @@ ALL = scenarios.ALL + elections.ALL + offsets_tools.ALL + metadata_tools.ALL + c
 # (or the start of one, ending in "*"); value: what differs and why
 # (details: /work/notes/broker-findings.md in the lead's notes).
 KNOWN = {
-    "clean: offsets and groups decode every record the group coordinator loaded":
-        "Kafka 4.4.0 writes ShareGroupStatePartitionMetadataValue (record type 15) as InitializingTopics, "
-        "InitializedTopics (topic id, name, partitions), DeletingTopics; kfsck knows the 4.0 layout (no "
-        "InitializingTopics) and a later one with a create timestamp, neither decodes, and it reports a "
-        "coordinator_load_error (exit 1) for a partition the coordinator loads",
-    "offsets-tools: offsets --as-of T vs kafka-consumer-groups --describe at T (t2)":
-        "a transactional offset commit whose COMMIT marker came after T: --as-of takes it at its record's "
-        "commit_timestamp (before T); the coordinator shows it only once the marker is replayed, so "
-        "kafka-consumer-groups at T did not list it",
     "metadata: predict on the newest snapshot with cut short in its last data batch vs whether the node starts":
         "the newest snapshot cut inside its (only) data batch: the node loads what is left (no data records) "
         "and then dies replaying the log after it ('Error loading metadata log record from offset N: Tried "
