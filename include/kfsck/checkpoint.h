@@ -46,7 +46,7 @@ enum { KF_CHECKPOINT_OFFSETS = 0, KF_CHECKPOINT_LEADER_EPOCH = 1 };
  * (a version other than 0, a line with the wrong number of fields, a count
  * the lines do not match: the broker then takes the log dir offline), 0
  * when it throws another exception (a number that does not parse: the
- * broker resets the entries) or none (docs/formats.md §9.4). An empty file
+ * broker resets the entries) or none (docs/formats.md §20.3). An empty file
  * is an empty list (KF_OK). *version is set when readable. */
 int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *version,
                         kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx);

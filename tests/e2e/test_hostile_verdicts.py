@@ -8,7 +8,7 @@ cannot be listed), kept by the walk (paths.h): every command says it once,
 the rest, and exits 3 (a path that cannot be read).
 
 predict forecasts what the broker does with them, as Kafka 4.4 was seen to
-do (docs/formats.md §20.2, §20.4): a dangling or looping partition symlink
+do (docs/formats.md §20.3): a dangling or looping partition symlink
 is no directory to LogManager.loadLogs, so the partition is not loaded
 (state "missing", the verdict names it, exit 1); a partition dir that
 cannot be read, a FIFO named like a segment, a recovery-point checkpoint

@@ -571,7 +571,7 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
         struct stat fst;
         if (kf_name_carries_offset(l.names[i]) && !kf_name_offset(l.names[i], &off, &plen) && stat(p, &fst) == 0 &&
             S_ISREG(fst.st_mode)) {
-            /* LogLoader reads an offset from its name (docs/formats.md §20.4) */
+            /* LogLoader reads an offset from its name (docs/formats.md §20.3) */
             sink ns = {o, res, p, 0, 0, false, 0, 0};
             kf_report(sink_problem, &ns, KF_P_FILE_NAME_INVALID, KF_SEV_ERROR, 0, false, 0,
                       "the broker reads an offset from the text before the first '.' of this file's name (\"%.*s\"), "

@@ -277,7 +277,7 @@ static int read_checkpoints(pp_dir *d)
                  * cannot be read, a malformed line, a wrong count) is reported
                  * to the log dir failure channel, which takes the log dir
                  * offline once loaded; any other exception only resets it
-                 * (docs/formats.md §20.2) */
+                 * (docs/formats.md §20.3) */
                 const kf_error *e = kf_error_last();
                 if (rc == KF_ERR_IO || e->err_no == EIO) {
                     char what[sizeof e->message];

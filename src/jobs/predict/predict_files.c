@@ -124,7 +124,7 @@ static bool is_index_name(const char *n)
 }
 
 /* A FIFO, socket or device named like a file the broker opens (checked
- * against the broker: docs/formats.md §20.4): a FIFO leader-epoch-checkpoint
+ * against the broker: docs/formats.md §20.3): a FIFO leader-epoch-checkpoint
  * or partition.metadata is opened to be read and waits for a writer, so the
  * broker hangs at start-up; a segment or index file that is not a regular
  * one fails as it is opened (java.io.IOException: Illegal seek) and the log
