@@ -127,6 +127,9 @@ typedef struct kf_meta_properties {
     int32_t broker_id, node_id;
     char cluster_id[64];      /* "" when absent */
     char directory_id[64];    /* "" when absent */
+    /* a key kfsck reads set twice with different values (the last counts,
+     * as java.util.Properties keeps it), in words; "" when none */
+    char repeated[240];
 } kf_meta_properties;
 
 /* Returns KF_OK, or KF_ERR_CORRUPT with the reason as the last error

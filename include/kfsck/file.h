@@ -72,10 +72,11 @@ typedef struct kf_file_contents {
  * far below it as a broker writes it: partition.metadata (two lines,
  * PartitionMetadataFile), meta.properties (a handful of properties),
  * KRaft's quorum-state (one JSON line: its first KF_QUORUM_LINE_MAX bytes
- * only are read), the clean-shutdown file (a JSON object of two fields) and
- * server.properties (predict --config: settings written by hand). A larger
- * one is not read: it is not what its name says, and is reported as damage
- * (KF_TOO_BIG_TO_READ_WHOLE says why). 1 MiB. */
+ * only are read) and the clean-shutdown file (a JSON object of two
+ * fields). A larger one is not read: it is not what its name says, and is
+ * reported as damage (KF_TOO_BIG_TO_READ_WHOLE says why). 1 MiB. (predict
+ * --config's server.properties, settings written by hand, is read whole
+ * with a cap of its own: predict_config.c.) */
 #define KF_META_FILE_MAX ((uint64_t)1 << 20)
 /* Why a file over that cap is not read, for messages. */
 #define KF_TOO_BIG_TO_READ_WHOLE "larger than 1 MiB, far more than a file of its kind holds"

@@ -213,6 +213,8 @@ typedef struct kf_metadata_info {
     bool has_voters;           /* voters: newest kraft_voters record, else quorum-state's currentVoters */
     const int32_t *voters;
     size_t nvoters;
+    size_t voters_not_listed;  /* voters the source names past those kept (a quorum-state keeps
+                                  KF_QUORUM_MAX_VOTERS): counted, not listed */
     bool has_metadata_version;
     int16_t metadata_version;
     int16_t kraft_version;     /* newest KRaftVersionRecord, -1 when none */

@@ -60,6 +60,14 @@ bool kf_name_offset(const char *name, int64_t *offset, size_t *prefix_len);
  * .cleaned or .swap one (a name whose offset then does not parse stops the
  * log dir: kf_name_offset). */
 bool kf_name_carries_offset(const char *name);
+/* KRaft's Snapshots.parse of a file name in the metadata log's directory:
+ * a name ending .checkpoint (.checkpoint.part, .checkpoint.deleted) is
+ * <end offset>-<epoch> by position, Long.parseLong of its first 20
+ * characters and Integer.parseInt of the 10 after the 21st. False when such
+ * a name does not parse (the node's NumberFormatException or
+ * StringIndexOutOfBoundsException as it opens the log); true for any other
+ * name. */
+bool kf_snapshot_name_parses(const char *name);
 
 /* Split a partition directory name "<topic>-<partition>" (also with the
  * ".<uuid>-delete/-future/-stray" suffixes; trailing slashes, as

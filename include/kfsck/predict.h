@@ -90,8 +90,8 @@ typedef struct kf_predict_config {
 /* Read path into *c (zeroed first). KF_OK; KF_ERR_IO (the last error has the
  * errno); KF_ERR_CORRUPT with the reason in msg (a malformed escape, a value
  * that is not a number where one is needed or one the broker's validator
- * refuses, a line longer than KF_PROPERTIES_LINE_MAX, a file over
- * KF_META_FILE_MAX); KF_ERR_NOMEM.
+ * refuses, a line longer than KF_PROPERTIES_LINE_MAX, a file over 8 of
+ * them); KF_ERR_NOMEM.
  * Free with kf_predict_config_free, whatever it returned. */
 int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, size_t msglen);
 void kf_predict_config_free(kf_predict_config *c);

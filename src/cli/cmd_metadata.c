@@ -117,6 +117,8 @@ static void json_cluster(out *o, const kf_metadata *m)
         for (size_t i = 0; i < in->nvoters; i++)
             out_int(o, NULL, in->voters[i]);
         out_arr_close(o);
+        if (in->voters_not_listed) /* counted past those kept */
+            out_uint(o, "voters_not_listed", in->voters_not_listed);
     } else {
         out_null(o, "voters");
     }
@@ -398,10 +400,12 @@ static void text_all(FILE *f, const kf_metadata *m, const md_opts *op)
         fprintf(f, "  last offset     none\n");
     fprintf(f, "  records         %" PRIu64 "\n", in->records);
     fprintf(f, "  voters         ");
-    if (in->has_voters)
+    if (in->has_voters) {
         for (size_t i = 0; i < in->nvoters; i++)
             fprintf(f, " %" PRId32, in->voters[i]);
-    else
+        if (in->voters_not_listed)
+            fprintf(f, " ... and %zu more (%zu in all)", in->voters_not_listed, in->nvoters + in->voters_not_listed);
+    } else
         fprintf(f, " unknown");
     fprintf(f, "\n");
     if (in->has_metadata_version)

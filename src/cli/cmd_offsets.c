@@ -211,9 +211,12 @@ int cmd_offsets(int argc, char **argv)
             op.has_now = true;
             break;
         case 'R':
-            if (parse_i64(optarg, &v) || v <= 0 || v > INT64_MAX / 60000)
-                return opt_usage_error("offsets", "--offsets-retention-minutes needs a positive count, not", optarg,
-                                       offsets_usage);
+            /* offsets.retention.minutes is an INT of at least 1 (GroupCoordinatorConfig) */
+            if (parse_i64(optarg, &v) || v <= 0 || v > INT32_MAX)
+                return opt_usage_error("offsets",
+                                       "--offsets-retention-minutes needs a count of minutes from 1 to 2147483647 "
+                                       "(offsets.retention.minutes is an int), not",
+                                       optarg, offsets_usage);
             op.retention_minutes = v;
             break;
         case 'c': op.connect = true; break;

@@ -215,6 +215,8 @@ static void quorum_state(out *o, const kf_dump_entry *e)
             for (size_t i = 0; i < qs->nvoters && i < KF_QUORUM_MAX_VOTERS; i++)
                 out_int(o, NULL, qs->voters[i]);
             out_arr_close(o);
+            if (qs->nvoters > KF_QUORUM_MAX_VOTERS) /* counted past those kept */
+                out_uint(o, "current_voters_not_listed", qs->nvoters - KF_QUORUM_MAX_VOTERS);
         } else {
             out_null(o, "current_voters");
         }
@@ -229,6 +231,8 @@ static void quorum_state(out *o, const kf_dump_entry *e)
         out_text(o, " currentVoters: [");
         for (size_t i = 0; i < qs->nvoters && i < KF_QUORUM_MAX_VOTERS; i++)
             out_text(o, "%s%" PRId32, i ? "," : "", qs->voters[i]);
+        if (qs->nvoters > KF_QUORUM_MAX_VOTERS)
+            out_text(o, ",... and %zu more (%zu in all)", qs->nvoters - KF_QUORUM_MAX_VOTERS, qs->nvoters);
         out_text(o, "]");
     }
     out_text(o, "\n");

@@ -142,10 +142,17 @@ static bool put_escaped(praw *r, pbuf *b, bool *bad)
 typedef struct pval {
     char s[64];
     bool present, overflow;
+    bool changed;     /* set again with another value (Properties.load keeps the last) */
+    char first[64];   /* then the value it had first */
 } pval;
 
 static void pval_set(pval *v, const pbuf *b)
 {
+    if (v->present && !v->changed && (b->overflow || b->len >= sizeof v->s || v->overflow ||
+                                      strlen(v->s) != b->len || memcmp(v->s, b->s, b->len))) {
+        v->changed = true;
+        memcpy(v->first, v->overflow ? "(overlong)" : v->s, sizeof v->first);
+    }
     v->present = true;
     v->overflow = b->overflow || b->len >= sizeof v->s;
     size_t n = v->overflow ? 0 : b->len;
@@ -326,6 +333,14 @@ int kf_meta_properties_parse(const uint8_t *data, uint64_t size, kf_meta_propert
     int rc = props_load(data, size, &pr);
     if (rc != KF_OK)
         return rc;
+    const pval *vals[] = {&pr.pver, &pr.pbroker, &pr.pnode, &pr.pcluster, &pr.pdir};
+    static const char *const names[] = {"version", "broker.id", "node.id", "cluster.id", "directory.id"};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0] && !mp->repeated[0]; i++)
+        if (vals[i]->changed)
+            snprintf(mp->repeated, sizeof mp->repeated,
+                     "%s is set more than once, first to \"%s\", last to \"%s\": the broker reads the last "
+                     "(Properties.load)",
+                     names[i], vals[i]->first, vals[i]->overflow ? "(overlong)" : vals[i]->s);
     /* the cluster the file names, even when its other lines are refused */
     if (pr.pcluster.present && !pr.pcluster.overflow)
         memcpy(mp->cluster_id, pr.pcluster.s, sizeof mp->cluster_id);

@@ -150,6 +150,17 @@ bool kf_name_carries_offset(const char *name)
     return false;
 }
 
+bool kf_snapshot_name_parses(const char *name)
+{
+    size_t n = strlen(name);
+    if (!ends_with(name, n, ".checkpoint") && !ends_with(name, n, ".checkpoint.part") &&
+        !ends_with(name, n, ".checkpoint.deleted"))
+        return true;
+    int64_t off, epoch;
+    return n >= 31 && kf_java_long(name, 20, &off) && kf_java_long(name + 21, 10, &epoch) && epoch >= INT32_MIN &&
+           epoch <= INT32_MAX;
+}
+
 char *kf_sibling_path(const char *log_path, const char *ext)
 {
     size_t n = strlen(log_path);

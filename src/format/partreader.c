@@ -398,9 +398,18 @@ static void emit_conflict(kf_part_reader *r)
     p.position = r->cf_pos;
     p.has_offset = true;
     p.offset = r->cf.start_offset;
-    int n = snprintf(p.message, sizeof p.message,
-                     "copies hold different batches at offsets %lld..%lld; using %.80s's (leader epochs",
-                     (long long)r->cf.start_offset, (long long)r->cf.end_offset, r->p->copies[r->cf.chosen].label);
+    size_t copies = 0; /* the copies whose batches disagree: the chosen one and those left out */
+    for (size_t i = 0; i < r->n; i++)
+        copies += r->cf_has[i] || i == r->cf.chosen;
+    int n = copies > 1 ? snprintf(p.message, sizeof p.message,
+                                  "copies hold different batches at offsets %lld..%lld; using %.80s's (leader epochs",
+                                  (long long)r->cf.start_offset, (long long)r->cf.end_offset,
+                                  r->p->copies[r->cf.chosen].label)
+                       : snprintf(p.message, sizeof p.message,
+                                  "the batches of this copy at offsets %lld..%lld are of a lower leader epoch than "
+                                  "its epoch history gives there: a history the cluster discarded, left out (leader "
+                                  "epochs",
+                                  (long long)r->cf.start_offset, (long long)r->cf.end_offset);
     for (size_t i = 0; i < r->n && n > 0 && (size_t)n < sizeof p.message; i++)
         if (r->cf_has[i])
             n += snprintf(p.message + n, sizeof p.message - (size_t)n, " %d", r->cf_eps[i]);

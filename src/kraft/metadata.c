@@ -70,6 +70,7 @@ typedef struct builder {
     bool nomem;
     int32_t *voters;         /* newest kraft_voters record seen */
     size_t nvoters;
+    size_t voters_not_listed; /* quorum-state's currentVoters past those kept */
     bool has_voters;
     int16_t kraft_version;
     bool base_missing;       /* the state before the log is lost (snapshot_missing) */
@@ -599,6 +600,7 @@ static bool quorum_voters(builder *bd, const kf_kraft_inputs *ki)
         free(bd->voters);
         bd->voters = v;
         bd->nvoters = n;
+        bd->voters_not_listed = qs.nvoters - n;
         bd->has_voters = true;
         return true;
     }
@@ -724,6 +726,7 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
     m->voters = bd.voters;
     m->info.voters = bd.voters;
     m->info.nvoters = bd.nvoters;
+    m->info.voters_not_listed = bd.voters_not_listed;
     m->info.has_voters = bd.has_voters;
     m->info.kraft_version = bd.kraft_version;
     m->info.has_metadata_version = m->im.has_mv;

@@ -296,7 +296,7 @@ class Expiry(ViewTest):
         self.build()
         code, out, err = run("offsets", "--offsets-retention-minutes", "0", self.dd)
         self.assertEqual(code, 2)
-        self.assertIn("--offsets-retention-minutes needs a positive count", err)
+        self.assertIn("--offsets-retention-minutes needs a count of minutes from 1 to 2147483647", err)
         code, out, err = run("offsets", "--now", "yesterday", self.dd)
         self.assertEqual(code, 2)
         self.assertIn("--now needs epoch milliseconds or an ISO 8601 time", err)

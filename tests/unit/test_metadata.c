@@ -711,6 +711,31 @@ static void test_job_damaged_snapshot_voters(void **state)
     unbuild(&b);
 }
 
+/* A quorum-state naming 100 voters (kraft.version 0, no voters record in
+ * the log): the first KF_QUORUM_MAX_VOTERS are kept, the rest counted. */
+static void test_job_quorum_voters_past_those_kept(void **state)
+{
+    (void)state;
+    char q[4096] = "{\"clusterId\":\"\",\"leaderId\":1,\"leaderEpoch\":3,\"votedId\":-1,\"appliedOffset\":0,"
+                   "\"data_version\":0,\"currentVoters\":[";
+    for (int i = 1; i <= 100; i++)
+        snprintf(q + strlen(q), sizeof q - strlen(q), "%s{\"voterId\":%d}", i > 1 ? "," : "", i);
+    snprintf(q + strlen(q), sizeof q - strlen(q), "]}");
+    bb qb = {0};
+    bb_put(&qb, q, strlen(q));
+    char p[400];
+    path_of(p, sizeof p, "quorum-state");
+    write_file(p, &qb, qb.n);
+    built b;
+    build(&b, false, 0);
+    const kf_metadata_info *in = kf_metadata_get_info(b.m);
+    assert_true(in->has_voters);
+    assert_int_equal(in->nvoters, KF_QUORUM_MAX_VOTERS);
+    assert_int_equal(in->voters_not_listed, 100 - KF_QUORUM_MAX_VOTERS);
+    assert_int_equal(in->voters[KF_QUORUM_MAX_VOTERS - 1], KF_QUORUM_MAX_VOTERS);
+    unbuild(&b);
+}
+
 static void test_job_log_start(void **state)
 {
     (void)state;
@@ -873,6 +898,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_as_of, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_damaged_snapshot, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_damaged_snapshot_voters, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_job_quorum_voters_past_those_kept, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_log_start, setup_dir, teardown_dir),
         cmocka_unit_test(test_multi_record_control_batches),
         cmocka_unit_test(test_quorum_state),

@@ -276,6 +276,8 @@ static int verify_metadata_file(sink *s, kf_file_kind kind)
     } else if (kind == KF_FILE_META_PROPERTIES) {
         kf_meta_properties mp;
         rc = kf_error_errno(kf_meta_properties_read(s->file, &mp), &err_no);
+        if (rc == KF_OK && mp.repeated[0])
+            kf_report(sink_problem, s, KF_P_METADATA_INVALID, KF_SEV_WARNING, 0, false, 0, "%s", mp.repeated);
     } else {
         kf_quorum_state qs;
         rc = kf_error_errno(kf_quorum_state_read(s->file, &qs), &err_no);
@@ -569,8 +571,15 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
         int64_t off;
         size_t plen;
         struct stat fst;
-        if (kf_name_carries_offset(l.names[i]) && !kf_name_offset(l.names[i], &off, &plen) && stat(p, &fst) == 0 &&
-            S_ISREG(fst.st_mode)) {
+        if (kraft && !kf_snapshot_name_parses(l.names[i]) && stat(p, &fst) == 0 && S_ISREG(fst.st_mode)) {
+            /* KRaft reads a snapshot's end offset and epoch from its name by position */
+            sink ns = {o, res, p, 0, 0, false, 0, 0};
+            kf_report(sink_problem, &ns, KF_P_FILE_NAME_INVALID, KF_SEV_ERROR, 0, false, 0,
+                      "a KRaft snapshot is named <20-digit end offset>-<10-digit epoch>.checkpoint, and this name is "
+                      "not one (Snapshots.parse: java.lang.NumberFormatException): the KRaft node fails as it "
+                      "opens its metadata log");
+        } else if (kf_name_carries_offset(l.names[i]) && !kf_name_offset(l.names[i], &off, &plen) &&
+                   stat(p, &fst) == 0 && S_ISREG(fst.st_mode)) {
             /* LogLoader reads an offset from its name (docs/formats.md §20.3) */
             sink ns = {o, res, p, 0, 0, false, 0, 0};
             kf_report(sink_problem, &ns, KF_P_FILE_NAME_INVALID, KF_SEV_ERROR, 0, false, 0,

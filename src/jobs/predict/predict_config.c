@@ -13,6 +13,10 @@
 #include "kfsck/file.h"
 #include "kfsck/server_properties.h"
 
+/* The cap on a --config file read whole: eight of the longest logical
+ * lines it reads (KF_PROPERTIES_LINE_MAX). */
+#define CONFIG_FILE_MAX ((uint64_t)KF_PROPERTIES_LINE_MAX * 8)
+
 typedef struct cfg_read {
     kf_predict_config *c;
     char *log_dir;             /* log.dir, used when log.dirs is not set */
@@ -151,11 +155,12 @@ int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, si
         msg[0] = 0;
     kf_file_contents m = {0};
     /* settings written by hand: small by nature, read whole with a cap
-     * (KF_META_FILE_MAX); a larger file is refused with its size */
-    int rc = kf_file_read_all(path, KF_META_FILE_MAX, &m.data, &m.size);
+     * of a few of the longest lines it reads (a larger file is refused) */
+    int rc = kf_file_read_all(path, CONFIG_FILE_MAX, &m.data, &m.size);
     if (rc == KF_ERR_TOO_BIG) {
         if (msg)
-            snprintf(msg, msglen, "%s: kfsck reads a server.properties of at most 1 MiB", KF_TOO_BIG_TO_READ_WHOLE);
+            snprintf(msg, msglen, "larger than %d MiB, far more than any server.properties: not read",
+                     (int)(CONFIG_FILE_MAX >> 20));
         return KF_ERR_CORRUPT;
     }
     if (rc != KF_OK)

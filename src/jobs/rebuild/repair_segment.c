@@ -568,6 +568,16 @@ static int run_pass(seg_pass *s)
         return repair_fail(c, j->in_path, ENOMEM, "out of memory");
     if (got < 0)
         return repair_fail(c, j->in_path, errno ? errno : EIO, "cannot read");
+    if (kf_source_shrunk(s->src)) {
+        /* reads came back short of the size it had when opened: what was
+         * read is no state the file was ever in, and the end no tear */
+        char what[160];
+        snprintf(what, sizeof what,
+                 "the file shrank while it was read (it had %llu bytes when opened; is a broker writing to it?): "
+                 "nothing is written",
+                 (unsigned long long)s->size);
+        return repair_fail(c, j->in_path, 0, what);
+    }
     if (c->o->salvage)
         salvage_end(s);
     else if ((rc = default_end(s)) != KF_OK)

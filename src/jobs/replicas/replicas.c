@@ -109,9 +109,16 @@ static int on_file(void *ctx, const kf_path_entry *e)
 {
     inputs *in = ctx;
     int err_no;
-    if (!rp_scan_file_sniff(e->path, &err_no)) {
+    rp_sniff what = rp_scan_file_sniff(e->path, &err_no);
+    if (what != RP_SNIFF_SCAN) {
         if (err_no) {
             unusable(in, e->path, err_no, kf_path_error_str(err_no));
+            return KF_ERR_IO;
+        }
+        if (what == RP_SNIFF_TOO_LONG) {
+            unusable(in, e->path, 0,
+                     "its first line is longer than " RP_SCAN_LINE_MAX_WORDS ", more than any line of `kfsck scan "
+                     "--json` output: not read");
             return KF_ERR_IO;
         }
         unusable(in, e->path, 0,

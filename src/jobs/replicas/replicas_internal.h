@@ -50,15 +50,18 @@ typedef struct rp_stream {
 
 /* The longest scan line read; a longer one is a bad_scan_line. */
 #define RP_SCAN_LINE_MAX (1u << 20)
+#define RP_SCAN_LINE_MAX_WORDS "1 MiB"
 /* The most runs of lines in (topic, partition) order a scan file may have
  * (scan writes one per data dir); each is read with a buffer of its own, of
  * up to one line: memory stays below RP_SCAN_RUNS_MAX x RP_SCAN_LINE_MAX. */
 #define RP_SCAN_RUNS_MAX 256
 
-/* Whether path's first line is a `kfsck scan --json` line (a JSON object
- * whose "type" is "partition", "problem" or "summary"); false with *err_no
- * set when it cannot be opened (else *err_no is 0). */
-bool rp_scan_file_sniff(const char *path, int *err_no);
+/* What path's first line is: a `kfsck scan --json` line (a JSON object
+ * whose "type" is "partition", "problem" or "summary"), a line longer than
+ * any scan line (RP_SCAN_LINE_MAX), or anything else (also when it cannot
+ * be opened: then *err_no is set, else 0). */
+typedef enum rp_sniff { RP_SNIFF_OTHER, RP_SNIFF_SCAN, RP_SNIFF_TOO_LONG } rp_sniff;
+rp_sniff rp_scan_file_sniff(const char *path, int *err_no);
 
 typedef struct rp_scan_file rp_scan_file;
 /* Called for each distinct cluster_id the file's partition lines name, with

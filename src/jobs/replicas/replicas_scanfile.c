@@ -275,30 +275,34 @@ static line_kind parse_line(const char *line, size_t n, rp_rec *r, char *why, si
     return kind;
 }
 
-bool rp_scan_file_sniff(const char *path, int *err_no)
+rp_sniff rp_scan_file_sniff(const char *path, int *err_no)
 {
     *err_no = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         *err_no = errno;
-        return false;
+        return RP_SNIFF_OTHER;
     }
     struct stat st;
-    bool yes = false;
+    rp_sniff what = RP_SNIFF_OTHER;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         line_reader lr = {fd, 0, st.st_size, NULL, 0, 0, 0, 0, 0};
         const char *line;
         size_t n;
-        if (next_line(&lr, &line, &n) == LINE_OK) {
+        int got = next_line(&lr, &line, &n);
+        if (got == LINE_OK) {
             json_t *o = json_loadb(line, n, JSON_REJECT_DUPLICATES, NULL);
             const char *t = json_string_value(json_object_get(o, "type"));
-            yes = t && (!strcmp(t, "partition") || !strcmp(t, "problem") || !strcmp(t, "summary"));
+            if (t && (!strcmp(t, "partition") || !strcmp(t, "problem") || !strcmp(t, "summary")))
+                what = RP_SNIFF_SCAN;
             json_decref(o);
+        } else if (got == LINE_TOO_LONG) {
+            what = RP_SNIFF_TOO_LONG;
         }
         free(lr.buf);
     }
     close(fd);
-    return yes;
+    return what;
 }
 
 /* ---- the file and its runs ---------------------------------------------------------- */
