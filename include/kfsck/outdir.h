@@ -5,6 +5,14 @@
  *   - refuses OUTDIR equal to or inside an input's directory (a segment's
  *     directory, or a partition directory), and a copy that would be or hold
  *     an input (the CLI's usage error);
+ *   - refuses an OUTDIR that is a broker's data dir (it holds meta.properties,
+ *     an offset checkpoint, the broker's .lock, __cluster_metadata-0, or
+ *     partition dirs with no report of an earlier run beside them): a
+ *     broker would load what is written there;
+ *   - takes an exclusive lock on OUTDIR (flock(2) on the directory itself,
+ *     so nothing is left in it) and refuses it when another run holds it:
+ *     two runs into one OUTDIR would mix their files; the lock is held
+ *     until kf_outdir_free;
  *   - without force, refuses to write over existing output: the report, a
  *     copy directory that is not empty, or for a segment the segment and its
  *     index files in OUTDIR;
@@ -51,6 +59,8 @@ typedef struct kf_outdir {
     bool committed;           /* kf_outdir_commit moved the output into place */
     bool keep_stage;          /* a failed commit could not put everything back: the stage is left */
     char *created;            /* the topmost directory of OUTDIR that kf_outdir_prepare created, or NULL */
+    int lock_fd;              /* OUTDIR opened and flock'd, when locked */
+    bool locked;
 } kf_outdir;
 
 typedef enum kf_outdir_verdict {
@@ -58,6 +68,8 @@ typedef enum kf_outdir_verdict {
     KF_OUTDIR_INSIDE_INPUT,   /* OUTDIR or the copy is (inside) an input's directory, or holds one */
     KF_OUTDIR_EXISTS,         /* without force: od->clash is output of an earlier run */
     KF_OUTDIR_CANNOT_CREATE,  /* mkdir -p OUTDIR failed: the last error (common.h) says why */
+    KF_OUTDIR_IS_DATADIR,     /* OUTDIR is a broker data dir: od->clash is what says so */
+    KF_OUTDIR_BUSY,           /* another run holds OUTDIR's lock (or it cannot be locked: the last error) */
     KF_OUTDIR_NOMEM,
 } kf_outdir_verdict;
 

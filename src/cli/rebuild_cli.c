@@ -13,9 +13,10 @@
 /* ---- the output directory and the report ----------------------------------- */
 
 /* Why kf_outdir_prepare refused (v != KF_OUTDIR_READY), and the exit code:
- * OUTDIR in an input is a usage error ("kfsck CMD: the output directory
- * '...' is INPUT directory, inside it, or would put COPY there"), an
- * existing output or an OUTDIR that cannot be made is a failure. */
+ * OUTDIR in an input or a broker's data dir is a usage error ("kfsck CMD:
+ * the output directory '...' is INPUT directory, inside it, or would put
+ * COPY there"), an existing output, an OUTDIR another run is writing into
+ * or one that cannot be made is a failure. */
 static int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdict v, const char *input,
                           const char *copy)
 {
@@ -28,6 +29,13 @@ static int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdic
                 cmd, od->dir, input, copy);
         return EXIT_USAGE;
     case KF_OUTDIR_EXISTS: cli_error(od->clash, "already exists (use --force to overwrite)"); return EXIT_FAIL;
+    case KF_OUTDIR_IS_DATADIR:
+        fprintf(stderr,
+                "kfsck %s: the output directory '%s' is a broker's data directory (it holds %s): a broker would "
+                "load what kfsck wrote there; choose another -o OUTDIR\n",
+                cmd, od->dir, kf_path_base(od->clash));
+        return EXIT_USAGE;
+    case KF_OUTDIR_BUSY: cli_error(od->dir, "%s", kf_error_last()->message); return EXIT_FAIL;
     case KF_OUTDIR_CANNOT_CREATE:
         cli_error(od->dir, "cannot create the output directory: %s", strerror(kf_error_last()->err_no));
         return EXIT_FAIL;

@@ -20,7 +20,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import FIX, drop_root, jsonl, read, run as _run, tree_digest  # noqa: E402
+from kfsck_e2e import FIX, KFSCK, drop_root, jsonl, read, run as _run, tree_digest  # noqa: E402
 
 PARTITION = os.path.join(FIX, "partition", "orders-0")  # 3 segments, about 160 KiB
 FIRST = "00000000000000000000"
@@ -266,6 +266,79 @@ class HostileOutputs(unittest.TestCase):
         self.assertIn(os.path.join(b, "00000000000000000100.snapshot"), copied)
         report = json.loads(read(os.path.join(od, "merge.json")))
         self.assertEqual(report["output"], os.path.join(od, "retained-0"))
+
+
+class TwoWriters(unittest.TestCase):
+    """repair and merge lock OUTDIR (flock(2) on the directory) for the
+    whole run: a second run into it is refused, never mixed with the first
+    (issue 37 item 6: two repair --force -o SAME at once, default and
+    --salvage, left one's repair.json beside the other's segment); and an
+    OUTDIR that is a broker's data dir is refused."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="kfsck-two-writers-")
+        self.od = os.path.join(self.tmp, "out")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_a_held_lock_refuses_the_run(self):
+        import fcntl
+        os.mkdir(self.od)
+        fd = os.open(self.od, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            for args in (["repair", "--force"], ["repair", "--salvage", "--force"], ["merge", "--force"]):
+                with self.subTest(args=args):
+                    inputs = [PARTITION] if args[0] == "repair" else REPLICAS
+                    code, out, err = run(*args, "-o", self.od, *inputs)
+                    self.assertEqual(code, 3, (out, err))
+                    self.assertEqual(err, f"kfsck: {self.od}: another kfsck repair or merge is writing into it\n")
+                    self.assertEqual(entries(self.od), [])
+        finally:
+            os.close(fd)
+        code, out, err = run("repair", "--force", "-o", self.od, PARTITION)
+        self.assertEqual(code, 0, err)
+
+    def test_two_runs_at_once_never_mix(self):
+        """Rounds of a default and a --salvage repair of a damaged
+        partition started together into one OUTDIR: each round ends with
+        one run's output whole (its report lists the segment there, byte
+        for byte), the other refused or run after it."""
+        src = os.path.join(FIX, "datadir", "clicks-0")
+        for rnd in range(8):
+            with self.subTest(round=rnd):
+                runs = [subprocess.Popen([KFSCK, "repair", *mode, "--force", "--json", "-o", self.od, src],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                        for mode in ([], ["--salvage"])]
+                results = [(p.wait(timeout=120), p.stderr.read().decode()) for p in runs]
+                for p in runs:
+                    p.stdout.close()
+                    p.stderr.close()
+                self.assertIn(1, [c for c, _ in results], results)  # data was left out: exit 1
+                for code, err in results:
+                    self.assertIn(code, (1, 3), err)
+                    if code == 3:
+                        self.assertIn("another kfsck repair or merge is writing into it", err)
+                with open(os.path.join(self.od, "repair.json")) as f:
+                    report = json.load(f)
+                for seg in report["segments"]:
+                    self.assertEqual(os.path.getsize(seg["file"]), seg["size"], report["mode"])
+
+    def test_a_data_dir_is_no_outdir(self):
+        dd = os.path.join(self.tmp, "datadir")
+        shutil.copytree(os.path.join(FIX, "datadir"), dd)
+        before = tree_digest(dd)
+        seg = os.path.join(dd, "orders-1", FIRST + ".log")
+        code, out, err = run("repair", "--force", "-o", dd, seg)
+        self.assertEqual(code, 2, (out, err))
+        self.assertEqual(err, f"kfsck repair: the output directory '{dd}' is a broker's data directory (it holds "
+                              "meta.properties): a broker would load what kfsck wrote there; choose another -o OUTDIR\n")
+        self.assertEqual(tree_digest(dd), before)
+        os.unlink(os.path.join(dd, "meta.properties"))
+        code, out, err = run("repair", "--force", "-o", dd, seg)
+        self.assertEqual(code, 2, (out, err))
+        self.assertIn("is a broker's data directory (it holds recovery-point-offset-checkpoint)", err)
 
 
 if __name__ == "__main__":

@@ -112,6 +112,27 @@ static kf_outdir_verdict prepare_one(const char *outdir, const char *input, bool
     return v;
 }
 
+/* Two runs into one OUTDIR: the second is refused while the first holds
+ * the lock, and gets it once the first is done. */
+static void test_one_writer(void **state)
+{
+    (void)state;
+    const char *part = at(0, "src/orders-0");
+    mkdir_p(part);
+    kf_outdir a, b;
+    const char *in[] = {part};
+    assert_int_equal(kf_outdir_init(&a, at(1, "shared"), part, true, "repair.json", true), KF_OK);
+    assert_int_equal(kf_outdir_prepare(&a, in, 1), KF_OUTDIR_READY);
+    assert_int_equal(kf_outdir_init(&b, at(1, "shared"), part, true, "repair.json", true), KF_OK);
+    assert_int_equal(kf_outdir_prepare(&b, in, 1), KF_OUTDIR_BUSY);
+    assert_non_null(strstr(kf_error_last()->message, "another kfsck repair or merge is writing into it"));
+    kf_outdir_free(&b);
+    kf_outdir_free(&a);
+    assert_int_equal(kf_outdir_init(&b, at(1, "shared"), part, true, "repair.json", true), KF_OK);
+    assert_int_equal(kf_outdir_prepare(&b, in, 1), KF_OUTDIR_READY);
+    kf_outdir_free(&b);
+}
+
 static void test_inside_input(void **state)
 {
     (void)state;
@@ -128,7 +149,15 @@ static void test_inside_input(void **state)
     /* a segment: its directory is the input's; writing beside that directory is fine */
     assert_int_equal(prepare_one(part, seg, false, true), KF_OUTDIR_INSIDE_INPUT);
     assert_int_equal(prepare_one(at(2, "in/orders-0/x/y"), seg, false, false), KF_OUTDIR_INSIDE_INPUT);
-    assert_int_equal(prepare_one(at(2, "in"), seg, false, false), KF_OUTDIR_READY);
+    assert_int_equal(prepare_one(at(2, "beside"), seg, false, false), KF_OUTDIR_READY);
+    /* a broker's data dir is no OUTDIR: "in" holds a partition dir (and no
+     * report of an earlier run), or meta.properties */
+    assert_int_equal(prepare_one(at(2, "in"), seg, false, true), KF_OUTDIR_IS_DATADIR);
+    assert_string_equal(last_clash, at(2, "in/orders-0"));
+    mkdir_p(at(2, "dd"));
+    touch(at(2, "dd/meta.properties"));
+    assert_int_equal(prepare_one(at(2, "dd"), seg, false, true), KF_OUTDIR_IS_DATADIR);
+    assert_string_equal(last_clash, at(2, "dd/meta.properties"));
     /* merge: any of the copies */
     mkdir_p(at(3, "other/orders-0"));
     kf_outdir od;
@@ -256,6 +285,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
         cmocka_unit_test_setup(test_inside_input, test_dir),
+        cmocka_unit_test_setup(test_one_writer, test_dir),
         cmocka_unit_test_setup(test_existing_output, test_dir),
         cmocka_unit_test_setup(test_cannot_create, test_dir),
         cmocka_unit_test_setup(test_stale, test_dir),

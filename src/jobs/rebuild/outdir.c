@@ -6,9 +6,11 @@
 #include "kfsck/outdir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,6 +114,8 @@ void kf_outdir_free(kf_outdir *od)
     free(od->created);
     free(od->stage_root);
     free(od->stage);
+    if (od->locked)
+        close(od->lock_fd); /* the lock goes with it */
     for (size_t i = 0; i < od->nwritten; i++)
         free(od->written[i]);
     free(od->written);
@@ -182,6 +186,59 @@ static kf_outdir_verdict find_clash(kf_outdir *od)
     return KF_OUTDIR_READY;
 }
 
+/* Is OUTDIR a broker's data dir? Then od->clash names what says so. */
+static kf_outdir_verdict find_datadir(kf_outdir *od)
+{
+    static const char *const marks[] = {"meta.properties",          "recovery-point-offset-checkpoint",
+                                        "replication-offset-checkpoint", "log-start-offset-checkpoint",
+                                        "cleaner-offset-checkpoint", ".lock", "__cluster_metadata-0"};
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+        if (clash_at(od, kf_path_join(od->dir, marks[i])))
+            return KF_OUTDIR_IS_DATADIR;
+    kf_name_list l;
+    if (kf_list_dir(od->dir, &l) != KF_OK)
+        return KF_OUTDIR_READY; /* missing, or said when it is created */
+    bool report = false;
+    const char *part = NULL;
+    for (size_t i = 0; i < l.n; i++) {
+        char topic[256];
+        int32_t p;
+        report |= !strcmp(l.names[i], "repair.json") || !strcmp(l.names[i], "merge.json");
+        /* (a stage of ours, .<name>.kfsck-tmp-<pid>, is no partition dir) */
+        if (!part && strcmp(l.names[i], od->name) != 0 && !strstr(l.names[i], ".kfsck-tmp-") &&
+            kf_parse_partition_dir(l.names[i], topic, sizeof topic, &p) &&
+            kf_classify_path(od->dir) == KF_PATH_DATADIR)
+            part = l.names[i];
+    }
+    kf_outdir_verdict v = KF_OUTDIR_READY;
+    if (part && !report) /* partition dirs that no earlier run of ours wrote */
+        v = (od->clash = kf_path_join(od->dir, part)) ? KF_OUTDIR_IS_DATADIR : KF_OUTDIR_NOMEM;
+    kf_name_list_free(&l);
+    return v;
+}
+
+/* Lock OUTDIR (it exists): KF_OUTDIR_READY, or KF_OUTDIR_BUSY. */
+static kf_outdir_verdict lock_outdir(kf_outdir *od)
+{
+    if (od->locked)
+        return KF_OUTDIR_READY;
+    int fd = open(od->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        kf_error_set(KF_ERR_IO, errno, od->dir, "cannot open: %s", strerror(errno));
+        return KF_OUTDIR_CANNOT_CREATE;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        kf_error_set(KF_ERR_IO, e, od->dir, "%s",
+                     e == EWOULDBLOCK ? "another kfsck repair or merge is writing into it" : strerror(e));
+        return KF_OUTDIR_BUSY;
+    }
+    od->lock_fd = fd;
+    od->locked = true;
+    return KF_OUTDIR_READY;
+}
+
 kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -193,6 +250,12 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
         if (in)
             return KF_OUTDIR_INSIDE_INPUT;
     }
+    /* an OUTDIR there already is locked before what it holds is looked at */
+    kf_outdir_verdict dv = exists(od->dir) ? lock_outdir(od) : KF_OUTDIR_READY;
+    if (dv == KF_OUTDIR_READY)
+        dv = find_datadir(od);
+    if (dv != KF_OUTDIR_READY)
+        return dv;
     if (!od->force) {
         kf_outdir_verdict v = find_clash(od);
         if (v != KF_OUTDIR_READY)
@@ -221,7 +284,7 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
     od->created = missing;
     if (kf_mkdirs(od->dir) != KF_OK)
         return kf_error_last()->err_no == ENOMEM ? KF_OUTDIR_NOMEM : KF_OUTDIR_CANNOT_CREATE;
-    return KF_OUTDIR_READY;
+    return lock_outdir(od);
 }
 
 static void add_name(kf_outdir *od, const char *b, size_t n, const char *ext)
