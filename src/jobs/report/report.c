@@ -582,6 +582,16 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
     jl_uint(j, "offsets_in_no_tier", tot.offsets_in_no_tier);
     for (int f = 0; f < 5; f++)
         jl_uint(j, kf_remote_finding_name((kf_remote_finding)f), tot.counts[f]);
+    jl_uint(j, "invalid_transitions", tot.rejected);
+    jl_uint(j, "fatal_records", tot.fatal_records);
+    jl_bool(j, "incomplete", tot.incomplete);
+    jl_uint(j, "objects", tot.objects);
+    jl_uint(j, "unrecognised_objects", tot.unrecognised_objects);
+    jl_uint(j, "unjudged_objects", tot.unjudged_objects);
+    jl_uint(j, "index_entries", tot.index_entries);
+    jl_uint(j, "bad_index_entries", tot.index_bad);
+    jl_uint(j, "errors", c.errors);
+    jl_uint(j, "warnings", c.warnings);
     jl_end_keep(j);
     if (rc != KF_OK || tot.unreadable)
         R->sum->unreadable = true;

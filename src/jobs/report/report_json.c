@@ -492,8 +492,6 @@ void jl_offsets_row(jlines *j, const kf_offsets_row *r)
     jl_int(j, "value_version", v->value_version);
     if (r->has_topic_id)
         jl_uuid(j, "topic_id", r->topic_id);
-    else
-        jl_null(j, "topic_id");
     jl_bool(j, "may_be_stale", vw->may_be_stale);
     jl_opt(j, "expires_at", vw->has_expires_at, vw->expires_at);
     jl_bool(j, "expired", vw->has_expires_at && vw->expired);

@@ -479,7 +479,9 @@ static void part_section(rbuf *b, const rmap_part *p, size_t idx)
             size_t o = 0;
             for (size_t i = 0; i < p->ndeletes && o + 24 < sizeof list; i++)
                 o += (size_t)snprintf(list + o, sizeof list - o, "%s%" PRId64, i ? ", " : "", p->deletes[i]);
-            figure(b, "retention deletes (segment bases)", NULL, "%s%s", list, p->more_deletes ? ", ..." : "");
+            uint64_t nd = p->ndeletes + p->more_deletes;
+            figure(b, "deleted by the first retention pass", NULL, "%" PRIu64 " segment%s (base offset%s %s%s)", nd,
+                   nd == 1 ? "" : "s", nd == 1 ? "" : "s", list, p->more_deletes ? ", ..." : "");
         }
     }
     for (size_t i = 0; i < p->nmarks; i++) {

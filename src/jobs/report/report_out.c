@@ -201,7 +201,7 @@ void rb_json_strn(rbuf *b, const char *s, size_t n)
         if (!len) {
             rb_puts(b, "\\ufffd"); /* as `--json` writes a byte that is not UTF-8 */
             i++;
-        } else if (cp == 0x2028 || cp == 0x2029) {
+        } else if (reorders(cp)) { /* U+2028/2029 end a line in a script; the others hide what a name is */
             rb_printf(b, "\\u%04" PRIx32, cp);
             i += len;
         } else {

@@ -577,7 +577,7 @@ void rs_stats_group(report_run *R, const kf_stats_group *g, const kf_tbucket *v,
     }
     for (size_t k = 0; k < nbars; k++)
         peak = vals[k] > peak ? vals[k] : peak;
-    double w = 960.0 / (double)nbars;
+    double w = 960.0 / (double)(nbars < 24 ? 24 : nbars);
     rb_printf(b, "<svg class=\"histo\" viewBox=\"0 0 1000 90\" role=\"img\" preserveAspectRatio=\"none\"><title>records "
                  "per %s</title>",
               per == 1 ? "hour" : "bar");
