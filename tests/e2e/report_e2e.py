@@ -36,6 +36,20 @@ def checkpoint(entries):
     return "0\n%d\n" % len(entries) + "".join("%s %d %d\n" % e for e in entries)
 
 
+def flip(path, where):
+    """Flips a bit of the byte at where (negative: from the end) of the file at path."""
+    with open(path, "r+b") as f:
+        data = bytearray(f.read())
+        data[where] ^= 0x40
+        f.seek(0)
+        f.write(bytes(data))
+
+
+def read_text(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
 def topic_log(topic, part, n, ts, per=10):
     log = go.PartLog(topic, part)
     for b in range(0, n, per):
@@ -60,10 +74,7 @@ def build_cluster(top, hostile=False):
         if b == 3:  # a bit flipped inside the sixth batch: recovery cuts there
             seg = facts["segments"][0]
             batch = seg["batches"][5]
-            p = os.path.join(top, seg["path"])
-            data = bytearray(open(p, "rb").read())
-            data[batch["position"] + batch["size"] - 5] ^= 0x40
-            open(p, "wb").write(bytes(data))
+            flip(os.path.join(top, seg["path"]), batch["position"] + batch["size"] - 5)
         w.partition(dd, topic_log("orders", 1, 50, T), TOPIC_ID)
         entries = [("orders", 0, 100), ("orders", 1, 50)]
         w.write(dd + "/replication-offset-checkpoint", checkpoint(entries))
@@ -122,7 +133,7 @@ class Page(HTMLParser):
 def report(paths, out, *extra):
     """kfsck report over paths into out; (exit code, stdout, stderr, page text or None)."""
     code, so, se = run("report", "--now", NOW, "-o", out, *extra, *paths, cwd=None)
-    text = open(out, encoding="utf-8").read() if os.path.exists(out) else None
+    text = read_text(out) if os.path.exists(out) else None
     return code, so, se, text
 
 

@@ -129,7 +129,7 @@ class Page(TempDirTest):
         dirs = rep.build_cluster(os.path.join(self.tmp, "c"))
         out = os.path.join(self.tmp, "r.html")
         rep.report(dirs, out)
-        page = rep.Page(open(out, encoding="utf-8").read())
+        page = rep.Page(rep.read_text(out))
         link = [a["href"] for t, a in page.tags if t == "a" and a.get("id") == "reset-csv"][0]
         prefix = "data:text/csv;charset=utf-8,"
         self.assertTrue(link.startswith(prefix))
@@ -146,7 +146,8 @@ class Output(TempDirTest):
         before = tree_digest(os.path.join(self.tmp, "c"))
         out = os.path.join(self.tmp, "o", "r.html")
         os.makedirs(os.path.dirname(out))
-        open(out, "w").write("an earlier report")
+        with open(out, "w") as f:
+            f.write("an earlier report")
         code, _, _, text = rep.report(dirs, out)
         self.assertIn(code, (0, 1))
         self.assertTrue(text.startswith("<!DOCTYPE html>"))
@@ -193,7 +194,7 @@ class Output(TempDirTest):
         line = rep.json_lines(so)[0]
         self.assertEqual((line["type"], line["file"], line["exit"]), ("report", out, code))
         self.assertEqual(line["bytes"], os.path.getsize(out))
-        self.assertIn("<title>incident &lt;42&gt;</title>", open(out, encoding="utf-8").read())
+        self.assertIn("<title>incident &lt;42&gt;</title>", rep.read_text(out))
 
 
 class Bounded(TempDirTest):
@@ -205,9 +206,7 @@ class Bounded(TempDirTest):
         for p in range(600):
             f = w.partition("dd", rep.topic_log("t%03d" % (p % 7), p, 20, rep.T, per=5), rep.TOPIC_ID)
             seg = os.path.join(self.tmp, f["segments"][0]["path"])
-            data = bytearray(open(seg, "rb").read())
-            data[len(data) // 2] ^= 1
-            open(seg, "wb").write(bytes(data))
+            rep.flip(seg, os.path.getsize(seg) // 2)
         out = os.path.join(self.tmp, "r.html")
         code, _, err, text = rep.report([os.path.join(self.tmp, "dd")], out)
         self.assertEqual(code, 1, err)

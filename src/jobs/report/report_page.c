@@ -52,7 +52,8 @@ static const char STYLE[] =
     ".banner{border-radius:6px;padding:10px 14px;margin:8px 0;border:1px solid;background:#fff}"
     ".banner.ok{border-color:#2da44e;background:#dafbe1}.banner.warn{border-color:#bf8700;background:#fff8c5}"
     ".banner.bad{border-color:#cf222e;background:#ffebe9}.banner p{margin:4px 0}"
-    ".verdict{font-weight:600;font-size:15px}"
+    ".verdict{font-weight:600;font-size:15px}.figrow span{display:inline-block;margin-right:14px}"
+    "main{overflow-wrap:anywhere}td{overflow-wrap:anywhere}"
     "table{border-collapse:collapse;background:#fff;margin:6px 0}"
     "th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}"
     "th{background:#f0f3f6;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}"
@@ -156,29 +157,28 @@ static void banner(rbuf *b, const rbroker *k)
         rb_text(b, k->harmed_names);
         rb_puts(b, "</p>");
     }
-    rb_puts(b, "<table class=\"figs\">");
-    rb_printf(b, "<tr><th>log dirs</th><td>%zu%s</td></tr>", k->ndirs,
-              k->predicted && k->clean_shutdown_all ? " (shut down cleanly)" : " (unclean shutdown: recovery runs)");
-    for (size_t i = 0; i < k->ndirs; i++) {
-        rb_puts(b, "<tr><th></th><td class=\"path\">");
-        rb_text(b, k->dirs[i]);
-        rb_puts(b, "</td></tr>");
-    }
+    rb_printf(b, "<p class=\"figrow\"><span><b>%zu</b> log dir%s, %s</span>", k->ndirs, k->ndirs == 1 ? "" : "s",
+              k->predicted && k->clean_shutdown_all ? "shut down cleanly" : "unclean shutdown: recovery runs");
     fmt_count((int64_t)k->partitions, a, sizeof a);
-    rb_printf(b, "<tr><th>partitions</th><td>%s, %" PRIu64 " with errors (%" PRIu64 " errors, %" PRIu64
-                 " warnings)</td></tr>",
+    rb_printf(b, "<span><b>%s</b> partitions</span><span><b>%" PRIu64 "</b> with errors</span><span><b>%" PRIu64
+                 "</b> errors, <b>%" PRIu64 "</b> warnings</span>",
               a, k->damaged_partitions, k->errors, k->warnings);
     if (k->predicted) {
-        rb_printf(b, "<tr><th>offsets lost at start-up</th><td>%" PRId64 " (%" PRId64 " acknowledged)</td></tr>",
+        rb_printf(b, "<span><b>%" PRId64 "</b> offsets lost at start-up (<b>%" PRId64 "</b> acknowledged)</span>",
                   s->offsets_lost, s->acknowledged_lost);
-        rb_printf(b, "<tr><th>acknowledged offsets missing after start-up</th><td>%" PRId64 "</td></tr>",
+        rb_printf(b, "<span><b>%" PRId64 "</b> acknowledged offsets missing after start-up</span>",
                   k->acknowledged_missing);
-        rb_printf(b, "<tr><th>damage kept and served</th><td>%" PRIu64 "</td></tr>", k->damage_kept);
-        rb_printf(b, "<tr><th>partitions harmed</th><td>%" PRIu64 "</td></tr>", k->harmed);
+        rb_printf(b, "<span><b>%" PRIu64 "</b> damaged stretches kept and served</span>", k->damage_kept);
+        rb_printf(b, "<span><b>%" PRIu64 "</b> partitions harmed</span>", k->harmed);
         fmt_ms((int64_t)(s->estimated_recovery_seconds * 1000), c, sizeof c);
-        rb_printf(b, "<tr><th>estimated recovery time</th><td>%s</td></tr>", c);
+        rb_printf(b, "<span>recovery takes about <b>%s</b></span>", c);
     }
-    rb_puts(b, "</table></div>\n");
+    rb_puts(b, "</p><p class=\"path\">");
+    for (size_t i = 0; i < k->ndirs; i++) {
+        rb_puts(b, i ? ", " : "");
+        rb_text(b, k->dirs[i]);
+    }
+    rb_puts(b, "</p></div>\n");
 }
 
 /* A table with its header, rows, and what it left out. */
