@@ -26,11 +26,15 @@ void kf_report_opts_init(kf_report_opts *o)
     o->version = KF_REPORT_OPTIONS_VERSION;
 }
 
-/* Each command's share of the page's embedded JSON, in bytes. */
+/* The page's budget, in bytes, so that it stays under 2 MiB whatever the
+ * inputs: each command's share of the embedded JSON (720 KiB in all), each
+ * section's table (672 KiB), the reset CSV (64 KiB, at most three times
+ * that percent-encoded), the damage map (256 KiB, report_map.c); the rest
+ * of the page is its fixed parts. */
 static const size_t JSON_BUDGET[RJ_N] = {
-    [RJ_SCAN] = 192 << 10,       [RJ_PREDICT] = 192 << 10, [RJ_REPLICAS] = 96 << 10,
-    [RJ_OFFSETS] = 96 << 10,     [RJ_TXNS] = 64 << 10,     [RJ_COMPACTION] = 64 << 10,
-    [RJ_METADATA] = 96 << 10,    [RJ_REMOTE] = 48 << 10,   [RJ_STATS] = 64 << 10,
+    [RJ_SCAN] = 144 << 10,      [RJ_PREDICT] = 144 << 10, [RJ_REPLICAS] = 80 << 10,
+    [RJ_OFFSETS] = 80 << 10,    [RJ_TXNS] = 48 << 10,     [RJ_COMPACTION] = 48 << 10,
+    [RJ_METADATA] = 80 << 10,   [RJ_REMOTE] = 40 << 10,   [RJ_STATS] = 56 << 10,
 };
 static const char *const JSON_NAME[RJ_N] = {"scan", "predict", "replicas", "offsets", "txns",
                                             "compaction", "metadata", "remote", "stats"};
@@ -642,16 +646,16 @@ static void run_init(report_run *R, const kf_report_opts *o, kf_report_summary *
     for (int i = 0; i < RJ_N; i++)
         jl_init(&R->json[i], JSON_NAME[i], JSON_BUDGET[i]);
     rmap_init(&R->map, MAP_PARTS);
-    rb_init(&R->findings, 160 << 10);
-    rb_init(&R->elections, 160 << 10);
-    rb_init(&R->groups, 96 << 10);
-    rb_init(&R->group_rows, 96 << 10);
-    rb_init(&R->txns, 64 << 10);
-    rb_init(&R->compaction, 64 << 10);
-    rb_init(&R->cluster, 96 << 10);
-    rb_init(&R->stats, 128 << 10);
-    rb_init(&R->problems, 64 << 10);
-    rb_init(&R->reset_csv, 192 << 10);
+    rb_init(&R->findings, 112 << 10);
+    rb_init(&R->elections, 112 << 10);
+    rb_init(&R->groups, 64 << 10);
+    rb_init(&R->group_rows, 64 << 10);
+    rb_init(&R->txns, 48 << 10);
+    rb_init(&R->compaction, 48 << 10);
+    rb_init(&R->cluster, 80 << 10);
+    rb_init(&R->stats, 96 << 10);
+    rb_init(&R->problems, 48 << 10);
+    rb_init(&R->reset_csv, 64 << 10);
 }
 
 static bool run_oom(const report_run *R)

@@ -223,7 +223,9 @@ void rmap_remote(rmap *m, const kf_remote_partition *r)
 /* ---- drawing ------------------------------------------------------------------- */
 
 #define SEG_LIST_MAX 4096   /* segments listed from a partition directory */
-#define SEG_DRAW_MAX 240    /* rectangles drawn: more segments are drawn as runs */
+#define SEG_DRAW_MAX 120    /* rectangles drawn: more segments are drawn as runs */
+#define MAP_BUDGET (256 << 10) /* the map's bytes: a partition is drawn while PART_MAX more fit */
+#define PART_MAX (24 << 10)
 #define BAR_X0 8.0
 #define BAR_W 984.0
 
@@ -523,10 +525,12 @@ void rmap_render(rbuf *b, rmap *m)
                "retention <span class=\"k cut\"></span>cut by recovery <span class=\"k dmg\"></span>damage "
                "<span class=\"k ackmiss\"></span>acknowledged, missing <span class=\"k remote\"></span>remote tier "
                "<span class=\"k lso\"></span>log start <span class=\"k hw\"></span>high watermark</div>\n");
-    for (size_t i = 0; i < m->n; i++)
-        part_section(b, m->parts[i], i);
-    if (m->dropped)
+    size_t start = b->n, drawn = 0;
+    for (; drawn < m->n && b->n - start + PART_MAX <= MAP_BUDGET; drawn++)
+        part_section(b, m->parts[drawn], drawn);
+    uint64_t more = m->dropped + (m->n - drawn);
+    if (more)
         rb_printf(b, "<p class=\"cut\">%" PRIu64 " more partition copies with something to say are not drawn: "
                      "the map draws the %zu most urgent. The findings table and the embedded JSON list them.</p>\n",
-                  m->dropped, m->cap);
+                  more, drawn);
 }

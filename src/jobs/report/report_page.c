@@ -280,9 +280,8 @@ static int body(report_run *R, rbuf *b)
     if (!R->map.n)
         rb_puts(b, "<p>No partition has anything to say: no damage, nothing cut, deleted or missing.</p>\n");
     else
-        rb_printf(b, "<p>Each partition copy with something to say, most urgent first, on its own offset scale "
-                     "(%zu drawn).</p>\n",
-                  R->map.n);
+        rb_puts(b, "<p>Each partition copy with something to say, most urgent first, on its own offset "
+                   "scale.</p>\n");
     rmap_render(b, &R->map);
     if ((rc = flush(R, b)))
         return rc;
