@@ -118,31 +118,24 @@ void jl_uuid(jlines *j, const char *key, const uint8_t id[16])
     jl_str(j, key, b);
 }
 
-void jl_obj_open(jlines *j, const char *key)
+/* A container's opening or closing bracket. */
+static void open_with(jlines *j, const char *key, const char *bracket)
 {
     jl_key(j, key);
-    rb_puts(&j->line, "{");
+    rb_puts(&j->line, bracket);
     j->comma = false;
 }
 
-void jl_obj_close(jlines *j)
+static void close_with(jlines *j, const char *bracket)
 {
-    rb_puts(&j->line, "}");
+    rb_puts(&j->line, bracket);
     j->comma = true;
 }
 
-void jl_arr_open(jlines *j, const char *key)
-{
-    jl_key(j, key);
-    rb_puts(&j->line, "[");
-    j->comma = false;
-}
-
-void jl_arr_close(jlines *j)
-{
-    rb_puts(&j->line, "]");
-    j->comma = true;
-}
+void jl_obj_open(jlines *j, const char *key) { open_with(j, key, "{"); }
+void jl_obj_close(jlines *j) { close_with(j, "}"); }
+void jl_arr_open(jlines *j, const char *key) { open_with(j, key, "["); }
+void jl_arr_close(jlines *j) { close_with(j, "]"); }
 
 void jl_script(rbuf *page, const jlines *j)
 {

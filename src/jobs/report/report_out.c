@@ -119,15 +119,21 @@ static bool reorders(uint32_t cp)
            cp == 0xfeff || (cp >= 0x80 && cp < 0xa0);
 }
 
+/* Where the run of printable ASCII bytes none of which is in stops, from
+ * u[i], ends (copied as it is by the escapes below). */
+static size_t plain_run(const unsigned char *u, size_t i, size_t n, const char *stops)
+{
+    while (i < n && u[i] >= 0x20 && u[i] < 0x7f && !strchr(stops, u[i]))
+        i++;
+    return i;
+}
+
 void rb_textn(rbuf *b, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
-        size_t run = i;
-        while (run < n && u[run] >= 0x20 && u[run] < 0x7f && u[run] != '&' && u[run] != '<' && u[run] != '>' &&
-               u[run] != '"' && u[run] != '\'')
-            run++;
+        size_t run = plain_run(u, i, n, "&<>\"'");
         if (run > i) {
             rb_put(b, s + i, run - i);
             i = run;
@@ -173,10 +179,7 @@ void rb_json_strn(rbuf *b, const char *s, size_t n)
     rb_put(b, "\"", 1);
     size_t i = 0;
     while (i < n) {
-        size_t run = i;
-        while (run < n && u[run] >= 0x20 && u[run] < 0x7f && u[run] != '"' && u[run] != '\\' && u[run] != '<' &&
-               u[run] != '>' && u[run] != '&')
-            run++;
+        size_t run = plain_run(u, i, n, "\"\\<>&");
         if (run > i) {
             rb_put(b, s + i, run - i);
             i = run;
