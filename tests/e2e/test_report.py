@@ -114,6 +114,29 @@ class Hostile(TempDirTest):
         self.assertNotIn("<!--", text)
 
 
+class Secrets(TempDirTest):
+    """Every value `metadata` redacts without --show-secrets stays out of the page."""
+
+    def test_secrets_redacted(self):
+        node = os.path.join(FIX, "kraft", "node1")
+        _, shown, _ = run("metadata", "--json", "--show-secrets", node, cwd=None)
+        _, hidden, _ = run("metadata", "--json", node, cwd=None)
+        secrets = []
+        for a, b in zip(rep.json_lines(shown), rep.json_lines(hidden)):
+            secrets += [a[k] for k in b if b[k] == "<redacted>" and isinstance(a[k], str) and len(a[k]) > 3]
+        self.assertGreaterEqual(len(secrets), 3)
+        out = os.path.join(self.tmp, "r.html")
+        _, _, err, text = rep.report([node], out)
+        self.assertIsNotNone(text, err)
+        for v in secrets:
+            for form in (v, v.replace('"', "&quot;"), v.replace('"', '\\"')):
+                self.assertNotIn(form, text)
+        page = rep.Page(text)
+        redacted = [l for l in page.json["kfsck-metadata"] if "<redacted>" in l.values()]
+        self.assertEqual(len(redacted), len([l for l in rep.json_lines(hidden) if "<redacted>" in l.values()]))
+        self.assertIn("&lt;redacted&gt;", text)
+
+
 class Page(TempDirTest):
     def test_self_contained(self):
         out = os.path.join(self.tmp, "r.html")
