@@ -65,6 +65,8 @@ typedef struct kf_report_summary {
     int status;                /* the highest exit status of the commands it ran: 0 or 1 */
     bool unreadable;           /* a PATH or a file under one could not be read (the commands' 3) */
     bool mixed_clusters;       /* the PATHs are of different clusters: nothing was read */
+    bool nothing;              /* no PATH held a data dir, a partition or KRaft metadata: no page
+                                  was written (with unreadable: none could be used) */
     uint64_t bytes;            /* of the page */
     uint64_t commands;         /* drivers run */
     uint64_t brokers, datadirs, partitions;  /* scan's */
@@ -77,8 +79,9 @@ typedef struct kf_report_summary {
 
 /* Run what applies to paths[0..n) and write the page through o->write_fn.
  * KF_OK (sum filled, also when some PATH could not be used: sum->unreadable;
- * or the PATHs are of different clusters: sum->mixed_clusters, one report
- * through error_fn, and a page that says so), KF_ERR_NOMEM,
+ * when the PATHs are of different clusters, sum->mixed_clusters, one report
+ * through error_fn, and no page; when there is nothing to report on,
+ * sum->nothing and no page), KF_ERR_NOMEM,
  * KF_ERR_UNSUPPORTED (options, or no write_fn), or what write_fn returned. */
 int kf_report_run(char *const *paths, size_t n, const kf_report_opts *o, kf_report_summary *sum);
 

@@ -163,10 +163,14 @@ int cmd_report(int argc, char **argv)
         kf_report_file_abort(f);
         cli_oom();
     }
-    if (rc != KF_OK || sum.mixed_clusters) {
+    if (rc != KF_OK || sum.mixed_clusters || sum.nothing) {
         kf_report_file_abort(f);
         if (rc != KF_OK)
             cli_error(output, "cannot write the report: %s", kf_path_error_str(kf_error_last()->err_no));
+        else if (sum.nothing)
+            fprintf(stderr, "kfsck report: nothing to report: no data dir, partition or KRaft metadata under the "
+                            "given paths; %s not written\n",
+                    output);
         return EXIT_FAIL;
     }
     if (kf_report_file_commit(f) != KF_OK) {

@@ -204,6 +204,14 @@ class Output(TempDirTest):
         self.assertIn("missing", err)
         self.assertIsNotNone(text)
 
+    def test_nothing_to_report_writes_nothing(self):
+        """Only PATHs that cannot be used, or hold nothing kfsck reads: exit 3, no page."""
+        for paths in ([os.path.join(self.tmp, "missing")], [os.path.join(FIX, "MANIFEST.json")]):
+            with self.subTest(paths=paths):
+                code, _, err = run("report", *paths, cwd=self.tmp)
+                self.assertEqual(code, 3, err)
+                self.assertEqual(os.listdir(self.tmp), [])
+
     def test_usage(self):
         self.assertEqual(run("report", cwd=self.tmp)[0], 2)
         self.assertEqual(run("report", "--bogus", "x", cwd=self.tmp)[0], 2)

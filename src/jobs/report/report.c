@@ -713,6 +713,7 @@ static int drivers(report_run *R, char *const *paths, size_t n)
         kf_inputs_free(&in);
         return rc;
     }
+    R->found = R->ndatadirs || in.n || m;
     if ((rc = run_offsets(R, paths, n, &in)) == KF_OK && (rc = run_txns(R, &in)) == KF_OK &&
         (rc = run_compaction(R, paths, n, &in, m)) == KF_OK && (rc = run_remote(R, paths, n, &in, m)) == KF_OK)
         rc = run_stats(R, &in);
@@ -745,7 +746,9 @@ int kf_report_run(char *const *paths, size_t n, const kf_report_opts *given, kf_
         rc = KF_ERR_NOMEM;
     if (rc == KF_OK) {
         sum->status = R.status;
-        rc = report_page_write(&R, o.title ? o.title : "kfsck report");
+        sum->nothing = !R.found;
+        if (R.found)
+            rc = report_page_write(&R, o.title ? o.title : "kfsck report");
     }
     run_free(&R);
     return rc;

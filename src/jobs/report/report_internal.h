@@ -248,6 +248,7 @@ typedef struct report_run {
     uint64_t offsets_rows, offsets_partitions;
     uint64_t scan_errors, scan_warnings;
     const char *current_datadir;  /* scan: the data dir being scanned */
+    bool found;             /* a data dir, a partition or the KRaft metadata among the PATHs */
     int status;
 } report_run;
 
