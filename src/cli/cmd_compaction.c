@@ -149,7 +149,7 @@ static int print_result(void *ctx, const kf_compaction_result *r)
         if (!R->json) {
             char label[300];
             partition_label(r->partition, label, sizeof label);
-            fprintf(R->o->f, "%s: skipped: not compacted (cleanup.policy %s)\n", label,
+            tprintf(R->o->f, "%s: skipped: not compacted (cleanup.policy %s)\n", label,
                     r->cleanup_policy ? r->cleanup_policy : "delete, the default");
         }
         return KF_OK;
@@ -177,13 +177,13 @@ static void print_summary(compaction_run *R, const kf_compaction_totals *t)
     if (R->quiet || R->not_compacted) {
         fputs("not listed (--verbose lists them):", R->o->f);
         if (R->quiet)
-            fprintf(R->o->f, " %" PRIu64 " partition%s with nothing to clean%s", R->quiet, R->quiet == 1 ? "" : "s",
+            tprintf(R->o->f, " %" PRIu64 " partition%s with nothing to clean%s", R->quiet, R->quiet == 1 ? "" : "s",
                     R->not_compacted ? "," : "");
         if (R->not_compacted)
-            fprintf(R->o->f, " %" PRIu64 " not compacted", R->not_compacted);
+            tprintf(R->o->f, " %" PRIu64 " not compacted", R->not_compacted);
         fputs("\n\n", R->o->f);
     }
-    fprintf(R->o->f,
+    tprintf(R->o->f,
             "%" PRIu64 " compacted partition%s (%" PRIu64 " skipped): %" PRIu64 " pinned by an open transaction, %" PRIu64
             " the cleaner would clean\n",
             t->partitions, t->partitions == 1 ? "" : "s", t->skipped, t->pinned, t->would_clean);
@@ -193,7 +193,7 @@ static void print_summary(compaction_run *R, const kf_compaction_totals *t)
 
 static void compaction_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck compaction [--now TIME] [--min-cleanable-ratio R] [--min-compaction-lag-ms MS]\n"
+    tprintf(f, "usage: kfsck compaction [--now TIME] [--min-cleanable-ratio R] [--min-compaction-lag-ms MS]\n"
                "                        [--max-compaction-lag-ms MS] [--max-batch-bytes N] [--verbose] [--json]\n"
                "                        PATH...\n\n"
                "Why a compacted partition does not shrink, and what a cleaning would give back:\n"
@@ -307,7 +307,7 @@ int cmd_compaction(int argc, char **argv)
     kf_inputs in;
     int in_status = inputs_collect(paths, npaths, &in);
     if (!in.n && in_status != EXIT_FAIL)
-        fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+        tprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
     part_reader_opts(&co.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);
     co.problem_fn = report_problem;
     co.problem_ctx = &R.rep;

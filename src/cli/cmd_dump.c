@@ -52,7 +52,7 @@ static void range_stats(void *ctx, const char *label, const kf_range_result *res
 {
     (void)ctx;
     if (getenv("KFSCK_RANGE_STATS"))
-        fprintf(stderr, "kfsck: %s: range stats: segments_read %llu seeks %llu bytes_skipped %llu\n", label,
+        tprintf(stderr, "kfsck: %s: range stats: segments_read %llu seeks %llu bytes_skipped %llu\n", label,
                 (unsigned long long)res->segments_read, (unsigned long long)res->seeks,
                 (unsigned long long)res->bytes_skipped);
 }
@@ -73,7 +73,7 @@ static int parse_offset(const char *s, int64_t *v)
 
 static void dump_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck dump [--records] [--payload]\n"
+    tprintf(f, "usage: kfsck dump [--records] [--payload]\n"
                "                  [--decode auto|none|offsets|txn|connect|metadata|share|remote]\n"
                "                  [--offset N | --from-offset N --to-offset M] [--schema-ids]\n"
                "                  [--include-damaged] [--show-secrets] [--max-bytes N]\n"
@@ -183,7 +183,7 @@ int cmd_dump(int argc, char **argv)
             int64_t v;
             const char *name = c == 'o' ? "--offset" : c == 'f' ? "--from-offset" : "--to-offset";
             if (parse_offset(optarg, &v)) {
-                fprintf(stderr, "kfsck dump: %s needs an offset (an integer, 0 or more), not '%s'\n", name, optarg);
+                tprintf(stderr, "kfsck dump: %s needs an offset (an integer, 0 or more), not '%s'\n", name, optarg);
                 dump_usage(stderr);
                 return EXIT_USAGE;
             }

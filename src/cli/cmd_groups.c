@@ -22,7 +22,7 @@
 
 static void groups_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck groups [--group G]... [--offsets-partitions N] [--max-batch-bytes N]\n"
+    tprintf(f, "usage: kfsck groups [--group G]... [--offsets-partitions N] [--max-batch-bytes N]\n"
                "                    [--json] PATH...\n\n"
                "The latest state of every group found in the __consumer_offsets partitions\n"
                "under the PATHs: kind (classic, consumer, share, streams), state (empty,\n"

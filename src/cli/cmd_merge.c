@@ -82,7 +82,7 @@ static void on_hole(void *ctx, const kf_merge_hole *h)
 
 static void merge_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck merge [--force] [--max-batch-bytes N] [--json] -o OUTDIR PARTDIR PARTDIR...\n\n"
+    tprintf(f, "usage: kfsck merge [--force] [--max-batch-bytes N] [--json] -o OUTDIR PARTDIR PARTDIR...\n\n"
                "Each PARTDIR is a copy of the same partition (from another broker or a backup).\n"
                "Writes OUTDIR/<partition dir name>/ holding, for every offset range, a valid batch\n"
                "from some copy (same offsets with other bytes: the higher leader epoch wins, and\n"

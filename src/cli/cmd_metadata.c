@@ -374,14 +374,14 @@ static void text_ints(FILE *f, const kf_md_ints *v)
 {
     fputc('[', f);
     for (uint32_t i = 0; i < v->n; i++)
-        fprintf(f, "%s%" PRId32, i ? "," : "", v->v[i]);
+        tprintf(f, "%s%" PRId32, i ? "," : "", v->v[i]);
     fputc(']', f);
 }
 
 static void text_listeners(FILE *f, const kf_md_listener *l, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "%s%s://%s:%" PRId32, i ? ", " : " ", l[i].name ? l[i].name : "?", l[i].host ? l[i].host : "",
+        tprintf(f, "%s%s://%s:%" PRId32, i ? ", " : " ", l[i].name ? l[i].name : "?", l[i].host ? l[i].host : "",
                 l[i].port);
 }
 
@@ -389,42 +389,42 @@ static void text_all(FILE *f, const kf_metadata *m, const md_opts *op)
 {
     const kf_metadata_info *in = kf_metadata_get_info(m);
     char id[23];
-    fprintf(f, "cluster %s\n", in->cluster_id ? in->cluster_id : "(no meta.properties)");
+    tprintf(f, "cluster %s\n", in->cluster_id ? in->cluster_id : "(no meta.properties)");
     if (in->snapshot)
-        fprintf(f, "  snapshot        %s (covers offsets below %" PRId64 ")\n", in->snapshot, in->snapshot_offset);
+        tprintf(f, "  snapshot        %s (covers offsets below %" PRId64 ")\n", in->snapshot, in->snapshot_offset);
     else
-        fprintf(f, "  snapshot        none\n");
+        tprintf(f, "  snapshot        none\n");
     if (in->has_last_offset)
-        fprintf(f, "  last offset     %" PRId64 " (leader epoch %" PRId32 ")\n", in->last_offset, in->leader_epoch);
+        tprintf(f, "  last offset     %" PRId64 " (leader epoch %" PRId32 ")\n", in->last_offset, in->leader_epoch);
     else
-        fprintf(f, "  last offset     none\n");
-    fprintf(f, "  records         %" PRIu64 "\n", in->records);
-    fprintf(f, "  voters         ");
+        tprintf(f, "  last offset     none\n");
+    tprintf(f, "  records         %" PRIu64 "\n", in->records);
+    tprintf(f, "  voters         ");
     if (in->has_voters) {
         for (size_t i = 0; i < in->nvoters; i++)
-            fprintf(f, " %" PRId32, in->voters[i]);
+            tprintf(f, " %" PRId32, in->voters[i]);
         if (in->voters_not_listed)
-            fprintf(f, " ... and %zu more (%zu in all)", in->voters_not_listed, in->nvoters + in->voters_not_listed);
+            tprintf(f, " ... and %zu more (%zu in all)", in->voters_not_listed, in->nvoters + in->voters_not_listed);
     } else
-        fprintf(f, " unknown");
-    fprintf(f, "\n");
+        tprintf(f, " unknown");
+    tprintf(f, "\n");
     if (in->has_metadata_version)
-        fprintf(f, "  metadata.version %d\n", in->metadata_version);
+        tprintf(f, "  metadata.version %d\n", in->metadata_version);
     if (in->open_transaction)
-        fprintf(f, "  the log ends inside a metadata transaction (not applied)\n");
+        tprintf(f, "  the log ends inside a metadata transaction (not applied)\n");
 
     const kf_md_feature *const *fe;
     size_t nf = kf_metadata_features(m, &fe);
     if (nf)
-        fprintf(f, "features:\n");
+        tprintf(f, "features:\n");
     for (size_t i = 0; i < nf; i++)
-        fprintf(f, "  %s = %d\n", fe[i]->name, fe[i]->level);
+        tprintf(f, "  %s = %d\n", fe[i]->name, fe[i]->level);
     const kf_md_broker *const *b;
     size_t nb = kf_metadata_brokers(m, &b);
     if (nb)
-        fprintf(f, "brokers:\n");
+        tprintf(f, "brokers:\n");
     for (size_t i = 0; i < nb; i++) {
-        fprintf(f, "  %" PRId32 "  epoch %" PRId64 "%s%s%s%s ", b[i]->id, b[i]->epoch, b[i]->fenced ? "  FENCED" : "",
+        tprintf(f, "  %" PRId32 "  epoch %" PRId64 "%s%s%s%s ", b[i]->id, b[i]->epoch, b[i]->fenced ? "  FENCED" : "",
                 b[i]->in_controlled_shutdown ? "  in controlled shutdown" : "", b[i]->rack ? "  rack " : "",
                 b[i]->rack ? b[i]->rack : "");
         text_listeners(f, b[i]->listeners, b[i]->nlisteners);
@@ -433,36 +433,36 @@ static void text_all(FILE *f, const kf_metadata *m, const md_opts *op)
     const kf_md_controller *const *c;
     size_t nc = kf_metadata_controllers(m, &c);
     if (nc)
-        fprintf(f, "controllers:\n");
+        tprintf(f, "controllers:\n");
     for (size_t i = 0; i < nc; i++) {
-        fprintf(f, "  %" PRId32 " ", c[i]->id);
+        tprintf(f, "  %" PRId32 " ", c[i]->id);
         text_listeners(f, c[i]->listeners, c[i]->nlisteners);
         fputc('\n', f);
     }
     const kf_md_topic *const *t;
     size_t nt = kf_metadata_topics(m, &t);
     if (nt)
-        fprintf(f, "topics:\n");
+        tprintf(f, "topics:\n");
     for (size_t i = 0; i < nt; i++) {
         kf_uuid_to_b64(t[i]->id, id);
-        fprintf(f, "  %s  %s  %" PRIu32 " partition%s\n", t[i]->name, id, t[i]->nparts, t[i]->nparts == 1 ? "" : "s");
+        tprintf(f, "  %s  %s  %" PRIu32 " partition%s\n", t[i]->name, id, t[i]->nparts, t[i]->nparts == 1 ? "" : "s");
         for (uint32_t k = 0; k < t[i]->nparts; k++) {
             const kf_md_partition *p = &t[i]->parts[k];
-            fprintf(f, "    %" PRId32 ": leader %" PRId32 " (epoch %" PRId32 ", partition epoch %" PRId32 ") replicas ",
+            tprintf(f, "    %" PRId32 ": leader %" PRId32 " (epoch %" PRId32 ", partition epoch %" PRId32 ") replicas ",
                     p->id, p->leader, p->leader_epoch, p->partition_epoch);
             text_ints(f, &p->replicas);
-            fprintf(f, " isr ");
+            tprintf(f, " isr ");
             text_ints(f, &p->isr);
             if (p->elr.n || p->last_known_elr.n) {
-                fprintf(f, " elr ");
+                tprintf(f, " elr ");
                 text_ints(f, &p->elr);
-                fprintf(f, " last known elr ");
+                tprintf(f, " last known elr ");
                 text_ints(f, &p->last_known_elr);
             }
             if (p->removing_replicas.n || p->adding_replicas.n) {
-                fprintf(f, " removing ");
+                tprintf(f, " removing ");
                 text_ints(f, &p->removing_replicas);
-                fprintf(f, " adding ");
+                tprintf(f, " adding ");
                 text_ints(f, &p->adding_replicas);
             }
             fputc('\n', f);
@@ -471,49 +471,49 @@ static void text_all(FILE *f, const kf_metadata *m, const md_opts *op)
     const kf_md_config *const *cf;
     size_t ncf = kf_metadata_configs(m, &cf);
     if (ncf)
-        fprintf(f, "configs:\n");
+        tprintf(f, "configs:\n");
     for (size_t i = 0; i < ncf; i++) {
         const char *rt = kf_config_resource_name(cf[i]->resource_type);
         bool secret = kf_config_is_secret(cf[i]->name, strlen(cf[i]->name));
         if (rt)
-            fprintf(f, "  %s %s: ", rt, cf[i]->resource_name[0] ? cf[i]->resource_name : "(default)");
+            tprintf(f, "  %s %s: ", rt, cf[i]->resource_name[0] ? cf[i]->resource_name : "(default)");
         else
-            fprintf(f, "  type %d %s: ", cf[i]->resource_type, cf[i]->resource_name);
-        fprintf(f, "%s=%s\n", cf[i]->name, secret ? secret_str(op, cf[i]->value) : cf[i]->value);
+            tprintf(f, "  type %d %s: ", cf[i]->resource_type, cf[i]->resource_name);
+        tprintf(f, "%s=%s\n", cf[i]->name, secret ? secret_str(op, cf[i]->value) : cf[i]->value);
     }
     int64_t next, pe;
     int32_t pb;
     kf_metadata_producer_ids(m, &next, &pb, &pe);
     if (next >= 0)
-        fprintf(f, "producer ids: next %" PRId64 " (last block to broker %" PRId32 ", epoch %" PRId64 ")\n", next, pb,
+        tprintf(f, "producer ids: next %" PRId64 " (last block to broker %" PRId32 ", epoch %" PRId64 ")\n", next, pb,
                 pe);
     const kf_md_quota *const *q;
     size_t nq = kf_metadata_quotas(m, &q);
     if (nq)
-        fprintf(f, "client quotas:\n");
+        tprintf(f, "client quotas:\n");
     for (size_t i = 0; i < nq; i++) {
-        fprintf(f, " ");
+        tprintf(f, " ");
         for (uint32_t k = 0; k < q[i]->nentity; k++)
-            fprintf(f, " %s=%s", q[i]->entity[k].type, q[i]->entity[k].name ? q[i]->entity[k].name : "<default>");
-        fprintf(f, ": %s=%g\n", q[i]->key, q[i]->value);
+            tprintf(f, " %s=%s", q[i]->entity[k].type, q[i]->entity[k].name ? q[i]->entity[k].name : "<default>");
+        tprintf(f, ": %s=%g\n", q[i]->key, q[i]->value);
     }
     const kf_md_acl *const *a;
     size_t na = kf_metadata_acls(m, &a);
     if (na)
-        fprintf(f, "acls: %zu\n", na);
+        tprintf(f, "acls: %zu\n", na);
     const kf_md_scram *const *s;
     size_t ns = kf_metadata_scram(m, &s);
     if (ns)
-        fprintf(f, "scram credentials:\n");
+        tprintf(f, "scram credentials:\n");
     for (size_t i = 0; i < ns; i++)
-        fprintf(f, "  %s mechanism %d iterations %" PRId32 "%s\n", s[i]->name, s[i]->mechanism, s[i]->iterations,
+        tprintf(f, "  %s mechanism %d iterations %" PRId32 "%s\n", s[i]->name, s[i]->mechanism, s[i]->iterations,
                 op->show_secrets ? "" : " (salt and keys redacted)");
     const kf_md_token *const *k;
     size_t nk = kf_metadata_tokens(m, &k);
     if (nk)
-        fprintf(f, "delegation tokens:\n");
+        tprintf(f, "delegation tokens:\n");
     for (size_t i = 0; i < nk; i++)
-        fprintf(f, "  %s owner %s expires %" PRId64 "\n", secret_str(op, k[i]->token_id),
+        tprintf(f, "  %s owner %s expires %" PRId64 "\n", secret_str(op, k[i]->token_id),
                 k[i]->owner ? k[i]->owner : "?", k[i]->expiration_timestamp);
 }
 
@@ -521,7 +521,7 @@ static void text_all(FILE *f, const kf_metadata *m, const md_opts *op)
 
 static void metadata_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck metadata [--as-of-offset N] [--show-secrets] [--max-batch-bytes N] [--json] PATH...\n\n"
+    tprintf(f, "usage: kfsck metadata [--as-of-offset N] [--show-secrets] [--max-batch-bytes N] [--json] PATH...\n\n"
                "PATH: a __cluster_metadata-0 directory, a broker data dir holding one, or single\n"
                ".checkpoint / .log files of it (copies from several nodes are read as one log).\n"
                "Rebuilds the cluster as a broker loads it at start-up: the newest intact snapshot\n"
@@ -596,7 +596,7 @@ int cmd_metadata(int argc, char **argv)
     if (!kf_kraft_inputs_found(&ki)) {
         /* readable, but no KRaft node's data (a ZooKeeper-mode broker, ...):
          * nothing to rebuild, as `offsets` with no __consumer_offsets */
-        fprintf(stderr, "kfsck: no KRaft metadata log or snapshot found under the given paths\n");
+        tprintf(stderr, "kfsck: no KRaft metadata log or snapshot found under the given paths\n");
         kf_kraft_inputs_free(&ki);
         return status;
     }

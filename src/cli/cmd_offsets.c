@@ -34,7 +34,7 @@ typedef struct offsets_opts {
 
 static void offsets_usage(FILE *f)
 {
-    fprintf(f,
+    tprintf(f,
             "usage: kfsck offsets [--group G]... [--topic T]... [--history] [--as-of MS]\n"
             "                     [--now MS] [--offsets-retention-minutes N]\n"
             "                     [--connect [--connect-topic T]] [--offsets-partitions N]\n"
@@ -148,7 +148,7 @@ static int offsets_run(const offsets_opts *op, char *const *paths, int npaths)
         cli_oom();
     kf_offsets_job_result res = kf_offsets_job_get_result(j);
     if (!res.partitions)
-        fprintf(stderr, "kfsck: no __consumer_offsets partition found under the given paths\n");
+        tprintf(stderr, "kfsck: no __consumer_offsets partition found under the given paths\n");
     note_unmatched_names(op, j);
     if (!op->history) {
         const kf_offsets_row *rows;

@@ -148,7 +148,7 @@ static void print_partition(void *ctx, const kf_predict_partition *p)
 
 static void predict_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck predict [--assume-unclean] [--config server.properties]\n"
+    tprintf(f, "usage: kfsck predict [--assume-unclean] [--config server.properties]\n"
                "                     [--recovery-threads N] [--recovery-rate BYTES] [--now TIME]\n"
                "                     [--max-batch-bytes N] [--verbose] [--json] [DATADIR...]\n\n"
                "What a broker does when it starts on these log dirs now (Kafka 4.x's rules), nothing\n"
@@ -176,7 +176,7 @@ static void predict_usage(FILE *f)
 static int not_a_log_dir(void *ctx, const kf_path_entry *e)
 {
     (void)ctx;
-    fprintf(stderr, "kfsck predict: %s is %s, not a log dir (one entry of log.dirs)\n", e->path,
+    tprintf(stderr, "kfsck predict: %s is %s, not a log dir (one entry of log.dirs)\n", e->path,
             e->kind == KF_PATH_FILE ? "a file" : "a partition directory");
     return KF_ERR_UNSUPPORTED;
 }

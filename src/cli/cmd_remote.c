@@ -178,9 +178,9 @@ static int on_index(void *ctx, const kf_remote_index *e)
         out_bool(o, "stops_broker", e->stops_broker);
         out_end(o);
     } else {
-        fprintf(R->o->f, "%s: ", e->stops_broker ? "ERROR" : "WARNING");
+        tprintf(R->o->f, "%s: ", e->stops_broker ? "ERROR" : "WARNING");
         remote_put_name(R->o->f, e->file);
-        fprintf(R->o->f, ": %s: %s\n", e->code, e->error);
+        tprintf(R->o->f, ": %s: %s\n", e->code, e->error);
     }
     return KF_OK;
 }
@@ -217,7 +217,7 @@ static void print_summary(remote_run *R, const kf_remote_totals *t)
 
 static void remote_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck remote [--storage DIR | --listing FILE] [--stuck-after DURATION]\n"
+    tprintf(f, "usage: kfsck remote [--storage DIR | --listing FILE] [--stuck-after DURATION]\n"
                "                    [--now TIME] [--max-batch-bytes N] [--json] PATH...\n\n"
                "Tiered storage (KIP-405) reconciled: replays __remote_log_metadata as the\n"
                "broker does and sets it beside each broker's local copy of the tiered\n"

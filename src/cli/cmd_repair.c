@@ -63,7 +63,7 @@ static void on_drop(void *ctx, const kf_repair_drop *d)
 
 static void repair_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck repair [--salvage] [--force] [--max-batch-bytes N] [--json] -o OUTDIR PATH\n\n"
+    tprintf(f, "usage: kfsck repair [--salvage] [--force] [--max-batch-bytes N] [--json] -o OUTDIR PATH\n\n"
                "PATH: a segment (.log) or a partition directory. Writes a repaired copy into OUTDIR\n"
                "(a partition to OUTDIR/<partition dir name>/, a segment to OUTDIR/<file name>) with\n"
                ".index/.timeindex rebuilt as broker recovery builds them, and OUTDIR/repair.json\n"

@@ -237,7 +237,7 @@ static void text_salvage(out *o, const kf_replica_partition *p, const kf_replica
     out_text(o, "  to bring them back, with the partition's brokers stopped, merge the copies:\n    kfsck merge -o OUTDIR");
     for (size_t i = 0; i < p->nreplicas; i++)
         if (!p->replicas[i].from_scan_file && p->replicas[i].dir)
-            out_text(o, " %s", p->replicas[i].dir);
+            out_shell(o, " ", p->replicas[i].dir);
     out_text(o, "\n  and put OUTDIR/%s in place of %s's copy before electing it: ", kf_path_base(p->replicas[e->candidate].dir),
              name);
     if (e->acknowledged_missing_after_merge > 0)
@@ -278,13 +278,15 @@ static void text_advice(out *o, const kf_replica_partition *p)
     if (p->has_unclean && !p->unclean)
         out_text(o, "  Kafka elects it cleanly once it is up (it is in the %s)\n",
                  in_isr(p, b) ? "ISR" : "ELR");
-    else
+    else {
+        out_shell(o, "  to elect it: kafka-leader-election.sh --bootstrap-server HOST:PORT --election-type unclean "
+                     "--topic ", p->topic);
         out_text(o,
-                 "  to elect it: kafka-leader-election.sh --bootstrap-server HOST:PORT --election-type unclean "
-                 "--topic %s --partition %" PRId32 "\n"
+                 " --partition %" PRId32 "\n"
                  "    (that elects the first live replica of the assignment: put %s first with "
                  "kafka-reassign-partitions.sh, or keep the other replicas' brokers stopped until it leads)\n",
-                 p->topic, p->partition, name);
+                 p->partition, name);
+    }
     if (e->nsalvage)
         text_salvage(o, p, e, name);
     else if (e->acknowledged_missing > 0 || e->acknowledged_lost > 0 || p->diverged)
@@ -350,7 +352,7 @@ static void print_problem(void *ctx, const kf_problem *p)
 
 static void replicas_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck replicas [--json] [--max-batch-bytes N] PATH...\n\n"
+    tprintf(f, "usage: kfsck replicas [--json] [--max-batch-bytes N] PATH...\n\n"
                "PATH: a broker's data dir (one entry of log.dirs), or a file of the `kfsck scan --json`\n"
                "output of a broker (then only its lines are read), or KRaft's __cluster_metadata-0 (or\n"
                "a data dir holding it) for the ISR and ELR. Data dirs are grouped into brokers by\n"

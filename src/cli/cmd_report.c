@@ -17,7 +17,7 @@
 
 static void report_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck report [-o FILE.html] [--title TEXT] [--now TIME] [--max-batch-bytes N]\n"
+    tprintf(f, "usage: kfsck report [-o FILE.html] [--title TEXT] [--now TIME] [--max-batch-bytes N]\n"
                "                    [--json] PATH...\n\n"
                "One self-contained HTML file of everything kfsck finds in the PATHs, to read, share\n"
                "and keep in an incident: it runs what applies (scan and predict for each broker's\n"
@@ -42,7 +42,7 @@ static void report_usage(FILE *f)
 static void step(void *ctx, const char *command)
 {
     (void)ctx;
-    fprintf(stderr, "\r\033[Kkfsck report: %s", command);
+    tprintf(stderr, "\r\033[Kkfsck report: %s", command);
 }
 
 static void print_summary(bool json, const char *path, const kf_report_summary *s, int status)
@@ -71,7 +71,7 @@ static void print_summary(bool json, const char *path, const kf_report_summary *
     }
     char size[32];
     kf_format_bytes(s->bytes, "bytes", size, sizeof size);
-    printf("%s: %s, %" PRIu64 " commands run: %" PRIu64 " partitions, %" PRIu64 " with errors (%" PRIu64
+    tprintf(stdout, "%s: %s, %" PRIu64 " commands run: %" PRIu64 " partitions, %" PRIu64 " with errors (%" PRIu64
            " damaged segments), %" PRId64 " offsets lost at start-up, %" PRId64 " acknowledged missing, %" PRIu64
            " groups out of range, %" PRIu64 " hanging transactions\n",
            path, size, s->commands, s->partitions, s->damaged_partitions, s->damaged_segments, s->offsets_lost,
@@ -137,7 +137,7 @@ int cmd_report(int argc, char **argv)
     if (rc == KF_ERR_NOMEM)
         cli_oom();
     if (v == KF_REPORT_FILE_INSIDE_INPUT) {
-        fprintf(stderr, "kfsck report: the report %s would be written %s input %s; give -o a path outside the "
+        tprintf(stderr, "kfsck report: the report %s would be written %s input %s; give -o a path outside the "
                         "inputs\n",
                 output, strcmp(output, clash) ? "inside" : "over", clash);
         return EXIT_USAGE;
@@ -168,7 +168,7 @@ int cmd_report(int argc, char **argv)
         if (rc != KF_OK)
             cli_error(output, "cannot write the report: %s", kf_path_error_str(kf_error_last()->err_no));
         else if (sum.nothing)
-            fprintf(stderr, "kfsck report: nothing to report: no data dir, partition or KRaft metadata under the "
+            tprintf(stderr, "kfsck report: nothing to report: no data dir, partition or KRaft metadata under the "
                             "given paths; %s not written\n",
                     output);
         return EXIT_FAIL;

@@ -104,9 +104,9 @@ static int not_a_datadir(void *ctx, const kf_path_entry *e)
     (void)ctx;
     const char *p = e->path;
     if (e->kind == KF_PATH_FILE)
-        fprintf(stderr, "kfsck scan: %s is a file, not a broker data directory; use `kfsck verify %s`\n", p, p);
+        tprintf(stderr, "kfsck scan: %s is a file, not a broker data directory; use `kfsck verify %s`\n", p, p);
     else
-        fprintf(stderr,
+        tprintf(stderr,
                 "kfsck scan: %s is a partition directory, not a broker data directory; "
                 "use `kfsck verify %s` (or scan its parent)\n",
                 p, p);
@@ -117,7 +117,7 @@ static int not_a_datadir(void *ctx, const kf_path_entry *e)
 
 static void scan_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck scan [--jobs N] [--max-batch-bytes N]\n"
+    tprintf(f, "usage: kfsck scan [--jobs N] [--max-batch-bytes N]\n"
                "                  [--json | --format text|json|prometheus] DATADIR...\n\n"
                "DATADIR: a broker data dir (one entry of log.dirs). For every partition dir in it:\n"
                "segments, bytes, first offset, log end offset, the checkpoints' recovery point,\n"

@@ -76,47 +76,47 @@ static void print_buckets(stats_run *R, const kf_stats_group *g, const kf_tbucke
     group_label(R, g, label, sizeof label);
     fmt_duration_unit(R->width, w, sizeof w);
     if (R->by_partition)
-        fprintf(o->f, "%s (%s buckets)\n", label, w);
+        tprintf(o->f, "%s (%s buckets)\n", label, w);
     else
-        fprintf(o->f, "%s (%" PRIu64 " partition%s, %s buckets)\n", label, g->partitions,
+        tprintf(o->f, "%s (%" PRIu64 " partition%s, %s buckets)\n", label, g->partitions,
                 g->partitions == 1 ? "" : "s", w);
     if (!n) {
-        fprintf(o->f, g->records ? "  no record with a timestamp\n" : "  no records\n");
+        tprintf(o->f, g->records ? "  no record with a timestamp\n" : "  no records\n");
         return;
     }
     uint64_t maxr = 0;
     for (size_t i = 0; i < n; i++)
         maxr = v[i].records > maxr ? v[i].records : maxr;
-    fprintf(o->f, "  %-24s %12s %14s\n", "BUCKET START (UTC)", "RECORDS", "BYTES");
+    tprintf(o->f, "  %-24s %12s %14s\n", "BUCKET START (UTC)", "RECORDS", "BYTES");
     for (size_t i = 0; i < n; i++) {
         char t[40], bar[41];
         fmt_time_utc(v[i].start, t, sizeof t);
         size_t len = (size_t)((v[i].records * 40 + maxr - 1) / maxr);
         memset(bar, '#', len);
         bar[len] = 0;
-        fprintf(o->f, "  %-24s %12" PRIu64 " %14" PRIu64 "  %s\n", t, v[i].records, v[i].bytes, bar);
+        tprintf(o->f, "  %-24s %12" PRIu64 " %14" PRIu64 "  %s\n", t, v[i].records, v[i].bytes, bar);
     }
 }
 
 static void print_summary_text(stats_run *R, const kf_stats_group *g)
 {
     FILE *f = R->o->f;
-    fprintf(f, "  total: %" PRIu64 " records, %" PRIu64 " bytes", g->records, g->bytes);
+    tprintf(f, "  total: %" PRIu64 " records, %" PRIu64 " bytes", g->records, g->bytes);
     if (g->has_ts) {
         char a[40], b[40];
         fmt_time_utc(g->min_ts, a, sizeof a);
         fmt_time_utc(g->max_ts, b, sizeof b);
-        fprintf(f, "; timestamps %s .. %s; max lateness %" PRId64 " ms (%" PRIu64 " late record%s)", a, b,
+        tprintf(f, "; timestamps %s .. %s; max lateness %" PRId64 " ms (%" PRIu64 " late record%s)", a, b,
                 g->max_late, g->late_records, g->late_records == 1 ? "" : "s");
     }
     fputc('\n', f);
     if (g->no_ts)
-        fprintf(f, "  %" PRIu64 " records (%" PRIu64 " bytes) have no timestamp and are in no bucket\n", g->no_ts,
+        tprintf(f, "  %" PRIu64 " records (%" PRIu64 " bytes) have no timestamp and are in no bucket\n", g->no_ts,
                 g->no_ts_bytes);
     if (g->control)
-        fprintf(f, "  %" PRIu64 " control records left out\n", g->control);
+        tprintf(f, "  %" PRIu64 " control records left out\n", g->control);
     if (g->skipped)
-        fprintf(f, "  %" PRIu64 " damaged batch%s skipped: counts may be incomplete\n", g->skipped,
+        tprintf(f, "  %" PRIu64 " damaged batch%s skipped: counts may be incomplete\n", g->skipped,
                 g->skipped == 1 ? "" : "es");
     fputc('\n', f);
 }
@@ -171,7 +171,7 @@ static void print_group(void *ctx, const kf_stats_group *g, const kf_tbucket *v,
 
 static void stats_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck stats [--bucket DURATION] [--by-partition] [--max-batch-bytes N] [--json] PATH...\n"
+    tprintf(f, "usage: kfsck stats [--bucket DURATION] [--by-partition] [--max-batch-bytes N] [--json] PATH...\n"
                "       kfsck stats --sink-partition-duration DURATION --flush-size N\n"
                "                   [--rotate-interval DURATION] [--part-size BYTES]\n"
                "                   [--rotate-schedule-interval DURATION [--catch-up-rate N]]\n"
@@ -368,7 +368,7 @@ int cmd_stats(int argc, char **argv)
     kf_inputs in;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
     if (!in.n && in_status != EXIT_FAIL)
-        fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+        tprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
 
     R.sums = calloc(in.n ? in.n : 1, sizeof *R.sums);
     if (!R.sums)

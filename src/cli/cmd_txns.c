@@ -56,7 +56,7 @@ static void print_coordinator(void *ctx, const kf_txn_coord_inputs *v)
         out_bool(R->o, "incomplete", v->incomplete);
         out_end(R->o);
     } else {
-        fprintf(R->o->f, "coordinator view: %zu %s-N partition%s, %zu transactional id%s%s\n\n", v->npartitions,
+        tprintf(R->o->f, "coordinator view: %zu %s-N partition%s, %zu transactional id%s%s\n\n", v->npartitions,
                 KF_TXN_STATE_TOPIC, v->npartitions == 1 ? "" : "s", ids, ids == 1 ? "" : "s",
                 v->incomplete ? " (damaged batches skipped: it may be incomplete)" : "");
     }
@@ -117,54 +117,54 @@ static void print_open_text(txns_run *R, const kf_partition *p, const kf_txn_rep
 {
     FILE *f = R->o->f;
     const kf_open_txn *x = &r->txn;
-    fprintf(f, "  %s producer %" PRId64 " epoch %d, from offset %" PRId64, r->hanging ? "HANGING" : "open   ",
+    tprintf(f, "  %s producer %" PRId64 " epoch %d, from offset %" PRId64, r->hanging ? "HANGING" : "open   ",
             x->producer_id, x->producer_epoch, x->first_offset);
     if (x->last_offset >= 0)
-        fprintf(f, " to %" PRId64, x->last_offset);
-    fprintf(f, ": %" PRIu64 " batch%s, %" PRIu64 " record%s", x->batches, x->batches == 1 ? "" : "es", x->records,
+        tprintf(f, " to %" PRId64, x->last_offset);
+    tprintf(f, ": %" PRIu64 " batch%s, %" PRIu64 " record%s", x->batches, x->batches == 1 ? "" : "es", x->records,
             x->records == 1 ? "" : "s");
     if (x->batches && !x->has_first_timestamp)
-        fprintf(f, " since the producer snapshot");
+        tprintf(f, " since the producer snapshot");
     fputc('\n', f);
     char a[40], d[32];
     if (x->has_first_timestamp) {
         fmt_time_utc(x->first_timestamp, a, sizeof a);
-        fprintf(f, "          began %s", a);
+        tprintf(f, "          began %s", a);
         if (r->has_age) {
             fmt_duration(r->age_ms, d, sizeof d);
-            fprintf(f, " (age %s)", d);
+            tprintf(f, " (age %s)", d);
         }
     } else {
-        fprintf(f, "          began before the log's first segment (time unknown)");
+        tprintf(f, "          began before the log's first segment (time unknown)");
     }
     if (r->has_idle) {
         fmt_duration(r->idle_ms, d, sizeof d);
-        fprintf(f, "; no batch of the producer for %s of the partition's time line", d);
+        tprintf(f, "; no batch of the producer for %s of the partition's time line", d);
     }
     fputc('\n', f);
     if (R->coord) {
         const kf_txn_coord_entry *e = r->coordinator;
         if (!e) {
-            fprintf(f, "          coordinator: no transactional id has this producer id\n");
+            tprintf(f, "          coordinator: no transactional id has this producer id\n");
         } else {
             const char *st = kf_txn_state_name(e->state);
-            fprintf(f, "          coordinator: transactional id \"%s\", state ", e->transactional_id);
+            tprintf(f, "          coordinator: transactional id \"%s\", state ", e->transactional_id);
             if (st)
-                fprintf(f, "%s", st);
+                tprintf(f, "%s", st);
             else
-                fprintf(f, "%d (unknown)", e->state);
-            fprintf(f, ", epoch %d%s\n", e->producer_epoch,
+                tprintf(f, "%d (unknown)", e->state);
+            tprintf(f, ", epoch %d%s\n", e->producer_epoch,
                     r->marker_missing ? " - completed there, but its marker is missing here" : "");
         }
     }
     if (r->hanging || r->marker_missing) {
         char label[300];
         partition_label(p, label, sizeof label);
-        if (p->topic[0] && p->partition >= 0)
-            fprintf(f,
-                    "          to abort it on the live cluster: kafka-transactions.sh --bootstrap-server HOST:PORT "
-                    "abort --topic %s --partition %d --start-offset %" PRId64 "\n",
-                    p->topic, p->partition, x->first_offset);
+        if (p->topic[0] && p->partition >= 0) {
+            tshell(f, "          to abort it on the live cluster: kafka-transactions.sh --bootstrap-server HOST:PORT "
+                      "abort --topic ", p->topic);
+            tprintf(f, " --partition %d --start-offset %" PRId64 "\n", p->partition, x->first_offset);
+        }
     }
 }
 
@@ -205,34 +205,34 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_txn_repor
     FILE *f = o->f;
     char label[300];
     partition_label(p, label, sizeof label);
-    fprintf(f, "%s: ", label);
+    tprintf(f, "%s: ", label);
     if (res->has_log_end)
-        fprintf(f, "log end %" PRId64 ", ", res->log_end_offset);
+        tprintf(f, "log end %" PRId64 ", ", res->log_end_offset);
     if (res->has_last_stable)
-        fprintf(f, "last stable offset %" PRId64, res->last_stable_offset);
+        tprintf(f, "last stable offset %" PRId64, res->last_stable_offset);
     else
-        fprintf(f, "no batches");
+        tprintf(f, "no batches");
     if (res->open_transactions)
-        fprintf(f, " (held by %" PRIu64 " open transaction%s, %" PRIu64 " hanging)", res->open_transactions,
+        tprintf(f, " (held by %" PRIu64 " open transaction%s, %" PRIu64 " hanging)", res->open_transactions,
                 res->open_transactions == 1 ? "" : "s", res->hanging_transactions);
     else
-        fprintf(f, " (no open transaction)");
-    fprintf(f, "; %" PRIu64 " committed, %" PRIu64 " aborted\n", res->committed_transactions,
+        tprintf(f, " (no open transaction)");
+    tprintf(f, "; %" PRIu64 " committed, %" PRIu64 " aborted\n", res->committed_transactions,
             res->aborted_transactions);
     for (size_t i = 0; i < nopen; i++)
         print_open_text(R, p, &open[i]);
     if (res->snapshot)
-        fprintf(f, "  producer state from %s\n", res->snapshot);
+        tprintf(f, "  producer state from %s\n", res->snapshot);
     if (res->start_unknown && res->open_transactions)
-        fprintf(f,
+        tprintf(f,
                 "  note: the log starts at offset %" PRId64 " with no producer snapshot there: a transaction "
                 "begun earlier shows its first batch at or after it\n",
                 res->start_offset);
     if (res->txnindex_missing || res->txnindex_extra)
-        fprintf(f, "  .txnindex: %" PRIu64 " missing and %" PRIu64 " extra entr%s\n", res->txnindex_missing,
+        tprintf(f, "  .txnindex: %" PRIu64 " missing and %" PRIu64 " extra entr%s\n", res->txnindex_missing,
                 res->txnindex_extra, res->txnindex_missing + res->txnindex_extra == 1 ? "y" : "ies");
     if (res->incomplete)
-        fprintf(f, "  damaged batches were skipped: transactions or markers may be missing from this answer\n");
+        tprintf(f, "  damaged batches were skipped: transactions or markers may be missing from this answer\n");
 }
 
 static void print_summary(txns_run *R, const kf_txns_totals *t)
@@ -254,17 +254,17 @@ static void print_summary(txns_run *R, const kf_txns_totals *t)
         return;
     }
     FILE *f = R->o->f;
-    fprintf(f, "\n%" PRIu64 " partition%s: %" PRIu64 " open transaction%s (%" PRIu64 " hanging), %" PRIu64
+    tprintf(f, "\n%" PRIu64 " partition%s: %" PRIu64 " open transaction%s (%" PRIu64 " hanging), %" PRIu64
                " committed, %" PRIu64 " aborted",
             t->partitions, t->partitions == 1 ? "" : "s", t->open_transactions,
             t->open_transactions == 1 ? "" : "s", t->hanging_transactions, t->committed_transactions,
             t->aborted_transactions);
     if (R->rep.errors || R->rep.warnings)
-        fprintf(f, "; %" PRIu64 " error%s, %" PRIu64 " warning%s", R->rep.errors, R->rep.errors == 1 ? "" : "s",
+        tprintf(f, "; %" PRIu64 " error%s, %" PRIu64 " warning%s", R->rep.errors, R->rep.errors == 1 ? "" : "s",
                 R->rep.warnings, R->rep.warnings == 1 ? "" : "s");
     fputc('\n', f);
     if (t->hanging_transactions || t->markers_missing)
-        fprintf(f, "read_committed consumers of the partitions above stop at their last stable offset: see\n"
+        tprintf(f, "read_committed consumers of the partitions above stop at their last stable offset: see\n"
                    "\"read_committed consumers are stuck\" in the operator's guide (docs/guide.md)\n");
 }
 
@@ -272,7 +272,7 @@ static void print_summary(txns_run *R, const kf_txns_totals *t)
 
 static void txns_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck txns [--hanging-ms MS] [--max-batch-bytes N] [--json] PATH...\n\n"
+    tprintf(f, "usage: kfsck txns [--hanging-ms MS] [--max-batch-bytes N] [--json] PATH...\n\n"
                "Open, hanging and aborted transactions of every data partition under the\n"
                "PATHs (data dirs, partition dirs, segments; copies of a partition are read\n"
                "as one): per partition the transactions with no COMMIT/ABORT marker yet, the\n"
@@ -355,9 +355,9 @@ int cmd_txns(int argc, char **argv)
         return EXIT_FAIL;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
     if (!in.n && in_status != EXIT_FAIL)
-        fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+        tprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
     else if (in.n && !kf_txns_data_partitions(&in))
-        fprintf(stderr, "kfsck: no data partition among the inputs (only %s or __cluster_metadata)\n",
+        tprintf(stderr, "kfsck: no data partition among the inputs (only %s or __cluster_metadata)\n",
                 KF_TXN_STATE_TOPIC);
 
     part_reader_opts(&to.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);

@@ -123,7 +123,7 @@ static void path_done(void *ctx, const char *path)
 
 static void verify_usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck verify [--schema-ids key|value|both] [--max-batch-bytes N] [--json] PATH...\n\n"
+    tprintf(f, "usage: kfsck verify [--schema-ids key|value|both] [--max-batch-bytes N] [--json] PATH...\n\n"
                "PATH: a segment or other Kafka file, a partition dir, or a broker data dir.\n"
                "Reports each problem (code, byte position, offset) and one summary per segment,\n"
                "with valid_bytes: where a recovering broker would truncate the segment.\n"

@@ -41,16 +41,16 @@ int opt_positive_size(const char *cmd, const char *opt, const char *arg, uint64_
 {
     if (parse_size(arg, v) == 0 && *v > 0)
         return 0;
-    fprintf(stderr, "kfsck %s: %s needs a positive size (like 4096, 64K, 128M), not '%s'\n", cmd, opt, arg);
+    tprintf(stderr, "kfsck %s: %s needs a positive size (like 4096, 64K, 128M), not '%s'\n", cmd, opt, arg);
     return -1;
 }
 
 int opt_usage_error(const char *cmd, const char *what, const char *arg, void (*usage)(FILE *))
 {
     if (arg)
-        fprintf(stderr, "kfsck %s: %s '%s'\n", cmd, what, arg);
+        tprintf(stderr, "kfsck %s: %s '%s'\n", cmd, what, arg);
     else
-        fprintf(stderr, "kfsck %s: %s\n", cmd, what);
+        tprintf(stderr, "kfsck %s: %s\n", cmd, what);
     usage(stderr);
     return EXIT_USAGE;
 }
@@ -59,7 +59,7 @@ int opt_time(const char *cmd, const char *opt, const char *arg, int64_t *v, void
 {
     if (kf_timestamp_parse(arg, v) == KF_OK)
         return 0;
-    fprintf(stderr,
+    tprintf(stderr,
             "kfsck %s: %s needs epoch milliseconds or an ISO 8601 time (2024-02-12T01:11:26Z, "
             "2024-02-12): %s: '%s'\n",
             cmd, opt, kf_error_last()->message, arg);

@@ -25,22 +25,22 @@ static void print_pinned(FILE *f, const kf_compaction_result *r)
     const kf_open_txn *t = &r->pinned_by;
     const kf_pinning_txn *w = &r->pinning;
     char tm[40], age[32], to[32];
-    fprintf(f, "  blocked by open transaction producer %" PRId64 " epoch %d", t->producer_id, t->producer_epoch);
+    tprintf(f, "  blocked by open transaction producer %" PRId64 " epoch %d", t->producer_id, t->producer_epoch);
     if (t->has_first_timestamp) {
         fmt_time_utc(t->first_timestamp, tm, sizeof tm);
-        fprintf(f, " since %s", tm);
+        tprintf(f, " since %s", tm);
     }
-    fprintf(f, " at offset %" PRId64 " (", t->first_offset);
+    tprintf(f, " at offset %" PRId64 " (", t->first_offset);
     if (w->transactional_id) {
         const char *st = kf_txn_state_name(w->coordinator_state);
         fputs("transactional id ", f);
         put_quoted(f, w->transactional_id);
         if (st)
-            fprintf(f, ", %s in the coordinator)", st);
+            tprintf(f, ", %s in the coordinator)", st);
         else
-            fprintf(f, ", state %d in the coordinator)", w->coordinator_state);
+            tprintf(f, ", state %d in the coordinator)", w->coordinator_state);
     } else if (w->coordinator) {
-        fprintf(f, "no transactional id: no coordinator state among the inputs names producer %" PRId64 ")",
+        tprintf(f, "no transactional id: no coordinator state among the inputs names producer %" PRId64 ")",
                 t->producer_id);
     } else {
         fputs("transactional id unknown: no __transaction_state partition among the inputs)", f);
@@ -49,17 +49,19 @@ static void print_pinned(FILE *f, const kf_compaction_result *r)
     const char *src = w->timeout_from_coordinator ? "its transaction.timeout.ms" : "transaction.max.timeout.ms's default";
     fmt_duration(w->age_ms, age, sizeof age);
     if (!w->has_age)
-        fprintf(f, ": age unknown (it began before the log's first segment; timeout %s, %s) — if it hangs, abort it",
+        tprintf(f, ": age unknown (it began before the log's first segment; timeout %s, %s) — if it hangs, abort it",
                 to, src);
     else if (w->hanging)
-        fprintf(f, ": hanging, %s old, past its %s timeout (%s) — abort it", age, to, src);
+        tprintf(f, ": hanging, %s old, past its %s timeout (%s) — abort it", age, to, src);
     else
-        fprintf(f, ": live, %s old, within its %s timeout (%s): its producer or, at the timeout, the coordinator "
+        tprintf(f, ": live, %s old, within its %s timeout (%s): its producer or, at the timeout, the coordinator "
                    "ends it — abort it only if its producer is gone", age, to, src);
     fputs(": `kafka-transactions.sh --bootstrap-server HOST:PORT abort", f);
-    if (p->topic[0] && p->partition >= 0)
-        fprintf(f, " --topic %s --partition %d", p->topic, p->partition);
-    fprintf(f, " --start-offset %" PRId64 "`\n", t->first_offset);
+    if (p->topic[0] && p->partition >= 0) {
+        tshell(f, " --topic ", p->topic);
+        tprintf(f, " --partition %d", p->partition);
+    }
+    tprintf(f, " --start-offset %" PRId64 "`\n", t->first_offset);
 }
 
 static void print_verdict(FILE *f, const kf_compaction_result *r)
@@ -71,24 +73,24 @@ static void print_verdict(FILE *f, const kf_compaction_result *r)
         print_pinned(f, r);
     } else if (c->would_clean && c->need_compaction_now && !(c->dirty_ratio > r->min_cleanable_ratio)) {
         fmt_duration(c->compaction_delay_ms, tm, sizeof tm);
-        fprintf(f,
+        tprintf(f,
                 "  cleanable: %s dirty, %s past max.compaction.lag.ms — the cleaner should be running: check "
                 "`log-cleaner.log` and `uncleanable-partitions-count`\n",
                 dirty, tm);
     } else if (c->would_clean) {
-        fprintf(f,
+        tprintf(f,
                 "  cleanable: %s dirty, ratio %.2f > %g — the cleaner should be running: check `log-cleaner.log` "
                 "and `uncleanable-partitions-count`\n",
                 dirty, c->dirty_ratio, r->min_cleanable_ratio);
     } else if (c->cleanable_bytes > 0) {
-        fprintf(f, "  not enough dirty: %s dirty, ratio %.2f <= %g — the cleaner waits for more\n", dirty,
+        tprintf(f, "  not enough dirty: %s dirty, ratio %.2f <= %g — the cleaner waits for more\n", dirty,
                 c->dirty_ratio, r->min_cleanable_ratio);
     } else if (c->reason == KF_UNCLEANABLE_ACTIVE_SEGMENT) {
-        fprintf(f, "  nothing to clean: the dirty part from offset %" PRId64 " is all in the active segment, which "
+        tprintf(f, "  nothing to clean: the dirty part from offset %" PRId64 " is all in the active segment, which "
                    "the cleaner never cleans (it rolls at segment.bytes or segment.ms)\n",
                 c->first_dirty_offset);
     } else {
-        fprintf(f, "  nothing to clean: no whole segment between the first dirty offset %" PRId64
+        tprintf(f, "  nothing to clean: no whole segment between the first dirty offset %" PRId64
                    " and the first uncleanable offset %" PRId64 " (%s)\n",
                 c->first_dirty_offset, c->first_uncleanable_offset, kf_uncleanable_reason_name(c->reason));
     }
@@ -101,53 +103,53 @@ void compaction_print_text(FILE *f, const kf_compaction_result *r)
     partition_label(r->partition, label, sizeof label);
     fmt_bytes(r->bytes, size, sizeof size);
     if (r->bytes == 0 && r->records == 0) {
-        fprintf(f, "%s: empty: nothing to clean\n", label);
+        tprintf(f, "%s: empty: nothing to clean\n", label);
         return;
     }
-    fprintf(f, "%s:\n", label);
+    tprintf(f, "%s:\n", label);
     print_verdict(f, r);
-    fprintf(f, "  log: %zu segment%s, %s; log start %" PRId64 ", log end %" PRId64, r->segments,
+    tprintf(f, "  log: %zu segment%s, %s; log start %" PRId64 ", log end %" PRId64, r->segments,
             r->segments == 1 ? "" : "s", size, r->log_start_offset, r->log_end_offset);
     if (r->has_high_watermark)
-        fprintf(f, ", high watermark %" PRId64, r->high_watermark);
-    fprintf(f, ", last stable offset %" PRId64 "\n", r->last_stable_offset);
-    fprintf(f, "  first dirty offset %" PRId64, c->first_dirty_offset);
+        tprintf(f, ", high watermark %" PRId64, r->high_watermark);
+    tprintf(f, ", last stable offset %" PRId64 "\n", r->last_stable_offset);
+    tprintf(f, "  first dirty offset %" PRId64, c->first_dirty_offset);
     if (!r->has_cleaner_offset)
-        fprintf(f, " (no cleaner-offset-checkpoint entry: the log start)\n");
+        tprintf(f, " (no cleaner-offset-checkpoint entry: the log start)\n");
     else if (c->dirty_reset == KF_DIRTY_FROM_CHECKPOINT)
-        fprintf(f, " (cleaner-offset-checkpoint)\n");
+        tprintf(f, " (cleaner-offset-checkpoint)\n");
     else
-        fprintf(f, " (the checkpoint's %" PRId64 " is %s: reset to the log start)\n", r->cleaner_offset,
+        tprintf(f, " (the checkpoint's %" PRId64 " is %s: reset to the log start)\n", r->cleaner_offset,
                 c->dirty_reset == KF_DIRTY_BELOW_LOG_START ? "below the log start" : "past the log end");
-    fprintf(f, "  first uncleanable offset %" PRId64 " (%s)\n", c->first_uncleanable_offset,
+    tprintf(f, "  first uncleanable offset %" PRId64 " (%s)\n", c->first_uncleanable_offset,
             kf_uncleanable_reason_name(c->reason));
     fmt_bytes(c->cleanable_bytes, size, sizeof size);
     fmt_bytes(c->clean_bytes, clean, sizeof clean);
     fmt_bytes(c->total_bytes, total, sizeof total);
-    fprintf(f, "  cleanable %s, clean %s", size, clean);
+    tprintf(f, "  cleanable %s, clean %s", size, clean);
     if (c->has_ratio)
-        fprintf(f, ", dirty ratio %.4f (min.cleanable.dirty.ratio %g, %s)\n", c->dirty_ratio, r->min_cleanable_ratio,
+        tprintf(f, ", dirty ratio %.4f (min.cleanable.dirty.ratio %g, %s)\n", c->dirty_ratio, r->min_cleanable_ratio,
                 kf_config_source_name(r->min_cleanable_ratio_source));
     else
-        fprintf(f, " (nothing before the uncleanable part)\n");
+        tprintf(f, " (nothing before the uncleanable part)\n");
     fmt_bytes(r->reclaimable_bytes, reclaim, sizeof reclaim);
-    fprintf(f,
+    tprintf(f,
             "  a full cleaning: %" PRIu64 " record%s, %" PRIu64 " distinct key%s, %" PRIu64 " live (%" PRIu64
             " tombstone%s), %s of records to free\n",
             r->records, r->records == 1 ? "" : "s", r->keys, r->keys == 1 ? "" : "s", r->live_records, r->tombstones,
             r->tombstones == 1 ? "" : "s", reclaim);
     if (r->keyless_records)
-        fprintf(f, "  %" PRIu64 " record%s without a key (the cleaner drops them)\n", r->keyless_records,
+        tprintf(f, "  %" PRIu64 " record%s without a key (the cleaner drops them)\n", r->keyless_records,
                 r->keyless_records == 1 ? "" : "s");
     if (r->aborted_records)
-        fprintf(f, "  %" PRIu64 " record%s of aborted transactions (the cleaner drops them)\n", r->aborted_records,
+        tprintf(f, "  %" PRIu64 " record%s of aborted transactions (the cleaner drops them)\n", r->aborted_records,
                 r->aborted_records == 1 ? "" : "s");
     if (r->min_compaction_lag_ms > 0) {
         fmt_duration(r->min_compaction_lag_ms, size, sizeof size);
-        fprintf(f, "  min.compaction.lag.ms %s (%s)\n", size, kf_config_source_name(r->min_compaction_lag_source));
+        tprintf(f, "  min.compaction.lag.ms %s (%s)\n", size, kf_config_source_name(r->min_compaction_lag_source));
     }
     if (r->incomplete)
-        fprintf(f, "  damaged batches were skipped: the figures may be incomplete\n");
+        tprintf(f, "  damaged batches were skipped: the figures may be incomplete\n");
     fputc('\n', f);
 }
 

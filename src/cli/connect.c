@@ -29,10 +29,10 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
     if (kf_connect_read_topic(c, in, &to, &res) != KF_OK)
         cli_oom();
     if (!res.partitions)
-        fprintf(stderr, "kfsck: no partition of the Connect offsets topic '%s' found under the given paths\n", topic);
+        tprintf(stderr, "kfsck: no partition of the Connect offsets topic '%s' found under the given paths\n", topic);
     uint64_t open = kf_connect_open_writes(c);
     if (open)
-        fprintf(stderr, "kfsck: %s: %llu offset writes staged in transactions with no COMMIT or ABORT were not applied\n",
+        tprintf(stderr, "kfsck: %s: %llu offset writes staged in transactions with no COMMIT or ABORT were not applied\n",
                 topic, (unsigned long long)open);
     const kf_connect_offset *rows;
     size_t n;
@@ -41,13 +41,13 @@ int connect_offsets(const kf_inputs *in, const char *topic, uint64_t max_batch_b
     for (size_t i = 0; i < n; i++) {
         const kf_connect_offset *r = &rows[i];
         if (json)
-            fprintf(o->f, "{\"type\":\"connect_offset\",\"connector\":%.*s,\"partition\":%.*s,\"offset\":%.*s,"
+            tprintf(o->f, "{\"type\":\"connect_offset\",\"connector\":%.*s,\"partition\":%.*s,\"offset\":%.*s,"
                           "\"source_partition\":%d,\"source_offset\":%lld}\n",
                     (int)r->connector_len, (const char *)r->connector, (int)r->partition_len,
                     (const char *)r->partition, (int)r->offset_len, (const char *)r->offset, r->source_partition,
                     (long long)r->source_offset);
         else
-            fprintf(o->f, "%.*s %.*s %.*s\n", (int)r->connector_len, (const char *)r->connector,
+            tprintf(o->f, "%.*s %.*s %.*s\n", (int)r->connector_len, (const char *)r->connector,
                     (int)r->partition_len, (const char *)r->partition, (int)r->offset_len, (const char *)r->offset);
     }
     bool bad = kf_connect_bad_batches(c) > 0;

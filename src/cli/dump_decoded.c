@@ -75,16 +75,20 @@ static void print_connect(const dump_printer *pr, const kf_record *r, out *w)
     if (!o->json)
         out_text(o, " key: ");
     out_key(w, o->json ? "key_decoded" : NULL);
-    if (kjson)
+    if (kjson && o->json)
         fwrite(r->key, 1, (size_t)r->key_len, o->f);
+    else if (kjson)
+        esc_write(o->f, (const char *)r->key, (size_t)r->key_len);
     else
         fputs("null", o->f);
     if (!o->json)
         out_text(o, " payload: ");
     else
         out_key(w, "value_decoded");
-    if (vjson)
+    if (vjson && o->json)
         fwrite(r->value, 1, (size_t)r->value_len, o->f);
+    else if (vjson)
+        esc_write(o->f, (const char *)r->value, (size_t)r->value_len);
     else if (!o->json && r->value_len < 0)
         fputs("<DELETE>", o->f);
     else

@@ -101,13 +101,7 @@ void dump_text_bytes(out *o, const uint8_t *p, int32_t n)
         out_text(o, "null");
         return;
     }
-    for (int32_t i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        if (c >= 0x20 && c < 0x7f && c != '\\')
-            fputc(c, o->f);
-        else
-            fprintf(o->f, "\\x%02x", c);
-    }
+    esc_write(o->f, (const char *)p, (size_t)n);
 }
 
 /* --schema-ids: the Confluent Schema Registry framing of a key or value:

@@ -30,22 +30,78 @@ static void indent(FILE *f, int n)
         fputs("  ", f);
 }
 
-/* Print a string's content unescaped (printable ASCII kept, escapes decoded
- * for the common ones; \uXXXX kept as is). */
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The code unit of a \uXXXX at p (p at the 'u'), or -1. */
+static int32_t unit_at(const jt *j, const char *p)
+{
+    if (j->end - p < 5 || *p != 'u')
+        return -1;
+    int32_t v = 0;
+    for (int i = 1; i <= 4; i++) {
+        int h = hexval(p[i]);
+        if (h < 0)
+            return -1;
+        v = v << 4 | h;
+    }
+    return v;
+}
+
+/* Print a string's content decoded (a newline or tab as a space), by the
+ * one escaping rule (escape.h): a name's control characters never reach
+ * the terminal, whatever the JSON held. */
 static void string(jt *j)
 {
     j->p++; /* opening quote */
+    const char *run = j->p;
     while (j->p < j->end && *j->p != '"') {
-        if (*j->p == '\\' && j->p + 1 < j->end) {
-            char c = j->p[1];
-            fputc(c == 'n' ? ' ' : c == 't' ? ' ' : (c == '"' || c == '\\' || c == '/') ? c : '\\', j->f);
-            if (c == 'u')
-                fputc('u', j->f);
-            j->p += 2;
+        if (*j->p != '\\' || j->p + 1 >= j->end) {
+            j->p++;
             continue;
         }
-        fputc(*j->p++, j->f);
+        esc_write(j->f, run, (size_t)(j->p - run));
+        char c = j->p[1];
+        j->p += 2;
+        int32_t cp = c == 'u' ? unit_at(j, j->p - 1) : -1;
+        if (cp >= 0) {
+            j->p += 4;
+            if (cp >= 0xd800 && cp <= 0xdbff && j->end - j->p >= 6 && j->p[0] == '\\') {
+                int32_t lo = unit_at(j, j->p + 1);
+                if (lo >= 0xdc00 && lo <= 0xdfff) {
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    j->p += 6;
+                }
+            }
+            if (cp >= 0xd800 && cp <= 0xdfff)
+                cp = 0xfffd;
+            char u[4];
+            size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (n == 1)
+                u[0] = (char)cp;
+            else if (n == 2) {
+                u[0] = (char)(0xc0 | cp >> 6);
+                u[1] = (char)(0x80 | (cp & 0x3f));
+            } else if (n == 3) {
+                u[0] = (char)(0xe0 | cp >> 12);
+                u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+                u[2] = (char)(0x80 | (cp & 0x3f));
+            } else {
+                u[0] = (char)(0xf0 | cp >> 18);
+                u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+                u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+                u[3] = (char)(0x80 | (cp & 0x3f));
+            }
+            esc_write(j->f, u, n);
+        } else {
+            char d = c == 'n' || c == 't' ? ' ' : c == 'r' ? '\r' : c == 'b' ? '\b' : c == 'f' ? '\f' : c;
+            esc_write(j->f, &d, 1);
+        }
+        run = j->p;
     }
+    esc_write(j->f, run, (size_t)(j->p - run));
     if (j->p < j->end)
         j->p++;
 }
@@ -125,7 +181,7 @@ static void ms_value(jt *j, int level, int kind)
         fmt_time_utc(strtoll(digits, NULL, 10), text, sizeof text);
     else
         fmt_duration(strtoll(digits, NULL, 10), text, sizeof text);
-    fprintf(j->f, " (%s)", text);
+    tprintf(j->f, " (%s)", text);
 }
 
 static void object_body(jt *j, int level, bool first_inline)

@@ -33,12 +33,12 @@ static const command COMMANDS[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: kfsck COMMAND [OPTIONS] PATH...\n\n"
+    tprintf(f, "usage: kfsck COMMAND [OPTIONS] PATH...\n\n"
                "Reads Apache Kafka's on-disk data with no broker running. Inputs are\n"
                "opened read-only and never modified.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fprintf(f, "\n'kfsck COMMAND --help' shows a command's options.\n"
+        tprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    tprintf(f, "\n'kfsck COMMAND --help' shows a command's options.\n"
                "exit codes: 0 nothing wrong, 1 damage found, 2 usage error, 3 could not do the job\n");
 }
 
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
         return finish_stdout(EXIT_CLEAN);
     }
     if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
-        printf("kfsck %s (crc32c: %s)\n", KFSCK_VERSION, kf_crc32c_impl());
+        tprintf(stdout, "kfsck %s (crc32c: %s)\n", KFSCK_VERSION, kf_crc32c_impl());
         return finish_stdout(EXIT_CLEAN);
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
             }
             return finish_stdout(status);
         }
-    fprintf(stderr, "kfsck: unknown command '%s'\n", name);
+    tprintf(stderr, "kfsck: unknown command '%s'\n", name);
     usage(stderr);
     return EXIT_USAGE;
 }

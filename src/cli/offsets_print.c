@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/text_width.h"
@@ -105,34 +106,34 @@ static void print_csv(offsets_printer *p, const kf_offsets_row *r)
     csv_field(f, v->group);
     fputc(',', f);
     csv_field(f, v->topic);
-    fprintf(f, ",%d,%" PRId64 ",", v->partition, v->offset);
+    tprintf(f, ",%d,%" PRId64 ",", v->partition, v->offset);
     if (v->leader_epoch >= 0)
-        fprintf(f, "%d", v->leader_epoch);
+        tprintf(f, "%d", v->leader_epoch);
     fputc(',', f);
     csv_field(f, v->metadata);
-    fprintf(f, ",%" PRId64 ",", v->commit_timestamp);
+    tprintf(f, ",%" PRId64 ",", v->commit_timestamp);
     if (v->expire_timestamp >= 0)
-        fprintf(f, "%" PRId64, v->expire_timestamp);
-    fprintf(f, ",%d,%" PRId64 ",%s,", v->source_partition, v->source_offset, v->transactional ? "true" : "false");
+        tprintf(f, "%" PRId64, v->expire_timestamp);
+    tprintf(f, ",%d,%" PRId64 ",%s,", v->source_partition, v->source_offset, v->transactional ? "true" : "false");
     if (vw->has_bounds)
-        fprintf(f, "%" PRId64, vw->log_end_offset);
+        tprintf(f, "%" PRId64, vw->log_end_offset);
     fputc(',', f);
     if (vw->has_lag)
-        fprintf(f, "%" PRId64, vw->lag);
+        tprintf(f, "%" PRId64, vw->lag);
     if (history)
-        fprintf(f, ",%s", r->deleted ? "true" : "false");
+        tprintf(f, ",%s", r->deleted ? "true" : "false");
     /* the consumer's view, after the columns of before */
     fputc(',', f);
     if (vw->has_bounds)
-        fprintf(f, "%" PRId64, vw->log_start_offset);
+        tprintf(f, "%" PRId64, vw->log_start_offset);
     const char *range = kf_out_of_range_name(vw->out_of_range);
-    fprintf(f, ",%s,", range ? range : "");
+    tprintf(f, ",%s,", range ? range : "");
     if (!history) {
         fputs(vw->may_be_stale ? "true" : "false", f);
         fputc(',', f);
         if (vw->has_expires_at)
-            fprintf(f, "%" PRId64, vw->expires_at);
-        fprintf(f, ",%s", vw->has_expires_at && vw->expired ? "true" : "false");
+            tprintf(f, "%" PRId64, vw->expires_at);
+        tprintf(f, ",%s", vw->has_expires_at && vw->expired ? "true" : "false");
     } else {
         fputc(',', f);
     }
@@ -176,7 +177,7 @@ static void print_table_row(offsets_printer *p, const kf_offsets_row *r)
     fputc(' ', f);
     fput_padded(f, v->topic, p->tw);
     const char *stale = history ? "-" : vw->may_be_stale ? "yes" : "no";
-    fprintf(f, " " TABLE_COLUMNS "%s%s%s\n", part, cur, ep, lso, leo, lag, range, when, ms, expires, stale,
+    tprintf(f, " " TABLE_COLUMNS "%s%s%s\n", part, cur, ep, lso, leo, lag, range, when, ms, expires, stale,
             history && r->deleted ? " DELETED" : "", v->transactional ? " (txn)" : "",
             !history && vw->has_expires_at && vw->expired ? " EXPIRED" : "");
 }
@@ -213,40 +214,23 @@ static void expired_fields(out *o, void *ctx)
     out_int(o, "expires_at", c->vw->expires_at);
 }
 
-/* s as one shell word: as it is when it holds only safe characters, else
- * in single quotes (a quote inside as '\''), cut to fit cap. */
-static void shell_word(const char *s, char *buf, size_t cap)
-{
-    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-:/=@") == strlen(s)) {
-        snprintf(buf, cap, "%s", s);
-        return;
-    }
-    size_t n = 0;
-    buf[n++] = '\'';
-    for (; *s && n + 6 < cap; s++) {
-        if (*s == '\'') {
-            memcpy(buf + n, "'\\''", 4);
-            n += 4;
-        } else {
-            buf[n++] = *s;
-        }
-    }
-    buf[n++] = '\'';
-    buf[n] = 0;
-}
-
 /* The command that moves the group past the damage (kafka-consumer-groups.sh
- * --reset-offsets --to-offset, run with the group's consumers stopped). */
-static void reset_command(const kf_offset_value *v, int64_t to, char *buf, size_t cap)
+ * --reset-offsets --to-offset, run with the group's consumers stopped),
+ * malloc'd, its names shell words whole (escape.h); NULL when out of memory. */
+static char *reset_command(const kf_offset_value *v, int64_t to)
 {
-    char g[600], tp[600], t[560];
-    shell_word(v->group, g, sizeof g);
+    char t[560]; /* a topic name is at most 249 bytes */
     snprintf(t, sizeof t, "%s:%d", v->topic, v->partition);
-    shell_word(t, tp, sizeof tp);
-    snprintf(buf, cap,
-             "kafka-consumer-groups.sh --bootstrap-server BROKER:9092 --group %s --topic %s --reset-offsets "
-             "--to-offset %" PRId64 " --execute",
-             g, tp, to);
+    char *g = shell_arg_dup(v->group), *tp = shell_arg_dup(t), *cmd = NULL;
+    size_t cap = g && tp ? strlen(g) + strlen(tp) + 160 : 0;
+    if (cap && (cmd = malloc(cap)))
+        snprintf(cmd, cap,
+                 "kafka-consumer-groups.sh --bootstrap-server BROKER:9092 --group %s --topic %s --reset-offsets "
+                 "--to-offset %" PRId64 " --execute",
+                 g, tp, to);
+    free(g);
+    free(tp);
+    return cmd;
 }
 
 static void damage_fields(out *o, void *ctx)
@@ -257,10 +241,9 @@ static void damage_fields(out *o, void *ctx)
     out_opt_int(o, "damage_last_offset", next, c->vw->next_offset - 1);
     out_opt_int(o, "next_offset", next, c->vw->next_offset);
     out_opt_int(o, "offsets_skipped", next, c->vw->next_offset - c->v->offset);
-    char cmd[1400];
-    if (next)
-        reset_command(c->v, c->vw->next_offset, cmd, sizeof cmd);
-    out_str(o, "reset_command", next ? cmd : NULL);
+    char *cmd = next ? reset_command(c->v, c->vw->next_offset) : NULL;
+    out_str(o, "reset_command", cmd);
+    free(cmd);
 }
 
 /* The group's next read lies in damage of the committed partition. */
@@ -279,11 +262,13 @@ static void damage_problem(offsets_printer *p, const kf_offset_value *v, const k
                  " offsets",
                  vw->next_offset - 1, vw->next_offset, vw->next_offset - v->offset);
     report_problem_with(p->rep, q, damage_fields, &ctx);
-    if (vw->has_next_offset && !p->rep->o->json) { /* in text, the command on its own line */
-        char cmd[1400];
-        reset_command(v, vw->next_offset, cmd, sizeof cmd);
-        fprintf(p->rep->o->f, "    %s\n", cmd);
+    char *cmd = vw->has_next_offset && !p->rep->o->json ? reset_command(v, vw->next_offset) : NULL;
+    if (cmd) { /* in text, the command on its own line; its names are shell words (escape.h) */
+        out_text(p->rep->o, "    ");
+        out_raw(p->rep->o, cmd);
+        out_text(p->rep->o, "\n");
     }
+    free(cmd);
 }
 
 static void row_problems(offsets_printer *p, const kf_offset_value *v, const kf_offset_view *vw)
@@ -339,16 +324,16 @@ static void reset_csv_note(const kf_offset_value *v, const kf_offset_view *vw)
     }
     const char *head = "kfsck: reset-csv: group";
     if (what)
-        fprintf(stderr, "%s '%s' %s-%d: %s %" PRId64 " %s\n", head, v->group, v->topic, v->partition,
+        tprintf(stderr, "%s '%s' %s-%d: %s %" PRId64 " %s\n", head, v->group, v->topic, v->partition,
                 v->offset < 0 ? "committed" : "offset", v->offset, what);
     if (vw->in_damage)
-        fprintf(stderr,
+        tprintf(stderr,
                 "%s '%s' %s-%d: offset %" PRId64 " lies in damage of the partition's log: restored as it is, the "
                 "consumer fails there%s\n",
                 head, v->group, v->topic, v->partition, v->offset,
                 vw->has_next_offset ? " (committed_offset_damaged gives the offset that skips it)" : "");
     if (vw->may_be_stale)
-        fprintf(stderr,
+        tprintf(stderr,
                 "%s '%s' %s-%d: offset %" PRId64 " may be stale: __consumer_offsets-%d lost commits written after "
                 "it (offsets_lost), the group may have committed a later offset there; restored as it is\n",
                 head, v->group, v->topic, v->partition, v->offset, v->source_partition);
@@ -368,7 +353,7 @@ void offsets_print_row(offsets_printer *p, const kf_offsets_row *r)
             fputc(',', p->o->f);
         }
         csv_field(p->o->f, v->topic);
-        fprintf(p->o->f, ",%d,%" PRId64 "\n", v->partition, v->offset);
+        tprintf(p->o->f, ",%d,%" PRId64 "\n", v->partition, v->offset);
         reset_csv_note(v, &r->view);
         return;
     default: print_table_row(p, r);
@@ -381,7 +366,7 @@ void offsets_print_widths(offsets_printer *p, const kf_offsets_row *rows, size_t
 {
     p->gw = p->tw = 15;
     for (size_t i = 0; i < n; i++) {
-        int gl = text_width(rows[i].value->group), tl = text_width(rows[i].value->topic);
+        int gl = text_width_shown(rows[i].value->group), tl = text_width_shown(rows[i].value->topic);
         p->gw = gl > p->gw ? gl : p->gw;
         p->tw = tl > p->tw ? tl : p->tw;
     }
@@ -394,11 +379,11 @@ void offsets_print_header(const offsets_printer *p)
         fput_padded(f, "GROUP", p->gw);
         fputc(' ', f);
         fput_padded(f, "TOPIC", p->tw);
-        fprintf(f, " " TABLE_COLUMNS "\n", "PARTITION", "CURRENT-OFFSET", "LEADER-EPOCH", "LOG-START-OFFSET",
+        tprintf(f, " " TABLE_COLUMNS "\n", "PARTITION", "CURRENT-OFFSET", "LEADER-EPOCH", "LOG-START-OFFSET",
                 "LOG-END-OFFSET", "LAG", "OUT-OF-RANGE", "COMMIT-TIME", "COMMIT-TIME-MS", "EXPIRES-AT",
                 "MAY-BE-STALE");
     } else if (p->format == FMT_CSV) {
-        fprintf(p->o->f,
+        tprintf(p->o->f,
                 "group,topic,partition,offset,leader_epoch,metadata,commit_timestamp,expire_timestamp,"
                 "source_partition,source_offset,transactional,log_end_offset,lag%s,log_start_offset,out_of_range,"
                 "may_be_stale,expires_at,expired\n",

@@ -263,9 +263,10 @@ void out_strn(out *o, const char *key, const char *s, size_t n)
         unsigned char ch = (unsigned char)s[i];
         if (ch >= 0x80)
             fputs("\\ufffd", o->f);
-        else if (ch == '"' || ch == '\\')
-            fprintf(o->f, "\\%c", ch);
-        else if (ch < 0x20 || ch == 0x7f)
+        else if (ch == '"' || ch == '\\') {
+            fputc('\\', o->f);
+            fputc(ch, o->f);
+        } else if (ch < 0x20 || ch == 0x7f)
             fprintf(o->f, "\\u%04x", ch);
         else
             fputc(ch, o->f);
@@ -356,9 +357,12 @@ void out_text(out *o, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(o->f, fmt, ap);
+    tvprintf(o->f, fmt, ap);
     va_end(ap);
 }
+
+void out_raw(out *o, const char *s) { traw(o->f, s); }
+void out_shell(out *o, const char *before, const char *arg) { tshell(o->f, before, arg); }
 
 bool utf8_valid(const uint8_t *p, size_t n)
 {
@@ -565,23 +569,23 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
         }
         out_end(o);
     } else {
-        fprintf(o->f, "%s: %s at position %llu", p->severity == KF_SEV_ERROR ? "ERROR" : "WARNING", p->code,
+        tprintf(o->f, "%s: %s at position %llu", p->severity == KF_SEV_ERROR ? "ERROR" : "WARNING", p->code,
                 (unsigned long long)p->position);
         if (p->has_offset)
-            fprintf(o->f, " (offset %lld)", (long long)p->offset);
+            tprintf(o->f, " (offset %lld)", (long long)p->offset);
         if (p->has_length)
-            fprintf(o->f, " length %llu", (unsigned long long)p->length);
+            tprintf(o->f, " length %llu", (unsigned long long)p->length);
         for (unsigned i = 0; i < p->nextra; i++) {
             if (p->extra[i].is_null)
-                fprintf(o->f, " %s none", p->extra[i].name);
+                tprintf(o->f, " %s none", p->extra[i].name);
             else if (p->extra[i].is_int)
-                fprintf(o->f, " %s %lld", p->extra[i].name, (long long)p->extra[i].i);
+                tprintf(o->f, " %s %lld", p->extra[i].name, (long long)p->extra[i].i);
             else
-                fprintf(o->f, " %s %s", p->extra[i].name, p->extra[i].text);
+                tprintf(o->f, " %s %s", p->extra[i].name, p->extra[i].text);
         }
-        fprintf(o->f, ": %s", p->message);
+        tprintf(o->f, ": %s", p->message);
         if (file) /* a problem about a partition or a replay may name no file */
-            fprintf(o->f, " [%s]", file);
+            tprintf(o->f, " [%s]", file);
         fputc('\n', o->f);
     }
 }
@@ -600,7 +604,7 @@ void progress_show(void *ctx, uint64_t position, uint64_t size)
     for (unsigned i = 0; i < 20; i++)
         bar[i] = i < pct / 5 ? '#' : '.';
     bar[20] = 0;
-    fprintf(stderr, "\r[%s] %3u%% %s", bar, pct, (const char *)ctx);
+    tprintf(stderr, "\r[%s] %3u%% %s", bar, pct, (const char *)ctx);
     progress_shown = true;
 }
 
@@ -615,9 +619,9 @@ void cli_error(const char *path, const char *fmt, ...)
 {
     va_list ap;
     fflush(stdout);
-    fprintf(stderr, "kfsck: %s: ", path);
+    tprintf(stderr, "kfsck: %s: ", path);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    tvprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/escape.h"
 #include "kfsck/kfsck.h"
 
 typedef struct out {
@@ -62,8 +63,12 @@ void fmt_duration_unit(int64_t ms, char *buf, size_t n);
  * its first copy. */
 void partition_label(const kf_partition *p, char *buf, size_t n);
 
-/* Free text (text mode). */
+/* Free text (text mode): its %s and %c arguments escaped (escape.h). */
 void out_text(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Text already escaped (escape.h: a shell_arg), written as it is. */
+void out_raw(out *o, const char *s);
+/* before (the program's text), then arg as one shell word (escape.h: tshell). */
+void out_shell(out *o, const char *before, const char *arg);
 
 bool utf8_valid(const uint8_t *p, size_t n);
 

@@ -88,12 +88,12 @@ void note_group_partitions(const kf_inputs *in, const char *const *groups, size_
         const char *g = groups[i];
         int32_t p = kf_coordinator_partition((const uint8_t *)g, strlen(g), partitions);
         if (!kf_inputs_find(in, "__consumer_offsets", p))
-            fprintf(stderr,
+            tprintf(stderr,
                     "kfsck: __consumer_offsets-%d: not among the inputs, but group '%s' is stored there (of %d "
                     "partitions)\n",
                     p, g, partitions);
         else
-            fprintf(stderr, "kfsck: group '%s' is stored in __consumer_offsets-%d (of %d partitions)\n", g, p,
+            tprintf(stderr, "kfsck: group '%s' is stored in __consumer_offsets-%d (of %d partitions)\n", g, p,
                     partitions);
     }
 }
@@ -148,14 +148,14 @@ void note_unmatched(const char *what, const char *const *wanted, size_t n, const
             continue;
         const char *close[3];
         size_t nc = kf_closest_names(wanted[i], names, nnames, close, 3);
-        fprintf(stderr, "kfsck: %s '%s' matches nothing in the inputs", what, wanted[i]);
+        tprintf(stderr, "kfsck: %s '%s' matches nothing in the inputs", what, wanted[i]);
         for (size_t k = 0; k < nc; k++) {
-            fprintf(stderr, "%s'%s'", k ? ", " : "; closest: ", close[k]);
+            tprintf(stderr, "%s'%s'", k ? ", " : "; closest: ", close[k]);
             size_t cl = strlen(close[k]), wl = strlen(wanted[i]);
             if (!strncmp(close[k], "connect-", 8) && !strcmp(close[k] + 8, wanted[i]))
                 fputs(" (a sink connector's group is connect-<name>)", stderr);
             else if (wl > cl + 1 && !strncmp(wanted[i], close[k], cl) && wanted[i][cl] == '-')
-                fprintf(stderr, " ('%s' is partition %s of it)", wanted[i], wanted[i] + cl + 1);
+                tprintf(stderr, " ('%s' is partition %s of it)", wanted[i], wanted[i] + cl + 1);
         }
         fputc('\n', stderr);
     }

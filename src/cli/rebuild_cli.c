@@ -23,14 +23,14 @@ static int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdic
     switch (v) {
     case KF_OUTDIR_READY: break;
     case KF_OUTDIR_INSIDE_INPUT:
-        fprintf(stderr,
+        tprintf(stderr,
                 "kfsck %s: the output directory '%s' is %s directory, inside it, or would put %s there; choose "
                 "another -o OUTDIR\n",
                 cmd, od->dir, input, copy);
         return EXIT_USAGE;
     case KF_OUTDIR_EXISTS: cli_error(od->clash, "already exists (use --force to overwrite)"); return EXIT_FAIL;
     case KF_OUTDIR_IS_DATADIR:
-        fprintf(stderr,
+        tprintf(stderr,
                 "kfsck %s: the output directory '%s' is a broker's data directory (it holds %s): a broker would "
                 "load what kfsck wrote there; choose another -o OUTDIR\n",
                 cmd, od->dir, kf_path_base(od->clash));
@@ -102,7 +102,7 @@ static void report_put_arrays(mem_json *doc, const char *const *keys, const mem_
 {
     for (size_t i = 0; i < n; i++) {
         out_key(&doc->o, keys[i]);
-        fprintf(doc->f, "[%s]", a[i].buf ? a[i].buf : "");
+        tprintf(doc->f, "[%s]", a[i].buf ? a[i].buf : "");
     }
 }
 
@@ -303,7 +303,7 @@ int rebuild_main(int argc, char **argv, const rebuild_cmd *cmd, void *job)
         cli_oom();
     for (int i = 1; i < c.npaths; i++)
         if (!kf_outdir_named_after(&od, c.paths[i]))
-            fprintf(stderr, "kfsck %s: note: '%s' and '%s' have different names; the output is named '%s'\n",
+            tprintf(stderr, "kfsck %s: note: '%s' and '%s' have different names; the output is named '%s'\n",
                     cmd->name, c.paths[0], c.paths[i], od.name);
     kf_outdir_verdict v = kf_outdir_prepare(&od, (const char *const *)c.paths, (size_t)c.npaths);
     status = v != KF_OUTDIR_READY ? outdir_refused(cmd->name, &od, v, cmd->input_words, cmd->copy_words)

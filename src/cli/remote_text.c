@@ -10,21 +10,12 @@
 #include "cli/remote_text.h"
 
 /* A name from the data, bytes that are no printable text shown as \xNN. */
-void remote_put_name(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f || c == '\\')
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
-    }
-}
+void remote_put_name(FILE *f, const char *s) { tputs(s, f); }
 
 static void label(FILE *f, const kf_remote_partition *p)
 {
     remote_put_name(f, p->topic);
-    fprintf(f, "-%d", p->partition);
+    tprintf(f, "-%d", p->partition);
 }
 
 /* The oldest event of the findings of one kind. */
@@ -44,38 +35,38 @@ static void print_verdict(FILE *f, const kf_remote_partition *p)
     char tm[40], b[32];
     const uint64_t *c = p->counts;
     if (p->n_no_tier) {
-        fprintf(f, "offsets %" PRId64 "..%" PRId64 " are in neither tier", p->no_tier[0].from_offset,
+        tprintf(f, "offsets %" PRId64 "..%" PRId64 " are in neither tier", p->no_tier[0].from_offset,
                 p->no_tier[0].to_offset - 1);
         if (p->n_no_tier > 1)
-            fprintf(f, " (and %zu more ranges: %" PRIu64 " offsets in all)", p->n_no_tier - 1, p->offsets_in_no_tier);
+            tprintf(f, " (and %zu more ranges: %" PRIu64 " offsets in all)", p->n_no_tier - 1, p->offsets_in_no_tier);
     } else if (c[KF_REMOTE_MISSING_IN_STORAGE]) {
-        fprintf(f, "%" PRIu64 " finished segment%s missing from the storage: fetches there fail",
+        tprintf(f, "%" PRIu64 " finished segment%s missing from the storage: fetches there fail",
                 c[KF_REMOTE_MISSING_IN_STORAGE], plural(c[KF_REMOTE_MISSING_IN_STORAGE]));
     } else if (c[KF_REMOTE_EPOCH_CHAIN_BREAK]) {
-        fprintf(f, "%" PRIu64 " finished segment%s off the local leader-epoch lineage", c[KF_REMOTE_EPOCH_CHAIN_BREAK],
+        tprintf(f, "%" PRIu64 " finished segment%s off the local leader-epoch lineage", c[KF_REMOTE_EPOCH_CHAIN_BREAK],
                 plural(c[KF_REMOTE_EPOCH_CHAIN_BREAK]));
     } else if (c[KF_REMOTE_COPY_STUCK]) {
         fmt_time_utc(oldest(p, KF_REMOTE_COPY_STUCK), tm, sizeof tm);
-        fprintf(f, "%" PRIu64 " upload%s stuck since %s", c[KF_REMOTE_COPY_STUCK], plural(c[KF_REMOTE_COPY_STUCK]), tm);
+        tprintf(f, "%" PRIu64 " upload%s stuck since %s", c[KF_REMOTE_COPY_STUCK], plural(c[KF_REMOTE_COPY_STUCK]), tm);
     } else if (c[KF_REMOTE_DELETE_PENDING]) {
         fmt_time_utc(oldest(p, KF_REMOTE_DELETE_PENDING), tm, sizeof tm);
-        fprintf(f, "%" PRIu64 " delete%s pending since %s", c[KF_REMOTE_DELETE_PENDING],
+        tprintf(f, "%" PRIu64 " delete%s pending since %s", c[KF_REMOTE_DELETE_PENDING],
                 plural(c[KF_REMOTE_DELETE_PENDING]), tm);
     } else if (p->partition_delete_state >= 0) {
         fmt_time_utc(p->partition_delete_timestamp, tm, sizeof tm);
-        fprintf(f, "the partition's remote deletion is not finished (%s since %s)",
+        tprintf(f, "the partition's remote deletion is not finished (%s since %s)",
                 kf_remote_partition_state_name(p->partition_delete_state), tm);
     } else if (c[KF_REMOTE_ORPHAN]) {
         fmt_bytes(p->orphan_bytes, b, sizeof b);
-        fprintf(f, "%" PRIu64 " orphan segment%s in the storage: %s to clean", c[KF_REMOTE_ORPHAN],
+        tprintf(f, "%" PRIu64 " orphan segment%s in the storage: %s to clean", c[KF_REMOTE_ORPHAN],
                 plural(c[KF_REMOTE_ORPHAN]), b);
     } else if (!p->judged) {
-        fprintf(f, "its __remote_log_metadata partition is not among the inputs: what the remote tier holds is "
+        tprintf(f, "its __remote_log_metadata partition is not among the inputs: what the remote tier holds is "
                    "unknown");
     } else if (!p->n_locals) {
-        fprintf(f, "no local copy among the inputs to set the remote segments against");
+        tprintf(f, "no local copy among the inputs to set the remote segments against");
     } else {
-        fprintf(f, "all offsets reachable");
+        tprintf(f, "all offsets reachable");
     }
     fputc('\n', f);
 }
@@ -86,10 +77,10 @@ static void print_finding(FILE *f, const kf_remote_segment *s)
     kf_uuid_to_b64(s->segment_id, id);
     static const char *const what[] = {"copy stuck", "delete pending", "missing in storage", "epoch chain break",
                                        "orphan"};
-    fprintf(f, "  %s: segment %s ", what[s->finding], id);
+    tprintf(f, "  %s: segment %s ", what[s->finding], id);
     if (s->finding == KF_REMOTE_ORPHAN) {
         fmt_bytes(s->bytes, b, sizeof b);
-        fprintf(f, "(start offset %" PRId64 "): %zu object%s, %s:", s->start_offset, s->n_keys, plural(s->n_keys), b);
+        tprintf(f, "(start offset %" PRId64 "): %zu object%s, %s:", s->start_offset, s->n_keys, plural(s->n_keys), b);
         for (size_t k = 0; k < s->n_keys; k++) {
             fputc(' ', f);
             remote_put_name(f, s->keys[k]);
@@ -97,22 +88,22 @@ static void print_finding(FILE *f, const kf_remote_segment *s)
         fputc('\n', f);
         return;
     }
-    fprintf(f, "offsets %" PRId64 "..%" PRId64, s->start_offset, s->end_offset);
+    tprintf(f, "offsets %" PRId64 "..%" PRId64, s->start_offset, s->end_offset);
     fmt_time_utc(s->event_timestamp, tm, sizeof tm);
     fmt_duration(s->age_ms, d, sizeof d);
     if (s->finding == KF_REMOTE_COPY_STUCK) {
-        fprintf(f, ", started %s by broker %d (%s before now), writing ", tm, s->broker_id, d);
+        tprintf(f, ", started %s by broker %d (%s before now), writing ", tm, s->broker_id, d);
         remote_put_name(f, s->object_prefix);
     } else if (s->finding == KF_REMOTE_DELETE_PENDING) {
-        fprintf(f, ", started %s by broker %d (%s before now)", tm, s->broker_id, d);
+        tprintf(f, ", started %s by broker %d (%s before now)", tm, s->broker_id, d);
     } else if (s->finding == KF_REMOTE_MISSING_IN_STORAGE) {
-        fprintf(f, ": no");
+        tprintf(f, ": no");
         for (unsigned bit = 1; bit <= KF_REMOTE_OBJ_OTHER; bit <<= 1)
             if (s->missing_objects & bit)
-                fprintf(f, " %s", kf_remote_object_name(bit));
-        fprintf(f, " object");
+                tprintf(f, " %s", kf_remote_object_name(bit));
+        tprintf(f, " object");
     } else {
-        fprintf(f, ": %s (broker %d's lineage)", s->reason, s->lineage_broker);
+        tprintf(f, ": %s (broker %d's lineage)", s->reason, s->lineage_broker);
     }
     fputc('\n', f);
 }
@@ -125,38 +116,38 @@ void remote_text_partition(FILE *f, const kf_remote_partition *p, bool have_stor
     print_verdict(f, p);
     if (p->has_topic_id) {
         kf_uuid_to_b64(p->topic_id, id);
-        fprintf(f, "  topic id %s", id);
+        tprintf(f, "  topic id %s", id);
     } else {
-        fprintf(f, "  topic id unknown");
+        tprintf(f, "  topic id unknown");
     }
     if (p->metadata_partition >= 0)
-        fprintf(f, ", __remote_log_metadata-%d%s", p->metadata_partition, p->judged ? "" : " (not among the inputs)");
+        tprintf(f, ", __remote_log_metadata-%d%s", p->metadata_partition, p->judged ? "" : " (not among the inputs)");
     fputc('\n', f);
     fmt_bytes(p->remote_bytes, a, sizeof a);
-    fprintf(f, "  remote: %" PRIu64 " finished", p->segments[KF_REMOTE_COPY_FINISHED]);
+    tprintf(f, "  remote: %" PRIu64 " finished", p->segments[KF_REMOTE_COPY_FINISHED]);
     if (p->has_remote_range)
-        fprintf(f, " (offsets %" PRId64 "..%" PRId64 ", %s)", p->remote_start_offset, p->remote_end_offset, a);
-    fprintf(f, ", %" PRIu64 " copy started, %" PRIu64 " delete started, %" PRIu64 " deleted\n",
+        tprintf(f, " (offsets %" PRId64 "..%" PRId64 ", %s)", p->remote_start_offset, p->remote_end_offset, a);
+    tprintf(f, ", %" PRIu64 " copy started, %" PRIu64 " delete started, %" PRIu64 " deleted\n",
             p->segments[KF_REMOTE_COPY_STARTED], p->segments[KF_REMOTE_DELETE_STARTED],
             p->segments[KF_REMOTE_DELETE_FINISHED]);
     for (size_t i = 0; i < p->n_locals; i++) {
         const kf_remote_local *l = &p->locals[i];
-        fprintf(f, "  local: ");
+        tprintf(f, "  local: ");
         if (l->broker >= 0)
-            fprintf(f, "broker %d ", l->broker);
-        fprintf(f, "offsets %" PRId64 "..%" PRId64 " (log start %" PRId64 "%s)\n", l->local_log_start_offset,
+            tprintf(f, "broker %d ", l->broker);
+        tprintf(f, "offsets %" PRId64 "..%" PRId64 " (log start %" PRId64 "%s)\n", l->local_log_start_offset,
                 l->log_end_offset - 1, l->log_start_offset,
                 l->has_log_start_checkpoint ? "" : ", no log-start-offset-checkpoint entry");
     }
     for (size_t i = 0; i < p->n_no_tier; i++)
-        fprintf(f, "  in neither tier: offsets %" PRId64 "..%" PRId64 " (%" PRId64 " offsets)\n",
+        tprintf(f, "  in neither tier: offsets %" PRId64 "..%" PRId64 " (%" PRId64 " offsets)\n",
                 p->no_tier[i].from_offset, p->no_tier[i].to_offset - 1,
                 p->no_tier[i].to_offset - p->no_tier[i].from_offset);
     for (size_t i = 0; i < p->n_findings; i++)
         print_finding(f, &p->findings[i]);
     if (have_storage) {
         fmt_bytes(p->orphan_bytes, a, sizeof a);
-        fprintf(f, "  orphans: %s\n", a);
+        tprintf(f, "  orphans: %s\n", a);
     }
     fputc('\n', f);
 }
@@ -164,11 +155,11 @@ void remote_text_partition(FILE *f, const kf_remote_partition *p, bool have_stor
 void remote_text_summary(FILE *f, const kf_remote_totals *t)
 {
     if (!t->partitions && !t->metadata_partitions) {
-        fprintf(f, "no tiered partition among the inputs (no __remote_log_metadata partition, no topic with "
+        tprintf(f, "no tiered partition among the inputs (no __remote_log_metadata partition, no topic with "
                    "remote.storage.enable=true in the KRaft metadata)\n");
         return;
     }
-    fprintf(f,
+    tprintf(f,
             "%" PRIu64 " tiered partition%s from %" PRIu64 " records of %" PRIu64
             " __remote_log_metadata partition%s: %" PRIu64 " with offsets in neither tier, %" PRIu64
             " missing in storage, %" PRIu64 " off the epoch lineage, %" PRIu64 " stuck, %" PRIu64 " pending deletes, %" PRIu64
@@ -178,10 +169,10 @@ void remote_text_summary(FILE *f, const kf_remote_totals *t)
             t->counts[KF_REMOTE_COPY_STUCK], t->counts[KF_REMOTE_DELETE_PENDING], t->counts[KF_REMOTE_ORPHAN],
             t->index_bad, t->index_bad == 1 ? "y" : "ies");
     if (t->incomplete)
-        fprintf(f, "the replay is incomplete: records were damaged or would stop the broker's metadata consumer "
+        tprintf(f, "the replay is incomplete: records were damaged or would stop the broker's metadata consumer "
                    "(see the problems above)\n");
     if (t->unrecognised_objects || t->unjudged_objects || t->listing_bad_lines)
-        fprintf(f, "storage: %" PRIu64 " objects, %" PRIu64 " not named by a known layout, %" PRIu64
+        tprintf(f, "storage: %" PRIu64 " objects, %" PRIu64 " not named by a known layout, %" PRIu64
                    " of partitions whose metadata is not among the inputs, %" PRIu64 " listing lines not understood\n",
                 t->objects, t->unrecognised_objects, t->unjudged_objects, t->listing_bad_lines);
 }

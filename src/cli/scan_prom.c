@@ -71,27 +71,28 @@ void scan_prom_partition(void *ctx, const kf_datadir_partition *p)
         scan_prom_dir_problem(sp, &p->problems[i]);
 }
 
-/* A label value, quoted and escaped as the format wants (backslash, double
- * quote, newline); a value that is not valid UTF-8 (a data dir's path may be
- * any bytes) has each byte from 0x80 up written as '?'. */
+/* A label value: escaped by the one rule of human-facing output first
+ * (escape.h: no control character, CR, BEL or ESC, reaches a terminal or a
+ * scraper's log, and invalid UTF-8 is \xNN), then quoted and escaped as the
+ * format wants (backslash, double quote). */
 static void put_label(FILE *f, const char *name, const char *v)
 {
-    bool utf8 = utf8_valid((const uint8_t *)v, strlen(v));
-    fprintf(f, "%s=\"", name);
-    for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
+    size_t cap = strlen(v) * 4 + 1;
+    char *e = must(malloc(cap));
+    esc_str(v, e, cap);
+    tprintf(f, "%s=\"", name);
+    for (const char *c = e; *c; c++) {
         if (*c == '\\' || *c == '"')
-            fprintf(f, "\\%c", *c);
-        else if (*c == '\n')
-            fputs("\\n", f);
-        else
-            fputc(!utf8 && *c >= 0x80 ? '?' : *c, f);
+            fputc('\\', f);
+        fputc(*c, f);
     }
     fputc('"', f);
+    free(e);
 }
 
 static void family(FILE *f, const char *name, const char *help)
 {
-    fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+    tprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
 enum prom_field { F_ERRORS, F_WARNINGS, F_BYTES, F_SEGMENTS, F_LOG_END, F_RECOVERY_END };
@@ -120,19 +121,19 @@ static void partition_samples(FILE *f, const scan_prom *sp, enum prom_field fiel
             continue;
         char part[16];
         snprintf(part, sizeof part, "%d", (int)r->partition);
-        fprintf(f, "%s{", partition_families[field].name);
+        tprintf(f, "%s{", partition_families[field].name);
         put_label(f, "datadir", r->datadir);
         fputc(',', f);
         put_label(f, "topic", r->topic);
         fputc(',', f);
         put_label(f, "partition", part);
         switch (field) {
-        case F_ERRORS: fprintf(f, "} %llu\n", (unsigned long long)r->errors); break;
-        case F_WARNINGS: fprintf(f, "} %llu\n", (unsigned long long)r->warnings); break;
-        case F_BYTES: fprintf(f, "} %llu\n", (unsigned long long)r->bytes); break;
-        case F_SEGMENTS: fprintf(f, "} %llu\n", (unsigned long long)r->segments); break;
-        case F_LOG_END: fprintf(f, "} %lld\n", (long long)r->log_end_offset); break;
-        case F_RECOVERY_END: fprintf(f, "} %lld\n", (long long)r->recovery_end_offset); break;
+        case F_ERRORS: tprintf(f, "} %llu\n", (unsigned long long)r->errors); break;
+        case F_WARNINGS: tprintf(f, "} %llu\n", (unsigned long long)r->warnings); break;
+        case F_BYTES: tprintf(f, "} %llu\n", (unsigned long long)r->bytes); break;
+        case F_SEGMENTS: tprintf(f, "} %llu\n", (unsigned long long)r->segments); break;
+        case F_LOG_END: tprintf(f, "} %lld\n", (long long)r->log_end_offset); break;
+        case F_RECOVERY_END: tprintf(f, "} %lld\n", (long long)r->recovery_end_offset); break;
         }
     }
 }
@@ -147,13 +148,13 @@ void scan_prom_finish(scan_prom *sp, FILE *f, const kf_datadir_totals *tot)
     for (enum prom_field field = F_ERRORS; field <= F_RECOVERY_END; field++)
         partition_samples(f, sp, field);
     family(f, "kfsck_scan_errors", "Errors kfsck scan found in all the data dirs scanned.");
-    fprintf(f, "kfsck_scan_errors %llu\n", (unsigned long long)tot->errors);
+    tprintf(f, "kfsck_scan_errors %llu\n", (unsigned long long)tot->errors);
     family(f, "kfsck_scan_partitions", "Partitions kfsck scan checked.");
-    fprintf(f, "kfsck_scan_partitions %llu\n", (unsigned long long)tot->partitions);
+    tprintf(f, "kfsck_scan_partitions %llu\n", (unsigned long long)tot->partitions);
     family(f, "kfsck_scan_duration_seconds", "How long the scan took in seconds.");
-    fprintf(f, "kfsck_scan_duration_seconds %.3f\n", secs);
+    tprintf(f, "kfsck_scan_duration_seconds %.3f\n", secs);
     family(f, "kfsck_scan_timestamp_seconds", "When the scan ended, in seconds since the Unix epoch.");
-    fprintf(f, "kfsck_scan_timestamp_seconds %lld.%03ld\n", (long long)now.tv_sec, now.tv_nsec / 1000000);
+    tprintf(f, "kfsck_scan_timestamp_seconds %lld.%03ld\n", (long long)now.tv_sec, now.tv_nsec / 1000000);
 
     for (size_t i = 0; i < sp->n; i++) {
         free(sp->rows[i].datadir);

@@ -56,13 +56,13 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_sink_part
     if (s->has_resume)
         snprintf(resume, sizeof resume, "%" PRId64, s->resume_offset);
     fmt_bytes(buffers, buf, sizeof buf);
-    fprintf(o->f, "  %-24s %11s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %11s %12s\n", label, resume, s->records,
+    tprintf(o->f, "  %-24s %11s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %11s %12s\n", label, resume, s->records,
             s->figures.files_committed, s->figures.peak_open_files, at, buf);
     if (s->records_without_timestamp)
-        fprintf(o->f, "    %" PRIu64 " record%s without a timestamp left out\n", s->records_without_timestamp,
+        tprintf(o->f, "    %" PRIu64 " record%s without a timestamp left out\n", s->records_without_timestamp,
                 s->records_without_timestamp == 1 ? "" : "s");
     if (damaged)
-        fprintf(o->f, "    damage: %" PRIu64 " damaged range%s skipped, the figures may be low\n", damaged,
+        tprintf(o->f, "    damage: %" PRIu64 " damaged range%s skipped, the figures may be low\n", damaged,
                 damaged == 1 ? "" : "s");
 }
 
@@ -75,7 +75,7 @@ static void print_topic_header(void *ctx, const kf_sink_run_topic *t)
     const kf_sink_run_opts *o = R->o;
     const char *topic = t->topic;
     if (o->from_group && !t->committed)
-        fprintf(stderr, "kfsck: --from-group %s: no committed offset for topic '%s': its partitions start at their "
+        tprintf(stderr, "kfsck: --from-group %s: no committed offset for topic '%s': its partitions start at their "
                         "log start (auto.offset.reset=earliest)\n", o->from_group, topic[0] ? topic : "(unknown)");
     if (R->json)
         return;
@@ -96,18 +96,18 @@ static void print_topic_header(void *ctx, const kf_sink_run_topic *t)
     else
         snprintf(from, sizeof from, "from the start");
     FILE *f = R->o_out->f;
-    fprintf(f,
+    tprintf(f,
             "%s: sink catch-up with partition.duration.ms=%" PRId64 " (%s), flush.size=%" PRIu64 ", %s, "
             "%s part size, %s\n",
             topic[0] ? topic : "(unknown topic)", c->partition_duration_ms, d, c->flush_size, r, ps, from);
     if (o->schedule_interval_ms)
-        fprintf(f,
+        tprintf(f,
                 "  rotate.schedule.interval.ms=%" PRId64 " at a catch-up rate of %" PRIu64 " records/s per "
                 "partition%s: a scheduled commit every %" PRIu64 " records\n",
                 o->schedule_interval_ms, o->catch_up_rate,
                 o->catch_up_rate == STATS_SINK_DEFAULT_CATCH_UP_RATE ? " (the default; --catch-up-rate)" : "",
                 o->sink.schedule_records);
-    fprintf(f, "  %-24s %11s %10s %10s %10s %11s %12s\n", "PARTITION", "RESUME AT", "RECORDS", "COMMITTED",
+    tprintf(f, "  %-24s %11s %10s %10s %10s %11s %12s\n", "PARTITION", "RESUME AT", "RECORDS", "COMMITTED",
             "PEAK OPEN", "AT OFFSET", "BUFFERS");
 }
 
@@ -148,7 +148,7 @@ static void tasks_text(sink_run *R, FILE *f)
         char b[32];
         fmt_bytes(kf_sink_buffer_bytes(row->peak_open_files, R->o->part_size), b, sizeof b);
         /* a task of several partitions: the sum of their peaks, an upper bound */
-        fprintf(f, "    task %" PRIu32 ": %" PRIu64 " partition%s, %s %" PRIu64 " open file%s = %s%s\n", k,
+        tprintf(f, "    task %" PRIu32 ": %" PRIu64 " partition%s, %s %" PRIu64 " open file%s = %s%s\n", k,
                 row->partitions, row->partitions == 1 ? "" : "s", row->partitions > 1 ? "at most" : "peak",
                 row->peak_open_files, row->peak_open_files == 1 ? "" : "s", b,
                 row->partitions > 1 ? ", if they peak at once" : "");
@@ -234,24 +234,24 @@ static void print_summary(sink_run *R, const kf_sink_run_topic *s)
         snprintf(holder, sizeof holder, "the %" PRIu32 " tasks of one worker", ro->tasks);
     /* several partitions: the sum of their peaks, an upper bound */
     bool bound = t->partitions > 1;
-    fprintf(f, "  total, %" PRIu64 " partition%s: %" PRIu64 " records, %s %" PRIu64 " open file%s = %s of upload "
+    tprintf(f, "  total, %" PRIu64 " partition%s: %" PRIu64 " records, %s %" PRIu64 " open file%s = %s of upload "
                "buffers for %s%s; %" PRIu64 " files committed\n",
             t->partitions, t->partitions == 1 ? "" : "s", t->records, bound ? "at most" : "peak",
             t->figures.peak_open_files, t->figures.peak_open_files == 1 ? "" : "s", b, holder,
             bound ? ", if every partition peaks at once" : "", t->figures.files_committed);
     if (ro->tasks > 1)
         tasks_text(R, f);
-    fprintf(f, "  suggestion: %s\n", sug);
+    tprintf(f, "  suggestion: %s\n", sug);
     if (t->figures.records_written) {
         kf_sink_explain(t, adv, sug, sizeof sug);
-        fprintf(f, "  the maths: %s\n", sug);
+        tprintf(f, "  the maths: %s\n", sug);
     }
     if (t->records_without_timestamp)
-        fprintf(f, "  %" PRIu64 " record%s without a timestamp (magic 0, or -1) left out: a time-based partitioner "
+        tprintf(f, "  %" PRIu64 " record%s without a timestamp (magic 0, or -1) left out: a time-based partitioner "
                    "cannot place them, and the task fails on them unless errors.tolerance=all\n",
                 t->records_without_timestamp, t->records_without_timestamp == 1 ? "" : "s");
     if (s->damaged)
-        fprintf(f, "  %" PRIu64 " damaged range%s skipped: the figures may be low\n", s->damaged,
+        tprintf(f, "  %" PRIu64 " damaged range%s skipped: the figures may be low\n", s->damaged,
                 s->damaged == 1 ? "" : "s");
     fputc('\n', f);
 }
@@ -268,10 +268,10 @@ static void print_topic_end(void *ctx, const kf_sink_run_topic *t)
 static int group_unknown(const kf_sink_run_result *res, const kf_inputs *in, const char *group)
 {
     if (!res->offsets_partitions) {
-        fprintf(stderr, "kfsck: --from-group %s: no __consumer_offsets partition among the given paths (give the "
+        tprintf(stderr, "kfsck: --from-group %s: no __consumer_offsets partition among the given paths (give the "
                         "broker's __consumer_offsets-* directories too, or use --from-offset)\n", group);
     } else if (!res->group_commits) {
-        fprintf(stderr, "kfsck: --from-group %s: the group has no committed offset in the __consumer_offsets "
+        tprintf(stderr, "kfsck: --from-group %s: the group has no committed offset in the __consumer_offsets "
                         "partitions given\n", group);
         note_unmatched("group", &group, 1, (const char *const *)res->groups, res->ngroups);
         note_group_partitions(in, &group, 1, 50);
@@ -310,17 +310,17 @@ static void print_verdict(sink_run *R)
     char b[32], h[32];
     fmt_bytes(buffers, b, sizeof b);
     FILE *f = o->f;
-    fprintf(f, "verdict: %zu partition%s in %" PRIu32 " task%s of one worker (they share its heap): %s %" PRIu64
+    tprintf(f, "verdict: %zu partition%s in %" PRIu32 " task%s of one worker (they share its heap): %s %" PRIu64
                " open file%s = %s of upload buffers%s",
             n, n == 1 ? "" : "s", ro->tasks, ro->tasks == 1 ? "" : "s", n > 1 ? "at most" : "peak", files,
             files == 1 ? "" : "s", b, n > 1 ? ", if every partition peaks at once" : "");
     if (v == KF_SINK_VERDICT_NONE) {
-        fprintf(f, "; no heap given (--heap)\n");
+        tprintf(f, "; no heap given (--heap)\n");
         return;
     }
     fmt_bytes(ro->heap, h, sizeof h);
     /* buffers that fill the heap exactly fit by the JSON rule, not in words */
-    fprintf(f, ", %s the %s heap%s\n", v == KF_SINK_FITS ? "fits" : v == KF_SINK_FILLS ? "fills" : "exceeds", h,
+    tprintf(f, ", %s the %s heap%s\n", v == KF_SINK_FITS ? "fits" : v == KF_SINK_FILLS ? "fills" : "exceeds", h,
             v == KF_SINK_FILLS ? " exactly, leaving nothing for the worker itself" : "");
 }
 
@@ -344,7 +344,7 @@ int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
     kf_inputs in;
     int in_status = inputs_collect(paths, npaths, &in);
     if (!in.n && in_status != EXIT_FAIL)
-        fprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+        tprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
     report rep = {R.perr, NULL, 0, 0};
     kf_sink_run_opts ro = a->run;
     part_reader_opts(&ro.read, a->max_batch, &rep);

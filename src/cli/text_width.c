@@ -7,7 +7,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "cli/escape.h"
 
 typedef struct range {
     uint32_t lo, hi;
@@ -70,9 +73,32 @@ int text_width(const char *s)
     return w;
 }
 
+/* s escaped (escape.h) into a malloc'd string; NULL when out of memory. */
+static char *shown(const char *s)
+{
+    size_t cap = strlen(s) * 4 + 1;
+    char *e = malloc(cap);
+    return e ? esc_str(s, e, cap) : NULL;
+}
+
+int text_width_shown(const char *s)
+{
+    char *e = shown(s);
+    int w = text_width(e ? e : s);
+    free(e);
+    return w;
+}
+
 void fput_padded(FILE *f, const char *s, int width)
 {
-    fputs(s, f);
-    for (int w = text_width(s); w < width; w++)
+    /* escaped (escape.h), and padded by the width of what is shown */
+    char *e = shown(s);
+    if (!e) {
+        tputs(s, f);
+        return;
+    }
+    fputs(e, f);
+    for (int w = text_width(e); w < width; w++)
         fputc(' ', f);
+    free(e);
 }

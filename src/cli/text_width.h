@@ -9,7 +9,10 @@
 
 /* Columns s takes; a byte that is not valid UTF-8 counts as one. */
 int text_width(const char *s);
-/* s, then spaces up to width columns (none when s is wider). */
+/* Columns s takes as it is shown, escaped (escape.h). */
+int text_width_shown(const char *s);
+/* s escaped (escape.h), then spaces up to width columns of what is shown
+ * (none when it is wider). */
 void fput_padded(FILE *f, const char *s, int width);
 
 #endif

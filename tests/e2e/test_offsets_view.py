@@ -14,6 +14,7 @@ independent of the C code.
 """
 import os
 import re
+import subprocess
 import sys
 import unittest
 
@@ -441,6 +442,27 @@ class CommitInDamage(ViewTest):
         self.write(log)
         (p,) = self.damage()
         self.assertIn("--group 'it'\\''s a group' --topic orders:0", p["reset_command"])
+
+    def test_hostile_group_name_is_escaped_and_quoted(self):
+        """Issue 37 item 2: a group id holding ESC[2J, a newline and BEL: the
+        problem line shows it escaped, the suggested command quotes it in
+        bash's $'...' so that the terminal sees no control and the paste
+        names the group exactly."""
+        group = "g\x1b[2J\nFAKE\x07'x"
+        self.write(self.offsets_log([([go.OC(group, "orders", 0, 3, 12, T)], T)]))
+        log = topic_log("orders", 0, 0, 30, T)
+        bad = bytearray(log.segments[0][1][1])
+        bad[-3] ^= 0xFF
+        log.segments[0][1][1] = bytes(bad)
+        self.write(log)
+        code, out, err = run("offsets", self.dd)
+        self.assertNotRegex(out + err, "[\x00-\x08\x0b-\x1f\x7f]")
+        self.assertIn("group g\\x1b[2J\\nFAKE\\x07'x: orders-0 committed 12 lies in damage", err)
+        (cmd,) = [l.strip() for l in err.splitlines() if l.strip().startswith("kafka-consumer-groups.sh")]
+        self.assertIn("--group $'g\\x1b[2J\\x0aFAKE\\x07\\'x' --topic orders:0", cmd)
+        words = subprocess.run(["bash", "-c", 'f() { printf "%s\\0" "$@"; }; f ' + cmd], stdout=subprocess.PIPE,
+                               check=True).stdout.split(b"\0")
+        self.assertEqual(words[words.index(b"--group") + 1], group.encode())
 
 
 class TopicIds(ViewTest):

@@ -576,7 +576,7 @@ class Replay(TempDirTest):
         c.seg("x", 0, 9, rf.COPY_FINISHED)
         c.metadata()
         code, out, err = remote(NOW, c.dir)
-        self.assertIn("evil\\x1b[31m\\x0aname-0:", out)
+        self.assertIn("evil\\x1b[31m\\nname-0:", out)
         self.assertNotIn("\x1b", out)
         code, rows, err = remote_json(NOW, c.dir)
         self.assertEqual(one(rows, "remote_partition")["topic"], "evil\x1b[31m\nname")

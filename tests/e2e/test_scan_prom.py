@@ -118,7 +118,8 @@ class ScanPrometheusTest(unittest.TestCase):
                                stderr=subprocess.PIPE, timeout=60)
             self.assertEqual(p.returncode, 0, p.stderr)
             out = p.stdout.decode("utf-8")
-            self.assertIn('datadir="odd \\"dir\\" \\\\ ?",topic="orders",partition="1"} 16', out)
+            # the one escaping rule first (a backslash \\, a bad byte \xff), then the format's
+            self.assertIn('datadir="odd \\"dir\\" \\\\\\\\ \\\\xff",topic="orders",partition="1"} 16', out)
             code, msg = promtool(out)
             self.assertEqual(code, 0, msg)
         finally:
