@@ -151,7 +151,7 @@ static void pval_set(pval *v, const pbuf *b)
     if (v->present && !v->changed && (b->overflow || b->len >= sizeof v->s || v->overflow ||
                                       strlen(v->s) != b->len || memcmp(v->s, b->s, b->len))) {
         v->changed = true;
-        memcpy(v->first, v->overflow ? "(overlong)" : v->s, sizeof v->first);
+        snprintf(v->first, sizeof v->first, "%s", v->overflow ? "(overlong)" : v->s);
     }
     v->present = true;
     v->overflow = b->overflow || b->len >= sizeof v->s;

@@ -6,12 +6,15 @@
  * starts with; the sibling of a .log (with a broker suffix or none) keeps
  * the stem and the suffix, and the .log sibling of that is the name again;
  * a partition dir's topic is the name's start, then '-', its partition in
- * 0..999999999. Any crash, sanitizer report or abort is a bug.
+ * 0..999999999; kf_name_offset is Long.parseLong of the text before the
+ * first dot. Any crash, sanitizer report or abort is a bug.
  *
  * Built as build/fuzz/replay_names by `make` (see replay.c), and as a
  * libFuzzer binary by `make fuzz`:
  *   build/fuzz-lf/fuzz_names -max_len=512 tests/fuzz/corpus/names
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,11 +87,35 @@ static void check_partition_dir(const char *s, size_t cap)
         abort(); /* not cut short: the topic ends at a dash */
 }
 
+/* kf_name_offset is Long.parseLong of the text before the first dot: an
+ * optional sign, then digits, within a long (checked against strtoll). */
+static void check_name_offset(const char *s)
+{
+    int64_t off;
+    size_t n;
+    bool ok = kf_name_offset(s, &off, &n);
+    const char *dot = strchr(s, '.');
+    if (n != (dot ? (size_t)(dot - s) : strlen(s)))
+        abort();
+    size_t i = n && (s[0] == '+' || s[0] == '-');
+    bool digits = dot && i < n;
+    for (size_t k = i; k < n; k++)
+        digits &= s[k] >= '0' && s[k] <= '9';
+    char *end;
+    errno = 0;
+    long long v = digits ? strtoll(s, &end, 10) : 0;
+    if (ok != (digits && errno != ERANGE) || (ok && v != off))
+        abort();
+    (void)kf_name_carries_offset(s);
+    (void)kf_snapshot_name_parses(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char s[MAX_NAME + 1];
     fuzz_text(data, size, s, sizeof s);
     check_classify(s);
+    check_name_offset(s);
     check_sibling(s);
     check_partition_dir(s, 256);
     check_partition_dir(s, 1 + (size ? data[0] % 16 : 0));

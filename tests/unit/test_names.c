@@ -141,9 +141,38 @@ static void test_path_dir_and_base(void **state)
     assert_string_equal(kf_path_base("a/b"), "b");
 }
 
+/* LogFileUtils.offsetFromFileName (Long.parseLong before the first dot)
+ * and KRaft's Snapshots.parse, as the broker reads a name. */
+static void test_offsets_by_the_broker(void **state)
+{
+    (void)state;
+    int64_t off;
+    size_t n;
+    assert_true(kf_name_offset("123.log", &off, &n));
+    assert_true(off == 123 && n == 3);
+    assert_true(kf_name_offset("+7.index", &off, &n) && off == 7);
+    assert_true(kf_name_offset("9223372036854775807.log", &off, &n) && off == INT64_MAX);
+    assert_false(kf_name_offset("9223372036854775808.log", &off, &n));
+    assert_false(kf_name_offset("abc.log", &off, &n));
+    assert_int_equal(n, 3);
+    assert_false(kf_name_offset("nodot", &off, &n));
+    assert_false(kf_name_offset(".log", &off, &n));
+    assert_true(kf_name_carries_offset("abc.log"));
+    assert_true(kf_name_carries_offset("x.timeindex"));
+    assert_true(kf_name_carries_offset("00000000000000000000.log.cleaned"));
+    assert_false(kf_name_carries_offset("abc.log.deleted"));
+    assert_false(kf_name_carries_offset("00000000000000000000.snapshot"));
+    assert_true(kf_snapshot_name_parses("00000000000000007259-0000000001.checkpoint"));
+    assert_true(kf_snapshot_name_parses("bootstrap.txt"));
+    assert_false(kf_snapshot_name_parses("99999999999999999999-0000000001.checkpoint"));
+    assert_false(kf_snapshot_name_parses("x.checkpoint"));
+    assert_false(kf_snapshot_name_parses("00000000000000007259-000000000x.checkpoint.part"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_offsets_by_the_broker),
         cmocka_unit_test(test_segment_files),
         cmocka_unit_test(test_fixed_names),
         cmocka_unit_test(test_unknown),
