@@ -141,6 +141,7 @@
 #include "kfsck/dump.h"
 /* predict: what a broker will do with its log dirs when it starts now */
 #include "kfsck/predict.h"
+#include "kfsck/report.h"
 
 #ifdef __cplusplus
 extern "C" {
