@@ -22,6 +22,10 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 import scenarios  # noqa: E402
+import scenario_tiered  # noqa: E402
+
+# Every scenario in the order the suite runs them.
+ALL = scenarios.ALL + scenario_tiered.ALL
 
 # Disagreements found between kfsck and the broker, kept in the suite until
 # kfsck is fixed (the lead deletes an entry with the fix). Key: a check name
@@ -87,11 +91,11 @@ def main(argv):
         return 1
     print(f"broker: Apache Kafka {h.kafka_version()}, kfsck {os.environ['KFSCK']}", flush=True)
     suite = Suite(deadline)
-    names = argv or [n for n, _ in scenarios.ALL]
+    names = argv or [n for n, _ in ALL]
     for name in names:
-        fn = dict(scenarios.ALL).get(name)
+        fn = dict(ALL).get(name)
         if fn is None:
-            print(f"broker: no scenario {name} (have: {', '.join(n for n, _ in scenarios.ALL)})")
+            print(f"broker: no scenario {name} (have: {', '.join(n for n, _ in ALL)})")
             return 2
         if suite.left() < 30:
             suite.fail(f"{name}", "not run: the suite's deadline passed")
