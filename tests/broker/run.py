@@ -29,19 +29,16 @@ import cleaner  # noqa: E402
 import repair_load  # noqa: E402
 import timestamps  # noqa: E402
 import zookeeper  # noqa: E402
+import scenario_tiered  # noqa: E402
 
 # Every scenario in the order the suite runs them.
-ALL = scenarios.ALL + elections.ALL + offsets_tools.ALL + metadata_tools.ALL + cleaner.ALL + repair_load.ALL + timestamps.ALL + zookeeper.ALL
+ALL = scenarios.ALL + elections.ALL + offsets_tools.ALL + metadata_tools.ALL + cleaner.ALL + repair_load.ALL + timestamps.ALL + scenario_tiered.ALL + zookeeper.ALL
 
 # Disagreements found between kfsck and the broker, kept in the suite until
 # kfsck is fixed (the lead deletes an entry with the fix). Key: a check name
 # (or the start of one, ending in "*"); value: what differs and why
 # (details: /work/notes/broker-findings.md in the lead's notes).
 KNOWN = {
-    "metadata: predict on the newest snapshot with cut short in its last data batch vs whether the node starts":
-        "the newest snapshot cut inside its (only) data batch: the node loads what is left (no data records) "
-        "and then dies replaying the log after it ('Error loading metadata log record from offset N: Tried "
-        "to change broker 1, but that broker was not registered', fatal fault); predict says it starts",
 }
 
 
