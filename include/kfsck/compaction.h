@@ -30,7 +30,7 @@
 
 #include "kfsck/common.h"
 #include "kfsck/metadata.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 #include "kfsck/txns.h"
 
 #ifdef __cplusplus

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 #include "kfsck/replay.h"
 #include "kfsck/topic_names.h"
 

@@ -85,36 +85,36 @@
 #define KFSCK_VERSION "0.2.0"
 #define KFSCK_VERSION_NUMBER (KFSCK_VERSION_MAJOR * 10000 + KFSCK_VERSION_MINOR * 100 + KFSCK_VERSION_PATCH)
 
-/* The public headers by layer, bottom up, as src/ is (docs/architecture.md). */
-/* bytes (src/bytes/): error codes, the last error and problems, checksums, codecs */
+/* Stable headers, the kfsck/ ones: the jobs, what the commands do, each
+ * from the PATHs or the inputs a command takes to its results through
+ * callbacks (kf_verify_paths, kf_datadir_scan, kf_offsets_job_run, kf_predict_run,
+ * kf_dump_paths, ...), with the errors and problems (common.h), the walk
+ * over PATHs and the inputs it collects (paths.h, partition.h) and the
+ * time parser (timestamp.h). Their functions keep their meaning and their
+ * options structs grow only by the version rule above.
+ *
+ * Lower-level headers, those of kfsck/sys/ (like libgit2's git2/sys/): the
+ * readers the jobs are made of: checksums and codecs, the sources, the
+ * segment iterator, batches and records, the indexes, the small files'
+ * parsers, the partition reader and the record decoders. A program may use
+ * them, and the stable headers use their types (a job hands its callback a
+ * kf_batch, its options hold the partition reader's), but they follow the
+ * library's insides and may change between minor versions. */
+
+/* The stable headers: errors and problems, the inputs, the time parser */
 #include "kfsck/common.h"
-#include "kfsck/crc.h"
-#include "kfsck/codec.h"
 #include "kfsck/timestamp.h"
-
-/* format (src/format/): Kafka's files, the streaming and partition readers */
-#include "kfsck/file.h"
-#include "kfsck/dirs.h"
-#include "kfsck/names.h"
-#include "kfsck/batch.h"
-#include "kfsck/segment.h"
-#include "kfsck/index.h"
-#include "kfsck/producer_snapshot.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/paths.h"
-#include "kfsck/quorum_state.h"
-#include "kfsck/server_properties.h"
-#include "kfsck/clean_shutdown.h"
 #include "kfsck/partition.h"
+#include "kfsck/paths.h"
 
-/* records (src/records/): the internal topics' records */
-#include "kfsck/coord.h"
-#include "kfsck/kraft.h"
-
-/* jobs (src/jobs/): what the commands do */
+/* ... the jobs */
 #include "kfsck/verify.h"
 #include "kfsck/scan.h"
 #include "kfsck/replay.h"
+#include "kfsck/offsets_job.h"
+#include "kfsck/offsets_view.h"
+#include "kfsck/groups.h"
+#include "kfsck/topic_names.h"
 #include "kfsck/connect.h"
 #include "kfsck/outdir.h"
 #include "kfsck/repair.h"
@@ -123,24 +123,42 @@
 #include "kfsck/txns.h"
 #include "kfsck/metadata.h"
 #include "kfsck/kraft_check.h"
-#include "kfsck/topic_names.h"
-#include "kfsck/part_feed.h"
-#include "kfsck/decoder.h"
-#include "kfsck/offsets_view.h"
-#include "kfsck/groups.h"
 /* compaction: why a compacted partition does not shrink, what cleaning frees */
 #include "kfsck/compaction.h"
 /* replicas: a partition's copies across brokers, before an election by hand */
 #include "kfsck/replicas.h"
 /* remote: tiered storage, reconciled (KIP-405) */
 #include "kfsck/remote.h"
-/* dump --offset (offset_range.h) and the Schema Registry framing (schema_ids.h) */
-#include "kfsck/schema_ids.h"
-#include "kfsck/offset_range.h"
 /* dump: what is in the files, ready to print */
 #include "kfsck/dump.h"
 /* predict: what a broker will do with its log dirs when it starts now */
 #include "kfsck/predict.h"
+
+/* The lower-level headers: bytes (checksums, codecs) */
+#include "kfsck/sys/crc.h"
+#include "kfsck/sys/codec.h"
+/* ... Kafka's files: names, directories, sources, the streaming reader */
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/segment.h"
+#include "kfsck/sys/index.h"
+#include "kfsck/sys/producer_snapshot.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/quorum_state.h"
+#include "kfsck/sys/server_properties.h"
+#include "kfsck/sys/clean_shutdown.h"
+/* ... the partition reader, the loop over a partition, a range of offsets */
+#include "kfsck/sys/part_reader.h"
+#include "kfsck/sys/part_feed.h"
+#include "kfsck/sys/offset_range.h"
+/* ... the records: coordinator and KRaft decoders, which decoder a file
+ * takes, the Schema Registry framing */
+#include "kfsck/sys/coord.h"
+#include "kfsck/sys/kraft.h"
+#include "kfsck/sys/decoder.h"
+#include "kfsck/sys/schema_ids.h"
 
 #ifdef __cplusplus
 extern "C" {

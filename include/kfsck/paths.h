@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/names.h"
 #include "kfsck/partition.h"
 
 #ifdef __cplusplus

@@ -37,10 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 #include "kfsck/common.h"
 #include "kfsck/metadata.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {

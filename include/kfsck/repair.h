@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
 #include "kfsck/outdir.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "kfsck/common.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 #include "kfsck/replay.h"
 
 #ifdef __cplusplus

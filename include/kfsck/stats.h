@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,9 +1,9 @@
 /* clean_shutdown.c: the .kafka_cleanshutdown JSON of KIP-966
- * (include/kfsck/clean_shutdown.h). Jackson reads it into a class with
+ * (include/kfsck/sys/clean_shutdown.h). Jackson reads it into a class with
  * `version` and `brokerEpoch`, ignoring other fields
  * (storage/.../checkpoint/CleanShutdownFileHandler.java); a missing or
  * non-numeric brokerEpoch makes its read() return none. */
-#include "kfsck/clean_shutdown.h"
+#include "kfsck/sys/clean_shutdown.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* dirs.c: classifying PATHs and listing directories (include/kfsck/dirs.h). */
-#include "kfsck/dirs.h"
+/* dirs.c: classifying PATHs and listing directories (include/kfsck/sys/dirs.h). */
+#include "kfsck/sys/dirs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "bytes/error.h"
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

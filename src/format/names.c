@@ -2,7 +2,7 @@
  * the broker's LogFileUtils/LocalLog do (20-digit offset prefixes, the
  * .deleted/.cleaned/.swap suffixes, <topic>-<partition> dirs), and name a
  * segment's sibling files. */
-#include "kfsck/names.h"
+#include "kfsck/sys/names.h"
 
 #include <stdio.h>
 #include <stdlib.h>

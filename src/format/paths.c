@@ -13,8 +13,8 @@
 
 #include "bytes/error.h"
 #include "kfsck/common.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 
 void kf_paths_walk_opts_init(kf_paths_walk_opts *o)
 {

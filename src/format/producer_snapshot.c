@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "bytes/error.h"
-#include "kfsck/crc.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/crc.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 static uint32_t be32(const uint8_t *p)
 {

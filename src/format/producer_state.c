@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/crc.h"
+#include "kfsck/sys/crc.h"
 #include "bytes/cursor.h"
 #include "format/producer_state.h"
 

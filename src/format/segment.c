@@ -9,7 +9,7 @@
  * batch). The reader does the framing, resynchronisation, CRCs and record
  * decoding; this file adds the checks that need the batches in order. */
 #include "bytes/opts.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/segment.h"
 
 #include <limits.h>
 #include <stddef.h>

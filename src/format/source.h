@@ -5,7 +5,7 @@
 #ifndef KFSCK_FORMAT_SOURCE_H
 #define KFSCK_FORMAT_SOURCE_H
 
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 /* The memory of a memory source, NULL for a file. */
 const uint8_t *kf_source_data(const kf_source *s);

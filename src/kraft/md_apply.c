@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "kraft/md_apply_internal.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 void md_set_msg(char *msg, size_t msglen, const char *fmt, ...)
 {

@@ -30,15 +30,15 @@
 #include "kraft/kraft_files.h"
 #include "kraft/md_covered.h"
 #include "kraft/md_image.h"
-#include "kfsck/batch.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/kraft.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/kraft.h"
 #include "kfsck/kraft_check.h"
-#include "kfsck/names.h"
-#include "kfsck/part_feed.h"
-#include "kfsck/quorum_state.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/part_feed.h"
+#include "kfsck/sys/quorum_state.h"
 
 struct kf_metadata {
     md_image im;

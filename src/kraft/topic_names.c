@@ -9,8 +9,8 @@
 
 #include "bytes/error.h"
 #include "bytes/htab.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/file.h"
 
 struct kf_topic_names {
     const kf_topic_names *under;

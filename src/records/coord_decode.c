@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "records/coord_walk.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 #include "bytes/cursor.h"
 #include "bytes/error.h"
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 #define CS_VMAX INT16_MAX
 #define CS_MAX_FIELDS 32 /* most fields one struct of the table has (checked by the tests) */

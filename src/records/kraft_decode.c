@@ -4,7 +4,7 @@
  * records (§14.3), and which config values are secrets. The bodies are read by
  * the generic schema decoder (cs_decode_body, coord_decode.c) over the
  * tables of kraft_schema.c and remote_schema.c. */
-#include "kfsck/kraft.h"
+#include "kfsck/sys/kraft.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* schema_ids.c: the Confluent Schema Registry framing of keys and values
- * (kfsck/schema_ids.h; docs/formats.md §2.8) and the per-segment tally
+ * (kfsck/sys/schema_ids.h; docs/formats.md §2.8) and the per-segment tally
  * of the ids seen. */
-#include "kfsck/schema_ids.h"
+#include "kfsck/sys/schema_ids.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -26,12 +26,12 @@
 
 #include "bytes/error.h"
 #include "bytes/pool.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/kraft_check.h"
 #include "kfsck/metadata.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/names.h"
 #include "kfsck/paths.h"
 #include "kfsck/predict.h"
 

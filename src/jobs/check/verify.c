@@ -20,14 +20,14 @@
 
 #include "bytes/error.h"
 #include "bytes/report.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/index.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
 #include "kfsck/kraft_check.h"
 #include "kfsck/paths.h"
-#include "kfsck/quorum_state.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/quorum_state.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 void kf_verify_opts_init(kf_verify_opts *o)
 {

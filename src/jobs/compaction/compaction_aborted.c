@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/file.h"
-#include "kfsck/index.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
+#include "kfsck/sys/names.h"
 
 static int add_entries(cp_aborts *a, const uint8_t *data, uint64_t size)
 {

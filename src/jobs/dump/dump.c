@@ -17,8 +17,8 @@
 #include "bytes/error.h"
 #include "bytes/opts.h"
 #include "jobs/dump/dump_internal.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/partition.h"
 #include "kfsck/paths.h"
 
@@ -189,7 +189,7 @@ static void range_segment(void *ctx, const char *path)
 }
 
 /* The offsets first..last of the log (a partition dir's segments, or one
- * segment file), with the index's help (kfsck/offset_range.h). */
+ * segment file), with the index's help (kfsck/sys/offset_range.h). */
 static int dump_range(dump_run *d, const kf_partition_copy *log)
 {
     d->file = log->label;

@@ -40,8 +40,8 @@
 #include "jobs/offsets/offsets_sort.h"
 #include "jobs/offsets/offsets_table.h"
 #include "records/offset_commit.h"
-#include "kfsck/codec.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/codec.h"
+#include "kfsck/sys/coord.h"
 
 typedef struct pid_stage {
     uint8_t **keys; /* staged-table keys in arrival order (may repeat) */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/file.h"
-#include "kfsck/server_properties.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/server_properties.h"
 
 typedef struct cfg_read {
     kf_predict_config *c;

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/checkpoint.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/metadata.h"
 #include "kfsck/paths.h"
 

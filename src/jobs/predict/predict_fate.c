@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kfsck/checkpoint.h"
-#include "kfsck/clean_shutdown.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/clean_shutdown.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 
 typedef struct rp_find {
     const char *topic;

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "bytes/error.h"
-#include "kfsck/codec.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/codec.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 #include "format/out_file.h"
 
 /* The last component of path without trailing slashes, malloc'd. */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kfsck/dirs.h"
+#include "kfsck/sys/dirs.h"
 #include "kfsck/scan.h"
 #include "jobs/replicas/replicas_internal.h"
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/batch.h"
-#include "kfsck/part_feed.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/part_feed.h"
 
 typedef struct staged {
     int64_t offset, ts;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/codec.h"
+#include "kfsck/sys/codec.h"
 #include "kfsck/common.h"
 
 #ifdef __cplusplus

@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/file.h"
-#include "kfsck/index.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "kfsck/common.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "kfsck/common.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 #ifdef __cplusplus
 extern "C" {
