@@ -50,9 +50,9 @@ typedef struct kf_error {
 const kf_error *kf_error_last(void);
 void kf_error_clear(void);
 
-/* A bounds-checked position in a byte range. Its reader is internal to the
- * library (src/bytes/cursor.h); a caller only passes one to read a
- * record's headers with (kf_headers_begin, kf_header_next: batch.h). */
+/* A bounds-checked position in a byte range. The functions that read with
+ * it are internal to the library; a caller only passes one to read a
+ * record's headers with (kf_headers_begin, kf_header_next: sys/batch.h). */
 typedef struct kf_cursor {
     const uint8_t *buf;
     size_t len;
@@ -77,7 +77,7 @@ unsigned kf_cpu_count(void);
 #define KF_OPTIONS_INIT_(type, v) { .version = (v) }
 #endif
 
-/* ---- Problems: what verify/dump report -------------------------------- */
+/* ---- Problems: what verify/dump report ----------------------------------- */
 
 typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 

@@ -1,11 +1,11 @@
 /* metadata.h: the cluster as a KRaft broker loads it from its metadata
- * partition (docs/formats.md §14.6, §14.7): the newest intact snapshot at or
- * below the target offset, then every later intact batch of the
- * __cluster_metadata-0 log (several copies read as one log by the partition
- * reader) up to the target, each record applied by the controller's rules
- * (Kafka's image deltas). Damaged batches, undecodable records and records
- * that cannot be applied are reported through the problem callback and
- * skipped.
+ * partition (Kafka's MetadataLoader and image deltas): the newest intact
+ * snapshot at or below the target offset, then every later intact batch of
+ * the __cluster_metadata-0 log (several copies read as one log by the
+ * partition reader) up to the target, each record applied by the controller's
+ * rules (Kafka's image deltas). Damaged batches, undecodable records and
+ * records that cannot be applied are reported through the problem callback
+ * and skipped.
  *
  * Memory is proportional to the cluster (brokers, topics, partitions,
  * configs, ...), never to the log: records are applied one at a time; an
@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-/* ---- what a metadata job reads ---------------------------------------------- */
+/* ---- what a metadata job reads ------------------------------------------- */
 
 /* A KRaft snapshot file: <end offset>-<epoch>.checkpoint, or a bootstrap
  * file (bootstrap.checkpoint, or the 0-0 snapshot), whose records are the
@@ -64,7 +64,7 @@ void kf_kraft_inputs_free(kf_kraft_inputs *ki);
 /* Any metadata log segment or snapshot among them. */
 bool kf_kraft_inputs_found(const kf_kraft_inputs *ki);
 
-/* ---- the image ---------------------------------------------------------------- */
+/* ---- the image ----------------------------------------------------------- */
 
 typedef struct kf_md_ints {
     int32_t *v;

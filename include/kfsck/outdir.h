@@ -1,26 +1,23 @@
-/* outdir.h: the output directory of repair and merge, one policy for both
- * (outdir.c). A run writes a partition copy into OUTDIR/<name>/ (name: the
- * input partition directory's), a single segment into OUTDIR itself, and its
- * report (repair.json, merge.json) into OUTDIR. kf_outdir_prepare, in order:
- *   - refuses OUTDIR equal to or inside an input's directory (a segment's
- *     directory, or a partition directory), and a copy that would be or hold
- *     an input (the CLI's usage error);
- *   - without force, refuses to write over existing output: the report, a
- *     copy directory that is not empty, or for a segment the segment and its
- *     index files in OUTDIR;
- *   - creates OUTDIR.
- * After kf_outdir_stage, the run (kf_repair_into, kf_merge_into in
+/* outdir.h: the output directory of repair and merge, one policy for both. A
+ * run writes a partition copy into OUTDIR/<name>/ (name: the input partition
+ * directory's), a single segment into OUTDIR itself, and its report
+ * (repair.json, merge.json) into OUTDIR. kf_outdir_prepare, in order:   -
+ * refuses OUTDIR equal to or inside an input's directory (a segment's
+ * directory, or a partition directory), and a copy that would be or hold
+ * an input (the CLI's usage error);   - without force, refuses to write over
+ * existing output: the report, a     copy directory that is not empty, or for
+ * a segment the segment and its     index files in OUTDIR;   - creates
+ * OUTDIR. After kf_outdir_stage, the run (kf_repair_into, kf_merge_into in
  * repair.h) writes into a stage, OUTDIR/.<name>.kfsck-tmp-<pid>[-<n>]: the
  * copy directory or the segment's files, then the report (without a stage
- * they are written in place, as they go). kf_outdir_commit moves
- * them into OUTDIR at the end (the .log files after their indexes, the
- * report last); a run that does not get there leaves nothing new in OUTDIR
- * (kf_outdir_free removes the stage). The base name of every file written
- * is recorded; with force, an earlier output in the way is moved aside and
- * removed once the new one is in place: the files of an earlier copy
- * directory that are not Kafka files are moved into the new one first, and
- * the Kafka files this run did not write go (stale files). Nothing here
- * prints. */
+ * they are written in place, as they go). kf_outdir_commit moves them into
+ * OUTDIR at the end (the .log files after their indexes, the report last); a
+ * run that does not get there leaves nothing new in OUTDIR (kf_outdir_free
+ * removes the stage). The base name of every file written is recorded; with
+ * force, an earlier output in the way is moved aside and removed once the new
+ * one is in place: the files of an earlier copy directory that are not Kafka
+ * files are moved into the new one first, and the Kafka files this run did
+ * not write go (stale files). Nothing here prints. */
 #ifndef KFSCK_OUTDIR_H
 #define KFSCK_OUTDIR_H
 

@@ -126,7 +126,7 @@ int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o);
  * errno, nothing reported. Otherwise as kf_paths_walk. */
 int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o);
 
-/* ---- one cluster ----------------------------------------------------------
+/* ---- one cluster ------------------------------------------------------------
  *
  * Data of different clusters is never read as copies of one another, in any
  * command that takes several PATHs: that is an error naming both inputs and

@@ -5,14 +5,14 @@
  * The job replays every __remote_log_metadata partition among the inputs
  * (each read once through the partition reader, its copies as one log) the
  * way a broker's TopicBasedRemoteLogMetadataManager and its per-partition
- * RemoteLogMetadataCache replay it (docs/formats.md §22: the segment
- * states, the transitions the broker drops, the records that stop its
- * metadata consumer, the per-epoch offset maps the broker's remote fetches
- * look segments up in). Then, for every tiered topic partition (one the
- * replay met, or one whose topic has remote.storage.enable=true in the KRaft
- * metadata among the inputs), it sets the remote segments beside each
- * broker's local copy of the partition (its log start checkpoint, first
- * local segment, log end and leader-epoch-checkpoint) and says:
+ * RemoteLogMetadataCache replay it: the segment states, the transitions the
+ * broker drops, the records that stop its metadata consumer, the per-epoch
+ * offset maps the broker's remote fetches look segments up in. Then, for
+ * every tiered topic partition (one the replay met, or one whose topic has
+ * remote.storage.enable=true in the KRaft metadata among the inputs), it sets
+ * the remote segments beside each broker's local copy of the partition (its
+ * log start checkpoint, first local segment, log end and
+ * leader-epoch-checkpoint) and says:
  *
  *  - which offsets are in neither tier (below every local copy's start and
  *    in no segment a broker's remote fetch would find), the data loss;

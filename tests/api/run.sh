@@ -3,7 +3,8 @@
 # (`make install` into a temporary DESTDIR), then builds tests/api/api_c.c
 # and api_cpp.cpp with nothing but `pkg-config --cflags --libs kfsck` (the
 # shared library), and api_c once more with `--static`, runs all three on the
-# fixtures, and checks that libkfsck.so exports the public API only.
+# fixtures, checks that libkfsck.so exports the public API only and that
+# the installed headers cite nothing that is not installed.
 # Prints "N passed, N failed" like the other runners.
 set -u
 BUILD=$1
@@ -52,6 +53,14 @@ if [ -z "$extra" ] && [ -s "$tmp/exported" ]; then
     ok "libkfsck.so exports only the public API ($(wc -l <"$tmp/exported") functions)"
 else
     echo "not declared in include/kfsck (or sys/) but exported: $extra"; bad "exports"
+fi
+# The installed headers document themselves: none points into what is not
+# installed (src/, a .c file, docs/ but the man page, kfsck(1)).
+cites=$(cd "$ROOT" && grep -n -E 'src/|[a-z0-9_]\.c\b|docs/|formats\.md' include/kfsck/*.h include/kfsck/sys/*.h)
+if [ -z "$cites" ]; then
+    ok "the installed headers cite nothing that is not installed"
+else
+    printf '%s\n' "$cites"; bad "headers citing src/ or docs/"
 fi
 # the layers (docs/architecture.md): bytes <- format <- records <- kraft <- jobs;
 # no object of a layer calls a function defined in a layer above it. One

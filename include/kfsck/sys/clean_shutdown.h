@@ -1,8 +1,8 @@
-/* clean_shutdown.h: the .kafka_cleanshutdown file a broker leaves in each
- * log dir when it shuts down cleanly (CleanShutdownFileHandler,
- * docs/formats.md §20.2). Its presence is what the broker goes by; since
- * 3.7 (KIP-966) it holds {"version":0,"brokerEpoch":N}, older brokers left it
- * empty. Parsed with Jansson; nothing is printed. */
+/* clean_shutdown.h: the .kafka_cleanshutdown file a broker leaves in each log
+ * dir when it shuts down cleanly (Kafka's CleanShutdownFileHandler). Its
+ * presence is what the broker goes by; since 3.7 (KIP-966) it holds
+ * {"version":0,"brokerEpoch":N}, older brokers left it empty. Parsed with
+ * Jansson; nothing is printed. */
 #ifndef KFSCK_CLEAN_SHUTDOWN_H
 #define KFSCK_CLEAN_SHUTDOWN_H
 

@@ -11,7 +11,9 @@
  *    come after the copy's previous intact batch and fit its segment (else
  *    an offset_regression / base_offset_mismatch / offset_overflow problem);
  *    with opts.deep also every check verify makes inside the batch (its
- *    records decode: src/format/intact.h). What is not intact is damage in that copy.
+ *    records decode, their count agrees with the header's, a control
+ *    batch holds one well-formed record, the header is sane).
+ *    What is not intact is damage in that copy.
  *  - divergent history: the log never goes back to a lower leader epoch. A
  *    v2 batch whose leader epoch is lower than an epoch that starts at or
  *    before its last offset (known from any copy's batches, or from a
@@ -84,7 +86,7 @@ typedef struct kf_part_reader_opts {
     size_t max_batch_bytes;   /* decompression cap per batch (0: the default) */
     unsigned threads;         /* reader threads per segment (kf_segment_scan_opts.threads) */
     size_t chunk_bytes;       /* read size (kf_segment_scan_opts.chunk_bytes; 0: its default) */
-    bool deep;                /* intact also means: every record decodes (src/format/intact.h) */
+    bool deep;                /* intact also means: every record decodes (above) */
     /* Problems met in the copies (problem.file: the segment), and, unless
      * the callbacks below take them, "copies_disagree" and "offsets_lost". */
     kf_problem_fn problem_fn;

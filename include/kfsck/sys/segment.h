@@ -154,7 +154,7 @@ void kf_segment_scan_opts_init(kf_segment_scan_opts *o);
  * (a read failed: errno kept); the summary holds what was seen. */
 int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_summary *sum);
 
-/* ---- the streaming reader ----------------------------------------------
+/* ---- the streaming reader ---------------------------------------------------
  *
  * Pull-style walk over the entries broker recovery accepts (framing,
  * minimum size, CRC), resynchronising past damage, which is reported through
