@@ -200,6 +200,18 @@ void kf_metadata_opts_init(kf_metadata_opts *o);
 int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_metadata_opts *o);
 void kf_metadata_free(kf_metadata *m);
 
+/* The job `kfsck metadata` runs: the KRaft files among paths collected
+ * (kf_kraft_inputs_collect: each PATH that cannot be used reported through
+ * fn) and, when there is a metadata log or snapshot among them, the image
+ * built from them (kf_metadata_build). *out is the image, or NULL when no
+ * metadata log or snapshot was found (paths of a ZooKeeper-mode broker, or
+ * none usable). Returns KF_OK; KF_ERR_IO when a PATH could not be used or
+ * an input not read (each reported; the image is still built from the
+ * rest); KF_ERR_UNSUPPORTED (an options version it does not know) or
+ * KF_ERR_NOMEM, *out NULL. Free *out with kf_metadata_free. */
+int kf_metadata_run(kf_metadata **out, char *const *paths, size_t n, const kf_metadata_opts *o,
+                    kf_path_error_fn fn, void *ctx);
+
 typedef struct kf_metadata_info {
     const char *cluster_id;    /* from meta.properties, NULL when none */
     const char *snapshot;      /* the snapshot file used, NULL when none */

@@ -7,8 +7,6 @@
  * --sink-partition-duration, the storage-sink catch-up simulation instead
  * (its options are parsed here, the library's kf_sink_run runs it and
  * stats_sink.c prints it). */
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -210,20 +208,6 @@ static void stats_usage(FILE *f)
                "                          one \"sink_verdict\"\n");
 }
 
-/* A whole decimal number >= min (no sign, no suffix) into *v. */
-static int parse_number(const char *s, int64_t min, int64_t *v)
-{
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long n = strtoull(s, &end, 10);
-    if (errno || *end || n > (unsigned long long)INT64_MAX || (int64_t)n < min)
-        return -1;
-    *v = (int64_t)n;
-    return 0;
-}
-
 int cmd_stats(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -393,10 +377,7 @@ int cmd_stats(int argc, char **argv)
     bool write_failed = ferror(stdout);
     free(R.sums);
     kf_inputs_free(&in);
-    if (write_failed) {
-        return EXIT_FAIL;
-    }
-    if (in_status == EXIT_FAIL || res.unreadable)
+    if (write_failed || in_status == EXIT_FAIL || res.unreadable)
         return EXIT_FAIL;
     return res.damaged ? EXIT_DAMAGE : EXIT_CLEAN;
 }

@@ -6,7 +6,6 @@
  * stable offset, the COMMIT/ABORT counts and the .txnindex problems. This
  * file only parses options, calls it and prints. */
 #include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -298,15 +297,8 @@ static int parse_hanging(const char *s, int64_t *ms)
     const char *q = s;
     while (isdigit((unsigned char)*q))
         q++;
-    if (q != s && !*q) {
-        errno = 0;
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (errno || *end || v < 0)
-            return -1;
-        *ms = v;
-        return 0;
-    }
+    if (q != s && !*q)
+        return parse_number(s, 0, ms);
     return kf_parse_duration_ms(s, ms) == KF_OK ? 0 : -1;
 }
 

@@ -210,14 +210,8 @@ static void quorum_state(out *o, const kf_dump_entry *e)
         out_int(o, "leader_epoch", qs->leader_epoch);
         out_int(o, "voted_id", qs->voted_id);
         out_str(o, "voted_directory_id", qs->has_voted_directory_id ? qs->voted_directory_id : NULL);
-        if (qs->has_voters) {
-            out_arr_open(o, "current_voters");
-            for (size_t i = 0; i < qs->nvoters && i < KF_QUORUM_MAX_VOTERS; i++)
-                out_int(o, NULL, qs->voters[i]);
-            out_arr_close(o);
-        } else {
-            out_null(o, "current_voters");
-        }
+        out_int32s(o, "current_voters", qs->has_voters, qs->voters,
+                   qs->nvoters < KF_QUORUM_MAX_VOTERS ? qs->nvoters : KF_QUORUM_MAX_VOTERS);
         out_end(o);
         return;
     }

@@ -515,3 +515,15 @@ void out_leader_epochs(out *o, const char *key, const kf_leader_epoch *e, size_t
     }
     out_arr_close(o);
 }
+
+void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n)
+{
+    if (!has) {
+        out_null(o, key);
+        return;
+    }
+    out_arr_open(o, key);
+    for (size_t i = 0; i < n; i++)
+        out_int(o, NULL, v[i]);
+    out_arr_close(o);
+}
