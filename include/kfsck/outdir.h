@@ -54,8 +54,6 @@ typedef enum kf_outdir_verdict {
     KF_OUTDIR_READY = 0,      /* checked, OUTDIR exists */
     KF_OUTDIR_INSIDE_INPUT,   /* OUTDIR or the copy is (inside) an input's directory, or holds one */
     KF_OUTDIR_EXISTS,         /* without force: od->clash is output of an earlier run */
-    KF_OUTDIR_CANNOT_CREATE,  /* mkdir -p OUTDIR failed: the last error (common.h) says why */
-    KF_OUTDIR_NOMEM,
 } kf_outdir_verdict;
 
 /* The output of a run over input (a partition directory when partition, else
@@ -67,8 +65,11 @@ int kf_outdir_init(kf_outdir *od, const char *dir, const char *input, bool parti
  * directories kf_outdir_prepare created for OUTDIR when they are empty. */
 void kf_outdir_free(kf_outdir *od);
 
-/* The checks above, over the inputs (n >= 1: the segment, or the copies). */
-kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n);
+/* The checks above, over the inputs (n >= 1: the segment, or the copies):
+ * KF_OK with *verdict READY (OUTDIR exists now) or the refusal; KF_ERR_IO
+ * when OUTDIR cannot be created (mkdir -p failed: the last error has the
+ * path and the errno), KF_ERR_NOMEM. */
+int kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n, kf_outdir_verdict *verdict);
 
 /* Is input's last component od->name? (merge names the copy after its first input) */
 bool kf_outdir_named_after(const kf_outdir *od, const char *input);

@@ -46,11 +46,11 @@ typedef struct kf_path_entry {
     const char *name;          /* its last component */
     /* kf_classify_path's kind. Entries of a data dir passed to partition_fn
      * are KF_PATH_PARTITION, or a directory named <topic>-<n> that is
-     * KF_PATH_DATADIR, or (with unreadable_partitions) KF_PATH_ERROR. A data
+     * KF_PATH_DATADIR, or (with unreadable_partitions) KF_PATH_UNREADABLE. A data
      * dir's own files (datadir_file_fn) are only stat'ed: KF_PATH_FILE,
-     * KF_PATH_SPECIAL or KF_PATH_ERROR. */
+     * KF_PATH_SPECIAL or KF_PATH_UNREADABLE. */
     kf_path_kind kind;
-    int err_no;                /* with KF_PATH_ERROR: why */
+    int err_no;                /* with KF_PATH_UNREADABLE: why */
     kf_name_info file;         /* what its name says (kf_classify_name) */
     bool partition_named;      /* the name is <topic>-<n> (also with a -delete/-future/-stray suffix) */
     char topic[256];           /* when partition_named */
@@ -90,7 +90,7 @@ typedef struct kf_paths_walk_opts {
     bool (*want_fn)(void *ctx, const kf_path_entry *e);
     bool descend;               /* walk into each data dir PATH (else datadir_fn only) */
     bool unreadable_partitions; /* a data dir's entry named <topic>-<n> that cannot be read
-                                   goes to partition_fn (KF_PATH_ERROR) instead of error_fn */
+                                   goes to partition_fn (KF_PATH_UNREADABLE) instead of error_fn */
     bool empty_dir_is_datadir;  /* an empty directory PATH is a data dir with nothing in it */
     bool sniff_logs;            /* read the first bytes of each file PATH: e->looks_like_log */
     const char *special_what;   /* words for a PATH that is a FIFO, socket or device

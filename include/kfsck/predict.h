@@ -89,11 +89,12 @@ typedef struct kf_predict_config {
 } kf_predict_config;
 
 /* Read path into *c (zeroed first). KF_OK; KF_ERR_IO (the last error has the
- * errno); KF_ERR_CORRUPT with the reason in msg (a malformed escape, a value
- * that is not a number where one is needed); KF_ERR_TOO_BIG (a line longer
- * than KF_PROPERTIES_LINE_MAX, or a file over KF_SMALL_FILE_MAX); KF_ERR_NOMEM.
+ * errno); KF_ERR_CORRUPT (a malformed escape, a value that is not a number
+ * where one is needed: the last error's message says which, in Kafka's
+ * words, and on what line); KF_ERR_TOO_BIG (a line longer than
+ * KF_PROPERTIES_LINE_MAX, or a file over KF_SMALL_FILE_MAX); KF_ERR_NOMEM.
  * Free with kf_predict_config_free, whatever it returned. */
-int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, size_t msglen);
+int kf_predict_config_read(const char *path, kf_predict_config *c);
 void kf_predict_config_free(kf_predict_config *c);
 
 /* The per-thread recovery rate used when none is given, bytes per second

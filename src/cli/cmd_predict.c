@@ -245,8 +245,7 @@ int cmd_predict(int argc, char **argv)
     kf_predict_config cfg;
     memset(&cfg, 0, sizeof cfg);
     if (config) {
-        char msg[512];
-        int rc = kf_predict_config_read(config, &cfg, msg, sizeof msg);
+        int rc = kf_predict_config_read(config, &cfg);
         if (rc == KF_ERR_NOMEM)
             cli_oom();
         if (rc == KF_ERR_IO || rc == KF_ERR_TOO_BIG) {
@@ -255,7 +254,7 @@ int cmd_predict(int argc, char **argv)
             return EXIT_FAIL;
         }
         if (rc != KF_OK) {
-            cli_error(config, "%s", msg);
+            cli_error(config, "%s", kf_error_last()->message);
             kf_predict_config_free(&cfg);
             return EXIT_FAIL;
         }

@@ -182,7 +182,7 @@ int cmd_verify(int argc, char **argv)
     kf_verify_opts_init(&vo);
     kf_schema_tally *tally = NULL;
     if (schema_fields) {
-        if (!(tally = kf_schema_tally_new()))
+        if (kf_schema_tally_new(&tally) != KF_OK)
             cli_oom();
         vo.schema_fields = schema_fields;
         vo.schema_tally = tally;

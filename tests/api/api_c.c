@@ -101,6 +101,19 @@ static void check_parse_errors(void)
     CHECK(kf_decompress(KF_CODEC_GZIP, 2, junk, sizeof junk, &out, 1024) != KF_OK);
     CHECK(strstr(kf_error_last()->message, "gzip") != NULL);
     kf_buf_free(&out);
+
+    /* no message buffers, no error inside a result: the clean-shutdown
+     * file's parser, a path that cannot be classified, a new object */
+    static const uint8_t no_epoch[] = "{\"version\":0}";
+    kf_clean_shutdown cs;
+    CHECK(kf_clean_shutdown_parse(no_epoch, sizeof no_epoch - 1, &cs) == KF_ERR_CORRUPT);
+    CHECK(cs.has_version && !cs.has_broker_epoch && strstr(kf_error_last()->message, "brokerEpoch") != NULL);
+    kf_path_kind kind;
+    CHECK(kf_classify_path("/nonexistent/kfsck-api", &kind) == KF_ERR_IO && kind == KF_PATH_UNREADABLE);
+    CHECK(kf_error_last()->err_no == ENOENT && !strcmp(kf_error_last()->path, "/nonexistent/kfsck-api"));
+    kf_schema_tally *tally = NULL;
+    CHECK(kf_schema_tally_new(&tally) == KF_OK && tally && kf_schema_tally_count(tally) == 0);
+    kf_schema_tally_free(tally);
 }
 
 int main(int argc, char **argv)

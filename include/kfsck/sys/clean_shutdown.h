@@ -27,10 +27,10 @@ typedef struct kf_clean_shutdown {
 } kf_clean_shutdown;
 
 /* Parse the file's bytes. KF_OK with *cs filled (an empty file: empty);
- * KF_ERR_CORRUPT with the reason in msg when the content is not one JSON
- * object (duplicate keys refused) or brokerEpoch is not an integer: the
- * broker then has no epoch but still counts the shutdown as clean. */
-int kf_clean_shutdown_parse(const uint8_t *data, size_t size, kf_clean_shutdown *cs, char *msg, size_t msglen);
+ * KF_ERR_CORRUPT, the reason in the last error, when the content is not one
+ * JSON object (duplicate keys refused) or brokerEpoch is not an integer:
+ * the broker then has no epoch but still counts the shutdown as clean. */
+int kf_clean_shutdown_parse(const uint8_t *data, size_t size, kf_clean_shutdown *cs);
 
 #ifdef __cplusplus
 }

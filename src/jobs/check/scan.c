@@ -503,7 +503,7 @@ static int add_task(void *ctx, const kf_path_entry *e)
 {
     entries_walk *w = ctx;
     datadir_ctx *d = w->d;
-    if (e->kind == KF_PATH_ERROR && e->err_no == ENOENT)
+    if (e->kind == KF_PATH_UNREADABLE && e->err_no == ENOENT)
         return KF_OK; /* gone since it was listed, or a dangling symlink */
     if (d->ntasks == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 16;

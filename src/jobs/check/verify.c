@@ -655,7 +655,7 @@ static int verify_datadir_partition(void *ctx, const kf_path_entry *e)
     verify_walk *w = ctx;
     if (e->kind == KF_PATH_PARTITION)
         return kf_verify_partition(e->path, w->o, w->res, NULL);
-    if (e->kind == KF_PATH_ERROR) {
+    if (e->kind == KF_PATH_UNREADABLE) {
         sink fs = {w->o, w->res, e->path, 0, 0, false, 0, 0};
         kf_report(sink_problem, &fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0,
                   "cannot read the partition directory: %s", kf_path_error_str(e->err_no));

@@ -266,7 +266,7 @@ static int dump_entry(void *ctx, const kf_path_entry *e)
             return dump_file(d, e->path, e->file);
         return KF_OK;
     case KF_PATH_SPECIAL:
-    case KF_PATH_ERROR:
+    case KF_PATH_UNREADABLE:
         if (segment)
             dump_path_error(d, e->path, e->err_no, false, "%s",
                             e->kind == KF_PATH_SPECIAL ? KF_PATH_SPECIAL_WHAT : kf_path_error_str(e->err_no));

@@ -754,7 +754,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
         report(r, b, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->base_offset,
                "batch skipped", it.err_msg);
         kf_replay_lost_range(r, r->partition, true, b->last_offset); /* its commits are lost too */
-        return r->err;
+        return kf_error_sticky(r->err);
     }
     pending win[WINDOW];
     int n = 1;
@@ -794,7 +794,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
         report(r, b, it.err_code, KF_SEV_ERROR, b->base_offset, "rest of batch skipped", it.err_msg);
         kf_replay_lost_range(r, r->partition, true, b->last_offset);
     }
-    return r->err;
+    return kf_error_sticky(r->err);
 }
 
 /* ---- results -------------------------------------------------------------- */

@@ -508,8 +508,7 @@ static int clean_shutdown(pp_run *r, pp_dir *d)
         kf_file_contents m = {0};
         if (kf_file_read_all(path, 1 << 20, &m.data, &m.size) == KF_OK) {
             kf_clean_shutdown cs;
-            char msg[160];
-            if (kf_clean_shutdown_parse(m.data, (size_t)m.size, &cs, msg, sizeof msg) == KF_OK &&
+            if (kf_clean_shutdown_parse(m.data, (size_t)m.size, &cs) == KF_OK &&
                 cs.has_broker_epoch) {
                 d->out.has_broker_epoch = true;
                 d->out.broker_epoch = cs.broker_epoch;

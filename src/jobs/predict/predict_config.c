@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/server_properties.h"
 
@@ -39,9 +40,8 @@ static int number(cfg_read *r, const char *key, const char *v, size_t n, bool is
     trim(&v, &n);
     if (pp_java_long(v, n, out) && (!is_int || (*out >= INT32_MIN && *out <= INT32_MAX)))
         return KF_OK;
-    if (r->msg)
-        snprintf(r->msg, r->msglen, "Invalid value %.*s for configuration %s: Not a number of type %s", (int)n, v,
-                 key, is_int ? "INT" : "LONG");
+    snprintf(r->msg, r->msglen, "Invalid value %.*s for configuration %s: Not a number of type %s", (int)n, v, key,
+             is_int ? "INT" : "LONG");
     return KF_ERR_CORRUPT;
 }
 
@@ -132,11 +132,11 @@ static int split_dirs(kf_predict_config *c, const char *list)
     return KF_OK;
 }
 
-int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, size_t msglen)
+int kf_predict_config_read(const char *path, kf_predict_config *c)
 {
     memset(c, 0, sizeof *c);
-    if (msg && msglen)
-        msg[0] = 0;
+    char msg[512] = "";
+    size_t msglen = sizeof msg;
     kf_file_contents m = {0};
     int rc = kf_file_read_all(path, KF_SMALL_FILE_MAX, &m.data, &m.size);
     if (rc != KF_OK)
@@ -145,11 +145,13 @@ int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, si
     uint64_t line = 0;
     rc = kf_properties_parse(m.data, (size_t)m.size, on_property, &r, &line);
     free(m.data);
-    if ((rc == KF_ERR_CORRUPT || rc == KF_ERR_TOO_BIG) && msg && !msg[0])
+    if ((rc == KF_ERR_CORRUPT || rc == KF_ERR_TOO_BIG) && !msg[0])
         snprintf(msg, msglen, "line %llu: %s", (unsigned long long)line,
                  rc == KF_ERR_TOO_BIG ? "longer than kfsck reads (1 MiB)" : "Malformed \\uxxxx encoding.");
-    else if (rc == KF_ERR_CORRUPT && msg)
+    else if (rc == KF_ERR_CORRUPT)
         snprintf(msg + strlen(msg), msglen - strlen(msg), " (line %llu)", (unsigned long long)line);
+    if (rc == KF_ERR_CORRUPT || rc == KF_ERR_TOO_BIG)
+        kf_error_set(rc, 0, path, "%s", msg);
     if (rc == KF_OK && !c->has_retention_ms && (r.has_minutes || r.has_hours)) {
         /* log.retention.ms, else .minutes, else .hours (KafkaConfig.logRetentionTimeMillis) */
         c->has_retention_ms = true;
@@ -162,7 +164,7 @@ int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, si
         rc = split_dirs(c, dirs);
     free(r.log_dirs);
     free(r.log_dir);
-    return rc;
+    return rc == KF_ERR_NOMEM ? kf_error_set(rc, ENOMEM, path, "out of memory") : rc;
 }
 
 void kf_predict_config_free(kf_predict_config *c)

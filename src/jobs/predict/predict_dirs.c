@@ -141,7 +141,7 @@ static int add_part(pp_dir *d, const kf_path_entry *e, const char *topic, int32_
              : kind == DIR_STRAY  ? KF_PST_STRAY
                                   : KF_PST_ONLINE;
     p->deleting = kind == DIR_DELETE;
-    if (e->kind == KF_PATH_ERROR)
+    if (e->kind == KF_PATH_UNREADABLE)
         p->io_error = true; /* said once it is worked on */
     return p->name && p->topic && p->dir ? KF_OK : KF_ERR_NOMEM;
 }
@@ -152,7 +152,7 @@ static int on_entry(void *ctx, const kf_path_entry *e)
 {
     pp_dir *d = ctx;
     bool dir = e->kind == KF_PATH_PARTITION || e->kind == KF_PATH_DATADIR || e->kind == KF_PATH_OTHER_DIR ||
-               (e->kind == KF_PATH_ERROR && e->partition_named);
+               (e->kind == KF_PATH_UNREADABLE && e->partition_named);
     if (!dir || !strcmp(e->name, "remote-log-index-cache"))
         return KF_OK;
     char topic[256];

@@ -150,11 +150,12 @@ static bool clash_at(kf_outdir *od, char *p)
     return false;
 }
 
-/* Without force: the first output of an earlier run in the way, in od->clash. */
-static kf_outdir_verdict find_clash(kf_outdir *od)
+/* Without force: the first output of an earlier run in the way, in od->clash
+ * (KF_OUTDIR_EXISTS), else KF_OUTDIR_READY; -1 when out of memory. */
+static int find_clash(kf_outdir *od)
 {
     if (clash_at(od, strdup(od->report)))
-        return od->clash ? KF_OUTDIR_EXISTS : KF_OUTDIR_NOMEM;
+        return KF_OUTDIR_EXISTS;
     if (od->partition) {
         kf_name_list l;
         bool in_way;
@@ -165,7 +166,7 @@ static kf_outdir_verdict find_clash(kf_outdir *od)
             in_way = exists(od->target);
         }
         if (in_way && !(od->clash = strdup(od->target)))
-            return KF_OUTDIR_NOMEM;
+            return -1;
         return in_way ? KF_OUTDIR_EXISTS : KF_OUTDIR_READY;
     }
     /* a segment: itself and the index files the writer puts beside it */
@@ -182,21 +183,28 @@ static kf_outdir_verdict find_clash(kf_outdir *od)
     return KF_OUTDIR_READY;
 }
 
-kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n)
+int kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n, kf_outdir_verdict *verdict)
 {
+    *verdict = KF_OUTDIR_READY;
     for (size_t i = 0; i < n; i++) {
         char *area = od->partition ? strdup(inputs[i]) : kf_path_dir(inputs[i]);
         if (!area)
-            return KF_OUTDIR_NOMEM;
+            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
         bool in = inside(od, area);
         free(area);
-        if (in)
-            return KF_OUTDIR_INSIDE_INPUT;
+        if (in) {
+            *verdict = KF_OUTDIR_INSIDE_INPUT;
+            return KF_OK;
+        }
     }
     if (!od->force) {
-        kf_outdir_verdict v = find_clash(od);
-        if (v != KF_OUTDIR_READY)
-            return v;
+        int v = find_clash(od);
+        if (v < 0)
+            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        if (v != KF_OUTDIR_READY) {
+            *verdict = (kf_outdir_verdict)v;
+            return KF_OK;
+        }
     }
     /* the topmost missing directory, removed again when the run does not commit */
     char *missing = NULL;
@@ -219,9 +227,7 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
     }
     free(od->created);
     od->created = missing;
-    if (kf_mkdirs(od->dir) != KF_OK)
-        return kf_error_last()->err_no == ENOMEM ? KF_OUTDIR_NOMEM : KF_OUTDIR_CANNOT_CREATE;
-    return KF_OUTDIR_READY;
+    return kf_mkdirs(od->dir); /* KF_ERR_IO or KF_ERR_NOMEM: the last error says why */
 }
 
 static void add_name(kf_outdir *od, const char *b, size_t n, const char *ext)
