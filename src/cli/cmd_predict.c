@@ -61,10 +61,7 @@ static void print_action(void *ctx, const kf_predict_action *a)
     out_begin(o, "action");
     out_str(o, "datadir", a->datadir);
     out_str(o, "topic", a->topic);
-    if (a->topic)
-        out_int(o, "partition", a->partition);
-    else
-        out_null(o, "partition");
+    out_opt_int(o, "partition", a->topic, a->partition);
     out_str(o, "action", kf_predict_action_name(a->action));
     out_str(o, "file", a->file);
     out_str(o, "reason", a->reason);

@@ -75,32 +75,14 @@ static void json_cluster(out *o, const kf_metadata *m)
     out_begin(o, "cluster");
     out_str(o, "cluster_id", in->cluster_id);
     out_str(o, "snapshot", in->snapshot);
-    if (in->snapshot)
-        out_int(o, "snapshot_offset", in->snapshot_offset);
-    else
-        out_null(o, "snapshot_offset");
-    if (in->has_last_offset)
-        out_int(o, "last_offset", in->last_offset);
-    else
-        out_null(o, "last_offset");
+    out_opt_int(o, "snapshot_offset", in->snapshot, in->snapshot_offset);
+    out_opt_int(o, "last_offset", in->has_last_offset, in->last_offset);
     out_uint(o, "records", in->records);
-    if (in->has_leader_epoch)
-        out_int(o, "leader_epoch", in->leader_epoch);
-    else
-        out_null(o, "leader_epoch");
+    out_opt_int(o, "leader_epoch", in->has_leader_epoch, in->leader_epoch);
     out_int32s(o, "voters", in->has_voters, in->voters, in->nvoters);
-    if (in->has_metadata_version)
-        out_int(o, "metadata_version", in->metadata_version);
-    else
-        out_null(o, "metadata_version");
-    if (in->kraft_version >= 0)
-        out_int(o, "kraft_version", in->kraft_version);
-    else
-        out_null(o, "kraft_version");
-    if (in->log_start_offset >= 0)
-        out_int(o, "log_start_offset", in->log_start_offset);
-    else
-        out_null(o, "log_start_offset");
+    out_opt_int(o, "metadata_version", in->has_metadata_version, in->metadata_version);
+    out_opt_int(o, "kraft_version", in->kraft_version >= 0, in->kraft_version);
+    out_opt_int(o, "log_start_offset", in->log_start_offset >= 0, in->log_start_offset);
     out_bool(o, "open_transaction", in->open_transaction);
     out_end(o);
 }

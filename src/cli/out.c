@@ -418,10 +418,7 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
         out_begin(o, "problem");
         out_str(o, "file", file);
         out_uint(o, "position", p->position);
-        if (p->has_offset)
-            out_int(o, "offset", p->offset);
-        else
-            out_null(o, "offset");
+        out_opt_int(o, "offset", p->has_offset, p->offset);
         out_str(o, "code", p->code);
         out_str(o, "severity", p->severity == KF_SEV_ERROR ? "error" : "warning");
         out_str(o, "message", p->message);

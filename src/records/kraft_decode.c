@@ -33,12 +33,9 @@ static void rec_init(kf_kraft_record *out)
 static void rec_err(kf_kraft_record *out, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void rec_err(kf_kraft_record *out, size_t pos, const char *fmt, ...)
 {
-    if (out->err[0])
-        return;
-    out->err_pos = (uint32_t)pos;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(out->err, sizeof out->err, fmt, ap);
+    cs_first_err(out->err, sizeof out->err, &out->err_pos, pos, fmt, ap);
     va_end(ap);
 }
 

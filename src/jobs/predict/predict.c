@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bytes/error.h"
@@ -45,6 +44,7 @@
 #include "kfsck/sys/file.h"
 #include "kfsck/metadata.h"
 #include "kfsck/paths.h"
+#include "kfsck/timestamp.h"
 
 void kf_predict_opts_init(kf_predict_opts *o)
 {
@@ -622,13 +622,6 @@ static void emit_dir(pp_run *r, pp_dir *d)
     }
 }
 
-static int64_t clock_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf_predict_summary *sum)
 {
     pp_run r;
@@ -637,7 +630,7 @@ int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf
     if (kf_opts_take(&r.o, o, sizeof r.o, KF_PREDICT_OPTIONS_VERSION, &r.o.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     r.cfg = r.o.config;
-    r.now = r.o.has_now ? r.o.now_ms : clock_ms();
+    r.now = r.o.has_now ? r.o.now_ms : kf_now_ms();
     r.dirs = calloc(n ? n : 1, sizeof *r.dirs);
     if (!r.dirs)
         return KF_ERR_NOMEM;
