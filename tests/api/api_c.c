@@ -199,7 +199,8 @@ static void on_action(void *ctx, const kf_predict_action *a)
         return;
     }
     kf_name_info ni = kf_classify_name(kf_path_base(a->file));
-    f->bad |= kf_recovery_point(src, ni.base_offset) != a->position;
+    uint64_t valid = 0;
+    f->bad |= kf_recovery_point(src, ni.base_offset, &valid) != KF_OK || valid != a->position;
     kf_source_close(src);
 }
 
