@@ -267,6 +267,17 @@ static const cs_field v_sg_state2_f[] = {
 STRUCT(v_sg_state2, "ShareGroupStatePartitionMetadataValue");
 MSG(m_v_sg_state2, "ShareGroupStatePartitionMetadataValue (later)", v_sg_state2, 0, 0, 0);
 
+/* Kafka 4.4.0's ShareGroupStatePartitionMetadataValue (the same version 0):
+ * InitializingTopics first, TopicPartitionsInfo without CreateTimestamp, as
+ * the broker suite's clean scenario found it written (docs/formats.md §23). */
+static const cs_field v_sg_state44_f[] = {
+    AS("initializing_topics", s_topic_parts_info, 0, X),
+    AS("initialized_topics", s_topic_parts_info, 0, X),
+    AS("deleting_topics", s_topic_info, 0, X),
+};
+STRUCT(v_sg_state44, "ShareGroupStatePartitionMetadataValue");
+MSG(m_v_sg_state44, "ShareGroupStatePartitionMetadataValue (4.4)", v_sg_state44, 0, 0, 0);
+
 static const cs_field v_sg_member_f[] = {
     PN("rack_id", CS_STRING, 0, X, 0, X),
     P("client_id", CS_STRING, 0, X),
@@ -462,7 +473,7 @@ const cs_message kf_cs_consumer_assignment = { "ConsumerProtocolAssignment", &cp
 
 static const cs_message *const alt_sg_part_meta[] = { &m_v_sg_part_meta_39 };
 static const cs_message *const alt_sg_meta[] = { &m_v_sg_meta2 };
-static const cs_message *const alt_sg_state[] = { &m_v_sg_state2 };
+static const cs_message *const alt_sg_state[] = { &m_v_sg_state44, &m_v_sg_state2 };
 static const cs_message *const alt_st_meta[] = { &m_v_st_meta2 };
 
 #define REC(ty, nm, k, v) { ty, nm, &k, &v, NULL, NULL, 0, 0 }

@@ -31,7 +31,7 @@ LEGACY_BATCH = re.compile(
 RECORD = re.compile(
     r"^\| offset: (?P<offset>-?\d+) (?P<ts_type>\w+): (?P<timestamp>-?\d+) keySize: (?P<key_size>-?\d+) "
     r"valueSize: (?P<value_size>-?\d+)(?: sequence: (?P<sequence>-?\d+) headerKeys: \[(?P<header_keys>[^\]]*)\])?"
-    r"(?: isValid: \w+ crc: \d+\}?)?"
+    r"(?: isValid: (?P<rec_valid>\w+) crc: (?P<rec_crc>\d+)\}?)?"
     r"(?: endTxnMarker: (?P<marker>\w+) coordinatorEpoch: (?P<coordinator_epoch>-?\d+))?"
     r"(?: (?:SnapshotHeader|SnapshotFooter|KRaftVersion|KRaftVoters|LeaderChange):? (?P<kraft>\{.*\}))?"
     r"(?: controlType: (?P<control_type>\w+)\((?P<control_type_id>-?\d+)\))?"
@@ -120,6 +120,12 @@ def java_text(raw):
         return None
 
 
+def timestamp(ts_type, text):
+    """A timestamp as DumpLogSegments prints it, as kfsck gives it: magic 0
+    has none ("NoTimestampType: -1"), which kfsck's JSON says with null."""
+    return None if ts_type == "NoTimestampType" else int(text)
+
+
 def compare_log(name, tool_batches, trailing, rows):
     """kfsck `dump --records --payload --json` rows of one segment against
     DumpLogSegments' batches of it. Returns (batches, records) compared."""
@@ -139,7 +145,7 @@ def compare_log(name, tool_batches, trailing, rows):
         _eq(f"{where} crc", b["crc"], int(t["crc"]))
         _eq(f"{where} crc_ok", b["crc_ok"], t["valid"] == "true")
         _eq(f"{where} timestamp_type", b["timestamp_type"], TS_TYPE[t["ts_type"]])
-        _eq(f"{where} max_timestamp", b["max_timestamp"], int(t["max_timestamp"]))
+        _eq(f"{where} max_timestamp", b["max_timestamp"], timestamp(t["ts_type"], t["max_timestamp"]))
         if t.get("base_offset") is not None:
             _eq(f"{where} base_offset", b["base_offset"], int(t["base_offset"]))
             _eq(f"{where} count", b["count"], None if t["count"] == "null" else int(t["count"]))
@@ -160,7 +166,11 @@ def compare_log(name, tool_batches, trailing, rows):
         for r, tr in zip(recs, t["records"]):
             w = f"{name} offset {tr['offset']}"
             _eq(f"{w} offset", r["offset"], int(tr["offset"]))
-            _eq(f"{w} timestamp", r["timestamp"], int(tr["timestamp"]))
+            _eq(f"{w} timestamp", r["timestamp"], timestamp(tr["ts_type"], tr["timestamp"]))
+            if tr["rec_crc"] is not None:
+                # a magic 0/1 message inside its wrapper has its own CRC-32
+                _eq(f"{w} crc (the message's own)", r.get("crc"), int(tr["rec_crc"]))
+                _eq(f"{w} crc_ok (the message's own)", r.get("crc_ok"), tr["rec_valid"] == "true")
             _eq(f"{w} key_size", r["key_size"], int(tr["key_size"]))
             _eq(f"{w} value_size", r["value_size"], int(tr["value_size"]))
             if tr["sequence"] is not None:
@@ -283,8 +293,9 @@ def compare_readback(name, readback, rows):
             raise AssertionError(f"{w}: the consumer read it, kfsck has no such record")
         _eq(f"{w} key", r.get("key_b64"), c["key_b64"])
         _eq(f"{w} value", r.get("value_b64"), c["value_b64"])
-        _eq(f"{w} timestamp", r["timestamp"], c["timestamp"])
-        _eq(f"{w} headers", [[h["key"], h["value_b64"]] for h in r["headers"]], c["headers"])
+        # magic 0 has no timestamp (null; the consumer's -1) and magic 0/1 no headers (null; the consumer's none)
+        _eq(f"{w} timestamp", r["timestamp"], None if c["timestamp"] == -1 and r["timestamp"] is None else c["timestamp"])
+        _eq(f"{w} headers", [[h["key"], h["value_b64"]] for h in r["headers"] or []], c["headers"])
         n += 1
     return n
 

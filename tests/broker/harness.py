@@ -10,7 +10,9 @@ What it gives the scenarios:
     kill (SIGKILL) / restart; each start's broker log in its own file, parsed
     into lines (LogLoader's recovery, truncation and index rebuilds, the
     cleaner's lines, the "Completed load of" line with each log's end).
-  - Cluster: three such nodes forming one quorum (the replica tests).
+  - Cluster: three such nodes forming one quorum (the replica tests), or
+    one dedicated controller and three brokers (the election tests: with
+    the controller apart, a lone broker can still be elected).
   - Driver: our Java workload driver (src/main/java/kfsck/broker/Driver.java)
     as one JVM that takes commands one at a time; it also runs Kafka's tools
     (DumpLogSegments, ConsumerGroupCommand, TransactionsCommand, ...) in
@@ -60,35 +62,61 @@ def _newest_source():
     return newest
 
 
-def classpath():
-    """The classpath of the pinned Kafka and our driver; resolves and
-    compiles with Maven when the pom or the driver changed."""
+def _tools():
     for tool in (JAVA, "mvn"):
         if not shutil.which(tool):
             raise Unavailable(f"{tool} not found (make deps installs openjdk-17-jdk-headless and maven)")
+
+
+def _maven(pom, cp_file, goals, timeout=900):
+    """Resolves pom's dependencies into REPO_LOCAL (and runs goals), writing
+    the classpath to cp_file; Unavailable when Maven or Maven Central fails."""
+    cmd = ["mvn", "-B", "-q", f"-Dmaven.repo.local={REPO_LOCAL}", "-f", pom,
+           "dependency:build-classpath", f"-Dmdep.outputFile={cp_file}", *goals]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Unavailable(f"Maven did not fetch {kafka_version(pom)} in {timeout} s: is Maven Central reachable?")
+    out = p.stdout.decode(errors="replace")
+    if p.returncode != 0:
+        if re.search(r"Could not (transfer|resolve)|UnknownHost|Connection (refused|timed out)|"
+                     r"Network is unreachable|Could not find artifact|offline mode|Temporary failure in name", out):
+            raise Unavailable("Maven Central cannot be reached to fetch Kafka "
+                              f"({kafka_version(pom)}); the broker suite needs it")
+        errors = [l for l in out.splitlines() if "ERROR" in l] or out.strip().splitlines() or [""]
+        raise Unavailable("mvn failed: " + errors[0].strip())
+    os.utime(cp_file)
+
+
+def classpath():
+    """The classpath of the pinned Kafka and our driver; resolves and
+    compiles with Maven when the pom or the driver changed."""
+    _tools()
     stamp = os.path.join(TARGET, "classes", "kfsck", "broker", "Driver.class")
     if not (os.path.exists(CP_FILE) and os.path.exists(stamp)
             and os.path.getmtime(CP_FILE) >= _newest_source() and os.path.getmtime(stamp) >= _newest_source()):
-        cmd = ["mvn", "-B", "-q", f"-Dmaven.repo.local={REPO_LOCAL}", "-f", os.path.join(HERE, "pom.xml"),
-               "dependency:build-classpath", f"-Dmdep.outputFile={CP_FILE}", "compile"]
-        try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
-        except subprocess.TimeoutExpired:
-            raise Unavailable(f"Maven did not fetch Kafka ({kafka_version()}) in 900 s: is Maven Central reachable?")
-        out = p.stdout.decode(errors="replace")
-        if p.returncode != 0:
-            if re.search(r"Could not (transfer|resolve)|UnknownHost|Connection (refused|timed out)|"
-                         r"Network is unreachable|Could not find artifact|offline mode|Temporary failure in name", out):
-                raise Unavailable("Maven Central cannot be reached to fetch Kafka "
-                                  f"({kafka_version()}); the broker suite needs it")
-            raise Unavailable("mvn failed: " + out.strip().splitlines()[-1] if out.strip() else "mvn failed")
-        os.utime(CP_FILE)
+        _maven(os.path.join(HERE, "pom.xml"), CP_FILE, ["compile"])
     with open(CP_FILE) as f:
         return os.path.join(TARGET, "classes") + os.pathsep + f.read().strip()
 
 
-def kafka_version():
-    with open(os.path.join(HERE, "pom.xml")) as f:
+ZK_POM = os.path.join(HERE, "zk", "pom.xml")
+ZK_CP_FILE = os.path.join(HERE, "zk", "target", "classpath.txt")
+
+
+def zk_classpath():
+    """The classpath of the ZooKeeper-mode Kafka of tests/broker/zk/pom.xml
+    (its broker and the ZooKeeper server), resolved by Maven once."""
+    _tools()
+    if not (os.path.exists(ZK_CP_FILE) and os.path.getmtime(ZK_CP_FILE) >= os.path.getmtime(ZK_POM)):
+        os.makedirs(os.path.dirname(ZK_CP_FILE), exist_ok=True)
+        _maven(ZK_POM, ZK_CP_FILE, [])
+    with open(ZK_CP_FILE) as f:
+        return f.read().strip()
+
+
+def kafka_version(pom=None):
+    with open(pom or os.path.join(HERE, "pom.xml")) as f:
         return re.search(r"<kafka.version>([^<]+)</kafka.version>", f.read()).group(1)
 
 
@@ -154,14 +182,38 @@ def end_process(p, sig=signal.SIGTERM, timeout=60):
     return p.returncode
 
 
+# What every broker of the suite is set to, KRaft or ZooKeeper mode: small
+# (two cores carry a broker or four), one partition per topic unless asked,
+# internal topics of few partitions and no replicas, no topic created by a
+# client's request.
+BROKER_PROPS = {
+    "num.partitions": 1,
+    "offsets.topic.replication.factor": 1,
+    "offsets.topic.num.partitions": 2,
+    "transaction.state.log.replication.factor": 1,
+    "transaction.state.log.min.isr": 1,
+    "transaction.state.log.num.partitions": 2,
+    "group.initial.rebalance.delay.ms": 0,
+    "num.io.threads": 2,
+    "num.network.threads": 2,
+    "num.recovery.threads.per.data.dir": 1,
+    "background.threads": 2,
+    "log.cleaner.threads": 1,
+    "log.cleaner.dedupe.buffer.size": 4 * 1024 * 1024,
+    "auto.create.topics.enable": "false",
+}
+
+
 class Node:
     """One KRaft node. roles: "broker,controller" (a combined node, the
-    default) or as given; voters: "id@127.0.0.1:port,..." (its own quorum
-    when None); cluster_id shared by a cluster's nodes."""
+    default), "controller" or "broker"; voters: "id@127.0.0.1:port,..."
+    (its own quorum when None); cluster_id shared by a cluster's nodes."""
 
-    def __init__(self, cp, workdir, node_id=1, voters=None, cluster_id=None, extra=None, ports=None):
+    def __init__(self, cp, workdir, node_id=1, voters=None, cluster_id=None, extra=None, ports=None,
+                 roles="broker,controller"):
         self.cp = cp
         self.node_id = node_id
+        self.roles = roles
         self.dir = os.path.join(workdir, f"node{node_id}")
         self.data = os.path.join(self.dir, "data")
         os.makedirs(self.dir, exist_ok=True)
@@ -179,37 +231,28 @@ class Node:
         return f"127.0.0.1:{self.port}"
 
     def write_config(self):
+        listeners = {"broker,controller": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.cport}",
+                     "controller": f"CONTROLLER://127.0.0.1:{self.cport}",
+                     "broker": f"PLAINTEXT://127.0.0.1:{self.port}"}[self.roles]
         props = {
-            "process.roles": "broker,controller",
+            "process.roles": self.roles,
             "node.id": self.node_id,
             "controller.quorum.voters": self.voters,
-            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.cport}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "listeners": listeners,
             "controller.listener.names": "CONTROLLER",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-            "inter.broker.listener.name": "PLAINTEXT",
             "log.dirs": self.data,
-            "num.partitions": 1,
-            "offsets.topic.replication.factor": 1,
-            "offsets.topic.num.partitions": 2,
-            "transaction.state.log.replication.factor": 1,
-            "transaction.state.log.min.isr": 1,
-            "transaction.state.log.num.partitions": 2,
+            **BROKER_PROPS,
             "share.coordinator.state.topic.replication.factor": 1,
             "share.coordinator.state.topic.min.isr": 1,
             "share.coordinator.state.topic.num.partitions": 1,
-            "group.initial.rebalance.delay.ms": 0,
-            "num.io.threads": 2,
-            "num.network.threads": 2,
-            "num.recovery.threads.per.data.dir": 1,
-            "background.threads": 2,
-            "log.cleaner.threads": 1,
-            "log.cleaner.dedupe.buffer.size": 4 * 1024 * 1024,
             "log.cleaner.backoff.ms": 1000,
-            "auto.create.topics.enable": "false",
             "transaction.max.timeout.ms": 900000,
             "transaction.abort.timed.out.transaction.cleanup.interval.ms": 900000,
         }
+        if self.roles != "controller":
+            props["advertised.listeners"] = f"PLAINTEXT://127.0.0.1:{self.port}"
+            props["inter.broker.listener.name"] = "PLAINTEXT"
         props.update(self.extra)
         self.config = os.path.join(self.dir, "server.properties")
         with open(self.config, "w") as f:
@@ -286,6 +329,83 @@ class Node:
         return self.proc is not None and self.proc.poll() is None
 
 
+class ZooKeeper:
+    """A standalone ZooKeeper server (of the ZooKeeper-mode Kafka's
+    classpath) on a free loopback port, its admin server off."""
+
+    def __init__(self, zk_cp, workdir):
+        self.dir = os.path.join(workdir, "zookeeper")
+        os.makedirs(self.dir, exist_ok=True)
+        self.port = free_port()
+        self.log = os.path.join(self.dir, "zookeeper.log")
+        self.proc = subprocess.Popen(
+            [JAVA, *TOOL_JVM, "-Dzookeeper.admin.enableServer=false", f"-Dorg.slf4j.simpleLogger.logFile={self.log}",
+             "-cp", zk_cp, "org.apache.zookeeper.server.ZooKeeperServerMain", str(self.port),
+             os.path.join(self.dir, "data")], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL)
+
+        def up():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"ZooKeeper exited with {self.proc.returncode}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return True
+            except OSError:
+                return False
+        wait_for(up, 60, "ZooKeeper to listen", step=0.2)
+
+    @property
+    def connect(self):
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self):
+        end_process(self.proc, signal.SIGTERM, 30)
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def kill(self):
+        end_process(self.proc, signal.SIGKILL, 10)
+
+
+class ZkBroker(Node):
+    """A ZooKeeper-mode broker (Kafka 3.x: no storage format, meta.properties
+    v0 with broker.id written at its first start) on the classpath of
+    tests/broker/zk/pom.xml."""
+    def __init__(self, zk_cp, workdir, zk, node_id=1, extra=None):
+        self.zk = zk
+        super().__init__(zk_cp, workdir, node_id=node_id, extra=extra, ports=(free_port(), None))
+
+    def write_config(self):
+        props = {
+            "broker.id": self.node_id,
+            "zookeeper.connect": self.zk.connect,
+            "listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "log.dirs": self.data,
+            **BROKER_PROPS,
+        }
+        props.update(self.extra)
+        self.config = os.path.join(self.dir, "server.properties")
+        with open(self.config, "w") as f:
+            for k, v in props.items():
+                f.write(f"{k}={v}\n")
+
+    def format(self, timeout=120):
+        pass  # a ZooKeeper-mode broker formats nothing
+
+    def wait_started(self, timeout=120):
+        # KafkaServer's "[KafkaServer id=N] started" through slf4j-simple
+        # (its logger name in brackets is not printed): look for the message
+        def up():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"broker {self.node_id} exited with {self.proc.returncode} while starting; "
+                                   f"last lines: {self.tail()}")
+            return any(re.search(r"\[KafkaServer id=\d+\] started", l["msg"]) for l in self.lines())
+        wait_for(up, timeout, f"broker {self.node_id} to start")
+        self.start_seconds = time.monotonic() - self.started_at
+
+
 class Cluster:
     """Three combined KRaft nodes in one quorum (replica tests)."""
 
@@ -313,10 +433,48 @@ class Cluster:
         for n in self.nodes:
             n.wait_started(timeout)
 
+    def stop_order(self):
+        return self.nodes
+
     def stop(self):
-        for n in self.nodes:
+        for n in self.stop_order():
             if n.running():
                 n.stop()
+
+
+class ControllerCluster(Cluster):
+    """A dedicated KRaft controller (node 1, nodes[0]) and n brokers (nodes
+    2..n+1): with the quorum apart, brokers stop, crash and restart one by
+    one while the controller goes on electing leaders, a lone broker
+    included. The controller is stopped last."""
+
+    def __init__(self, cp, workdir, n=3, extra=None, controller_extra=None):
+        cid = kafka_uuid()
+        cport = free_port()
+        voters = f"1@127.0.0.1:{cport}"
+        ex = {"offsets.topic.replication.factor": min(3, n), "transaction.state.log.replication.factor": min(3, n),
+              "transaction.state.log.min.isr": 1}
+        ex.update(extra or {})
+        ctl = dict(controller_extra or {})
+        self.nodes = [Node(cp, workdir, 1, voters=voters, cluster_id=cid, extra=ctl, ports=(None, cport),
+                           roles="controller")]
+        self.nodes += [Node(cp, workdir, i + 2, voters=voters, cluster_id=cid, extra=ex, ports=(free_port(), None),
+                            roles="broker") for i in range(n)]
+
+    @property
+    def controller(self):
+        return self.nodes[0]
+
+    @property
+    def brokers(self):
+        return self.nodes[1:]
+
+    @property
+    def bootstrap(self):
+        return ",".join(n.bootstrap for n in self.brokers if n.running())
+
+    def stop_order(self):
+        return self.brokers + [self.controller]
 
 
 class DriverError(Exception):
@@ -336,6 +494,7 @@ class Driver:
         self._cv = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        self.servers = None
         if bootstrap:
             self.cmd("bootstrap", servers=bootstrap)
 
@@ -368,6 +527,8 @@ class Driver:
         raise DriverError(f"{words[0]}: {a}")
 
     def cmd(self, _command, timeout=180, **kw):
+        if _command == "bootstrap":
+            self.servers = kw["servers"]
         return self.send([_command] + [f"{k}={v}" for k, v in kw.items()], timeout)
 
     def tool(self, out, cls, *args, timeout=180):

@@ -12,6 +12,7 @@ import time
 
 import compare as c
 import harness as h
+import share_groups
 
 DUMP = "org.apache.kafka.tools.DumpLogSegments"
 GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
@@ -141,17 +142,23 @@ def verify_clean(suite, tag, datadir, dumped):
 
 # ---- kafka-consumer-groups ---------------------------------------------------
 
-def describe_groups(d, out, bootstrap):
-    """kafka-consumer-groups --describe --all-groups, three ways: offsets,
-    state, members --verbose; parsed."""
+def describe_ways(d, out, cls, args, ways):
+    """A group tool's --describe run once per way ({name: extra args}) in
+    the driver's JVM: {name: its output}."""
     res = {}
-    for what, extra in (("offsets", ["--offsets"]), ("state", ["--state"]), ("members", ["--members", "--verbose"])):
-        code, text, err = d.tool(f"{out}-{what}.txt", GROUPS, "--bootstrap-server", bootstrap, "--describe",
-                                 "--all-groups", *extra)
+    for what, extra in ways.items():
+        code, text, err = d.tool(f"{out}-{what}.txt", cls, *args, *extra)
         if code != 0:
-            raise AssertionError(f"kafka-consumer-groups --{what} exited {code}: {err[-300:]}")
+            raise AssertionError(f"{cls.rsplit('.', 1)[-1]} {' '.join(extra)} exited {code}: {err[-300:]}")
         res[what] = text
     return res
+
+
+def describe_groups(d, out, bootstrap):
+    """kafka-consumer-groups --describe --all-groups, three ways: offsets,
+    state, members --verbose."""
+    return describe_ways(d, out, GROUPS, ["--bootstrap-server", bootstrap, "--describe", "--all-groups"],
+                         {"offsets": ["--offsets"], "state": ["--state"], "members": ["--members", "--verbose"]})
 
 
 def parse_offsets(text):
@@ -203,16 +210,24 @@ def parse_assignment(s):
     return {t: sorted(p) for t, p in out.items()}
 
 
-def compare_offsets(tag, datadir, described, kfsck_rows):
+def compare_offsets(tag, datadir, described, kfsck_rows, moving=()):
     """kfsck offsets (committed offset, log end, lag) against
     --describe --offsets: the same (group, topic, partition) keys, the same
-    committed offsets; log end and lag where kfsck has the topic's dir."""
+    committed offsets; log end and lag where kfsck has the topic's dir. The
+    groups in `moving` had members consuming after the describe: their
+    commits may only have moved on, up to the log end."""
     want = parse_offsets(described)
     got = {(r["group"], r["topic"], r["partition"]): r for r in kfsck_rows if r["type"] == "offset"}
     wk = {k for k, r in want.items() if r["CURRENT-OFFSET"] != "-"}
     c._eq(f"{tag} (group, topic, partition) with a committed offset", sorted(got), sorted(wk))
     for k in sorted(wk):
         g, w = got[k], want[k]
+        if k[0] in moving:
+            end = g.get("log_end_offset")
+            if not (int(w["CURRENT-OFFSET"]) <= g["offset"] and (end is None or g["offset"] <= end)):
+                raise AssertionError(f"{tag} {k} offset: kfsck {g['offset']}, Kafka {w['CURRENT-OFFSET']} at "
+                                     f"its describe, log end {end}: a live group's commit went back")
+            continue
         c._eq(f"{tag} {k} offset", g["offset"], int(w["CURRENT-OFFSET"]))
         if w["LOG-END-OFFSET"] != "-":
             c._eq(f"{tag} {k} log end", g.get("log_end_offset"), int(w["LOG-END-OFFSET"]))
@@ -224,10 +239,13 @@ STATE = {"Stable": "stable", "Empty": "empty", "Dead": "dead", "PreparingRebalan
          "CompletingRebalance": "completing_rebalance", "Assigning": "assigning", "Reconciling": "reconciling"}
 
 
-def compare_groups(tag, described_state, described_members, kfsck_rows, live=True):
+def compare_groups(tag, described_state, described_members, kfsck_rows, live=True, rejoining=()):
     """kfsck groups against --describe --state and --members --verbose:
     every group Kafka lists with its state and member count; each member's
-    id, client id, host and assignment."""
+    id, client id, host and assignment. The groups in `rejoining` have live
+    members coming back to a restarted broker: the coordinator loaded them
+    as kfsck reads them (stable), and may already be rebalancing; their
+    state is only checked to be stable or a rebalance, their members not."""
     state = parse_state(described_state)
     members = parse_members(described_members)
     got = {r["group"]: r for r in kfsck_rows if r["type"] == "group"}
@@ -235,6 +253,12 @@ def compare_groups(tag, described_state, described_members, kfsck_rows, live=Tru
         r = got.get(g)
         if r is None:
             raise AssertionError(f"{tag}: Kafka describes group {g} ({st}), kfsck has none")
+        if g in rejoining:
+            c._eq(f"{tag} {g} state (kfsck)", r["state"], "stable")
+            if STATE.get(st, st) not in ("stable", "preparing_rebalance", "completing_rebalance", "assigning",
+                                         "reconciling"):
+                raise AssertionError(f"{tag} {g}: Kafka says {st} for a group whose members are rejoining")
+            continue
         c._eq(f"{tag} {g} state", r["state"], STATE.get(st, st))
         c._eq(f"{tag} {g} members", len(r.get("members") or []), n)
         if r["kind"] == "classic" and n:
@@ -257,7 +281,7 @@ def compare_groups(tag, described_state, described_members, kfsck_rows, live=Tru
                   parse_assignment(m.get("ASSIGNMENT", m.get("CURRENT-ASSIGNMENT"))))
             if m.get("CURRENT-EPOCH") not in (None, "-"):
                 c._eq(f"{tag} {g} {mid} member epoch", x.get("member_epoch"), int(m["CURRENT-EPOCH"]))
-    extra = [g for g, r in got.items() if g not in state and r["state"] != "dead"]
+    extra = [g for g, r in got.items() if g not in state and r["state"] != "dead" and r["kind"] != "share"]
     if extra:
         raise AssertionError(f"{tag}: kfsck lists groups Kafka does not describe: {extra}")
     return f"{len(state)} groups, {sum(len(v) for v in members.values())} members"
@@ -328,9 +352,22 @@ def workload(d):
     d.cmd("commit", group="g-admin", topic="plain", partition=0, offset=17, metadata="by-admin")
     d.cmd("members", name="live", group="g-live", topic="codec-snappy", count=2)
     d.cmd("members", name="live848", group="g-live848", topic="logappend", protocol="consumer", count=1)
+    # a Kafka Connect sink task's consumer: group connect-<connector>, client id connector-consumer-<task>
+    d.cmd("consume", group="connect-files-sink", topic="codec-zstd", max=80, client="connector-consumer-files-sink-0")
+    # a share group (KIP-932) that starts from the earliest offset, then leaves
+    code, text, err = d.tool(d.log + "-share-config.txt", "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
+                             d.servers, "--alter", "--entity-type", "groups", "--entity-name", "sg-clean",
+                             "--add-config", "share.auto.offset.reset=earliest")
+    if code != 0:
+        raise AssertionError(f"kafka-configs --alter (share group): {text[-200:]} {err[-300:]}")
+    d.cmd("share", group="sg-clean", topic="codec-snappy", max=60)
+    # records whose producer's clock is off: one an hour back, one 30 min ahead
+    d.cmd("topic", name="skewed", partitions=1)
+    d.cmd("produce", topic="skewed", n=40, per=8, ts=-3600000, skew="17:1800000")
+    d.cmd("produce", topic="skewed", n=16, per=8, prefix="now-")
 
 
-USER_TOPICS = [f"codec-{x}" for x in CODECS] + ["logappend", "plain", "framed", "compact", "tx"]
+USER_TOPICS = [f"codec-{x}" for x in CODECS] + ["logappend", "plain", "framed", "compact", "tx", "skewed"]
 
 
 def scenario_clean(suite, cp):
@@ -357,6 +394,7 @@ def scenario_clean(suite, cp):
             for r in h.read_jsonl(out):
                 ends[(t, r["partition"])] = r
         groups = describe_groups(d, s.path("groups"), n.bootstrap)
+        shared = share_groups.describe(d, s.path("share"), n.bootstrap, "sg-clean")
         txns = describe_txns(d, s.path("txns"), n.bootstrap, ["tx-commit", "tx-abort", "tx-open"],
                              [("tx", 0), ("tx", 1)])
         n.stop()
@@ -369,15 +407,30 @@ def scenario_clean(suite, cp):
 
         def offsets():
             rc, rows, err = h.kfsck_json("offsets", n.data)
-            c._eq("offsets exit", rc, 0)
             return compare_offsets("clean", n.data, groups["offsets"], rows)
         suite.check("clean: offsets vs kafka-consumer-groups --describe --offsets", offsets)
 
+        def loads():
+            # the coordinator loaded every __consumer_offsets partition: kfsck
+            # may name no record that would fail its load
+            for cmd in ("offsets", "groups"):
+                rc, rows, err = h.kfsck_json(cmd, n.data)
+                bad = [r for r in rows if r["type"] == "problem" and r["severity"] == "error"]
+                if bad or rc != 0:
+                    raise AssertionError(f"kfsck {cmd} exit {rc}: {bad[0]['code'] if bad else ''} "
+                                         f"{bad[0].get('message', '')[:300] if bad else err[:200]}")
+            return "every record of __consumer_offsets decodes"
+        suite.check("clean: offsets and groups decode every record the group coordinator loaded", loads)
+
         def grp():
             rc, rows, err = h.kfsck_json("groups", n.data)
-            c._eq("groups exit", rc, 0)
             return compare_groups("clean", groups["state"], groups["members"], rows)
         suite.check("clean: groups vs kafka-consumer-groups --describe --state --members", grp)
+
+        def share():
+            rc, rows, err = h.kfsck_json("groups", n.data)
+            return share_groups.compare("clean", n.data, shared, rows, "sg-clean")
+        suite.check("clean: share group (groups, __share_group_state) vs kafka-share-groups --describe", share)
 
         def reset_csv():
             rc, out, err = h.kfsck("offsets", "--format", "reset-csv", "--group", "g-classic", n.data)
@@ -407,7 +460,8 @@ def scenario_clean(suite, cp):
         d.cmd("leave", name="live848")
         n.stop()
         suite.check("clean: groups vs kafka-consumer-groups after a restart on the same files",
-                    lambda: compare_groups("restart", again["state"], again["members"], before))
+                    lambda: compare_groups("restart", again["state"], again["members"], before,
+                                           rejoining=("g-live", "g-live848")))
 
 
 def compare_txns(suite, tag, datadir, txns, ends):
@@ -723,7 +777,8 @@ def scenario_crash(suite, cp):
         def offsets():
             rc, rows, err = h.kfsck_json("offsets", crashed)
             c._eq("offsets exit", rc, 0)
-            return compare_offsets("crash", crashed, groups["offsets"], rows)
+            # the members m1 and m2 go on committing between the describe and the kill
+            return compare_offsets("crash", crashed, groups["offsets"], rows, moving=("g-crash-live", "g-crash-848"))
         suite.check("crash: offsets after SIGKILL vs kafka-consumer-groups --describe --offsets", offsets)
 
         def grp():
@@ -792,16 +847,22 @@ def scenario_crash(suite, cp):
         suite.check("crash: every record acknowledged (acks=1) before SIGKILL survives the restart", pump)
 
 
-def _checkpointed(data, part):
+def checkpoint_value(path, part):
+    """part's entry in a text offset checkpoint (version, count, entries),
+    or None."""
     try:
-        with open(os.path.join(data, "recovery-point-offset-checkpoint")) as f:
+        with open(path) as f:
             for line in f.read().split("\n")[2:]:
                 x = line.split()
-                if len(x) == 3 and f"{x[0]}-{x[1]}" == part and int(x[2]) > 0:
-                    return True
+                if len(x) == 3 and f"{x[0]}-{x[1]}" == part:
+                    return int(x[2])
     except OSError:
         pass
-    return False
+    return None
+
+
+def _checkpointed(data, part):
+    return (checkpoint_value(os.path.join(data, "recovery-point-offset-checkpoint"), part) or 0) > 0
 
 
 def scenario_clean_torn(suite, cp):

@@ -1087,6 +1087,54 @@ static void test_other_modern_records(void **state)
 
 /* ---- __transaction_state (§12) ------------------------------------------------ */
 
+/* Type 15, ShareGroupStatePartitionMetadataValue, in the three layouts
+ * Kafka wrote under the same version 0: 4.0 (InitializedTopics,
+ * DeletingTopics), 4.4.0 (InitializingTopics first; what the broker suite's
+ * real 4.4.0 broker writes) and later trunk (CreateTimestamp in each topic).
+ * Encoded here by the wire rules: compact arrays and strings, 16-byte
+ * uuids, an empty tagged-field section after each struct. */
+static void topic_parts(bb *v, uint8_t id, const char *name, int32_t part, bool with_ts)
+{
+    for (int i = 0; i < 16; i++)
+        u8(v, id);
+    cstr(v, name);
+    uvar(v, 2); /* one partition */
+    i32(v, part);
+    if (with_ts)
+        i64(v, 1700000000000LL);
+    uvar(v, 0);
+}
+
+static void test_share_state_layouts(void **state)
+{
+    (void)state;
+    bb k = { .n = 0 }, v = { .n = 0 };
+    kf_dtree t = { 0 };
+    kf_coord_record r;
+    i16(&k, 15);
+    str(&k, "sg");
+    static const char *const want[] = {"initialized_topics,deleting_topics",
+                                       "initializing_topics,initialized_topics,deleting_topics",
+                                       "initializing_topics,initialized_topics,deleting_topics"};
+    for (int layout = 0; layout < 3; layout++) {
+        bool ts = layout == 2;
+        v.n = 0;
+        i16(&v, 0);
+        if (layout > 0) { /* InitializingTopics: one topic */
+            uvar(&v, 2);
+            topic_parts(&v, 0x11, "tasks", 3, ts);
+        }
+        uvar(&v, 2); /* InitializedTopics: one topic */
+        topic_parts(&v, 0x22, "jobs", 0, ts);
+        uvar(&v, 1); /* DeletingTopics: none */
+        uvar(&v, 0);
+        assert_int_equal(decode(KF_COORD_OFFSETS, &k, &v, &t, &r), KF_OK);
+        assert_string_equal(r.record_type, "share_group_state_partition_metadata");
+        assert_string_equal(names(&t, node(&t, r.value_root)), want[layout]);
+    }
+    kf_dtree_free(&t);
+}
+
 static void test_transaction_log(void **state)
 {
     (void)state;
@@ -1513,6 +1561,7 @@ int main(void)
         cmocka_unit_test(test_consumer_group_member_metadata),
         cmocka_unit_test(test_consumer_group_current_assignment),
         cmocka_unit_test(test_other_modern_records),
+        cmocka_unit_test(test_share_state_layouts),
         cmocka_unit_test(test_transaction_log),
         cmocka_unit_test(test_truncated_everywhere),
         cmocka_unit_test(test_corrupt_values),

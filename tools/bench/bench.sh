@@ -8,7 +8,9 @@
 # log, 10 million __remote_log_metadata records, the scan files of 20
 # brokers, a data dir of 10,000 small partitions), then measures issue 7's
 # figures (and issue 20's memory of scan, issue 15's replicas over scan
-# files, issue 21's predict against scan, issue 38's remote replay),
+# files, issue 21's predict against scan, issue 38's remote replay, issue
+# 35's kafka-dump-log.sh and broker recovery: tools/bench/bench_kafka.py,
+# with the broker suite's pinned Kafka where Java and Maven are there),
 # each a ratio against a limit or a peer measured in the same run
 # (tools/bench/bench_run.py), and prints them in one table with the machine it
 # ran on.

@@ -42,6 +42,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_gen  # noqa: E402  (the manifest's layout)
+import bench_kafka  # noqa: E402  (the rows against Kafka's tool and broker)
 
 TIME = "/usr/bin/time"
 PY = "/usr/bin/python3"
@@ -846,6 +847,9 @@ def bench(R, kfsck, top, repeat):
         T.add(fig, "%.1f%%" % (100.0 * after / before), "100%", after >= before)
     else:
         T.failed(fig, "100%")
+
+    # 11. the peers from Kafka itself: kafka-dump-log.sh and the broker's own recovery
+    bench_kafka.bench_kafka(R, T, items, P, verify_cmd, ok_all, check_verify, best, mib, gib_or_mib, top)
 
     return T
 

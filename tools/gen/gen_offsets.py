@@ -929,8 +929,9 @@ class Replay:
 
     def change(self, entry, deleted, eff_off, change_time, partition, slot=None, previous=None):
         """change_time is what --as-of compares: the commit timestamp of a
-        commit (transactional ones too, though they take effect at their
-        marker), the tombstone batch's max timestamp for a deletion."""
+        plain commit; for a transactional one the max timestamp of its COMMIT
+        marker's batch (or its own commit timestamp when later), as it takes
+        effect there; the tombstone batch's max timestamp for a deletion."""
         if deleted:
             g, t, p = slot
             h = {"group": g, "topic": t, "partition": p, "deleted": True, "offset": None,
@@ -979,7 +980,9 @@ class Replay:
                     cur = self.offsets.get(slot)
                     if cur is None or e["source_offset"] > cur["source_offset"]:
                         self.offsets[slot] = e
-                        self.change(e, False, off, e["commit_timestamp"], partition)
+                        # dated by its COMMIT marker, when it took effect (Kafka 4.4's
+                        # coordinator showed it only then: the broker suite)
+                        self.change(e, False, off, max(e["commit_timestamp"], b["max_ts"]), partition)
             return
         for rec in b["records"]:
             r, dec = decode_record(partition, b, rec, txn_log)
@@ -1373,9 +1376,10 @@ T0_ASOF = T0 + 10 * DAY
 
 def build_txn_asof():
     """__consumer_offsets-12 (my-group, payments-txn-23) and -3 (flex-group).
-    A transactional offset takes effect at its marker but carries its commit
-    timestamp, so --history's change times go backwards there; --as-of must
-    still hold every change up to MS and none after it."""
+    A transactional offset takes effect at its marker and is dated by it; the
+    last batch of -3 comes from a clock stepped back ten minutes, so
+    --history's change times go backwards there; --as-of must still hold
+    every change up to MS and none after it."""
     clk = Clock()
     clk.t = T0_ASOF
     P12, P3 = PartLog("__consumer_offsets", 12), PartLog("__consumer_offsets", 3)
@@ -1428,6 +1432,10 @@ def build_txn_asof():
     t = clk()
     P3.data([OC(G_FLEX, "orders", 1, 3, 63, t, epoch=1)], t)
     P12.marker("COMMIT", 7004, 0, clk())
+    # the coordinator of -3 with its clock stepped back: its next commit is
+    # dated before the changes just made
+    t = clk() - 600000
+    P3.data([OC(G_FLEX, "orders", 0, 3, 64, t, epoch=1)], t)
     return {12: P12, 3: P3}
 
 
@@ -1499,14 +1507,15 @@ NOTES = [
     "record, transactional commits at their COMMIT marker (effective_offset is the marker's "
     "offset; a transaction's offsets in the order they were written), deletions with "
     "deleted=true, null value fields and source_offset = the tombstone's offset. change_time is "
-    "the time --as-of compares: the commit_timestamp of a commit (transactional ones too), the "
+    "the time --as-of compares: the commit_timestamp of a plain commit, the max timestamp of the "
+    "COMMIT marker's batch for a transactional one (or its commit_timestamp when later), the "
     "tombstone batch's max timestamp for a deletion. A deletion's previous (the row it "
     "removed) is a generator extra. Tombstones of absent keys, aborted and superseded "
     "transactional commits and skipped records are not changes.",
     "as_of: the table for --as-of ms: the changes of the history whose change_time is <= ms, "
-    "replayed in their order; a change after ms is left out wherever it falls (a transactional "
-    "commit takes effect at its marker but has its earlier commit timestamp, so change times go "
-    "back in places: the table never holds a commit_timestamp after ms).",
+    "replayed in their order; a change after ms is left out wherever it falls (change times can "
+    "go back in the history's order across partitions, or with a clock stepped back: the table "
+    "never holds a commit_timestamp after ms, nor a transactional commit whose marker came after ms).",
     "groups: `kfsck groups --json offsets/datadir` rows sorted by group. For classic groups every "
     "field of cli.md is given (null when the value version lacks it); value_version is an extra. "
     "For consumer/share/streams groups the cli.md fields are group, kind, state, group_epoch, "

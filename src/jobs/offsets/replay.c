@@ -340,8 +340,8 @@ static void keep_batch_delete(kf_replay *r, offset_row *old, int64_t at)
     *ix = (void *)(uintptr_t)++r->ndels;
 }
 
-/* Put row in the table as a change (takes ownership). */
-static void apply_commit(kf_replay *r, offset_row *row, int64_t at)
+/* Put row in the table as a change dated time (takes ownership). */
+static void apply_commit(kf_replay *r, offset_row *row, int64_t time, int64_t at)
 {
     offset_row *old;
     if (!offsets_table_put(&r->offsets, row, &old)) {
@@ -352,7 +352,7 @@ static void apply_commit(kf_replay *r, offset_row *row, int64_t at)
     if (!old)
         emit_batch_delete_of(r, row); /* absent: perhaps deleted earlier in the batch */
     free(old);
-    emit(r, row, false, row->v.commit_timestamp, at);
+    emit(r, row, false, time, at);
 }
 
 /* A tombstone of the slot (key, the current partition; hv its hash) in the
@@ -446,7 +446,12 @@ static int cmp_staged_out(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t marker_offset)
+/* The producer's staged offsets in this partition committed or dropped by
+ * its marker at marker_offset, in a batch whose max timestamp is
+ * marker_time: a committed offset takes effect there, so it is dated by the
+ * marker (by its own commit timestamp when that is later: a clock stepped
+ * back), as the coordinator showed it (docs/formats.md §11.12). */
+static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t marker_offset, int64_t marker_time)
 {
     uint8_t id[TXN_ID_SIZE];
     txn_id_bytes(id, r->partition, pid);
@@ -473,8 +478,10 @@ static void end_transaction(kf_replay *r, int64_t pid, bool commit, int64_t mark
     for (size_t i = 0; i < n; i++) {
         offset_row *cur =
             offsets_table_get(&r->offsets, outs[i]->key, outs[i]->klen, outs[i]->v.source_partition, outs[i]->hash);
-        if (!cur || outs[i]->v.source_offset > cur->v.source_offset)
-            apply_commit(r, outs[i], marker_offset);
+        if (!cur || outs[i]->v.source_offset > cur->v.source_offset) {
+            int64_t ct = outs[i]->v.commit_timestamp;
+            apply_commit(r, outs[i], ct > marker_time ? ct : marker_time, marker_offset);
+        }
         else
             free(outs[i]); /* a newer plain commit stays: not a change */
     }
@@ -643,7 +650,7 @@ static void offset_record(kf_replay *r, kf_batch *b, const kf_offset_commit *oc,
         v->v.transactional = true;
         stage(r, b->producer_id, v);
     } else {
-        apply_commit(r, v, rec->offset);
+        apply_commit(r, v, v->v.commit_timestamp, rec->offset);
     }
 }
 
@@ -783,7 +790,8 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
                 kf_control ctl;
                 if (kf_control_parse(&win[i].rec, &ctl) == KF_OK && b->producer_id >= 0 &&
                     (ctl.type == KF_CONTROL_COMMIT || ctl.type == KF_CONTROL_ABORT))
-                    end_transaction(r, b->producer_id, ctl.type == KF_CONTROL_COMMIT, win[i].rec.offset);
+                    end_transaction(r, b->producer_id, ctl.type == KF_CONTROL_COMMIT, win[i].rec.offset,
+                                    b->max_timestamp);
                 continue;
             }
             apply_record(r, b, &win[i]);

@@ -13,15 +13,22 @@
  * Commands (keys in brackets are optional):
  *   bootstrap  servers=H:P
  *   topic      name=T [partitions=N] [rf=N] [config=k:v,k:v]
+ *              [assign=B:B:B,B:B:B] (each partition's replicas, the first
+ *              its preferred leader; instead of partitions and rf)
  *   produce    topic=T n=N [per=N] [codec=none|gzip|snappy|lz4|zstd]
  *              [idempotent=true|false] [partition=P] [keys=N] [headers=N]
  *              [size=N] [binary=true] [sr=ID] [nullkey=true] [tombstones=N]
- *              [prefix=S]
+ *              [prefix=S] [ts=MS] [skew=I:MS] (every record's create
+ *              timestamp now+MS, and record I's now+MS of its own: a
+ *              producer whose clock is off)
  *   txn        id=X topic=T n=N end=commit|abort|open [per=N] [codec=C]
  *              [partitions=P,Q] [group=G] (offsets committed in the txn)
- *   consume    group=G topic=T [protocol=classic|consumer] [max=N]
+ *   txnend     id=X end=commit|abort (ends a transaction `txn` left open)
+ *   consume    group=G topic=T [protocol=classic|consumer] [max=N] [client=ID]
  *              (reads up to N records from the group's position, commits
  *              after each poll, and leaves the group)
+ *   share      group=G topic=T [max=N] (a share-group consumer, KIP-932:
+ *              reads up to N records, acknowledges them, closes)
  *   members    name=M group=G topic=T [protocol=classic|consumer] [count=N]
  *              (N consumers stay in the group, polling, until `leave`)
  *   leave      name=M
@@ -34,6 +41,10 @@
  *              JSON lines: partition, offset, timestamp, timestamp_type,
  *              key_b64, value_b64, headers [[key, value_b64]], leader_epoch)
  *   ends       topic=T out=FILE (start, end, last stable offsets per partition)
+ *   partinfo   topic=T out=FILE (per partition, as the cluster describes it:
+ *              leader (-1 none), replicas, isr, elr, last_known_elr)
+ *   mvlevel    name=V (the feature level of metadata.version V, e.g. 4.4-IV0,
+ *              by Kafka's own MetadataVersion)
  *   pump       topic=T [rate=N] (a background producer, acks=1, until `stop`
  *              or the broker goes away; answers at once)
  *   stop       (ends the pump; answers with the count it had acknowledged)
@@ -93,6 +104,11 @@ public final class Driver {
     private final AtomicBoolean pumpStop = new AtomicBoolean();
     private final AtomicLong pumpAcked = new AtomicLong();
 
+    /** The code of a tool's first Exit.exit: a tool may catch the ToolExit its
+     *  own exit threw (TopicCommand exits 0 inside a catch-all that then
+     *  exits 1), and the first exit is what the shell would have seen. */
+    private static volatile Integer firstExit;
+
     /** Thrown instead of exiting the JVM when a tool calls Exit.exit. */
     private static final class ToolExit extends RuntimeException {
         final int code;
@@ -103,8 +119,8 @@ public final class Driver {
     }
 
     public static void main(String[] args) throws Exception {
-        Exit.setExitProcedure((code, msg) -> { throw new ToolExit(code); });
-        Exit.setHaltProcedure((code, msg) -> { throw new ToolExit(code); });
+        Exit.setExitProcedure((code, msg) -> { exiting(code); });
+        Exit.setHaltProcedure((code, msg) -> { exiting(code); });
         PrintStream out = System.out;
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         Driver d = new Driver();
@@ -132,6 +148,12 @@ public final class Driver {
         out.flush();
         // Client threads (an open transaction's producer) must not hold the JVM.
         Runtime.getRuntime().halt(0);
+    }
+
+    private static void exiting(int code) {
+        if (firstExit == null)
+            firstExit = code;
+        throw new ToolExit(code);
     }
 
     private static Map<String, String> kv(String[] w) {
@@ -171,7 +193,9 @@ public final class Driver {
             case "topic": return topic(m);
             case "produce": return produce(m);
             case "txn": return txn(m);
+            case "txnend": return txnEnd(m);
             case "consume": return consume(m);
+            case "share": return share(m);
             case "members": return members(m);
             case "leave": return leave(m);
             case "commit": return commit(m);
@@ -179,6 +203,13 @@ public final class Driver {
             case "groupdel": return groupdel(m);
             case "readback": return readback(m);
             case "ends": return ends(m);
+            case "partinfo": return partinfo(m);
+            case "mvlevel": {
+                // server-common is the broker's (runtime) dependency: by reflection
+                Class<?> mv = Class.forName("org.apache.kafka.server.common.MetadataVersion");
+                Object v = mv.getMethod("fromVersionString", String.class, boolean.class).invoke(null, need(m, "name"), true);
+                return String.valueOf(mv.getMethod("featureLevel").invoke(v));
+            }
             case "pump": return pump(m);
             case "stop": return stopPump();
             default: throw new IllegalArgumentException("unknown command " + w[0]);
@@ -197,7 +228,19 @@ public final class Driver {
     }
 
     private String topic(Map<String, String> m) throws Exception {
-        NewTopic t = new NewTopic(need(m, "name"), num(m, "partitions", 1), (short) num(m, "rf", 1));
+        NewTopic t;
+        if (m.containsKey("assign")) {
+            Map<Integer, List<Integer>> a = new HashMap<>();
+            String[] parts = m.get("assign").split(",");
+            for (int i = 0; i < parts.length; i++) {
+                List<Integer> rs = new ArrayList<>();
+                for (String b : parts[i].split(":"))
+                    rs.add(Integer.valueOf(b));
+                a.put(i, rs);
+            }
+            t = new NewTopic(need(m, "name"), a);
+        } else
+            t = new NewTopic(need(m, "name"), num(m, "partitions", 1), (short) num(m, "rf", 1));
         String cfg = m.get("config");
         if (cfg != null && !cfg.isEmpty()) {
             Map<String, String> c = new HashMap<>();
@@ -280,7 +323,13 @@ public final class Driver {
         RecordHeaders h = new RecordHeaders();
         for (int j = 0; j < headers; j++)
             h.add("h" + j, (j == 1 ? null : ("hv-" + i + "-" + j).getBytes(StandardCharsets.UTF_8)));
-        return new ProducerRecord<>(topic, partition, null, key, value, h);
+        Long ts = null;
+        if (m.containsKey("ts"))
+            ts = System.currentTimeMillis() + Long.parseLong(m.get("ts"));
+        String skew = m.get("skew");
+        if (skew != null && Integer.parseInt(skew.split(":")[0]) == i)
+            ts = System.currentTimeMillis() + Long.parseLong(skew.split(":")[1]);
+        return new ProducerRecord<>(topic, partition, ts, key, value, h);
     }
 
     private String produce(Map<String, String> m) throws Exception {
@@ -347,6 +396,21 @@ public final class Driver {
         return id + " " + end;
     }
 
+    private String txnEnd(Map<String, String> m) {
+        String id = need(m, "id"), end = need(m, "end");
+        KafkaProducer<byte[], byte[]> pr = openTxns.remove(id);
+        if (pr == null)
+            throw new IllegalArgumentException("no open transaction " + id);
+        if (end.equals("commit"))
+            pr.commitTransaction();
+        else if (end.equals("abort"))
+            pr.abortTransaction();
+        else
+            throw new IllegalArgumentException("end=" + end);
+        pr.close(Duration.ofSeconds(30));
+        return id + " " + end;
+    }
+
     private Properties consumerProps(String group, String protocol) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
@@ -361,11 +425,38 @@ public final class Driver {
         return p;
     }
 
+    private String share(Map<String, String> m) throws Exception {
+        String group = need(m, "group"), topic = need(m, "topic");
+        int max = num(m, "max", Integer.MAX_VALUE);
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, group + "-client");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        int got = 0;
+        try (org.apache.kafka.clients.consumer.KafkaShareConsumer<byte[], byte[]> c =
+                 new org.apache.kafka.clients.consumer.KafkaShareConsumer<>(p)) {
+            c.subscribe(List.of(topic));
+            long deadline = System.currentTimeMillis() + 60000;
+            while (got < max && System.currentTimeMillis() < deadline) {
+                ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
+                got += rs.count();
+                if (!rs.isEmpty())
+                    c.commitSync();  // acknowledges what this poll delivered
+            }
+        }
+        return group + " " + got;
+    }
+
     private String consume(Map<String, String> m) throws Exception {
         String group = need(m, "group"), topic = need(m, "topic");
         int max = num(m, "max", Integer.MAX_VALUE);
         int got = 0;
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProps(group, m.getOrDefault("protocol", "classic")))) {
+        Properties cp = consumerProps(group, m.getOrDefault("protocol", "classic"));
+        if (m.containsKey("client"))
+            cp.put(ConsumerConfig.CLIENT_ID_CONFIG, m.get("client"));
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cp)) {
             c.subscribe(List.of(topic));
             long deadline = System.currentTimeMillis() + 60000;
             int idle = 0;
@@ -563,6 +654,26 @@ public final class Driver {
         return topic;
     }
 
+    private static String ids(List<org.apache.kafka.common.Node> ns) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; ns != null && i < ns.size(); i++)
+            sb.append(i > 0 ? "," : "").append(ns.get(i).id());
+        return sb.append("]").toString();
+    }
+
+    private String partinfo(Map<String, String> m) throws Exception {
+        String topic = need(m, "topic");
+        var d = admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        try (PrintWriter w = new PrintWriter(new FileOutputStream(need(m, "out")), false, StandardCharsets.UTF_8)) {
+            for (var p : d.partitions()) {
+                int leader = p.leader() == null || p.leader().isEmpty() ? -1 : p.leader().id();
+                w.println("{\"partition\":" + p.partition() + ",\"leader\":" + leader + ",\"replicas\":" + ids(p.replicas())
+                    + ",\"isr\":" + ids(p.isr()) + ",\"elr\":" + ids(p.elr()) + ",\"last_known_elr\":" + ids(p.lastKnownElr()) + "}");
+            }
+        }
+        return topic;
+    }
+
     private String pump(Map<String, String> m) {
         String topic = need(m, "topic");
         Map<String, String> pm = new HashMap<>(m);
@@ -614,16 +725,17 @@ public final class Driver {
                  PrintStream es = new PrintStream(new FileOutputStream(w[1] + ".err"), true, StandardCharsets.UTF_8)) {
                 System.setOut(ps);
                 System.setErr(es);
+                firstExit = null;
                 try {
                     main.invoke(null, (Object) args);
                 } catch (java.lang.reflect.InvocationTargetException e) {
-                    if (e.getCause() instanceof ToolExit)
-                        code = ((ToolExit) e.getCause()).code;
-                    else {
+                    if (!(e.getCause() instanceof ToolExit)) {
                         e.getCause().printStackTrace(es);
                         code = 99;
                     }
                 }
+                if (firstExit != null)
+                    code = firstExit;
             } finally {
                 System.setOut(saved);
                 System.setErr(savedErr);
