@@ -2,7 +2,7 @@
 # Debian package as share/bash-completion/completions/kfsck). Completes the
 # command, each command's options (those its --help lists, checked by
 # tests/e2e/test_completion.py), the fixed values of --decode and --format,
-# a directory after -o/--output, and files and directories as PATHs. Options
+# a directory after -o/--output (a file for report's), and files and directories as PATHs. Options
 # that take a free value (a group, a number, a duration) complete nothing.
 
 # The options of one kfsck command, and which of them take a value.
@@ -23,6 +23,7 @@ _kfsck_options()
     replicas) echo "--max-batch-bytes --json --help" ;;
     predict)  echo "--assume-unclean --config --recovery-threads --recovery-rate --now --max-batch-bytes --verbose --json --help" ;;
     remote)   echo "--storage --listing --stuck-after --now --max-batch-bytes --json --help" ;;
+    report)   echo "-o --output --title --now --max-batch-bytes --json --help" ;;
     esac
 }
 
@@ -39,7 +40,7 @@ _kfsck_takes_value()
     --as-of-offset|--now|--offsets-retention-minutes) return 0 ;;
     --min-cleanable-ratio|--min-compaction-lag-ms|--max-compaction-lag-ms) return 0 ;;
     --config|--recovery-threads|--recovery-rate) return 0 ;;
-    --storage|--listing|--stuck-after) return 0 ;;
+    --storage|--listing|--stuck-after|--title) return 0 ;;
     esac
     return 1
 }
@@ -50,7 +51,7 @@ _kfsck()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="dump verify offsets groups repair merge scan stats txns metadata compaction replicas predict remote"
+    local commands="dump verify offsets groups repair merge scan stats txns metadata compaction replicas predict remote report"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -87,7 +88,11 @@ _kfsck()
         compopt -o filenames 2>/dev/null
         return 0 ;;
     -o|--output|--storage)
-        mapfile -t COMPREPLY < <(compgen -d -- "$val")
+        if [ "$cmd" = report ] && [ "$opt" != --storage ]; then  # report writes a file there
+            mapfile -t COMPREPLY < <(compgen -f -- "$val")
+        else
+            mapfile -t COMPREPLY < <(compgen -d -- "$val")
+        fi
         compopt -o filenames 2>/dev/null
         return 0 ;;
     "") ;;

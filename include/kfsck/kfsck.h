@@ -175,6 +175,8 @@
 #include "kfsck/dump.h"
 /* predict: what a broker will do with its log dirs when it starts now */
 #include "kfsck/predict.h"
+/* report: one HTML page of every job that applies to the inputs */
+#include "kfsck/report.h"
 
 /* The lower-level headers: bytes (checksums, codecs) */
 #include "kfsck/sys/crc.h"

@@ -27,6 +27,7 @@ int cmd_compaction(int argc, char **argv);
 int cmd_replicas(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_remote(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Parse a size like 1048576, 64K, 128M, 1G. Returns 0 on success. */
 int parse_size(const char *s, uint64_t *result);

@@ -28,6 +28,7 @@ static const command COMMANDS[] = {
     {"compaction", cmd_compaction, "why a compacted partition does not shrink, what cleaning frees"},
     {"replicas", cmd_replicas, "compare a partition's copies across brokers before an election"},
     {"remote", cmd_remote, "tiered storage: offsets in neither tier, stuck uploads, orphans"},
+    {"report", cmd_report, "one self-contained HTML file of everything above, to share in an incident"},
 };
 
 static void usage(FILE *f)

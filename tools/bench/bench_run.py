@@ -31,6 +31,7 @@ How it measures:
 
 import contextlib
 import json
+import re
 import os
 import shutil
 import signal
@@ -738,6 +739,36 @@ def bench(R, kfsck, top, repeat):
               "< %d MiB" % RSS_LIMIT_MIB, peak(sc) < RSS_LIMIT_MIB)
     else:
         T.failed(fig, "<= 1.5x")
+
+    # 7d. report against the commands it runs, each alone, on the same
+    #     10,000 small partitions (issue 39: at most 1.2x their sum, peak RSS
+    #     under the limit, a page under 2 MiB)
+    out = os.path.join(R.tmp, "report.html")
+    report_cmd = [kfsck, "report", "--now", "2026-01-01", "-o", out, P(sp["dir"])]
+    first = R.run(report_cmd, ok=(0, 1))
+    ids = re.findall(r'<script type="application/json" id="kfsck-([a-z]+)"', open(out).read()) if first.rc in (0, 1) else []
+    per_cmd = {"scan": ["scan", "--json"], "predict": ["predict", "--json", "--now", "2026-01-01"],
+               "txns": ["txns", "--json"], "compaction": ["compaction", "--json", "--now", "2026-01-01"],
+               "stats": ["stats", "--json"], "offsets": ["offsets", "--json"], "metadata": ["metadata", "--json"],
+               "remote": ["remote", "--json", "--now", "2026-01-01"], "replicas": ["replicas", "--json"]}
+    cmds = [([kfsck] + per_cmd[i] + [P(sp["dir"])], None, False) for i in ids]
+    runs = R.alternate(repeat, (report_cmd, None, False), *cmds) if ids else [[first]]
+    rep_runs, cmd_runs = runs[0], runs[1:]
+    size = os.path.getsize(out) if os.path.exists(out) else 0
+    good = ids and all(r.rc in (0, 1) for rr in runs for r in rr)
+    total = sum(best(rr) for rr in cmd_runs)
+    fig = "report ÷ the commands it runs, each alone (%d small partitions: %s)" % (sp["partitions"], ", ".join(ids))
+    if good:
+        print("report: %d partitions: %.3f s, peak RSS %.1f MiB, %s; its commands alone %.3f s in all (%s)"
+              % (sp["partitions"], best(rep_runs), peak(rep_runs), mib(size), total,
+                 ", ".join("%s %.3f s" % (i, best(rr)) for i, rr in zip(ids, cmd_runs))), flush=True)
+        T.add(fig, "%.2fx" % (best(rep_runs) / total), "<= 1.2x", best(rep_runs) / total <= 1.2)
+        T.add("peak RSS (VmHWM), report (%d small partitions)" % sp["partitions"], "%.1f MiB" % peak(rep_runs),
+              "< %d MiB" % RSS_LIMIT_MIB, peak(rep_runs) < RSS_LIMIT_MIB)
+        T.add("report's page (%d small partitions)" % sp["partitions"], mib(size), "< 2 MiB", size < 2 << 20)
+    else:
+        R.fail(report_cmd, "the report or one of its commands failed")
+        T.failed(fig, "<= 1.2x")
 
     # 8. stats with and without the sink simulation (on the 1 GiB segment);
     #    issue 17: with every option of the simulation on (--tasks, --heap,

@@ -4,7 +4,7 @@
 # compiler, clang with libFuzzer (the fuzz smoke runs), make, pkg-config,
 # the compression/hash/JSON/test libraries (pkg-config module and header),
 # promtool and systemd-analyze (tests of contrib/ and of scan's Prometheus
-# output), a JDK and Maven (the broker suite), and Debian's /usr/bin/python3 with the modules
+# output), chromium (the report's browser tests), a JDK and Maven (the broker suite), and Debian's /usr/bin/python3 with the modules
 # the test and fixture generators use. Installs whatever is missing with apt-get (as
 # root, or through non-interactive sudo); prints the command and exits 1 when
 # it can do neither. When nothing is missing it prints one line and never
@@ -109,6 +109,9 @@ have promtool || add prometheus
 have javac || add openjdk-17-jdk-headless
 have mvn || add maven
 have systemd-analyze || add systemd
+# Debian's chromium: the browser tests of `kfsck report`
+# (tests/e2e/test_report_browser.py) open its pages headless, with no network.
+[ -x /usr/lib/chromium/chromium ] || add chromium
 
 # Python: Debian's interpreter with its packaged modules (not pip's).
 PY=/usr/bin/python3

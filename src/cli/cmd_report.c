@@ -1,0 +1,183 @@
+/* cmd_report.c: `kfsck report`: options, then the library's report job
+ * (include/kfsck/report.h), which runs every driver that applies to the
+ * PATHs and writes one self-contained HTML file through the output file of
+ * report.h (whole or not at all, never over or into an input). This file
+ * only parses, calls, and says where the page went. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/walk.h"
+#include "kfsck/report.h"
+
+static void report_usage(FILE *f)
+{
+    fprintf(f, "usage: kfsck report [-o FILE.html] [--title TEXT] [--now TIME] [--max-batch-bytes N]\n"
+               "                    [--json] PATH...\n\n"
+               "One self-contained HTML file of everything kfsck finds in the PATHs, to read, share\n"
+               "and keep in an incident: it runs what applies (scan and predict for each broker's\n"
+               "data dirs, replicas when several brokers are given, offsets and groups, txns,\n"
+               "compaction, metadata, remote, stats) and writes, most urgent first, each broker's\n"
+               "verdict, the damage map (each partition with something to say on an offset scale),\n"
+               "the election table, consumer groups with the reset CSV as a download link, open\n"
+               "transactions, pinned compaction, the cluster, records per hour per topic, and each\n"
+               "command's JSON lines. No external resource: it opens offline, prints on A4 and\n"
+               "reads without JavaScript. Text from the data is escaped; secrets are redacted.\n"
+               "  -o, --output FILE     where the page goes (default kfsck-report.html); written whole\n"
+               "                        or not at all, never over an input nor inside an input dir\n"
+               "  --title TEXT          the page's title (default \"kfsck report\")\n"
+               "  --now TIME            epoch ms or ISO 8601: the clock of retention, compaction and\n"
+               "                        tiered storage (default: now)\n"
+               "  --max-batch-bytes N   cap on one batch's decompressed size (default 128M)\n"
+               "  --json                one JSON line on stdout: the file, its size and the counts\n"
+               "exit: the highest of the commands it ran (0 nothing wrong, 1 damage or loss found);\n"
+               "2 usage error; 3 a path cannot be read or the page cannot be written.\n");
+}
+
+static void step(void *ctx, const char *command)
+{
+    (void)ctx;
+    fprintf(stderr, "\r\033[Kkfsck report: %s", command);
+}
+
+static void print_summary(bool json, const char *path, const kf_report_summary *s, int status)
+{
+    if (json) {
+        out o;
+        out_init(&o, stdout, true);
+        out_begin(&o, "report");
+        out_str(&o, "file", path);
+        out_uint(&o, "bytes", s->bytes);
+        out_uint(&o, "commands", s->commands);
+        out_uint(&o, "brokers", s->brokers);
+        out_uint(&o, "partitions", s->partitions);
+        out_uint(&o, "damaged_partitions", s->damaged_partitions);
+        out_uint(&o, "damaged_segments", s->damaged_segments);
+        out_int(&o, "offsets_lost", s->offsets_lost);
+        out_int(&o, "acknowledged_missing", s->acknowledged_missing);
+        out_uint(&o, "groups", s->groups);
+        out_uint(&o, "groups_out_of_range", s->groups_out_of_range);
+        out_uint(&o, "open_transactions", s->open_transactions);
+        out_uint(&o, "hanging_transactions", s->hanging_transactions);
+        out_uint(&o, "pinned_compactions", s->pinned_compactions);
+        out_int(&o, "exit", status);
+        out_end(&o);
+        return;
+    }
+    char size[32];
+    kf_format_bytes(s->bytes, "bytes", size, sizeof size);
+    printf("%s: %s, %" PRIu64 " commands run: %" PRIu64 " partitions, %" PRIu64 " with errors (%" PRIu64
+           " damaged segments), %" PRId64 " offsets lost at start-up, %" PRId64 " acknowledged missing, %" PRIu64
+           " groups out of range, %" PRIu64 " hanging transactions\n",
+           path, size, s->commands, s->partitions, s->damaged_partitions, s->damaged_segments, s->offsets_lost,
+           s->acknowledged_missing, s->groups_out_of_range, s->hanging_transactions);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"title", required_argument, 0, 'T'},
+        {"now", required_argument, 0, 'N'},    {"max-batch-bytes", required_argument, 0, 'B'},
+        {"json", no_argument, 0, 'J'},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    kf_report_opts ro;
+    kf_report_opts_init(&ro);
+    const char *output = "kfsck-report.html";
+    bool json = false, has_now = false;
+    uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (!*optarg)
+                return opt_usage_error("report", "-o needs a file name", NULL, report_usage);
+            output = optarg;
+            break;
+        case 'T': ro.title = optarg; break;
+        case 'N':
+            if (opt_time("report", "--now", optarg, &ro.now_ms, report_usage))
+                return EXIT_USAGE;
+            has_now = true;
+            break;
+        case 'B':
+            if (opt_positive_size("report", "--max-batch-bytes", optarg, &max_batch))
+                return EXIT_USAGE;
+            break;
+        case 'J': json = true; break;
+        case 'h': report_usage(stdout); return EXIT_CLEAN;
+        default: return opt_usage_error("report", "unknown or incomplete option", argv[optind - 1], report_usage);
+        }
+    }
+    if (optind >= argc)
+        return opt_usage_error("report", "no PATH given", NULL, report_usage);
+    char *const *paths = argv + optind;
+    size_t n = (size_t)(argc - optind);
+    if (cli_mixed_clusters(paths, (int)n))
+        return EXIT_FAIL;
+    if (!has_now) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ro.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    }
+    ro.max_batch_bytes = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;
+    reader_tuning(&ro.threads, &ro.chunk_bytes);
+
+    kf_report_file *f;
+    kf_report_file_verdict v;
+    const char *clash;
+    int rc = kf_report_file_open(&f, output, paths, n, &v, &clash);
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
+    if (v == KF_REPORT_FILE_INSIDE_INPUT) {
+        fprintf(stderr, "kfsck report: the report %s would be written %s input %s; give -o a path outside the "
+                        "inputs\n",
+                output, strcmp(output, clash) ? "inside" : "over", clash);
+        return EXIT_USAGE;
+    }
+    if (v == KF_REPORT_FILE_IS_DIR)
+        return opt_usage_error("report", "-o names a directory, not a file:", output, report_usage);
+    if (rc != KF_OK) {
+        const kf_error *e = kf_error_last();
+        cli_error(output, "cannot write the report: %s", kf_path_error_str(e->err_no));
+        return EXIT_FAIL;
+    }
+    ro.write_fn = kf_report_file_write;
+    ro.write_ctx = f;
+    ro.error_fn = print_path_error;
+    bool tty = isatty(2);
+    if (tty)
+        ro.step_fn = step;
+    kf_report_summary sum;
+    rc = kf_report_run(paths, n, &ro, &sum);
+    if (tty)
+        fputs("\r\033[K", stderr);
+    if (rc == KF_ERR_NOMEM) {
+        kf_report_file_abort(f);
+        cli_oom();
+    }
+    if (rc != KF_OK || sum.mixed_clusters || sum.nothing) {
+        kf_report_file_abort(f);
+        if (rc != KF_OK)
+            cli_error(output, "cannot write the report: %s", kf_path_error_str(kf_error_last()->err_no));
+        else if (sum.nothing)
+            fprintf(stderr, "kfsck report: nothing to report: no data dir, partition or KRaft metadata under the "
+                            "given paths; %s not written\n",
+                    output);
+        return EXIT_FAIL;
+    }
+    if (kf_report_file_commit(f) != KF_OK) {
+        cli_error(output, "cannot write the report: %s", kf_path_error_str(kf_error_last()->err_no));
+        return EXIT_FAIL;
+    }
+    int status = sum.unreadable ? EXIT_FAIL : sum.status ? EXIT_DAMAGE : EXIT_CLEAN;
+    print_summary(json, output, &sum, status);
+    return status;
+}

@@ -1,0 +1,284 @@
+/* report_out.c: the report's bounded text buffers and the escapes of text
+ * from the data for each place it goes in the page: HTML text and
+ * attributes (SVG's too), JSON strings inside a <script> element, and a
+ * data: URL (report_internal.h). Names on a damaged disk are any bytes: the
+ * escapes never let them close an element, open one, start a script or
+ * hide what they are. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jobs/report/report_internal.h"
+
+void rb_init(rbuf *b, size_t limit)
+{
+    memset(b, 0, sizeof *b);
+    b->limit = limit;
+}
+
+void rb_free(rbuf *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+bool rb_room(const rbuf *b, size_t n) { return b->n + n <= b->limit; }
+
+void rb_put(rbuf *b, const void *p, size_t n)
+{
+    if (b->oom || !n)
+        return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n)
+            cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q) {
+            b->oom = true;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+}
+
+void rb_puts(rbuf *b, const char *s) { rb_put(b, s, strlen(s)); }
+
+void rb_printf(rbuf *b, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (k < 0)
+        return;
+    if ((size_t)k < sizeof small) {
+        rb_put(b, small, (size_t)k);
+        return;
+    }
+    char *big = malloc((size_t)k + 1);
+    if (!big) {
+        b->oom = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)k + 1, fmt, ap);
+    va_end(ap);
+    rb_put(b, big, (size_t)k);
+    free(big);
+}
+
+/* The length of the valid UTF-8 sequence at s[0..n) and its code point, or
+ * 0 when the byte there does not start one. */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    size_t len;
+    uint32_t v;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if ((c & 0xe0) == 0xc0) {
+        len = 2;
+        v = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+        len = 3;
+        v = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+        len = 4;
+        v = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+        v = v << 6 | (s[k] & 0x3f);
+    }
+    if ((len == 2 && v < 0x80) || (len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) ||
+        (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+/* Characters that change how the text around them reads: the bidirectional
+ * embeddings, overrides and isolates, the line and paragraph separators,
+ * and the zero-width ones that hide what a name is. */
+static bool reorders(uint32_t cp)
+{
+    return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+           cp == 0xfeff || (cp >= 0x80 && cp < 0xa0);
+}
+
+/* Where the run of printable ASCII bytes none of which is in stops, from
+ * u[i], ends (copied as it is by the escapes below). */
+static size_t plain_run(const unsigned char *u, size_t i, size_t n, const char *stops)
+{
+    while (i < n && u[i] >= 0x20 && u[i] < 0x7f && !strchr(stops, u[i]))
+        i++;
+    return i;
+}
+
+void rb_textn(rbuf *b, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t run = plain_run(u, i, n, "&<>\"'");
+        if (run > i) {
+            rb_put(b, s + i, run - i);
+            i = run;
+            continue;
+        }
+        unsigned char c = u[i];
+        switch (c) {
+        case '&': rb_puts(b, "&amp;"); i++; continue;
+        case '<': rb_puts(b, "&lt;"); i++; continue;
+        case '>': rb_puts(b, "&gt;"); i++; continue;
+        case '"': rb_puts(b, "&quot;"); i++; continue;
+        case '\'': rb_puts(b, "&#39;"); i++; continue;
+        default: break;
+        }
+        uint32_t cp;
+        size_t len = c >= 0x80 ? utf8_seq(u + i, n - i, &cp) : 0;
+        if (len && !reorders(cp)) {
+            rb_put(b, s + i, len);
+            i += len;
+        } else if (len) {
+            rb_printf(b, "\\u{%04" PRIx32 "}", cp);
+            i += len;
+        } else {
+            rb_printf(b, "\\x%02x", c);
+            i++;
+        }
+    }
+}
+
+void rb_text(rbuf *b, const char *s)
+{
+    if (s)
+        rb_textn(b, s, strlen(s));
+}
+
+void rb_json_strn(rbuf *b, const char *s, size_t n)
+{
+    if (!s) {
+        rb_puts(b, "null");
+        return;
+    }
+    const unsigned char *u = (const unsigned char *)s;
+    rb_put(b, "\"", 1);
+    size_t i = 0;
+    while (i < n) {
+        size_t run = plain_run(u, i, n, "\"\\<>&");
+        if (run > i) {
+            rb_put(b, s + i, run - i);
+            i = run;
+            continue;
+        }
+        unsigned char c = u[i];
+        switch (c) {
+        case '"': rb_puts(b, "\\\""); i++; continue;
+        case '\\': rb_puts(b, "\\\\"); i++; continue;
+        case '\n': rb_puts(b, "\\n"); i++; continue;
+        case '\r': rb_puts(b, "\\r"); i++; continue;
+        case '\t': rb_puts(b, "\\t"); i++; continue;
+        default: break;
+        }
+        if (c < 0x80) { /* control characters, DEL and < > & */
+            rb_printf(b, "\\u%04x", c);
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        size_t len = utf8_seq(u + i, n - i, &cp);
+        if (!len) {
+            rb_puts(b, "\\ufffd"); /* as `--json` writes a byte that is not UTF-8 */
+            i++;
+        } else if (reorders(cp)) { /* U+2028/2029 end a line in a script; the others hide what a name is */
+            rb_printf(b, "\\u%04" PRIx32, cp);
+            i += len;
+        } else {
+            rb_put(b, s + i, len);
+            i += len;
+        }
+    }
+    rb_put(b, "\"", 1);
+}
+
+void rb_json_str(rbuf *b, const char *s) { rb_json_strn(b, s, s ? strlen(s) : 0); }
+
+void rb_percent(rbuf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+            c == '_' || c == '~') {
+            rb_put(b, &s[i], 1);
+        } else {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            rb_put(b, e, 3);
+        }
+    }
+}
+
+void fmt_count(int64_t v, char *buf, size_t n)
+{
+    char digits[32];
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    int k = snprintf(digits, sizeof digits, "%" PRIu64, u);
+    size_t o = 0;
+    if (v < 0 && o + 1 < n)
+        buf[o++] = '-';
+    for (int i = 0; i < k && o + 1 < n; i++) {
+        if (i && (k - i) % 3 == 0 && o + 1 < n)
+            buf[o++] = ',';
+        if (o + 1 < n)
+            buf[o++] = digits[i];
+    }
+    buf[o] = 0;
+}
+
+void fmt_size(uint64_t v, char *buf, size_t n) { kf_format_bytes(v, "B", buf, n); }
+
+void fmt_ms(int64_t ms, char *buf, size_t n)
+{
+    uint64_t v = ms < 0 ? 0 - (uint64_t)ms : (uint64_t)ms;
+    const char *sign = ms < 0 ? "-" : "";
+    uint64_t s = v / 1000, m = s / 60, h = m / 60, d = h / 24;
+    if (v < 1000)
+        snprintf(buf, n, "%s%" PRIu64 "ms", sign, v);
+    else if (s < 60)
+        snprintf(buf, n, "%s%" PRIu64 "s", sign, s);
+    else if (m < 60)
+        snprintf(buf, n, "%s%" PRIu64 "m%02" PRIu64 "s", sign, m, s % 60);
+    else if (h < 24)
+        snprintf(buf, n, "%s%" PRIu64 "h%02" PRIu64 "m", sign, h, m % 60);
+    else
+        snprintf(buf, n, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
+}
+
+void fmt_when(int64_t ms, char *buf, size_t n)
+{
+    int64_t sec = ms / 1000;
+    if (ms < 0 && ms % 1000)
+        sec--;
+    time_t t = (time_t)sec;
+    struct tm tm;
+    if ((int64_t)t != sec || !gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
+        snprintf(buf, n, "%" PRId64, ms);
+        return;
+    }
+    snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec);
+}
