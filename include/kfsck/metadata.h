@@ -5,7 +5,9 @@
  * partition reader) up to the target, each record applied by the controller's
  * rules (Kafka's image deltas). Damaged batches, undecodable records and
  * records that cannot be applied are reported through the problem callback
- * and skipped.
+ * and skipped. Or (kf_metadata_opts.as_the_node) the image the node itself
+ * loads from a latest snapshot cut short, and the first record its
+ * metadata loader fails on.
  *
  * Memory is proportional to the cluster (brokers, topics, partitions,
  * configs, ...), never to the log: records are applied one at a time; an
@@ -177,7 +179,7 @@ typedef struct kf_md_token {
 
 typedef struct kf_metadata kf_metadata;
 
-#define KF_METADATA_OPTIONS_VERSION 1
+#define KF_METADATA_OPTIONS_VERSION 2
 #define KF_METADATA_OPTIONS_INIT KF_OPTIONS_INIT_(kf_metadata_opts, KF_METADATA_OPTIONS_VERSION)
 typedef struct kf_metadata_opts {
     unsigned version;         /* KF_METADATA_OPTIONS_VERSION (kfsck.h: options) */
@@ -186,6 +188,15 @@ typedef struct kf_metadata_opts {
     int64_t as_of_offset;
     kf_problem_fn problem_fn;  /* damage, bad and unknown records, records not applied, KRaft checks */
     void *problem_ctx;
+    /* Version 2. The image the node itself loads as it starts, rather than the
+     * one from the newest intact snapshot (Kafka's KafkaRaftClient and
+     * MetadataLoader at start-up): the latest snapshot at or below the target
+     * whatever state it is in, read as Kafka reads it (its batches up to the
+     * first damage, a torn last batch dropped; no footer needed), then the log
+     * from its end offset up to the first damage no copy covers (where the
+     * node's recovery of its metadata log cuts it); and the first record the
+     * node's metadata loader fails on, in kf_metadata_info.load_fault. */
+    bool as_the_node;
 } kf_metadata_opts;
 
 /* Fills *o as KF_METADATA_OPTIONS_INIT does: the version, every other field zero (its
@@ -233,6 +244,14 @@ typedef struct kf_metadata_info {
     uint64_t not_applied;      /* records that decoded but could not be applied */
     int64_t log_start_offset;  /* first segment's base offset, -1 without a log */
     int64_t log_end_offset;    /* last offset + 1 of the log's last intact batch, -1 without */
+    /* With kf_metadata_opts.as_the_node (else NULL, -1): the first record on
+     * which Kafka's image deltas throw, in the words of the node's metadata
+     * loader ("Error loading metadata log record from offset N: <exception>:
+     * <message>"; in the snapshot: "... record I in snapshot at offset N:
+     * ..."): a fatal fault on a node with the controller role; a
+     * broker-only node logs it and goes on without the record. */
+    const char *load_fault;
+    int64_t load_fault_offset; /* the record's offset (in the snapshot: the snapshot's end offset - 1) */
 } kf_metadata_info;
 
 const kf_metadata_info *kf_metadata_get_info(const kf_metadata *m);

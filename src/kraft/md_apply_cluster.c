@@ -57,11 +57,11 @@ static bool ranges_from(const kf_dtree *t, const kf_dnode *arr, kf_md_version_ra
     return true;
 }
 
-md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, char *msg, size_t msglen)
+md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, md_why *why)
 {
     kf_md_broker *b = calloc(1, sizeof *b);
     if (!b)
-        return nomem(msg, msglen);
+        return nomem(why);
     bool nm = false;
     b->id = (int32_t)fint(r, "broker_id", -1);
     b->epoch = fint(r, "broker_epoch", -1);
@@ -86,61 +86,74 @@ md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, char *m
     if (!ok || !md_put(&im->brokers, k, key_i32(k, b->id), b, (void (*)(void *))md_broker_free)) {
         if (!ok)
             md_broker_free(b);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
     return MD_APPLIED;
 }
 
 /* The broker a fence/unfence/change record names, when it is registered with
- * that epoch (ClusterDelta.getBrokerOrThrow). */
-static kf_md_broker *broker_checked(md_image *im, int32_t id, int64_t epoch, const char *what, char *msg,
-                                    size_t msglen)
+ * that epoch (ClusterDelta.getBrokerOrThrow, which throws otherwise). */
+static kf_md_broker *broker_checked(md_image *im, int32_t id, int64_t epoch, const char *what, md_why *why)
 {
     uint8_t k[4];
     kf_md_broker *b = htab_get(&im->brokers, k, key_i32(k, id));
     if (!b) {
-        md_set_msg(msg, msglen, "cannot %s broker %d: it is not registered", what, (int)id);
+        md_set_msg(why, "cannot %s broker %d: it is not registered", what, (int)id);
+        md_set_thrown(why, "java.lang.IllegalStateException",
+                      "Tried to %s broker %d, but that broker was not registered.", what, (int)id);
         return NULL;
     }
     if (b->epoch != epoch) {
-        md_set_msg(msg, msglen, "cannot %s broker %d: epoch %lld does not match its registration's %lld", what, (int)id,
-                (long long)epoch, (long long)b->epoch);
+        md_set_msg(why, "cannot %s broker %d: epoch %lld does not match its registration's %lld", what, (int)id,
+                   (long long)epoch, (long long)b->epoch);
+        md_set_thrown(why, "java.lang.IllegalStateException",
+                      "Tried to %s broker %d, but the given epoch, %lld, did not match the current broker epoch, %lld",
+                      what, (int)id, (long long)epoch, (long long)b->epoch);
         return NULL;
     }
     return b;
 }
 
-md_apply md_fence_record(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen)
+md_apply md_fence_record(md_image *im, md_fields *r, int16_t key, md_why *why)
 {
     int32_t id = (int32_t)fint(r, "id", -1);
     kf_md_broker *b = broker_checked(im, id, fint(r, "epoch", -1), key == KF_MD_FENCE_BROKER ? "fence" : "unfence",
-                                     msg, msglen);
+                                     why);
     if (!b)
         return MD_NOT_APPLIED;
     b->fenced = key == KF_MD_FENCE_BROKER;
     return MD_APPLIED;
 }
 
-md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, char *msg, size_t msglen)
+md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, md_why *why)
 {
     int32_t id = r->broker_id;
-    kf_md_broker *b = broker_checked(im, id, r->broker_epoch, "change", msg, msglen);
+    kf_md_broker *b = broker_checked(im, id, r->broker_epoch, "change", why);
     if (!b)
         return MD_NOT_APPLIED;
     int fenced = r->fenced, cs = r->in_controlled_shutdown;
+    /* Kafka names the record by its toString, here shortened */
     if (fenced != 0 && fenced != 1 && fenced != -1) {
-        md_set_msg(msg, msglen, "broker %d: unknown value %lld for fenced", (int)id, (long long)fenced);
+        md_set_msg(why, "broker %d: unknown value %lld for fenced", (int)id, (long long)fenced);
+        md_set_thrown(why, "java.lang.IllegalStateException",
+                      "Unable to replay BrokerRegistrationChangeRecord(brokerId=%d, brokerEpoch=%lld, ...): unknown "
+                      "value for fenced field: %d",
+                      (int)id, (long long)r->broker_epoch, fenced);
         return MD_NOT_APPLIED;
     }
     if (cs != 0 && cs != 1) {
-        md_set_msg(msg, msglen, "broker %d: unknown value %lld for in_controlled_shutdown", (int)id, (long long)cs);
+        md_set_msg(why, "broker %d: unknown value %lld for in_controlled_shutdown", (int)id, (long long)cs);
+        md_set_thrown(why, "java.lang.IllegalStateException",
+                      "Unable to replay BrokerRegistrationChangeRecord(brokerId=%d, brokerEpoch=%lld, ...): unknown "
+                      "value for inControlledShutdown field: %d",
+                      (int)id, (long long)r->broker_epoch, cs);
         return MD_NOT_APPLIED;
     }
     if (r->log_dirs.present && r->log_dirs.n && !md_uuids_from(&r->log_dirs, &b->log_dirs))
-        return nomem(msg, msglen);
+        return nomem(why);
     if (r->cordoned_log_dirs.present) {
         if (!md_uuids_from(&r->cordoned_log_dirs, &b->cordoned_log_dirs))
-            return nomem(msg, msglen);
+            return nomem(why);
         b->has_cordoned = true;
     }
     if (fenced)
@@ -150,11 +163,11 @@ md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, char *m
     return MD_APPLIED;
 }
 
-md_apply md_register_controller(md_image *im, md_fields *r, char *msg, size_t msglen)
+md_apply md_register_controller(md_image *im, md_fields *r, md_why *why)
 {
     kf_md_controller *c = calloc(1, sizeof *c);
     if (!c)
-        return nomem(msg, msglen);
+        return nomem(why);
     c->id = (int32_t)fint(r, "controller_id", -1);
     const uint8_t *inc = fuuid(r, "incarnation_id");
     if (inc)
@@ -166,7 +179,7 @@ md_apply md_register_controller(md_image *im, md_fields *r, char *msg, size_t ms
     if (!ok || !md_put(&im->controllers, k, key_i32(k, c->id), c, (void (*)(void *))md_controller_free)) {
         if (!ok)
             md_controller_free(c);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
     return MD_APPLIED;
 }
@@ -178,7 +191,7 @@ md_apply md_unregister(htab *h, int32_t id, void (*fn)(void *))
     return MD_APPLIED;
 }
 
-md_apply md_feature_record(md_image *im, md_fields *r, char *msg, size_t msglen)
+md_apply md_feature_record(md_image *im, md_fields *r, md_why *why)
 {
     const kf_dnode *name = fld(r, "name");
     if (!name || name->kind != KF_V_STRING)
@@ -199,11 +212,11 @@ md_apply md_feature_record(md_image *im, md_fields *r, char *msg, size_t msglen)
     kf_md_feature *f = calloc(1, sizeof *f);
     if (!f || !(f->name = md_dupn(name->p, name->len))) {
         free(f);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
     f->level = (int16_t)level;
     return md_put(&im->features, name->p, name->len, f, (void (*)(void *))md_feature_free) ? MD_APPLIED
-                                                                                      : nomem(msg, msglen);
+                                                                                      : nomem(why);
 }
 
 /* ProducerIdsRecord: the next producer id block (and, from the log, the

@@ -7,7 +7,7 @@
 
 #include "kraft/md_apply_internal.h"
 
-md_apply md_config_record(md_image *im, const kf_kraft_config *r, char *msg, size_t msglen)
+md_apply md_config_record(md_image *im, const kf_kraft_config *r, md_why *why)
 {
     int8_t type = r->resource_type;
     const kf_kraft_str *rn = &r->resource_name, *name = &r->name, *value = &r->value;
@@ -44,15 +44,15 @@ md_apply md_config_record(md_image *im, const kf_kraft_config *r, char *msg, siz
         res = calloc(1, sizeof *res);
         if (!res || !(res->name = md_dupn(rn->p, rn->len))) {
             free(res);
-            return nomem(msg, msglen);
+            return nomem(why);
         }
         res->type = type;
         if (!md_put(&im->resources, k, klen, res, (void (*)(void *))md_resource_free))
-            return nomem(msg, msglen);
+            return nomem(why);
     }
     char *v = md_dupn(value->p, value->len);
     if (!v)
-        return nomem(msg, msglen);
+        return nomem(why);
     if (found >= 0) {
         free(res->cfg[found]->value);
         res->cfg[found]->value = v;
@@ -70,14 +70,14 @@ md_apply md_config_record(md_image *im, const kf_kraft_config *r, char *msg, siz
             md_config_free(c);
         else
             free(v);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
     if (res->n == res->cap) {
         uint32_t nc = res->cap ? res->cap * 2 : 8;
         kf_md_config **nv = realloc(res->cfg, nc * sizeof *nv);
         if (!nv) {
             md_config_free(c);
-            return nomem(msg, msglen);
+            return nomem(why);
         }
         res->cfg = nv;
         res->cap = nc;
@@ -110,7 +110,7 @@ static void entities_free(kf_md_quota_entity *e, uint32_t k)
     free(e);
 }
 
-md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen)
+md_apply md_quota_record(md_image *im, md_fields *r, md_why *why)
 {
     const kf_dnode *ent = fld(r, "entity"), *key = fld(r, "key");
     if (!ent || ent->kind != KF_V_ARRAY || !key || key->kind != KF_V_STRING)
@@ -118,7 +118,7 @@ md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen)
     uint32_t n = ent->n_children;
     kf_md_quota_entity *e = n ? calloc(n, sizeof *e) : NULL;
     if (n && !e)
-        return nomem(msg, msglen);
+        return nomem(why);
     bool nm = false;
     uint32_t k = 0;
     for (uint32_t c = ent->first_child; c != KF_DNODE_NONE && k < n; c = r->t->nodes[c].next, k++) {
@@ -142,7 +142,7 @@ md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen)
     if (nm) {
         entities_free(e, k);
         free(kb);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
     size_t o = 0;
     for (uint32_t i = 0; i < k; i++) {
@@ -186,14 +186,14 @@ md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen)
     if (!qe) {
         qe = calloc(1, sizeof *qe);
         if (!qe) {
-            res = nomem(msg, msglen);
+            res = nomem(why);
             goto done;
         }
         qe->entity = e;
         qe->nentity = k;
         e = NULL;
         if (!md_put(&im->quotas, kb, (uint32_t)o, qe, (void (*)(void *))md_quota_entity_free)) {
-            res = nomem(msg, msglen);
+            res = nomem(why);
             goto done;
         }
     }
@@ -204,7 +204,7 @@ md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen)
     kf_md_quota *q = calloc(1, sizeof *q);
     if (!q || !(q->key = md_dupn(key->p, key->len))) {
         free(q);
-        res = nomem(msg, msglen);
+        res = nomem(why);
         goto done;
     }
     q->value = val && val->kind == KF_V_FLOAT ? val->f : 0;
@@ -215,7 +215,7 @@ md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen)
         kf_md_quota **nv = realloc(qe->q, nc * sizeof *nv);
         if (!nv) {
             md_quota_free(q);
-            res = nomem(msg, msglen);
+            res = nomem(why);
             goto done;
         }
         qe->q = nv;

@@ -17,8 +17,11 @@
 #include "kfsck/sys/kraft.h"
 #include "records/kraft_fast.h"
 
-/* Writes a reason into msg (msglen bytes; nothing when msg is NULL). */
-void md_set_msg(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Writes kfsck's reason into why->msg (nothing when why is NULL). */
+void md_set_msg(md_why *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Writes into why->thrown what Kafka's image delta throws on the record:
+ * the exception's class, ": ", its message (nothing when why is NULL). */
+void md_set_thrown(md_why *why, const char *exception, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* A record's fields, read by name: the decoder's tree and the record's
  * struct node in it. */
@@ -94,45 +97,45 @@ static inline uint32_t key_i32(uint8_t k[4], int32_t v)
     return 4;
 }
 
-/* Says "cannot remove <what> <id>: no such <what>" in msg (id NULL: "?"):
+/* Says "cannot remove <what> <id>: no such <what>" in why (id NULL: "?"):
  * MD_NOT_APPLIED. */
-md_apply md_no_such(char *msg, size_t msglen, const char *what, const uint8_t *id);
+md_apply md_no_such(md_why *why, const char *what, const uint8_t *id);
 
-/* Says "out of memory" in msg: MD_NOMEM. */
-static inline md_apply nomem(char *msg, size_t msglen)
+/* Says "out of memory" in why: MD_NOMEM. */
+static inline md_apply nomem(md_why *why)
 {
-    md_set_msg(msg, msglen, "out of memory");
+    md_set_msg(why, "out of memory");
     return MD_NOMEM;
 }
 
 /* ---- each family's records (the record's fields in r: read by name from
  * the tree, or the flat form of kraft_fast.h for the types that have one; a
- * reason for a record that changes nothing in msg) ---------------------------- */
+ * reason for a record that changes nothing in why) ---------------------------- */
 
 /* md_apply_cluster.c */
-md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, char *msg, size_t msglen);
-md_apply md_fence_record(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen);
-md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, char *msg, size_t msglen);
-md_apply md_register_controller(md_image *im, md_fields *r, char *msg, size_t msglen);
+md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, md_why *why);
+md_apply md_fence_record(md_image *im, md_fields *r, int16_t key, md_why *why);
+md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, md_why *why);
+md_apply md_register_controller(md_image *im, md_fields *r, md_why *why);
 md_apply md_unregister(htab *h, int32_t id, void (*fn)(void *));
-md_apply md_feature_record(md_image *im, md_fields *r, char *msg, size_t msglen);
+md_apply md_feature_record(md_image *im, md_fields *r, md_why *why);
 md_apply md_producer_ids_record(md_image *im, md_fields *r, bool from_snapshot);
 
 /* md_apply_topics.c */
-md_apply md_topic_record(md_image *im, const kf_kraft_topic *r, char *msg, size_t msglen);
-md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t version, char *msg, size_t msglen);
-md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, char *msg, size_t msglen);
-md_apply md_remove_topic(md_image *im, md_fields *r, char *msg, size_t msglen);
-md_apply md_clear_elr(md_image *im, md_fields *r, char *msg, size_t msglen);
+md_apply md_topic_record(md_image *im, const kf_kraft_topic *r, md_why *why);
+md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t version, md_why *why);
+md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, md_why *why);
+md_apply md_remove_topic(md_image *im, md_fields *r, md_why *why);
+md_apply md_clear_elr(md_image *im, md_fields *r, md_why *why);
 
 /* md_apply_configs.c */
-md_apply md_config_record(md_image *im, const kf_kraft_config *r, char *msg, size_t msglen);
-md_apply md_quota_record(md_image *im, md_fields *r, char *msg, size_t msglen);
+md_apply md_config_record(md_image *im, const kf_kraft_config *r, md_why *why);
+md_apply md_quota_record(md_image *im, md_fields *r, md_why *why);
 
 /* md_apply_security.c */
-md_apply md_acl_record(md_image *im, md_fields *r, char *msg, size_t msglen);
-md_apply md_remove_acl(md_image *im, md_fields *r, char *msg, size_t msglen);
-md_apply md_scram_record(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen);
-md_apply md_token_record(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen);
+md_apply md_acl_record(md_image *im, md_fields *r, md_why *why);
+md_apply md_remove_acl(md_image *im, md_fields *r, md_why *why);
+md_apply md_scram_record(md_image *im, md_fields *r, int16_t key, md_why *why);
+md_apply md_token_record(md_image *im, md_fields *r, int16_t key, md_why *why);
 
 #endif

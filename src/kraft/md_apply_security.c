@@ -6,15 +6,16 @@
 #include <string.h>
 
 #include "kraft/md_apply_internal.h"
+#include "kfsck/sys/checkpoint.h"
 
-md_apply md_acl_record(md_image *im, md_fields *r, char *msg, size_t msglen)
+md_apply md_acl_record(md_image *im, md_fields *r, md_why *why)
 {
     const uint8_t *id = fuuid(r, "id");
     if (!id)
         return MD_NOT_APPLIED;
     kf_md_acl *a = calloc(1, sizeof *a);
     if (!a)
-        return nomem(msg, msglen);
+        return nomem(why);
     bool nm = false;
     memcpy(a->id, id, 16);
     a->resource_type = (int8_t)fint(r, "resource_type", 0);
@@ -26,17 +27,24 @@ md_apply md_acl_record(md_image *im, md_fields *r, char *msg, size_t msglen)
     fstr(r, "host", &a->host, &nm);
     if (nm) {
         md_acl_free(a);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
-    return md_put(&im->acls, id, 16, a, (void (*)(void *))md_acl_free) ? MD_APPLIED : nomem(msg, msglen);
+    return md_put(&im->acls, id, 16, a, (void (*)(void *))md_acl_free) ? MD_APPLIED : nomem(why);
 }
 
-md_apply md_remove_acl(md_image *im, md_fields *r, char *msg, size_t msglen)
+md_apply md_remove_acl(md_image *im, md_fields *r, md_why *why)
 {
     const uint8_t *id = fuuid(r, "id");
     kf_md_acl *a = id ? htab_del(&im->acls, id, 16) : NULL;
-    if (!a)
-        return md_no_such(msg, msglen, "ACL", id);
+    if (!a) {
+        if (id) {
+            char b64[23];
+            kf_uuid_to_b64(id, b64);
+            md_set_thrown(why, "java.lang.IllegalStateException",
+                          "Failed to find existing ACL with ID %s in either image or changes", b64);
+        }
+        return md_no_such(why, "ACL", id);
+    }
     md_acl_free(a);
     return MD_APPLIED;
 }
@@ -53,7 +61,7 @@ static bool bytes_field(md_fields *r, const char *name, uint8_t **p, uint32_t *l
     return *p != NULL;
 }
 
-md_apply md_scram_record(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen)
+md_apply md_scram_record(md_image *im, md_fields *r, int16_t key, md_why *why)
 {
     const kf_dnode *name = fld(r, "name");
     if (!name || name->kind != KF_V_STRING)
@@ -71,7 +79,7 @@ md_apply md_scram_record(md_image *im, md_fields *r, int16_t key, char *msg, siz
         return MD_NOT_APPLIED;
     kf_md_scram *s = calloc(1, sizeof *s);
     if (!s)
-        return nomem(msg, msglen);
+        return nomem(why);
     s->mechanism = mech;
     s->iterations = (int32_t)fint(r, "iterations", 0);
     bool ok = (s->name = md_dupn(name->p, name->len)) && bytes_field(r, "salt", &s->salt, &s->salt_len) &&
@@ -79,12 +87,12 @@ md_apply md_scram_record(md_image *im, md_fields *r, int16_t key, char *msg, siz
               bytes_field(r, "server_key", &s->server_key, &s->server_key_len);
     if (!ok) {
         md_scram_free(s);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
-    return md_put(&im->scram, k, klen, s, (void (*)(void *))md_scram_free) ? MD_APPLIED : nomem(msg, msglen);
+    return md_put(&im->scram, k, klen, s, (void (*)(void *))md_scram_free) ? MD_APPLIED : nomem(why);
 }
 
-md_apply md_token_record(md_image *im, md_fields *r, int16_t key, char *msg, size_t msglen)
+md_apply md_token_record(md_image *im, md_fields *r, int16_t key, md_why *why)
 {
     const kf_dnode *id = fld(r, "token_id");
     if (!id || id->kind != KF_V_STRING)
@@ -95,7 +103,7 @@ md_apply md_token_record(md_image *im, md_fields *r, int16_t key, char *msg, siz
     }
     kf_md_token *k = calloc(1, sizeof *k);
     if (!k)
-        return nomem(msg, msglen);
+        return nomem(why);
     bool nm = false;
     fstr(r, "token_id", &k->token_id, &nm);
     fstr(r, "owner", &k->owner, &nm);
@@ -115,7 +123,7 @@ md_apply md_token_record(md_image *im, md_fields *r, int16_t key, char *msg, siz
     }
     if (nm) {
         md_token_free(k);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
-    return md_put(&im->tokens, id->p, id->len, k, (void (*)(void *))md_token_free) ? MD_APPLIED : nomem(msg, msglen);
+    return md_put(&im->tokens, id->p, id->len, k, (void (*)(void *))md_token_free) ? MD_APPLIED : nomem(why);
 }

@@ -129,18 +129,41 @@ static void topic_forget(md_image *im, const uint8_t id[16])
         sl->t = NULL;
 }
 
-static kf_md_topic *topic_of(md_image *im, const uint8_t *id, char *msg, size_t msglen)
+/* The topic a partition or partition change record names. Kafka's
+ * TopicsDelta hands a record of an unknown topic to a TopicDelta of no
+ * image, whose replay then fails on that image. */
+static kf_md_topic *topic_of(md_image *im, const uint8_t *id, md_why *why)
 {
     kf_md_topic *t = id ? topic_get(im, id) : NULL;
     if (!t && id) {
         char b64[23];
         kf_uuid_to_b64(id, b64);
-        md_set_msg(msg, msglen, "no topic with id %s", b64);
+        md_set_msg(why, "no topic with id %s", b64);
+        md_set_thrown(why, "java.lang.NullPointerException",
+                      "Cannot invoke \"org.apache.kafka.image.TopicImage.partitions()\" because \"this.image\" is "
+                      "null");
     }
     return t;
 }
 
-md_apply md_topic_record(md_image *im, const kf_kraft_topic *r, char *msg, size_t msglen)
+/* PartitionRegistration's checks of a record's directories and leader
+ * recovery state, as Kafka throws them (the record named shortly). */
+static void thrown_directories(md_why *why, const char *record, const uint8_t *topic_id, int32_t pid)
+{
+    char b64[23] = "?";
+    if (topic_id)
+        kf_uuid_to_b64(topic_id, b64);
+    md_set_thrown(why, "org.apache.kafka.common.errors.InvalidReplicaDirectoriesException",
+                  "The lengths for replicas and directories do not match: %s(partitionId=%d, topicId=%s, ...)", record,
+                  (int)pid, b64);
+}
+
+static void thrown_recovery_state(md_why *why, int lrs)
+{
+    md_set_thrown(why, "java.lang.IllegalArgumentException", "Value %d is not a valid leader recovery state", lrs);
+}
+
+md_apply md_topic_record(md_image *im, const kf_kraft_topic *r, md_why *why)
 {
     const uint8_t *id = r->topic_id;
     if (!id || !r->name.p)
@@ -148,7 +171,7 @@ md_apply md_topic_record(md_image *im, const kf_kraft_topic *r, char *msg, size_
     kf_md_topic *t = calloc(1, sizeof *t);
     if (!t || !(t->name = md_dupn(r->name.p, r->name.len))) {
         free(t);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
     memcpy(t->id, id, 16);
     /* a second TopicRecord for an id starts it over with no partitions */
@@ -160,18 +183,18 @@ md_apply md_topic_record(md_image *im, const kf_kraft_topic *r, char *msg, size_
             htab_del(&im->topic_names, old->name, (uint32_t)strlen(old->name));
     }
     if (!md_put(&im->topics, id, 16, t, (void (*)(void *))md_topic_free))
-        return nomem(msg, msglen);
+        return nomem(why);
     void **slot = htab_put(&im->topic_names, t->name, (uint32_t)strlen(t->name), NULL);
     if (!slot)
-        return nomem(msg, msglen);
+        return nomem(why);
     *slot = t;
     return MD_APPLIED;
 }
 
-md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t version, char *msg, size_t msglen)
+md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t version, md_why *why)
 {
     const kf_kraft_partition_fields *l = &r->part;
-    kf_md_topic *t = topic_of(im, l->topic_id, msg, msglen);
+    kf_md_topic *t = topic_of(im, l->topic_id, why);
     if (!t)
         return MD_NOT_APPLIED;
     int32_t pid = l->partition_id;
@@ -186,13 +209,15 @@ md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t 
               ints_from(&l->adding_replicas, &np.adding_replicas) && ints_from(&l->elr, &np.elr) &&
               ints_from(&l->last_known_elr, &np.last_known_elr) && md_uuids_from(&l->directories, &np.directories);
     if (ok && np.directories.n && np.directories.n != np.replicas.n) {
-        md_set_msg(msg, msglen, "partition %d: %u directories for %u replicas", (int)pid, np.directories.n,
+        md_set_msg(why, "partition %d: %u directories for %u replicas", (int)pid, np.directories.n,
                 np.replicas.n);
+        thrown_directories(why, "PartitionRecord", l->topic_id, pid);
         md_partition_fields_free(&np);
         return MD_NOT_APPLIED;
     }
     if (np.leader_recovery_state != 0 && np.leader_recovery_state != 1) {
-        md_set_msg(msg, msglen, "partition %d: unknown leader recovery state %d", (int)pid, np.leader_recovery_state);
+        md_set_msg(why, "partition %d: unknown leader recovery state %d", (int)pid, np.leader_recovery_state);
+        thrown_recovery_state(why, np.leader_recovery_state);
         md_partition_fields_free(&np);
         return MD_NOT_APPLIED;
     }
@@ -200,7 +225,7 @@ md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t 
     ok = ok && default_to_migrating(&np.directories, np.replicas.n);
     if (!ok) {
         md_partition_fields_free(&np);
-        return nomem(msg, msglen);
+        return nomem(why);
     }
     bool found;
     uint32_t at = part_find(t, pid, &found);
@@ -214,7 +239,7 @@ md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t 
         kf_md_partition *p = realloc(t->parts, nc * sizeof *p);
         if (!p) {
             md_partition_fields_free(&np);
-            return nomem(msg, msglen);
+            return nomem(why);
         }
         t->parts = p;
         t->cap = nc;
@@ -225,29 +250,34 @@ md_apply md_partition_record(md_image *im, const kf_kraft_partition *r, int16_t 
     return MD_APPLIED;
 }
 
-md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, char *msg, size_t msglen)
+md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, md_why *why)
 {
     const kf_kraft_partition_fields *l = &r->part;
-    kf_md_topic *t = topic_of(im, l->topic_id, msg, msglen);
+    kf_md_topic *t = topic_of(im, l->topic_id, why);
     if (!t)
         return MD_NOT_APPLIED;
     int32_t pid = l->partition_id;
     bool found;
     uint32_t at = part_find(t, pid, &found);
     if (!found) {
-        md_set_msg(msg, msglen, "topic %s has no partition %d", t->name, (int)pid);
+        md_set_msg(why, "topic %s has no partition %d", t->name, (int)pid);
+        char b64[23];
+        kf_uuid_to_b64(t->id, b64);
+        md_set_thrown(why, "java.lang.RuntimeException", "Unable to find partition %s:%d", b64, (int)pid);
         return MD_NOT_APPLIED;
     }
     kf_md_partition *p = &t->parts[at];
     /* absent and null arrays change nothing */
     const kf_kraft_array *replicas = &l->replicas, *dirs = &l->directories;
     if (replicas->present && dirs->present && dirs->n && replicas->n != dirs->n) {
-        md_set_msg(msg, msglen, "%s-%d: %u directories for %u replicas", t->name, (int)pid, dirs->n, replicas->n);
+        md_set_msg(why, "%s-%d: %u directories for %u replicas", t->name, (int)pid, dirs->n, replicas->n);
+        thrown_directories(why, "PartitionChangeRecord", t->id, pid);
         return MD_NOT_APPLIED;
     }
     int lrs = l->leader_recovery_state;
     if (lrs != -1 && lrs != 0 && lrs != 1) {
-        md_set_msg(msg, msglen, "%s-%d: unknown leader recovery state %lld", t->name, (int)pid, (long long)lrs);
+        md_set_msg(why, "%s-%d: unknown leader recovery state %lld", t->name, (int)pid, (long long)lrs);
+        thrown_recovery_state(why, lrs);
         return MD_NOT_APPLIED;
     }
     bool ok = (!replicas->present || ints_from(replicas, &p->replicas)) &&
@@ -262,7 +292,7 @@ md_apply md_partition_change(md_image *im, const kf_kraft_partition_change *r, c
     if (dirs->present || replicas->present) /* else the directories are as they were normalised */
         ok = ok && default_to_migrating(&p->directories, p->replicas.n);
     if (!ok)
-        return nomem(msg, msglen);
+        return nomem(why);
     if (l->leader != -2) {
         p->leader = l->leader;
         p->leader_epoch++;
@@ -318,14 +348,21 @@ static void resource_del(md_image *im, int8_t type, const char *name)
     md_resource_free(htab_del(&im->resources, k, key_typed(k, sizeof k, type, name)));
 }
 
-md_apply md_remove_topic(md_image *im, md_fields *r, char *msg, size_t msglen)
+md_apply md_remove_topic(md_image *im, md_fields *r, md_why *why)
 {
     const uint8_t *id = fuuid(r, "topic_id");
     if (id)
         topic_forget(im, id);
     kf_md_topic *t = id ? htab_del(&im->topics, id, 16) : NULL;
-    if (!t)
-        return md_no_such(msg, msglen, "topic", id);
+    if (!t) {
+        if (id) {
+            char b64[23];
+            kf_uuid_to_b64(id, b64);
+            md_set_thrown(why, "java.lang.RuntimeException", "Unable to delete topic with id %s: no such topic found.",
+                          b64);
+        }
+        return md_no_such(why, "topic", id);
+    }
     if (htab_get(&im->topic_names, t->name, (uint32_t)strlen(t->name)) == t)
         htab_del(&im->topic_names, t->name, (uint32_t)strlen(t->name));
     resource_del(im, 2 /* TOPIC */, t->name);
@@ -348,7 +385,7 @@ static bool clear_elr_topic(kf_md_topic *t)
     return true;
 }
 
-md_apply md_clear_elr(md_image *im, md_fields *r, char *msg, size_t msglen)
+md_apply md_clear_elr(md_image *im, md_fields *r, md_why *why)
 {
     const kf_dnode *name = fld(r, "topic_name");
     if (!name || name->kind != KF_V_STRING)
@@ -360,8 +397,10 @@ md_apply md_clear_elr(md_image *im, md_fields *r, char *msg, size_t msglen)
     }
     kf_md_topic *t = htab_get(&im->topic_names, name->p, name->len);
     if (!t) {
-        md_set_msg(msg, msglen, "cannot clear the ELR of topic %.*s: no such topic", (int)(name->len > 200 ? 200 : name->len),
-                (const char *)name->p);
+        int n = (int)(name->len > 200 ? 200 : name->len);
+        md_set_msg(why, "cannot clear the ELR of topic %.*s: no such topic", n, (const char *)name->p);
+        md_set_thrown(why, "java.lang.RuntimeException",
+                      "Unable to clear elr for topic with name %.*s: no such topic found.", n, (const char *)name->p);
         return MD_NOT_APPLIED;
     }
     clear_elr_topic(t);

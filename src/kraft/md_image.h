@@ -69,18 +69,29 @@ bool md_image_copy(md_image *dst, const md_image *src);
 
 typedef enum md_apply {
     MD_APPLIED = 0,
-    MD_NOT_APPLIED,            /* the record cannot be applied (msg says why) */
+    MD_NOT_APPLIED,            /* the record cannot be applied (md_why says why) */
     MD_NOMEM,
 } md_apply;
+
+/* Why a record changed nothing: kfsck's words, and, when Kafka's image
+ * deltas throw on that record (a fatal fault of the metadata loader on a
+ * node with the controller role: docs/formats.md §14.7), the exception as
+ * the node logs it, "<class>: <message>" — empty when Kafka lets the record
+ * pass (a field kfsck needs is missing, a layout Kafka never wrote). May be
+ * NULL wherever one is taken. */
+typedef struct md_why {
+    char msg[200];
+    char thrown[320];
+} md_why;
 
 /* Apply one decoded metadata record (apiKey, version, root node of t).
  * from_snapshot: ProducerIdsRecord then keeps broker -1/-1. */
 md_apply md_image_apply(md_image *im, int16_t api_key, int16_t version, const kf_dtree *t, uint32_t root,
-                        bool from_snapshot, char *msg, size_t msglen);
+                        bool from_snapshot, md_why *why);
 
 /* The same for a record in its flat form (kraft_fast.h: a partition change,
  * partition, topic, config, broker registration change or no-op). */
-md_apply md_image_apply_flat(md_image *im, const kf_kraft_flat *f, char *msg, size_t msglen);
+md_apply md_image_apply_flat(md_image *im, const kf_kraft_flat *f, md_why *why);
 
 /* Ahead of applying the n records of f (those with use[i]; n at most 64),
  * asks the CPU to fetch the image memory their changes will touch. Changes

@@ -14,6 +14,9 @@
  * the partition reader (several copies as one log), with metadata
  * transactions (§14.8: an open one is held as a copy of the image from before
  * it, an aborted one rolled back), and the KRaft checks of kraft_check.c.
+ * For predict, the node's own image instead (as_the_node: the latest
+ * snapshot as far as it reads, the log up to its first damage) and the
+ * first record its metadata loader fails on (§14.7).
  * The inputs come from kraft_inputs.c; records are decoded by kraft_decode.c
  * and applied by md_apply.c. */
 #include "bytes/report.h"
@@ -47,6 +50,7 @@ struct kf_metadata {
     char *cluster_id;
     char *snapshot;
     int32_t *voters;
+    char load_fault[640];     /* info.load_fault's words */
 };
 
 void kf_metadata_opts_init(kf_metadata_opts *o)
@@ -73,6 +77,9 @@ typedef struct builder {
     bool has_voters;
     int16_t kraft_version;
     bool base_missing;       /* the state before the log is lost (snapshot_missing) */
+    bool in_snapshot;        /* the records applied come from a snapshot: */
+    uint64_t snap_records;   /* info.records before its first */
+    int64_t snap_last;       /* its end offset - 1 */
     const char *where;       /* what problems about the whole log name: the metadata dir */
     uint64_t not_applied_quiet; /* records not applied and not reported one by one */
     /* the records of a log batch read ahead of applying them (log_batch) */
@@ -153,9 +160,31 @@ static int control_record(builder *bd, const char *file, const kf_batch *b, cons
     return ctl.type;
 }
 
+/* The node's metadata loader fails on the record at offset (the one
+ * info.records counted last), throwing `thrown` (md_why): the first such
+ * record is kept in the loader's words (MetadataLoader.loadSnapshot,
+ * MetadataBatchLoader.loadBatch), when the image is the node's own. */
+static void load_fault(builder *bd, int64_t offset, const char *thrown)
+{
+    kf_metadata *m = bd->m;
+    if (!bd->o->as_the_node || m->info.load_fault || !thrown[0])
+        return;
+    if (bd->in_snapshot) {
+        snprintf(m->load_fault, sizeof m->load_fault,
+                 "Error loading metadata log record %llu in snapshot at offset %lld: %s",
+                 (unsigned long long)(m->info.records - 1 - bd->snap_records), (long long)bd->snap_last, thrown);
+        m->info.load_fault_offset = bd->snap_last;
+    } else {
+        snprintf(m->load_fault, sizeof m->load_fault, "Error loading metadata log record from offset %lld: %s",
+                 (long long)offset, thrown);
+        m->info.load_fault_offset = offset;
+    }
+    m->info.load_fault = m->load_fault;
+}
+
 /* What applying a data record (its type's name in record_type) gave. */
 static void applied(builder *bd, const char *file, const kf_batch *b, const kf_record *rec, md_apply a,
-                    const char *record_type, const char *msg)
+                    const char *record_type, const md_why *why)
 {
     kf_metadata_info *info = &bd->m->info;
     if (a == MD_NOMEM)
@@ -166,8 +195,9 @@ static void applied(builder *bd, const char *file, const kf_batch *b, const kf_r
         else
             report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
                    "offset %lld: %s not applied: %s", (long long)rec->offset, record_type,
-                   msg[0] ? msg : "a field it needs is missing");
+                   why->msg[0] ? why->msg : "a field it needs is missing");
         info->not_applied++;
+        load_fault(bd, rec->offset, why->thrown);
     }
 }
 
@@ -184,10 +214,10 @@ static void flat_record(builder *bd, const char *file, const kf_batch *b, const 
     if (rec->key && rec->key_len >= 0)
         key_warning(bd, file, b, rec);
     bd->m->info.records++;
-    char msg[200];
-    md_apply a = md_image_apply_flat(im, f, msg, sizeof msg);
+    md_why why;
+    md_apply a = md_image_apply_flat(im, f, &why);
     if (a != MD_APPLIED)
-        applied(bd, file, b, rec, a, kf_kraft_record_type(f->api_key), msg);
+        applied(bd, file, b, rec, a, kf_kraft_record_type(f->api_key), &why);
 }
 
 /* A data record the generic decoder reads: decoded and applied to im. *bad
@@ -196,7 +226,7 @@ static void tree_record(builder *bd, const char *file, const kf_batch *b, const 
                         bool from_snapshot, bool *bad)
 {
     kf_metadata_info *info = &bd->m->info;
-    char msg[200];
+    md_why why;
     kf_dtree_reset(&bd->t);
     kf_kraft_record kr;
     int rc = kf_kraft_decode(KF_KRAFT_METADATA, rec->key, rec->key_len, rec->value, rec->value_len, &bd->t, &kr);
@@ -224,9 +254,16 @@ static void tree_record(builder *bd, const char *file, const kf_batch *b, const 
     case KF_MD_BEGIN_TRANSACTION:
     case KF_MD_END_TRANSACTION:
     case KF_MD_ABORT_TRANSACTION:
+        /* Kafka's words: MetadataDelta.replay knows no transaction record;
+         * MetadataBatchLoader.replay checks their order */
         if (from_snapshot) {
             report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
                    "offset %lld: a %s record inside a snapshot (Kafka refuses such a snapshot)", off, kr.record_type);
+            snprintf(why.thrown, sizeof why.thrown, "java.lang.RuntimeException: Unknown metadata record type %s",
+                     kr.api_key == KF_MD_BEGIN_TRANSACTION ? "BEGIN_TRANSACTION_RECORD"
+                     : kr.api_key == KF_MD_END_TRANSACTION ? "END_TRANSACTION_RECORD"
+                                                           : "ABORT_TRANSACTION_RECORD");
+            load_fault(bd, rec->offset, why.thrown);
             *bad = true;
             return;
         }
@@ -234,6 +271,9 @@ static void tree_record(builder *bd, const char *file, const kf_batch *b, const 
             if (bd->in_txn) {
                 report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
                        "offset %lld: begin_transaction inside an open metadata transaction", off);
+                load_fault(bd, rec->offset,
+                           "java.lang.RuntimeException: Encountered BeginTransactionRecord while already in a "
+                           "transaction");
                 return;
             }
             if (!md_image_copy(&bd->saved, im)) {
@@ -246,6 +286,10 @@ static void tree_record(builder *bd, const char *file, const kf_batch *b, const 
         if (!bd->in_txn) {
             report(bd, file, KF_P_RECORD_NOT_APPLIED, KF_SEV_ERROR, b->position, true, rec->offset,
                    "offset %lld: %s without a begin_transaction", off, kr.record_type);
+            snprintf(why.thrown, sizeof why.thrown,
+                     "java.lang.RuntimeException: Encountered %s without having seen a BeginTransactionRecord",
+                     kr.api_key == KF_MD_END_TRANSACTION ? "EndTransactionRecord" : "AbortTransactionRecord");
+            load_fault(bd, rec->offset, why.thrown);
             return;
         }
         if (kr.api_key == KF_MD_ABORT_TRANSACTION) { /* everything since the Begin is discarded */
@@ -260,8 +304,8 @@ static void tree_record(builder *bd, const char *file, const kf_batch *b, const 
     default:
         break;
     }
-    md_apply a = md_image_apply(im, kr.api_key, kr.version, &bd->t, kr.root, from_snapshot, msg, sizeof msg);
-    applied(bd, file, b, rec, a, kr.record_type, msg);
+    md_apply a = md_image_apply(im, kr.api_key, kr.version, &bd->t, kr.root, from_snapshot, &why);
+    applied(bd, file, b, rec, a, kr.record_type, &why);
 }
 
 /* One data record: decode and apply to im. *bad when it could not be read.
@@ -306,6 +350,8 @@ static int snapshot_batch(void *ctx, kf_part_reader *r, kf_batch *b)
 {
     snap_feed *F = ctx;
     builder *bd = F->bd;
+    if (bd->o->as_the_node && kf_part_reader_holes(r))
+        return KF_PART_FEED_STOP; /* the node's reader ends at the first damage */
     const char *file = kf_part_reader_file(r);
     kf_record_iter it;
     F->footer = false;
@@ -342,8 +388,9 @@ static int snapshot_batch(void *ctx, kf_part_reader *r, kf_batch *b)
     return bd->nomem ? KF_PART_FEED_STOP : KF_OK;
 }
 
-/* Load the snapshot held by paths (copies of one snapshot) into a fresh im. */
-static int load_snapshot(builder *bd, char *const *paths, size_t n, md_image *im, snap_try *st)
+/* Load the snapshot held by paths (copies of one snapshot, end_offset) into
+ * a fresh im. */
+static int load_snapshot(builder *bd, char *const *paths, size_t n, int64_t end_offset, md_image *im, snap_try *st)
 {
     memset(st, 0, sizeof *st);
     kraft_files f;
@@ -354,7 +401,11 @@ static int load_snapshot(builder *bd, char *const *paths, size_t n, md_image *im
     uint64_t records_before = bd->m->info.records;
     snap_feed F = {bd, im, st, false, false, false, true};
     kf_part_result res;
+    bd->in_snapshot = true;
+    bd->snap_records = records_before;
+    bd->snap_last = end_offset - 1;
     int rc = kf_part_feed(&f.p, &o, snapshot_batch, &F, &res);
+    bd->in_snapshot = false;
     kraft_files_free(&f);
     if (rc != KF_OK || bd->nomem)
         return KF_ERR_NOMEM;
@@ -375,7 +426,8 @@ static int cmp_snap(const void *a, const void *b)
 }
 
 /* Try the snapshots from the newest at or below the target down; the first
- * intact one becomes the image. bootstrap: try only the bootstrap files
+ * intact one becomes the image (as_the_node: the newest, whatever its
+ * state, as the node loads it). bootstrap: try only the bootstrap files
  * (used when there is neither a log nor a snapshot). */
 static int choose_snapshot(builder *bd, const kf_kraft_inputs *ki, int64_t target, bool bootstrap)
 {
@@ -419,8 +471,8 @@ static int choose_snapshot(builder *bd, const kf_kraft_inputs *ki, int64_t targe
         bd->nvoters = 0;
         bd->has_voters = false;
         snap_try st;
-        rc = load_snapshot(bd, paths, k, &im, &st);
-        if (rc == KF_OK && st.intact) {
+        rc = load_snapshot(bd, paths, k, c[i]->end_offset, &im, &st);
+        if (rc == KF_OK && (st.intact || (bd->o->as_the_node && !bootstrap))) {
             if (bd->has_voters) { /* the snapshot's voters replace those from before */
                 free(voters_before);
             } else {
@@ -474,6 +526,11 @@ static int log_batch(void *ctx, kf_part_reader *r, kf_batch *b)
     log_feed *F = ctx;
     builder *bd = F->bd;
     kf_metadata *m = bd->m;
+    /* the node recovers its metadata log from offset 0 and cuts it at the
+     * first damage; below the snapshot's end the log then restarts at that
+     * end (docs/formats.md §14.6): either way nothing after it is loaded */
+    if (bd->o->as_the_node && kf_part_reader_holes(r))
+        return KF_PART_FEED_STOP;
     m->info.log_end_offset = b->last_offset + 1;
     int64_t first = b->base_offset_known ? b->base_offset : b->last_offset;
     if (b->last_offset < F->start)
@@ -624,7 +681,9 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
 {
     *out = NULL;
     kf_metadata_opts own;
-    if (kf_opts_take(&own, opts, sizeof own, KF_METADATA_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
+    /* version 1 callers have the fields before as_the_node */
+    size_t given = opts && opts->version == 1 ? offsetof(kf_metadata_opts, as_the_node) : sizeof own;
+    if (kf_opts_take_grown(&own, sizeof own, opts, given, KF_METADATA_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     opts = &own;
     kf_metadata *m = calloc(1, sizeof *m);
@@ -635,6 +694,7 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
     m->info.kraft_version = -1;
     m->info.log_start_offset = -1;
     m->info.log_end_offset = -1;
+    m->info.load_fault_offset = -1;
     builder bd;
     memset(&bd, 0, sizeof bd);
     bd.m = m;

@@ -13,7 +13,8 @@ log) is held against `kafka-topics --describe`, `kafka-configs --describe`
 stopped and its newest snapshot damaged twice, each time on a copy of the
 stopped files: one byte of a data batch flipped (a CRC failure), and the
 snapshot cut short inside its last data batch. `kfsck predict` says
-whether the node starts; the node is started to see, and when it starts,
+whether the node starts (and, when its metadata loader fails on a record,
+which one); the node is started to see, and when it starts,
 what it then describes is held against `kfsck metadata` of the damaged
 files.
 """
@@ -242,7 +243,8 @@ def scenario_metadata(suite, cp):
             h.wait_for(lambda: n.proc.poll() is not None or any("Kafka Server started" in l["msg"] for l in n.lines()),
                        90, "the node to start or stop")
             up = n.running()
-            why = next((l["msg"].splitlines()[0] for l in n.lines() if l["level"] == "ERROR"), "")
+            # the first ERROR's line, then the exception's (a fault's cause comes on the next line)
+            why = next((l["msg"].splitlines()[:2] for l in n.lines() if l["level"] == "ERROR"), [""])
             seen = None
             if up:
                 d.cmd("bootstrap", servers=n.bootstrap)
@@ -256,9 +258,14 @@ def scenario_metadata(suite, cp):
             fatal, up, why, seen = damaged(kind)
 
             def starts(kind=kind, fatal=fatal, up=up, why=why):
-                said = "; ".join(a["reason"][:160] for a in fatal) or "starts"
+                said = "; ".join(a["reason"][:200] for a in fatal) or "starts"
                 c._eq(f"{kind}: predict says the node stops (fatal)", bool(fatal), not up)
-                return f"the node {'started' if up else 'did not start'} ({why[:160]}); predict: {said}"
+                # the metadata loader's fault: predict's names the same record and the same exception
+                m = re.search(r"Error loading metadata log record from offset \d+", why[0])
+                if m and len(why) > 1:
+                    c._eq(f"{kind}: the record the loader fails on and its exception",
+                          [m.group(0) + ": " + why[1] in a["reason"] for a in fatal], [True])
+                return f"the node {'started' if up else 'did not start'} ({' '.join(why)[:200]}); predict: {said}"
             suite.check(f"metadata: predict on the newest snapshot with {what} vs whether the node starts", starts)
             if up:
                 def state(kind=kind, seen=seen):

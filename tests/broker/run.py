@@ -38,10 +38,6 @@ ALL = scenarios.ALL + elections.ALL + offsets_tools.ALL + metadata_tools.ALL + c
 # (or the start of one, ending in "*"); value: what differs and why
 # (details: /work/notes/broker-findings.md in the lead's notes).
 KNOWN = {
-    "metadata: predict on the newest snapshot with cut short in its last data batch vs whether the node starts":
-        "the newest snapshot cut inside its (only) data batch: the node loads what is left (no data records) "
-        "and then dies replaying the log after it ('Error loading metadata log record from offset N: Tried "
-        "to change broker 1, but that broker was not registered', fatal fault); predict says it starts",
 }
 
 

@@ -513,6 +513,130 @@ class IOErrorTest(PredictTest):
         self.assertIn("%s: will start" % a.path, out)
 
 
+class KraftLoadTest(PredictTest):
+    """A KRaft node's latest snapshot cut short, against its metadata loader
+    (docs/formats.md §14.7, §20.9; the broker suite's scenario `metadata`):
+    the node reads the snapshot's whole batches (a torn last batch dropped,
+    the footer not needed), replays the log from the snapshot's end offset
+    onto that image, and on a node with the controller role the first record
+    Kafka's image deltas throw on stops it. The log and the snapshots come
+    from tools/gen/gen_kraft.py and kraftfmt.py."""
+
+    def node(self, d, after, voters=(1,), snapshot="cut"):
+        """A KRaft node (node.id 1) in d: a log from offset 0 registering
+        broker 1 and topic orders (orders-0 on broker 1, its partition dir
+        beside), a snapshot at the log's end then holding that state in one
+        data batch -- written `snapshot`: "cut" inside its data batch,
+        "nofooter" without its footer batch, "whole" -- and the log going on
+        with the records `after(log)` returns. Returns (the snapshot's end
+        offset, broker 1's epoch)."""
+        import gen_kraft as gk
+        log = gk.MetaLog()
+        log.leader(1)
+        reg = gk.reg_broker(log, 1, 3, "b1", None, 21, log_dirs=[gk.D1])
+        epoch = reg[2]["BrokerEpoch"]
+        state = [gk.feature("metadata.version", 21), reg, gk.topic("orders"),
+                 gk.partition(1, "orders", 0, [1], 1, dirs=[gk.D1])]
+        log.data(*state)
+        end = log.next
+        batches = gk.snapshot_bytes(state, NOW - DAY, 1, NOW - DAY, kraft_version=1,
+                                    voters=gk.voters_record(list(voters)))
+        self.assertEqual(len(batches), 3)  # header (+ kraft version, voters), the data, the footer
+        head, data, footer = batches
+        body = {"cut": head + data[:len(data) // 2], "nofooter": head + data, "whole": head + data + footer}[snapshot]
+        log.data(*after(log, epoch))
+        d.file("meta.properties", gk.meta_properties(node_id=1).encode())
+        d.segment("__cluster_metadata-0", 0, b"".join(b["data"] for b in log.batches))
+        d.file("__cluster_metadata-0/" + gk.snap_name(end, 1), body)
+        d.file("__cluster_metadata-0/quorum-state", gk.quorum_state(log.epoch).encode())
+        d.segment("orders-0", 0, batch(0, 10, NOW - DAY))
+        d.file("orders-0/partition.metadata", kf.partition_metadata(gk.S(gk.TOPIC["orders"])).encode())
+        return end, epoch
+
+    @staticmethod
+    def unfence(log, epoch):
+        import gen_kraft as gk
+        return [gk.brc(0, 1, epoch, fenced=-1)]
+
+    @staticmethod
+    def registrations(log, epoch):
+        import gen_kraft as gk
+        return [gk.reg_broker(log, 2, 3, "b2", None, 21, log_dirs=[gk.D2A]), gk.topic("clicks"),
+                gk.partition(1, "clicks", 0, [2], 2, dirs=[gk.D2A])]
+
+    def test_a_change_to_a_broker_only_the_cut_snapshot_held_stops_the_node(self):
+        d = self.logdir()
+        end, _ = self.node(d, self.unfence)
+        rc, out, err = run("predict", "--json", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual(rc, 1, out + err)
+        fatal = [a for a in jsonl(out, "action") if a["action"] == "fatal"]
+        self.assertEqual([a["file"] for a in fatal], [os.path.join(d.path, "__cluster_metadata-0")])
+        self.assertTrue(fatal[0]["reason"].startswith(
+            "Error loading metadata log record from offset %d: java.lang.IllegalStateException: Tried to change "
+            "broker 1, but that broker was not registered." % end), fatal[0]["reason"])
+        dd = jsonl(out, "datadir")[0]
+        self.assertEqual(dd["fatal"], 1)
+        self.assertEqual(os.path.basename(dd["kraft_snapshot_cut"]), "%020d-%010d.checkpoint" % (end, 1))
+        rc, text, err = run("predict", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual(rc, 1, err)
+        self.assertTrue(text.startswith("%s: will NOT load (the broker stops): Error loading metadata log record "
+                                        "from offset %d" % (d.path, end)), text)
+        # `kfsck metadata` keeps to the newest intact snapshot (none here: the whole log), where broker 1 is
+        rc, out, err = run("metadata", "--json", d.path, cwd=None)
+        self.assertEqual(rc, 1, out + err)  # the snapshot's damage
+        self.assertIsNone(jsonl(out, "cluster")[0]["snapshot"])
+        self.assertEqual([(b["broker_id"], b["fenced"]) for b in jsonl(out, "broker")], [(1, False)])
+
+    def test_a_node_its_raft_checks_stop_never_loads_its_metadata(self):
+        d = self.logdir()
+        self.node(d, self.unfence)
+        d.file("__cluster_metadata-0/quorum-state", b'{"leaderId":1,"leaderEpoch":1,"vo')
+        rc, out, err = run("predict", "--json", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual(rc, 1, out + err)
+        fatal = [a for a in jsonl(out, "action") if a["action"] == "fatal"]
+        self.assertEqual([os.path.basename(a["file"]) for a in fatal], ["quorum-state"])
+
+    def test_a_broker_only_node_logs_the_fault_and_starts(self):
+        d = self.logdir()
+        self.node(d, self.unfence, voters=(4,))
+        rc, out, err = run("predict", "--json", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual([a for a in jsonl(out, "action") if a["action"] == "fatal"], [], out)
+        self.assertEqual(rc, 0, out + err)
+
+    def test_a_log_that_only_registers_new_things_loads_onto_the_cut_snapshot(self):
+        d = self.logdir()
+        end, _ = self.node(d, self.registrations)
+        rc, out, err = run("predict", "--json", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual([a for a in jsonl(out, "action") if a["action"] == "fatal"], [], out)
+        dd = jsonl(out, "datadir")[0]
+        self.assertEqual(os.path.basename(dd["kraft_snapshot_cut"]), "%020d-%010d.checkpoint" % (end, 1))
+        # the node's image lacks what the torn batch held: topic orders, so its partition is a stray
+        parts = {os.path.basename(p["dir"]): p["state"] for p in jsonl(out, "partition")}
+        self.assertEqual(parts, {"orders-0": "stray"})
+        stray = [a for a in jsonl(out, "action") if a["action"] == "stray_partition"]
+        self.assertEqual([os.path.basename(a["file"]) for a in stray], ["orders-0"])
+        self.assertIn("does not exist in the metadata image", stray[0]["reason"])
+        rc, text, err = run("predict", "--now", str(NOW), d.path, cwd=None)
+        self.assertIn("%s: will start" % d.path, text.splitlines()[0])
+
+    def test_a_snapshot_missing_only_its_footer_loads_whole(self):
+        for after in (self.unfence, self.registrations):
+            d = self.logdir(after.__name__)
+            end, _ = self.node(d, after, snapshot="nofooter")
+            rc, out, err = run("predict", "--json", "--now", str(NOW), d.path, cwd=None)
+            self.assertEqual(rc, 0, out + err)
+            self.assertEqual([a for a in jsonl(out, "action") if a["action"] == "fatal"], [], out)
+            self.assertEqual({os.path.basename(p["dir"]): p["state"] for p in jsonl(out, "partition")},
+                             {"orders-0": "online"})
+
+    def test_a_whole_snapshot_then_the_change_starts(self):
+        d = self.logdir()
+        self.node(d, self.unfence, snapshot="whole")
+        rc, out, err = run("predict", "--json", "--now", str(NOW), d.path, cwd=None)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIsNone(jsonl(out, "datadir")[0]["kraft_snapshot_cut"])
+
+
 class UsageTest(PredictTest):
     def test_exit_codes(self):
         d = self.logdir()

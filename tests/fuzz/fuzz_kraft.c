@@ -155,9 +155,9 @@ static void sequence(const uint8_t *data, size_t size)
         kf_dtree_reset(&t);
         kf_kraft_record kr;
         if (kf_kraft_decode(KF_KRAFT_METADATA, NULL, -1, data + pos, (int32_t)n, &t, &kr) == KF_OK) {
-            char msg[200];
-            md_apply a = md_image_apply(&im, kr.api_key, kr.version, &t, kr.root, k & 1, msg, sizeof msg);
-            sink += (size_t)a + strlen(msg);
+            md_why why;
+            md_apply a = md_image_apply(&im, kr.api_key, kr.version, &t, kr.root, k & 1, &why);
+            sink += (size_t)a + strlen(why.msg) + strlen(why.thrown);
         }
         pos += n;
         if (++k % 4 == 0) { /* begin a "transaction": keep a copy, later roll back to it */

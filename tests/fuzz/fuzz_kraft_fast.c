@@ -70,12 +70,12 @@ static void one(const uint8_t *v, size_t n, kf_dtree *t, md_image *im)
     }
     if (!im)
         return;
-    char msg[200];
+    md_why why;
     md_image_prefetch(im, &fast, &is_fast, 1); /* reads the image only */
     if (is_fast)
-        (void)md_image_apply_flat(im, &fast, msg, sizeof msg);
+        (void)md_image_apply_flat(im, &fast, &why);
     else if (rc == KF_OK)
-        (void)md_image_apply(im, kr.api_key, kr.version, t, kr.root, false, msg, sizeof msg);
+        (void)md_image_apply(im, kr.api_key, kr.version, t, kr.root, false, &why);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

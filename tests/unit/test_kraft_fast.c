@@ -293,8 +293,8 @@ static void apply(md_image *im, const char *name)
 {
     bb v = GOOD_REC(name);
     kf_kraft_flat f = fast_of(&v);
-    char msg[200];
-    assert_int_equal(md_image_apply_flat(im, &f, msg, sizeof msg), MD_APPLIED);
+    md_why why;
+    assert_int_equal(md_image_apply_flat(im, &f, &why), MD_APPLIED);
 }
 
 static void test_applied(void **state)

@@ -181,6 +181,14 @@ static bb producer_ids_rec(int32_t broker, int64_t epoch, int64_t next)
 
 /* ---- applying to an image ------------------------------------------------------------------- */
 
+/* why the last record applied changed nothing */
+static md_why last_why;
+
+/* what Kafka's TopicDelta of no image throws (a record of a topic the image lacks) */
+#define NPE_NO_TOPIC \
+    "java.lang.NullPointerException: Cannot invoke \"org.apache.kafka.image.TopicImage.partitions()\" because " \
+    "\"this.image\" is null"
+
 static md_apply apply(md_image *im, const bb *v, bool from_snapshot)
 {
     kf_dtree t = {0};
@@ -188,8 +196,7 @@ static md_apply apply(md_image *im, const bb *v, bool from_snapshot)
     int rc = kf_kraft_decode(KF_KRAFT_METADATA, NULL, -1, v->b, (int32_t)v->n, &t, &kr);
     if (rc != KF_OK)
         fail_msg("decode: %s", kr.err);
-    char msg[200];
-    md_apply a = md_image_apply(im, kr.api_key, kr.version, &t, kr.root, from_snapshot, msg, sizeof msg);
+    md_apply a = md_image_apply(im, kr.api_key, kr.version, &t, kr.root, from_snapshot, &last_why);
     kf_dtree_free(&t);
     return a;
 }
@@ -239,11 +246,19 @@ static void test_partition_rules(void **state)
     assert_int_equal(p->leader_epoch, 1);
     assert_int_equal(p->partition_epoch, 2);
     assert_int_equal(p->isr.n, 2);
-    /* a change to a partition or topic that does not exist is not applied */
+    /* a change to a partition or topic that does not exist is not applied:
+     * Kafka's TopicDelta throws on it (a topic it lacks: on its null image) */
     r = change_rec(T1, 7, 1, -1, NULL);
     assert_int_equal(apply(&im, &r, false), MD_NOT_APPLIED);
+    assert_string_equal(last_why.thrown,
+                        "java.lang.RuntimeException: Unable to find partition AQEBAQEBAQEBAQEBAQEBAQ:7");
     r = change_rec(T2, 0, 1, -1, NULL);
     assert_int_equal(apply(&im, &r, false), MD_NOT_APPLIED);
+    assert_string_equal(last_why.msg, "no topic with id AgICAgICAgICAgICAgICAg");
+    assert_string_equal(last_why.thrown, NPE_NO_TOPIC);
+    r = partition_rec(T2, 0, 3, reps, 1, 0);
+    assert_int_equal(apply(&im, &r, false), MD_NOT_APPLIED);
+    assert_string_equal(last_why.thrown, NPE_NO_TOPIC);
     /* a v1 PartitionRecord sets directories; v2 carries ELR, which ClearElr empties */
     r = topic_rec("clicks", T2);
     apply(&im, &r, false);
@@ -254,8 +269,12 @@ static void test_partition_rules(void **state)
     assert_int_equal(p->elr.n, 1);
     r = clear_elr_rec("nope");
     assert_int_equal(apply(&im, &r, false), MD_NOT_APPLIED);
+    assert_string_equal(last_why.thrown,
+                        "java.lang.RuntimeException: Unable to clear elr for topic with name nope: no such topic "
+                        "found.");
     r = clear_elr_rec("");
     assert_int_equal(apply(&im, &r, false), MD_APPLIED);
+    assert_string_equal(last_why.thrown, "");
     p = part(&im, T2, 0);
     assert_int_equal(p->elr.n, 0);
     assert_int_equal(p->partition_epoch, 1);
@@ -299,6 +318,8 @@ static void test_topic_removal_and_configs(void **state)
     r = simple_rec(9, true, T1);
     assert_int_equal(apply(&im, &r, false), MD_APPLIED);
     assert_int_equal(apply(&im, &r, false), MD_NOT_APPLIED);
+    assert_string_equal(last_why.thrown, "java.lang.RuntimeException: Unable to delete topic with id "
+                                         "AQEBAQEBAQEBAQEBAQEBAQ: no such topic found.");
     assert_true(md_views_build(&v, &im));
     assert_int_equal(v.ntopics, 0);
     assert_int_equal(v.nconfigs, 1);
@@ -325,6 +346,8 @@ static void test_brokers_features_pids(void **state)
     assert_false(b->fenced);
     r = brc_rec(1, 11, 1, 0); /* wrong epoch */
     assert_int_equal(apply(&im, &r, false), MD_NOT_APPLIED);
+    assert_string_equal(last_why.thrown, "java.lang.IllegalStateException: Tried to change broker 1, but the given "
+                                         "epoch, 11, did not match the current broker epoch, 10");
     assert_false(b->fenced);
     r = brc_rec(1, 10, 0, 1); /* controlled shutdown only */
     assert_int_equal(apply(&im, &r, false), MD_APPLIED);
@@ -332,8 +355,13 @@ static void test_brokers_features_pids(void **state)
     assert_false(b->fenced);
     r = brc_rec(1, 10, 3, 0); /* no such fencing value */
     assert_int_equal(apply(&im, &r, false), MD_NOT_APPLIED);
+    assert_non_null(strstr(last_why.thrown, "unknown value for fenced field: 3"));
     r = brc_rec(2, 10, 1, 0);
     assert_int_equal(apply(&im, &r, false), MD_NOT_APPLIED);
+    assert_string_equal(last_why.msg, "cannot change broker 2: it is not registered");
+    assert_string_equal(last_why.thrown,
+                        "java.lang.IllegalStateException: Tried to change broker 2, but that broker was not "
+                        "registered.");
     /* features: metadata.version apart, kraft.version ignored, level 0 removes */
     r = feature_rec("metadata.version", 14);
     apply(&im, &r, false);
@@ -483,6 +511,13 @@ static bb snapshot_bytes(size_t *footer_at)
     return s;
 }
 
+/* snapshot_bytes, and the path of its file in p (cap bytes). */
+static bb the_snapshot(size_t *footer_at, char *p, size_t cap)
+{
+    path_of(p, cap, "00000000000000000005-0000000001.checkpoint");
+    return snapshot_bytes(footer_at);
+}
+
 static void write_log(void)
 {
     bb log = {0};
@@ -517,9 +552,8 @@ static int setup_dir(void **state)
     assert_int_equal(mkdir(mdir, 0755), 0);
     write_log();
     size_t footer;
-    bb s = snapshot_bytes(&footer);
     char p[400];
-    path_of(p, sizeof p, "00000000000000000005-0000000001.checkpoint");
+    bb s = the_snapshot(&footer, p, sizeof p);
     write_file(p, &s, s.n);
     return 0;
 }
@@ -539,7 +573,8 @@ typedef struct built {
     problem_log log;
 } built;
 
-static void build(built *b, bool has_as_of, int64_t as_of)
+/* The image of mdir; as_the_node with options of that version. */
+static void build_as(built *b, bool has_as_of, int64_t as_of, bool as_the_node, unsigned version)
 {
     memset(b, 0, sizeof *b);
     char *paths[1] = {mdir};
@@ -547,11 +582,18 @@ static void build(built *b, bool has_as_of, int64_t as_of)
     assert_true(kf_kraft_inputs_found(&b->ki));
     kf_metadata_opts o;
     kf_metadata_opts_init(&o);
+    o.version = version;
     o.has_as_of = has_as_of;
     o.as_of_offset = as_of;
     o.problem_fn = problem_log_fn;
     o.problem_ctx = &b->log;
+    o.as_the_node = as_the_node;
     assert_int_equal(kf_metadata_build(&b->m, &b->ki, &o), KF_OK);
+}
+
+static void build(built *b, bool has_as_of, int64_t as_of)
+{
+    build_as(b, has_as_of, as_of, false, KF_METADATA_OPTIONS_VERSION);
 }
 
 static void unbuild(built *b)
@@ -630,9 +672,8 @@ static void test_job_damaged_snapshot(void **state)
     (void)state;
     /* cut the snapshot's footer: it is incomplete, the log from 0 is used */
     size_t footer;
-    bb s = snapshot_bytes(&footer);
     char p[400];
-    path_of(p, sizeof p, "00000000000000000005-0000000001.checkpoint");
+    bb s = the_snapshot(&footer, p, sizeof p);
     write_file(p, &s, footer);
     built b;
     build(&b, false, 0);
@@ -660,6 +701,54 @@ static void test_job_damaged_snapshot(void **state)
     assert_true(problem_log_has(&b.log, KF_P_CRC_MISMATCH));
     unbuild(&b);
     s.b[100] ^= 0x40;
+    write_file(p, &s, s.n);
+}
+
+static void test_job_as_the_node(void **state)
+{
+    (void)state;
+    size_t footer;
+    char p[400];
+    bb s = the_snapshot(&footer, p, sizeof p);
+    /* whole: the node's image is the newest intact snapshot's, and the log replays onto it */
+    built b;
+    build_as(&b, false, 0, true, KF_METADATA_OPTIONS_VERSION);
+    const kf_metadata_info *in = kf_metadata_get_info(b.m);
+    assert_int_equal(in->snapshot_offset, 5);
+    assert_null(in->load_fault);
+    assert_int_equal(in->load_fault_offset, -1);
+    unbuild(&b);
+    /* only the footer gone: the node reads every record of it */
+    write_file(p, &s, footer);
+    build_as(&b, false, 0, true, KF_METADATA_OPTIONS_VERSION);
+    in = kf_metadata_get_info(b.m);
+    assert_int_equal(in->snapshot_offset, 5);
+    assert_int_equal(in->records, 10);
+    assert_null(in->load_fault);
+    unbuild(&b);
+    /* its data batch torn: the node's image has no record of it, and the
+     * change at offset 5 names a topic it lacks */
+    write_file(p, &s, footer - 10);
+    build_as(&b, false, 0, true, KF_METADATA_OPTIONS_VERSION);
+    in = kf_metadata_get_info(b.m);
+    assert_non_null(in->snapshot);
+    assert_int_equal(in->snapshot_offset, 5);
+    assert_int_equal(in->records, 7); /* offsets 5..11 */
+    assert_int_equal(in->load_fault_offset, 5);
+    assert_string_equal(in->load_fault, "Error loading metadata log record from offset 5: " NPE_NO_TOPIC);
+    const kf_md_topic *const *t;
+    assert_int_equal(kf_metadata_topics(b.m, &t), 0);
+    unbuild(&b);
+    /* the image kfsck metadata shows stays the newest intact snapshot's
+     * (none: the log from 0), and a version 1 caller has no as_the_node */
+    for (unsigned v = 1; v <= KF_METADATA_OPTIONS_VERSION; v++) {
+        build_as(&b, false, 0, v == 1, v);
+        in = kf_metadata_get_info(b.m);
+        assert_null(in->snapshot);
+        assert_null(in->load_fault);
+        assert_int_equal(kf_metadata_topics(b.m, &t), 1);
+        unbuild(&b);
+    }
     write_file(p, &s, s.n);
 }
 
@@ -872,6 +961,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_snapshot_then_log, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_as_of, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_damaged_snapshot, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_job_as_the_node, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_damaged_snapshot_voters, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_job_log_start, setup_dir, teardown_dir),
         cmocka_unit_test(test_multi_record_control_batches),

@@ -642,16 +642,20 @@ int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf
     }
     if (rc == KF_OK)
         rc = pp_check_meta_properties(&r);
+    /* the raft layer's own checks first: whether the latest snapshot is
+     * whole decides which image the node loads */
+    for (size_t i = 0; i < n && rc == KF_OK; i++)
+        if (r.dirs[i].has_metadata_log)
+            rc = pp_check_kraft(&r, &r.dirs[i]);
     if (rc == KF_OK)
         rc = pp_build_image(&r);
+    if (rc == KF_OK)
+        rc = pp_check_kraft_load(&r);
     for (size_t i = 0; i < n && rc == KF_OK; i++)
         for (size_t k = 0; k < r.dirs[i].nparts; k++)
             pp_check_stray(&r, &r.dirs[i].parts[k]);
     if (rc == KF_OK)
         rc = pp_check_duplicates(&r);
-    for (size_t i = 0; i < n && rc == KF_OK; i++)
-        if (r.dirs[i].has_metadata_log)
-            rc = pp_check_kraft(&r, &r.dirs[i]);
     for (size_t i = 0; i < n && rc == KF_OK; i++) {
         pp_dir *d = &r.dirs[i];
         rc = clean_shutdown(&r, d);

@@ -328,12 +328,17 @@ int pp_check_duplicates(pp_run *r)
     return rc;
 }
 
-/* The KRaft image, when the metadata log is among the log dirs. */
+/* The KRaft image, when the metadata log is among the log dirs: the
+ * newest intact snapshot's, which is the node's own unless its latest
+ * snapshot is cut short: then the node's own (kf_metadata_opts.as_the_node,
+ * whose replay may fail: pp_check_kraft_load). */
 int pp_build_image(pp_run *r)
 {
-    bool any = false;
-    for (size_t i = 0; i < r->ndirs; i++)
+    bool any = false, torn = false;
+    for (size_t i = 0; i < r->ndirs; i++) {
         any |= r->dirs[i].has_metadata_log;
+        torn |= r->dirs[i].kraft_snapshot_torn;
+    }
     if (!any)
         return KF_OK;
     char **paths = calloc(r->ndirs, sizeof *paths);
@@ -347,6 +352,7 @@ int pp_build_image(pp_run *r)
         kf_metadata_opts mo;
         kf_metadata_opts_init(&mo);
         mo.max_batch_bytes = r->o.max_batch_bytes;
+        mo.as_the_node = torn;
         rc = kf_metadata_build(&r->meta, &ki, &mo);
     }
     kf_kraft_inputs_free(&ki);

@@ -176,6 +176,7 @@ typedef struct pp_dir {
     bool offline, stops;
     bool kraft_snapshot_torn;  /* the latest KRaft snapshot is cut short: */
     char *kraft_snapshot;      /* it */
+    bool raft_stops;           /* a check of the raft layer stops the node before its metadata loads */
 } pp_dir;
 
 typedef struct pp_run {
@@ -207,8 +208,11 @@ int pp_check_duplicates(pp_run *r);
 int pp_build_image(pp_run *r);
 void pp_check_stray(pp_run *r, pp_part *p);
 /* predict_kraft.c: a KRaft node's own start-up checks of its metadata
- * partition (quorum-state, the log start, the latest snapshot): fatals */
+ * partition (quorum-state, the log start, the latest snapshot): fatals;
+ * then, once the image is built, its metadata loader's replay of the log
+ * onto a latest snapshot cut short: a fatal where it fails. */
 int pp_check_kraft(pp_run *r, pp_dir *d);
+int pp_check_kraft_load(pp_run *r);
 
 /* Java's Long.parseLong of s[0..n) (sign, decimal digits, range). */
 bool pp_java_long(const char *s, size_t n, int64_t *v);

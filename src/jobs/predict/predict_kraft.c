@@ -8,7 +8,12 @@
  * parse, a log start no snapshot reaches, or a latest snapshot with no
  * header or with a batch that fails its CRC stops the node: each is a fatal
  * action of the log dir, in the node's own words. A latest snapshot cut
- * short (a torn last batch) is read as far as it goes: no fatal, a note. */
+ * short (a torn last batch, no footer) is read as far as it goes and is the
+ * image the log is replayed onto (a note); the metadata loader
+ * (MetadataLoader, MetadataBatchLoader) then fails on the first record
+ * that refers to what the lost part held, and on a node with the
+ * controller role that fault stops it: a fatal too (docs/formats.md §14.7,
+ * §20.9). */
 #include "predict_internal.h"
 
 #include <errno.h>
@@ -136,7 +141,8 @@ static void log_start_problem(void *ctx, const kf_problem *p)
                        p->offset, c->latest ? c->latest : "Optional.empty");
 }
 
-int pp_check_kraft(pp_run *r, pp_dir *d)
+/* The raft layer's checks of d's metadata partition. */
+static int check_raft(pp_run *r, pp_dir *d)
 {
     char *dir = kf_path_join(d->path, "__cluster_metadata-0");
     if (!dir)
@@ -177,6 +183,57 @@ int pp_check_kraft(pp_run *r, pp_dir *d)
         free(path);
     }
     kf_name_list_free(&l);
+    free(dir);
+    return rc;
+}
+
+int pp_check_kraft(pp_run *r, pp_dir *d)
+{
+    size_t nacts = d->nacts; /* every action here is a fatal of the raft layer */
+    int rc = check_raft(r, d);
+    d->raft_stops = d->nacts > nacts;
+    return rc;
+}
+
+/* Whether the node has the controller role (process.roles, which is not on
+ * disk), as far as its metadata tells: its node id among the voters or the
+ * registered controllers. A node that is neither, where they are known,
+ * is a broker only; without its id or them it is taken to be a controller. */
+static bool controller_role(const pp_run *r)
+{
+    const kf_metadata_info *info = kf_metadata_get_info(r->meta);
+    const kf_md_controller *const *cs;
+    size_t nc = kf_metadata_controllers(r->meta, &cs);
+    if (!r->has_broker_id || (!info->nvoters && !nc))
+        return true;
+    for (size_t i = 0; i < info->nvoters; i++)
+        if (info->voters[i] == r->broker_id)
+            return true;
+    for (size_t i = 0; i < nc; i++)
+        if (cs[i]->id == r->broker_id)
+            return true;
+    return false;
+}
+
+int pp_check_kraft_load(pp_run *r)
+{
+    const kf_metadata_info *info = r->meta ? kf_metadata_get_info(r->meta) : NULL;
+    if (!info || !info->load_fault || !controller_role(r))
+        return KF_OK; /* a broker-only node logs the fault and goes on without the record */
+    pp_dir *d = NULL;
+    for (size_t i = 0; i < r->ndirs && !d; i++)
+        if (r->dirs[i].has_metadata_log && r->dirs[i].kraft_snapshot_torn)
+            d = &r->dirs[i];
+    if (!d || d->raft_stops || d->offline)
+        return KF_OK; /* the node stops before its metadata loads */
+    char *dir = kf_path_join(d->path, "__cluster_metadata-0");
+    if (!dir)
+        return KF_ERR_NOMEM;
+    d->stops = true;
+    int rc = pp_dir_act(d, KF_ACT_FATAL, dir, NULL, -1,
+                        "%s (the log replayed onto what is left of the latest KRaft snapshot, which is cut short): a "
+                        "fatal fault on a node with the controller role, the KRaft node does not start",
+                        info->load_fault);
     free(dir);
     return rc;
 }
