@@ -177,6 +177,13 @@ typedef struct kf_remote_partition {
     const kf_remote_segment *findings; /* by finding, then start offset */
     size_t n_findings;
     uint64_t counts[5];            /* findings by kf_remote_finding */
+    /* Its __remote_log_metadata partition holds a record that stops the
+     * broker's metadata consumer (a bad_record problem; docs/formats.md
+     * §22.1): the offset of the first. A broker restarted on it never
+     * finishes loading the partition's remote metadata: it serves none of
+     * its remote offsets and uploads nothing more. */
+    bool has_metadata_stop;
+    int64_t metadata_stop_offset;
 } kf_remote_partition;
 
 /* A remote-log-index-cache entry that fails. */

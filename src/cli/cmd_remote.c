@@ -142,6 +142,7 @@ static void json_partition(remote_run *R, const kf_remote_partition *p)
     out_opt_int(o, "log_start_offset", p->n_locals > 0, p->log_start_offset);
     out_uint(o, "offsets_in_no_tier_count", p->offsets_in_no_tier);
     out_str(o, "partition_delete_state", kf_remote_partition_state_name(p->partition_delete_state));
+    out_opt_int(o, "metadata_consumer_stops_at", p->has_metadata_stop, p->metadata_stop_offset);
     out_obj_open(o, "findings");
     for (int f = 0; f < 5; f++)
         out_uint(o, kf_remote_finding_name((kf_remote_finding)f), p->counts[f]);

@@ -1,6 +1,6 @@
 /* remote_text.c: the text output of `kfsck remote` (cmd_remote.c): per
- * partition the verdict line, the worst fact first (offsets in neither
- * tier, segments missing from the storage, segments off the epoch lineage,
+ * partition the verdict line, the worst fact first (a metadata record that
+ * stops the broker's metadata consumer, offsets in neither tier, segments missing from the storage, segments off the epoch lineage,
  * uploads stuck, deletes pending, a partition deletion not finished,
  * orphans), then the figures and one line per finding; the run's summary. */
 #include <inttypes.h>
@@ -43,7 +43,16 @@ static void print_verdict(FILE *f, const kf_remote_partition *p)
 {
     char tm[40], b[32];
     const uint64_t *c = p->counts;
-    if (p->n_no_tier) {
+    if (p->has_metadata_stop) {
+        fprintf(f, "the broker's metadata consumer stops at __remote_log_metadata-%d offset %" PRId64
+                   ": restarted, it serves ", p->metadata_partition, p->metadata_stop_offset);
+        if (p->has_tier_gap)
+            fprintf(f, "none of offsets %" PRId64 "..%" PRId64 " (below the local log start)", p->log_start_offset,
+                    p->local_log_start_offset - 1);
+        else
+            fprintf(f, "no remote offset");
+        fprintf(f, " and uploads nothing");
+    } else if (p->n_no_tier) {
         fprintf(f, "offsets %" PRId64 "..%" PRId64 " are in neither tier", p->no_tier[0].from_offset,
                 p->no_tier[0].to_offset - 1);
         if (p->n_no_tier > 1)

@@ -29,7 +29,6 @@
 #include "records/coord_walk.h"
 #include "bytes/cursor.h"
 
-#define DTREE_DEFAULT_MAX (1u << 20)
 #define DTREE_FIRST_CAP 64u
 #define KAFKA_MAX_STRING 0x7fff /* Kafka refuses longer compact strings */
 
@@ -117,7 +116,7 @@ static bool node_room(cs_dctx *d)
 
 /* A new node. The arena's room is looked at only when it is full, or when
  * the caller lowered max_nodes below what it holds (d->room, set at the
- * walk's start, is the nodes it may take without a look). */
+ * walk's start and on each look, is the nodes it may take without one). */
 static inline uint32_t node_new(cs_dctx *d, kf_vkind kind, const char *name)
 {
     kf_dtree *t = d->t;
@@ -220,6 +219,59 @@ static uint32_t decode_prim(cs_dctx *d, int kind, const char *name, bool flex, b
     return x;
 }
 
+/* The kinds of a fixed size (never null: Kafka has no nullable number or
+ * uuid), read by decode_fixed; their widths. */
+static const uint8_t FIXED_WIDTH[CS_UUID + 1] = {
+    [CS_INT8] = 1, [CS_INT16] = 2, [CS_UINT16] = 2, [CS_INT32] = 4, [CS_INT64] = 8,
+    [CS_FLOAT64] = 8, [CS_BOOL] = 1, [CS_UUID] = 16,
+};
+
+#define FIXED_KINDS                                                                                   \
+    (1u << CS_INT8 | 1u << CS_INT16 | 1u << CS_UINT16 | 1u << CS_INT32 | 1u << CS_INT64 | 1u << CS_FLOAT64 | \
+     1u << CS_BOOL | 1u << CS_UUID)
+
+static inline bool fixed_kind(unsigned kind) { return kind < 32 && (FIXED_KINDS >> kind & 1u); }
+
+/* A field of a fixed-size kind, the common case of a struct's fields: what
+ * decode_prim makes of it, with the field's name put on the error path only
+ * when something fails (the path an error names is the same). */
+static uint32_t decode_fixed(cs_dctx *d, int kind, const char *name)
+{
+    kf_dtree *t = d->t;
+    const uint8_t *p = t->n < d->room ? kf_cur_take(&d->c, FIXED_WIDTH[kind]) : NULL;
+    if (!p) { /* the arena's room to look at, or the bytes end: decode_prim's way */
+        path_push(d, name);
+        uint32_t x = decode_prim(d, kind, name, false, false);
+        path_pop(d);
+        return x;
+    }
+    kf_dnode *v = &t->nodes[t->n];
+    *v = (kf_dnode){.kind = KF_V_INT, .name = name, .first_child = KF_DNODE_NONE, .next = KF_DNODE_NONE};
+    switch (kind) {
+    case CS_INT8: v->i = (int8_t)p[0]; break;
+    case CS_INT16: v->i = (int16_t)kf_be16(p); break;
+    case CS_UINT16: v->i = kf_be16(p); break;
+    case CS_INT32: v->i = (int32_t)kf_be32(p); break;
+    case CS_INT64: v->i = (int64_t)kf_be64(p); break;
+    case CS_FLOAT64: {
+        uint64_t u = kf_be64(p);
+        v->kind = KF_V_FLOAT;
+        memcpy(&v->f, &u, sizeof v->f);
+        break;
+    }
+    case CS_BOOL:
+        v->kind = KF_V_BOOL;
+        v->i = p[0] != 0;
+        break;
+    default: /* CS_UUID */
+        v->kind = KF_V_UUID;
+        v->p = p;
+        v->len = 16;
+        break;
+    }
+    return t->n++;
+}
+
 /* One field at version ver. tagged: read from a tagged-field section (a
  * nullable struct then has a uvarint presence marker, not an int8). Returns
  * the field's node, KF_DNODE_NONE if nothing could be made of it; a
@@ -294,27 +346,29 @@ static bool tagged_in(const cs_field *f, int16_t ver)
     return f->tag >= 0 && cs_in(ver, f->tag_min, f->tag_max);
 }
 
-/* The tagged-field section at the end of a flexible struct. */
-static void decode_tags(cs_dctx *d, const cs_struct *st, int16_t ver, uint32_t *slot)
+/* The tagged-field section at the end of a flexible struct: known tags
+ * decoded into slot (by field index). Whether any slot was set. */
+static bool decode_tags(cs_dctx *d, const cs_struct *st, int16_t ver, uint32_t *slot)
 {
     size_t at = d->c.pos;
     uint32_t n = kf_cur_uvarint(&d->c);
+    bool set = false;
     if (!ok(d))
-        return;
+        return set;
     if (n > kf_cur_left(&d->c) / 2) {
         fail(d, KF_ERR_TRUNCATED, at, "%" PRIu32 " tagged fields but %zu bytes left", n, kf_cur_left(&d->c));
-        return;
+        return set;
     }
     for (uint32_t i = 0; i < n; i++) {
         size_t tat = d->c.pos;
         uint32_t tag = kf_cur_uvarint(&d->c);
         uint32_t size = kf_cur_uvarint(&d->c);
         if (!ok(d))
-            return;
+            return set;
         if (size > kf_cur_left(&d->c)) {
             fail(d, KF_ERR_TRUNCATED, tat, "tagged field %" PRIu32 " of %" PRIu32 " bytes but %zu left", tag,
                  size, kf_cur_left(&d->c));
-            return;
+            return set;
         }
         int fi = -1;
         for (uint16_t j = 0; j < st->n_fields; j++)
@@ -342,47 +396,83 @@ static void decode_tags(cs_dctx *d, const cs_struct *st, int16_t ver, uint32_t *
         if (x != KF_DNODE_NONE && (f->flags & CS_F_SECRET))
             d->t->nodes[x].flags |= KF_DNODE_SECRET;
         slot[fi] = x; /* a repeated tag: the last one wins, as in Kafka */
+        set |= x != KF_DNODE_NONE;
         path_pop(d);
         d->c.len = save_len;
         if (d->err)
-            return;
+            return set;
         d->c.pos = end; /* bytes the field did not use are ignored */
     }
+    return set;
 }
 
 /* Decodes st's fields into the struct node self and links them in schema
- * order. */
+ * order. The untagged fields are linked as they are read (their reading
+ * order is the schema's); fields found in the tagged section are put in
+ * their places afterwards. */
 static void decode_struct(cs_dctx *d, const cs_struct *st, int16_t ver, bool flex, uint32_t self)
 {
     uint32_t slot[CS_MAX_FIELDS];
     uint16_t nf = st->n_fields < CS_MAX_FIELDS ? st->n_fields : CS_MAX_FIELDS;
-    for (uint16_t i = 0; i < nf; i++)
-        slot[i] = KF_DNODE_NONE;
-    for (uint16_t i = 0; i < nf && !d->err; i++) {
+    kf_dnode *nodes;
+    uint32_t prev = KF_DNODE_NONE, k = 0;
+    uint16_t i = 0;
+    for (; i < nf && !d->err; i++) {
         const cs_field *f = &st->fields[i];
+        slot[i] = KF_DNODE_NONE;
         /* Tagged fields are read from the tagged section (flexible versions only). */
         if (!cs_in(ver, f->v_min, f->v_max) || tagged_in(f, ver))
             continue;
-        path_push(d, f->name);
-        slot[i] = decode_field(d, f, ver, flex, false);
-        if (slot[i] != KF_DNODE_NONE && (f->flags & CS_F_SECRET))
-            d->t->nodes[slot[i]].flags |= KF_DNODE_SECRET;
-        path_pop(d);
-    }
-    if (flex && !d->err)
-        decode_tags(d, st, ver, slot);
-    uint32_t prev = KF_DNODE_NONE, k = 0;
-    for (uint16_t i = 0; i < nf; i++) {
-        uint32_t x = slot[i];
+        uint32_t x;
+        if (fixed_kind(f->kind)) {
+            x = decode_fixed(d, f->kind, f->name);
+        } else if (f->kind == CS_STRUCT && !cs_in(ver, f->null_min, f->null_max)) {
+            /* decode_field's way for a struct that cannot be null */
+            path_push(d, f->name);
+            x = node_new(d, KF_V_STRUCT, f->name);
+            if (x != KF_DNODE_NONE)
+                decode_struct(d, f->sub, ver, flex, x);
+            path_pop(d);
+        } else if (f->kind != CS_STRUCT && f->kind != CS_ARRAY) {
+            /* decode_field's way for a string or bytes */
+            path_push(d, f->name);
+            x = decode_prim(d, f->kind, f->name, flex, cs_in(ver, f->null_min, f->null_max));
+            path_pop(d);
+        } else {
+            path_push(d, f->name);
+            x = decode_field(d, f, ver, flex, false);
+            path_pop(d);
+        }
         if (x == KF_DNODE_NONE)
             continue;
+        slot[i] = x;
+        nodes = d->t->nodes; /* the arena may have moved */
+        if (f->flags & CS_F_SECRET)
+            nodes[x].flags |= KF_DNODE_SECRET;
         if (prev == KF_DNODE_NONE)
-            d->t->nodes[self].first_child = x;
+            nodes[self].first_child = x;
         else
-            d->t->nodes[prev].next = x;
-        d->t->nodes[x].next = KF_DNODE_NONE;
+            nodes[prev].next = x;
         prev = x;
         k++;
+    }
+    if (flex && !d->err && decode_tags(d, st, ver, slot)) {
+        /* tagged fields came: link every field again in schema order */
+        nodes = d->t->nodes;
+        prev = KF_DNODE_NONE;
+        k = 0;
+        for (i = 0; i < nf; i++) {
+            uint32_t x = slot[i];
+            if (x == KF_DNODE_NONE)
+                continue;
+            if (prev == KF_DNODE_NONE)
+                nodes[self].first_child = x;
+            else
+                nodes[prev].next = x;
+            nodes[x].next = KF_DNODE_NONE;
+            prev = x;
+            k++;
+        }
     }
     d->t->nodes[self].n_children = k;
 }

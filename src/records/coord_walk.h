@@ -13,6 +13,7 @@
 #include "bytes/cursor.h"
 
 #define PATH_DEPTH 10 /* field path levels an error message names */
+#define DTREE_DEFAULT_MAX (1u << 20) /* kf_dtree.max_nodes when it is 0 */
 
 /* One walk over one buffer: the cursor, the arena nodes go to, and the
  * first error with the path of the field being read. */
@@ -27,7 +28,8 @@ typedef struct cs_dctx {
         int64_t index; /* array element index, -1 when not in an array */
     } path[PATH_DEPTH];
     int depth;
-    uint32_t room;  /* the arena's nodes node_new may fill without a look (0: look now) */
+    uint32_t room;  /* the arena's nodes node_new may fill without a look: its capacity, at most
+                       its max_nodes */
 } cs_dctx;
 
 /* Starts a walk of p[pos..n) (pos clamped to n) into arena t. */
@@ -38,7 +40,8 @@ static inline void cs_dctx_init(cs_dctx *d, kf_dtree *t, const uint8_t *p, size_
     d->err_pos = 0;
     d->msg[0] = 0;
     d->depth = 0;
-    d->room = 0;
+    uint32_t max = t && t->max_nodes ? t->max_nodes : DTREE_DEFAULT_MAX;
+    d->room = t ? (t->cap < max ? t->cap : max) : 0;
     kf_cur_init(&d->c, p, n);
     d->c.pos = pos <= n ? pos : n;
     d->t = t;

@@ -41,7 +41,7 @@ static void rec_err(kf_kraft_record *out, size_t pos, const char *fmt, ...)
 
 /* One of the three header numbers: an unsigned varint of at most 5 bytes,
  * at most 32767. */
-static int header_number(kf_cursor *c, const char *what, int16_t *v, kf_kraft_record *out)
+static int header_number_long(kf_cursor *c, const char *what, int16_t *v, kf_kraft_record *out)
 {
     size_t at = c->pos;
     uint32_t x = kf_cur_uvarint(c);
@@ -55,6 +55,16 @@ static int header_number(kf_cursor *c, const char *what, int16_t *v, kf_kraft_re
     }
     *v = (int16_t)x;
     return KF_OK;
+}
+
+/* header_number_long, a one-byte number (the usual case) read at once. */
+static inline int header_number(kf_cursor *c, const char *what, int16_t *v, kf_kraft_record *out)
+{
+    if (!c->err && c->pos < c->len && c->buf[c->pos] < 0x80) {
+        *v = c->buf[c->pos++];
+        return KF_OK;
+    }
+    return header_number_long(c, what, v, out);
 }
 
 bool kf_config_is_secret(const char *name, size_t len)

@@ -29,9 +29,10 @@ import cleaner  # noqa: E402
 import repair_load  # noqa: E402
 import timestamps  # noqa: E402
 import zookeeper  # noqa: E402
+import scenario_tiered  # noqa: E402
 
 # Every scenario in the order the suite runs them.
-ALL = scenarios.ALL + elections.ALL + offsets_tools.ALL + metadata_tools.ALL + cleaner.ALL + repair_load.ALL + timestamps.ALL + zookeeper.ALL
+ALL = scenarios.ALL + elections.ALL + offsets_tools.ALL + metadata_tools.ALL + cleaner.ALL + repair_load.ALL + timestamps.ALL + scenario_tiered.ALL + zookeeper.ALL
 
 # Disagreements found between kfsck and the broker, kept in the suite until
 # kfsck is fixed (the lead deletes an entry with the fix). Key: a check name

@@ -514,6 +514,40 @@ class Replay(TempDirTest):
         s = one(rows, "summary")
         self.assertEqual((s["fatal_records"], s["incomplete"]), (3, True))
 
+    def test_a_record_that_stops_the_consumer_blocks_its_partitions(self):
+        """A value the broker's serde cannot read (frame version 0) in
+        orders-0's metadata partition: a broker restarted on it never loads
+        that metadata partition (Kafka 4.4.0: ReplicaNotAvailableException
+        'Remote log metadata cache is not initialized' for every remote
+        fetch, ListOffsets latest-tiered -1, no upload). orders-0 says so
+        first, with the offset; payments-0, in another metadata partition,
+        does not."""
+        c = Cluster(self.tmp, log_start=0)
+        c.seg("s1", 0, 49, rf.COPY_FINISHED)
+        c.values.append(b"\x00\xff\x00\xff")
+        c.seg("s2", 50, 99, rf.COPY_FINISHED, ts=rf.T0 + 10000)
+        c.metadata()
+        c.local(100, 10)
+        other = rf.TP("payments", 0)
+        self.assertNotEqual(other.mpart(), c.tp.mpart())
+        rf.metadata_log(c.dir, other.mpart(), rf.lifecycle(other, rf.uid("p1"), 0, 49, [(0, 0)], rf.COPY_FINISHED))
+        rf.user_partition(c.dir, other, [(50, 10, 0)], epochs=[(0, 0)])
+        code, rows, err = remote_json(NOW, c.dir)
+        self.assertEqual(code, 1, err)
+        bad = [r for r in rows if r["type"] == "problem"]
+        self.assertEqual([(p["code"], p["offset"]) for p in bad], [("bad_record", 2)])
+        self.assertTrue(bad[0]["message"].endswith("applies nothing after it"), bad[0]["message"])
+        parts = {r["topic"]: r for r in rows if r["type"] == "remote_partition"}
+        self.assertEqual(parts["orders"]["metadata_consumer_stops_at"], 2)
+        self.assertEqual(parts["orders"]["offsets_in_no_tier"], [])  # the records after it still judged
+        self.assertIsNone(parts["payments"]["metadata_consumer_stops_at"])
+        code, out, _ = remote(NOW, c.dir)
+        verdicts = [l for l in out.splitlines() if l.startswith(("orders-0:", "payments-0:"))]
+        self.assertEqual(verdicts, [
+            "orders-0: the broker's metadata consumer stops at __remote_log_metadata-%d offset 2: restarted, "
+            "it serves none of offsets 0..99 (below the local log start) and uploads nothing" % c.tp.mpart(),
+            "payments-0: all offsets reachable"])
+
     def test_copies_of_the_metadata_partition(self):
         """Two brokers' copies of the metadata partition, each damaged
         elsewhere: read as one log, nothing is missing."""

@@ -345,6 +345,10 @@ static int report_partition(run *r, const rep *e, kf_remote_partition_fn fn, voi
     else if (!e->has_id)
         mpart = -1;
     p.metadata_partition = mpart;
+    if (mpart >= 0 && (size_t)mpart < r->judge->nstops && r->judge->stops_at[mpart] >= 0) {
+        p.has_metadata_stop = true;
+        p.metadata_stop_offset = r->judge->stops_at[mpart];
+    }
 
     findings f = {.st = st, .part = e->part};
     size_t from = 0, to = 0;
@@ -525,6 +529,7 @@ int kf_remote_run(const kf_inputs *in, const kf_remote_opts *o, kf_remote_partit
     rep_list reps = {0};
     uint32_t *sorted = NULL;
     bool *replayed = NULL;
+    int64_t *stops_at = NULL;
     int rc = KF_OK;
 
     /* the metadata partitions */
@@ -533,11 +538,15 @@ int kf_remote_run(const kf_inputs *in, const kf_remote_opts *o, kf_remote_partit
     for (size_t i = 0; i < in->n; i++)
         if (!strcmp(in->parts[i].topic, METADATA_TOPIC) && in->parts[i].partition > highest)
             highest = in->parts[i].partition;
-    replayed = calloc((size_t)(highest < MAX_METADATA_PARTITIONS ? highest + 2 : 1), sizeof *replayed);
-    if (!replayed) {
+    size_t nrep = (size_t)(highest < MAX_METADATA_PARTITIONS ? highest + 2 : 1);
+    replayed = calloc(nrep, sizeof *replayed);
+    stops_at = malloc(nrep * sizeof *stops_at);
+    if (!replayed || !stops_at) {
         rc = KF_ERR_NOMEM;
         goto done;
     }
+    for (size_t i = 0; i < nrep; i++)
+        stops_at[i] = -1;
     for (size_t i = 0; i < in->n && rc == KF_OK; i++) {
         const kf_partition *p = &in->parts[i];
         if (strcmp(p->topic, METADATA_TOPIC) || p->partition < 0)
@@ -546,8 +555,12 @@ int kf_remote_run(const kf_inputs *in, const kf_remote_opts *o, kf_remote_partit
         rc = rm_replay_partition(&st, p, p->partition, o, &res);
         if (st.nomem)
             rc = KF_ERR_NOMEM;
-        if (p->partition < MAX_METADATA_PARTITIONS)
+        if (p->partition < MAX_METADATA_PARTITIONS) {
             replayed[p->partition] = true;
+            int64_t *at = &stops_at[p->partition];
+            if (res.fatal && (*at < 0 || res.first_fatal_offset < *at))
+                *at = res.first_fatal_offset;
+        }
         t.metadata_partitions++;
         t.records += res.records;
         t.rejected += res.rejected;
@@ -560,7 +573,10 @@ int kf_remote_run(const kf_inputs *in, const kf_remote_opts *o, kf_remote_partit
     if (rc != KF_OK)
         goto done;
     t.peak_live_segments = st.peak_live;
-    rm_judge judge = {.replayed = replayed, .n = highest < MAX_METADATA_PARTITIONS ? metadata_partitions(o, highest) : 0};
+    rm_judge judge = {.replayed = replayed,
+                      .n = highest < MAX_METADATA_PARTITIONS ? metadata_partitions(o, highest) : 0,
+                      .stops_at = stops_at,
+                      .nstops = nrep};
     if (judge.n > highest + 1) {
         /* the judge reads replayed[0..n): widen it */
         bool *w = calloc((size_t)judge.n, sizeof *w);
@@ -608,6 +624,7 @@ done:
     free(sorted);
     free(reps.v);
     free(replayed);
+    free(stops_at);
     rm_storage_free(&sg);
     rm_state_free(&st);
     if (tot)

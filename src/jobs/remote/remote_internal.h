@@ -157,6 +157,7 @@ int64_t rm_epoch_end(const rm_seg *s, int32_t epoch);
 
 typedef struct rm_replay_result {
     uint64_t records, rejected, fatal;
+    int64_t first_fatal_offset;     /* the first record that stops the broker's consumer (valid when fatal) */
     int64_t newest_event_ts;
     bool incomplete;
     bool unreadable;
@@ -210,6 +211,9 @@ typedef struct rm_storage {
 typedef struct rm_judge {
     const bool *replayed;   /* by metadata partition number, n of them */
     int32_t n;              /* the metadata topic's partition count, 0 unknown */
+    const int64_t *stops_at;/* by metadata partition number (nstops of them): the offset of the
+                               first record that stops the broker's metadata consumer, -1 none */
+    size_t nstops;
 } rm_judge;
 
 bool rm_judged(const rm_judge *j, const uint8_t topic_id[16], int32_t partition, int32_t *mpart);

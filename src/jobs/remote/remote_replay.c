@@ -312,8 +312,7 @@ static void fatal_words(pending *q, const char *what)
     q->sev = KF_SEV_ERROR;
     q->fatal = true;
     snprintf(q->msg, sizeof q->msg,
-             "%s; the broker's remote-log-metadata consumer stops at this record (ConsumerTask closes) and applies "
-             "nothing after it",
+             "%s; the broker's metadata consumer stops here (ConsumerTask closes) and applies nothing after it",
              what);
 }
 
@@ -394,8 +393,8 @@ static int apply_pending(replay *r, kf_part_reader *pr, const kf_batch *b)
             case RM_NOMEM: return KF_ERR_NOMEM;
             }
         }
-        if (q->fatal)
-            r->res->fatal++;
+        if (q->fatal && r->res->fatal++ == 0)
+            r->res->first_fatal_offset = q->offset;
         if (q->fatal || !strcmp(q->code, KF_P_UNDECODED_RECORD))
             r->res->incomplete = true;
         problem(r, pr, b, q->offset, q->code, q->sev, q->msg);

@@ -944,6 +944,7 @@ void jl_remote_partition(jlines *j, const kf_remote_partition *p)
     jl_opt(j, "log_start_offset", p->n_locals > 0, p->log_start_offset);
     jl_uint(j, "offsets_in_no_tier_count", p->offsets_in_no_tier);
     jl_str(j, "partition_delete_state", kf_remote_partition_state_name(p->partition_delete_state));
+    jl_opt(j, "metadata_consumer_stops_at", p->has_metadata_stop, p->metadata_stop_offset);
     jl_obj_open(j, "findings");
     for (int f = 0; f < 5; f++)
         jl_uint(j, kf_remote_finding_name((kf_remote_finding)f), p->counts[f]);

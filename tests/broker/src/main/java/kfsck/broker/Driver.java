@@ -51,6 +51,7 @@
  *   tool       OUT CLASS ARG... (runs CLASS.main(ARG...) here with standard
  *              output into the file OUT and System.exit turned into a return;
  *              answers with the exit code)
+ *   tiered     op=... (tiered storage: ListOffsets, fetches, metadata; Tiered.java)
  *   quit
  */
 package kfsck.broker;
@@ -212,6 +213,7 @@ public final class Driver {
             }
             case "pump": return pump(m);
             case "stop": return stopPump();
+            case "tiered": return Tiered.run(servers, m);  // tiered storage (Tiered.java)
             default: throw new IllegalArgumentException("unknown command " + w[0]);
         }
     }
