@@ -96,9 +96,9 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 # The shared library exports the public API only (tools/build/exports.sh).
-$(BUILD)/kfsck.map: include/kfsck/*.h tools/build/exports.sh
+$(BUILD)/kfsck.map: include/kfsck/*.h include/kfsck/sys/*.h tools/build/exports.sh
 	@mkdir -p $(dir $@)
-	sh tools/build/exports.sh include/kfsck/*.h > $@
+	sh tools/build/exports.sh include/kfsck/*.h include/kfsck/sys/*.h > $@
 
 $(SHLIB): $(LIB_OBJ) $(BUILD)/kfsck.map
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/kfsck.map $(SANFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
@@ -203,7 +203,7 @@ fixtures:
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/include/kfsck $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/include/kfsck/sys $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 kfsck $(DESTDIR)$(PREFIX)/bin/kfsck
 	install -m 644 libkfsck.a $(DESTDIR)$(LIBDIR)/libkfsck.a
@@ -211,6 +211,7 @@ install: all
 	ln -sf libkfsck.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libkfsck.so
 	install -m 644 include/kfsck/*.h $(DESTDIR)$(PREFIX)/include/kfsck/
+	install -m 644 include/kfsck/sys/*.h $(DESTDIR)$(PREFIX)/include/kfsck/sys/
 	sed '/^\.TH /s/"kfsck [^"]*"/"kfsck $(VERSION)"/' docs/kfsck.1 > $(DESTDIR)$(PREFIX)/share/man/man1/kfsck.1
 	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/kfsck.1
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|' \

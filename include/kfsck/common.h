@@ -28,8 +28,8 @@ typedef enum kf_err {
 const char *kf_err_str(int e);
 
 /* Error detail: one way. When a function returns an error (a kf_err, a
- * negative kf_err from an iterator, KF_PATH_ERROR from kf_classify_path),
- * what went wrong is the calling thread's last error: the code, the errno
+ * negative kf_err from an iterator; the two exceptions kfsck.h names: NULL
+ * from the path builders, -1 from kf_source_pread), what went wrong is the calling thread's last error: the code, the errno
  * of the system call that failed (0 when none did), the path it was about
  * and a message in words. It stays until the thread's next error, or
  * kf_error_clear; a call that succeeds leaves it as it was, so read it only
@@ -38,7 +38,8 @@ const char *kf_err_str(int e);
  * Not the call's error, and not the last error: damage found in the data
  * (kf_problem, below) and the PATHs a walk could not use, of which one call
  * may meet many (kf_path_error_fn, partition.h): those are reports to the
- * caller's callbacks, and the call goes on. */
+ * caller's callbacks, and the call goes on (kfsck.h, Errors, lists every
+ * kind of report). */
 typedef struct kf_error {
     int code;           /* a kf_err (positive) */
     int err_no;         /* errno of the failed system call, 0 when none */
@@ -50,9 +51,9 @@ typedef struct kf_error {
 const kf_error *kf_error_last(void);
 void kf_error_clear(void);
 
-/* A bounds-checked position in a byte range. Its reader is internal to the
- * library (src/bytes/cursor.h); a caller only passes one to read a
- * record's headers with (kf_headers_begin, kf_header_next: batch.h). */
+/* A bounds-checked position in a byte range. The functions that read with
+ * it are internal to the library; a caller only passes one to read a
+ * record's headers with (kf_headers_begin, kf_header_next: sys/batch.h). */
 typedef struct kf_cursor {
     const uint8_t *buf;
     size_t len;
@@ -77,7 +78,7 @@ unsigned kf_cpu_count(void);
 #define KF_OPTIONS_INIT_(type, v) { .version = (v) }
 #endif
 
-/* ---- Problems: what verify/dump report -------------------------------- */
+/* ---- Problems: what verify/dump report ----------------------------------- */
 
 typedef enum kf_severity { KF_SEV_WARNING = 0, KF_SEV_ERROR = 1 } kf_severity;
 

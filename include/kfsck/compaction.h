@@ -1,20 +1,18 @@
 /* compaction.h: why a compacted partition does not shrink, and what a
  * cleaning would give back (`kfsck compaction`), from the files alone.
  *
- * For every compacted partition among the inputs it follows the log
- * cleaner's selection (docs/formats.md §19, from Kafka's
- * LogCleanerManager.cleanableOffsets, LogToClean and
+ * For every compacted partition among the inputs it follows the log cleaner's
+ * selection (Kafka's LogCleanerManager.cleanableOffsets, LogToClean and
  * grabFilthiestCompactedLog): the first dirty offset from the data dir's
- * cleaner-offset-checkpoint and its reset rules, the first uncleanable
- * offset and the bound that sets it (the last stable offset, the active
- * segment, min.compaction.lag.ms), the open transaction pinning it (found
- * by the txns job's replay, in the same read; named, and said hanging or
- * live, from the coordinator's view when __transaction_state is among the
- * inputs), the cleanable bytes and
- * the dirty ratio, and whether the cleaner would pick the partition. Over
- * the whole log it counts what a full cleaning keeps: distinct keys, the
- * latest record of each, and the bytes of every record it would drop
- * (superseded, keyless, or of an aborted transaction).
+ * cleaner-offset-checkpoint and its reset rules, the first uncleanable offset
+ * and the bound that sets it (the last stable offset, the active segment,
+ * min.compaction.lag.ms), the open transaction pinning it (found by the txns
+ * job's replay, in the same read; named, and said hanging or live, from the
+ * coordinator's view when __transaction_state is among the inputs), the
+ * cleanable bytes and the dirty ratio, and whether the cleaner would pick the
+ * partition. Over the whole log it counts what a full cleaning keeps:
+ * distinct keys, the latest record of each, and the bytes of every record it
+ * would drop (superseded, keyless, or of an aborted transaction).
  *
  * Memory is proportional to one partition's distinct keys: each key is a
  * 64-bit hash (XXH3) and the size of its latest record in an
@@ -30,7 +28,7 @@
 
 #include "kfsck/common.h"
 #include "kfsck/metadata.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 #include "kfsck/txns.h"
 
 #ifdef __cplusplus
@@ -104,10 +102,11 @@ typedef struct kf_cleanable {
                                            the minimum or a compaction due with bytes to clean) */
 } kf_cleanable;
 
-/* Kafka's rule over one log (docs/formats.md §19.1-19.3). Reads nothing. */
+/* Kafka's rule over one log (LogCleanerManager.cleanableOffsets). Reads
+ * nothing. */
 void kf_cleanable_offsets(const kf_cleanable_input *in, kf_cleanable *out);
 
-/* ---- the job over the inputs ---------------------------------------------- */
+/* ---- the job over the inputs --------------------------------------------- */
 
 /* Where a partition's being compacted comes from. */
 typedef enum kf_compacted_by {

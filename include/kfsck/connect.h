@@ -1,10 +1,10 @@
 /* connect.h: Kafka Connect source-connector offsets rebuilt from the Connect
- * offsets topic (docs/formats.md §13): keys are JSON
- * `["connector", {partition}]`, values JSON `{offset}`; the last write wins
- * per exact key bytes, a null value deletes, and the transactional writes of
- * exactly-once source connectors apply at their COMMIT marker and are
- * dropped at ABORT. Fed each partition's batches in offset order (from the
- * partition reader); memory is one entry per distinct key. */
+ * offsets topic (KafkaOffsetBackingStore): keys are JSON `["connector",
+ * {partition}]`, values JSON `{offset}`; the last write wins per exact key
+ * bytes, a null value deletes, and the transactional writes of exactly-once
+ * source connectors apply at their COMMIT marker and are dropped at ABORT.
+ * Fed each partition's batches in offset order (from the partition reader);
+ * memory is one entry per distinct key. */
 #ifndef KFSCK_CONNECT_H
 #define KFSCK_CONNECT_H
 
@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,7 +70,7 @@ int kf_connect_offsets(kf_connect *c, const kf_connect_offset **out, size_t *cou
 uint64_t kf_connect_open_writes(const kf_connect *c);
 uint64_t kf_connect_bad_batches(const kf_connect *c);
 
-/* ---- the Connect offsets topic among the inputs (connect_topic.c) ------- */
+/* ---- the Connect offsets topic among the inputs -------------------------- */
 
 #define KF_CONNECT_TOPIC_OPTIONS_VERSION 1
 #define KF_CONNECT_TOPIC_OPTIONS_INIT KF_OPTIONS_INIT_(kf_connect_topic_opts, KF_CONNECT_TOPIC_OPTIONS_VERSION)

@@ -23,18 +23,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/checkpoint.h"
 #include "kfsck/common.h"
-#include "kfsck/coord.h"
-#include "kfsck/decoder.h"
-#include "kfsck/index.h"
-#include "kfsck/kraft.h"
-#include "kfsck/names.h"
-#include "kfsck/offset_range.h"
-#include "kfsck/producer_snapshot.h"
-#include "kfsck/quorum_state.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/coord.h"
+#include "kfsck/sys/decoder.h"
+#include "kfsck/sys/index.h"
+#include "kfsck/sys/kraft.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/offset_range.h"
+#include "kfsck/sys/producer_snapshot.h"
+#include "kfsck/sys/quorum_state.h"
+#include "kfsck/sys/segment.h"
 
 #ifdef __cplusplus
 extern "C" {

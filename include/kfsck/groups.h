@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 #include "kfsck/replay.h"
 #include "kfsck/topic_names.h"
 
@@ -80,15 +80,16 @@ const char *kf_group_kind_name(kf_group_kind k);
 
 /* A group record decoded: t and cr as kf_coord_decode fills them, the
  * group id and (member-keyed types) the member id pointing into the key
- * bytes. Returns false when the record does not decode cleanly or has no
- * group id. t is reset first and may be reused. */
+ * bytes. Returns KF_OK; KF_ERR_CORRUPT (or kf_coord_decode's error) when
+ * the record does not decode cleanly or has no group id, KF_ERR_NOMEM; the
+ * last error says which. t is reset first and may be reused. */
 typedef struct kf_group_key {
     const char *group;
     uint32_t group_len;
     const char *member;         /* NULL when the type has none */
     uint32_t member_len;
 } kf_group_key;
-bool kf_group_record_decode(const kf_group_record *gr, kf_dtree *t, kf_coord_record *cr, kf_group_key *k);
+int kf_group_record_decode(const kf_group_record *gr, kf_dtree *t, kf_coord_record *cr, kf_group_key *k);
 
 typedef enum kf_group_state { KF_GROUP_EMPTY, KF_GROUP_STABLE, KF_GROUP_DEAD } kf_group_state;
 

@@ -1,12 +1,11 @@
-/* kraft_check.h: the checks of a KRaft metadata partition that decide
- * whether a KRaft node can start (kfsck(1): verify, PROBLEM CODES;
- * docs/formats.md §14.4-§14.6): snapshots that lack their header or
- * footer (snapshot_incomplete), a log start that no snapshot covers
- * (snapshot_missing: "Inconsistent snapshot state"), a quorum-state Kafka
- * would refuse (checkpoint_invalid), and, in a data dir that also holds
- * topic partitions, each partition's partition.metadata against the
- * metadata log (topic_id_mismatch, stray_partition). Findings go to the
- * problem callback with problem.file set; nothing is printed. */
+/* kraft_check.h: the checks of a KRaft metadata partition that decide whether
+ * a KRaft node can start (kfsck(1): verify, PROBLEM CODES): snapshots that
+ * lack their header or footer (snapshot_incomplete), a log start that no
+ * snapshot covers (snapshot_missing: "Inconsistent snapshot state"), a
+ * quorum-state Kafka would refuse (checkpoint_invalid), and, in a data dir
+ * that also holds topic partitions, each partition's partition.metadata
+ * against the metadata log (topic_id_mismatch, stray_partition). Findings go
+ * to the problem callback with problem.file set; nothing is printed. */
 #ifndef KFSCK_KRAFT_CHECK_H
 #define KFSCK_KRAFT_CHECK_H
 

@@ -1,11 +1,11 @@
 /* metadata.h: the cluster as a KRaft broker loads it from its metadata
- * partition (docs/formats.md §14.6, §14.7): the newest intact snapshot at or
- * below the target offset, then every later intact batch of the
- * __cluster_metadata-0 log (several copies read as one log by the partition
- * reader) up to the target, each record applied by the controller's rules
- * (Kafka's image deltas). Damaged batches, undecodable records and records
- * that cannot be applied are reported through the problem callback and
- * skipped. Or (kf_metadata_opts.as_the_node) the image the node itself
+ * partition (Kafka's MetadataLoader and image deltas): the newest intact
+ * snapshot at or below the target offset, then every later intact batch of
+ * the __cluster_metadata-0 log (several copies read as one log by the
+ * partition reader) up to the target, each record applied by the controller's
+ * rules (Kafka's image deltas). Damaged batches, undecodable records and
+ * records that cannot be applied are reported through the problem callback
+ * and skipped. Or (kf_metadata_opts.as_the_node) the image the node itself
  * loads from a latest snapshot cut short, and the first record its
  * metadata loader fails on.
  *
@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-/* ---- what a metadata job reads ---------------------------------------------- */
+/* ---- what a metadata job reads ------------------------------------------- */
 
 /* A KRaft snapshot file: <end offset>-<epoch>.checkpoint, or a bootstrap
  * file (bootstrap.checkpoint, or the 0-0 snapshot), whose records are the
@@ -66,7 +66,7 @@ void kf_kraft_inputs_free(kf_kraft_inputs *ki);
 /* Any metadata log segment or snapshot among them. */
 bool kf_kraft_inputs_found(const kf_kraft_inputs *ki);
 
-/* ---- the image ---------------------------------------------------------------- */
+/* ---- the image ----------------------------------------------------------- */
 
 typedef struct kf_md_ints {
     int32_t *v;
@@ -188,14 +188,14 @@ typedef struct kf_metadata_opts {
     int64_t as_of_offset;
     kf_problem_fn problem_fn;  /* damage, bad and unknown records, records not applied, KRaft checks */
     void *problem_ctx;
-    /* Version 2. The image the node itself loads as it starts, rather than
-     * the one from the newest intact snapshot (docs/formats.md §14.6): the
-     * latest snapshot at or below the target whatever state it is in, read
-     * as Kafka reads it (its batches up to the first damage, a torn last
-     * batch dropped; no footer needed), then the log from its end offset up
-     * to the first damage no copy covers (where the node's recovery of its
-     * metadata log cuts it); and the first record the node's metadata
-     * loader fails on, in kf_metadata_info.load_fault. */
+    /* Version 2. The image the node itself loads as it starts, rather than the
+     * one from the newest intact snapshot (Kafka's KafkaRaftClient and
+     * MetadataLoader at start-up): the latest snapshot at or below the target
+     * whatever state it is in, read as Kafka reads it (its batches up to the
+     * first damage, a torn last batch dropped; no footer needed), then the log
+     * from its end offset up to the first damage no copy covers (where the
+     * node's recovery of its metadata log cuts it); and the first record the
+     * node's metadata loader fails on, in kf_metadata_info.load_fault. */
     bool as_the_node;
 } kf_metadata_opts;
 
@@ -210,6 +210,18 @@ void kf_metadata_opts_init(kf_metadata_opts *o);
  * *out is set whenever it is not KF_ERR_NOMEM; free with kf_metadata_free. */
 int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_metadata_opts *o);
 void kf_metadata_free(kf_metadata *m);
+
+/* The job `kfsck metadata` runs: the KRaft files among paths collected
+ * (kf_kraft_inputs_collect: each PATH that cannot be used reported through
+ * fn) and, when there is a metadata log or snapshot among them, the image
+ * built from them (kf_metadata_build). *out is the image, or NULL when no
+ * metadata log or snapshot was found (paths of a ZooKeeper-mode broker, or
+ * none usable). Returns KF_OK; KF_ERR_IO when a PATH could not be used or
+ * an input not read (each reported; the image is still built from the
+ * rest); KF_ERR_UNSUPPORTED (an options version it does not know) or
+ * KF_ERR_NOMEM, *out NULL. Free *out with kf_metadata_free. */
+int kf_metadata_run(kf_metadata **out, char *const *paths, size_t n, const kf_metadata_opts *o,
+                    kf_path_error_fn fn, void *ctx);
 
 typedef struct kf_metadata_info {
     const char *cluster_id;    /* from meta.properties, NULL when none */
@@ -239,8 +251,7 @@ typedef struct kf_metadata_info {
      * loader ("Error loading metadata log record from offset N: <exception>:
      * <message>"; in the snapshot: "... record I in snapshot at offset N:
      * ..."): a fatal fault on a node with the controller role; a
-     * broker-only node logs it and goes on without the record
-     * (docs/formats.md §14.7). */
+     * broker-only node logs it and goes on without the record. */
     const char *load_fault;
     int64_t load_fault_offset; /* the record's offset (in the snapshot: the snapshot's end offset - 1) */
 } kf_metadata_info;

@@ -16,7 +16,7 @@
 
 #include "kfsck/groups.h"
 #include "kfsck/offsets_view.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 #include "kfsck/replay.h"
 #include "kfsck/topic_names.h"
 

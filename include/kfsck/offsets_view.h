@@ -1,12 +1,12 @@
-/* offsets_view.h: what a committed offset means to the consumer that
- * resumes from it (docs/formats.md §11.8 to §11.10): the committed
- * partition's log start and end among the inputs, the lag, whether the
- * commit is out of the log's range (and what auto.offset.reset would skip
- * or read again), whether it may be stale (damage hid later commits of its
+/* offsets_view.h: what a committed offset means to the consumer that resumes
+ * from it (the consumer's fetch and auto.offset.reset): the committed
+ * partition's log start and end among the inputs, the lag, whether the commit
+ * is out of the log's range (and what auto.offset.reset would skip or read
+ * again), whether it may be stale (damage hid later commits of its
  * __consumer_offsets partition), and when the group coordinator's offset
  * cleanup would delete it (KIP-211's expiration), and whether the consumer's
- * next read lies in damage of the committed partition. Built over the inputs, a
- * finished replay and, for expiry, the groups model; nothing is printed. */
+ * next read lies in damage of the committed partition. Built over the inputs,
+ * a finished replay and, for expiry, the groups model; nothing is printed. */
 #ifndef KFSCK_OFFSETS_VIEW_H
 #define KFSCK_OFFSETS_VIEW_H
 
@@ -49,7 +49,7 @@ typedef struct kf_offset_view {
      * latest skips or reads again (offset counts) */
     int64_t skipped_if_earliest, skipped_if_latest, reread_if_earliest;
     /* The committed offset lies in damage of its partition's log among the
-     * inputs (docs/formats.md §11.11): no copy holds it in an intact batch
+     * inputs: no copy holds it in an intact batch
      * and some copy shows damage there, so the consumer's next read fails.
      * Looked at only from the log start up to the log end, by
      * kf_offsets_view_damage. */
@@ -106,7 +106,7 @@ int kf_offsets_view_damage(kf_offsets_view *v, const kf_offset_value *row, kf_of
 bool kf_offsets_view_bounds(kf_offsets_view *v, const char *topic, int32_t partition, int64_t *log_start,
                             int64_t *log_end);
 
-/* ---- names that match nothing (name_suggest.c) ---------------------------
+/* ---- names that match nothing -----------------------------------------------
  *
  * The names among names[0..n) closest to want, best first, at most max of
  * them into out: a name that is want with "connect-" before it (a sink

@@ -1,6 +1,6 @@
-/* outdir.h: the output directory of repair and merge, one policy for both
- * (outdir.c). A run writes a partition copy into OUTDIR/<name>/ (name: the
- * input partition directory's), a single segment into OUTDIR itself, and its
+/* outdir.h: the output directory of repair and merge, one policy for both.
+ * A run writes a partition copy into OUTDIR/<name>/ (name: the input
+ * partition directory's), a single segment into OUTDIR itself, and its
  * report (repair.json, merge.json) into OUTDIR. kf_outdir_prepare, in order:
  *   - refuses OUTDIR equal to or inside an input's directory (a segment's
  *     directory, or a partition directory), and a copy that would be or hold
@@ -20,15 +20,14 @@
  * After kf_outdir_stage, the run (kf_repair_into, kf_merge_into in
  * repair.h) writes into a stage, OUTDIR/.<name>.kfsck-tmp-<pid>[-<n>]: the
  * copy directory or the segment's files, then the report (without a stage
- * they are written in place, as they go). kf_outdir_commit moves
- * them into OUTDIR at the end (the .log files after their indexes, the
- * report last); a run that does not get there leaves nothing new in OUTDIR
- * (kf_outdir_free removes the stage). The base name of every file written
- * is recorded; with force, an earlier output in the way is moved aside and
- * removed once the new one is in place: the files of an earlier copy
- * directory that are not Kafka files are moved into the new one first, and
- * the Kafka files this run did not write go (stale files). Nothing here
- * prints. */
+ * they are written in place, as they go). kf_outdir_commit moves them into
+ * OUTDIR at the end (the .log files after their indexes, the report last); a
+ * run that does not get there leaves nothing new in OUTDIR (kf_outdir_free
+ * removes the stage). The base name of every file written is recorded; with
+ * force, an earlier output in the way is moved aside and removed once the new
+ * one is in place: the files of an earlier copy directory that are not Kafka
+ * files are moved into the new one first, and the Kafka files this run did
+ * not write go (stale files). Nothing here prints. */
 #ifndef KFSCK_OUTDIR_H
 #define KFSCK_OUTDIR_H
 
@@ -67,10 +66,8 @@ typedef enum kf_outdir_verdict {
     KF_OUTDIR_READY = 0,      /* checked, OUTDIR exists */
     KF_OUTDIR_INSIDE_INPUT,   /* OUTDIR or the copy is (inside) an input's directory, or holds one */
     KF_OUTDIR_EXISTS,         /* without force: od->clash is output of an earlier run */
-    KF_OUTDIR_CANNOT_CREATE,  /* mkdir -p OUTDIR failed: the last error (common.h) says why */
     KF_OUTDIR_IS_DATADIR,     /* OUTDIR is a broker data dir: od->clash is what says so */
-    KF_OUTDIR_BUSY,           /* another run holds OUTDIR's lock (or it cannot be locked: the last error) */
-    KF_OUTDIR_NOMEM,
+    KF_OUTDIR_BUSY,           /* another run holds OUTDIR's lock (the last error says so) */
 } kf_outdir_verdict;
 
 /* The output of a run over input (a partition directory when partition, else
@@ -82,8 +79,11 @@ int kf_outdir_init(kf_outdir *od, const char *dir, const char *input, bool parti
  * directories kf_outdir_prepare created for OUTDIR when they are empty. */
 void kf_outdir_free(kf_outdir *od);
 
-/* The checks above, over the inputs (n >= 1: the segment, or the copies). */
-kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n);
+/* The checks above, over the inputs (n >= 1: the segment, or the copies):
+ * KF_OK with *verdict READY (OUTDIR exists now) or the refusal; KF_ERR_IO
+ * when OUTDIR cannot be created (mkdir -p failed) or opened to be locked
+ * (the last error has the path and the errno), KF_ERR_NOMEM. */
+int kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n, kf_outdir_verdict *verdict);
 
 /* Is input's last component od->name? (merge names the copy after its first input) */
 bool kf_outdir_named_after(const kf_outdir *od, const char *input);

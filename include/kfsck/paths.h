@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/names.h"
 #include "kfsck/partition.h"
 
 #ifdef __cplusplus
@@ -46,12 +46,12 @@ typedef struct kf_path_entry {
     const char *name;          /* its last component */
     /* kf_classify_path's kind. Entries of a data dir passed to partition_fn
      * are KF_PATH_PARTITION, or a directory named <topic>-<n> that is
-     * KF_PATH_DATADIR, or (with unreadable_partitions) KF_PATH_ERROR. A data
+     * KF_PATH_DATADIR, or (with unreadable_partitions) KF_PATH_UNREADABLE. A data
      * dir's own files (datadir_file_fn) are only stat'ed: KF_PATH_FILE,
-     * KF_PATH_SPECIAL or KF_PATH_ERROR. */
+     * KF_PATH_SPECIAL or KF_PATH_UNREADABLE. */
     kf_path_kind kind;
-    int err_no;                /* with KF_PATH_ERROR: why */
-    /* With KF_PATH_ERROR, the one wording of why it cannot be used
+    int err_no;                /* with KF_PATH_UNREADABLE: why */
+    /* With KF_PATH_UNREADABLE, the one wording of why it cannot be used
      * (kf_path_why: a dangling or looping symlink named with its target),
      * valid during the call. An entry named <topic>-<n> that cannot be read
      * is never skipped in silence: it is reported through error_fn with
@@ -97,7 +97,7 @@ typedef struct kf_paths_walk_opts {
     bool (*want_fn)(void *ctx, const kf_path_entry *e);
     bool descend;               /* walk into each data dir PATH (else datadir_fn only) */
     bool unreadable_partitions; /* a data dir's entry named <topic>-<n> that cannot be read
-                                   goes to partition_fn (KF_PATH_ERROR) instead of error_fn */
+                                   goes to partition_fn (KF_PATH_UNREADABLE) instead of error_fn */
     bool empty_dir_is_datadir;  /* an empty directory PATH is a data dir with nothing in it */
     bool sniff_logs;            /* read the first bytes of each file PATH: e->looks_like_log */
     const char *special_what;   /* words for a PATH that is a FIFO, socket or device
@@ -133,7 +133,7 @@ int kf_paths_walk(char *const *paths, size_t n, const kf_paths_walk_opts *o);
  * errno, nothing reported. Otherwise as kf_paths_walk. */
 int kf_datadir_walk(const char *dir, const kf_paths_walk_opts *o);
 
-/* ---- one cluster ----------------------------------------------------------
+/* ---- one cluster ------------------------------------------------------------
  *
  * Data of different clusters is never read as copies of one another, in any
  * command that takes several PATHs: that is an error naming both inputs and

@@ -1,15 +1,15 @@
 /* predict.h: what a broker will do with its log dirs when it starts on them
  * now (what `kfsck predict` does): a dry run of Kafka 4.x's
- * LogManager.loadLogs, LogLoader and LogSegment.recover (docs/formats.md
- * §20): the files it deletes and renames, the segments it recovers, cuts and
- * deletes, the offsets lost (and those the high watermark had acknowledged),
- * whether each log dir loads at all, how the producer state is rebuilt, what
- * the first retention pass deletes, and how long recovery takes. Nothing is
- * written and nothing is printed: the forecast goes to callbacks, per log
- * dir its line first, then each partition's actions and the partition, in
- * (topic, partition) order. Reads only what recovery reads: the segments
- * recovered (and the last one, for the log end), indexes' presence, the
- * .txnindex files, the last time-index entry of each segment, snapshots and
+ * LogManager.loadLogs, LogLoader and LogSegment.recover: the files it
+ * deletes and renames, the segments it recovers, cuts and deletes, the
+ * offsets lost (and those the high watermark had acknowledged), whether each
+ * log dir loads at all, how the producer state is rebuilt, what the first
+ * retention pass deletes, and how long recovery takes. Nothing is written
+ * and nothing is printed: the forecast goes to callbacks, per log dir its
+ * line first, then each partition's actions and the partition, in (topic,
+ * partition) order. Reads only what recovery reads: the segments recovered
+ * (and the last one, for the log end), indexes' presence, the .txnindex
+ * files, the last time-index entry of each segment, snapshots and
  * checkpoints. */
 #ifndef KFSCK_PREDICT_H
 #define KFSCK_PREDICT_H
@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-/* ---- the recovery rule scan shares ------------------------------------------- */
+/* ---- the recovery rule scan shares --------------------------------------- */
 
 /* A segment as broker recovery sees it: its size, where LogSegment.recover
  * would cut it (valid_bytes) and the last offset kept then. */
@@ -35,20 +35,21 @@ typedef struct kf_recovery_segment {
     int64_t recovered_last_offset;
 } kf_recovery_segment;
 
-/* Where LogLoader.recoverLog leaves the log end after an unclean shutdown
- * (docs/formats.md §20.5): segs (sorted by base offset) from the one
- * holding recovery_point (the first one when none does) are recovered, the
- * first whose valid_bytes is below its size is cut there and every later one
- * deleted; the end is then the cut segment's next offset (its last offset
- * kept + 1, else its base offset), else log_end (the last segment's next
- * offset). An end below log_start (the log-start checkpoint; also with no
- * segment) is log_start: every segment is deleted and the log starts there.
- * *cut (may be NULL) gets the index of the segment cut, n when none. */
+/* Where LogLoader.recoverLog leaves the log end after an unclean shutdown:
+ * segs (sorted by base offset) from the one holding recovery_point (the first
+ * one when none does) are recovered, the first whose valid_bytes is below its
+ * size is cut there and every later one deleted; the end is then the cut
+ * segment's next offset (its last offset kept + 1, else its base offset),
+ * else log_end (the last segment's next offset). An end below log_start (the
+ * log-start checkpoint; also with no segment) is log_start: every segment is
+ * deleted and the log starts there. *cut (may be NULL) gets the index of the
+ * segment cut, n when none. */
 int64_t kf_recovery_end(const kf_recovery_segment *segs, size_t n, int64_t recovery_point, int64_t log_start,
                         int64_t log_end, size_t *cut);
 
-/* Whether the broker's next start recovers one segment (docs/formats.md
- * §20.4, §20.5): what verify's "broker recovery keeps N bytes" depends on. */
+/* Whether the broker's next start recovers one segment (LogLoader: a
+ * segment from the one holding the recovery point on, after an unclean
+ * shutdown): what verify's "broker recovery keeps N bytes" depends on. */
 typedef enum kf_segment_fate {
     KF_SEGMENT_FATE_UNKNOWN,               /* not a .log of a partition dir in a broker data dir
                                               (with its recovery-point checkpoint or clean-shutdown
@@ -69,7 +70,7 @@ typedef struct kf_segment_fate_info {
 /* The fate of the segment file at path. KF_OK (also for UNKNOWN) or KF_ERR_NOMEM. */
 int kf_segment_fate(const char *path, kf_segment_fate_info *info);
 
-/* ---- settings ------------------------------------------------------------------ */
+/* ---- settings ------------------------------------------------------------ */
 
 /* What predict reads from a broker's server.properties (other keys are
  * ignored). Retention: log.retention.ms, else .minutes, else .hours. */
@@ -88,21 +89,22 @@ typedef struct kf_predict_config {
 } kf_predict_config;
 
 /* Read path into *c (zeroed first). KF_OK; KF_ERR_IO (the last error has the
- * errno); KF_ERR_CORRUPT with the reason in msg (a malformed escape, a value
- * that is not a number where one is needed or one the broker's validator
- * refuses, a line longer than KF_PROPERTIES_LINE_MAX, a file over 8 of
- * them); KF_ERR_NOMEM.
+ * errno); KF_ERR_CORRUPT (a malformed escape, a value that is not a number
+ * where one is needed or one the broker's validator refuses: the last
+ * error's message says which, in Kafka's words, and on what line);
+ * KF_ERR_TOO_BIG (a line longer than KF_PROPERTIES_LINE_MAX, or a file over
+ * 8 of them); KF_ERR_NOMEM.
  * Free with kf_predict_config_free, whatever it returned. */
-int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, size_t msglen);
+int kf_predict_config_read(const char *path, kf_predict_config *c);
 void kf_predict_config_free(kf_predict_config *c);
 
 /* The per-thread recovery rate used when none is given, bytes per second
- * (docs/kfsck.1, predict: where it comes from). */
+ * (kfsck(1), predict, says where the figure comes from). */
 #define KF_PREDICT_DEFAULT_RECOVERY_RATE (64ull << 20)
 /* num.recovery.threads.per.data.dir's default in Kafka 4.0 (KIP-1030; 3.x: 1). */
 #define KF_PREDICT_DEFAULT_RECOVERY_THREADS 2
 
-/* ---- what is forecast -------------------------------------------------------- */
+/* ---- what is forecast ---------------------------------------------------- */
 
 typedef enum kf_predict_action_kind {
     KF_ACT_DELETE_FILE,
@@ -176,9 +178,9 @@ typedef struct kf_retention_delete {
 } kf_retention_delete;
 
 /* Damage the broker does not look at while it loads the log, and then keeps
- * and serves (docs/formats.md §20.5): in a segment below the one holding
- * the recovery point after an unclean shutdown, or in any segment after a
- * clean shutdown, a torn tail included. */
+ * and serves (LogLoader recovers only from the recovery point on): in a
+ * segment below the one holding the recovery point after an unclean shutdown,
+ * or in any segment after a clean shutdown, a torn tail included. */
 typedef struct kf_damage_kept {
     const char *file;             /* the segment */
     uint64_t position;            /* where the damage starts in it */

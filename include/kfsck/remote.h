@@ -5,14 +5,14 @@
  * The job replays every __remote_log_metadata partition among the inputs
  * (each read once through the partition reader, its copies as one log) the
  * way a broker's TopicBasedRemoteLogMetadataManager and its per-partition
- * RemoteLogMetadataCache replay it (docs/formats.md §22: the segment
- * states, the transitions the broker drops, the records that stop its
- * metadata consumer, the per-epoch offset maps the broker's remote fetches
- * look segments up in). Then, for every tiered topic partition (one the
- * replay met, or one whose topic has remote.storage.enable=true in the KRaft
- * metadata among the inputs), it sets the remote segments beside each
- * broker's local copy of the partition (its log start checkpoint, first
- * local segment, log end and leader-epoch-checkpoint) and says:
+ * RemoteLogMetadataCache replay it: the segment states, the transitions the
+ * broker drops, the records that stop its metadata consumer, the per-epoch
+ * offset maps the broker's remote fetches look segments up in. Then, for
+ * every tiered topic partition (one the replay met, or one whose topic has
+ * remote.storage.enable=true in the KRaft metadata among the inputs), it sets
+ * the remote segments beside each broker's local copy of the partition (its
+ * log start checkpoint, first local segment, log end and
+ * leader-epoch-checkpoint) and says:
  *
  *  - which offsets are in neither tier (below every local copy's start and
  *    in no segment a broker's remote fetch would find), the data loss;
@@ -37,10 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 #include "kfsck/common.h"
 #include "kfsck/metadata.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -178,8 +178,8 @@ typedef struct kf_remote_partition {
     size_t n_findings;
     uint64_t counts[5];            /* findings by kf_remote_finding */
     /* Its __remote_log_metadata partition holds a record that stops the
-     * broker's metadata consumer (a bad_record problem; docs/formats.md
-     * §22.1): the offset of the first. A broker restarted on it never
+     * broker's metadata consumer (a bad_record problem: a record its
+     * RemoteLogMetadataSerde cannot read): the offset of the first. A broker restarted on it never
      * finishes loading the partition's remote metadata: it serves none of
      * its remote offsets and uploads nothing more. */
     bool has_metadata_stop;

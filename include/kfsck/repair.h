@@ -13,16 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
 #include "kfsck/outdir.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- repair (repair.c) --------------------------------------------------- */
+/* ---- repair -------------------------------------------------------------- */
 
 /* A byte range of an input file left out of the output. */
 typedef struct kf_repair_drop {
@@ -98,7 +98,7 @@ int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_r
  * name od->target) and the stale files go at kf_outdir_commit. */
 int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res);
 
-/* ---- merge (merge.c) ------------------------------------------------------
+/* ---- merge ------------------------------------------------------------------
  *
  * The copies are read as one log by the partition reader with deep checks
  * (partition.h has the rules: what is intact, the leader-epoch rule,

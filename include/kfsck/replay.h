@@ -1,11 +1,11 @@
 /* replay.h: rebuilding the group coordinator's state from __consumer_offsets
  * records the way the coordinator does when it loads a partition
- * (docs/formats.md §11.6): last write wins per key in log order,
- * tombstones delete, transactional offset commits are staged per producer
- * and applied at its COMMIT marker only if newer in the log than the current
- * value, dropped at ABORT; an offset tombstone also drops that key's staged
- * offsets. Group records of every other type are kept as their latest value
- * per key, for the groups view.
+ * (CoordinatorLoaderImpl, GroupCoordinatorShard.replay): last write wins per
+ * key in log order, tombstones delete, transactional offset commits are
+ * staged per producer and applied at its COMMIT marker only if newer in the
+ * log than the current value, dropped at ABORT; an offset tombstone also
+ * drops that key's staged offsets. Group records of every other type are kept
+ * as their latest value per key, for the groups view.
  *
  * Every change to the committed table goes, in the order it takes effect,
  * to change_fn (--history) and, with has_as_of, to the as-of table. The
@@ -14,15 +14,14 @@
  * committed again later in the batch has its deletion just before that
  * commit.
  *
- * As of a time (has_as_of, docs/formats.md §11.12): each change has a time
- * (a commit its commit_timestamp, transactional ones too; a deletion its
- * tombstone batch's max timestamp); the as-of table is every change whose
- * time is <= as_of, applied in the order they took effect, and change_fn
- * then sees exactly those changes. A later change is left out wherever it
- * falls in the stream: the table never holds a commit_timestamp after
- * as_of, and since every key's changes come from one __consumer_offsets
- * partition, in its log order, the table does not depend on how
- * partitions or copies are interleaved.
+ * As of a time (has_as_of): each change has a time (a commit its
+ * commit_timestamp, transactional ones too; a deletion its tombstone batch's
+ * max timestamp); the as-of table is every change whose time is <= as_of,
+ * applied in the order they took effect, and change_fn then sees exactly
+ * those changes. A later change is left out wherever it falls in the stream:
+ * the table never holds a commit_timestamp after as_of, and since every key's
+ * changes come from one __consumer_offsets partition, in its log order, the
+ * table does not depend on how partitions or copies are interleaved.
  *
  * Memory is proportional to distinct keys plus open transactions, never to
  * the number of records. Each partition's batches must come in offset
@@ -35,9 +34,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -149,16 +148,16 @@ typedef struct kf_replay_stats {
 } kf_replay_stats;
 kf_replay_stats kf_replay_get_stats(const kf_replay *r);
 
-/* ---- what the coordinator's load would make of the partitions -----------
+/* ---- what the coordinator's load would make of the partitions ---------------
  *
- * Coordinator load (docs/formats.md §11.7): a record of a known type whose
- * key or value does not deserialize makes the group coordinator fail to
- * load the whole __consumer_offsets partition (Kafka's loader rethrows what
- * the record serde threw), while a record of an unknown type is skipped. The
- * replay reports the first as a "coordinator_load_error" problem (error) and
- * goes on after it; with a load-error callback set, the callback gets it
- * instead of problem_fn, with the partition and the decoder's own code
- * (bad_record, undecoded_record) as decode_error. */
+ * Coordinator load: a record of a known type whose key or value does not
+ * deserialize makes the group coordinator fail to load the whole
+ * __consumer_offsets partition (Kafka's loader rethrows what the record serde
+ * threw), while a record of an unknown type is skipped. The replay reports
+ * the first as a "coordinator_load_error" problem (error) and goes on after
+ * it; with a load-error callback set, the callback gets it instead of
+ * problem_fn, with the partition and the decoder's own code (bad_record,
+ * undecoded_record) as decode_error. */
 typedef struct kf_coord_load_error {
     const kf_problem *problem;  /* code KF_P_COORDINATOR_LOAD_ERROR, file, position, offset */
     int32_t source_partition;   /* the __consumer_offsets partition that fails to load */
@@ -180,7 +179,7 @@ bool kf_replay_row_may_be_stale(const kf_replay *r, const kf_offset_value *v);
  * when the copy stopped being written. */
 bool kf_replay_newest_time(const kf_replay *r, int64_t *ms);
 
-/* ---- the offsets topic on one time line (offsets_topic.c) ----------------
+/* ---- the offsets topic on one time line -------------------------------------
  *
  * The driver `offsets` and `groups` run: every partition of the topic among
  * the inputs replayed into one kf_replay, each partition in offset order

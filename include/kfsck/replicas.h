@@ -5,7 +5,7 @@
  * found: each replica (log start, the log end its broker's recovery would
  * leave, high watermark, leader epochs), and for each replica as the
  * candidate leader where every other replica truncates when it follows it,
- * by Kafka's leader-epoch reconciliation (docs/formats.md §18), what each
+ * by Kafka's leader-epoch reconciliation (OffsetsForLeaderEpoch), what each
  * loses and how much of that was acknowledged; the best candidate, whether
  * electing it is unclean (ISR and ELR from the KRaft metadata when
  * __cluster_metadata is among the inputs), and whether the copies diverged.
@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 #include "kfsck/common.h"
 #include "kfsck/partition.h"
 
@@ -30,7 +30,7 @@ extern "C" {
 
 /* Its problem codes, KF_P_BAD_SCAN_LINE and KF_P_DUPLICATE_REPLICA, are in common.h. */
 
-/* ---- the reconciliation (pure) --------------------------------------------- */
+/* ---- the reconciliation (pure) ------------------------------------------- */
 
 /* A replica's leader-epoch cache as its broker loads it (LeaderEpochFileCache):
  * the entries assigned in order (an entry not above the latest in both epoch
@@ -59,7 +59,7 @@ kf_replica_truncation kf_replica_reconcile(const kf_leader_epoch *le, size_t nle
                                            const kf_leader_epoch *fe, size_t nfe, int64_t follower_end,
                                            int64_t follower_hw);
 
-/* ---- the job ------------------------------------------------------------------ */
+/* ---- the job ------------------------------------------------------------- */
 
 /* One broker's copy of a partition. */
 typedef struct kf_replica {

@@ -15,7 +15,7 @@
  * (HTML text, attributes, SVG, JSON inside a script element) and secrets
  * are redacted as `metadata` redacts them. Memory and the page's size are
  * bounded whatever the inputs: long lists are cut and the page says where
- * (docs/kfsck.1, report). Nothing is printed and no file is written but
+ * (kfsck(1), report). Nothing is printed and no file is written but
  * through the output file below. */
 #ifndef KFSCK_REPORT_H
 #define KFSCK_REPORT_H

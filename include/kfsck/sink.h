@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "kfsck/common.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 #include "kfsck/replay.h"
 
 #ifdef __cplusplus
@@ -60,7 +60,7 @@ typedef struct kf_sink_figures {
     int64_t peak_at_offset;    /* the record that first brought the open files to the peak */
 } kf_sink_figures;
 
-/* ---- one partition's simulation (sink.c) --------------------------------- */
+/* ---- one partition's simulation ------------------------------------------ */
 
 typedef struct kf_sink kf_sink;
 
@@ -90,7 +90,7 @@ void kf_sink_free(kf_sink *s);
 /* files x part_size, saturating at UINT64_MAX. */
 uint64_t kf_sink_buffer_bytes(uint64_t files, uint64_t part_size);
 
-/* ---- the settings a suggestion compares with (sink.c) --------------------- */
+/* ---- the settings a suggestion compares with ----------------------------- */
 
 /* When the given config has no rotate.interval.ms, two alternatives are
  * simulated alongside it: the same config with rotate.interval.ms =
@@ -107,7 +107,7 @@ typedef struct kf_sink_alt {
 /* Fill alt[] (on, config; figures zeroed) for the given config. */
 void kf_sink_alternatives(const kf_sink_config *c, kf_sink_alt alt[KF_SINK_ALTS]);
 
-/* ---- reading a partition (sink_read.c) ----------------------------------- */
+/* ---- reading a partition ------------------------------------------------- */
 
 /* Where the connector resumes. */
 typedef enum kf_sink_from {
@@ -172,7 +172,7 @@ int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_par
 int kf_sink_read(const kf_partition *p, const kf_part_reader_opts *ro, const kf_sink_opts *o, kf_sink_partition *out,
                  kf_part_result *res);
 
-/* ---- per topic (sink_topic.c) -------------------------------------------- */
+/* ---- per topic ----------------------------------------------------------- */
 
 typedef struct kf_sink_topic {
     uint64_t partitions;                /* partitions added */
@@ -186,7 +186,7 @@ typedef struct kf_sink_topic {
 void kf_sink_topic_init(kf_sink_topic *t, const kf_sink_opts *o);
 void kf_sink_topic_add(kf_sink_topic *t, const kf_sink_partition *p);
 
-/* ---- tasks and the heap (sink_topic.c) ------------------------------------ */
+/* ---- tasks and the heap -------------------------------------------------- */
 
 /* The task a connector with `tasks` tasks gives the index-th of its topic
  * partitions (0-based, in (topic, partition) order): round-robin, the first
@@ -209,7 +209,7 @@ kf_sink_verdict kf_sink_verdict_of(uint64_t peak_buffer_bytes, uint64_t heap);
  * <= heap), "exceeds", or NULL for KF_SINK_VERDICT_NONE. */
 const char *kf_sink_verdict_name(kf_sink_verdict v);
 
-/* ---- the levers and the suggestion (sink_advice.c) ---------------------- */
+/* ---- the levers and the suggestion --------------------------------------- */
 
 /* s3.part.size's minimum. */
 #define KF_SINK_MIN_PART_SIZE ((uint64_t)5 << 20)
@@ -293,7 +293,7 @@ size_t kf_sink_advise(const kf_sink_topic *t, const kf_sink_advice_in *a, char *
  * returns. */
 size_t kf_sink_explain(const kf_sink_topic *t, const kf_sink_advice_in *a, char *buf, size_t n);
 
-/* ---- the run over the inputs (sink_run.c) -------------------------------- */
+/* ---- the run over the inputs --------------------------------------------- */
 
 /* One task's share of a topic: how many of its partitions the task holds
  * and the sum of their peaks. */

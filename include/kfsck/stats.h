@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,7 +44,7 @@ typedef struct kf_lateness {
  * when s is not such a duration. */
 int kf_parse_duration_ms(const char *s, int64_t *ms);
 
-/* ---- the stats job over the inputs (stats_run.c) -------------------------
+/* ---- the stats job over the inputs ------------------------------------------
  *
  * Every partition among the inputs read in offset order over the union of
  * its copies, grouped by topic (or one group per partition): records and

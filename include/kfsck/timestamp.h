@@ -1,5 +1,6 @@
 /* timestamp.h: the times a user types (the --as-of, --from-time and --now
- * options): epoch milliseconds or ISO 8601, parsed to epoch milliseconds. */
+ * options): epoch milliseconds or ISO 8601, parsed to epoch milliseconds;
+ * and now, the default of --now. */
 #ifndef KFSCK_TIMESTAMP_H
 #define KFSCK_TIMESTAMP_H
 
@@ -21,6 +22,9 @@ extern "C" {
  * second 60) and years outside 0000..9999. KF_OK, or KF_ERR_CORRUPT with
  * the reason as the thread's last error (kf_error_last). */
 int kf_timestamp_parse(const char *s, int64_t *epoch_ms);
+
+/* Now, by the wall clock, in epoch milliseconds: what --now defaults to. */
+int64_t kf_now_ms(void);
 
 #ifdef __cplusplus
 }

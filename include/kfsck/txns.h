@@ -28,9 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,7 +87,7 @@ size_t kf_txn_coord_count(const kf_txn_coord *c);
  * (several: the one written last). Valid until the next kf_txn_coord_batch. */
 const kf_txn_coord_entry *kf_txn_coord_find(kf_txn_coord *c, int64_t pid);
 
-/* ---- one partition's transactions --------------------------------------- */
+/* ---- one partition's transactions ---------------------------------------- */
 
 #define KF_TXNS_OPTIONS_VERSION 1
 #define KF_TXNS_OPTIONS_INIT KF_OPTIONS_INIT_(kf_txns_opts, KF_TXNS_OPTIONS_VERSION)
@@ -166,7 +166,7 @@ int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_
 /* Free t (NULL: nothing), made by kf_txns_open or kf_txns_read. */
 void kf_txns_close(kf_txns *t);
 
-/* ---- the drivers: a partition read whole (txns_read.c) ------------------- */
+/* ---- the drivers: a partition read whole --------------------------------- */
 
 /* Feed c every batch of p, a __transaction_state partition, read with a
  * reader opened with ro (its cap also caps the records' decompression);
@@ -184,7 +184,7 @@ int kf_txn_coord_read(kf_txn_coord *c, const kf_partition *p, const kf_part_read
 int kf_txns_read(kf_txns **t, const kf_partition *p, const kf_txns_opts *o, const kf_part_reader_opts *ro,
                  kf_txn_report_fn fn, void *ctx, kf_txns_result *res, kf_part_result *pres);
 
-/* ---- the job over the inputs (txns_run.c) ------------------------------- */
+/* ---- the job over the inputs --------------------------------------------- */
 
 /* The topic the transaction coordinator writes its log to. */
 #define KF_TXN_STATE_TOPIC "__transaction_state"

@@ -13,9 +13,9 @@
 #include <stdint.h>
 
 #include "kfsck/common.h"
-#include "kfsck/names.h"
-#include "kfsck/schema_ids.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/schema_ids.h"
+#include "kfsck/sys/segment.h"
 
 #ifdef __cplusplus
 extern "C" {

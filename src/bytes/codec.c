@@ -25,7 +25,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "kfsck/codec.h"
+#include "kfsck/sys/codec.h"
 
 #include "bytes/codec_load.h"
 #include "bytes/error.h"

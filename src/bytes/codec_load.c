@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "bytes/error.h"
-#include "kfsck/codec.h"
+#include "kfsck/sys/codec.h"
 
 #ifndef KF_SNAPPY_SONAME
 #define KF_SNAPPY_SONAME "libsnappy.so.1" /* the Makefile passes the installed one's */

@@ -9,7 +9,7 @@
 
 #include <isa-l/crc.h>
 
-#include "kfsck/crc.h"
+#include "kfsck/sys/crc.h"
 
 /* ISA-L's AVX2 and AVX-512 CRC code (crc32_iscsi_by16_10, the one picked on
  * CPUs with VPCLMULQDQ) returns without VZEROUPPER, leaving the upper halves

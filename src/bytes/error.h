@@ -5,6 +5,8 @@
 #ifndef KFSCK_BYTES_ERROR_H
 #define KFSCK_BYTES_ERROR_H
 
+#include <errno.h>
+
 #include "kfsck/common.h"
 
 /* Record code (a kf_err, either sign), err_no (0 when no system call
@@ -12,6 +14,14 @@
  * last error. Returns code, so a function can `return kf_error_set(...)`. */
 int kf_error_set(int code, int err_no, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* An error an object kept (a sticky `err`, set where a step that returns
+ * nothing failed) returned by its next call that returns one: out of
+ * memory is then the last error too. */
+static inline int kf_error_sticky(int err)
+{
+    return err == KF_ERR_NOMEM ? kf_error_set(err, ENOMEM, NULL, "out of memory") : err;
+}
 
 /* rc, after setting *err_no to the last error's errno when rc is an error
  * (left alone otherwise): for library code that keeps the errno of a

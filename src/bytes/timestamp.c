@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "bytes/error.h"
 
@@ -166,4 +167,11 @@ int kf_timestamp_parse(const char *s, int64_t *epoch_ms)
         return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "%s", t.why);
     *epoch_ms = days_from_civil(y, mo, d) * 86400000 + ms - (int64_t)zone_min * 60000;
     return KF_OK;
+}
+
+int64_t kf_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

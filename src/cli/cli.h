@@ -31,6 +31,9 @@ int cmd_report(int argc, char **argv);
 
 /* Parse a size like 1048576, 64K, 128M, 1G. Returns 0 on success. */
 int parse_size(const char *s, uint64_t *result);
+/* A whole decimal number >= min (digits only: no sign, no suffix) into *v.
+ * Returns 0 on success. */
+int parse_number(const char *s, int64_t min, int64_t *v);
 /* A positive size option value: 0, or -1 after printing
  * "kfsck CMD: OPT needs a positive size ..." to stderr. */
 int opt_positive_size(const char *cmd, const char *opt, const char *arg, uint64_t *v);

@@ -288,9 +288,7 @@ int cmd_compaction(int argc, char **argv)
 {
     kf_compaction_opts co;
     kf_compaction_opts_init(&co);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    co.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    co.now_ms = kf_now_ms();
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     compaction_run R = {.json = false};
     int st = parse_options(argc, argv, &co, &R, &max_batch);

@@ -5,7 +5,6 @@
  * text close to kafka-dump-log's, or JSON lines. Records of the internal
  * topics are decoded (--decode); secrets stay redacted unless
  * --show-secrets. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,20 +54,6 @@ static void range_stats(void *ctx, const char *label, const kf_range_result *res
         tprintf(stderr, "kfsck: %s: range stats: segments_read %llu seeks %llu bytes_skipped %llu\n", label,
                 (unsigned long long)res->segments_read, (unsigned long long)res->seeks,
                 (unsigned long long)res->bytes_skipped);
-}
-
-/* An offset given on the command line: a decimal integer, 0 or more. */
-static int parse_offset(const char *s, int64_t *v)
-{
-    if (!s || *s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *v = x;
-    return 0;
 }
 
 static void dump_usage(FILE *f)
@@ -182,7 +167,7 @@ int cmd_dump(int argc, char **argv)
         case 't': {
             int64_t v;
             const char *name = c == 'o' ? "--offset" : c == 'f' ? "--from-offset" : "--to-offset";
-            if (parse_offset(optarg, &v)) {
+            if (parse_number(optarg, 0, &v)) {
                 tprintf(stderr, "kfsck dump: %s needs an offset (an integer, 0 or more), not '%s'\n", name, optarg);
                 dump_usage(stderr);
                 return EXIT_USAGE;

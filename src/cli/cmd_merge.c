@@ -60,10 +60,7 @@ static void hole_fields(const rebuild_cli *m, out *o, const void *item)
 {
     const kf_merge_hole *h = item;
     out_int(o, "start_offset", h->start_offset);
-    if (h->has_end)
-        out_int(o, "end_offset", h->end_offset);
-    else
-        out_null(o, "end_offset");
+    out_opt_int(o, "end_offset", h->has_end, h->end_offset);
 }
 
 static void on_hole(void *ctx, const kf_merge_hole *h)

@@ -54,10 +54,7 @@ static void print_action(void *ctx, const kf_predict_action *a)
     out_begin(o, "action");
     out_str(o, "datadir", a->datadir);
     out_str(o, "topic", a->topic);
-    if (a->topic)
-        out_int(o, "partition", a->partition);
-    else
-        out_null(o, "partition");
+    out_opt_int(o, "partition", a->topic, a->partition);
     out_str(o, "action", kf_predict_action_name(a->action));
     out_str(o, "file", a->file);
     out_str(o, "reason", a->reason);
@@ -240,8 +237,7 @@ int cmd_predict(int argc, char **argv)
     kf_predict_config cfg;
     memset(&cfg, 0, sizeof cfg);
     if (config) {
-        char msg[512];
-        int rc = kf_predict_config_read(config, &cfg, msg, sizeof msg);
+        int rc = kf_predict_config_read(config, &cfg);
         if (rc == KF_ERR_NOMEM)
             cli_oom();
         if (rc == KF_ERR_IO) {
@@ -250,7 +246,7 @@ int cmd_predict(int argc, char **argv)
             return EXIT_FAIL;
         }
         if (rc != KF_OK) {
-            cli_error(config, "%s", msg);
+            cli_error(config, "%s", kf_error_last()->message);
             kf_predict_config_free(&cfg);
             return EXIT_FAIL;
         }

@@ -286,9 +286,7 @@ int cmd_remote(int argc, char **argv)
 {
     kf_remote_opts ro;
     kf_remote_opts_init(&ro);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ro.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    ro.now_ms = kf_now_ms();
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     bool json = false;
     int st = parse_options(argc, argv, &ro, &json, &max_batch);

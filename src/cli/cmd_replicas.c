@@ -31,18 +31,6 @@ static void out_broker(out *o, const char *key, const kf_replica *r)
     out_opt_int(o, key, r->has_broker, r->broker);
 }
 
-static void out_ints(out *o, const char *key, bool has, const int32_t *v, size_t n)
-{
-    if (!has) {
-        out_null(o, key);
-        return;
-    }
-    out_arr_open(o, key);
-    for (size_t i = 0; i < n; i++)
-        out_int(o, NULL, v[i]);
-    out_arr_close(o);
-}
-
 static void json_partition(out *o, const kf_replica_partition *p)
 {
     for (size_t i = 0; i < p->nreplicas; i++) {
@@ -117,14 +105,11 @@ static void json_partition(out *o, const kf_replica_partition *p)
     out_arr_close(o);
     out_opt_int(o, "high_watermark", p->has_high_watermark, p->high_watermark);
     out_opt_int(o, "leader", p->has_metadata, p->leader); /* -1: none, as Kafka keeps it */
-    out_ints(o, "isr", p->has_metadata, p->isr, p->nisr);
-    out_ints(o, "elr", p->has_metadata, p->elr, p->nelr);
+    out_int32s(o, "isr", p->has_metadata, p->isr, p->nisr);
+    out_int32s(o, "elr", p->has_metadata, p->elr, p->nelr);
     out_opt_int(o, "leader_epoch", p->has_metadata, p->leader_epoch);
     const kf_replica *best = p->has_best ? &p->replicas[p->elections[p->best].candidate] : NULL;
-    if (best)
-        out_broker(o, "best_candidate", best);
-    else
-        out_null(o, "best_candidate");
+    out_opt_int(o, "best_candidate", best && best->has_broker, best ? best->broker : -1);
     if (p->has_unclean && best)
         out_bool(o, "unclean", p->unclean);
     else

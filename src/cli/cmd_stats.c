@@ -7,8 +7,6 @@
  * --sink-partition-duration, the storage-sink catch-up simulation instead
  * (its options are parsed here, the library's kf_sink_run runs it and
  * stats_sink.c prints it). */
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,18 +41,12 @@ static void group_label(const stats_run *R, const kf_stats_group *g, char *buf, 
 
 static void topic_field(out *o, const kf_stats_group *g)
 {
-    if (g->topic[0])
-        out_str(o, "topic", g->topic);
-    else
-        out_null(o, "topic");
+    out_str(o, "topic", g->topic[0] ? g->topic : NULL);
 }
 
 static void partition_field(const stats_run *R, out *o, const kf_stats_group *g)
 {
-    if (R->by_partition && g->partition >= 0)
-        out_int(o, "partition", g->partition);
-    else
-        out_null(o, "partition");
+    out_opt_int(o, "partition", R->by_partition && g->partition >= 0, g->partition);
 }
 
 static void print_buckets(stats_run *R, const kf_stats_group *g, const kf_tbucket *v, size_t n)
@@ -129,15 +121,9 @@ static void print_summary_json(stats_run *R, const kf_stats_group *g)
     partition_field(R, o, g);
     out_uint(o, "records", g->records);
     out_uint(o, "bytes", g->bytes);
-    if (g->has_ts) {
-        out_int(o, "min_timestamp", g->min_ts);
-        out_int(o, "max_timestamp", g->max_ts);
-        out_int(o, "max_lateness_ms", g->max_late);
-    } else {
-        out_null(o, "min_timestamp");
-        out_null(o, "max_timestamp");
-        out_null(o, "max_lateness_ms");
-    }
+    out_opt_int(o, "min_timestamp", g->has_ts, g->min_ts);
+    out_opt_int(o, "max_timestamp", g->has_ts, g->max_ts);
+    out_opt_int(o, "max_lateness_ms", g->has_ts, g->max_late);
     out_uint(o, "late_records", g->late_records);
     out_uint(o, "records_without_timestamp", g->no_ts);
     out_uint(o, "control_records", g->control);
@@ -145,13 +131,8 @@ static void print_summary_json(stats_run *R, const kf_stats_group *g)
     out_int(o, "bucket_ms", R->width);
     out_uint(o, "partitions", g->partitions);
     if (R->by_partition) {
-        if (g->has_offsets) {
-            out_int(o, "first_offset", g->first_offset);
-            out_int(o, "last_offset", g->last_offset);
-        } else {
-            out_null(o, "first_offset");
-            out_null(o, "last_offset");
-        }
+        out_opt_int(o, "first_offset", g->has_offsets, g->first_offset);
+        out_opt_int(o, "last_offset", g->has_offsets, g->last_offset);
     }
     out_uint(o, "skipped_batches", g->skipped);
     out_end(o);
@@ -208,20 +189,6 @@ static void stats_usage(FILE *f)
                "  --heap BYTES            one worker's heap (24G): the verdict, fits or exceeds\n"
                "  --json                  \"sink_partition\" lines, one \"sink_summary\" per topic, then\n"
                "                          one \"sink_verdict\"\n");
-}
-
-/* A whole decimal number >= min (no sign, no suffix) into *v. */
-static int parse_number(const char *s, int64_t min, int64_t *v)
-{
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long n = strtoull(s, &end, 10);
-    if (errno || *end || n > (unsigned long long)INT64_MAX || (int64_t)n < min)
-        return -1;
-    *v = (int64_t)n;
-    return 0;
 }
 
 int cmd_stats(int argc, char **argv)
@@ -393,10 +360,7 @@ int cmd_stats(int argc, char **argv)
     bool write_failed = ferror(stdout);
     free(R.sums);
     kf_inputs_free(&in);
-    if (write_failed) {
-        return EXIT_FAIL;
-    }
-    if (in_status == EXIT_FAIL || res.unreadable)
+    if (write_failed || in_status == EXIT_FAIL || res.unreadable)
         return EXIT_FAIL;
     return res.damaged ? EXIT_DAMAGE : EXIT_CLEAN;
 }

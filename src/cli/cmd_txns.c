@@ -6,7 +6,6 @@
  * stable offset, the COMMIT/ABORT counts and the .txnindex problems. This
  * file only parses options, calls it and prints. */
 #include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,14 +27,8 @@ typedef struct txns_run {
 
 static void topic_fields(out *o, const kf_partition *p)
 {
-    if (p->topic[0])
-        out_str(o, "topic", p->topic);
-    else
-        out_null(o, "topic");
-    if (p->partition >= 0)
-        out_int(o, "partition", p->partition);
-    else
-        out_null(o, "partition");
+    out_str(o, "topic", p->topic[0] ? p->topic : NULL);
+    out_opt_int(o, "partition", p->partition >= 0, p->partition);
 }
 
 /* ---- the coordinator's view ----------------------------------------------- */
@@ -73,29 +66,14 @@ static void print_open_json(txns_run *R, const kf_partition *p, const kf_txn_rep
     out_int(o, "producer_id", x->producer_id);
     out_int(o, "producer_epoch", x->producer_epoch);
     out_int(o, "first_offset", x->first_offset);
-    if (x->last_offset >= 0)
-        out_int(o, "last_offset", x->last_offset);
-    else
-        out_null(o, "last_offset");
+    out_opt_int(o, "last_offset", x->last_offset >= 0, x->last_offset);
     out_uint(o, "batches", x->batches);
     out_uint(o, "records", x->records);
-    if (x->has_first_timestamp)
-        out_int(o, "first_timestamp", x->first_timestamp);
-    else
-        out_null(o, "first_timestamp");
-    if (r->has_age)
-        out_int(o, "age_ms", r->age_ms);
-    else
-        out_null(o, "age_ms");
+    out_opt_int(o, "first_timestamp", x->has_first_timestamp, x->first_timestamp);
+    out_opt_int(o, "age_ms", r->has_age, r->age_ms);
     out_bool(o, "hanging", r->hanging);
-    if (x->has_last_timestamp)
-        out_int(o, "last_timestamp", x->last_timestamp);
-    else
-        out_null(o, "last_timestamp");
-    if (r->has_idle)
-        out_int(o, "idle_ms", r->idle_ms);
-    else
-        out_null(o, "idle_ms");
+    out_opt_int(o, "last_timestamp", x->has_last_timestamp, x->last_timestamp);
+    out_opt_int(o, "idle_ms", r->has_idle, r->idle_ms);
     if (R->coord) {
         const kf_txn_coord_entry *e = r->coordinator;
         out_str(o, "transactional_id", e ? e->transactional_id : NULL);
@@ -104,10 +82,7 @@ static void print_open_json(txns_run *R, const kf_partition *p, const kf_txn_rep
             out_int(o, "coordinator_state", e->state);
         else
             out_str(o, "coordinator_state", st);
-        if (e)
-            out_int(o, "coordinator_producer_epoch", e->producer_epoch);
-        else
-            out_null(o, "coordinator_producer_epoch");
+        out_opt_int(o, "coordinator_producer_epoch", e, e ? e->producer_epoch : -1);
         out_bool(o, "marker_missing", r->marker_missing);
     }
     out_end(o);
@@ -178,14 +153,8 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_txn_repor
             print_open_json(R, p, &open[i]);
         out_begin(o, "partition");
         topic_fields(o, p);
-        if (res->has_log_end)
-            out_int(o, "log_end_offset", res->log_end_offset);
-        else
-            out_null(o, "log_end_offset");
-        if (res->has_last_stable)
-            out_int(o, "last_stable_offset", res->last_stable_offset);
-        else
-            out_null(o, "last_stable_offset");
+        out_opt_int(o, "log_end_offset", res->has_log_end, res->log_end_offset);
+        out_opt_int(o, "last_stable_offset", res->has_last_stable, res->last_stable_offset);
         out_uint(o, "open_transactions", res->open_transactions);
         out_uint(o, "aborted_transactions", res->aborted_transactions);
         out_uint(o, "committed_transactions", res->committed_transactions);
@@ -193,10 +162,7 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_txn_repor
         out_uint(o, "markers_missing", res->markers_missing);
         out_uint(o, "txnindex_missing", res->txnindex_missing);
         out_uint(o, "txnindex_extra", res->txnindex_extra);
-        if (res->has_start)
-            out_int(o, "start_offset", res->start_offset);
-        else
-            out_null(o, "start_offset");
+        out_opt_int(o, "start_offset", res->has_start, res->start_offset);
         out_str(o, "snapshot", res->snapshot);
         out_bool(o, "incomplete", res->incomplete);
         out_end(o);
@@ -298,15 +264,8 @@ static int parse_hanging(const char *s, int64_t *ms)
     const char *q = s;
     while (isdigit((unsigned char)*q))
         q++;
-    if (q != s && !*q) {
-        errno = 0;
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (errno || *end || v < 0)
-            return -1;
-        *ms = v;
-        return 0;
-    }
+    if (q != s && !*q)
+        return parse_number(s, 0, ms);
     return kf_parse_duration_ms(s, ms) == KF_OK ? 0 : -1;
 }
 

@@ -55,13 +55,8 @@ static void print_segment(void *ctx, const char *path, const kf_segment_summary 
         out_uint(o, "records", s->records);
         out_uint(o, "bad_batches", s->bad_batches);
         out_uint(o, "valid_bytes", s->valid_bytes);
-        if (s->has_offsets) {
-            out_int(o, "first_offset", s->first_offset);
-            out_int(o, "last_offset", s->last_offset);
-        } else {
-            out_null(o, "first_offset");
-            out_null(o, "last_offset");
-        }
+        out_opt_int(o, "first_offset", s->has_offsets, s->first_offset);
+        out_opt_int(o, "last_offset", s->has_offsets, s->last_offset);
         out_uint(o, "errors", s->errors);
         out_uint(o, "warnings", s->warnings);
         const kf_schema_tally *t = ((verify_run *)ctx)->tally;
@@ -182,7 +177,7 @@ int cmd_verify(int argc, char **argv)
     kf_verify_opts_init(&vo);
     kf_schema_tally *tally = NULL;
     if (schema_fields) {
-        if (!(tally = kf_schema_tally_new()))
+        if (kf_schema_tally_new(&tally) != KF_OK)
             cli_oom();
         vo.schema_fields = schema_fields;
         vo.schema_tally = tally;

@@ -37,6 +37,19 @@ int parse_size(const char *s, uint64_t *result)
     return 0;
 }
 
+int parse_number(const char *s, int64_t min, int64_t *v)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno || *end || n > (unsigned long long)INT64_MAX || (int64_t)n < min)
+        return -1;
+    *v = (int64_t)n;
+    return 0;
+}
+
 int opt_positive_size(const char *cmd, const char *opt, const char *arg, uint64_t *v)
 {
     if (parse_size(arg, v) == 0 && *v > 0)

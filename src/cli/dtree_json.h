@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "cli/out.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 /* What a secret is printed as without --show-secrets. */
 #define DTREE_REDACTED "<redacted>"

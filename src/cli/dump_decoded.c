@@ -32,10 +32,7 @@ void dump_print_kraft(const dump_printer *pr, const kf_dump_record *dr)
     bool shown = dr->decode_rc != KF_ERR_UNSUPPORTED && kr->root != KF_DNODE_NONE;
     if (o->json) {
         out_str(o, "record_type", kr->record_type);
-        if (kr->version >= 0)
-            out_int(o, "record_version", kr->version);
-        else
-            out_null(o, "record_version");
+        out_opt_int(o, "record_version", kr->version >= 0, kr->version);
         if (kr->layout)
             out_str(o, "value_layout", kr->layout);
         if (shown) {
@@ -125,16 +122,10 @@ static void print_coord(const dump_printer *pr, const kf_dump_record *dr, out *w
     if (o->json) {
         out_int(o, "key_type", cr->key_type);
         out_str(o, "record_type", cr->record_type);
-        if (has_value && cr->value_version >= 0)
-            out_int(o, "value_version", cr->value_version);
-        else
-            out_null(o, "value_version");
+        out_opt_int(o, "value_version", has_value && cr->value_version >= 0, cr->value_version);
         if (dr->decoder == KF_DECODE_SHARE) {
             /* as the KRaft decoders name it */
-            if (has_value && cr->value_version >= 0)
-                out_int(o, "record_version", cr->value_version);
-            else
-                out_null(o, "record_version");
+            out_opt_int(o, "record_version", has_value && cr->value_version >= 0, cr->value_version);
             if (cr->value_layout)
                 out_str(o, "value_layout", cr->value_layout);
         }

@@ -103,10 +103,7 @@ static void snapshot(out *o, const kf_dump_entry *e)
         return;
     out_begin(o, "snapshot");
     out_str(o, "file", e->file);
-    if (s->size >= 2)
-        out_int(o, "version", s->version);
-    else
-        out_null(o, "version");
+    out_opt_int(o, "version", s->size >= 2, s->version);
     if (s->size >= 6) {
         out_uint(o, "crc", s->crc);
         out_bool(o, "crc_ok", s->crc_ok);
@@ -114,10 +111,7 @@ static void snapshot(out *o, const kf_dump_entry *e)
         out_null(o, "crc");
         out_null(o, "crc_ok");
     }
-    if (s->size >= KF_PRODUCER_SNAPSHOT_HEADER_SIZE)
-        out_int(o, "count", s->count);
-    else
-        out_null(o, "count");
+    out_opt_int(o, "count", s->size >= KF_PRODUCER_SNAPSHOT_HEADER_SIZE, s->count);
     out_end(o);
 }
 
@@ -153,10 +147,7 @@ static void partition_metadata(out *o, const kf_dump_entry *e)
     if (o->json) {
         out_begin(o, "partition_metadata");
         out_str(o, "file", e->file);
-        if (e->parsed || pm->version >= 0)
-            out_int(o, "version", pm->version);
-        else
-            out_null(o, "version");
+        out_opt_int(o, "version", e->parsed || pm->version >= 0, pm->version);
         out_str(o, "topic_id", e->parsed ? pm->topic_id_b64 : NULL);
         out_end(o);
     } else if (e->parsed) {
@@ -171,14 +162,8 @@ static void meta_properties(out *o, const kf_dump_entry *e)
         out_begin(o, "meta_properties");
         out_str(o, "file", e->file);
         out_int(o, "version", mp->version);
-        if (mp->has_broker_id)
-            out_int(o, "broker_id", mp->broker_id);
-        else
-            out_null(o, "broker_id");
-        if (mp->has_node_id)
-            out_int(o, "node_id", mp->node_id);
-        else
-            out_null(o, "node_id");
+        out_opt_int(o, "broker_id", mp->has_broker_id, mp->broker_id);
+        out_opt_int(o, "node_id", mp->has_node_id, mp->node_id);
         out_str(o, "cluster_id", mp->cluster_id[0] ? mp->cluster_id : NULL);
         out_str(o, "directory_id", mp->directory_id[0] ? mp->directory_id : NULL);
         out_end(o);
@@ -202,24 +187,15 @@ static void quorum_state(out *o, const kf_dump_entry *e)
     if (o->json) {
         out_begin(o, "quorum_state");
         out_str(o, "file", e->file);
-        if (qs->data_version >= 0)
-            out_int(o, "data_version", qs->data_version);
-        else
-            out_null(o, "data_version");
+        out_opt_int(o, "data_version", qs->data_version >= 0, qs->data_version);
         out_int(o, "leader_id", qs->leader_id);
         out_int(o, "leader_epoch", qs->leader_epoch);
         out_int(o, "voted_id", qs->voted_id);
         out_str(o, "voted_directory_id", qs->has_voted_directory_id ? qs->voted_directory_id : NULL);
-        if (qs->has_voters) {
-            out_arr_open(o, "current_voters");
-            for (size_t i = 0; i < qs->nvoters && i < KF_QUORUM_MAX_VOTERS; i++)
-                out_int(o, NULL, qs->voters[i]);
-            out_arr_close(o);
-            if (qs->nvoters > KF_QUORUM_MAX_VOTERS) /* counted past those kept */
-                out_uint(o, "current_voters_not_listed", qs->nvoters - KF_QUORUM_MAX_VOTERS);
-        } else {
-            out_null(o, "current_voters");
-        }
+        out_int32s(o, "current_voters", qs->has_voters, qs->voters,
+                   qs->nvoters < KF_QUORUM_MAX_VOTERS ? qs->nvoters : KF_QUORUM_MAX_VOTERS);
+        if (qs->has_voters && qs->nvoters > KF_QUORUM_MAX_VOTERS) /* counted past those kept */
+            out_uint(o, "current_voters_not_listed", qs->nvoters - KF_QUORUM_MAX_VOTERS);
         out_end(o);
         return;
     }

@@ -24,10 +24,7 @@ static void batch_json(out *o, const char *file, const kf_batch *b)
     out_uint(o, "position", b->position);
     out_int(o, "base_offset", b->base_offset);
     out_int(o, "last_offset", b->last_offset);
-    if (b->count >= 0)
-        out_int(o, "count", b->count);
-    else
-        out_null(o, "count");
+    out_opt_int(o, "count", b->count >= 0, b->count);
     out_uint(o, "size", b->size);
     out_int(o, "magic", b->magic);
     out_str(o, "codec", kf_codec_name(b->codec));
@@ -49,10 +46,7 @@ static void batch_json(out *o, const char *file, const kf_batch *b)
         out_int(o, "leader_epoch", b->partition_leader_epoch);
         out_int(o, "base_timestamp", b->base_timestamp);
         out_int(o, "attributes", b->attributes);
-        if (b->delete_horizon)
-            out_int(o, "delete_horizon_ms", b->base_timestamp);
-        else
-            out_null(o, "delete_horizon_ms");
+        out_opt_int(o, "delete_horizon_ms", b->delete_horizon, b->base_timestamp);
     } else {
         out_null(o, "producer_id");
         out_null(o, "producer_epoch");

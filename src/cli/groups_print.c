@@ -20,7 +20,7 @@ typedef struct decoded {
 static bool decode(decoded *d, const kf_group_record *gr)
 {
     d->gr = gr;
-    return kf_group_record_decode(gr, &d->t, &d->cr, &d->k);
+    return kf_group_record_decode(gr, &d->t, &d->cr, &d->k) == KF_OK;
 }
 
 static const kf_dnode *vfield(const decoded *d, const char *name)

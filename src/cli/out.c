@@ -548,10 +548,7 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
         out_begin(o, "problem");
         out_str(o, "file", file);
         out_uint(o, "position", p->position);
-        if (p->has_offset)
-            out_int(o, "offset", p->offset);
-        else
-            out_null(o, "offset");
+        out_opt_int(o, "offset", p->has_offset, p->offset);
         out_str(o, "code", p->code);
         out_str(o, "severity", p->severity == KF_SEV_ERROR ? "error" : "warning");
         out_str(o, "message", p->message);
@@ -644,5 +641,17 @@ void out_leader_epochs(out *o, const char *key, const kf_leader_epoch *e, size_t
         out_int(o, "start_offset", e[i].start_offset);
         out_obj_close(o);
     }
+    out_arr_close(o);
+}
+
+void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n)
+{
+    if (!has) {
+        out_null(o, key);
+        return;
+    }
+    out_arr_open(o, key);
+    for (size_t i = 0; i < n; i++)
+        out_int(o, NULL, v[i]);
     out_arr_close(o);
 }

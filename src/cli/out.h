@@ -48,6 +48,8 @@ void out_arr_close(out *o);
 
 /* A leader-epoch list as [{"epoch", "start_offset"}] (scan, replicas). */
 void out_leader_epochs(out *o, const char *key, const kf_leader_epoch *e, size_t n);
+/* An array of ints (broker ids, voters), or null when !has. */
+void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n);
 /* A time in ms since the epoch as "2023-11-14T22:13:20.000Z" (UTC), or the
  * number when it is out of the calendar's range. */
 void fmt_time_utc(int64_t ms, char *buf, size_t n);

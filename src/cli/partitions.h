@@ -12,7 +12,7 @@
 
 #include "cli/out.h"
 #include "kfsck/kfsck.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 #include "kfsck/offsets_job.h"
 #include "kfsck/replay.h"
 

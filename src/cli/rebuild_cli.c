@@ -12,14 +12,21 @@
 
 /* ---- the output directory and the report ----------------------------------- */
 
-/* Why kf_outdir_prepare refused (v != KF_OUTDIR_READY), and the exit code:
- * OUTDIR in an input or a broker's data dir is a usage error ("kfsck CMD:
- * the output directory '...' is INPUT directory, inside it, or would put
- * COPY there"), an existing output, an OUTDIR another run is writing into
- * or one that cannot be made is a failure. */
-static int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdict v, const char *input,
+/* Why kf_outdir_prepare refused or failed (rc != KF_OK, or v !=
+ * KF_OUTDIR_READY), and the exit code: OUTDIR in an input or a broker's data
+ * dir is a usage error ("kfsck CMD: the output directory '...' is INPUT
+ * directory, inside it, or would put COPY there"), an existing output, an
+ * OUTDIR another run is writing into or one that cannot be made is a
+ * failure. */
+static int outdir_refused(const char *cmd, const kf_outdir *od, int rc, kf_outdir_verdict v, const char *input,
                           const char *copy)
 {
+    if (rc == KF_ERR_NOMEM)
+        cli_oom();
+    if (rc != KF_OK) {
+        cli_error(od->dir, "cannot create the output directory: %s", strerror(kf_error_last()->err_no));
+        return EXIT_FAIL;
+    }
     switch (v) {
     case KF_OUTDIR_READY: break;
     case KF_OUTDIR_INSIDE_INPUT:
@@ -36,10 +43,6 @@ static int outdir_refused(const char *cmd, const kf_outdir *od, kf_outdir_verdic
                 cmd, od->dir, kf_path_base(od->clash));
         return EXIT_USAGE;
     case KF_OUTDIR_BUSY: cli_error(od->dir, "%s", kf_error_last()->message); return EXIT_FAIL;
-    case KF_OUTDIR_CANNOT_CREATE:
-        cli_error(od->dir, "cannot create the output directory: %s", strerror(kf_error_last()->err_no));
-        return EXIT_FAIL;
-    case KF_OUTDIR_NOMEM: cli_oom();
     }
     return EXIT_CLEAN;
 }
@@ -305,9 +308,11 @@ int rebuild_main(int argc, char **argv, const rebuild_cmd *cmd, void *job)
         if (!kf_outdir_named_after(&od, c.paths[i]))
             tprintf(stderr, "kfsck %s: note: '%s' and '%s' have different names; the output is named '%s'\n",
                     cmd->name, c.paths[0], c.paths[i], od.name);
-    kf_outdir_verdict v = kf_outdir_prepare(&od, (const char *const *)c.paths, (size_t)c.npaths);
-    status = v != KF_OUTDIR_READY ? outdir_refused(cmd->name, &od, v, cmd->input_words, cmd->copy_words)
-                                  : run(&c, &od);
+    kf_outdir_verdict v;
+    int rc = kf_outdir_prepare(&od, (const char *const *)c.paths, (size_t)c.npaths, &v);
+    status = rc != KF_OK || v != KF_OUTDIR_READY
+                 ? outdir_refused(cmd->name, &od, rc, v, cmd->input_words, cmd->copy_words)
+                 : run(&c, &od);
     kf_outdir_free(&od);
     return status;
 }

@@ -2,7 +2,7 @@
  * batches, magic-0/1 messages and compressed wrappers), CRC checks, and the
  * record iterator (varints, zigzag, headers, v1 relative inner offsets,
  * control records). Everything reads through bounds-checked cursors. */
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "bytes/cursor.h"
 #include "bytes/error.h"
 #include "format/batch_check.h"
-#include "kfsck/crc.h"
+#include "kfsck/sys/crc.h"
 
 kf_frame kf_batch_frame(const uint8_t *p, uint64_t avail, uint32_t *size, int8_t *magic)
 {

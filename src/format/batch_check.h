@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 
 /* True, with *count set, when b is an uncompressed magic-2 batch whose
  * records kf_records_begin/kf_records_next would all return with a clean

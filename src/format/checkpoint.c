@@ -19,8 +19,8 @@
 #include "bytes/error.h"
 #include "format/checkpoint_text.h"
 #include "format/epoch_stream.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/file.h"
 
 #define CKPT_MAX_LINE 1024     /* longer entry lines are errors (a topic name is at most 249 chars) */
 #define CKPT_MAX_TOPIC 255

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 /* The lines of a file's bytes d[0, n), read from pos on. */
 typedef struct kf_text_lines {

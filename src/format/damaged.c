@@ -5,14 +5,14 @@
  * a corrupt batch. The bytes are untrusted: every read is bounds-checked,
  * decompression is capped, and the records stop at the first that does not
  * decode. */
-#include "kfsck/segment.h"
+#include "kfsck/sys/segment.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "bytes/cursor.h"
-#include "kfsck/batch.h"
-#include "kfsck/codec.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/codec.h"
 
 /* ---- a damaged stretch's header ------------------------------------------- */
 

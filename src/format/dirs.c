@@ -1,5 +1,5 @@
-/* dirs.c: classifying PATHs and listing directories (include/kfsck/dirs.h). */
-#include "kfsck/dirs.h"
+/* dirs.c: classifying PATHs and listing directories (include/kfsck/sys/dirs.h). */
+#include "kfsck/sys/dirs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "bytes/error.h"
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -115,13 +115,14 @@ const char *kf_read_error_str(int rc, int err_no)
     return kf_path_error_str(err_no);
 }
 
-kf_path_kind kf_classify_path(const char *path)
+/* kf_classify_path's kind (KF_PATH_UNREADABLE with the last error set). */
+static kf_path_kind path_kind(const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
         int e = errno;
         kf_error_set(KF_ERR_IO, e, path, "%s", kf_path_error_str(e));
-        return KF_PATH_ERROR;
+        return KF_PATH_UNREADABLE;
     }
     if (S_ISREG(st.st_mode))
         return KF_PATH_FILE;
@@ -129,7 +130,7 @@ kf_path_kind kf_classify_path(const char *path)
         return KF_PATH_SPECIAL;
     kf_name_list l;
     if (kf_list_dir(path, &l) != KF_OK) /* the last error says why */
-        return KF_PATH_ERROR;
+        return KF_PATH_UNREADABLE;
     kf_path_kind k = KF_PATH_OTHER_DIR;
     bool has_partition_dir = false, has_meta = false;
     for (size_t i = 0; i < l.n; i++) {
@@ -160,6 +161,12 @@ kf_path_kind kf_classify_path(const char *path)
     }
     kf_name_list_free(&l);
     return k;
+}
+
+int kf_classify_path(const char *path, kf_path_kind *kind)
+{
+    *kind = path_kind(path);
+    return *kind == KF_PATH_UNREADABLE ? kf_error_last()->code : KF_OK;
 }
 
 bool kf_looks_like_log(const char *path)
@@ -201,14 +208,16 @@ char *kf_path_dir(const char *path)
     for (size_t i = end; i > 0 && !slash; i--)
         if (path[i - 1] == '/')
             slash = path + i - 1;
-    if (!slash)
-        return strdup(".");
-    size_t n = (size_t)(slash - path);
-    if (n == 0)
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (slash && n == 0)
         n = 1;
-    char *d = malloc(n + 1);
-    if (!d)
+    char *d = malloc(n ? n + 1 : 2);
+    if (!d) {
+        kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
         return NULL;
+    }
+    if (!slash)
+        return strcpy(d, ".");
     memcpy(d, path, n);
     d[n] = 0;
     return d;
@@ -218,8 +227,10 @@ char *kf_path_join(const char *dir, const char *name)
 {
     size_t a = strlen(dir), b = strlen(name);
     char *p = malloc(a + b + 2);
-    if (!p)
+    if (!p) {
+        kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
         return NULL;
+    }
     memcpy(p, dir, a);
     size_t k = a;
     if (a && dir[a - 1] != '/')

@@ -1,7 +1,7 @@
 /* entry_peek.c: the header of one damaged entry (entry_peek.h). */
 #include "format/entry_peek.h"
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 
 bool kf_peek_entry_last(kf_source *src, uint64_t pos, int64_t expect_first, int64_t *last)
 {

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 /* When the entry at pos in src has a readable v2 header whose base offset is
  * expect_first (it continues the log) and whose last offset delta is

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 typedef struct kf_epoch_stream {
     bool present;             /* the file is there (only "no such file" is absent) */

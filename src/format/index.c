@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/index.h"
+#include "kfsck/sys/index.h"
 
 #include "bytes/error.h"
 #include "format/source.h"

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/segment.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,7 +12,7 @@
 #include "bytes/error.h"
 #include "format/source.h"
 #include "format/checkpoint_text.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 static bool prop_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\f'; }
 

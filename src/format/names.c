@@ -2,11 +2,14 @@
  * the broker's LogFileUtils/LocalLog do (20-digit offset prefixes, the
  * .deleted/.cleaned/.swap suffixes, <topic>-<partition> dirs), and name a
  * segment's sibling files. */
-#include "kfsck/names.h"
+#include "kfsck/sys/names.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "bytes/error.h"
 
 static const char *const SUFFIXES[] = {".deleted", ".cleaned", ".swap"};
 
@@ -175,8 +178,10 @@ char *kf_sibling_path(const char *log_path, const char *ext)
         return NULL;
     size_t stem = n - sl - strlen(".log"), el = strlen(ext);
     char *p = malloc(stem + el + sl + 1);
-    if (!p)
+    if (!p) {
+        kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
         return NULL;
+    }
     memcpy(p, log_path, stem);
     memcpy(p + stem, ext, el);
     memcpy(p + stem + el, suffix, sl + 1);

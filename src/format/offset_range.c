@@ -10,7 +10,7 @@
  * (then they are passed on, and the run's reason is "damaged") or not (then
  * they are dropped, as a read from the index's position would never have
  * seen them). A batch's own problems go with it. docs/formats.md §5.6. */
-#include "kfsck/offset_range.h"
+#include "kfsck/sys/offset_range.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +18,11 @@
 
 #include "bytes/opts.h"
 #include "bytes/report.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 #include "kfsck/common.h"
-#include "kfsck/dirs.h"
-#include "kfsck/index.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/index.h"
+#include "kfsck/sys/names.h"
 
 #define STRETCH_MAX_EVENTS 32 /* problems and stretches held for one damaged stretch */
 

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "format/out_file.h"
-#include "kfsck/codec.h"
+#include "kfsck/sys/codec.h"
 
 #include "bytes/error.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 #define OUT_BUF_SIZE (64 * 1024)
 

@@ -1,6 +1,6 @@
 /* part_feed.c: open a partition reader, feed the job every batch, close it
- * and return its result (include/kfsck/part_feed.h). */
-#include "kfsck/part_feed.h"
+ * and return its result (include/kfsck/sys/part_feed.h). */
+#include "kfsck/sys/part_feed.h"
 
 int kf_part_feed_reader(kf_part_reader *r, kf_part_batch_fn fn, void *ctx)
 {

@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "bytes/error.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 #include "kfsck/paths.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/segment.h"
 
 /* ---- inputs --------------------------------------------------------------- */
 

@@ -11,7 +11,7 @@
 #include "bytes/error.h"
 #include "format/source.h"
 #include "format/checkpoint_text.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 static bool uuid_is_zero(const uint8_t u[16])
 {

@@ -18,7 +18,7 @@
  * the log has moved past them, so memory stays bounded by the damage around
  * the current offsets (and one epoch entry per leader epoch). */
 #include "bytes/opts.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,10 +28,10 @@
 #include "bytes/error.h"
 #include "format/entry_peek.h"
 #include "format/epoch_stream.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/file.h"
 #include "format/intact.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/segment.h"
 
 typedef struct window {
     int64_t lo, hi;     /* offsets; lo INT64_MIN: unknown start, hi INT64_MAX: open end */

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "bytes/error.h"
-#include "kfsck/dirs.h"
-#include "kfsck/index.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/index.h"
 #include "format/index_builder.h"
 #include "format/out_file.h"
 

@@ -40,11 +40,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/file.h"
 #include "format/producer_state.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

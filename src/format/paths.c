@@ -13,8 +13,8 @@
 
 #include "bytes/error.h"
 #include "kfsck/common.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 
 void kf_paths_walk_opts_init(kf_paths_walk_opts *o)
 {
@@ -107,7 +107,9 @@ void kf_one_cluster_free(kf_one_cluster *c)
 static char *datadir_of_path(const char *path, bool *nomem)
 {
     char *dir = NULL;
-    switch (kf_classify_path(path)) {
+    kf_path_kind kind;
+    kf_classify_path(path, &kind);
+    switch (kind) {
     case KF_PATH_DATADIR: dir = strdup(path); break;
     case KF_PATH_PARTITION: dir = kf_path_dir(path); break;
     case KF_PATH_FILE: {
@@ -214,19 +216,19 @@ static int datadir_entry(const kf_paths_walk_opts *o, const kf_datadir_info *dd,
     int stat_rc = stat(sub, &st), stat_errno = errno;
     char why[4200];
     if (is_datadir_file(e.file.kind) && !(stat_rc == 0 && S_ISDIR(st.st_mode))) {
-        e.kind = stat_rc != 0 ? KF_PATH_ERROR : S_ISREG(st.st_mode) ? KF_PATH_FILE : KF_PATH_SPECIAL;
+        e.kind = stat_rc != 0 ? KF_PATH_UNREADABLE : S_ISREG(st.st_mode) ? KF_PATH_FILE : KF_PATH_SPECIAL;
         e.err_no = stat_rc != 0 ? stat_errno : 0;
-        if (e.kind == KF_PATH_ERROR)
+        if (e.kind == KF_PATH_UNREADABLE)
             e.why = kf_path_why(sub, e.err_no, why, sizeof why);
         rc = call(o->datadir_file_fn, o->ctx, &e);
     } else if (!o->want_fn || o->want_fn(o->ctx, &e)) {
-        e.kind = kf_classify_path(sub);
-        e.err_no = e.kind == KF_PATH_ERROR ? kf_error_last()->err_no : 0;
-        if (e.kind == KF_PATH_ERROR)
+        kf_classify_path(sub, &e.kind);
+        e.err_no = e.kind == KF_PATH_UNREADABLE ? kf_error_last()->err_no : 0;
+        if (e.kind == KF_PATH_UNREADABLE)
             e.why = kf_path_why(sub, e.err_no, why, sizeof why);
         if (e.kind == KF_PATH_PARTITION || (e.partition_named && e.kind == KF_PATH_DATADIR))
             rc = call(o->partition_fn, o->ctx, &e);
-        else if (e.partition_named && e.kind == KF_PATH_ERROR) /* never silently skipped */
+        else if (e.partition_named && e.kind == KF_PATH_UNREADABLE) /* never silently skipped */
             rc = o->unreadable_partitions ? call(o->partition_fn, o->ctx, &e) : report(o, sub, e.err_no, e.why);
         else
             rc = call(o->other_entry_fn, o->ctx, &e);
@@ -317,11 +319,11 @@ static int one_path(const kf_paths_walk_opts *o, const char *path)
 {
     kf_path_entry e;
     entry_init(&e, path, kf_path_base(path));
-    e.kind = kf_classify_path(path);
-    e.err_no = e.kind == KF_PATH_ERROR ? kf_error_last()->err_no : 0;
+    kf_classify_path(path, &e.kind);
+    e.err_no = e.kind == KF_PATH_UNREADABLE ? kf_error_last()->err_no : 0;
     char why[4200];
     switch (e.kind) {
-    case KF_PATH_ERROR: return report(o, path, e.err_no, kf_path_why(path, e.err_no, why, sizeof why));
+    case KF_PATH_UNREADABLE: return report(o, path, e.err_no, kf_path_why(path, e.err_no, why, sizeof why));
     case KF_PATH_SPECIAL: return report(o, path, 0, o->special_what);
     case KF_PATH_FILE:
         e.looks_like_log = o->sniff_logs && kf_looks_like_log(path);

@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "bytes/error.h"
-#include "kfsck/crc.h"
-#include "kfsck/file.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/crc.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 /* Entries read at a time from a snapshot file (46 KiB), and the block the
  * CRC is computed over. */

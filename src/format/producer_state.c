@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/crc.h"
+#include "kfsck/sys/crc.h"
 #include "bytes/cursor.h"
 #include "format/producer_state.h"
 
@@ -55,6 +55,12 @@ typedef struct otxn {
     int64_t pid;
 } otxn;
 
+/* The producers: a dense array of entries (sorted into a snapshot) and a
+ * table of 4-byte slots holding an entry's index. Not the shared table
+ * (src/bytes/htab.h), which would copy each id as a key and add a 32-byte
+ * entry: measured on the same ids (10 M lookups, -O2, a loaded 2-core VM),
+ * 1 M producers 52 vs 341 ns a lookup and 17 vs 108 bytes a producer;
+ * 1,000 producers 2 vs 29 ns; every batch looks its producer up. */
 struct kf_pstate {
     pentry *e;
     size_t n, cap;

@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
-#include "kfsck/codec.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/codec.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /* quorum_state.c: the `quorum-state` file of a KRaft metadata partition
- * (include/kfsck/quorum_state.h, docs/formats.md §14.5). Kafka reads the
+ * (include/kfsck/sys/quorum_state.h, docs/formats.md §14.5). Kafka reads the
  * first line (BufferedReader.readLine) with Jackson, requires a JSON object
  * with a data_version in 0..1, then reads the fields of that version of
  * QuorumStateData; every field of the version is mandatory, unknown fields
@@ -8,7 +8,7 @@
  * The line is parsed with Jansson, the project's JSON reader, into a tree:
  * a line longer than KF_QUORUM_LINE_MAX (far longer than any node writes)
  * is refused instead, so the tree stays small whatever the file holds. */
-#include "kfsck/quorum_state.h"
+#include "kfsck/sys/quorum_state.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -18,7 +18,7 @@
 
 #include "bytes/error.h"
 #include "format/source.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 /* ---- the fields ---------------------------------------------------------------- */
 

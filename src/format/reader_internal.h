@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "format/resync.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/segment.h"
 
 /* kf_segment_iter_open, with the records' check left out when
  * check_records is false: for a caller that decodes every intact batch's

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "format/source.h"
-#include "kfsck/batch.h"
-#include "kfsck/codec.h"
-#include "kfsck/crc.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/codec.h"
+#include "kfsck/sys/crc.h"
 #include "bytes/cursor.h"
 
 #define CRC_PIECE ((size_t)256 << 10)

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 #define KF_WINDOW_BYTES ((size_t)1 << 20)
 #define KF_RESYNC_MAX_BATCH ((uint64_t)1 << 30) /* a larger size field is not a batch */

@@ -9,7 +9,7 @@
  * batch). The reader does the framing, resynchronisation, CRCs and record
  * decoding; this file adds the checks that need the batches in order. */
 #include "bytes/opts.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/segment.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -556,7 +556,7 @@ int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_su
     return rc == -1 ? KF_OK : rc;
 }
 
-uint64_t kf_recovery_point(kf_source *src, int64_t base_offset)
+int kf_recovery_point(kf_source *src, int64_t base_offset, uint64_t *valid_bytes)
 {
     kf_segment_scan_opts o;
     kf_segment_scan_opts_init(&o);
@@ -565,6 +565,7 @@ uint64_t kf_recovery_point(kf_source *src, int64_t base_offset)
     o.base_offset = base_offset;
     o.keep_cache = true;
     kf_segment_summary sum;
-    kf_segment_scan(src, &o, &sum);
-    return sum.valid_bytes;
+    int rc = kf_segment_scan(src, &o, &sum);
+    *valid_bytes = sum.valid_bytes;
+    return rc;
 }

@@ -6,14 +6,14 @@
  * offset, then a forward search of the log from its position;
  * storage/.../log/LogSegment.java, OffsetIndex.java; docs/formats.md
  * §5.6). */
-#include "kfsck/segment.h"
+#include "kfsck/sys/segment.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "bytes/cursor.h"
-#include "kfsck/batch.h"
-#include "kfsck/index.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/index.h"
 
 /* The last entry whose offset is at or below target, by binary search (on
  * an unsorted index this finds some entry at or below target, or none). */

@@ -1,10 +1,10 @@
 /* server_properties.c: Java properties files, read the way
  * java.util.Properties.load(InputStream) reads them (its LineReader, then
  * the key/value split and the escape conversion of load0/loadConvert;
- * include/kfsck/server_properties.h, docs/formats.md §20.1). One logical
+ * include/kfsck/sys/server_properties.h, docs/formats.md §20.1). One logical
  * line is held at a time, in a buffer that grows up to
  * KF_PROPERTIES_LINE_MAX. */
-#include "kfsck/server_properties.h"
+#include "kfsck/sys/server_properties.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* source.c: what the streaming reader reads from (include/kfsck/file.h): a
+/* source.c: what the streaming reader reads from (include/kfsck/sys/file.h): a
  * file opened read-only and read with pread, or a piece of memory; and the
  * reader's page-cache manners.
  *
@@ -17,7 +17,7 @@
  * O_DIRECT through a second descriptor (kf_source_pread_direct): no copy,
  * no pages to drop after (see reader_pool.c for when). */
 #include "format/source.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #ifndef KFSCK_FORMAT_SOURCE_H
 #define KFSCK_FORMAT_SOURCE_H
 
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 /* A file small by nature read whole (kf_file_read_all with the cap
  * KF_META_FILE_MAX): one larger is KF_ERR_CORRUPT, damage, with its size

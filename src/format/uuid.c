@@ -5,7 +5,7 @@
 
 #include "bytes/error.h"
 #include "format/checkpoint_text.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 static const char B64URL[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 

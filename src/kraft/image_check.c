@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "bytes/error.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/metadata.h"
 
 void kf_kraft_check_partition(const kf_metadata *m, const char *topic, int32_t partition, const char *dir,

@@ -16,13 +16,13 @@
 
 #include "bytes/error.h"
 #include "kraft/kraft_files.h"
-#include "kfsck/batch.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
-#include "kfsck/part_feed.h"
-#include "kfsck/quorum_state.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/part_feed.h"
+#include "kfsck/sys/quorum_state.h"
 
 /* ---- snapshot files as a partition ------------------------------------------------ */
 

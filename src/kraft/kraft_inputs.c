@@ -14,9 +14,9 @@
 
 #include "bytes/error.h"
 #include "kraft/kraft_files.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 #include "kfsck/paths.h"
 
 /* ---- inputs ------------------------------------------------------------------------ */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "kraft/md_apply_internal.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 void md_set_msg(md_why *why, const char *fmt, ...)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "kraft/md_image.h"
-#include "kfsck/kraft.h"
+#include "kfsck/sys/kraft.h"
 #include "records/kraft_fast.h"
 
 /* Writes kfsck's reason into why->msg (nothing when why is NULL). */

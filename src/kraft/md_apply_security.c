@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kraft/md_apply_internal.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 md_apply md_acl_record(md_image *im, md_fields *r, md_why *why)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kraft/md_apply_internal.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 /* An int32 array into *out (replacing it; an absent or null one empties
  * it). Its memory holds md_ints_cap(n) values (md_image.h), so a list that

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "kfsck/common.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 typedef struct md_covered {
     kf_problem_fn fn;         /* where every problem goes in the end */

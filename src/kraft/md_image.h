@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "bytes/htab.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 #include "kfsck/metadata.h"
 #include "records/kraft_fast.h"
 

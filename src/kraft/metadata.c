@@ -33,15 +33,15 @@
 #include "kraft/kraft_files.h"
 #include "kraft/md_covered.h"
 #include "kraft/md_image.h"
-#include "kfsck/batch.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/kraft.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/kraft.h"
 #include "kfsck/kraft_check.h"
-#include "kfsck/names.h"
-#include "kfsck/part_feed.h"
-#include "kfsck/quorum_state.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/part_feed.h"
+#include "kfsck/sys/quorum_state.h"
 
 struct kf_metadata {
     md_image im;
@@ -814,6 +814,21 @@ void kf_metadata_free(kf_metadata *m)
 }
 
 const kf_metadata_info *kf_metadata_get_info(const kf_metadata *m) { return &m->info; }
+
+int kf_metadata_run(kf_metadata **out, char *const *paths, size_t n, const kf_metadata_opts *o,
+                    kf_path_error_fn fn, void *ctx)
+{
+    *out = NULL;
+    kf_kraft_inputs ki;
+    int rc = kf_kraft_inputs_collect(&ki, paths, n, fn, ctx);
+    if (rc != KF_ERR_NOMEM && kf_kraft_inputs_found(&ki)) {
+        int brc = kf_metadata_build(out, &ki, o);
+        if (brc != KF_OK)
+            rc = brc;
+    }
+    kf_kraft_inputs_free(&ki);
+    return rc;
+}
 
 #define VIEW(fn, type, field, count)                                                                            \
     size_t fn(const kf_metadata *m, const type *const **out)                                                  \

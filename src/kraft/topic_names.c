@@ -9,8 +9,8 @@
 
 #include "bytes/error.h"
 #include "bytes/htab.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/file.h"
 
 struct kf_topic_names {
     const kf_topic_names *under;
@@ -94,16 +94,10 @@ bool kf_topic_names_id(const kf_topic_names *t, const char *name, uint8_t id[16]
 
 int kf_metadata_of_paths(kf_metadata **out, char *const *paths, size_t n, size_t max_batch_bytes)
 {
-    *out = NULL;
-    kf_kraft_inputs ki;
-    int rc = kf_kraft_inputs_collect(&ki, paths, n, NULL, NULL);
-    if (rc != KF_ERR_NOMEM && kf_kraft_inputs_found(&ki)) {
-        kf_metadata_opts mo;
-        kf_metadata_opts_init(&mo);
-        mo.max_batch_bytes = max_batch_bytes;
-        rc = kf_metadata_build(out, &ki, &mo);
-    }
-    kf_kraft_inputs_free(&ki);
+    kf_metadata_opts mo;
+    kf_metadata_opts_init(&mo);
+    mo.max_batch_bytes = max_batch_bytes;
+    int rc = kf_metadata_run(out, paths, n, &mo, NULL, NULL);
     return rc == KF_ERR_NOMEM ? rc : KF_OK;
 }
 

@@ -7,7 +7,7 @@
 
 #include "bytes/error.h"
 #include "records/coord_walk.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 static int consumer_decode(const cs_message *m, const uint8_t *p, size_t n, kf_dtree *t, uint32_t *root)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "records/coord_walk.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 #include "bytes/cursor.h"
 #include "bytes/error.h"
 
@@ -63,12 +63,9 @@ static uint32_t try_layout(cs_dctx *d, kf_dtree *t, const uint8_t *v, size_t n, 
 static void body_err(cs_body *out, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void body_err(cs_body *out, size_t pos, const char *fmt, ...)
 {
-    if (out->err[0])
-        return;
-    out->err_pos = (uint32_t)pos;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(out->err, sizeof out->err, fmt, ap);
+    cs_first_err(out->err, sizeof out->err, &out->err_pos, pos, fmt, ap);
     va_end(ap);
 }
 

@@ -2,12 +2,12 @@
  * consumer-protocol decoders fill (kf_dtree: one growing array of nodes,
  * linked by index) and the lookups callers read it with: a node's i-th
  * child, a struct's field by name, an integer field with a default
- * (include/kfsck/coord.h). Nodes are added by the schema walker
+ * (include/kfsck/sys/coord.h). Nodes are added by the schema walker
  * (coord_walk.c). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 void kf_dtree_reset(kf_dtree *t)
 {

@@ -14,11 +14,13 @@
 #ifndef KFSCK_COORD_INTERNAL_H
 #define KFSCK_COORD_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 #define CS_VMAX INT16_MAX
 #define CS_MAX_FIELDS 32 /* most fields one struct of the table has (checked by the tests) */
@@ -112,6 +114,17 @@ const cs_record *kf_cs_control_records(uint32_t *n);
 const cs_record *kf_cs_remote_records(uint32_t *n);
 /* The entry for a type in a table, or NULL. */
 const cs_record *kf_cs_find(const cs_record *recs, uint32_t n, int16_t type);
+
+/* The first failure's words (err, cap bytes) and where it was (*err_pos):
+ * both stay as they are once err holds one. */
+__attribute__((format(printf, 5, 0))) static inline void cs_first_err(char *err, size_t cap, uint32_t *err_pos,
+                                                                     size_t pos, const char *fmt, va_list ap)
+{
+    if (err[0])
+        return;
+    *err_pos = (uint32_t)pos;
+    vsnprintf(err, cap, fmt, ap);
+}
 
 /* What decoding one value body found (cs_decode_body). */
 typedef struct cs_body {

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 static bool not_cont(uint8_t b) { return (b & 0xc0) != 0x80; }
 

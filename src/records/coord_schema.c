@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "records/coord_internal.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 #include "records/cs_macros.h"
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "records/coord_internal.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 #include "bytes/cursor.h"
 
 #define PATH_DEPTH 10 /* field path levels an error message names */

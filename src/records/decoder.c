@@ -1,6 +1,6 @@
 /* decoder.c: the decoder a file's records take, by its name and its
- * partition directory's (include/kfsck/decoder.h). */
-#include "kfsck/decoder.h"
+ * partition directory's (include/kfsck/sys/decoder.h). */
+#include "kfsck/sys/decoder.h"
 #include "bytes/error.h"
 
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "kfsck/common.h"
-#include "kfsck/dirs.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/names.h"
 
 /* The decoder of a topic's records, by its name. */
 static kf_decoder decoder_of_topic(const char *topic)

@@ -1,8 +1,17 @@
 /* json.c: a strict JSON scanner (RFC 8259; nesting capped at 64), for the
  * JSON that Kafka Connect stores in its offsets topic: kfsck copies those
  * bytes into its own JSON output, so they must be exactly one JSON value.
- * Hand-written: it only validates and finds spans, a full parser would
- * allocate a tree for nothing. */
+ *
+ * The one JSON kfsck reads without Jansson, for three reasons: what is
+ * needed is where the connector name and the partition object lie in a
+ * key, to copy their bytes through exactly, and Jansson gives values, not
+ * spans (and writing them back would change the bytes: number forms,
+ * escapes, spaces); Jansson refuses valid JSON (RFC 8259) that Jackson,
+ * which Connect reads its offsets with, accepts (integers past 64 bits,
+ * reals past a double such as 1e400, a lone surrogate escape \ud800: "too
+ * big integer", "real number overflow", "invalid Unicode"), which would
+ * lose such a record; and a tree per record would be allocated for
+ * nothing. It only validates and finds spans, and allocates nothing. */
 #include "records/json.h"
 
 #include <stdbool.h>

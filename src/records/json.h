@@ -1,4 +1,5 @@
-/* json.h: strict JSON checks for the Connect offsets topic (json.c). Private. */
+/* json.h: strict JSON checks for the Connect offsets topic (json.c: why
+ * not Jansson, kfsck's JSON reader everywhere else). Private. */
 #ifndef KFSCK_RECORDS_JSON_H
 #define KFSCK_RECORDS_JSON_H
 

@@ -4,7 +4,7 @@
  * records (§14.3), and which config values are secrets. The bodies are read by
  * the generic schema decoder (cs_decode_body, coord_decode.c) over the
  * tables of kraft_schema.c and remote_schema.c. */
-#include "kfsck/kraft.h"
+#include "kfsck/sys/kraft.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,12 +33,9 @@ static void rec_init(kf_kraft_record *out)
 static void rec_err(kf_kraft_record *out, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void rec_err(kf_kraft_record *out, size_t pos, const char *fmt, ...)
 {
-    if (out->err[0])
-        return;
-    out->err_pos = (uint32_t)pos;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(out->err, sizeof out->err, fmt, ap);
+    cs_first_err(out->err, sizeof out->err, &out->err_pos, pos, fmt, ap);
     va_end(ap);
 }
 

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "bytes/cursor.h"
-#include "kfsck/kraft.h"
+#include "kfsck/sys/kraft.h"
 #include "records/coord_internal.h"
 
 #define FRAME_VERSION 1

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 /* An array of int32s or uuids of a record: n elements, either in the
  * record's bytes (be: n big-endian int32s or n 16-byte uuids one after the

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 typedef struct kf_offset_commit {
     const uint8_t *group, *topic;   /* point into the record (or the tree's bytes) */

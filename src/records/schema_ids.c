@@ -1,12 +1,14 @@
 /* schema_ids.c: the Confluent Schema Registry framing of keys and values
- * (kfsck/schema_ids.h; docs/formats.md §2.8) and the per-segment tally
+ * (kfsck/sys/schema_ids.h; docs/formats.md §2.8) and the per-segment tally
  * of the ids seen. */
-#include "kfsck/schema_ids.h"
+#include "kfsck/sys/schema_ids.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/common.h"
 
 #define MAGIC_ID 0   /* Confluent's MAGIC_BYTE_V0: a 4-byte id follows */
@@ -65,14 +67,15 @@ static int frame_cmp(const kf_schema_frame *a, const kf_schema_frame *b)
     return memcmp(a->guid, b->guid, 16);
 }
 
-kf_schema_tally *kf_schema_tally_new(void)
+int kf_schema_tally_new(kf_schema_tally **out)
 {
     kf_schema_tally *t = calloc(1, sizeof *t);
     if (t && !(t->e = malloc(KF_SCHEMA_TALLY_MAX * sizeof *t->e))) { /* bounded: 128 KiB */
         free(t);
         t = NULL;
     }
-    return t;
+    *out = t;
+    return t ? KF_OK : kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
 }
 
 void kf_schema_tally_free(kf_schema_tally *t)

@@ -1,11 +1,16 @@
 /* api_c.c: a third party's C program using libkfsck as installed, built
  * with nothing but `pkg-config --cflags --libs kfsck` (tests/api/run.sh):
  * verifies a healthy and a damaged fixture segment and a partition through
- * the public API, checks the error detail of a failed open and of failed
- * parses (kf_error_last: the parsers report through it too), the version
- * functions and the options conventions (KF_*_OPTIONS_INIT, NULL
- * options, a version the library does not know). Exit 0 when every answer
- * is right. Usage: api_c FIXTURES_DIR */
+ * the public API; replays the consumer offsets of a data dir with the
+ * offsets job (the stable header) and again batch by batch through the
+ * partition reader and the replay (the sys/ headers), and holds the two
+ * tables against each other; runs predict on a data dir and holds its
+ * forecast against the streaming reader's own answers (where recovery
+ * cuts a segment, each partition's log end); checks the error detail of a
+ * failed open and of failed parses (kf_error_last: the parsers report
+ * through it too), the version functions and the options conventions
+ * (KF_*_OPTIONS_INIT, NULL options, a version the library does not know).
+ * Exit 0 when every answer is right. Usage: api_c FIXTURES_DIR */
 #include <errno.h>
 #include <kfsck/kfsck.h>
 #include <stdio.h>
@@ -101,6 +106,136 @@ static void check_parse_errors(void)
     CHECK(kf_decompress(KF_CODEC_GZIP, 2, junk, sizeof junk, &out, 1024) != KF_OK);
     CHECK(strstr(kf_error_last()->message, "gzip") != NULL);
     kf_buf_free(&out);
+
+    /* no message buffers, no error inside a result: the clean-shutdown
+     * file's parser, a path that cannot be classified, a new object */
+    static const uint8_t no_epoch[] = "{\"version\":0}";
+    kf_clean_shutdown cs;
+    CHECK(kf_clean_shutdown_parse(no_epoch, sizeof no_epoch - 1, &cs) == KF_ERR_CORRUPT);
+    CHECK(cs.has_version && !cs.has_broker_epoch && strstr(kf_error_last()->message, "brokerEpoch") != NULL);
+    kf_path_kind kind;
+    CHECK(kf_classify_path("/nonexistent/kfsck-api", &kind) == KF_ERR_IO && kind == KF_PATH_UNREADABLE);
+    CHECK(kf_error_last()->err_no == ENOENT && !strcmp(kf_error_last()->path, "/nonexistent/kfsck-api"));
+    kf_schema_tally *tally = NULL;
+    CHECK(kf_schema_tally_new(&tally) == KF_OK && tally && kf_schema_tally_count(tally) == 0);
+    kf_schema_tally_free(tally);
+}
+
+/* The committed offsets of the data dir at path, twice: the offsets job's
+ * table (offsets_job.h), and a replay fed by hand, partition by partition,
+ * with the partition reader (sys/part_reader.h, replay.h). The same rows. */
+static void replay_offsets(const char *path)
+{
+    char *paths[] = {(char *)path};
+    kf_inputs in;
+    CHECK(kf_inputs_collect(&in, paths, 1, NULL, NULL) == KF_OK);
+    kf_offsets_job *job = NULL;
+    CHECK(kf_offsets_job_run(&job, &in, NULL) == KF_OK && job);
+    const kf_offsets_row *rows = NULL;
+    size_t nrows = 0;
+    CHECK(job && kf_offsets_job_table(job, &rows, &nrows) == KF_OK);
+    CHECK(nrows > 0);
+    CHECK(job && kf_offsets_job_get_result(job).partitions > 0);
+
+    kf_replay *r = NULL;
+    CHECK(kf_replay_new(&r, NULL) == KF_OK && r);
+    size_t fed = 0;
+    for (size_t i = 0; r && i < in.n; i++) {
+        const kf_partition *p = &in.parts[i];
+        if (strcmp(p->topic, "__consumer_offsets"))
+            continue;
+        kf_part_reader *rd;
+        CHECK(kf_part_reader_open(&rd, p, NULL) == KF_OK);
+        kf_replay_partition(r, p->partition);
+        kf_batch b;
+        while (kf_part_reader_next(rd, &b) == 1) {
+            kf_replay_file(r, kf_part_reader_file(rd));
+            CHECK(kf_replay_batch(r, &b) == KF_OK);
+            fed++;
+        }
+        kf_part_reader_close(rd, NULL);
+    }
+    kf_replay_finish(r);
+    const kf_offset_value **vals = NULL;
+    size_t nvals = r ? kf_replay_offsets(r, &vals) : 0;
+    CHECK(fed > 0 && nvals == nrows);
+    for (size_t i = 0; i < nvals && i < nrows; i++) {
+        const kf_offset_value *a = rows[i].value, *b = vals[i];
+        CHECK(!strcmp(a->group, b->group) && !strcmp(a->topic, b->topic) && a->partition == b->partition);
+        CHECK(a->offset == b->offset && a->source_partition == b->source_partition &&
+              a->source_offset == b->source_offset);
+        if (i)
+            CHECK(strcmp(vals[i - 1]->group, b->group) <= 0);
+    }
+    kf_replay_free(r);
+    kf_offsets_job_free(job);
+    kf_inputs_free(&in);
+}
+
+typedef struct forecast {
+    unsigned datadirs, partitions, cuts;
+    int64_t offsets_lost;
+    bool partition_before_datadir, bad;
+} forecast;
+
+static void on_datadir(void *ctx, const kf_predict_datadir *d)
+{
+    forecast *f = ctx;
+    f->datadirs++;
+    f->bad |= d->partitions == 0;
+}
+
+/* A segment's cut is where the streaming reader finds broker recovery
+ * stops (kf_recovery_point, sys/segment.h). */
+static void on_action(void *ctx, const kf_predict_action *a)
+{
+    forecast *f = ctx;
+    if (a->action != KF_ACT_TRUNCATE_SEGMENT)
+        return;
+    f->cuts++;
+    kf_source *src;
+    if (kf_source_open(&src, a->file, 0) != KF_OK) {
+        f->bad = true;
+        return;
+    }
+    kf_name_info ni = kf_classify_name(kf_path_base(a->file));
+    uint64_t valid = 0;
+    f->bad |= kf_recovery_point(src, ni.base_offset, &valid) != KF_OK || valid != a->position;
+    kf_source_close(src);
+}
+
+/* Each partition's log end as the files are now is the one verify finds,
+ * and what recovery loses is the difference to the log end after it. */
+static void on_partition(void *ctx, const kf_predict_partition *p)
+{
+    forecast *f = ctx;
+    f->partition_before_datadir |= f->datadirs == 0;
+    f->partitions++;
+    f->offsets_lost += p->offsets_lost;
+    f->bad |= p->log_end_offset_after > p->log_end_offset_before ||
+              p->offsets_lost != p->log_end_offset_before - p->log_end_offset_after;
+    kf_verify_result res = {0};
+    kf_partition_summary ps;
+    f->bad |= kf_verify_partition(p->dir, NULL, &res, &ps) != KF_OK || !ps.has_log_end ||
+              ps.log_end_offset != p->log_end_offset_before;
+}
+
+static void predict_datadir(const char *path)
+{
+    char *paths[] = {(char *)path};
+    kf_predict_opts o = KF_PREDICT_OPTIONS_INIT;
+    forecast f = {0};
+    o.datadir_fn = on_datadir;
+    o.action_fn = on_action;
+    o.partition_fn = on_partition;
+    o.ctx = &f;
+    o.has_now = true;
+    o.now_ms = 1700000000000;
+    kf_predict_summary sum;
+    CHECK(kf_predict_run(paths, 1, &o, &sum) == KF_OK);
+    CHECK(!f.bad && !f.partition_before_datadir);
+    CHECK(f.datadirs == 1 && sum.datadirs == 1 && f.partitions > 0 && sum.partitions == f.partitions);
+    CHECK(sum.offsets_lost == f.offsets_lost && f.cuts > 0 && sum.offsets_lost > 0);
 }
 
 int main(int argc, char **argv)
@@ -182,6 +317,11 @@ int main(int argc, char **argv)
     kf_connect_free(conn);
 
     check_parse_errors();
+
+    snprintf(path, sizeof path, "%s/offsets/datadir", argv[1]);
+    replay_offsets(path);
+    snprintf(path, sizeof path, "%s/datadir", argv[1]);
+    predict_datadir(path);
 
     if (failures)
         return 1;

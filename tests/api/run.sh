@@ -3,7 +3,8 @@
 # (`make install` into a temporary DESTDIR), then builds tests/api/api_c.c
 # and api_cpp.cpp with nothing but `pkg-config --cflags --libs kfsck` (the
 # shared library), and api_c once more with `--static`, runs all three on the
-# fixtures, and checks that libkfsck.so exports the public API only.
+# fixtures, checks that libkfsck.so exports the public API only and that
+# the installed headers cite nothing that is not installed.
 # Prints "N passed, N failed" like the other runners.
 set -u
 BUILD=$1
@@ -45,13 +46,21 @@ else
 fi
 # exported: exactly functions the public headers declare
 nm -D --defined-only "$lib/libkfsck.so" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | sort >"$tmp/exported"
-sed -e 's|/\*.*\*/||g' "$ROOT"/include/kfsck/*.h | grep -o 'kf_[a-z0-9_]*[[:space:]]*(' |
+sed -e 's|/\*.*\*/||g' "$ROOT"/include/kfsck/*.h "$ROOT"/include/kfsck/sys/*.h | grep -o 'kf_[a-z0-9_]*[[:space:]]*(' |
     sed 's/[[:space:]]*($//' | sort -u >"$tmp/declared"
 extra=$(comm -23 "$tmp/exported" "$tmp/declared")
 if [ -z "$extra" ] && [ -s "$tmp/exported" ]; then
     ok "libkfsck.so exports only the public API ($(wc -l <"$tmp/exported") functions)"
 else
-    echo "not declared in include/kfsck but exported: $extra"; bad "exports"
+    echo "not declared in include/kfsck (or sys/) but exported: $extra"; bad "exports"
+fi
+# The installed headers document themselves: none points into what is not
+# installed (src/, a .c file, docs/ but the man page, kfsck(1)).
+cites=$(cd "$ROOT" && grep -n -E 'src/|[a-z0-9_]\.c\b|docs/|formats\.md' include/kfsck/*.h include/kfsck/sys/*.h)
+if [ -z "$cites" ]; then
+    ok "the installed headers cite nothing that is not installed"
+else
+    printf '%s\n' "$cites"; bad "headers citing src/ or docs/"
 fi
 # the layers (docs/architecture.md): bytes <- format <- records <- kraft <- jobs;
 # no object of a layer calls a function defined in a layer above it. One
@@ -88,11 +97,11 @@ fi
 # src/LAYER/ of that layer, and neither includes a header of a layer above
 # its own. kfsck.h, the umbrella, is of every layer: only
 # src/bytes/common.c includes it, for the version it reports.
-for h in "$ROOT"/include/kfsck/*.h; do
+for h in "$ROOT"/include/kfsck/*.h "$ROOT"/include/kfsck/sys/*.h; do
     sed -e 's|/\*.*\*/||g' "$h" | grep -v '^[[:space:]]*static' | grep -o 'kf_[a-z0-9_]*[[:space:]]*(' |
-        sed "s|[[:space:]]*(\$||; s|^|kfsck/${h##*/} |"
+        sed "s|[[:space:]]*(\$||; s|^|${h#"$ROOT"/include/} |"
 done >"$tmp/declares"
-(cd "$ROOT" && grep -H -o '^#include "[a-z_/]*/[a-z0-9_]*\.h"' include/kfsck/*.h src/bytes/* src/format/* \
+(cd "$ROOT" && grep -H -o '^#include "[a-z_/]*/[a-z0-9_]*\.h"' include/kfsck/*.h include/kfsck/sys/*.h src/bytes/* src/format/* \
     src/records/* src/kraft/* src/jobs/*/*) | sed 's|:#include "| |; s|"$||' >"$tmp/includes"
 upward=$(awk '
     function layer(obj) {

@@ -9,8 +9,12 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kfsck_e2e import jsonl, manifest, run, subset  # noqa: E402
+from kfsck_e2e import ROOT, TempDirTest, jsonl, manifest, run, subset  # noqa: E402
 from kraft_e2e import KRAFT, run_lossy  # noqa: E402
+
+sys.path[:0] = [os.path.join(ROOT, "tools", "gen")]
+import coordfmt as cf  # noqa: E402
+import gen_offsets as go  # noqa: E402
 
 OFFSETS = manifest("offsets")
 OFFSETS_DATADIR = OFFSETS["datadir"]
@@ -104,6 +108,22 @@ class KraftTopicNames(unittest.TestCase):
         for r, w in zip(rows, g["offsets_dir_alone"]):
             subset(r, w, r["group"])
         self.assertEqual([a["topic"] for a in rows[0]["members"][0]["assignment"]], [None] * 4)
+
+
+class TextOfAName(TempDirTest):
+    """The text of `groups` is its JSON line read back (with Jansson) and
+    laid out: a name's control characters as the JSON escapes them, but a
+    newline, carriage return or tab as a space, so the layout holds."""
+
+    def test_control_characters_of_a_group_name(self):
+        log = go.PartLog("__consumer_offsets", 0)
+        log.data([go.OC("a\rb\tc\nd\x01e", "t", 0, 3, 10, 1700000000000)], 1700000000000)
+        go.Writer(self.tmp).partition("dd", log, cf.uuid_str(bytes(range(16))))
+        code, out, err = run("groups", os.path.join(self.tmp, "dd"))
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out.splitlines()[0], "group: a b c d\\x01e")
+        code, out, err = run("groups", "--json", os.path.join(self.tmp, "dd"))
+        self.assertEqual(jsonl(out, "group")[0]["group"], "a\rb\tc\nd\x01e")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Problem codes: every code kfsck emits is one a public header declares
-(KF_P_* in any include/kfsck/*.h), so a program linking libkfsck can know them
+(KF_P_* in any include/kfsck/*.h or sys/*.h), so a program linking libkfsck can know them
 all; every declared code is emitted by some command over the fixtures or is
 in NOT_EMITTED_BY_FIXTURES with the reason; and the library names its codes
 through those macros, not loose strings.
@@ -66,7 +66,7 @@ NOT_A_PROBLEM = {"after_truncation"}
 def header_codes():
     """{macro: code} of every KF_P_* that a public header defines."""
     codes = {}
-    headers = sorted(glob.glob(os.path.join(ROOT, "include", "kfsck", "*.h")))
+    headers = sorted(glob.glob(os.path.join(ROOT, "include", "kfsck", "**", "*.h"), recursive=True))
     assert headers, "no public headers"
     for h in headers:
         with open(h) as f:

@@ -17,9 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     kf_clean_shutdown cs;
-    char msg[160];
     volatile int64_t sink = 0;
-    (void)kf_clean_shutdown_parse(size ? data : NULL, size, &cs, msg, sizeof msg);
+    (void)kf_clean_shutdown_parse(size ? data : NULL, size, &cs);
     sink += cs.has_broker_epoch ? cs.broker_epoch : cs.version;
     return 0;
 }

@@ -16,8 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    kf_schema_tally *t = kf_schema_tally_new();
-    if (!t)
+    kf_schema_tally *t;
+    if (kf_schema_tally_new(&t) != KF_OK)
         return 0;
     size_t start = 0;
     for (size_t i = 0; i <= size; i++) {

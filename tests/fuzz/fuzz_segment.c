@@ -152,7 +152,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)kf_segment_scan(m, &o, &sum2);
     if (memcmp(&sum, &sum2, sizeof sum) != 0 || sink != sink2)
         abort();
-    (void)kf_recovery_point(m, 0);
+    uint64_t valid;
+    (void)kf_recovery_point(m, 0, &valid);
     check_broker_view(m);
     kf_source_close(m);
     return (int)(sink & 0);

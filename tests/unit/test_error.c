@@ -47,14 +47,16 @@ static void test_success_leaves_it_and_clear_empties_it(void **state)
 static void test_every_convention_sets_it(void **state)
 {
     (void)state;
-    /* an int return, a kind return (KF_PATH_ERROR) and a small-file read */
+    /* an int return, a classification (KF_PATH_UNREADABLE) and a small-file read */
     kf_name_list l;
     kf_error_clear();
     assert_int_equal(kf_list_dir(MISSING_DIR, &l), KF_ERR_IO);
     assert_int_equal(kf_error_last()->err_no, ENOENT);
     assert_string_equal(kf_error_last()->path, MISSING_DIR);
     kf_error_clear();
-    assert_int_equal(kf_classify_path(MISSING), KF_PATH_ERROR);
+    kf_path_kind kind;
+    assert_int_equal(kf_classify_path(MISSING, &kind), KF_ERR_IO);
+    assert_int_equal(kind, KF_PATH_UNREADABLE);
     assert_int_equal(kf_error_last()->code, KF_ERR_IO);
     assert_int_equal(kf_error_last()->err_no, ENOENT);
     assert_string_equal(kf_error_last()->path, MISSING);

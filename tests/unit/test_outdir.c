@@ -95,21 +95,25 @@ static void test_names(void **state)
     kf_outdir_free(&od);
 }
 
-/* What kf_outdir_prepare said of a run over one input, with the clash
- * (EXISTS) and the errno (CANNOT_CREATE) it left. */
+/* What kf_outdir_prepare said of a run over one input: its verdict, or
+ * CANNOT_CREATE when it failed with KF_ERR_IO; with the clash (EXISTS) and
+ * the errno (CANNOT_CREATE) it left. */
+#define CANNOT_CREATE (-KF_ERR_IO)
 static char last_clash[512];
 static int last_err_no;
 
-static kf_outdir_verdict prepare_one(const char *outdir, const char *input, bool partition, bool force)
+static int prepare_one(const char *outdir, const char *input, bool partition, bool force)
 {
     kf_outdir od;
     assert_int_equal(kf_outdir_init(&od, outdir, input, partition, "repair.json", force), KF_OK);
     const char *in[] = {input};
-    kf_outdir_verdict v = kf_outdir_prepare(&od, in, 1);
+    kf_outdir_verdict v;
+    int rc = kf_outdir_prepare(&od, in, 1, &v);
+    assert_true(rc == KF_OK || rc == KF_ERR_IO);
     snprintf(last_clash, sizeof last_clash, "%s", od.clash ? od.clash : "");
-    last_err_no = v == KF_OUTDIR_CANNOT_CREATE ? kf_error_last()->err_no : 0;
+    last_err_no = rc == KF_ERR_IO ? kf_error_last()->err_no : 0;
     kf_outdir_free(&od);
-    return v;
+    return rc == KF_ERR_IO ? CANNOT_CREATE : (int)v;
 }
 
 /* Two runs into one OUTDIR: the second is refused while the first holds
@@ -121,15 +125,19 @@ static void test_one_writer(void **state)
     mkdir_p(part);
     kf_outdir a, b;
     const char *in[] = {part};
+    kf_outdir_verdict v;
     assert_int_equal(kf_outdir_init(&a, at(1, "shared"), part, true, "repair.json", true), KF_OK);
-    assert_int_equal(kf_outdir_prepare(&a, in, 1), KF_OUTDIR_READY);
+    assert_int_equal(kf_outdir_prepare(&a, in, 1, &v), KF_OK);
+    assert_int_equal(v, KF_OUTDIR_READY);
     assert_int_equal(kf_outdir_init(&b, at(1, "shared"), part, true, "repair.json", true), KF_OK);
-    assert_int_equal(kf_outdir_prepare(&b, in, 1), KF_OUTDIR_BUSY);
+    assert_int_equal(kf_outdir_prepare(&b, in, 1, &v), KF_OK);
+    assert_int_equal(v, KF_OUTDIR_BUSY);
     assert_non_null(strstr(kf_error_last()->message, "another kfsck repair or merge is writing into it"));
     kf_outdir_free(&b);
     kf_outdir_free(&a);
     assert_int_equal(kf_outdir_init(&b, at(1, "shared"), part, true, "repair.json", true), KF_OK);
-    assert_int_equal(kf_outdir_prepare(&b, in, 1), KF_OUTDIR_READY);
+    assert_int_equal(kf_outdir_prepare(&b, in, 1, &v), KF_OK);
+    assert_int_equal(v, KF_OUTDIR_READY);
     kf_outdir_free(&b);
 }
 
@@ -163,7 +171,9 @@ static void test_inside_input(void **state)
     kf_outdir od;
     assert_int_equal(kf_outdir_init(&od, at(2, "other/orders-0/m"), part, true, "merge.json", false), KF_OK);
     const char *copies[] = {part, at(3, "other/orders-0")};
-    assert_int_equal(kf_outdir_prepare(&od, copies, 2), KF_OUTDIR_INSIDE_INPUT);
+    kf_outdir_verdict v;
+    assert_int_equal(kf_outdir_prepare(&od, copies, 2, &v), KF_OK);
+    assert_int_equal(v, KF_OUTDIR_INSIDE_INPUT);
     kf_outdir_free(&od);
 }
 
@@ -205,7 +215,7 @@ static void test_cannot_create(void **state)
     const char *part = at(0, "in/orders-0");
     mkdir_p(part);
     touch(at(1, "plainfile"));
-    assert_int_equal(prepare_one(at(2, "plainfile/out"), part, true, false), KF_OUTDIR_CANNOT_CREATE);
+    assert_int_equal(prepare_one(at(2, "plainfile/out"), part, true, false), CANNOT_CREATE);
     assert_int_equal(last_err_no, ENOTDIR);
 }
 
@@ -252,7 +262,9 @@ static void test_runs_into(void **state)
         const char *report = merge ? "merge.json" : "repair.json";
         assert_int_equal(kf_outdir_init(&od, at(0, "o"), in, true, report, true), KF_OK);
         const char *copies[] = {in, in};
-        assert_int_equal(kf_outdir_prepare(&od, copies, merge ? 2 : 1), KF_OUTDIR_READY);
+        kf_outdir_verdict v;
+        assert_int_equal(kf_outdir_prepare(&od, copies, merge ? 2 : 1, &v), KF_OK);
+        assert_int_equal(v, KF_OUTDIR_READY);
         mkdir_p(at(2, "o/orders-0"));
         touch(stale);
         int rc;

@@ -37,7 +37,8 @@ static void test_framing(void **state)
 static void test_tally(void **state)
 {
     (void)state;
-    kf_schema_tally *t = kf_schema_tally_new();
+    kf_schema_tally *t;
+    assert_int_equal(kf_schema_tally_new(&t), KF_OK);
     assert_non_null(t);
     kf_schema_frame a = {.kind = KF_SCHEMA_ID, .id = 7}, b = {.kind = KF_SCHEMA_ID, .id = -3},
                     g = {.kind = KF_SCHEMA_GUID}, u = {.kind = KF_SCHEMA_UNFRAMED};

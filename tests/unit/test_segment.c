@@ -244,7 +244,9 @@ static void test_offset_regression_at_index_append_empties_segment(void **state)
     assert_true(sum.valid_bytes == 0);
     kf_source *src;
     assert_int_equal(kf_source_memory(&src, d, n), KF_OK);
-    assert_true(kf_recovery_point(src, 0) == 0);
+    uint64_t valid = 1;
+    assert_int_equal(kf_recovery_point(src, 0, &valid), KF_OK);
+    assert_true(valid == 0);
     kf_source_close(src);
     free(d);
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # deb_symbols.sh [--check] SHLIB: writes debian/libkfsck0.symbols, the
 # symbols file of the Debian package libkfsck0, from the library's export
-# list (tools/build/exports.sh over include/kfsck/*.h: its version node and the
+# list (tools/build/exports.sh over include/kfsck/*.h and sys/*.h: its version node and the
 # names it makes global) and the built shared library SHLIB (e.g.
 # build/libkfsck.so.0.2.0): the names of the list that SHLIB defines (the
 # list may name a type that a header's prototype pattern matched, which is
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.."
 defined=$(nm -D --defined-only "$shlib" | awk '{ sub(/@.*/, "", $3); print $3 }')
 file=debian/libkfsck0.symbols
 version=$(sed -n 's/^#define KFSCK_VERSION "\(.*\)"/\1/p' include/kfsck/kfsck.h)
-map=$(sh tools/build/exports.sh include/kfsck/*.h)
+map=$(sh tools/build/exports.sh include/kfsck/*.h include/kfsck/sys/*.h)
 node=$(printf '%s\n' "$map" | sed -n '1s/^\([A-Za-z0-9_]*\) {$/\1/p')
 [ -n "$node" ] || { echo "deb_symbols: no version node in tools/build/exports.sh's output" >&2; exit 1; }
 

@@ -5,17 +5,18 @@ Used by tools/gen/gen_offsets.py to build the `__consumer_offsets`,
 and to compute independently what a decoder must print for them.
 
 The schema table below is this file's own description of the records, written
-in Python from Kafka's JSON schemas (/work/shared/kafka-schemas/, read as
-reference) and /work/shared/spec/consumer-offsets.md. It does not use, and is
+in Python from Kafka's JSON schemas (group-coordinator/, transaction-coordinator/
+and clients/ src/main/resources/common/message/*.json, read as reference) and
+the rules of docs/formats.md §11-§12. It does not use, and is
 not generated from, the project's C schema table. Layouts are those of the
-top-level snapshot (2024-12 trunk); from later trunk (kafka-schemas/newer/) only
+top-level snapshot (2024-12 trunk); from later trunk only
 the backward-compatible tagged additions are taken (ConsumerGroupMetadataValue
 MetadataHash/CreationTimeMs, ConsumerGroupTargetAssignmentMetadataValue
 AssignmentTimestamp, TopicPartitions.AssignmentEpochs of type 8), plus the
-OffsetCommitValue v4 tagged topicId and record type 24 described in the spec.
-Share and streams records use the snapshot layouts (spec §7: best effort).
+OffsetCommitValue v4 tagged topicId and record type 24 (formats §11.2).
+Share and streams records use the snapshot layouts (formats §11.2: best effort).
 
-Encoding (spec §1/§2), all integers big-endian:
+Encoding (formats §1.2, §11.1), all integers big-endian:
   * classic (non-flexible) versions: string = int16 length (-1 null), bytes
     and arrays = int32 length/count (-1 null), nullable struct = int8 -1/1;
   * flexible versions: compact string/bytes/array = uvarint(len+1) (0 null),
@@ -41,7 +42,7 @@ Dicts use Kafka's schema field names (camel/Pascal case as in the JSON); a
 dict may carry "_unknown_tags": [(tag, raw payload bytes)] to emit tags the
 schema does not know (decoders must skip them by size).
 
-`selftest()` checks the byte examples of spec §4 and round-trips every schema.
+`selftest()` checks byte examples of offset commits (formats §11.3) and round-trips every schema.
 """
 
 import base64
@@ -165,7 +166,7 @@ RECORDS = {
             F("metadata", "string"),
             F("commitTimestamp", "int64"),
             F("expireTimestamp", "int64", versions="1", default=-1),
-            # KAFKA-19141 (4.1): tagged topic id, layout from spec §4
+            # KAFKA-19141 (4.1): tagged topic id (formats §11.3)
             F("topicId", "uuid", versions="4+", tag=0, tagged="4+"),
         ], valid="0-4", flexible="4+")),
     2: (key_schema("GroupMetadataKey", ("group", "string")),
@@ -751,7 +752,7 @@ def selftest():
     v4 = encode_value(1, 4, {"offset": 2217128, "leaderEpoch": -1, "metadata": "",
                              "commitTimestamp": 1758335260726})
     assert v4 == _hex("0004 000000000021d4a8 ffffffff 01 0000019964f2d836 00"), v4.hex()
-    # decode the spec's real 4.1 value by hand-made bytes
+    # decode a 4.1 broker's value, by hand-made bytes
     ver, d, info = decode_value(1, _hex("0004 000000000021d4a8 ffffffff 01 0000019964f2d836 00"))
     assert ver == 4 and d == {"offset": 2217128, "leaderEpoch": -1, "metadata": "",
                               "commitTimestamp": 1758335260726, "topicId": bytes(16)}, d

@@ -1037,7 +1037,7 @@ def gen_replicas(g, topic_id):
     manifest = {
         # the generator's path before tools/ was split by role, kept so that the
         # committed fixtures stay byte-identical
-        "generator": "tools/gen_fixtures.py (gen_replicas)",
+        "generator": "tools/gen/gen_fixtures.py (gen_replicas)",
         "partition": "orders-0", "topic_id": topic_id,
         "copies": ["%s/orders-0" % n for n in names],
         "segment_bases": [base for base, _ in segs],
@@ -1047,7 +1047,7 @@ def gen_replicas(g, topic_id):
                   "is valid, only its epoch differs); leader_epochs[i]: its epoch in copy i.",
                   # (the model's path before tools/ was split by role: tools/model/merge_model.py)
                   "conflicts, holes, merged: what merging the three copies gives "
-                  "(tools/merge_model.py): broker-3's epoch-2 batch at 856 is taken, and the "
+                  "(tools/model/merge_model.py): broker-3's epoch-2 batch at 856 is taken, and the "
                   "epoch-1 batches past it in every copy are a discarded history (left out: one "
                   "conflict; offsets only they hold: a hole).",
                   "two_copies: merging broker-1 and broker-2 alone.",
@@ -1088,7 +1088,7 @@ def main(argv):
     manifest = {
         # the generator's path before tools/ was split by role, kept so that the
         # committed fixtures stay byte-identical
-        "generator": "tools/gen_fixtures.py",
+        "generator": "tools/gen/gen_fixtures.py",
         "kafka_python": kafka.__version__,
         "notes": [
             "Paths are relative to the fixtures directory.",

@@ -27,7 +27,7 @@ Writes, below OUTDIR/kraft/ (replacing that directory):
   MANIFEST.json                 what kfsck must print, computed here
 
 Record bytes come from tools/gen/kraftfmt.py (this project's Python description of
-the KRaft records, from /work/shared/spec/kraft-metadata.md); batches from
+the KRaft records, from docs/formats.md §14); batches from
 kafka-python's DefaultRecordBatchBuilder (kafkafmt.v2_batch, control batches
 with the control bit set and the CRC-32C recomputed); indexes from
 tools/model/kafka_index.py; the consumer-offsets records from tools/gen/coordfmt.py
@@ -519,7 +519,7 @@ def dump_fact(e):
     if e["kind"] == "unknown":
         r.update(expect="unknown_record_type", why=e["why"])
         if e["why"].startswith("unknown version"):
-            r["best_effort_decode_allowed"] = True        # spec §1.2
+            r["best_effort_decode_allowed"] = True        # formats §14.2
         return r
     if e["kind"] == "control":
         r.update(record_type=kf.CONTROL_TYPE[e["ctype"]], record_version=0,
@@ -934,7 +934,7 @@ NOTES = [
     "cluster fields the contract pins down for that target: last_offset and records are left "
     "out where a metadata transaction lies in the applied log range (whether its markers and "
     "buffered records count as applied is not fixed).",
-    "Replay: kraft_image.py (the spec's §4.6/§5 rules). as_of[].offset is the --as-of-offset "
+    "Replay: kraft_image.py (docs/formats.md §14.6-§14.7). as_of[].offset is the --as-of-offset "
     "value; in_committed_txn/in_aborted_txn lie inside a metadata transaction, whose records "
     "are not visible there.",
     "Snapshots are written from the model's image at their end offset - 1, in "
@@ -1065,7 +1065,7 @@ def generate(out):
     manifest = {
         # the generator's path before tools/ was split by role, kept so that the
         # committed fixtures stay byte-identical
-        "generator": "tools/gen_kraft.py",
+        "generator": "tools/gen/gen_kraft.py",
         "notes": NOTES,
         "scenario": SCENARIO,
         "time_base_ms": T0,

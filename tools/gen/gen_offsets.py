@@ -24,7 +24,7 @@ of Kafka's coordinator schemas); batches from kafka-python's builders via
 tools/gen/kafkafmt.py; indexes from tools/model/kafka_index.py. The expectations are
 computed by reading the written segments back (kafka-python's reader +
 coordfmt's decoder) and replaying them with the rules of
-/work/shared/spec/consumer-offsets.md §8 in this file, then cross-checked
+docs/formats.md §11.6 in this file, then cross-checked
 against what the script meant to write. Timestamps are fixed (from
 1700000000000 ms, one minute per coordinator write) and nothing is random, so
 two runs give identical bytes.
@@ -76,7 +76,7 @@ TOPIC_LEO = {("orders", 0): 150, ("orders", 1): 90, ("payments", 0): 40}
 
 
 # ---------------------------------------------------------------------------
-# Java String.hashCode and the coordinator partition (spec §9)
+# Java String.hashCode and the coordinator partition (formats §1.3)
 
 def java_hash(s):
     b = s.encode("utf-16-be")
@@ -92,7 +92,7 @@ def partition_for(s, n=NPART):
 
 
 def _check_hash_table():
-    """The spec §9 table."""
+    """Known groups and their partitions of 50 (formats §1.3)."""
     for g, h, p in (("my-group", -1906497762, 12), ("connect-my-sink", 2031120433, 33),
                     ("console-consumer-12345", 158455506, 6), ("test", 3556498, 48),
                     ("polygenelubricants", -2147483648, 0), ("gr\u00fc\u00dfe", 98768023, 23),
@@ -743,7 +743,7 @@ def build(clk):
     t = clk()
     P[33].data([OT(G_ADHOC, "orders", 0), OT(G_ADHOC, "payments", 0)], t)
 
-    # -- a simple group expired by the coordinator (spec §8.6): its offset
+    # -- a simple group expired by the coordinator (formats §11.10): its offset
     # tombstone and a group tombstone, though it never had a group record
     t = clk()
     P[12].data([OC(G_EXPIRED, "clicks", 0, 3, 9, t, epoch=0)], t)
@@ -893,7 +893,7 @@ def cross_check(r, intent):
 
 
 # ---------------------------------------------------------------------------
-# replay (spec §8.8)
+# replay (formats §11.6)
 
 def none_if_neg1(x):
     return None if x is None or x == -1 else x
@@ -911,7 +911,7 @@ GROUP_METADATA_TYPES = (2, 3, 11, 17)   # classic, consumer, share, streams grou
 
 
 class Replay:
-    """The coordinator's replay (spec §8.8). Changes to the offsets table are
+    """The coordinator's replay (formats §11.6). Changes to the offsets table are
     recorded in `history` in the order they take effect: batches of one
     partition in offset order, partitions interleaved on one time line
     (`replay_partitions`)."""
@@ -1477,7 +1477,7 @@ def _prefix_table(history, ms):
 NOTES = [
     "Paths are relative to the fixtures directory. Inputs meant for kfsck: offsets/datadir (a "
     "broker data dir), offsets/connect (for --connect), offsets/copies/*/__consumer_offsets-12.",
-    "Groups live in partition Utils.abs(String.hashCode(group)) % 50 (spec §9); group_partitions "
+    "Groups live in partition Utils.abs(String.hashCode(group)) % 50 (docs/formats.md §1.3); group_partitions "
     "lists them with their hashCode.",
     "records: every data record of every __consumer_offsets partition in (partition, offset) "
     "order, decoded as `kfsck dump --decode offsets` should print it: key_decoded/value_decoded "
@@ -1653,7 +1653,7 @@ def generate(out):
     manifest = {
         # the generator's path before tools/ was split by role, kept so that the
         # committed fixtures stay byte-identical
-        "generator": "tools/gen_offsets.py",
+        "generator": "tools/gen/gen_offsets.py",
         "notes": NOTES,
         "offsets_topic_partitions": NPART,
         "time_base_ms": T0,

@@ -334,7 +334,7 @@ def generate(out):
     manifest = {
         # the generator's path before tools/ was split by role, kept so that the
         # committed fixtures stay byte-identical
-        "generator": "tools/gen_sink.py",
+        "generator": "tools/gen/gen_sink.py",
         "notes": [
             "Paths are relative to the fixtures directory.",
             "control_offsets: the transaction markers; log_append_time_batches: batches the "

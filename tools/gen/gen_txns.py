@@ -37,7 +37,7 @@ The expectations are computed by reading the written files back (framing
 and CRC-32C checked here, producer state replayed with
 kafka_producer_state.State, .txnindex entries and the snapshot parsed with
 struct, coordinator records decoded with coordfmt) and applying the rules of
-/work/shared/spec/cli.md `txns`, then cross-checked against what the script
+kfsck(1) `txns` and docs/formats.md §10, §12, then cross-checked against what the script
 meant to build. Timestamps are fixed (from 1700000000000 ms) and nothing is
 random, so two runs give identical bytes.
 """
@@ -591,7 +591,7 @@ def generate(out):
     manifest = {
         # the generator's path before tools/ was split by role, kept so that the
         # committed fixtures stay byte-identical
-        "generator": "tools/gen_txns.py",
+        "generator": "tools/gen/gen_txns.py",
         "notes": NOTES,
         "time_base_ms": T0,
         "hanging_ms_default": HANGING_DEFAULT,

@@ -1,18 +1,18 @@
 """kraftfmt: encoder and decoder of KRaft records for the fixture generator.
 
 Covers what kfsck's `dump --decode metadata|share|remote` and `kfsck metadata`
-read (spec /work/shared/spec/kraft-metadata.md):
+read (docs/formats.md §14-§16):
   * `__cluster_metadata` records (api keys 0-29): value = uvarint frame
-    version (1), uvarint api key, uvarint version, flexible body (§1.1); key null;
-  * KRaft control records (§3): key = int16 version 0 + int16 type, value =
+    version (1), uvarint api key, uvarint version, flexible body (formats §14.1); key null;
+  * KRaft control records (formats §14.3): key = int16 version 0 + int16 type, value =
     the flexible body at version 0 with no version prefix;
-  * `__share_group_state` records (§6): key = int16 type + non-flexible key
+  * `__share_group_state` records (formats §15): key = int16 type + non-flexible key
     struct, value = int16 version + flexible body (4.1+ layout, or the 4.0
     layout with a uint16 SnapshotEpoch), null value = tombstone;
-  * `__remote_log_metadata` records (§7): the metadata envelope of §1.1.
+  * `__remote_log_metadata` records (formats §16): the metadata envelope of §14.1.
 
 The schema tables below are this file's own description, written from the
-spec's field tables and checked against Kafka's JSON schemas (apache/kafka
+field tables of Kafka's schemas (formats §14.2) and checked against Kafka's JSON schemas (apache/kafka
 trunk, read as reference: metadata/src/main/resources/common/metadata/*.json,
 clients/.../{LeaderChangeMessage,SnapshotHeaderRecord,SnapshotFooterRecord,
 KRaftVersionRecord,VotersRecord}.json, share-coordinator/.../Share*.json,
@@ -28,7 +28,7 @@ and recomputes the CRC-32C with kafka.record.util.calc_crc32c). A KRaft
 control batch may hold several control records (snapshot header + kraft
 version + voters), is not transactional and has producer id -1.
 
-`selftest()` checks the spec's byte examples and round-trips every schema at
+`selftest()` checks byte examples worked out by hand from the schemas and round-trips every schema at
 every version.
 """
 
@@ -71,7 +71,7 @@ def record_type_of(schema_name):
 
 
 # ---------------------------------------------------------------------------
-# metadata schemas (spec §2.2, Kafka trunk 2026-08)
+# metadata schemas (formats §14.2, Kafka trunk 2026-08)
 
 ENDPOINT = [F("Name", "string"), F("Host", "string"), F("Port", "uint16"),
             F("SecurityProtocol", "int16")]
@@ -185,7 +185,7 @@ METADATA = {s.api_key: s for s in [
 KEY = {s.name: k for k, s in METADATA.items()}          # "TopicRecord" -> 2
 
 # ---------------------------------------------------------------------------
-# KRaft control records (spec §3): always version 0
+# KRaft control records (formats §14.3): always version 0
 
 VOTER_V0 = [F("VoterId", "int32"), F("VoterDirectoryId", "uuid", versions="1+")]
 CONTROL = {
@@ -210,7 +210,7 @@ CONTROL_TYPE = {2: "leader_change", 3: "snapshot_header", 4: "snapshot_footer",
 LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, KRAFT_VOTERS = 2, 3, 4, 5, 6
 
 # ---------------------------------------------------------------------------
-# __share_group_state (spec §6)
+# __share_group_state (formats §15)
 
 SHARE_KEY_FIELDS = [("GroupId", "string"), ("TopicId", "uuid"), ("Partition", "int32")]
 STATE_BATCH = [F("FirstOffset", "int64"), F("LastOffset", "int64"), F("DeliveryState", "int8"),
@@ -239,7 +239,7 @@ SHARE = {
 SHARE_TYPE = {0: "share_snapshot", 1: "share_update"}
 
 # ---------------------------------------------------------------------------
-# __remote_log_metadata (spec §7)
+# __remote_log_metadata (formats §16)
 
 TOPIC_ID_PARTITION = [F("Name", "string"), F("Id", "uuid"), F("Partition", "int32")]
 SEGMENT_ID = [F("TopicIdPartition", "TopicIdPartitionEntry", fields=list(TOPIC_ID_PARTITION)),
@@ -296,7 +296,7 @@ def secret_fields(schema_name, d):
 
 
 class UnknownRecord(Exception):
-    """A record kfsck must report as unknown_record_type (spec §1.2)."""
+    """A record kfsck must report as unknown_record_type (formats §14.1)."""
 
 
 def encode_metadata(api_key, version, d, frame_version=DEFAULT_FRAME_VERSION, schemas=None):
@@ -476,7 +476,7 @@ def _hex(s):
 
 
 def selftest():
-    """The spec's byte examples (§1.1, §2.2, §3) and round trips. Raises on failure."""
+    """Byte examples worked out by hand (formats §14.1-§14.3) and round trips. Raises on failure."""
     assert kafka_snake("IsMigratingZkBroker") == "is_migrating_zk_broker"
     assert kafka_snake("KRaftVersion") == "kraft_version"
     assert kafka_snake("EndPoints") == "end_points"
@@ -486,11 +486,11 @@ def selftest():
         "remote_log_segment_metadata_update"
     uid = _hex("a5c80182e3804a2ab7ba3913ac6bbf43")
     assert cf.uuid_str(uid) == "pcgBguOASiq3ujkTrGu_Qw"
-    # §1.1 TopicRecord
+    # §14.1 TopicRecord
     b = encode_metadata(2, 0, {"Name": "my-topic", "TopicId": uid})
     assert b == _hex("01 02 00 | 09 6d792d746f706963 | a5c80182e3804a2ab7ba3913ac6bbf43 | 00"), b.hex()
     assert decode_metadata(b) == (2, 0, {"Name": "my-topic", "TopicId": uid})
-    # §2.2 RegisterBrokerRecord v2
+    # §14.2 RegisterBrokerRecord v2
     inc = _hex("ad17addebaf54b91baf887e81e8d84a3")
     reg = {"BrokerId": 1, "IsMigratingZkBroker": False, "IncarnationId": inc, "BrokerEpoch": 2,
            "EndPoints": [{"Name": "PLAINTEXT", "Host": "localhost", "Port": 9092,
@@ -504,27 +504,27 @@ def selftest():
                 " 02 11 6d657461646174612e76657273696f6e 0001 0008 00 | 00 | 00 | 00 | 00")
     assert b == want, b.hex()
     assert decode_metadata(b)[2] == reg
-    # §2.2 PartitionRecord v0
+    # §14.2 PartitionRecord v0
     b = encode_metadata(3, 0, {"PartitionId": 0, "TopicId": uid, "Replicas": [1], "Isr": [1],
                                "RemovingReplicas": [], "AddingReplicas": [], "Leader": 1,
                                "LeaderEpoch": 0, "PartitionEpoch": 0})
     assert b == _hex("01 03 00 | 00000000") + uid + _hex(
         "02 00000001 | 02 00000001 | 01 | 01 | 00000001 | 00000000 | 00000000 | 00"), b.hex()
-    # §2.2 ConfigRecord
+    # §14.2 ConfigRecord
     b = encode_metadata(4, 0, {"ResourceType": 2, "ResourceName": "__consumer_offsets",
                                "Name": "compression.type", "Value": "producer"})
     assert b == _hex("01 04 00 | 02 | 13") + b"__consumer_offsets" + b"\x11compression.type" + \
         b"\x09producer\x00", b.hex()
-    # §2.2 PartitionChangeRecord v0, leader -> none
+    # §14.2 PartitionChangeRecord v0, leader -> none
     b = encode_metadata(5, 0, {"PartitionId": 0, "TopicId": uid, "Leader": -1})
     assert b == _hex("01 05 00 | 00000000") + uid + _hex("01 | 01 04 ffffffff"), b.hex()
     assert decode_metadata(b)[2]["Isr"] is None and decode_metadata(b)[2]["Leader"] == -1
-    # §2.2 BrokerRegistrationChangeRecord v0 unfence, v1 controlled shutdown
+    # §14.2 BrokerRegistrationChangeRecord v0 unfence, v1 controlled shutdown
     b = encode_metadata(17, 0, {"BrokerId": 1, "BrokerEpoch": 3, "Fenced": -1})
     assert b == _hex("01 11 00 | 00000001 | 0000000000000003 | 01 | 00 01 ff"), b.hex()
     b = encode_metadata(17, 1, {"BrokerId": 1, "BrokerEpoch": 3, "InControlledShutdown": 1})
     assert b == _hex("01 11 01 | 00000001 | 0000000000000003 | 01 | 01 01 01"), b.hex()
-    # §3 LeaderChangeMessage, SnapshotHeaderRecord, SnapshotFooterRecord
+    # §14.3 LeaderChangeMessage, SnapshotHeaderRecord, SnapshotFooterRecord
     k, v = encode_control(LEADER_CHANGE, {"LeaderId": 1, "Voters": [{"VoterId": 1}],
                                           "GrantingVoters": [{"VoterId": 1}]})
     assert k == _hex("0000 0002") and v == _hex("0000 | 00000001 | 02 00000001 00 | 02 00000001 00 | 00")
@@ -532,7 +532,7 @@ def selftest():
     assert v == _hex("0000 | 0000019a132121ec | 00"), v.hex()
     assert encode_control(SNAPSHOT_FOOTER, {})[1] == _hex("0000 00")
     assert decode_control(k, v) == (3, {"Version": 0, "LastContainedLogTimestamp": 1761257529836})
-    # §4.4 bootstrap FeatureLevel MV 14
+    # §14.4 bootstrap FeatureLevel MV 14
     assert encode_metadata(12, 0, {"Name": "metadata.version", "FeatureLevel": 14}) == \
         _hex("01 0c 00 11") + b"metadata.version" + _hex("000e 00")
     # unknown things

@@ -4,7 +4,7 @@
 This is the project's independent reference for index building (used to
 generate the committed fixtures and to check indexes that kfsck repair
 writes). It follows LogSegment.recover as described in
-/work/shared/spec/segment-format.md §5.2:
+docs/formats.md §9.2-§9.3:
 
   * batches are framed like FileLogInputStream: stop silently when 17 bytes
     or fewer are left or when an entry runs past EOF; a size field < 14

@@ -8,7 +8,7 @@ framed as broker recovery reads them (tools/model/kafka_index.py recover_scan: a
 segment ends at its first torn or CRC-failing entry) and decoded with
 kafka-python's DefaultRecordBatch. For every v2 batch with producerId >= 0,
 following LogSegment.updateProducerState / ProducerAppendInfo.append /
-ProducerStateManager (/work/shared/spec/segment-format.md §4.6, §4.7, §5.2):
+ProducerStateManager (docs/formats.md §5.4, §6, §10):
 
   * data batch: a producer epoch other than the entry's clears its batch
     metadata; then lastSequence = baseSequence + lastOffsetDelta (wrapping

@@ -2,8 +2,8 @@
 
 Builds, from decoded `__cluster_metadata` records, the cluster state that
 `kfsck metadata` must print (cli.md `metadata`), following the replay rules of
-/work/shared/spec/kraft-metadata.md §5 (the broker's *Delta classes) and the
-load order of §4.6:
+docs/formats.md §14.7 (the broker's *Delta classes) and the
+load order of §14.6:
 
   * the newest intact snapshot at or below the target (never the 0-0
     bootstrap snapshot) replaces the image, then log records at offsets
@@ -29,11 +29,11 @@ load order of §4.6:
 
 It never reads kfsck's output or C code. Records that do not replay cleanly
 raise ReplayError: the fixture scenario must not contain them (their
-handling is left to the spec's "error, record skipped", which the fixtures
+handling is left to "error, record skipped" (formats §14.7), which the fixtures
 do not test).
 
 `snapshot_records(image)` writes an image back as snapshot records
-(MetadataImage.write order, §4.3) for the generator; `cli_objects` gives the
+(MetadataImage.write order, formats §14.4) for the generator; `cli_objects` gives the
 `kfsck metadata --json` lines; `selftest()` checks the rules on small cases.
 """
 
@@ -310,7 +310,7 @@ class Loader:
         self.snapshot = None
 
     def load_snapshot(self, name, end_offset, epoch, entries):
-        """A snapshot replaces the image (spec §4.6.5)."""
+        """A snapshot replaces the image (formats §14.6)."""
         self.img = Image()
         self.pending = None
         self.records = 0
@@ -453,7 +453,7 @@ def topic_names(img):
 
 
 # ---------------------------------------------------------------------------
-# an image written as a snapshot (MetadataImage.write order, spec §4.3)
+# an image written as a snapshot (MetadataImage.write order, formats §14.4)
 
 
 def register_broker_version(mv):

@@ -27,12 +27,12 @@
 
 #include "bytes/error.h"
 #include "bytes/pool.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/kraft_check.h"
 #include "kfsck/metadata.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/names.h"
 #include "kfsck/paths.h"
 #include "kfsck/predict.h"
 
@@ -580,8 +580,8 @@ static int add_task(void *ctx, const kf_path_entry *e)
     t->name = strdup(e->name);
     t->topic = strdup(e->topic);
     t->dir = strdup(e->path);
-    t->why = e->kind == KF_PATH_ERROR ? strdup(e->why) : NULL;
-    return t->name && t->topic && t->dir && (e->kind != KF_PATH_ERROR || t->why) ? KF_OK : KF_ERR_NOMEM;
+    t->why = e->kind == KF_PATH_UNREADABLE ? strdup(e->why) : NULL;
+    return t->name && t->topic && t->dir && (e->kind != KF_PATH_UNREADABLE || t->why) ? KF_OK : KF_ERR_NOMEM;
 }
 
 /* The data dir's partitions made tasks, in (topic, partition) order; then,

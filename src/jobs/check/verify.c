@@ -20,14 +20,14 @@
 
 #include "bytes/error.h"
 #include "bytes/report.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/index.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
 #include "kfsck/kraft_check.h"
 #include "kfsck/paths.h"
-#include "kfsck/quorum_state.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/quorum_state.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 void kf_verify_opts_init(kf_verify_opts *o)
 {
@@ -683,7 +683,7 @@ static int verify_datadir_partition(void *ctx, const kf_path_entry *e)
     verify_walk *w = ctx;
     if (e->kind == KF_PATH_PARTITION)
         return kf_verify_partition(e->path, w->o, w->res, NULL);
-    if (e->kind == KF_PATH_ERROR) {
+    if (e->kind == KF_PATH_UNREADABLE) {
         sink fs = {w->o, w->res, e->path, 0, 0, false, 0, 0};
         kf_report(sink_problem, &fs, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "%s", e->why);
     }

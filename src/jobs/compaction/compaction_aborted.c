@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/file.h"
-#include "kfsck/index.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
+#include "kfsck/sys/names.h"
 
 /* The entries of one .txnindex, read in pieces: an entry that repeats the
  * one before it (a zeroed or sparse file repeats one all-zero entry) adds

@@ -16,7 +16,7 @@
 #include "jobs/compaction/compaction_aborted.h"
 #include "jobs/compaction/compaction_internal.h"
 #include "jobs/compaction/compaction_keys.h"
-#include "kfsck/part_feed.h"
+#include "kfsck/sys/part_feed.h"
 
 typedef struct cp_feed {
     const kf_compaction_opts *o;

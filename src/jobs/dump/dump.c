@@ -17,8 +17,8 @@
 #include "bytes/error.h"
 #include "bytes/opts.h"
 #include "jobs/dump/dump_internal.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/partition.h"
 #include "kfsck/paths.h"
 
@@ -189,7 +189,7 @@ static void range_segment(void *ctx, const char *path)
 }
 
 /* The offsets first..last of the log (a partition dir's segments, or one
- * segment file), with the index's help (kfsck/offset_range.h). */
+ * segment file), with the index's help (kfsck/sys/offset_range.h). */
 static int dump_range(dump_run *d, const kf_partition_copy *log)
 {
     d->file = log->label;
@@ -266,9 +266,9 @@ static int dump_entry(void *ctx, const kf_path_entry *e)
             return dump_file(d, e->path, e->file);
         return KF_OK;
     case KF_PATH_SPECIAL:
-    case KF_PATH_ERROR:
+    case KF_PATH_UNREADABLE:
         /* a partition dir that cannot be read is never skipped (paths.h) */
-        if (segment || (e->kind == KF_PATH_ERROR && e->partition_named))
+        if (segment || (e->kind == KF_PATH_UNREADABLE && e->partition_named))
             dump_path_error(d, e->path, e->err_no, false, "%s",
                             e->kind == KF_PATH_SPECIAL ? KF_PATH_SPECIAL_WHAT : e->why);
         return KF_OK;

@@ -12,8 +12,8 @@
 
 #include "bytes/error.h"
 #include "jobs/dump/dump_internal.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/verify.h"
 
 static void entry(dump_run *d, kf_dump_entry *e)

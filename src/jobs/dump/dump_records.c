@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "jobs/dump/dump_internal.h"
-#include "kfsck/kraft.h"
+#include "kfsck/sys/kraft.h"
 
 /* The problem a decoding found, reported after its record. */
 typedef struct decode_problem {

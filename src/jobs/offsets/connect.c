@@ -206,7 +206,7 @@ int kf_connect_batch(kf_connect *c, kf_batch *b)
         else
             put(c, r.key, (uint32_t)r.key_len, &e);
     }
-    return c->err;
+    return kf_error_sticky(c->err);
 }
 
 typedef struct row_key {

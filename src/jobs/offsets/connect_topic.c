@@ -4,7 +4,7 @@
 
 #include "bytes/opts.h"
 #include "kfsck/connect.h"
-#include "kfsck/part_feed.h"
+#include "kfsck/sys/part_feed.h"
 
 void kf_connect_topic_opts_init(kf_connect_topic_opts *o)
 {

@@ -58,23 +58,27 @@ const char *kf_group_kind_name(kf_group_kind k)
     return k >= KF_GROUP_CLASSIC && k <= KF_GROUP_STREAMS ? names[k] : NULL;
 }
 
-bool kf_group_record_decode(const kf_group_record *gr, kf_dtree *t, kf_coord_record *cr, kf_group_key *k)
+int kf_group_record_decode(const kf_group_record *gr, kf_dtree *t, kf_coord_record *cr, kf_group_key *k)
 {
     kf_dtree_reset(t);
     int rc = kf_coord_decode(KF_COORD_OFFSETS, gr->key, (int32_t)gr->key_len, gr->value, (int32_t)gr->value_len, t,
                              cr);
-    if (rc != KF_OK || !cr->key_ok || !cr->value_ok)
-        return false;
+    if (rc != KF_OK)
+        return rc; /* the last error says why */
+    if (!cr->key_ok || !cr->value_ok)
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "the group record at offset %lld of partition %d does not decode",
+                            (long long)gr->source_offset, (int)gr->source_partition);
     const kf_dnode *key = &t->nodes[cr->key_root];
     const kf_dnode *g = kf_dnode_field(t, key, cr->key_type == KF_GREC_GROUP_METADATA ? "group" : "group_id");
     const kf_dnode *m = kf_dnode_field(t, key, "member_id");
     if (!g || g->kind != KF_V_STRING)
-        return false;
+        return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "the group record at offset %lld of partition %d has no group id",
+                            (long long)gr->source_offset, (int)gr->source_partition);
     k->group = (const char *)g->p;
     k->group_len = g->len;
     k->member = m && m->kind == KF_V_STRING ? (const char *)m->p : NULL;
     k->member_len = m && m->kind == KF_V_STRING ? m->len : 0;
-    return true;
+    return KF_OK;
 }
 
 /* ---- building ---------------------------------------------------------------- */
@@ -134,7 +138,7 @@ static void find_epochs(kf_groups *G, kf_group *g)
     kf_coord_record cr;
     kf_group_key k;
     for (size_t i = 0; i < g->nrecords; i++) {
-        if (!kf_group_record_decode(g->records[i], &G->t, &cr, &k))
+        if (kf_group_record_decode(g->records[i], &G->t, &cr, &k) != KF_OK)
             continue;
         const kf_dnode *v = &G->t.nodes[cr.value_root];
         kf_group_role role = kf_group_role_of_type(cr.key_type);
@@ -163,7 +167,7 @@ static int find_members(kf_groups *G, kf_group *g)
     kf_coord_record cr;
     kf_group_key k;
     for (size_t i = 0; i < g->nrecords; i++) {
-        if (!kf_group_record_decode(g->records[i], &G->t, &cr, &k))
+        if (kf_group_record_decode(g->records[i], &G->t, &cr, &k) != KF_OK)
             continue;
         kf_group_role role = kf_group_role_of_type(cr.key_type);
         nmeta += role == KF_GROLE_MEMBER;
@@ -178,7 +182,7 @@ static int find_members(kf_groups *G, kf_group *g)
     qsort(tgt, ntgt, sizeof *tgt, cmp_member_ref);
     size_t n = 0;
     for (size_t i = 0; i < g->nrecords; i++) {
-        if (!kf_group_record_decode(g->records[i], &G->t, &cr, &k) ||
+        if (kf_group_record_decode(g->records[i], &G->t, &cr, &k) != KF_OK ||
             kf_group_role_of_type(cr.key_type) != KF_GROLE_MEMBER || kf_group_kind_of_type(cr.key_type) != g->kind)
             continue;
         ms[n++] = (kf_group_member){g->records[i], member_find(cur, ncur, &k), member_find(tgt, ntgt, &k)};
@@ -197,7 +201,7 @@ static bool classic_state(kf_groups *G, kf_group *g)
 {
     kf_coord_record cr;
     kf_group_key k;
-    if (!kf_group_record_decode(g->metadata, &G->t, &cr, &k))
+    if (kf_group_record_decode(g->metadata, &G->t, &cr, &k) != KF_OK)
         return false;
     const kf_dnode *members = kf_dnode_field(&G->t, &G->t.nodes[cr.value_root], "members");
     g->state = members && members->n_children ? KF_GROUP_STABLE : KF_GROUP_EMPTY;
@@ -261,7 +265,7 @@ static int collect_refs(kf_groups *G, kf_replay *r)
     kf_coord_record cr;
     kf_group_key k;
     for (size_t i = 0; i < nrec; i++) {
-        if (!kf_group_record_decode(recs[i], &G->t, &cr, &k))
+        if (kf_group_record_decode(recs[i], &G->t, &cr, &k) != KF_OK)
             continue;
         char *name = strndup(k.group, k.group_len);
         if (!name)
@@ -366,7 +370,7 @@ int kf_group_topic_names(const kf_group *g, const kf_topic_names *under, kf_topi
     kf_coord_record cr;
     kf_group_key k;
     for (size_t i = 0; i < g->nrecords && rc == KF_OK; i++) {
-        if (!kf_group_record_decode(g->records[i], &t, &cr, &k) ||
+        if (kf_group_record_decode(g->records[i], &t, &cr, &k) != KF_OK ||
             kf_group_role_of_type(cr.key_type) != KF_GROLE_PARTITION_METADATA)
             continue;
         const kf_dnode *ts = kf_dnode_field(&t, &t.nodes[cr.value_root], "topics");

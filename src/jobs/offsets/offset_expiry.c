@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -58,7 +58,7 @@ static bool classic(const kf_group *g, offset_expiry *e, kf_dtree *t)
     kf_coord_record cr;
     kf_group_key k;
     e->base = EXPIRY_FROM_COMMIT;
-    if (!g->metadata || !kf_group_record_decode(g->metadata, t, &cr, &k))
+    if (!g->metadata || kf_group_record_decode(g->metadata, t, &cr, &k) != KF_OK)
         return true; /* known only from its commits: a standalone consumer */
     const kf_dnode *pt = value_field(t, &cr, "protocol_type");
     if (!pt || pt->kind != KF_V_STRING || pt->len == 0)
@@ -101,7 +101,7 @@ static bool modern(const kf_group *g, offset_expiry *e, kf_dtree *t)
     kf_coord_record cr;
     kf_group_key k;
     for (size_t i = 0; i < g->nmembers; i++) {
-        if (!g->members[i].metadata || !kf_group_record_decode(g->members[i].metadata, t, &cr, &k))
+        if (!g->members[i].metadata || kf_group_record_decode(g->members[i].metadata, t, &cr, &k) != KF_OK)
             continue;
         const kf_dnode *names = value_field(t, &cr, "subscribed_topic_names");
         if (!names && g->kind == KF_GROUP_STREAMS) {
@@ -113,7 +113,7 @@ static bool modern(const kf_group *g, offset_expiry *e, kf_dtree *t)
     }
     for (size_t i = 0; g->nmembers && i < g->nrecords; i++) {
         if (kf_group_role_of_type(key_type(g->records[i])) != KF_GROLE_REGULAR_EXPRESSION ||
-            !kf_group_record_decode(g->records[i], t, &cr, &k))
+            kf_group_record_decode(g->records[i], t, &cr, &k) != KF_OK)
             continue;
         if (!add_topics(e, t, value_field(t, &cr, "topics")))
             return false;

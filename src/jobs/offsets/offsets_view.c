@@ -21,8 +21,8 @@
 #include "bytes/error.h"
 #include "bytes/opts.h"
 #include "jobs/offsets/offset_expiry.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/offset_range.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/offset_range.h"
 #include "bytes/satmath.h"
 
 /* What a copy's log says at a committed offset (damage_at). */

@@ -40,8 +40,8 @@
 #include "jobs/offsets/offsets_sort.h"
 #include "jobs/offsets/offsets_table.h"
 #include "records/offset_commit.h"
-#include "kfsck/codec.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/codec.h"
+#include "kfsck/sys/coord.h"
 
 typedef struct pid_stage {
     uint8_t **keys; /* staged-table keys in arrival order (may repeat) */
@@ -761,7 +761,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
         report(r, b, it.err_code ? it.err_code : KF_P_BAD_RECORD, KF_SEV_ERROR, b->base_offset,
                "batch skipped", it.err_msg);
         kf_replay_lost_range(r, r->partition, true, b->last_offset); /* its commits are lost too */
-        return r->err;
+        return kf_error_sticky(r->err);
     }
     pending win[WINDOW];
     int n = 1;
@@ -802,7 +802,7 @@ int kf_replay_batch(kf_replay *r, kf_batch *b)
         report(r, b, it.err_code, KF_SEV_ERROR, b->base_offset, "rest of batch skipped", it.err_msg);
         kf_replay_lost_range(r, r->partition, true, b->last_offset);
     }
-    return r->err;
+    return kf_error_sticky(r->err);
 }
 
 /* ---- results -------------------------------------------------------------- */

@@ -33,19 +33,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bytes/satmath.h"
 #include "bytes/error.h"
 #include "bytes/pool.h"
 #include "bytes/opts.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/clean_shutdown.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/clean_shutdown.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/metadata.h"
 #include "kfsck/paths.h"
+#include "kfsck/timestamp.h"
 
 void kf_predict_opts_init(kf_predict_opts *o)
 {
@@ -551,8 +551,7 @@ static int clean_shutdown(pp_run *r, pp_dir *d)
          * cap (KF_META_FILE_MAX); a larger one names no broker epoch */
         if (kf_file_read_all(path, KF_META_FILE_MAX, &m.data, &m.size) == KF_OK) {
             kf_clean_shutdown cs;
-            char msg[160];
-            if (kf_clean_shutdown_parse(m.data, (size_t)m.size, &cs, msg, sizeof msg) == KF_OK &&
+            if (kf_clean_shutdown_parse(m.data, (size_t)m.size, &cs) == KF_OK &&
                 cs.has_broker_epoch) {
                 d->out.has_broker_epoch = true;
                 d->out.broker_epoch = cs.broker_epoch;
@@ -666,13 +665,6 @@ static void emit_dir(pp_run *r, pp_dir *d)
     }
 }
 
-static int64_t clock_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf_predict_summary *sum)
 {
     pp_run r;
@@ -681,7 +673,7 @@ int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf
     if (kf_opts_take(&r.o, o, sizeof r.o, KF_PREDICT_OPTIONS_VERSION, &r.o.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     r.cfg = r.o.config;
-    r.now = r.o.has_now ? r.o.now_ms : clock_ms();
+    r.now = r.o.has_now ? r.o.now_ms : kf_now_ms();
     r.dirs = calloc(n ? n : 1, sizeof *r.dirs);
     if (!r.dirs)
         return KF_ERR_NOMEM;

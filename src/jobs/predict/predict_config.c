@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/file.h"
-#include "kfsck/server_properties.h"
+#include "bytes/error.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/server_properties.h"
 
 /* The cap on a --config file read whole: eight of the longest logical
  * lines it reads (KF_PROPERTIES_LINE_MAX). */
@@ -43,9 +44,8 @@ static int number(cfg_read *r, const char *key, const char *v, size_t n, bool is
     trim(&v, &n);
     if (kf_java_long(v, n, out) && (!is_int || (*out >= INT32_MIN && *out <= INT32_MAX)))
         return KF_OK;
-    if (r->msg)
-        snprintf(r->msg, r->msglen, "Invalid value %.*s for configuration %s: Not a number of type %s", (int)n, v,
-                 key, is_int ? "INT" : "LONG");
+    snprintf(r->msg, r->msglen, "Invalid value %.*s for configuration %s: Not a number of type %s", (int)n, v, key,
+             is_int ? "INT" : "LONG");
     return KF_ERR_CORRUPT;
 }
 
@@ -55,9 +55,8 @@ static int at_least(cfg_read *r, const char *key, int64_t v, int64_t min)
 {
     if (v >= min)
         return KF_OK;
-    if (r->msg)
-        snprintf(r->msg, r->msglen, "Invalid value %lld for configuration %s: Value must be at least %lld",
-                 (long long)v, key, (long long)min);
+    snprintf(r->msg, r->msglen, "Invalid value %lld for configuration %s: Value must be at least %lld",
+             (long long)v, key, (long long)min);
     return KF_ERR_CORRUPT;
 }
 
@@ -148,35 +147,31 @@ static int split_dirs(kf_predict_config *c, const char *list)
     return KF_OK;
 }
 
-int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, size_t msglen)
+int kf_predict_config_read(const char *path, kf_predict_config *c)
 {
     memset(c, 0, sizeof *c);
-    if (msg && msglen)
-        msg[0] = 0;
+    char msg[512] = "";
+    size_t msglen = sizeof msg;
     kf_file_contents m = {0};
     /* settings written by hand: small by nature, read whole with a cap
      * of a few of the longest lines it reads (a larger file is refused) */
     int rc = kf_file_read_all(path, CONFIG_FILE_MAX, &m.data, &m.size);
-    if (rc == KF_ERR_TOO_BIG) {
-        if (msg)
-            snprintf(msg, msglen, "larger than %d MiB, far more than any server.properties: not read",
-                     (int)(CONFIG_FILE_MAX >> 20));
-        return KF_ERR_CORRUPT;
-    }
+    if (rc == KF_ERR_TOO_BIG)
+        return kf_error_set(rc, 0, path, "larger than %d MiB, far more than any server.properties: not read",
+                            (int)(CONFIG_FILE_MAX >> 20));
     if (rc != KF_OK)
         return rc;
     cfg_read r = {c, NULL, NULL, false, false, 0, 0, msg, msglen};
     uint64_t line = 0;
     rc = kf_properties_parse(m.data, (size_t)m.size, on_property, &r, &line);
     free(m.data);
-    bool long_line = rc == KF_ERR_TOO_BIG; /* one logical line over KF_PROPERTIES_LINE_MAX */
-    if (long_line)
-        rc = KF_ERR_CORRUPT;
-    if (rc == KF_ERR_CORRUPT && msg && !msg[0])
+    if ((rc == KF_ERR_CORRUPT || rc == KF_ERR_TOO_BIG) && !msg[0])
         snprintf(msg, msglen, "line %llu: %s", (unsigned long long)line,
-                 long_line ? "longer than kfsck reads (1 MiB)" : "Malformed \\uxxxx encoding.");
-    else if (rc == KF_ERR_CORRUPT && msg)
+                 rc == KF_ERR_TOO_BIG ? "longer than kfsck reads (1 MiB)" : "Malformed \\uxxxx encoding.");
+    else if (rc == KF_ERR_CORRUPT)
         snprintf(msg + strlen(msg), msglen - strlen(msg), " (line %llu)", (unsigned long long)line);
+    if (rc == KF_ERR_CORRUPT || rc == KF_ERR_TOO_BIG)
+        kf_error_set(rc, 0, path, "%s", msg);
     if (rc == KF_OK && !c->has_retention_ms && (r.has_minutes || r.has_hours)) {
         /* log.retention.ms, else .minutes, else .hours (KafkaConfig.logRetentionTimeMillis) */
         c->has_retention_ms = true;
@@ -189,7 +184,7 @@ int kf_predict_config_read(const char *path, kf_predict_config *c, char *msg, si
         rc = split_dirs(c, dirs);
     free(r.log_dirs);
     free(r.log_dir);
-    return rc;
+    return rc == KF_ERR_NOMEM ? kf_error_set(rc, ENOMEM, path, "out of memory") : rc;
 }
 
 void kf_predict_config_free(kf_predict_config *c)

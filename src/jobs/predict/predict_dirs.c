@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kfsck/checkpoint.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/metadata.h"
 #include "kfsck/paths.h"
 
@@ -142,7 +142,7 @@ static int add_part(pp_dir *d, const kf_path_entry *e, const char *topic, int32_
              : kind == DIR_STRAY  ? KF_PST_STRAY
                                   : KF_PST_ONLINE;
     p->deleting = kind == DIR_DELETE;
-    if (e->kind == KF_PATH_ERROR) { /* said once it is worked on */
+    if (e->kind == KF_PATH_UNREADABLE) { /* said once it is worked on */
         p->dir_errno = e->err_no ? e->err_no : EIO;
         if (!(p->dir_why = strdup(e->why)))
             return KF_ERR_NOMEM;
@@ -156,7 +156,7 @@ static int on_entry(void *ctx, const kf_path_entry *e)
 {
     pp_dir *d = ctx;
     bool dir = e->kind == KF_PATH_PARTITION || e->kind == KF_PATH_DATADIR || e->kind == KF_PATH_OTHER_DIR ||
-               (e->kind == KF_PATH_ERROR && e->partition_named);
+               (e->kind == KF_PATH_UNREADABLE && e->partition_named);
     if (!dir || !strcmp(e->name, "remote-log-index-cache"))
         return KF_OK;
     char topic[256];

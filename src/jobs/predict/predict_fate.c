@@ -10,27 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kfsck/checkpoint.h"
-#include "kfsck/clean_shutdown.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
-
-typedef struct rp_find {
-    const char *topic;
-    int32_t partition;
-    bool has;
-    int64_t offset;
-} rp_find;
-
-static void rp_entry(void *ctx, const kf_checkpoint_entry *e)
-{
-    rp_find *f = ctx;
-    if (e->topic && !strcmp(e->topic, f->topic) && e->partition == f->partition) {
-        f->has = true;
-        f->offset = e->offset;
-    }
-}
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/clean_shutdown.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 
 static bool exists(const char *dir, const char *name)
 {
@@ -58,15 +42,15 @@ int kf_segment_fate(const char *segment, kf_segment_fate_info *info)
     if (known) {
         char idx[64];
         pp_offset_name(ni.base_offset, ".index", idx, sizeof idx);
-        rp_find f = {topic, partition, false, 0};
+        bool has = false;
+        int64_t rp = 0;
         char *ck = kf_path_join(ddir, "recovery-point-offset-checkpoint");
-        int32_t version;
         if (!ck)
             rc = KF_ERR_NOMEM;
-        else if (kf_checkpoint_read(ck, KF_CHECKPOINT_OFFSETS, &version, rp_entry, &f, NULL, NULL) != KF_OK)
-            f.has = false; /* the broker reads the whole file or none of it */
+        else if (kf_checkpoint_find(ck, topic, partition, &has, &rp, NULL, NULL) != KF_OK)
+            has = false; /* the broker reads the whole file or none of it */
         free(ck);
-        info->recovery_point = f.has ? f.offset : 0;
+        info->recovery_point = has ? rp : 0;
         /* the segment holding the recovery point: the last base at or below it, else the first */
         kf_name_list l;
         int64_t holding = -1, first = -1;

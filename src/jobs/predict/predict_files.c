@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/index.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {

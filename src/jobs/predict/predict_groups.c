@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/part_feed.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_feed.h"
+#include "kfsck/sys/part_reader.h"
 #include "kfsck/replay.h"
 
 typedef struct groups_feed {

@@ -14,11 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/names.h"
+#include "kfsck/sys/names.h"
 #include "kfsck/metadata.h"
 #include "kfsck/paths.h"
 #include "kfsck/predict.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/segment.h"
 
 /* One file of a partition dir as LogLoader lists it. */
 typedef struct pp_file {

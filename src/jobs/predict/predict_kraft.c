@@ -22,12 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/kraft_check.h"
-#include "kfsck/names.h"
-#include "kfsck/quorum_state.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/quorum_state.h"
+#include "kfsck/sys/segment.h"
 
 static int quorum_state(pp_dir *d, const char *path)
 {

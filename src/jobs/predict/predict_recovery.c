@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/file.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/segment.h"
 #include "bytes/satmath.h"
 
 int64_t kf_recovery_end(const kf_recovery_segment *segs, size_t n, int64_t recovery_point, int64_t log_start,

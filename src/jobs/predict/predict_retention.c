@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 /* The timestamp of the last slot of a .timeindex (the broker counts every
  * slot of an existing file: size / 12), -1 when it has none. */

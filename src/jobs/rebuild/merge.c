@@ -18,16 +18,16 @@
 #include "bytes/error.h"
 #include "jobs/rebuild/rebuild.h"
 #include "bytes/opts.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/index.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
 #include "format/intact.h"
-#include "kfsck/names.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/part_reader.h"
 #include "format/partwriter.h"
 #include "kfsck/repair.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 typedef struct merge_ctx {
     const kf_merge_opts *o;

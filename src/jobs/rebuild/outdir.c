@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "bytes/error.h"
-#include "kfsck/codec.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/codec.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
 #include "format/out_file.h"
 
 /* The last component of path without trailing slashes, malloc'd. */
@@ -154,11 +154,12 @@ static bool clash_at(kf_outdir *od, char *p)
     return false;
 }
 
-/* Without force: the first output of an earlier run in the way, in od->clash. */
-static kf_outdir_verdict find_clash(kf_outdir *od)
+/* Without force: the first output of an earlier run in the way, in od->clash
+ * (KF_OUTDIR_EXISTS), else KF_OUTDIR_READY; -1 when out of memory. */
+static int find_clash(kf_outdir *od)
 {
     if (clash_at(od, strdup(od->report)))
-        return od->clash ? KF_OUTDIR_EXISTS : KF_OUTDIR_NOMEM;
+        return KF_OUTDIR_EXISTS;
     if (od->partition) {
         kf_name_list l;
         bool in_way;
@@ -169,7 +170,7 @@ static kf_outdir_verdict find_clash(kf_outdir *od)
             in_way = exists(od->target);
         }
         if (in_way && !(od->clash = strdup(od->target)))
-            return KF_OUTDIR_NOMEM;
+            return -1;
         return in_way ? KF_OUTDIR_EXISTS : KF_OUTDIR_READY;
     }
     /* a segment: itself and the index files the writer puts beside it */
@@ -186,8 +187,9 @@ static kf_outdir_verdict find_clash(kf_outdir *od)
     return KF_OUTDIR_READY;
 }
 
-/* Is OUTDIR a broker's data dir? Then od->clash names what says so. */
-static kf_outdir_verdict find_datadir(kf_outdir *od)
+/* Is OUTDIR a broker's data dir? KF_OUTDIR_IS_DATADIR (od->clash names what
+ * says so), else KF_OUTDIR_READY; -1 when out of memory. */
+static int find_datadir(kf_outdir *od)
 {
     static const char *const marks[] = {"meta.properties",          "recovery-point-offset-checkpoint",
                                         "replication-offset-checkpoint", "log-start-offset-checkpoint",
@@ -203,63 +205,81 @@ static kf_outdir_verdict find_datadir(kf_outdir *od)
     for (size_t i = 0; i < l.n; i++) {
         char topic[256];
         int32_t p;
+        kf_path_kind kind;
         report |= !strcmp(l.names[i], "repair.json") || !strcmp(l.names[i], "merge.json");
         /* (a stage of ours, .<name>.kfsck-tmp-<pid>, is no partition dir) */
         if (!part && strcmp(l.names[i], od->name) != 0 && !strstr(l.names[i], ".kfsck-tmp-") &&
             kf_parse_partition_dir(l.names[i], topic, sizeof topic, &p) &&
-            kf_classify_path(od->dir) == KF_PATH_DATADIR)
+            kf_classify_path(od->dir, &kind) == KF_OK && kind == KF_PATH_DATADIR)
             part = l.names[i];
     }
-    kf_outdir_verdict v = KF_OUTDIR_READY;
+    int v = KF_OUTDIR_READY;
     if (part && !report) /* partition dirs that no earlier run of ours wrote */
-        v = (od->clash = kf_path_join(od->dir, part)) ? KF_OUTDIR_IS_DATADIR : KF_OUTDIR_NOMEM;
+        v = (od->clash = kf_path_join(od->dir, part)) ? KF_OUTDIR_IS_DATADIR : -1;
     kf_name_list_free(&l);
     return v;
 }
 
-/* Lock OUTDIR (it exists): KF_OUTDIR_READY, or KF_OUTDIR_BUSY. */
-static kf_outdir_verdict lock_outdir(kf_outdir *od)
+/* Lock OUTDIR (it exists): KF_OK with *verdict KF_OUTDIR_READY, or
+ * KF_OUTDIR_BUSY when another run holds the lock (the last error says so);
+ * KF_ERR_IO when it cannot be opened or locked. */
+static int lock_outdir(kf_outdir *od, kf_outdir_verdict *verdict)
 {
+    *verdict = KF_OUTDIR_READY;
     if (od->locked)
-        return KF_OUTDIR_READY;
+        return KF_OK;
     int fd = open(od->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        kf_error_set(KF_ERR_IO, errno, od->dir, "cannot open: %s", strerror(errno));
-        return KF_OUTDIR_CANNOT_CREATE;
-    }
+    if (fd < 0)
+        return kf_error_set(KF_ERR_IO, errno, od->dir, "cannot open: %s", strerror(errno));
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
         close(fd);
-        kf_error_set(KF_ERR_IO, e, od->dir, "%s",
-                     e == EWOULDBLOCK ? "another kfsck repair or merge is writing into it" : strerror(e));
-        return KF_OUTDIR_BUSY;
+        if (e != EWOULDBLOCK)
+            return kf_error_set(KF_ERR_IO, e, od->dir, "cannot lock: %s", strerror(e));
+        kf_error_set(KF_ERR_IO, e, od->dir, "another kfsck repair or merge is writing into it");
+        *verdict = KF_OUTDIR_BUSY;
+        return KF_OK;
     }
     od->lock_fd = fd;
     od->locked = true;
-    return KF_OUTDIR_READY;
+    return KF_OK;
 }
 
-kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n)
+int kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n, kf_outdir_verdict *verdict)
 {
+    *verdict = KF_OUTDIR_READY;
     for (size_t i = 0; i < n; i++) {
         char *area = od->partition ? strdup(inputs[i]) : kf_path_dir(inputs[i]);
         if (!area)
-            return KF_OUTDIR_NOMEM;
+            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
         bool in = inside(od, area);
         free(area);
-        if (in)
-            return KF_OUTDIR_INSIDE_INPUT;
+        if (in) {
+            *verdict = KF_OUTDIR_INSIDE_INPUT;
+            return KF_OK;
+        }
     }
     /* an OUTDIR there already is locked before what it holds is looked at */
-    kf_outdir_verdict dv = exists(od->dir) ? lock_outdir(od) : KF_OUTDIR_READY;
-    if (dv == KF_OUTDIR_READY)
-        dv = find_datadir(od);
-    if (dv != KF_OUTDIR_READY)
-        return dv;
+    if (exists(od->dir)) {
+        int rc = lock_outdir(od, verdict);
+        if (rc != KF_OK || *verdict != KF_OUTDIR_READY)
+            return rc;
+    }
+    int dv = find_datadir(od);
+    if (dv < 0)
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    if (dv != KF_OUTDIR_READY) {
+        *verdict = (kf_outdir_verdict)dv;
+        return KF_OK;
+    }
     if (!od->force) {
-        kf_outdir_verdict v = find_clash(od);
-        if (v != KF_OUTDIR_READY)
-            return v;
+        int v = find_clash(od);
+        if (v < 0)
+            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        if (v != KF_OUTDIR_READY) {
+            *verdict = (kf_outdir_verdict)v;
+            return KF_OK;
+        }
     }
     /* the topmost missing directory, removed again when the run does not commit */
     char *missing = NULL;
@@ -282,9 +302,8 @@ kf_outdir_verdict kf_outdir_prepare(kf_outdir *od, const char *const *inputs, si
     }
     free(od->created);
     od->created = missing;
-    if (kf_mkdirs(od->dir) != KF_OK)
-        return kf_error_last()->err_no == ENOMEM ? KF_OUTDIR_NOMEM : KF_OUTDIR_CANNOT_CREATE;
-    return lock_outdir(od);
+    int rc = kf_mkdirs(od->dir); /* KF_ERR_IO or KF_ERR_NOMEM: the last error says why */
+    return rc != KF_OK ? rc : lock_outdir(od, verdict);
 }
 
 static void add_name(kf_outdir *od, const char *b, size_t n, const char *ext)

@@ -16,9 +16,9 @@
 #include "jobs/rebuild/outdir_internal.h"
 #include "bytes/error.h"
 #include "bytes/report.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "format/out_file.h"
 #include "format/source.h"
 

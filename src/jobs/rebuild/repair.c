@@ -29,10 +29,10 @@
 #include "jobs/rebuild/rebuild.h"
 #include "jobs/rebuild/repair_internal.h"
 #include "bytes/opts.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/names.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 void kf_repair_opts_init(kf_repair_opts *o)
 {

@@ -14,10 +14,10 @@
 #include "bytes/error.h"
 #include "jobs/rebuild/rebuild.h"
 #include "jobs/rebuild/repair_internal.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/file.h"
 #include "format/out_file.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/producer_snapshot.h"
 
 /* ---- leader epochs -------------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 #include "kfsck/outdir.h"
 #include "format/epoch_stream.h"
 #include "format/partwriter.h"

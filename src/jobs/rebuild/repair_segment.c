@@ -21,9 +21,9 @@
 #include "format/source.h"
 #include "jobs/rebuild/rebuild.h"
 #include "jobs/rebuild/repair_internal.h"
-#include "kfsck/file.h"
-#include "kfsck/index.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
+#include "kfsck/sys/segment.h"
 
 static void emit_drop(repair_ctx *c, kf_repair_drop *d)
 {

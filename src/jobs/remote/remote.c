@@ -20,8 +20,8 @@
 
 #include "bytes/opts.h"
 #include "jobs/remote/remote_internal.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/file.h"
 #include "bytes/satmath.h"
 
 #define METADATA_TOPIC "__remote_log_metadata"

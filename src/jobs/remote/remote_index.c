@@ -19,10 +19,10 @@
 
 #include "bytes/error.h"
 #include "jobs/remote/remote_internal.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/index.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
 #include "kfsck/paths.h"
 #include "format/source.h"
 

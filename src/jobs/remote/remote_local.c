@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 
 #include "jobs/remote/remote_internal.h"
-#include "kfsck/checkpoint.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/checkpoint.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
 #include "kfsck/paths.h"
 #include "kfsck/replicas.h"
 #include "bytes/satmath.h"

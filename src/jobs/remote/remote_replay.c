@@ -19,9 +19,9 @@
 
 #include "bytes/report.h"
 #include "jobs/remote/remote_internal.h"
-#include "kfsck/coord.h"
-#include "kfsck/kraft.h"
-#include "kfsck/part_feed.h"
+#include "kfsck/sys/coord.h"
+#include "kfsck/sys/kraft.h"
+#include "kfsck/sys/part_feed.h"
 
 /* A struct's fields are its children in schema order (coord.h): they are
  * taken by position, each checked to be the field named (by its name

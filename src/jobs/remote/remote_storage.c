@@ -23,7 +23,7 @@
 
 #include "bytes/error.h"
 #include "jobs/remote/remote_internal.h"
-#include "kfsck/checkpoint.h"
+#include "kfsck/sys/checkpoint.h"
 
 const char *kf_remote_object_name(unsigned bit)
 {

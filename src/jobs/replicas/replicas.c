@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "bytes/error.h"
-#include "kfsck/dirs.h"
+#include "kfsck/sys/dirs.h"
 #include "kfsck/paths.h"
 #include "jobs/replicas/replicas_internal.h"
 

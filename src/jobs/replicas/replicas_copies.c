@@ -8,6 +8,7 @@
  * at most RP_RUNS_MAX of them: past that the salvage is left short, never
  * long. */
 #include "kfsck/replicas.h"
+#include "kfsck/sys/part_reader.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "bytes/error.h"
-#include "kfsck/dirs.h"
+#include "kfsck/sys/dirs.h"
 #include "kfsck/scan.h"
 #include "jobs/replicas/replicas_internal.h"
 

@@ -8,6 +8,7 @@
  * that differ: replicas_copies.c), and each candidate's acknowledged
  * offsets missing with what the copies still hold of them (salvage). */
 #include "kfsck/replicas.h"
+#include "kfsck/sys/part_reader.h"
 
 #include <inttypes.h>
 #include <stdio.h>

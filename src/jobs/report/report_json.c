@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "jobs/report/report_internal.h"
-#include "kfsck/kraft.h"
+#include "kfsck/sys/kraft.h"
 
 /* ---- the line writer -------------------------------------------------------- */
 

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "jobs/report/report_internal.h"
-#include "kfsck/names.h"
+#include "kfsck/sys/names.h"
 
 void rmap_init(rmap *m, size_t cap)
 {

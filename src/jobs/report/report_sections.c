@@ -13,7 +13,7 @@
 
 #include "jobs/report/report_internal.h"
 #include "kfsck/groups.h"
-#include "kfsck/kraft.h"
+#include "kfsck/sys/kraft.h"
 
 #define ROW_MAX 2048  /* the most a row may take: a row is only begun with this much room */
 
@@ -169,7 +169,7 @@ static size_t members(const kf_group *g)
     kf_coord_record cr;
     kf_group_key k;
     size_t n = 0;
-    if (kf_group_record_decode(g->metadata, &t, &cr, &k) && cr.value_root != KF_DNODE_NONE) {
+    if (kf_group_record_decode(g->metadata, &t, &cr, &k) == KF_OK && cr.value_root != KF_DNODE_NONE) {
         const kf_dnode *m = kf_dnode_field(&t, &t.nodes[cr.value_root], "members");
         for (uint32_t c = m ? m->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE; c = t.nodes[c].next)
             n++;

@@ -13,7 +13,10 @@
  * The open files are a set of time buckets: an open-addressing table whose
  * slots carry the generation they were filled in, so that a commit (which
  * closes every open file at once) is one increment, whatever the number of
- * files. The table grows with the most files open at once, nothing else. */
+ * files. The table grows with the most files open at once, nothing else.
+ * It is its own table, not the shared one (src/bytes/htab.h), for that
+ * increment: emptying an htab is a pass over its entries and a free of
+ * each key's copy, at every commit. */
 #include "jobs/stats/stats_internal.h"
 #include "bytes/error.h"
 #include "bytes/htab.h"

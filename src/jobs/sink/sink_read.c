@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfsck/batch.h"
-#include "kfsck/part_feed.h"
+#include "kfsck/sys/batch.h"
+#include "kfsck/sys/part_feed.h"
 
 typedef struct staged {
     int64_t offset, ts;
@@ -186,10 +186,13 @@ static int read_batch(void *ctx, kf_part_reader *r, kf_batch *b)
 }
 
 /* The simulations of o->config (and its alternatives) for one partition. */
-static int sink_begin(sink_read *R, const kf_sink_opts *o, kf_sink_partition *out)
+static int sink_begin(sink_read *R, kf_sink_opts *own, const kf_sink_opts *o, kf_sink_partition *out)
 {
     memset(out, 0, sizeof *out);
     memset(R, 0, sizeof *R);
+    if (kf_opts_take_grown(own, sizeof *own, o, sink_opts_size(o), KF_SINK_OPTIONS_VERSION, NULL) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    o = own;
     R->o = o;
     R->out = out;
     R->started = o->from != KF_SINK_FROM_TIME;
@@ -233,11 +236,8 @@ static int sink_end(sink_read *R, int rc)
 int kf_sink_read_partition(kf_part_reader *r, const kf_sink_opts *o, kf_sink_partition *out)
 {
     kf_sink_opts own;
-    if (kf_opts_take_grown(&own, sizeof own, o, sink_opts_size(o), KF_SINK_OPTIONS_VERSION, NULL) != KF_OK)
-        return KF_ERR_UNSUPPORTED;
-    o = &own;
     sink_read R;
-    int rc = sink_begin(&R, o, out);
+    int rc = sink_begin(&R, &own, o, out);
     if (rc == KF_OK)
         rc = kf_part_feed_reader(r, read_batch, &R);
     return sink_end(&R, rc);
@@ -247,11 +247,8 @@ int kf_sink_read(const kf_partition *p, const kf_part_reader_opts *ro, const kf_
                  kf_part_result *res)
 {
     kf_sink_opts own;
-    if (kf_opts_take_grown(&own, sizeof own, o, sink_opts_size(o), KF_SINK_OPTIONS_VERSION, NULL) != KF_OK)
-        return KF_ERR_UNSUPPORTED;
-    o = &own;
     sink_read R;
-    int rc = sink_begin(&R, o, out);
+    int rc = sink_begin(&R, &own, o, out);
     if (rc == KF_OK)
         rc = kf_part_feed(p, ro, read_batch, &R, res);
     else if (res)

@@ -32,6 +32,12 @@ void kf_timehist_init(kf_timehist *h, int64_t width)
     h->width = width > 0 ? width : 1;
 }
 
+/* The histogram's own table, not the shared one (src/bytes/htab.h): a
+ * bucket is its start and two counts inline in its slot, with no key copy
+ * and no value block, and kf_timehist_add runs for every record. Measured
+ * against htab on the same keys (10 M adds, -O2, a loaded 2-core VM): 1 M
+ * distinct buckets 100 vs 415 ns an add and 50 vs 131 bytes a bucket;
+ * 1,000 buckets 19 vs 31 ns an add. */
 static size_t slot_of(int64_t start, size_t cap) { return (size_t)(htab_mix64((uint64_t)start) & (cap - 1)); }
 
 static int grow(kf_timehist *h)

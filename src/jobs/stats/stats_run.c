@@ -9,8 +9,8 @@
 #include "bytes/report.h"
 #include "jobs/stats/stats_internal.h"
 #include "bytes/opts.h"
-#include "kfsck/codec.h"
-#include "kfsck/part_feed.h"
+#include "kfsck/sys/codec.h"
+#include "kfsck/sys/part_feed.h"
 #include "kfsck/stats.h"
 
 void kf_stats_opts_init(kf_stats_opts *o)

@@ -15,7 +15,7 @@
 
 #include "bytes/error.h"
 #include "bytes/htab.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 #include "kfsck/txns.h"
 
 typedef struct centry {

@@ -40,11 +40,11 @@
 #include "bytes/error.h"
 #include "format/producer_state.h"
 #include "bytes/opts.h"
-#include "kfsck/dirs.h"
-#include "kfsck/file.h"
-#include "kfsck/index.h"
-#include "kfsck/names.h"
-#include "kfsck/producer_snapshot.h"
+#include "kfsck/sys/dirs.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
+#include "kfsck/sys/names.h"
+#include "kfsck/sys/producer_snapshot.h"
 #include "kfsck/txns.h"
 
 #define NONE SIZE_MAX

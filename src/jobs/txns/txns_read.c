@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "bytes/opts.h"
-#include "kfsck/part_feed.h"
+#include "kfsck/sys/part_feed.h"
 #include "kfsck/txns.h"
 
 typedef struct coord_feed {

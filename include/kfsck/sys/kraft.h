@@ -1,17 +1,17 @@
 /* kraft.h: decoding the records of the KRaft metadata partition
  * (__cluster_metadata-0: log, .checkpoint snapshots, bootstrap.checkpoint),
  * of __remote_log_metadata (the same envelope), and the KRaft control
- * records found in any KRaft log (docs/formats.md §14.1-§14.3, §16).
+ * records found in any KRaft log.
  * __share_group_state uses the coordinator format: kf_coord_decode with
  * KF_COORD_SHARE (coord.h).
  *
  * A metadata record's value is uvarint frame version (1), uvarint apiKey,
- * uvarint version, then the flexible body, which must use up the value.
- * A control record's value is the flexible body alone, read at version 0.
- * The layouts are described as data in src/records/kraft_schema.c and
- * remote_schema.c and read by the generic decoder of coord_decode.c into a
- * kf_dtree (coord.h); secrets (SCRAM salts and keys, delegation-token ids,
- * password-like config values) are marked KF_DNODE_SECRET. */
+ * uvarint version, then the flexible body, which must use up the value. A
+ * control record's value is the flexible body alone, read at version 0. The
+ * layouts are described as data in the library's schema tables and read by
+ * the one generic decoder (coord.h) into a kf_dtree; secrets (SCRAM salts and
+ * keys, delegation-token ids, password-like config values) are marked
+ * KF_DNODE_SECRET. */
 #ifndef KFSCK_KRAFT_H
 #define KFSCK_KRAFT_H
 
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "kfsck/common.h"
-#include "kfsck/coord.h"
+#include "kfsck/sys/coord.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,7 +29,7 @@ extern "C" {
 /* Topics in the KRaft metadata envelope. */
 enum { KF_KRAFT_METADATA = 0, KF_KRAFT_REMOTE = 1 };
 
-/* Metadata apiKeys the image builder applies (docs/formats.md §14.2). */
+/* Metadata apiKeys the image builder applies (MetadataRecordType). */
 enum {
     KF_MD_REGISTER_BROKER = 0, KF_MD_UNREGISTER_BROKER = 1, KF_MD_TOPIC = 2, KF_MD_PARTITION = 3,
     KF_MD_CONFIG = 4, KF_MD_PARTITION_CHANGE = 5, KF_MD_ACCESS_CONTROL = 6, KF_MD_FENCE_BROKER = 7,
@@ -47,7 +47,8 @@ typedef struct kf_kraft_record {
     int16_t frame_version;     /* metadata envelope; -1 when unread or for control records */
     int16_t api_key;           /* apiKey, or the control type; -1 when unread */
     int16_t version;           /* the record's version (control records: 0); -1 when unread */
-    const char *record_type;   /* snake_case name (docs/formats.md §1.2), NULL when unknown */
+    const char *record_type;   /* the schema name without "Record", in snake_case
+                                  ("TopicRecord": "topic"), NULL when unknown */
     const char *schema_name;   /* Kafka's schema name, NULL when unknown */
     const char *layout;        /* when another layout of the same version decoded it
                                   (e.g. "FeatureLevelRecord (3.2)"), else NULL */

@@ -46,8 +46,8 @@ enum { KF_CHECKPOINT_OFFSETS = 0, KF_CHECKPOINT_LEADER_EPOCH = 1 };
  * (a version other than 0, a line with the wrong number of fields, a count
  * the lines do not match: the broker then takes the log dir offline), 0
  * when it throws another exception (a number that does not parse: the
- * broker resets the entries) or none (docs/formats.md §20.3). An empty file
- * is an empty list (KF_OK). *version is set when readable. */
+ * broker resets the entries) or none, as Kafka's CheckpointFile reads. An
+ * empty file is an empty list (KF_OK). *version is set when readable. */
 int kf_checkpoint_parse(const uint8_t *data, uint64_t size, int kind, int32_t *version,
                         kf_checkpoint_entry_fn entry_fn, void *ectx, kf_problem_fn pfn, void *pctx);
 
@@ -89,14 +89,14 @@ typedef struct kf_leader_epochs {
     bool valid;               /* read, and nothing in it was wrong (kf_checkpoint_parse said KF_OK) */
 } kf_leader_epochs;
 
-/* Read the leader-epoch-checkpoint at path in pieces (any size) and parse
- * it as kf_checkpoint_parse does, which reports what is wrong in it to pfn
- * (may be NULL). Entries starting past keep_through are counted, not kept
- * (the broker cuts its epoch cache at the log end when it loads it:
- * docs/formats.md §18.1); INT64_MAX keeps them all. A file that is missing
- * or cannot be read is an empty list (present/read say which). positions:
- * fill out->positions too. KF_OK, or KF_ERR_NOMEM (then out is empty).
- * Free with kf_leader_epochs_free. */
+/* Read the leader-epoch-checkpoint at path in pieces (any size) and parse it
+ * as kf_checkpoint_parse does, which reports what is wrong in it to pfn (may
+ * be NULL). Entries starting past keep_through are counted, not kept (the
+ * broker cuts its epoch cache at the log end when it loads it,
+ * LeaderEpochFileCache.truncateFromEnd); INT64_MAX keeps them all. A file
+ * that is missing or cannot be read is an empty list (present/read say
+ * which). positions: fill out->positions too. KF_OK, or KF_ERR_NOMEM (then
+ * out is empty). Free with kf_leader_epochs_free. */
 int kf_leader_epochs_read(const char *path, int64_t keep_through, bool positions, kf_leader_epochs *out,
                           kf_problem_fn pfn, void *pctx);
 void kf_leader_epochs_free(kf_leader_epochs *l);

@@ -1,14 +1,13 @@
 /* server_properties.h: a Java properties file (a broker's server.properties)
- * read as java.util.Properties.load reads it (docs/formats.md §20.1):
- * natural lines end at \n, \r or \r\n; leading blanks (space, tab, form
- * feed) are skipped; a line whose first other character is '#' or '!' is a
- * comment; a line ending in an odd number of backslashes goes on with the
- * next line (whose leading blanks are skipped); the key ends at the first
- * unescaped '=', ':' or blank, and one '=' or ':' with the blanks around it
- * is the separator; escapes \t \n \r \f \uXXXX (written out as UTF-8) and
- * "\c" for any other c are undone in keys and values. Bytes above 0x7f are
- * passed on as they are (Java reads them as ISO-8859-1). Nothing is
- * allocated beyond one line; nothing is printed. */
+ * read as java.util.Properties.load reads it: natural lines end at \n, \r or
+ * \r\n; leading blanks (space, tab, form feed) are skipped; a line whose
+ * first other character is '#' or '!' is a comment; a line ending in an odd
+ * number of backslashes goes on with the next line (whose leading blanks are
+ * skipped); the key ends at the first unescaped '=', ':' or blank, and one
+ * '=' or ':' with the blanks around it is the separator; escapes \t \n \r \f
+ * \uXXXX (written out as UTF-8) and "\c" for any other c are undone in keys
+ * and values. Bytes above 0x7f are passed on as they are (Java reads them as
+ * ISO-8859-1). Nothing is allocated beyond one line; nothing is printed. */
 #ifndef KFSCK_SERVER_PROPERTIES_H
 #define KFSCK_SERVER_PROPERTIES_H
 

@@ -39,12 +39,12 @@ void kf_schema_guid_str(const uint8_t guid[16], char out[37]);
  * `omitted`), in order: ids ascending, then GUIDs by their bytes. */
 #define KF_SCHEMA_TALLY_MAX 4096
 typedef struct kf_schema_tally kf_schema_tally;
-kf_schema_tally *kf_schema_tally_new(void);
+/* KF_OK with *out set, or KF_ERR_NOMEM with *out NULL. */
+int kf_schema_tally_new(kf_schema_tally **out);
 void kf_schema_tally_free(kf_schema_tally *t);
 void kf_schema_tally_reset(kf_schema_tally *t);
 /* Count a framed key or value (other kinds are not counted): KF_OK (the
- * tally holds its memory from kf_schema_tally_new on; NULL from that when
- * out of memory). */
+ * tally holds all its memory from kf_schema_tally_new on). */
 int kf_schema_tally_add(kf_schema_tally *t, const kf_schema_frame *f);
 size_t kf_schema_tally_count(const kf_schema_tally *t);
 /* Entry i (< count): the frame (kind ID or GUID) and how often it was seen. */

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "kfsck/common.h"
-#include "kfsck/file.h"
+#include "kfsck/sys/file.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,13 +67,12 @@ void kf_time_index_get(const kf_index *ix, uint64_t i, int64_t *timestamp, int64
 void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn fn, void *ctx);
 void kf_time_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx);
 
-/* The broker's own check of an offset or time index it opens
- * (OffsetIndex / TimeIndex.sanityCheck, docs/formats.md §5.5): its entries
- * are the file's length / entry size, a zero tail included; the last one's
- * offset below the base (or, for a time index, its timestamp below the
- * first one's) or a length that is no multiple of the entry size makes it
- * throw CorruptIndexException. true when it passes; false with the reason
- * in why (n bytes). */
+/* The broker's own check of an offset or time index it opens (OffsetIndex /
+ * TimeIndex.sanityCheck): its entries are the file's length / entry size, a
+ * zero tail included; the last one's offset below the base (or, for a time
+ * index, its timestamp below the first one's) or a length that is no multiple
+ * of the entry size makes it throw CorruptIndexException. true when it
+ * passes; false with the reason in why (n bytes). */
 bool kf_index_sanity(const kf_index *ix, char *why, size_t n);
 
 typedef struct kf_txn_entry {

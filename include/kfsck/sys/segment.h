@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/file.h"
-#include "kfsck/index.h"
+#include "kfsck/sys/file.h"
+#include "kfsck/sys/index.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -154,7 +154,7 @@ void kf_segment_scan_opts_init(kf_segment_scan_opts *o);
  * (a read failed: errno kept); the summary holds what was seen. */
 int kf_segment_scan(kf_source *src, const kf_segment_scan_opts *o, kf_segment_summary *sum);
 
-/* ---- the streaming reader ----------------------------------------------
+/* ---- the streaming reader ---------------------------------------------------
  *
  * Pull-style walk over the entries broker recovery accepts (framing,
  * minimum size, CRC), resynchronising past damage, which is reported through
@@ -218,11 +218,13 @@ void kf_segment_iter_close(kf_segment_iter *it);
 int kf_segment_seek(kf_source *log, const kf_index *ix, int64_t offset, size_t max_batch_bytes, uint64_t *position,
                     bool *from_index);
 
-/* Where broker recovery (LogSegment.recover) would truncate a segment: the
- * start of the first entry that fails framing, the minimum size, the CRC or
- * the offset range; 0 when an index append during recovery would fail.
- * base_offset: from the file name, -1 when unknown. */
-uint64_t kf_recovery_point(kf_source *src, int64_t base_offset);
+/* Where broker recovery (LogSegment.recover) would truncate a segment, into
+ * *valid_bytes: the start of the first entry that fails framing, the
+ * minimum size, the CRC or the offset range; 0 when an index append during
+ * recovery would fail. base_offset: from the file name, -1 when unknown.
+ * KF_OK, or kf_segment_scan's error (*valid_bytes then what was read
+ * before it). */
+int kf_recovery_point(kf_source *src, int64_t base_offset, uint64_t *valid_bytes);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-/* ---- sources: what the streaming reader reads ----------------------------
+/* ---- sources: what the streaming reader reads -------------------------------
  *
  * A source is a file opened read-only (O_RDONLY, never anything else) and
  * read with pread into the caller's buffers, or a piece of memory (tests,
@@ -24,13 +24,12 @@ extern "C" {
  * shrinks afterwards gives short reads (the reader reports `truncated`), one
  * that grows is read up to the size it had.
  *
- * Gentle on the page cache: as the streaming reader reads (kf_source_gentle,
- * internal: src/format/source.h), the pages a read brings
- * into the cache are dropped again (posix_fadvise DONTNEED) once the caller
- * releases them, while pages that were cached before the read (mincore) stay
- * cached; running kfsck next to a broker does not evict the broker's hot data.
- * Sources are not thread-safe except for kf_source_pread, which may be called
- * from several threads at once. */
+ * Gentle on the page cache: as the streaming reader reads, the pages a read
+ * brings into the cache are dropped again (posix_fadvise DONTNEED) once the
+ * caller releases them, while pages that were cached before the read
+ * (mincore) stay cached; running kfsck next to a broker does not evict the
+ * broker's hot data. Sources are not thread-safe except for kf_source_pread,
+ * which may be called from several threads at once. */
 typedef struct kf_source kf_source;
 
 /* Open path read-only; max_bytes > 0 limits the source to the file's first
@@ -76,7 +75,7 @@ typedef struct kf_file_contents {
  * fields). A larger one is not read: it is not what its name says, and is
  * reported as damage (KF_TOO_BIG_TO_READ_WHOLE says why). 1 MiB. (predict
  * --config's server.properties, settings written by hand, is read whole
- * with a cap of its own: predict_config.c.) */
+ * with a cap of its own: 8 MiB.) */
 #define KF_META_FILE_MAX ((uint64_t)1 << 20)
 /* Why a file over that cap is not read, for messages. */
 #define KF_TOO_BIG_TO_READ_WHOLE "larger than 1 MiB, far more than a file of its kind holds"

@@ -6,9 +6,9 @@
 #ifndef KFSCK_PART_FEED_H
 #define KFSCK_PART_FEED_H
 
-#include "kfsck/batch.h"
+#include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
-#include "kfsck/partition.h"
+#include "kfsck/sys/part_reader.h"
 
 #ifdef __cplusplus
 extern "C" {

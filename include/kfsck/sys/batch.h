@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kfsck/codec.h"
+#include "kfsck/sys/codec.h"
 #include "kfsck/common.h"
 
 #ifdef __cplusplus
@@ -114,7 +114,7 @@ bool kf_batch_verify_crc(kf_batch *b);
  * The -1 of "no sequence" is the caller's to keep out. */
 int32_t kf_sequence_add(int32_t seq, int64_t delta);
 
-/* ---- records ---------------------------------------------------------- */
+/* ---- records ------------------------------------------------------------- */
 
 typedef struct kf_record {
     int64_t offset;

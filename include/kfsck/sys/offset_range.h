@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "kfsck/partition.h"
-#include "kfsck/segment.h"
+#include "kfsck/sys/segment.h"
 
 #ifdef __cplusplus
 extern "C" {

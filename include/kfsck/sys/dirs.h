@@ -25,7 +25,7 @@ int kf_list_dir(const char *dir, kf_name_list *out);
 void kf_name_list_free(kf_name_list *l);
 
 typedef enum kf_path_kind {
-    KF_PATH_ERROR,      /* stat failed, or a directory that cannot be listed: the last error says why */
+    KF_PATH_UNREADABLE, /* stat failed, or a directory that cannot be listed */
     KF_PATH_FILE,       /* a regular file */
     KF_PATH_SPECIAL,    /* not a regular file nor a directory (FIFO, device, socket) */
     KF_PATH_PARTITION,  /* holds .log files or partition files, or is named <topic>-<n> */
@@ -36,10 +36,12 @@ typedef enum kf_path_kind {
 /* Words for a path that is KF_PATH_SPECIAL, for "kfsck: <path>: <what>". */
 #define KF_PATH_SPECIAL_WHAT "not a regular file or directory (a FIFO, socket or device?)"
 
-/* What path is. On KF_PATH_ERROR the last error (common.h, code
- * KF_ERR_IO) has the errno (ENOENT, ELOOP, EACCES, ...). A directory named <topic>-<n> that cannot be listed is
- * KF_PATH_ERROR, not a partition: its files cannot be read. */
-kf_path_kind kf_classify_path(const char *path);
+/* What path is: KF_OK with *kind. When it cannot be read, KF_ERR_IO (or
+ * KF_ERR_NOMEM) with *kind KF_PATH_UNREADABLE, the last error (common.h)
+ * holding the errno (ENOENT, ELOOP, EACCES, ...). A directory named
+ * <topic>-<n> that cannot be listed is unreadable, not a partition: its
+ * files cannot be read. */
+int kf_classify_path(const char *path, kf_path_kind *kind);
 
 /* What went wrong with a path, in words for "kfsck: <path>: <what>":
  * "no such file or directory", "too many levels of symbolic links (a

@@ -3,16 +3,15 @@
  * consumer protocol embedded in classic group metadata; the decoded-tree
  * arena (kf_dtree) that the KRaft decoders (kraft.h) fill too.
  *
- * The record layouts are described once, as data, in the project's own
- * schema tables (coord_schema.c, share_schema.c, kraft_schema.c,
- * remote_schema.c in src/records/); one generic decoder
- * (src/records/coord_decode.c)
- * reads Kafka's message encoding (fixed ints, uvarints, classic and compact
- * strings/bytes/arrays, nullable fields, uuids, tagged fields) by walking
- * that table. A decoded record is a small tree of nodes in a caller-owned
- * arena, reused from record to record, so decoding allocates nothing in
- * steady state. Field names are the snake_case of Kafka's schema names
- * (commitTimestamp -> commit_timestamp, GroupId -> group_id). */
+ * The record layouts are described once, as data, in the library's own schema
+ * tables (of the coordinator topics, the KRaft metadata and
+ * __remote_log_metadata); one generic decoder reads Kafka's message encoding
+ * (fixed ints, uvarints, classic and compact strings/bytes/arrays, nullable
+ * fields, uuids, tagged fields) by walking that table. A decoded record is a
+ * small tree of nodes in a caller-owned arena, reused from record to record,
+ * so decoding allocates nothing in steady state. Field names are the
+ * snake_case of Kafka's schema names (commitTimestamp -> commit_timestamp,
+ * GroupId -> group_id). */
 #ifndef KFSCK_COORD_H
 #define KFSCK_COORD_H
 

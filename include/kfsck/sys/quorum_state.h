@@ -1,8 +1,8 @@
 /* quorum_state.h: the KRaft election state file `quorum-state` of a
- * __cluster_metadata-0 directory (docs/formats.md §14.5): one line of JSON
- * written by FileQuorumStateStore, data_version 0 (kraft.version 0: clusterId,
- * leaderId, leaderEpoch, votedId, appliedOffset, currentVoters) or 1
- * (leaderId, leaderEpoch, votedId, votedDirectoryId). */
+ * __cluster_metadata-0 directory: one line of JSON written by
+ * FileQuorumStateStore, data_version 0 (kraft.version 0: clusterId, leaderId,
+ * leaderEpoch, votedId, appliedOffset, currentVoters) or 1 (leaderId,
+ * leaderEpoch, votedId, votedDirectoryId). */
 #ifndef KFSCK_QUORUM_STATE_H
 #define KFSCK_QUORUM_STATE_H
 
