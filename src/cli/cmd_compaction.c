@@ -217,71 +217,34 @@ static void compaction_usage(FILE *f)
                "3 a path cannot be read.\n");
 }
 
-static int opt_ms(const char *opt, const char *arg, int64_t *v)
+/* min.cleanable.dirty.ratio's range: a ratio from 0 to 1. */
+static int parse_ratio(const char *arg, void *to)
 {
     char *end;
-    long long x = arg && *arg ? strtoll(arg, &end, 10) : -1;
-    if (!arg || !*arg || *end || x < 0)
-        return opt_usage_error("compaction", opt, arg, compaction_usage);
-    *v = x;
+    double v = strtod(arg, &end);
+    if (!*arg || *end || !isfinite(v) || v < 0 || v > 1)
+        return -1;
+    *(double *)to = v;
     return 0;
 }
 
+/* The options into *co, *R and *max_batch: opt_parse's answer. */
 static int parse_options(int argc, char **argv, kf_compaction_opts *co, compaction_run *R, uint64_t *max_batch)
 {
-    static const struct option longopts[] = {
-        {"now", required_argument, 0, 'N'},
-        {"min-cleanable-ratio", required_argument, 0, 'R'},
-        {"min-compaction-lag-ms", required_argument, 0, 'L'},
-        {"max-compaction-lag-ms", required_argument, 0, 'M'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"json", no_argument, 0, 'j'},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+    const opt_spec specs[] = {
+        {.name = "--now", .kind = OPT_TIME, .to = &co->now_ms},
+        {.name = "--min-cleanable-ratio", .kind = OPT_PARSE, .to = &co->min_cleanable_ratio, .parse = parse_ratio,
+         .given = &co->has_min_cleanable_ratio, .refusal = "--min-cleanable-ratio needs a ratio from 0 to 1, not"},
+        {.name = "--min-compaction-lag-ms", .kind = OPT_NUMBER, .to = &co->min_compaction_lag_ms, .max = INT64_MAX,
+         .given = &co->has_min_compaction_lag_ms, .refusal = "--min-compaction-lag-ms needs milliseconds, not"},
+        {.name = "--max-compaction-lag-ms", .kind = OPT_NUMBER, .to = &co->max_compaction_lag_ms, .max = INT64_MAX,
+         .given = &co->has_max_compaction_lag_ms, .refusal = "--max-compaction-lag-ms needs milliseconds, not"},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = max_batch},
+        {.name = "--json", .kind = OPT_FLAG, .to = &R->json},
+        {.name = "--verbose", .kind = OPT_FLAG, .to = &R->verbose},
+        {0},
     };
-    optind = 1;
-    opterr = 0;
-    int c;
-    char *end;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'N':
-            if (opt_time("compaction", "--now", optarg, &co->now_ms, compaction_usage))
-                return EXIT_USAGE;
-            break;
-        case 'R':
-            co->min_cleanable_ratio = strtod(optarg, &end);
-            if (!*optarg || *end || !isfinite(co->min_cleanable_ratio) || co->min_cleanable_ratio < 0 ||
-                co->min_cleanable_ratio > 1)
-                return opt_usage_error("compaction", "--min-cleanable-ratio needs a ratio from 0 to 1, not",
-                                       optarg, compaction_usage);
-            co->has_min_cleanable_ratio = true;
-            break;
-        case 'L':
-            if (opt_ms("--min-compaction-lag-ms needs milliseconds, not", optarg, &co->min_compaction_lag_ms))
-                return EXIT_USAGE;
-            co->has_min_compaction_lag_ms = true;
-            break;
-        case 'M':
-            if (opt_ms("--max-compaction-lag-ms needs milliseconds, not", optarg, &co->max_compaction_lag_ms))
-                return EXIT_USAGE;
-            co->has_max_compaction_lag_ms = true;
-            break;
-        case 'B':
-            if (opt_positive_size("compaction", "--max-batch-bytes", optarg, max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'j': R->json = true; break;
-        case 'v': R->verbose = true; break;
-        case 'h': compaction_usage(stdout); return -1;
-        default:
-            return opt_usage_error("compaction", "unknown or incomplete option", argv[optind - 1], compaction_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("compaction", "no PATH given", NULL, compaction_usage);
-    return EXIT_CLEAN;
+    return opt_parse("compaction", argc, argv, specs, compaction_usage, "no PATH given");
 }
 
 int cmd_compaction(int argc, char **argv)
@@ -292,8 +255,8 @@ int cmd_compaction(int argc, char **argv)
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     compaction_run R = {.json = false};
     int st = parse_options(argc, argv, &co, &R, &max_batch);
-    if (st != EXIT_CLEAN)
-        return st < 0 ? EXIT_CLEAN : st;
+    if (st >= 0)
+        return st;
     char *const *paths = argv + optind;
     int npaths = argc - optind;
     if (cli_mixed_clusters(paths, npaths))

@@ -98,8 +98,9 @@ static void dump_usage(FILE *f)
 }
 
 /* --decode's words: auto (each file's own decoder), or one for every file. */
-static int parse_decode(const char *s, kf_dump_opts *opts)
+static int parse_decode(const char *s, void *to)
 {
+    kf_dump_opts *opts = to;
     static const struct {
         const char *name;
         kf_decoder d;
@@ -128,68 +129,33 @@ int cmd_dump(int argc, char **argv)
     kf_dump_opts_init(&opts);
     bool json = false, schema_ids = false;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    static const struct option longopts[] = {
-        {"records", no_argument, 0, 'r'},        {"payload", no_argument, 0, 'p'},
-        {"decode", required_argument, 0, 'd'},   {"max-bytes", required_argument, 0, 'm'},
-        {"max-batch-bytes", required_argument, 0, 'B'}, {"json", no_argument, 0, 'j'},
-        {"show-secrets", no_argument, 0, 'S'},   {"help", no_argument, 0, 'h'},
-        {"offset", required_argument, 0, 'o'},   {"from-offset", required_argument, 0, 'f'},
-        {"to-offset", required_argument, 0, 't'}, {"schema-ids", no_argument, 0, 'I'},
-        {"include-damaged", no_argument, 0, 'D'},
-        {0, 0, 0, 0},
-    };
     bool has_offset = false, has_from = false, has_to = false;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r': opts.records = true; break;
-        case 'p': opts.payload = true; opts.records = true; break;
-        case 'j': json = true; break;
-        case 'S': opts.show_secrets = true; break;
-        case 'd':
-            if (parse_decode(optarg, &opts))
-                return opt_usage_error("dump",
-                                       "--decode is auto, none, offsets, txn, connect, metadata, share or remote, not",
-                                       optarg, dump_usage);
-            break;
-        case 'm':
-            if (opt_positive_size("dump", "--max-bytes", optarg, &opts.max_bytes))
-                return EXIT_USAGE;
-            break;
-        case 'B':
-            if (opt_positive_size("dump", "--max-batch-bytes", optarg, &max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'o':
-        case 'f':
-        case 't': {
-            int64_t v;
-            const char *name = c == 'o' ? "--offset" : c == 'f' ? "--from-offset" : "--to-offset";
-            if (parse_number(optarg, 0, &v)) {
-                tprintf(stderr, "kfsck dump: %s needs an offset (an integer, 0 or more), not '%s'\n", name, optarg);
-                dump_usage(stderr);
-                return EXIT_USAGE;
-            }
-            if (c == 'o') {
-                has_offset = true;
-                opts.first = opts.last = v;
-            } else if (c == 'f') {
-                has_from = true;
-                opts.first = v;
-            } else {
-                has_to = true;
-                opts.last = v;
-            }
-            break;
-        }
-        case 'I': schema_ids = true; opts.records = true; break;
-        case 'D': opts.include_damaged = true; break;
-        case 'h': dump_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("dump", "unknown or incomplete option", argv[optind - 1], dump_usage);
-        }
-    }
+    int64_t offset = 0;
+    const opt_spec specs[] = {
+        {.name = "--records", .kind = OPT_FLAG, .to = &opts.records},
+        {.name = "--payload", .kind = OPT_FLAG, .to = &opts.payload},
+        {.name = "--decode", .kind = OPT_PARSE, .to = &opts, .parse = parse_decode,
+         .refusal = "--decode is auto, none, offsets, txn, connect, metadata, share or remote, not"},
+        {.name = "--max-bytes", .kind = OPT_SIZE, .to = &opts.max_bytes},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &max_batch},
+        {.name = "--json", .kind = OPT_FLAG, .to = &json},
+        {.name = "--show-secrets", .kind = OPT_FLAG, .to = &opts.show_secrets},
+        {.name = "--offset", .kind = OPT_NUMBER, .to = &offset, .max = INT64_MAX, .given = &has_offset,
+         .refusal = "--offset needs an offset (an integer, 0 or more), not"},
+        {.name = "--from-offset", .kind = OPT_NUMBER, .to = &opts.first, .max = INT64_MAX, .given = &has_from,
+         .refusal = "--from-offset needs an offset (an integer, 0 or more), not"},
+        {.name = "--to-offset", .kind = OPT_NUMBER, .to = &opts.last, .max = INT64_MAX, .given = &has_to,
+         .refusal = "--to-offset needs an offset (an integer, 0 or more), not"},
+        {.name = "--schema-ids", .kind = OPT_FLAG, .to = &schema_ids},
+        {.name = "--include-damaged", .kind = OPT_FLAG, .to = &opts.include_damaged},
+        {0},
+    };
+    int st = opt_parse("dump", argc, argv, specs, dump_usage, NULL);
+    if (st >= 0)
+        return st;
+    opts.records = opts.records || opts.payload || schema_ids;
+    if (has_offset)
+        opts.first = opts.last = offset;
     if (has_offset && (has_from || has_to))
         return opt_usage_error("dump", "--offset does not go with --from-offset/--to-offset", NULL, dump_usage);
     if (has_from != has_to)

@@ -46,63 +46,39 @@ static void flush_text(FILE *memf, char **mem, size_t *memlen)
 }
 
 typedef struct groups_opts {
-    const char **want;          /* --group, at most one per argument */
-    size_t nwant;
+    opt_list want;              /* --group */
     bool json;
     uint64_t max_batch;
-    int32_t offsets_partitions;
+    int64_t offsets_partitions;
 } groups_opts;
 
 /* The options into *op; optind is then the first PATH. -1 to go on, else
  * the exit code. */
 static int parse_opts(int argc, char **argv, groups_opts *op)
 {
-    static const struct option longopts[] = {
-        {"group", required_argument, 0, 'g'}, {"json", no_argument, 0, 'j'},
-        {"offsets-partitions", required_argument, 0, 'n'},
-        {"max-batch-bytes", required_argument, 0, 'B'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    const opt_spec specs[] = {
+        {.name = "--group", .kind = OPT_LIST, .to = &op->want},
+        {.name = "--json", .kind = OPT_FLAG, .to = &op->json},
+        {.name = "--offsets-partitions", .kind = OPT_NUMBER, .to = &op->offsets_partitions, .min = 1,
+         .max = INT32_MAX, .refusal = "--offsets-partitions needs a positive count, not"},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &op->max_batch},
+        {0},
     };
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'g': op->want[op->nwant++] = optarg; break;
-        case 'j': op->json = true; break;
-        case 'n': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || v <= 0 || v > INT32_MAX)
-                return opt_usage_error("groups", "--offsets-partitions needs a positive count, not", optarg,
-                                       groups_usage);
-            op->offsets_partitions = (int32_t)v;
-            break;
-        }
-        case 'B':
-            if (opt_positive_size("groups", "--max-batch-bytes", optarg, &op->max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': groups_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("groups", "unknown or incomplete option", argv[optind - 1], groups_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("groups", "no PATH given", NULL, groups_usage);
-    return -1;
+    return opt_parse("groups", argc, argv, specs, groups_usage, "no PATH given");
 }
 
 static bool selected(const groups_opts *op, const char *g)
 {
-    bool yes = op->nwant == 0;
-    for (size_t k = 0; k < op->nwant && !yes; k++)
-        yes = !strcmp(op->want[k], g);
+    bool yes = op->want.n == 0;
+    for (size_t k = 0; k < op->want.n && !yes; k++)
+        yes = !strcmp(op->want.v[k], g);
     return yes;
 }
 
 int cmd_groups(int argc, char **argv)
 {
     const char *want[argc];
-    groups_opts op = {want, 0, false, KF_DEFAULT_MAX_BATCH_BYTES, 50};
+    groups_opts op = {{want, 0}, false, KF_DEFAULT_MAX_BATCH_BYTES, 50};
     int status = parse_opts(argc, argv, &op);
     if (status >= 0)
         return status;
@@ -124,7 +100,7 @@ int cmd_groups(int argc, char **argv)
     report rep = {perr, NULL, 0, 0}, readers = {perr, NULL, 0, 0};
     kf_inputs in;
     int in_status = inputs_collect(argv + optind, argc - optind, &in);
-    note_group_partitions(&in, op.want, op.nwant, op.offsets_partitions);
+    note_group_partitions(&in, op.want.v, op.want.n, (int32_t)op.offsets_partitions);
     kf_offsets_job_opts jo;
     kf_offsets_job_opts_init(&jo);
     offsets_job_opts(&jo, (size_t)op.max_batch, &rep, &readers);
@@ -136,11 +112,11 @@ int cmd_groups(int argc, char **argv)
     kf_offsets_job_result res = kf_offsets_job_get_result(j);
     const kf_group *groups;
     size_t ngroups = kf_groups_list(kf_offsets_job_groups(j), &groups);
-    if (op.nwant) {
+    if (op.want.n) {
         const char **ids = must(malloc((ngroups ? ngroups : 1) * sizeof *ids));
         for (size_t i = 0; i < ngroups; i++)
             ids[i] = groups[i].id;
-        note_unmatched("group", op.want, op.nwant, ids, ngroups);
+        note_unmatched("group", op.want.v, op.want.n, ids, ngroups);
         free(ids);
     }
     for (size_t i = 0; i < ngroups; i++) {

@@ -46,45 +46,19 @@ static void metadata_usage(FILE *f)
 
 int cmd_metadata(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'},
-        {"as-of-offset", required_argument, 0, 'a'},
-        {"show-secrets", no_argument, 0, 's'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     md_opts op = {0};
     op.max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': op.json = true; break;
-        case 's': op.show_secrets = true; break;
-        case 'a': {
-            char *end;
-            errno = 0;
-            long long v = strtoll(optarg, &end, 10);
-            if (errno || end == optarg || *end || v < 0)
-                return opt_usage_error("metadata", "--as-of-offset needs an offset (0 or more), not", optarg,
-                                       metadata_usage);
-            op.has_as_of = true;
-            op.as_of = v;
-            break;
-        }
-        case 'B':
-            if (opt_positive_size("metadata", "--max-batch-bytes", optarg, &op.max_batch_bytes))
-                return EXIT_USAGE;
-            break;
-        case 'h': metadata_usage(stdout); return EXIT_CLEAN;
-        default:
-            return opt_usage_error("metadata", "unknown or incomplete option", argv[optind - 1], metadata_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("metadata", "no PATH given", NULL, metadata_usage);
+    const opt_spec specs[] = {
+        {.name = "--json", .kind = OPT_FLAG, .to = &op.json},
+        {.name = "--as-of-offset", .kind = OPT_NUMBER, .to = &op.as_of, .max = INT64_MAX, .given = &op.has_as_of,
+         .refusal = "--as-of-offset needs an offset (0 or more), not"},
+        {.name = "--show-secrets", .kind = OPT_FLAG, .to = &op.show_secrets},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &op.max_batch_bytes},
+        {0},
+    };
+    int st = opt_parse("metadata", argc, argv, specs, metadata_usage, "no PATH given");
+    if (st >= 0)
+        return st;
 
     if (cli_mixed_clusters(argv + optind, argc - optind))
         return EXIT_FAIL;

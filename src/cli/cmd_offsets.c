@@ -70,16 +70,6 @@ static void offsets_usage(FILE *f)
             "written.\n");
 }
 
-static int parse_i64(const char *s, int64_t *v)
-{
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (!*s || *end)
-        return -1;
-    *v = x;
-    return 0;
-}
-
 /* --group / --topic values that match nothing among the groups and the
  * committed topics: said on stderr with the closest names. */
 static void note_unmatched_names(const offsets_opts *op, kf_offsets_job *j)
@@ -179,77 +169,39 @@ int cmd_offsets(int argc, char **argv)
     op.connect_topic = "connect-offsets";
     op.max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
     const char *group_buf[argc], *topic_buf[argc]; /* at most one per argument */
-    op.groups = group_buf;
-    op.topics = topic_buf;
-    static const struct option longopts[] = {
-        {"group", required_argument, 0, 'g'},   {"topic", required_argument, 0, 't'},
-        {"history", no_argument, 0, 'H'},       {"as-of", required_argument, 0, 'a'},
-        {"connect", no_argument, 0, 'c'},       {"connect-topic", required_argument, 0, 'C'},
-        {"offsets-partitions", required_argument, 0, 'n'}, {"format", required_argument, 0, 'f'},
-        {"json", no_argument, 0, 'j'},          {"max-batch-bytes", required_argument, 0, 'B'},
-        {"now", required_argument, 0, 'N'},     {"offsets-retention-minutes", required_argument, 0, 'R'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
-    };
-    optind = 1;
-    opterr = 0;
-    int c;
+    opt_list groups = {group_buf, 0}, topics = {topic_buf, 0};
+    static const char *const formats[] = {"table", "json", "csv", "reset-csv", NULL}; /* FMT_* */
     bool json_flag = false, format_set = false;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int64_t v;
-        switch (c) {
-        case 'g': op.groups[op.ngroups++] = optarg; break;
-        case 't': op.topics[op.ntopics++] = optarg; break;
-        case 'H': op.history = true; break;
-        case 'a':
-            if (opt_time("offsets", "--as-of", optarg, &op.as_of, offsets_usage))
-                return EXIT_USAGE;
-            op.has_as_of = true;
-            break;
-        case 'N':
-            if (opt_time("offsets", "--now", optarg, &op.now, offsets_usage))
-                return EXIT_USAGE;
-            op.has_now = true;
-            break;
-        case 'R':
-            /* offsets.retention.minutes is an INT of at least 1 (GroupCoordinatorConfig) */
-            if (parse_i64(optarg, &v) || v <= 0 || v > INT32_MAX)
-                return opt_usage_error("offsets",
-                                       "--offsets-retention-minutes needs a count of minutes from 1 to 2147483647 "
-                                       "(offsets.retention.minutes is an int), not",
-                                       optarg, offsets_usage);
-            op.retention_minutes = v;
-            break;
-        case 'c': op.connect = true; break;
-        case 'C': op.connect_topic = optarg; break;
-        case 'n':
-            if (parse_i64(optarg, &v) || v <= 0 || v > INT32_MAX)
-                return opt_usage_error("offsets", "--offsets-partitions needs a positive count, not", optarg,
-                                       offsets_usage);
-            op.offsets_partitions = (int32_t)v;
-            break;
-        case 'f':
-            format_set = true;
-            if (!strcmp(optarg, "table"))
-                op.format = FMT_TABLE;
-            else if (!strcmp(optarg, "json"))
-                op.format = FMT_JSON;
-            else if (!strcmp(optarg, "csv"))
-                op.format = FMT_CSV;
-            else if (!strcmp(optarg, "reset-csv"))
-                op.format = FMT_RESET_CSV;
-            else
-                return opt_usage_error("offsets", "--format is table, json, csv or reset-csv, not", optarg,
-                                       offsets_usage);
-            break;
-        case 'j': json_flag = true; break;
-        case 'B':
-            if (opt_positive_size("offsets", "--max-batch-bytes", optarg, &op.max_batch_bytes))
-                return EXIT_USAGE;
-            break;
-        case 'h': offsets_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("offsets", "unknown or incomplete option", argv[optind - 1], offsets_usage);
-        }
-    }
+    int64_t partitions = op.offsets_partitions;
+    const opt_spec specs[] = {
+        {.name = "--group", .kind = OPT_LIST, .to = &groups},
+        {.name = "--topic", .kind = OPT_LIST, .to = &topics},
+        {.name = "--history", .kind = OPT_FLAG, .to = &op.history},
+        {.name = "--as-of", .kind = OPT_TIME, .to = &op.as_of, .given = &op.has_as_of},
+        {.name = "--connect", .kind = OPT_FLAG, .to = &op.connect},
+        {.name = "--connect-topic", .kind = OPT_STRING, .to = &op.connect_topic},
+        {.name = "--offsets-partitions", .kind = OPT_NUMBER, .to = &partitions, .min = 1, .max = INT32_MAX,
+         .refusal = "--offsets-partitions needs a positive count, not"},
+        {.name = "--format", .kind = OPT_CHOICE, .to = &op.format, .choices = formats, .given = &format_set,
+         .refusal = "--format is table, json, csv or reset-csv, not"},
+        {.name = "--json", .kind = OPT_FLAG, .to = &json_flag},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &op.max_batch_bytes},
+        {.name = "--now", .kind = OPT_TIME, .to = &op.now, .given = &op.has_now},
+        /* offsets.retention.minutes is an INT of at least 1 (GroupCoordinatorConfig) */
+        {.name = "--offsets-retention-minutes", .kind = OPT_NUMBER, .to = &op.retention_minutes, .min = 1,
+         .max = INT32_MAX,
+         .refusal = "--offsets-retention-minutes needs a count of minutes from 1 to 2147483647 "
+                    "(offsets.retention.minutes is an int), not"},
+        {0},
+    };
+    int st = opt_parse("offsets", argc, argv, specs, offsets_usage, NULL);
+    if (st >= 0)
+        return st;
+    op.groups = groups.v;
+    op.ngroups = groups.n;
+    op.topics = topics.v;
+    op.ntopics = topics.n;
+    op.offsets_partitions = (int32_t)partitions;
     if (json_flag) {
         if (format_set && op.format != FMT_JSON)
             return opt_usage_error("offsets", "--json contradicts --format", NULL, offsets_usage);

@@ -180,60 +180,31 @@ static int not_a_log_dir(void *ctx, const kf_path_entry *e)
 
 int cmd_predict(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, 0, 'J'},
-        {"verbose", no_argument, 0, 'v'},
-        {"assume-unclean", no_argument, 0, 'U'},
-        {"config", required_argument, 0, 'c'},
-        {"recovery-threads", required_argument, 0, 't'},
-        {"recovery-rate", required_argument, 0, 'r'},
-        {"now", required_argument, 0, 'n'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     kf_predict_opts po;
     kf_predict_opts_init(&po);
     bool json = false, verbose = false;
     const char *config = NULL;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES, rate = 0;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'J': json = true; break;
-        case 'v': verbose = true; break;
-        case 'U': po.assume_unclean = true; break;
-        case 'c': config = optarg; break;
-        case 't': {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || end == optarg || *end || v < 1 || v > 1024)
-                return opt_usage_error("predict", "--recovery-threads needs a number from 1 to 1024, not", optarg,
-                                       predict_usage);
-            po.recovery_threads = (uint32_t)v;
-            break;
-        }
-        case 'r':
-            if (opt_positive_size("predict", "--recovery-rate", optarg, &rate))
-                return EXIT_USAGE;
-            po.recovery_rate = rate;
-            break;
-        case 'n':
-            if (opt_time("predict", "--now", optarg, &po.now_ms, predict_usage))
-                return EXIT_USAGE;
-            po.has_now = true;
-            break;
-        case 'B':
-            if (opt_positive_size("predict", "--max-batch-bytes", optarg, &max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': predict_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("predict", "unknown or incomplete option", argv[optind - 1], predict_usage);
-        }
-    }
+    int64_t threads = 0;
+    const opt_spec specs[] = {
+        {.name = "--json", .kind = OPT_FLAG, .to = &json},
+        {.name = "--verbose", .kind = OPT_FLAG, .to = &verbose},
+        {.name = "--assume-unclean", .kind = OPT_FLAG, .to = &po.assume_unclean},
+        {.name = "--config", .kind = OPT_STRING, .to = &config},
+        {.name = "--recovery-threads", .kind = OPT_NUMBER, .to = &threads, .min = 1, .max = 1024,
+         .refusal = "--recovery-threads needs a number from 1 to 1024, not"},
+        {.name = "--recovery-rate", .kind = OPT_SIZE, .to = &rate},
+        {.name = "--now", .kind = OPT_TIME, .to = &po.now_ms, .given = &po.has_now},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &max_batch},
+        {0},
+    };
+    int st = opt_parse("predict", argc, argv, specs, predict_usage, NULL);
+    if (st >= 0)
+        return st;
+    if (threads)
+        po.recovery_threads = (uint32_t)threads;
+    if (rate)
+        po.recovery_rate = rate;
     kf_predict_config cfg;
     memset(&cfg, 0, sizeof cfg);
     if (config) {

@@ -241,45 +241,28 @@ static void remote_usage(FILE *f)
                "storage or the listing cannot be read.\n");
 }
 
+/* The options into *ro, *json and *max_batch: opt_parse's answer. */
 static int parse_options(int argc, char **argv, kf_remote_opts *ro, bool *json, uint64_t *max_batch)
 {
-    static const struct option longopts[] = {
-        {"storage", required_argument, 0, 'S'}, {"listing", required_argument, 0, 'L'},
-        {"stuck-after", required_argument, 0, 'A'}, {"now", required_argument, 0, 'N'},
-        {"max-batch-bytes", required_argument, 0, 'B'}, {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    const opt_spec specs[] = {
+        {.name = "--storage", .kind = OPT_STRING, .to = &ro->storage_dir},
+        {.name = "--listing", .kind = OPT_STRING, .to = &ro->listing_path},
+        {.name = "--stuck-after", .kind = OPT_DURATION, .to = &ro->stuck_after_ms,
+         .refusal = "--stuck-after needs a positive duration (90s, 10m, 1h, 1d), not"},
+        {.name = "--now", .kind = OPT_TIME, .to = &ro->now_ms},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = max_batch},
+        {.name = "--json", .kind = OPT_FLAG, .to = json},
+        {0},
     };
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'S': ro->storage_dir = optarg; break;
-        case 'L': ro->listing_path = optarg; break;
-        case 'A':
-            if (kf_parse_duration_ms(optarg, &ro->stuck_after_ms) || ro->stuck_after_ms <= 0)
-                return opt_usage_error("remote", "--stuck-after needs a positive duration (90s, 10m, 1h, 1d), not",
-                                       optarg, remote_usage);
-            break;
-        case 'N':
-            if (opt_time("remote", "--now", optarg, &ro->now_ms, remote_usage))
-                return EXIT_USAGE;
-            break;
-        case 'B':
-            if (opt_positive_size("remote", "--max-batch-bytes", optarg, max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'j': *json = true; break;
-        case 'h': remote_usage(stdout); return -1;
-        default: return opt_usage_error("remote", "unknown or incomplete option", argv[optind - 1], remote_usage);
-        }
-    }
+    int st = opt_parse("remote", argc, argv, specs, remote_usage, NULL);
+    if (st >= 0)
+        return st;
     if (ro->storage_dir && ro->listing_path)
         return opt_usage_error("remote", "--storage and --listing are two sources of one thing: give one", NULL,
                                remote_usage);
     if (optind >= argc)
         return opt_usage_error("remote", "no PATH given", NULL, remote_usage);
-    return EXIT_CLEAN;
+    return -1;
 }
 
 int cmd_remote(int argc, char **argv)
@@ -290,8 +273,8 @@ int cmd_remote(int argc, char **argv)
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     bool json = false;
     int st = parse_options(argc, argv, &ro, &json, &max_batch);
-    if (st != EXIT_CLEAN)
-        return st < 0 ? EXIT_CLEAN : st;
+    if (st >= 0)
+        return st;
     char *const *paths = argv + optind;
     int npaths = argc - optind;
     if (cli_mixed_clusters(paths, npaths))

@@ -80,44 +80,22 @@ static void print_summary(bool json, const char *path, const kf_report_summary *
 
 int cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"title", required_argument, 0, 'T'},
-        {"now", required_argument, 0, 'N'},    {"max-batch-bytes", required_argument, 0, 'B'},
-        {"json", no_argument, 0, 'J'},         {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     kf_report_opts ro;
     kf_report_opts_init(&ro);
     const char *output = "kfsck-report.html";
     bool json = false, has_now = false;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            if (!*optarg)
-                return opt_usage_error("report", "-o needs a file name", NULL, report_usage);
-            output = optarg;
-            break;
-        case 'T': ro.title = optarg; break;
-        case 'N':
-            if (opt_time("report", "--now", optarg, &ro.now_ms, report_usage))
-                return EXIT_USAGE;
-            has_now = true;
-            break;
-        case 'B':
-            if (opt_positive_size("report", "--max-batch-bytes", optarg, &max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'J': json = true; break;
-        case 'h': report_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("report", "unknown or incomplete option", argv[optind - 1], report_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("report", "no PATH given", NULL, report_usage);
+    const opt_spec specs[] = {
+        {.name = "--output", .letter = 'o', .kind = OPT_STRING, .to = &output, .refusal = "-o needs a file name"},
+        {.name = "--title", .kind = OPT_STRING, .to = &ro.title},
+        {.name = "--now", .kind = OPT_TIME, .to = &ro.now_ms, .given = &has_now},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &max_batch},
+        {.name = "--json", .kind = OPT_FLAG, .to = &json},
+        {0},
+    };
+    int st = opt_parse("report", argc, argv, specs, report_usage, "no PATH given");
+    if (st >= 0)
+        return st;
     char *const *paths = argv + optind;
     size_t n = (size_t)(argc - optind);
     if (cli_mixed_clusters(paths, (int)n))

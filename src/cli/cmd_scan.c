@@ -135,53 +135,27 @@ static void scan_usage(FILE *f)
 
 int cmd_scan(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, 0, 'J'},
-        {"jobs", required_argument, 0, 'j'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"format", required_argument, 0, 'F'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    bool json = false;
-    const char *format = NULL;
+    static const char *const formats[] = {"text", "json", "prometheus", NULL};
+    bool json = false, format_given = false;
+    int format = 0;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    unsigned jobs = 0; /* the library's default: kf_cpu_count() */
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'J': json = true; break;
-        case 'F':
-            if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "prometheus"))
-                return opt_usage_error("scan", "--format is text, json or prometheus, not", optarg, scan_usage);
-            format = optarg;
-            break;
-        case 'j': {
-            char *end;
-            errno = 0;
-            long n = strtol(optarg, &end, 10);
-            if (errno || end == optarg || *end || n < 1 || n > 1024)
-                return opt_usage_error("scan", "--jobs needs a number of threads from 1 to 1024, not", optarg,
-                                       scan_usage);
-            jobs = (unsigned)n;
-            break;
-        }
-        case 'B':
-            if (opt_positive_size("scan", "--max-batch-bytes", optarg, &max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': scan_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("scan", "unknown or incomplete option", argv[optind - 1], scan_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("scan", "no DATADIR given", NULL, scan_usage);
-    if (json && format && strcmp(format, "json"))
-        return opt_usage_error("scan", "--json cannot go with --format", format, scan_usage);
-    json = json || (format && !strcmp(format, "json"));
-    bool want_prom = format && !strcmp(format, "prometheus");
+    int64_t jobs = 0; /* the library's default: kf_cpu_count() */
+    const opt_spec specs[] = {
+        {.name = "--json", .kind = OPT_FLAG, .to = &json},
+        {.name = "--jobs", .letter = 'j', .kind = OPT_NUMBER, .to = &jobs, .min = 1, .max = 1024,
+         .refusal = "--jobs needs a number of threads from 1 to 1024, not"},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &max_batch},
+        {.name = "--format", .kind = OPT_CHOICE, .to = &format, .choices = formats, .given = &format_given,
+         .refusal = "--format is text, json or prometheus, not"},
+        {0},
+    };
+    int st = opt_parse("scan", argc, argv, specs, scan_usage, "no DATADIR given");
+    if (st >= 0)
+        return st;
+    if (json && format_given && format != 1)
+        return opt_usage_error("scan", "--json cannot go with --format", formats[format], scan_usage);
+    json = json || format == 1;
+    bool want_prom = format == 2;
 
     /* Check every argument before any output: a partition dir or a file is a
      * usage error, a path that cannot be used makes the exit 3. */
@@ -215,7 +189,7 @@ int cmd_scan(int argc, char **argv)
     kf_datadir_scan_opts so;
     kf_datadir_scan_opts_init(&so);
     so.max_batch_bytes = (size_t)max_batch;
-    so.jobs = jobs;
+    so.jobs = (unsigned)jobs;
     scan_print sp = {&o, {&o, NULL, 0, 0}};
     so.partition_fn = prom ? scan_prom_partition : print_partition;
     so.problem_fn = prom ? scan_prom_dir_problem : print_dir_problem;

@@ -193,17 +193,6 @@ static void stats_usage(FILE *f)
 
 int cmd_stats(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"bucket", required_argument, 0, 'b'},          {"by-partition", no_argument, 0, 'p'},
-        {"json", no_argument, 0, 'j'},                  {"max-batch-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},                  {"sink-partition-duration", required_argument, 0, 'D'},
-        {"flush-size", required_argument, 0, 'F'},      {"rotate-interval", required_argument, 0, 'R'},
-        {"part-size", required_argument, 0, 'P'},       {"from-offset", required_argument, 0, 'O'},
-        {"from-time", required_argument, 0, 'T'},       {"rotate-schedule-interval", required_argument, 0, 'S'},
-        {"catch-up-rate", required_argument, 0, 'C'},   {"from-group", required_argument, 0, 'G'},
-        {"tasks", required_argument, 0, 'K'},           {"heap", required_argument, 0, 'H'},
-        {0, 0, 0, 0},
-    };
     stats_run R = {0};
     R.width = 3600000;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
@@ -212,101 +201,50 @@ int cmd_stats(int argc, char **argv)
     kf_sink_run_opts *sr = &sa.run;
     kf_sink_opts *so = &sr->sink;
     int64_t flush = 0, rate = 0, tasks = 0;
-    bool bucket_given = false, sink_given = false;
+    bool bucket_given = false, sink_given = false, from_offset = false, from_time = false;
+    int resume_points = 0; /* --from-offset, --from-time and --from-group given */
     const char *sink_only = NULL; /* a sink option, when one was given */
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            if (kf_parse_duration_ms(optarg, &R.width))
-                return opt_usage_error("stats", "--bucket needs a positive duration (500ms, 10s, 10m, 1h, 1d), not",
-                                       optarg, stats_usage);
-            bucket_given = true;
-            break;
-        case 'D':
-            if (kf_parse_duration_ms(optarg, &so->config.partition_duration_ms))
-                return opt_usage_error("stats", "--sink-partition-duration needs a positive duration (10m, 1h), not",
-                                       optarg, stats_usage);
-            sink_given = true;
-            break;
-        case 'F':
-            if (parse_number(optarg, 1, &flush))
-                return opt_usage_error("stats", "--flush-size needs a positive number of records, not", optarg,
-                                       stats_usage);
-            so->config.flush_size = (uint64_t)flush;
-            sink_only = "--flush-size";
-            break;
-        case 'R':
-            if (kf_parse_duration_ms(optarg, &so->config.rotate_interval_ms))
-                return opt_usage_error("stats", "--rotate-interval needs a positive duration (10m, 1h), not", optarg,
-                                       stats_usage);
-            sink_only = "--rotate-interval";
-            break;
-        case 'P':
-            if (opt_positive_size("stats", "--part-size", optarg, &sr->part_size))
-                return EXIT_USAGE;
-            sink_only = "--part-size";
-            break;
-        case 'S':
-            if (kf_parse_duration_ms(optarg, &sr->schedule_interval_ms))
-                return opt_usage_error("stats", "--rotate-schedule-interval needs a positive duration (10m, 1h), not",
-                                       optarg, stats_usage);
-            sink_only = "--rotate-schedule-interval";
-            break;
-        case 'C':
-            if (parse_number(optarg, 1, &rate))
-                return opt_usage_error("stats", "--catch-up-rate needs a positive number of records per second, not",
-                                       optarg, stats_usage);
-            sr->catch_up_rate = (uint64_t)rate;
-            sink_only = "--catch-up-rate";
-            break;
-        case 'K':
-            if (parse_number(optarg, 1, &tasks) || tasks > STATS_SINK_MAX_TASKS)
-                return opt_usage_error("stats", "--tasks needs a number of tasks from 1 to 65536, not", optarg,
-                                       stats_usage);
-            sr->tasks = (uint32_t)tasks;
-            sink_only = "--tasks";
-            break;
-        case 'H':
-            if (opt_positive_size("stats", "--heap", optarg, &sr->heap))
-                return EXIT_USAGE;
-            sink_only = "--heap";
-            break;
-        case 'O':
-        case 'T':
-        case 'G':
-            if (so->from != KF_SINK_FROM_START || sr->from_group)
-                return opt_usage_error("stats", "give one of --from-offset, --from-time and --from-group, not two",
-                                       NULL, stats_usage);
-            if (c == 'G') {
-                if (!*optarg)
-                    return opt_usage_error("stats", "--from-group needs a group name", NULL, stats_usage);
-                sr->from_group = optarg;
-                sink_only = "--from-group";
-                break;
-            }
-            if (c == 'T' && opt_time("stats", "--from-time", optarg, &so->from_value, stats_usage))
-                return EXIT_USAGE;
-            if (c == 'O' && parse_number(optarg, 0, &so->from_value))
-                return opt_usage_error("stats", "--from-offset needs an offset (0 or more), not", optarg,
-                                       stats_usage);
-            so->from = c == 'O' ? KF_SINK_FROM_OFFSET : KF_SINK_FROM_TIME;
-            sink_only = c == 'O' ? "--from-offset" : "--from-time";
-            break;
-        case 'p': R.by_partition = true; break;
-        case 'j': R.json = true; break;
-        case 'B':
-            if (opt_positive_size("stats", "--max-batch-bytes", optarg, &max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': stats_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("stats", "unknown or incomplete option", argv[optind - 1], stats_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("stats", "no PATH given", NULL, stats_usage);
+    const opt_spec specs[] = {
+        {.name = "--bucket", .kind = OPT_DURATION, .to = &R.width, .given = &bucket_given,
+         .refusal = "--bucket needs a positive duration (500ms, 10s, 10m, 1h, 1d), not"},
+        {.name = "--by-partition", .kind = OPT_FLAG, .to = &R.by_partition},
+        {.name = "--json", .kind = OPT_FLAG, .to = &R.json},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &max_batch},
+        {.name = "--sink-partition-duration", .kind = OPT_DURATION, .to = &so->config.partition_duration_ms,
+         .given = &sink_given, .refusal = "--sink-partition-duration needs a positive duration (10m, 1h), not"},
+        {.name = "--flush-size", .kind = OPT_NUMBER, .to = &flush, .min = 1, .max = INT64_MAX,
+         .given_name = &sink_only, .refusal = "--flush-size needs a positive number of records, not"},
+        {.name = "--rotate-interval", .kind = OPT_DURATION, .to = &so->config.rotate_interval_ms,
+         .given_name = &sink_only, .refusal = "--rotate-interval needs a positive duration (10m, 1h), not"},
+        {.name = "--part-size", .kind = OPT_SIZE, .to = &sr->part_size, .given_name = &sink_only},
+        {.name = "--from-offset", .kind = OPT_NUMBER, .to = &so->from_value, .max = INT64_MAX,
+         .given = &from_offset, .given_name = &sink_only, .times = &resume_points, .refusal = "--from-offset needs an offset (0 or more), not"},
+        {.name = "--from-time", .kind = OPT_TIME, .to = &so->from_value, .given = &from_time,
+         .given_name = &sink_only, .times = &resume_points},
+        {.name = "--rotate-schedule-interval", .kind = OPT_DURATION, .to = &sr->schedule_interval_ms,
+         .given_name = &sink_only, .refusal = "--rotate-schedule-interval needs a positive duration (10m, 1h), not"},
+        {.name = "--catch-up-rate", .kind = OPT_NUMBER, .to = &rate, .min = 1, .max = INT64_MAX,
+         .given_name = &sink_only, .refusal = "--catch-up-rate needs a positive number of records per second, not"},
+        {.name = "--from-group", .kind = OPT_STRING, .to = &sr->from_group, .given_name = &sink_only,
+         .times = &resume_points,
+         .refusal = "--from-group needs a group name"},
+        {.name = "--tasks", .kind = OPT_NUMBER, .to = &tasks, .min = 1, .max = STATS_SINK_MAX_TASKS,
+         .given_name = &sink_only, .refusal = "--tasks needs a number of tasks from 1 to 65536, not"},
+        {.name = "--heap", .kind = OPT_SIZE, .to = &sr->heap, .given_name = &sink_only},
+        {0},
+    };
+    int st = opt_parse("stats", argc, argv, specs, stats_usage, "no PATH given");
+    if (st >= 0)
+        return st;
+    if (resume_points > 1)
+        return opt_usage_error("stats", "give one of --from-offset, --from-time and --from-group, not two", NULL,
+                               stats_usage);
+    so->from = from_offset ? KF_SINK_FROM_OFFSET : from_time ? KF_SINK_FROM_TIME : so->from;
+    so->config.flush_size = (uint64_t)flush;
+    if (rate)
+        sr->catch_up_rate = (uint64_t)rate;
+    if (tasks)
+        sr->tasks = (uint32_t)tasks;
     if (cli_mixed_clusters(argv + optind, argc - optind))
         return EXIT_FAIL;
     R.max_batch = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;

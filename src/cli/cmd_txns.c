@@ -257,8 +257,9 @@ static void txns_usage(FILE *f)
 }
 
 /* MS as a number of milliseconds (0 allowed) or a duration such as 15m. */
-static int parse_hanging(const char *s, int64_t *ms)
+static int parse_hanging(const char *s, void *to)
 {
+    int64_t *ms = to;
     if (!s || !*s)
         return -1;
     const char *q = s;
@@ -271,11 +272,6 @@ static int parse_hanging(const char *s, int64_t *ms)
 
 int cmd_txns(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"hanging-ms", required_argument, 0, 'H'}, {"json", no_argument, 0, 'j'},
-        {"max-batch-bytes", required_argument, 0, 'B'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     txns_run R;
     memset(&R, 0, sizeof R);
     kf_txns_run_opts to;
@@ -283,27 +279,16 @@ int cmd_txns(int argc, char **argv)
     to.has_hanging_ms = true;
     to.hanging_ms = KF_TXN_MAX_TIMEOUT_MS_DEFAULT;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'H':
-            if (parse_hanging(optarg, &to.hanging_ms))
-                return opt_usage_error("txns", "--hanging-ms needs milliseconds (or 30s, 10m, 1h), not", optarg,
-                                       txns_usage);
-            break;
-        case 'j': R.json = true; break;
-        case 'B':
-            if (opt_positive_size("txns", "--max-batch-bytes", optarg, &max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': txns_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("txns", "unknown or incomplete option", argv[optind - 1], txns_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("txns", "no PATH given", NULL, txns_usage);
+    const opt_spec specs[] = {
+        {.name = "--hanging-ms", .kind = OPT_PARSE, .to = &to.hanging_ms, .parse = parse_hanging,
+         .refusal = "--hanging-ms needs milliseconds (or 30s, 10m, 1h), not"},
+        {.name = "--json", .kind = OPT_FLAG, .to = &R.json},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &max_batch},
+        {0},
+    };
+    int st = opt_parse("txns", argc, argv, specs, txns_usage, "no PATH given");
+    if (st >= 0)
+        return st;
 
     out o;
     out_init(&o, stdout, R.json);

@@ -133,42 +133,23 @@ static void verify_usage(FILE *f)
 
 int cmd_verify(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"schema-ids", required_argument, 0, 'I'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    bool json = false;
+    static const char *const schema_choices[] = {"key", "value", "both", NULL};
+    static const unsigned schema_checks[] = {KF_SCHEMA_CHECK_KEY, KF_SCHEMA_CHECK_VALUE,
+                                             KF_SCHEMA_CHECK_KEY | KF_SCHEMA_CHECK_VALUE};
+    bool json = false, schema_given = false;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    unsigned schema_fields = 0;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'B':
-            if (opt_positive_size("verify", "--max-batch-bytes", optarg, &max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'I':
-            if (!strcmp(optarg, "key"))
-                schema_fields = KF_SCHEMA_CHECK_KEY;
-            else if (!strcmp(optarg, "value"))
-                schema_fields = KF_SCHEMA_CHECK_VALUE;
-            else if (!strcmp(optarg, "both"))
-                schema_fields = KF_SCHEMA_CHECK_KEY | KF_SCHEMA_CHECK_VALUE;
-            else
-                return opt_usage_error("verify", "--schema-ids is key, value or both, not", optarg, verify_usage);
-            break;
-        case 'h': verify_usage(stdout); return EXIT_CLEAN;
-        default: return opt_usage_error("verify", "unknown or incomplete option", argv[optind - 1], verify_usage);
-        }
-    }
-    if (optind >= argc)
-        return opt_usage_error("verify", "no PATH given", NULL, verify_usage);
+    int schema = 0;
+    const opt_spec specs[] = {
+        {.name = "--json", .kind = OPT_FLAG, .to = &json},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &max_batch},
+        {.name = "--schema-ids", .kind = OPT_CHOICE, .to = &schema, .choices = schema_choices,
+         .given = &schema_given, .refusal = "--schema-ids is key, value or both, not"},
+        {0},
+    };
+    int st = opt_parse("verify", argc, argv, specs, verify_usage, "no PATH given");
+    if (st >= 0)
+        return st;
+    unsigned schema_fields = schema_given ? schema_checks[schema] : 0;
     out o;
     out_init(&o, stdout, json);
     report rep = {&o, NULL, 0, 0};

@@ -214,38 +214,21 @@ int rebuild_usage_error(const rebuild_cli *c, const char *what, const char *arg)
 /* The options: -1 to go on with the PATHs, else the exit code. */
 static int parse_options(rebuild_cli *c, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, 0, 'j'},
-        {"salvage", no_argument, 0, 's'},
-        {"force", no_argument, 0, 'f'},
-        {"output", required_argument, 0, 'o'},
-        {"max-batch-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     const rebuild_cmd *cmd = c->cmd;
     c->max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
-    optind = 1;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'j': c->json = true; break;
-        case 's':
-            if (!cmd->salvage)
-                return rebuild_usage_error(c, "unknown or incomplete option", argv[optind - 1]);
-            c->salvage = true;
-            break;
-        case 'f': c->force = true; break;
-        case 'o': c->outdir = optarg; break;
-        case 'B':
-            if (opt_positive_size(cmd->name, "--max-batch-bytes", optarg, &c->max_batch))
-                return EXIT_USAGE;
-            break;
-        case 'h': cmd->usage(stdout); return EXIT_CLEAN;
-        default: return rebuild_usage_error(c, "unknown or incomplete option", argv[optind - 1]);
-        }
-    }
+    opt_spec specs[] = {
+        {.name = "--json", .kind = OPT_FLAG, .to = &c->json},
+        {.name = "--force", .kind = OPT_FLAG, .to = &c->force},
+        {.name = "--output", .letter = 'o', .kind = OPT_STRING, .to = &c->outdir},
+        {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &c->max_batch},
+        {.name = "--salvage", .kind = OPT_FLAG, .to = &c->salvage}, /* repair's only */
+        {0},
+    };
+    if (!cmd->salvage)
+        specs[4] = (opt_spec){0};
+    int st = opt_parse(cmd->name, argc, argv, specs, cmd->usage, NULL);
+    if (st >= 0)
+        return st;
     if (!c->outdir || !c->outdir[0])
         return rebuild_usage_error(c, "no output directory given (-o OUTDIR)", NULL);
     c->paths = argv + optind;
