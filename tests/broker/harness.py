@@ -79,13 +79,28 @@ def _maven(pom, cp_file, goals, timeout=900):
         raise Unavailable(f"Maven did not fetch {kafka_version(pom)} in {timeout} s: is Maven Central reachable?")
     out = p.stdout.decode(errors="replace")
     if p.returncode != 0:
-        if re.search(r"Could not (transfer|resolve)|UnknownHost|Connection (refused|timed out)|"
-                     r"Network is unreachable|Could not find artifact|offline mode|Temporary failure in name", out):
-            raise Unavailable("Maven Central cannot be reached to fetch Kafka "
-                              f"({kafka_version(pom)}); the broker suite needs it")
-        errors = [l for l in out.splitlines() if "ERROR" in l] or out.strip().splitlines() or [""]
-        raise Unavailable("mvn failed: " + errors[0].strip())
+        raise Unavailable(maven_failure(out, kafka_version(pom)))
     os.utime(cp_file)
+
+
+# What Maven prints when it cannot download from Maven Central: a network
+# failure, or a proxy it does not trust (a TLS-intercepting proxy whose CA is
+# not in Java's cacerts). Under -q a download that fails is not printed at
+# all: the first ERROR is then that a plugin's prefix or descriptor was not
+# found, since its metadata could not be fetched.
+MAVEN_UNREACHABLE = re.compile(
+    r"Could not (transfer|resolve)|UnknownHost|Connection (refused|timed out)|Network is unreachable|"
+    r"Could not find artifact|offline mode|Temporary failure in name|No plugin found for prefix|"
+    r"Failed to read artifact descriptor|PKIX path|SSLHandshakeException|unable to find valid certification")
+
+
+def maven_failure(out, version):
+    """The one line to say for a failed mvn run whose output is out."""
+    if MAVEN_UNREACHABLE.search(out):
+        return (f"Maven Central cannot be reached to fetch Kafka ({version}); the broker suite needs it "
+                "(a network, proxy or TLS certificate failure: `mvn -X` in tests/broker says which)")
+    errors = [l for l in out.splitlines() if "ERROR" in l] or out.strip().splitlines() or [""]
+    return "mvn failed: " + errors[0].strip()
 
 
 def classpath():
