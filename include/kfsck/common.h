@@ -191,6 +191,14 @@ void kf_problem_add_null(kf_problem *p, const char *name);
 /* Receives each problem as it is found; the struct is only valid during the call. */
 typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);
 
+/* A problem as every command's JSON output has it (kfsck/sys/json_lines.h):
+ * {"type":"problem","file","position","offset","code","severity",
+ * "message"[,"length"], the fields a caller adds (fields, may be NULL),
+ * then p's own extra fields}. file: the file it is about when p names none. */
+struct kf_jsonl;
+void kf_problem_json(struct kf_jsonl *j, const kf_problem *p, const char *file,
+                     void (*fields)(struct kf_jsonl *j, void *ctx), void *ctx);
+
 /* Fill a problem and hand it to fn (no-op when fn is NULL). */
 void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
                uint64_t position, bool has_offset, int64_t offset,

@@ -341,10 +341,10 @@ static int run_replicas(report_run *R)
     R->replicas_partitions = tot.partitions;
     R->replicas_at_risk = tot.at_risk;
     jlines *j = &R->json[RJ_REPLICAS];
-    jl_begin(j, "summary");
-    jl_uint(j, "partitions", tot.partitions);
-    jl_uint(j, "at_risk", tot.at_risk);
-    jl_end_keep(j);
+    kf_jsonl_begin(&j->w, "summary");
+    kf_jsonl_uint(&j->w, "partitions", tot.partitions);
+    kf_jsonl_uint(&j->w, "at_risk", tot.at_risk);
+    kf_jsonl_end_summary(&j->w);
     status(R, tot.at_risk || tot.bad_lines);
     return KF_OK;
 }
@@ -532,14 +532,14 @@ static int run_compaction(report_run *R, char *const *paths, size_t n, const kf_
         return rc;
     R->compaction_ran = true;
     jlines *j = &R->json[RJ_COMPACTION];
-    jl_begin(j, "summary");
-    jl_uint(j, "partitions", tot.partitions);
-    jl_uint(j, "skipped", tot.skipped);
-    jl_uint(j, "pinned", tot.pinned);
-    jl_uint(j, "would_clean", tot.would_clean);
-    jl_uint(j, "errors", c.errors);
-    jl_uint(j, "warnings", c.warnings);
-    jl_end_keep(j);
+    kf_jsonl_begin(&j->w, "summary");
+    kf_jsonl_uint(&j->w, "partitions", tot.partitions);
+    kf_jsonl_uint(&j->w, "skipped", tot.skipped);
+    kf_jsonl_uint(&j->w, "pinned", tot.pinned);
+    kf_jsonl_uint(&j->w, "would_clean", tot.would_clean);
+    kf_jsonl_uint(&j->w, "errors", c.errors);
+    kf_jsonl_uint(&j->w, "warnings", c.warnings);
+    kf_jsonl_end_summary(&j->w);
     R->sum->pinned_compactions = tot.pinned;
     if (tot.unreadable)
         R->sum->unreadable = true;
@@ -578,25 +578,25 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
         return rc;
     R->remote_ran = true;
     jlines *j = &R->json[RJ_REMOTE];
-    jl_begin(j, "summary");
-    jl_uint(j, "metadata_partitions", tot.metadata_partitions);
-    jl_uint(j, "records", tot.records);
-    jl_uint(j, "partitions", tot.partitions);
-    jl_uint(j, "partitions_with_offsets_in_no_tier", tot.partitions_with_gap);
-    jl_uint(j, "offsets_in_no_tier", tot.offsets_in_no_tier);
+    kf_jsonl_begin(&j->w, "summary");
+    kf_jsonl_uint(&j->w, "metadata_partitions", tot.metadata_partitions);
+    kf_jsonl_uint(&j->w, "records", tot.records);
+    kf_jsonl_uint(&j->w, "partitions", tot.partitions);
+    kf_jsonl_uint(&j->w, "partitions_with_offsets_in_no_tier", tot.partitions_with_gap);
+    kf_jsonl_uint(&j->w, "offsets_in_no_tier", tot.offsets_in_no_tier);
     for (int f = 0; f < 5; f++)
-        jl_uint(j, kf_remote_finding_name((kf_remote_finding)f), tot.counts[f]);
-    jl_uint(j, "invalid_transitions", tot.rejected);
-    jl_uint(j, "fatal_records", tot.fatal_records);
-    jl_bool(j, "incomplete", tot.incomplete);
-    jl_uint(j, "objects", tot.objects);
-    jl_uint(j, "unrecognised_objects", tot.unrecognised_objects);
-    jl_uint(j, "unjudged_objects", tot.unjudged_objects);
-    jl_uint(j, "index_entries", tot.index_entries);
-    jl_uint(j, "bad_index_entries", tot.index_bad);
-    jl_uint(j, "errors", c.errors);
-    jl_uint(j, "warnings", c.warnings);
-    jl_end_keep(j);
+        kf_jsonl_uint(&j->w, kf_remote_finding_name((kf_remote_finding)f), tot.counts[f]);
+    kf_jsonl_uint(&j->w, "invalid_transitions", tot.rejected);
+    kf_jsonl_uint(&j->w, "fatal_records", tot.fatal_records);
+    kf_jsonl_bool(&j->w, "incomplete", tot.incomplete);
+    kf_jsonl_uint(&j->w, "objects", tot.objects);
+    kf_jsonl_uint(&j->w, "unrecognised_objects", tot.unrecognised_objects);
+    kf_jsonl_uint(&j->w, "unjudged_objects", tot.unjudged_objects);
+    kf_jsonl_uint(&j->w, "index_entries", tot.index_entries);
+    kf_jsonl_uint(&j->w, "bad_index_entries", tot.index_bad);
+    kf_jsonl_uint(&j->w, "errors", c.errors);
+    kf_jsonl_uint(&j->w, "warnings", c.warnings);
+    kf_jsonl_end_summary(&j->w);
     if (rc != KF_OK || tot.unreadable)
         R->sum->unreadable = true;
     status(R, tot.offsets_in_no_tier || tot.counts[KF_REMOTE_MISSING_IN_STORAGE] || tot.incomplete);
@@ -666,7 +666,7 @@ static bool run_oom(const report_run *R)
         if (bufs[i]->oom)
             return true;
     for (int i = 0; i < RJ_N; i++)
-        if (R->json[i].out.oom || R->json[i].line.oom)
+        if (R->json[i].out.oom || R->json[i].w.oom)
             return true;
     return R->map.oom;
 }

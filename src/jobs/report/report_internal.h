@@ -22,6 +22,7 @@
 #include "kfsck/scan.h"
 #include "kfsck/stats.h"
 #include "kfsck/txns.h"
+#include "kfsck/sys/json_lines.h"
 
 /* What a secret is shown as (SCRAM salts and keys, delegation-token ids,
  * password-like config values), as `metadata` and `dump` show it. */
@@ -53,12 +54,6 @@ bool rb_room(const rbuf *b, size_t n);
  * \xNN or \u{NNNN}, so a name shows what its bytes are. */
 void rb_text(rbuf *b, const char *s);
 void rb_textn(rbuf *b, const char *s, size_t n);
-/* s as a JSON string (with its quotes) that is safe inside a <script>
- * element: JSON's own escapes as `kfsck --json` writes them (bytes that are
- * not UTF-8 as U+FFFD), and < > & U+2028 U+2029 as \u escapes, so no
- * "</script" or "<!--" can appear. NULL: null. */
-void rb_json_str(rbuf *b, const char *s);
-void rb_json_strn(rbuf *b, const char *s, size_t n);
 /* Bytes percent-encoded for a data: URL (all but A-Z a-z 0-9 - . _ ~). */
 void rb_percent(rbuf *b, const char *s, size_t n);
 
@@ -74,36 +69,18 @@ void fmt_when(int64_t ms, char *buf, size_t n);
  * A command's JSON output, line by line as `kfsck CMD --json` prints it,
  * into the page's <script type="application/json" id="kfsck-CMD">. A
  * command's lines share a byte budget: past it a line is counted, not
- * kept, except the closing summary lines (jl_end_keep), and the block ends
+ * kept, except the closing summary lines (kf_jsonl_end_summary), and the block ends
  * with an "omitted" line saying how many were left out. */
 typedef struct jlines {
     const char *command;    /* "scan", "predict", ... */
     rbuf out;               /* the kept lines */
-    rbuf line;              /* the line being written */
-    bool comma;
+    kf_jsonl w;             /* the lines are written with it (kfsck/sys/json_lines.h) */
     uint64_t lines, omitted, omitted_bytes;
     bool used;              /* the command ran */
 } jlines;
 
 void jl_init(jlines *j, const char *command, size_t budget);
 void jl_free(jlines *j);
-void jl_begin(jlines *j, const char *type);
-void jl_end(jlines *j);
-void jl_end_keep(jlines *j);      /* a summary line: kept whatever the budget */
-void jl_key(jlines *j, const char *key);
-void jl_int(jlines *j, const char *key, int64_t v);
-void jl_uint(jlines *j, const char *key, uint64_t v);
-void jl_opt(jlines *j, const char *key, bool has, int64_t v);
-void jl_null(jlines *j, const char *key);
-void jl_bool(jlines *j, const char *key, bool v);
-void jl_double(jlines *j, const char *key, double v);
-void jl_str(jlines *j, const char *key, const char *s);
-void jl_strn(jlines *j, const char *key, const char *s, size_t n);
-void jl_uuid(jlines *j, const char *key, const uint8_t id[16]);
-void jl_obj_open(jlines *j, const char *key);
-void jl_obj_close(jlines *j);
-void jl_arr_open(jlines *j, const char *key);
-void jl_arr_close(jlines *j);
 
 /* Each command's lines, as its JSON output has them. */
 void jl_problem(jlines *j, const kf_problem *p, const char *file);
