@@ -45,7 +45,7 @@ static void json_partition(out *o, const kf_replica_partition *p)
         out_opt_int(o, "log_start_offset", r->has_log_start, r->log_start_offset);
         out_opt_int(o, "log_end_offset", r->has_log_end, r->log_end_offset);
         out_opt_int(o, "high_watermark", r->has_high_watermark, r->high_watermark);
-        out_leader_epochs(o, "leader_epochs", r->leader_epochs, r->n_leader_epochs);
+        kf_leader_epochs_json(&o->w, "leader_epochs", r->leader_epochs, r->n_leader_epochs);
         out_bool(o, "epochs_from_batches", r->epochs_from_batches);
         out_bool(o, "damaged", r->damaged);
         out_uint(o, "errors", r->errors);

@@ -455,18 +455,6 @@ int finish_stdout(int status)
     return EXIT_FAIL;
 }
 
-void out_leader_epochs(out *o, const char *key, const kf_leader_epoch *e, size_t n)
-{
-    out_arr_open(o, key);
-    for (size_t i = 0; i < n; i++) {
-        out_obj_open(o, NULL);
-        out_int(o, "epoch", e[i].epoch);
-        out_int(o, "start_offset", e[i].start_offset);
-        out_obj_close(o);
-    }
-    out_arr_close(o);
-}
-
 void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n)
 {
     kf_jsonl_int32s(&o->w, key, has, v, n);

@@ -52,8 +52,6 @@ void out_obj_close(out *o);
 void out_arr_open(out *o, const char *key);
 void out_arr_close(out *o);
 
-/* A leader-epoch list as [{"epoch", "start_offset"}] (scan, replicas). */
-void out_leader_epochs(out *o, const char *key, const kf_leader_epoch *e, size_t n);
 /* An array of ints (broker ids, voters), or null when !has. */
 void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n);
 /* A time in ms since the epoch as "2023-11-14T22:13:20.000Z" (UTC), or the

@@ -172,7 +172,9 @@ static uint64_t damaged_segments(const kf_datadir_partition *p)
 static void scan_partition(void *ctx, const kf_datadir_partition *p)
 {
     report_run *R = ctx;
-    jl_scan_partition(&R->json[RJ_SCAN], p);
+    kf_scan_partition_json(&R->json[RJ_SCAN].w, p);
+    for (size_t i = 0; i < p->n_problems; i++)
+        jl_problem(&R->json[RJ_SCAN], &p->problems[i], NULL);
     rmap_scan(&R->map, p);
     rs_finding_row(R, p);
     R->sum->damaged_segments += damaged_segments(p);
@@ -213,7 +215,7 @@ static int run_scan(report_run *R)
         if (kf_datadir_scan(R->datadirs[i], &so, &tot) != KF_OK)
             return KF_ERR_NOMEM;
     }
-    jl_scan_summary(&R->json[RJ_SCAN], R->ndatadirs, &tot);
+    kf_scan_summary_json(&R->json[RJ_SCAN].w, R->ndatadirs, &tot);
     R->sum->datadirs = R->ndatadirs;
     R->sum->partitions = tot.partitions;
     R->scan_errors = tot.errors;
@@ -428,7 +430,7 @@ static int run_offsets(report_run *R, char *const *paths, size_t n, const kf_inp
     rc = kf_offsets_job_table(j, &rows, &nrows);
     if (rc == KF_OK) {
         for (size_t i = 0; i < nrows; i++)
-            jl_offsets_row(&R->json[RJ_OFFSETS], &rows[i]);
+            kf_offsets_row_json(&R->json[RJ_OFFSETS].w, &rows[i], false);
         rs_offsets(R, j, rows, nrows);
         kf_offsets_job_result res = kf_offsets_job_get_result(j);
         R->offsets_ran = true;
@@ -454,18 +456,16 @@ static void txns_coordinator(void *ctx, const kf_txn_coord_inputs *v)
 {
     txns_ctx *t = ctx;
     t->coord = true;
-    jl_txns_coordinator(&t->R->json[RJ_TXNS], v);
+    kf_txns_coordinator_json(&t->R->json[RJ_TXNS].w, v);
 }
 
 static void txns_partition(void *ctx, const kf_partition *p, const kf_txn_report *open, size_t nopen,
                            const kf_txns_result *res)
 {
     txns_ctx *t = ctx;
-    for (size_t i = 0; i < nopen; i++) {
-        jl_txns_open(&t->R->json[RJ_TXNS], p, &open[i], t->coord);
+    kf_txns_partition_json(&t->R->json[RJ_TXNS].w, p, open, nopen, t->coord, res);
+    for (size_t i = 0; i < nopen; i++)
         rs_txn_open(t->R, p, &open[i]);
-    }
-    jl_txns_partition(&t->R->json[RJ_TXNS], p, res);
 }
 
 static int run_txns(report_run *R, const kf_inputs *in)
@@ -490,7 +490,7 @@ static int run_txns(report_run *R, const kf_inputs *in)
     if (rc != KF_OK)
         return rc;
     R->txns_ran = true;
-    jl_txns_summary(&R->json[RJ_TXNS], &tot, c.errors, c.warnings);
+    kf_txns_summary_json(&R->json[RJ_TXNS].w, &tot, c.errors, c.warnings);
     R->sum->open_transactions = tot.open_transactions;
     R->sum->hanging_transactions = tot.hanging_transactions;
     if (tot.unreadable)
@@ -552,7 +552,7 @@ static int run_compaction(report_run *R, char *const *paths, size_t n, const kf_
 static int remote_partition(void *ctx, const kf_remote_partition *p)
 {
     report_run *R = ctx;
-    jl_remote_partition(&R->json[RJ_REMOTE], p);
+    kf_remote_partition_json(&R->json[RJ_REMOTE].w, p);
     rmap_remote(&R->map, p);
     return KF_OK;
 }
@@ -577,26 +577,7 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
     if (rc == KF_ERR_NOMEM)
         return rc;
     R->remote_ran = true;
-    jlines *j = &R->json[RJ_REMOTE];
-    kf_jsonl_begin(&j->w, "summary");
-    kf_jsonl_uint(&j->w, "metadata_partitions", tot.metadata_partitions);
-    kf_jsonl_uint(&j->w, "records", tot.records);
-    kf_jsonl_uint(&j->w, "partitions", tot.partitions);
-    kf_jsonl_uint(&j->w, "partitions_with_offsets_in_no_tier", tot.partitions_with_gap);
-    kf_jsonl_uint(&j->w, "offsets_in_no_tier", tot.offsets_in_no_tier);
-    for (int f = 0; f < 5; f++)
-        kf_jsonl_uint(&j->w, kf_remote_finding_name((kf_remote_finding)f), tot.counts[f]);
-    kf_jsonl_uint(&j->w, "invalid_transitions", tot.rejected);
-    kf_jsonl_uint(&j->w, "fatal_records", tot.fatal_records);
-    kf_jsonl_bool(&j->w, "incomplete", tot.incomplete);
-    kf_jsonl_uint(&j->w, "objects", tot.objects);
-    kf_jsonl_uint(&j->w, "unrecognised_objects", tot.unrecognised_objects);
-    kf_jsonl_uint(&j->w, "unjudged_objects", tot.unjudged_objects);
-    kf_jsonl_uint(&j->w, "index_entries", tot.index_entries);
-    kf_jsonl_uint(&j->w, "bad_index_entries", tot.index_bad);
-    kf_jsonl_uint(&j->w, "errors", c.errors);
-    kf_jsonl_uint(&j->w, "warnings", c.warnings);
-    kf_jsonl_end_summary(&j->w);
+    kf_remote_summary_json(&R->json[RJ_REMOTE].w, &tot, c.errors, c.warnings);
     if (rc != KF_OK || tot.unreadable)
         R->sum->unreadable = true;
     status(R, tot.offsets_in_no_tier || tot.counts[KF_REMOTE_MISSING_IN_STORAGE] || tot.incomplete);
@@ -608,7 +589,10 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
 static void stats_group(void *ctx, const kf_stats_group *g, const kf_tbucket *b, size_t n)
 {
     report_run *R = ctx;
-    jl_stats_group(&R->json[RJ_STATS], g, b, n);
+    /* each group's summary right after its buckets (--json writes them
+     * after every group's buckets) */
+    kf_stats_buckets_json(&R->json[RJ_STATS].w, g, b, n, false);
+    kf_stats_summary_json(&R->json[RJ_STATS].w, g, false, KF_STATS_BUCKET_MS_DEFAULT);
     rs_stats_group(R, g, b, n);
 }
 

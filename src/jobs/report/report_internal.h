@@ -84,23 +84,14 @@ void jl_free(jlines *j);
 
 /* Each command's lines, as its JSON output has them. */
 void jl_problem(jlines *j, const kf_problem *p, const char *file);
-void jl_scan_partition(jlines *j, const kf_datadir_partition *p);
-void jl_scan_summary(jlines *j, uint64_t datadirs, const kf_datadir_totals *t);
 void jl_predict_datadir(jlines *j, const kf_predict_datadir *d);
 void jl_predict_action(jlines *j, const kf_predict_action *a);
 void jl_predict_partition(jlines *j, const kf_predict_partition *p);
 void jl_predict_summary(jlines *j, const kf_predict_summary *s, int64_t acknowledged_missing, uint64_t damage_kept,
                         uint64_t groups_affected, uint64_t harmed);
 void jl_replicas_partition(jlines *j, const kf_replica_partition *p);
-void jl_offsets_row(jlines *j, const kf_offsets_row *r);
-void jl_txns_coordinator(jlines *j, const kf_txn_coord_inputs *v);
-void jl_txns_open(jlines *j, const kf_partition *p, const kf_txn_report *r, bool coord);
-void jl_txns_partition(jlines *j, const kf_partition *p, const kf_txns_result *res);
-void jl_txns_summary(jlines *j, const kf_txns_totals *t, uint64_t errors, uint64_t warnings);
 void jl_compaction(jlines *j, const kf_compaction_result *r);
 void jl_metadata(jlines *j, const kf_metadata *m);
-void jl_remote_partition(jlines *j, const kf_remote_partition *p);
-void jl_stats_group(jlines *j, const kf_stats_group *g, const kf_tbucket *b, size_t n);
 
 /* The <script> element of a command's lines, into the page. */
 void jl_script(rbuf *page, const jlines *j);

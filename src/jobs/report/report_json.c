@@ -72,60 +72,6 @@ void jl_problem(jlines *j, const kf_problem *p, const char *file) { kf_problem_j
 
 /* ---- shared pieces ------------------------------------------------------------ */
 
-static void epochs(jlines *j, const char *key, const kf_leader_epoch *e, size_t n)
-{
-    kf_jsonl_arr_open(&j->w, key);
-    for (size_t i = 0; i < n; i++) {
-        kf_jsonl_obj_open(&j->w, NULL);
-        kf_jsonl_int(&j->w, "epoch", e[i].epoch);
-        kf_jsonl_int(&j->w, "start_offset", e[i].start_offset);
-        kf_jsonl_obj_close(&j->w);
-    }
-    kf_jsonl_arr_close(&j->w);
-}
-
-/* ---- scan ----------------------------------------------------------------------- */
-
-void jl_scan_partition(jlines *j, const kf_datadir_partition *p)
-{
-    const kf_partition_summary *lg = &p->log;
-    kf_jsonl_begin(&j->w, "partition");
-    kf_jsonl_str(&j->w, "datadir", p->datadir);
-    kf_jsonl_str(&j->w, "topic", p->topic);
-    kf_jsonl_int(&j->w, "partition", p->partition);
-    kf_jsonl_str(&j->w, "dir", p->dir);
-    kf_jsonl_str(&j->w, "topic_id", p->has_topic_id ? p->topic_id : NULL);
-    kf_jsonl_uint(&j->w, "segments", lg->segments);
-    kf_jsonl_uint(&j->w, "bytes", lg->bytes);
-    kf_jsonl_opt_int(&j->w, "first_offset", lg->has_offsets, lg->first_offset);
-    kf_jsonl_opt_int(&j->w, "log_end_offset", lg->has_log_end, lg->log_end_offset);
-    kf_jsonl_opt_int(&j->w, "recovery_point", p->recovery_point.has, p->recovery_point.offset);
-    kf_jsonl_opt_int(&j->w, "high_watermark", p->high_watermark.has, p->high_watermark.offset);
-    kf_jsonl_opt_int(&j->w, "log_start_offset", p->log_start_offset.has, p->log_start_offset.offset);
-    kf_jsonl_opt_int(&j->w, "cleaner_offset", p->cleaner_offset.has, p->cleaner_offset.offset);
-    epochs(j, "leader_epochs", p->leader_epochs, p->n_leader_epochs);
-    kf_jsonl_opt_int(&j->w, "broker", p->has_broker, p->broker);
-    kf_jsonl_str(&j->w, "cluster_id", p->cluster_id);
-    kf_jsonl_opt_int(&j->w, "recovery_end_offset", p->has_recovery_end, p->recovery_end_offset);
-    kf_jsonl_uint(&j->w, "errors", p->errors);
-    kf_jsonl_uint(&j->w, "warnings", p->warnings);
-    kf_jsonl_end(&j->w);
-    for (size_t i = 0; i < p->n_problems; i++)
-        jl_problem(j, &p->problems[i], NULL);
-}
-
-void jl_scan_summary(jlines *j, uint64_t datadirs, const kf_datadir_totals *t)
-{
-    kf_jsonl_begin(&j->w, "summary");
-    kf_jsonl_uint(&j->w, "datadirs", datadirs);
-    kf_jsonl_uint(&j->w, "partitions", t->partitions);
-    kf_jsonl_uint(&j->w, "segments", t->segments);
-    kf_jsonl_uint(&j->w, "bytes", t->bytes);
-    kf_jsonl_uint(&j->w, "errors", t->errors);
-    kf_jsonl_uint(&j->w, "warnings", t->warnings);
-    kf_jsonl_end_summary(&j->w);
-}
-
 /* ---- predict -------------------------------------------------------------------- */
 
 void jl_predict_datadir(jlines *j, const kf_predict_datadir *d)
@@ -308,7 +254,7 @@ void jl_replicas_partition(jlines *j, const kf_replica_partition *p)
         kf_jsonl_opt_int(&j->w, "log_start_offset", r->has_log_start, r->log_start_offset);
         kf_jsonl_opt_int(&j->w, "log_end_offset", r->has_log_end, r->log_end_offset);
         kf_jsonl_opt_int(&j->w, "high_watermark", r->has_high_watermark, r->high_watermark);
-        epochs(j, "leader_epochs", r->leader_epochs, r->n_leader_epochs);
+        kf_leader_epochs_json(&j->w, "leader_epochs", r->leader_epochs, r->n_leader_epochs);
         kf_jsonl_bool(&j->w, "epochs_from_batches", r->epochs_from_batches);
         kf_jsonl_bool(&j->w, "damaged", r->damaged);
         kf_jsonl_uint(&j->w, "errors", r->errors);
@@ -344,122 +290,7 @@ void jl_replicas_partition(jlines *j, const kf_replica_partition *p)
 
 /* ---- offsets -------------------------------------------------------------------- */
 
-void jl_offsets_row(jlines *j, const kf_offsets_row *r)
-{
-    const kf_offset_value *v = r->value;
-    const kf_offset_view *vw = &r->view;
-    kf_jsonl_begin(&j->w, "offset");
-    kf_jsonl_str(&j->w, "group", v->group);
-    kf_jsonl_str(&j->w, "topic", v->topic);
-    kf_jsonl_int(&j->w, "partition", v->partition);
-    kf_jsonl_int(&j->w, "offset", v->offset);
-    kf_jsonl_opt_int(&j->w, "leader_epoch", v->leader_epoch >= 0, v->leader_epoch);
-    kf_jsonl_str(&j->w, "metadata", v->metadata);
-    kf_jsonl_int(&j->w, "commit_timestamp", v->commit_timestamp);
-    kf_jsonl_opt_int(&j->w, "expire_timestamp", v->expire_timestamp >= 0, v->expire_timestamp);
-    kf_jsonl_int(&j->w, "source_partition", v->source_partition);
-    kf_jsonl_int(&j->w, "source_offset", v->source_offset);
-    kf_jsonl_bool(&j->w, "transactional", v->transactional);
-    if (vw->has_bounds) {
-        kf_jsonl_int(&j->w, "log_start_offset", vw->log_start_offset);
-        kf_jsonl_int(&j->w, "log_end_offset", vw->log_end_offset);
-        kf_jsonl_opt_int(&j->w, "lag", vw->has_lag, vw->lag);
-        kf_jsonl_str(&j->w, "out_of_range", kf_out_of_range_name(vw->out_of_range));
-    }
-    kf_jsonl_int(&j->w, "value_version", v->value_version);
-    if (r->has_topic_id)
-        jl_uuid(j, "topic_id", r->topic_id);
-    kf_jsonl_bool(&j->w, "may_be_stale", vw->may_be_stale);
-    kf_jsonl_opt_int(&j->w, "expires_at", vw->has_expires_at, vw->expires_at);
-    kf_jsonl_bool(&j->w, "expired", vw->has_expires_at && vw->expired);
-    kf_jsonl_end(&j->w);
-}
-
 /* ---- txns ----------------------------------------------------------------------- */
-
-static void topic_fields(jlines *j, const kf_partition *p)
-{
-    kf_jsonl_str(&j->w, "topic", p->topic[0] ? p->topic : NULL);
-    kf_jsonl_opt_int(&j->w, "partition", p->partition >= 0, p->partition);
-}
-
-void jl_txns_coordinator(jlines *j, const kf_txn_coord_inputs *v)
-{
-    kf_jsonl_begin(&j->w, "coordinator");
-    kf_jsonl_str(&j->w, "topic", KF_TXN_STATE_TOPIC);
-    kf_jsonl_arr_open(&j->w, "partitions");
-    for (size_t i = 0; i < v->npartitions; i++)
-        kf_jsonl_int(&j->w, NULL, v->partitions[i]);
-    kf_jsonl_arr_close(&j->w);
-    kf_jsonl_uint(&j->w, "transactional_ids", kf_txn_coord_count(v->coord));
-    kf_jsonl_bool(&j->w, "incomplete", v->incomplete);
-    kf_jsonl_end_summary(&j->w);
-}
-
-void jl_txns_open(jlines *j, const kf_partition *p, const kf_txn_report *r, bool coord)
-{
-    const kf_open_txn *x = &r->txn;
-    kf_jsonl_begin(&j->w, "open_transaction");
-    topic_fields(j, p);
-    kf_jsonl_int(&j->w, "producer_id", x->producer_id);
-    kf_jsonl_int(&j->w, "producer_epoch", x->producer_epoch);
-    kf_jsonl_int(&j->w, "first_offset", x->first_offset);
-    kf_jsonl_opt_int(&j->w, "last_offset", x->last_offset >= 0, x->last_offset);
-    kf_jsonl_uint(&j->w, "batches", x->batches);
-    kf_jsonl_uint(&j->w, "records", x->records);
-    kf_jsonl_opt_int(&j->w, "first_timestamp", x->has_first_timestamp, x->first_timestamp);
-    kf_jsonl_opt_int(&j->w, "age_ms", r->has_age, r->age_ms);
-    kf_jsonl_bool(&j->w, "hanging", r->hanging);
-    kf_jsonl_opt_int(&j->w, "last_timestamp", x->has_last_timestamp, x->last_timestamp);
-    kf_jsonl_opt_int(&j->w, "idle_ms", r->has_idle, r->idle_ms);
-    if (coord) {
-        const kf_txn_coord_entry *e = r->coordinator;
-        kf_jsonl_str(&j->w, "transactional_id", e ? e->transactional_id : NULL);
-        const char *st = e ? kf_txn_state_name(e->state) : NULL;
-        if (e && !st)
-            kf_jsonl_int(&j->w, "coordinator_state", e->state);
-        else
-            kf_jsonl_str(&j->w, "coordinator_state", st);
-        kf_jsonl_opt_int(&j->w, "coordinator_producer_epoch", e != NULL, e ? e->producer_epoch : 0);
-        kf_jsonl_bool(&j->w, "marker_missing", r->marker_missing);
-    }
-    kf_jsonl_end(&j->w);
-}
-
-void jl_txns_partition(jlines *j, const kf_partition *p, const kf_txns_result *res)
-{
-    kf_jsonl_begin(&j->w, "partition");
-    topic_fields(j, p);
-    kf_jsonl_opt_int(&j->w, "log_end_offset", res->has_log_end, res->log_end_offset);
-    kf_jsonl_opt_int(&j->w, "last_stable_offset", res->has_last_stable, res->last_stable_offset);
-    kf_jsonl_uint(&j->w, "open_transactions", res->open_transactions);
-    kf_jsonl_uint(&j->w, "aborted_transactions", res->aborted_transactions);
-    kf_jsonl_uint(&j->w, "committed_transactions", res->committed_transactions);
-    kf_jsonl_uint(&j->w, "hanging_transactions", res->hanging_transactions);
-    kf_jsonl_uint(&j->w, "markers_missing", res->markers_missing);
-    kf_jsonl_uint(&j->w, "txnindex_missing", res->txnindex_missing);
-    kf_jsonl_uint(&j->w, "txnindex_extra", res->txnindex_extra);
-    kf_jsonl_opt_int(&j->w, "start_offset", res->has_start, res->start_offset);
-    kf_jsonl_str(&j->w, "snapshot", res->snapshot);
-    kf_jsonl_bool(&j->w, "incomplete", res->incomplete);
-    kf_jsonl_end(&j->w);
-}
-
-void jl_txns_summary(jlines *j, const kf_txns_totals *t, uint64_t errors, uint64_t warnings)
-{
-    kf_jsonl_begin(&j->w, "summary");
-    kf_jsonl_uint(&j->w, "partitions", t->partitions);
-    kf_jsonl_uint(&j->w, "open_transactions", t->open_transactions);
-    kf_jsonl_uint(&j->w, "hanging_transactions", t->hanging_transactions);
-    kf_jsonl_uint(&j->w, "committed_transactions", t->committed_transactions);
-    kf_jsonl_uint(&j->w, "aborted_transactions", t->aborted_transactions);
-    kf_jsonl_uint(&j->w, "markers_missing", t->markers_missing);
-    kf_jsonl_uint(&j->w, "txnindex_problems", t->txnindex_problems);
-    kf_jsonl_uint(&j->w, "incomplete_partitions", t->incomplete_partitions);
-    kf_jsonl_uint(&j->w, "errors", errors);
-    kf_jsonl_uint(&j->w, "warnings", warnings);
-    kf_jsonl_end_summary(&j->w);
-}
 
 /* ---- compaction ----------------------------------------------------------------- */
 
@@ -780,89 +611,5 @@ void jl_metadata(jlines *j, const kf_metadata *m)
 
 /* ---- remote --------------------------------------------------------------------- */
 
-static void locals(jlines *j, const char *key, const kf_remote_partition *p)
-{
-    kf_jsonl_arr_open(&j->w, key);
-    for (size_t i = 0; i < p->n_locals; i++) {
-        const kf_remote_local *l = &p->locals[i];
-        kf_jsonl_obj_open(&j->w, NULL);
-        kf_jsonl_opt_int(&j->w, "broker", l->broker >= 0, l->broker);
-        kf_jsonl_int(&j->w, "log_start_offset", l->local_log_start_offset);
-        kf_jsonl_int(&j->w, "log_end_offset", l->log_end_offset);
-        kf_jsonl_opt_int(&j->w, "log_start_checkpoint", l->has_log_start_checkpoint, l->log_start_offset);
-        kf_jsonl_str(&j->w, "dir", l->dir);
-        kf_jsonl_obj_close(&j->w);
-    }
-    kf_jsonl_arr_close(&j->w);
-}
-
-void jl_remote_partition(jlines *j, const kf_remote_partition *p)
-{
-    kf_jsonl_begin(&j->w, "remote_partition");
-    kf_jsonl_str(&j->w, "topic", p->topic);
-    if (p->has_topic_id)
-        jl_uuid(j, "topic_id", p->topic_id);
-    else
-        kf_jsonl_null(&j->w, "topic_id");
-    kf_jsonl_int(&j->w, "partition", p->partition);
-    kf_jsonl_obj_open(&j->w, "segments");
-    for (int s = 0; s < 4; s++)
-        kf_jsonl_uint(&j->w, kf_remote_state_name(s), p->segments[s]);
-    kf_jsonl_obj_close(&j->w);
-    kf_jsonl_opt_int(&j->w, "remote_start_offset", p->has_remote_range, p->remote_start_offset);
-    kf_jsonl_opt_int(&j->w, "remote_end_offset", p->has_remote_range, p->remote_end_offset);
-    locals(j, "local_log_start_offset", p);
-    locals(j, "local_log_end_offset", p);
-    kf_jsonl_arr_open(&j->w, "offsets_in_no_tier");
-    for (size_t i = 0; i < p->n_no_tier; i++) {
-        kf_jsonl_obj_open(&j->w, NULL);
-        kf_jsonl_int(&j->w, "from_offset", p->no_tier[i].from_offset);
-        kf_jsonl_int(&j->w, "to_offset", p->no_tier[i].to_offset);
-        kf_jsonl_obj_close(&j->w);
-    }
-    kf_jsonl_arr_close(&j->w);
-    kf_jsonl_uint(&j->w, "remote_bytes", p->remote_bytes);
-    kf_jsonl_opt_int(&j->w, "orphan_bytes", p->has_orphan_bytes, (int64_t)p->orphan_bytes);
-    kf_jsonl_opt_int(&j->w, "metadata_partition", p->metadata_partition >= 0, p->metadata_partition);
-    kf_jsonl_bool(&j->w, "judged", p->judged);
-    kf_jsonl_opt_int(&j->w, "log_start_offset", p->n_locals > 0, p->log_start_offset);
-    kf_jsonl_uint(&j->w, "offsets_in_no_tier_count", p->offsets_in_no_tier);
-    kf_jsonl_str(&j->w, "partition_delete_state", kf_remote_partition_state_name(p->partition_delete_state));
-    kf_jsonl_opt_int(&j->w, "metadata_consumer_stops_at", p->has_metadata_stop, p->metadata_stop_offset);
-    kf_jsonl_obj_open(&j->w, "findings");
-    for (int f = 0; f < 5; f++)
-        kf_jsonl_uint(&j->w, kf_remote_finding_name((kf_remote_finding)f), p->counts[f]);
-    kf_jsonl_obj_close(&j->w);
-    kf_jsonl_end(&j->w);
-}
-
 /* ---- stats ---------------------------------------------------------------------- */
 
-void jl_stats_group(jlines *j, const kf_stats_group *g, const kf_tbucket *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        kf_jsonl_begin(&j->w, "bucket");
-        kf_jsonl_str(&j->w, "topic", g->topic[0] ? g->topic : NULL);
-        kf_jsonl_null(&j->w, "partition");
-        kf_jsonl_int(&j->w, "start", b[i].start);
-        kf_jsonl_uint(&j->w, "records", b[i].records);
-        kf_jsonl_uint(&j->w, "bytes", b[i].bytes);
-        kf_jsonl_end(&j->w);
-    }
-    kf_jsonl_begin(&j->w, "summary");
-    kf_jsonl_str(&j->w, "topic", g->topic[0] ? g->topic : NULL);
-    kf_jsonl_null(&j->w, "partition");
-    kf_jsonl_uint(&j->w, "records", g->records);
-    kf_jsonl_uint(&j->w, "bytes", g->bytes);
-    kf_jsonl_opt_int(&j->w, "min_timestamp", g->has_ts, g->min_ts);
-    kf_jsonl_opt_int(&j->w, "max_timestamp", g->has_ts, g->max_ts);
-    kf_jsonl_opt_int(&j->w, "max_lateness_ms", g->has_ts, g->max_late);
-    kf_jsonl_uint(&j->w, "late_records", g->late_records);
-    kf_jsonl_uint(&j->w, "records_without_timestamp", g->no_ts);
-    kf_jsonl_uint(&j->w, "control_records", g->control);
-    kf_jsonl_uint(&j->w, "buckets", g->buckets);
-    kf_jsonl_int(&j->w, "bucket_ms", 3600000);
-    kf_jsonl_uint(&j->w, "partitions", g->partitions);
-    kf_jsonl_uint(&j->w, "skipped_batches", g->skipped);
-    kf_jsonl_end(&j->w);
-}
