@@ -191,6 +191,11 @@ void kf_problem_add_null(kf_problem *p, const char *name);
 /* Receives each problem as it is found; the struct is only valid during the call. */
 typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);
 
+/* What a secret is shown as when it is not asked for (SCRAM salts and
+ * keys, delegation-token ids, password-like config values, secret record
+ * values): `metadata`, `dump` and the report alike. */
+#define KF_REDACTED "<redacted>"
+
 /* A problem as every command's JSON output has it (kfsck/sys/json_lines.h):
  * {"type":"problem","file","position","offset","code","severity",
  * "message"[,"length"], the fields a caller adds (fields, may be NULL),

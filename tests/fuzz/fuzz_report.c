@@ -164,7 +164,7 @@ static void check_script(const char *name)
     memcpy(p.message, name, l);
     p.message[l] = 0;
     kf_problem_add_text(&p, "field", name);
-    jl_problem(&j, &p, NULL);
+    kf_problem_json(&j.w, &p, NULL, NULL, NULL);
     rbuf page;
     rb_init(&page, SIZE_MAX);
     jl_script(&page, &j);

@@ -62,7 +62,7 @@ static void on_problem(void *ctx, const kf_problem *p)
         c->unreadable = true;
         c->R->sum->unreadable = true;
     }
-    jl_problem(&c->R->json[c->cmd], p, NULL);
+    kf_problem_json(&c->R->json[c->cmd].w, p, NULL, NULL, NULL);
     rs_problem(c->R, JSON_NAME[c->cmd], p, NULL);
 }
 
@@ -174,7 +174,7 @@ static void scan_partition(void *ctx, const kf_datadir_partition *p)
     report_run *R = ctx;
     kf_scan_partition_json(&R->json[RJ_SCAN].w, p);
     for (size_t i = 0; i < p->n_problems; i++)
-        jl_problem(&R->json[RJ_SCAN], &p->problems[i], NULL);
+        kf_problem_json(&R->json[RJ_SCAN].w, &p->problems[i], NULL, NULL, NULL);
     rmap_scan(&R->map, p);
     rs_finding_row(R, p);
     R->sum->damaged_segments += damaged_segments(p);
@@ -192,7 +192,7 @@ static void scan_partition(void *ctx, const kf_datadir_partition *p)
 static void scan_dir_problem(void *ctx, const kf_problem *p)
 {
     report_run *R = ctx;
-    jl_problem(&R->json[RJ_SCAN], p, NULL);
+    kf_problem_json(&R->json[RJ_SCAN].w, p, NULL, NULL, NULL);
     rs_problem(R, "scan", p, R->current_datadir);
 }
 
@@ -237,7 +237,7 @@ static void predict_datadir(void *ctx, const kf_predict_datadir *d)
 {
     predict_ctx *pc = ctx;
     rbroker *b = pc->b;
-    jl_predict_datadir(&pc->R->json[RJ_PREDICT], d);
+    kf_predict_datadir_json(&pc->R->json[RJ_PREDICT].w, d);
     b->acknowledged_missing += d->acknowledged_missing;
     b->damage_kept += d->damage_kept;
     b->groups_affected += d->groups_affected;
@@ -265,14 +265,14 @@ static void predict_datadir(void *ctx, const kf_predict_datadir *d)
 static void predict_action(void *ctx, const kf_predict_action *a)
 {
     predict_ctx *pc = ctx;
-    jl_predict_action(&pc->R->json[RJ_PREDICT], a);
+    kf_predict_action_json(&pc->R->json[RJ_PREDICT].w, a);
     rmap_predict_action(&pc->R->map, a);
 }
 
 static void predict_partition(void *ctx, const kf_predict_partition *p)
 {
     predict_ctx *pc = ctx;
-    jl_predict_partition(&pc->R->json[RJ_PREDICT], p);
+    kf_predict_partition_json(&pc->R->json[RJ_PREDICT].w, p);
     rmap_predict(&pc->R->map, p);
 }
 
@@ -301,8 +301,7 @@ static int run_predict(report_run *R)
         b->predicted = rc == KF_OK;
         if (rc != KF_OK)
             continue;
-        jl_predict_summary(&R->json[RJ_PREDICT], &b->sum, b->acknowledged_missing, b->damage_kept,
-                           b->groups_affected, b->harmed);
+        kf_predict_summary_json(&R->json[RJ_PREDICT].w, &b->sum);
         R->sum->offsets_lost += b->sum.offsets_lost;
         R->sum->acknowledged_missing += b->acknowledged_missing;
         R->sum->fatal += b->sum.fatal;
@@ -317,7 +316,7 @@ static int run_predict(report_run *R)
 static void replicas_partition(void *ctx, const kf_replica_partition *p)
 {
     report_run *R = ((cmd_problems *)ctx)->R;
-    jl_replicas_partition(&R->json[RJ_REPLICAS], p);
+    kf_replicas_partition_json(&R->json[RJ_REPLICAS].w, p);
     rs_election(R, p);
 }
 
@@ -342,11 +341,7 @@ static int run_replicas(report_run *R)
     R->replicas_ran = true;
     R->replicas_partitions = tot.partitions;
     R->replicas_at_risk = tot.at_risk;
-    jlines *j = &R->json[RJ_REPLICAS];
-    kf_jsonl_begin(&j->w, "summary");
-    kf_jsonl_uint(&j->w, "partitions", tot.partitions);
-    kf_jsonl_uint(&j->w, "at_risk", tot.at_risk);
-    kf_jsonl_end_summary(&j->w);
+    kf_replicas_summary_json(&R->json[RJ_REPLICAS].w, &tot);
     status(R, tot.at_risk || tot.bad_lines);
     return KF_OK;
 }
@@ -378,7 +373,7 @@ static int run_metadata(report_run *R, char *const *paths, size_t n, kf_metadata
     if (rc == KF_ERR_NOMEM || !*out)
         return KF_ERR_NOMEM;
     R->metadata_ran = true;
-    jl_metadata(&R->json[RJ_METADATA], *out);
+    kf_metadata_json(&R->json[RJ_METADATA].w, *out, false);
     rs_cluster(R, *out);
     status(R, c.errors > 0 || kf_metadata_get_info(*out)->damaged > 0);
     return KF_OK;
@@ -506,7 +501,7 @@ static int compaction_result(void *ctx, const kf_compaction_result *r)
     report_run *R = ctx;
     if (r->compacted_by == KF_COMPACTED_NOT)
         return KF_OK;
-    jl_compaction(&R->json[RJ_COMPACTION], r);
+    kf_compaction_json(&R->json[RJ_COMPACTION].w, r);
     rs_compaction(R, r);
     return KF_OK;
 }
@@ -531,15 +526,7 @@ static int run_compaction(report_run *R, char *const *paths, size_t n, const kf_
     if (rc == KF_ERR_NOMEM)
         return rc;
     R->compaction_ran = true;
-    jlines *j = &R->json[RJ_COMPACTION];
-    kf_jsonl_begin(&j->w, "summary");
-    kf_jsonl_uint(&j->w, "partitions", tot.partitions);
-    kf_jsonl_uint(&j->w, "skipped", tot.skipped);
-    kf_jsonl_uint(&j->w, "pinned", tot.pinned);
-    kf_jsonl_uint(&j->w, "would_clean", tot.would_clean);
-    kf_jsonl_uint(&j->w, "errors", c.errors);
-    kf_jsonl_uint(&j->w, "warnings", c.warnings);
-    kf_jsonl_end_summary(&j->w);
+    kf_compaction_summary_json(&R->json[RJ_COMPACTION].w, &tot, c.errors, c.warnings);
     R->sum->pinned_compactions = tot.pinned;
     if (tot.unreadable)
         R->sum->unreadable = true;

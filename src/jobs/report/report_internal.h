@@ -1,9 +1,9 @@
 /* report_internal.h: the pieces of the report job (report.h) and what they
  * share: the bounded text buffers every part of the page is built in, the
- * escapes for each place text from the data goes (report_out.c), the JSON
- * lines of each command (report_json.c), the partitions the damage map
- * draws (report_map.c), the sections (report_sections.c) and the page
- * (report_page.c). report.c runs the drivers and feeds them all. */
+ * escapes for each place text from the data goes (report_out.c), where
+ * each command's JSON lines are kept (report_json.c), the partitions the
+ * damage map draws (report_map.c), the sections (report_sections.c) and
+ * the page (report_page.c). report.c runs the drivers and feeds them all. */
 #ifndef KFSCK_REPORT_INTERNAL_H
 #define KFSCK_REPORT_INTERNAL_H
 
@@ -23,10 +23,6 @@
 #include "kfsck/stats.h"
 #include "kfsck/txns.h"
 #include "kfsck/sys/json_lines.h"
-
-/* What a secret is shown as (SCRAM salts and keys, delegation-token ids,
- * password-like config values), as `metadata` and `dump` show it. */
-#define RJ_REDACTED "<redacted>"
 
 /* ---- bounded buffers (report_out.c) ------------------------------------------ */
 
@@ -66,11 +62,12 @@ void fmt_when(int64_t ms, char *buf, size_t n);
 
 /* ---- JSON lines (report_json.c) ------------------------------------------------
  *
- * A command's JSON output, line by line as `kfsck CMD --json` prints it,
- * into the page's <script type="application/json" id="kfsck-CMD">. A
- * command's lines share a byte budget: past it a line is counted, not
- * kept, except the closing summary lines (kf_jsonl_end_summary), and the block ends
- * with an "omitted" line saying how many were left out. */
+ * A command's JSON output, line by line as `kfsck CMD --json` prints it
+ * (each job's builders write them into w), into the page's <script
+ * type="application/json" id="kfsck-CMD">. A command's lines share a byte
+ * budget: past it a line is counted, not kept, except the closing summary
+ * lines (kf_jsonl_end_summary), and the block ends with an "omitted" line
+ * saying how many were left out. */
 typedef struct jlines {
     const char *command;    /* "scan", "predict", ... */
     rbuf out;               /* the kept lines */
@@ -81,18 +78,6 @@ typedef struct jlines {
 
 void jl_init(jlines *j, const char *command, size_t budget);
 void jl_free(jlines *j);
-
-/* Each command's lines, as its JSON output has them. */
-void jl_problem(jlines *j, const kf_problem *p, const char *file);
-void jl_predict_datadir(jlines *j, const kf_predict_datadir *d);
-void jl_predict_action(jlines *j, const kf_predict_action *a);
-void jl_predict_partition(jlines *j, const kf_predict_partition *p);
-void jl_predict_summary(jlines *j, const kf_predict_summary *s, int64_t acknowledged_missing, uint64_t damage_kept,
-                        uint64_t groups_affected, uint64_t harmed);
-void jl_replicas_partition(jlines *j, const kf_replica_partition *p);
-void jl_compaction(jlines *j, const kf_compaction_result *r);
-void jl_metadata(jlines *j, const kf_metadata *m);
-
 /* The <script> element of a command's lines, into the page. */
 void jl_script(rbuf *page, const jlines *j);
 

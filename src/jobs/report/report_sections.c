@@ -519,7 +519,7 @@ void rs_cluster(report_run *R, const kf_metadata *m)
             cell_text(b, rt ? rt : "?");
             cell_text(b, cf[i]->resource_name);
             cell_text(b, cf[i]->name);
-            cell_text(b, secret ? RJ_REDACTED : cf[i]->value ? cf[i]->value : "null");
+            cell_text(b, secret ? KF_REDACTED : cf[i]->value ? cf[i]->value : "null");
             rb_puts(b, "</tr>");
         }
         rb_puts(b, "</tbody></table>");
