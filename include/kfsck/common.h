@@ -213,6 +213,9 @@ void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
  * decimal), and below 1 KiB the count followed by below_kib ("512 B" in
  * tables, "512 bytes" in sentences). Always NUL-terminated within cap. */
 void kf_format_bytes(uint64_t n, const char *below_kib, char *buf, size_t cap);
+/* A duration in ms for people: "850ms", "42s", "31m05s", "2h05m", "3d04h"
+ * (negative: "-" first). Always NUL-terminated within cap. */
+void kf_format_duration(int64_t ms, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -158,3 +158,20 @@ void kf_format_bytes(uint64_t n, const char *below_kib, char *buf, size_t cap)
     }
     snprintf(buf, cap, "%.1f %s", v, units[u]);
 }
+
+void kf_format_duration(int64_t ms, char *buf, size_t cap)
+{
+    uint64_t v = ms < 0 ? 0 - (uint64_t)ms : (uint64_t)ms;
+    const char *sign = ms < 0 ? "-" : "";
+    uint64_t s = v / 1000, m = s / 60, h = m / 60, d = h / 24;
+    if (v < 1000)
+        snprintf(buf, cap, "%s%" PRIu64 "ms", sign, v);
+    else if (s < 60)
+        snprintf(buf, cap, "%s%" PRIu64 "s", sign, s);
+    else if (m < 60)
+        snprintf(buf, cap, "%s%" PRIu64 "m%02" PRIu64 "s", sign, m, s % 60);
+    else if (h < 24)
+        snprintf(buf, cap, "%s%" PRIu64 "h%02" PRIu64 "m", sign, h, m % 60);
+    else
+        snprintf(buf, cap, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
+}

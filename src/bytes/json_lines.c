@@ -77,6 +77,13 @@ static void hand_over(kf_jsonl *j, unsigned how)
 
 void kf_jsonl_flush(kf_jsonl *j) { hand_over(j, 0); }
 
+/* After a value: with KF_JSONL_PIECES, outside a line, it goes out now. */
+static void piece(kf_jsonl *j)
+{
+    if ((j->flags & KF_JSONL_PIECES) && !j->in_line)
+        hand_over(j, 0);
+}
+
 /* ---- strings ------------------------------------------------------------------ */
 
 size_t kf_utf8_seq(const uint8_t *p, size_t n, uint32_t *cp)
@@ -211,6 +218,7 @@ void kf_jsonl_key(kf_jsonl *j, const char *key)
         put_string(j, key, strlen(key));
         putc1(j, ':');
     }
+    piece(j);
 }
 
 /* `"key":` and a word already formatted (a number, true, null...). */
@@ -218,11 +226,13 @@ static void put_field(kf_jsonl *j, const char *key, const char *word, size_t wl)
 {
     kf_jsonl_key(j, key);
     put(j, word, wl);
+    piece(j);
 }
 
 void kf_jsonl_begin(kf_jsonl *j, const char *type)
 {
     j->n = 0;
+    j->in_line = true;
     putc1(j, '{');
     j->comma = false;
     kf_jsonl_str(j, "type", type);
@@ -232,6 +242,7 @@ static void end(kf_jsonl *j, unsigned how)
 {
     put(j, "}\n", 2);
     j->comma = false;
+    j->in_line = false;
     hand_over(j, how);
 }
 
@@ -287,6 +298,7 @@ void kf_jsonl_strn(kf_jsonl *j, const char *key, const char *s, size_t n)
 {
     kf_jsonl_key(j, key);
     put_string(j, s, n);
+    piece(j);
 }
 
 void kf_jsonl_str(kf_jsonl *j, const char *key, const char *s) { kf_jsonl_strn(j, key, s, s ? strlen(s) : 0); }
@@ -297,6 +309,7 @@ void kf_jsonl_b64(kf_jsonl *j, const char *key, const uint8_t *p, size_t n)
     kf_jsonl_key(j, key);
     if (!p && n) {
         put(j, "null", 4);
+        piece(j);
         return;
     }
     if (!grow(j, (n + 2) / 3 * 4 + 2))
@@ -320,6 +333,7 @@ void kf_jsonl_b64(kf_jsonl *j, const char *key, const uint8_t *p, size_t n)
     }
     *o++ = '"';
     j->n = (size_t)(o - buf(j));
+    piece(j);
 }
 
 void kf_jsonl_int32s(kf_jsonl *j, const char *key, bool has, const int32_t *v, size_t n)
@@ -340,12 +354,14 @@ static void open_with(kf_jsonl *j, const char *key, char bracket)
     kf_jsonl_key(j, key);
     putc1(j, bracket);
     j->comma = false;
+    piece(j);
 }
 
 static void close_with(kf_jsonl *j, char bracket)
 {
     putc1(j, bracket);
     j->comma = true;
+    piece(j);
 }
 
 void kf_jsonl_obj_open(kf_jsonl *j, const char *key) { open_with(j, key, '{'); }
@@ -353,4 +369,8 @@ void kf_jsonl_obj_close(kf_jsonl *j) { close_with(j, '}'); }
 void kf_jsonl_arr_open(kf_jsonl *j, const char *key) { open_with(j, key, '['); }
 void kf_jsonl_arr_close(kf_jsonl *j) { close_with(j, ']'); }
 
-void kf_jsonl_raw(kf_jsonl *j, const char *p, size_t n) { put(j, p, n); }
+void kf_jsonl_raw(kf_jsonl *j, const char *p, size_t n)
+{
+    put(j, p, n);
+    piece(j);
+}

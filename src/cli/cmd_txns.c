@@ -61,14 +61,14 @@ static void print_open_text(txns_run *R, const kf_partition *p, const kf_txn_rep
         fmt_time_utc(x->first_timestamp, a, sizeof a);
         tprintf(f, "          began %s", a);
         if (r->has_age) {
-            fmt_duration(r->age_ms, d, sizeof d);
+            kf_format_duration(r->age_ms, d, sizeof d);
             tprintf(f, " (age %s)", d);
         }
     } else {
         tprintf(f, "          began before the log's first segment (time unknown)");
     }
     if (r->has_idle) {
-        fmt_duration(r->idle_ms, d, sizeof d);
+        kf_format_duration(r->idle_ms, d, sizeof d);
         tprintf(f, "; no batch of the producer for %s of the partition's time line", d);
     }
     fputc('\n', f);

@@ -30,27 +30,6 @@ void fmt_time_utc(int64_t ms, char *buf, size_t n)
              tm.tm_min, tm.tm_sec, (int)frac);
 }
 
-void fmt_duration(int64_t ms, char *buf, size_t n)
-{
-    const char *sign = "";
-    uint64_t v = (uint64_t)ms;
-    if (ms < 0) {
-        sign = "-";
-        v = 0 - v;
-    }
-    uint64_t s = v / 1000, m = s / 60, h = m / 60, d = h / 24;
-    if (v < 1000)
-        snprintf(buf, n, "%s%" PRIu64 "ms", sign, v);
-    else if (s < 60)
-        snprintf(buf, n, "%s%" PRIu64 "s", sign, s);
-    else if (m < 60)
-        snprintf(buf, n, "%s%" PRIu64 "m%02" PRIu64 "s", sign, m, s % 60);
-    else if (h < 24)
-        snprintf(buf, n, "%s%" PRIu64 "h%02" PRIu64 "m", sign, h, m % 60);
-    else
-        snprintf(buf, n, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
-}
-
 void fmt_bytes(uint64_t n, char *buf, size_t cap)
 {
     kf_format_bytes(n, "B", buf, cap);
@@ -89,93 +68,38 @@ void out_init(out *o, FILE *f, bool json)
 {
     o->f = f;
     o->json = json;
-    o->in_line = false;
     o->show_secrets = false;
-    kf_jsonl_init(&o->w, 0, to_stream, f);
+    /* JSON outside a line (inside a text line, or a document built piece
+     * by piece) goes out value by value, in its place among the text */
+    kf_jsonl_init(&o->w, KF_JSONL_PIECES, to_stream, f);
 }
 
-/* After a value: outside a line (JSON inside a text line, or a document
- * built piece by piece) what was built goes out now, so it keeps its place
- * among what is written to the stream directly. */
-static void settle(out *o)
-{
-    if (!o->in_line)
-        kf_jsonl_flush(&o->w);
-}
+void out_begin(out *o, const char *type) { kf_jsonl_begin(&o->w, type); }
+void out_end(out *o) { kf_jsonl_end(&o->w); }
+void out_key(out *o, const char *key) { kf_jsonl_key(&o->w, key); }
+void out_int(out *o, const char *key, int64_t v) { kf_jsonl_int(&o->w, key, v); }
+void out_uint(out *o, const char *key, uint64_t v) { kf_jsonl_uint(&o->w, key, v); }
+void out_null(out *o, const char *key) { kf_jsonl_null(&o->w, key); }
+void out_opt_int(out *o, const char *key, bool has, int64_t v) { kf_jsonl_opt_int(&o->w, key, has, v); }
+void out_bool(out *o, const char *key, bool v) { kf_jsonl_bool(&o->w, key, v); }
+void out_double(out *o, const char *key, double v) { kf_jsonl_double(&o->w, key, v); }
+void out_strn(out *o, const char *key, const char *s, size_t n) { kf_jsonl_strn(&o->w, key, s, n); }
+void out_str(out *o, const char *key, const char *s) { kf_jsonl_str(&o->w, key, s); }
+void out_b64(out *o, const char *key, const uint8_t *p, size_t n) { kf_jsonl_b64(&o->w, key, p, n); }
+void out_obj_open(out *o, const char *key) { kf_jsonl_obj_open(&o->w, key); }
+void out_obj_close(out *o) { kf_jsonl_obj_close(&o->w); }
+void out_arr_open(out *o, const char *key) { kf_jsonl_arr_open(&o->w, key); }
+void out_arr_close(out *o) { kf_jsonl_arr_close(&o->w); }
 
-void out_begin(out *o, const char *type)
+void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n)
 {
-    o->in_line = true;
-    kf_jsonl_begin(&o->w, type);
-}
-
-void out_end(out *o)
-{
-    o->in_line = false;
-    kf_jsonl_end(&o->w);
-}
-
-void out_key(out *o, const char *key)
-{
-    kf_jsonl_key(&o->w, key);
-    settle(o);
-}
-
-void out_int(out *o, const char *key, int64_t v)
-{
-    kf_jsonl_int(&o->w, key, v);
-    settle(o);
-}
-
-void out_uint(out *o, const char *key, uint64_t v)
-{
-    kf_jsonl_uint(&o->w, key, v);
-    settle(o);
-}
-
-void out_null(out *o, const char *key)
-{
-    kf_jsonl_null(&o->w, key);
-    settle(o);
-}
-
-void out_opt_int(out *o, const char *key, bool has, int64_t v)
-{
-    kf_jsonl_opt_int(&o->w, key, has, v);
-    settle(o);
-}
-
-void out_bool(out *o, const char *key, bool v)
-{
-    kf_jsonl_bool(&o->w, key, v);
-    settle(o);
-}
-
-void out_double(out *o, const char *key, double v)
-{
-    kf_jsonl_double(&o->w, key, v);
-    settle(o);
-}
-
-void out_strn(out *o, const char *key, const char *s, size_t n)
-{
-    kf_jsonl_strn(&o->w, key, s, n);
-    settle(o);
-}
-
-void out_str(out *o, const char *key, const char *s) { out_strn(o, key, s, s ? strlen(s) : 0); }
-
-void out_b64(out *o, const char *key, const uint8_t *p, size_t n)
-{
-    kf_jsonl_b64(&o->w, key, p, n);
-    settle(o);
+    kf_jsonl_int32s(&o->w, key, has, v, n);
 }
 
 void out_json(out *o, const char *key, const char *json, size_t n)
 {
     kf_jsonl_key(&o->w, key);
     kf_jsonl_raw(&o->w, json, n);
-    settle(o);
 }
 
 void out_bytes(out *o, const char *name, const uint8_t *p, int64_t n)
@@ -190,30 +114,6 @@ void out_bytes(out *o, const char *name, const uint8_t *p, int64_t n)
     out_b64(o, k, p, (size_t)n);
     if (kf_utf8_valid(p, (size_t)n))
         out_strn(o, name, (const char *)p, (size_t)n);
-}
-
-void out_obj_open(out *o, const char *key)
-{
-    kf_jsonl_obj_open(&o->w, key);
-    settle(o);
-}
-
-void out_obj_close(out *o)
-{
-    kf_jsonl_obj_close(&o->w);
-    settle(o);
-}
-
-void out_arr_open(out *o, const char *key)
-{
-    kf_jsonl_arr_open(&o->w, key);
-    settle(o);
-}
-
-void out_arr_close(out *o)
-{
-    kf_jsonl_arr_close(&o->w);
-    settle(o);
 }
 
 void out_text(out *o, const char *fmt, ...)
@@ -385,9 +285,7 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
         return;
     if (o->json) {
         struct extra_fields x = {o, extra, ectx};
-        o->in_line = true;
         kf_problem_json(&o->w, p, file, extra ? put_extra : NULL, &x);
-        o->in_line = false;
     } else {
         tprintf(o->f, "%s: %s at position %llu", p->severity == KF_SEV_ERROR ? "ERROR" : "WARNING", p->code,
                 (unsigned long long)p->position);
@@ -455,8 +353,4 @@ int finish_stdout(int status)
     return EXIT_FAIL;
 }
 
-void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n)
-{
-    kf_jsonl_int32s(&o->w, key, has, v, n);
-    settle(o);
-}
+

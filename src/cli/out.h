@@ -18,9 +18,8 @@
 typedef struct out {
     FILE *f;
     bool json;
-    bool in_line;       /* between out_begin and out_end: the line goes out whole at its end */
     bool show_secrets;  /* print values marked secret (dtree_json.c); else "<redacted>" */
-    kf_jsonl w;         /* the JSON being built (JSON outside a line goes out value by value) */
+    kf_jsonl w;         /* the JSON being built: a line goes out whole; JSON outside a line value by value */
 } out;
 
 void out_init(out *o, FILE *f, bool json);
@@ -57,9 +56,6 @@ void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n);
 /* A time in ms since the epoch as "2023-11-14T22:13:20.000Z" (UTC), or the
  * number when it is out of the calendar's range. */
 void fmt_time_utc(int64_t ms, char *buf, size_t n);
-/* A duration in ms as "850ms", "42s", "31m05s", "2h05m", "3d04h"
- * (negative: "-" first). */
-void fmt_duration(int64_t ms, char *buf, size_t n);
 /* A size in bytes in binary units: "512 B", "25.0 MiB" (stats --sink, compaction, predict). */
 void fmt_bytes(uint64_t n, char *buf, size_t cap);
 /* A duration in ms in the largest unit that divides it exactly, as the

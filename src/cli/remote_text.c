@@ -99,7 +99,7 @@ static void print_finding(FILE *f, const kf_remote_segment *s)
     }
     tprintf(f, "offsets %" PRId64 "..%" PRId64, s->start_offset, s->end_offset);
     fmt_time_utc(s->event_timestamp, tm, sizeof tm);
-    fmt_duration(s->age_ms, d, sizeof d);
+    kf_format_duration(s->age_ms, d, sizeof d);
     if (s->finding == KF_REMOTE_COPY_STUCK) {
         tprintf(f, ", started %s by broker %d (%s before now), writing ", tm, s->broker_id, d);
         remote_put_name(f, s->object_prefix);

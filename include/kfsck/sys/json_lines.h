@@ -34,7 +34,9 @@
  *
  * The writer also builds pieces of JSON that are not lines (an object
  * inside a text line): write the values with no kf_jsonl_begin and hand
- * what is built to the sink with kf_jsonl_flush. */
+ * what is built to the sink with kf_jsonl_flush, or have each go out as it
+ * is written (KF_JSONL_PIECES), so that it keeps its place among what the
+ * caller writes beside it. */
 #ifndef KFSCK_JSON_LINES_H
 #define KFSCK_JSON_LINES_H
 
@@ -59,6 +61,7 @@ typedef void (*kf_jsonl_sink)(void *ctx, const char *p, size_t n, unsigned how);
 /* kf_jsonl_init's flags. */
 enum {
     KF_JSONL_SCRIPT = 1,   /* strings safe inside an HTML <script> element (above) */
+    KF_JSONL_PIECES = 2,   /* a value written outside a line goes to the sink at once (how 0) */
 };
 
 #define KF_JSONL_INLINE 512
@@ -71,6 +74,7 @@ typedef struct kf_jsonl {
     void *ctx;
     unsigned flags;
     bool comma;            /* a value was written at this level: the next one needs a ',' */
+    bool in_line;          /* between kf_jsonl_begin and kf_jsonl_end */
     bool oom;              /* a line could not grow: it was handed over cut short */
     char *heap;            /* the line when it outgrew small; NULL otherwise */
     size_t n, cap;         /* bytes built; room in heap */

@@ -1,9 +1,52 @@
-/* check_json.c: scan's JSON lines (include/kfsck/scan.h), as `kfsck scan
- * --json` prints them and the report embeds them: a partition line per
- * partition dir (its problems follow it as problem lines, kf_problem_json,
- * written by the caller, which may cap them) and the summary line. */
+/* check_json.c: verify's and scan's JSON lines (include/kfsck/verify.h,
+ * scan.h), as `kfsck verify --json` and `kfsck scan --json` print them and
+ * the report embeds scan's: a segment line per segment verified; a
+ * partition line per partition dir (its problems follow it as problem
+ * lines, kf_problem_json, written by the caller, which may cap them) and
+ * the summary line. */
+#include <stdio.h>
+
 #include "kfsck/scan.h"
 #include "kfsck/sys/json_lines.h"
+#include "kfsck/verify.h"
+
+void kf_schema_id_name(const kf_schema_frame *f, char name[37])
+{
+    if (f->kind == KF_SCHEMA_GUID)
+        kf_schema_guid_str(f->guid, name);
+    else
+        snprintf(name, 37, "%d", f->id);
+}
+
+void kf_verify_segment_json(kf_jsonl *j, const char *path, const kf_segment_summary *s, const kf_schema_tally *t)
+{
+    kf_jsonl_begin(j, "segment");
+    kf_jsonl_str(j, "file", path);
+    kf_jsonl_uint(j, "size", s->size);
+    kf_jsonl_uint(j, "batches", s->batches);
+    kf_jsonl_uint(j, "records", s->records);
+    kf_jsonl_uint(j, "bad_batches", s->bad_batches);
+    kf_jsonl_uint(j, "valid_bytes", s->valid_bytes);
+    kf_jsonl_opt_int(j, "first_offset", s->has_offsets, s->first_offset);
+    kf_jsonl_opt_int(j, "last_offset", s->has_offsets, s->last_offset);
+    kf_jsonl_uint(j, "errors", s->errors);
+    kf_jsonl_uint(j, "warnings", s->warnings);
+    if (t) {
+        kf_jsonl_obj_open(j, "schema_ids");
+        for (size_t i = 0; i < kf_schema_tally_count(t); i++) {
+            kf_schema_frame f;
+            uint64_t n;
+            char name[37];
+            kf_schema_tally_get(t, i, &f, &n);
+            kf_schema_id_name(&f, name);
+            kf_jsonl_uint(j, name, n);
+        }
+        kf_jsonl_obj_close(j);
+        if (kf_schema_tally_omitted(t))
+            kf_jsonl_uint(j, "schema_ids_omitted", kf_schema_tally_omitted(t));
+    }
+    kf_jsonl_end(j);
+}
 
 void kf_leader_epochs_json(kf_jsonl *j, const char *key, const kf_leader_epoch *e, size_t n)
 {

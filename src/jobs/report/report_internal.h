@@ -54,10 +54,9 @@ void rb_textn(rbuf *b, const char *s, size_t n);
 void rb_percent(rbuf *b, const char *s, size_t n);
 
 /* Numbers for people: 1234567 as "1,234,567"; bytes as "25.0 MiB"; a
- * duration in ms as "3d04h"; a time in ms as "2024-02-12 01:11:26Z". */
+ * time in ms as "2024-02-12 01:11:26Z" (a duration: kf_format_duration). */
 void fmt_count(int64_t v, char *buf, size_t n);
 void fmt_size(uint64_t v, char *buf, size_t n);
-void fmt_ms(int64_t ms, char *buf, size_t n);
 void fmt_when(int64_t ms, char *buf, size_t n);
 
 /* ---- JSON lines (report_json.c) ------------------------------------------------

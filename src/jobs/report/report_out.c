@@ -157,23 +157,6 @@ void fmt_count(int64_t v, char *buf, size_t n)
 
 void fmt_size(uint64_t v, char *buf, size_t n) { kf_format_bytes(v, "B", buf, n); }
 
-void fmt_ms(int64_t ms, char *buf, size_t n)
-{
-    uint64_t v = ms < 0 ? 0 - (uint64_t)ms : (uint64_t)ms;
-    const char *sign = ms < 0 ? "-" : "";
-    uint64_t s = v / 1000, m = s / 60, h = m / 60, d = h / 24;
-    if (v < 1000)
-        snprintf(buf, n, "%s%" PRIu64 "ms", sign, v);
-    else if (s < 60)
-        snprintf(buf, n, "%s%" PRIu64 "s", sign, s);
-    else if (m < 60)
-        snprintf(buf, n, "%s%" PRIu64 "m%02" PRIu64 "s", sign, m, s % 60);
-    else if (h < 24)
-        snprintf(buf, n, "%s%" PRIu64 "h%02" PRIu64 "m", sign, h, m % 60);
-    else
-        snprintf(buf, n, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
-}
-
 void fmt_when(int64_t ms, char *buf, size_t n)
 {
     int64_t sec = ms / 1000;

@@ -170,7 +170,7 @@ static void banner(rbuf *b, const rbroker *k)
                   k->acknowledged_missing);
         rb_printf(b, "<span><b>%" PRIu64 "</b> damaged stretches kept and served</span>", k->damage_kept);
         rb_printf(b, "<span><b>%" PRIu64 "</b> partitions harmed</span>", k->harmed);
-        fmt_ms((int64_t)(s->estimated_recovery_seconds * 1000), c, sizeof c);
+        kf_format_duration((int64_t)(s->estimated_recovery_seconds * 1000), c, sizeof c);
         rb_printf(b, "<span>recovery takes about <b>%s</b></span>", c);
     }
     rb_puts(b, "</p><p class=\"path\">");

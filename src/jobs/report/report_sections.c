@@ -334,9 +334,9 @@ void rs_txn_open(report_run *R, const kf_partition *p, const kf_txn_report *r)
     cell_opt(b, x->last_offset >= 0, x->last_offset);
     char a[32] = "-", i[32] = "-";
     if (r->has_age)
-        fmt_ms(r->age_ms, a, sizeof a);
+        kf_format_duration(r->age_ms, a, sizeof a);
     if (r->has_idle)
-        fmt_ms(r->idle_ms, i, sizeof i);
+        kf_format_duration(r->idle_ms, i, sizeof i);
     cell_text(b, a);
     cell_text(b, i);
     rb_printf(b, "<td>%s%s</td>", r->hanging ? "<b>hanging</b>" : "open",
@@ -386,7 +386,7 @@ void rs_compaction(report_run *R, const kf_compaction_result *r)
             rb_text(b, r->pinning.transactional_id);
         }
         if (r->pinning.has_age) {
-            fmt_ms(r->pinning.age_ms, s2, sizeof s2);
+            kf_format_duration(r->pinning.age_ms, s2, sizeof s2);
             rb_printf(b, ", age %s%s", s2, r->pinning.hanging ? " (<b>hanging</b>)" : "");
         }
     } else {
@@ -554,7 +554,7 @@ void rs_stats_group(report_run *R, const kf_stats_group *g, const kf_tbucket *v,
         fmt_when(g->min_ts, t0, sizeof t0);
         fmt_when(g->max_ts, t1, sizeof t1);
         char late[32];
-        fmt_ms(g->max_late, late, sizeof late);
+        kf_format_duration(g->max_late, late, sizeof late);
         rb_printf(b, ", timestamps %s to %s, most late %s", t0, t1, late);
     }
     if (g->skipped)
