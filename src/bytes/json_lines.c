@@ -12,18 +12,19 @@
 void kf_jsonl_init(kf_jsonl *j, unsigned flags, kf_jsonl_sink sink, void *ctx)
 {
     memset(j, 0, sizeof *j);
+    j->cap = sizeof j->small;
     j->flags = flags;
     j->sink = sink;
     j->ctx = ctx;
 }
 
-static char *buf(kf_jsonl *j) { return j->heap ? j->heap : j->small; }
+static inline char *buf(kf_jsonl *j) { return j->heap ? j->heap : j->small; }
 
 static void drop_heap(kf_jsonl *j)
 {
     free(j->heap);
     j->heap = NULL;
-    j->cap = 0;
+    j->cap = sizeof j->small;
 }
 
 void kf_jsonl_free(kf_jsonl *j)
@@ -32,15 +33,13 @@ void kf_jsonl_free(kf_jsonl *j)
     j->n = 0;
 }
 
-/* Room for n more bytes; false (oom set) when there is none to be had. */
-static bool grow(kf_jsonl *j, size_t n)
+/* Room for n more bytes past what fits now; false (oom set) when there is
+ * none to be had. */
+static bool grow_slow(kf_jsonl *j, size_t n)
 {
-    size_t have = j->heap ? j->cap : sizeof j->small;
-    if (j->n + n <= have)
-        return true;
     if (j->oom)
         return false;
-    size_t cap = have * 2;
+    size_t cap = j->cap * 2;
     while (cap < j->n + n)
         cap *= 2;
     char *q = j->heap ? realloc(j->heap, cap) : malloc(cap);
@@ -55,7 +54,9 @@ static bool grow(kf_jsonl *j, size_t n)
     return true;
 }
 
-static void put(kf_jsonl *j, const char *p, size_t n)
+static inline bool grow(kf_jsonl *j, size_t n) { return j->n + n <= j->cap || grow_slow(j, n); }
+
+static inline void put(kf_jsonl *j, const char *p, size_t n)
 {
     if (!grow(j, n))
         return;
@@ -63,13 +64,17 @@ static void put(kf_jsonl *j, const char *p, size_t n)
     j->n += n;
 }
 
-static void putc1(kf_jsonl *j, char c) { put(j, &c, 1); }
+static inline void putc1(kf_jsonl *j, char c)
+{
+    if (grow(j, 1))
+        buf(j)[j->n++] = c;
+}
 
 /* What is built, to the sink; the line's heap memory given back. */
 static void hand_over(kf_jsonl *j, unsigned how)
 {
-    if (j->n && j->sink)
-        j->sink(j->ctx, buf(j), j->n, how);
+    if ((j->n || j->oom) && j->sink)
+        j->sink(j->ctx, buf(j), j->n, how | (j->oom ? KF_JSONL_CUT : 0));
     j->n = 0;
     drop_heap(j);
     j->oom = false;
@@ -150,11 +155,16 @@ static void put_u(kf_jsonl *j, uint32_t cp)
     put(j, e, 6);
 }
 
-/* Whether an ASCII byte is written with an escape. */
-static bool escaped(uint8_t c, bool script)
-{
-    return c < 0x20 || c == 0x7f || c == '"' || c == '\\' || (script && (c == '<' || c == '>' || c == '&'));
-}
+/* The bytes copied as they are, a bit per ASCII byte, by mode: printable
+ * ASCII but " and \ (--json), and but < > & too (in a script). Every
+ * byte from 0x80 up is looked at on its own: kept in a string that is
+ * UTF-8 outside a script. */
+static const uint64_t PLAIN[2][2] = {
+    {0xfffffffb00000000u, 0x7fffffffefffffffu},
+    {0xafffffbb00000000u, 0x7fffffffefffffffu},
+};
+
+static inline bool plain(const uint64_t *mask, uint8_t c) { return c < 0x80 && (mask[c >> 6] >> (c & 63) & 1); }
 
 static void put_string(kf_jsonl *j, const char *s, size_t n)
 {
@@ -164,13 +174,26 @@ static void put_string(kf_jsonl *j, const char *s, size_t n)
     }
     const uint8_t *u = (const uint8_t *)s;
     bool script = j->flags & KF_JSONL_SCRIPT;
+    const uint64_t *mask = PLAIN[script];
+    size_t first = 0; /* the common case, a string with nothing to escape, in one copy */
+    while (first < n && plain(mask, u[first]))
+        first++;
+    if (first == n && grow(j, n + 2)) {
+        char *o = buf(j) + j->n;
+        o[0] = '"';
+        memcpy(o + 1, s, n);
+        o[n + 1] = '"';
+        j->n += n + 2;
+        return;
+    }
     /* outside a script, a string that is not UTF-8 has every byte from
      * 0x80 up replaced; inside one, each byte that starts no sequence */
-    bool whole = script || kf_utf8_valid(u, n);
+    bool whole = script || kf_utf8_valid(u + first, n - first);
+    bool keep_high = whole && !script;
     putc1(j, '"');
     for (size_t i = 0; i < n;) {
         size_t run = i;
-        while (run < n && (u[run] >= 0x80 ? whole && !script : !escaped(u[run], script)))
+        while (run < n && (plain(mask, u[run]) || (u[run] >= 0x80 && keep_high)))
             run++;
         if (run > i) { /* the plain run in one copy */
             put(j, s + i, run - i);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/walk.h"
 
 void fmt_time_utc(int64_t ms, char *buf, size_t n)
 {
@@ -57,10 +58,12 @@ void partition_label(const kf_partition *p, char *buf, size_t n)
         snprintf(buf, n, "%s", p->ncopies ? p->copies[0].label : "?");
 }
 
-/* The writer's sink: the bytes to the stream, as they come. */
+/* The writer's sink: the bytes to the stream, as they come; a line the
+ * writer could not find memory for ends the run. */
 static void to_stream(void *ctx, const char *p, size_t n, unsigned how)
 {
-    (void)how;
+    if (how & KF_JSONL_CUT)
+        cli_oom();
     fwrite(p, 1, n, (FILE *)ctx);
 }
 

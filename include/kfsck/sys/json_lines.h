@@ -52,6 +52,7 @@ extern "C" {
 enum {
     KF_JSONL_LINE = 1,     /* a whole line, its '\n' last */
     KF_JSONL_SUMMARY = 2,  /* with KF_JSONL_LINE: a line that sums up a command's output (kf_jsonl_end_summary) */
+    KF_JSONL_CUT = 4,      /* the bytes stop short: memory for the rest could not be had */
 };
 
 /* Receives the bytes built: a line (how has KF_JSONL_LINE) or, from
@@ -75,9 +76,9 @@ typedef struct kf_jsonl {
     unsigned flags;
     bool comma;            /* a value was written at this level: the next one needs a ',' */
     bool in_line;          /* between kf_jsonl_begin and kf_jsonl_end */
-    bool oom;              /* a line could not grow: it was handed over cut short */
+    bool oom;              /* the line could not grow: it is handed over with KF_JSONL_CUT */
     char *heap;            /* the line when it outgrew small; NULL otherwise */
-    size_t n, cap;         /* bytes built; room in heap */
+    size_t n, cap;         /* bytes built; room (in small, or in heap) */
     char small[KF_JSONL_INLINE];
 } kf_jsonl;
 

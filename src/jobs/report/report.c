@@ -637,7 +637,7 @@ static bool run_oom(const report_run *R)
         if (bufs[i]->oom)
             return true;
     for (int i = 0; i < RJ_N; i++)
-        if (R->json[i].out.oom || R->json[i].w.oom)
+        if (R->json[i].out.oom)
             return true;
     return R->map.oom;
 }

@@ -21,7 +21,7 @@ static void keep_line(void *ctx, const char *p, size_t n, unsigned how)
     if (!(how & KF_JSONL_LINE))
         return;
     j->lines++;
-    if (j->w.oom)
+    if (how & KF_JSONL_CUT)
         j->out.oom = true;
     if ((how & KF_JSONL_SUMMARY) || rb_room(&j->out, n)) {
         rb_put(&j->out, p, n);
