@@ -216,6 +216,11 @@ void kf_format_bytes(uint64_t n, const char *below_kib, char *buf, size_t cap);
 /* A duration in ms for people: "850ms", "42s", "31m05s", "2h05m", "3d04h"
  * (negative: "-" first). Always NUL-terminated within cap. */
 void kf_format_duration(int64_t ms, char *buf, size_t cap);
+/* A time in ms since the epoch for people, in UTC: with iso
+ * "2023-11-14T22:13:20.000Z" (the command line's), else
+ * "2023-11-14 22:13:20Z"; the number itself when it falls outside the
+ * years 0 to 9999. Always NUL-terminated within cap. */
+void kf_format_time(int64_t ms, bool iso, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

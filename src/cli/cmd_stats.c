@@ -64,7 +64,7 @@ static void print_buckets(stats_run *R, const kf_stats_group *g, const kf_tbucke
     tprintf(o->f, "  %-24s %12s %14s\n", "BUCKET START (UTC)", "RECORDS", "BYTES");
     for (size_t i = 0; i < n; i++) {
         char t[40], bar[41];
-        fmt_time_utc(v[i].start, t, sizeof t);
+        kf_format_time(v[i].start, true, t, sizeof t);
         size_t len = (size_t)((v[i].records * 40 + maxr - 1) / maxr);
         memset(bar, '#', len);
         bar[len] = 0;
@@ -78,8 +78,8 @@ static void print_summary_text(stats_run *R, const kf_stats_group *g)
     tprintf(f, "  total: %" PRIu64 " records, %" PRIu64 " bytes", g->records, g->bytes);
     if (g->has_ts) {
         char a[40], b[40];
-        fmt_time_utc(g->min_ts, a, sizeof a);
-        fmt_time_utc(g->max_ts, b, sizeof b);
+        kf_format_time(g->min_ts, true, a, sizeof a);
+        kf_format_time(g->max_ts, true, b, sizeof b);
         tprintf(f, "; timestamps %s .. %s; max lateness %" PRId64 " ms (%" PRIu64 " late record%s)", a, b,
                 g->max_late, g->late_records, g->late_records == 1 ? "" : "s");
     }

@@ -58,7 +58,7 @@ static void print_open_text(txns_run *R, const kf_partition *p, const kf_txn_rep
     fputc('\n', f);
     char a[40], d[32];
     if (x->has_first_timestamp) {
-        fmt_time_utc(x->first_timestamp, a, sizeof a);
+        kf_format_time(x->first_timestamp, true, a, sizeof a);
         tprintf(f, "          began %s", a);
         if (r->has_age) {
             kf_format_duration(r->age_ms, d, sizeof d);

@@ -27,7 +27,7 @@ static void print_pinned(FILE *f, const kf_compaction_result *r)
     char tm[40], age[32], to[32];
     tprintf(f, "  blocked by open transaction producer %" PRId64 " epoch %d", t->producer_id, t->producer_epoch);
     if (t->has_first_timestamp) {
-        fmt_time_utc(t->first_timestamp, tm, sizeof tm);
+        kf_format_time(t->first_timestamp, true, tm, sizeof tm);
         tprintf(f, " since %s", tm);
     }
     tprintf(f, " at offset %" PRId64 " (", t->first_offset);

@@ -90,11 +90,11 @@ static void print_table_row(offsets_printer *p, const kf_offsets_row *r)
     }
     if (vw->has_lag)
         snprintf(lag, sizeof lag, "%" PRId64, vw->lag);
-    fmt_time_utc(v->commit_timestamp, when, sizeof when);
+    kf_format_time(v->commit_timestamp, true, when, sizeof when);
     snprintf(ms, sizeof ms, "%" PRId64, v->commit_timestamp);
     if (!history) {
         if (vw->has_expires_at)
-            fmt_time_utc(vw->expires_at, expires, sizeof expires);
+            kf_format_time(vw->expires_at, true, expires, sizeof expires);
         else
             snprintf(expires, sizeof expires, "never");
     }
@@ -224,7 +224,7 @@ static void row_problems(offsets_printer *p, const kf_offset_value *v, const kf_
     }
     if (vw->has_expires_at && vw->expired) {
         char when[40];
-        fmt_time_utc(vw->expires_at, when, sizeof when);
+        kf_format_time(vw->expires_at, true, when, sizeof when);
         q.code = KF_P_OFFSET_EXPIRED;
         snprintf(q.message, sizeof q.message,
                  "group %.50s: %.50s-%d committed %" PRId64 " expired at %.30s (%" PRId64

@@ -8,28 +8,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/walk.h"
-
-void fmt_time_utc(int64_t ms, char *buf, size_t n)
-{
-    int64_t sec = ms / 1000, frac = ms % 1000;
-    if (frac < 0) { /* floor, for times before 1970 */
-        sec--;
-        frac += 1000;
-    }
-    time_t t = (time_t)sec;
-    struct tm tm;
-    if ((int64_t)t != sec || !gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
-        snprintf(buf, n, "%" PRId64, ms);
-        return;
-    }
-    snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-             tm.tm_min, tm.tm_sec, (int)frac);
-}
 
 void fmt_bytes(uint64_t n, char *buf, size_t cap)
 {

@@ -53,9 +53,6 @@ void out_arr_close(out *o);
 
 /* An array of ints (broker ids, voters), or null when !has. */
 void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n);
-/* A time in ms since the epoch as "2023-11-14T22:13:20.000Z" (UTC), or the
- * number when it is out of the calendar's range. */
-void fmt_time_utc(int64_t ms, char *buf, size_t n);
 /* A size in bytes in binary units: "512 B", "25.0 MiB" (stats --sink, compaction, predict). */
 void fmt_bytes(uint64_t n, char *buf, size_t cap);
 /* A duration in ms in the largest unit that divides it exactly, as the

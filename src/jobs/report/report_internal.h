@@ -53,11 +53,10 @@ void rb_textn(rbuf *b, const char *s, size_t n);
 /* Bytes percent-encoded for a data: URL (all but A-Z a-z 0-9 - . _ ~). */
 void rb_percent(rbuf *b, const char *s, size_t n);
 
-/* Numbers for people: 1234567 as "1,234,567"; bytes as "25.0 MiB"; a
- * time in ms as "2024-02-12 01:11:26Z" (a duration: kf_format_duration). */
+/* Numbers for people: 1234567 as "1,234,567"; bytes as "25.0 MiB" (a
+ * duration: kf_format_duration; a time: kf_format_time). */
 void fmt_count(int64_t v, char *buf, size_t n);
 void fmt_size(uint64_t v, char *buf, size_t n);
-void fmt_when(int64_t ms, char *buf, size_t n);
 
 /* ---- JSON lines (report_json.c) ------------------------------------------------
  *

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "jobs/report/report_internal.h"
 
@@ -156,18 +155,3 @@ void fmt_count(int64_t v, char *buf, size_t n)
 }
 
 void fmt_size(uint64_t v, char *buf, size_t n) { kf_format_bytes(v, "B", buf, n); }
-
-void fmt_when(int64_t ms, char *buf, size_t n)
-{
-    int64_t sec = ms / 1000;
-    if (ms < 0 && ms % 1000)
-        sec--;
-    time_t t = (time_t)sec;
-    struct tm tm;
-    if ((int64_t)t != sec || !gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
-        snprintf(buf, n, "%" PRId64, ms);
-        return;
-    }
-    snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-             tm.tm_min, tm.tm_sec);
-}
