@@ -191,6 +191,19 @@ void kf_problem_add_null(kf_problem *p, const char *name);
 /* Receives each problem as it is found; the struct is only valid during the call. */
 typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);
 
+/* What a secret is shown as when it is not asked for (SCRAM salts and
+ * keys, delegation-token ids, password-like config values, secret record
+ * values): `metadata`, `dump` and the report alike. */
+#define KF_REDACTED "<redacted>"
+
+/* A problem as every command's JSON output has it (kfsck/sys/json_lines.h):
+ * {"type":"problem","file","position","offset","code","severity",
+ * "message"[,"length"], the fields a caller adds (fields, may be NULL),
+ * then p's own extra fields}. file: the file it is about when p names none. */
+struct kf_jsonl;
+void kf_problem_json(struct kf_jsonl *j, const kf_problem *p, const char *file,
+                     void (*fields)(struct kf_jsonl *j, void *ctx), void *ctx);
+
 /* Fill a problem and hand it to fn (no-op when fn is NULL). */
 void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
                uint64_t position, bool has_offset, int64_t offset,
@@ -200,6 +213,14 @@ void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev,
  * decimal), and below 1 KiB the count followed by below_kib ("512 B" in
  * tables, "512 bytes" in sentences). Always NUL-terminated within cap. */
 void kf_format_bytes(uint64_t n, const char *below_kib, char *buf, size_t cap);
+/* A duration in ms for people: "850ms", "42s", "31m05s", "2h05m", "3d04h"
+ * (negative: "-" first). Always NUL-terminated within cap. */
+void kf_format_duration(int64_t ms, char *buf, size_t cap);
+/* A time in ms since the epoch for people, in UTC: with iso
+ * "2023-11-14T22:13:20.000Z" (the command line's), else
+ * "2023-11-14 22:13:20Z"; the number itself when it falls outside the
+ * years 0 to 9999. Always NUL-terminated within cap. */
+void kf_format_time(int64_t ms, bool iso, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

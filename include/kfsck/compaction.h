@@ -235,6 +235,14 @@ typedef struct kf_compaction_totals {
 int kf_compaction_run(const kf_inputs *in, const kf_compaction_opts *o, kf_compaction_fn fn, void *ctx,
                       kf_compaction_totals *tot);
 
+/* compaction's JSON lines (kfsck/sys/json_lines.h), as `kfsck compaction
+ * --json` has them: a compacted partition's "compaction" line, and the
+ * closing summary with the run's errors and warnings. */
+struct kf_jsonl;
+void kf_compaction_json(struct kf_jsonl *j, const kf_compaction_result *r);
+void kf_compaction_summary_json(struct kf_jsonl *j, const kf_compaction_totals *t, uint64_t errors,
+                                uint64_t warnings);
+
 #ifdef __cplusplus
 }
 #endif

@@ -181,6 +181,8 @@
 /* The lower-level headers: bytes (checksums, codecs) */
 #include "kfsck/sys/crc.h"
 #include "kfsck/sys/codec.h"
+/* ... the JSON-lines writer every command's JSON output is built with */
+#include "kfsck/sys/json_lines.h"
 /* ... Kafka's files: names, directories, sources, the streaming reader */
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/dirs.h"

@@ -292,6 +292,14 @@ const char *kf_metadata_config(const kf_metadata *m, int8_t resource_type, const
  * "client_metrics", "group"), NULL for other numbers. */
 const char *kf_config_resource_name(int8_t type);
 
+/* The image as `kfsck metadata --json` has it (kfsck/sys/json_lines.h): the
+ * "cluster" line (a summary line), then a line per feature, broker,
+ * controller, topic, partition, config, the producer ids, a line per client
+ * quota, ACL, SCRAM credential and delegation token; secrets as KF_REDACTED
+ * unless show_secrets. */
+struct kf_jsonl;
+void kf_metadata_json(struct kf_jsonl *j, const kf_metadata *m, bool show_secrets);
+
 #ifdef __cplusplus
 }
 #endif

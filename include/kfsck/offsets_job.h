@@ -108,6 +108,13 @@ typedef struct kf_offsets_job_result {
 } kf_offsets_job_result;
 kf_offsets_job_result kf_offsets_job_get_result(const kf_offsets_job *j);
 
+/* A row as `kfsck offsets --json` prints it (kfsck/sys/json_lines.h): an
+ * "offset" line; history: as a change of the time line (--history: a
+ * deletion with its previous value, the change's time and offset) rather
+ * than a row of the table (staleness and expiry). */
+struct kf_jsonl;
+void kf_offsets_row_json(struct kf_jsonl *j, const kf_offsets_row *r, bool history);
+
 #ifdef __cplusplus
 }
 #endif

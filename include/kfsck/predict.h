@@ -327,6 +327,15 @@ void kf_predict_opts_init(kf_predict_opts *o);
  * dir that cannot be read is a fatal action (an I/O error), not a failure. */
 int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf_predict_summary *sum);
 
+/* predict's JSON lines (kfsck/sys/json_lines.h), as `kfsck predict --json`
+ * has them: a log dir's "datadir" line (a summary line), an "action" line,
+ * a "partition" line, and the closing summary. */
+struct kf_jsonl;
+void kf_predict_datadir_json(struct kf_jsonl *j, const kf_predict_datadir *d);
+void kf_predict_action_json(struct kf_jsonl *j, const kf_predict_action *a);
+void kf_predict_partition_json(struct kf_jsonl *j, const kf_predict_partition *p);
+void kf_predict_summary_json(struct kf_jsonl *j, const kf_predict_summary *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -264,6 +264,17 @@ int kf_remote_run(const kf_inputs *in, const kf_remote_opts *o, kf_remote_partit
  * Objects.hash(lsb, msb, partition), made positive, modulo n). */
 int32_t kf_remote_metadata_partition(const uint8_t topic_id[16], int32_t partition, int32_t n);
 
+/* remote's JSON lines (kfsck/sys/json_lines.h), as `kfsck remote --json`
+ * has them: a partition reconciled ("remote_partition"), one of its
+ * findings' segments ("remote_segment", after the partition's line), a bad
+ * entry of the remote-log-index-cache ("remote_index"), and the closing
+ * summary with the run's errors and warnings. */
+struct kf_jsonl;
+void kf_remote_partition_json(struct kf_jsonl *j, const kf_remote_partition *p);
+void kf_remote_segment_json(struct kf_jsonl *j, const kf_remote_partition *p, const kf_remote_segment *s);
+void kf_remote_index_json(struct kf_jsonl *j, const kf_remote_index *e);
+void kf_remote_summary_json(struct kf_jsonl *j, const kf_remote_totals *t, uint64_t errors, uint64_t warnings);
+
 #ifdef __cplusplus
 }
 #endif

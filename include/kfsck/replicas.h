@@ -177,6 +177,13 @@ typedef struct kf_replicas_totals {
  * used: tot->unusable), KF_ERR_NOMEM, KF_ERR_UNSUPPORTED (the options). */
 int kf_replicas_run(char *const *paths, size_t n, const kf_replicas_opts *o, kf_replicas_totals *tot);
 
+/* replicas' JSON lines (kfsck/sys/json_lines.h), as `kfsck replicas
+ * --json` has them: a topic-partition's "replica" lines, its "election"
+ * lines and its "partition" line; the closing summary. */
+struct kf_jsonl;
+void kf_replicas_partition_json(struct kf_jsonl *j, const kf_replica_partition *p);
+void kf_replicas_summary_json(struct kf_jsonl *j, const kf_replicas_totals *t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -98,6 +98,16 @@ typedef struct kf_datadir_totals {
  * a data dir that cannot be listed is an "unreadable" problem. */
 int kf_datadir_scan(const char *dir, const kf_datadir_scan_opts *o, kf_datadir_totals *tot);
 
+/* scan's JSON lines (kfsck/sys/json_lines.h), as `kfsck scan --json` has
+ * them: a partition's line (its problems are problem lines the caller
+ * writes after it, kf_problem_json), the closing summary of datadirs data
+ * dirs, and a leader-epoch list as [{"epoch","start_offset"}] (scan,
+ * replicas). */
+struct kf_jsonl;
+void kf_scan_partition_json(struct kf_jsonl *j, const kf_datadir_partition *p);
+void kf_scan_summary_json(struct kf_jsonl *j, uint64_t datadirs, const kf_datadir_totals *t);
+void kf_leader_epochs_json(struct kf_jsonl *j, const char *key, const kf_leader_epoch *e, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,9 @@
 extern "C" {
 #endif
 
+/* The buckets' width when none is given: one hour. */
+#define KF_STATS_BUCKET_MS_DEFAULT 3600000
+
 typedef struct kf_tbucket {
     int64_t start;      /* ms: floor(ts / width) * width */
     uint64_t records;
@@ -74,7 +77,7 @@ typedef struct kf_stats_group {
 #define KF_STATS_OPTIONS_INIT KF_OPTIONS_INIT_(kf_stats_opts, KF_STATS_OPTIONS_VERSION)
 typedef struct kf_stats_opts {
     unsigned version;         /* KF_STATS_OPTIONS_VERSION (kfsck.h: options) */
-    int64_t bucket_ms;          /* bucket width (0 or less: 1 hour, the default) */
+    int64_t bucket_ms;          /* bucket width (0 or less: KF_STATS_BUCKET_MS_DEFAULT) */
     bool by_partition;          /* a group per partition, not per topic */
     kf_part_reader_opts read;   /* the partitions' readers (their problems: damage in the copies) */
     kf_problem_fn problem_fn;   /* batches skipped by stats (problem.file: the segment) */
@@ -99,6 +102,15 @@ typedef struct kf_stats_result {
 /* Read every partition of in (its parts sorted by topic, then partition).
  * KF_OK or KF_ERR_NOMEM. */
 int kf_stats_run(const kf_inputs *in, const kf_stats_opts *o, kf_stats_result *res);
+
+/* stats' JSON lines (kfsck/sys/json_lines.h), as `kfsck stats --json` has
+ * them: a "bucket" line for each of a group's n buckets, and the group's
+ * "summary" line (bucket_ms: the buckets' width). by_partition: the groups
+ * are partitions (--by-partition), not topics. */
+struct kf_jsonl;
+void kf_stats_buckets_json(struct kf_jsonl *j, const kf_stats_group *g, const kf_tbucket *b, size_t n,
+                           bool by_partition);
+void kf_stats_summary_json(struct kf_jsonl *j, const kf_stats_group *g, bool by_partition, int64_t bucket_ms);
 
 #ifdef __cplusplus
 }

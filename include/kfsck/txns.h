@@ -256,6 +256,18 @@ typedef struct kf_txns_totals {
  * sums. KF_OK, KF_ERR_NOMEM or KF_ERR_UNSUPPORTED (options). */
 int kf_txns_run(const kf_inputs *in, const kf_txns_run_opts *o, kf_txns_totals *tot);
 
+/* txns' JSON lines (kfsck/sys/json_lines.h), as `kfsck txns --json` has
+ * them: the coordinator's view (a summary line); a partition's
+ * "open_transaction" lines (with the coordinator's transactional id and
+ * state when coord: a __transaction_state partition was among the inputs)
+ * then its "partition" line; the closing summary with the run's errors and
+ * warnings. */
+struct kf_jsonl;
+void kf_txns_coordinator_json(struct kf_jsonl *j, const kf_txn_coord_inputs *v);
+void kf_txns_partition_json(struct kf_jsonl *j, const kf_partition *p, const kf_txn_report *open, size_t nopen,
+                            bool coord, const kf_txns_result *res);
+void kf_txns_summary_json(struct kf_jsonl *j, const kf_txns_totals *t, uint64_t errors, uint64_t warnings);
+
 #ifdef __cplusplus
 }
 #endif

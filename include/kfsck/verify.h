@@ -117,6 +117,15 @@ int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result
  * (said against the PATH being checked). */
 int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_verify_result *res);
 
+/* verify's JSON line of a segment (kfsck/sys/json_lines.h), as `kfsck
+ * verify --json` has it: its figures, and with a tally (--schema-ids) how
+ * many records name each schema id. A schema id is named as kf_schema_id_name
+ * writes it: the id in decimal, or the GUID as text. */
+struct kf_jsonl;
+void kf_verify_segment_json(struct kf_jsonl *j, const char *path, const kf_segment_summary *s,
+                            const kf_schema_tally *t);
+void kf_schema_id_name(const kf_schema_frame *f, char name[37]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "bytes/error.h"
 #include "bytes/report.h"
@@ -157,4 +158,42 @@ void kf_format_bytes(uint64_t n, const char *below_kib, char *buf, size_t cap)
         u++;
     }
     snprintf(buf, cap, "%.1f %s", v, units[u]);
+}
+
+void kf_format_duration(int64_t ms, char *buf, size_t cap)
+{
+    uint64_t v = ms < 0 ? 0 - (uint64_t)ms : (uint64_t)ms;
+    const char *sign = ms < 0 ? "-" : "";
+    uint64_t s = v / 1000, m = s / 60, h = m / 60, d = h / 24;
+    if (v < 1000)
+        snprintf(buf, cap, "%s%" PRIu64 "ms", sign, v);
+    else if (s < 60)
+        snprintf(buf, cap, "%s%" PRIu64 "s", sign, s);
+    else if (m < 60)
+        snprintf(buf, cap, "%s%" PRIu64 "m%02" PRIu64 "s", sign, m, s % 60);
+    else if (h < 24)
+        snprintf(buf, cap, "%s%" PRIu64 "h%02" PRIu64 "m", sign, h, m % 60);
+    else
+        snprintf(buf, cap, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
+}
+
+void kf_format_time(int64_t ms, bool iso, char *buf, size_t cap)
+{
+    int64_t sec = ms / 1000, frac = ms % 1000;
+    if (frac < 0) { /* floor, for times before 1970 */
+        sec--;
+        frac += 1000;
+    }
+    time_t t = (time_t)sec;
+    struct tm tm;
+    if ((int64_t)t != sec || !gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
+        snprintf(buf, cap, "%" PRId64, ms);
+        return;
+    }
+    if (iso)
+        snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)frac);
+    else
+        snprintf(buf, cap, "%04d-%02d-%02d %02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                 tm.tm_min, tm.tm_sec);
 }

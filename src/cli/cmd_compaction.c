@@ -28,101 +28,6 @@ typedef struct compaction_run {
     uint64_t quiet, not_compacted; /* text: partitions not listed (no --verbose) */
 } compaction_run;
 
-/* ---- JSON -------------------------------------------------------------------- */
-
-/* A run of count fields of one JSON object. */
-typedef struct count_field {
-    const char *key;
-    uint64_t value;
-} count_field;
-
-static void out_counts(out *o, const count_field *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        out_uint(o, f[i].key, f[i].value);
-}
-
-static void print_json(out *o, const kf_compaction_result *r)
-{
-    const kf_partition *p = r->partition;
-    const kf_cleanable *c = &r->cleanable;
-    out_begin(o, "compaction");
-    out_str(o, "topic", p->topic[0] ? p->topic : NULL);
-    out_opt_int(o, "partition", p->partition >= 0, p->partition);
-    out_uint(o, "bytes", r->bytes);
-    out_opt_int(o, "cleaner_offset", r->has_cleaner_offset, r->cleaner_offset);
-    out_int(o, "first_dirty_offset", c->first_dirty_offset);
-    out_str(o, "first_dirty_reason", kf_dirty_reset_name(c->dirty_reset));
-    out_int(o, "first_uncleanable_offset", c->first_uncleanable_offset);
-    out_str(o, "uncleanable_reason", kf_uncleanable_reason_name(c->reason));
-    if (r->pinned) {
-        const kf_open_txn *t = &r->pinned_by;
-        const kf_pinning_txn *w = &r->pinning;
-        const char *st = kf_txn_state_name(w->coordinator_state);
-        out_obj_open(o, "pinned_by");
-        out_int(o, "producer_id", t->producer_id);
-        out_int(o, "producer_epoch", t->producer_epoch);
-        out_int(o, "first_offset", t->first_offset);
-        out_opt_int(o, "first_timestamp", t->has_first_timestamp, t->first_timestamp);
-        /* beyond the contract: who it is, and whether it hangs */
-        out_str(o, "transactional_id", w->transactional_id);
-        if (w->transactional_id && !st)
-            out_int(o, "coordinator_state", w->coordinator_state);
-        else
-            out_str(o, "coordinator_state", w->transactional_id ? st : NULL);
-        out_opt_int(o, "age_ms", w->has_age, w->age_ms);
-        out_int(o, "timeout_ms", w->timeout_ms);
-        out_str(o, "timeout_source", w->timeout_from_coordinator ? "coordinator" : "default");
-        if (w->has_age)
-            out_bool(o, "hanging", w->hanging);
-        else
-            out_null(o, "hanging");
-        out_obj_close(o);
-    } else {
-        out_null(o, "pinned_by");
-    }
-    out_uint(o, "cleanable_bytes", c->cleanable_bytes);
-    if (c->has_ratio)
-        out_double(o, "dirty_ratio", c->dirty_ratio);
-    else
-        out_null(o, "dirty_ratio");
-    out_bool(o, "would_clean", c->would_clean);
-    const count_field counts[] = {
-        {"keys", r->keys}, {"records", r->records}, {"live_records", r->live_records},
-        {"reclaimable_bytes", r->reclaimable_bytes},
-        /* beyond the contract */
-        {"tombstones", r->tombstones}, {"keyless_records", r->keyless_records},
-        {"aborted_records", r->aborted_records},
-        {"control_batches", r->control_batches}, {"segments", r->segments},
-    };
-    out_counts(o, counts, sizeof counts / sizeof counts[0]);
-    out_int(o, "log_start_offset", r->log_start_offset);
-    out_int(o, "log_end_offset", r->log_end_offset);
-    out_opt_int(o, "high_watermark", r->has_high_watermark, r->high_watermark);
-    out_int(o, "last_stable_offset", r->last_stable_offset);
-    out_uint(o, "open_transactions", r->open_transactions);
-    out_int(o, "active_segment_offset", c->active_segment_offset);
-    out_opt_int(o, "min_compaction_lag_offset", c->has_lag_bound, c->lag_bound_offset);
-    out_int(o, "first_uncleanable_segment", c->first_uncleanable_segment);
-    out_uint(o, "clean_bytes", c->clean_bytes);
-    out_uint(o, "total_bytes", c->total_bytes);
-    out_int(o, "compaction_delay_ms", c->compaction_delay_ms);
-    out_str(o, "cleanup_policy", r->cleanup_policy);
-    out_str(o, "cleanup_policy_source", kf_config_source_name(r->cleanup_policy_source));
-    out_double(o, "min_cleanable_ratio", r->min_cleanable_ratio);
-    out_str(o, "min_cleanable_ratio_source", kf_config_source_name(r->min_cleanable_ratio_source));
-    out_int(o, "min_compaction_lag_ms", r->min_compaction_lag_ms);
-    out_str(o, "min_compaction_lag_source", kf_config_source_name(r->min_compaction_lag_source));
-    out_int(o, "max_compaction_lag_ms", r->max_compaction_lag_ms);
-    out_str(o, "max_compaction_lag_source", kf_config_source_name(r->max_compaction_lag_source));
-    out_int(o, "delete_retention_ms", r->delete_retention_ms);
-    out_str(o, "delete_retention_source", kf_config_source_name(r->delete_retention_source));
-    static const char *const by[] = {"not", "internal_topic", "cleanup_policy", "named"};
-    out_str(o, "compacted_because", by[r->compacted_by]);
-    out_bool(o, "incomplete", r->incomplete);
-    out_end(o);
-}
-
 /* ---- what is printed ---------------------------------------------------------- */
 
 /* Text without --verbose lists, of the partitions found in a data dir
@@ -155,7 +60,7 @@ static int print_result(void *ctx, const kf_compaction_result *r)
         return KF_OK;
     }
     if (R->json)
-        print_json(R->o, r);
+        kf_compaction_json(&R->o->w, r);
     else
         compaction_print_text(R->o->f, r);
     return KF_OK;
@@ -164,14 +69,7 @@ static int print_result(void *ctx, const kf_compaction_result *r)
 static void print_summary(compaction_run *R, const kf_compaction_totals *t)
 {
     if (R->json) {
-        out *o = R->o;
-        const count_field counts[] = {
-            {"partitions", t->partitions}, {"skipped", t->skipped}, {"pinned", t->pinned},
-            {"would_clean", t->would_clean}, {"errors", R->rep.errors}, {"warnings", R->rep.warnings},
-        };
-        out_begin(o, "summary");
-        out_counts(o, counts, sizeof counts / sizeof counts[0]);
-        out_end(o);
+        kf_compaction_summary_json(&R->o->w, t, R->rep.errors, R->rep.warnings);
         return;
     }
     if (R->quiet || R->not_compacted) {

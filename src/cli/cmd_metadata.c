@@ -87,7 +87,7 @@ int cmd_metadata(int argc, char **argv)
         return status;
     }
     if (op.json)
-        metadata_print_json(&o, m, op.show_secrets);
+        kf_metadata_json(&o.w, m, op.show_secrets);
     else
         metadata_print_text(stdout, m, op.show_secrets);
     const kf_metadata_info *in = kf_metadata_get_info(m);

@@ -27,20 +27,7 @@ static void print_datadir(void *ctx, const kf_predict_datadir *d)
         predict_text_datadir(&pp->text, d);
         return;
     }
-    out_begin(o, "datadir");
-    out_str(o, "datadir", d->datadir);
-    out_bool(o, "clean_shutdown", d->clean_shutdown);
-    out_opt_int(o, "broker_epoch", d->has_broker_epoch, d->broker_epoch);
-    out_uint(o, "partitions", d->partitions);
-    out_uint(o, "partitions_to_recover", d->partitions_to_recover);
-    out_uint(o, "bytes_to_recover", d->bytes_to_recover);
-    out_uint(o, "recovery_threads", d->recovery_threads);
-    out_uint(o, "recovery_rate", d->recovery_rate);
-    out_double(o, "estimated_recovery_seconds", d->estimated_recovery_seconds);
-    out_uint(o, "fatal", d->fatal);
-    out_uint(o, "partitions_harmed", d->n_harmed);
-    out_str(o, "kraft_snapshot_cut", d->kraft_snapshot_cut);
-    out_end(o);
+    kf_predict_datadir_json(&o->w, d);
 }
 
 static void print_action(void *ctx, const kf_predict_action *a)
@@ -51,52 +38,7 @@ static void print_action(void *ctx, const kf_predict_action *a)
         predict_text_action(&pp->text, a);
         return;
     }
-    out_begin(o, "action");
-    out_str(o, "datadir", a->datadir);
-    out_str(o, "topic", a->topic);
-    out_opt_int(o, "partition", a->topic, a->partition);
-    out_str(o, "action", kf_predict_action_name(a->action));
-    out_str(o, "file", a->file);
-    out_str(o, "reason", a->reason);
-    out_uint(o, "bytes", a->bytes);
-    if (a->action == KF_ACT_TRUNCATE_SEGMENT) {
-        out_uint(o, "position", a->position);
-        out_int(o, "offset", a->offset);
-        out_int(o, "offsets_lost", a->offsets_lost);
-    }
-    out_end(o);
-}
-
-static void json_harm(out *o, const kf_predict_partition *p)
-{
-    out_int(o, "acknowledged_missing", p->acknowledged_missing);
-    out_int(o, "offsets_lost_inside", p->offsets_lost_inside);
-    out_arr_open(o, "damage_kept");
-    for (size_t i = 0; i < p->n_damage_kept; i++) {
-        const kf_damage_kept *k = &p->damage_kept[i];
-        out_obj_open(o, NULL);
-        out_str(o, "file", k->file);
-        out_uint(o, "position", k->position);
-        out_int(o, "offset", k->offset);
-        out_str(o, "code", k->code);
-        out_str(o, "error", k->error);
-        out_obj_close(o);
-    }
-    out_arr_close(o);
-    if (p->damage_kept_omitted)
-        out_uint(o, "damage_kept_omitted", p->damage_kept_omitted);
-    out_arr_open(o, "groups_affected");
-    for (size_t i = 0; i < p->n_groups_affected; i++) {
-        const kf_group_affected *g = &p->groups_affected[i];
-        out_obj_open(o, NULL);
-        out_str(o, "group", g->group);
-        out_str(o, "topic", g->topic);
-        out_int(o, "partition", g->partition);
-        out_opt_int(o, "offset_now", g->has_offset_now, g->offset_now);
-        out_opt_int(o, "offset_after", g->has_offset_after, g->offset_after);
-        out_obj_close(o);
-    }
-    out_arr_close(o);
+    kf_predict_action_json(&o->w, a);
 }
 
 static void print_partition(void *ctx, const kf_predict_partition *p)
@@ -107,40 +49,7 @@ static void print_partition(void *ctx, const kf_predict_partition *p)
         predict_text_partition(&pp->text, p);
         return;
     }
-    out_begin(o, "partition");
-    out_str(o, "datadir", p->datadir);
-    out_str(o, "topic", p->topic);
-    out_int(o, "partition", p->partition);
-    out_str(o, "dir", p->dir);
-    out_str(o, "state", kf_predict_state_name(p->state));
-    if (p->state == KF_PST_MISSING)
-        out_str(o, "missing_why", p->missing_why);
-    out_int(o, "recovery_point", p->recovery_point);
-    out_int(o, "log_start_offset", p->log_start_offset);
-    out_int(o, "log_end_offset_before", p->log_end_offset_before);
-    out_int(o, "log_end_offset_after", p->log_end_offset_after);
-    out_opt_int(o, "high_watermark", p->has_high_watermark, p->high_watermark);
-    out_int(o, "offsets_lost", p->offsets_lost);
-    out_int(o, "acknowledged_lost", p->acknowledged_lost);
-    json_harm(o, p);
-    out_uint(o, "segments_to_recover", p->segments_to_recover);
-    out_uint(o, "bytes_to_recover", p->bytes_to_recover);
-    out_str(o, "producer_state", kf_producer_load_name(p->producer_state));
-    out_opt_int(o, "producer_snapshot_offset", p->has_producer_snapshot_offset, p->producer_snapshot_offset);
-    out_arr_open(o, "retention_deletes");
-    for (size_t i = 0; i < p->n_retention_deletes; i++) {
-        const kf_retention_delete *r = &p->retention_deletes[i];
-        out_obj_open(o, NULL);
-        out_str(o, "file", r->file);
-        out_int(o, "base_offset", r->base_offset);
-        out_str(o, "reason", kf_retention_reason_name(r->reason));
-        out_uint(o, "bytes", r->bytes);
-        out_obj_close(o);
-    }
-    out_arr_close(o);
-    out_uint(o, "future_timestamps", p->future_timestamps);
-    out_str(o, "retention_source", p->retention_source);
-    out_end(o);
+    kf_predict_partition_json(&o->w, p);
 }
 
 static void predict_usage(FILE *f)
@@ -282,18 +191,7 @@ int cmd_predict(int argc, char **argv)
         memset(&sum, 0, sizeof sum);
     }
     if (json) {
-        out_begin(&o, "summary");
-        out_uint(&o, "datadirs", sum.datadirs);
-        out_uint(&o, "partitions", sum.partitions);
-        out_int(&o, "offsets_lost", sum.offsets_lost);
-        out_int(&o, "acknowledged_lost", sum.acknowledged_lost);
-        out_double(&o, "estimated_recovery_seconds", sum.estimated_recovery_seconds);
-        out_uint(&o, "fatal", sum.fatal);
-        out_int(&o, "acknowledged_missing", sum.acknowledged_missing);
-        out_uint(&o, "damage_kept", sum.damage_kept);
-        out_uint(&o, "groups_affected", sum.groups_affected);
-        out_uint(&o, "partitions_harmed", sum.partitions_harmed);
-        out_end(&o);
+        kf_predict_summary_json(&o.w, &sum);
     } else {
         predict_text_summary(&pp.text, &sum);
     }

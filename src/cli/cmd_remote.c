@@ -26,158 +26,24 @@ typedef struct remote_run {
 
 /* ---- JSON --------------------------------------------------------------------- */
 
-static void json_locals(out *o, const char *key, const kf_remote_partition *p)
-{
-    out_arr_open(o, key);
-    for (size_t i = 0; i < p->n_locals; i++) {
-        const kf_remote_local *l = &p->locals[i];
-        out_obj_open(o, NULL);
-        out_opt_int(o, "broker", l->broker >= 0, l->broker);
-        out_int(o, "log_start_offset", l->local_log_start_offset);
-        out_int(o, "log_end_offset", l->log_end_offset);
-        out_opt_int(o, "log_start_checkpoint", l->has_log_start_checkpoint, l->log_start_offset);
-        out_str(o, "dir", l->dir);
-        out_obj_close(o);
-    }
-    out_arr_close(o);
-}
-
-static void json_objects(out *o, const char *key, unsigned bits)
-{
-    out_arr_open(o, key);
-    for (unsigned b = 1; b <= KF_REMOTE_OBJ_OTHER; b <<= 1)
-        if (bits & b)
-            out_str(o, NULL, kf_remote_object_name(b));
-    out_arr_close(o);
-}
-
-static void json_segment(out *o, const kf_remote_partition *p, const kf_remote_segment *s)
-{
-    char id[23];
-    out_begin(o, "remote_segment");
-    out_str(o, "topic", p->topic);
-    out_int(o, "partition", p->partition);
-    kf_uuid_to_b64(s->segment_id, id);
-    out_str(o, "segment_id", id);
-    out_int(o, "start_offset", s->start_offset);
-    out_opt_int(o, "end_offset", s->state >= 0, s->end_offset);
-    out_str(o, "state", kf_remote_state_name(s->state));
-    out_opt_int(o, "event_timestamp", s->state >= 0, s->event_timestamp);
-    out_opt_int(o, "broker_id", s->state >= 0, s->broker_id);
-    if (s->state >= 0)
-        out_leader_epochs(o, "leader_epochs", s->leader_epochs, s->n_leader_epochs);
-    else
-        out_null(o, "leader_epochs");
-    out_str(o, "finding", kf_remote_finding_name(s->finding));
-    if (p->has_topic_id) {
-        kf_uuid_to_b64(p->topic_id, id);
-        out_str(o, "topic_id", id);
-    }
-    if (s->state >= 0) {
-        out_int(o, "size_bytes", s->size_bytes);
-        out_int(o, "max_timestamp", s->max_timestamp);
-    }
-    switch (s->finding) {
-    case KF_REMOTE_COPY_STUCK:
-        out_int(o, "age_ms", s->age_ms);
-        out_str(o, "object_prefix", s->object_prefix);
-        break;
-    case KF_REMOTE_DELETE_PENDING: out_int(o, "age_ms", s->age_ms); break;
-    case KF_REMOTE_MISSING_IN_STORAGE:
-        json_objects(o, "missing", s->missing_objects);
-        json_objects(o, "found", s->found_objects);
-        break;
-    case KF_REMOTE_EPOCH_CHAIN_BREAK:
-        out_opt_int(o, "lineage_broker", s->lineage_broker >= 0, s->lineage_broker);
-        out_str(o, "reason", s->reason);
-        break;
-    case KF_REMOTE_ORPHAN:
-        out_arr_open(o, "keys");
-        for (size_t k = 0; k < s->n_keys; k++)
-            out_str(o, NULL, s->keys[k]);
-        out_arr_close(o);
-        out_uint(o, "bytes", s->bytes);
-        break;
-    }
-    out_end(o);
-}
-
-static void json_partition(remote_run *R, const kf_remote_partition *p)
-{
-    out *o = R->o;
-    char id[23];
-    out_begin(o, "remote_partition");
-    out_str(o, "topic", p->topic);
-    if (p->has_topic_id) {
-        kf_uuid_to_b64(p->topic_id, id);
-        out_str(o, "topic_id", id);
-    } else {
-        out_null(o, "topic_id");
-    }
-    out_int(o, "partition", p->partition);
-    out_obj_open(o, "segments");
-    for (int s = 0; s < 4; s++)
-        out_uint(o, kf_remote_state_name(s), p->segments[s]);
-    out_obj_close(o);
-    out_opt_int(o, "remote_start_offset", p->has_remote_range, p->remote_start_offset);
-    out_opt_int(o, "remote_end_offset", p->has_remote_range, p->remote_end_offset);
-    json_locals(o, "local_log_start_offset", p);
-    json_locals(o, "local_log_end_offset", p);
-    out_arr_open(o, "offsets_in_no_tier");
-    for (size_t i = 0; i < p->n_no_tier; i++) {
-        out_obj_open(o, NULL);
-        out_int(o, "from_offset", p->no_tier[i].from_offset);
-        out_int(o, "to_offset", p->no_tier[i].to_offset);
-        out_obj_close(o);
-    }
-    out_arr_close(o);
-    out_uint(o, "remote_bytes", p->remote_bytes);
-    if (p->has_orphan_bytes)
-        out_uint(o, "orphan_bytes", p->orphan_bytes);
-    else
-        out_null(o, "orphan_bytes");
-    /* beyond the contract */
-    out_opt_int(o, "metadata_partition", p->metadata_partition >= 0, p->metadata_partition);
-    out_bool(o, "judged", p->judged);
-    out_opt_int(o, "log_start_offset", p->n_locals > 0, p->log_start_offset);
-    out_uint(o, "offsets_in_no_tier_count", p->offsets_in_no_tier);
-    out_str(o, "partition_delete_state", kf_remote_partition_state_name(p->partition_delete_state));
-    out_opt_int(o, "metadata_consumer_stops_at", p->has_metadata_stop, p->metadata_stop_offset);
-    out_obj_open(o, "findings");
-    for (int f = 0; f < 5; f++)
-        out_uint(o, kf_remote_finding_name((kf_remote_finding)f), p->counts[f]);
-    out_obj_close(o);
-    out_end(o);
-    for (size_t i = 0; i < p->n_findings; i++)
-        json_segment(o, p, &p->findings[i]);
-}
-
 static int on_partition(void *ctx, const kf_remote_partition *p)
 {
     remote_run *R = ctx;
-    if (R->json)
-        json_partition(R, p);
-    else
+    if (R->json) {
+        kf_remote_partition_json(&R->o->w, p);
+        for (size_t i = 0; i < p->n_findings; i++)
+            kf_remote_segment_json(&R->o->w, p, &p->findings[i]);
+    } else {
         remote_text_partition(R->o->f, p, R->have_storage);
+    }
     return KF_OK;
 }
 
 static int on_index(void *ctx, const kf_remote_index *e)
 {
     remote_run *R = ctx;
-    char id[23] = "";
-    if (e->has_segment_id)
-        kf_uuid_to_b64(e->segment_id, id);
     if (R->json) {
-        out *o = R->o;
-        out_begin(o, "remote_index");
-        out_str(o, "file", e->file);
-        out_str(o, "segment_id", e->has_segment_id ? id : NULL);
-        out_str(o, "error", e->error);
-        out_str(o, "code", e->code);
-        out_opt_int(o, "start_offset", e->start_offset >= 0, e->start_offset);
-        out_bool(o, "stops_broker", e->stops_broker);
-        out_end(o);
+        kf_remote_index_json(&R->o->w, e);
     } else {
         tprintf(R->o->f, "%s: ", e->stops_broker ? "ERROR" : "WARNING");
         remote_put_name(R->o->f, e->file);
@@ -190,25 +56,7 @@ static void print_summary(remote_run *R, const kf_remote_totals *t)
 {
     out *o = R->o;
     if (R->json) {
-        out_begin(o, "summary");
-        out_uint(o, "metadata_partitions", t->metadata_partitions);
-        out_uint(o, "records", t->records);
-        out_uint(o, "partitions", t->partitions);
-        out_uint(o, "partitions_with_offsets_in_no_tier", t->partitions_with_gap);
-        out_uint(o, "offsets_in_no_tier", t->offsets_in_no_tier);
-        for (int f = 0; f < 5; f++)
-            out_uint(o, kf_remote_finding_name((kf_remote_finding)f), t->counts[f]);
-        out_uint(o, "invalid_transitions", t->rejected);
-        out_uint(o, "fatal_records", t->fatal_records);
-        out_bool(o, "incomplete", t->incomplete);
-        out_uint(o, "objects", t->objects);
-        out_uint(o, "unrecognised_objects", t->unrecognised_objects);
-        out_uint(o, "unjudged_objects", t->unjudged_objects);
-        out_uint(o, "index_entries", t->index_entries);
-        out_uint(o, "bad_index_entries", t->index_bad);
-        out_uint(o, "errors", R->rep.errors);
-        out_uint(o, "warnings", R->rep.warnings);
-        out_end(o);
+        kf_remote_summary_json(&o->w, t, R->rep.errors, R->rep.warnings);
         return;
     }
     remote_text_summary(o->f, t);

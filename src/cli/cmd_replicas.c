@@ -26,99 +26,6 @@ static void broker_name(const kf_replica *r, char *buf, size_t n)
         snprintf(buf, n, "%s", r->datadir);
 }
 
-static void out_broker(out *o, const char *key, const kf_replica *r)
-{
-    out_opt_int(o, key, r->has_broker, r->broker);
-}
-
-static void json_partition(out *o, const kf_replica_partition *p)
-{
-    for (size_t i = 0; i < p->nreplicas; i++) {
-        const kf_replica *r = &p->replicas[i];
-        out_begin(o, "replica");
-        out_str(o, "topic", p->topic);
-        out_int(o, "partition", p->partition);
-        out_broker(o, "broker", r);
-        out_str(o, "datadir", r->datadir);
-        out_str(o, "dir", r->dir);
-        out_str(o, "source", r->source);
-        out_opt_int(o, "log_start_offset", r->has_log_start, r->log_start_offset);
-        out_opt_int(o, "log_end_offset", r->has_log_end, r->log_end_offset);
-        out_opt_int(o, "high_watermark", r->has_high_watermark, r->high_watermark);
-        out_leader_epochs(o, "leader_epochs", r->leader_epochs, r->n_leader_epochs);
-        out_bool(o, "epochs_from_batches", r->epochs_from_batches);
-        out_bool(o, "damaged", r->damaged);
-        out_uint(o, "errors", r->errors);
-        out_end(o);
-    }
-    for (size_t i = 0; i < p->nelections; i++) {
-        const kf_replica_election *e = &p->elections[i];
-        const kf_replica *c = &p->replicas[e->candidate];
-        out_begin(o, "election");
-        out_str(o, "topic", p->topic);
-        out_int(o, "partition", p->partition);
-        out_broker(o, "candidate", c);
-        out_str(o, "datadir", c->datadir);
-        out_arr_open(o, "followers");
-        for (size_t k = 0; k < e->nfollowers; k++) {
-            const kf_replica_follower *f = &e->followers[k];
-            const kf_replica *r = &p->replicas[f->replica];
-            out_obj_open(o, NULL);
-            out_broker(o, "broker", r);
-            out_str(o, "datadir", r->datadir);
-            out_int(o, "truncate_to", f->truncate_to);
-            out_int(o, "offsets_lost", f->offsets_lost);
-            out_int(o, "acknowledged_lost", f->acknowledged_lost);
-            out_uint(o, "rounds", f->rounds);
-            out_obj_close(o);
-        }
-        out_arr_close(o);
-        out_int(o, "offsets_lost", e->offsets_lost);
-        out_int(o, "acknowledged_lost", e->acknowledged_lost);
-        out_int(o, "leader_log_end", e->leader_log_end);
-        out_int(o, "acknowledged_missing", e->acknowledged_missing);
-        if (e->has_salvage) {
-            out_arr_open(o, "salvage");
-            for (size_t k = 0; k < e->nsalvage; k++) {
-                const kf_replica_salvage *sv = &e->salvage[k];
-                out_obj_open(o, NULL);
-                out_broker(o, "broker", &p->replicas[sv->replica]);
-                out_str(o, "datadir", p->replicas[sv->replica].datadir);
-                out_int(o, "from_offset", sv->from_offset);
-                out_int(o, "to_offset", sv->to_offset);
-                out_obj_close(o);
-            }
-            out_arr_close(o);
-            out_int(o, "acknowledged_missing_after_merge", e->acknowledged_missing_after_merge);
-        } else {
-            out_null(o, "salvage");
-            out_null(o, "acknowledged_missing_after_merge");
-        }
-        out_end(o);
-    }
-    out_begin(o, "partition");
-    out_str(o, "topic", p->topic);
-    out_int(o, "partition", p->partition);
-    out_arr_open(o, "replicas");
-    for (size_t i = 0; i < p->nreplicas; i++)
-        out_opt_int(o, NULL, p->replicas[i].has_broker, p->replicas[i].broker);
-    out_arr_close(o);
-    out_opt_int(o, "high_watermark", p->has_high_watermark, p->high_watermark);
-    out_opt_int(o, "leader", p->has_metadata, p->leader); /* -1: none, as Kafka keeps it */
-    out_int32s(o, "isr", p->has_metadata, p->isr, p->nisr);
-    out_int32s(o, "elr", p->has_metadata, p->elr, p->nelr);
-    out_opt_int(o, "leader_epoch", p->has_metadata, p->leader_epoch);
-    const kf_replica *best = p->has_best ? &p->replicas[p->elections[p->best].candidate] : NULL;
-    out_opt_int(o, "best_candidate", best && best->has_broker, best ? best->broker : -1);
-    if (p->has_unclean && best)
-        out_bool(o, "unclean", p->unclean);
-    else
-        out_null(o, "unclean");
-    out_bool(o, "diverged", p->diverged);
-    out_uint(o, "copies_disagree", p->disagreements);
-    out_end(o);
-}
-
 /* ---- text ------------------------------------------------------------------------- */
 
 static void text_epochs(out *o, const kf_replica *r)
@@ -323,7 +230,7 @@ static void print_partition(void *ctx, const kf_replica_partition *p)
 {
     replicas_print *rp = ctx;
     if (rp->o->json)
-        json_partition(rp->o, p);
+        kf_replicas_partition_json(&rp->o->w, p);
     else
         text_partition(rp->o, p);
 }
@@ -381,10 +288,7 @@ int cmd_replicas(int argc, char **argv)
     if (tot.partition_path)
         return EXIT_USAGE;
     if (json) {
-        out_begin(&o, "summary");
-        out_uint(&o, "partitions", tot.partitions);
-        out_uint(&o, "at_risk", tot.at_risk);
-        out_end(&o);
+        kf_replicas_summary_json(&o.w, &tot);
     } else {
         out_text(&o, "%" PRIu64 " partition%s, %" PRIu64 " with no candidate that keeps every acknowledged offset or "
                      "with diverged copies\n",

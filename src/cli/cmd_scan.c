@@ -41,27 +41,7 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
     out *o = ((scan_print *)ctx)->o;
     const kf_partition_summary *lg = &p->log;
     if (o->json) {
-        out_begin(o, "partition");
-        out_str(o, "datadir", p->datadir);
-        out_str(o, "topic", p->topic);
-        out_int(o, "partition", p->partition);
-        out_str(o, "dir", p->dir);
-        out_str(o, "topic_id", p->has_topic_id ? p->topic_id : NULL);
-        out_uint(o, "segments", lg->segments);
-        out_uint(o, "bytes", lg->bytes);
-        out_opt_int(o, "first_offset", lg->has_offsets, lg->first_offset);
-        out_opt_int(o, "log_end_offset", lg->has_log_end, lg->log_end_offset);
-        out_opt_int(o, "recovery_point", p->recovery_point.has, p->recovery_point.offset);
-        out_opt_int(o, "high_watermark", p->high_watermark.has, p->high_watermark.offset);
-        out_opt_int(o, "log_start_offset", p->log_start_offset.has, p->log_start_offset.offset);
-        out_opt_int(o, "cleaner_offset", p->cleaner_offset.has, p->cleaner_offset.offset);
-        out_leader_epochs(o, "leader_epochs", p->leader_epochs, p->n_leader_epochs);
-        out_opt_int(o, "broker", p->has_broker, p->broker);
-        out_str(o, "cluster_id", p->cluster_id);
-        out_opt_int(o, "recovery_end_offset", p->has_recovery_end, p->recovery_end_offset);
-        out_uint(o, "errors", p->errors);
-        out_uint(o, "warnings", p->warnings);
-        out_end(o);
+        kf_scan_partition_json(&o->w, p);
     } else {
         char size[32];
         human_size(lg->bytes, size, sizeof size);
@@ -211,14 +191,7 @@ int cmd_scan(int argc, char **argv)
     if (prom) {
         scan_prom_finish(prom, stdout, &tot);
     } else if (json) {
-        out_begin(&o, "summary");
-        out_uint(&o, "datadirs", datadirs);
-        out_uint(&o, "partitions", tot.partitions);
-        out_uint(&o, "segments", tot.segments);
-        out_uint(&o, "bytes", tot.bytes);
-        out_uint(&o, "errors", tot.errors);
-        out_uint(&o, "warnings", tot.warnings);
-        out_end(&o);
+        kf_scan_summary_json(&o.w, datadirs, &tot);
     } else {
         char size[32];
         human_size(tot.bytes, size, sizeof size);

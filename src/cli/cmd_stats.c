@@ -39,29 +39,11 @@ static void group_label(const stats_run *R, const kf_stats_group *g, char *buf, 
         snprintf(buf, n, "%s", t);
 }
 
-static void topic_field(out *o, const kf_stats_group *g)
-{
-    out_str(o, "topic", g->topic[0] ? g->topic : NULL);
-}
-
-static void partition_field(const stats_run *R, out *o, const kf_stats_group *g)
-{
-    out_opt_int(o, "partition", R->by_partition && g->partition >= 0, g->partition);
-}
-
 static void print_buckets(stats_run *R, const kf_stats_group *g, const kf_tbucket *v, size_t n)
 {
     out *o = R->o;
     if (R->json) {
-        for (size_t i = 0; i < n; i++) {
-            out_begin(o, "bucket");
-            topic_field(o, g);
-            partition_field(R, o, g);
-            out_int(o, "start", v[i].start);
-            out_uint(o, "records", v[i].records);
-            out_uint(o, "bytes", v[i].bytes);
-            out_end(o);
-        }
+        kf_stats_buckets_json(&o->w, g, v, n, R->by_partition);
         return;
     }
     char label[300], w[32];
@@ -82,7 +64,7 @@ static void print_buckets(stats_run *R, const kf_stats_group *g, const kf_tbucke
     tprintf(o->f, "  %-24s %12s %14s\n", "BUCKET START (UTC)", "RECORDS", "BYTES");
     for (size_t i = 0; i < n; i++) {
         char t[40], bar[41];
-        fmt_time_utc(v[i].start, t, sizeof t);
+        kf_format_time(v[i].start, true, t, sizeof t);
         size_t len = (size_t)((v[i].records * 40 + maxr - 1) / maxr);
         memset(bar, '#', len);
         bar[len] = 0;
@@ -96,8 +78,8 @@ static void print_summary_text(stats_run *R, const kf_stats_group *g)
     tprintf(f, "  total: %" PRIu64 " records, %" PRIu64 " bytes", g->records, g->bytes);
     if (g->has_ts) {
         char a[40], b[40];
-        fmt_time_utc(g->min_ts, a, sizeof a);
-        fmt_time_utc(g->max_ts, b, sizeof b);
+        kf_format_time(g->min_ts, true, a, sizeof a);
+        kf_format_time(g->max_ts, true, b, sizeof b);
         tprintf(f, "; timestamps %s .. %s; max lateness %" PRId64 " ms (%" PRIu64 " late record%s)", a, b,
                 g->max_late, g->late_records, g->late_records == 1 ? "" : "s");
     }
@@ -111,31 +93,6 @@ static void print_summary_text(stats_run *R, const kf_stats_group *g)
         tprintf(f, "  %" PRIu64 " damaged batch%s skipped: counts may be incomplete\n", g->skipped,
                 g->skipped == 1 ? "" : "es");
     fputc('\n', f);
-}
-
-static void print_summary_json(stats_run *R, const kf_stats_group *g)
-{
-    out *o = R->o;
-    out_begin(o, "summary");
-    topic_field(o, g);
-    partition_field(R, o, g);
-    out_uint(o, "records", g->records);
-    out_uint(o, "bytes", g->bytes);
-    out_opt_int(o, "min_timestamp", g->has_ts, g->min_ts);
-    out_opt_int(o, "max_timestamp", g->has_ts, g->max_ts);
-    out_opt_int(o, "max_lateness_ms", g->has_ts, g->max_late);
-    out_uint(o, "late_records", g->late_records);
-    out_uint(o, "records_without_timestamp", g->no_ts);
-    out_uint(o, "control_records", g->control);
-    out_uint(o, "buckets", g->buckets);
-    out_int(o, "bucket_ms", R->width);
-    out_uint(o, "partitions", g->partitions);
-    if (R->by_partition) {
-        out_opt_int(o, "first_offset", g->has_offsets, g->first_offset);
-        out_opt_int(o, "last_offset", g->has_offsets, g->last_offset);
-    }
-    out_uint(o, "skipped_batches", g->skipped);
-    out_end(o);
 }
 
 /* A group once read (kf_stats_opts.group_fn): its buckets, then in text its
@@ -194,7 +151,7 @@ static void stats_usage(FILE *f)
 int cmd_stats(int argc, char **argv)
 {
     stats_run R = {0};
-    R.width = 3600000;
+    R.width = KF_STATS_BUCKET_MS_DEFAULT;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     stats_sink_args sa;
     stats_sink_args_init(&sa);
@@ -293,7 +250,7 @@ int cmd_stats(int argc, char **argv)
         cli_oom();
     if (R.json)
         for (size_t i = 0; i < R.nsums; i++)
-            print_summary_json(&R, &R.sums[i]);
+            kf_stats_summary_json(&R.o->w, &R.sums[i], R.by_partition, R.width);
     fflush(stdout);
     bool write_failed = ferror(stdout);
     free(R.sums);

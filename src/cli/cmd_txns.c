@@ -25,12 +25,6 @@ typedef struct txns_run {
     bool coord;               /* a __transaction_state partition was among the inputs */
 } txns_run;
 
-static void topic_fields(out *o, const kf_partition *p)
-{
-    out_str(o, "topic", p->topic[0] ? p->topic : NULL);
-    out_opt_int(o, "partition", p->partition >= 0, p->partition);
-}
-
 /* ---- the coordinator's view ----------------------------------------------- */
 
 static void print_coordinator(void *ctx, const kf_txn_coord_inputs *v)
@@ -39,15 +33,7 @@ static void print_coordinator(void *ctx, const kf_txn_coord_inputs *v)
     size_t ids = kf_txn_coord_count(v->coord);
     R->coord = true;
     if (R->json) {
-        out_begin(R->o, "coordinator");
-        out_str(R->o, "topic", KF_TXN_STATE_TOPIC);
-        out_arr_open(R->o, "partitions");
-        for (size_t i = 0; i < v->npartitions; i++)
-            out_int(R->o, NULL, v->partitions[i]);
-        out_arr_close(R->o);
-        out_uint(R->o, "transactional_ids", ids);
-        out_bool(R->o, "incomplete", v->incomplete);
-        out_end(R->o);
+        kf_txns_coordinator_json(&R->o->w, v);
     } else {
         tprintf(R->o->f, "coordinator view: %zu %s-N partition%s, %zu transactional id%s%s\n\n", v->npartitions,
                 KF_TXN_STATE_TOPIC, v->npartitions == 1 ? "" : "s", ids, ids == 1 ? "" : "s",
@@ -56,37 +42,6 @@ static void print_coordinator(void *ctx, const kf_txn_coord_inputs *v)
 }
 
 /* ---- one partition ----------------------------------------------------------- */
-
-static void print_open_json(txns_run *R, const kf_partition *p, const kf_txn_report *r)
-{
-    out *o = R->o;
-    const kf_open_txn *x = &r->txn;
-    out_begin(o, "open_transaction");
-    topic_fields(o, p);
-    out_int(o, "producer_id", x->producer_id);
-    out_int(o, "producer_epoch", x->producer_epoch);
-    out_int(o, "first_offset", x->first_offset);
-    out_opt_int(o, "last_offset", x->last_offset >= 0, x->last_offset);
-    out_uint(o, "batches", x->batches);
-    out_uint(o, "records", x->records);
-    out_opt_int(o, "first_timestamp", x->has_first_timestamp, x->first_timestamp);
-    out_opt_int(o, "age_ms", r->has_age, r->age_ms);
-    out_bool(o, "hanging", r->hanging);
-    out_opt_int(o, "last_timestamp", x->has_last_timestamp, x->last_timestamp);
-    out_opt_int(o, "idle_ms", r->has_idle, r->idle_ms);
-    if (R->coord) {
-        const kf_txn_coord_entry *e = r->coordinator;
-        out_str(o, "transactional_id", e ? e->transactional_id : NULL);
-        const char *st = e ? kf_txn_state_name(e->state) : NULL;
-        if (e && !st)
-            out_int(o, "coordinator_state", e->state);
-        else
-            out_str(o, "coordinator_state", st);
-        out_opt_int(o, "coordinator_producer_epoch", e, e ? e->producer_epoch : -1);
-        out_bool(o, "marker_missing", r->marker_missing);
-    }
-    out_end(o);
-}
 
 static void print_open_text(txns_run *R, const kf_partition *p, const kf_txn_report *r)
 {
@@ -103,17 +58,17 @@ static void print_open_text(txns_run *R, const kf_partition *p, const kf_txn_rep
     fputc('\n', f);
     char a[40], d[32];
     if (x->has_first_timestamp) {
-        fmt_time_utc(x->first_timestamp, a, sizeof a);
+        kf_format_time(x->first_timestamp, true, a, sizeof a);
         tprintf(f, "          began %s", a);
         if (r->has_age) {
-            fmt_duration(r->age_ms, d, sizeof d);
+            kf_format_duration(r->age_ms, d, sizeof d);
             tprintf(f, " (age %s)", d);
         }
     } else {
         tprintf(f, "          began before the log's first segment (time unknown)");
     }
     if (r->has_idle) {
-        fmt_duration(r->idle_ms, d, sizeof d);
+        kf_format_duration(r->idle_ms, d, sizeof d);
         tprintf(f, "; no batch of the producer for %s of the partition's time line", d);
     }
     fputc('\n', f);
@@ -149,23 +104,7 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_txn_repor
     txns_run *R = ctx;
     out *o = R->o;
     if (R->json) {
-        for (size_t i = 0; i < nopen; i++)
-            print_open_json(R, p, &open[i]);
-        out_begin(o, "partition");
-        topic_fields(o, p);
-        out_opt_int(o, "log_end_offset", res->has_log_end, res->log_end_offset);
-        out_opt_int(o, "last_stable_offset", res->has_last_stable, res->last_stable_offset);
-        out_uint(o, "open_transactions", res->open_transactions);
-        out_uint(o, "aborted_transactions", res->aborted_transactions);
-        out_uint(o, "committed_transactions", res->committed_transactions);
-        out_uint(o, "hanging_transactions", res->hanging_transactions);
-        out_uint(o, "markers_missing", res->markers_missing);
-        out_uint(o, "txnindex_missing", res->txnindex_missing);
-        out_uint(o, "txnindex_extra", res->txnindex_extra);
-        out_opt_int(o, "start_offset", res->has_start, res->start_offset);
-        out_str(o, "snapshot", res->snapshot);
-        out_bool(o, "incomplete", res->incomplete);
-        out_end(o);
+        kf_txns_partition_json(&o->w, p, open, nopen, R->coord, res);
         return;
     }
     FILE *f = o->f;
@@ -204,19 +143,7 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_txn_repor
 static void print_summary(txns_run *R, const kf_txns_totals *t)
 {
     if (R->json) {
-        out *o = R->o;
-        out_begin(o, "summary");
-        out_uint(o, "partitions", t->partitions);
-        out_uint(o, "open_transactions", t->open_transactions);
-        out_uint(o, "hanging_transactions", t->hanging_transactions);
-        out_uint(o, "committed_transactions", t->committed_transactions);
-        out_uint(o, "aborted_transactions", t->aborted_transactions);
-        out_uint(o, "markers_missing", t->markers_missing);
-        out_uint(o, "txnindex_problems", t->txnindex_problems);
-        out_uint(o, "incomplete_partitions", t->incomplete_partitions);
-        out_uint(o, "errors", R->rep.errors);
-        out_uint(o, "warnings", R->rep.warnings);
-        out_end(o);
+        kf_txns_summary_json(&R->o->w, t, R->rep.errors, R->rep.warnings);
         return;
     }
     FILE *f = R->o->f;

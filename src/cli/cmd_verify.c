@@ -15,14 +15,6 @@ typedef struct verify_run {
 } verify_run;
 
 /* --schema-ids: an id or GUID as the key of segment's schema_ids */
-static void schema_id_name(const kf_schema_frame *f, char name[37])
-{
-    if (f->kind == KF_SCHEMA_GUID)
-        kf_schema_guid_str(f->guid, name);
-    else
-        snprintf(name, 37, "%d", f->id);
-}
-
 /* A damaged segment's fate at the broker's next start: recovery keeps
  * valid_bytes only where the broker recovers the segment; below the
  * recovery point, or after a clean shutdown, it keeps the damage. */
@@ -48,33 +40,7 @@ static void print_segment(void *ctx, const char *path, const kf_segment_summary 
 {
     out *o = ((verify_run *)ctx)->o;
     if (o->json) {
-        out_begin(o, "segment");
-        out_str(o, "file", path);
-        out_uint(o, "size", s->size);
-        out_uint(o, "batches", s->batches);
-        out_uint(o, "records", s->records);
-        out_uint(o, "bad_batches", s->bad_batches);
-        out_uint(o, "valid_bytes", s->valid_bytes);
-        out_opt_int(o, "first_offset", s->has_offsets, s->first_offset);
-        out_opt_int(o, "last_offset", s->has_offsets, s->last_offset);
-        out_uint(o, "errors", s->errors);
-        out_uint(o, "warnings", s->warnings);
-        const kf_schema_tally *t = ((verify_run *)ctx)->tally;
-        if (t) {
-            out_obj_open(o, "schema_ids");
-            for (size_t i = 0; i < kf_schema_tally_count(t); i++) {
-                kf_schema_frame f;
-                uint64_t n;
-                char name[37];
-                kf_schema_tally_get(t, i, &f, &n);
-                schema_id_name(&f, name);
-                out_uint(o, name, n);
-            }
-            out_obj_close(o);
-            if (kf_schema_tally_omitted(t))
-                out_uint(o, "schema_ids_omitted", kf_schema_tally_omitted(t));
-        }
-        out_end(o);
+        kf_verify_segment_json(&o->w, path, s, ((verify_run *)ctx)->tally);
         return;
     }
     out_text(o, "%s: %llu bytes, %llu batches, %llu records", path, (unsigned long long)s->size,
@@ -92,7 +58,7 @@ static void print_segment(void *ctx, const char *path, const kf_segment_summary 
             uint64_t c;
             char name[37];
             kf_schema_tally_get(t, i, &f, &c);
-            schema_id_name(&f, name);
+            kf_schema_id_name(&f, name);
             out_text(o, "%s %s x%llu", i ? "," : "", name, (unsigned long long)c);
         }
         if (!n)

@@ -27,7 +27,7 @@ static void print_pinned(FILE *f, const kf_compaction_result *r)
     char tm[40], age[32], to[32];
     tprintf(f, "  blocked by open transaction producer %" PRId64 " epoch %d", t->producer_id, t->producer_epoch);
     if (t->has_first_timestamp) {
-        fmt_time_utc(t->first_timestamp, tm, sizeof tm);
+        kf_format_time(t->first_timestamp, true, tm, sizeof tm);
         tprintf(f, " since %s", tm);
     }
     tprintf(f, " at offset %" PRId64 " (", t->first_offset);
@@ -47,7 +47,7 @@ static void print_pinned(FILE *f, const kf_compaction_result *r)
     }
     fmt_duration_unit(w->timeout_ms, to, sizeof to);
     const char *src = w->timeout_from_coordinator ? "its transaction.timeout.ms" : "transaction.max.timeout.ms's default";
-    fmt_duration(w->age_ms, age, sizeof age);
+    kf_format_duration(w->age_ms, age, sizeof age);
     if (!w->has_age)
         tprintf(f, ": age unknown (it began before the log's first segment; timeout %s, %s) — if it hangs, abort it",
                 to, src);
@@ -72,7 +72,7 @@ static void print_verdict(FILE *f, const kf_compaction_result *r)
     if (r->pinned) {
         print_pinned(f, r);
     } else if (c->would_clean && c->need_compaction_now && !(c->dirty_ratio > r->min_cleanable_ratio)) {
-        fmt_duration(c->compaction_delay_ms, tm, sizeof tm);
+        kf_format_duration(c->compaction_delay_ms, tm, sizeof tm);
         tprintf(f,
                 "  cleanable: %s dirty, %s past max.compaction.lag.ms — the cleaner should be running: check "
                 "`log-cleaner.log` and `uncleanable-partitions-count`\n",
@@ -145,7 +145,7 @@ void compaction_print_text(FILE *f, const kf_compaction_result *r)
         tprintf(f, "  %" PRIu64 " record%s of aborted transactions (the cleaner drops them)\n", r->aborted_records,
                 r->aborted_records == 1 ? "" : "s");
     if (r->min_compaction_lag_ms > 0) {
-        fmt_duration(r->min_compaction_lag_ms, size, sizeof size);
+        kf_format_duration(r->min_compaction_lag_ms, size, sizeof size);
         tprintf(f, "  min.compaction.lag.ms %s (%s)\n", size, kf_config_source_name(r->min_compaction_lag_source));
     }
     if (r->incomplete)

@@ -17,7 +17,7 @@ static void value(out *o, const kf_dtree *t, const kf_dnode *n, const char *key)
             snprintf(k, sizeof k, "%s_b64", key);
             key = k;
         }
-        out_str(o, key, DTREE_REDACTED);
+        out_str(o, key, KF_REDACTED);
         return;
     }
     switch (n->kind) {

@@ -7,9 +7,6 @@
 #include "cli/out.h"
 #include "kfsck/sys/coord.h"
 
-/* What a secret is printed as without --show-secrets. */
-#define DTREE_REDACTED "<redacted>"
-
 /* The fields of struct node st, into the object being written. */
 void dtree_json_fields(out *o, const kf_dtree *t, const kf_dnode *st);
 /* A decoded ConsumerProtocolSubscription / Assignment in the shape of

@@ -66,27 +66,29 @@ static void print_connect(const dump_printer *pr, const kf_record *r, out *w)
 {
     out *o = pr->o;
     bool kjson = r->key_len > 0 && r->key && (r->key[0] == '[' || r->key[0] == '{') &&
-                 utf8_valid(r->key, (size_t)r->key_len) && kf_json_valid(r->key, (size_t)r->key_len);
-    bool vjson = r->value_len > 0 && r->value && r->value[0] == '{' && utf8_valid(r->value, (size_t)r->value_len) &&
+                 kf_utf8_valid(r->key, (size_t)r->key_len) && kf_json_valid(r->key, (size_t)r->key_len);
+    bool vjson = r->value_len > 0 && r->value && r->value[0] == '{' && kf_utf8_valid(r->value, (size_t)r->value_len) &&
                  kf_json_valid(r->value, (size_t)r->value_len);
-    if (!o->json)
-        out_text(o, " key: ");
-    out_key(w, o->json ? "key_decoded" : NULL);
-    if (kjson && o->json)
-        fwrite(r->key, 1, (size_t)r->key_len, o->f);
-    else if (kjson)
+    if (o->json) {
+        if (kjson)
+            out_json(w, "key_decoded", (const char *)r->key, (size_t)r->key_len);
+        else
+            out_null(w, "key_decoded");
+        if (vjson)
+            out_json(w, "value_decoded", (const char *)r->value, (size_t)r->value_len);
+        else
+            out_null(w, "value_decoded");
+        return;
+    }
+    out_text(o, " key: ");
+    if (kjson)
         esc_write(o->f, (const char *)r->key, (size_t)r->key_len);
     else
         fputs("null", o->f);
-    if (!o->json)
-        out_text(o, " payload: ");
-    else
-        out_key(w, "value_decoded");
-    if (vjson && o->json)
-        fwrite(r->value, 1, (size_t)r->value_len, o->f);
-    else if (vjson)
+    out_text(o, " payload: ");
+    if (vjson)
         esc_write(o->f, (const char *)r->value, (size_t)r->value_len);
-    else if (!o->json && r->value_len < 0)
+    else if (r->value_len < 0)
         fputs("<DELETE>", o->f);
     else
         fputs("null", o->f);
@@ -147,7 +149,7 @@ static void print_coord(const dump_printer *pr, const kf_dump_record *dr, out *w
         dtree_json_fields(w, t, &t->nodes[cr->value_root]);
         out_obj_close(w);
     } else {
-        jo->need_comma = false;
+        jo->w.comma = false;
         out_obj_open(w, NULL);
         out_int(w, "version", cr->value_version);
         out_obj_open(w, "data");
@@ -167,7 +169,7 @@ void dump_print_decoded(const dump_printer *pr, const kf_dump_record *dr)
     out jo;
     text_json(o, &jo);
     if (!o->json)
-        jo.need_comma = false;
+        jo.w.comma = false;
     out *w = o->json ? o : &jo;
     if (dr->decoder == KF_DECODE_CONNECT)
         print_connect(pr, dr->record, w);

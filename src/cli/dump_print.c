@@ -181,8 +181,8 @@ static void record_json(const dump_printer *pr, const kf_dump_record *dr)
     if (pr->payload) {
         out_bytes(o, "key", r->key, r->key_len);
         if (dr->redact) {
-            out_str(o, "value_b64", DTREE_REDACTED);
-            out_str(o, "value", DTREE_REDACTED);
+            out_str(o, "value_b64", KF_REDACTED);
+            out_str(o, "value", KF_REDACTED);
         } else {
             out_bytes(o, "value", r->value, r->value_len);
         }
@@ -248,7 +248,7 @@ int dump_print_record(void *ctx, const kf_dump_record *dr)
         dump_text_bytes(o, r->key, r->key_len);
         out_text(o, " payload: ");
         if (dr->redact)
-            out_text(o, "%s", DTREE_REDACTED);
+            out_text(o, "%s", KF_REDACTED);
         else
             dump_text_bytes(o, r->value, r->value_len);
     }
@@ -314,10 +314,10 @@ void dump_print_damaged(void *ctx, const kf_damaged *dm, bool redact)
     }
     if (pr->payload && redact) {
         if (o->json) {
-            out_str(o, "bytes_hex", DTREE_REDACTED);
+            out_str(o, "bytes_hex", KF_REDACTED);
             out_bool(o, "bytes_hex_truncated", dm->nbytes < dm->length);
         } else {
-            out_text(o, " bytes: %s", DTREE_REDACTED);
+            out_text(o, " bytes: %s", KF_REDACTED);
         }
     } else if (pr->payload) {
         static const char hex[] = "0123456789abcdef";

@@ -8,44 +8,9 @@
 #include <string.h>
 #include <wchar.h>
 
-/* ---- the rule ------------------------------------------------------------------- */
+#include "kfsck/sys/json_lines.h"
 
-/* The length of the valid UTF-8 sequence at p (n bytes left), its code point
- * in *cp; 0 when p does not start one. */
-static size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
-{
-    unsigned char c = p[0];
-    size_t len;
-    uint32_t v;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if ((c & 0xe0) == 0xc0) {
-        len = 2;
-        v = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-        len = 3;
-        v = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-        len = 4;
-        v = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t k = 1; k < len; k++) {
-        if ((p[k] & 0xc0) != 0x80)
-            return 0;
-        v = v << 6 | (p[k] & 0x3f);
-    }
-    if ((len == 2 && v < 0x80) || (len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) ||
-        (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    *cp = v;
-    return len;
-}
+/* ---- the rule ------------------------------------------------------------------- */
 
 /* A code point that is written as \xNN bytes: C0 and C1 controls, DEL,
  * the reordering controls. */
@@ -66,7 +31,7 @@ static void emit(const char *s, size_t n, put_fn put, void *ctx)
     size_t i = 0, run = 0;
     while (i < n) {
         uint32_t cp = 0;
-        size_t len = p[i] == '\\' ? 1 : utf8_seq(p + i, n - i, &cp);
+        size_t len = p[i] == '\\' ? 1 : kf_utf8_seq(p + i, n - i, &cp);
         if (p[i] != '\\' && len && !escaped_cp(cp)) {
             i += len;
             continue;
@@ -379,7 +344,7 @@ char *shell_arg(const char *s, char *buf, size_t cap)
     bool plain = n > 0, needs_escape = false;
     for (size_t i = 0; i < n;) {
         uint32_t cp = 0;
-        size_t len = utf8_seq((const unsigned char *)s + i, n - i, &cp);
+        size_t len = kf_utf8_seq((const unsigned char *)s + i, n - i, &cp);
         plain &= len == 1 && shell_plain((unsigned char)s[i]);
         needs_escape |= !len || escaped_cp(cp);
         i += len ? len : 1;
@@ -401,7 +366,7 @@ char *shell_arg(const char *s, char *buf, size_t cap)
         put_fbuf(&b, "$'", 2);
         for (size_t i = 0; i < n && !b.full;) {
             uint32_t cp = 0;
-            size_t len = utf8_seq((const unsigned char *)s + i, n - i, &cp);
+            size_t len = kf_utf8_seq((const unsigned char *)s + i, n - i, &cp);
             if (len && !escaped_cp(cp) && s[i] != '\'' && s[i] != '\\') {
                 put_fbuf(&b, s + i, len);
                 i += len;

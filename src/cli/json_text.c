@@ -93,9 +93,9 @@ static void ms_value(FILE *f, const json_t *v, int level, int kind)
         return;
     char text[40];
     if (kind == MS_TIME)
-        fmt_time_utc((int64_t)json_integer_value(v), text, sizeof text);
+        kf_format_time((int64_t)json_integer_value(v), true, text, sizeof text);
     else
-        fmt_duration((int64_t)json_integer_value(v), text, sizeof text);
+        kf_format_duration((int64_t)json_integer_value(v), text, sizeof text);
     tprintf(f, " (%s)", text);
 }
 

@@ -11,7 +11,6 @@
 #include "kfsck/metadata.h"
 
 /* Every part of the image, one JSON line per object in the order kfsck(1) gives. */
-void metadata_print_json(out *o, const kf_metadata *m, bool show_secrets);
 /* The same as text, to f. */
 void metadata_print_text(FILE *f, const kf_metadata *m, bool show_secrets);
 

@@ -23,79 +23,7 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* The consumer's view of a row (vw), as JSON fields after transactional. */
-static void json_bounds(out *o, const kf_offset_view *vw)
-{
-    if (!vw->has_bounds)
-        return;
-    out_int(o, "log_start_offset", vw->log_start_offset);
-    out_int(o, "log_end_offset", vw->log_end_offset);
-    out_opt_int(o, "lag", vw->has_lag, vw->lag);
-    out_str(o, "out_of_range", kf_out_of_range_name(vw->out_of_range));
-}
-
-/* What only a row of the table has: staleness and expiry. */
-static void json_table_fields(out *o, const kf_offset_view *vw)
-{
-    out_bool(o, "may_be_stale", vw->may_be_stale);
-    out_opt_int(o, "expires_at", vw->has_expires_at, vw->expires_at);
-    out_bool(o, "expired", vw->has_expires_at && vw->expired);
-}
-
-static void print_json(offsets_printer *p, const kf_offsets_row *r)
-{
-    const kf_offset_value *v = r->value;
-    bool history = p->history, deleted = r->deleted;
-    out *o = p->o;
-    out_begin(o, "offset");
-    out_str(o, "group", v->group);
-    out_str(o, "topic", v->topic);
-    out_int(o, "partition", v->partition);
-    if (history && deleted) {
-        /* a deletion: no value; source_offset is the tombstone's */
-        out_null(o, "offset");
-        out_null(o, "leader_epoch");
-        out_null(o, "metadata");
-        out_null(o, "commit_timestamp");
-        out_null(o, "expire_timestamp");
-        out_int(o, "source_partition", v->source_partition);
-        out_int(o, "source_offset", r->at_offset);
-        out_bool(o, "transactional", false);
-        out_bool(o, "deleted", true);
-        out_int(o, "change_time", r->change_time);
-        out_int(o, "effective_offset", r->at_offset);
-        out_obj_open(o, "previous");
-        out_int(o, "offset", v->offset);
-        out_int(o, "commit_timestamp", v->commit_timestamp);
-        out_int(o, "source_offset", v->source_offset);
-        out_obj_close(o);
-        out_end(o);
-        return;
-    }
-    out_int(o, "offset", v->offset);
-    out_opt_int(o, "leader_epoch", v->leader_epoch >= 0, v->leader_epoch); /* -1: none (kfsck(1), offsets) */
-    out_str(o, "metadata", v->metadata);
-    out_int(o, "commit_timestamp", v->commit_timestamp);
-    out_opt_int(o, "expire_timestamp", v->expire_timestamp >= 0, v->expire_timestamp);
-    out_int(o, "source_partition", v->source_partition);
-    out_int(o, "source_offset", v->source_offset);
-    out_bool(o, "transactional", v->transactional);
-    json_bounds(o, &r->view);
-    out_int(o, "value_version", v->value_version);
-    if (r->has_topic_id) { /* the commit's own, else its topic's (kf_topic_names) */
-        char id[23];
-        kf_uuid_to_b64(r->topic_id, id);
-        out_str(o, "topic_id", id);
-    }
-    if (history) {
-        out_bool(o, "deleted", false);
-        out_int(o, "change_time", r->change_time);
-        out_int(o, "effective_offset", r->at_offset);
-    } else {
-        json_table_fields(o, &r->view);
-    }
-    out_end(o);
-}
+static void print_json(offsets_printer *p, const kf_offsets_row *r) { kf_offsets_row_json(&p->o->w, r, p->history); }
 
 static void print_csv(offsets_printer *p, const kf_offsets_row *r)
 {
@@ -162,11 +90,11 @@ static void print_table_row(offsets_printer *p, const kf_offsets_row *r)
     }
     if (vw->has_lag)
         snprintf(lag, sizeof lag, "%" PRId64, vw->lag);
-    fmt_time_utc(v->commit_timestamp, when, sizeof when);
+    kf_format_time(v->commit_timestamp, true, when, sizeof when);
     snprintf(ms, sizeof ms, "%" PRId64, v->commit_timestamp);
     if (!history) {
         if (vw->has_expires_at)
-            fmt_time_utc(vw->expires_at, expires, sizeof expires);
+            kf_format_time(vw->expires_at, true, expires, sizeof expires);
         else
             snprintf(expires, sizeof expires, "never");
     }
@@ -296,7 +224,7 @@ static void row_problems(offsets_printer *p, const kf_offset_value *v, const kf_
     }
     if (vw->has_expires_at && vw->expired) {
         char when[40];
-        fmt_time_utc(vw->expires_at, when, sizeof when);
+        kf_format_time(vw->expires_at, true, when, sizeof when);
         q.code = KF_P_OFFSET_EXPIRED;
         snprintf(q.message, sizeof q.message,
                  "group %.50s: %.50s-%d committed %" PRId64 " expired at %.30s (%" PRId64

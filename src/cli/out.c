@@ -1,53 +1,17 @@
-/* out.c: JSON-lines and text output writers, the formatting helpers, the
- * one-line error, and the check that stdout was written (out.h). */
+/* out.c: the command line's output writers (out.h): JSON lines through the
+ * library's writer (kfsck/sys/json_lines.h) to a stream, text, the
+ * formatting helpers, the problems, the one-line error, and the check that
+ * stdout was written. */
 #include "cli/out.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
-
-void fmt_time_utc(int64_t ms, char *buf, size_t n)
-{
-    int64_t sec = ms / 1000, frac = ms % 1000;
-    if (frac < 0) { /* floor, for times before 1970 */
-        sec--;
-        frac += 1000;
-    }
-    time_t t = (time_t)sec;
-    struct tm tm;
-    if ((int64_t)t != sec || !gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
-        snprintf(buf, n, "%" PRId64, ms);
-        return;
-    }
-    snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-             tm.tm_min, tm.tm_sec, (int)frac);
-}
-
-void fmt_duration(int64_t ms, char *buf, size_t n)
-{
-    const char *sign = "";
-    uint64_t v = (uint64_t)ms;
-    if (ms < 0) {
-        sign = "-";
-        v = 0 - v;
-    }
-    uint64_t s = v / 1000, m = s / 60, h = m / 60, d = h / 24;
-    if (v < 1000)
-        snprintf(buf, n, "%s%" PRIu64 "ms", sign, v);
-    else if (s < 60)
-        snprintf(buf, n, "%s%" PRIu64 "s", sign, s);
-    else if (m < 60)
-        snprintf(buf, n, "%s%" PRIu64 "m%02" PRIu64 "s", sign, m, s % 60);
-    else if (h < 24)
-        snprintf(buf, n, "%s%" PRIu64 "h%02" PRIu64 "m", sign, h, m % 60);
-    else
-        snprintf(buf, n, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
-}
+#include "cli/walk.h"
 
 void fmt_bytes(uint64_t n, char *buf, size_t cap)
 {
@@ -76,237 +40,51 @@ void partition_label(const kf_partition *p, char *buf, size_t n)
         snprintf(buf, n, "%s", p->ncopies ? p->copies[0].label : "?");
 }
 
+/* The writer's sink: the bytes to the stream, as they come; a line the
+ * writer could not find memory for ends the run. */
+static void to_stream(void *ctx, const char *p, size_t n, unsigned how)
+{
+    if (how & KF_JSONL_CUT)
+        cli_oom();
+    fwrite(p, 1, n, (FILE *)ctx);
+}
+
 void out_init(out *o, FILE *f, bool json)
 {
     o->f = f;
     o->json = json;
-    o->depth = 0;
-    o->need_comma = false;
     o->show_secrets = false;
+    /* JSON outside a line (inside a text line, or a document built piece
+     * by piece) goes out value by value, in its place among the text */
+    kf_jsonl_init(&o->w, KF_JSONL_PIECES, to_stream, f);
 }
 
-/* A field is written with one stdio call where it fits a small buffer:
- * a JSON line is a few dozen fields, and each locked stdio call costs more
- * than the formatting (offsets --json prints a row per committed offset).
- * FIELD_CAP holds a key, its separators and a number or a short string. */
-#define FIELD_CAP 192
+void out_begin(out *o, const char *type) { kf_jsonl_begin(&o->w, type); }
+void out_end(out *o) { kf_jsonl_end(&o->w); }
+void out_key(out *o, const char *key) { kf_jsonl_key(&o->w, key); }
+void out_int(out *o, const char *key, int64_t v) { kf_jsonl_int(&o->w, key, v); }
+void out_uint(out *o, const char *key, uint64_t v) { kf_jsonl_uint(&o->w, key, v); }
+void out_null(out *o, const char *key) { kf_jsonl_null(&o->w, key); }
+void out_opt_int(out *o, const char *key, bool has, int64_t v) { kf_jsonl_opt_int(&o->w, key, has, v); }
+void out_bool(out *o, const char *key, bool v) { kf_jsonl_bool(&o->w, key, v); }
+void out_double(out *o, const char *key, double v) { kf_jsonl_double(&o->w, key, v); }
+void out_strn(out *o, const char *key, const char *s, size_t n) { kf_jsonl_strn(&o->w, key, s, n); }
+void out_str(out *o, const char *key, const char *s) { kf_jsonl_str(&o->w, key, s); }
+void out_b64(out *o, const char *key, const uint8_t *p, size_t n) { kf_jsonl_b64(&o->w, key, p, n); }
+void out_obj_open(out *o, const char *key) { kf_jsonl_obj_open(&o->w, key); }
+void out_obj_close(out *o) { kf_jsonl_obj_close(&o->w); }
+void out_arr_open(out *o, const char *key) { kf_jsonl_arr_open(&o->w, key); }
+void out_arr_close(out *o) { kf_jsonl_arr_close(&o->w); }
 
-/* The separator and `"key":` (nothing for a NULL key) at buf; their length,
- * or 0 with nothing written when they do not fit in cap. */
-static size_t field_head(out *o, const char *key, char *buf, size_t cap)
+void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n)
 {
-    size_t kl = key ? strlen(key) : 0, n = 0;
-    if (kl + 4 > cap)
-        return 0;
-    if (o->need_comma)
-        buf[n++] = ',';
-    o->need_comma = true;
-    if (key) {
-        buf[n++] = '"';
-        memcpy(buf + n, key, kl);
-        n += kl;
-        buf[n++] = '"';
-        buf[n++] = ':';
-    }
-    return n;
+    kf_jsonl_int32s(&o->w, key, has, v, n);
 }
 
-void out_key(out *o, const char *key)
+void out_json(out *o, const char *key, const char *json, size_t n)
 {
-    char buf[FIELD_CAP];
-    size_t n = field_head(o, key, buf, sizeof buf);
-    if (n || !key) {
-        fwrite(buf, 1, n, o->f);
-        return;
-    }
-    /* a key longer than the buffer */
-    fputs(o->need_comma ? ",\"" : "\"", o->f);
-    o->need_comma = true;
-    fputs(key, o->f);
-    fputs("\":", o->f);
-}
-
-/* The decimal digits of v at the end of buf[0..20): where they start. */
-static char *digits(uint64_t v, char *end)
-{
-    char *p = end;
-    do
-        *--p = (char)('0' + v % 10);
-    while (v /= 10);
-    return p;
-}
-
-/* `"key":` and a word already formatted (a number, true, null...). */
-static void put_field(out *o, const char *key, const char *word, size_t wl)
-{
-    char buf[FIELD_CAP];
-    size_t n = field_head(o, key, buf, sizeof buf - 24);
-    if (!n && key) {
-        out_key(o, key);
-        fwrite(word, 1, wl, o->f);
-        return;
-    }
-    memcpy(buf + n, word, wl);
-    fwrite(buf, 1, n + wl, o->f);
-}
-
-void out_begin(out *o, const char *type)
-{
-    fputc('{', o->f);
-    o->depth = 1;
-    o->need_comma = false;
-    out_str(o, "type", type);
-}
-
-void out_end(out *o)
-{
-    fputs("}\n", o->f);
-    o->depth = 0;
-    o->need_comma = false;
-}
-
-void out_int(out *o, const char *key, int64_t v)
-{
-    char num[21], *end = num + sizeof num;
-    char *p = digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, end);
-    if (v < 0)
-        *--p = '-';
-    put_field(o, key, p, (size_t)(end - p));
-}
-
-void out_uint(out *o, const char *key, uint64_t v)
-{
-    char num[20], *end = num + sizeof num;
-    char *p = digits(v, end);
-    put_field(o, key, p, (size_t)(end - p));
-}
-
-void out_null(out *o, const char *key) { put_field(o, key, "null", 4); }
-
-void out_opt_int(out *o, const char *key, bool has, int64_t v)
-{
-    if (has)
-        out_int(o, key, v);
-    else
-        out_null(o, key);
-}
-
-void out_bool(out *o, const char *key, bool v) { put_field(o, key, v ? "true" : "false", v ? 4 : 5); }
-
-void out_double(out *o, const char *key, double v)
-{
-    out_key(o, key);
-    fprintf(o->f, "%.17g", v);
-}
-
-static bool needs_escape(unsigned char ch) { return ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\'; }
-
-static void put_escaped(FILE *f, const char *s, size_t n)
-{
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        size_t run = i;
-        while (run < n && !needs_escape((unsigned char)s[run]))
-            run++;
-        if (run > i) { /* the plain run in one write */
-            fwrite(s + i, 1, run - i, f);
-            i = run;
-            continue;
-        }
-        unsigned char ch = (unsigned char)s[i++];
-        switch (ch) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default: fprintf(f, "\\u%04x", ch);
-        }
-    }
-    fputc('"', f);
-}
-
-/* Whether s[0..n) needs no escape. */
-static bool plain(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (needs_escape((unsigned char)s[i]))
-            return false;
-    return true;
-}
-
-void out_strn(out *o, const char *key, const char *s, size_t n)
-{
-    if (!s) {
-        out_null(o, key);
-        return;
-    }
-    bool valid = utf8_valid((const uint8_t *)s, n);
-    char buf[FIELD_CAP];
-    size_t h;
-    if (valid && n + 2 <= sizeof buf / 2 && plain(s, n) && ((h = field_head(o, key, buf, sizeof buf / 2)) || !key)) {
-        /* the common case in one write: `"key":"text"` */
-        buf[h] = '"';
-        memcpy(buf + h + 1, s, n);
-        buf[h + 1 + n] = '"';
-        fwrite(buf, 1, h + n + 2, o->f);
-        return;
-    }
-    out_key(o, key);
-    if (valid) {
-        put_escaped(o->f, s, n);
-        return;
-    }
-    /* Not UTF-8: replace bad bytes with U+FFFD so the line stays valid JSON. */
-    fputc('"', o->f);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch >= 0x80)
-            fputs("\\ufffd", o->f);
-        else if (ch == '"' || ch == '\\') {
-            fputc('\\', o->f);
-            fputc(ch, o->f);
-        } else if (ch < 0x20 || ch == 0x7f)
-            fprintf(o->f, "\\u%04x", ch);
-        else
-            fputc(ch, o->f);
-    }
-    fputc('"', o->f);
-}
-
-void out_str(out *o, const char *key, const char *s) { out_strn(o, key, s, s ? strlen(s) : 0); }
-
-static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-void out_b64(out *o, const char *key, const uint8_t *p, size_t n)
-{
-    out_key(o, key);
-    if (!p && n) {
-        fputs("null", o->f);
-        return;
-    }
-    fputc('"', o->f);
-    size_t i = 0;
-    for (; i + 3 <= n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-        fputc(B64[v >> 18], o->f);
-        fputc(B64[(v >> 12) & 63], o->f);
-        fputc(B64[(v >> 6) & 63], o->f);
-        fputc(B64[v & 63], o->f);
-    }
-    if (n - i == 1) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        fputc(B64[v >> 18], o->f);
-        fputc(B64[(v >> 12) & 63], o->f);
-        fputs("==", o->f);
-    } else if (n - i == 2) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
-        fputc(B64[v >> 18], o->f);
-        fputc(B64[(v >> 12) & 63], o->f);
-        fputc(B64[(v >> 6) & 63], o->f);
-        fputc('=', o->f);
-    }
-    fputc('"', o->f);
+    kf_jsonl_key(&o->w, key);
+    kf_jsonl_raw(&o->w, json, n);
 }
 
 void out_bytes(out *o, const char *name, const uint8_t *p, int64_t n)
@@ -319,38 +97,8 @@ void out_bytes(out *o, const char *name, const uint8_t *p, int64_t n)
         return;
     }
     out_b64(o, k, p, (size_t)n);
-    if (utf8_valid(p, (size_t)n))
+    if (kf_utf8_valid(p, (size_t)n))
         out_strn(o, name, (const char *)p, (size_t)n);
-}
-
-void out_obj_open(out *o, const char *key)
-{
-    out_key(o, key);
-    fputc('{', o->f);
-    o->need_comma = false;
-    o->depth++;
-}
-
-void out_obj_close(out *o)
-{
-    fputc('}', o->f);
-    o->need_comma = true;
-    o->depth--;
-}
-
-void out_arr_open(out *o, const char *key)
-{
-    out_key(o, key);
-    fputc('[', o->f);
-    o->need_comma = false;
-    o->depth++;
-}
-
-void out_arr_close(out *o)
-{
-    fputc(']', o->f);
-    o->need_comma = true;
-    o->depth--;
 }
 
 void out_text(out *o, const char *fmt, ...)
@@ -363,44 +111,6 @@ void out_text(out *o, const char *fmt, ...)
 
 void out_raw(out *o, const char *s) { traw(o->f, s); }
 void out_shell(out *o, const char *before, const char *arg) { tshell(o->f, before, arg); }
-
-bool utf8_valid(const uint8_t *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len;
-        uint32_t cp;
-        if ((c & 0xe0) == 0xc0) {
-            len = 2;
-            cp = c & 0x1f;
-        } else if ((c & 0xf0) == 0xe0) {
-            len = 3;
-            cp = c & 0x0f;
-        } else if ((c & 0xf8) == 0xf0) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (n - i < len)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((p[i + k] & 0xc0) != 0x80)
-                return false;
-            cp = cp << 6 | (p[i + k] & 0x3f);
-        }
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        i += len;
-    }
-    return true;
-}
 
 /* ---- at most KF_PROBLEMS_LISTED_MAX problems of a file -------------------------
  *
@@ -527,6 +237,20 @@ static bool fc_show(const out *o, const char *file, const kf_problem *p)
 
 void report_problem(void *ctx, const kf_problem *p) { report_problem_with(ctx, p, NULL, NULL); }
 
+/* A caller's fields of a problem, written through its out. */
+struct extra_fields {
+    out *o;
+    void (*fields)(out *o, void *ctx);
+    void *ctx;
+};
+
+static void put_extra(kf_jsonl *j, void *ctx)
+{
+    (void)j; /* the out's own writer */
+    struct extra_fields *x = ctx;
+    x->fields(x->o, x->ctx);
+}
+
 void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, void *ctx), void *ectx)
 {
     if (p->severity == KF_SEV_ERROR)
@@ -545,26 +269,8 @@ void report_problem_with(report *r, const kf_problem *p, void (*extra)(out *o, v
     if (!fc_show(o, file ? file : "", p))
         return;
     if (o->json) {
-        out_begin(o, "problem");
-        out_str(o, "file", file);
-        out_uint(o, "position", p->position);
-        out_opt_int(o, "offset", p->has_offset, p->offset);
-        out_str(o, "code", p->code);
-        out_str(o, "severity", p->severity == KF_SEV_ERROR ? "error" : "warning");
-        out_str(o, "message", p->message);
-        if (p->has_length)
-            out_uint(o, "length", p->length);
-        if (extra)
-            extra(o, ectx);
-        for (unsigned i = 0; i < p->nextra; i++) {
-            if (p->extra[i].is_null)
-                out_null(o, p->extra[i].name);
-            else if (p->extra[i].is_int)
-                out_int(o, p->extra[i].name, p->extra[i].i);
-            else
-                out_str(o, p->extra[i].name, p->extra[i].text);
-        }
-        out_end(o);
+        struct extra_fields x = {o, extra, ectx};
+        kf_problem_json(&o->w, p, file, extra ? put_extra : NULL, &x);
     } else {
         tprintf(o->f, "%s: %s at position %llu", p->severity == KF_SEV_ERROR ? "ERROR" : "WARNING", p->code,
                 (unsigned long long)p->position);
@@ -632,26 +338,4 @@ int finish_stdout(int status)
     return EXIT_FAIL;
 }
 
-void out_leader_epochs(out *o, const char *key, const kf_leader_epoch *e, size_t n)
-{
-    out_arr_open(o, key);
-    for (size_t i = 0; i < n; i++) {
-        out_obj_open(o, NULL);
-        out_int(o, "epoch", e[i].epoch);
-        out_int(o, "start_offset", e[i].start_offset);
-        out_obj_close(o);
-    }
-    out_arr_close(o);
-}
 
-void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n)
-{
-    if (!has) {
-        out_null(o, key);
-        return;
-    }
-    out_arr_open(o, key);
-    for (size_t i = 0; i < n; i++)
-        out_int(o, NULL, v[i]);
-    out_arr_close(o);
-}

@@ -1,6 +1,9 @@
 /* out.h: the CLI's output writers. JSON lines (one object per line, each with
- * a "type") are built field by field; text output is printed by each command
- * with out_text. Problems go through report_problem in both modes. */
+ * a "type") are built field by field by the library's writer (kf_jsonl,
+ * kfsck/sys/json_lines.h: out's JSON functions are its names for the CLI,
+ * and a command's lines the library builds are written with o->w); text
+ * output is printed by each command with out_text. Problems go through
+ * report_problem in both modes. */
 #ifndef KFSCK_CLI_OUT_H
 #define KFSCK_CLI_OUT_H
 
@@ -10,13 +13,13 @@
 
 #include "cli/escape.h"
 #include "kfsck/kfsck.h"
+#include "kfsck/sys/json_lines.h"
 
 typedef struct out {
     FILE *f;
     bool json;
-    int depth;          /* nesting inside the current line */
-    bool need_comma;
     bool show_secrets;  /* print values marked secret (dtree_json.c); else "<redacted>" */
+    kf_jsonl w;         /* the JSON being built: a line goes out whole; JSON outside a line value by value */
 } out;
 
 void out_init(out *o, FILE *f, bool json);
@@ -36,6 +39,8 @@ void out_double(out *o, const char *key, double v);
 /* A string (escaped); NULL prints null. */
 void out_str(out *o, const char *key, const char *s);
 void out_strn(out *o, const char *key, const char *s, size_t n);
+/* n bytes that are JSON already (checked), as the value of key. */
+void out_json(out *o, const char *key, const char *json, size_t n);
 /* Bytes as base64 (NULL prints null). */
 void out_b64(out *o, const char *key, const uint8_t *p, size_t n);
 /* Bytes as key_b64 plus key (text) when valid UTF-8: out_bytes(o, "key", p, n). */
@@ -46,16 +51,8 @@ void out_obj_close(out *o);
 void out_arr_open(out *o, const char *key);
 void out_arr_close(out *o);
 
-/* A leader-epoch list as [{"epoch", "start_offset"}] (scan, replicas). */
-void out_leader_epochs(out *o, const char *key, const kf_leader_epoch *e, size_t n);
 /* An array of ints (broker ids, voters), or null when !has. */
 void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n);
-/* A time in ms since the epoch as "2023-11-14T22:13:20.000Z" (UTC), or the
- * number when it is out of the calendar's range. */
-void fmt_time_utc(int64_t ms, char *buf, size_t n);
-/* A duration in ms as "850ms", "42s", "31m05s", "2h05m", "3d04h"
- * (negative: "-" first). */
-void fmt_duration(int64_t ms, char *buf, size_t n);
 /* A size in bytes in binary units: "512 B", "25.0 MiB" (stats --sink, compaction, predict). */
 void fmt_bytes(uint64_t n, char *buf, size_t cap);
 /* A duration in ms in the largest unit that divides it exactly, as the
@@ -71,8 +68,6 @@ void out_text(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 void out_raw(out *o, const char *s);
 /* before (the program's text), then arg as one shell word (escape.h: tshell). */
 void out_shell(out *o, const char *before, const char *arg);
-
-bool utf8_valid(const uint8_t *p, size_t n);
 
 /* Counts problems of one run and prints them (JSON line or text line). */
 typedef struct report {

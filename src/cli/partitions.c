@@ -55,8 +55,8 @@ void report_offsets_lost(void *ctx, const kf_offsets_lost *l)
     }
     kf_problem p = *l->problem;
     char first[40], last[40];
-    fmt_time_utc(l->first_timestamp, first, sizeof first);
-    fmt_time_utc(l->last_timestamp, last, sizeof last);
+    kf_format_time(l->first_timestamp, true, first, sizeof first);
+    kf_format_time(l->last_timestamp, true, last, sizeof last);
     size_t n = strlen(p.message);
     snprintf(p.message + n, sizeof p.message - n, "; the lost commits were written %s%s%s%s",
              l->has_first_timestamp ? "after " : "", l->has_first_timestamp ? first : "",

@@ -55,14 +55,14 @@ static void print_verdict(FILE *f, const kf_remote_partition *p)
         tprintf(f, "%" PRIu64 " finished segment%s off the local leader-epoch lineage", c[KF_REMOTE_EPOCH_CHAIN_BREAK],
                 plural(c[KF_REMOTE_EPOCH_CHAIN_BREAK]));
     } else if (c[KF_REMOTE_COPY_STUCK]) {
-        fmt_time_utc(oldest(p, KF_REMOTE_COPY_STUCK), tm, sizeof tm);
+        kf_format_time(oldest(p, KF_REMOTE_COPY_STUCK), true, tm, sizeof tm);
         tprintf(f, "%" PRIu64 " upload%s stuck since %s", c[KF_REMOTE_COPY_STUCK], plural(c[KF_REMOTE_COPY_STUCK]), tm);
     } else if (c[KF_REMOTE_DELETE_PENDING]) {
-        fmt_time_utc(oldest(p, KF_REMOTE_DELETE_PENDING), tm, sizeof tm);
+        kf_format_time(oldest(p, KF_REMOTE_DELETE_PENDING), true, tm, sizeof tm);
         tprintf(f, "%" PRIu64 " delete%s pending since %s", c[KF_REMOTE_DELETE_PENDING],
                 plural(c[KF_REMOTE_DELETE_PENDING]), tm);
     } else if (p->partition_delete_state >= 0) {
-        fmt_time_utc(p->partition_delete_timestamp, tm, sizeof tm);
+        kf_format_time(p->partition_delete_timestamp, true, tm, sizeof tm);
         tprintf(f, "the partition's remote deletion is not finished (%s since %s)",
                 kf_remote_partition_state_name(p->partition_delete_state), tm);
     } else if (c[KF_REMOTE_ORPHAN]) {
@@ -98,8 +98,8 @@ static void print_finding(FILE *f, const kf_remote_segment *s)
         return;
     }
     tprintf(f, "offsets %" PRId64 "..%" PRId64, s->start_offset, s->end_offset);
-    fmt_time_utc(s->event_timestamp, tm, sizeof tm);
-    fmt_duration(s->age_ms, d, sizeof d);
+    kf_format_time(s->event_timestamp, true, tm, sizeof tm);
+    kf_format_duration(s->age_ms, d, sizeof d);
     if (s->finding == KF_REMOTE_COPY_STUCK) {
         tprintf(f, ", started %s by broker %d (%s before now), writing ", tm, s->broker_id, d);
         remote_put_name(f, s->object_prefix);

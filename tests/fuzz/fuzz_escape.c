@@ -31,7 +31,7 @@ static void check_shown(const char *e, size_t n)
 {
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t len = utf8_seq((const unsigned char *)e + i, n - i, &cp);
+        size_t len = kf_utf8_seq((const unsigned char *)e + i, n - i, &cp);
         if (!len || escaped_cp(cp))
             abort();
         i += len;

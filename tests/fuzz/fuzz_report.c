@@ -1,13 +1,17 @@
 /* fuzz_report.c: fuzz target for the report's escapes
- * (src/jobs/report/report_out.c, report_json.c): the input, any bytes, is a
- * name from a damaged disk, written as HTML text (rb_text), as a JSON string
- * inside a <script> element (rb_json_strn, and a whole problem line of a
- * command's block through jl_script), and percent-encoded for a data: URL
+ * (src/jobs/report/report_out.c, report_json.c) and the JSON-lines writer's
+ * strings (src/bytes/json_lines.c): the input, any bytes, is a name from a
+ * damaged disk, written as HTML text (rb_text), as a JSON string inside a
+ * <script> element (kf_jsonl_strn with KF_JSONL_SCRIPT, and a whole problem
+ * line of a command's block through jl_script), as a JSON string of a
+ * command's --json (kf_jsonl_strn), and percent-encoded for a data: URL
  * (rb_percent). Checked: the HTML text holds no < > " ' nor a control byte,
  * DEL, byte that is not UTF-8 or character that reorders text, and each &
- * starts one of the five entities; the JSON string holds no < > & nor
- * control byte, and Jansson reads it back as the name (bytes that are not
- * UTF-8 as U+FFFD); the script element's text holds no "</script" nor
+ * starts one of the five entities; the script's JSON string holds no < > &
+ * nor control byte, and Jansson reads it back as the name (bytes that are
+ * not UTF-8 as U+FFFD); the --json string holds no control byte and reads
+ * back as the name (when it is not UTF-8, every byte from 0x80 up as
+ * U+FFFD); the script element's text holds no "</script" nor
  * "<!--"; the percent-encoding decodes to the name. Any crash, sanitizer
  * report or abort is a bug.
  *
@@ -97,13 +101,15 @@ static void check_html(const char *name, size_t n)
 }
 
 /* The name as JSON reads it back: its bytes when UTF-8, else each byte of a
- * sequence that is not valid as U+FFFD (what rb_json_strn writes). */
-static void expected_json(const char *name, size_t n, rbuf *e)
+ * sequence that is not valid as U+FFFD (in a script), or every byte from
+ * 0x80 up as U+FFFD (--json). */
+static void expected_json(const char *name, size_t n, bool script, rbuf *e)
 {
     const unsigned char *u = (const unsigned char *)name;
+    bool whole = script || utf8_ok(u, n);
     for (size_t i = 0; i < n;) {
         size_t len = u[i] < 0x80 ? 1 : (u[i] & 0xe0) == 0xc0 ? 2 : (u[i] & 0xf0) == 0xe0 ? 3 : (u[i] & 0xf8) == 0xf0 ? 4 : 0;
-        if (len && i + len <= n && utf8_ok(u + i, len)) {
+        if (len && i + len <= n && (len == 1 || whole) && utf8_ok(u + i, len)) {
             rb_put(e, name + i, len);
             i += len;
         } else {
@@ -113,18 +119,28 @@ static void expected_json(const char *name, size_t n, rbuf *e)
     }
 }
 
-static void check_json(const char *name, size_t n)
+static void to_rbuf(void *ctx, const char *p, size_t n, unsigned how)
+{
+    (void)how;
+    rb_put(ctx, p, n);
+}
+
+static void check_json(const char *name, size_t n, bool script)
 {
     rbuf b, e;
     rb_init(&b, SIZE_MAX);
     rb_init(&e, SIZE_MAX);
-    rb_json_strn(&b, name, n);
-    expected_json(name, n, &e);
+    kf_jsonl w;
+    kf_jsonl_init(&w, script ? KF_JSONL_SCRIPT : 0, to_rbuf, &b);
+    kf_jsonl_strn(&w, NULL, name, n);
+    kf_jsonl_flush(&w);
+    kf_jsonl_free(&w);
+    expected_json(name, n, script, &e);
     if (b.oom || e.oom || b.n < 2 || b.p[0] != '"' || b.p[b.n - 1] != '"')
         abort();
     for (size_t i = 0; i < b.n; i++) {
         unsigned char c = (unsigned char)b.p[i];
-        if (c == '<' || c == '>' || c == '&' || c < 0x20 || c == 0x7f)
+        if ((script && (c == '<' || c == '>' || c == '&')) || c < 0x20 || c == 0x7f)
             abort();
     }
     json_error_t err;
@@ -148,7 +164,7 @@ static void check_script(const char *name)
     memcpy(p.message, name, l);
     p.message[l] = 0;
     kf_problem_add_text(&p, "field", name);
-    jl_problem(&j, &p, NULL);
+    kf_problem_json(&j.w, &p, NULL, NULL, NULL);
     rbuf page;
     rb_init(&page, SIZE_MAX);
     jl_script(&page, &j);
@@ -201,7 +217,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(name, data, size);
     name[size] = 0;
     check_html(name, size);
-    check_json(name, size);
+    check_json(name, size, true);
+    check_json(name, size, false);
     check_percent(name, size);
     check_script(name); /* up to the first NUL: the problem's fields are C strings */
     return 0;

@@ -62,7 +62,7 @@ static void on_problem(void *ctx, const kf_problem *p)
         c->unreadable = true;
         c->R->sum->unreadable = true;
     }
-    jl_problem(&c->R->json[c->cmd], p, NULL);
+    kf_problem_json(&c->R->json[c->cmd].w, p, NULL, NULL, NULL);
     rs_problem(c->R, JSON_NAME[c->cmd], p, NULL);
 }
 
@@ -172,7 +172,9 @@ static uint64_t damaged_segments(const kf_datadir_partition *p)
 static void scan_partition(void *ctx, const kf_datadir_partition *p)
 {
     report_run *R = ctx;
-    jl_scan_partition(&R->json[RJ_SCAN], p);
+    kf_scan_partition_json(&R->json[RJ_SCAN].w, p);
+    for (size_t i = 0; i < p->n_problems; i++)
+        kf_problem_json(&R->json[RJ_SCAN].w, &p->problems[i], NULL, NULL, NULL);
     rmap_scan(&R->map, p);
     rs_finding_row(R, p);
     R->sum->damaged_segments += damaged_segments(p);
@@ -190,7 +192,7 @@ static void scan_partition(void *ctx, const kf_datadir_partition *p)
 static void scan_dir_problem(void *ctx, const kf_problem *p)
 {
     report_run *R = ctx;
-    jl_problem(&R->json[RJ_SCAN], p, NULL);
+    kf_problem_json(&R->json[RJ_SCAN].w, p, NULL, NULL, NULL);
     rs_problem(R, "scan", p, R->current_datadir);
 }
 
@@ -213,7 +215,7 @@ static int run_scan(report_run *R)
         if (kf_datadir_scan(R->datadirs[i], &so, &tot) != KF_OK)
             return KF_ERR_NOMEM;
     }
-    jl_scan_summary(&R->json[RJ_SCAN], R->ndatadirs, &tot);
+    kf_scan_summary_json(&R->json[RJ_SCAN].w, R->ndatadirs, &tot);
     R->sum->datadirs = R->ndatadirs;
     R->sum->partitions = tot.partitions;
     R->scan_errors = tot.errors;
@@ -235,7 +237,7 @@ static void predict_datadir(void *ctx, const kf_predict_datadir *d)
 {
     predict_ctx *pc = ctx;
     rbroker *b = pc->b;
-    jl_predict_datadir(&pc->R->json[RJ_PREDICT], d);
+    kf_predict_datadir_json(&pc->R->json[RJ_PREDICT].w, d);
     b->acknowledged_missing += d->acknowledged_missing;
     b->damage_kept += d->damage_kept;
     b->groups_affected += d->groups_affected;
@@ -263,14 +265,14 @@ static void predict_datadir(void *ctx, const kf_predict_datadir *d)
 static void predict_action(void *ctx, const kf_predict_action *a)
 {
     predict_ctx *pc = ctx;
-    jl_predict_action(&pc->R->json[RJ_PREDICT], a);
+    kf_predict_action_json(&pc->R->json[RJ_PREDICT].w, a);
     rmap_predict_action(&pc->R->map, a);
 }
 
 static void predict_partition(void *ctx, const kf_predict_partition *p)
 {
     predict_ctx *pc = ctx;
-    jl_predict_partition(&pc->R->json[RJ_PREDICT], p);
+    kf_predict_partition_json(&pc->R->json[RJ_PREDICT].w, p);
     rmap_predict(&pc->R->map, p);
 }
 
@@ -299,8 +301,7 @@ static int run_predict(report_run *R)
         b->predicted = rc == KF_OK;
         if (rc != KF_OK)
             continue;
-        jl_predict_summary(&R->json[RJ_PREDICT], &b->sum, b->acknowledged_missing, b->damage_kept,
-                           b->groups_affected, b->harmed);
+        kf_predict_summary_json(&R->json[RJ_PREDICT].w, &b->sum);
         R->sum->offsets_lost += b->sum.offsets_lost;
         R->sum->acknowledged_missing += b->acknowledged_missing;
         R->sum->fatal += b->sum.fatal;
@@ -315,7 +316,7 @@ static int run_predict(report_run *R)
 static void replicas_partition(void *ctx, const kf_replica_partition *p)
 {
     report_run *R = ((cmd_problems *)ctx)->R;
-    jl_replicas_partition(&R->json[RJ_REPLICAS], p);
+    kf_replicas_partition_json(&R->json[RJ_REPLICAS].w, p);
     rs_election(R, p);
 }
 
@@ -340,11 +341,7 @@ static int run_replicas(report_run *R)
     R->replicas_ran = true;
     R->replicas_partitions = tot.partitions;
     R->replicas_at_risk = tot.at_risk;
-    jlines *j = &R->json[RJ_REPLICAS];
-    jl_begin(j, "summary");
-    jl_uint(j, "partitions", tot.partitions);
-    jl_uint(j, "at_risk", tot.at_risk);
-    jl_end_keep(j);
+    kf_replicas_summary_json(&R->json[RJ_REPLICAS].w, &tot);
     status(R, tot.at_risk || tot.bad_lines);
     return KF_OK;
 }
@@ -376,7 +373,7 @@ static int run_metadata(report_run *R, char *const *paths, size_t n, kf_metadata
     if (rc == KF_ERR_NOMEM || !*out)
         return KF_ERR_NOMEM;
     R->metadata_ran = true;
-    jl_metadata(&R->json[RJ_METADATA], *out);
+    kf_metadata_json(&R->json[RJ_METADATA].w, *out, false);
     rs_cluster(R, *out);
     status(R, c.errors > 0 || kf_metadata_get_info(*out)->damaged > 0);
     return KF_OK;
@@ -428,7 +425,7 @@ static int run_offsets(report_run *R, char *const *paths, size_t n, const kf_inp
     rc = kf_offsets_job_table(j, &rows, &nrows);
     if (rc == KF_OK) {
         for (size_t i = 0; i < nrows; i++)
-            jl_offsets_row(&R->json[RJ_OFFSETS], &rows[i]);
+            kf_offsets_row_json(&R->json[RJ_OFFSETS].w, &rows[i], false);
         rs_offsets(R, j, rows, nrows);
         kf_offsets_job_result res = kf_offsets_job_get_result(j);
         R->offsets_ran = true;
@@ -454,18 +451,16 @@ static void txns_coordinator(void *ctx, const kf_txn_coord_inputs *v)
 {
     txns_ctx *t = ctx;
     t->coord = true;
-    jl_txns_coordinator(&t->R->json[RJ_TXNS], v);
+    kf_txns_coordinator_json(&t->R->json[RJ_TXNS].w, v);
 }
 
 static void txns_partition(void *ctx, const kf_partition *p, const kf_txn_report *open, size_t nopen,
                            const kf_txns_result *res)
 {
     txns_ctx *t = ctx;
-    for (size_t i = 0; i < nopen; i++) {
-        jl_txns_open(&t->R->json[RJ_TXNS], p, &open[i], t->coord);
+    kf_txns_partition_json(&t->R->json[RJ_TXNS].w, p, open, nopen, t->coord, res);
+    for (size_t i = 0; i < nopen; i++)
         rs_txn_open(t->R, p, &open[i]);
-    }
-    jl_txns_partition(&t->R->json[RJ_TXNS], p, res);
 }
 
 static int run_txns(report_run *R, const kf_inputs *in)
@@ -490,7 +485,7 @@ static int run_txns(report_run *R, const kf_inputs *in)
     if (rc != KF_OK)
         return rc;
     R->txns_ran = true;
-    jl_txns_summary(&R->json[RJ_TXNS], &tot, c.errors, c.warnings);
+    kf_txns_summary_json(&R->json[RJ_TXNS].w, &tot, c.errors, c.warnings);
     R->sum->open_transactions = tot.open_transactions;
     R->sum->hanging_transactions = tot.hanging_transactions;
     if (tot.unreadable)
@@ -506,7 +501,7 @@ static int compaction_result(void *ctx, const kf_compaction_result *r)
     report_run *R = ctx;
     if (r->compacted_by == KF_COMPACTED_NOT)
         return KF_OK;
-    jl_compaction(&R->json[RJ_COMPACTION], r);
+    kf_compaction_json(&R->json[RJ_COMPACTION].w, r);
     rs_compaction(R, r);
     return KF_OK;
 }
@@ -531,15 +526,7 @@ static int run_compaction(report_run *R, char *const *paths, size_t n, const kf_
     if (rc == KF_ERR_NOMEM)
         return rc;
     R->compaction_ran = true;
-    jlines *j = &R->json[RJ_COMPACTION];
-    jl_begin(j, "summary");
-    jl_uint(j, "partitions", tot.partitions);
-    jl_uint(j, "skipped", tot.skipped);
-    jl_uint(j, "pinned", tot.pinned);
-    jl_uint(j, "would_clean", tot.would_clean);
-    jl_uint(j, "errors", c.errors);
-    jl_uint(j, "warnings", c.warnings);
-    jl_end_keep(j);
+    kf_compaction_summary_json(&R->json[RJ_COMPACTION].w, &tot, c.errors, c.warnings);
     R->sum->pinned_compactions = tot.pinned;
     if (tot.unreadable)
         R->sum->unreadable = true;
@@ -552,7 +539,7 @@ static int run_compaction(report_run *R, char *const *paths, size_t n, const kf_
 static int remote_partition(void *ctx, const kf_remote_partition *p)
 {
     report_run *R = ctx;
-    jl_remote_partition(&R->json[RJ_REMOTE], p);
+    kf_remote_partition_json(&R->json[RJ_REMOTE].w, p);
     rmap_remote(&R->map, p);
     return KF_OK;
 }
@@ -577,26 +564,7 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
     if (rc == KF_ERR_NOMEM)
         return rc;
     R->remote_ran = true;
-    jlines *j = &R->json[RJ_REMOTE];
-    jl_begin(j, "summary");
-    jl_uint(j, "metadata_partitions", tot.metadata_partitions);
-    jl_uint(j, "records", tot.records);
-    jl_uint(j, "partitions", tot.partitions);
-    jl_uint(j, "partitions_with_offsets_in_no_tier", tot.partitions_with_gap);
-    jl_uint(j, "offsets_in_no_tier", tot.offsets_in_no_tier);
-    for (int f = 0; f < 5; f++)
-        jl_uint(j, kf_remote_finding_name((kf_remote_finding)f), tot.counts[f]);
-    jl_uint(j, "invalid_transitions", tot.rejected);
-    jl_uint(j, "fatal_records", tot.fatal_records);
-    jl_bool(j, "incomplete", tot.incomplete);
-    jl_uint(j, "objects", tot.objects);
-    jl_uint(j, "unrecognised_objects", tot.unrecognised_objects);
-    jl_uint(j, "unjudged_objects", tot.unjudged_objects);
-    jl_uint(j, "index_entries", tot.index_entries);
-    jl_uint(j, "bad_index_entries", tot.index_bad);
-    jl_uint(j, "errors", c.errors);
-    jl_uint(j, "warnings", c.warnings);
-    jl_end_keep(j);
+    kf_remote_summary_json(&R->json[RJ_REMOTE].w, &tot, c.errors, c.warnings);
     if (rc != KF_OK || tot.unreadable)
         R->sum->unreadable = true;
     status(R, tot.offsets_in_no_tier || tot.counts[KF_REMOTE_MISSING_IN_STORAGE] || tot.incomplete);
@@ -608,7 +576,10 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
 static void stats_group(void *ctx, const kf_stats_group *g, const kf_tbucket *b, size_t n)
 {
     report_run *R = ctx;
-    jl_stats_group(&R->json[RJ_STATS], g, b, n);
+    /* each group's summary right after its buckets (--json writes them
+     * after every group's buckets) */
+    kf_stats_buckets_json(&R->json[RJ_STATS].w, g, b, n, false);
+    kf_stats_summary_json(&R->json[RJ_STATS].w, g, false, KF_STATS_BUCKET_MS_DEFAULT);
     rs_stats_group(R, g, b, n);
 }
 
@@ -666,7 +637,7 @@ static bool run_oom(const report_run *R)
         if (bufs[i]->oom)
             return true;
     for (int i = 0; i < RJ_N; i++)
-        if (R->json[i].out.oom || R->json[i].line.oom)
+        if (R->json[i].out.oom)
             return true;
     return R->map.oom;
 }

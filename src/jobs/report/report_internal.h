@@ -1,9 +1,9 @@
 /* report_internal.h: the pieces of the report job (report.h) and what they
  * share: the bounded text buffers every part of the page is built in, the
- * escapes for each place text from the data goes (report_out.c), the JSON
- * lines of each command (report_json.c), the partitions the damage map
- * draws (report_map.c), the sections (report_sections.c) and the page
- * (report_page.c). report.c runs the drivers and feeds them all. */
+ * escapes for each place text from the data goes (report_out.c), where
+ * each command's JSON lines are kept (report_json.c), the partitions the
+ * damage map draws (report_map.c), the sections (report_sections.c) and
+ * the page (report_page.c). report.c runs the drivers and feeds them all. */
 #ifndef KFSCK_REPORT_INTERNAL_H
 #define KFSCK_REPORT_INTERNAL_H
 
@@ -22,10 +22,7 @@
 #include "kfsck/scan.h"
 #include "kfsck/stats.h"
 #include "kfsck/txns.h"
-
-/* What a secret is shown as (SCRAM salts and keys, delegation-token ids,
- * password-like config values), as `metadata` and `dump` show it. */
-#define RJ_REDACTED "<redacted>"
+#include "kfsck/sys/json_lines.h"
 
 /* ---- bounded buffers (report_out.c) ------------------------------------------ */
 
@@ -53,78 +50,32 @@ bool rb_room(const rbuf *b, size_t n);
  * \xNN or \u{NNNN}, so a name shows what its bytes are. */
 void rb_text(rbuf *b, const char *s);
 void rb_textn(rbuf *b, const char *s, size_t n);
-/* s as a JSON string (with its quotes) that is safe inside a <script>
- * element: JSON's own escapes as `kfsck --json` writes them (bytes that are
- * not UTF-8 as U+FFFD), and < > & U+2028 U+2029 as \u escapes, so no
- * "</script" or "<!--" can appear. NULL: null. */
-void rb_json_str(rbuf *b, const char *s);
-void rb_json_strn(rbuf *b, const char *s, size_t n);
 /* Bytes percent-encoded for a data: URL (all but A-Z a-z 0-9 - . _ ~). */
 void rb_percent(rbuf *b, const char *s, size_t n);
 
-/* Numbers for people: 1234567 as "1,234,567"; bytes as "25.0 MiB"; a
- * duration in ms as "3d04h"; a time in ms as "2024-02-12 01:11:26Z". */
+/* Numbers for people: 1234567 as "1,234,567"; bytes as "25.0 MiB" (a
+ * duration: kf_format_duration; a time: kf_format_time). */
 void fmt_count(int64_t v, char *buf, size_t n);
 void fmt_size(uint64_t v, char *buf, size_t n);
-void fmt_ms(int64_t ms, char *buf, size_t n);
-void fmt_when(int64_t ms, char *buf, size_t n);
 
 /* ---- JSON lines (report_json.c) ------------------------------------------------
  *
- * A command's JSON output, line by line as `kfsck CMD --json` prints it,
- * into the page's <script type="application/json" id="kfsck-CMD">. A
- * command's lines share a byte budget: past it a line is counted, not
- * kept, except the closing summary lines (jl_end_keep), and the block ends
- * with an "omitted" line saying how many were left out. */
+ * A command's JSON output, line by line as `kfsck CMD --json` prints it
+ * (each job's builders write them into w), into the page's <script
+ * type="application/json" id="kfsck-CMD">. A command's lines share a byte
+ * budget: past it a line is counted, not kept, except the closing summary
+ * lines (kf_jsonl_end_summary), and the block ends with an "omitted" line
+ * saying how many were left out. */
 typedef struct jlines {
     const char *command;    /* "scan", "predict", ... */
     rbuf out;               /* the kept lines */
-    rbuf line;              /* the line being written */
-    bool comma;
+    kf_jsonl w;             /* the lines are written with it (kfsck/sys/json_lines.h) */
     uint64_t lines, omitted, omitted_bytes;
     bool used;              /* the command ran */
 } jlines;
 
 void jl_init(jlines *j, const char *command, size_t budget);
 void jl_free(jlines *j);
-void jl_begin(jlines *j, const char *type);
-void jl_end(jlines *j);
-void jl_end_keep(jlines *j);      /* a summary line: kept whatever the budget */
-void jl_key(jlines *j, const char *key);
-void jl_int(jlines *j, const char *key, int64_t v);
-void jl_uint(jlines *j, const char *key, uint64_t v);
-void jl_opt(jlines *j, const char *key, bool has, int64_t v);
-void jl_null(jlines *j, const char *key);
-void jl_bool(jlines *j, const char *key, bool v);
-void jl_double(jlines *j, const char *key, double v);
-void jl_str(jlines *j, const char *key, const char *s);
-void jl_strn(jlines *j, const char *key, const char *s, size_t n);
-void jl_uuid(jlines *j, const char *key, const uint8_t id[16]);
-void jl_obj_open(jlines *j, const char *key);
-void jl_obj_close(jlines *j);
-void jl_arr_open(jlines *j, const char *key);
-void jl_arr_close(jlines *j);
-
-/* Each command's lines, as its JSON output has them. */
-void jl_problem(jlines *j, const kf_problem *p, const char *file);
-void jl_scan_partition(jlines *j, const kf_datadir_partition *p);
-void jl_scan_summary(jlines *j, uint64_t datadirs, const kf_datadir_totals *t);
-void jl_predict_datadir(jlines *j, const kf_predict_datadir *d);
-void jl_predict_action(jlines *j, const kf_predict_action *a);
-void jl_predict_partition(jlines *j, const kf_predict_partition *p);
-void jl_predict_summary(jlines *j, const kf_predict_summary *s, int64_t acknowledged_missing, uint64_t damage_kept,
-                        uint64_t groups_affected, uint64_t harmed);
-void jl_replicas_partition(jlines *j, const kf_replica_partition *p);
-void jl_offsets_row(jlines *j, const kf_offsets_row *r);
-void jl_txns_coordinator(jlines *j, const kf_txn_coord_inputs *v);
-void jl_txns_open(jlines *j, const kf_partition *p, const kf_txn_report *r, bool coord);
-void jl_txns_partition(jlines *j, const kf_partition *p, const kf_txns_result *res);
-void jl_txns_summary(jlines *j, const kf_txns_totals *t, uint64_t errors, uint64_t warnings);
-void jl_compaction(jlines *j, const kf_compaction_result *r);
-void jl_metadata(jlines *j, const kf_metadata *m);
-void jl_remote_partition(jlines *j, const kf_remote_partition *p);
-void jl_stats_group(jlines *j, const kf_stats_group *g, const kf_tbucket *b, size_t n);
-
 /* The <script> element of a command's lines, into the page. */
 void jl_script(rbuf *page, const jlines *j);
 

@@ -1,14 +1,13 @@
 /* report_out.c: the report's bounded text buffers and the escapes of text
  * from the data for each place it goes in the page: HTML text and
- * attributes (SVG's too), JSON strings inside a <script> element, and a
- * data: URL (report_internal.h). Names on a damaged disk are any bytes: the
+ * attributes (SVG's too) and a data: URL (report_internal.h; the JSON
+ * inside a <script> element is the JSON-lines writer's, KF_JSONL_SCRIPT). Names on a damaged disk are any bytes: the
  * escapes never let them close an element, open one, start a script or
  * hide what they are. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "jobs/report/report_internal.h"
 
@@ -73,52 +72,6 @@ void rb_printf(rbuf *b, const char *fmt, ...)
     free(big);
 }
 
-/* The length of the valid UTF-8 sequence at s[0..n) and its code point, or
- * 0 when the byte there does not start one. */
-static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t v;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if ((c & 0xe0) == 0xc0) {
-        len = 2;
-        v = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-        len = 3;
-        v = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-        len = 4;
-        v = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t k = 1; k < len; k++) {
-        if ((s[k] & 0xc0) != 0x80)
-            return 0;
-        v = v << 6 | (s[k] & 0x3f);
-    }
-    if ((len == 2 && v < 0x80) || (len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) ||
-        (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    *cp = v;
-    return len;
-}
-
-/* Characters that change how the text around them reads: the bidirectional
- * embeddings, overrides and isolates, the line and paragraph separators,
- * and the zero-width ones that hide what a name is. */
-static bool reorders(uint32_t cp)
-{
-    return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-           cp == 0xfeff || (cp >= 0x80 && cp < 0xa0);
-}
-
 /* Where the run of printable ASCII bytes none of which is in stops, from
  * u[i], ends (copied as it is by the escapes below). */
 static size_t plain_run(const unsigned char *u, size_t i, size_t n, const char *stops)
@@ -149,8 +102,8 @@ void rb_textn(rbuf *b, const char *s, size_t n)
         default: break;
         }
         uint32_t cp;
-        size_t len = c >= 0x80 ? utf8_seq(u + i, n - i, &cp) : 0;
-        if (len && !reorders(cp)) {
+        size_t len = c >= 0x80 ? kf_utf8_seq(u + i, n - i, &cp) : 0;
+        if (len && !kf_unicode_hides(cp)) {
             rb_put(b, s + i, len);
             i += len;
         } else if (len) {
@@ -168,54 +121,6 @@ void rb_text(rbuf *b, const char *s)
     if (s)
         rb_textn(b, s, strlen(s));
 }
-
-void rb_json_strn(rbuf *b, const char *s, size_t n)
-{
-    if (!s) {
-        rb_puts(b, "null");
-        return;
-    }
-    const unsigned char *u = (const unsigned char *)s;
-    rb_put(b, "\"", 1);
-    size_t i = 0;
-    while (i < n) {
-        size_t run = plain_run(u, i, n, "\"\\<>&");
-        if (run > i) {
-            rb_put(b, s + i, run - i);
-            i = run;
-            continue;
-        }
-        unsigned char c = u[i];
-        switch (c) {
-        case '"': rb_puts(b, "\\\""); i++; continue;
-        case '\\': rb_puts(b, "\\\\"); i++; continue;
-        case '\n': rb_puts(b, "\\n"); i++; continue;
-        case '\r': rb_puts(b, "\\r"); i++; continue;
-        case '\t': rb_puts(b, "\\t"); i++; continue;
-        default: break;
-        }
-        if (c < 0x80) { /* control characters, DEL and < > & */
-            rb_printf(b, "\\u%04x", c);
-            i++;
-            continue;
-        }
-        uint32_t cp;
-        size_t len = utf8_seq(u + i, n - i, &cp);
-        if (!len) {
-            rb_puts(b, "\\ufffd"); /* as `--json` writes a byte that is not UTF-8 */
-            i++;
-        } else if (reorders(cp)) { /* U+2028/2029 end a line in a script; the others hide what a name is */
-            rb_printf(b, "\\u%04" PRIx32, cp);
-            i += len;
-        } else {
-            rb_put(b, s + i, len);
-            i += len;
-        }
-    }
-    rb_put(b, "\"", 1);
-}
-
-void rb_json_str(rbuf *b, const char *s) { rb_json_strn(b, s, s ? strlen(s) : 0); }
 
 void rb_percent(rbuf *b, const char *s, size_t n)
 {
@@ -250,35 +155,3 @@ void fmt_count(int64_t v, char *buf, size_t n)
 }
 
 void fmt_size(uint64_t v, char *buf, size_t n) { kf_format_bytes(v, "B", buf, n); }
-
-void fmt_ms(int64_t ms, char *buf, size_t n)
-{
-    uint64_t v = ms < 0 ? 0 - (uint64_t)ms : (uint64_t)ms;
-    const char *sign = ms < 0 ? "-" : "";
-    uint64_t s = v / 1000, m = s / 60, h = m / 60, d = h / 24;
-    if (v < 1000)
-        snprintf(buf, n, "%s%" PRIu64 "ms", sign, v);
-    else if (s < 60)
-        snprintf(buf, n, "%s%" PRIu64 "s", sign, s);
-    else if (m < 60)
-        snprintf(buf, n, "%s%" PRIu64 "m%02" PRIu64 "s", sign, m, s % 60);
-    else if (h < 24)
-        snprintf(buf, n, "%s%" PRIu64 "h%02" PRIu64 "m", sign, h, m % 60);
-    else
-        snprintf(buf, n, "%s%" PRIu64 "d%02" PRIu64 "h", sign, d, h % 24);
-}
-
-void fmt_when(int64_t ms, char *buf, size_t n)
-{
-    int64_t sec = ms / 1000;
-    if (ms < 0 && ms % 1000)
-        sec--;
-    time_t t = (time_t)sec;
-    struct tm tm;
-    if ((int64_t)t != sec || !gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
-        snprintf(buf, n, "%" PRId64, ms);
-        return;
-    }
-    snprintf(buf, n, "%04d-%02d-%02d %02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-             tm.tm_min, tm.tm_sec);
-}

@@ -170,7 +170,7 @@ static void banner(rbuf *b, const rbroker *k)
                   k->acknowledged_missing);
         rb_printf(b, "<span><b>%" PRIu64 "</b> damaged stretches kept and served</span>", k->damage_kept);
         rb_printf(b, "<span><b>%" PRIu64 "</b> partitions harmed</span>", k->harmed);
-        fmt_ms((int64_t)(s->estimated_recovery_seconds * 1000), c, sizeof c);
+        kf_format_duration((int64_t)(s->estimated_recovery_seconds * 1000), c, sizeof c);
         rb_printf(b, "<span>recovery takes about <b>%s</b></span>", c);
     }
     rb_puts(b, "</p><p class=\"path\">");
@@ -205,7 +205,7 @@ static void head(report_run *R, rbuf *b, const char *title)
     rb_printf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>", STYLE);
     rb_text(b, title);
     char when[40];
-    fmt_when(R->o->now_ms, when, sizeof when);
+    kf_format_time(R->o->now_ms, false, when, sizeof when);
     rb_printf(b, "</h1>\n<p class=\"meta\">kfsck %s, %s. Read offline from the files; nothing was changed. "
                  "Exit status %d.</p>\n",
               KFSCK_VERSION, when, R->sum->unreadable ? 3 : R->status);

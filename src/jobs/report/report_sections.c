@@ -241,7 +241,7 @@ static void row_detail(report_run *R, const kf_offset_value *v, const kf_offset_
         rb_puts(b, "may be stale (commits lost after it). ");
     if (vw->has_expires_at && vw->expired) {
         char w[40];
-        fmt_when(vw->expires_at, w, sizeof w);
+        kf_format_time(vw->expires_at, false, w, sizeof w);
         rb_printf(b, "expired at %s. ", w);
     }
     rb_puts(b, "</td></tr>\n");
@@ -303,7 +303,7 @@ void rs_offsets(report_run *R, kf_offsets_job *j, const kf_offsets_row *rows, si
         cell_num(b, (int64_t)expired, expired ? "warn" : NULL);
         if (has_exp) {
             char w[40];
-            fmt_when(next_exp, w, sizeof w);
+            kf_format_time(next_exp, false, w, sizeof w);
             cell_text(b, w);
         } else {
             rb_puts(b, "<td>-</td>");
@@ -334,9 +334,9 @@ void rs_txn_open(report_run *R, const kf_partition *p, const kf_txn_report *r)
     cell_opt(b, x->last_offset >= 0, x->last_offset);
     char a[32] = "-", i[32] = "-";
     if (r->has_age)
-        fmt_ms(r->age_ms, a, sizeof a);
+        kf_format_duration(r->age_ms, a, sizeof a);
     if (r->has_idle)
-        fmt_ms(r->idle_ms, i, sizeof i);
+        kf_format_duration(r->idle_ms, i, sizeof i);
     cell_text(b, a);
     cell_text(b, i);
     rb_printf(b, "<td>%s%s</td>", r->hanging ? "<b>hanging</b>" : "open",
@@ -386,7 +386,7 @@ void rs_compaction(report_run *R, const kf_compaction_result *r)
             rb_text(b, r->pinning.transactional_id);
         }
         if (r->pinning.has_age) {
-            fmt_ms(r->pinning.age_ms, s2, sizeof s2);
+            kf_format_duration(r->pinning.age_ms, s2, sizeof s2);
             rb_printf(b, ", age %s%s", s2, r->pinning.hanging ? " (<b>hanging</b>)" : "");
         }
     } else {
@@ -519,7 +519,7 @@ void rs_cluster(report_run *R, const kf_metadata *m)
             cell_text(b, rt ? rt : "?");
             cell_text(b, cf[i]->resource_name);
             cell_text(b, cf[i]->name);
-            cell_text(b, secret ? RJ_REDACTED : cf[i]->value ? cf[i]->value : "null");
+            cell_text(b, secret ? KF_REDACTED : cf[i]->value ? cf[i]->value : "null");
             rb_puts(b, "</tr>");
         }
         rb_puts(b, "</tbody></table>");
@@ -551,10 +551,10 @@ void rs_stats_group(report_run *R, const kf_stats_group *g, const kf_tbucket *v,
     rb_printf(b, "</h3><p>%s records, %s in %" PRIu64 " partition%s", recs, bytes, g->partitions,
               g->partitions == 1 ? "" : "s");
     if (g->has_ts) {
-        fmt_when(g->min_ts, t0, sizeof t0);
-        fmt_when(g->max_ts, t1, sizeof t1);
+        kf_format_time(g->min_ts, false, t0, sizeof t0);
+        kf_format_time(g->max_ts, false, t1, sizeof t1);
         char late[32];
-        fmt_ms(g->max_late, late, sizeof late);
+        kf_format_duration(g->max_late, late, sizeof late);
         rb_printf(b, ", timestamps %s to %s, most late %s", t0, t1, late);
     }
     if (g->skipped)
@@ -585,13 +585,13 @@ void rs_stats_group(report_run *R, const kf_stats_group *g, const kf_tbucket *v,
         if (!vals[k])
             continue;
         double h = 70.0 * (double)vals[k] / (double)(peak ? peak : 1);
-        fmt_when(first + (int64_t)k * per * hour, t0, sizeof t0);
+        kf_format_time(first + (int64_t)k * per * hour, false, t0, sizeof t0);
         fmt_count((int64_t)vals[k], recs, sizeof recs);
         rb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>%s: %s records</title></rect>",
                   20 + w * (double)k, 75 - h, w > 2 ? w - 1 : w, h < 1 ? 1 : h, t0, recs);
     }
-    fmt_when(first, t0, sizeof t0);
-    fmt_when(first + (int64_t)nbars * per * hour, t1, sizeof t1);
+    kf_format_time(first, false, t0, sizeof t0);
+    kf_format_time(first + (int64_t)nbars * per * hour, false, t1, sizeof t1);
     fmt_count((int64_t)peak, recs, sizeof recs);
     rb_printf(b, "<text x=\"20\" y=\"88\">%s</text><text x=\"980\" y=\"88\" text-anchor=\"end\">%s</text>"
                  "<text x=\"18\" y=\"10\" text-anchor=\"end\" class=\"peak\">%s</text></svg>",
@@ -603,7 +603,7 @@ void rs_stats_group(report_run *R, const kf_stats_group *g, const kf_tbucket *v,
                "<th>records</th><th>bytes</th></tr></thead><tbody>");
     size_t shown = n < 48 ? n : 48;
     for (size_t i = n - shown; i < n; i++) {
-        fmt_when(v[i].start, t0, sizeof t0);
+        kf_format_time(v[i].start, false, t0, sizeof t0);
         rb_printf(b, "<tr><td>%s</td>", t0);
         cell_num(b, (int64_t)v[i].records, NULL);
         cell_num(b, (int64_t)v[i].bytes, NULL);

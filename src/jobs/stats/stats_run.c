@@ -151,7 +151,7 @@ int kf_stats_run(const kf_inputs *in, const kf_stats_opts *o, kf_stats_result *r
     if (kf_opts_take(&own, o, sizeof own, KF_STATS_OPTIONS_VERSION, NULL) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     if (own.bucket_ms <= 0)
-        own.bucket_ms = 3600000;
+        own.bucket_ms = KF_STATS_BUCKET_MS_DEFAULT;
     kf_opts_nested(&own.read.version, KF_PART_READER_OPTIONS_VERSION);
     o = &own;
     stats_feed F;
