@@ -12,7 +12,7 @@
 #include "kfsck/sys/dirs.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/names.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "kfsck/sys/segment.h"
 
 /* ---- inputs --------------------------------------------------------------- */
@@ -173,13 +173,8 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
     memset(in, 0, sizeof *in);
     collect c = {in, fn, ctx};
     kf_paths_walk_opts o;
-    kf_paths_walk_opts_init(&o);
-    o.file_fn = collect_file;
-    o.partition_fn = collect_partition;
+    kf_paths_walk_opts_on(&o, collect_file, collect_partition, NULL, &c, fn, ctx);
     o.descend = true;
-    o.error_fn = fn;
-    o.error_ctx = ctx;
-    o.ctx = &c;
     int status = kf_paths_walk(paths, n, &o); /* PATHs of different clusters: refused whole */
     if (in->n)
         qsort(in->parts, in->n, sizeof *in->parts, cmp_parts);

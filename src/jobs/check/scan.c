@@ -33,7 +33,7 @@
 #include "kfsck/kraft_check.h"
 #include "kfsck/metadata.h"
 #include "kfsck/sys/names.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "kfsck/predict.h"
 
 void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o)
@@ -592,11 +592,9 @@ static int collect_entries(datadir_ctx *d, dir_sink *ds)
 {
     entries_walk w = {d, ds, 0};
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
-    wo.partition_fn = add_task;
+    kf_paths_walk_opts_on(&wo, NULL, add_task, NULL, &w, NULL, NULL);
     wo.want_fn = plain_partition_name;
     wo.unreadable_partitions = true;
-    wo.ctx = &w;
     int err_no = 0;
     int rc = kf_error_errno(kf_datadir_walk(d->datadir, &wo), &err_no);
     if (rc == KF_OK) {

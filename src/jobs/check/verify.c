@@ -25,7 +25,7 @@
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/index.h"
 #include "kfsck/kraft_check.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "kfsck/sys/quorum_state.h"
 #include "kfsck/sys/producer_snapshot.h"
 
@@ -692,11 +692,9 @@ static int verify_datadir_partition(void *ctx, const kf_path_entry *e)
 
 static void datadir_walk_opts(kf_paths_walk_opts *wo, verify_walk *w)
 {
-    kf_paths_walk_opts_init(wo);
-    wo->partition_fn = verify_datadir_partition;
+    kf_paths_walk_opts_on(wo, NULL, verify_datadir_partition, NULL, w, NULL, NULL);
     wo->datadir_file_fn = verify_datadir_file;
     wo->unreadable_partitions = true;
-    wo->ctx = w;
 }
 
 int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res)
@@ -785,13 +783,8 @@ int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_ve
     o = &own;
     verify_walk w = {o, res};
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
-    wo.file_fn = verify_path_file;
-    wo.partition_fn = verify_path_partition;
-    wo.datadir_fn = verify_path_datadir;
+    kf_paths_walk_opts_on(&wo, verify_path_file, verify_path_partition, verify_path_datadir, &w, verify_path_error,
+                          &w);
     wo.special_what = KF_PATH_SPECIAL_WHAT;
-    wo.error_fn = verify_path_error;
-    wo.error_ctx = &w;
-    wo.ctx = &w;
     return kf_paths_walk(paths, n, &wo);
 }

@@ -20,7 +20,7 @@
 #include "kfsck/sys/dirs.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/partition.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 
 void kf_dump_opts_init(kf_dump_opts *o)
 {
@@ -330,13 +330,9 @@ int kf_dump_paths(char *const *paths, size_t n, const kf_dump_opts *o, kf_dump_r
     }
     d->res = res;
     kf_paths_walk_opts *wo = &d->walk;
-    kf_paths_walk_opts_init(wo);
+    kf_paths_walk_opts_on(wo, dump_file_path, dump_dir_path, dump_dir_path, d, walk_error, d);
+    wo->other_dir_fn = dump_dir_path;
     wo->special_what = KF_PATH_SPECIAL_WHAT;
-    wo->error_fn = walk_error;
-    wo->error_ctx = d;
-    wo->ctx = d;
-    wo->file_fn = dump_file_path;
-    wo->partition_fn = wo->datadir_fn = wo->other_dir_fn = dump_dir_path;
     wo->datadir_file_fn = wo->other_entry_fn = dump_entry;
     wo->unreadable_partitions = true; /* an unreadable entry is only an error when named like a Kafka file */
     wo->sniff_logs = true;

@@ -20,7 +20,7 @@
 #include "kfsck/sys/checkpoint.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/metadata.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 
 /* ---- directory names: LocalLog.parseTopicPartitionName ----------------------------- */
 
@@ -209,11 +209,9 @@ int pp_list_dir(pp_run *r, pp_dir *d)
     if (rc != KF_OK)
         return rc;
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
-    wo.partition_fn = on_entry;
+    kf_paths_walk_opts_on(&wo, NULL, on_entry, NULL, d, NULL, NULL);
     wo.other_entry_fn = on_entry;
     wo.unreadable_partitions = true;
-    wo.ctx = d;
     rc = kf_datadir_walk(d->path, &wo);
     if (rc == KF_ERR_NOMEM)
         return rc;

@@ -26,7 +26,7 @@
 
 #include "bytes/error.h"
 #include "kfsck/sys/dirs.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "jobs/replicas/replicas_internal.h"
 
 void kf_replicas_opts_init(kf_replicas_opts *o)
@@ -149,16 +149,10 @@ static void walk_error(void *ctx, const char *path, int err_no, const char *what
 static int collect_inputs(inputs *in, char *const *paths, size_t n)
 {
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
-    wo.file_fn = on_file;
-    wo.partition_fn = on_partition;
-    wo.datadir_fn = on_datadir;
+    kf_paths_walk_opts_on(&wo, on_file, on_partition, on_datadir, in, walk_error, in);
     wo.empty_dir_is_datadir = true;
     wo.special_what = "not a regular file or directory";
     wo.other_dir_what = "not a broker data directory (no partition directories, meta.properties or checkpoints)";
-    wo.ctx = in;
-    wo.error_fn = walk_error;
-    wo.error_ctx = in;
     int rc = kf_paths_walk(paths, n, &wo);
     return rc == KF_ERR_IO ? KF_OK : rc;
 }
