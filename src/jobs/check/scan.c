@@ -12,6 +12,7 @@
  * should hold: each is streamed once the partitions are listed, its entries
  * kept only with the partitions present, so memory follows the partitions
  * whatever the file's size. */
+#include "bytes/grow.h"
 #include "bytes/report.h"
 #include "bytes/satmath.h"
 #include "bytes/opts.h"
@@ -559,14 +560,8 @@ static int add_task(void *ctx, const kf_path_entry *e)
 {
     entries_walk *w = ctx;
     datadir_ctx *d = w->d;
-    if (d->ntasks == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 16;
-        task *nt = realloc(d->tasks, cap * sizeof *nt);
-        if (!nt)
-            return KF_ERR_NOMEM;
-        d->tasks = nt;
-        w->cap = cap;
-    }
+    if (!KF_GROW(d->tasks, d->ntasks, w->cap, 16))
+        return KF_ERR_NOMEM;
     if (e->datadir && e->datadir->has_meta) {
         const kf_meta_properties *mp = &e->datadir->meta;
         d->has_broker = mp->has_node_id || mp->has_broker_id;

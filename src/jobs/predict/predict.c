@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes/grow.h"
 #include "bytes/satmath.h"
 #include "bytes/error.h"
 #include "bytes/pool.h"
@@ -120,15 +121,9 @@ kf_predict_action *pp_act(pp_part *p, kf_predict_action_kind k, const char *file
 {
     if (p->rc != KF_OK || !file || !reason)
         return NULL;
-    if (p->nacts == p->capacts) {
-        size_t cap = p->capacts ? p->capacts * 2 : 8;
-        kf_predict_action *na = realloc(p->acts, cap * sizeof *na);
-        if (!na) {
-            p->rc = KF_ERR_NOMEM;
-            return NULL;
-        }
-        p->acts = na;
-        p->capacts = cap;
+    if (!KF_GROW(p->acts, p->nacts, p->capacts, 8)) {
+        p->rc = KF_ERR_NOMEM;
+        return NULL;
     }
     kf_predict_action *a = &p->acts[p->nacts++];
     *a = (kf_predict_action){p->datadir, p->topic, p->partition, p->dir, k, file, reason, bytes, 0, 0, 0, false};

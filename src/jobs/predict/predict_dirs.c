@@ -7,6 +7,7 @@
  * (meta.properties that disagree, two directories of one topic-partition)
  * and the partitions the KRaft image does not place on this broker. */
 #include "predict_internal.h"
+#include "bytes/grow.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -123,14 +124,8 @@ int pp_dir_act(pp_dir *d, kf_predict_action_kind kind, const char *file, const c
 
 static int add_part(pp_dir *d, const kf_path_entry *e, const char *topic, int32_t partition, dir_kind kind)
 {
-    if (d->nparts == d->capparts) {
-        size_t cap = d->capparts ? d->capparts * 2 : 16;
-        pp_part *np = realloc(d->parts, cap * sizeof *np);
-        if (!np)
-            return KF_ERR_NOMEM;
-        d->parts = np;
-        d->capparts = cap;
-    }
+    if (!KF_GROW(d->parts, d->nparts, d->capparts, 16))
+        return KF_ERR_NOMEM;
     pp_part *p = &d->parts[d->nparts++];
     memset(p, 0, sizeof *p);
     p->datadir = d->path;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "jobs/remote/remote_internal.h"
 #include "kfsck/sys/checkpoint.h"
@@ -59,14 +60,8 @@ typedef struct rep_list {
 
 static rep *rep_add(rep_list *r)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 32;
-        rep *nv = realloc(r->v, cap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        r->v = nv;
-        r->cap = cap;
-    }
+    if (!KF_GROW(r->v, r->n, r->cap, 32))
+        return NULL;
     rep *e = &r->v[r->n++];
     memset(e, 0, sizeof *e);
     e->part = RM_NONE;
@@ -225,14 +220,8 @@ typedef struct findings {
 
 static kf_remote_segment *finding_add(findings *f)
 {
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 16;
-        kf_remote_segment *nv = realloc(f->v, cap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        f->v = nv;
-        f->cap = cap;
-    }
+    if (!KF_GROW(f->v, f->n, f->cap, 16))
+        return NULL;
     kf_remote_segment *s = &f->v[f->n++];
     memset(s, 0, sizeof *s);
     s->lineage_broker = -1;

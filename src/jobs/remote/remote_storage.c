@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/grow.h"
 #include "bytes/error.h"
 #include "jobs/remote/remote_internal.h"
 #include "kfsck/sys/checkpoint.h"
@@ -235,14 +236,8 @@ static rm_orphan *orphan_of(reader *r, const rm_key *k)
         return NULL;
     if (!created)
         return &sg->orphans[(uintptr_t)*slot - 1];
-    if (sg->norphans == sg->caporphans) {
-        size_t cap = sg->caporphans ? sg->caporphans * 2 : 16;
-        rm_orphan *no = realloc(sg->orphans, cap * sizeof *no);
-        if (!no)
-            goto fail;
-        sg->orphans = no;
-        sg->caporphans = cap;
-    }
+    if (!KF_GROW(sg->orphans, sg->norphans, sg->caporphans, 16))
+        goto fail;
     rm_orphan *o = &sg->orphans[sg->norphans];
     memset(o, 0, sizeof *o);
     o->topic = malloc(k->topic_len + 1);

@@ -17,6 +17,7 @@
  * topic-partition, each topic-partition's replicas judged
  * (replicas_partition.c) and handed to the caller before the next one is
  * read. */
+#include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "kfsck/replicas.h"
 
@@ -288,14 +289,8 @@ typedef struct group {
 
 static int take(group *g, head *h)
 {
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 8;
-        rp_rec *nv = realloc(g->v, cap * sizeof *nv);
-        if (!nv)
-            return KF_ERR_NOMEM;
-        g->v = nv;
-        g->cap = cap;
-    }
+    if (!KF_GROW(g->v, g->n, g->cap, 8))
+        return KF_ERR_NOMEM;
     g->v[g->n] = h->rec;
     memset(&h->rec, 0, sizeof h->rec);
     g->n++;
