@@ -87,16 +87,10 @@ static char *keep(pp_part *p, char *s)
         p->rc = KF_ERR_NOMEM;
         return NULL;
     }
-    if (p->nowned == p->capowned) {
-        size_t cap = p->capowned ? p->capowned * 2 : 8;
-        char **no = realloc(p->owned, cap * sizeof *no);
-        if (!no) {
-            free(s);
-            p->rc = KF_ERR_NOMEM;
-            return NULL;
-        }
-        p->owned = no;
-        p->capowned = cap;
+    if (!KF_GROW(p->owned, p->nowned, p->capowned, 8)) {
+        free(s);
+        p->rc = KF_ERR_NOMEM;
+        return NULL;
     }
     return p->owned[p->nowned++] = s;
 }
@@ -130,21 +124,14 @@ kf_predict_action *pp_act(pp_part *p, kf_predict_action_kind k, const char *file
     return a;
 }
 
-bool pp_grow(pp_part *p, void **v, size_t *cap, size_t n, size_t sz)
+bool pp_grow(pp_part *p, void *pv, size_t *cap, size_t n, size_t sz)
 {
     if (p->rc != KF_OK)
         return false;
-    if (n < *cap)
+    if (n < *cap || kf_grow_(pv, cap, sz, 8))
         return true;
-    size_t ncap = *cap ? *cap * 2 : 8;
-    void *nv = realloc(*v, ncap * sz);
-    if (!nv) {
-        p->rc = KF_ERR_NOMEM;
-        return false;
-    }
-    *v = nv;
-    *cap = ncap;
-    return true;
+    p->rc = KF_ERR_NOMEM;
+    return false;
 }
 
 void pp_io_error(pp_part *p, const char *path, int err_no)

@@ -57,7 +57,7 @@ static int cmp_key(const kf_offset_value *a, const kf_offset_value *b)
 static void add_change(pp_part *p, const kf_offset_value *now, const kf_offset_value *after)
 {
     const kf_offset_value *k = now ? now : after;
-    if (!pp_grow(p, (void **)&p->groups, &p->capgroups, p->ngroups, sizeof *p->groups))
+    if (!pp_grow(p, &p->groups, &p->capgroups, p->ngroups, sizeof *p->groups))
         return;
     const char *group = pp_strf(p, "%s", k->group), *topic = pp_strf(p, "%s", k->topic);
     if (!group || !topic)

@@ -278,7 +278,7 @@ void pp_recover_segment(pp_part *p, size_t i, const char *reason, kf_predict_act
             a->offset = after;
             a->offsets_lost = kf_offsets_between(after, before);
         }
-        if (before > after && pp_grow(p, (void **)&p->cuts, &p->capcuts, p->ncuts, sizeof *p->cuts))
+        if (before > after && pp_grow(p, &p->cuts, &p->capcuts, p->ncuts, sizeof *p->cuts))
             p->cuts[p->ncuts++] = (pp_cut){after, before};
         s->size = s->valid_bytes;
     }

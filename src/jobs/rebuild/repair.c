@@ -52,21 +52,6 @@ int repair_writer_fail(repair_ctx *c)
     return repair_fail(c, e->path, e->err_no, e->what);
 }
 
-int repair_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 void repair_emit_file(repair_ctx *c, const char *input, const char *output, const char *action, const char *fmt,
                       ...)
 {

@@ -293,15 +293,9 @@ static void object(reader *r, const char *key, size_t len, uint64_t size)
         r->rc = KF_ERR_NOMEM;
         return;
     }
-    if (o->nkeys == o->capkeys) {
-        size_t cap = o->capkeys ? o->capkeys * 2 : 8;
-        char **nk = realloc(o->keys, cap * sizeof *nk);
-        if (!nk) {
-            r->rc = KF_ERR_NOMEM;
-            return;
-        }
-        o->keys = nk;
-        o->capkeys = cap;
+    if (!KF_GROW(o->keys, o->nkeys, o->capkeys, 8)) {
+        r->rc = KF_ERR_NOMEM;
+        return;
     }
     char *copy = malloc(len + 1);
     if (!copy) {
