@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/order.h"
 #include "bytes/error.h"
 #include "kfsck/sys/dirs.h"
 #include "kfsck/sys/file.h"
@@ -123,10 +124,7 @@ static int add_file(kf_inputs *in, const char *path)
 static int cmp_parts(const void *a, const void *b)
 {
     const kf_partition *x = a, *y = b;
-    int c = strcmp(x->topic, y->topic);
-    if (c)
-        return c;
-    return x->partition < y->partition ? -1 : x->partition > y->partition;
+    return kf_cmp_topic_partition(x->topic, x->partition, y->topic, y->partition);
 }
 
 /* ---- kf_inputs_collect: the walk's partitions and loose files as copies ---------- */

@@ -7,6 +7,7 @@
  * (meta.properties that disagree, two directories of one topic-partition)
  * and the partitions the KRaft image does not place on this broker. */
 #include "predict_internal.h"
+#include "format/order.h"
 #include "bytes/grow.h"
 
 #include <ctype.h>
@@ -175,12 +176,8 @@ static int on_entry(void *ctx, const kf_path_entry *e)
 static int cmp_part(const void *a, const void *b)
 {
     const pp_part *x = a, *y = b;
-    int c = strcmp(x->topic, y->topic);
-    if (c)
-        return c;
-    if (x->partition != y->partition)
-        return x->partition < y->partition ? -1 : 1;
-    return strcmp(x->name, y->name);
+    int c = kf_cmp_topic_partition(x->topic, x->partition, y->topic, y->partition);
+    return c ? c : strcmp(x->name, y->name);
 }
 
 int pp_list_dir(pp_run *r, pp_dir *d)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/order.h"
 #include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "jobs/remote/remote_internal.h"
@@ -71,11 +72,9 @@ static rep *rep_add(rep_list *r)
 static int cmp_rep(const void *a, const void *b)
 {
     const rep *x = a, *y = b;
-    int c = strcmp(x->topic, y->topic);
+    int c = kf_cmp_topic_partition(x->topic, x->partition, y->topic, y->partition);
     if (c)
         return c;
-    if (x->partition != y->partition)
-        return x->partition < y->partition ? -1 : 1;
     if (x->has_id != y->has_id)
         return x->has_id ? -1 : 1;
     return x->has_id ? memcmp(x->topic_id, y->topic_id, 16) : 0;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "format/order.h"
 #include "bytes/grow.h"
 #include "bytes/error.h"
 #include "jobs/remote/remote_internal.h"
@@ -465,11 +466,9 @@ static int read_listing(reader *r, const char *path)
 static int cmp_orphan(const void *a, const void *b)
 {
     const rm_orphan *x = a, *y = b;
-    int c = strcmp(x->topic, y->topic);
+    int c = kf_cmp_topic_partition(x->topic, x->partition, y->topic, y->partition);
     if (c)
         return c;
-    if (x->partition != y->partition)
-        return x->partition < y->partition ? -1 : 1;
     c = memcmp(x->topic_id, y->topic_id, 16);
     if (c)
         return c;
