@@ -393,9 +393,7 @@ static int merge_run(const char *const *in_dirs, size_t n, const char *out_dir, 
     if (kf_opts_take(&own, o, sizeof own, KF_MERGE_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     const char *write_dir;
-    rebuild_dirs(od, &out_dir, &write_dir);
-    if (od)
-        own.force = od->force;
+    rebuild_dirs(od, &out_dir, &write_dir, &own.force);
     int rc = merge_partitions(in_dirs, n, out_dir, write_dir, &own, res, od);
     return rc != KF_OK || !od ? rc : rebuild_outdir_done(od);
 }

@@ -293,9 +293,7 @@ static int repair_run(const char *path, bool partition, const char *out_dir, con
     if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     const char *write_dir;
-    rebuild_dirs(od, &out_dir, &write_dir);
-    if (od)
-        own.force = od->force;
+    rebuild_dirs(od, &out_dir, &write_dir, &own.force);
     int rc = partition ? repair_partition(path, out_dir, write_dir, &own, res, od)
                        : repair_segment_file(path, out_dir, write_dir, &own, res, od);
     return rc != KF_OK || !od ? rc : rebuild_outdir_done(od);
