@@ -9,37 +9,18 @@
 #include <string.h>
 
 #include "kfsck/common.h"
+#include "kfsck/sys/names.h"
 
 #include "format/checkpoint_text.h"
 
 /* Integer.parseInt / Long.parseLong on ASCII: optional sign, then digits,
- * nothing else, in [min, max]. */
+ * nothing else (kf_java_long), in [min, max]. */
 bool kf_text_parse_int(const uint8_t *p, size_t n, int64_t min, int64_t max, int64_t *out)
 {
-    size_t i = 0;
-    bool neg = false;
-    if (n == 0)
+    int64_t v;
+    if (!kf_java_long((const char *)p, n, &v) || v < min || v > max)
         return false;
-    if (p[0] == '-' || p[0] == '+') {
-        neg = p[0] == '-';
-        i = 1;
-        if (n == 1)
-            return false;
-    }
-    uint64_t limit = neg ? (uint64_t)(-(min + 1)) + 1 : (uint64_t)max;
-    uint64_t v = 0;
-    for (; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return false;
-        unsigned dgt = (unsigned)(p[i] - '0');
-        if (v > (limit - dgt) / 10)
-            return false;
-        v = v * 10 + dgt;
-    }
-    if (!neg)
-        *out = (int64_t)v;
-    else
-        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    *out = v;
     return true;
 }
 

@@ -416,19 +416,11 @@ typedef struct dir_sink {
 static void dir_problem(void *ctx, const kf_problem *p)
 {
     dir_sink *s = ctx;
-    kf_problem q = *p;
-    if (!q.file)
-        q.file = s->file;
-    if (q.severity == KF_SEV_ERROR)
-        s->tot->errors++;
-    else
-        s->tot->warnings++;
-    if (!strcmp(q.code, KF_P_UNREADABLE)) {
+    if (!strcmp(p->code, KF_P_UNREADABLE)) {
         s->tot->unreadable = true;
         s->tot->unreadable_paths++;
     }
-    if (s->o->problem_fn)
-        s->o->problem_fn(s->o->ctx, &q);
+    kf_problem_pass(s->o->problem_fn, s->o->ctx, p, s->file, &s->tot->errors, &s->tot->warnings);
 }
 
 /* The KRaft metadata image of a data dir holding __cluster_metadata-0 and

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/report.h"
 #include "bytes/error.h"
 #include "bytes/opts.h"
 #include "jobs/dump/dump_internal.h"
@@ -53,15 +54,7 @@ static void walk_error(void *ctx, const char *path, int err_no, const char *what
 void dump_problem(void *ctx, const kf_problem *p)
 {
     dump_run *d = ctx;
-    kf_problem q = *p;
-    if (!q.file)
-        q.file = d->file;
-    if (q.severity == KF_SEV_ERROR)
-        d->res->errors++;
-    else
-        d->res->warnings++;
-    if (d->o.problem_fn)
-        d->o.problem_fn(d->o.ctx, &q);
+    kf_problem_pass(d->o.problem_fn, d->o.ctx, p, d->file, &d->res->errors, &d->res->warnings);
 }
 
 static int on_batch(void *ctx, const kf_batch *b)
