@@ -105,9 +105,12 @@ void kf_problem_pass(kf_problem_fn fn, void *ctx, const kf_problem *p, const cha
         ++*(p->severity == KF_SEV_ERROR ? errors : warnings);
     if (!fn)
         return;
+    if (p->file || !file) {
+        fn(ctx, p);
+        return;
+    }
     kf_problem q = *p;
-    if (!q.file)
-        q.file = file;
+    q.file = file;
     fn(ctx, &q);
 }
 

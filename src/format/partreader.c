@@ -130,12 +130,7 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 
 static void count_problem(kf_part_reader *r, const kf_problem *p)
 {
-    if (p->severity == KF_SEV_ERROR)
-        r->res.errors++;
-    else
-        r->res.warnings++;
-    if (r->o.problem_fn)
-        r->o.problem_fn(r->o.problem_ctx, p);
+    kf_problem_pass(r->o.problem_fn, r->o.problem_ctx, p, NULL, &r->res.errors, &r->res.warnings);
 }
 
 /* ---- what is known of the leader epochs ---------------------------------- */
