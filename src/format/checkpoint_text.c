@@ -24,6 +24,30 @@ bool kf_text_parse_int(const uint8_t *p, size_t n, int64_t min, int64_t max, int
     return true;
 }
 
+size_t kf_text_utf8(uint32_t cp, uint8_t u[4])
+{
+    if (cp < 0x80) {
+        u[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        u[0] = (uint8_t)(0xc0 | cp >> 6);
+        u[1] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        u[0] = (uint8_t)(0xe0 | cp >> 12);
+        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        u[2] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    u[0] = (uint8_t)(0xf0 | cp >> 18);
+    u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+    u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+    u[3] = (uint8_t)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
 /* A printable excerpt of a line for messages ("..." when cut). */
 void kf_text_excerpt(const uint8_t *p, uint64_t n, char *out, size_t cap)
 {
