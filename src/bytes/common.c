@@ -99,6 +99,22 @@ void kf_report(kf_problem_fn fn, void *ctx, const char *code, kf_severity sev, u
     va_end(ap);
 }
 
+void kf_problem_pass(kf_problem_fn fn, void *ctx, const kf_problem *p, const char *file, uint64_t *errors,
+                     uint64_t *warnings)
+{
+    if (errors)
+        ++*(p->severity == KF_SEV_ERROR ? errors : warnings);
+    if (!fn)
+        return;
+    if (p->file || !file) {
+        fn(ctx, p);
+        return;
+    }
+    kf_problem q = *p;
+    q.file = file;
+    fn(ctx, &q);
+}
+
 void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *code, kf_severity sev,
                   uint64_t position, bool has_offset, int64_t offset, const char *fmt, ...)
 {

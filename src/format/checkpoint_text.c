@@ -9,38 +9,43 @@
 #include <string.h>
 
 #include "kfsck/common.h"
+#include "kfsck/sys/names.h"
 
 #include "format/checkpoint_text.h"
 
 /* Integer.parseInt / Long.parseLong on ASCII: optional sign, then digits,
- * nothing else, in [min, max]. */
+ * nothing else (kf_java_long), in [min, max]. */
 bool kf_text_parse_int(const uint8_t *p, size_t n, int64_t min, int64_t max, int64_t *out)
 {
-    size_t i = 0;
-    bool neg = false;
-    if (n == 0)
+    int64_t v;
+    if (!kf_java_long((const char *)p, n, &v) || v < min || v > max)
         return false;
-    if (p[0] == '-' || p[0] == '+') {
-        neg = p[0] == '-';
-        i = 1;
-        if (n == 1)
-            return false;
-    }
-    uint64_t limit = neg ? (uint64_t)(-(min + 1)) + 1 : (uint64_t)max;
-    uint64_t v = 0;
-    for (; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return false;
-        unsigned dgt = (unsigned)(p[i] - '0');
-        if (v > (limit - dgt) / 10)
-            return false;
-        v = v * 10 + dgt;
-    }
-    if (!neg)
-        *out = (int64_t)v;
-    else
-        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    *out = v;
     return true;
+}
+
+size_t kf_text_utf8(uint32_t cp, uint8_t u[4])
+{
+    if (cp < 0x80) {
+        u[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        u[0] = (uint8_t)(0xc0 | cp >> 6);
+        u[1] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        u[0] = (uint8_t)(0xe0 | cp >> 12);
+        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        u[2] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    u[0] = (uint8_t)(0xf0 | cp >> 18);
+    u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+    u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+    u[3] = (uint8_t)(0x80 | (cp & 0x3f));
+    return 4;
 }
 
 /* A printable excerpt of a line for messages ("..." when cut). */

@@ -48,6 +48,10 @@ static inline bool kf_text_is_ws(uint8_t c) { return c == ' ' || c == '\t' || c 
  * nothing else, in [min, max]. */
 bool kf_text_parse_int(const uint8_t *p, size_t n, int64_t min, int64_t max, int64_t *out);
 
+/* The UTF-8 of code point cp (at most 0x10FFFF) into u: its length, 1 to 4
+ * (the properties files' escapes). */
+size_t kf_text_utf8(uint32_t cp, uint8_t u[4]);
+
 /* A printable excerpt of a line for messages into out (cap bytes; "..."
  * when cut). */
 void kf_text_excerpt(const uint8_t *p, uint64_t n, char *out, size_t cap);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes/grow.h"
 #include "bytes/error.h"
 #include "kfsck/sys/batch.h"
 #include "kfsck/common.h"
@@ -34,15 +35,9 @@ int kf_list_dir(const char *dir, kf_name_list *out)
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        if (out->n == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            char **nn = realloc(out->names, ncap * sizeof *nn);
-            if (!nn) {
-                rc = KF_ERR_NOMEM;
-                break;
-            }
-            out->names = nn;
-            cap = ncap;
+        if (!KF_GROW(out->names, out->n, cap, 64)) {
+            rc = KF_ERR_NOMEM;
+            break;
         }
         if (!(out->names[out->n] = strdup(e->d_name))) {
             rc = KF_ERR_NOMEM;

@@ -11,6 +11,7 @@
  * reports is capped so a garbage 10 MiB index cannot flood the output. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "kfsck/sys/index.h"
 
 #include "bytes/error.h"
+#include "bytes/report.h"
 #include "format/source.h"
 
 /* At most this many problems per check call; then one summary problem. */
@@ -259,6 +261,20 @@ static bool cap_take(capped *c, uint64_t pos)
     return false;
 }
 
+/* A problem at pos (with the entry's offset when has_off), reported while
+ * the cap allows. */
+static void cap_report(capped *c, const char *code, uint64_t pos, bool has_off, int64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void cap_report(capped *c, const char *code, uint64_t pos, bool has_off, int64_t off, const char *fmt, ...)
+{
+    if (!cap_take(c, pos))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    kf_vreport_in(c->fn, c->ctx, NULL, code, KF_SEV_ERROR, pos, has_off, off, fmt, ap);
+    va_end(ap);
+}
+
 static void cap_finish(capped *c)
 {
     if (c->suppressed)
@@ -279,11 +295,10 @@ static void check_tail(const kf_index *ix, capped *c, const char *what)
         }
         const uint8_t *p = slot_bytes(ix, i);
         if (!all_zero(p, (size_t)es)) {
-            if (cap_take(c, i * es))
-                kf_report(c->fn, c->ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, i * es, false, 0,
-                          "%s slot %" PRIu64 " is not zero although the entries end at slot %" PRIu64
-                          " (the first zero slot)",
-                          what, i, ix->entries);
+            cap_report(c, KF_P_INDEX_CORRUPT, i * es, false, 0,
+                       "%s slot %" PRIu64 " is not zero although the entries end at slot %" PRIu64
+                       " (the first zero slot)",
+                       what, i, ix->entries);
             return;
         }
     }
@@ -292,10 +307,29 @@ static void check_tail(const kf_index *ix, capped *c, const char *what)
 static void check_size(const kf_index *ix, capped *c, const char *what)
 {
     uint64_t es = (uint64_t)ix->entry_size;
-    if (ix->size % es != 0 && cap_take(c, ix->slots * es))
-        kf_report(c->fn, c->ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, ix->slots * es, false, 0,
-                  "%s file is corrupt, found %" PRIu64 " bytes which is not a multiple of %d", what, ix->size,
-                  ix->entry_size);
+    if (ix->size % es != 0)
+        cap_report(c, KF_P_INDEX_CORRUPT, ix->slots * es, false, 0,
+                   "%s file is corrupt, found %" PRIu64 " bytes which is not a multiple of %d", what, ix->size,
+                   ix->entry_size);
+}
+
+/* After an offset or time index's entries: its zero tail, its size, and
+ * what the cap held back. */
+static void check_end(const kf_index *ix, capped *c)
+{
+    check_tail(ix, c, c->what);
+    check_size(ix, c, c->what);
+    cap_finish(c);
+}
+
+/* Entry i (at byte at) of an offset or time index: its offset is not below
+ * the segment's base offset. */
+static void check_base(const kf_index *ix, capped *c, uint64_t i, uint64_t at, int64_t off)
+{
+    if (off < ix->base_offset)
+        cap_report(c, KF_P_INDEX_CORRUPT, at, true, off,
+                   "%s entry %" PRIu64 " has offset %" PRId64 " which is less than the base offset %" PRId64, c->what,
+                   i, off, ix->base_offset);
 }
 
 void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn fn, void *ctx)
@@ -306,42 +340,29 @@ void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn 
         int64_t off, pos;
         kf_offset_index_get(ix, i, &off, &pos);
         uint64_t at = i * 8;
-        if (off < ix->base_offset) {
-            if (cap_take(&c, at))
-                kf_report(fn, ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, at, true, off,
-                          "index entry %" PRIu64 " has offset %" PRId64 " which is less than the base offset %" PRId64,
-                          i, off, ix->base_offset);
-        }
-        if (pos < 0) {
-            if (cap_take(&c, at))
-                kf_report(fn, ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, at, true, off,
-                          "index entry %" PRIu64 " has negative position %" PRId64, i, pos);
-        } else if (log_size != UINT64_MAX && (uint64_t)pos >= log_size) {
-            if (cap_take(&c, at))
-                kf_report(fn, ctx, KF_P_INDEX_BEYOND_LOG, KF_SEV_ERROR, at, true, off,
-                          "index entry %" PRIu64 " points to position %" PRId64 ", at or past the end of the log (%" PRIu64
-                          " bytes)",
-                          i, pos, log_size);
-        }
+        check_base(ix, &c, i, at, off);
+        if (pos < 0)
+            cap_report(&c, KF_P_INDEX_CORRUPT, at, true, off,
+                       "index entry %" PRIu64 " has negative position %" PRId64, i, pos);
+        else if (log_size != UINT64_MAX && (uint64_t)pos >= log_size)
+            cap_report(&c, KF_P_INDEX_BEYOND_LOG, at, true, off,
+                       "index entry %" PRIu64 " points to position %" PRId64 ", at or past the end of the log (%" PRIu64
+                       " bytes)",
+                       i, pos, log_size);
         if (i > 0) {
-            if (off <= prev_off) {
-                if (cap_take(&c, at))
-                    kf_report(fn, ctx, KF_P_INDEX_NOT_MONOTONIC, KF_SEV_ERROR, at, true, off,
-                              "index entry %" PRIu64 " has offset %" PRId64 ", not greater than the previous entry's %" PRId64,
-                              i, off, prev_off);
-            } else if (pos < prev_pos) {
-                if (cap_take(&c, at))
-                    kf_report(fn, ctx, KF_P_INDEX_NOT_MONOTONIC, KF_SEV_ERROR, at, true, off,
-                              "index entry %" PRIu64 " has position %" PRId64 ", less than the previous entry's %" PRId64,
-                              i, pos, prev_pos);
-            }
+            if (off <= prev_off)
+                cap_report(&c, KF_P_INDEX_NOT_MONOTONIC, at, true, off,
+                           "index entry %" PRIu64 " has offset %" PRId64 ", not greater than the previous entry's %" PRId64,
+                           i, off, prev_off);
+            else if (pos < prev_pos)
+                cap_report(&c, KF_P_INDEX_NOT_MONOTONIC, at, true, off,
+                           "index entry %" PRIu64 " has position %" PRId64 ", less than the previous entry's %" PRId64,
+                           i, pos, prev_pos);
         }
         prev_off = off;
         prev_pos = pos;
     }
-    check_tail(ix, &c, "index");
-    check_size(ix, &c, "index");
-    cap_finish(&c);
+    check_end(ix, &c);
 }
 
 void kf_time_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx)
@@ -352,33 +373,22 @@ void kf_time_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx)
         int64_t ts, off;
         kf_time_index_get(ix, i, &ts, &off);
         uint64_t at = i * 12;
-        if (off < ix->base_offset) {
-            if (cap_take(&c, at))
-                kf_report(fn, ctx, KF_P_INDEX_CORRUPT, KF_SEV_ERROR, at, true, off,
-                          "time index entry %" PRIu64 " has offset %" PRId64 " which is less than the base offset %" PRId64,
-                          i, off, ix->base_offset);
-        }
+        check_base(ix, &c, i, at, off);
         if (i > 0) {
-            if (ts < prev_ts) {
-                if (cap_take(&c, at))
-                    kf_report(fn, ctx, KF_P_TIMEINDEX_NOT_MONOTONIC, KF_SEV_ERROR, at, true, off,
-                              "time index entry %" PRIu64 " has timestamp %" PRId64
-                              ", less than the previous entry's %" PRId64,
-                              i, ts, prev_ts);
-            }
-            if (off < prev_off) {
-                if (cap_take(&c, at))
-                    kf_report(fn, ctx, KF_P_INDEX_NOT_MONOTONIC, KF_SEV_ERROR, at, true, off,
-                              "time index entry %" PRIu64 " has offset %" PRId64 ", less than the previous entry's %" PRId64,
-                              i, off, prev_off);
-            }
+            if (ts < prev_ts)
+                cap_report(&c, KF_P_TIMEINDEX_NOT_MONOTONIC, at, true, off,
+                           "time index entry %" PRIu64 " has timestamp %" PRId64
+                           ", less than the previous entry's %" PRId64,
+                           i, ts, prev_ts);
+            if (off < prev_off)
+                cap_report(&c, KF_P_INDEX_NOT_MONOTONIC, at, true, off,
+                           "time index entry %" PRIu64 " has offset %" PRId64 ", less than the previous entry's %" PRId64,
+                           i, off, prev_off);
         }
         prev_ts = ts;
         prev_off = off;
     }
-    check_tail(ix, &c, "time index");
-    check_size(ix, &c, "time index");
-    cap_finish(&c);
+    check_end(ix, &c);
 }
 
 /* ---- the broker's sanity check ------------------------------------------ */
@@ -466,37 +476,29 @@ void kf_txn_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx)
         kf_txn_entry e;
         kf_txn_index_entry(ix, i, &e);
         uint64_t at = i * KF_TXN_ENTRY_SIZE;
-        if (e.version != 0) {
-            if (cap_take(&c, at))
-                kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, at, true, e.last_offset,
-                          "aborted transaction entry %" PRIu64 " has version %d (only 0 is known)", i, e.version);
-        }
-        if (e.last_offset < base_offset) {
-            if (cap_take(&c, at))
-                kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, at, true, e.last_offset,
-                          "aborted transaction entry %" PRIu64 " has last offset %" PRId64
-                          " which is less than the base offset %" PRId64,
-                          i, e.last_offset, base_offset);
-        }
-        if (e.first_offset > e.last_offset) {
-            if (cap_take(&c, at))
-                kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, at, true, e.last_offset,
-                          "aborted transaction entry %" PRIu64 " has first offset %" PRId64
-                          " greater than its last offset %" PRId64,
-                          i, e.first_offset, e.last_offset);
-        }
-        if (i > 0 && e.last_offset <= prev_last) {
-            if (cap_take(&c, at))
-                kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, at, true, e.last_offset,
-                          "aborted transaction entry %" PRIu64 " has last offset %" PRId64
-                          ", not greater than the previous entry's %" PRId64,
-                          i, e.last_offset, prev_last);
-        }
+        if (e.version != 0)
+            cap_report(&c, KF_P_TXNINDEX_INVALID, at, true, e.last_offset,
+                       "aborted transaction entry %" PRIu64 " has version %d (only 0 is known)", i, e.version);
+        if (e.last_offset < base_offset)
+            cap_report(&c, KF_P_TXNINDEX_INVALID, at, true, e.last_offset,
+                       "aborted transaction entry %" PRIu64 " has last offset %" PRId64
+                       " which is less than the base offset %" PRId64,
+                       i, e.last_offset, base_offset);
+        if (e.first_offset > e.last_offset)
+            cap_report(&c, KF_P_TXNINDEX_INVALID, at, true, e.last_offset,
+                       "aborted transaction entry %" PRIu64 " has first offset %" PRId64
+                       " greater than its last offset %" PRId64,
+                       i, e.first_offset, e.last_offset);
+        if (i > 0 && e.last_offset <= prev_last)
+            cap_report(&c, KF_P_TXNINDEX_INVALID, at, true, e.last_offset,
+                       "aborted transaction entry %" PRIu64 " has last offset %" PRId64
+                       ", not greater than the previous entry's %" PRId64,
+                       i, e.last_offset, prev_last);
         prev_last = e.last_offset;
     }
-    if (size % KF_TXN_ENTRY_SIZE != 0 && cap_take(&c, n * KF_TXN_ENTRY_SIZE))
-        kf_report(fn, ctx, KF_P_TXNINDEX_INVALID, KF_SEV_ERROR, n * KF_TXN_ENTRY_SIZE, false, 0,
-                  "transaction index ends with a partial entry of %" PRIu64 " bytes (ignored)",
-                  size % KF_TXN_ENTRY_SIZE);
+    if (size % KF_TXN_ENTRY_SIZE != 0)
+        cap_report(&c, KF_P_TXNINDEX_INVALID, n * KF_TXN_ENTRY_SIZE, false, 0,
+                   "transaction index ends with a partial entry of %" PRIu64 " bytes (ignored)",
+                   size % KF_TXN_ENTRY_SIZE);
     cap_finish(&c);
 }

@@ -71,20 +71,7 @@ typedef struct pbuf {
 static void pbuf_put(pbuf *b, uint32_t cp)
 {
     uint8_t u[4];
-    size_t k;
-    if (cp < 0x80) {
-        u[0] = (uint8_t)cp;
-        k = 1;
-    } else if (cp < 0x800) {
-        u[0] = (uint8_t)(0xc0 | cp >> 6);
-        u[1] = (uint8_t)(0x80 | (cp & 0x3f));
-        k = 2;
-    } else {
-        u[0] = (uint8_t)(0xe0 | cp >> 12);
-        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        u[2] = (uint8_t)(0x80 | (cp & 0x3f));
-        k = 3;
-    }
+    size_t k = kf_text_utf8(cp, u);
     if (b->len + k >= sizeof b->s) {
         b->overflow = true;
         return;

@@ -69,15 +69,8 @@ static const char *seg_path(const range_state *s, size_t seg)
 
 static void pass_problem(range_state *s, const kf_problem *p, size_t seg)
 {
-    kf_problem q = *p;
-    if (!q.file)
-        q.file = seg_path(s, seg);
-    if (q.severity == KF_SEV_ERROR)
-        s->res->errors++;
-    else
-        s->res->warnings++;
-    if (s->o->scan.problem_fn)
-        s->o->scan.problem_fn(s->o->scan.problem_ctx, &q);
+    kf_problem_pass(s->o->scan.problem_fn, s->o->scan.problem_ctx, p, p->file ? NULL : seg_path(s, seg),
+                    &s->res->errors, &s->res->warnings);
 }
 
 static void drop_stretch(range_state *s)

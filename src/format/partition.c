@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/order.h"
 #include "bytes/error.h"
 #include "kfsck/sys/dirs.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/names.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "kfsck/sys/segment.h"
 
 /* ---- inputs --------------------------------------------------------------- */
@@ -123,10 +124,7 @@ static int add_file(kf_inputs *in, const char *path)
 static int cmp_parts(const void *a, const void *b)
 {
     const kf_partition *x = a, *y = b;
-    int c = strcmp(x->topic, y->topic);
-    if (c)
-        return c;
-    return x->partition < y->partition ? -1 : x->partition > y->partition;
+    return kf_cmp_topic_partition(x->topic, x->partition, y->topic, y->partition);
 }
 
 /* ---- kf_inputs_collect: the walk's partitions and loose files as copies ---------- */
@@ -173,13 +171,8 @@ int kf_inputs_collect(kf_inputs *in, char *const *paths, size_t n, kf_path_error
     memset(in, 0, sizeof *in);
     collect c = {in, fn, ctx};
     kf_paths_walk_opts o;
-    kf_paths_walk_opts_init(&o);
-    o.file_fn = collect_file;
-    o.partition_fn = collect_partition;
+    kf_paths_walk_opts_on(&o, collect_file, collect_partition, NULL, &c, fn, ctx);
     o.descend = true;
-    o.error_fn = fn;
-    o.error_ctx = ctx;
-    o.ctx = &c;
     int status = kf_paths_walk(paths, n, &o); /* PATHs of different clusters: refused whole */
     if (in->n)
         qsort(in->parts, in->n, sizeof *in->parts, cmp_parts);

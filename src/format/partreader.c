@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "bytes/error.h"
+#include "bytes/report.h"
 #include "format/entry_peek.h"
 #include "format/epoch_stream.h"
 #include "kfsck/sys/checkpoint.h"
@@ -129,12 +130,7 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 
 static void count_problem(kf_part_reader *r, const kf_problem *p)
 {
-    if (p->severity == KF_SEV_ERROR)
-        r->res.errors++;
-    else
-        r->res.warnings++;
-    if (r->o.problem_fn)
-        r->o.problem_fn(r->o.problem_ctx, p);
+    kf_problem_pass(r->o.problem_fn, r->o.problem_ctx, p, NULL, &r->res.errors, &r->res.warnings);
 }
 
 /* ---- what is known of the leader epochs ---------------------------------- */
@@ -237,14 +233,9 @@ static void note_damage(cursor *k)
 
 static void batch_problem(cursor *k, const kf_batch *b, const char *code, const char *msg)
 {
-    kf_problem p = {0};
-    p.code = code;
-    p.severity = KF_SEV_ERROR;
+    kf_problem p;
+    kf_problem_fill(&p, code, KF_SEV_ERROR, b->position, true, kf_batch_first_offset(b), "%s", msg);
     p.file = k->file;
-    p.position = b->position;
-    p.has_offset = true;
-    p.offset = kf_batch_first_offset(b);
-    snprintf(p.message, sizeof p.message, "%s", msg);
     count_problem(k->r, &p);
 }
 
@@ -391,13 +382,10 @@ static void emit_conflict(kf_part_reader *r)
         r->o.conflict_fn(r->o.event_ctx, &r->cf);
         return;
     }
-    kf_problem p = {0};
-    p.code = KF_P_COPIES_DISAGREE;
-    p.severity = KF_SEV_WARNING;
+    kf_problem p;
+    kf_problem_fill(&p, KF_P_COPIES_DISAGREE, KF_SEV_WARNING, r->cf_pos, true, r->cf.start_offset, "%s",
+                    ""); /* the message is written below */
     p.file = r->cf_file;
-    p.position = r->cf_pos;
-    p.has_offset = true;
-    p.offset = r->cf.start_offset;
     size_t copies = 0; /* the copies whose batches disagree: the chosen one and those left out */
     for (size_t i = 0; i < r->n; i++)
         copies += r->cf_has[i] || i == r->cf.chosen;

@@ -2,6 +2,7 @@
  * rebuilt by the recovery rule, the leader epochs, producer state and
  * per-segment .txnindex of what was written, on the safe output files
  * (out_file.h). */
+#include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "format/partwriter.h"
 
@@ -285,14 +286,8 @@ static int note_epoch(kf_part_writer *w, const kf_batch *b)
         return KF_OK;
     if (w->nle && b->partition_leader_epoch <= w->le[w->nle - 1].epoch)
         return KF_OK;
-    if (w->nle == w->cap_le) {
-        size_t n = w->cap_le ? w->cap_le * 2 : 16;
-        kf_leader_epoch *e = realloc(w->le, n * sizeof *e);
-        if (!e)
-            return nomem(w);
-        w->le = e;
-        w->cap_le = n;
-    }
+    if (!KF_GROW(w->le, w->nle, w->cap_le, 16))
+        return nomem(w);
     w->le[w->nle++] = (kf_leader_epoch){b->partition_leader_epoch, b->base_offset};
     return KF_OK;
 }

@@ -3,6 +3,7 @@
  * reported through one callback. */
 #include "bytes/opts.h"
 #include "kfsck/paths.h"
+#include "format/paths.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -19,6 +20,18 @@
 void kf_paths_walk_opts_init(kf_paths_walk_opts *o)
 {
     *o = (kf_paths_walk_opts)KF_PATHS_WALK_OPTIONS_INIT;
+}
+
+void kf_paths_walk_opts_on(kf_paths_walk_opts *o, kf_path_entry_fn file_fn, kf_path_entry_fn partition_fn,
+                           kf_path_entry_fn datadir_fn, void *ctx, kf_path_error_fn error_fn, void *error_ctx)
+{
+    *o = (kf_paths_walk_opts){.version = KF_PATHS_WALK_OPTIONS_VERSION,
+                              .file_fn = file_fn,
+                              .partition_fn = partition_fn,
+                              .datadir_fn = datadir_fn,
+                              .ctx = ctx,
+                              .error_fn = error_fn,
+                              .error_ctx = error_ctx};
 }
 
 /* o as the walk reads it (bytes/opts.h): NULL or a zero field is the

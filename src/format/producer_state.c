@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "kfsck/sys/crc.h"
+#include "bytes/grow.h"
 #include "bytes/cursor.h"
 #include "format/producer_state.h"
 
@@ -142,14 +143,8 @@ static pentry *get_entry(kf_pstate *ps, int64_t pid)
         return found;
     if (ps->n >= UINT32_MAX - 1)
         return NULL;
-    if (ps->n == ps->cap) {
-        size_t nc = ps->cap ? ps->cap * 2 : 16;
-        pentry *ne = realloc(ps->e, nc * sizeof *ne);
-        if (!ne)
-            return NULL;
-        ps->e = ne;
-        ps->cap = nc;
-    }
+    if (!KF_GROW(ps->e, ps->n, ps->cap, 16))
+        return NULL;
     pentry *e = &ps->e[ps->n++];
     *e = (pentry){pid, -1, false, -1, -1, 0, -1, -1, -1, 0, 0, false, 0};
     if ((ps->n + 1) * 2 > ps->nslot) {
@@ -198,14 +193,8 @@ static void drop_entry(kf_pstate *ps, int64_t pid)
 
 static int ot_add(kf_pstate *ps, int64_t first, int64_t pid)
 {
-    if (ps->not == ps->capot) {
-        size_t nc = ps->capot ? ps->capot * 2 : 16;
-        otxn *n = realloc(ps->ot, nc * sizeof *n);
-        if (!n)
-            return KF_ERR_NOMEM;
-        ps->ot = n;
-        ps->capot = nc;
-    }
+    if (!KF_GROW(ps->ot, ps->not, ps->capot, 16))
+        return KF_ERR_NOMEM;
     size_t k = ps->not; /* usually appended at the end */
     while (k > 0 && ps->ot[k - 1].first > first)
         k--;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/checkpoint_text.h"
+
 static bool blank(uint8_t c)
 {
     return c == ' ' || c == '\t' || c == '\f';
@@ -56,26 +58,7 @@ static int hexval(uint8_t c)
 static int put_utf8(buf *b, uint32_t cp)
 {
     uint8_t u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (uint8_t)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (uint8_t)(0xc0 | cp >> 6);
-        u[1] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (uint8_t)(0xe0 | cp >> 12);
-        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        u[2] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 3;
-    } else {
-        u[0] = (uint8_t)(0xf0 | cp >> 18);
-        u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-        u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        u[3] = (uint8_t)(0x80 | (cp & 0x3f));
-        n = 4;
-    }
+    size_t n = kf_text_utf8(cp, u);
     return buf_put(b, u, n);
 }
 

@@ -17,7 +17,7 @@
 #include "kfsck/sys/dirs.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/names.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 
 /* ---- inputs ------------------------------------------------------------------------ */
 
@@ -176,15 +176,9 @@ int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, k
     memset(ki, 0, sizeof *ki);
     kraft_walk w = {ki, NULL, 0, false, fn, ctx};
     kf_paths_walk_opts o;
-    kf_paths_walk_opts_init(&o);
-    o.file_fn = kraft_file;
-    o.partition_fn = kraft_partition;
-    o.datadir_fn = kraft_datadir;
+    kf_paths_walk_opts_on(&o, kraft_file, kraft_partition, kraft_datadir, &w, fn, ctx);
     o.want_fn = metadata_entry;
     o.descend = true;
-    o.error_fn = fn;
-    o.error_ctx = ctx;
-    o.ctx = &w;
     int status = kf_paths_walk(paths, n, &o);
     if (status != KF_ERR_NOMEM) {
         int rc = kf_inputs_collect(&ki->all, w.logp, w.nlog, fn, ctx);

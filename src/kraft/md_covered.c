@@ -4,6 +4,7 @@
  * state is built from: each becomes a warning saying so. A damaged batch
  * below it that a hole reaching past it holds stays an error. */
 #include "kraft/md_covered.h"
+#include "bytes/grow.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,16 +53,10 @@ void md_covered_problem(void *ctx, const kf_problem *p)
         pass(c, p);
         return;
     }
-    if (c->nheld == c->capheld) {
-        size_t cap = c->capheld ? c->capheld * 2 : 8;
-        kf_problem *nh = realloc(c->held, cap * sizeof *nh);
-        if (!nh) {
-            c->nomem = true;
-            pass(c, p);
-            return;
-        }
-        c->held = nh;
-        c->capheld = cap;
+    if (!KF_GROW(c->held, c->nheld, c->capheld, 8)) {
+        c->nomem = true;
+        pass(c, p);
+        return;
     }
     c->held[c->nheld++] = *p;
 }

@@ -4,6 +4,7 @@
  * md_apply.c, its sorted views in md_views.c. */
 #include "kraft/md_image.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,70 +33,6 @@ void *md_dupmem(const void *p, size_t n)
     return d;
 }
 
-/* allocated for md_ints_cap(n) values, as md_apply_topics.c keeps them */
-static bool ints_copy(kf_md_ints *d, const kf_md_ints *s)
-{
-    d->n = s->n;
-    d->v = s->n ? malloc((size_t)md_ints_cap(s->n) * sizeof *d->v) : NULL;
-    if (d->v)
-        memcpy(d->v, s->v, s->n * sizeof *d->v);
-    return !s->n || d->v;
-}
-
-static bool uuids_copy(kf_md_uuids *d, const kf_md_uuids *s)
-{
-    d->n = s->n;
-    d->v = md_dupmem(s->v, s->n * sizeof *s->v);
-    return !s->n || d->v;
-}
-
-/* ---- listeners and feature ranges ------------------------------------------------ */
-
-void md_listeners_free(kf_md_listener *l, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        free(l[i].name);
-        free(l[i].host);
-    }
-    free(l);
-}
-
-void md_ranges_free(kf_md_version_range *r, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        free(r[i].name);
-    free(r);
-}
-
-static bool listeners_copy(kf_md_listener **d, const kf_md_listener *s, uint32_t n)
-{
-    *d = n ? calloc(n, sizeof **d) : NULL;
-    if (n && !*d)
-        return false;
-    bool ok = true;
-    for (uint32_t i = 0; i < n; i++) {
-        (*d)[i] = s[i];
-        (*d)[i].name = md_dups(s[i].name);
-        (*d)[i].host = md_dups(s[i].host);
-        ok &= (!s[i].name || (*d)[i].name) && (!s[i].host || (*d)[i].host);
-    }
-    return ok;
-}
-
-static bool ranges_copy(kf_md_version_range **d, const kf_md_version_range *s, uint32_t n)
-{
-    *d = n ? calloc(n, sizeof **d) : NULL;
-    if (n && !*d)
-        return false;
-    bool ok = true;
-    for (uint32_t i = 0; i < n; i++) {
-        (*d)[i] = s[i];
-        (*d)[i].name = md_dups(s[i].name);
-        ok &= !s[i].name || (*d)[i].name;
-    }
-    return ok;
-}
-
 /* Put val under key, freeing what was there with fn. false: out of memory
  * (val is freed). */
 bool md_put(htab *h, const void *key, uint32_t klen, void *val, void (*fn)(void *))
@@ -112,143 +49,247 @@ bool md_put(htab *h, const void *key, uint32_t klen, void *val, void (*fn)(void 
     return true;
 }
 
-/* ---- object lifetimes ------------------------------------------------------------ */
+/* ---- what each object owns -------------------------------------------------------
+ *
+ * The heap memory of an image object is listed once, field by field (an
+ * md_kind): its free and its deep copy both follow the list, so the two
+ * cannot disagree. Whatever a field's sort, its pointer is at `off`; its
+ * uint32_t count or length, where it has one, at `aux`. */
 
-void md_broker_free(kf_md_broker *b)
-{
-    if (!b)
-        return;
-    free(b->rack);
-    md_listeners_free(b->listeners, b->nlisteners);
-    md_ranges_free(b->features, b->nfeatures);
-    free(b->log_dirs.v);
-    free(b->cordoned_log_dirs.v);
-    free(b);
-}
+typedef enum md_own_sort {
+    OWN_STR,   /* char *, NUL-terminated (NULL: none) */
+    OWN_BYTES, /* uint8_t *, aux bytes */
+    OWN_INTS,  /* int32_t *, aux values in memory for md_ints_cap(aux) (md_image.h) */
+    OWN_UUIDS, /* uint8_t (*)[16], aux uuids */
+    /* the lists, last (fields_free) */
+    OWN_STRS,  /* char **, aux strings */
+    OWN_ARRAY, /* aux structs of the kind `elem`, in one block */
+    OWN_OBJS,  /* aux pointers to objects of the kind `elem` */
+} md_own_sort;
 
-void md_controller_free(kf_md_controller *c)
-{
-    if (!c)
-        return;
-    md_listeners_free(c->listeners, c->nlisteners);
-    md_ranges_free(c->features, c->nfeatures);
-    free(c);
-}
+typedef struct md_kind md_kind;
 
-void md_partition_fields_free(kf_md_partition *p)
-{
-    free(p->replicas.v);
-    free(p->isr.v);
-    free(p->removing_replicas.v);
-    free(p->adding_replicas.v);
-    free(p->elr.v);
-    free(p->last_known_elr.v);
-    free(p->directories.v);
-}
+typedef struct md_owned {
+    md_own_sort sort;
+    size_t off, aux;
+    const md_kind *elem;
+} md_owned;
 
-void md_topic_free(kf_md_topic *t)
-{
-    if (!t)
-        return;
-    for (uint32_t i = 0; i < t->nparts; i++)
-        md_partition_fields_free(&t->parts[i]);
-    free(t->parts);
-    free(t->name);
-    free(t);
-}
+struct md_kind {
+    size_t size;
+    const md_owned *owned;
+    size_t nowned;
+    /* what a copy sets beyond its fields' copies (NULL: nothing) */
+    void (*after_copy)(void *d);
+};
 
-void md_config_free(kf_md_config *c)
-{
-    if (!c)
-        return;
-    free(c->resource_name);
-    free(c->name);
-    free(c->value);
-    free(c);
-}
+#define OWN(sort, t, f, n, elem) { sort, offsetof(t, f), n, elem }
+#define STR(t, f) OWN(OWN_STR, t, f, 0, NULL)
+#define BYTES(t, f, len) OWN(OWN_BYTES, t, f, offsetof(t, len), NULL)
+#define INTS(t, f) OWN(OWN_INTS, t, f.v, offsetof(t, f.n), NULL)
+#define UUIDS(t, f) OWN(OWN_UUIDS, t, f.v, offsetof(t, f.n), NULL)
+#define STRS(t, f, n) OWN(OWN_STRS, t, f, offsetof(t, n), NULL)
+#define ARRAY(t, f, n, k) OWN(OWN_ARRAY, t, f, offsetof(t, n), &k)
+#define OBJS(t, f, n, k) OWN(OWN_OBJS, t, f, offsetof(t, n), &k)
+/* name##_kind: objects of type t owning the fields listed after `after` */
+#define KIND(name, t, after, ...)                                                                              \
+    static const md_owned name##_owned[] = { __VA_ARGS__ };                                                    \
+    static const md_kind name##_kind = { sizeof(t), name##_owned, sizeof name##_owned / sizeof name##_owned[0], after }
 
-void md_resource_free(md_resource *r)
-{
-    if (!r)
-        return;
-    for (uint32_t i = 0; i < r->n; i++)
-        md_config_free(r->cfg[i]);
-    free(r->cfg);
-    free(r->name);
-    free(r);
-}
+#define FIELD(o, off, type) ((type *)((char *)(o) + (off)))
+#define CFIELD(o, off, type) ((const type *)((const char *)(o) + (off)))
 
-void md_quota_free(kf_md_quota *q)
-{
-    if (!q)
-        return;
-    free(q->key);
-    free(q);
-}
+static void fields_free(void *o, const md_kind *k);
 
-void md_quota_entity_free(md_quota_entity *e)
+static void obj_free(void *o, const md_kind *k)
 {
-    if (!e)
-        return;
-    for (uint32_t i = 0; i < e->n; i++)
-        md_quota_free(e->q[i]);
-    free(e->q);
-    for (uint32_t i = 0; i < e->nentity; i++) {
-        free(e->entity[i].type);
-        free(e->entity[i].name);
+    if (o) {
+        fields_free(o, k);
+        free(o);
     }
-    free(e->entity);
-    free(e);
 }
 
-void md_acl_free(kf_md_acl *a)
+static void fields_free(void *o, const md_kind *k)
 {
-    if (!a)
-        return;
-    free(a->resource_name);
-    free(a->principal);
-    free(a->host);
+    for (size_t i = 0; i < k->nowned; i++) {
+        const md_owned *f = &k->owned[i];
+        void *p = *FIELD(o, f->off, void *);
+        uint32_t n = f->sort >= OWN_STRS && p ? *FIELD(o, f->aux, uint32_t) : 0;
+        for (uint32_t j = 0; j < n; j++) {
+            if (f->sort == OWN_ARRAY)
+                fields_free((char *)p + j * f->elem->size, f->elem);
+            else if (f->sort == OWN_OBJS)
+                obj_free(((void **)p)[j], f->elem);
+            else
+                free(((char **)p)[j]);
+        }
+        free(p);
+    }
+}
+
+static bool fields_copy(void *d, const void *s, const md_kind *k);
+static void *obj_copy(const void *s, const md_kind *k);
+
+/* One element of a list field (OWN_STRS, OWN_ARRAY, OWN_OBJS). */
+static bool elem_copy(const md_owned *f, void *d, const void *s, uint32_t j)
+{
+    if (f->sort == OWN_STRS)
+        return (((char **)d)[j] = md_dups(((char *const *)s)[j])) != NULL;
+    if (f->sort == OWN_OBJS)
+        return (((void **)d)[j] = obj_copy(((void *const *)s)[j], f->elem)) != NULL;
+    size_t size = f->elem->size;
+    memcpy((char *)d + j * size, (const char *)s + j * size, size);
+    return fields_copy((char *)d + j * size, (const char *)s + j * size, f->elem);
+}
+
+/* d's field f as a copy of s's; d's pointer and count are NULL and 0 until
+ * there is memory behind them. */
+static bool field_copy(const md_owned *f, void *d, const void *s)
+{
+    const void *sp = *CFIELD(s, f->off, void *);
+    void **dp = FIELD(d, f->off, void *);
+    if (f->sort == OWN_STR)
+        return !sp || (*dp = md_dups(sp));
+    uint32_t n = *CFIELD(s, f->aux, uint32_t);
+    if (!sp || !n)
+        return true;
+    switch (f->sort) {
+    case OWN_BYTES:
+        *dp = md_dupmem(sp, n);
+        break;
+    case OWN_INTS:
+        if ((*dp = malloc((size_t)md_ints_cap(n) * sizeof(int32_t))))
+            memcpy(*dp, sp, (size_t)n * sizeof(int32_t));
+        break;
+    case OWN_UUIDS:
+        *dp = md_dupmem(sp, (size_t)n * 16);
+        break;
+    default:
+        *dp = calloc(n, f->sort == OWN_ARRAY ? f->elem->size : sizeof(void *));
+        break;
+    }
+    if (!*dp)
+        return false;
+    *FIELD(d, f->aux, uint32_t) = n;
+    bool ok = true;
+    for (uint32_t j = 0; ok && j < n && f->sort >= OWN_STRS; j++)
+        ok = elem_copy(f, *dp, sp, j);
+    return ok;
+}
+
+/* d, a byte copy of s, made to own copies of what s owns; false when out of
+ * memory (d then owns what was copied and nothing of s's). */
+static bool fields_copy(void *d, const void *s, const md_kind *k)
+{
+    for (size_t i = 0; i < k->nowned; i++) {
+        *FIELD(d, k->owned[i].off, void *) = NULL;
+        if (k->owned[i].sort != OWN_STR)
+            *FIELD(d, k->owned[i].aux, uint32_t) = 0;
+    }
+    bool ok = true;
+    for (size_t i = 0; ok && i < k->nowned; i++)
+        ok = field_copy(&k->owned[i], d, s);
+    if (ok && k->after_copy)
+        k->after_copy(d);
+    return ok;
+}
+
+static void *obj_copy(const void *s, const md_kind *k)
+{
+    void *d = malloc(k->size);
+    if (!d)
+        return NULL;
+    memcpy(d, s, k->size);
+    if (!fields_copy(d, s, k)) {
+        obj_free(d, k);
+        return NULL;
+    }
+    return d;
+}
+
+/* ---- the kinds of object --------------------------------------------------------- */
+
+KIND(listener, kf_md_listener, NULL, STR(kf_md_listener, name), STR(kf_md_listener, host));
+KIND(range, kf_md_version_range, NULL, STR(kf_md_version_range, name));
+KIND(broker, kf_md_broker, NULL, STR(kf_md_broker, rack), ARRAY(kf_md_broker, listeners, nlisteners, listener_kind),
+     ARRAY(kf_md_broker, features, nfeatures, range_kind), UUIDS(kf_md_broker, log_dirs),
+     UUIDS(kf_md_broker, cordoned_log_dirs));
+KIND(controller, kf_md_controller, NULL, ARRAY(kf_md_controller, listeners, nlisteners, listener_kind),
+     ARRAY(kf_md_controller, features, nfeatures, range_kind));
+KIND(partition, kf_md_partition, NULL, INTS(kf_md_partition, replicas), INTS(kf_md_partition, isr),
+     INTS(kf_md_partition, removing_replicas), INTS(kf_md_partition, adding_replicas), INTS(kf_md_partition, elr),
+     INTS(kf_md_partition, last_known_elr), UUIDS(kf_md_partition, directories));
+
+/* A copied list's memory holds what it has: a topic's partitions, a
+ * resource's configs, an entity's quotas. */
+static void topic_fit(void *d) { ((kf_md_topic *)d)->cap = ((kf_md_topic *)d)->nparts; }
+static void resource_fit(void *d) { ((md_resource *)d)->cap = ((md_resource *)d)->n; }
+
+/* ... and the copied quotas point at the copy's entity. */
+static void quota_entity_fit(void *d)
+{
+    md_quota_entity *e = d;
+    e->cap = e->n;
+    for (uint32_t i = 0; i < e->n; i++) {
+        e->q[i]->entity = e->entity;
+        e->q[i]->nentity = e->nentity;
+    }
+}
+
+KIND(topic, kf_md_topic, topic_fit, STR(kf_md_topic, name), ARRAY(kf_md_topic, parts, nparts, partition_kind));
+KIND(config, kf_md_config, NULL, STR(kf_md_config, resource_name), STR(kf_md_config, name), STR(kf_md_config, value));
+KIND(resource, md_resource, resource_fit, STR(md_resource, name), OBJS(md_resource, cfg, n, config_kind));
+/* a quota's entity is its md_quota_entity's */
+KIND(quota, kf_md_quota, NULL, STR(kf_md_quota, key));
+KIND(entity, kf_md_quota_entity, NULL, STR(kf_md_quota_entity, type), STR(kf_md_quota_entity, name));
+KIND(quota_entity, md_quota_entity, quota_entity_fit, ARRAY(md_quota_entity, entity, nentity, entity_kind),
+     OBJS(md_quota_entity, q, n, quota_kind));
+KIND(acl, kf_md_acl, NULL, STR(kf_md_acl, resource_name), STR(kf_md_acl, principal), STR(kf_md_acl, host));
+KIND(scram, kf_md_scram, NULL, STR(kf_md_scram, name), BYTES(kf_md_scram, salt, salt_len),
+     BYTES(kf_md_scram, stored_key, stored_key_len), BYTES(kf_md_scram, server_key, server_key_len));
+KIND(token, kf_md_token, NULL, STR(kf_md_token, token_id), STR(kf_md_token, owner), STR(kf_md_token, requester),
+     STRS(kf_md_token, renewers, nrenewers));
+KIND(feature, kf_md_feature, NULL, STR(kf_md_feature, name));
+
+/* ---- freeing, for md_apply*.c ----------------------------------------------------- */
+
+static void array_free(void *a, uint32_t n, const md_kind *k)
+{
+    for (uint32_t i = 0; i < n; i++)
+        fields_free((char *)a + (size_t)i * k->size, k);
     free(a);
 }
 
-void md_scram_free(kf_md_scram *s)
-{
-    if (!s)
-        return;
-    free(s->name);
-    free(s->salt);
-    free(s->stored_key);
-    free(s->server_key);
-    free(s);
-}
+void md_listeners_free(kf_md_listener *l, uint32_t n) { array_free(l, n, &listener_kind); }
+void md_ranges_free(kf_md_version_range *r, uint32_t n) { array_free(r, n, &range_kind); }
+void md_partition_fields_free(kf_md_partition *p) { fields_free(p, &partition_kind); }
+void md_broker_free(kf_md_broker *b) { obj_free(b, &broker_kind); }
+void md_controller_free(kf_md_controller *c) { obj_free(c, &controller_kind); }
+void md_topic_free(kf_md_topic *t) { obj_free(t, &topic_kind); }
+void md_config_free(kf_md_config *c) { obj_free(c, &config_kind); }
+void md_resource_free(md_resource *r) { obj_free(r, &resource_kind); }
+void md_quota_free(kf_md_quota *q) { obj_free(q, &quota_kind); }
+void md_quota_entity_free(md_quota_entity *e) { obj_free(e, &quota_entity_kind); }
+void md_acl_free(kf_md_acl *a) { obj_free(a, &acl_kind); }
+void md_scram_free(kf_md_scram *s) { obj_free(s, &scram_kind); }
+void md_token_free(kf_md_token *k) { obj_free(k, &token_kind); }
+void md_feature_free(kf_md_feature *f) { obj_free(f, &feature_kind); }
 
-void md_token_free(kf_md_token *k)
-{
-    if (!k)
-        return;
-    free(k->token_id);
-    free(k->owner);
-    free(k->requester);
-    for (uint32_t i = 0; i < k->nrenewers; i++)
-        free(k->renewers[i]);
-    free(k->renewers);
-    free(k);
-}
+/* ---- the image as a whole ----------------------------------------------------------- */
 
-void md_feature_free(kf_md_feature *f)
-{
-    if (!f)
-        return;
-    free(f->name);
-    free(f);
-}
-
-static void free_table(htab *h, void (*fn)(void *))
-{
-    HTAB_EACH(h, e)
-    fn(e->val);
-    htab_free(h);
-}
+/* The image's tables of objects and the kind of each one's values
+ * (topic_names apart: its values are the topics'). */
+static const struct {
+    size_t off;
+    const md_kind *kind;
+} image_tables[] = {
+    { offsetof(md_image, brokers), &broker_kind },     { offsetof(md_image, controllers), &controller_kind },
+    { offsetof(md_image, features), &feature_kind },   { offsetof(md_image, topics), &topic_kind },
+    { offsetof(md_image, resources), &resource_kind }, { offsetof(md_image, quotas), &quota_entity_kind },
+    { offsetof(md_image, acls), &acl_kind },           { offsetof(md_image, scram), &scram_kind },
+    { offsetof(md_image, tokens), &token_kind },
+};
+#define NTABLES (sizeof image_tables / sizeof image_tables[0])
 
 void md_image_init(md_image *im)
 {
@@ -260,236 +301,28 @@ void md_image_init(md_image *im)
 
 void md_image_free(md_image *im)
 {
-    free_table(&im->brokers, (void (*)(void *))md_broker_free);
-    free_table(&im->controllers, (void (*)(void *))md_controller_free);
-    free_table(&im->features, (void (*)(void *))md_feature_free);
-    free_table(&im->topics, (void (*)(void *))md_topic_free);
-    htab_free(&im->topic_names); /* values owned by topics */
-    free_table(&im->resources, (void (*)(void *))md_resource_free);
-    free_table(&im->quotas, (void (*)(void *))md_quota_entity_free);
-    free_table(&im->acls, (void (*)(void *))md_acl_free);
-    free_table(&im->scram, (void (*)(void *))md_scram_free);
-    free_table(&im->tokens, (void (*)(void *))md_token_free);
+    for (size_t i = 0; i < NTABLES; i++) {
+        htab *h = FIELD(im, image_tables[i].off, htab);
+        HTAB_EACH(h, e)
+        obj_free(e->val, image_tables[i].kind);
+        htab_free(h);
+    }
+    htab_free(&im->topic_names);
     free(im->tcache);
     md_image_init(im);
 }
 
-/* ---- the copy ------------------------------------------------------------------------ */
-
-static kf_md_broker *broker_copy(const kf_md_broker *s)
-{
-    kf_md_broker *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    *d = *s;
-    d->rack = NULL;
-    d->listeners = NULL;
-    d->features = NULL;
-    d->log_dirs.v = d->cordoned_log_dirs.v = NULL;
-    bool ok = (!s->rack || (d->rack = md_dups(s->rack))) && listeners_copy(&d->listeners, s->listeners, s->nlisteners) &&
-              ranges_copy(&d->features, s->features, s->nfeatures) && uuids_copy(&d->log_dirs, &s->log_dirs) &&
-              uuids_copy(&d->cordoned_log_dirs, &s->cordoned_log_dirs);
-    if (!ok) {
-        md_broker_free(d);
-        return NULL;
-    }
-    return d;
-}
-
-static kf_md_controller *controller_copy(const kf_md_controller *s)
-{
-    kf_md_controller *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    *d = *s;
-    d->listeners = NULL;
-    d->features = NULL;
-    if (!listeners_copy(&d->listeners, s->listeners, s->nlisteners) ||
-        !ranges_copy(&d->features, s->features, s->nfeatures)) {
-        md_controller_free(d);
-        return NULL;
-    }
-    return d;
-}
-
-static bool partition_copy(kf_md_partition *d, const kf_md_partition *s)
-{
-    *d = *s;
-    return ints_copy(&d->replicas, &s->replicas) & ints_copy(&d->isr, &s->isr) &
-           ints_copy(&d->removing_replicas, &s->removing_replicas) &
-           ints_copy(&d->adding_replicas, &s->adding_replicas) & ints_copy(&d->elr, &s->elr) &
-           ints_copy(&d->last_known_elr, &s->last_known_elr) & uuids_copy(&d->directories, &s->directories);
-}
-
-static kf_md_topic *topic_copy(const kf_md_topic *s)
-{
-    kf_md_topic *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    memcpy(d->id, s->id, 16);
-    d->name = md_dups(s->name);
-    d->parts = s->nparts ? calloc(s->nparts, sizeof *d->parts) : NULL;
-    bool ok = d->name && (!s->nparts || d->parts);
-    for (uint32_t i = 0; ok && i < s->nparts; i++) {
-        ok = partition_copy(&d->parts[i], &s->parts[i]);
-        d->nparts = i + 1;
-    }
-    d->cap = d->nparts;
-    if (!ok) {
-        md_topic_free(d);
-        return NULL;
-    }
-    return d;
-}
-
-static kf_md_config *config_copy(const kf_md_config *s)
-{
-    kf_md_config *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    d->resource_type = s->resource_type;
-    d->resource_name = md_dups(s->resource_name);
-    d->name = md_dups(s->name);
-    d->value = md_dups(s->value);
-    if (!d->resource_name || !d->name || (s->value && !d->value)) {
-        md_config_free(d);
-        return NULL;
-    }
-    return d;
-}
-
-static md_resource *resource_copy(const md_resource *s)
-{
-    md_resource *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    d->type = s->type;
-    d->name = md_dups(s->name);
-    d->cfg = s->n ? calloc(s->n, sizeof *d->cfg) : NULL;
-    bool ok = d->name && (!s->n || d->cfg);
-    for (uint32_t i = 0; ok && i < s->n; i++) {
-        ok = (d->cfg[i] = config_copy(s->cfg[i])) != NULL;
-        d->n = i + 1;
-    }
-    d->cap = d->n;
-    if (!ok) {
-        md_resource_free(d);
-        return NULL;
-    }
-    return d;
-}
-
-static md_quota_entity *quota_entity_copy(const md_quota_entity *s)
-{
-    md_quota_entity *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    d->entity = s->nentity ? calloc(s->nentity, sizeof *d->entity) : NULL;
-    bool ok = !s->nentity || d->entity;
-    for (uint32_t i = 0; ok && i < s->nentity; i++) {
-        d->entity[i].type = md_dups(s->entity[i].type);
-        d->entity[i].name = md_dups(s->entity[i].name);
-        d->nentity = i + 1;
-        ok = d->entity[i].type && (!s->entity[i].name || d->entity[i].name);
-    }
-    d->q = ok && s->n ? calloc(s->n, sizeof *d->q) : NULL;
-    ok = ok && (!s->n || d->q);
-    for (uint32_t i = 0; ok && i < s->n; i++) {
-        kf_md_quota *q = calloc(1, sizeof *q);
-        if (q) {
-            q->key = md_dups(s->q[i]->key);
-            q->value = s->q[i]->value;
-            q->entity = d->entity;
-            q->nentity = d->nentity;
-        }
-        d->q[i] = q;
-        d->n = i + 1;
-        ok = q && q->key;
-    }
-    d->cap = d->n;
-    if (!ok) {
-        md_quota_entity_free(d);
-        return NULL;
-    }
-    return d;
-}
-
-static kf_md_acl *acl_copy(const kf_md_acl *s)
-{
-    kf_md_acl *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    *d = *s;
-    d->resource_name = md_dups(s->resource_name);
-    d->principal = md_dups(s->principal);
-    d->host = md_dups(s->host);
-    if ((s->resource_name && !d->resource_name) || (s->principal && !d->principal) || (s->host && !d->host)) {
-        md_acl_free(d);
-        return NULL;
-    }
-    return d;
-}
-
-static kf_md_scram *scram_copy(const kf_md_scram *s)
-{
-    kf_md_scram *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    *d = *s;
-    d->name = md_dups(s->name);
-    d->salt = md_dupmem(s->salt, s->salt_len);
-    d->stored_key = md_dupmem(s->stored_key, s->stored_key_len);
-    d->server_key = md_dupmem(s->server_key, s->server_key_len);
-    if (!d->name || (s->salt_len && !d->salt) || (s->stored_key_len && !d->stored_key) ||
-        (s->server_key_len && !d->server_key)) {
-        md_scram_free(d);
-        return NULL;
-    }
-    return d;
-}
-
-static kf_md_token *token_copy(const kf_md_token *s)
-{
-    kf_md_token *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    *d = *s;
-    d->token_id = md_dups(s->token_id);
-    d->owner = md_dups(s->owner);
-    d->requester = md_dups(s->requester);
-    d->renewers = s->nrenewers ? calloc(s->nrenewers, sizeof *d->renewers) : NULL;
-    bool ok = d->token_id && (!s->owner || d->owner) && (!s->requester || d->requester) &&
-              (!s->nrenewers || d->renewers);
-    for (uint32_t i = 0; ok && i < s->nrenewers; i++)
-        ok = (d->renewers[i] = md_dups(s->renewers[i])) != NULL;
-    if (!d->renewers)
-        d->nrenewers = 0;
-    if (!ok) {
-        md_token_free(d);
-        return NULL;
-    }
-    return d;
-}
-
-static kf_md_feature *feature_copy(const kf_md_feature *s)
-{
-    kf_md_feature *d = calloc(1, sizeof *d);
-    if (d && !(d->name = md_dups(s->name))) {
-        free(d);
-        return NULL;
-    }
-    if (d)
-        d->level = s->level;
-    return d;
-}
-
-static bool copy_table(htab *d, const htab *s, void *(*cp)(const void *), void (*fn)(void *))
+static bool copy_table(htab *d, const htab *s, const md_kind *k)
 {
     HTAB_EACH(s, e)
     {
-        void *v = cp(e->val);
-        if (!v || !md_put(d, e->key, e->klen, v, fn))
+        void *v = obj_copy(e->val, k);
+        void **slot = v ? htab_put(d, e->key, e->klen, NULL) : NULL;
+        if (!slot) {
+            obj_free(v, k);
             return false;
+        }
+        *slot = v;
     }
     return true;
 }
@@ -502,20 +335,10 @@ bool md_image_copy(md_image *d, const md_image *s)
     d->next_producer_id = s->next_producer_id;
     d->pid_broker_id = s->pid_broker_id;
     d->pid_broker_epoch = s->pid_broker_epoch;
-    bool ok = copy_table(&d->brokers, &s->brokers, (void *(*)(const void *))broker_copy,
-                         (void (*)(void *))md_broker_free) &&
-              copy_table(&d->controllers, &s->controllers, (void *(*)(const void *))controller_copy,
-                         (void (*)(void *))md_controller_free) &&
-              copy_table(&d->features, &s->features, (void *(*)(const void *))feature_copy,
-                         (void (*)(void *))md_feature_free) &&
-              copy_table(&d->topics, &s->topics, (void *(*)(const void *))topic_copy, (void (*)(void *))md_topic_free) &&
-              copy_table(&d->resources, &s->resources, (void *(*)(const void *))resource_copy,
-                         (void (*)(void *))md_resource_free) &&
-              copy_table(&d->quotas, &s->quotas, (void *(*)(const void *))quota_entity_copy,
-                         (void (*)(void *))md_quota_entity_free) &&
-              copy_table(&d->acls, &s->acls, (void *(*)(const void *))acl_copy, (void (*)(void *))md_acl_free) &&
-              copy_table(&d->scram, &s->scram, (void *(*)(const void *))scram_copy, (void (*)(void *))md_scram_free) &&
-              copy_table(&d->tokens, &s->tokens, (void *(*)(const void *))token_copy, (void (*)(void *))md_token_free);
+    bool ok = true;
+    for (size_t i = 0; ok && i < NTABLES; i++)
+        ok = copy_table(FIELD(d, image_tables[i].off, htab), CFIELD(s, image_tables[i].off, htab),
+                        image_tables[i].kind);
     /* the name index points at the copied topics */
     HTAB_EACH(&s->topic_names, e)
     {

@@ -98,26 +98,18 @@ md_apply md_image_apply_flat(md_image *im, const kf_kraft_flat *f, md_why *why);
  * nothing. */
 void md_image_prefetch(const md_image *im, const kf_kraft_flat *f, const bool *use, size_t n);
 
-/* The sorted views of metadata.h, built once from the image. */
+/* One sorted view: n objects of one kind (the view's name says which). */
+typedef struct md_view {
+    const void **v;
+    size_t n;
+} md_view;
+
+/* The sorted views of metadata.h, built once from the image: features by
+ * name, brokers and controllers by id, topics by name, configs by resource
+ * and name, quotas by entity and key, ACLs by id, SCRAM credentials by name
+ * and mechanism, tokens by id. */
 typedef struct md_views {
-    const kf_md_feature **features;
-    size_t nfeatures;
-    const kf_md_broker **brokers;
-    size_t nbrokers;
-    const kf_md_controller **controllers;
-    size_t ncontrollers;
-    const kf_md_topic **topics;
-    size_t ntopics;
-    const kf_md_config **configs;
-    size_t nconfigs;
-    const kf_md_quota **quotas;
-    size_t nquotas;
-    const kf_md_acl **acls;
-    size_t nacls;
-    const kf_md_scram **scram;
-    size_t nscram;
-    const kf_md_token **tokens;
-    size_t ntokens;
+    md_view features, brokers, controllers, topics, configs, quotas, acls, scram, tokens;
 } md_views;
 
 bool md_views_build(md_views *v, const md_image *im);

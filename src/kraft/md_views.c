@@ -64,30 +64,25 @@ static int cmp_token(const void *a, const void *b)
     return strcmp((*(const kf_md_token *const *)a)->token_id, (*(const kf_md_token *const *)b)->token_id);
 }
 
-static bool view_of(const htab *h, const void ***out, size_t *n, int (*cmp)(const void *, const void *))
+static bool view_of(const htab *h, md_view *out, int (*cmp)(const void *, const void *))
 {
-    *out = malloc((h->n ? h->n : 1) * sizeof **out);
-    if (!*out)
+    out->v = malloc((h->n ? h->n : 1) * sizeof *out->v);
+    if (!out->v)
         return false;
-    size_t k = 0;
     HTAB_EACH(h, e)
-    (*out)[k++] = e->val;
-    *n = k;
-    if (k > 1)
-        qsort(*out, k, sizeof **out, cmp);
+    out->v[out->n++] = e->val;
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, cmp);
     return true;
 }
 
 bool md_views_build(md_views *v, const md_image *im)
 {
     memset(v, 0, sizeof *v);
-    bool ok = view_of(&im->features, (const void ***)&v->features, &v->nfeatures, cmp_feature) &&
-              view_of(&im->brokers, (const void ***)&v->brokers, &v->nbrokers, cmp_broker) &&
-              view_of(&im->controllers, (const void ***)&v->controllers, &v->ncontrollers, cmp_controller) &&
-              view_of(&im->topics, (const void ***)&v->topics, &v->ntopics, cmp_topic) &&
-              view_of(&im->acls, (const void ***)&v->acls, &v->nacls, cmp_acl) &&
-              view_of(&im->scram, (const void ***)&v->scram, &v->nscram, cmp_scram) &&
-              view_of(&im->tokens, (const void ***)&v->tokens, &v->ntokens, cmp_token);
+    bool ok = view_of(&im->features, &v->features, cmp_feature) && view_of(&im->brokers, &v->brokers, cmp_broker) &&
+              view_of(&im->controllers, &v->controllers, cmp_controller) &&
+              view_of(&im->topics, &v->topics, cmp_topic) && view_of(&im->acls, &v->acls, cmp_acl) &&
+              view_of(&im->scram, &v->scram, cmp_scram) && view_of(&im->tokens, &v->tokens, cmp_token);
     if (!ok) {
         md_views_free(v);
         return false;
@@ -98,9 +93,9 @@ bool md_views_build(md_views *v, const md_image *im)
     nc += ((const md_resource *)e->val)->n;
     HTAB_EACH(&im->quotas, e)
     nq += ((const md_quota_entity *)e->val)->n;
-    v->configs = malloc((nc ? nc : 1) * sizeof *v->configs);
-    v->quotas = malloc((nq ? nq : 1) * sizeof *v->quotas);
-    if (!v->configs || !v->quotas) {
+    v->configs.v = malloc((nc ? nc : 1) * sizeof *v->configs.v);
+    v->quotas.v = malloc((nq ? nq : 1) * sizeof *v->quotas.v);
+    if (!v->configs.v || !v->quotas.v) {
         md_views_free(v);
         return false;
     }
@@ -108,31 +103,26 @@ bool md_views_build(md_views *v, const md_image *im)
     {
         const md_resource *r = e->val;
         for (uint32_t i = 0; i < r->n; i++)
-            v->configs[v->nconfigs++] = r->cfg[i];
+            v->configs.v[v->configs.n++] = r->cfg[i];
     }
     HTAB_EACH(&im->quotas, e)
     {
         const md_quota_entity *q = e->val;
         for (uint32_t i = 0; i < q->n; i++)
-            v->quotas[v->nquotas++] = q->q[i];
+            v->quotas.v[v->quotas.n++] = q->q[i];
     }
-    if (v->nconfigs > 1)
-        qsort(v->configs, v->nconfigs, sizeof *v->configs, cmp_config);
-    if (v->nquotas > 1)
-        qsort(v->quotas, v->nquotas, sizeof *v->quotas, cmp_quota);
+    if (v->configs.n > 1)
+        qsort(v->configs.v, v->configs.n, sizeof *v->configs.v, cmp_config);
+    if (v->quotas.n > 1)
+        qsort(v->quotas.v, v->quotas.n, sizeof *v->quotas.v, cmp_quota);
     return true;
 }
 
 void md_views_free(md_views *v)
 {
-    free(v->features);
-    free(v->brokers);
-    free(v->controllers);
-    free(v->topics);
-    free(v->configs);
-    free(v->quotas);
-    free(v->acls);
-    free(v->scram);
-    free(v->tokens);
+    md_view *all[] = {&v->features, &v->brokers, &v->controllers, &v->topics, &v->configs,
+                      &v->quotas,   &v->acls,    &v->scram,       &v->tokens};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free((void *)all[i]->v);
     memset(v, 0, sizeof *v);
 }

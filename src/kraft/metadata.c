@@ -830,21 +830,21 @@ int kf_metadata_run(kf_metadata **out, char *const *paths, size_t n, const kf_me
     return rc;
 }
 
-#define VIEW(fn, type, field, count)                                                                            \
+#define VIEW(fn, type, field)                                                                                   \
     size_t fn(const kf_metadata *m, const type *const **out)                                                  \
     {                                                                                                          \
-        *out = (const type *const *)m->v.field;                                                                \
-        return m->v.count;                                                                                     \
+        *out = (const type *const *)m->v.field.v;                                                              \
+        return m->v.field.n;                                                                                   \
     }
-VIEW(kf_metadata_features, kf_md_feature, features, nfeatures)
-VIEW(kf_metadata_brokers, kf_md_broker, brokers, nbrokers)
-VIEW(kf_metadata_controllers, kf_md_controller, controllers, ncontrollers)
-VIEW(kf_metadata_topics, kf_md_topic, topics, ntopics)
-VIEW(kf_metadata_configs, kf_md_config, configs, nconfigs)
-VIEW(kf_metadata_quotas, kf_md_quota, quotas, nquotas)
-VIEW(kf_metadata_acls, kf_md_acl, acls, nacls)
-VIEW(kf_metadata_scram, kf_md_scram, scram, nscram)
-VIEW(kf_metadata_tokens, kf_md_token, tokens, ntokens)
+VIEW(kf_metadata_features, kf_md_feature, features)
+VIEW(kf_metadata_brokers, kf_md_broker, brokers)
+VIEW(kf_metadata_controllers, kf_md_controller, controllers)
+VIEW(kf_metadata_topics, kf_md_topic, topics)
+VIEW(kf_metadata_configs, kf_md_config, configs)
+VIEW(kf_metadata_quotas, kf_md_quota, quotas)
+VIEW(kf_metadata_acls, kf_md_acl, acls)
+VIEW(kf_metadata_scram, kf_md_scram, scram)
+VIEW(kf_metadata_tokens, kf_md_token, tokens)
 
 void kf_metadata_producer_ids(const kf_metadata *m, int64_t *next_producer_id, int32_t *broker_id,
                               int64_t *broker_epoch)
@@ -870,10 +870,10 @@ const char *kf_metadata_config(const kf_metadata *m, int8_t resource_type, const
     if (!m || !resource_name || !name)
         return NULL;
     /* The view is sorted by (resource type, resource name, config name). */
-    size_t lo = 0, hi = m->v.nconfigs;
+    size_t lo = 0, hi = m->v.configs.n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const kf_md_config *c = m->v.configs[mid];
+        const kf_md_config *c = m->v.configs.v[mid];
         int d = c->resource_type != resource_type ? (c->resource_type < resource_type ? -1 : 1)
                                                   : strcmp(c->resource_name, resource_name);
         if (!d)

@@ -34,18 +34,22 @@ STRUCT(s_leader_epoch, "SegmentLeaderEpochEntry");
 
 /* ---- 0 RemoteLogSegmentMetadataRecord ------------------------------------------ */
 
+/* A segment's metadata after its id, the same in records 0 and 3. */
+#define SEGMENT_METADATA_FIELDS                          \
+    P("start_offset", CS_INT64, 0, X),                   \
+    P("end_offset", CS_INT64, 0, X),                     \
+    P("broker_id", CS_INT32, 0, X),                      \
+    P("max_timestamp_ms", CS_INT64, 0, X),               \
+    P("event_timestamp_ms", CS_INT64, 0, X),             \
+    AS("segment_leader_epochs", s_leader_epoch, 0, X),   \
+    P("segment_size_in_bytes", CS_INT32, 0, X),          \
+    PN("custom_metadata", CS_BYTES, 0, X, 0, X),         \
+    P("remote_log_segment_state", CS_INT8, 0, X),        \
+    TP("txn_index_empty", CS_BOOL, 0, 0, 0)
+
 static const cs_field r_segment_f[] = {
     INLINE("remote_log_segment_id", s_segment_id),
-    P("start_offset", CS_INT64, 0, X),
-    P("end_offset", CS_INT64, 0, X),
-    P("broker_id", CS_INT32, 0, X),
-    P("max_timestamp_ms", CS_INT64, 0, X),
-    P("event_timestamp_ms", CS_INT64, 0, X),
-    AS("segment_leader_epochs", s_leader_epoch, 0, X),
-    P("segment_size_in_bytes", CS_INT32, 0, X),
-    PN("custom_metadata", CS_BYTES, 0, X, 0, X),
-    P("remote_log_segment_state", CS_INT8, 0, X),
-    TP("txn_index_empty", CS_BOOL, 0, 0, 0),
+    SEGMENT_METADATA_FIELDS,
 };
 STRUCT(r_segment, "RemoteLogSegmentMetadataRecord");
 MSG(m_segment, "RemoteLogSegmentMetadataRecord", r_segment, 0, 0, 0);
@@ -77,16 +81,7 @@ MSG(m_partition_delete, "RemotePartitionDeleteMetadataRecord", r_partition_delet
 
 static const cs_field r_segment_snapshot_f[] = {
     P("segment_id", CS_UUID, 0, X),
-    P("start_offset", CS_INT64, 0, X),
-    P("end_offset", CS_INT64, 0, X),
-    P("broker_id", CS_INT32, 0, X),
-    P("max_timestamp_ms", CS_INT64, 0, X),
-    P("event_timestamp_ms", CS_INT64, 0, X),
-    AS("segment_leader_epochs", s_leader_epoch, 0, X),
-    P("segment_size_in_bytes", CS_INT32, 0, X),
-    PN("custom_metadata", CS_BYTES, 0, X, 0, X),
-    P("remote_log_segment_state", CS_INT8, 0, X),
-    TP("txn_index_empty", CS_BOOL, 0, 0, 0),
+    SEGMENT_METADATA_FIELDS,
 };
 STRUCT(r_segment_snapshot, "RemoteLogSegmentMetadataSnapshotRecord");
 MSG(m_segment_snapshot, "RemoteLogSegmentMetadataSnapshotRecord", r_segment_snapshot, 0, 0, 0);

@@ -172,7 +172,7 @@ static void sequence(const uint8_t *data, size_t size)
     }
     md_views v;
     if (md_views_build(&v, &im)) {
-        sink += v.ntopics + v.nconfigs + v.nquotas + v.nbrokers;
+        sink += v.topics.n + v.configs.n + v.quotas.n + v.brokers.n;
         md_views_free(&v);
     }
     md_image_free(&saved);

@@ -12,6 +12,7 @@
  * should hold: each is streamed once the partitions are listed, its entries
  * kept only with the partitions present, so memory follows the partitions
  * whatever the file's size. */
+#include "bytes/grow.h"
 #include "bytes/report.h"
 #include "bytes/satmath.h"
 #include "bytes/opts.h"
@@ -33,7 +34,7 @@
 #include "kfsck/kraft_check.h"
 #include "kfsck/metadata.h"
 #include "kfsck/sys/names.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "kfsck/predict.h"
 
 void kf_datadir_scan_opts_init(kf_datadir_scan_opts *o)
@@ -415,19 +416,11 @@ typedef struct dir_sink {
 static void dir_problem(void *ctx, const kf_problem *p)
 {
     dir_sink *s = ctx;
-    kf_problem q = *p;
-    if (!q.file)
-        q.file = s->file;
-    if (q.severity == KF_SEV_ERROR)
-        s->tot->errors++;
-    else
-        s->tot->warnings++;
-    if (!strcmp(q.code, KF_P_UNREADABLE)) {
+    if (!strcmp(p->code, KF_P_UNREADABLE)) {
         s->tot->unreadable = true;
         s->tot->unreadable_paths++;
     }
-    if (s->o->problem_fn)
-        s->o->problem_fn(s->o->ctx, &q);
+    kf_problem_pass(s->o->problem_fn, s->o->ctx, p, s->file, &s->tot->errors, &s->tot->warnings);
 }
 
 /* The KRaft metadata image of a data dir holding __cluster_metadata-0 and
@@ -559,14 +552,8 @@ static int add_task(void *ctx, const kf_path_entry *e)
 {
     entries_walk *w = ctx;
     datadir_ctx *d = w->d;
-    if (d->ntasks == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 16;
-        task *nt = realloc(d->tasks, cap * sizeof *nt);
-        if (!nt)
-            return KF_ERR_NOMEM;
-        d->tasks = nt;
-        w->cap = cap;
-    }
+    if (!KF_GROW(d->tasks, d->ntasks, w->cap, 16))
+        return KF_ERR_NOMEM;
     if (e->datadir && e->datadir->has_meta) {
         const kf_meta_properties *mp = &e->datadir->meta;
         d->has_broker = mp->has_node_id || mp->has_broker_id;
@@ -592,11 +579,9 @@ static int collect_entries(datadir_ctx *d, dir_sink *ds)
 {
     entries_walk w = {d, ds, 0};
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
-    wo.partition_fn = add_task;
+    kf_paths_walk_opts_on(&wo, NULL, add_task, NULL, &w, NULL, NULL);
     wo.want_fn = plain_partition_name;
     wo.unreadable_partitions = true;
-    wo.ctx = &w;
     int err_no = 0;
     int rc = kf_error_errno(kf_datadir_walk(d->datadir, &wo), &err_no);
     if (rc == KF_OK) {

@@ -25,7 +25,7 @@
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/index.h"
 #include "kfsck/kraft_check.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "kfsck/sys/quorum_state.h"
 #include "kfsck/sys/producer_snapshot.h"
 
@@ -47,11 +47,13 @@ typedef struct sink {
     uint64_t first_error, last_error; /* the positions of the first and last */
 } sink;
 
-/* The size of the caller's version of kf_verify_opts (bytes/opts.h):
- * version 1 ends before the schema-framing fields. */
-static size_t verify_opts_size(const kf_verify_opts *o)
+/* The caller's options as verify reads them (bytes/opts.h: NULL or a zero
+ * field is the default; version 1 ends before the schema-framing fields):
+ * KF_OK, or KF_ERR_UNSUPPORTED for a version it does not know. */
+static int verify_opts_take(kf_verify_opts *own, const kf_verify_opts *o)
 {
-    return o && o->version == 1 ? offsetof(kf_verify_opts, schema_fields) : sizeof(kf_verify_opts);
+    size_t size = o && o->version == 1 ? offsetof(kf_verify_opts, schema_fields) : sizeof(kf_verify_opts);
+    return kf_opts_take_grown(own, sizeof *own, o, size, KF_VERIFY_OPTIONS_VERSION, &own->max_batch_bytes);
 }
 
 static void sink_problem(void *ctx, const kf_problem *p)
@@ -507,8 +509,7 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
                    kf_verify_result *res, kf_segment_summary *seg)
 {
     kf_verify_opts own;
-    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
-                           &own.max_batch_bytes) != KF_OK)
+    if (verify_opts_take(&own, o) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     if (seg)
@@ -532,8 +533,7 @@ int kf_verify_file(const char *path, kf_file_kind kind, int64_t base_offset, con
 int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_result *res, kf_partition_summary *ps)
 {
     kf_verify_opts own;
-    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
-                           &own.max_batch_bytes) != KF_OK)
+    if (verify_opts_take(&own, o) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     kf_partition_summary dummy;
@@ -692,18 +692,15 @@ static int verify_datadir_partition(void *ctx, const kf_path_entry *e)
 
 static void datadir_walk_opts(kf_paths_walk_opts *wo, verify_walk *w)
 {
-    kf_paths_walk_opts_init(wo);
-    wo->partition_fn = verify_datadir_partition;
+    kf_paths_walk_opts_on(wo, NULL, verify_datadir_partition, NULL, w, NULL, NULL);
     wo->datadir_file_fn = verify_datadir_file;
     wo->unreadable_partitions = true;
-    wo->ctx = w;
 }
 
 int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res)
 {
     kf_verify_opts own;
-    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
-                           &own.max_batch_bytes) != KF_OK)
+    if (verify_opts_take(&own, o) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     verify_walk w = {o, res};
@@ -779,19 +776,13 @@ static void verify_path_error(void *ctx, const char *path, int err_no, const cha
 int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_verify_result *res)
 {
     kf_verify_opts own;
-    if (kf_opts_take_grown(&own, sizeof own, o, verify_opts_size(o), KF_VERIFY_OPTIONS_VERSION,
-                           &own.max_batch_bytes) != KF_OK)
+    if (verify_opts_take(&own, o) != KF_OK)
         return KF_ERR_UNSUPPORTED;
     o = &own;
     verify_walk w = {o, res};
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
-    wo.file_fn = verify_path_file;
-    wo.partition_fn = verify_path_partition;
-    wo.datadir_fn = verify_path_datadir;
+    kf_paths_walk_opts_on(&wo, verify_path_file, verify_path_partition, verify_path_datadir, &w, verify_path_error,
+                          &w);
     wo.special_what = KF_PATH_SPECIAL_WHAT;
-    wo.error_fn = verify_path_error;
-    wo.error_ctx = &w;
-    wo.ctx = &w;
     return kf_paths_walk(paths, n, &wo);
 }

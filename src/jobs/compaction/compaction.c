@@ -30,7 +30,7 @@
 #include "kfsck/sys/dirs.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/names.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 
 #define CLEANER_CHECKPOINT "cleaner-offset-checkpoint"
 #define HW_CHECKPOINT "replication-offset-checkpoint"
@@ -104,10 +104,7 @@ static int collect_named(const kf_compaction_opts *o, named_list *l)
     if (!o->paths || !o->npaths)
         return KF_OK;
     kf_paths_walk_opts w;
-    kf_paths_walk_opts_init(&w);
-    w.partition_fn = named_partition_dir;
-    w.file_fn = named_file;
-    w.ctx = l;
+    kf_paths_walk_opts_on(&w, named_file, named_partition_dir, NULL, l, NULL, NULL);
     int rc = kf_paths_walk(o->paths, o->npaths, &w);
     return rc == KF_ERR_NOMEM ? rc : KF_OK; /* unusable PATHs were reported by the inputs' walk */
 }

@@ -4,6 +4,7 @@
  * transactions listed in the .txnindex files, by first offset, begin as
  * the batches reach them; a transactional batch of a producer inside one is
  * aborted; that producer's ABORT marker ends it. */
+#include "bytes/grow.h"
 #include "jobs/compaction/compaction_aborted.h"
 
 #include <stdlib.h>
@@ -27,14 +28,8 @@ static int add_entries(cp_aborts *a, const kf_index *ix)
             e.last_stable_offset == prev.last_stable_offset)
             continue;
         prev = e;
-        if (a->n == a->cap) {
-            size_t cap = a->cap ? a->cap * 2 : 64;
-            cp_abort *v = cap < SIZE_MAX / sizeof *v ? realloc(a->v, cap * sizeof *v) : NULL;
-            if (!v)
-                return KF_ERR_NOMEM;
-            a->v = v;
-            a->cap = cap;
-        }
+        if (!KF_GROW(a->v, a->n, a->cap, 64))
+            return KF_ERR_NOMEM;
         a->v[a->n++] = (cp_abort){e.producer_id, e.first_offset, e.last_offset};
     }
     return KF_OK;

@@ -14,13 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/report.h"
 #include "bytes/error.h"
 #include "bytes/opts.h"
 #include "jobs/dump/dump_internal.h"
 #include "kfsck/sys/dirs.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/partition.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 
 void kf_dump_opts_init(kf_dump_opts *o)
 {
@@ -53,15 +54,7 @@ static void walk_error(void *ctx, const char *path, int err_no, const char *what
 void dump_problem(void *ctx, const kf_problem *p)
 {
     dump_run *d = ctx;
-    kf_problem q = *p;
-    if (!q.file)
-        q.file = d->file;
-    if (q.severity == KF_SEV_ERROR)
-        d->res->errors++;
-    else
-        d->res->warnings++;
-    if (d->o.problem_fn)
-        d->o.problem_fn(d->o.ctx, &q);
+    kf_problem_pass(d->o.problem_fn, d->o.ctx, p, d->file, &d->res->errors, &d->res->warnings);
 }
 
 static int on_batch(void *ctx, const kf_batch *b)
@@ -330,13 +323,9 @@ int kf_dump_paths(char *const *paths, size_t n, const kf_dump_opts *o, kf_dump_r
     }
     d->res = res;
     kf_paths_walk_opts *wo = &d->walk;
-    kf_paths_walk_opts_init(wo);
+    kf_paths_walk_opts_on(wo, dump_file_path, dump_dir_path, dump_dir_path, d, walk_error, d);
+    wo->other_dir_fn = dump_dir_path;
     wo->special_what = KF_PATH_SPECIAL_WHAT;
-    wo->error_fn = walk_error;
-    wo->error_ctx = d;
-    wo->ctx = d;
-    wo->file_fn = dump_file_path;
-    wo->partition_fn = wo->datadir_fn = wo->other_dir_fn = dump_dir_path;
     wo->datadir_file_fn = wo->other_entry_fn = dump_entry;
     wo->unreadable_partitions = true; /* an unreadable entry is only an error when named like a Kafka file */
     wo->sniff_logs = true;

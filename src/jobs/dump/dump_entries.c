@@ -67,6 +67,24 @@ static void checkpoint_entry(void *ctx, const kf_checkpoint_entry *c)
     entry(ctx, &e);
 }
 
+/* A file's header, before its entries. */
+static void file_begins(dump_run *d, const kf_dump_file *f)
+{
+    if (d->o.file_fn)
+        d->o.file_fn(d->o.ctx, f);
+}
+
+/* A file read whole into one entry e (rc: its read's): the file and e,
+ * unless it could not be read. */
+static int whole_file(dump_run *d, const kf_dump_file *f, kf_dump_entry *e, int rc)
+{
+    if (rc == KF_ERR_IO || rc == KF_ERR_NOMEM)
+        return rc;
+    file_begins(d, f);
+    entry(d, e);
+    return KF_OK;
+}
+
 /* The file's own entries (its problems come after, from verify's checks):
  * KF_OK, KF_ERR_IO when it cannot be read (the last error's errno), or
  * KF_ERR_NOMEM. */
@@ -84,8 +102,7 @@ static int entries(dump_run *d, const char *path, kf_name_info ni)
             return rc;
         if (ni.kind != KF_FILE_TXNINDEX)
             f.entries = ix.entries;
-        if (d->o.file_fn)
-            d->o.file_fn(d->o.ctx, &f);
+        file_begins(d, &f);
         if (ni.kind == KF_FILE_INDEX)
             offset_index(d, &ix);
         else if (ni.kind == KF_FILE_TIMEINDEX)
@@ -99,8 +116,7 @@ static int entries(dump_run *d, const char *path, kf_name_info ni)
         kf_producer_snapshot s;
         rc = kf_producer_snapshot_open(&s, path);
         if (rc != KF_ERR_IO && rc != KF_ERR_NOMEM) {
-            if (d->o.file_fn)
-                d->o.file_fn(d->o.ctx, &f);
+            file_begins(d, &f);
             snapshot(d, &s);
             rc = KF_OK;
         }
@@ -115,8 +131,7 @@ static int entries(dump_run *d, const char *path, kf_name_info ni)
         if ((rc = kf_source_open(&src, path, 0)) != KF_OK)
             return rc;
         kf_source_close(src);
-        if (d->o.file_fn)
-            d->o.file_fn(d->o.ctx, &f);
+        file_begins(d, &f);
         int32_t version = -1;
         rc = kf_checkpoint_read(path, ni.kind == KF_FILE_LEADER_EPOCH ? KF_CHECKPOINT_LEADER_EPOCH : KF_CHECKPOINT_OFFSETS,
                                 &version, checkpoint_entry, d, NULL, NULL);
@@ -124,37 +139,21 @@ static int entries(dump_run *d, const char *path, kf_name_info ni)
     }
     case KF_FILE_PARTITION_METADATA: {
         kf_partition_metadata pm;
-        kf_dump_entry e = {.kind = KF_DUMP_PARTITION_METADATA, .partition_metadata = &pm};
         rc = kf_partition_metadata_read(path, &pm);
-        e.parsed = rc == KF_OK;
-        if (rc == KF_ERR_IO || rc == KF_ERR_NOMEM)
-            return rc;
-        if (d->o.file_fn)
-            d->o.file_fn(d->o.ctx, &f);
-        entry(d, &e);
-        return KF_OK;
+        kf_dump_entry e = {.kind = KF_DUMP_PARTITION_METADATA, .partition_metadata = &pm, .parsed = rc == KF_OK};
+        return whole_file(d, &f, &e, rc);
     }
     case KF_FILE_META_PROPERTIES: {
         kf_meta_properties mp;
-        kf_dump_entry e = {.kind = KF_DUMP_META_PROPERTIES, .meta = &mp};
         rc = kf_meta_properties_read(path, &mp);
-        if (rc == KF_ERR_IO || rc == KF_ERR_NOMEM)
-            return rc;
-        if (d->o.file_fn)
-            d->o.file_fn(d->o.ctx, &f);
-        entry(d, &e);
-        return KF_OK;
+        kf_dump_entry e = {.kind = KF_DUMP_META_PROPERTIES, .meta = &mp};
+        return whole_file(d, &f, &e, rc);
     }
     case KF_FILE_QUORUM_STATE: {
         kf_quorum_state qs;
-        kf_dump_entry e = {.kind = KF_DUMP_QUORUM_STATE, .quorum = &qs};
         rc = kf_quorum_state_read(path, &qs);
-        if (rc == KF_ERR_IO || rc == KF_ERR_NOMEM)
-            return rc;
-        if (d->o.file_fn)
-            d->o.file_fn(d->o.ctx, &f);
-        entry(d, &e);
-        return KF_OK;
+        kf_dump_entry e = {.kind = KF_DUMP_QUORUM_STATE, .quorum = &qs};
+        return whole_file(d, &f, &e, rc);
     }
     default:
         return KF_ERR_UNSUPPORTED;

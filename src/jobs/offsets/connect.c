@@ -1,4 +1,5 @@
 /* connect.c: Kafka Connect source offsets (include/kfsck/connect.h). */
+#include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "kfsck/connect.h"
 
@@ -147,16 +148,10 @@ static void end_txn(kf_connect *c, int64_t pid, bool commit)
 
 static void stage(kf_connect *c, int64_t pid, const uint8_t *key, uint32_t klen, const centry *e)
 {
-    if (c->nstaged == c->capstaged) {
-        size_t cap = c->capstaged ? c->capstaged * 2 : 16;
-        staged_w *ns = realloc(c->staged, cap * sizeof *ns);
-        if (!ns) {
-            free(e->value);
-            c->err = KF_ERR_NOMEM;
-            return;
-        }
-        c->staged = ns;
-        c->capstaged = cap;
+    if (!KF_GROW(c->staged, c->nstaged, c->capstaged, 16)) {
+        free(e->value);
+        c->err = KF_ERR_NOMEM;
+        return;
     }
     uint8_t *k = dup_bytes(key, klen);
     if (!k) {

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes/grow.h"
 #include "bytes/satmath.h"
 #include "bytes/error.h"
 #include "bytes/pool.h"
@@ -86,16 +87,10 @@ static char *keep(pp_part *p, char *s)
         p->rc = KF_ERR_NOMEM;
         return NULL;
     }
-    if (p->nowned == p->capowned) {
-        size_t cap = p->capowned ? p->capowned * 2 : 8;
-        char **no = realloc(p->owned, cap * sizeof *no);
-        if (!no) {
-            free(s);
-            p->rc = KF_ERR_NOMEM;
-            return NULL;
-        }
-        p->owned = no;
-        p->capowned = cap;
+    if (!KF_GROW(p->owned, p->nowned, p->capowned, 8)) {
+        free(s);
+        p->rc = KF_ERR_NOMEM;
+        return NULL;
     }
     return p->owned[p->nowned++] = s;
 }
@@ -120,36 +115,23 @@ kf_predict_action *pp_act(pp_part *p, kf_predict_action_kind k, const char *file
 {
     if (p->rc != KF_OK || !file || !reason)
         return NULL;
-    if (p->nacts == p->capacts) {
-        size_t cap = p->capacts ? p->capacts * 2 : 8;
-        kf_predict_action *na = realloc(p->acts, cap * sizeof *na);
-        if (!na) {
-            p->rc = KF_ERR_NOMEM;
-            return NULL;
-        }
-        p->acts = na;
-        p->capacts = cap;
+    if (!KF_GROW(p->acts, p->nacts, p->capacts, 8)) {
+        p->rc = KF_ERR_NOMEM;
+        return NULL;
     }
     kf_predict_action *a = &p->acts[p->nacts++];
     *a = (kf_predict_action){p->datadir, p->topic, p->partition, p->dir, k, file, reason, bytes, 0, 0, 0, false};
     return a;
 }
 
-bool pp_grow(pp_part *p, void **v, size_t *cap, size_t n, size_t sz)
+bool pp_grow(pp_part *p, void *pv, size_t *cap, size_t n, size_t sz)
 {
     if (p->rc != KF_OK)
         return false;
-    if (n < *cap)
+    if (n < *cap || kf_grow_(pv, cap, sz, 8))
         return true;
-    size_t ncap = *cap ? *cap * 2 : 8;
-    void *nv = realloc(*v, ncap * sz);
-    if (!nv) {
-        p->rc = KF_ERR_NOMEM;
-        return false;
-    }
-    *v = nv;
-    *cap = ncap;
-    return true;
+    p->rc = KF_ERR_NOMEM;
+    return false;
 }
 
 void pp_io_error(pp_part *p, const char *path, int err_no)

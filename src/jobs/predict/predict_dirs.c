@@ -7,6 +7,8 @@
  * (meta.properties that disagree, two directories of one topic-partition)
  * and the partitions the KRaft image does not place on this broker. */
 #include "predict_internal.h"
+#include "format/order.h"
+#include "bytes/grow.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,7 +22,7 @@
 #include "kfsck/sys/checkpoint.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/metadata.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 
 /* ---- directory names: LocalLog.parseTopicPartitionName ----------------------------- */
 
@@ -123,14 +125,8 @@ int pp_dir_act(pp_dir *d, kf_predict_action_kind kind, const char *file, const c
 
 static int add_part(pp_dir *d, const kf_path_entry *e, const char *topic, int32_t partition, dir_kind kind)
 {
-    if (d->nparts == d->capparts) {
-        size_t cap = d->capparts ? d->capparts * 2 : 16;
-        pp_part *np = realloc(d->parts, cap * sizeof *np);
-        if (!np)
-            return KF_ERR_NOMEM;
-        d->parts = np;
-        d->capparts = cap;
-    }
+    if (!KF_GROW(d->parts, d->nparts, d->capparts, 16))
+        return KF_ERR_NOMEM;
     pp_part *p = &d->parts[d->nparts++];
     memset(p, 0, sizeof *p);
     p->datadir = d->path;
@@ -180,12 +176,8 @@ static int on_entry(void *ctx, const kf_path_entry *e)
 static int cmp_part(const void *a, const void *b)
 {
     const pp_part *x = a, *y = b;
-    int c = strcmp(x->topic, y->topic);
-    if (c)
-        return c;
-    if (x->partition != y->partition)
-        return x->partition < y->partition ? -1 : 1;
-    return strcmp(x->name, y->name);
+    int c = kf_cmp_topic_partition(x->topic, x->partition, y->topic, y->partition);
+    return c ? c : strcmp(x->name, y->name);
 }
 
 int pp_list_dir(pp_run *r, pp_dir *d)
@@ -209,11 +201,9 @@ int pp_list_dir(pp_run *r, pp_dir *d)
     if (rc != KF_OK)
         return rc;
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
-    wo.partition_fn = on_entry;
+    kf_paths_walk_opts_on(&wo, NULL, on_entry, NULL, d, NULL, NULL);
     wo.other_entry_fn = on_entry;
     wo.unreadable_partitions = true;
-    wo.ctx = d;
     rc = kf_datadir_walk(d->path, &wo);
     if (rc == KF_ERR_NOMEM)
         return rc;

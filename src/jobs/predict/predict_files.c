@@ -10,6 +10,7 @@
  * and the .txnindex files read; the swap segments are read for their next
  * offset. */
 #include "predict_internal.h"
+#include "bytes/grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -296,15 +297,9 @@ static const char *txn_index_check(pp_part *p, int64_t base, bool *fatal)
 
 static pp_seg *add_seg(pp_part *p, int64_t base, const pp_file *f)
 {
-    if (p->nsegs == p->capsegs) {
-        size_t cap = p->capsegs ? p->capsegs * 2 : 8;
-        pp_seg *ns = realloc(p->segs, cap * sizeof *ns);
-        if (!ns) {
-            p->rc = KF_ERR_NOMEM;
-            return NULL;
-        }
-        p->segs = ns;
-        p->capsegs = cap;
+    if (!KF_GROW(p->segs, p->nsegs, p->capsegs, 8)) {
+        p->rc = KF_ERR_NOMEM;
+        return NULL;
     }
     pp_seg *s = &p->segs[p->nsegs++];
     *s = (pp_seg){.base = base, .path = file_path(p, f->name), .size = f->size, .mtime_ms = f->mtime_ms,

@@ -7,6 +7,7 @@
  * (below the log end after recovery and outside every cut); each committed
  * offset whose value differs — reverted to an older commit, gone, or back
  * from a deletion the cut part held — is a kf_group_affected. */
+#include "format/order.h"
 #include "predict_internal.h"
 
 #include <stdlib.h>
@@ -47,17 +48,13 @@ static int groups_batch(void *ctx, kf_part_reader *r, kf_batch *b)
 static int cmp_key(const kf_offset_value *a, const kf_offset_value *b)
 {
     int c = strcmp(a->group, b->group);
-    if (!c)
-        c = strcmp(a->topic, b->topic);
-    if (!c)
-        c = a->partition < b->partition ? -1 : a->partition > b->partition;
-    return c;
+    return c ? c : kf_cmp_topic_partition(a->topic, a->partition, b->topic, b->partition);
 }
 
 static void add_change(pp_part *p, const kf_offset_value *now, const kf_offset_value *after)
 {
     const kf_offset_value *k = now ? now : after;
-    if (!pp_grow(p, (void **)&p->groups, &p->capgroups, p->ngroups, sizeof *p->groups))
+    if (!pp_grow(p, &p->groups, &p->capgroups, p->ngroups, sizeof *p->groups))
         return;
     const char *group = pp_strf(p, "%s", k->group), *topic = pp_strf(p, "%s", k->topic);
     if (!group || !topic)

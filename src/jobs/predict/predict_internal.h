@@ -150,8 +150,10 @@ void pp_damage_kept(pp_part *p);
 /* predict_groups.c: for a __consumer_offsets partition that start-up cuts,
  * the committed offsets the coordinator then loads differently */
 void pp_groups_affected(pp_part *p);
-/* Grow *v (of *cap elements of size sz) to hold n + 1: false when out of memory (p->rc set). */
-bool pp_grow(pp_part *p, void **v, size_t *cap, size_t n, size_t sz);
+/* KF_GROW (bytes/grow.h) for p's arrays: pv the address of the array (of
+ * *cap elements of size sz, n used); false when p has failed already or out
+ * of memory (p->rc set). */
+bool pp_grow(pp_part *p, void *pv, size_t *cap, size_t n, size_t sz);
 /* predict_estimate.c: the partitions' bytes (sorted here, largest first) on
  * `threads` threads at `rate` bytes per second: the time the last one ends. */
 double pp_estimate_seconds(uint64_t *bytes, size_t n, uint32_t threads, uint64_t rate);

@@ -42,7 +42,7 @@ static void kept_problem(void *ctx, const kf_problem *pr)
         p->out.damage_kept_omitted++;
         return;
     }
-    if (!pp_grow(p, (void **)&p->kept, &p->capkept, p->nkept, sizeof *p->kept))
+    if (!pp_grow(p, &p->kept, &p->capkept, p->nkept, sizeof *p->kept))
         return;
     int64_t off = pr->has_offset ? pr->offset : k->has_last ? k->last + 1 : k->s->base;
     const char *error = pp_strf(p, "%s", pr->message);

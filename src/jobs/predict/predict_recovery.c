@@ -16,6 +16,7 @@
 
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/segment.h"
+#include "bytes/grow.h"
 #include "bytes/satmath.h"
 
 int64_t kf_recovery_end(const kf_recovery_segment *segs, size_t n, int64_t recovery_point, int64_t log_start,
@@ -196,15 +197,9 @@ void pp_snap_put(pp_part *p, int64_t off, bool valid)
             p->snaps[i] = (pp_snap){off, valid, false};
             return;
         }
-    if (p->nsnaps == p->capsnaps) {
-        size_t cap = p->capsnaps ? p->capsnaps * 2 : 4;
-        pp_snap *ns = realloc(p->snaps, cap * sizeof *ns);
-        if (!ns) {
-            p->rc = KF_ERR_NOMEM;
-            return;
-        }
-        p->snaps = ns;
-        p->capsnaps = cap;
+    if (!KF_GROW(p->snaps, p->nsnaps, p->capsnaps, 4)) {
+        p->rc = KF_ERR_NOMEM;
+        return;
     }
     p->snaps[p->nsnaps++] = (pp_snap){off, valid, false};
 }
@@ -283,7 +278,7 @@ void pp_recover_segment(pp_part *p, size_t i, const char *reason, kf_predict_act
             a->offset = after;
             a->offsets_lost = kf_offsets_between(after, before);
         }
-        if (before > after && pp_grow(p, (void **)&p->cuts, &p->capcuts, p->ncuts, sizeof *p->cuts))
+        if (before > after && pp_grow(p, &p->cuts, &p->capcuts, p->ncuts, sizeof *p->cuts))
             p->cuts[p->ncuts++] = (pp_cut){after, before};
         s->size = s->valid_bytes;
     }

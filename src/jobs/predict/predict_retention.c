@@ -7,6 +7,7 @@
  * largest for a segment recovered, else the last entry of its .timeindex
  * (read alone), else the file's modification time. */
 #include "predict_internal.h"
+#include "bytes/grow.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -108,15 +109,9 @@ static void delete_old(pp_part *p, ret_log *l, ret_pred pred, kf_retention_reaso
     if (i == l->n) /* roll(): the log keeps one segment */
         l->s[l->n++] = (ret_seg){l->log_end, 0, p->now_ms, NULL};
     for (size_t k = l->first; k < i; k++) {
-        if (p->nrets == p->caprets) {
-            size_t cap = p->caprets ? p->caprets * 2 : 4;
-            kf_retention_delete *nr = realloc(p->rets, cap * sizeof *nr);
-            if (!nr) {
-                p->rc = KF_ERR_NOMEM;
-                return;
-            }
-            p->rets = nr;
-            p->caprets = cap;
+        if (!KF_GROW(p->rets, p->nrets, p->caprets, 4)) {
+            p->rc = KF_ERR_NOMEM;
+            return;
         }
         p->rets[p->nrets++] = (kf_retention_delete){l->s[k].path, l->s[k].base, why, l->s[k].size};
     }

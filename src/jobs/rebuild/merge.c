@@ -384,26 +384,27 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
     return rc;
 }
 
-int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
-                        kf_merge_result *res)
+/* The merge of in_dirs into out_dir; or, with od, into its target under its
+ * policy (its force, its stage). */
+static int merge_run(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
+                     kf_merge_result *res, kf_outdir *od)
 {
     kf_merge_opts own;
     if (kf_opts_take(&own, o, sizeof own, KF_MERGE_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
-    o = &own;
-    return merge_partitions(in_dirs, n, out_dir, out_dir, o, res, NULL);
+    const char *write_dir;
+    rebuild_dirs(od, &out_dir, &write_dir, &own.force);
+    int rc = merge_partitions(in_dirs, n, out_dir, write_dir, &own, res, od);
+    return rc != KF_OK || !od ? rc : rebuild_outdir_done(od);
+}
+
+int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,
+                        kf_merge_result *res)
+{
+    return merge_run(in_dirs, n, out_dir, o, res, NULL);
 }
 
 int kf_merge_into(kf_outdir *od, const char *const *in_dirs, size_t n, const kf_merge_opts *o, kf_merge_result *res)
 {
-    kf_merge_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_MERGE_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
-        return KF_ERR_UNSUPPORTED;
-    o = &own;
-    kf_merge_opts forced = *o;
-    forced.force = od->force;
-    int rc = merge_partitions(in_dirs, n, od->target, od->stage ? od->stage : od->target, &forced, res, od);
-    if (rc == KF_OK)
-        rc = rebuild_outdir_done(od);
-    return rc;
+    return merge_run(in_dirs, n, NULL, o, res, od);
 }

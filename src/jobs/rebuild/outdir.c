@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes/grow.h"
 #include "bytes/error.h"
 #include "kfsck/sys/codec.h"
 #include "kfsck/sys/dirs.h"
@@ -308,15 +309,9 @@ int kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n, kf_out
 
 static void add_name(kf_outdir *od, const char *b, size_t n, const char *ext)
 {
-    if (od->nwritten == od->cap_written) {
-        size_t cap = od->cap_written ? od->cap_written * 2 : 32;
-        char **v = realloc(od->written, cap * sizeof *v);
-        if (!v) {
-            od->written_incomplete = true;
-            return;
-        }
-        od->written = v;
-        od->cap_written = cap;
+    if (!KF_GROW(od->written, od->nwritten, od->cap_written, 32)) {
+        od->written_incomplete = true;
+        return;
     }
     size_t e = ext ? strlen(ext) : 0;
     char *c = malloc(n + e + 1);

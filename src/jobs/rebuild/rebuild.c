@@ -75,6 +75,15 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
     fn(ctx, &r);
 }
 
+void rebuild_dirs(const kf_outdir *od, const char **out_dir, const char **write_dir, bool *force)
+{
+    if (od) {
+        *out_dir = od->target;
+        *force = od->force;
+    }
+    *write_dir = od && od->stage ? od->stage : *out_dir;
+}
+
 int rebuild_outdir_done(kf_outdir *od)
 {
     if (kf_outdir_finish(od) == KF_OK)

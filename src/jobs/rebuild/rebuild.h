@@ -33,6 +33,11 @@ void rebuild_emit_filev(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char
 void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const kf_part_segment *s,
                           const char *input, uint64_t input_size);
 
+/* Where and how a run writes: into *out_dir; or, with od (may be NULL),
+ * into its target (*out_dir: the paths reported) through its stage when it
+ * has one (*write_dir: where the files are written), with its *force. */
+void rebuild_dirs(const kf_outdir *od, const char **out_dir, const char **write_dir, bool *force);
+
 /* A run into od is done (KF_OK from the job): the stale files go
  * (kf_outdir_finish). KF_OK, or KF_ERR_NOMEM (the last error names the
  * copy) when the names written are not all known. */

@@ -52,21 +52,6 @@ int repair_writer_fail(repair_ctx *c)
     return repair_fail(c, e->path, e->err_no, e->what);
 }
 
-int repair_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 void repair_emit_file(repair_ctx *c, const char *input, const char *output, const char *action, const char *fmt,
                       ...)
 {
@@ -299,34 +284,32 @@ static int repair_segment_file(const char *log_path, const char *out_dir, const 
     return rc;
 }
 
-int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
+/* The repair of path, a partition dir or one segment, into out_dir; or, with
+ * od, into its target under its policy (its force, its stage). */
+static int repair_run(const char *path, bool partition, const char *out_dir, const kf_repair_opts *o,
+                      kf_repair_result *res, kf_outdir *od)
 {
     kf_repair_opts own;
     if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
-    o = &own;
-    return repair_partition(in_dir, out_dir, out_dir, o, res, NULL);
+    const char *write_dir;
+    rebuild_dirs(od, &out_dir, &write_dir, &own.force);
+    int rc = partition ? repair_partition(path, out_dir, write_dir, &own, res, od)
+                       : repair_segment_file(path, out_dir, write_dir, &own, res, od);
+    return rc != KF_OK || !od ? rc : rebuild_outdir_done(od);
+}
+
+int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
+{
+    return repair_run(in_dir, true, out_dir, o, res, NULL);
 }
 
 int kf_repair_segment_file(const char *log_path, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)
 {
-    kf_repair_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
-        return KF_ERR_UNSUPPORTED;
-    o = &own;
-    return repair_segment_file(log_path, out_dir, out_dir, o, res, NULL);
+    return repair_run(log_path, false, out_dir, o, res, NULL);
 }
 
 int kf_repair_into(kf_outdir *od, const char *path, const kf_repair_opts *o, kf_repair_result *res)
 {
-    kf_repair_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
-        return KF_ERR_UNSUPPORTED;
-    o = &own;
-    kf_repair_opts forced = *o;
-    forced.force = od->force;
-    const char *write_dir = od->stage ? od->stage : od->target;
-    int rc = od->partition ? repair_partition(path, od->target, write_dir, &forced, res, od)
-                           : repair_segment_file(path, od->target, write_dir, &forced, res, od);
-    return rc != KF_OK ? rc : rebuild_outdir_done(od);
+    return repair_run(path, od->partition, NULL, o, res, od);
 }

@@ -47,7 +47,6 @@ typedef struct repair_ctx {
 int repair_fail(repair_ctx *c, const char *path, int err_no, const char *what);
 /* The writer's failure as the run's. */
 int repair_writer_fail(repair_ctx *c);
-int repair_grow(void **p, size_t *cap, size_t need, size_t elem);
 void repair_emit_file(repair_ctx *c, const char *input, const char *output, const char *action, const char *fmt,
                       ...) __attribute__((format(printf, 5, 6)));
 

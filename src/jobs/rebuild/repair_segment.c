@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/grow.h"
 #include "bytes/error.h"
 #include "format/entry_peek.h"
 #include "format/intact.h"
@@ -31,7 +32,7 @@ static void emit_drop(repair_ctx *c, kf_repair_drop *d)
     if (d->data_loss)
         c->res->data_loss_ranges++;
     if (d->data_loss && d->has_first &&
-        repair_grow((void **)&c->lost, &c->cap_lost, c->nlost + 1, sizeof *c->lost) == 0)
+        KF_GROW(c->lost, c->nlost, c->cap_lost, 16))
         c->lost[c->nlost++] = (repair_range){d->first_offset, d->has_last ? d->last_offset : INT64_MAX};
     if (c->o->drop_fn)
         c->o->drop_fn(c->o->ctx, d);
@@ -164,7 +165,7 @@ static void pass_problem(void *ctx, const kf_problem *p)
         return;
     }
     if (!s->cut && !strcmp(p->code, KF_P_BATCH_TOO_LARGE) &&
-        repair_grow((void **)&s->large, &s->caplarge, s->nlarge + 1, sizeof *s->large) == 0)
+        KF_GROW(s->large, s->nlarge, s->caplarge, 16))
         s->large[s->nlarge++] = p->position; /* the broker keeps it: copied if before the cut */
     uint64_t vb;
     uint64_t from = s->cut ? s->cut_pos : kf_segment_iter_recovery_point(s->it, &vb) ? vb : UINT64_MAX;

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/order.h"
+#include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "jobs/remote/remote_internal.h"
 #include "kfsck/sys/checkpoint.h"
@@ -59,14 +61,8 @@ typedef struct rep_list {
 
 static rep *rep_add(rep_list *r)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 32;
-        rep *nv = realloc(r->v, cap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        r->v = nv;
-        r->cap = cap;
-    }
+    if (!KF_GROW(r->v, r->n, r->cap, 32))
+        return NULL;
     rep *e = &r->v[r->n++];
     memset(e, 0, sizeof *e);
     e->part = RM_NONE;
@@ -76,11 +72,9 @@ static rep *rep_add(rep_list *r)
 static int cmp_rep(const void *a, const void *b)
 {
     const rep *x = a, *y = b;
-    int c = strcmp(x->topic, y->topic);
+    int c = kf_cmp_topic_partition(x->topic, x->partition, y->topic, y->partition);
     if (c)
         return c;
-    if (x->partition != y->partition)
-        return x->partition < y->partition ? -1 : 1;
     if (x->has_id != y->has_id)
         return x->has_id ? -1 : 1;
     return x->has_id ? memcmp(x->topic_id, y->topic_id, 16) : 0;
@@ -225,14 +219,8 @@ typedef struct findings {
 
 static kf_remote_segment *finding_add(findings *f)
 {
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 16;
-        kf_remote_segment *nv = realloc(f->v, cap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        f->v = nv;
-        f->cap = cap;
-    }
+    if (!KF_GROW(f->v, f->n, f->cap, 16))
+        return NULL;
     kf_remote_segment *s = &f->v[f->n++];
     memset(s, 0, sizeof *s);
     s->lineage_broker = -1;

@@ -23,7 +23,7 @@
 #include "kfsck/sys/dirs.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/index.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "format/source.h"
 
 #define CACHE_DIR "remote-log-index-cache"
@@ -367,10 +367,8 @@ int rm_index_cache_check(const rm_state *st, bool judge_live, const kf_remote_op
         return KF_OK;
     checker c = {.st = st, .judge_live = judge_live, .o = o, .fn = fn, .ctx = ctx, .tot = tot, .rc = KF_OK};
     kf_paths_walk_opts w;
-    kf_paths_walk_opts_init(&w);
-    w.datadir_fn = on_datadir;
+    kf_paths_walk_opts_on(&w, NULL, NULL, on_datadir, &c, NULL, NULL);
     w.other_dir_fn = on_other_dir;
-    w.ctx = &c;
     int rc = kf_paths_walk(o->paths, o->npaths, &w);
     for (size_t i = 0; i < c.nseen; i++)
         free(c.seen[i]);

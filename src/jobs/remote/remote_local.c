@@ -26,6 +26,7 @@
 #include "kfsck/sys/file.h"
 #include "kfsck/paths.h"
 #include "kfsck/replicas.h"
+#include "bytes/grow.h"
 #include "bytes/satmath.h"
 
 /* ---- the local copies ----------------------------------------------------------- */
@@ -157,14 +158,8 @@ static bool span_add(spans *s, int64_t from, int64_t to)
 {
     if (from >= to)
         return true;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        kf_remote_range *nv = realloc(s->v, cap * sizeof *nv);
-        if (!nv)
-            return false;
-        s->v = nv;
-        s->cap = cap;
-    }
+    if (!KF_GROW(s->v, s->n, s->cap, 16))
+        return false;
     s->v[s->n++] = (kf_remote_range){from, to};
     return true;
 }

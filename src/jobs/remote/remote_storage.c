@@ -21,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "format/order.h"
+#include "bytes/grow.h"
 #include "bytes/error.h"
 #include "jobs/remote/remote_internal.h"
 #include "kfsck/sys/checkpoint.h"
@@ -235,14 +237,8 @@ static rm_orphan *orphan_of(reader *r, const rm_key *k)
         return NULL;
     if (!created)
         return &sg->orphans[(uintptr_t)*slot - 1];
-    if (sg->norphans == sg->caporphans) {
-        size_t cap = sg->caporphans ? sg->caporphans * 2 : 16;
-        rm_orphan *no = realloc(sg->orphans, cap * sizeof *no);
-        if (!no)
-            goto fail;
-        sg->orphans = no;
-        sg->caporphans = cap;
-    }
+    if (!KF_GROW(sg->orphans, sg->norphans, sg->caporphans, 16))
+        goto fail;
     rm_orphan *o = &sg->orphans[sg->norphans];
     memset(o, 0, sizeof *o);
     o->topic = malloc(k->topic_len + 1);
@@ -298,15 +294,9 @@ static void object(reader *r, const char *key, size_t len, uint64_t size)
         r->rc = KF_ERR_NOMEM;
         return;
     }
-    if (o->nkeys == o->capkeys) {
-        size_t cap = o->capkeys ? o->capkeys * 2 : 8;
-        char **nk = realloc(o->keys, cap * sizeof *nk);
-        if (!nk) {
-            r->rc = KF_ERR_NOMEM;
-            return;
-        }
-        o->keys = nk;
-        o->capkeys = cap;
+    if (!KF_GROW(o->keys, o->nkeys, o->capkeys, 8)) {
+        r->rc = KF_ERR_NOMEM;
+        return;
     }
     char *copy = malloc(len + 1);
     if (!copy) {
@@ -476,11 +466,9 @@ static int read_listing(reader *r, const char *path)
 static int cmp_orphan(const void *a, const void *b)
 {
     const rm_orphan *x = a, *y = b;
-    int c = strcmp(x->topic, y->topic);
+    int c = kf_cmp_topic_partition(x->topic, x->partition, y->topic, y->partition);
     if (c)
         return c;
-    if (x->partition != y->partition)
-        return x->partition < y->partition ? -1 : 1;
     c = memcmp(x->topic_id, y->topic_id, 16);
     if (c)
         return c;

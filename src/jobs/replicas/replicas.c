@@ -17,6 +17,7 @@
  * topic-partition, each topic-partition's replicas judged
  * (replicas_partition.c) and handed to the caller before the next one is
  * read. */
+#include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "kfsck/replicas.h"
 
@@ -26,7 +27,7 @@
 
 #include "bytes/error.h"
 #include "kfsck/sys/dirs.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "jobs/replicas/replicas_internal.h"
 
 void kf_replicas_opts_init(kf_replicas_opts *o)
@@ -149,16 +150,10 @@ static void walk_error(void *ctx, const char *path, int err_no, const char *what
 static int collect_inputs(inputs *in, char *const *paths, size_t n)
 {
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
-    wo.file_fn = on_file;
-    wo.partition_fn = on_partition;
-    wo.datadir_fn = on_datadir;
+    kf_paths_walk_opts_on(&wo, on_file, on_partition, on_datadir, in, walk_error, in);
     wo.empty_dir_is_datadir = true;
     wo.special_what = "not a regular file or directory";
     wo.other_dir_what = "not a broker data directory (no partition directories, meta.properties or checkpoints)";
-    wo.ctx = in;
-    wo.error_fn = walk_error;
-    wo.error_ctx = in;
     int rc = kf_paths_walk(paths, n, &wo);
     return rc == KF_ERR_IO ? KF_OK : rc;
 }
@@ -294,14 +289,8 @@ typedef struct group {
 
 static int take(group *g, head *h)
 {
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 8;
-        rp_rec *nv = realloc(g->v, cap * sizeof *nv);
-        if (!nv)
-            return KF_ERR_NOMEM;
-        g->v = nv;
-        g->cap = cap;
-    }
+    if (!KF_GROW(g->v, g->n, g->cap, 8))
+        return KF_ERR_NOMEM;
     g->v[g->n] = h->rec;
     memset(&h->rec, 0, sizeof h->rec);
     g->n++;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/order.h"
 #include "bytes/error.h"
 #include "bytes/report.h"
 #include "jobs/replicas/replicas_internal.h"
@@ -139,10 +140,7 @@ void rp_rec_move(rp_rec *to, rp_rec *from)
 
 int rp_rec_cmp(const rp_rec *a, const rp_rec *b)
 {
-    int c = strcmp(a->topic, b->topic);
-    if (c)
-        return c;
-    return a->partition < b->partition ? -1 : a->partition > b->partition;
+    return kf_cmp_topic_partition(a->topic, a->partition, b->topic, b->partition);
 }
 
 /* An optional integer field: false with *why set when it is there but not

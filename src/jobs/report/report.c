@@ -17,7 +17,7 @@
 #include "bytes/opts.h"
 #include "jobs/report/report_internal.h"
 #include "kfsck/offsets_job.h"
-#include "kfsck/paths.h"
+#include "format/paths.h"
 #include "kfsck/topic_names.h"
 
 void kf_report_opts_init(kf_report_opts *o)
@@ -662,13 +662,8 @@ static void run_free(report_run *R)
 static int drivers(report_run *R, char *const *paths, size_t n)
 {
     kf_paths_walk_opts wo;
-    kf_paths_walk_opts_init(&wo);
-    wo.datadir_fn = add_datadir;
-    wo.other_dir_fn = NULL;
+    kf_paths_walk_opts_on(&wo, NULL, NULL, add_datadir, R, path_error, R);
     wo.empty_dir_is_datadir = true;
-    wo.ctx = R;
-    wo.error_fn = path_error;
-    wo.error_ctx = R;
     int rc = kf_paths_walk(paths, n, &wo);
     if (rc != KF_OK && rc != KF_ERR_IO)
         return rc;

@@ -8,6 +8,7 @@
  * most a small multiple of the batch's decompressed size) and fed once the
  * batch has ended well. Batches wholly before the resume point are not
  * decoded at all. */
+#include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "kfsck/sink.h"
 
@@ -50,16 +51,8 @@ static size_t sink_opts_size(const kf_sink_opts *o)
 
 static int stage(sink_read *R, int64_t offset, int64_t ts)
 {
-    if (R->nst == R->cap) {
-        size_t cap = R->cap ? R->cap * 2 : 256;
-        if (cap > SIZE_MAX / sizeof(staged))
-            return KF_ERR_NOMEM;
-        staged *n = realloc(R->st, cap * sizeof *n);
-        if (!n)
-            return KF_ERR_NOMEM;
-        R->st = n;
-        R->cap = cap;
-    }
+    if (!KF_GROW(R->st, R->nst, R->cap, 256))
+        return KF_ERR_NOMEM;
     R->st[R->nst].offset = offset;
     R->st[R->nst].ts = ts;
     R->nst++;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/order.h"
 #include "bytes/error.h"
 #include "bytes/opts.h"
 #include "kfsck/sink.h"
@@ -45,8 +46,7 @@ static void commits_free(commits *c)
 static int cmp_commit(const void *a, const void *b)
 {
     const commit *x = a, *y = b;
-    int c = strcmp(x->topic, y->topic);
-    return c ? c : (x->partition > y->partition) - (x->partition < y->partition);
+    return kf_cmp_topic_partition(x->topic, x->partition, y->topic, y->partition);
 }
 
 /* The group's committed offset of p, or NULL. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/grow.h"
 #include "bytes/error.h"
 #include "bytes/htab.h"
 #include "kfsck/sys/coord.h"
@@ -95,15 +96,8 @@ static int put_id(kf_txn_coord *c, const uint8_t *id, uint32_t len, centry **out
     }
     centry *e = calloc(1, sizeof *e);
     char *tid = malloc((size_t)len + 1);
-    if (c->n == c->cap) {
-        size_t nc = c->cap ? c->cap * 2 : 64;
-        centry **na = realloc(c->all, nc * sizeof *na);
-        if (na) {
-            c->all = na;
-            c->cap = nc;
-        }
-    }
-    if (!e || !tid || c->n == c->cap) {
+    bool room = KF_GROW(c->all, c->n, c->cap, 64);
+    if (!e || !tid || !room) {
         free(e);
         free(tid);
         htab_del(&c->by_id, id, len);

@@ -98,11 +98,7 @@ typedef struct file_ctx {
 static void in_file(void *ctx, const kf_problem *p)
 {
     file_ctx *f = ctx;
-    kf_problem q = *p;
-    if (!q.file)
-        q.file = f->file;
-    if (f->t->o.problem_fn)
-        f->t->o.problem_fn(f->t->o.problem_ctx, &q);
+    kf_problem_pass(f->t->o.problem_fn, f->t->o.problem_ctx, p, f->file, NULL, NULL);
 }
 
 /* ---- paths ----------------------------------------------------------------- */

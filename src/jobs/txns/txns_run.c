@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/grow.h"
 #include "bytes/error.h"
 #include "bytes/opts.h"
 #include "kfsck/txns.h"
@@ -89,15 +90,9 @@ static void run_problem(void *ctx, const kf_problem *p)
 static void keep_open(void *ctx, const kf_txn_report *r)
 {
     txns_run *R = ctx;
-    if (R->nopen == R->cap) {
-        size_t cap = R->cap ? R->cap * 2 : 16;
-        kf_txn_report *n = realloc(R->open, cap * sizeof *n);
-        if (!n) {
-            R->rc = kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-            return;
-        }
-        R->open = n;
-        R->cap = cap;
+    if (!KF_GROW(R->open, R->nopen, R->cap, 16)) {
+        R->rc = kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return;
     }
     R->open[R->nopen++] = *r;
 }
