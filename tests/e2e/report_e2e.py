@@ -169,6 +169,10 @@ def canon(lines, types):
     return sorted(json.dumps(l, sort_keys=True) for l in lines if l["type"] in types)
 
 
+def in_order(lines, types):
+    return [json.dumps(l, sort_keys=True) for l in lines if l["type"] in types]
+
+
 # ---- a DevTools client over --remote-debugging-pipe ---------------------------------
 
 CHROMIUM = "/usr/lib/chromium/chromium"

@@ -16,6 +16,7 @@ import urllib.parse
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kfsck_e2e import FIX, TempDirTest, run, tree_digest  # noqa: E402
 import report_e2e as rep  # noqa: E402
+import test_remote as tr  # noqa: E402
 
 
 class Embedded(TempDirTest):
@@ -37,6 +38,8 @@ class Embedded(TempDirTest):
             if block != "kfsck-scan":
                 types.discard("problem")
             self.assertEqual(rep.canon(emb, types), rep.canon(lines, types), block)
+            # and in the command's order (its problems aside)
+            self.assertEqual(rep.in_order(emb, types - {"problem"}), rep.in_order(lines, types - {"problem"}), block)
             self.assertEqual({l["type"] for l in lines} - {"problem"}, {l["type"] for l in emb} - {"problem"}, block)
         self.assertEqual(code, max(c for c, _ in outs.values()), "the highest of the commands' exit codes")
         return page, outs
@@ -55,6 +58,26 @@ class Embedded(TempDirTest):
                 paths = [os.path.join(FIX, c) for c in case]
                 datadirs = [[p] for p in paths if not os.path.basename(p).startswith("orders-")]
                 self.check(datadirs, paths)
+
+
+    def test_tiered_partition_and_topics_of_stats(self):
+        """remote's segment and index-cache lines and stats' summaries after
+        every topic's buckets: the lines --json prints, in its order."""
+        c = tr.Cluster(self.tmp)
+        c.seg("s1", 0, 99, tr.rf.COPY_FINISHED)
+        c.seg("s2", 100, 149, tr.rf.COPY_STARTED, ts=1700000000000)  # days before rep.NOW: stuck
+        c.metadata()
+        c.local(100, 80)
+        cache = os.path.join(c.dir, "remote-log-index-cache")
+        os.makedirs(cache)
+        tr.rf.index_cache_entry(cache, 200, tr.rf.uid("broken"), offsets=[(220, 0), (150, 10)], times=[(5, 220)])
+        page, outs = self.check([[c.dir]], [c.dir])
+        kinds = [l["type"] for l in page.json["kfsck-remote"]]
+        self.assertIn("remote_segment", kinds)
+        self.assertIn("remote_index", kinds)
+        stats = [l["type"] for l in page.json["kfsck-stats"]]
+        self.assertGreater(stats.count("summary"), 1)  # orders and the metadata topic
+        self.assertEqual(stats, sorted(stats, key=lambda t: t == "summary"))
 
 
 class Counts(TempDirTest):

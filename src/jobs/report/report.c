@@ -540,7 +540,16 @@ static int remote_partition(void *ctx, const kf_remote_partition *p)
 {
     report_run *R = ctx;
     kf_remote_partition_json(&R->json[RJ_REMOTE].w, p);
+    for (size_t i = 0; i < p->n_findings; i++)
+        kf_remote_segment_json(&R->json[RJ_REMOTE].w, p, &p->findings[i]);
     rmap_remote(&R->map, p);
+    return KF_OK;
+}
+
+static int remote_index(void *ctx, const kf_remote_index *e)
+{
+    report_run *R = ctx;
+    kf_remote_index_json(&R->json[RJ_REMOTE].w, e);
     return KF_OK;
 }
 
@@ -560,7 +569,7 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
     ro.problem_fn = on_problem;
     ro.problem_ctx = &c;
     kf_remote_totals tot;
-    int rc = kf_remote_run(in, &ro, remote_partition, NULL, R, &tot);
+    int rc = kf_remote_run(in, &ro, remote_partition, remote_index, R, &tot);
     if (rc == KF_ERR_NOMEM)
         return rc;
     R->remote_ran = true;
@@ -576,10 +585,19 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
 static void stats_group(void *ctx, const kf_stats_group *g, const kf_tbucket *b, size_t n)
 {
     report_run *R = ctx;
-    /* each group's summary right after its buckets (--json writes them
-     * after every group's buckets) */
     kf_stats_buckets_json(&R->json[RJ_STATS].w, g, b, n, false);
-    kf_stats_summary_json(&R->json[RJ_STATS].w, g, false, KF_STATS_BUCKET_MS_DEFAULT);
+    /* the summaries follow every group's buckets, as in --json */
+    if (R->nstats_sums == R->stats_sums_cap) {
+        size_t cap = R->stats_sums_cap ? 2 * R->stats_sums_cap : 16;
+        kf_stats_group *v = realloc(R->stats_sums, cap * sizeof *v);
+        if (!v) {
+            R->stats_oom = true;
+            return;
+        }
+        R->stats_sums = v;
+        R->stats_sums_cap = cap;
+    }
+    R->stats_sums[R->nstats_sums++] = *g;
     rs_stats_group(R, g, b, n);
 }
 
@@ -598,6 +616,12 @@ static int run_stats(report_run *R, const kf_inputs *in)
     so.group_ctx = R;
     kf_stats_result res;
     int rc = kf_stats_run(in, &so, &res);
+    for (size_t i = 0; rc == KF_OK && i < R->nstats_sums; i++)
+        kf_stats_summary_json(&R->json[RJ_STATS].w, &R->stats_sums[i], false, KF_STATS_BUCKET_MS_DEFAULT);
+    free(R->stats_sums);
+    R->stats_sums = NULL;
+    if (rc == KF_OK && R->stats_oom)
+        rc = KF_ERR_NOMEM;
     if (rc != KF_OK)
         return rc;
     R->stats_ran = true;

@@ -196,6 +196,9 @@ typedef struct report_run {
     bool reset_csv_cut;
     uint64_t replicas_partitions, replicas_at_risk;
     bool replicas_ran, offsets_ran, txns_ran, compaction_ran, metadata_ran, remote_ran, stats_ran;
+    kf_stats_group *stats_sums; /* stats: each group's sums, its summary line written after every bucket */
+    size_t nstats_sums, stats_sums_cap;
+    bool stats_oom;
     uint64_t offsets_rows, offsets_partitions;
     uint64_t scan_errors, scan_warnings;
     const char *current_datadir;  /* scan: the data dir being scanned */
