@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "jobs/report/report_internal.h"
 #include "kfsck/offsets_job.h"
@@ -587,15 +588,9 @@ static void stats_group(void *ctx, const kf_stats_group *g, const kf_tbucket *b,
     report_run *R = ctx;
     kf_stats_buckets_json(&R->json[RJ_STATS].w, g, b, n, false);
     /* the summaries follow every group's buckets, as in --json */
-    if (R->nstats_sums == R->stats_sums_cap) {
-        size_t cap = R->stats_sums_cap ? 2 * R->stats_sums_cap : 16;
-        kf_stats_group *v = realloc(R->stats_sums, cap * sizeof *v);
-        if (!v) {
-            R->stats_oom = true;
-            return;
-        }
-        R->stats_sums = v;
-        R->stats_sums_cap = cap;
+    if (!KF_GROW(R->stats_sums, R->nstats_sums, R->stats_sums_cap, 16)) {
+        R->stats_oom = true;
+        return;
     }
     R->stats_sums[R->nstats_sums++] = *g;
     rs_stats_group(R, g, b, n);
