@@ -169,6 +169,7 @@ typedef struct codec_ctx {
     z_stream zs;
     bool zs_ready;
     LZ4F_dctx *lz4;
+    bool lz4_unfinished; /* the last frame stopped early: lz4 is replaced before its next use */
     ZSTD_DCtx *zstd;
 } codec_ctx;
 
@@ -390,6 +391,8 @@ static int dec_snappy(const uint8_t *in, size_t inlen, sink *s)
 
 #define LZ4_FRAME_MAGIC 0x184D2204u
 
+static int lz4_frames(LZ4F_dctx *d, int magic, const uint8_t *in, size_t inlen, sink *s);
+
 static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s)
 {
     if (inlen == 0)
@@ -397,12 +400,30 @@ static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s)
     codec_ctx *c = get_ctx();
     if (!c)
         return kf_error_set(KF_ERR_NOMEM, 0, NULL, "lz4: out of memory");
+    /* LZ4F_resetDecompressionContext (liblz4 1.9) does not forget the
+     * content size still owed by a frame that declared one and stopped
+     * early (damage, the cap): the next frame without a content size would
+     * fail with ERROR_frameSize_wrong. Such a context is replaced; one
+     * whose last frame ended is only reset. */
+    if (c->lz4 && c->lz4_unfinished) {
+        LZ4F_freeDecompressionContext(c->lz4);
+        c->lz4 = NULL;
+    }
     if (!c->lz4 && LZ4F_isError(LZ4F_createDecompressionContext(&c->lz4, LZ4F_VERSION))) {
         c->lz4 = NULL;
         return kf_error_set(KF_ERR_NOMEM, 0, NULL, "lz4: cannot create decoder");
     }
     LZ4F_dctx *d = c->lz4;
     LZ4F_resetDecompressionContext(d);
+    c->lz4_unfinished = true;
+    int rc = lz4_frames(d, magic, in, inlen, s);
+    c->lz4_unfinished = rc != KF_OK;
+    return rc;
+}
+
+/* The frames of in[0..inlen) through d into s. */
+static int lz4_frames(LZ4F_dctx *d, int magic, const uint8_t *in, size_t inlen, sink *s)
+{
 
     size_t pos = 0;
     unsigned frame = 0;
@@ -449,10 +470,8 @@ static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s)
             uint8_t none[1];
             size_t dsz = 0, ssz = hlen - fed;
             size_t r = LZ4F_decompress(d, none, &dsz, hdr + fed, &ssz, NULL);
-            if (LZ4F_isError(r)) {
-                LZ4F_resetDecompressionContext(d);
+            if (LZ4F_isError(r))
                 return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4: frame %u header: %s", frame, LZ4F_getErrorName(r));
-            }
             if (ssz == 0)
                 return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4: frame %u header not accepted", frame);
             fed += ssz;
@@ -466,10 +485,8 @@ static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s)
                 return kf_error_set(KF_ERR_NOMEM, 0, NULL, "lz4: out of memory");
             size_t dsz = avail, ssz = inlen - pos;
             size_t r = LZ4F_decompress(d, dst, &dsz, in + pos, &ssz, NULL);
-            if (LZ4F_isError(r)) {
-                LZ4F_resetDecompressionContext(d);
+            if (LZ4F_isError(r))
                 return kf_error_set(KF_ERR_CORRUPT, 0, NULL, "lz4: frame %u: %s", frame, LZ4F_getErrorName(r));
-            }
             pos += ssz;
             if (sink_commit(s, dsz) != KF_OK)
                 return too_big(s, "lz4");
