@@ -285,6 +285,17 @@ static void check_base(const kf_index *ix, capped *c, uint64_t i, uint64_t at, i
                    i, off, ix->base_offset);
 }
 
+/* Entry i (at byte at, offset off) of an offset or time index: its field
+ * (named) is not below the previous entry's. */
+static void check_not_below(capped *c, const char *code, uint64_t i, uint64_t at, int64_t off, const char *field,
+                            int64_t v, int64_t prev)
+{
+    if (v < prev)
+        cap_report(c, code, at, true, off,
+                   "%s entry %" PRIu64 " has %s %" PRId64 ", less than the previous entry's %" PRId64, c->what, i,
+                   field, v, prev);
+}
+
 void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn fn, void *ctx)
 {
     capped c = {.fn = fn, .ctx = ctx, .what = "index", .code = KF_P_INDEX_CORRUPT};
@@ -307,10 +318,8 @@ void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn 
                 cap_report(&c, KF_P_INDEX_NOT_MONOTONIC, at, true, off,
                            "index entry %" PRIu64 " has offset %" PRId64 ", not greater than the previous entry's %" PRId64,
                            i, off, prev_off);
-            else if (pos < prev_pos)
-                cap_report(&c, KF_P_INDEX_NOT_MONOTONIC, at, true, off,
-                           "index entry %" PRIu64 " has position %" PRId64 ", less than the previous entry's %" PRId64,
-                           i, pos, prev_pos);
+            else
+                check_not_below(&c, KF_P_INDEX_NOT_MONOTONIC, i, at, off, "position", pos, prev_pos);
         }
         prev_off = off;
         prev_pos = pos;
@@ -328,15 +337,8 @@ void kf_time_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx)
         uint64_t at = i * 12;
         check_base(ix, &c, i, at, off);
         if (i > 0) {
-            if (ts < prev_ts)
-                cap_report(&c, KF_P_TIMEINDEX_NOT_MONOTONIC, at, true, off,
-                           "time index entry %" PRIu64 " has timestamp %" PRId64
-                           ", less than the previous entry's %" PRId64,
-                           i, ts, prev_ts);
-            if (off < prev_off)
-                cap_report(&c, KF_P_INDEX_NOT_MONOTONIC, at, true, off,
-                           "time index entry %" PRIu64 " has offset %" PRId64 ", less than the previous entry's %" PRId64,
-                           i, off, prev_off);
+            check_not_below(&c, KF_P_TIMEINDEX_NOT_MONOTONIC, i, at, off, "timestamp", ts, prev_ts);
+            check_not_below(&c, KF_P_INDEX_NOT_MONOTONIC, i, at, off, "offset", off, prev_off);
         }
         prev_ts = ts;
         prev_off = off;

@@ -107,7 +107,9 @@ int kf_producer_snapshot_open(kf_producer_snapshot *s, const char *path)
     if (rc != KF_OK)
         return rc;
     uint64_t size = kf_source_size(src);
-    uint64_t whole = size > KF_PRODUCER_SNAPSHOT_HEADER_SIZE ? (size - KF_PRODUCER_SNAPSHOT_HEADER_SIZE) / KF_PRODUCER_SNAPSHOT_ENTRY_SIZE : 0;
+    uint64_t whole = size > KF_PRODUCER_SNAPSHOT_HEADER_SIZE
+                         ? (size - KF_PRODUCER_SNAPSHOT_HEADER_SIZE) / KF_PRODUCER_SNAPSHOT_ENTRY_SIZE
+                         : 0;
     kf_slot_window *w = kf_slot_window_new(src, KF_PRODUCER_SNAPSHOT_HEADER_SIZE, whole, KF_PRODUCER_SNAPSHOT_ENTRY_SIZE,
                                            SNAP_WINDOW_ENTRIES, SNAP_CRC_BLOCK);
     if (!w) {

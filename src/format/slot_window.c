@@ -21,7 +21,8 @@ kf_slot_window *kf_slot_window_new(kf_source *src, uint64_t start, uint64_t entr
         free(buf);
         return NULL;
     }
-    *w = (kf_slot_window){.src = src, .buf = buf, .start = start, .entries = entries, .entry_size = entry_size, .window = window};
+    *w = (kf_slot_window){
+        .src = src, .buf = buf, .start = start, .entries = entries, .entry_size = entry_size, .window = window};
     return w;
 }
 

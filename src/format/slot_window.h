@@ -46,7 +46,11 @@ int kf_slot_window_status(const kf_slot_window *w);
 /* kf_slot_window_at's slow path: reads entry i and the ones after it. */
 const uint8_t *kf_slot_window_fill(kf_slot_window *w, uint64_t i);
 
-static inline bool kf_slot_window_has(const kf_slot_window *w, uint64_t i) { return i >= w->first && i - w->first < w->n; }
+/* Is entry i in the buffer? */
+static inline bool kf_slot_window_has(const kf_slot_window *w, uint64_t i)
+{
+    return i >= w->first && i - w->first < w->n;
+}
 
 /* The bytes of entry i (< w->entries): from the buffer, or read into it
  * with the entries after it; NULL once a read has failed. */
