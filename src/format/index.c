@@ -20,6 +20,7 @@
 
 #include "bytes/error.h"
 #include "bytes/report.h"
+#include "format/slot_window.h"
 #include "format/source.h"
 
 /* At most this many problems per check call; then one summary problem. */
@@ -28,16 +29,6 @@
 /* Entries read at a time from an index file (96 KiB of time index, 272 KiB
  * of transaction index). */
 #define IX_WINDOW_SLOTS 8192
-
-/* The piece of an index file in memory: slots [first, first + n). */
-struct kf_index_window {
-    kf_source *src;
-    uint8_t *buf;
-    uint64_t first, n;
-    bool failed; /* a read failed or came back short: the rest reads as zeros */
-    int err_no;  /* its errno, 0 when the file shrank */
-    bool owns_src; /* opened by kf_index_open_path: closed with the view */
-};
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -62,32 +53,15 @@ static bool all_zero(const uint8_t *p, size_t n)
 /* Byte position of the relative offset inside an entry. */
 static size_t rel_pos(int entry_size) { return entry_size == 12 ? 8 : 0; }
 
-static bool in_window(const kf_index_window *w, uint64_t i) { return i >= w->first && i - w->first < w->n; }
-
 /* The bytes of slot i (< ix->slots): in memory, or read into the window
  * with the slots after it; an all-zero slot once a read has failed. */
 static const uint8_t *slot_bytes(const kf_index *ix, uint64_t i)
 {
     static const uint8_t zero_slot[KF_TXN_ENTRY_SIZE];
-    uint64_t es = (uint64_t)ix->entry_size;
-    kf_index_window *w = ix->win;
-    if (!w)
-        return ix->data + i * es;
-    if (in_window(w, i))
-        return w->buf + (i - w->first) * es;
-    if (w->failed)
-        return zero_slot;
-    uint64_t n = ix->slots - i < IX_WINDOW_SLOTS ? ix->slots - i : IX_WINDOW_SLOTS;
-    int64_t got = kf_source_pread(w->src, i * es, w->buf, (size_t)(n * es));
-    if (got < 0 || (uint64_t)got < n * es) {
-        w->failed = true;
-        w->err_no = got < 0 ? errno : 0;
-        w->n = 0;
-        return zero_slot;
-    }
-    w->first = i;
-    w->n = n;
-    return w->buf;
+    if (!ix->win)
+        return ix->data + i * (uint64_t)ix->entry_size;
+    const uint8_t *p = kf_slot_window_at(ix->win, i);
+    return p ? p : zero_slot;
 }
 
 /* The slots of a file's index from slot i on lie in a hole (no data on disk,
@@ -96,7 +70,7 @@ static uint64_t skip_hole(const kf_index *ix, uint64_t i)
 {
     kf_index_window *w = ix->win;
     uint64_t es = (uint64_t)ix->entry_size, hs, he;
-    if (!w || in_window(w, i) || !kf_source_next_hole(w->src, i * es, ix->slots * es, &hs, &he) || hs != i * es)
+    if (!w || kf_slot_window_has(w, i) || !kf_source_next_hole(w->src, i * es, ix->slots * es, &hs, &he) || hs != i * es)
         return i;
     return he / es > i ? he / es : i; /* the slot that he falls in has data: read */
 }
@@ -135,17 +109,9 @@ static int index_open(kf_index *ix, kf_source *src, int64_t base_offset, int ent
     ix->base_offset = base_offset;
     ix->entry_size = entry_size;
     ix->slots = ix->size / (uint64_t)entry_size;
-    uint64_t n = ix->slots < IX_WINDOW_SLOTS ? ix->slots : IX_WINDOW_SLOTS;
-    kf_index_window *w = calloc(1, sizeof *w);
-    uint8_t *buf = malloc(n ? (size_t)n * (size_t)entry_size : 1);
-    if (!w || !buf) {
-        free(w);
-        free(buf);
+    ix->win = kf_slot_window_new(src, 0, ix->slots, (uint64_t)entry_size, IX_WINDOW_SLOTS, 0);
+    if (!ix->win)
         return KF_ERR_NOMEM;
-    }
-    w->src = src;
-    w->buf = buf;
-    ix->win = w;
     index_count(ix);
     return KF_OK;
 }
@@ -179,24 +145,11 @@ int kf_index_open_path(kf_index *ix, const char *path, int entry_size, int64_t b
 
 void kf_index_close(kf_index *ix)
 {
-    if (!ix)
-        return;
-    if (ix->win) {
-        if (ix->win->owns_src)
-            kf_source_close(ix->win->src);
-        free(ix->win->buf);
-        free(ix->win);
-        ix->win = NULL;
-    }
+    if (ix)
+        kf_slot_window_close(&ix->win);
 }
 
-int kf_index_read_status(const kf_index *ix)
-{
-    if (!ix->win || !ix->win->failed)
-        return KF_OK;
-    int e = ix->win->err_no;
-    return kf_error_set(KF_ERR_IO, e, NULL, "%s", e ? strerror(e) : "the file shrank while it was read");
-}
+int kf_index_read_status(const kf_index *ix) { return kf_slot_window_status(ix->win); }
 
 void kf_offset_index_init(kf_index *ix, const uint8_t *data, uint64_t size, int64_t base_offset)
 {
@@ -332,6 +285,17 @@ static void check_base(const kf_index *ix, capped *c, uint64_t i, uint64_t at, i
                    i, off, ix->base_offset);
 }
 
+/* Entry i (at byte at, offset off) of an offset or time index: its field
+ * (named) is not below the previous entry's. */
+static void check_not_below(capped *c, const char *code, uint64_t i, uint64_t at, int64_t off, const char *field,
+                            int64_t v, int64_t prev)
+{
+    if (v < prev)
+        cap_report(c, code, at, true, off,
+                   "%s entry %" PRIu64 " has %s %" PRId64 ", less than the previous entry's %" PRId64, c->what, i,
+                   field, v, prev);
+}
+
 void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn fn, void *ctx)
 {
     capped c = {.fn = fn, .ctx = ctx, .what = "index", .code = KF_P_INDEX_CORRUPT};
@@ -354,10 +318,8 @@ void kf_offset_index_check(const kf_index *ix, uint64_t log_size, kf_problem_fn 
                 cap_report(&c, KF_P_INDEX_NOT_MONOTONIC, at, true, off,
                            "index entry %" PRIu64 " has offset %" PRId64 ", not greater than the previous entry's %" PRId64,
                            i, off, prev_off);
-            else if (pos < prev_pos)
-                cap_report(&c, KF_P_INDEX_NOT_MONOTONIC, at, true, off,
-                           "index entry %" PRIu64 " has position %" PRId64 ", less than the previous entry's %" PRId64,
-                           i, pos, prev_pos);
+            else
+                check_not_below(&c, KF_P_INDEX_NOT_MONOTONIC, i, at, off, "position", pos, prev_pos);
         }
         prev_off = off;
         prev_pos = pos;
@@ -375,15 +337,8 @@ void kf_time_index_check(const kf_index *ix, kf_problem_fn fn, void *ctx)
         uint64_t at = i * 12;
         check_base(ix, &c, i, at, off);
         if (i > 0) {
-            if (ts < prev_ts)
-                cap_report(&c, KF_P_TIMEINDEX_NOT_MONOTONIC, at, true, off,
-                           "time index entry %" PRIu64 " has timestamp %" PRId64
-                           ", less than the previous entry's %" PRId64,
-                           i, ts, prev_ts);
-            if (off < prev_off)
-                cap_report(&c, KF_P_INDEX_NOT_MONOTONIC, at, true, off,
-                           "time index entry %" PRIu64 " has offset %" PRId64 ", less than the previous entry's %" PRId64,
-                           i, off, prev_off);
+            check_not_below(&c, KF_P_TIMEINDEX_NOT_MONOTONIC, i, at, off, "timestamp", ts, prev_ts);
+            check_not_below(&c, KF_P_INDEX_NOT_MONOTONIC, i, at, off, "offset", off, prev_off);
         }
         prev_ts = ts;
         prev_off = off;

@@ -22,19 +22,12 @@
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/producer_snapshot.h"
 
+#include "format/slot_window.h"
+
 /* Entries read at a time from a snapshot file (46 KiB), and the block the
  * CRC is computed over. */
 #define SNAP_WINDOW_ENTRIES 1024
 #define SNAP_CRC_BLOCK (256u << 10)
-
-/* The piece of a snapshot file in memory: entries [first, first + n). */
-struct kf_snapshot_window {
-    kf_source *src;
-    uint8_t *buf;
-    uint64_t first, n;
-    bool failed; /* a read failed or came back short: the rest reads as zeros */
-    int err_no;  /* its errno, 0 when the file shrank */
-};
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -113,18 +106,19 @@ int kf_producer_snapshot_open(kf_producer_snapshot *s, const char *path)
     int rc = kf_source_open(&src, path, 0);
     if (rc != KF_OK)
         return rc;
-    struct kf_snapshot_window *w = calloc(1, sizeof *w);
-    uint8_t *buf = malloc(SNAP_CRC_BLOCK);
-    if (!w || !buf) {
-        free(w);
-        free(buf);
+    uint64_t size = kf_source_size(src);
+    uint64_t whole = size > KF_PRODUCER_SNAPSHOT_HEADER_SIZE
+                         ? (size - KF_PRODUCER_SNAPSHOT_HEADER_SIZE) / KF_PRODUCER_SNAPSHOT_ENTRY_SIZE
+                         : 0;
+    kf_slot_window *w = kf_slot_window_new(src, KF_PRODUCER_SNAPSHOT_HEADER_SIZE, whole, KF_PRODUCER_SNAPSHOT_ENTRY_SIZE,
+                                           SNAP_WINDOW_ENTRIES, SNAP_CRC_BLOCK);
+    if (!w) {
         kf_source_close(src);
         return kf_error_set(KF_ERR_NOMEM, ENOMEM, path, "out of memory");
     }
-    w->src = src;
-    w->buf = buf;
+    w->owns_src = true;
     s->win = w;
-    uint64_t size = kf_source_size(src);
+    uint8_t *buf = w->buf; /* the CRC's blocks first, then the entries' windows */
     uint8_t head[KF_PRODUCER_SNAPSHOT_HEADER_SIZE] = {0};
     uint32_t crc = 0;
     for (uint64_t pos = 0; pos < size;) {
@@ -142,53 +136,16 @@ int kf_producer_snapshot_open(kf_producer_snapshot *s, const char *path)
             crc = kf_crc32c(crc, buf + from, n - (size_t)from);
         pos += n;
     }
-    w->n = 0; /* the buffer now holds entries, none yet */
     return check_header(s, head, size, crc);
 }
 
 void kf_producer_snapshot_close(kf_producer_snapshot *s)
 {
-    if (!s || !s->win)
-        return;
-    kf_source_close(s->win->src);
-    free(s->win->buf);
-    free(s->win);
-    s->win = NULL;
+    if (s)
+        kf_slot_window_close(&s->win);
 }
 
-int kf_producer_snapshot_read_status(const kf_producer_snapshot *s)
-{
-    if (!s->win || !s->win->failed)
-        return KF_OK;
-    int e = s->win->err_no;
-    return kf_error_set(KF_ERR_IO, e, NULL, "%s", e ? strerror(e) : "the file shrank while it was read");
-}
-
-/* The 46 bytes of entry i (< the whole entries in the file): in memory, or
- * read into the window with the entries after it; NULL once a read failed. */
-static const uint8_t *entry_bytes(const kf_producer_snapshot *s, uint64_t i)
-{
-    const uint64_t es = KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
-    struct kf_snapshot_window *w = s->win;
-    if (!w)
-        return s->data + KF_PRODUCER_SNAPSHOT_HEADER_SIZE + i * es;
-    if (i >= w->first && i - w->first < w->n)
-        return w->buf + (i - w->first) * es;
-    if (w->failed)
-        return NULL;
-    uint64_t whole = (s->size - KF_PRODUCER_SNAPSHOT_HEADER_SIZE) / es;
-    uint64_t n = whole - i < SNAP_WINDOW_ENTRIES ? whole - i : SNAP_WINDOW_ENTRIES;
-    int64_t got = kf_source_pread(w->src, KF_PRODUCER_SNAPSHOT_HEADER_SIZE + i * es, w->buf, (size_t)(n * es));
-    if (got < 0 || (uint64_t)got < n * es) {
-        w->failed = true;
-        w->err_no = got < 0 ? errno : 0;
-        w->n = 0;
-        return NULL;
-    }
-    w->first = i;
-    w->n = n;
-    return w->buf;
-}
+int kf_producer_snapshot_read_status(const kf_producer_snapshot *s) { return kf_slot_window_status(s->win); }
 
 void kf_producer_snapshot_get(const kf_producer_snapshot *s, uint64_t i, kf_producer_snapshot_entry *e)
 {
@@ -196,7 +153,8 @@ void kf_producer_snapshot_get(const kf_producer_snapshot *s, uint64_t i, kf_prod
     if ((!s->data && !s->win) || s->size < KF_PRODUCER_SNAPSHOT_HEADER_SIZE ||
         i >= (s->size - KF_PRODUCER_SNAPSHOT_HEADER_SIZE) / KF_PRODUCER_SNAPSHOT_ENTRY_SIZE)
         return;
-    const uint8_t *p = entry_bytes(s, i);
+    const uint8_t *p = s->win ? kf_slot_window_at(s->win, i)
+                              : s->data + KF_PRODUCER_SNAPSHOT_HEADER_SIZE + i * KF_PRODUCER_SNAPSHOT_ENTRY_SIZE;
     if (!p)
         return;
     e->producer_id = (int64_t)be64(p);

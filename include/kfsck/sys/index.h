@@ -21,7 +21,9 @@
 extern "C" {
 #endif
 
-typedef struct kf_index_window kf_index_window;
+/* A file's entries read a window at a time (opaque; shared with the
+ * producer snapshot reader). */
+typedef struct kf_slot_window kf_index_window;
 
 typedef struct kf_index {
     const uint8_t *data;  /* the bytes in memory; NULL for a file (win) */

@@ -37,7 +37,7 @@ typedef struct kf_producer_snapshot {
     uint64_t entries;      /* whole entries present (may differ from count when damaged) */
     const uint8_t *data;   /* the bytes in memory (parse); NULL for a file (open) */
     uint64_t size;
-    struct kf_snapshot_window *win; /* a file's entries in memory a piece at a time (open), else NULL */
+    struct kf_slot_window *win;     /* a file's entries in memory a piece at a time (open), else NULL */
 } kf_producer_snapshot;
 
 /* Parse the header. Returns KF_OK when the file is a well-formed version-1

@@ -243,14 +243,7 @@ static int read_checkpoints(pp_dir *d)
             return KF_ERR_NOMEM;
         struct stat st;
         int rc = KF_OK;
-        if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
-            /* opening it to read waits for a writer (checked against the broker) */
-            d->stops = true;
-            rc = pp_dir_act(d, KF_ACT_FATAL, path, NULL, -1,
-                            "%s is a FIFO: the broker opens it to read it and waits for a writer that never comes: "
-                            "it hangs at start-up",
-                            path);
-        } else if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        if (!pp_dir_fifo(d, path, &rc) && stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
             ck_join j = {d, k};
             int32_t version;
             rc = kf_checkpoint_read(path, KF_CHECKPOINT_OFFSETS, &version, ck_entry, &j, NULL, NULL);

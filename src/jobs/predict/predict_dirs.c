@@ -123,6 +123,16 @@ int pp_dir_act(pp_dir *d, kf_predict_action_kind kind, const char *file, const c
     return KF_OK;
 }
 
+bool pp_dir_fifo(pp_dir *d, const char *path, int *rc)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return false;
+    d->stops = true;
+    *rc = pp_dir_act(d, KF_ACT_FATAL, path, NULL, -1, PP_FIFO_HANGS, path);
+    return true;
+}
+
 static int add_part(pp_dir *d, const kf_path_entry *e, const char *topic, int32_t partition, dir_kind kind)
 {
     if (!KF_GROW(d->parts, d->nparts, d->capparts, 16))
@@ -186,17 +196,9 @@ int pp_list_dir(pp_run *r, pp_dir *d)
     if (rc != KF_OK)
         return rc;
     char *meta = kf_path_join(d->path, "meta.properties");
-    struct stat st;
     if (!meta)
         return KF_ERR_NOMEM;
-    if (stat(meta, &st) == 0 && S_ISFIFO(st.st_mode)) {
-        /* read before anything is loaded (checked against the broker) */
-        d->stops = true;
-        rc = pp_dir_act(d, KF_ACT_FATAL, meta, NULL, -1,
-                        "%s is a FIFO: the broker opens it to read it and waits for a writer that never comes: it "
-                        "hangs at start-up",
-                        meta);
-    }
+    pp_dir_fifo(d, meta, &rc); /* read before anything is loaded */
     free(meta);
     if (rc != KF_OK)
         return rc;

@@ -139,9 +139,7 @@ static bool special_files(pp_part *p)
         const char *path = file_path(p, f->name);
         bool read_whole = !strcmp(f->name, "leader-epoch-checkpoint") || !strcmp(f->name, "partition.metadata");
         if (read_whole && f->is_fifo) {
-            p->fatal_what = pp_strf(p, "%s is a FIFO: the broker opens it to read it and waits for a writer that "
-                                       "never comes: it hangs at start-up",
-                                    path);
+            p->fatal_what = pp_strf(p, PP_FIFO_HANGS, path);
             return true;
         }
         if (read_whole || ends_with(f->name, ".log") || is_index_name(f->name)) {

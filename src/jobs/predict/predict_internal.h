@@ -204,6 +204,16 @@ typedef struct pp_run {
  * KF_ERR_NOMEM. */
 int pp_dir_act(pp_dir *d, kf_predict_action_kind kind, const char *file, const char *topic, int32_t partition,
                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The words for a FIFO the broker opens to read at start-up (a log dir's
+ * meta.properties and checkpoints, a partition's leader-epoch-checkpoint
+ * and partition.metadata): it waits for a writer (checked against the
+ * broker, docs/formats.md §20.3). A format taking the path. */
+#define PP_FIFO_HANGS \
+    "%s is a FIFO: the broker opens it to read it and waits for a writer that never comes: it hangs at start-up"
+/* When path, a file of the log dir d the broker reads before it loads
+ * anything, is a FIFO: the fatal that stops d (PP_FIFO_HANGS), its
+ * pp_dir_act result in *rc, and true. */
+bool pp_dir_fifo(pp_dir *d, const char *path, int *rc);
 /* vasprintf's string, NULL when out of memory */
 char *pp_vformat(const char *fmt, va_list ap);
 /* predict_dirs.c: a log dir's meta.properties and entries (a bad name is

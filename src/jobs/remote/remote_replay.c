@@ -213,6 +213,21 @@ static int epochs_of(replay *r, const kf_dtree *t, const kf_dnode *arr, rm_event
     return KF_OK;
 }
 
+/* What every event says, from its fields at these indexes: the broker that
+ * wrote it and when (RemoteLogMetadata's brokerId and eventTimestampMs),
+ * and the state it moves to, which is returned. */
+static int64_t event_fields(const fields *f, size_t broker_at, size_t ts_at, size_t state_at, rm_event *ev)
+{
+    int64_t broker = -1, ts = -1, state = -1;
+    int_at(f, broker_at, &broker);
+    int_at(f, ts_at, &ts);
+    int_at(f, state_at, &state);
+    ev->broker_id = (int32_t)broker;
+    ev->event_ts = ts;
+    ev->state = (int)state;
+    return state;
+}
+
 /* The event of a decoded record, or why the broker's serde throws on it
  * (then false). */
 static bool to_event(replay *r, const kf_dtree *t, const kf_kraft_record *kr, rm_event *ev, char *why, size_t n)
@@ -220,7 +235,7 @@ static bool to_event(replay *r, const kf_dtree *t, const kf_kraft_record *kr, rm
     const kf_dnode *root = &t->nodes[kr->root];
     memset(ev, 0, sizeof *ev);
     ev->kind = kr->api_key;
-    int64_t state = -1, broker = -1, ts = -1;
+    int64_t state;
     fields f;
     switch (kr->api_key) {
     case 0: {
@@ -230,18 +245,13 @@ static bool to_event(replay *r, const kf_dtree *t, const kf_kraft_record *kr, rm
             snprintf(why, n, "segment metadata without its fields");
             return false;
         }
-        int_at(&f, 3, &broker);
+        state = event_fields(&f, 3, 5, 9, ev);
         int_at(&f, 4, &max_ts);
-        int_at(&f, 5, &ts);
         int_at(&f, 7, &size);
-        int_at(&f, 9, &state);
         ev->start = start;
         ev->end = end;
         ev->max_ts = max_ts;
         ev->size = (int32_t)size;
-        ev->state = (int)state;
-        ev->broker_id = (int32_t)broker;
-        ev->event_ts = ts;
         if ((r->rc = epochs_of(r, t, f.f[6], ev)) != KF_OK)
             return false;
         /* the RemoteLogSegmentMetadata constructor's checks */
@@ -264,12 +274,7 @@ static bool to_event(replay *r, const kf_dtree *t, const kf_kraft_record *kr, rm
             snprintf(why, n, "segment metadata update without its fields");
             return false;
         }
-        int_at(&f, 1, &broker);
-        int_at(&f, 2, &ts);
-        int_at(&f, 4, &state);
-        ev->broker_id = (int32_t)broker;
-        ev->event_ts = ts;
-        ev->state = (int)state;
+        state = event_fields(&f, 1, 2, 4, ev);
         if (!kf_remote_state_name((int)state)) {
             snprintf(why, n, "unknown segment state %" PRId64 " (the serde's state is null: it throws)", state);
             return false;
@@ -281,12 +286,7 @@ static bool to_event(replay *r, const kf_dtree *t, const kf_kraft_record *kr, rm
             snprintf(why, n, "partition delete metadata without its fields");
             return false;
         }
-        int_at(&f, 1, &broker);
-        int_at(&f, 2, &ts);
-        int_at(&f, 3, &state);
-        ev->broker_id = (int32_t)broker;
-        ev->event_ts = ts;
-        ev->state = (int)state;
+        state = event_fields(&f, 1, 2, 3, ev);
         if (!kf_remote_partition_state_name((int)state)) {
             snprintf(why, n, "unknown partition delete state %" PRId64 " (the serde's state is null: it throws)",
                      state);

@@ -228,17 +228,30 @@ static void head(report_run *R, rbuf *b, const char *title)
     rb_puts(b, "</div>\n");
 }
 
-static void not_run(rbuf *b, bool ran, const char *why)
+/* A section's heading, and why its command did not run when it did not:
+ * whether it ran. */
+static bool section(rbuf *b, const char *heading, bool ran, const char *why_not)
 {
+    rb_puts(b, heading);
     if (!ran)
-        rb_printf(b, "<p class=\"meta\">Not run: %s.</p>\n", why);
+        rb_printf(b, "<p class=\"meta\">Not run: %s.</p>\n", why_not);
+    return ran;
+}
+
+/* nrows rows as a table, or the words that say there are none. */
+static void table_or_none(rbuf *page, uint64_t nrows, const char *none, const char *head, const rbuf *rows,
+                          uint64_t more, const char *more_words)
+{
+    if (nrows)
+        table(page, head, rows, more, more_words);
+    else
+        rb_puts(page, none);
 }
 
 static void groups_section(report_run *R, rbuf *b)
 {
-    rb_puts(b, "<h2 id=\"groups\">Consumer groups</h2>\n");
-    not_run(b, R->offsets_ran, "no __consumer_offsets partition among the inputs");
-    if (!R->offsets_ran)
+    if (!section(b, "<h2 id=\"groups\">Consumer groups</h2>\n", R->offsets_ran,
+                 "no __consumer_offsets partition among the inputs"))
         return;
     rb_printf(b, "<p>%" PRIu64 " groups, %" PRIu64 " committed offsets replayed from %" PRIu64
                  " __consumer_offsets partition%s; %" PRIu64 " group%s with an offset out of range.</p>\n",
@@ -285,15 +298,12 @@ static int body(report_run *R, rbuf *b)
     rmap_render(b, &R->map);
     if ((rc = flush(R, b)))
         return rc;
-    rb_puts(b, "<h2 id=\"findings\">Partitions with findings</h2>\n");
-    not_run(b, R->json[RJ_SCAN].used, "no broker data dir among the inputs");
-    if (R->json[RJ_SCAN].used)
+    if (section(b, "<h2 id=\"findings\">Partitions with findings</h2>\n", R->json[RJ_SCAN].used,
+                "no broker data dir among the inputs"))
         table(b, "<th>partition</th><th>broker</th><th>errors</th><th>warnings</th><th>log end</th>"
                  "<th>log end after an unclean restart</th><th>first problems</th><th>directory</th>",
               &R->findings, R->findings_more, "kfsck scan lists them all");
-    rb_puts(b, "<h2 id=\"elections\">Elections</h2>\n");
-    not_run(b, R->replicas_ran, "fewer than two brokers among the inputs");
-    if (R->replicas_ran) {
+    if (section(b, "<h2 id=\"elections\">Elections</h2>\n", R->replicas_ran, "fewer than two brokers among the inputs")) {
         rb_printf(b, "<p>%" PRIu64 " partitions compared across %zu brokers; %" PRIu64
                      " with no candidate that keeps every acknowledged offset, or diverged. The partitions where "
                      "the choice of leader matters:</p>\n",
@@ -305,34 +315,24 @@ static int body(report_run *R, rbuf *b)
     if ((rc = flush(R, b)))
         return rc;
     groups_section(R, b);
-    rb_puts(b, "<h2 id=\"txns\">Open and hanging transactions</h2>\n");
-    not_run(b, R->txns_ran, "no data partition among the inputs");
-    if (R->txns_ran) {
-        if (!R->txn_rows)
-            rb_puts(b, "<p>No open transaction.</p>\n");
-        else
-            table(b, "<th>partition</th><th>producer / epoch</th><th>transactional id</th><th>coordinator</th>"
-                     "<th>first offset</th><th>last offset</th><th>age</th><th>idle</th><th>state</th>"
-                     "<th>to abort it</th>",
-                  &R->txns, R->txn_more, "kfsck txns lists them all");
-    }
-    rb_puts(b, "<h2 id=\"compaction\">Compaction</h2>\n");
-    not_run(b, R->compaction_ran, "no partition among the inputs");
-    if (R->compaction_ran) {
-        if (!R->comp_rows)
-            rb_puts(b, "<p>No compacted partition is pinned or has anything to clean.</p>\n");
-        else
-            table(b, "<th>partition</th><th>size</th><th>dirty ratio</th><th>would clean</th><th>first dirty</th>"
-                     "<th>first uncleanable</th><th>held by</th><th>pinned by</th><th>reclaimable</th><th>keys</th>",
-                  &R->compaction, R->comp_more, "kfsck compaction lists them all");
-    }
+    if (section(b, "<h2 id=\"txns\">Open and hanging transactions</h2>\n", R->txns_ran,
+                "no data partition among the inputs"))
+        table_or_none(b, R->txn_rows, "<p>No open transaction.</p>\n",
+                      "<th>partition</th><th>producer / epoch</th><th>transactional id</th><th>coordinator</th>"
+                      "<th>first offset</th><th>last offset</th><th>age</th><th>idle</th><th>state</th>"
+                      "<th>to abort it</th>",
+                      &R->txns, R->txn_more, "kfsck txns lists them all");
+    if (section(b, "<h2 id=\"compaction\">Compaction</h2>\n", R->compaction_ran, "no partition among the inputs"))
+        table_or_none(b, R->comp_rows, "<p>No compacted partition is pinned or has anything to clean.</p>\n",
+                      "<th>partition</th><th>size</th><th>dirty ratio</th><th>would clean</th><th>first dirty</th>"
+                      "<th>first uncleanable</th><th>held by</th><th>pinned by</th><th>reclaimable</th><th>keys</th>",
+                      &R->compaction, R->comp_more, "kfsck compaction lists them all");
     if ((rc = flush(R, b)))
         return rc;
-    rb_puts(b, "<h2 id=\"cluster\">The cluster, as its KRaft metadata describes it</h2>\n");
-    not_run(b, R->metadata_ran, "no KRaft metadata log or snapshot among the inputs");
+    section(b, "<h2 id=\"cluster\">The cluster, as its KRaft metadata describes it</h2>\n", R->metadata_ran,
+            "no KRaft metadata log or snapshot among the inputs");
     rb_put(b, R->cluster.p, R->cluster.n);
-    rb_puts(b, "<h2 id=\"stats\">Records per hour, per topic</h2>\n");
-    not_run(b, R->stats_ran, "no partition among the inputs");
+    section(b, "<h2 id=\"stats\">Records per hour, per topic</h2>\n", R->stats_ran, "no partition among the inputs");
     rb_put(b, R->stats.p, R->stats.n);
     if (R->stats_more)
         rb_printf(b, "<p class=\"cut\">%" PRIu64 " more topics are not drawn: kfsck stats lists them all.</p>\n",

@@ -17,6 +17,16 @@
 
 #define ROW_MAX 2048  /* the most a row may take: a row is only begun with this much room */
 
+/* Room in a table's rows b for one more row of up to need bytes; else the
+ * row is counted in *more, the rows the page does not show. */
+static bool row_room(rbuf *b, size_t need, uint64_t *more)
+{
+    if (rb_room(b, need))
+        return true;
+    (*more)++;
+    return false;
+}
+
 static void cell_text(rbuf *b, const char *s)
 {
     rb_puts(b, "<td>");
@@ -57,10 +67,8 @@ void rs_finding_row(report_run *R, const kf_datadir_partition *p)
         return;
     R->findings_rows++;
     rbuf *b = &R->findings;
-    if (!rb_room(b, ROW_MAX)) {
-        R->findings_more++;
+    if (!row_room(b, ROW_MAX, &R->findings_more))
         return;
-    }
     rb_printf(b, "<tr class=\"%s\" data-errors=\"%" PRIu64 "\">", p->errors ? "bad" : "warn", p->errors);
     cell_tp(b, p->topic, p->partition);
     if (p->has_broker)
@@ -111,10 +119,8 @@ void rs_election(report_run *R, const kf_replica_partition *p)
         return;
     R->election_rows++;
     rbuf *b = &R->elections;
-    if (!rb_room(b, ROW_MAX * 2)) {
-        R->election_more++;
+    if (!row_room(b, ROW_MAX * 2, &R->election_more))
         return;
-    }
     const kf_replica_election *best = p->has_best ? &p->elections[p->best] : NULL;
     bool risk = !best || best->acknowledged_missing || best->acknowledged_lost || p->diverged;
     rb_printf(b, "<tr class=\"%s\">", risk ? "bad" : "warn");
@@ -218,10 +224,8 @@ static void row_detail(report_run *R, const kf_offset_value *v, const kf_offset_
     if (!note)
         return;
     rbuf *b = &R->group_rows;
-    if (!rb_room(b, ROW_MAX)) {
-        R->group_more++;
+    if (!row_room(b, ROW_MAX, &R->group_more))
         return;
-    }
     rb_printf(b, "<tr class=\"%s\">", vw->out_of_range != KF_IN_RANGE || vw->in_damage ? "bad" : "warn");
     cell_text(b, v->group);
     cell_tp(b, v->topic, v->partition);
@@ -286,10 +290,8 @@ void rs_offsets(report_run *R, kf_offsets_job *j, const kf_offsets_row *rows, si
         if (oor)
             R->sum->groups_out_of_range++;
         rbuf *b = &R->groups;
-        if (!rb_room(b, ROW_MAX)) {
-            R->group_more++;
+        if (!row_room(b, ROW_MAX, &R->group_more))
             continue;
-        }
         rb_printf(b, "<tr class=\"%s\" data-out-of-range=\"%" PRIu64 "\">", oor || damaged ? "bad" : stale || expired ? "warn" : "",
                   oor);
         cell_text(b, G->id);
@@ -318,10 +320,8 @@ void rs_txn_open(report_run *R, const kf_partition *p, const kf_txn_report *r)
 {
     R->txn_rows++;
     rbuf *b = &R->txns;
-    if (!rb_room(b, ROW_MAX)) {
-        R->txn_more++;
+    if (!row_room(b, ROW_MAX, &R->txn_more))
         return;
-    }
     const kf_open_txn *x = &r->txn;
     rb_printf(b, "<tr class=\"%s\">", r->hanging || r->marker_missing ? "bad" : "");
     cell_tp(b, p->topic, p->partition);
@@ -359,10 +359,8 @@ void rs_compaction(report_run *R, const kf_compaction_result *r)
         return;
     R->comp_rows++;
     rbuf *b = &R->compaction;
-    if (!rb_room(b, ROW_MAX)) {
-        R->comp_more++;
+    if (!row_room(b, ROW_MAX, &R->comp_more))
         return;
-    }
     const kf_partition *p = r->partition;
     char s1[32], s2[32];
     rb_printf(b, "<tr class=\"%s\">", r->pinned ? "bad" : "");
@@ -621,10 +619,8 @@ void rs_problem(report_run *R, const char *command, const kf_problem *p, const c
 {
     R->problem_rows++;
     rbuf *b = &R->problems;
-    if (!rb_room(b, ROW_MAX)) {
-        R->problem_more++;
+    if (!row_room(b, ROW_MAX, &R->problem_more))
         return;
-    }
     rb_printf(b, "<tr class=\"%s\"><td>%s</td>", p->severity == KF_SEV_ERROR ? "bad" : "warn", command);
     cell_text(b, p->code);
     cell_text(b, p->file ? p->file : file ? file : "");
