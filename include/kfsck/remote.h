@@ -265,8 +265,9 @@ int kf_remote_run(const kf_inputs *in, const kf_remote_opts *o, kf_remote_partit
 int32_t kf_remote_metadata_partition(const uint8_t topic_id[16], int32_t partition, int32_t n);
 
 /* remote's JSON lines (kfsck/sys/json_lines.h), as `kfsck remote --json`
- * has them: a partition reconciled ("remote_partition"), one of its
- * findings' segments ("remote_segment", after the partition's line), a bad
+ * has them: a partition reconciled ("remote_partition", followed by a
+ * "remote_segment" line per finding: kf_remote_partition_json writes
+ * both), one finding's segment alone, a bad
  * entry of the remote-log-index-cache ("remote_index"), and the closing
  * summary with the run's errors and warnings. */
 struct kf_jsonl;

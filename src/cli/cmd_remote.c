@@ -31,8 +31,6 @@ static int on_partition(void *ctx, const kf_remote_partition *p)
     remote_run *R = ctx;
     if (R->json) {
         kf_remote_partition_json(&R->o->w, p);
-        for (size_t i = 0; i < p->n_findings; i++)
-            kf_remote_segment_json(&R->o->w, p, &p->findings[i]);
     } else {
         remote_text_partition(R->o->f, p, R->have_storage);
     }

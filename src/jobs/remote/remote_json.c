@@ -128,6 +128,8 @@ void kf_remote_partition_json(kf_jsonl *j, const kf_remote_partition *p)
         kf_jsonl_uint(j, kf_remote_finding_name((kf_remote_finding)f), p->counts[f]);
     kf_jsonl_obj_close(j);
     kf_jsonl_end(j);
+    for (size_t k = 0; k < p->n_findings; k++)
+        kf_remote_segment_json(j, p, &p->findings[k]);
 }
 
 void kf_remote_index_json(kf_jsonl *j, const kf_remote_index *e)

@@ -541,8 +541,6 @@ static int remote_partition(void *ctx, const kf_remote_partition *p)
 {
     report_run *R = ctx;
     kf_remote_partition_json(&R->json[RJ_REMOTE].w, p);
-    for (size_t i = 0; i < p->n_findings; i++)
-        kf_remote_segment_json(&R->json[RJ_REMOTE].w, p, &p->findings[i]);
     rmap_remote(&R->map, p);
     return KF_OK;
 }
