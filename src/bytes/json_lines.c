@@ -371,6 +371,21 @@ void kf_jsonl_int32s(kf_jsonl *j, const char *key, bool has, const int32_t *v, s
     kf_jsonl_arr_close(j);
 }
 
+void kf_jsonl_fieldv(kf_jsonl *j, const kf_jsonl_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++, f++) {
+        switch (f->kind) {
+        case KF_JF_INT: kf_jsonl_int(j, f->key, f->v.i); break;
+        case KF_JF_UINT: kf_jsonl_uint(j, f->key, f->v.u); break;
+        case KF_JF_OPT_INT: kf_jsonl_opt_int(j, f->key, f->has, f->v.i); break;
+        case KF_JF_BOOL: kf_jsonl_bool(j, f->key, f->v.b); break;
+        case KF_JF_DOUBLE: kf_jsonl_double(j, f->key, f->v.d); break;
+        case KF_JF_STR: kf_jsonl_str(j, f->key, f->v.s); break;
+        case KF_JF_NULL: kf_jsonl_null(j, f->key); break;
+        }
+    }
+}
+
 /* A container's opening or closing bracket. */
 static void open_with(kf_jsonl *j, const char *key, char bracket)
 {

@@ -69,6 +69,28 @@ static void test_line(void **state)
     kf_jsonl_free(&j);
 }
 
+/* kf_jsonl_fields writes each kind as its one-field function does, in the
+ * order given, after what came before it on the line. */
+static void test_fields(void **state)
+{
+    (void)state;
+    kept k = {0};
+    kf_jsonl j;
+    kf_jsonl_init(&j, 0, keep, &k);
+    kf_jsonl_begin(&j, "summary");
+    kf_jsonl_str(&j, "first", "x");
+    int32_t small = -2;
+    kf_jsonl_fields(&j, KF_JI("lost", small), KF_JU("bytes", UINT64_MAX), KF_JOPT("hw", false, 9),
+                    KF_JOPT("lso", true, -1), KF_JB("ok", false), KF_JD("ratio", 0.25), KF_JS("topic", "a\"b"),
+                    KF_JS("none", NULL), KF_JNULL("age_ms"));
+    kf_jsonl_fields(&j, KF_JU("last", 1));
+    kf_jsonl_end(&j);
+    assert_string_equal(k.buf, "{\"type\":\"summary\",\"first\":\"x\",\"lost\":-2,\"bytes\":18446744073709551615,"
+                               "\"hw\":null,\"lso\":-1,\"ok\":false,\"ratio\":0.25,\"topic\":\"a\\\"b\","
+                               "\"none\":null,\"age_ms\":null,\"last\":1}\n");
+    kf_jsonl_free(&j);
+}
+
 static void test_b64(void **state)
 {
     (void)state;
@@ -201,6 +223,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_line),    cmocka_unit_test(test_b64),       cmocka_unit_test(test_strings),
         cmocka_unit_test(test_pieces),  cmocka_unit_test(test_long_line), cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,6 +120,41 @@ void kf_jsonl_arr_close(kf_jsonl *j);
 /* n bytes that are JSON already (a value checked to be JSON), as they are. */
 void kf_jsonl_raw(kf_jsonl *j, const char *p, size_t n);
 
+/* A line's flat fields as one list: kf_jsonl_fields(j, KF_JU("partitions",
+ * n), KF_JS("topic", t), ...) writes them in order, as the one-field
+ * functions above would. The makers say each value's kind, as those
+ * functions' names do:
+ *   KF_JI integer, KF_JU unsigned, KF_JOPT integer or null (has, v),
+ *   KF_JB true/false, KF_JD double, KF_JS string (NULL is null),
+ *   KF_JNULL null. */
+typedef struct kf_jsonl_field {
+    const char *key;
+    enum { KF_JF_INT, KF_JF_UINT, KF_JF_OPT_INT, KF_JF_BOOL, KF_JF_DOUBLE, KF_JF_STR, KF_JF_NULL } kind;
+    bool has;              /* KF_JF_OPT_INT: v.i is there; else null */
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+        bool b;
+        const char *s;
+    } v;
+} kf_jsonl_field;
+
+void kf_jsonl_fieldv(kf_jsonl *j, const kf_jsonl_field *f, size_t n);
+
+#ifndef __cplusplus
+#define KF_JI(k, x) ((kf_jsonl_field){ (k), KF_JF_INT, true, { .i = (x) } })
+#define KF_JU(k, x) ((kf_jsonl_field){ (k), KF_JF_UINT, true, { .u = (x) } })
+#define KF_JOPT(k, h, x) ((kf_jsonl_field){ (k), KF_JF_OPT_INT, (h), { .i = (x) } })
+#define KF_JB(k, x) ((kf_jsonl_field){ (k), KF_JF_BOOL, true, { .b = (x) } })
+#define KF_JD(k, x) ((kf_jsonl_field){ (k), KF_JF_DOUBLE, true, { .d = (x) } })
+#define KF_JS(k, x) ((kf_jsonl_field){ (k), KF_JF_STR, true, { .s = (x) } })
+#define KF_JNULL(k) ((kf_jsonl_field){ (k), KF_JF_NULL, false, { .i = 0 } })
+#define kf_jsonl_fields(j, ...)                                                                  \
+    kf_jsonl_fieldv((j), (const kf_jsonl_field[]){ __VA_ARGS__ },                               \
+                    sizeof((const kf_jsonl_field[]){ __VA_ARGS__ }) / sizeof(kf_jsonl_field))
+#endif
+
 /* UTF-8 as the writer reads it (RFC 3629: no overlong forms, no
  * surrogates, nothing past U+10FFFF). The length of the valid sequence at
  * p (n bytes left) and its code point in *cp, or 0 when p starts none. */
