@@ -124,6 +124,18 @@ void offsets_job_opts(kf_offsets_job_opts *o, size_t max_batch_bytes, report *re
     o->lost_ctx = readers;
 }
 
+int offsets_job_finish(kf_offsets_job *j, kf_topic_names *names, kf_inputs *in, int in_status, const report *rep)
+{
+    kf_offsets_job_result res = kf_offsets_job_get_result(j);
+    kf_offsets_job_free(j);
+    kf_topic_names_free(names);
+    kf_inputs_free(in);
+    fflush(stdout);
+    if (in_status == EXIT_FAIL || res.unreadable)
+        return EXIT_FAIL;
+    return (res.uncovered || res.skipped || rep->errors) ? EXIT_DAMAGE : EXIT_CLEAN;
+}
+
 kf_replay *offsets_replay_new(size_t max_batch_bytes, report *rep)
 {
     kf_replay_opts ro;

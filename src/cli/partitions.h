@@ -54,6 +54,13 @@ kf_replay *offsets_replay_new(size_t max_batch_bytes, report *rep);
  * no copy covers it: those counts are not kept). */
 void offsets_job_opts(kf_offsets_job_opts *o, size_t max_batch_bytes, report *rep, report *readers);
 
+/* The end of a command that ran the offsets job (offsets, groups): the
+ * job, the topic names (NULL: none) and the inputs freed, stdout flushed.
+ * The exit code: EXIT_FAIL when a path (in_status) or a segment could not
+ * be read, EXIT_DAMAGE when damage no copy covers, records that did not
+ * decode or an error in rep were met, else EXIT_CLEAN. */
+int offsets_job_finish(kf_offsets_job *j, kf_topic_names *names, kf_inputs *in, int in_status, const report *rep);
+
 /* On stderr, for each of wanted[0..n) that is not among names[0..nnames)
  * (what: "group" or "topic"): that it matches nothing, and the closest
  * names (kf_closest_names). */
