@@ -155,34 +155,26 @@ int cmd_compaction(int argc, char **argv)
     int st = parse_options(argc, argv, &co, &R, &max_batch);
     if (st >= 0)
         return st;
-    char *const *paths = argv + optind;
-    int npaths = argc - optind;
-    if (cli_mixed_clusters(paths, npaths))
-        return EXIT_FAIL;
+    cluster_inputs ci;
+    st = cluster_inputs_read(&ci, argv + optind, argc - optind, max_batch, true);
+    if (st >= 0)
+        return st;
 
     out o;
     out_init(&o, stdout, R.json);
     R.o = R.rep.o = &o;
-    kf_inputs in;
-    int in_status = inputs_collect(paths, npaths, &in);
-    if (!in.n && in_status != EXIT_FAIL)
-        tprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
-    part_reader_opts(&co.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);
+    part_reader_opts(&co.read, max_batch, &R.rep);
     co.problem_fn = report_problem;
     co.problem_ctx = &R.rep;
-    kf_metadata *m;
-    if (kf_metadata_of_paths(&m, paths, (size_t)npaths, (size_t)max_batch) != KF_OK)
-        cli_oom();
-    co.metadata = m;
-    co.paths = paths;
-    co.npaths = (size_t)npaths;
+    co.metadata = ci.metadata;
+    co.paths = ci.paths;
+    co.npaths = (size_t)ci.npaths;
     kf_compaction_totals tot;
-    if (kf_compaction_run(&in, &co, print_result, &R, &tot) == KF_ERR_NOMEM)
+    if (kf_compaction_run(&ci.in, &co, print_result, &R, &tot) == KF_ERR_NOMEM)
         cli_oom();
     print_summary(&R, &tot);
-    kf_metadata_free(m);
-    kf_inputs_free(&in);
-    if (in_status == EXIT_FAIL || tot.unreadable)
+    cluster_inputs_free(&ci);
+    if (ci.in_status == EXIT_FAIL || tot.unreadable)
         return EXIT_FAIL;
     return tot.pinned ? EXIT_DAMAGE : EXIT_CLEAN;
 }

@@ -109,7 +109,6 @@ int cmd_groups(int argc, char **argv)
     if (kf_offsets_job_run(&j, &in, &jo) != KF_OK ||
         kf_topic_names_build(&ns, argv + optind, (size_t)(argc - optind), &in, (size_t)op.max_batch) != KF_OK)
         cli_oom();
-    kf_offsets_job_result res = kf_offsets_job_get_result(j);
     const kf_group *groups;
     size_t ngroups = kf_groups_list(kf_offsets_job_groups(j), &groups);
     if (op.want.n) {
@@ -130,11 +129,5 @@ int cmd_groups(int argc, char **argv)
         fclose(memf);
         free(mem);
     }
-    kf_offsets_job_free(j);
-    kf_topic_names_free(ns);
-    kf_inputs_free(&in);
-    fflush(stdout);
-    if (in_status == EXIT_FAIL || res.unreadable)
-        return EXIT_FAIL;
-    return (res.uncovered || res.skipped || rep.errors) ? EXIT_DAMAGE : EXIT_CLEAN;
+    return offsets_job_finish(j, ns, &in, in_status, &rep);
 }

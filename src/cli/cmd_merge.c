@@ -24,9 +24,8 @@ static const char *const array_keys[] = {"conflicts", "holes"};
 static void conflict_fields(const rebuild_cli *m, out *o, const void *item)
 {
     const kf_merge_conflict *c = item;
-    out_int(o, "start_offset", c->start_offset);
-    out_int(o, "end_offset", c->end_offset);
-    out_str(o, "chosen", m->paths[c->chosen]);
+    kf_jsonl_fields(&o->w, KF_JI("start_offset", c->start_offset), KF_JI("end_offset", c->end_offset),
+                    KF_JS("chosen", m->paths[c->chosen]));
     out_arr_open(o, "leader_epochs");
     for (size_t i = 0; i < c->ncopies; i++) {
         if (c->has[i])
@@ -59,8 +58,7 @@ static void on_conflict(void *ctx, const kf_merge_conflict *c)
 static void hole_fields(const rebuild_cli *m, out *o, const void *item)
 {
     const kf_merge_hole *h = item;
-    out_int(o, "start_offset", h->start_offset);
-    out_opt_int(o, "end_offset", h->has_end, h->end_offset);
+    kf_jsonl_fields(&o->w, KF_JI("start_offset", h->start_offset), KF_JOPT("end_offset", h->has_end, h->end_offset));
 }
 
 static void on_hole(void *ctx, const kf_merge_hole *h)
@@ -96,21 +94,17 @@ static void merge_usage(FILE *f)
 
 /* ---- the PARTDIRs: each a partition directory ---------------------------------- */
 
-typedef struct copies_check {
-    rebuild_cli *c;
-    int status;
-} copies_check;
+/* The walk over the PATHs (one at a time) keeps in the int its ctx is the
+ * exit code so far: -1 while every PATH is a partition directory. */
 
-static int copy_is_partition(void *ctx, const kf_path_entry *e)
+static int not_a_partition(const char *path)
 {
-    ((copies_check *)ctx)->status = -1;
-    return KF_OK;
+    return opt_usage_error("merge", "not a partition directory:", path, merge_usage);
 }
 
 static int copy_not_partition(void *ctx, const kf_path_entry *e)
 {
-    copies_check *k = ctx;
-    k->status = rebuild_usage_error(k->c, "not a partition directory:", e->path);
+    *(int *)ctx = not_a_partition(e->path);
     return KF_ERR_IO;
 }
 
@@ -118,13 +112,12 @@ static int copy_not_partition(void *ctx, const kf_path_entry *e)
  * EXIT_FAIL, a FIFO or device (no err_no) is not a partition directory. */
 static void copy_unusable(void *ctx, const char *path, int err_no, const char *what)
 {
-    copies_check *k = ctx;
     if (!err_no) {
-        k->status = rebuild_usage_error(k->c, "not a partition directory:", path);
+        *(int *)ctx = not_a_partition(path);
         return;
     }
     print_path_error(NULL, path, err_no, what);
-    k->status = EXIT_FAIL;
+    *(int *)ctx = EXIT_FAIL;
 }
 
 /* Two or more PARTDIRs, each a partition directory: -1, else the exit code
@@ -139,17 +132,16 @@ static int merge_inputs(rebuild_cli *c)
     if (cli_mixed_clusters(c->paths, c->npaths))
         return EXIT_FAIL;
     c->partition = true;
-    copies_check k = {c, -1};
+    int status = -1;
     kf_paths_walk_opts o;
-    cli_walk_opts_init(&o, &k);
-    o.partition_fn = copy_is_partition;
-    o.file_fn = o.datadir_fn = o.other_dir_fn = copy_not_partition;
+    cli_walk_opts_init(&o, &status);
+    o.file_fn = o.datadir_fn = o.other_dir_fn = copy_not_partition; /* partition_fn: none, all is well */
     o.error_fn = copy_unusable; /* a FIFO is a usage error here */
-    o.error_ctx = &k;
-    for (int i = 0; i < c->npaths && k.status < 0; i++)
+    o.error_ctx = &status;
+    for (int i = 0; i < c->npaths && status < 0; i++)
         if (kf_paths_walk(c->paths + i, 1, &o) == KF_ERR_NOMEM)
             cli_oom();
-    return k.status;
+    return status;
 }
 
 /* ---- the job and its report ------------------------------------------------------ */
@@ -176,8 +168,7 @@ static void merge_report_head(rebuild_cli *c, const kf_outdir *od, out *doc)
     for (int i = 0; i < c->npaths; i++)
         out_str(doc, NULL, c->paths[i]);
     out_arr_close(doc);
-    out_str(doc, "output", od->target);
-    out_uint(doc, "batches", res->batches);
+    kf_jsonl_fields(&doc->w, KF_JS("output", od->target), KF_JU("batches", res->batches));
 }
 
 static int merge_summary(rebuild_cli *c, const kf_outdir *od)
@@ -185,12 +176,9 @@ static int merge_summary(rebuild_cli *c, const kf_outdir *od)
     const kf_merge_result *res = c->job;
     if (c->json) {
         out_begin(c->o, "summary");
-        out_str(c->o, "output", od->target);
-        out_str(c->o, "report", od->report);
-        out_uint(c->o, "batches", res->batches);
-        out_uint(c->o, "segments_written", res->segments_written);
-        out_uint(c->o, "conflicts", res->conflicts);
-        out_uint(c->o, "holes", res->holes);
+        kf_jsonl_fields(&c->o->w, KF_JS("output", od->target), KF_JS("report", od->report),
+                        KF_JU("batches", res->batches), KF_JU("segments_written", res->segments_written),
+                        KF_JU("conflicts", res->conflicts), KF_JU("holes", res->holes));
         out_end(c->o);
     } else {
         out_text(c->o, "%s: %llu batches in %llu segments, %llu conflicts, %llu holes; report in %s\n", od->target,

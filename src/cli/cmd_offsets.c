@@ -153,13 +153,7 @@ static int offsets_run(const offsets_opts *op, char *const *paths, int npaths)
             offsets_print_row(&pr, &rows[i]);
         funlockfile(o.f);
     }
-    kf_offsets_job_free(j);
-    kf_topic_names_free(names);
-    kf_inputs_free(&in);
-    fflush(stdout);
-    if (in_status == EXIT_FAIL || res.unreadable)
-        return EXIT_FAIL;
-    return (res.uncovered || res.skipped || rep.errors) ? EXIT_DAMAGE : EXIT_CLEAN;
+    return offsets_job_finish(j, names, &in, in_status, &rep);
 }
 
 int cmd_offsets(int argc, char **argv)

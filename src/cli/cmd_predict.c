@@ -14,42 +14,33 @@
 #include "cli/predict_text.h"
 #include "cli/walk.h"
 
-typedef struct predict_print {
-    out *o;
-    predict_text text;
-} predict_print;
-
+/* The forecast's records (ctx: the text printer, whose out says whether
+ * they go as JSON lines or as the plan's text). */
 static void print_datadir(void *ctx, const kf_predict_datadir *d)
 {
-    predict_print *pp = ctx;
-    out *o = pp->o;
-    if (!o->json) {
-        predict_text_datadir(&pp->text, d);
-        return;
-    }
-    kf_predict_datadir_json(&o->w, d);
+    predict_text *t = ctx;
+    if (t->o->json)
+        kf_predict_datadir_json(&t->o->w, d);
+    else
+        predict_text_datadir(t, d);
 }
 
 static void print_action(void *ctx, const kf_predict_action *a)
 {
-    predict_print *pp = ctx;
-    out *o = pp->o;
-    if (!o->json) {
-        predict_text_action(&pp->text, a);
-        return;
-    }
-    kf_predict_action_json(&o->w, a);
+    predict_text *t = ctx;
+    if (t->o->json)
+        kf_predict_action_json(&t->o->w, a);
+    else
+        predict_text_action(t, a);
 }
 
 static void print_partition(void *ctx, const kf_predict_partition *p)
 {
-    predict_print *pp = ctx;
-    out *o = pp->o;
-    if (!o->json) {
-        predict_text_partition(&pp->text, p);
-        return;
-    }
-    kf_predict_partition_json(&o->w, p);
+    predict_text *t = ctx;
+    if (t->o->json)
+        kf_predict_partition_json(&t->o->w, p);
+    else
+        predict_text_partition(t, p);
 }
 
 static void predict_usage(FILE *f)
@@ -168,16 +159,15 @@ int cmd_predict(int argc, char **argv)
 
     out o;
     out_init(&o, stdout, json);
-    predict_print pp;
-    memset(&pp, 0, sizeof pp);
-    pp.o = &o;
-    pp.text.o = &o;
-    pp.text.verbose = verbose;
+    predict_text text;
+    memset(&text, 0, sizeof text);
+    text.o = &o;
+    text.verbose = verbose;
     po.max_batch_bytes = (size_t)max_batch;
     po.datadir_fn = print_datadir;
     po.action_fn = print_action;
     po.partition_fn = print_partition;
-    po.ctx = &pp;
+    po.ctx = &text;
     kf_predict_summary sum;
     if (found.n) {
         rc = kf_predict_run(found.paths, found.n, &po, &sum);
@@ -193,7 +183,7 @@ int cmd_predict(int argc, char **argv)
     if (json) {
         kf_predict_summary_json(&o.w, &sum);
     } else {
-        predict_text_summary(&pp.text, &sum);
+        predict_text_summary(&text, &sum);
     }
     free(found.paths);
     kf_predict_config_free(&cfg);

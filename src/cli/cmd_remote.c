@@ -121,28 +121,23 @@ int cmd_remote(int argc, char **argv)
     int st = parse_options(argc, argv, &ro, &json, &max_batch);
     if (st >= 0)
         return st;
-    char *const *paths = argv + optind;
-    int npaths = argc - optind;
-    if (cli_mixed_clusters(paths, npaths))
-        return EXIT_FAIL;
+    cluster_inputs ci;
+    st = cluster_inputs_read(&ci, argv + optind, argc - optind, max_batch, false);
+    if (st >= 0)
+        return st;
 
     out o;
     out_init(&o, stdout, json);
     remote_run R = {.json = json, .have_storage = ro.storage_dir || ro.listing_path, .o = &o,
                     .rep = {.o = &o}};
-    kf_inputs in;
-    int in_status = inputs_collect(paths, npaths, &in);
-    part_reader_opts(&ro.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);
+    part_reader_opts(&ro.read, max_batch, &R.rep);
     ro.problem_fn = report_problem;
     ro.problem_ctx = &R.rep;
-    kf_metadata *m;
-    if (kf_metadata_of_paths(&m, paths, (size_t)npaths, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch) != KF_OK)
-        cli_oom();
-    ro.metadata = m;
-    ro.paths = paths;
-    ro.npaths = (size_t)npaths;
+    ro.metadata = ci.metadata;
+    ro.paths = ci.paths;
+    ro.npaths = (size_t)ci.npaths;
     kf_remote_totals tot;
-    int rc = kf_remote_run(&in, &ro, on_partition, on_index, &R, &tot);
+    int rc = kf_remote_run(&ci.in, &ro, on_partition, on_index, &R, &tot);
     if (rc == KF_ERR_NOMEM)
         cli_oom();
     if (rc == KF_ERR_IO) {
@@ -151,9 +146,8 @@ int cmd_remote(int argc, char **argv)
     } else {
         print_summary(&R, &tot);
     }
-    kf_metadata_free(m);
-    kf_inputs_free(&in);
-    if (rc != KF_OK || in_status == EXIT_FAIL || tot.unreadable)
+    cluster_inputs_free(&ci);
+    if (rc != KF_OK || ci.in_status == EXIT_FAIL || tot.unreadable)
         return EXIT_FAIL;
     bool loss = tot.offsets_in_no_tier || tot.counts[KF_REMOTE_MISSING_IN_STORAGE] || tot.incomplete;
     return loss ? EXIT_DAMAGE : EXIT_CLEAN;

@@ -25,11 +25,8 @@ static const char *const array_keys[] = {"dropped"};
 static void drop_fields(const rebuild_cli *c, out *o, const void *item)
 {
     const kf_repair_drop *d = item;
-    out_str(o, "file", d->file);
-    out_uint(o, "start", d->start);
-    out_uint(o, "end", d->end);
-    out_uint(o, "length", d->end - d->start);
-    out_str(o, "reason", d->reason);
+    kf_jsonl_fields(&o->w, KF_JS("file", d->file), KF_JU("start", d->start), KF_JU("end", d->end),
+                    KF_JU("length", d->end - d->start), KF_JS("reason", d->reason));
     if (d->has_first || d->has_last) {
         out_arr_open(o, "offsets");
         out_opt_int(o, NULL, d->has_first, d->first_offset);
@@ -38,10 +35,9 @@ static void drop_fields(const rebuild_cli *c, out *o, const void *item)
     } else {
         out_null(o, "offsets");
     }
-    out_opt_int(o, "first_offset", d->has_first, d->first_offset);
-    out_opt_int(o, "last_offset", d->has_last, d->last_offset);
-    out_bool(o, "data_loss", d->data_loss);
-    out_str(o, "message", d->message);
+    kf_jsonl_fields(&o->w, KF_JOPT("first_offset", d->has_first, d->first_offset),
+                    KF_JOPT("last_offset", d->has_last, d->last_offset), KF_JB("data_loss", d->data_loss),
+                    KF_JS("message", d->message));
 }
 
 static void on_drop(void *ctx, const kf_repair_drop *d)
@@ -80,48 +76,38 @@ static void repair_usage(FILE *f)
 
 /* ---- PATH: a segment or a partition directory ---------------------------------- */
 
-/* What the walk found PATH to be: status -1 when it is a segment or a
- * partition directory (and c->partition says which), else the exit code. */
-typedef struct repair_input {
-    rebuild_cli *c;
-    int status;
-} repair_input;
+/* The walk over PATH (ctx: the rebuild_cli, whose partition it sets): a
+ * refusal said as a usage error stops it with KF_ERR_UNSUPPORTED. */
 
 static int input_segment(void *ctx, const kf_path_entry *e)
 {
-    repair_input *in = ctx;
     if (e->file.kind != KF_FILE_LOG && !e->looks_like_log) {
-        in->status = rebuild_usage_error(in->c, "not a segment (.log) or a partition directory:", e->path);
-        return KF_ERR_IO;
+        rebuild_usage_error(ctx, "not a segment (.log) or a partition directory:", e->path);
+        return KF_ERR_UNSUPPORTED;
     }
     if (access(e->path, R_OK) != 0) {
         cli_error(e->path, "cannot read: %s", strerror(errno));
         return KF_ERR_IO;
     }
-    in->status = -1;
     return KF_OK;
 }
 
 static int input_partition(void *ctx, const kf_path_entry *e)
 {
-    repair_input *in = ctx;
-    in->status = -1;
-    in->c->partition = true;
+    ((rebuild_cli *)ctx)->partition = true;
     return KF_OK;
 }
 
 static int input_datadir(void *ctx, const kf_path_entry *e)
 {
-    repair_input *in = ctx;
-    in->status = rebuild_usage_error(in->c, "a broker data directory: give one partition directory, not", e->path);
-    return KF_ERR_IO;
+    rebuild_usage_error(ctx, "a broker data directory: give one partition directory, not", e->path);
+    return KF_ERR_UNSUPPORTED;
 }
 
 static int input_other_dir(void *ctx, const kf_path_entry *e)
 {
-    repair_input *in = ctx;
-    in->status = rebuild_usage_error(in->c, "not a segment (.log) or a partition directory:", e->path);
-    return KF_ERR_IO;
+    rebuild_usage_error(ctx, "not a segment (.log) or a partition directory:", e->path);
+    return KF_ERR_UNSUPPORTED;
 }
 
 /* One PATH, a segment or a partition directory: -1, else the exit code
@@ -132,17 +118,17 @@ static int repair_inputs(rebuild_cli *c)
         return rebuild_usage_error(c, "no PATH given", NULL);
     if (c->npaths > 1)
         return rebuild_usage_error(c, "give one PATH (a segment or a partition directory), not", c->paths[1]);
-    repair_input in = {c, EXIT_FAIL};
     kf_paths_walk_opts o;
-    cli_walk_opts_init(&o, &in);
+    cli_walk_opts_init(&o, c);
     o.file_fn = input_segment;
     o.partition_fn = input_partition;
     o.datadir_fn = input_datadir;
     o.other_dir_fn = input_other_dir;
     o.sniff_logs = true;
-    if (kf_paths_walk(c->paths, 1, &o) == KF_ERR_NOMEM)
+    int rc = kf_paths_walk(c->paths, 1, &o);
+    if (rc == KF_ERR_NOMEM)
         cli_oom();
-    return in.status;
+    return rc == KF_OK ? -1 : rc == KF_ERR_UNSUPPORTED ? EXIT_USAGE : EXIT_FAIL;
 }
 
 /* ---- the job and its report ------------------------------------------------------ */
@@ -165,12 +151,9 @@ static int repair_run(rebuild_cli *c, kf_outdir *od)
 static void repair_report_head(rebuild_cli *c, const kf_outdir *od, out *doc)
 {
     const kf_repair_result *res = c->job;
-    out_str(doc, "mode", c->salvage ? "salvage" : "default");
-    out_str(doc, "input", c->paths[0]);
-    out_str(doc, "output", od->target);
-    out_bool(doc, "data_loss", res->data_loss_ranges > 0);
-    out_uint(doc, "dropped_ranges", res->dropped_ranges);
-    out_uint(doc, "segments_written", res->segments_written);
+    kf_jsonl_fields(&doc->w, KF_JS("mode", c->salvage ? "salvage" : "default"), KF_JS("input", c->paths[0]),
+                    KF_JS("output", od->target), KF_JB("data_loss", res->data_loss_ranges > 0),
+                    KF_JU("dropped_ranges", res->dropped_ranges), KF_JU("segments_written", res->segments_written));
 }
 
 static int repair_summary(rebuild_cli *c, const kf_outdir *od)
@@ -179,14 +162,10 @@ static int repair_summary(rebuild_cli *c, const kf_outdir *od)
     bool loss = res->data_loss_ranges > 0;
     if (c->json) {
         out_begin(c->o, "summary");
-        out_str(c->o, "mode", c->salvage ? "salvage" : "default");
-        out_str(c->o, "output", od->target);
-        out_str(c->o, "report", od->report);
-        out_uint(c->o, "segments_written", res->segments_written);
-        out_uint(c->o, "dropped_ranges", res->dropped_ranges);
-        out_uint(c->o, "data_loss_ranges", res->data_loss_ranges);
-        out_uint(c->o, "stale_files_removed", od->stale_removed);
-        out_bool(c->o, "data_loss", loss);
+        kf_jsonl_fields(&c->o->w, KF_JS("mode", c->salvage ? "salvage" : "default"), KF_JS("output", od->target),
+                        KF_JS("report", od->report), KF_JU("segments_written", res->segments_written),
+                        KF_JU("dropped_ranges", res->dropped_ranges), KF_JU("data_loss_ranges", res->data_loss_ranges),
+                        KF_JU("stale_files_removed", od->stale_removed), KF_JB("data_loss", loss));
         out_end(c->o);
     } else {
         out_text(c->o, "%s: %llu segments written, %llu ranges dropped (%llu with data)%s; report in %s\n",

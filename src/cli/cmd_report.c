@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -51,21 +50,15 @@ static void print_summary(bool json, const char *path, const kf_report_summary *
         out o;
         out_init(&o, stdout, true);
         out_begin(&o, "report");
-        out_str(&o, "file", path);
-        out_uint(&o, "bytes", s->bytes);
-        out_uint(&o, "commands", s->commands);
-        out_uint(&o, "brokers", s->brokers);
-        out_uint(&o, "partitions", s->partitions);
-        out_uint(&o, "damaged_partitions", s->damaged_partitions);
-        out_uint(&o, "damaged_segments", s->damaged_segments);
-        out_int(&o, "offsets_lost", s->offsets_lost);
-        out_int(&o, "acknowledged_missing", s->acknowledged_missing);
-        out_uint(&o, "groups", s->groups);
-        out_uint(&o, "groups_out_of_range", s->groups_out_of_range);
-        out_uint(&o, "open_transactions", s->open_transactions);
-        out_uint(&o, "hanging_transactions", s->hanging_transactions);
-        out_uint(&o, "pinned_compactions", s->pinned_compactions);
-        out_int(&o, "exit", status);
+        kf_jsonl_fields(&o.w, KF_JS("file", path), KF_JU("bytes", s->bytes), KF_JU("commands", s->commands),
+                        KF_JU("brokers", s->brokers), KF_JU("partitions", s->partitions),
+                        KF_JU("damaged_partitions", s->damaged_partitions),
+                        KF_JU("damaged_segments", s->damaged_segments), KF_JI("offsets_lost", s->offsets_lost),
+                        KF_JI("acknowledged_missing", s->acknowledged_missing), KF_JU("groups", s->groups),
+                        KF_JU("groups_out_of_range", s->groups_out_of_range),
+                        KF_JU("open_transactions", s->open_transactions),
+                        KF_JU("hanging_transactions", s->hanging_transactions),
+                        KF_JU("pinned_compactions", s->pinned_compactions), KF_JI("exit", status));
         out_end(&o);
         return;
     }
@@ -82,13 +75,14 @@ int cmd_report(int argc, char **argv)
 {
     kf_report_opts ro;
     kf_report_opts_init(&ro);
+    ro.now_ms = kf_now_ms(); /* --now replaces it */
     const char *output = "kfsck-report.html";
-    bool json = false, has_now = false;
+    bool json = false;
     uint64_t max_batch = KF_DEFAULT_MAX_BATCH_BYTES;
     const opt_spec specs[] = {
         {.name = "--output", .letter = 'o', .kind = OPT_STRING, .to = &output, .refusal = "-o needs a file name"},
         {.name = "--title", .kind = OPT_STRING, .to = &ro.title},
-        {.name = "--now", .kind = OPT_TIME, .to = &ro.now_ms, .given = &has_now},
+        {.name = "--now", .kind = OPT_TIME, .to = &ro.now_ms},
         {.name = "--max-batch-bytes", .kind = OPT_SIZE, .to = &max_batch},
         {.name = "--json", .kind = OPT_FLAG, .to = &json},
         {0},
@@ -100,11 +94,6 @@ int cmd_report(int argc, char **argv)
     size_t n = (size_t)(argc - optind);
     if (cli_mixed_clusters(paths, (int)n))
         return EXIT_FAIL;
-    if (!has_now) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ro.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    }
     ro.max_batch_bytes = max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch;
     reader_tuning(&ro.threads, &ro.chunk_bytes);
 

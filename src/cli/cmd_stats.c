@@ -228,9 +228,7 @@ int cmd_stats(int argc, char **argv)
     R.o = &o;
     R.perr = R.json ? &o : &e;
     kf_inputs in;
-    int in_status = inputs_collect(argv + optind, argc - optind, &in);
-    if (!in.n && in_status != EXIT_FAIL)
-        tprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+    int in_status = inputs_collect_warn_none(argv + optind, argc - optind, &in);
 
     R.sums = calloc(in.n ? in.n : 1, sizeof *R.sums);
     if (!R.sums)

@@ -224,14 +224,12 @@ int cmd_txns(int argc, char **argv)
     kf_inputs in;
     if (cli_mixed_clusters(argv + optind, argc - optind))
         return EXIT_FAIL;
-    int in_status = inputs_collect(argv + optind, argc - optind, &in);
-    if (!in.n && in_status != EXIT_FAIL)
-        tprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
-    else if (in.n && !kf_txns_data_partitions(&in))
+    int in_status = inputs_collect_warn_none(argv + optind, argc - optind, &in);
+    if (in.n && !kf_txns_data_partitions(&in))
         tprintf(stderr, "kfsck: no data partition among the inputs (only %s or __cluster_metadata)\n",
                 KF_TXN_STATE_TOPIC);
 
-    part_reader_opts(&to.read, max_batch > SIZE_MAX ? SIZE_MAX : (size_t)max_batch, &R.rep);
+    part_reader_opts(&to.read, max_batch, &R.rep);
     to.problem_fn = report_problem;
     to.problem_ctx = &R.rep;
     to.coordinator_fn = print_coordinator;

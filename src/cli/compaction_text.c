@@ -17,6 +17,14 @@ static void put_quoted(FILE *f, const char *s)
     out_str(&q, NULL, s);
 }
 
+/* "  N record(s) WHY (the cleaner drops them)", when n is not 0: records a
+ * full cleaning removes whatever their key. */
+static void print_dropped(FILE *f, uint64_t n, const char *why)
+{
+    if (n)
+        tprintf(f, "  %" PRIu64 " record%s %s (the cleaner drops them)\n", n, n == 1 ? "" : "s", why);
+}
+
 /* The open transaction pinning the cleaning: who it is, whether it hangs
  * (older than its timeout at --now) or is live, then how to abort it. */
 static void print_pinned(FILE *f, const kf_compaction_result *r)
@@ -138,12 +146,8 @@ void compaction_print_text(FILE *f, const kf_compaction_result *r)
             " tombstone%s), %s of records to free\n",
             r->records, r->records == 1 ? "" : "s", r->keys, r->keys == 1 ? "" : "s", r->live_records, r->tombstones,
             r->tombstones == 1 ? "" : "s", reclaim);
-    if (r->keyless_records)
-        tprintf(f, "  %" PRIu64 " record%s without a key (the cleaner drops them)\n", r->keyless_records,
-                r->keyless_records == 1 ? "" : "s");
-    if (r->aborted_records)
-        tprintf(f, "  %" PRIu64 " record%s of aborted transactions (the cleaner drops them)\n", r->aborted_records,
-                r->aborted_records == 1 ? "" : "s");
+    print_dropped(f, r->keyless_records, "without a key");
+    print_dropped(f, r->aborted_records, "of aborted transactions");
     if (r->min_compaction_lag_ms > 0) {
         kf_format_duration(r->min_compaction_lag_ms, size, sizeof size);
         tprintf(f, "  min.compaction.lag.ms %s (%s)\n", size, kf_config_source_name(r->min_compaction_lag_source));

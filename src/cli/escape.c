@@ -65,33 +65,11 @@ static void emit(const char *s, size_t n, put_fn put, void *ctx)
 
 static void put_file(void *ctx, const char *p, size_t n) { fwrite(p, 1, n, ctx); }
 
-/* A growing buffer (for a width's padding, and esc_str's cap). */
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool failed;
-} sbuf;
-
-static void put_sbuf(void *ctx, const char *p, size_t n)
+/* A counter of the bytes written (a padded string's escaped width). */
+static void put_count(void *ctx, const char *p, size_t n)
 {
-    sbuf *b = ctx;
-    if (b->failed)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->failed = true;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, p, n);
-    b->n += n;
-    b->p[b->n] = 0;
+    (void)p;
+    *(size_t *)ctx += n;
 }
 
 /* A fixed buffer that keeps whole escapes only. */
@@ -196,27 +174,19 @@ static void put_cfile(void *ctx, const char *p, size_t n)
     c->n += n;
 }
 
-/* s[0..n) escaped into c, padded to width (left-justified with left). */
+/* s[0..n) escaped into c, padded to width (left-justified with left): the
+ * escaped bytes are counted first, then written. */
 static void one_string(cfile *c, const char *s, size_t n, int width, bool left)
 {
-    if (width <= 0) {
-        emit(s, n, put_cfile, c);
-        return;
-    }
-    sbuf b = {0};
-    emit(s, n, put_sbuf, &b);
-    if (b.failed) { /* out of memory: unpadded */
-        free(b.p);
-        emit(s, n, put_cfile, c);
-        return;
-    }
-    size_t pad = (size_t)width > b.n ? (size_t)width - b.n : 0;
+    size_t len = 0;
+    if (width > 0)
+        emit(s, n, put_count, &len);
+    size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
     for (size_t i = 0; !left && i < pad; i++)
         put_cfile(c, " ", 1);
-    put_cfile(c, b.p ? b.p : "", b.n);
+    emit(s, n, put_cfile, c);
     for (size_t i = 0; left && i < pad; i++)
         put_cfile(c, " ", 1);
-    free(b.p);
 }
 
 int tvprintf(FILE *f, const char *fmt, va_list ap0)

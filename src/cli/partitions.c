@@ -18,6 +18,9 @@ static void path_error(void *ctx, const char *path, int err_no, const char *what
     cli_error(path, "%s", what);
 }
 
+/* --max-batch-bytes (a uint64_t) as a size: SIZE_MAX when larger. */
+static size_t size_cap(uint64_t n) { return n > SIZE_MAX ? SIZE_MAX : (size_t)n; }
+
 int inputs_collect(char *const *paths, int n, kf_inputs *in)
 {
     int rc = kf_inputs_collect(in, paths, (size_t)n, path_error, NULL);
@@ -26,10 +29,36 @@ int inputs_collect(char *const *paths, int n, kf_inputs *in)
     return rc == KF_OK ? EXIT_CLEAN : EXIT_FAIL;
 }
 
-void part_reader_opts(kf_part_reader_opts *o, size_t max_batch_bytes, report *rep)
+int inputs_collect_warn_none(char *const *paths, int n, kf_inputs *in)
+{
+    int status = inputs_collect(paths, n, in);
+    if (!in->n && status != EXIT_FAIL)
+        tprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+    return status;
+}
+
+int cluster_inputs_read(cluster_inputs *ci, char *const *paths, int n, uint64_t max_batch_bytes, bool warn_none)
+{
+    if (cli_mixed_clusters(paths, n))
+        return EXIT_FAIL;
+    ci->paths = paths;
+    ci->npaths = n;
+    ci->in_status = warn_none ? inputs_collect_warn_none(paths, n, &ci->in) : inputs_collect(paths, n, &ci->in);
+    if (kf_metadata_of_paths(&ci->metadata, paths, (size_t)n, size_cap(max_batch_bytes)) != KF_OK)
+        cli_oom();
+    return -1;
+}
+
+void cluster_inputs_free(cluster_inputs *ci)
+{
+    kf_metadata_free(ci->metadata);
+    kf_inputs_free(&ci->in);
+}
+
+void part_reader_opts(kf_part_reader_opts *o, uint64_t max_batch_bytes, report *rep)
 {
     kf_part_reader_opts_init(o);
-    o->max_batch_bytes = max_batch_bytes;
+    o->max_batch_bytes = size_cap(max_batch_bytes);
     reader_tuning(&o->threads, &o->chunk_bytes);
     o->problem_fn = report_problem;
     o->problem_ctx = rep;
@@ -122,6 +151,18 @@ void offsets_job_opts(kf_offsets_job_opts *o, size_t max_batch_bytes, report *re
     o->load_error_ctx = rep;
     o->lost_fn = report_offsets_lost;
     o->lost_ctx = readers;
+}
+
+int offsets_job_finish(kf_offsets_job *j, kf_topic_names *names, kf_inputs *in, int in_status, const report *rep)
+{
+    kf_offsets_job_result res = kf_offsets_job_get_result(j);
+    kf_offsets_job_free(j);
+    kf_topic_names_free(names);
+    kf_inputs_free(in);
+    fflush(stdout);
+    if (in_status == EXIT_FAIL || res.unreadable)
+        return EXIT_FAIL;
+    return (res.uncovered || res.skipped || rep->errors) ? EXIT_DAMAGE : EXIT_CLEAN;
 }
 
 kf_replay *offsets_replay_new(size_t max_batch_bytes, report *rep)

@@ -342,9 +342,7 @@ int stats_sink(char *const *paths, int npaths, const stats_sink_args *a)
     out_init(&e, stderr, false);
     sink_run R = {.o = &a->run, .json = json, .o_out = &o, .perr = json ? &o : &e};
     kf_inputs in;
-    int in_status = inputs_collect(paths, npaths, &in);
-    if (!in.n && in_status != EXIT_FAIL)
-        tprintf(stderr, "kfsck: no partition or segment found under the given paths\n");
+    int in_status = inputs_collect_warn_none(paths, npaths, &in);
     report rep = {R.perr, NULL, 0, 0};
     kf_sink_run_opts ro = a->run;
     part_reader_opts(&ro.read, a->max_batch, &rep);
