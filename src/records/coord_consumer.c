@@ -15,6 +15,7 @@ static int consumer_decode(const cs_message *m, const uint8_t *p, size_t n, kf_d
         *root = KF_DNODE_NONE;
     if (!t)
         return KF_ERR_CORRUPT;
+    cs_tables_ready();
     cs_dctx d;
     cs_dctx_init(&d, t, p, p ? n : 0, 0);
     int16_t v = kf_cur_i16(&d.c);

@@ -59,15 +59,40 @@ enum {
     CS_F_SECRET = 1, /* the decoded node is marked KF_DNODE_SECRET (redacted unless asked for) */
 };
 
+#define CS_MAX_USES 4 /* most structs one struct's fields name */
+
 typedef struct cs_struct {
-    const char *name;             /* Kafka's struct name, for messages */
+    const char *name;             /* Kafka's struct name, for messages and the notation */
+    /* Its fields in the field notation of cs_notation.c, and the structs
+     * that notation names (by their name). */
+    const char *spec;
+    struct cs_struct *uses[CS_MAX_USES];
+    /* Built from spec once, before any table is handed out (schema_tables.c). */
     const cs_field *fields;
     uint16_t n_fields;
 } cs_struct;
 
+/* Parses a struct's field notation `spec` into out[0..cap): one field per
+ * space-separated word,
+ *     name:type[?][@versions][#tag][=default][!]
+ * type: int8 int16 uint16 int32 int64 float64 bool string bytes uuid, or
+ * the name of one of the `uses` structs; in brackets, an array of it.
+ * ?: nullable in every version the field has. @N: in version N only, @N+:
+ * in N and later, @N-M: in N to M (no @: every version). #T: a tagged
+ * field with tag T, tagged in every version it has. =D: the integer
+ * default of an absent field. !: a secret (CS_F_SECRET). Names are copied
+ * into names[0..names_cap) (*names_used advanced). Returns the number of
+ * fields, or -1 with the first fault and where it is in err. */
+int cs_parse_fields(const char *spec, struct cs_struct *const *uses, cs_field *out, size_t cap, char *names,
+                    size_t names_cap, size_t *names_used, char *err, size_t err_cap);
+
+/* Why the schema tables could not all be built (a fault in a notation, or
+ * the pools too small), or NULL when every struct of every table built. */
+const char *kf_cs_build_error(void);
+
 typedef struct cs_message {
     const char *name;             /* Kafka's schema name, e.g. "OffsetCommitValue" */
-    const cs_struct *root;
+    cs_struct *root;              /* not const: its fields are built once (schema_tables.c) */
     int16_t v_min, v_max;         /* valid versions */
     int16_t flex_min;             /* first flexible version, -1 if none */
 } cs_message;
@@ -96,6 +121,16 @@ typedef struct cs_record {
     uint8_t n_alts;
     uint8_t flags;                /* CS_REC_* */
 } cs_record;
+
+/* The record types of one table, as written (schema_tables.c hands them
+ * out built). */
+typedef struct cs_table {
+    const cs_record *recs;
+    uint32_t n;
+} cs_table;
+#define CS_TABLE(recs) { recs, (uint32_t)(sizeof recs / sizeof recs[0]) }
+extern const cs_table cs_offsets_table, cs_txn_table, cs_share_table, cs_metadata_table, cs_control_table,
+    cs_remote_table;
 
 /* The record types of one coordinator topic (KF_COORD_OFFSETS / KF_COORD_TXN
  * / KF_COORD_SHARE). */
@@ -150,6 +185,10 @@ enum {
  * CS_BODY_TRAILING_OK. */
 void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t n, size_t pos, int flags,
                     kf_dtree *t, cs_body *out);
+
+/* Builds every table's fields from their notation, once (thread-safe); the
+ * table accessors call it, as must any other use of a table's struct. */
+void cs_tables_ready(void);
 
 extern const cs_message kf_cs_consumer_subscription;
 extern const cs_message kf_cs_consumer_assignment;

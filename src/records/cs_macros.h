@@ -8,27 +8,10 @@
 
 #include "records/coord_internal.h"
 
-#define X CS_VMAX
-
-/* An untagged field: kind k (elements e, struct s) in versions vlo..vhi,
- * nullable in nlo..nhi (1, 0 = never), default d. */
-#define FLD(n, k, e, s, vlo, vhi, nlo, nhi, d) { n, k, e, vlo, vhi, nlo, nhi, -1, 1, 0, d, s, 0 }
-#define P(n, k, vlo, vhi) FLD(n, k, 0, NULL, vlo, vhi, 1, 0, 0)
-#define PD(n, k, vlo, vhi, d) FLD(n, k, 0, NULL, vlo, vhi, 1, 0, d)
-#define PN(n, k, vlo, vhi, nlo, nhi) FLD(n, k, 0, NULL, vlo, vhi, nlo, nhi, 0)
-#define A(n, e, vlo, vhi) FLD(n, CS_ARRAY, e, NULL, vlo, vhi, 1, 0, 0)
-#define AS(n, s, vlo, vhi) FLD(n, CS_ARRAY, CS_STRUCT, &s, vlo, vhi, 1, 0, 0)
-#define ASN(n, s, vlo, vhi, nlo, nhi) FLD(n, CS_ARRAY, CS_STRUCT, &s, vlo, vhi, nlo, nhi, 0)
-#define SN(n, s, vlo, vhi, nlo, nhi) FLD(n, CS_STRUCT, 0, &s, vlo, vhi, nlo, nhi, 0)
-/* A tagged field with tag `tag`, present and tagged from version tlo on. */
-#define TG(n, k, e, s, tag, tlo, nlo, nhi, d) { n, k, e, tlo, X, nlo, nhi, tag, tlo, X, d, s, 0 }
-#define T(n, k, tag, tlo, d) TG(n, k, 0, NULL, tag, tlo, 1, 0, d)
-#define TAN(n, e, tag, tlo) TG(n, CS_ARRAY, e, NULL, tag, tlo, tlo, X, 0)
-#define TSN(n, s, tag, tlo) TG(n, CS_STRUCT, 0, &s, tag, tlo, tlo, X, 0)
-
-#define STRUCT(id, nm) static const cs_struct id = { nm, id##_f, (uint16_t)(sizeof id##_f / sizeof id##_f[0]) }
+/* Struct id, Kafka's name nm, its fields in the notation of cs_parse_fields
+ * (coord_internal.h), then the structs that notation names. */
+#define STRUCT(id, nm, fields_spec, ...) \
+    static cs_struct id = { .name = nm, .spec = fields_spec, .uses = { __VA_ARGS__ } }
 #define MSG(id, nm, root, vlo, vhi, flex) static const cs_message id = { nm, &root, vlo, vhi, flex }
-/* A secret field (CS_F_SECRET): untagged, kind k, in versions vlo..vhi. */
-#define PSEC(n, k, vlo, vhi) { n, k, 0, vlo, vhi, 1, 0, -1, 1, 0, 0, NULL, CS_F_SECRET }
 
 #endif

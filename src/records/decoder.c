@@ -11,19 +11,22 @@
 #include "kfsck/sys/dirs.h"
 #include "kfsck/sys/names.h"
 
+/* The internal topics whose records have a decoder of their own. */
+static const struct {
+    const char *topic;
+    kf_decoder decoder;
+} internal_topics[] = {
+    {"__consumer_offsets", KF_DECODE_OFFSETS},   {"__transaction_state", KF_DECODE_TXN},
+    {"__cluster_metadata", KF_DECODE_METADATA},  {"__share_group_state", KF_DECODE_SHARE},
+    {"__remote_log_metadata", KF_DECODE_REMOTE},
+};
+
 /* The decoder of a topic's records, by its name. */
 static kf_decoder decoder_of_topic(const char *topic)
 {
-    if (!strcmp(topic, "__consumer_offsets"))
-        return KF_DECODE_OFFSETS;
-    if (!strcmp(topic, "__transaction_state"))
-        return KF_DECODE_TXN;
-    if (!strcmp(topic, "__cluster_metadata"))
-        return KF_DECODE_METADATA;
-    if (!strcmp(topic, "__share_group_state"))
-        return KF_DECODE_SHARE;
-    if (!strcmp(topic, "__remote_log_metadata"))
-        return KF_DECODE_REMOTE;
+    for (size_t i = 0; i < sizeof internal_topics / sizeof internal_topics[0]; i++)
+        if (!strcmp(topic, internal_topics[i].topic))
+            return internal_topics[i].decoder;
     if (strstr(topic, "offset") && topic[0] != '_')
         return KF_DECODE_CONNECT; /* connect-offsets, docker-connect-offsets, mm2-offsets.* */
     return KF_DECODE_NONE;

@@ -52,34 +52,30 @@ static size_t json_string(const uint8_t *p, size_t n, size_t i)
     return 0;
 }
 
-static size_t json_number(const uint8_t *p, size_t n, size_t i)
+/* The index after the run of one or more digits at i, or 0 when there is
+ * no digit at i. */
+static size_t json_digits(const uint8_t *p, size_t n, size_t i)
 {
-    size_t s = i;
-    if (i < n && p[i] == '-')
-        i++;
     size_t d = i;
     while (i < n && p[i] >= '0' && p[i] <= '9')
         i++;
-    if (i == d)
-        return 0;
-    if (i < n && p[i] == '.') {
-        size_t f = ++i;
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
-        if (i == f)
-            return 0;
-    }
-    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+    return i > d ? i : 0;
+}
+
+static size_t json_number(const uint8_t *p, size_t n, size_t i)
+{
+    if (i < n && p[i] == '-')
+        i++;
+    i = json_digits(p, n, i);
+    if (i && i < n && p[i] == '.')
+        i = json_digits(p, n, i + 1);
+    if (i && i < n && (p[i] == 'e' || p[i] == 'E')) {
         i++;
         if (i < n && (p[i] == '+' || p[i] == '-'))
             i++;
-        size_t e = i;
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
-        if (i == e)
-            return 0;
+        i = json_digits(p, n, i);
     }
-    return i > s ? i : 0;
+    return i;
 }
 
 static size_t json_container(const uint8_t *p, size_t n, size_t i, int depth, bool object)

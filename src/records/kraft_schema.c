@@ -12,365 +12,193 @@
  * UserScramCredentialRecord and DelegationTokenRecord) are alternatives the
  * decoder tries when the current layout does not decode cleanly. Fields
  * holding secrets (SCRAM salts and keys, delegation-token ids) carry
- * CS_F_SECRET. Field names are the snake_case of Kafka's field names
+ * CS_F_SECRET (a '!' in the field notation of cs_parse_fields,
+ * coord_internal.h). Field names are the snake_case of Kafka's field names
  * (docs/formats.md §1.2). */
 #include "records/cs_macros.h"
-
-/* A tagged field present from version tlo on, not nullable, default d. */
-#define TP(n, k, tag, tlo, d) TG(n, k, 0, NULL, tag, tlo, 1, 0, d)
-/* A tagged array present from tlo on, not nullable. */
-#define TA(n, e, tag, tlo) TG(n, CS_ARRAY, e, NULL, tag, tlo, 1, 0, 0)
-/* A tagged nullable string present from version 0 on (default null). */
-#define TSTRN(n, tag) TG(n, CS_STRING, 0, NULL, tag, 0, 0, X, 0)
-/* A struct with no fields (NoOpRecord, EndTransactionRecord, ...). */
-#define EMPTY(id, nm) static const cs_struct id = { nm, NULL, 0 }
 
 /* ---- shared structs -------------------------------------------------------- */
 
 /* RegisterBrokerRecord BrokerEndpoint, RegisterControllerRecord ControllerEndpoint */
-static const cs_field s_endpoint_f[] = {
-    P("name", CS_STRING, 0, X),
-    P("host", CS_STRING, 0, X),
-    P("port", CS_UINT16, 0, X),
-    P("security_protocol", CS_INT16, 0, X),
-};
-STRUCT(s_endpoint, "BrokerEndpoint");
+STRUCT(s_endpoint, "BrokerEndpoint", "name:string host:string port:uint16 security_protocol:int16");
 
 /* BrokerFeature / ControllerFeature */
-static const cs_field s_feature_f[] = {
-    P("name", CS_STRING, 0, X),
-    P("min_supported_version", CS_INT16, 0, X),
-    P("max_supported_version", CS_INT16, 0, X),
-};
-STRUCT(s_feature, "BrokerFeature");
+STRUCT(s_feature, "BrokerFeature", "name:string min_supported_version:int16 max_supported_version:int16");
 
 /* ---- 0 RegisterBrokerRecord (v0-4) ----------------------------------------- */
 
-static const cs_field r_register_broker_f[] = {
-    P("broker_id", CS_INT32, 0, X),
-    PD("is_migrating_zk_broker", CS_BOOL, 2, X, 0), /* v2+: second, before IncarnationId */
-    P("incarnation_id", CS_UUID, 0, X),
-    P("broker_epoch", CS_INT64, 0, X),
-    AS("end_points", s_endpoint, 0, X),
-    AS("features", s_feature, 0, X),
-    PN("rack", CS_STRING, 0, X, 0, X),
-    PD("fenced", CS_BOOL, 0, X, 1),
-    PD("in_controlled_shutdown", CS_BOOL, 1, X, 0),
-    TA("log_dirs", CS_UUID, 0, 3),
-    TAN("cordoned_log_dirs", CS_UUID, 1, 4),
-};
-STRUCT(r_register_broker, "RegisterBrokerRecord");
+/* is_migrating_zk_broker (v2+) comes second, before incarnation_id. */
+STRUCT(r_register_broker, "RegisterBrokerRecord",
+       "broker_id:int32 is_migrating_zk_broker:bool@2+ incarnation_id:uuid broker_epoch:int64 "
+       "end_points:[BrokerEndpoint] features:[BrokerFeature] rack:string? fenced:bool=1 "
+       "in_controlled_shutdown:bool@1+ log_dirs:[uuid]@3+#0 cordoned_log_dirs:[uuid]?@4+#1", &s_endpoint, &s_feature);
 MSG(m_register_broker, "RegisterBrokerRecord", r_register_broker, 0, 4, 0);
 
 /* ---- 1 UnregisterBrokerRecord ---------------------------------------------- */
 
-static const cs_field r_unregister_broker_f[] = {
-    P("broker_id", CS_INT32, 0, X),
-    P("broker_epoch", CS_INT64, 0, X),
-};
-STRUCT(r_unregister_broker, "UnregisterBrokerRecord");
+STRUCT(r_unregister_broker, "UnregisterBrokerRecord", "broker_id:int32 broker_epoch:int64");
 MSG(m_unregister_broker, "UnregisterBrokerRecord", r_unregister_broker, 0, 0, 0);
 
 /* ---- 2 TopicRecord --------------------------------------------------------- */
 
-static const cs_field r_topic_f[] = {
-    P("name", CS_STRING, 0, X),
-    P("topic_id", CS_UUID, 0, X),
-};
-STRUCT(r_topic, "TopicRecord");
+STRUCT(r_topic, "TopicRecord", "name:string topic_id:uuid");
 MSG(m_topic, "TopicRecord", r_topic, 0, 0, 0);
 
 /* ---- 3 PartitionRecord (v0-2) ---------------------------------------------- */
 
-static const cs_field r_partition_f[] = {
-    PD("partition_id", CS_INT32, 0, X, -1),
-    P("topic_id", CS_UUID, 0, X),
-    A("replicas", CS_INT32, 0, X),
-    A("isr", CS_INT32, 0, X),
-    A("removing_replicas", CS_INT32, 0, X),
-    A("adding_replicas", CS_INT32, 0, X),
-    PD("leader", CS_INT32, 0, X, -1),
-    TP("leader_recovery_state", CS_INT8, 0, 0, 0), /* declared here, but tagged */
-    PD("leader_epoch", CS_INT32, 0, X, -1),
-    PD("partition_epoch", CS_INT32, 0, X, -1),
-    A("directories", CS_UUID, 1, X),
-    TAN("eligible_leader_replicas", CS_INT32, 1, 2),
-    TAN("last_known_elr", CS_INT32, 2, 2),
-};
-STRUCT(r_partition, "PartitionRecord");
+/* leader_recovery_state: declared here, but tagged. */
+STRUCT(r_partition, "PartitionRecord",
+       "partition_id:int32=-1 topic_id:uuid replicas:[int32] isr:[int32] removing_replicas:[int32] "
+       "adding_replicas:[int32] leader:int32=-1 leader_recovery_state:int8#0 leader_epoch:int32=-1 "
+       "partition_epoch:int32=-1 directories:[uuid]@1+ eligible_leader_replicas:[int32]?@2+#1 "
+       "last_known_elr:[int32]?@2+#2");
 MSG(m_partition, "PartitionRecord", r_partition, 0, 2, 0);
 
 /* ---- 4 ConfigRecord -------------------------------------------------------- */
 
-static const cs_field r_config_f[] = {
-    P("resource_type", CS_INT8, 0, X),
-    P("resource_name", CS_STRING, 0, X),
-    P("name", CS_STRING, 0, X),
-    PN("value", CS_STRING, 0, X, 0, X), /* secret when the name looks like one (kraft_decode.c) */
-};
-STRUCT(r_config, "ConfigRecord");
+/* value: a secret when the name looks like one (kraft_decode.c). */
+STRUCT(r_config, "ConfigRecord", "resource_type:int8 resource_name:string name:string value:string?");
 MSG(m_config, "ConfigRecord", r_config, 0, 0, 0);
 
 /* ---- 5 PartitionChangeRecord (v0-2): only what changes ---------------------- */
 
-static const cs_field r_partition_change_f[] = {
-    PD("partition_id", CS_INT32, 0, X, -1),
-    P("topic_id", CS_UUID, 0, X),
-    TAN("isr", CS_INT32, 0, 0),
-    TP("leader", CS_INT32, 1, 0, -2),
-    TAN("replicas", CS_INT32, 2, 0),
-    TAN("removing_replicas", CS_INT32, 3, 0),
-    TAN("adding_replicas", CS_INT32, 4, 0),
-    TP("leader_recovery_state", CS_INT8, 5, 0, -1),
-    TAN("directories", CS_UUID, 8, 1), /* tag 8, declared before tags 6 and 7 */
-    TAN("eligible_leader_replicas", CS_INT32, 6, 2),
-    TAN("last_known_elr", CS_INT32, 7, 2),
-};
-STRUCT(r_partition_change, "PartitionChangeRecord");
+/* directories: tag 8, declared before tags 6 and 7. */
+STRUCT(r_partition_change, "PartitionChangeRecord",
+       "partition_id:int32=-1 topic_id:uuid isr:[int32]?#0 leader:int32#1=-2 replicas:[int32]?#2 "
+       "removing_replicas:[int32]?#3 adding_replicas:[int32]?#4 leader_recovery_state:int8#5=-1 "
+       "directories:[uuid]?@1+#8 eligible_leader_replicas:[int32]?@2+#6 last_known_elr:[int32]?@2+#7");
 MSG(m_partition_change, "PartitionChangeRecord", r_partition_change, 0, 2, 0);
 
 /* ---- 6 AccessControlRecord (2.8-3.4 schema, never written) ----------------- */
 
-static const cs_field r_access_control_f[] = {
-    P("resource_type", CS_INT8, 0, X),
-    PN("resource_name", CS_STRING, 0, X, 0, X),
-    P("pattern_type", CS_INT8, 0, X),
-    P("principal", CS_STRING, 0, X),
-    P("host", CS_STRING, 0, X),
-    P("operation", CS_INT8, 0, X),
-    P("permission_type", CS_INT8, 0, X),
-};
-STRUCT(r_access_control, "AccessControlRecord");
+STRUCT(r_access_control, "AccessControlRecord",
+       "resource_type:int8 resource_name:string? pattern_type:int8 principal:string host:string "
+       "operation:int8 permission_type:int8");
 MSG(m_access_control, "AccessControlRecord", r_access_control, 0, 0, 0);
 
 /* ---- 7 FenceBrokerRecord / 8 UnfenceBrokerRecord ----------------------------- */
 
-static const cs_field r_fence_f[] = {
-    P("id", CS_INT32, 0, X),
-    P("epoch", CS_INT64, 0, X),
-};
-STRUCT(r_fence, "FenceBrokerRecord");
+STRUCT(r_fence, "FenceBrokerRecord", "id:int32 epoch:int64");
 MSG(m_fence_broker, "FenceBrokerRecord", r_fence, 0, 0, 0);
 MSG(m_unfence_broker, "UnfenceBrokerRecord", r_fence, 0, 0, 0);
 
 /* ---- 9 RemoveTopicRecord ----------------------------------------------------- */
 
-static const cs_field r_remove_topic_f[] = {
-    P("topic_id", CS_UUID, 0, X),
-};
-STRUCT(r_remove_topic, "RemoveTopicRecord");
+STRUCT(r_remove_topic, "RemoveTopicRecord", "topic_id:uuid");
 MSG(m_remove_topic, "RemoveTopicRecord", r_remove_topic, 0, 0, 0);
 
 /* ---- 10 DelegationTokenRecord ------------------------------------------------ */
 
-static const cs_field r_delegation_token_f[] = {
-    P("owner", CS_STRING, 0, X),
-    P("requester", CS_STRING, 0, X),
-    A("renewers", CS_STRING, 0, X),
-    P("issue_timestamp", CS_INT64, 0, X),
-    P("max_timestamp", CS_INT64, 0, X),
-    P("expiration_timestamp", CS_INT64, 0, X),
-    PSEC("token_id", CS_STRING, 0, X),
-};
-STRUCT(r_delegation_token, "DelegationTokenRecord");
+STRUCT(r_delegation_token, "DelegationTokenRecord",
+       "owner:string requester:string renewers:[string] issue_timestamp:int64 max_timestamp:int64 "
+       "expiration_timestamp:int64 token_id:string!");
 MSG(m_delegation_token, "DelegationTokenRecord", r_delegation_token, 0, 0, 0);
 
 /* <= 3.5 schema (no Requester), never written: tokens need MV 3.6-IV2 */
-static const cs_field r_delegation_token_35_f[] = {
-    P("owner", CS_STRING, 0, X),
-    A("renewers", CS_STRING, 0, X),
-    P("issue_timestamp", CS_INT64, 0, X),
-    P("max_timestamp", CS_INT64, 0, X),
-    P("expiration_timestamp", CS_INT64, 0, X),
-    PSEC("token_id", CS_STRING, 0, X),
-};
-STRUCT(r_delegation_token_35, "DelegationTokenRecord");
+STRUCT(r_delegation_token_35, "DelegationTokenRecord",
+       "owner:string renewers:[string] issue_timestamp:int64 max_timestamp:int64 expiration_timestamp:int64 "
+       "token_id:string!");
 MSG(m_delegation_token_35, "DelegationTokenRecord (3.5)", r_delegation_token_35, 0, 0, 0);
 
 /* ---- 11 UserScramCredentialRecord -------------------------------------------- */
 
-static const cs_field r_scram_f[] = {
-    P("name", CS_STRING, 0, X),
-    P("mechanism", CS_INT8, 0, X),
-    PSEC("salt", CS_BYTES, 0, X),
-    PSEC("stored_key", CS_BYTES, 0, X),
-    PSEC("server_key", CS_BYTES, 0, X),
-    P("iterations", CS_INT32, 0, X),
-};
-STRUCT(r_scram, "UserScramCredentialRecord");
+STRUCT(r_scram, "UserScramCredentialRecord",
+       "name:string mechanism:int8 salt:bytes! stored_key:bytes! server_key:bytes! iterations:int32");
 MSG(m_scram, "UserScramCredentialRecord", r_scram, 0, 0, 0);
 
 /* <= 3.4 schema, never written: SCRAM records need MV 3.5-IV2 */
-static const cs_field s_credential_info_f[] = {
-    P("mechanism", CS_INT8, 0, X),
-    PSEC("salt", CS_BYTES, 0, X),
-    PSEC("salted_password", CS_BYTES, 0, X),
-    P("iterations", CS_INT32, 0, X),
-};
-STRUCT(s_credential_info, "CredentialInfo");
-static const cs_field r_scram_34_f[] = {
-    P("name", CS_STRING, 0, X),
-    AS("credential_infos", s_credential_info, 0, X),
-};
-STRUCT(r_scram_34, "UserScramCredentialRecord");
+STRUCT(s_credential_info, "CredentialInfo", "mechanism:int8 salt:bytes! salted_password:bytes! iterations:int32");
+STRUCT(r_scram_34, "UserScramCredentialRecord", "name:string credential_infos:[CredentialInfo]", &s_credential_info);
 MSG(m_scram_34, "UserScramCredentialRecord (3.4)", r_scram_34, 0, 0, 0);
 
 /* ---- 12 FeatureLevelRecord (version frozen at 0) ----------------------------- */
 
-static const cs_field r_feature_level_f[] = {
-    P("name", CS_STRING, 0, X),
-    P("feature_level", CS_INT16, 0, X),
-};
-STRUCT(r_feature_level, "FeatureLevelRecord");
+STRUCT(r_feature_level, "FeatureLevelRecord", "name:string feature_level:int16");
 MSG(m_feature_level, "FeatureLevelRecord", r_feature_level, 0, 0, 0);
 
 /* 3.0-3.2 layout, same apiKey and version */
-static const cs_field r_feature_level_32_f[] = {
-    P("name", CS_STRING, 0, X),
-    P("min_feature_level", CS_INT16, 0, X),
-    P("max_feature_level", CS_INT16, 0, X),
-};
-STRUCT(r_feature_level_32, "FeatureLevelRecord");
+STRUCT(r_feature_level_32, "FeatureLevelRecord", "name:string min_feature_level:int16 max_feature_level:int16");
 MSG(m_feature_level_32, "FeatureLevelRecord (3.2)", r_feature_level_32, 0, 0, 0);
 
 /* ---- 14 ClientQuotaRecord ---------------------------------------------------- */
 
-static const cs_field s_entity_f[] = {
-    P("entity_type", CS_STRING, 0, X),
-    PN("entity_name", CS_STRING, 0, X, 0, X),
-};
-STRUCT(s_entity, "EntityData");
-static const cs_field r_client_quota_f[] = {
-    AS("entity", s_entity, 0, X),
-    P("key", CS_STRING, 0, X),
-    P("value", CS_FLOAT64, 0, X),
-    P("remove", CS_BOOL, 0, X),
-};
-STRUCT(r_client_quota, "ClientQuotaRecord");
+STRUCT(s_entity, "EntityData", "entity_type:string entity_name:string?");
+STRUCT(r_client_quota, "ClientQuotaRecord", "entity:[EntityData] key:string value:float64 remove:bool", &s_entity);
 MSG(m_client_quota, "ClientQuotaRecord", r_client_quota, 0, 0, 0);
 
 /* ---- 15 ProducerIdsRecord (3.0/3.1 named the third field ProducerIdsEnd) ----- */
 
-static const cs_field r_producer_ids_f[] = {
-    P("broker_id", CS_INT32, 0, X),
-    PD("broker_epoch", CS_INT64, 0, X, -1),
-    P("next_producer_id", CS_INT64, 0, X),
-};
-STRUCT(r_producer_ids, "ProducerIdsRecord");
+STRUCT(r_producer_ids, "ProducerIdsRecord", "broker_id:int32 broker_epoch:int64=-1 next_producer_id:int64");
 MSG(m_producer_ids, "ProducerIdsRecord", r_producer_ids, 0, 0, 0);
 
 /* ---- 16 RemoveFeatureLevelRecord (3.0-3.2 schema, never written) ------------- */
 
-static const cs_field r_remove_feature_level_f[] = {
-    P("name", CS_STRING, 0, X),
-};
-STRUCT(r_remove_feature_level, "RemoveFeatureLevelRecord");
+STRUCT(r_remove_feature_level, "RemoveFeatureLevelRecord", "name:string");
 MSG(m_remove_feature_level, "RemoveFeatureLevelRecord", r_remove_feature_level, 0, 0, 0);
 
 /* ---- 17 BrokerRegistrationChangeRecord (v0-3) -------------------------------- */
 
-static const cs_field r_brc_f[] = {
-    P("broker_id", CS_INT32, 0, X),
-    P("broker_epoch", CS_INT64, 0, X),
-    TP("fenced", CS_INT8, 0, 0, 0),                 /* 1 fence, -1 unfence, 0 no change */
-    TP("in_controlled_shutdown", CS_INT8, 1, 1, 0), /* 1 in controlled shutdown, 0 no change */
-    TA("log_dirs", CS_UUID, 2, 2),                  /* empty = no change */
-    TAN("cordoned_log_dirs", CS_UUID, 3, 3),        /* null = no change */
-};
-STRUCT(r_brc, "BrokerRegistrationChangeRecord");
+/* fenced: 1 fence, -1 unfence, 0 no change; in_controlled_shutdown: 1 in
+ * controlled shutdown, 0 no change; log_dirs: empty = no change;
+ * cordoned_log_dirs: null = no change. */
+STRUCT(r_brc, "BrokerRegistrationChangeRecord",
+       "broker_id:int32 broker_epoch:int64 fenced:int8#0 in_controlled_shutdown:int8@1+#1 "
+       "log_dirs:[uuid]@2+#2 cordoned_log_dirs:[uuid]?@3+#3");
 MSG(m_brc, "BrokerRegistrationChangeRecord", r_brc, 0, 3, 0);
 
 /* ---- 18 AccessControlEntryRecord / 19 RemoveAccessControlEntryRecord --------- */
 
-static const cs_field r_acl_f[] = {
-    P("id", CS_UUID, 0, X),
-    P("resource_type", CS_INT8, 0, X),
-    P("resource_name", CS_STRING, 0, X),
-    P("pattern_type", CS_INT8, 0, X),
-    P("principal", CS_STRING, 0, X),
-    P("host", CS_STRING, 0, X),
-    P("operation", CS_INT8, 0, X),
-    P("permission_type", CS_INT8, 0, X),
-};
-STRUCT(r_acl, "AccessControlEntryRecord");
+STRUCT(r_acl, "AccessControlEntryRecord",
+       "id:uuid resource_type:int8 resource_name:string pattern_type:int8 principal:string host:string "
+       "operation:int8 permission_type:int8");
 MSG(m_acl, "AccessControlEntryRecord", r_acl, 0, 0, 0);
 
-static const cs_field r_remove_acl_f[] = {
-    P("id", CS_UUID, 0, X),
-};
-STRUCT(r_remove_acl, "RemoveAccessControlEntryRecord");
+STRUCT(r_remove_acl, "RemoveAccessControlEntryRecord", "id:uuid");
 MSG(m_remove_acl, "RemoveAccessControlEntryRecord", r_remove_acl, 0, 0, 0);
 
 /* ---- 20 NoOpRecord, 24 EndTransactionRecord: no fields ----------------------- */
 
-EMPTY(r_no_op, "NoOpRecord");
+STRUCT(r_no_op, "NoOpRecord", "");
 MSG(m_no_op, "NoOpRecord", r_no_op, 0, 0, 0);
-EMPTY(r_end_txn, "EndTransactionRecord");
+STRUCT(r_end_txn, "EndTransactionRecord", "");
 MSG(m_end_txn, "EndTransactionRecord", r_end_txn, 0, 0, 0);
 
 /* ---- 21 ZkMigrationStateRecord (file ZkMigrationRecord.json) ----------------- */
 
-static const cs_field r_zk_migration_f[] = {
-    P("zk_migration_state", CS_INT8, 0, X),
-};
-STRUCT(r_zk_migration, "ZkMigrationStateRecord");
+STRUCT(r_zk_migration, "ZkMigrationStateRecord", "zk_migration_state:int8");
 MSG(m_zk_migration, "ZkMigrationStateRecord", r_zk_migration, 0, 0, 0);
 
 /* ---- 22 RemoveUserScramCredentialRecord -------------------------------------- */
 
-static const cs_field r_remove_scram_f[] = {
-    P("name", CS_STRING, 0, X),
-    P("mechanism", CS_INT8, 0, X),
-};
-STRUCT(r_remove_scram, "RemoveUserScramCredentialRecord");
+STRUCT(r_remove_scram, "RemoveUserScramCredentialRecord", "name:string mechanism:int8");
 MSG(m_remove_scram, "RemoveUserScramCredentialRecord", r_remove_scram, 0, 0, 0);
 
 /* ---- 23 BeginTransactionRecord / 25 AbortTransactionRecord ------------------- */
 
-static const cs_field r_begin_txn_f[] = {
-    TSTRN("name", 0),
-};
-STRUCT(r_begin_txn, "BeginTransactionRecord");
+STRUCT(r_begin_txn, "BeginTransactionRecord", "name:string?#0");
 MSG(m_begin_txn, "BeginTransactionRecord", r_begin_txn, 0, 0, 0);
 
-static const cs_field r_abort_txn_f[] = {
-    TSTRN("reason", 0),
-};
-STRUCT(r_abort_txn, "AbortTransactionRecord");
+STRUCT(r_abort_txn, "AbortTransactionRecord", "reason:string?#0");
 MSG(m_abort_txn, "AbortTransactionRecord", r_abort_txn, 0, 0, 0);
 
 /* ---- 26 RemoveDelegationTokenRecord ------------------------------------------ */
 
-static const cs_field r_remove_token_f[] = {
-    PSEC("token_id", CS_STRING, 0, X),
-};
-STRUCT(r_remove_token, "RemoveDelegationTokenRecord");
+STRUCT(r_remove_token, "RemoveDelegationTokenRecord", "token_id:string!");
 MSG(m_remove_token, "RemoveDelegationTokenRecord", r_remove_token, 0, 0, 0);
 
 /* ---- 27 RegisterControllerRecord ---------------------------------------------- */
 
-static const cs_field r_register_controller_f[] = {
-    P("controller_id", CS_INT32, 0, X),
-    P("incarnation_id", CS_UUID, 0, X),
-    P("zk_migration_ready", CS_BOOL, 0, X),
-    AS("end_points", s_endpoint, 0, X),
-    AS("features", s_feature, 0, X),
-};
-STRUCT(r_register_controller, "RegisterControllerRecord");
+STRUCT(r_register_controller, "RegisterControllerRecord",
+       "controller_id:int32 incarnation_id:uuid zk_migration_ready:bool end_points:[BrokerEndpoint] "
+       "features:[BrokerFeature]", &s_endpoint, &s_feature);
 MSG(m_register_controller, "RegisterControllerRecord", r_register_controller, 0, 0, 0);
 
 /* ---- 28 ClearElrRecord / 29 UnregisterControllerRecord ------------------------ */
 
-static const cs_field r_clear_elr_f[] = {
-    P("topic_name", CS_STRING, 0, X),
-};
-STRUCT(r_clear_elr, "ClearElrRecord");
+STRUCT(r_clear_elr, "ClearElrRecord", "topic_name:string");
 MSG(m_clear_elr, "ClearElrRecord", r_clear_elr, 0, 0, 0);
 
-static const cs_field r_unregister_controller_f[] = {
-    P("controller_id", CS_INT32, 0, X),
-};
-STRUCT(r_unregister_controller, "UnregisterControllerRecord");
+STRUCT(r_unregister_controller, "UnregisterControllerRecord", "controller_id:int32");
 MSG(m_unregister_controller, "UnregisterControllerRecord", r_unregister_controller, 0, 0, 0);
 
 /* ---- the metadata record types -------------------------------------------------- */
@@ -414,72 +242,32 @@ static const cs_record metadata_records[] = {
     MREC(29, "unregister_controller", m_unregister_controller),
 };
 
-const cs_record *kf_cs_metadata_records(uint32_t *n)
-{
-    *n = (uint32_t)(sizeof metadata_records / sizeof metadata_records[0]);
-    return metadata_records;
-}
+const cs_table cs_metadata_table = CS_TABLE(metadata_records);
 
 /* ---- KRaft control records (value: flexible body, no version prefix, read at
  * version 0; docs/formats.md §14.3) ------------------------------------------ */
 
-static const cs_field s_voter_f[] = {
-    P("voter_id", CS_INT32, 0, X),
-    P("voter_directory_id", CS_UUID, 1, X), /* v1 only: never on disk */
-};
-STRUCT(s_voter, "Voter");
-static const cs_field c_leader_change_f[] = {
-    P("version", CS_INT16, 0, X),
-    P("leader_id", CS_INT32, 0, X),
-    AS("voters", s_voter, 0, X),
-    AS("granting_voters", s_voter, 0, X),
-};
-STRUCT(c_leader_change, "LeaderChangeMessage");
+/* voter_directory_id: v1 only, never on disk. */
+STRUCT(s_voter, "Voter", "voter_id:int32 voter_directory_id:uuid@1+");
+STRUCT(c_leader_change, "LeaderChangeMessage",
+       "version:int16 leader_id:int32 voters:[Voter] granting_voters:[Voter]", &s_voter);
 MSG(m_leader_change, "LeaderChangeMessage", c_leader_change, 0, 1, 0);
 
-static const cs_field c_snapshot_header_f[] = {
-    P("version", CS_INT16, 0, X),
-    P("last_contained_log_timestamp", CS_INT64, 0, X),
-};
-STRUCT(c_snapshot_header, "SnapshotHeaderRecord");
+STRUCT(c_snapshot_header, "SnapshotHeaderRecord", "version:int16 last_contained_log_timestamp:int64");
 MSG(m_snapshot_header, "SnapshotHeaderRecord", c_snapshot_header, 0, 0, 0);
 
-static const cs_field c_snapshot_footer_f[] = {
-    P("version", CS_INT16, 0, X),
-};
-STRUCT(c_snapshot_footer, "SnapshotFooterRecord");
+STRUCT(c_snapshot_footer, "SnapshotFooterRecord", "version:int16");
 MSG(m_snapshot_footer, "SnapshotFooterRecord", c_snapshot_footer, 0, 0, 0);
 
-static const cs_field c_kraft_version_f[] = {
-    P("version", CS_INT16, 0, X),
-    P("kraft_version", CS_INT16, 0, X),
-};
-STRUCT(c_kraft_version, "KRaftVersionRecord");
+STRUCT(c_kraft_version, "KRaftVersionRecord", "version:int16 kraft_version:int16");
 MSG(m_kraft_version, "KRaftVersionRecord", c_kraft_version, 0, 0, 0);
 
-static const cs_field s_voter_endpoint_f[] = {
-    P("name", CS_STRING, 0, X),
-    P("host", CS_STRING, 0, X),
-    P("port", CS_UINT16, 0, X),
-};
-STRUCT(s_voter_endpoint, "Endpoint");
-static const cs_field s_kraft_feature_f[] = {
-    P("min_supported_version", CS_INT16, 0, X),
-    P("max_supported_version", CS_INT16, 0, X),
-};
-STRUCT(s_kraft_feature, "KRaftVersionFeature");
-static const cs_field s_voters_voter_f[] = {
-    P("voter_id", CS_INT32, 0, X),
-    P("voter_directory_id", CS_UUID, 0, X),
-    AS("endpoints", s_voter_endpoint, 0, X),
-    FLD("kraft_version_feature", CS_STRUCT, 0, &s_kraft_feature, 0, X, 1, 0, 0), /* inline struct */
-};
-STRUCT(s_voters_voter, "Voter");
-static const cs_field c_voters_f[] = {
-    P("version", CS_INT16, 0, X),
-    AS("voters", s_voters_voter, 0, X),
-};
-STRUCT(c_voters, "VotersRecord");
+STRUCT(s_voter_endpoint, "Endpoint", "name:string host:string port:uint16");
+STRUCT(s_kraft_feature, "KRaftVersionFeature", "min_supported_version:int16 max_supported_version:int16");
+STRUCT(s_voters_voter, "Voter",
+       "voter_id:int32 voter_directory_id:uuid endpoints:[Endpoint] "
+       "kraft_version_feature:KRaftVersionFeature", &s_voter_endpoint, &s_kraft_feature);
+STRUCT(c_voters, "VotersRecord", "version:int16 voters:[Voter]", &s_voters_voter);
 MSG(m_voters, "VotersRecord", c_voters, 0, 0, 0);
 
 static const cs_record control_records[] = {
@@ -490,8 +278,4 @@ static const cs_record control_records[] = {
     MREC(6, "kraft_voters", m_voters),
 };
 
-const cs_record *kf_cs_control_records(uint32_t *n)
-{
-    *n = (uint32_t)(sizeof control_records / sizeof control_records[0]);
-    return control_records;
-}
+const cs_table cs_control_table = CS_TABLE(control_records);

@@ -15,70 +15,39 @@
 
 /* ---- keys: GroupId, TopicId, Partition (version 0, non-flexible) ---------- */
 
-static const cs_field k_share_f[] = {
-    P("group_id", CS_STRING, 0, 0),
-    P("topic_id", CS_UUID, 0, 0),
-    P("partition", CS_INT32, 0, 0),
-};
-STRUCT(k_share, "ShareKey");
+STRUCT(k_share, "ShareKey", "group_id:string topic_id:uuid partition:int32");
 MSG(m_k_snapshot, "ShareSnapshotKey", k_share, 0, 0, -1);
 MSG(m_k_update, "ShareUpdateKey", k_share, 0, 0, -1);
 
 /* ---- StateBatch ------------------------------------------------------------ */
 
-static const cs_field s_state_batch_f[] = {
-    P("first_offset", CS_INT64, 0, X),
-    P("last_offset", CS_INT64, 0, X),
-    P("delivery_state", CS_INT8, 0, X),
-    P("delivery_count", CS_INT16, 0, X),
-};
-STRUCT(s_state_batch, "StateBatch");
+STRUCT(s_state_batch, "StateBatch", "first_offset:int64 last_offset:int64 delivery_state:int8 delivery_count:int16");
 
 /* ---- type 0: ShareSnapshotValue (v0, flexible) ----------------------------- */
 
-static const cs_field v_snapshot_f[] = {
-    P("snapshot_epoch", CS_INT32, 0, X),
-    P("state_epoch", CS_INT32, 0, X),
-    P("leader_epoch", CS_INT32, 0, X),
-    P("start_offset", CS_INT64, 0, X),
-    T("delivery_complete_count", CS_INT32, 0, 0, -1), /* 4.2+ (KIP-1226) */
-    P("create_timestamp", CS_INT64, 0, X),
-    P("write_timestamp", CS_INT64, 0, X),
-    AS("state_batches", s_state_batch, 0, X),
-};
-STRUCT(v_snapshot, "ShareSnapshotValue");
+/* delivery_complete_count: 4.2+ (KIP-1226) */
+STRUCT(v_snapshot, "ShareSnapshotValue",
+       "snapshot_epoch:int32 state_epoch:int32 leader_epoch:int32 start_offset:int64 "
+       "delivery_complete_count:int32#0=-1 create_timestamp:int64 write_timestamp:int64 "
+       "state_batches:[StateBatch]", &s_state_batch);
 MSG(m_v_snapshot, "ShareSnapshotValue", v_snapshot, 0, 0, 0);
 
 /* Kafka 4.0: SnapshotEpoch uint16, no timestamps. */
-static const cs_field v_snapshot_40_f[] = {
-    P("snapshot_epoch", CS_UINT16, 0, X),
-    P("state_epoch", CS_INT32, 0, X),
-    P("leader_epoch", CS_INT32, 0, X),
-    P("start_offset", CS_INT64, 0, X),
-    AS("state_batches", s_state_batch, 0, X),
-};
-STRUCT(v_snapshot_40, "ShareSnapshotValue");
+STRUCT(v_snapshot_40, "ShareSnapshotValue",
+       "snapshot_epoch:uint16 state_epoch:int32 leader_epoch:int32 start_offset:int64 "
+       "state_batches:[StateBatch]", &s_state_batch);
 MSG(m_v_snapshot_40, "ShareSnapshotValue (4.0)", v_snapshot_40, 0, 0, 0);
 
 /* ---- type 1: ShareUpdateValue (v0, flexible) ------------------------------- */
 
-static const cs_field v_update_f[] = {
-    P("snapshot_epoch", CS_INT32, 0, X),
-    P("leader_epoch", CS_INT32, 0, X),
-    P("start_offset", CS_INT64, 0, X),
-    T("delivery_complete_count", CS_INT32, 0, 0, -1), /* 4.2+ */
-    AS("state_batches", s_state_batch, 0, X),
-};
-STRUCT(v_update, "ShareUpdateValue");
+/* delivery_complete_count: 4.2+ */
+STRUCT(v_update, "ShareUpdateValue",
+       "snapshot_epoch:int32 leader_epoch:int32 start_offset:int64 delivery_complete_count:int32#0=-1 "
+       "state_batches:[StateBatch]", &s_state_batch);
 MSG(m_v_update, "ShareUpdateValue", v_update, 0, 0, 0);
 
-static const cs_field v_update_40_f[] = {
-    P("snapshot_epoch", CS_UINT16, 0, X),
-    P("leader_epoch", CS_INT32, 0, X),
-    P("start_offset", CS_INT64, 0, X),
-    AS("state_batches", s_state_batch, 0, X),
-};
-STRUCT(v_update_40, "ShareUpdateValue");
+STRUCT(v_update_40, "ShareUpdateValue",
+       "snapshot_epoch:uint16 leader_epoch:int32 start_offset:int64 state_batches:[StateBatch]", &s_state_batch);
 MSG(m_v_update_40, "ShareUpdateValue (4.0)", v_update_40, 0, 0, 0);
 
 /* ---- the record types -------------------------------------------------------- */
@@ -91,8 +60,4 @@ static const cs_record share_records[] = {
     { 1, "share_update", &m_k_update, &m_v_update, NULL, alt_update, 1, 0 },
 };
 
-const cs_record *kf_cs_share_records(uint32_t *n)
-{
-    *n = (uint32_t)(sizeof share_records / sizeof share_records[0]);
-    return share_records;
-}
+const cs_table cs_share_table = CS_TABLE(share_records);
