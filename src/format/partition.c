@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/grow.h"
 #include "format/order.h"
 #include "bytes/error.h"
 #include "kfsck/sys/dirs.h"
@@ -190,9 +191,7 @@ void kf_partition_free(kf_partition *p)
     if (!p)
         return;
     for (size_t c = 0; c < p->ncopies; c++) {
-        for (size_t s = 0; s < p->copies[c].nseg; s++)
-            free(p->copies[c].segments[s]);
-        free(p->copies[c].segments);
+        kf_strings_free(p->copies[c].segments, p->copies[c].nseg);
         free(p->copies[c].bases);
         free(p->copies[c].label);
     }
