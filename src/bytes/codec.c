@@ -212,6 +212,19 @@ static codec_ctx *get_ctx(void)
     return c;
 }
 
+/* How every stream decoder (gzip, lz4, zstd) begins: an empty input is
+ * truncated (a stream has at least its header), then this thread's decoder
+ * contexts. KF_OK with *c set, else the error, named for the codec, in the
+ * last error. */
+static int stream_begin(const char *codec, size_t inlen, codec_ctx **c)
+{
+    if (inlen == 0)
+        return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "%s: empty input", codec);
+    if (!(*c = get_ctx()))
+        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "%s: out of memory", codec);
+    return KF_OK;
+}
+
 /* ---- none ----------------------------------------------------------------- */
 
 static int dec_none(const uint8_t *in, size_t inlen, sink *s)
@@ -231,11 +244,10 @@ static int dec_none(const uint8_t *in, size_t inlen, sink *s)
 
 static int dec_gzip(const uint8_t *in, size_t inlen, sink *s)
 {
-    if (inlen == 0)
-        return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "gzip: empty input");
-    codec_ctx *c = get_ctx();
-    if (!c)
-        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "gzip: out of memory");
+    codec_ctx *c;
+    int rc = stream_begin("gzip", inlen, &c);
+    if (rc != KF_OK)
+        return rc;
     z_stream *zs = &c->zs;
     if (!c->zs_ready) {
         memset(zs, 0, sizeof *zs);
@@ -395,11 +407,10 @@ static int lz4_frames(LZ4F_dctx *d, int magic, const uint8_t *in, size_t inlen, 
 
 static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s)
 {
-    if (inlen == 0)
-        return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "lz4: empty input");
-    codec_ctx *c = get_ctx();
-    if (!c)
-        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "lz4: out of memory");
+    codec_ctx *c;
+    int rc = stream_begin("lz4", inlen, &c);
+    if (rc != KF_OK)
+        return rc;
     /* LZ4F_resetDecompressionContext (liblz4 1.9) does not forget the
      * content size still owed by a frame that declared one and stopped
      * early (damage, the cap): the next frame without a content size would
@@ -416,7 +427,7 @@ static int dec_lz4(int magic, const uint8_t *in, size_t inlen, sink *s)
     LZ4F_dctx *d = c->lz4;
     LZ4F_resetDecompressionContext(d);
     c->lz4_unfinished = true;
-    int rc = lz4_frames(d, magic, in, inlen, s);
+    rc = lz4_frames(d, magic, in, inlen, s);
     c->lz4_unfinished = rc != KF_OK;
     return rc;
 }
@@ -509,11 +520,10 @@ static int lz4_frames(LZ4F_dctx *d, int magic, const uint8_t *in, size_t inlen, 
 
 static int dec_zstd(const uint8_t *in, size_t inlen, sink *s)
 {
-    if (inlen == 0)
-        return kf_error_set(KF_ERR_TRUNCATED, 0, NULL, "zstd: empty input");
-    codec_ctx *c = get_ctx();
-    if (!c)
-        return kf_error_set(KF_ERR_NOMEM, 0, NULL, "zstd: out of memory");
+    codec_ctx *c;
+    int rc = stream_begin("zstd", inlen, &c);
+    if (rc != KF_OK)
+        return rc;
     if (!c->zstd && !(c->zstd = ZSTD_createDCtx()))
         return kf_error_set(KF_ERR_NOMEM, 0, NULL, "zstd: cannot create decoder");
     ZSTD_DCtx *d = c->zstd;

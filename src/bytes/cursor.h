@@ -62,31 +62,21 @@ static inline uint32_t kf_be32(const uint8_t *p)
 }
 static inline uint64_t kf_be64(const uint8_t *p) { return ((uint64_t)kf_be32(p) << 32) | kf_be32(p + 4); }
 
-static inline int16_t kf_cur_i16(kf_cursor *c)
+/* The next n bytes (2, 4 or 8) as a big-endian unsigned integer; 0 once the
+ * cursor has failed. The fixed-width readers below are this, cast. */
+static inline uint64_t kf_cur_be(kf_cursor *c, size_t n)
 {
-    const uint8_t *p = kf_cur_take(c, 2);
-    return p ? (int16_t)kf_be16(p) : 0;
+    const uint8_t *p = kf_cur_take(c, n);
+    if (!p)
+        return 0;
+    return n == 2 ? kf_be16(p) : n == 4 ? kf_be32(p) : kf_be64(p);
 }
-static inline uint16_t kf_cur_u16(kf_cursor *c)
-{
-    const uint8_t *p = kf_cur_take(c, 2);
-    return p ? kf_be16(p) : 0;
-}
-static inline int32_t kf_cur_i32(kf_cursor *c)
-{
-    const uint8_t *p = kf_cur_take(c, 4);
-    return p ? (int32_t)kf_be32(p) : 0;
-}
-static inline uint32_t kf_cur_u32(kf_cursor *c)
-{
-    const uint8_t *p = kf_cur_take(c, 4);
-    return p ? kf_be32(p) : 0;
-}
-static inline int64_t kf_cur_i64(kf_cursor *c)
-{
-    const uint8_t *p = kf_cur_take(c, 8);
-    return p ? (int64_t)kf_be64(p) : 0;
-}
+
+static inline int16_t kf_cur_i16(kf_cursor *c) { return (int16_t)kf_cur_be(c, 2); }
+static inline uint16_t kf_cur_u16(kf_cursor *c) { return (uint16_t)kf_cur_be(c, 2); }
+static inline int32_t kf_cur_i32(kf_cursor *c) { return (int32_t)kf_cur_be(c, 4); }
+static inline uint32_t kf_cur_u32(kf_cursor *c) { return (uint32_t)kf_cur_be(c, 4); }
+static inline int64_t kf_cur_i64(kf_cursor *c) { return (int64_t)kf_cur_be(c, 8); }
 static inline double kf_cur_f64(kf_cursor *c)
 {
     uint64_t u = (uint64_t)kf_cur_i64(c);

@@ -1,4 +1,4 @@
-/* grow.c: the slow path of KF_GROW (grow.h). */
+/* grow.c: the slow path of KF_GROW, and the free of an array of strings (grow.h). */
 #include "bytes/grow.h"
 
 #include <stdint.h>
@@ -18,4 +18,11 @@ bool kf_grow_(void *pv, size_t *cap, size_t elem, size_t first)
     memcpy(pv, &nv, sizeof nv);
     *cap = ncap;
     return true;
+}
+
+void kf_strings_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
 }

@@ -17,4 +17,8 @@
 /* KF_GROW's slow path: pv the address of the array's pointer. */
 bool kf_grow_(void *pv, size_t *cap, size_t elem, size_t first);
 
+/* Free an array of n malloc'd strings (NULL entries allowed) and the array
+ * itself: what a growable array of names holds. v may be NULL when n is 0. */
+void kf_strings_free(char **v, size_t n);
+
 #endif

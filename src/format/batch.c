@@ -186,11 +186,19 @@ static void iter_report(kf_record_iter *it, const char *code, const char *msg)
     it->done = true;
 }
 
-/* Malformed records: the report, and the same words as the last error. */
-static int iter_fail(kf_record_iter *it, const char *code, const char *msg)
+/* The records cannot be read: the report, and the same words as the last
+ * error, with rc; returns rc. */
+static int iter_refuse(kf_record_iter *it, const char *code, int rc, const char *msg)
 {
     iter_report(it, code, msg);
-    kf_error_set(KF_ERR_CORRUPT, 0, NULL, "%s", msg);
+    return kf_error_set(rc, 0, NULL, "%s", msg);
+}
+
+/* Malformed records: iter_refuse's KF_ERR_CORRUPT, and -1 (for the record
+ * readers). */
+static int iter_fail(kf_record_iter *it, const char *code, const char *msg)
+{
+    iter_refuse(it, code, KF_ERR_CORRUPT, msg);
     return -1;
 }
 
@@ -264,14 +272,10 @@ int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_by
     it->err_code = NULL;
     it->err_msg[0] = '\0';
     if (b->magic == 2) {
-        if (b->codec > KF_CODEC_ZSTD) {
-            iter_report(it, KF_P_BAD_ATTRIBUTES, "unknown compression codec id (5-7)");
-            return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL, "%s", it->err_msg);
-        }
-        if (b->count < 0) {
-            iter_fail(it, KF_P_BAD_RECORD, "negative record count");
-            return KF_ERR_CORRUPT;
-        }
+        if (b->codec > KF_CODEC_ZSTD)
+            return iter_refuse(it, KF_P_BAD_ATTRIBUTES, KF_ERR_UNSUPPORTED, "unknown compression codec id (5-7)");
+        if (b->count < 0)
+            return iter_refuse(it, KF_P_BAD_RECORD, KF_ERR_CORRUPT, "negative record count");
         it->total = b->count;
         if (b->codec == KF_CODEC_NONE) {
             kf_cur_init(&it->c, b->payload, b->payload_len);
@@ -282,14 +286,11 @@ int kf_records_begin(kf_record_iter *it, kf_batch *b, kf_buf *buf, size_t max_by
             it->total = 1;
             return KF_OK;
         }
-        if (b->codec > KF_CODEC_LZ4) {
-            iter_report(it, KF_P_BAD_ATTRIBUTES, "zstd and codec ids above 4 are not valid for magic 0/1");
-            return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL, "%s", it->err_msg);
-        }
-        if (b->legacy_value_len < 0) {
-            iter_fail(it, KF_P_BAD_RECORD, "compressed wrapper message has a null value");
-            return KF_ERR_CORRUPT;
-        }
+        if (b->codec > KF_CODEC_LZ4)
+            return iter_refuse(it, KF_P_BAD_ATTRIBUTES, KF_ERR_UNSUPPORTED,
+                               "zstd and codec ids above 4 are not valid for magic 0/1");
+        if (b->legacy_value_len < 0)
+            return iter_refuse(it, KF_P_BAD_RECORD, KF_ERR_CORRUPT, "compressed wrapper message has a null value");
     }
     int rc = kf_decompress(b->codec, b->magic, b->payload, b->payload_len, buf, max_bytes);
     if (rc != KF_OK) { /* the last error is the codec's */
@@ -486,6 +487,8 @@ bool kf_records_count_plain(const kf_batch *b, int32_t *count)
     return p == end;
 }
 
+/* A v0/v1 record's fields from its message: an inner message of a
+ * compressed wrapper, or an uncompressed batch, which is its own one. */
 static void legacy_fill(kf_record *r, const legacy_msg *m)
 {
     r->magic = m->magic;
@@ -506,18 +509,14 @@ static int next_legacy(kf_record_iter *it, kf_record *r)
         it->done = true;
         return 0;
     }
-    if (b->codec == KF_CODEC_NONE) {
-        r->magic = b->magic;
-        r->attributes = (int8_t)b->attributes;
-        r->crc = b->crc;
+    if (b->codec == KF_CODEC_NONE) { /* the batch is its one message, as kf_batch_parse read it */
+        const legacy_msg m = {.crc = b->crc, .magic = b->magic, .attributes = (uint8_t)b->attributes,
+                              .key = b->legacy_key, .key_len = b->legacy_key_len,
+                              .value = b->payload, .value_len = b->legacy_value_len};
+        legacy_fill(r, &m);
         r->crc_ok = b->crc_ok;
-        r->key = b->legacy_key;
-        r->key_len = b->legacy_key_len;
-        r->value = b->payload;
-        r->value_len = b->legacy_value_len;
         r->offset = b->last_offset;
         r->timestamp = b->max_timestamp;
-        r->sequence = -1;
         it->index++;
         return 1;
     }

@@ -59,9 +59,7 @@ void kf_name_list_free(kf_name_list *l)
 {
     if (!l)
         return;
-    for (size_t i = 0; i < l->n; i++)
-        free(l->names[i]);
-    free(l->names);
+    kf_strings_free(l->names, l->n);
     l->names = NULL;
     l->n = 0;
 }

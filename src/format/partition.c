@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/grow.h"
 #include "format/order.h"
 #include "bytes/error.h"
 #include "kfsck/sys/dirs.h"
@@ -23,19 +24,30 @@ static void *grow(void *p, size_t n, size_t size)
     return realloc(p, (n ? n : 1) * size);
 }
 
+/* One element more at the end of the array whose pointer is at parr (n
+ * elements of size bytes, any element type): the array reallocated, the new
+ * last element zeroed and returned, not yet counted (the caller counts it
+ * once it is filled). NULL when out of memory, the array as it was. */
+static void *append_zeroed(void *parr, size_t n, size_t size)
+{
+    void *arr;
+    memcpy(&arr, parr, sizeof arr); /* the caller's pointer, whatever its type (as kf_grow_) */
+    char *na = grow(arr, n + 1, size);
+    if (!na)
+        return NULL;
+    memcpy(parr, &na, sizeof na);
+    memset(na + n * size, 0, size);
+    return na + n * size;
+}
+
 static kf_partition *part_for(kf_inputs *in, const char *topic, int32_t partition)
 {
     /* a partition we cannot name (a loose file) is never a copy of another */
     for (size_t i = 0; i < in->n && partition >= 0; i++)
         if (in->parts[i].partition == partition && !strcmp(in->parts[i].topic, topic))
             return &in->parts[i];
-    kf_partition *np = grow(in->parts, in->n + 1, sizeof *np);
-    if (!np)
-        return NULL;
-    in->parts = np;
-    kf_partition *p = &in->parts[in->n];
-    memset(p, 0, sizeof *p);
-    if (!(p->topic = strdup(topic)))
+    kf_partition *p = append_zeroed(&in->parts, in->n, sizeof *p);
+    if (!p || !(p->topic = strdup(topic)))
         return NULL;
     p->partition = partition;
     in->n++;
@@ -46,13 +58,8 @@ static kf_partition_copy *new_copy(kf_partition *p, const char *label)
 {
     if (!p)
         return NULL;
-    kf_partition_copy *nc = grow(p->copies, p->ncopies + 1, sizeof *nc);
-    if (!nc)
-        return NULL;
-    p->copies = nc;
-    kf_partition_copy *c = &p->copies[p->ncopies];
-    memset(c, 0, sizeof *c);
-    if (!(c->label = strdup(label)))
+    kf_partition_copy *c = append_zeroed(&p->copies, p->ncopies, sizeof *c);
+    if (!c || !(c->label = strdup(label)))
         return NULL;
     p->ncopies++;
     return c;
@@ -184,9 +191,7 @@ void kf_partition_free(kf_partition *p)
     if (!p)
         return;
     for (size_t c = 0; c < p->ncopies; c++) {
-        for (size_t s = 0; s < p->copies[c].nseg; s++)
-            free(p->copies[c].segments[s]);
-        free(p->copies[c].segments);
+        kf_strings_free(p->copies[c].segments, p->copies[c].nseg);
         free(p->copies[c].bases);
         free(p->copies[c].label);
     }

@@ -26,15 +26,18 @@ enum { F_DATA_VERSION, F_CLUSTER_ID, F_LEADER_ID, F_LEADER_EPOCH, F_VOTED_ID, F_
 static const char *const FIELD_NAMES[F_N] = {"data_version", "clusterId", "leaderId", "leaderEpoch", "votedId",
                                               "votedDirectoryId", "appliedOffset", "currentVoters"};
 
-static void set_msg(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_msg(char *msg, size_t msglen, const char *fmt, ...)
+/* The file is refused: the reason written to msg when it holds none yet
+ * (the first reason is the one given); returns KF_ERR_CORRUPT. */
+static int corrupt(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int corrupt(char *msg, size_t msglen, const char *fmt, ...)
 {
     if (!msg || !msglen || msg[0])
-        return;
+        return KF_ERR_CORRUPT;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, msglen, fmt, ap);
     va_end(ap);
+    return KF_ERR_CORRUPT;
 }
 
 /* An integer value (no fraction or exponent: Jackson's int and long) in [lo, hi]. */
@@ -50,39 +53,31 @@ static bool int_of(const json_t *v, int64_t lo, int64_t hi, int64_t *out)
 }
 
 /* currentVoters: null, or [{"voterId": N}, ...] */
-static bool read_voters(const json_t *v, kf_quorum_state *qs, char *msg, size_t msglen)
+static int read_voters(const json_t *v, kf_quorum_state *qs, char *msg, size_t msglen)
 {
     if (json_is_null(v)) {
         qs->has_voters = false;
-        return true;
+        return KF_OK;
     }
-    if (!json_is_array(v)) {
-        set_msg(msg, msglen, "currentVoters is neither an array nor null");
-        return false;
-    }
+    if (!json_is_array(v))
+        return corrupt(msg, msglen, "currentVoters is neither an array nor null");
     qs->has_voters = true;
     size_t i;
     const json_t *voter;
     json_array_foreach(v, i, voter) {
-        if (!json_is_object(voter)) {
-            set_msg(msg, msglen, "currentVoters holds something other than a {\"voterId\": N} object");
-            return false;
-        }
+        if (!json_is_object(voter))
+            return corrupt(msg, msglen, "currentVoters holds something other than a {\"voterId\": N} object");
         const json_t *idv = json_object_get(voter, "voterId");
         int64_t id;
-        if (!idv) {
-            set_msg(msg, msglen, "a voter in currentVoters has no voterId");
-            return false;
-        }
-        if (!int_of(idv, INT32_MIN, INT32_MAX, &id)) {
-            set_msg(msg, msglen, "a voterId is not a 32-bit integer");
-            return false;
-        }
+        if (!idv)
+            return corrupt(msg, msglen, "a voter in currentVoters has no voterId");
+        if (!int_of(idv, INT32_MIN, INT32_MAX, &id))
+            return corrupt(msg, msglen, "a voterId is not a 32-bit integer");
         if (qs->nvoters < KF_QUORUM_MAX_VOTERS)
             qs->voters[qs->nvoters] = (int32_t)id;
         qs->nvoters++;
     }
-    return true;
+    return KF_OK;
 }
 
 /* data_version: present, an int16, and 0 or 1 (stored in qs even when not). */
@@ -90,19 +85,13 @@ static int read_version(const json_t *o, kf_quorum_state *qs, char *msg, size_t 
 {
     int64_t v;
     const json_t *f = json_object_get(o, FIELD_NAMES[F_DATA_VERSION]);
-    if (!f) {
-        set_msg(msg, msglen, "no data_version field");
-        return KF_ERR_CORRUPT;
-    }
-    if (!int_of(f, INT16_MIN, INT16_MAX, &v)) {
-        set_msg(msg, msglen, "data_version is not a number");
-        return KF_ERR_CORRUPT;
-    }
+    if (!f)
+        return corrupt(msg, msglen, "no data_version field");
+    if (!int_of(f, INT16_MIN, INT16_MAX, &v))
+        return corrupt(msg, msglen, "data_version is not a number");
     qs->data_version = (int32_t)v;
-    if (v < 0 || v > 1) {
-        set_msg(msg, msglen, "data_version %d is not within the supported 0..1", (int)v);
-        return KF_ERR_CORRUPT;
-    }
+    if (v < 0 || v > 1)
+        return corrupt(msg, msglen, "data_version %d is not within the supported 0..1", (int)v);
     return KF_OK;
 }
 
@@ -112,48 +101,36 @@ static int read_field(int k, const json_t *v, kf_quorum_state *qs, char *msg, si
     int64_t x;
     switch (k) {
     case F_CLUSTER_ID:
-        if (!json_is_string(v)) {
-            set_msg(msg, msglen, "clusterId is not a string");
-            return KF_ERR_CORRUPT;
-        }
+        if (!json_is_string(v))
+            return corrupt(msg, msglen, "clusterId is not a string");
         return KF_OK;
     case F_LEADER_ID:
     case F_LEADER_EPOCH:
     case F_VOTED_ID: {
-        if (!int_of(v, INT32_MIN, INT32_MAX, &x)) {
-            set_msg(msg, msglen, "%s is not a 32-bit integer", FIELD_NAMES[k]);
-            return KF_ERR_CORRUPT;
-        }
+        if (!int_of(v, INT32_MIN, INT32_MAX, &x))
+            return corrupt(msg, msglen, "%s is not a 32-bit integer", FIELD_NAMES[k]);
         int32_t *dst = k == F_LEADER_ID ? &qs->leader_id : k == F_LEADER_EPOCH ? &qs->leader_epoch : &qs->voted_id;
         *dst = (int32_t)x;
         return KF_OK;
     }
     case F_APPLIED:
-        if (!int_of(v, INT64_MIN, INT64_MAX, &x)) {
-            set_msg(msg, msglen, "appliedOffset is not a 64-bit integer");
-            return KF_ERR_CORRUPT;
-        }
+        if (!int_of(v, INT64_MIN, INT64_MAX, &x))
+            return corrupt(msg, msglen, "appliedOffset is not a 64-bit integer");
         qs->has_applied_offset = true;
         qs->applied_offset = x;
         return KF_OK;
     case F_VOTED_DIR: {
         uint8_t id[16];
         const char *u = json_string_value(v);
-        if (!u || kf_uuid_from_b64(u, json_string_length(v), id) != 0) {
-            set_msg(msg, msglen, "votedDirectoryId is not a Kafka uuid");
-            return KF_ERR_CORRUPT;
-        }
+        if (!u || kf_uuid_from_b64(u, json_string_length(v), id) != 0)
+            return corrupt(msg, msglen, "votedDirectoryId is not a Kafka uuid");
         qs->has_voted_directory_id = true;
         memcpy(qs->voted_directory_id, u, 22);
         qs->voted_directory_id[22] = 0;
         return KF_OK;
     }
     case F_VOTERS:
-        if (!read_voters(v, qs, msg, msglen)) {
-            set_msg(msg, msglen, "currentVoters is malformed");
-            return KF_ERR_CORRUPT;
-        }
-        return KF_OK;
+        return read_voters(v, qs, msg, msglen);
     }
     return KF_OK;
 }
@@ -182,28 +159,22 @@ static int parse_state(const uint8_t *data, uint64_t size, kf_quorum_state *qs, 
     size_t n = 0;
     while (n < size && data[n] != '\n' && data[n] != '\r')
         n++;
-    if (size == 0) {
-        set_msg(msg, msglen, "empty file (Kafka: \"File ended prematurely\")");
-        return KF_ERR_CORRUPT;
-    }
+    if (size == 0)
+        return corrupt(msg, msglen, "empty file (Kafka: \"File ended prematurely\")");
     size_t i = 0;
     while (i < n && (data[i] == ' ' || data[i] == '\t'))
         i++;
-    if (i >= n || data[i] != '{') {
-        set_msg(msg, msglen, "the first line is not a JSON object");
-        return KF_ERR_CORRUPT;
-    }
-    if (n > KF_QUORUM_LINE_MAX) {
-        set_msg(msg, msglen, "the first line is %zu bytes, longer than any a node writes (kfsck reads %u at most)",
-                n, (unsigned)KF_QUORUM_LINE_MAX);
-        return KF_ERR_CORRUPT;
-    }
+    if (i >= n || data[i] != '{')
+        return corrupt(msg, msglen, "the first line is not a JSON object");
+    if (n > KF_QUORUM_LINE_MAX)
+        return corrupt(msg, msglen,
+                       "the first line is %zu bytes, longer than any a node writes (kfsck reads %u at most)", n,
+                       (unsigned)KF_QUORUM_LINE_MAX);
     json_error_t err;
     json_t *o = json_loadb((const char *)data, n, 0, &err);
-    if (!o) {
-        set_msg(msg, msglen, "the first line is not valid JSON (%s at byte %d)", json_reason(&err), err.position);
-        return KF_ERR_CORRUPT;
-    }
+    if (!o)
+        return corrupt(msg, msglen, "the first line is not valid JSON (%s at byte %d)", json_reason(&err),
+                       err.position);
     int rc = read_version(o, qs, msg, msglen);
     if (rc == KF_OK) {
         /* the fields of that version: all mandatory */
@@ -215,8 +186,7 @@ static int parse_state(const uint8_t *data, uint64_t size, kf_quorum_state *qs, 
         for (size_t k = 0; k < nneed; k++) {
             const json_t *v = json_object_get(o, FIELD_NAMES[need[k]]);
             if (!v) {
-                set_msg(msg, msglen, "no %s field, which data_version %d requires", FIELD_NAMES[need[k]], ver);
-                rc = KF_ERR_CORRUPT;
+                rc = corrupt(msg, msglen, "no %s field, which data_version %d requires", FIELD_NAMES[need[k]], ver);
             } else if (read_field(need[k], v, qs, msg, msglen) != KF_OK) {
                 rc = KF_ERR_CORRUPT;
             }

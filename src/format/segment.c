@@ -12,11 +12,13 @@
 #include "kfsck/sys/segment.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/report.h"
 #include "format/reader_internal.h"
 #include "format/resync.h"
 
@@ -115,13 +117,23 @@ static void problem(scan_state *s, const char *code, kf_severity sev, uint64_t p
     s->o->problem_fn(s->o->problem_ctx, &p);
 }
 
-static void index_problem(scan_state *s, bool time, const char *code, uint64_t slot, int64_t off, const char *msg)
+/* An index entry that does not match the log: an error counted in the
+ * summary, reported (words from fmt) to the offset or time index's own
+ * problem callback, at the entry's byte position. */
+static void index_problem(scan_state *s, bool time, const char *code, uint64_t slot, int64_t off, const char *fmt,
+                          ...) __attribute__((format(printf, 6, 7)));
+static void index_problem(scan_state *s, bool time, const char *code, uint64_t slot, int64_t off, const char *fmt,
+                          ...)
 {
     kf_problem_fn fn = time ? s->o->timeindex_problem_fn : s->o->index_problem_fn;
     void *ctx = time ? s->o->timeindex_problem_ctx : s->o->index_problem_ctx;
     s->sum->errors++;
-    if (fn)
-        kf_report(fn, ctx, code, KF_SEV_ERROR, slot * (uint64_t)(time ? 12 : 8), true, off, "%s", msg);
+    if (!fn)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    kf_vreport_in(fn, ctx, NULL, code, KF_SEV_ERROR, slot * (uint64_t)(time ? 12 : 8), true, off, fmt, ap);
+    va_end(ap);
 }
 
 static void close_pending_index(scan_state *s)
@@ -130,13 +142,10 @@ static void close_pending_index(scan_state *s)
     if (!c->pending)
         return;
     c->pending = false;
-    if (c->pending_offset > c->span_last) {
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 "index entry offset %lld is past the batches at its position (last offset %lld)",
-                 (long long)c->pending_offset, (long long)c->span_last);
-        index_problem(s, false, KF_P_INDEX_MISMATCH, c->pending_slot, c->pending_offset, msg);
-    }
+    if (c->pending_offset > c->span_last)
+        index_problem(s, false, KF_P_INDEX_MISMATCH, c->pending_slot, c->pending_offset,
+                      "index entry offset %lld is past the batches at its position (last offset %lld)",
+                      (long long)c->pending_offset, (long long)c->span_last);
 }
 
 static void check_offset_index(scan_state *s, const kf_batch *b)
@@ -156,14 +165,12 @@ static void check_offset_index(scan_state *s, const kf_batch *b)
         c->last_pos = pos;
         close_pending_index(s);
         if ((uint64_t)pos < b->position) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "index entry position %lld is not the start of a batch", (long long)pos);
-            index_problem(s, false, KF_P_INDEX_MISMATCH, c->k, off, msg);
+            index_problem(s, false, KF_P_INDEX_MISMATCH, c->k, off,
+                          "index entry position %lld is not the start of a batch", (long long)pos);
         } else if (off < b->base_offset) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "index entry offset %lld is below the base offset %lld of the batch at position %lld",
-                     (long long)off, (long long)b->base_offset, (long long)pos);
-            index_problem(s, false, KF_P_INDEX_MISMATCH, c->k, off, msg);
+            index_problem(s, false, KF_P_INDEX_MISMATCH, c->k, off,
+                          "index entry offset %lld is below the base offset %lld of the batch at position %lld",
+                          (long long)off, (long long)b->base_offset, (long long)pos);
         } else {
             c->pending = true;
             c->pending_offset = off;
@@ -186,19 +193,17 @@ static void finish_offset_index(scan_state *s)
     for (; c->k < c->ix->entries; c->k++) {
         int64_t off, pos;
         kf_offset_index_get(c->ix, c->k, &off, &pos);
-        char msg[200];
-        if ((uint64_t)pos >= s->size) {
-            snprintf(msg, sizeof msg, "index entry position %lld is past the end of the log (%llu bytes)", (long long)pos,
-                     (unsigned long long)s->size);
-            index_problem(s, false, KF_P_INDEX_BEYOND_LOG, c->k, off, msg);
-        } else if ((uint64_t)pos >= valid) {
-            snprintf(msg, sizeof msg, "index entry position %lld is past the last valid byte (%llu)", (long long)pos,
-                     (unsigned long long)valid);
-            index_problem(s, false, KF_P_INDEX_BEYOND_LOG, c->k, off, msg);
-        } else {
-            snprintf(msg, sizeof msg, "index entry position %lld is not the start of a batch", (long long)pos);
-            index_problem(s, false, KF_P_INDEX_MISMATCH, c->k, off, msg);
-        }
+        if ((uint64_t)pos >= s->size)
+            index_problem(s, false, KF_P_INDEX_BEYOND_LOG, c->k, off,
+                          "index entry position %lld is past the end of the log (%llu bytes)", (long long)pos,
+                          (unsigned long long)s->size);
+        else if ((uint64_t)pos >= valid)
+            index_problem(s, false, KF_P_INDEX_BEYOND_LOG, c->k, off,
+                          "index entry position %lld is past the last valid byte (%llu)", (long long)pos,
+                          (unsigned long long)valid);
+        else
+            index_problem(s, false, KF_P_INDEX_MISMATCH, c->k, off,
+                          "index entry position %lld is not the start of a batch", (long long)pos);
     }
 }
 
@@ -212,12 +217,10 @@ static void check_time_index(scan_state *s, const kf_batch *b)
         kf_time_index_get(c->ix, c->k, &ts, &off);
         if (off > b->last_offset)
             break;
-        if (off >= b->base_offset && !(ts == s->max_ts || (ts >= s->max_ts_before && ts <= s->max_ts))) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "time index entry timestamp %lld does not match the log (max timestamp %lld up to offset %lld)",
-                     (long long)ts, (long long)s->max_ts, (long long)off);
-            index_problem(s, true, KF_P_INDEX_MISMATCH, c->k, off, msg);
-        }
+        if (off >= b->base_offset && !(ts == s->max_ts || (ts >= s->max_ts_before && ts <= s->max_ts)))
+            index_problem(s, true, KF_P_INDEX_MISMATCH, c->k, off,
+                          "time index entry timestamp %lld does not match the log (max timestamp %lld up to offset %lld)",
+                          (long long)ts, (long long)s->max_ts, (long long)off);
         c->k++;
     }
 }
@@ -230,9 +233,8 @@ static void finish_time_index(scan_state *s)
     for (; c->k < c->ix->entries; c->k++) {
         int64_t ts, off;
         kf_time_index_get(c->ix, c->k, &ts, &off);
-        char msg[200];
-        snprintf(msg, sizeof msg, "time index entry offset %lld is past the last offset in the log", (long long)off);
-        index_problem(s, true, KF_P_INDEX_BEYOND_LOG, c->k, off, msg);
+        index_problem(s, true, KF_P_INDEX_BEYOND_LOG, c->k, off,
+                      "time index entry offset %lld is past the last offset in the log", (long long)off);
     }
 }
 

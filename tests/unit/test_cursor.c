@@ -16,6 +16,30 @@ static void test_fixed_ints(void **state)
     assert_int_equal(kf_cur_left(&c), 0);
 }
 
+/* kf_cur_be: 2, 4 and 8 bytes big-endian, unsigned (the top bit kept), and
+ * what the fixed-width readers make of the same bytes. */
+static void test_fixed_unsigned(void **state)
+{
+    (void)state;
+    const uint8_t b[] = {0xff, 0xfe, 0x80, 0x00, 0x00, 0x01, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10, 0xab, 0xcd};
+    kf_cursor c;
+    kf_cur_init(&c, b, sizeof b);
+    assert_true(kf_cur_be(&c, 2) == 0xfffe);
+    assert_true(kf_cur_be(&c, 4) == 0x80000001u);
+    assert_true(kf_cur_be(&c, 8) == 0xfedcba9876543210ull);
+    assert_int_equal(kf_cur_be(&c, 4), 0); /* two bytes left: the sticky error */
+    assert_int_equal(c.err, KF_ERR_TRUNCATED);
+    kf_cur_init(&c, b, sizeof b);
+    assert_int_equal(kf_cur_u16(&c), 0xfffe);
+    assert_true(kf_cur_u32(&c) == 0x80000001u);
+    kf_cur_init(&c, b, sizeof b);
+    assert_int_equal(kf_cur_i16(&c), -2);
+    assert_int_equal(kf_cur_i32(&c), INT32_MIN + 1);
+    assert_true(kf_cur_i64(&c) == (int64_t)0xfedcba9876543210ull);
+    assert_int_equal(kf_cur_u16(&c), 0xabcd);
+    assert_int_equal(kf_cur_left(&c), 0);
+}
+
 static void test_sticky_error(void **state)
 {
     (void)state;
@@ -75,6 +99,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_ints),
+        cmocka_unit_test(test_fixed_unsigned),
         cmocka_unit_test(test_sticky_error),
         cmocka_unit_test(test_varints),
         cmocka_unit_test(test_varint_limits),

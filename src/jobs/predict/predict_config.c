@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bytes/error.h"
+#include "bytes/grow.h"
 #include "kfsck/sys/file.h"
 #include "kfsck/sys/server_properties.h"
 
@@ -191,9 +192,7 @@ void kf_predict_config_free(kf_predict_config *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->n_log_dirs; i++)
-        free(c->log_dirs[i]);
-    free(c->log_dirs);
+    kf_strings_free(c->log_dirs, c->n_log_dirs);
     free(c->cleanup_policy);
     memset(c, 0, sizeof *c);
 }
