@@ -54,7 +54,7 @@ static void value(out *o, const kf_dtree *t, const kf_dnode *n, const char *key)
     }
 }
 
-static void field_or_null(out *o, const char *key, const kf_dtree *t, const kf_dnode *st, const char *name)
+void dtree_json_field_or_null(out *o, const char *key, const kf_dtree *t, const kf_dnode *st, const char *name)
 {
     const kf_dnode *f = st ? kf_dnode_field(t, st, name) : NULL;
     if (f)
@@ -75,14 +75,14 @@ static void user_data(out *o, const kf_dtree *t, const kf_dnode *st)
 void dtree_json_consumer_protocol(out *o, const char *key, const kf_dtree *t, const kf_dnode *st, bool assignment)
 {
     out_obj_open(o, key);
-    field_or_null(o, "version", t, st, "version");
+    dtree_json_field_or_null(o, "version", t, st, "version");
     if (assignment) {
-        field_or_null(o, "partitions", t, st, "assigned_partitions");
+        dtree_json_field_or_null(o, "partitions", t, st, "assigned_partitions");
     } else {
-        field_or_null(o, "topics", t, st, "topics");
-        field_or_null(o, "owned_partitions", t, st, "owned_partitions");
-        field_or_null(o, "generation_id", t, st, "generation_id");
-        field_or_null(o, "rack_id", t, st, "rack_id");
+        dtree_json_field_or_null(o, "topics", t, st, "topics");
+        dtree_json_field_or_null(o, "owned_partitions", t, st, "owned_partitions");
+        dtree_json_field_or_null(o, "generation_id", t, st, "generation_id");
+        dtree_json_field_or_null(o, "rack_id", t, st, "rack_id");
     }
     user_data(o, t, st);
     out_obj_close(o);
@@ -107,3 +107,14 @@ void dtree_json_fields(out *o, const kf_dtree *t, const kf_dnode *st)
 }
 
 void dtree_json_value(out *o, const char *key, const kf_dtree *t, const kf_dnode *n) { value(o, t, n, key); }
+
+void dtree_json_object(out *o, const char *key, const kf_dtree *t, const kf_dnode *st)
+{
+    if (!st) {
+        out_null(o, key);
+        return;
+    }
+    out_obj_open(o, key);
+    dtree_json_fields(o, t, st);
+    out_obj_close(o);
+}

@@ -30,18 +30,13 @@ void dump_print_kraft(const dump_printer *pr, const kf_dump_record *dr)
     /* unknown types and versions are listed undecoded; a malformed record
      * shows what could be read */
     bool shown = dr->decode_rc != KF_ERR_UNSUPPORTED && kr->root != KF_DNODE_NONE;
+    const kf_dnode *value = shown ? &t->nodes[kr->root] : NULL;
     if (o->json) {
-        out_str(o, "record_type", kr->record_type);
-        out_opt_int(o, "record_version", kr->version >= 0, kr->version);
+        kf_jsonl_fields(&o->w, KF_JS("record_type", kr->record_type),
+                        KF_JOPT("record_version", kr->version >= 0, kr->version));
         if (kr->layout)
             out_str(o, "value_layout", kr->layout);
-        if (shown) {
-            out_obj_open(o, "value_decoded");
-            dtree_json_fields(o, t, &t->nodes[kr->root]);
-            out_obj_close(o);
-        } else {
-            out_null(o, "value_decoded");
-        }
+        dtree_json_object(o, "value_decoded", t, value);
         return;
     }
     out_text(o, " payload: ");
@@ -51,13 +46,7 @@ void dump_print_kraft(const dump_printer *pr, const kf_dump_record *dr)
     else
         out_int(w, "type", kr->api_key);
     out_int(w, "version", kr->version);
-    if (shown) {
-        out_obj_open(w, "data");
-        dtree_json_fields(w, t, &t->nodes[kr->root]);
-        out_obj_close(w);
-    } else {
-        out_null(w, "data");
-    }
+    dtree_json_object(w, "data", t, value);
     out_obj_close(w);
 }
 
@@ -121,10 +110,10 @@ static void print_coord(const dump_printer *pr, const kf_dump_record *dr, out *w
     const kf_coord_record *cr = &dr->coord;
     const kf_dtree *t = dr->tree;
     bool has_value = !cr->tombstone && cr->known_type && cr->value_root != KF_DNODE_NONE;
+    const kf_dnode *value = has_value ? &t->nodes[cr->value_root] : NULL;
     if (o->json) {
-        out_int(o, "key_type", cr->key_type);
-        out_str(o, "record_type", cr->record_type);
-        out_opt_int(o, "value_version", has_value && cr->value_version >= 0, cr->value_version);
+        kf_jsonl_fields(&o->w, KF_JI("key_type", cr->key_type), KF_JS("record_type", cr->record_type),
+                        KF_JOPT("value_version", has_value && cr->value_version >= 0, cr->value_version));
         if (dr->decoder == KF_DECODE_SHARE) {
             /* as the KRaft decoders name it */
             out_opt_int(o, "record_version", has_value && cr->value_version >= 0, cr->value_version);
@@ -137,24 +126,17 @@ static void print_coord(const dump_printer *pr, const kf_dump_record *dr, out *w
     print_coord_key(pr, dr, w);
     if (!o->json)
         out_text(o, " payload: ");
-    if (cr->tombstone && !o->json) {
+    if (o->json) {
+        dtree_json_object(w, "value_decoded", t, value);
+    } else if (cr->tombstone) {
         out_text(o, "<DELETE>");
-    } else if (!has_value) {
-        if (o->json)
-            out_null(w, "value_decoded");
-        else
-            out_text(o, "null");
-    } else if (o->json) {
-        out_obj_open(w, "value_decoded");
-        dtree_json_fields(w, t, &t->nodes[cr->value_root]);
-        out_obj_close(w);
+    } else if (!value) {
+        out_text(o, "null");
     } else {
         jo->w.comma = false;
         out_obj_open(w, NULL);
         out_int(w, "version", cr->value_version);
-        out_obj_open(w, "data");
-        dtree_json_fields(w, t, &t->nodes[cr->value_root]);
-        out_obj_close(w);
+        dtree_json_object(w, "data", t, value);
         out_obj_close(w);
     }
 }

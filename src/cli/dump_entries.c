@@ -15,29 +15,17 @@
 
 /* ---- .index / .timeindex / .txnindex ---------------------------------------- */
 
-static void offset_index(out *o, const kf_dump_entry *e)
+/* An entry of an offset index (offset, position) or a time index
+ * (timestamp, offset) of file: its two numbers under the same names in JSON
+ * and in text ("offset: 0 position: 0", as kafka-dump-log prints them). */
+static void index_entry(out *o, const char *file, const char *k1, int64_t v1, const char *k2, int64_t v2)
 {
     if (o->json) {
         out_begin(o, "index_entry");
-        out_str(o, "file", e->file);
-        out_int(o, "offset", e->offset);
-        out_int(o, "position", e->position);
+        kf_jsonl_fields(&o->w, KF_JS("file", file), KF_JI(k1, v1), KF_JI(k2, v2));
         out_end(o);
     } else {
-        out_text(o, "offset: %" PRId64 " position: %" PRId64 "\n", e->offset, e->position);
-    }
-}
-
-static void time_index(out *o, const kf_dump_entry *e)
-{
-    if (o->json) {
-        out_begin(o, "index_entry");
-        out_str(o, "file", e->file);
-        out_int(o, "timestamp", e->timestamp);
-        out_int(o, "offset", e->offset);
-        out_end(o);
-    } else {
-        out_text(o, "timestamp: %" PRId64 " offset: %" PRId64 "\n", e->timestamp, e->offset);
+        out_text(o, "%s: %" PRId64 " %s: %" PRId64 "\n", k1, v1, k2, v2);
     }
 }
 
@@ -46,12 +34,9 @@ static void txn_index(out *o, const kf_dump_entry *de)
     const kf_txn_entry *e = &de->txn;
     if (o->json) {
         out_begin(o, "txn_entry");
-        out_str(o, "file", de->file);
-        out_int(o, "version", e->version);
-        out_int(o, "producer_id", e->producer_id);
-        out_int(o, "first_offset", e->first_offset);
-        out_int(o, "last_offset", e->last_offset);
-        out_int(o, "last_stable_offset", e->last_stable_offset);
+        kf_jsonl_fields(&o->w, KF_JS("file", de->file), KF_JI("version", e->version),
+                        KF_JI("producer_id", e->producer_id), KF_JI("first_offset", e->first_offset),
+                        KF_JI("last_offset", e->last_offset), KF_JI("last_stable_offset", e->last_stable_offset));
         out_end(o);
     } else {
         out_text(o,
@@ -68,15 +53,11 @@ static void producer(out *o, const kf_dump_entry *de)
     const kf_producer_snapshot_entry *e = &de->producer;
     if (o->json) {
         out_begin(o, "producer");
-        out_str(o, "file", de->file);
-        out_int(o, "producer_id", e->producer_id);
-        out_int(o, "producer_epoch", e->producer_epoch);
-        out_int(o, "last_sequence", e->last_sequence);
-        out_int(o, "last_offset", e->last_offset);
-        out_int(o, "offset_delta", e->offset_delta);
-        out_int(o, "timestamp", e->timestamp);
-        out_int(o, "coordinator_epoch", e->coordinator_epoch);
-        out_int(o, "current_txn_first_offset", e->current_txn_first_offset);
+        kf_jsonl_fields(&o->w, KF_JS("file", de->file), KF_JI("producer_id", e->producer_id),
+                        KF_JI("producer_epoch", e->producer_epoch), KF_JI("last_sequence", e->last_sequence),
+                        KF_JI("last_offset", e->last_offset), KF_JI("offset_delta", e->offset_delta),
+                        KF_JI("timestamp", e->timestamp), KF_JI("coordinator_epoch", e->coordinator_epoch),
+                        KF_JI("current_txn_first_offset", e->current_txn_first_offset));
         out_end(o);
         return;
     }
@@ -101,17 +82,11 @@ static void snapshot(out *o, const kf_dump_entry *e)
     const kf_producer_snapshot *s = e->snapshot;
     if (!o->json)
         return;
+    bool has_crc = s->size >= 6;
     out_begin(o, "snapshot");
-    out_str(o, "file", e->file);
-    out_opt_int(o, "version", s->size >= 2, s->version);
-    if (s->size >= 6) {
-        out_uint(o, "crc", s->crc);
-        out_bool(o, "crc_ok", s->crc_ok);
-    } else {
-        out_null(o, "crc");
-        out_null(o, "crc_ok");
-    }
-    out_opt_int(o, "count", s->size >= KF_PRODUCER_SNAPSHOT_HEADER_SIZE, s->count);
+    kf_jsonl_fields(&o->w, KF_JS("file", e->file), KF_JOPT("version", s->size >= 2, s->version),
+                    KF_JOPT("crc", has_crc, s->crc), has_crc ? KF_JB("crc_ok", s->crc_ok) : KF_JNULL("crc_ok"),
+                    KF_JOPT("count", s->size >= KF_PRODUCER_SNAPSHOT_HEADER_SIZE, s->count));
     out_end(o);
 }
 
@@ -123,15 +98,11 @@ static void checkpoint(out *o, const kf_dump_entry *de)
     if (o->json) {
         if (e->topic) {
             out_begin(o, "checkpoint_entry");
-            out_str(o, "file", de->file);
-            out_str(o, "topic", e->topic);
-            out_int(o, "partition", e->partition);
-            out_int(o, "offset", e->offset);
+            kf_jsonl_fields(&o->w, KF_JS("file", de->file), KF_JS("topic", e->topic), KF_JI("partition", e->partition),
+                            KF_JI("offset", e->offset));
         } else {
             out_begin(o, "leader_epoch");
-            out_str(o, "file", de->file);
-            out_int(o, "epoch", e->epoch);
-            out_int(o, "start_offset", e->offset);
+            kf_jsonl_fields(&o->w, KF_JS("file", de->file), KF_JI("epoch", e->epoch), KF_JI("start_offset", e->offset));
         }
         out_end(o);
     } else if (e->topic) {
@@ -146,9 +117,8 @@ static void partition_metadata(out *o, const kf_dump_entry *e)
     const kf_partition_metadata *pm = e->partition_metadata;
     if (o->json) {
         out_begin(o, "partition_metadata");
-        out_str(o, "file", e->file);
-        out_opt_int(o, "version", e->parsed || pm->version >= 0, pm->version);
-        out_str(o, "topic_id", e->parsed ? pm->topic_id_b64 : NULL);
+        kf_jsonl_fields(&o->w, KF_JS("file", e->file), KF_JOPT("version", e->parsed || pm->version >= 0, pm->version),
+                        KF_JS("topic_id", e->parsed ? pm->topic_id_b64 : NULL));
         out_end(o);
     } else if (e->parsed) {
         out_text(o, "version: %" PRId32 " topicId: %s\n", pm->version, pm->topic_id_b64);
@@ -160,12 +130,11 @@ static void meta_properties(out *o, const kf_dump_entry *e)
     const kf_meta_properties *mp = e->meta;
     if (o->json) {
         out_begin(o, "meta_properties");
-        out_str(o, "file", e->file);
-        out_int(o, "version", mp->version);
-        out_opt_int(o, "broker_id", mp->has_broker_id, mp->broker_id);
-        out_opt_int(o, "node_id", mp->has_node_id, mp->node_id);
-        out_str(o, "cluster_id", mp->cluster_id[0] ? mp->cluster_id : NULL);
-        out_str(o, "directory_id", mp->directory_id[0] ? mp->directory_id : NULL);
+        kf_jsonl_fields(&o->w, KF_JS("file", e->file), KF_JI("version", mp->version),
+                        KF_JOPT("broker_id", mp->has_broker_id, mp->broker_id),
+                        KF_JOPT("node_id", mp->has_node_id, mp->node_id),
+                        KF_JS("cluster_id", mp->cluster_id[0] ? mp->cluster_id : NULL),
+                        KF_JS("directory_id", mp->directory_id[0] ? mp->directory_id : NULL));
         out_end(o);
     } else {
         out_text(o, "version: %" PRId32, mp->version);
@@ -186,12 +155,10 @@ static void quorum_state(out *o, const kf_dump_entry *e)
     const kf_quorum_state *qs = e->quorum;
     if (o->json) {
         out_begin(o, "quorum_state");
-        out_str(o, "file", e->file);
-        out_opt_int(o, "data_version", qs->data_version >= 0, qs->data_version);
-        out_int(o, "leader_id", qs->leader_id);
-        out_int(o, "leader_epoch", qs->leader_epoch);
-        out_int(o, "voted_id", qs->voted_id);
-        out_str(o, "voted_directory_id", qs->has_voted_directory_id ? qs->voted_directory_id : NULL);
+        kf_jsonl_fields(&o->w, KF_JS("file", e->file), KF_JOPT("data_version", qs->data_version >= 0, qs->data_version),
+                        KF_JI("leader_id", qs->leader_id), KF_JI("leader_epoch", qs->leader_epoch),
+                        KF_JI("voted_id", qs->voted_id),
+                        KF_JS("voted_directory_id", qs->has_voted_directory_id ? qs->voted_directory_id : NULL));
         out_int32s(o, "current_voters", qs->has_voters, qs->voters,
                    qs->nvoters < KF_QUORUM_MAX_VOTERS ? qs->nvoters : KF_QUORUM_MAX_VOTERS);
         if (qs->has_voters && qs->nvoters > KF_QUORUM_MAX_VOTERS) /* counted past those kept */
@@ -218,8 +185,8 @@ void dump_print_entry(void *ctx, const kf_dump_entry *e)
 {
     out *o = ((dump_printer *)ctx)->o;
     switch (e->kind) {
-    case KF_DUMP_INDEX_ENTRY: offset_index(o, e); break;
-    case KF_DUMP_TIME_INDEX_ENTRY: time_index(o, e); break;
+    case KF_DUMP_INDEX_ENTRY: index_entry(o, e->file, "offset", e->offset, "position", e->position); break;
+    case KF_DUMP_TIME_INDEX_ENTRY: index_entry(o, e->file, "timestamp", e->timestamp, "offset", e->offset); break;
     case KF_DUMP_TXN_ENTRY: txn_index(o, e); break;
     case KF_DUMP_SNAPSHOT: snapshot(o, e); break;
     case KF_DUMP_PRODUCER: producer(o, e); break;

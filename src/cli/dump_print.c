@@ -17,6 +17,9 @@ static const char *ts_type(const kf_batch *b)
     return b->log_append_time ? "LogAppendTime" : "CreateTime";
 }
 
+/* The "batch" line. Like the record line (record_json), the line of every
+ * batch is written one call a field: a kf_jsonl_fields list here cost
+ * `dump --json` 4% more instructions on a segment of small batches. */
 static void batch_json(out *o, const char *file, const kf_batch *b)
 {
     out_begin(o, "batch");
@@ -30,13 +33,9 @@ static void batch_json(out *o, const char *file, const kf_batch *b)
     out_str(o, "codec", kf_codec_name(b->codec));
     out_uint(o, "crc", b->crc);
     out_bool(o, "crc_ok", b->crc_ok);
-    if (b->magic == 0) {
-        out_null(o, "timestamp_type");
-        out_null(o, "max_timestamp");
-    } else {
-        out_str(o, "timestamp_type", b->log_append_time ? "log_append" : "create");
-        out_int(o, "max_timestamp", b->max_timestamp);
-    }
+    /* magic 0 has no timestamps */
+    out_str(o, "timestamp_type", b->magic == 0 ? NULL : b->log_append_time ? "log_append" : "create");
+    out_opt_int(o, "max_timestamp", b->magic != 0, b->max_timestamp);
     if (b->magic == 2) {
         out_int(o, "producer_id", b->producer_id);
         out_int(o, "producer_epoch", b->producer_epoch);
@@ -48,6 +47,7 @@ static void batch_json(out *o, const char *file, const kf_batch *b)
         out_int(o, "attributes", b->attributes);
         out_opt_int(o, "delete_horizon_ms", b->delete_horizon, b->base_timestamp);
     } else {
+        /* the v2 header's fields, which older batches do not have */
         out_null(o, "producer_id");
         out_null(o, "producer_epoch");
         out_null(o, "base_sequence");
@@ -109,17 +109,11 @@ static void schema_ids(out *o, const char *field, const uint8_t *p, int32_t len)
     if (k == KF_SCHEMA_GUID)
         kf_schema_guid_str(f.guid, guid);
     if (o->json) {
-        char name[24];
-        snprintf(name, sizeof name, "%s_schema_id", field);
-        if (k == KF_SCHEMA_ID)
-            out_int(o, name, f.id);
-        else
-            out_null(o, name);
-        snprintf(name, sizeof name, "%s_schema_guid", field);
-        if (k == KF_SCHEMA_GUID)
-            out_str(o, name, guid);
-        else
-            out_null(o, name);
+        char id_key[24], guid_key[24];
+        snprintf(id_key, sizeof id_key, "%s_schema_id", field);
+        snprintf(guid_key, sizeof guid_key, "%s_schema_guid", field);
+        kf_jsonl_fields(&o->w, KF_JOPT(id_key, k == KF_SCHEMA_ID, f.id),
+                        KF_JS(guid_key, k == KF_SCHEMA_GUID ? guid : NULL));
         return;
     }
     if (k == KF_SCHEMA_ID)
@@ -135,16 +129,16 @@ static void record_json(const dump_printer *pr, const kf_dump_record *dr)
     out *o = pr->o;
     const kf_batch *b = dr->batch;
     const kf_record *r = dr->record;
+    /* the line of every record, the hottest: one call a field (a
+     * kf_jsonl_fields list here cost `dump --json --records` 2.4% more
+     * instructions) */
     out_begin(o, "record");
     out_str(o, "file", dr->file);
     out_uint(o, "position", b->position);
     out_int(o, "offset", r->offset);
     if (dr->damaged)
         out_bool(o, "damaged", true); /* a record of a batch that fails its CRC */
-    if (b->magic == 0)
-        out_null(o, "timestamp");
-    else
-        out_int(o, "timestamp", r->timestamp);
+    out_opt_int(o, "timestamp", b->magic != 0, r->timestamp);
     out_int(o, "key_size", r->key_len);
     out_int(o, "value_size", r->value_len);
     if (b->magic == 2) {
@@ -172,8 +166,8 @@ static void record_json(const dump_printer *pr, const kf_dump_record *dr)
     }
     if (dr->is_control) {
         out_obj_open(o, "control");
-        out_str(o, "type", kf_control_type_name(dr->control.type));
-        out_int(o, "type_id", dr->control.type);
+        kf_jsonl_fields(&o->w, KF_JS("type", kf_control_type_name(dr->control.type)),
+                        KF_JI("type_id", dr->control.type));
         if (dr->control.type == KF_CONTROL_COMMIT || dr->control.type == KF_CONTROL_ABORT)
             out_int(o, "coordinator_epoch", dr->control.coordinator_epoch);
         out_obj_close(o);
@@ -256,6 +250,19 @@ int dump_print_record(void *ctx, const kf_dump_record *dr)
     return 0;
 }
 
+/* p[0..n) in lowercase hex, in memory the caller frees (out of memory exits). */
+static char *hex_of(const uint8_t *p, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *h = must(malloc(2 * n + 1));
+    for (size_t i = 0; i < n; i++) {
+        h[2 * i] = hex[p[i] >> 4];
+        h[2 * i + 1] = hex[p[i] & 15];
+    }
+    h[2 * n] = 0;
+    return h;
+}
+
 /* --include-damaged: a damaged stretch of a segment, with the header fields
  * of the batch it starts with as far as they can be read (null past that)
  * and, with --payload, its first bytes in hex (at most KF_DAMAGED_BYTES_MAX;
@@ -266,30 +273,24 @@ void dump_print_damaged(void *ctx, const kf_damaged *dm, bool redact)
     out *o = pr->o;
     bool v2 = dm->has_magic && dm->magic == 2;
     if (o->json) {
+        bool has_codec = dm->has_attributes && dm->has_magic && dm->magic <= 2;
         out_begin(o, "damaged_batch");
-        out_str(o, "file", dm->file);
-        out_uint(o, "position", dm->position);
-        out_uint(o, "length", dm->length);
-        out_str(o, "code", dm->code);
-        out_str(o, "error", dm->message);
-        out_opt_int(o, "base_offset", dm->has_base_offset, dm->base_offset);
-        out_opt_int(o, "last_offset", dm->has_base_offset && dm->has_last_offset_delta,
-                    dm->base_offset + dm->last_offset_delta);
-        out_opt_int(o, "batch_length", dm->has_batch_length, dm->batch_length);
-        out_opt_int(o, "leader_epoch", dm->has_leader_epoch, dm->leader_epoch);
-        out_opt_int(o, "magic", dm->has_magic, dm->magic);
-        out_opt_int(o, "crc", dm->has_crc, dm->crc);
-        out_opt_int(o, "attributes", dm->has_attributes, dm->attributes);
-        if (dm->has_attributes && dm->has_magic && dm->magic <= 2)
-            out_str(o, "codec", kf_codec_name(dm->attributes & KF_ATTR_CODEC_MASK));
-        else
-            out_null(o, "codec");
-        out_opt_int(o, "count", dm->has_count, dm->count);
-        out_opt_int(o, "base_timestamp", dm->has_base_timestamp, dm->base_timestamp);
-        out_opt_int(o, "max_timestamp", dm->has_max_timestamp, dm->max_timestamp);
-        out_opt_int(o, "producer_id", dm->has_producer_id, dm->producer_id);
-        out_opt_int(o, "producer_epoch", dm->has_producer_epoch, dm->producer_epoch);
-        out_opt_int(o, "base_sequence", dm->has_base_sequence, dm->base_sequence);
+        kf_jsonl_fields(&o->w, KF_JS("file", dm->file), KF_JU("position", dm->position), KF_JU("length", dm->length),
+                        KF_JS("code", dm->code), KF_JS("error", dm->message),
+                        KF_JOPT("base_offset", dm->has_base_offset, dm->base_offset),
+                        KF_JOPT("last_offset", dm->has_base_offset && dm->has_last_offset_delta,
+                                dm->base_offset + dm->last_offset_delta),
+                        KF_JOPT("batch_length", dm->has_batch_length, dm->batch_length),
+                        KF_JOPT("leader_epoch", dm->has_leader_epoch, dm->leader_epoch),
+                        KF_JOPT("magic", dm->has_magic, dm->magic), KF_JOPT("crc", dm->has_crc, dm->crc),
+                        KF_JOPT("attributes", dm->has_attributes, dm->attributes),
+                        KF_JS("codec", has_codec ? kf_codec_name(dm->attributes & KF_ATTR_CODEC_MASK) : NULL),
+                        KF_JOPT("count", dm->has_count, dm->count),
+                        KF_JOPT("base_timestamp", dm->has_base_timestamp, dm->base_timestamp),
+                        KF_JOPT("max_timestamp", dm->has_max_timestamp, dm->max_timestamp),
+                        KF_JOPT("producer_id", dm->has_producer_id, dm->producer_id),
+                        KF_JOPT("producer_epoch", dm->has_producer_epoch, dm->producer_epoch),
+                        KF_JOPT("base_sequence", dm->has_base_sequence, dm->base_sequence));
     } else {
         out_text(o, "damaged: position: %llu length: %llu code: %s", (unsigned long long)dm->position,
                  (unsigned long long)dm->length, dm->code);
@@ -312,28 +313,13 @@ void dump_print_damaged(void *ctx, const kf_damaged *dm, bool redact)
         if (dm->has_max_timestamp)
             out_text(o, " maxTimestamp: %lld", (long long)dm->max_timestamp);
     }
-    if (pr->payload && redact) {
-        if (o->json) {
-            out_str(o, "bytes_hex", KF_REDACTED);
-            out_bool(o, "bytes_hex_truncated", dm->nbytes < dm->length);
-        } else {
-            out_text(o, " bytes: %s", KF_REDACTED);
-        }
-    } else if (pr->payload) {
-        static const char hex[] = "0123456789abcdef";
-        char *h = must(malloc(2 * dm->nbytes + 1));
-        for (size_t i = 0; i < dm->nbytes; i++) {
-            h[2 * i] = hex[dm->bytes[i] >> 4];
-            h[2 * i + 1] = hex[dm->bytes[i] & 15];
-        }
-        h[2 * dm->nbytes] = 0;
+    if (pr->payload) {
+        char *h = redact ? NULL : hex_of(dm->bytes, dm->nbytes);
         bool cut = dm->nbytes < dm->length;
-        if (o->json) {
-            out_str(o, "bytes_hex", h);
-            out_bool(o, "bytes_hex_truncated", cut);
-        } else {
-            out_text(o, " bytes: %s%s", h, cut ? " (cut)" : "");
-        }
+        if (o->json)
+            kf_jsonl_fields(&o->w, KF_JS("bytes_hex", h ? h : KF_REDACTED), KF_JB("bytes_hex_truncated", cut));
+        else /* a redacted stretch is not said to be cut */
+            out_text(o, " bytes: %s%s", h ? h : KF_REDACTED, h && cut ? " (cut)" : "");
         free(h);
     }
     if (o->json)

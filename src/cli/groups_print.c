@@ -42,16 +42,9 @@ static void partitions_list(out *o, const char *key, const kf_dtree *t, const kf
                 const kf_dnode *id = kf_dnode_field(t, tp, "topic_id");
                 const char *name = id && id->kind == KF_V_UUID ? kf_topic_names_name(ns, id->p) : NULL;
                 out_str(o, "topic", name);
-                if (id)
-                    dtree_json_value(o, "topic_id", t, id);
-                else
-                    out_null(o, "topic_id");
+                dtree_json_field_or_null(o, "topic_id", t, tp, "topic_id");
             } else {
-                const kf_dnode *tn = kf_dnode_field(t, tp, "topic");
-                if (tn)
-                    dtree_json_value(o, "topic", t, tn);
-                else
-                    out_null(o, "topic");
+                dtree_json_field_or_null(o, "topic", t, tp, "topic");
             }
             const kf_dnode *ps = kf_dnode_field(t, tp, "partitions");
             if (ps)
@@ -64,54 +57,59 @@ static void partitions_list(out *o, const char *key, const kf_dtree *t, const kf
     out_arr_close(o);
 }
 
-static void field_or_null(out *o, const char *key, const kf_dtree *t, const kf_dnode *st, const char *name)
+/* The fields of struct node st named in names (each under its own name; null
+ * for one st lacks, or for all when st is NULL). */
+static void named_fields(out *o, const kf_dtree *t, const kf_dnode *st, const char *const *names, size_t n)
 {
-    const kf_dnode *f = st ? kf_dnode_field(t, st, name) : NULL;
-    if (f)
-        dtree_json_value(o, key, t, f);
+    for (size_t i = 0; i < n; i++)
+        dtree_json_field_or_null(o, names[i], t, st, names[i]);
+}
+
+/* A classic member m's subscription (or assignment): decoded when the
+ * group's protocol type is consumer and the decoder could read it, else its
+ * raw bytes as subscription_b64 (assignment_b64; null when it has none). */
+static void member_protocol(out *o, const kf_dtree *t, const kf_dnode *m, bool consumer, bool assignment)
+{
+    const char *name = assignment ? "assignment" : "subscription";
+    const kf_dnode *parsed = kf_dnode_field(t, m, name);
+    if (consumer && parsed && parsed->kind == KF_V_STRUCT) {
+        dtree_json_consumer_protocol(o, name, t, parsed, assignment);
+        return;
+    }
+    const kf_dnode *raw = kf_dnode_field(t, m, assignment ? "assignment_bytes" : "subscription_bytes");
+    if (!raw)
+        raw = parsed;
+    const char *key = assignment ? "assignment_b64" : "subscription_b64";
+    if (raw && raw->kind == KF_V_BYTES)
+        out_b64(o, key, raw->p, raw->len);
     else
         out_null(o, key);
 }
 
 static void classic_member(out *o, const kf_dtree *t, const kf_dnode *m, bool consumer)
 {
+    static const char *const names[] = {"member_id",   "group_instance_id", "client_id",
+                                        "client_host", "session_timeout",   "rebalance_timeout"};
     out_obj_open(o, NULL);
-    field_or_null(o, "member_id", t, m, "member_id");
-    field_or_null(o, "group_instance_id", t, m, "group_instance_id");
-    field_or_null(o, "client_id", t, m, "client_id");
-    field_or_null(o, "client_host", t, m, "client_host");
-    field_or_null(o, "session_timeout", t, m, "session_timeout");
-    field_or_null(o, "rebalance_timeout", t, m, "rebalance_timeout");
-    const kf_dnode *sub = kf_dnode_field(t, m, "subscription");
-    const kf_dnode *asg = kf_dnode_field(t, m, "assignment");
-    if (consumer && sub && sub->kind == KF_V_STRUCT) {
-        dtree_json_consumer_protocol(o, "subscription", t, sub, false);
-    } else {
-        const kf_dnode *raw = kf_dnode_field(t, m, "subscription_bytes");
-        if (!raw)
-            raw = sub;
-        if (raw && raw->kind == KF_V_BYTES)
-            out_b64(o, "subscription_b64", raw->p, raw->len);
-        else
-            out_null(o, "subscription_b64");
-    }
-    if (consumer && asg && asg->kind == KF_V_STRUCT) {
-        dtree_json_consumer_protocol(o, "assignment", t, asg, true);
-    } else {
-        const kf_dnode *raw = kf_dnode_field(t, m, "assignment_bytes");
-        if (!raw)
-            raw = asg;
-        if (raw && raw->kind == KF_V_BYTES)
-            out_b64(o, "assignment_b64", raw->p, raw->len);
-        else
-            out_null(o, "assignment_b64");
-    }
+    named_fields(o, t, m, names, sizeof names / sizeof names[0]);
+    member_protocol(o, t, m, consumer, false);
+    member_protocol(o, t, m, consumer, true);
     out_obj_close(o);
 }
 
 static const char *state_name(kf_group_state s)
 {
     return s == KF_GROUP_STABLE ? "stable" : s == KF_GROUP_DEAD ? "dead" : "empty";
+}
+
+/* A classic group's state and the fields of its group-metadata value v (all
+ * null when v is NULL: a group known only from its committed offsets). */
+static void classic_head(out *o, const kf_group *g, const kf_dtree *t, const kf_dnode *v)
+{
+    static const char *const names[] = {"protocol_type", "generation", "protocol", "leader",
+                                        "current_state_timestamp"};
+    out_str(o, "state", state_name(g->state));
+    named_fields(o, t, v, names, sizeof names / sizeof names[0]);
 }
 
 /* A classic group from its group-metadata record, decoded into d. */
@@ -121,20 +119,15 @@ static void classic_group(out *o, const kf_group *g, decoded *d)
     const kf_dnode *members = vfield(d, "members");
     const kf_dnode *pt = vfield(d, "protocol_type");
     bool consumer = pt && pt->kind == KF_V_STRING && pt->len == 8 && !memcmp(pt->p, "consumer", 8);
-    out_str(o, "state", state_name(g->state));
-    field_or_null(o, "protocol_type", t, &t->nodes[d->cr.value_root], "protocol_type");
-    field_or_null(o, "generation", t, &t->nodes[d->cr.value_root], "generation");
-    field_or_null(o, "protocol", t, &t->nodes[d->cr.value_root], "protocol");
-    field_or_null(o, "leader", t, &t->nodes[d->cr.value_root], "leader");
-    field_or_null(o, "current_state_timestamp", t, &t->nodes[d->cr.value_root], "current_state_timestamp");
+    classic_head(o, g, t, &t->nodes[d->cr.value_root]);
     out_int(o, "value_version", d->cr.value_version);
     out_arr_open(o, "members");
     if (members)
         for (uint32_t c = members->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next)
             classic_member(o, t, &t->nodes[c], consumer);
     out_arr_close(o);
-    out_int(o, "source_partition", d->gr->source_partition);
-    out_int(o, "source_offset", d->gr->source_offset);
+    kf_jsonl_fields(&o->w, KF_JI("source_partition", d->gr->source_partition),
+                    KF_JI("source_offset", d->gr->source_offset));
 }
 
 /* Group-level records: subscribed topics' metadata, the streams topology,
@@ -149,12 +142,10 @@ static void group_level(out *o, const kf_group *g, decoded *d)
         kf_group_role role = kf_group_role_of_type(d->cr.key_type);
         const kf_dnode *v = &d->t.nodes[d->cr.value_root];
         if (role == KF_GROLE_PARTITION_METADATA) {
-            field_or_null(o, "subscription_metadata", &d->t, v, "topics");
+            dtree_json_field_or_null(o, "subscription_metadata", &d->t, v, "topics");
             sub_meta = true;
         } else if (role == KF_GROLE_TOPOLOGY) {
-            out_obj_open(o, "topology");
-            dtree_json_fields(o, &d->t, v);
-            out_obj_close(o);
+            dtree_json_object(o, "topology", &d->t, v);
             topology = true;
         }
     }
@@ -169,7 +160,7 @@ static void group_level(out *o, const kf_group *g, decoded *d)
             out_arr_open(o, "regular_expressions");
         regex_open = true;
         out_obj_open(o, NULL);
-        field_or_null(o, "regular_expression", &d->t, &d->t.nodes[d->cr.key_root], "regular_expression");
+        dtree_json_field_or_null(o, "regular_expression", &d->t, &d->t.nodes[d->cr.key_root], "regular_expression");
         dtree_json_fields(o, &d->t, &d->t.nodes[d->cr.value_root]);
         out_obj_close(o);
     }
@@ -195,8 +186,8 @@ static void member_current(out *o, const kf_group *g, const kf_group_member *m, 
     }
     const kf_dnode *v = &a->t.nodes[a->cr.value_root];
     out_int(o, "member_epoch", kf_dnode_int(&a->t, v, "member_epoch", -1));
-    field_or_null(o, "previous_member_epoch", &a->t, v, "previous_member_epoch");
-    field_or_null(o, "state", &a->t, v, "state");
+    dtree_json_field_or_null(o, "previous_member_epoch", &a->t, v, "previous_member_epoch");
+    dtree_json_field_or_null(o, "state", &a->t, v, "state");
     if (g->kind == KF_GROUP_STREAMS) {
         for (uint32_t c = v->first_child; c != KF_DNODE_NONE; c = a->t.nodes[c].next) {
             const kf_dnode *f = &a->t.nodes[c];
@@ -223,13 +214,10 @@ static void member(out *o, const kf_group *g, const kf_group_member *m, decoded 
     member_current(o, g, m, &a, local);
     if (m->target && decode(&a, m->target)) {
         const kf_dnode *v = &a.t.nodes[a.cr.value_root];
-        if (g->kind == KF_GROUP_STREAMS) {
-            out_obj_open(o, "target_assignment");
-            dtree_json_fields(o, &a.t, v);
-            out_obj_close(o);
-        } else {
+        if (g->kind == KF_GROUP_STREAMS)
+            dtree_json_object(o, "target_assignment", &a.t, v);
+        else
             partitions_list(o, "target_assignment", &a.t, kf_dnode_field(&a.t, v, "topic_partitions"), local, true);
-        }
     }
     kf_dtree_free(&a.t);
     dtree_json_fields(o, &d->t, &d->t.nodes[d->cr.value_root]);
@@ -244,8 +232,7 @@ static void modern_group(out *o, const kf_group *g, const kf_topic_names *ns)
     if (kf_group_topic_names(g, ns, &local) != KF_OK)
         cli_oom();
     decoded d = {0};
-    out_int(o, "group_epoch", g->group_epoch);
-    out_int(o, "assignment_epoch", g->assignment_epoch);
+    kf_jsonl_fields(&o->w, KF_JI("group_epoch", g->group_epoch), KF_JI("assignment_epoch", g->assignment_epoch));
     group_level(o, g, &d);
     out_str(o, "state", state_name(g->state));
     out_arr_open(o, "members");
@@ -260,8 +247,7 @@ static void modern_group(out *o, const kf_group *g, const kf_topic_names *ns)
 void groups_print(out *o, const kf_group *g, const kf_topic_names *ns)
 {
     out_begin(o, "group");
-    out_str(o, "group", g->id);
-    out_str(o, "kind", kf_group_kind_name(g->kind));
+    kf_jsonl_fields(&o->w, KF_JS("group", g->id), KF_JS("kind", kf_group_kind_name(g->kind)));
     decoded d = {0};
     switch (g->form) {
     case KF_GROUP_FROM_METADATA:
@@ -271,20 +257,14 @@ void groups_print(out *o, const kf_group *g, const kf_topic_names *ns)
     case KF_GROUP_FROM_RECORDS: modern_group(o, g, ns); break;
     case KF_GROUP_DELETED:
         /* a deleted consumer, share or streams group: nothing left but its kind */
-        out_str(o, "state", state_name(g->state));
-        out_null(o, "group_epoch");
-        out_null(o, "assignment_epoch");
+        kf_jsonl_fields(&o->w, KF_JS("state", state_name(g->state)), KF_JNULL("group_epoch"),
+                        KF_JNULL("assignment_epoch"));
         out_arr_open(o, "members");
         out_arr_close(o);
         break;
     case KF_GROUP_BARE:
         /* known only from committed offsets, or a deleted classic group */
-        out_str(o, "state", state_name(g->state));
-        out_null(o, "protocol_type");
-        out_null(o, "generation");
-        out_null(o, "protocol");
-        out_null(o, "leader");
-        out_null(o, "current_state_timestamp");
+        classic_head(o, g, NULL, NULL);
         out_arr_open(o, "members");
         out_arr_close(o);
         break;

@@ -148,18 +148,13 @@ static void segment_fields(const rebuild_cli *c, out *o, const void *item)
 {
     const kf_repair_segment *s = item;
     out_str(o, "file", s->output);
-    if (c->cmd->segment_input) {
-        out_str(o, "input", s->input);
+    if (c->cmd->segment_input)
+        kf_jsonl_fields(&o->w, KF_JS("input", s->input), KF_JU("size", s->size), KF_JU("input_size", s->input_size));
+    else
         out_uint(o, "size", s->size);
-        out_uint(o, "input_size", s->input_size);
-    } else {
-        out_uint(o, "size", s->size);
-    }
-    out_uint(o, "batches", s->batches);
-    out_opt_int(o, "first_offset", s->has_offsets, s->first_offset);
-    out_opt_int(o, "last_offset", s->has_offsets, s->last_offset);
-    out_uint(o, "index_entries", s->index_entries);
-    out_uint(o, "timeindex_entries", s->time_entries);
+    kf_jsonl_fields(&o->w, KF_JU("batches", s->batches), KF_JOPT("first_offset", s->has_offsets, s->first_offset),
+                    KF_JOPT("last_offset", s->has_offsets, s->last_offset), KF_JU("index_entries", s->index_entries),
+                    KF_JU("timeindex_entries", s->time_entries));
 }
 
 void rebuild_on_segment(void *ctx, const kf_repair_segment *s)
@@ -182,10 +177,8 @@ void rebuild_on_segment(void *ctx, const kf_repair_segment *s)
 static void file_fields(const rebuild_cli *c, out *o, const void *item)
 {
     const kf_repair_file *f = item;
-    out_str(o, "input", f->input);
-    out_str(o, "output", f->output);
-    out_str(o, "action", f->action);
-    out_str(o, "reason", f->reason);
+    kf_jsonl_fields(&o->w, KF_JS("input", f->input), KF_JS("output", f->output), KF_JS("action", f->action),
+                    KF_JS("reason", f->reason));
 }
 
 void rebuild_on_file(void *ctx, const kf_repair_file *f)
