@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/grow.h"
 #include "bytes/openaddr.h"
 #include "jobs/remote/remote_internal.h"
 
@@ -91,9 +92,24 @@ static bool part_is(const rm_part *p, const uint8_t topic_id[16], int32_t partit
            !memcmp(p->topic, name, len);
 }
 
-/* kf_oa_grow for this file's tables, whose sizes are 32-bit (their slots
- * hold 32-bit pool indexes): they stop short of 2^32 slots. Inlined as
- * kf_oa_grow is, for the shape to stay a constant. */
+/* This file's arrays and tables count in 32 bits (an index is a uint32_t,
+ * RM_NONE the largest): their capacities double up to 2^31 at most.
+ *
+ * grow32: KF_GROW (bytes/grow.h) for such an array: room in *pv (n used of
+ * *cap) for one element more. */
+static bool grow32(void *pv, uint32_t n, uint32_t *cap, size_t elem, uint32_t first)
+{
+    size_t c = *cap;
+    if (n < c)
+        return true;
+    if (c > UINT32_MAX / 2 || !kf_grow_(pv, &c, elem, first))
+        return false;
+    *cap = (uint32_t)c;
+    return true;
+}
+
+/* kf_oa_grow for such a table; inlined as kf_oa_grow is, for the shape to
+ * stay a constant. */
 KF_OA_INLINE bool slots_grow(const kf_oa_shape *sh, void *pslots, uint32_t *cap, uint32_t first, const rm_state *st)
 {
     size_t n = *cap;
@@ -156,14 +172,8 @@ uint32_t rm_part_get(rm_state *st, const uint8_t topic_id[16], int32_t partition
             goto nomem;
         j = kf_oa_probe(&part_shape, st->part_slots, st->npart_slots, hash, NULL, NULL, st);
     }
-    if (st->nparts == st->capparts) {
-        uint32_t cap = st->capparts ? st->capparts * 2 : 16;
-        rm_part *np = realloc(st->parts, cap * sizeof *np);
-        if (!np)
-            goto nomem;
-        st->parts = np;
-        st->capparts = cap;
-    }
+    if (!grow32(&st->parts, st->nparts, &st->capparts, sizeof *st->parts, 16))
+        goto nomem;
     rm_part *p = &st->parts[st->nparts];
     memset(p, 0, sizeof *p);
     p->topic = malloc(name_len + 1);
@@ -298,14 +308,8 @@ static uint32_t seg_alloc(rm_state *st)
         st->free_head = st->segs[i].part;
         return i;
     }
-    if (st->nsegs == st->capsegs) {
-        uint32_t cap = st->capsegs ? st->capsegs * 2 : 256;
-        rm_seg *ns = realloc(st->segs, cap * sizeof *ns);
-        if (!ns)
-            return RM_NONE;
-        st->segs = ns;
-        st->capsegs = cap;
-    }
+    if (!grow32(&st->segs, st->nsegs, &st->capsegs, sizeof *st->segs, 256))
+        return RM_NONE;
     return st->nsegs++;
 }
 
@@ -449,13 +453,8 @@ static bool ref_put(rm_epoch *e, int64_t start, uint32_t seg)
             i -= e->head;
             e->n -= e->head;
             e->head = 0;
-        } else {
-            uint32_t cap = e->cap ? e->cap * 2 : 4;
-            rm_ref *nv = realloc(e->v, cap * sizeof *nv);
-            if (!nv)
-                return false;
-            e->v = nv;
-            e->cap = cap;
+        } else if (!grow32(&e->v, e->n, &e->cap, sizeof *e->v, 4)) {
+            return false;
         }
     }
     memmove(&e->v[i + 1], &e->v[i], (e->n - i) * sizeof *e->v);
