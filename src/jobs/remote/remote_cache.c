@@ -20,6 +20,7 @@
 
 #include "bytes/grow.h"
 #include "bytes/openaddr.h"
+#include "bytes/sorted.h"
 #include "jobs/remote/remote_internal.h"
 
 /* ---- names -------------------------------------------------------------- */
@@ -362,16 +363,15 @@ void rm_state_free(rm_state *st)
 
 /* ---- an epoch's offset map (RemoteLogLeaderEpochState.offsetToId) ------------ */
 
+/* kf_lower_bound's order: an epoch state before an epoch. */
+static bool epoch_below(const void *e, const void *epoch)
+{
+    return ((const rm_epoch *)e)->epoch < *(const int32_t *)epoch;
+}
+
 static rm_epoch *epoch_find(const rm_part *p, int32_t epoch, uint32_t *at)
 {
-    uint32_t lo = 0, hi = p->nepochs;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (p->epochs[mid].epoch < epoch)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)kf_lower_bound(p->epochs, p->nepochs, sizeof *p->epochs, &epoch, epoch_below);
     if (at)
         *at = lo;
     return lo < p->nepochs && p->epochs[lo].epoch == epoch ? &p->epochs[lo] : NULL;
@@ -382,18 +382,15 @@ const rm_epoch *rm_epoch_of(const rm_state *st, uint32_t part, int32_t epoch)
     return part < st->nparts ? epoch_find(&st->parts[part], epoch, NULL) : NULL;
 }
 
+/* kf_lower_bound's order: an entry before a start offset. */
+static bool ref_below(const void *r, const void *start) { return ((const rm_ref *)r)->start < *(const int64_t *)start; }
+
 /* The first entry of v[head..n) whose start is >= start. */
 static uint32_t ref_lower(const rm_epoch *e, int64_t start)
 {
-    uint32_t lo = e->head, hi = e->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (e->v[mid].start < start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    if (e->head == e->n) /* none: v may be NULL */
+        return e->head;
+    return e->head + (uint32_t)kf_lower_bound(e->v + e->head, e->n - e->head, sizeof *e->v, &start, ref_below);
 }
 
 /* Drops holes at either end, and squeezes them out when they are many. */
