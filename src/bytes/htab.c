@@ -1,7 +1,9 @@
 /* htab.c: the byte-keyed hash table of htab.h. Hand-written because the
  * replay needs only put/get/delete over copied byte keys and C has no
- * standard table; hashing itself is xxhash's XXH3, compiled in from its header. */
+ * standard table: its slot on the probe loops of openaddr.h; hashing itself
+ * is xxhash's XXH3, compiled in from its header. */
 #include "bytes/htab.h"
+#include "bytes/openaddr.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,95 +12,79 @@
 
 static uint64_t hash_of(const void *key, uint32_t klen) { return XXH3_64bits(key, klen); }
 
-static bool grow(htab *h)
+static bool entry_used(const void *slot, const void *ctx)
 {
-    size_t ncap = h->cap ? h->cap * 2 : 64;
-    htab_entry *ne = calloc(ncap, sizeof *ne);
-    if (!ne)
-        return false;
-    for (size_t i = 0; i < h->cap; i++) {
-        htab_entry *o = &h->e[i];
-        if (!o->key)
-            continue;
-        size_t j = o->hash & (ncap - 1);
-        while (ne[j].key)
-            j = (j + 1) & (ncap - 1);
-        ne[j] = *o;
-    }
-    free(h->e);
-    h->e = ne;
-    h->cap = ncap;
-    return true;
+    return ((const htab_entry *)slot)->key != NULL;
 }
 
-static htab_entry *find(const htab *h, const void *key, uint32_t klen, uint64_t hv)
+static uint64_t entry_hash(const void *slot, const void *ctx)
 {
-    if (!h->cap)
-        return NULL;
-    size_t j = hv & (h->cap - 1);
-    while (h->e[j].key) {
-        htab_entry *e = &h->e[j];
-        if (e->hash == hv && e->klen == klen && memcmp(e->key, key, klen) == 0)
-            return e;
-        j = (j + 1) & (h->cap - 1);
-    }
-    return NULL;
+    return ((const htab_entry *)slot)->hash;
+}
+
+static const kf_oa_shape shape = {.size = sizeof(htab_entry), .used = entry_used, .hash = entry_hash};
+
+/* The key a probe looks for. */
+typedef struct probe_key {
+    const void *key;
+    uint32_t klen;
+    uint64_t hash;
+} probe_key;
+
+static bool entry_is(const void *slot, const void *key, const void *ctx)
+{
+    const htab_entry *e = slot;
+    const probe_key *k = key;
+    return e->hash == k->hash && e->klen == k->klen && memcmp(e->key, k->key, k->klen) == 0;
 }
 
 void **htab_put(htab *h, const void *key, uint32_t klen, bool *created)
 {
-    uint64_t hv = hash_of(key, klen);
-    htab_entry *e = find(h, key, klen, hv);
-    if (e) {
+    probe_key k = {key, klen, hash_of(key, klen)};
+    htab_entry *e = kf_oa_lookup(&shape, h->e, h->cap, k.hash, entry_is, &k, NULL);
+    if (e && e->key) {
         if (created)
             *created = false;
         return &e->val;
     }
-    if ((h->n + 1) * 4 > h->cap * 3 && !grow(h))
+    if ((h->n + 1) * 4 > h->cap * 3) {
+        if (!kf_oa_grow(&shape, &h->e, &h->cap, 64, NULL))
+            return NULL;
+        e = kf_oa_lookup(&shape, h->e, h->cap, k.hash, NULL, NULL, NULL);
+    }
+    uint8_t *copy = malloc(klen ? klen : 1);
+    if (!copy)
         return NULL;
-    uint8_t *k = malloc(klen ? klen : 1);
-    if (!k)
-        return NULL;
-    memcpy(k, key, klen);
-    size_t j = hv & (h->cap - 1);
-    while (h->e[j].key)
-        j = (j + 1) & (h->cap - 1);
-    h->e[j] = (htab_entry){hv, k, klen, NULL};
+    memcpy(copy, key, klen);
+    *e = (htab_entry){k.hash, copy, klen, NULL};
     h->n++;
     if (created)
         *created = true;
-    return &h->e[j].val;
+    return &e->val;
+}
+
+/* The slot holding key, or the free one where it would go; NULL when the
+ * table has no slots. */
+static htab_entry *probe(const htab *h, const void *key, uint32_t klen)
+{
+    probe_key k = {key, klen, hash_of(key, klen)};
+    return kf_oa_lookup(&shape, h->e, h->cap, k.hash, entry_is, &k, NULL);
 }
 
 void *htab_get(const htab *h, const void *key, uint32_t klen)
 {
-    htab_entry *e = find(h, key, klen, hash_of(key, klen));
-    return e ? e->val : NULL;
+    htab_entry *e = probe(h, key, klen);
+    return e && e->key ? e->val : NULL;
 }
 
 void *htab_del(htab *h, const void *key, uint32_t klen)
 {
-    htab_entry *e = find(h, key, klen, hash_of(key, klen));
-    if (!e)
+    htab_entry *e = probe(h, key, klen);
+    if (!e || !e->key)
         return NULL;
     void *val = e->val;
     free(e->key);
-    size_t mask = h->cap - 1;
-    size_t i = (size_t)(e - h->e);
-    /* backward-shift: pull later entries of the probe run into the hole */
-    size_t j = i;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (!h->e[j].key)
-            break;
-        size_t home = h->e[j].hash & mask;
-        bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (between)
-            continue;
-        h->e[i] = h->e[j];
-        i = j;
-    }
-    h->e[i] = (htab_entry){0, NULL, 0, NULL};
+    kf_oa_remove(&shape, h->e, h->cap, (size_t)(e - h->e), NULL);
     h->n--;
     return val;
 }

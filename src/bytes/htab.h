@@ -1,14 +1,16 @@
 /* htab.h: internal open-addressing hash table keyed by byte strings (keys
  * are copied; values are caller pointers). Linear probing with backward-
- * shift deletion, so lookups never cross tombstones; hashing by XXH3.
+ * shift deletion, so lookups never cross tombstones (the loops of
+ * openaddr.h); hashing by XXH3.
  *
- * The library's one hash table. The tables that keep their own shape are
- * in hot loops over integer or pre-hashed keys and say why, with what was
- * measured: the replay's committed offsets (offsets_table.h), the
- * compaction job's key hashes (compaction_keys.h), the producers of the
- * producer-state rebuild (producer_state.c), the stats histogram
- * (stats.c), the sink's open files (sink.c: emptied by one increment) and
- * remote's partitions and segments (remote_cache.c). */
+ * The library's general hash table. The tables that keep slots of their
+ * own type are in hot loops over integer or pre-hashed keys and say why,
+ * with what was measured: the compaction job's key hashes
+ * (compaction_keys.h), and on openaddr.h's loops the replay's committed
+ * offsets (offsets_table.h), the producers of the producer-state rebuild
+ * (producer_state.c), the stats histogram (stats.c), the sink's open files
+ * (sink.c: emptied by one increment) and remote's partitions and segments
+ * (remote_cache.c). */
 #ifndef KFSCK_HTAB_H
 #define KFSCK_HTAB_H
 

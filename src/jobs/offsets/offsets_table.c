@@ -2,6 +2,7 @@
  * (offsets_table.h): open addressing with linear probing over (hash, row)
  * entries, backward-shift deletion, rows of one block each. */
 #include "jobs/offsets/offsets_table.h"
+#include "bytes/openaddr.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,31 +50,25 @@ offset_row *offset_row_new(const uint8_t *key, uint32_t klen, int32_t source_par
     return r;
 }
 
-static bool same_slot(const offsets_entry *e, const uint8_t *key, uint32_t klen, int32_t src, uint64_t hash)
+/* The table's entries on the probe loops of src/bytes/openaddr.h. */
+static bool entry_used(const void *e, const void *ctx)
 {
-    return e->hash == hash && e->row->klen == klen && e->row->v.source_partition == src &&
-           memcmp(e->row->key, key, klen) == 0;
+    return ((const offsets_entry *)e)->row != NULL;
 }
 
-static offsets_entry *find(const offsets_table *t, const uint8_t *key, uint32_t klen, int32_t src, uint64_t hash)
+static uint64_t entry_hash(const void *e, const void *ctx)
 {
-    if (!t->cap)
-        return NULL;
-    size_t mask = t->cap - 1;
-    for (size_t j = hash & mask; t->e[j].row; j = (j + 1) & mask)
-        if (same_slot(&t->e[j], key, klen, src, hash))
-            return &t->e[j];
-    return NULL;
+    return ((const offsets_entry *)e)->hash;
 }
 
-/* Zeroed entries; a table of megabytes on huge pages (random probes of a
+/* n zeroed entries; a table of megabytes on huge pages (random probes of a
  * table larger than the TLB reaches cost a page walk each). */
-static offsets_entry *entries_alloc(size_t cap)
+static void *entries_alloc(size_t n, size_t size)
 {
-    size_t bytes = cap * sizeof(offsets_entry);
+    size_t bytes = n * size;
     if (bytes < HUGE_PAGE)
-        return calloc(cap, sizeof(offsets_entry));
-    offsets_entry *e = aligned_alloc(HUGE_PAGE, bytes);
+        return calloc(n, size);
+    void *e = aligned_alloc(HUGE_PAGE, bytes);
     if (e) {
         (void)madvise(e, bytes, MADV_HUGEPAGE); /* advice only: 4 KiB pages do too */
         memset(e, 0, bytes);
@@ -81,48 +76,55 @@ static offsets_entry *entries_alloc(size_t cap)
     return e;
 }
 
-static bool grow(offsets_table *t)
+static const kf_oa_shape shape = {
+    .size = sizeof(offsets_entry), .used = entry_used, .hash = entry_hash, .zalloc = entries_alloc};
+
+/* The slot a probe looks for. */
+typedef struct slot_key {
+    const uint8_t *key;
+    uint32_t klen;
+    int32_t src;
+    uint64_t hash;
+} slot_key;
+
+static bool same_slot(const void *entry, const void *key, const void *ctx)
 {
-    size_t ncap = t->cap ? t->cap * 2 : 64;
-    offsets_entry *ne = entries_alloc(ncap);
-    if (!ne)
-        return false;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->e[i].row)
-            continue;
-        size_t j = t->e[i].hash & (ncap - 1);
-        while (ne[j].row)
-            j = (j + 1) & (ncap - 1);
-        ne[j] = t->e[i];
-    }
-    free(t->e);
-    t->e = ne;
-    t->cap = ncap;
-    return true;
+    const offsets_entry *e = entry;
+    const slot_key *k = key;
+    return e->hash == k->hash && e->row->klen == k->klen && e->row->v.source_partition == k->src &&
+           memcmp(e->row->key, k->key, k->klen) == 0;
+}
+
+/* The entry holding the slot, or the free one where it would go; NULL when
+ * the table has no entries. */
+static offsets_entry *probe(const offsets_table *t, const slot_key *k)
+{
+    return kf_oa_lookup(&shape, t->e, t->cap, k->hash, same_slot, k, NULL);
 }
 
 offset_row *offsets_table_get(const offsets_table *t, const uint8_t *key, uint32_t klen, int32_t source_partition,
                               uint64_t hash)
 {
-    offsets_entry *e = find(t, key, klen, source_partition, hash);
+    offsets_entry *e = probe(t, &(slot_key){key, klen, source_partition, hash});
     return e ? e->row : NULL;
 }
 
 bool offsets_table_put(offsets_table *t, offset_row *row, offset_row **old)
 {
-    offsets_entry *e = find(t, row->key, row->klen, row->v.source_partition, row->hash);
-    if (e) {
+    slot_key k = {row->key, row->klen, row->v.source_partition, row->hash};
+    offsets_entry *e = probe(t, &k);
+    if (e && e->row) {
         *old = e->row;
         e->row = row;
         return true;
     }
     *old = NULL;
-    if ((t->n + 1) * 4 > t->cap * 3 && !grow(t))
-        return false;
-    size_t j = row->hash & (t->cap - 1);
-    while (t->e[j].row)
-        j = (j + 1) & (t->cap - 1);
-    t->e[j] = (offsets_entry){row->hash, row};
+    if ((t->n + 1) * 4 > t->cap * 3) {
+        if (!kf_oa_grow(&shape, &t->e, &t->cap, 64, NULL))
+            return false;
+        e = kf_oa_lookup(&shape, t->e, t->cap, k.hash, NULL, NULL, NULL);
+    }
+    *e = (offsets_entry){row->hash, row};
     t->n++;
     return true;
 }
@@ -130,22 +132,11 @@ bool offsets_table_put(offsets_table *t, offset_row *row, offset_row **old)
 offset_row *offsets_table_del(offsets_table *t, const uint8_t *key, uint32_t klen, int32_t source_partition,
                               uint64_t hash)
 {
-    offsets_entry *e = find(t, key, klen, source_partition, hash);
-    if (!e)
+    offsets_entry *e = probe(t, &(slot_key){key, klen, source_partition, hash});
+    if (!e || !e->row)
         return NULL;
     offset_row *row = e->row;
-    size_t mask = t->cap - 1;
-    size_t i = (size_t)(e - t->e);
-    /* backward shift: pull later entries of the probe run into the hole */
-    for (size_t j = (i + 1) & mask; t->e[j].row; j = (j + 1) & mask) {
-        size_t home = t->e[j].hash & mask;
-        bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (between)
-            continue;
-        t->e[i] = t->e[j];
-        i = j;
-    }
-    t->e[i] = (offsets_entry){0, NULL};
+    kf_oa_remove(&shape, t->e, t->cap, (size_t)(e - t->e), NULL);
     t->n--;
     return row;
 }

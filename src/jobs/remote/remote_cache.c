@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/grow.h"
+#include "bytes/openaddr.h"
+#include "bytes/sorted.h"
 #include "jobs/remote/remote_internal.h"
 
 /* ---- names -------------------------------------------------------------- */
@@ -70,12 +73,18 @@ static bool id_eq(const uint8_t x[16], const uint8_t y[16])
     return ((a[0] ^ b[0]) | (a[1] ^ b[1])) == 0;
 }
 
-static uint32_t part_hash(const uint8_t topic_id[16], int32_t partition)
+/* A 32-bit hash of a 16-byte id (a topic's, a segment's) and salt. */
+static uint32_t id_hash_with(const uint8_t id[16], uint32_t salt)
 {
     uint64_t a, b;
-    memcpy(&a, topic_id, 8);
-    memcpy(&b, topic_id + 8, 8);
-    return (uint32_t)(htab_mix64(a ^ (b * 0x9e3779b97f4a7c15ull) ^ (uint32_t)partition) >> 32);
+    memcpy(&a, id, 8);
+    memcpy(&b, id + 8, 8);
+    return (uint32_t)(htab_mix64(a ^ (b * 0x9e3779b97f4a7c15ull) ^ salt) >> 32);
+}
+
+static uint32_t part_hash(const uint8_t topic_id[16], int32_t partition)
+{
+    return id_hash_with(topic_id, (uint32_t)partition);
 }
 
 static bool part_is(const rm_part *p, const uint8_t topic_id[16], int32_t partition, const char *name, size_t len)
@@ -84,57 +93,88 @@ static bool part_is(const rm_part *p, const uint8_t topic_id[16], int32_t partit
            !memcmp(p->topic, name, len);
 }
 
+/* This file's arrays and tables count in 32 bits (an index is a uint32_t,
+ * RM_NONE the largest): their capacities double up to 2^31 at most.
+ *
+ * grow32: KF_GROW (bytes/grow.h) for such an array: room in *pv (n used of
+ * *cap) for one element more. */
+static bool grow32(void *pv, uint32_t n, uint32_t *cap, size_t elem, uint32_t first)
+{
+    size_t c = *cap;
+    if (n < c)
+        return true;
+    if (c > UINT32_MAX / 2 || !kf_grow_(pv, &c, elem, first))
+        return false;
+    *cap = (uint32_t)c;
+    return true;
+}
+
+/* kf_oa_grow for such a table; inlined as kf_oa_grow is, for the shape to
+ * stay a constant. */
+KF_OA_INLINE bool slots_grow(const kf_oa_shape *sh, void *pslots, uint32_t *cap, uint32_t first, const rm_state *st)
+{
+    size_t n = *cap;
+    if (n > UINT32_MAX / 2 || !kf_oa_grow(sh, pslots, &n, first, st))
+        return false;
+    *cap = (uint32_t)n;
+    return true;
+}
+
 /* The partitions' table: index + 1 of each, open addressing, load at most
- * 1/2. Like the segment table below, not the shared one (src/bytes/htab.h):
- * no copy of the key (a 16-byte topic id and a partition), no XXH3 over it,
- * ids compared as two words; with the decoder's changes that came with it,
+ * 1/2, on the probe loops of src/bytes/openaddr.h (ctx: the rm_state). Like
+ * the segment table below, not the shared one (src/bytes/htab.h): no copy
+ * of the key (a 16-byte topic id and a partition), no XXH3 over it, ids
+ * compared as two words; with the decoder's changes that came with it,
  * callgrind counted 4,245 instead of 4,710 instructions a record over
  * 200,000 records of the bench's shape. */
-static bool part_slots_grow(rm_state *st)
+static bool part_slot_used(const void *slot, const void *st)
 {
-    uint32_t n = st->npart_slots ? st->npart_slots * 2 : 64;
-    uint32_t *ns = calloc(n, sizeof *ns);
-    if (!ns)
-        return false;
-    for (uint32_t i = 0; i < st->nparts; i++) {
-        uint32_t j = part_hash(st->parts[i].topic_id, st->parts[i].partition) & (n - 1);
-        while (ns[j])
-            j = (j + 1) & (n - 1);
-        ns[j] = i + 1;
-    }
-    free(st->part_slots);
-    st->part_slots = ns;
-    st->npart_slots = n;
-    return true;
+    return *(const uint32_t *)slot != 0;
+}
+
+static uint64_t part_slot_hash(const void *slot, const void *st)
+{
+    const rm_part *p = &((const rm_state *)st)->parts[*(const uint32_t *)slot - 1];
+    return part_hash(p->topic_id, p->partition);
+}
+
+static const kf_oa_shape part_shape = {.size = sizeof(uint32_t), .used = part_slot_used, .hash = part_slot_hash};
+
+/* The partition a lookup names. */
+typedef struct part_key {
+    const uint8_t *topic_id;
+    int32_t partition;
+    const char *name;
+    size_t len;
+} part_key;
+
+static bool part_slot_is(const void *slot, const void *key, const void *st)
+{
+    const part_key *k = key;
+    const rm_part *p = &((const rm_state *)st)->parts[*(const uint32_t *)slot - 1];
+    return part_is(p, k->topic_id, k->partition, k->name, k->len);
 }
 
 uint32_t rm_part_get(rm_state *st, const uint8_t topic_id[16], int32_t partition, const char *name, size_t name_len,
                      bool create)
 {
-    uint32_t j = 0, mask = st->npart_slots ? st->npart_slots - 1 : 0;
-    if (st->npart_slots)
-        for (j = part_hash(topic_id, partition) & mask; st->part_slots[j]; j = (j + 1) & mask) {
-            uint32_t i = st->part_slots[j] - 1;
-            if (part_is(&st->parts[i], topic_id, partition, name, name_len))
-                return i;
-        }
+    part_key k = {topic_id, partition, name, name_len};
+    uint32_t hash = part_hash(topic_id, partition);
+    size_t j = 0;
+    if (st->npart_slots) {
+        j = kf_oa_probe(&part_shape, st->part_slots, st->npart_slots, hash, part_slot_is, &k, st);
+        if (st->part_slots[j])
+            return st->part_slots[j] - 1;
+    }
     if (!create)
         return RM_NONE;
     if ((st->nparts + 1) * 2 > st->npart_slots) {
-        if (!part_slots_grow(st))
+        if (!slots_grow(&part_shape, &st->part_slots, &st->npart_slots, 64, st))
             goto nomem;
-        mask = st->npart_slots - 1;
-        for (j = part_hash(topic_id, partition) & mask; st->part_slots[j]; j = (j + 1) & mask)
-            ;
+        j = kf_oa_probe(&part_shape, st->part_slots, st->npart_slots, hash, NULL, NULL, st);
     }
-    if (st->nparts == st->capparts) {
-        uint32_t cap = st->capparts ? st->capparts * 2 : 16;
-        rm_part *np = realloc(st->parts, cap * sizeof *np);
-        if (!np)
-            goto nomem;
-        st->parts = np;
-        st->capparts = cap;
-    }
+    if (!grow32(&st->parts, st->nparts, &st->capparts, sizeof *st->parts, 16))
+        goto nomem;
     rm_part *p = &st->parts[st->nparts];
     memset(p, 0, sizeof *p);
     p->topic = malloc(name_len + 1);
@@ -159,18 +199,42 @@ nomem:
 
 /* A slot: the segment's hash (its id's) in the high half, its pool index + 1
  * in the low half; 0 empty. The hash in the slot spares a look at the pool
- * for every other segment on the probe. */
-static uint32_t id_hash(const uint8_t id[16])
-{
-    uint64_t a, b;
-    memcpy(&a, id, 8);
-    memcpy(&b, id + 8, 8);
-    return (uint32_t)(htab_mix64(a ^ (b * 0x9e3779b97f4a7c15ull)) >> 32);
-}
-
-
+ * for every other segment on the probe, and the table's growth and
+ * deletions any. On the probe loops of src/bytes/openaddr.h (ctx: the
+ * rm_state). */
+static uint32_t id_hash(const uint8_t id[16]) { return id_hash_with(id, 0); }
 
 static uint64_t slot_of(uint32_t hash, uint32_t idx) { return (uint64_t)hash << 32 | (idx + 1); }
+
+static bool seg_slot_used(const void *slot, const void *st)
+{
+    return *(const uint64_t *)slot != 0;
+}
+
+static uint64_t seg_slot_hash(const void *slot, const void *st)
+{
+    return *(const uint64_t *)slot >> 32;
+}
+
+static const kf_oa_shape seg_shape = {.size = sizeof(uint64_t), .used = seg_slot_used, .hash = seg_slot_hash};
+
+/* The segment a lookup names: its id, and a test of its partition. */
+typedef struct seg_key {
+    const uint8_t *id;
+    uint32_t hash; /* id_hash(id) */
+    bool (*part_ok)(const rm_state *st, uint32_t part, const void *ctx);
+    const void *ctx;
+} seg_key;
+
+static bool seg_slot_is(const void *slot, const void *key, const void *st)
+{
+    uint64_t s = *(const uint64_t *)slot;
+    const seg_key *k = key;
+    if ((uint32_t)(s >> 32) != k->hash)
+        return false;
+    const rm_seg *g = &((const rm_state *)st)->segs[(uint32_t)s - 1];
+    return id_eq(g->id, k->id) && k->part_ok(st, g->part, k->ctx);
+}
 
 /* The live segment with this id whose partition passes match, or RM_NONE. */
 static uint32_t seg_probe(const rm_state *st, const uint8_t id[16], bool (*match)(const rm_state *, uint32_t, const void *),
@@ -178,18 +242,9 @@ static uint32_t seg_probe(const rm_state *st, const uint8_t id[16], bool (*match
 {
     if (!st->nslots)
         return RM_NONE;
-    uint32_t mask = st->nslots - 1, h = id_hash(id);
-    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-        uint64_t s = st->slots[i];
-        if (!s)
-            return RM_NONE;
-        if ((uint32_t)(s >> 32) != h)
-            continue;
-        uint32_t idx = (uint32_t)s - 1;
-        const rm_seg *g = &st->segs[idx];
-        if (id_eq(g->id, id) && match(st, g->part, ctx))
-            return idx;
-    }
+    seg_key k = {id, id_hash(id), match, ctx};
+    uint64_t s = st->slots[kf_oa_probe(&seg_shape, st->slots, st->nslots, k.hash, seg_slot_is, &k, st)];
+    return s ? (uint32_t)s - 1 : RM_NONE;
 }
 
 static bool same_part(const rm_state *st, uint32_t part, const void *ctx)
@@ -226,50 +281,23 @@ static bool event_part(const rm_state *st, uint32_t part, const void *ctx)
     return part_is(&st->parts[part], ev->topic_id, ev->partition, ev->name, ev->name_len);
 }
 
-static void slot_insert(uint64_t *slots, uint32_t nslots, uint64_t slot)
-{
-    uint32_t mask = nslots - 1;
-    uint32_t i = (uint32_t)(slot >> 32) & mask;
-    while (slots[i])
-        i = (i + 1) & mask;
-    slots[i] = slot;
-}
-
 /* Room for one more live segment in the table (load at most 1/2). */
 static bool slots_reserve(rm_state *st)
 {
-    if ((st->live + 1) * 2 <= st->nslots)
-        return true;
-    uint32_t n = st->nslots ? st->nslots * 2 : 1024;
-    uint64_t *ns = calloc(n, sizeof *ns);
-    if (!ns)
-        return false;
-    for (uint32_t i = 0; i < st->nslots; i++)
-        if (st->slots[i])
-            slot_insert(ns, n, st->slots[i]);
-    free(st->slots);
-    st->slots = ns;
-    st->nslots = n;
-    return true;
+    return (st->live + 1) * 2 <= st->nslots || slots_grow(&seg_shape, &st->slots, &st->nslots, 1024, st);
 }
 
-/* Removes idx's slot, shifting the run after it back (no tombstones). */
+static bool slot_equal(const void *slot, const void *key, const void *st)
+{
+    return *(const uint64_t *)slot == *(const uint64_t *)key;
+}
+
+/* Removes idx's slot (no tombstones). */
 static void slot_remove(rm_state *st, uint32_t idx)
 {
-    uint32_t mask = st->nslots - 1;
-    uint32_t i = id_hash(st->segs[idx].id) & mask;
-    while ((uint32_t)st->slots[i] != idx + 1)
-        i = (i + 1) & mask;
-    for (uint32_t j = (i + 1) & mask; st->slots[j]; j = (j + 1) & mask) {
-        uint32_t home = (uint32_t)(st->slots[j] >> 32) & mask;
-        /* the entry at j may move to i when its home is not in (i, j] */
-        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (!stays) {
-            st->slots[i] = st->slots[j];
-            i = j;
-        }
-    }
-    st->slots[i] = 0;
+    uint64_t slot = slot_of(id_hash(st->segs[idx].id), idx);
+    size_t i = kf_oa_probe(&seg_shape, st->slots, st->nslots, slot >> 32, slot_equal, &slot, st);
+    kf_oa_remove(&seg_shape, st->slots, st->nslots, i, st);
 }
 
 static uint32_t seg_alloc(rm_state *st)
@@ -281,14 +309,8 @@ static uint32_t seg_alloc(rm_state *st)
         st->free_head = st->segs[i].part;
         return i;
     }
-    if (st->nsegs == st->capsegs) {
-        uint32_t cap = st->capsegs ? st->capsegs * 2 : 256;
-        rm_seg *ns = realloc(st->segs, cap * sizeof *ns);
-        if (!ns)
-            return RM_NONE;
-        st->segs = ns;
-        st->capsegs = cap;
-    }
+    if (!grow32(&st->segs, st->nsegs, &st->capsegs, sizeof *st->segs, 256))
+        return RM_NONE;
     return st->nsegs++;
 }
 
@@ -341,16 +363,15 @@ void rm_state_free(rm_state *st)
 
 /* ---- an epoch's offset map (RemoteLogLeaderEpochState.offsetToId) ------------ */
 
+/* kf_lower_bound's order: an epoch state before an epoch. */
+static bool epoch_below(const void *e, const void *epoch)
+{
+    return ((const rm_epoch *)e)->epoch < *(const int32_t *)epoch;
+}
+
 static rm_epoch *epoch_find(const rm_part *p, int32_t epoch, uint32_t *at)
 {
-    uint32_t lo = 0, hi = p->nepochs;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (p->epochs[mid].epoch < epoch)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)kf_lower_bound(p->epochs, p->nepochs, sizeof *p->epochs, &epoch, epoch_below);
     if (at)
         *at = lo;
     return lo < p->nepochs && p->epochs[lo].epoch == epoch ? &p->epochs[lo] : NULL;
@@ -361,18 +382,15 @@ const rm_epoch *rm_epoch_of(const rm_state *st, uint32_t part, int32_t epoch)
     return part < st->nparts ? epoch_find(&st->parts[part], epoch, NULL) : NULL;
 }
 
+/* kf_lower_bound's order: an entry before a start offset. */
+static bool ref_below(const void *r, const void *start) { return ((const rm_ref *)r)->start < *(const int64_t *)start; }
+
 /* The first entry of v[head..n) whose start is >= start. */
 static uint32_t ref_lower(const rm_epoch *e, int64_t start)
 {
-    uint32_t lo = e->head, hi = e->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (e->v[mid].start < start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    if (e->head == e->n) /* none: v may be NULL */
+        return e->head;
+    return e->head + (uint32_t)kf_lower_bound(e->v + e->head, e->n - e->head, sizeof *e->v, &start, ref_below);
 }
 
 /* Drops holes at either end, and squeezes them out when they are many. */
@@ -432,13 +450,8 @@ static bool ref_put(rm_epoch *e, int64_t start, uint32_t seg)
             i -= e->head;
             e->n -= e->head;
             e->head = 0;
-        } else {
-            uint32_t cap = e->cap ? e->cap * 2 : 4;
-            rm_ref *nv = realloc(e->v, cap * sizeof *nv);
-            if (!nv)
-                return false;
-            e->v = nv;
-            e->cap = cap;
+        } else if (!grow32(&e->v, e->n, &e->cap, sizeof *e->v, 4)) {
+            return false;
         }
     }
     memmove(&e->v[i + 1], &e->v[i], (e->n - i) * sizeof *e->v);
@@ -577,7 +590,8 @@ static rm_outcome add_copy_in_progress(rm_state *st, uint32_t part, const rm_eve
     s->broker_id = ev->broker_id;
     s->size = ev->size;
     if (fresh) {
-        slot_insert(st->slots, st->nslots, slot_of(id_hash(s->id), idx));
+        uint32_t hash = id_hash(s->id);
+        st->slots[kf_oa_probe(&seg_shape, st->slots, st->nslots, hash, NULL, NULL, st)] = slot_of(hash, idx);
         rm_part *p = &st->parts[part];
         s->pprev = RM_NONE;
         s->pnext = p->first_seg;

@@ -20,6 +20,7 @@
 #include "jobs/stats/stats_internal.h"
 #include "bytes/error.h"
 #include "bytes/htab.h"
+#include "bytes/openaddr.h"
 #include "kfsck/sink.h"
 
 #include <errno.h>
@@ -71,7 +72,14 @@ void kf_sink_free(kf_sink *s)
     free(s);
 }
 
-static size_t slot_of(int64_t bucket, size_t cap) { return (size_t)(htab_mix64((uint64_t)bucket) & (cap - 1)); }
+/* The open files on the probe loops of src/bytes/openaddr.h: a slot holds
+ * an open file when filled in the current generation (ctx: &kf_sink.gen),
+ * and a bucket is its key. */
+_Static_assert(offsetof(slot, bucket) == 0, "a bucket is its slot's int64_t key");
+
+static bool slot_used(const void *sl, const void *gen) { return ((const slot *)sl)->gen == *(const uint32_t *)gen; }
+
+static const kf_oa_shape shape = {.size = sizeof(slot), .used = slot_used, .hash = kf_oa_int64_hash};
 
 /* Close every open file. */
 static void commit(kf_sink *s)
@@ -86,41 +94,17 @@ static void commit(kf_sink *s)
     }
 }
 
-static int grow(kf_sink *s)
-{
-    size_t cap = s->cap ? s->cap * 2 : 16;
-    if (cap > SIZE_MAX / sizeof(slot))
-        return KF_ERR_NOMEM;
-    slot *n = calloc(cap, sizeof *n);
-    if (!n)
-        return KF_ERR_NOMEM;
-    for (size_t i = 0; i < s->cap; i++) {
-        if (s->slots[i].gen != s->gen)
-            continue;
-        size_t k = slot_of(s->slots[i].bucket, cap);
-        while (n[k].gen == s->gen)
-            k = (k + 1) & (cap - 1);
-        n[k] = s->slots[i];
-    }
-    free(s->slots);
-    s->slots = n;
-    s->cap = cap;
-    return KF_OK;
-}
-
 /* Open the file of `bucket` unless it is open. KF_OK or KF_ERR_NOMEM. */
 static int open_file(kf_sink *s, int64_t bucket)
 {
-    if ((s->open + 1) * 4 > (uint64_t)s->cap * 3 && grow(s) != KF_OK)
+    if ((s->open + 1) * 4 > (uint64_t)s->cap * 3 && !kf_oa_grow(&shape, &s->slots, &s->cap, 16, &s->gen))
         return KF_ERR_NOMEM;
-    size_t k = slot_of(bucket, s->cap);
-    while (s->slots[k].gen == s->gen) {
-        if (s->slots[k].bucket == bucket)
-            return KF_OK;
-        k = (k + 1) & (s->cap - 1);
-    }
-    s->slots[k].bucket = bucket;
-    s->slots[k].gen = s->gen;
+    uint64_t hash = htab_mix64((uint64_t)bucket);
+    slot *sl = &s->slots[kf_oa_probe(&shape, s->slots, s->cap, hash, kf_oa_int64_is, &bucket, &s->gen)];
+    if (sl->gen == s->gen)
+        return KF_OK;
+    sl->bucket = bucket;
+    sl->gen = s->gen;
     s->open++;
     return KF_OK;
 }
