@@ -1,6 +1,7 @@
 /* compaction_json.c: compaction's JSON lines (include/kfsck/compaction.h),
  * as `kfsck compaction --json` prints them and the report embeds them: a
  * compacted partition's forecast, and the summary. */
+#include "jobs/txns/txns_json.h"
 #include "kfsck/compaction.h"
 #include "kfsck/sys/json_lines.h"
 
@@ -20,17 +21,12 @@ void kf_compaction_json(kf_jsonl *j, const kf_compaction_result *r)
     if (r->pinned) {
         const kf_open_txn *t = &r->pinned_by;
         const kf_pinning_txn *w = &r->pinning;
-        const char *st = kf_txn_state_name(w->coordinator_state);
         kf_jsonl_obj_open(j, "pinned_by");
         kf_jsonl_fields(j, KF_JI("producer_id", t->producer_id), KF_JI("producer_epoch", t->producer_epoch),
                         KF_JI("first_offset", t->first_offset),
                         KF_JOPT("first_timestamp", t->has_first_timestamp, t->first_timestamp));
         /* beyond the contract: who it is, and whether it hangs */
-        kf_jsonl_str(j, "transactional_id", w->transactional_id);
-        if (w->transactional_id && !st)
-            kf_jsonl_int(j, "coordinator_state", w->coordinator_state);
-        else
-            kf_jsonl_str(j, "coordinator_state", w->transactional_id ? st : NULL);
+        kf_txn_coordinator_fields(j, w->transactional_id, w->coordinator_state);
         kf_jsonl_fields(j, KF_JOPT("age_ms", w->has_age, w->age_ms), KF_JI("timeout_ms", w->timeout_ms),
                         KF_JS("timeout_source", w->timeout_from_coordinator ? "coordinator" : "default"));
         if (w->has_age)

@@ -1,6 +1,7 @@
 /* txns_json.c: txns' JSON lines (include/kfsck/txns.h), as `kfsck txns
  * --json` prints them and the report embeds them: the coordinator's view,
  * a partition's open transactions and the partition, the summary. */
+#include "jobs/txns/txns_json.h"
 #include "kfsck/sys/json_lines.h"
 #include "kfsck/txns.h"
 
@@ -22,6 +23,16 @@ void kf_txns_coordinator_json(kf_jsonl *j, const kf_txn_coord_inputs *v)
     kf_jsonl_end_summary(j);
 }
 
+void kf_txn_coordinator_fields(kf_jsonl *j, const char *transactional_id, int state)
+{
+    const char *st = transactional_id ? kf_txn_state_name(state) : NULL;
+    kf_jsonl_str(j, "transactional_id", transactional_id);
+    if (transactional_id && !st)
+        kf_jsonl_int(j, "coordinator_state", state);
+    else
+        kf_jsonl_str(j, "coordinator_state", st);
+}
+
 static void open_json(kf_jsonl *j, const kf_partition *p, const kf_txn_report *r, bool coord)
 {
     const kf_open_txn *x = &r->txn;
@@ -36,12 +47,7 @@ static void open_json(kf_jsonl *j, const kf_partition *p, const kf_txn_report *r
                     KF_JOPT("idle_ms", r->has_idle, r->idle_ms));
     if (coord) {
         const kf_txn_coord_entry *e = r->coordinator;
-        kf_jsonl_str(j, "transactional_id", e ? e->transactional_id : NULL);
-        const char *st = e ? kf_txn_state_name(e->state) : NULL;
-        if (e && !st)
-            kf_jsonl_int(j, "coordinator_state", e->state);
-        else
-            kf_jsonl_str(j, "coordinator_state", st);
+        kf_txn_coordinator_fields(j, e ? e->transactional_id : NULL, e ? e->state : -1);
         kf_jsonl_fields(j, KF_JOPT("coordinator_producer_epoch", e != NULL, e ? e->producer_epoch : 0),
                         KF_JB("marker_missing", r->marker_missing));
     }
