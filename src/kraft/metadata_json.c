@@ -11,20 +11,21 @@
 #include "kfsck/sys/json_lines.h"
 #include "kfsck/sys/kraft.h"
 
-static void uuid_str(kf_jsonl *j, const char *key, const uint8_t id[16])
+/* id as Kafka shows a Uuid (kf_uuid_to_b64), written in b. */
+static const char *uuid_text(char b[23], const uint8_t id[16])
 {
-    char b[23];
     kf_uuid_to_b64(id, b);
-    kf_jsonl_str(j, key, b);
+    return b;
 }
 
 static void ints(kf_jsonl *j, const char *key, const kf_md_ints *v) { kf_jsonl_int32s(j, key, true, v->v, v->n); }
 
 static void uuids(kf_jsonl *j, const char *key, const kf_md_uuids *v)
 {
+    char b[23];
     kf_jsonl_arr_open(j, key);
     for (uint32_t i = 0; i < v->n; i++)
-        uuid_str(j, NULL, v->v[i]);
+        kf_jsonl_str(j, NULL, uuid_text(b, v->v[i]));
     kf_jsonl_arr_close(j);
 }
 
@@ -33,10 +34,8 @@ static void listeners(kf_jsonl *j, const kf_md_listener *l, uint32_t n)
     kf_jsonl_arr_open(j, "listeners");
     for (uint32_t i = 0; i < n; i++) {
         kf_jsonl_obj_open(j, NULL);
-        kf_jsonl_str(j, "name", l[i].name);
-        kf_jsonl_str(j, "host", l[i].host);
-        kf_jsonl_int(j, "port", l[i].port);
-        kf_jsonl_int(j, "security_protocol", l[i].security_protocol);
+        kf_jsonl_fields(j, KF_JS("name", l[i].name), KF_JS("host", l[i].host), KF_JI("port", l[i].port),
+                        KF_JI("security_protocol", l[i].security_protocol));
         kf_jsonl_obj_close(j);
     }
     kf_jsonl_arr_close(j);
@@ -47,9 +46,8 @@ static void ranges(kf_jsonl *j, const char *key, const kf_md_version_range *r, u
     kf_jsonl_arr_open(j, key);
     for (uint32_t i = 0; i < n; i++) {
         kf_jsonl_obj_open(j, NULL);
-        kf_jsonl_str(j, "name", r[i].name);
-        kf_jsonl_int(j, "min_supported_version", r[i].min);
-        kf_jsonl_int(j, "max_supported_version", r[i].max);
+        kf_jsonl_fields(j, KF_JS("name", r[i].name), KF_JI("min_supported_version", r[i].min),
+                        KF_JI("max_supported_version", r[i].max));
         kf_jsonl_obj_close(j);
     }
     kf_jsonl_arr_close(j);
@@ -70,19 +68,17 @@ static void json_cluster(kf_jsonl *j, const kf_metadata *m)
 {
     const kf_metadata_info *in = kf_metadata_get_info(m);
     kf_jsonl_begin(j, "cluster");
-    kf_jsonl_str(j, "cluster_id", in->cluster_id);
-    kf_jsonl_str(j, "snapshot", in->snapshot);
-    kf_jsonl_opt_int(j, "snapshot_offset", in->snapshot, in->snapshot_offset);
-    kf_jsonl_opt_int(j, "last_offset", in->has_last_offset, in->last_offset);
-    kf_jsonl_uint(j, "records", in->records);
-    kf_jsonl_opt_int(j, "leader_epoch", in->has_leader_epoch, in->leader_epoch);
+    kf_jsonl_fields(j, KF_JS("cluster_id", in->cluster_id), KF_JS("snapshot", in->snapshot),
+                    KF_JOPT("snapshot_offset", in->snapshot, in->snapshot_offset),
+                    KF_JOPT("last_offset", in->has_last_offset, in->last_offset), KF_JU("records", in->records),
+                    KF_JOPT("leader_epoch", in->has_leader_epoch, in->leader_epoch));
     kf_jsonl_int32s(j, "voters", in->has_voters, in->voters, in->nvoters);
     if (in->has_voters && in->voters_not_listed) /* counted past those kept */
         kf_jsonl_uint(j, "voters_not_listed", in->voters_not_listed);
-    kf_jsonl_opt_int(j, "metadata_version", in->has_metadata_version, in->metadata_version);
-    kf_jsonl_opt_int(j, "kraft_version", in->kraft_version >= 0, in->kraft_version);
-    kf_jsonl_opt_int(j, "log_start_offset", in->log_start_offset >= 0, in->log_start_offset);
-    kf_jsonl_bool(j, "open_transaction", in->open_transaction);
+    kf_jsonl_fields(j, KF_JOPT("metadata_version", in->has_metadata_version, in->metadata_version),
+                    KF_JOPT("kraft_version", in->kraft_version >= 0, in->kraft_version),
+                    KF_JOPT("log_start_offset", in->log_start_offset >= 0, in->log_start_offset),
+                    KF_JB("open_transaction", in->open_transaction));
     kf_jsonl_end_summary(j);
 }
 
@@ -93,8 +89,7 @@ static void json_features(kf_jsonl *j, const kf_metadata *m)
     size_t nf = kf_metadata_features(m, &f);
     for (size_t i = 0; i < nf; i++) {
         kf_jsonl_begin(j, "feature");
-        kf_jsonl_str(j, "name", f[i]->name);
-        kf_jsonl_int(j, "level", f[i]->level);
+        kf_jsonl_fields(j, KF_JS("name", f[i]->name), KF_JI("level", f[i]->level));
         kf_jsonl_end(j);
     }
 }
@@ -104,14 +99,12 @@ static void json_brokers(kf_jsonl *j, const kf_metadata *m)
 {
     const kf_md_broker *const *b;
     size_t nb = kf_metadata_brokers(m, &b);
+    char id[23];
     for (size_t i = 0; i < nb; i++) {
         kf_jsonl_begin(j, "broker");
-        kf_jsonl_int(j, "broker_id", b[i]->id);
-        kf_jsonl_int(j, "broker_epoch", b[i]->epoch);
-        uuid_str(j, "incarnation_id", b[i]->incarnation_id);
-        kf_jsonl_bool(j, "fenced", b[i]->fenced);
-        kf_jsonl_bool(j, "in_controlled_shutdown", b[i]->in_controlled_shutdown);
-        kf_jsonl_str(j, "rack", b[i]->rack);
+        kf_jsonl_fields(j, KF_JI("broker_id", b[i]->id), KF_JI("broker_epoch", b[i]->epoch),
+                        KF_JS("incarnation_id", uuid_text(id, b[i]->incarnation_id)), KF_JB("fenced", b[i]->fenced),
+                        KF_JB("in_controlled_shutdown", b[i]->in_controlled_shutdown), KF_JS("rack", b[i]->rack));
         listeners(j, b[i]->listeners, b[i]->nlisteners);
         uuids(j, "log_dirs", &b[i]->log_dirs);
         if (b[i]->has_cordoned)
@@ -129,10 +122,11 @@ static void json_controllers(kf_jsonl *j, const kf_metadata *m)
 {
     const kf_md_controller *const *c;
     size_t nc = kf_metadata_controllers(m, &c);
+    char id[23];
     for (size_t i = 0; i < nc; i++) {
         kf_jsonl_begin(j, "controller");
-        kf_jsonl_int(j, "controller_id", c[i]->id);
-        uuid_str(j, "incarnation_id", c[i]->incarnation_id);
+        kf_jsonl_fields(j, KF_JI("controller_id", c[i]->id),
+                        KF_JS("incarnation_id", uuid_text(id, c[i]->incarnation_id)));
         listeners(j, c[i]->listeners, c[i]->nlisteners);
         kf_jsonl_bool(j, "zk_migration_ready", c[i]->zk_migration_ready);
         ranges(j, "features", c[i]->features, c[i]->nfeatures);
@@ -145,11 +139,11 @@ static void json_topics(kf_jsonl *j, const kf_metadata *m)
 {
     const kf_md_topic *const *t;
     size_t nt = kf_metadata_topics(m, &t);
+    char id[23];
     for (size_t i = 0; i < nt; i++) {
         kf_jsonl_begin(j, "topic");
-        kf_jsonl_str(j, "topic", t[i]->name);
-        uuid_str(j, "topic_id", t[i]->id);
-        kf_jsonl_uint(j, "partitions", t[i]->nparts);
+        kf_jsonl_fields(j, KF_JS("topic", t[i]->name), KF_JS("topic_id", uuid_text(id, t[i]->id)),
+                        KF_JU("partitions", t[i]->nparts));
         kf_jsonl_end(j);
     }
 }
@@ -159,18 +153,17 @@ static void json_partitions(kf_jsonl *j, const kf_metadata *m)
 {
     const kf_md_topic *const *t;
     size_t nt = kf_metadata_topics(m, &t);
+    char id[23];
     for (size_t i = 0; i < nt; i++) {
+        uuid_text(id, t[i]->id);
         for (uint32_t k = 0; k < t[i]->nparts; k++) {
             const kf_md_partition *p = &t[i]->parts[k];
             kf_jsonl_begin(j, "partition");
-            kf_jsonl_str(j, "topic", t[i]->name);
-            uuid_str(j, "topic_id", t[i]->id);
-            kf_jsonl_int(j, "partition", p->id);
+            kf_jsonl_fields(j, KF_JS("topic", t[i]->name), KF_JS("topic_id", id), KF_JI("partition", p->id));
             ints(j, "replicas", &p->replicas);
             ints(j, "isr", &p->isr);
-            kf_jsonl_int(j, "leader", p->leader);
-            kf_jsonl_int(j, "leader_epoch", p->leader_epoch);
-            kf_jsonl_int(j, "partition_epoch", p->partition_epoch);
+            kf_jsonl_fields(j, KF_JI("leader", p->leader), KF_JI("leader_epoch", p->leader_epoch),
+                            KF_JI("partition_epoch", p->partition_epoch));
             ints(j, "elr", &p->elr);
             ints(j, "last_known_elr", &p->last_known_elr);
             ints(j, "removing_replicas", &p->removing_replicas);
@@ -197,8 +190,7 @@ static void json_configs(kf_jsonl *j, const kf_metadata *m, bool show_secrets)
             kf_jsonl_str(j, "resource_type", rt);
         else
             kf_jsonl_int(j, "resource_type", cf[i]->resource_type);
-        kf_jsonl_str(j, "resource_name", cf[i]->resource_name);
-        kf_jsonl_str(j, "name", cf[i]->name);
+        kf_jsonl_fields(j, KF_JS("resource_name", cf[i]->resource_name), KF_JS("name", cf[i]->name));
         bool secret = kf_config_is_secret(cf[i]->name, strlen(cf[i]->name));
         kf_jsonl_str(j, "value", secret ? secret_str(show_secrets, cf[i]->value) : cf[i]->value);
         kf_jsonl_end(j);
@@ -214,9 +206,7 @@ static void json_producer_ids(kf_jsonl *j, const kf_metadata *m)
     kf_metadata_producer_ids(m, &next, &pb, &pe);
     if (next >= 0) { /* none when no block was ever issued */
         kf_jsonl_begin(j, "producer_ids");
-        kf_jsonl_int(j, "next_producer_id", next);
-        kf_jsonl_int(j, "broker_id", pb);
-        kf_jsonl_int(j, "broker_epoch", pe);
+        kf_jsonl_fields(j, KF_JI("next_producer_id", next), KF_JI("broker_id", pb), KF_JI("broker_epoch", pe));
         kf_jsonl_end(j);
     }
 }
@@ -231,13 +221,11 @@ static void json_quotas(kf_jsonl *j, const kf_metadata *m)
         kf_jsonl_arr_open(j, "entity");
         for (uint32_t k = 0; k < q[i]->nentity; k++) {
             kf_jsonl_obj_open(j, NULL);
-            kf_jsonl_str(j, "entity_type", q[i]->entity[k].type);
-            kf_jsonl_str(j, "entity_name", q[i]->entity[k].name);
+            kf_jsonl_fields(j, KF_JS("entity_type", q[i]->entity[k].type), KF_JS("entity_name", q[i]->entity[k].name));
             kf_jsonl_obj_close(j);
         }
         kf_jsonl_arr_close(j);
-        kf_jsonl_str(j, "key", q[i]->key);
-        kf_jsonl_double(j, "value", q[i]->value);
+        kf_jsonl_fields(j, KF_JS("key", q[i]->key), KF_JD("value", q[i]->value));
         kf_jsonl_end(j);
     }
 }
@@ -247,16 +235,13 @@ static void json_acls(kf_jsonl *j, const kf_metadata *m)
 {
     const kf_md_acl *const *a;
     size_t na = kf_metadata_acls(m, &a);
+    char id[23];
     for (size_t i = 0; i < na; i++) {
         kf_jsonl_begin(j, "acl");
-        uuid_str(j, "id", a[i]->id);
-        kf_jsonl_int(j, "resource_type", a[i]->resource_type);
-        kf_jsonl_str(j, "resource_name", a[i]->resource_name);
-        kf_jsonl_int(j, "pattern_type", a[i]->pattern_type);
-        kf_jsonl_str(j, "principal", a[i]->principal);
-        kf_jsonl_str(j, "host", a[i]->host);
-        kf_jsonl_int(j, "operation", a[i]->operation);
-        kf_jsonl_int(j, "permission_type", a[i]->permission_type);
+        kf_jsonl_fields(j, KF_JS("id", uuid_text(id, a[i]->id)), KF_JI("resource_type", a[i]->resource_type),
+                        KF_JS("resource_name", a[i]->resource_name), KF_JI("pattern_type", a[i]->pattern_type),
+                        KF_JS("principal", a[i]->principal), KF_JS("host", a[i]->host),
+                        KF_JI("operation", a[i]->operation), KF_JI("permission_type", a[i]->permission_type));
         kf_jsonl_end(j);
     }
 }
@@ -268,8 +253,7 @@ static void json_scram(kf_jsonl *j, const kf_metadata *m, bool show_secrets)
     size_t ns = kf_metadata_scram(m, &s);
     for (size_t i = 0; i < ns; i++) {
         kf_jsonl_begin(j, "scram_credential");
-        kf_jsonl_str(j, "name", s[i]->name);
-        kf_jsonl_int(j, "mechanism", s[i]->mechanism);
+        kf_jsonl_fields(j, KF_JS("name", s[i]->name), KF_JI("mechanism", s[i]->mechanism));
         secret_b64(j, show_secrets, "salt_b64", s[i]->salt, s[i]->salt_len);
         secret_b64(j, show_secrets, "stored_key_b64", s[i]->stored_key, s[i]->stored_key_len);
         secret_b64(j, show_secrets, "server_key_b64", s[i]->server_key, s[i]->server_key_len);
@@ -285,16 +269,14 @@ static void json_tokens(kf_jsonl *j, const kf_metadata *m, bool show_secrets)
     size_t nk = kf_metadata_tokens(m, &k);
     for (size_t i = 0; i < nk; i++) {
         kf_jsonl_begin(j, "delegation_token");
-        kf_jsonl_str(j, "token_id", secret_str(show_secrets, k[i]->token_id));
-        kf_jsonl_str(j, "owner", k[i]->owner);
-        kf_jsonl_str(j, "requester", k[i]->requester);
+        kf_jsonl_fields(j, KF_JS("token_id", secret_str(show_secrets, k[i]->token_id)), KF_JS("owner", k[i]->owner),
+                        KF_JS("requester", k[i]->requester));
         kf_jsonl_arr_open(j, "renewers");
         for (uint32_t r = 0; r < k[i]->nrenewers; r++)
             kf_jsonl_str(j, NULL, k[i]->renewers[r]);
         kf_jsonl_arr_close(j);
-        kf_jsonl_int(j, "issue_timestamp", k[i]->issue_timestamp);
-        kf_jsonl_int(j, "max_timestamp", k[i]->max_timestamp);
-        kf_jsonl_int(j, "expiration_timestamp", k[i]->expiration_timestamp);
+        kf_jsonl_fields(j, KF_JI("issue_timestamp", k[i]->issue_timestamp), KF_JI("max_timestamp", k[i]->max_timestamp),
+                        KF_JI("expiration_timestamp", k[i]->expiration_timestamp));
         kf_jsonl_end(j);
     }
 }

@@ -8,12 +8,15 @@
  * epoch, --hanging-ms, an unreadable marker, empty control batches, the
  * .txnindex check (missing, extra, wrong producer, wrong segment), a
  * producer snapshot at the log start, and the coordinator view (last write
- * wins, tombstones, marker_missing). */
+ * wins, tombstones, marker_missing), and the coordinator's fields of a JSON
+ * line (src/jobs/txns/txns_json.c: a state's name, else its number, else
+ * null). */
 #include <unistd.h>
 
 #include "testutil.h"
 
 #include "format/producer_state.h"
+#include "jobs/txns/txns_json.h"
 #include "kfsck/txns.h"
 
 /* ---- hand-built v2 batches -------------------------------------------------- */
@@ -548,6 +551,40 @@ static void test_coordinator_view_and_marker_missing(void **state)
     kf_txn_coord_free(c);
 }
 
+/* The JSON sink of test_coordinator_fields: the last line it was handed. */
+static void keep_line(void *ctx, const char *p, size_t n, unsigned how)
+{
+    char *line = ctx;
+    assert_true(how & KF_JSONL_LINE);
+    assert_true(n < 256);
+    memcpy(line, p, n);
+    line[n] = 0;
+}
+
+/* kf_txn_coordinator_fields: Kafka's name of a state it has one for, the
+ * number of one it has not (a state kfsck does not know), and null for
+ * both fields when the coordinator holds no transactional id. */
+static void test_coordinator_fields(void **state)
+{
+    (void)state;
+    char line[256];
+    kf_jsonl j;
+    kf_jsonl_init(&j, 0, keep_line, line);
+    kf_jsonl_begin(&j, "t");
+    kf_txn_coordinator_fields(&j, "app-1", KF_TXN_ONGOING);
+    kf_jsonl_end(&j);
+    assert_string_equal(line, "{\"type\":\"t\",\"transactional_id\":\"app-1\",\"coordinator_state\":\"Ongoing\"}\n");
+    kf_jsonl_begin(&j, "t");
+    kf_txn_coordinator_fields(&j, "app-2", 42);
+    kf_jsonl_end(&j);
+    assert_string_equal(line, "{\"type\":\"t\",\"transactional_id\":\"app-2\",\"coordinator_state\":42}\n");
+    kf_jsonl_begin(&j, "t");
+    kf_txn_coordinator_fields(&j, NULL, KF_TXN_ONGOING);
+    kf_jsonl_end(&j);
+    assert_string_equal(line, "{\"type\":\"t\",\"transactional_id\":null,\"coordinator_state\":null}\n");
+    kf_jsonl_free(&j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -557,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_txnindex_missing_extra_and_misplaced),
         cmocka_unit_test(test_snapshot_at_the_log_start),
         cmocka_unit_test(test_coordinator_view_and_marker_missing),
+        cmocka_unit_test(test_coordinator_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,52 +8,39 @@
 void kf_predict_datadir_json(kf_jsonl *j, const kf_predict_datadir *d)
 {
     kf_jsonl_begin(j, "datadir");
-    kf_jsonl_str(j, "datadir", d->datadir);
-    kf_jsonl_bool(j, "clean_shutdown", d->clean_shutdown);
-    kf_jsonl_opt_int(j, "broker_epoch", d->has_broker_epoch, d->broker_epoch);
-    kf_jsonl_uint(j, "partitions", d->partitions);
-    kf_jsonl_uint(j, "partitions_to_recover", d->partitions_to_recover);
-    kf_jsonl_uint(j, "bytes_to_recover", d->bytes_to_recover);
-    kf_jsonl_uint(j, "recovery_threads", d->recovery_threads);
-    kf_jsonl_uint(j, "recovery_rate", d->recovery_rate);
-    kf_jsonl_double(j, "estimated_recovery_seconds", d->estimated_recovery_seconds);
-    kf_jsonl_uint(j, "fatal", d->fatal);
-    kf_jsonl_uint(j, "partitions_harmed", d->n_harmed);
-    kf_jsonl_str(j, "kraft_snapshot_cut", d->kraft_snapshot_cut);
+    kf_jsonl_fields(j, KF_JS("datadir", d->datadir), KF_JB("clean_shutdown", d->clean_shutdown),
+                    KF_JOPT("broker_epoch", d->has_broker_epoch, d->broker_epoch), KF_JU("partitions", d->partitions),
+                    KF_JU("partitions_to_recover", d->partitions_to_recover),
+                    KF_JU("bytes_to_recover", d->bytes_to_recover), KF_JU("recovery_threads", d->recovery_threads),
+                    KF_JU("recovery_rate", d->recovery_rate),
+                    KF_JD("estimated_recovery_seconds", d->estimated_recovery_seconds), KF_JU("fatal", d->fatal),
+                    KF_JU("partitions_harmed", d->n_harmed), KF_JS("kraft_snapshot_cut", d->kraft_snapshot_cut));
     kf_jsonl_end_summary(j);
 }
 
 void kf_predict_action_json(kf_jsonl *j, const kf_predict_action *a)
 {
     kf_jsonl_begin(j, "action");
-    kf_jsonl_str(j, "datadir", a->datadir);
-    kf_jsonl_str(j, "topic", a->topic);
-    kf_jsonl_opt_int(j, "partition", a->topic, a->partition);
-    kf_jsonl_str(j, "action", kf_predict_action_name(a->action));
-    kf_jsonl_str(j, "file", a->file);
-    kf_jsonl_str(j, "reason", a->reason);
-    kf_jsonl_uint(j, "bytes", a->bytes);
+    kf_jsonl_fields(j, KF_JS("datadir", a->datadir), KF_JS("topic", a->topic),
+                    KF_JOPT("partition", a->topic, a->partition), KF_JS("action", kf_predict_action_name(a->action)),
+                    KF_JS("file", a->file), KF_JS("reason", a->reason), KF_JU("bytes", a->bytes));
     if (a->action == KF_ACT_TRUNCATE_SEGMENT) {
-        kf_jsonl_uint(j, "position", a->position);
-        kf_jsonl_int(j, "offset", a->offset);
-        kf_jsonl_int(j, "offsets_lost", a->offsets_lost);
+        kf_jsonl_fields(j, KF_JU("position", a->position), KF_JI("offset", a->offset),
+                        KF_JI("offsets_lost", a->offsets_lost));
     }
     kf_jsonl_end(j);
 }
 
 static void harm(kf_jsonl *j, const kf_predict_partition *p)
 {
-    kf_jsonl_int(j, "acknowledged_missing", p->acknowledged_missing);
-    kf_jsonl_int(j, "offsets_lost_inside", p->offsets_lost_inside);
+    kf_jsonl_fields(j, KF_JI("acknowledged_missing", p->acknowledged_missing),
+                    KF_JI("offsets_lost_inside", p->offsets_lost_inside));
     kf_jsonl_arr_open(j, "damage_kept");
     for (size_t i = 0; i < p->n_damage_kept; i++) {
         const kf_damage_kept *k = &p->damage_kept[i];
         kf_jsonl_obj_open(j, NULL);
-        kf_jsonl_str(j, "file", k->file);
-        kf_jsonl_uint(j, "position", k->position);
-        kf_jsonl_int(j, "offset", k->offset);
-        kf_jsonl_str(j, "code", k->code);
-        kf_jsonl_str(j, "error", k->error);
+        kf_jsonl_fields(j, KF_JS("file", k->file), KF_JU("position", k->position), KF_JI("offset", k->offset),
+                        KF_JS("code", k->code), KF_JS("error", k->error));
         kf_jsonl_obj_close(j);
     }
     kf_jsonl_arr_close(j);
@@ -63,11 +50,9 @@ static void harm(kf_jsonl *j, const kf_predict_partition *p)
     for (size_t i = 0; i < p->n_groups_affected; i++) {
         const kf_group_affected *g = &p->groups_affected[i];
         kf_jsonl_obj_open(j, NULL);
-        kf_jsonl_str(j, "group", g->group);
-        kf_jsonl_str(j, "topic", g->topic);
-        kf_jsonl_int(j, "partition", g->partition);
-        kf_jsonl_opt_int(j, "offset_now", g->has_offset_now, g->offset_now);
-        kf_jsonl_opt_int(j, "offset_after", g->has_offset_after, g->offset_after);
+        kf_jsonl_fields(j, KF_JS("group", g->group), KF_JS("topic", g->topic), KF_JI("partition", g->partition),
+                        KF_JOPT("offset_now", g->has_offset_now, g->offset_now),
+                        KF_JOPT("offset_after", g->has_offset_after, g->offset_after));
         kf_jsonl_obj_close(j);
     }
     kf_jsonl_arr_close(j);
@@ -76,53 +61,41 @@ static void harm(kf_jsonl *j, const kf_predict_partition *p)
 void kf_predict_partition_json(kf_jsonl *j, const kf_predict_partition *p)
 {
     kf_jsonl_begin(j, "partition");
-    kf_jsonl_str(j, "datadir", p->datadir);
-    kf_jsonl_str(j, "topic", p->topic);
-    kf_jsonl_int(j, "partition", p->partition);
-    kf_jsonl_str(j, "dir", p->dir);
-    kf_jsonl_str(j, "state", kf_predict_state_name(p->state));
+    kf_jsonl_fields(j, KF_JS("datadir", p->datadir), KF_JS("topic", p->topic), KF_JI("partition", p->partition),
+                    KF_JS("dir", p->dir), KF_JS("state", kf_predict_state_name(p->state)));
     if (p->state == KF_PST_MISSING)
         kf_jsonl_str(j, "missing_why", p->missing_why);
-    kf_jsonl_int(j, "recovery_point", p->recovery_point);
-    kf_jsonl_int(j, "log_start_offset", p->log_start_offset);
-    kf_jsonl_int(j, "log_end_offset_before", p->log_end_offset_before);
-    kf_jsonl_int(j, "log_end_offset_after", p->log_end_offset_after);
-    kf_jsonl_opt_int(j, "high_watermark", p->has_high_watermark, p->high_watermark);
-    kf_jsonl_int(j, "offsets_lost", p->offsets_lost);
-    kf_jsonl_int(j, "acknowledged_lost", p->acknowledged_lost);
+    kf_jsonl_fields(j, KF_JI("recovery_point", p->recovery_point), KF_JI("log_start_offset", p->log_start_offset),
+                    KF_JI("log_end_offset_before", p->log_end_offset_before),
+                    KF_JI("log_end_offset_after", p->log_end_offset_after),
+                    KF_JOPT("high_watermark", p->has_high_watermark, p->high_watermark),
+                    KF_JI("offsets_lost", p->offsets_lost), KF_JI("acknowledged_lost", p->acknowledged_lost));
     harm(j, p);
-    kf_jsonl_uint(j, "segments_to_recover", p->segments_to_recover);
-    kf_jsonl_uint(j, "bytes_to_recover", p->bytes_to_recover);
-    kf_jsonl_str(j, "producer_state", kf_producer_load_name(p->producer_state));
-    kf_jsonl_opt_int(j, "producer_snapshot_offset", p->has_producer_snapshot_offset, p->producer_snapshot_offset);
+    kf_jsonl_fields(j, KF_JU("segments_to_recover", p->segments_to_recover),
+                    KF_JU("bytes_to_recover", p->bytes_to_recover),
+                    KF_JS("producer_state", kf_producer_load_name(p->producer_state)),
+                    KF_JOPT("producer_snapshot_offset", p->has_producer_snapshot_offset, p->producer_snapshot_offset));
     kf_jsonl_arr_open(j, "retention_deletes");
     for (size_t i = 0; i < p->n_retention_deletes; i++) {
         const kf_retention_delete *r = &p->retention_deletes[i];
         kf_jsonl_obj_open(j, NULL);
-        kf_jsonl_str(j, "file", r->file);
-        kf_jsonl_int(j, "base_offset", r->base_offset);
-        kf_jsonl_str(j, "reason", kf_retention_reason_name(r->reason));
-        kf_jsonl_uint(j, "bytes", r->bytes);
+        kf_jsonl_fields(j, KF_JS("file", r->file), KF_JI("base_offset", r->base_offset),
+                        KF_JS("reason", kf_retention_reason_name(r->reason)), KF_JU("bytes", r->bytes));
         kf_jsonl_obj_close(j);
     }
     kf_jsonl_arr_close(j);
-    kf_jsonl_uint(j, "future_timestamps", p->future_timestamps);
-    kf_jsonl_str(j, "retention_source", p->retention_source);
+    kf_jsonl_fields(j, KF_JU("future_timestamps", p->future_timestamps),
+                    KF_JS("retention_source", p->retention_source));
     kf_jsonl_end(j);
 }
 
 void kf_predict_summary_json(kf_jsonl *j, const kf_predict_summary *s)
 {
     kf_jsonl_begin(j, "summary");
-    kf_jsonl_uint(j, "datadirs", s->datadirs);
-    kf_jsonl_uint(j, "partitions", s->partitions);
-    kf_jsonl_int(j, "offsets_lost", s->offsets_lost);
-    kf_jsonl_int(j, "acknowledged_lost", s->acknowledged_lost);
-    kf_jsonl_double(j, "estimated_recovery_seconds", s->estimated_recovery_seconds);
-    kf_jsonl_uint(j, "fatal", s->fatal);
-    kf_jsonl_int(j, "acknowledged_missing", s->acknowledged_missing);
-    kf_jsonl_uint(j, "damage_kept", s->damage_kept);
-    kf_jsonl_uint(j, "groups_affected", s->groups_affected);
-    kf_jsonl_uint(j, "partitions_harmed", s->partitions_harmed);
+    kf_jsonl_fields(j, KF_JU("datadirs", s->datadirs), KF_JU("partitions", s->partitions),
+                    KF_JI("offsets_lost", s->offsets_lost), KF_JI("acknowledged_lost", s->acknowledged_lost),
+                    KF_JD("estimated_recovery_seconds", s->estimated_recovery_seconds), KF_JU("fatal", s->fatal),
+                    KF_JI("acknowledged_missing", s->acknowledged_missing), KF_JU("damage_kept", s->damage_kept),
+                    KF_JU("groups_affected", s->groups_affected), KF_JU("partitions_harmed", s->partitions_harmed));
     kf_jsonl_end_summary(j);
 }
