@@ -42,7 +42,7 @@ if [ -d "$real" ]; then
     for d in "$real"/*/; do inputs+=("${d%/}"); done
 fi
 
-for c in dump verify offsets groups repair merge scan stats metadata txns remote; do
+for c in dump verify offsets groups repair merge scan stats metadata txns remote predict replicas compaction report; do
     run "help-$c" "$c" --help
 done
 run help --help
@@ -72,6 +72,16 @@ for p in "${inputs[@]}"; do
     run "dump-dir-$k" dump --json --records "$p"
     run "remote-$k" remote --now 2026-01-01 "$p"
     run "remote-json-$k" remote --now 2026-01-01 --json "$p"
+    run "predict-$k" predict --now 2026-01-01 --verbose "$p"
+    run "predict-json-$k" predict --now 2026-01-01 --json "$p"
+    run "predict-unclean-$k" predict --now 2026-01-01 --assume-unclean --json "$p"
+    run "compaction-$k" compaction --now 2026-01-01 --verbose "$p"
+    run "compaction-json-$k" compaction --now 2026-01-01 --json "$p"
+    run "replicas-$k" replicas "$p"
+    run "replicas-json-$k" replicas --json "$p"
+    rm -f "$tmp/report.html"
+    run "report-$k" report --json --now 2026-01-01 -o "$tmp/report.html" "$p"
+    [ -f "$tmp/report.html" ] && sed "s#$tmp#TMP#g" "$tmp/report.html" >"$out/${k//\//_}.report.html"
     rm -rf "$tmp/r"
     run "repair-$k" repair --json -o "$tmp/r" "$p"
     tree "repair-$k" "$tmp/r"
