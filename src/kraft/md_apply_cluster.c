@@ -8,53 +8,43 @@
 
 #include "kraft/md_apply_internal.h"
 
-static bool listeners_from(const kf_dtree *t, const kf_dnode *arr, kf_md_listener **out, uint32_t *nout)
+/* The structs of arr (an array node; NULL or another kind: none) in a new
+ * array of elements of size bytes, each filled from its fields by read, the
+ * elements read in *n. Out of memory sets *nomem, the elements read so far
+ * staying in the array for their owner's free to free. */
+static void *structs_from(const kf_dtree *t, const kf_dnode *arr, size_t size,
+                          void (*read)(md_fields *e, void *elem, bool *nomem), uint32_t *n, bool *nomem)
 {
-    uint32_t n = arr && arr->kind == KF_V_ARRAY ? arr->n_children : 0;
-    kf_md_listener *l = n ? calloc(n, sizeof *l) : NULL;
-    if (n && !l)
-        return false;
-    uint32_t k = 0;
-    bool nomem = false;
-    for (uint32_t c = n ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next) {
+    *n = 0;
+    uint32_t len = arr && arr->kind == KF_V_ARRAY ? arr->n_children : 0;
+    char *v = len ? calloc(len, size) : NULL;
+    if (len && !v) {
+        *nomem = true;
+        return NULL;
+    }
+    for (uint32_t c = len ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && *n < len; c = t->nodes[c].next) {
         md_fields e = {.t = t, .st = &t->nodes[c]};
-        fstr(&e, "name", &l[k].name, &nomem);
-        fstr(&e, "host", &l[k].host, &nomem);
-        l[k].port = (int32_t)fint(&e, "port", 0);
-        l[k].security_protocol = (int16_t)fint(&e, "security_protocol", -1);
-        k++;
+        read(&e, v + (size_t)*n * size, nomem);
+        ++*n;
     }
-    if (nomem) {
-        md_listeners_free(l, k);
-        return false;
-    }
-    *out = l;
-    *nout = k;
-    return true;
+    return v;
 }
 
-static bool ranges_from(const kf_dtree *t, const kf_dnode *arr, kf_md_version_range **out, uint32_t *nout)
+static void listener_read(md_fields *e, void *elem, bool *nomem)
 {
-    uint32_t n = arr && arr->kind == KF_V_ARRAY ? arr->n_children : 0;
-    kf_md_version_range *r = n ? calloc(n, sizeof *r) : NULL;
-    if (n && !r)
-        return false;
-    uint32_t k = 0;
-    bool nomem = false;
-    for (uint32_t c = n ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next) {
-        md_fields e = {.t = t, .st = &t->nodes[c]};
-        fstr(&e, "name", &r[k].name, &nomem);
-        r[k].min = (int16_t)fint(&e, "min_supported_version", 0);
-        r[k].max = (int16_t)fint(&e, "max_supported_version", 0);
-        k++;
-    }
-    if (nomem) {
-        md_ranges_free(r, k);
-        return false;
-    }
-    *out = r;
-    *nout = k;
-    return true;
+    kf_md_listener *l = elem;
+    fstr(e, "name", &l->name, nomem);
+    fstr(e, "host", &l->host, nomem);
+    l->port = (int32_t)fint(e, "port", 0);
+    l->security_protocol = (int16_t)fint(e, "security_protocol", -1);
+}
+
+static void range_read(md_fields *e, void *elem, bool *nomem)
+{
+    kf_md_version_range *r = elem;
+    fstr(e, "name", &r->name, nomem);
+    r->min = (int16_t)fint(e, "min_supported_version", 0);
+    r->max = (int16_t)fint(e, "max_supported_version", 0);
 }
 
 md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, md_why *why)
@@ -75,9 +65,9 @@ md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, md_why 
     kf_kraft_array dirs, cord;
     kf_kraft_array_of_node(r->t, fld(r, "log_dirs"), true, &dirs);
     kf_kraft_array_of_node(r->t, fld(r, "cordoned_log_dirs"), true, &cord);
-    bool ok = !nm && listeners_from(r->t, fld(r, "end_points"), &b->listeners, &b->nlisteners) &&
-              ranges_from(r->t, fld(r, "features"), &b->features, &b->nfeatures) &&
-              md_uuids_from(&dirs, &b->log_dirs);
+    b->listeners = structs_from(r->t, fld(r, "end_points"), sizeof *b->listeners, listener_read, &b->nlisteners, &nm);
+    b->features = structs_from(r->t, fld(r, "features"), sizeof *b->features, range_read, &b->nfeatures, &nm);
+    bool ok = !nm && md_uuids_from(&dirs, &b->log_dirs);
     if (ok && version >= 4 && cord.present) {
         b->has_cordoned = true;
         ok = md_uuids_from(&cord, &b->cordoned_log_dirs);
@@ -173,8 +163,10 @@ md_apply md_register_controller(md_image *im, md_fields *r, md_why *why)
     if (inc)
         memcpy(c->incarnation_id, inc, 16);
     c->zk_migration_ready = fint(r, "zk_migration_ready", 0) != 0;
-    bool ok = listeners_from(r->t, fld(r, "end_points"), &c->listeners, &c->nlisteners) &&
-              ranges_from(r->t, fld(r, "features"), &c->features, &c->nfeatures);
+    bool nm = false;
+    c->listeners = structs_from(r->t, fld(r, "end_points"), sizeof *c->listeners, listener_read, &c->nlisteners, &nm);
+    c->features = structs_from(r->t, fld(r, "features"), sizeof *c->features, range_read, &c->nfeatures, &nm);
+    bool ok = !nm;
     uint8_t k[4];
     if (!ok || !md_put(&im->controllers, k, key_i32(k, c->id), c, (void (*)(void *))md_controller_free)) {
         if (!ok)
