@@ -47,6 +47,19 @@ static void range_read(md_fields *e, void *elem, bool *nomem)
     r->max = (int16_t)fint(e, "max_supported_version", 0);
 }
 
+/* A registration (a broker's, a controller's) put in h under its id, over
+ * the one there was; when its reading ran out of memory (!ok), freed with fn
+ * instead. */
+static md_apply put_registered(htab *h, int32_t id, void *obj, bool ok, void (*fn)(void *), md_why *why)
+{
+    if (!ok) {
+        fn(obj);
+        return nomem(why);
+    }
+    uint8_t k[4];
+    return md_put(h, k, key_i32(k, id), obj, fn) ? MD_APPLIED : nomem(why);
+}
+
 md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, md_why *why)
 {
     kf_md_broker *b = calloc(1, sizeof *b);
@@ -72,13 +85,7 @@ md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, md_why 
         b->has_cordoned = true;
         ok = md_uuids_from(&cord, &b->cordoned_log_dirs);
     }
-    uint8_t k[4];
-    if (!ok || !md_put(&im->brokers, k, key_i32(k, b->id), b, (void (*)(void *))md_broker_free)) {
-        if (!ok)
-            md_broker_free(b);
-        return nomem(why);
-    }
-    return MD_APPLIED;
+    return put_registered(&im->brokers, b->id, b, ok, (void (*)(void *))md_broker_free, why);
 }
 
 /* The broker a fence/unfence/change record names, when it is registered with
@@ -166,14 +173,7 @@ md_apply md_register_controller(md_image *im, md_fields *r, md_why *why)
     bool nm = false;
     c->listeners = structs_from(r->t, fld(r, "end_points"), sizeof *c->listeners, listener_read, &c->nlisteners, &nm);
     c->features = structs_from(r->t, fld(r, "features"), sizeof *c->features, range_read, &c->nfeatures, &nm);
-    bool ok = !nm;
-    uint8_t k[4];
-    if (!ok || !md_put(&im->controllers, k, key_i32(k, c->id), c, (void (*)(void *))md_controller_free)) {
-        if (!ok)
-            md_controller_free(c);
-        return nomem(why);
-    }
-    return MD_APPLIED;
+    return put_registered(&im->controllers, c->id, c, !nm, (void (*)(void *))md_controller_free, why);
 }
 
 md_apply md_unregister(htab *h, int32_t id, void (*fn)(void *))
