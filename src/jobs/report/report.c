@@ -495,7 +495,8 @@ static int run_txns(report_run *R, const kf_inputs *in)
     kf_txns_summary_json(&R->json[RJ_TXNS].w, &tot, c.errors, c.warnings);
     R->sum->open_transactions = tot.open_transactions;
     R->sum->hanging_transactions = tot.hanging_transactions;
-    outcome(R, tot.unreadable, tot.hanging_transactions || tot.markers_missing || tot.incomplete_partitions || c.errors);
+    outcome(R, tot.unreadable,
+            tot.hanging_transactions || tot.markers_missing || tot.incomplete_partitions || c.errors);
     return KF_OK;
 }
 
@@ -571,7 +572,8 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
         return rc;
     R->remote_ran = true;
     kf_remote_summary_json(&R->json[RJ_REMOTE].w, &tot, c.errors, c.warnings);
-    outcome(R, rc != KF_OK || tot.unreadable, tot.offsets_in_no_tier || tot.counts[KF_REMOTE_MISSING_IN_STORAGE] || tot.incomplete);
+    outcome(R, rc != KF_OK || tot.unreadable,
+            tot.offsets_in_no_tier || tot.counts[KF_REMOTE_MISSING_IN_STORAGE] || tot.incomplete);
     return KF_OK;
 }
 
