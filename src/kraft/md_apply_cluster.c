@@ -122,6 +122,20 @@ md_apply md_fence_record(md_image *im, md_fields *r, int16_t key, md_why *why)
     return MD_APPLIED;
 }
 
+/* A BrokerRegistrationChangeRecord whose field (Kafka's name for it: java)
+ * holds a value Kafka does not know: the replay throws, naming the record by
+ * its toString (here shortened). */
+static md_apply unknown_change_value(const kf_kraft_broker_change *r, const char *field, const char *java, int v,
+                                     md_why *why)
+{
+    md_set_msg(why, "broker %d: unknown value %lld for %s", (int)r->broker_id, (long long)v, field);
+    md_set_thrown(why, "java.lang.IllegalStateException",
+                  "Unable to replay BrokerRegistrationChangeRecord(brokerId=%d, brokerEpoch=%lld, ...): unknown "
+                  "value for %s field: %d",
+                  (int)r->broker_id, (long long)r->broker_epoch, java, v);
+    return MD_NOT_APPLIED;
+}
+
 md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, md_why *why)
 {
     int32_t id = r->broker_id;
@@ -129,23 +143,10 @@ md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, md_why 
     if (!b)
         return MD_NOT_APPLIED;
     int fenced = r->fenced, cs = r->in_controlled_shutdown;
-    /* Kafka names the record by its toString, here shortened */
-    if (fenced != 0 && fenced != 1 && fenced != -1) {
-        md_set_msg(why, "broker %d: unknown value %lld for fenced", (int)id, (long long)fenced);
-        md_set_thrown(why, "java.lang.IllegalStateException",
-                      "Unable to replay BrokerRegistrationChangeRecord(brokerId=%d, brokerEpoch=%lld, ...): unknown "
-                      "value for fenced field: %d",
-                      (int)id, (long long)r->broker_epoch, fenced);
-        return MD_NOT_APPLIED;
-    }
-    if (cs != 0 && cs != 1) {
-        md_set_msg(why, "broker %d: unknown value %lld for in_controlled_shutdown", (int)id, (long long)cs);
-        md_set_thrown(why, "java.lang.IllegalStateException",
-                      "Unable to replay BrokerRegistrationChangeRecord(brokerId=%d, brokerEpoch=%lld, ...): unknown "
-                      "value for inControlledShutdown field: %d",
-                      (int)id, (long long)r->broker_epoch, cs);
-        return MD_NOT_APPLIED;
-    }
+    if (fenced != 0 && fenced != 1 && fenced != -1)
+        return unknown_change_value(r, "fenced", "fenced", fenced, why);
+    if (cs != 0 && cs != 1)
+        return unknown_change_value(r, "in_controlled_shutdown", "inControlledShutdown", cs, why);
     if (r->log_dirs.present && r->log_dirs.n && !md_uuids_from(&r->log_dirs, &b->log_dirs))
         return nomem(why);
     if (r->cordoned_log_dirs.present) {
