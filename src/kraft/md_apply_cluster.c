@@ -8,53 +8,56 @@
 
 #include "kraft/md_apply_internal.h"
 
-static bool listeners_from(const kf_dtree *t, const kf_dnode *arr, kf_md_listener **out, uint32_t *nout)
+/* The structs of arr (an array node; NULL or another kind: none) in a new
+ * array of elements of size bytes, each filled from its fields by read, the
+ * elements read in *n. Out of memory sets *nomem, the elements read so far
+ * staying in the array for their owner's free to free. */
+static void *structs_from(const kf_dtree *t, const kf_dnode *arr, size_t size,
+                          void (*read)(md_fields *e, void *elem, bool *nomem), uint32_t *n, bool *nomem)
 {
-    uint32_t n = arr && arr->kind == KF_V_ARRAY ? arr->n_children : 0;
-    kf_md_listener *l = n ? calloc(n, sizeof *l) : NULL;
-    if (n && !l)
-        return false;
-    uint32_t k = 0;
-    bool nomem = false;
-    for (uint32_t c = n ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next) {
+    *n = 0;
+    uint32_t len = arr && arr->kind == KF_V_ARRAY ? arr->n_children : 0;
+    char *v = len ? calloc(len, size) : NULL;
+    if (len && !v) {
+        *nomem = true;
+        return NULL;
+    }
+    for (uint32_t c = len ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && *n < len; c = t->nodes[c].next) {
         md_fields e = {.t = t, .st = &t->nodes[c]};
-        fstr(&e, "name", &l[k].name, &nomem);
-        fstr(&e, "host", &l[k].host, &nomem);
-        l[k].port = (int32_t)fint(&e, "port", 0);
-        l[k].security_protocol = (int16_t)fint(&e, "security_protocol", -1);
-        k++;
+        read(&e, v + (size_t)*n * size, nomem);
+        ++*n;
     }
-    if (nomem) {
-        md_listeners_free(l, k);
-        return false;
-    }
-    *out = l;
-    *nout = k;
-    return true;
+    return v;
 }
 
-static bool ranges_from(const kf_dtree *t, const kf_dnode *arr, kf_md_version_range **out, uint32_t *nout)
+static void listener_read(md_fields *e, void *elem, bool *nomem)
 {
-    uint32_t n = arr && arr->kind == KF_V_ARRAY ? arr->n_children : 0;
-    kf_md_version_range *r = n ? calloc(n, sizeof *r) : NULL;
-    if (n && !r)
-        return false;
-    uint32_t k = 0;
-    bool nomem = false;
-    for (uint32_t c = n ? arr->first_child : KF_DNODE_NONE; c != KF_DNODE_NONE && k < n; c = t->nodes[c].next) {
-        md_fields e = {.t = t, .st = &t->nodes[c]};
-        fstr(&e, "name", &r[k].name, &nomem);
-        r[k].min = (int16_t)fint(&e, "min_supported_version", 0);
-        r[k].max = (int16_t)fint(&e, "max_supported_version", 0);
-        k++;
+    kf_md_listener *l = elem;
+    fstr(e, "name", &l->name, nomem);
+    fstr(e, "host", &l->host, nomem);
+    l->port = (int32_t)fint(e, "port", 0);
+    l->security_protocol = (int16_t)fint(e, "security_protocol", -1);
+}
+
+static void range_read(md_fields *e, void *elem, bool *nomem)
+{
+    kf_md_version_range *r = elem;
+    fstr(e, "name", &r->name, nomem);
+    r->min = (int16_t)fint(e, "min_supported_version", 0);
+    r->max = (int16_t)fint(e, "max_supported_version", 0);
+}
+
+/* A registration (a broker's, a controller's) put in h under its id, over
+ * the one there was; when its reading ran out of memory (!ok), freed with fn
+ * instead. */
+static md_apply put_registered(htab *h, int32_t id, void *obj, bool ok, void (*fn)(void *), md_why *why)
+{
+    if (!ok) {
+        fn(obj);
+        return nomem(why);
     }
-    if (nomem) {
-        md_ranges_free(r, k);
-        return false;
-    }
-    *out = r;
-    *nout = k;
-    return true;
+    uint8_t k[4];
+    return md_put(h, k, key_i32(k, id), obj, fn) ? MD_APPLIED : nomem(why);
 }
 
 md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, md_why *why)
@@ -75,20 +78,14 @@ md_apply md_register_broker(md_image *im, md_fields *r, int16_t version, md_why 
     kf_kraft_array dirs, cord;
     kf_kraft_array_of_node(r->t, fld(r, "log_dirs"), true, &dirs);
     kf_kraft_array_of_node(r->t, fld(r, "cordoned_log_dirs"), true, &cord);
-    bool ok = !nm && listeners_from(r->t, fld(r, "end_points"), &b->listeners, &b->nlisteners) &&
-              ranges_from(r->t, fld(r, "features"), &b->features, &b->nfeatures) &&
-              md_uuids_from(&dirs, &b->log_dirs);
+    b->listeners = structs_from(r->t, fld(r, "end_points"), sizeof *b->listeners, listener_read, &b->nlisteners, &nm);
+    b->features = structs_from(r->t, fld(r, "features"), sizeof *b->features, range_read, &b->nfeatures, &nm);
+    bool ok = !nm && md_uuids_from(&dirs, &b->log_dirs);
     if (ok && version >= 4 && cord.present) {
         b->has_cordoned = true;
         ok = md_uuids_from(&cord, &b->cordoned_log_dirs);
     }
-    uint8_t k[4];
-    if (!ok || !md_put(&im->brokers, k, key_i32(k, b->id), b, (void (*)(void *))md_broker_free)) {
-        if (!ok)
-            md_broker_free(b);
-        return nomem(why);
-    }
-    return MD_APPLIED;
+    return put_registered(&im->brokers, b->id, b, ok, (void (*)(void *))md_broker_free, why);
 }
 
 /* The broker a fence/unfence/change record names, when it is registered with
@@ -125,6 +122,20 @@ md_apply md_fence_record(md_image *im, md_fields *r, int16_t key, md_why *why)
     return MD_APPLIED;
 }
 
+/* A BrokerRegistrationChangeRecord whose field (Kafka's name for it: java)
+ * holds a value Kafka does not know: the replay throws, naming the record by
+ * its toString (here shortened). */
+static md_apply unknown_change_value(const kf_kraft_broker_change *r, const char *field, const char *java, int v,
+                                     md_why *why)
+{
+    md_set_msg(why, "broker %d: unknown value %lld for %s", (int)r->broker_id, (long long)v, field);
+    md_set_thrown(why, "java.lang.IllegalStateException",
+                  "Unable to replay BrokerRegistrationChangeRecord(brokerId=%d, brokerEpoch=%lld, ...): unknown "
+                  "value for %s field: %d",
+                  (int)r->broker_id, (long long)r->broker_epoch, java, v);
+    return MD_NOT_APPLIED;
+}
+
 md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, md_why *why)
 {
     int32_t id = r->broker_id;
@@ -132,23 +143,10 @@ md_apply md_broker_change(md_image *im, const kf_kraft_broker_change *r, md_why 
     if (!b)
         return MD_NOT_APPLIED;
     int fenced = r->fenced, cs = r->in_controlled_shutdown;
-    /* Kafka names the record by its toString, here shortened */
-    if (fenced != 0 && fenced != 1 && fenced != -1) {
-        md_set_msg(why, "broker %d: unknown value %lld for fenced", (int)id, (long long)fenced);
-        md_set_thrown(why, "java.lang.IllegalStateException",
-                      "Unable to replay BrokerRegistrationChangeRecord(brokerId=%d, brokerEpoch=%lld, ...): unknown "
-                      "value for fenced field: %d",
-                      (int)id, (long long)r->broker_epoch, fenced);
-        return MD_NOT_APPLIED;
-    }
-    if (cs != 0 && cs != 1) {
-        md_set_msg(why, "broker %d: unknown value %lld for in_controlled_shutdown", (int)id, (long long)cs);
-        md_set_thrown(why, "java.lang.IllegalStateException",
-                      "Unable to replay BrokerRegistrationChangeRecord(brokerId=%d, brokerEpoch=%lld, ...): unknown "
-                      "value for inControlledShutdown field: %d",
-                      (int)id, (long long)r->broker_epoch, cs);
-        return MD_NOT_APPLIED;
-    }
+    if (fenced != 0 && fenced != 1 && fenced != -1)
+        return unknown_change_value(r, "fenced", "fenced", fenced, why);
+    if (cs != 0 && cs != 1)
+        return unknown_change_value(r, "in_controlled_shutdown", "inControlledShutdown", cs, why);
     if (r->log_dirs.present && r->log_dirs.n && !md_uuids_from(&r->log_dirs, &b->log_dirs))
         return nomem(why);
     if (r->cordoned_log_dirs.present) {
@@ -173,15 +171,10 @@ md_apply md_register_controller(md_image *im, md_fields *r, md_why *why)
     if (inc)
         memcpy(c->incarnation_id, inc, 16);
     c->zk_migration_ready = fint(r, "zk_migration_ready", 0) != 0;
-    bool ok = listeners_from(r->t, fld(r, "end_points"), &c->listeners, &c->nlisteners) &&
-              ranges_from(r->t, fld(r, "features"), &c->features, &c->nfeatures);
-    uint8_t k[4];
-    if (!ok || !md_put(&im->controllers, k, key_i32(k, c->id), c, (void (*)(void *))md_controller_free)) {
-        if (!ok)
-            md_controller_free(c);
-        return nomem(why);
-    }
-    return MD_APPLIED;
+    bool nm = false;
+    c->listeners = structs_from(r->t, fld(r, "end_points"), sizeof *c->listeners, listener_read, &c->nlisteners, &nm);
+    c->features = structs_from(r->t, fld(r, "features"), sizeof *c->features, range_read, &c->nfeatures, &nm);
+    return put_registered(&im->controllers, c->id, c, !nm, (void (*)(void *))md_controller_free, why);
 }
 
 md_apply md_unregister(htab *h, int32_t id, void (*fn)(void *))

@@ -253,15 +253,6 @@ KIND(feature, kf_md_feature, NULL, STR(kf_md_feature, name));
 
 /* ---- freeing, for md_apply*.c ----------------------------------------------------- */
 
-static void array_free(void *a, uint32_t n, const md_kind *k)
-{
-    for (uint32_t i = 0; i < n; i++)
-        fields_free((char *)a + (size_t)i * k->size, k);
-    free(a);
-}
-
-void md_listeners_free(kf_md_listener *l, uint32_t n) { array_free(l, n, &listener_kind); }
-void md_ranges_free(kf_md_version_range *r, uint32_t n) { array_free(r, n, &range_kind); }
 void md_partition_fields_free(kf_md_partition *p) { fields_free(p, &partition_kind); }
 void md_broker_free(kf_md_broker *b) { obj_free(b, &broker_kind); }
 void md_controller_free(kf_md_controller *c) { obj_free(c, &controller_kind); }

@@ -139,8 +139,6 @@ static inline uint32_t md_ints_cap(uint32_t n)
 bool md_put(htab *h, const void *key, uint32_t klen, void *val, void (*fn)(void *));
 
 /* Freeing the image's objects (NULL is fine). */
-void md_listeners_free(kf_md_listener *l, uint32_t n);
-void md_ranges_free(kf_md_version_range *r, uint32_t n);
 void md_broker_free(kf_md_broker *b);
 void md_controller_free(kf_md_controller *c);
 void md_partition_fields_free(kf_md_partition *p);

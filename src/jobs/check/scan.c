@@ -84,8 +84,8 @@ typedef struct task {
     /* out */
     kf_datadir_partition part;
     kf_problem *probs;
-    char **files;          /* the problems' files, owned */
-    size_t nprobs, capprobs;
+    char **files;          /* the problems' files, owned (nprobs of them) */
+    size_t nprobs, capprobs, capfiles;
     /* at most KF_PROBLEMS_LISTED_MAX problems kept of a file in a row, the
      * rest counted (memory stays bounded whatever the damage) */
     char *cap_file;
@@ -122,19 +122,9 @@ static void store_problem(task *t, const kf_problem *p)
 {
     if (t->rc != KF_OK)
         return;
-    if (t->nprobs == t->capprobs) {
-        size_t cap = t->capprobs ? t->capprobs * 2 : 16;
-        kf_problem *np = realloc(t->probs, cap * sizeof *np);
-        char **nf = np ? realloc(t->files, cap * sizeof *nf) : NULL;
-        if (np)
-            t->probs = np;
-        if (nf)
-            t->files = nf;
-        if (!np || !nf) {
-            t->rc = KF_ERR_NOMEM;
-            return;
-        }
-        t->capprobs = cap;
+    if (!KF_GROW(t->probs, t->nprobs, t->capprobs, 16) || !KF_GROW(t->files, t->nprobs, t->capfiles, 16)) {
+        t->rc = KF_ERR_NOMEM;
+        return;
     }
     char *f = p->file ? strdup(p->file) : NULL;
     if (p->file && !f) {

@@ -663,9 +663,21 @@ int kf_verify_partition(const char *dir, const kf_verify_opts *o, kf_verify_resu
 /* What the callbacks of the walk (paths.h) over a data dir's entries or
  * over the PATHs check with. */
 typedef struct verify_walk {
-    const kf_verify_opts *o;
+    kf_verify_opts own; /* the caller's options, taken */
+    const kf_verify_opts *o; /* &own */
     kf_verify_result *res;
 } verify_walk;
+
+/* A walk that adds to res, with the caller's options o taken (its version
+ * checked): KF_OK, or KF_ERR_UNSUPPORTED. */
+static int walk_start(verify_walk *w, const kf_verify_opts *o, kf_verify_result *res)
+{
+    if (verify_opts_take(&w->own, o) != KF_OK)
+        return KF_ERR_UNSUPPORTED;
+    w->o = &w->own;
+    w->res = res;
+    return KF_OK;
+}
 
 static int verify_datadir_file(void *ctx, const kf_path_entry *e)
 {
@@ -699,17 +711,15 @@ static void datadir_walk_opts(kf_paths_walk_opts *wo, verify_walk *w)
 
 int kf_verify_datadir(const char *dir, const kf_verify_opts *o, kf_verify_result *res)
 {
-    kf_verify_opts own;
-    if (verify_opts_take(&own, o) != KF_OK)
+    verify_walk w;
+    if (walk_start(&w, o, res) != KF_OK)
         return KF_ERR_UNSUPPORTED;
-    o = &own;
-    verify_walk w = {o, res};
     kf_paths_walk_opts wo;
     datadir_walk_opts(&wo, &w);
     int err_no = 0;
     int rc = kf_error_errno(kf_datadir_walk(dir, &wo), &err_no);
     if (rc == KF_ERR_IO) {
-        sink s = {o, res, dir, 0, 0, false, 0, 0};
+        sink s = {w.o, res, dir, 0, 0, false, 0, 0};
         kf_report(sink_problem, &s, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "cannot list the data directory: %s",
                   kf_path_error_str(err_no));
         rc = KF_OK;
@@ -775,11 +785,9 @@ static void verify_path_error(void *ctx, const char *path, int err_no, const cha
 
 int kf_verify_paths(char *const *paths, size_t n, const kf_verify_opts *o, kf_verify_result *res)
 {
-    kf_verify_opts own;
-    if (verify_opts_take(&own, o) != KF_OK)
+    verify_walk w;
+    if (walk_start(&w, o, res) != KF_OK)
         return KF_ERR_UNSUPPORTED;
-    o = &own;
-    verify_walk w = {o, res};
     kf_paths_walk_opts wo;
     kf_paths_walk_opts_on(&wo, verify_path_file, verify_path_partition, verify_path_datadir, &w, verify_path_error,
                           &w);

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "bytes/error.h"
+#include "bytes/grow.h"
 #include "bytes/htab.h"
 #include "jobs/offsets/offsets_asof.h"
 #include "jobs/offsets/offsets_sort.h"
@@ -45,8 +46,8 @@
 
 typedef struct pid_stage {
     uint8_t **keys; /* staged-table keys in arrival order (may repeat) */
-    uint32_t *lens;
-    size_t n, cap;
+    uint32_t *lens;  /* their lengths (n of them too) */
+    size_t n, cap, cap_lens;
 } pid_stage;
 
 /* Where the lost ranges of a partition end (kf_replay_lost_range): only
@@ -415,19 +416,9 @@ static void stage(kf_replay *r, int64_t pid, offset_row *v)
         r->err = KF_ERR_NOMEM;
         return;
     }
-    if (st->n == st->cap) {
-        size_t nc = st->cap ? st->cap * 2 : 8;
-        uint8_t **nk = realloc(st->keys, nc * sizeof *nk);
-        if (nk)
-            st->keys = nk;
-        uint32_t *nl = realloc(st->lens, nc * sizeof *nl);
-        if (nl)
-            st->lens = nl;
-        if (!nk || !nl) {
-            r->err = KF_ERR_NOMEM;
-            return;
-        }
-        st->cap = nc;
+    if (!KF_GROW(st->keys, st->n, st->cap, 8) || !KF_GROW(st->lens, st->n, st->cap_lens, 8)) {
+        r->err = KF_ERR_NOMEM;
+        return;
     }
     uint8_t *copy = malloc(kl);
     if (!copy) {

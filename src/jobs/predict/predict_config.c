@@ -19,12 +19,31 @@
  * lines it reads (KF_PROPERTIES_LINE_MAX). */
 #define CONFIG_FILE_MAX ((uint64_t)KF_PROPERTIES_LINE_MAX * 8)
 
+/* The numeric settings predict reads, as Kafka's ConfigDef defines them: an
+ * INT or a LONG, and the Range.atLeast of some (below it the broker does not
+ * start). */
+enum { S_RECOVERY_THREADS, S_INDEX_INTERVAL, S_RETENTION_MS, S_RETENTION_MINUTES, S_RETENTION_HOURS,
+       S_RETENTION_BYTES, S_N };
+#define NO_MIN INT64_MIN
+static const struct {
+    const char *key;
+    bool is_int; /* INT, else LONG */
+    int64_t min; /* Range.atLeast, or NO_MIN */
+} SETTINGS[S_N] = {
+    [S_RECOVERY_THREADS] = {"num.recovery.threads.per.data.dir", true, 1},
+    [S_INDEX_INTERVAL] = {"log.index.interval.bytes", true, 0},
+    [S_RETENTION_MS] = {"log.retention.ms", false, NO_MIN},
+    [S_RETENTION_MINUTES] = {"log.retention.minutes", true, NO_MIN},
+    [S_RETENTION_HOURS] = {"log.retention.hours", true, NO_MIN},
+    [S_RETENTION_BYTES] = {"log.retention.bytes", false, NO_MIN},
+};
+
 typedef struct cfg_read {
     kf_predict_config *c;
     char *log_dir;             /* log.dir, used when log.dirs is not set */
     char *log_dirs;
-    bool has_minutes, has_hours;
-    int64_t minutes, hours;
+    bool has[S_N];             /* the numeric settings given, their values: */
+    int64_t num[S_N];
     char *msg;
     size_t msglen;
 } cfg_read;
@@ -83,46 +102,22 @@ static int on_property(void *ctx, const char *key, size_t klen, const char *v, s
         return KF_OK;
     memcpy(k, key, klen);
     k[klen] = 0;
-    int64_t x;
-    int rc = KF_OK;
     if (!strcmp(k, "log.dirs"))
         return replace(&r->log_dirs, v, vlen);
     if (!strcmp(k, "log.dir"))
         return replace(&r->log_dir, v, vlen);
     if (!strcmp(k, "log.cleanup.policy"))
         return replace(&c->cleanup_policy, v, vlen);
-    if (!strcmp(k, "num.recovery.threads.per.data.dir")) {
-        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK && (rc = at_least(r, k, x, 1)) == KF_OK) {
-            c->has_recovery_threads = true;
-            c->recovery_threads = (int32_t)x;
-        }
-    } else if (!strcmp(k, "log.index.interval.bytes")) {
-        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK && (rc = at_least(r, k, x, 0)) == KF_OK) {
-            c->has_index_interval = true;
-            c->index_interval_bytes = (int32_t)x;
-        }
-    } else if (!strcmp(k, "log.retention.ms")) {
-        if ((rc = number(r, k, v, vlen, false, &x)) == KF_OK) {
-            c->has_retention_ms = true;
-            c->retention_ms = x;
-        }
-    } else if (!strcmp(k, "log.retention.minutes")) {
-        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK) {
-            r->has_minutes = true;
-            r->minutes = x;
-        }
-    } else if (!strcmp(k, "log.retention.hours")) {
-        if ((rc = number(r, k, v, vlen, true, &x)) == KF_OK) {
-            r->has_hours = true;
-            r->hours = x;
-        }
-    } else if (!strcmp(k, "log.retention.bytes")) {
-        if ((rc = number(r, k, v, vlen, false, &x)) == KF_OK) {
-            c->has_retention_bytes = true;
-            c->retention_bytes = x;
-        }
+    for (int i = 0; i < S_N; i++) {
+        if (strcmp(k, SETTINGS[i].key))
+            continue;
+        int rc = number(r, k, v, vlen, SETTINGS[i].is_int, &r->num[i]);
+        if (rc == KF_OK && SETTINGS[i].min != NO_MIN)
+            rc = at_least(r, k, r->num[i], SETTINGS[i].min);
+        r->has[i] = rc == KF_OK;
+        return rc;
     }
-    return rc;
+    return KF_OK;
 }
 
 /* "a, b,,c" -> {"a", "b", "c"} (ConfigDef's LIST: split at commas, trimmed, empties dropped) */
@@ -162,7 +157,7 @@ int kf_predict_config_read(const char *path, kf_predict_config *c)
                             (int)(CONFIG_FILE_MAX >> 20));
     if (rc != KF_OK)
         return rc;
-    cfg_read r = {c, NULL, NULL, false, false, 0, 0, msg, msglen};
+    cfg_read r = {.c = c, .msg = msg, .msglen = msglen};
     uint64_t line = 0;
     rc = kf_properties_parse(m.data, (size_t)m.size, on_property, &r, &line);
     free(m.data);
@@ -173,12 +168,18 @@ int kf_predict_config_read(const char *path, kf_predict_config *c)
         snprintf(msg + strlen(msg), msglen - strlen(msg), " (line %llu)", (unsigned long long)line);
     if (rc == KF_ERR_CORRUPT || rc == KF_ERR_TOO_BIG)
         kf_error_set(rc, 0, path, "%s", msg);
-    if (rc == KF_OK && !c->has_retention_ms && (r.has_minutes || r.has_hours)) {
-        /* log.retention.ms, else .minutes, else .hours (KafkaConfig.logRetentionTimeMillis) */
-        c->has_retention_ms = true;
-        c->retention_ms = r.has_minutes ? r.minutes * 60000 : r.hours * 3600000;
-    }
-    if (rc == KF_OK && c->has_retention_ms && c->retention_ms < -1)
+    c->has_recovery_threads = r.has[S_RECOVERY_THREADS];
+    c->recovery_threads = (int32_t)r.num[S_RECOVERY_THREADS];
+    c->has_index_interval = r.has[S_INDEX_INTERVAL];
+    c->index_interval_bytes = (int32_t)r.num[S_INDEX_INTERVAL];
+    c->has_retention_bytes = r.has[S_RETENTION_BYTES];
+    c->retention_bytes = r.num[S_RETENTION_BYTES];
+    /* log.retention.ms, else .minutes, else .hours (KafkaConfig.logRetentionTimeMillis) */
+    c->has_retention_ms = r.has[S_RETENTION_MS] || r.has[S_RETENTION_MINUTES] || r.has[S_RETENTION_HOURS];
+    c->retention_ms = r.has[S_RETENTION_MS]        ? r.num[S_RETENTION_MS]
+                      : r.has[S_RETENTION_MINUTES] ? r.num[S_RETENTION_MINUTES] * 60000
+                                                   : r.num[S_RETENTION_HOURS] * 3600000;
+    if (c->retention_ms < -1)
         c->retention_ms = -1;
     const char *dirs = r.log_dirs ? r.log_dirs : r.log_dir;
     if (rc == KF_OK && dirs)

@@ -32,9 +32,7 @@
 typedef struct merge_ctx {
     const kf_merge_opts *o;
     kf_merge_result *res;
-    const char *out_dir;   /* the output the paths reported name */
-    const char *write_dir; /* where the files are written: out_dir, or its stage (outdir.h) */
-    kf_outdir *od;         /* the output directory's policy (kf_merge_into), or NULL */
+    rebuild_target t;
     kf_partition part;
     int64_t *bases;       /* the union of the copies' segment bases, sorted, each once */
     size_t nbases;
@@ -66,7 +64,7 @@ static int writer_fail(merge_ctx *c)
 
 static void emit_file(merge_ctx *c, const char *in, const char *outp, const char *action, const char *reason)
 {
-    rebuild_emit_file(c->od, c->o->file_fn, c->o->ctx, in, outp, action, "%s", reason);
+    rebuild_emit_file(c->t.od, c->o->file_fn, c->o->ctx, in, outp, action, "%s", reason);
 }
 
 /* ---- what the reader finds ---------------------------------------------------- */
@@ -115,7 +113,7 @@ static int close_segment(merge_ctx *c)
     if (kf_part_writer_close_segment(c->w, &s) != KF_OK)
         return writer_fail(c);
     c->res->segments_written++;
-    rebuild_segment_done(c->od, c->o->segment_fn, c->o->ctx, &s, s.input, 0);
+    rebuild_segment_done(c->t.od, c->o->segment_fn, c->o->ctx, &s, s.input, 0);
     if (s.txn_path) {
         char reason[160];
         snprintf(reason, sizeof reason,
@@ -179,7 +177,7 @@ static int collect_bases(merge_ctx *c)
         n += c->part.copies[i].nseg;
     c->bases = calloc(n ? n : 1, sizeof *c->bases);
     if (!c->bases)
-        return fail(c, c->out_dir, ENOMEM, "out of memory");
+        return fail(c, c->t.out_dir, ENOMEM, "out of memory");
     for (size_t i = 0; i < c->part.ncopies; i++)
         for (size_t k = 0; k < c->part.copies[i].nseg; k++)
             if (c->part.copies[i].bases[k] >= 0)
@@ -205,7 +203,7 @@ static int seed_producer_state(merge_ctx *c)
     for (size_t i = 0; i < c->part.ncopies; i++) {
         char *p = kf_path_join(c->part.copies[i].label, name);
         if (!p)
-            return fail(c, c->out_dir, ENOMEM, "out of memory");
+            return fail(c, c->t.out_dir, ENOMEM, "out of memory");
         bool seeded = false;
         int err_no = 0;
         kf_producer_snapshot s; /* read in pieces, whatever its size */
@@ -213,7 +211,7 @@ static int seed_producer_state(merge_ctx *c)
         if (read_rc == KF_ERR_NOMEM) {
             kf_producer_snapshot_close(&s);
             free(p);
-            return fail(c, c->out_dir, ENOMEM, "out of memory");
+            return fail(c, c->t.out_dir, ENOMEM, "out of memory");
         }
         /* one that cannot be read: an `unreadable` warning, the next copy's is tried */
         if (read_rc == KF_ERR_IO)
@@ -250,12 +248,12 @@ static int copy_metadata(merge_ctx *c)
         char *in = kf_path_join(c->part.copies[i].label, "partition.metadata");
         char *outp = NULL, why[200];
         int err_no = 0;
-        rebuild_md md = in ? rebuild_copy_metadata(in, c->out_dir, c->write_dir, c->o->force, &outp, why, sizeof why,
-                                                   &err_no, c->o->problem_fn, c->o->ctx)
+        rebuild_md md = in ? rebuild_copy_metadata(in, c->t.out_dir, c->t.write_dir, c->o->force, &outp, why,
+                                                   sizeof why, &err_no, c->o->problem_fn, c->o->ctx)
                            : REBUILD_MD_NOMEM;
         int rc = KF_OK;
         if (md == REBUILD_MD_NOMEM)
-            rc = fail(c, c->out_dir, ENOMEM, "out of memory");
+            rc = fail(c, c->t.out_dir, ENOMEM, "out of memory");
         else if (md == REBUILD_MD_WRITE_FAILED)
             rc = fail(c, outp, err_no, "cannot write");
         else if (md == REBUILD_MD_COPIED)
@@ -272,7 +270,7 @@ static int write_partition_files(merge_ctx *c)
 {
     if (kf_part_writer_write_epochs(c->w, NULL, 0) != KF_OK)
         return writer_fail(c);
-    char *ep = kf_path_join(c->out_dir, "leader-epoch-checkpoint");
+    char *ep = kf_path_join(c->t.out_dir, "leader-epoch-checkpoint");
     emit_file(c, NULL, ep, "rebuilt", "from the leader epochs of the merged batches");
     free(ep);
     int rc = copy_metadata(c);
@@ -322,17 +320,16 @@ static int write_partition_files(merge_ctx *c)
     return KF_OK;
 }
 
-static int merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const char *write_dir,
-                            const kf_merge_opts *o, kf_merge_result *res, kf_outdir *od)
+static int merge_partitions(const char *const *in_dirs, size_t n, const rebuild_target *t, const kf_merge_opts *o,
+                            kf_merge_result *res)
 {
+    const char *out_dir = t->out_dir;
     memset(res, 0, sizeof *res);
     merge_ctx c;
     memset(&c, 0, sizeof c);
     c.o = o;
     c.res = res;
-    c.out_dir = out_dir;
-    c.write_dir = write_dir;
-    c.od = od;
+    c.t = *t;
     kf_part_reader *r = NULL;
     int rc = kf_partition_of_dirs(&c.part, in_dirs, n, on_list_error, &c);
     if (rc == KF_ERR_NOMEM)
@@ -345,7 +342,7 @@ static int merge_partitions(const char *const *in_dirs, size_t n, const char *ou
     kf_part_writer_opts_init(&wo);
     wo.force = o->force;
     wo.max_batch_bytes = o->max_batch_bytes;
-    wo.stage_dir = write_dir;
+    wo.stage_dir = t->write_dir;
     if (rc == KF_OK) {
         int wrc = kf_part_writer_open(&c.w, out_dir, &wo);
         if (wrc != KF_OK)
@@ -392,10 +389,8 @@ static int merge_run(const char *const *in_dirs, size_t n, const char *out_dir, 
     kf_merge_opts own;
     if (kf_opts_take(&own, o, sizeof own, KF_MERGE_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
-    const char *write_dir;
-    rebuild_dirs(od, &out_dir, &write_dir, &own.force);
-    int rc = merge_partitions(in_dirs, n, out_dir, write_dir, &own, res, od);
-    return rc != KF_OK || !od ? rc : rebuild_outdir_done(od);
+    rebuild_target t = rebuild_target_of(od, out_dir, &own.force);
+    return rebuild_done(&t, merge_partitions(in_dirs, n, &t, &own, res));
 }
 
 int kf_merge_partitions(const char *const *in_dirs, size_t n, const char *out_dir, const kf_merge_opts *o,

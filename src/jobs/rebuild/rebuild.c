@@ -75,20 +75,20 @@ void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const
     fn(ctx, &r);
 }
 
-void rebuild_dirs(const kf_outdir *od, const char **out_dir, const char **write_dir, bool *force)
+rebuild_target rebuild_target_of(kf_outdir *od, const char *out_dir, bool *force)
 {
     if (od) {
-        *out_dir = od->target;
+        out_dir = od->target;
         *force = od->force;
     }
-    *write_dir = od && od->stage ? od->stage : *out_dir;
+    return (rebuild_target){out_dir, od && od->stage ? od->stage : out_dir, od};
 }
 
-int rebuild_outdir_done(kf_outdir *od)
+int rebuild_done(const rebuild_target *t, int rc)
 {
-    if (kf_outdir_finish(od) == KF_OK)
-        return KF_OK;
-    return kf_error_set(KF_ERR_NOMEM, ENOMEM, od->target, "out of memory");
+    if (rc != KF_OK || !t->od || kf_outdir_finish(t->od) == KF_OK)
+        return rc;
+    return kf_error_set(KF_ERR_NOMEM, ENOMEM, t->od->target, "out of memory");
 }
 
 bool rebuild_unreadable(kf_problem_fn fn, void *ctx, const char *path, int rc, int err_no)

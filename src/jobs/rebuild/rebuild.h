@@ -33,15 +33,22 @@ void rebuild_emit_filev(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char
 void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const kf_part_segment *s,
                           const char *input, uint64_t input_size);
 
-/* Where and how a run writes: into *out_dir; or, with od (may be NULL),
- * into its target (*out_dir: the paths reported) through its stage when it
- * has one (*write_dir: where the files are written), with its *force. */
-void rebuild_dirs(const kf_outdir *od, const char **out_dir, const char **write_dir, bool *force);
+/* Where a run writes. */
+typedef struct rebuild_target {
+    const char *out_dir;   /* the output the paths reported name */
+    const char *write_dir; /* where the files are written: out_dir, or its stage (outdir.h) */
+    kf_outdir *od;         /* the output directory's policy (kf_repair_into, kf_merge_into), or NULL */
+} rebuild_target;
 
-/* A run into od is done (KF_OK from the job): the stale files go
- * (kf_outdir_finish). KF_OK, or KF_ERR_NOMEM (the last error names the
- * copy) when the names written are not all known. */
-int rebuild_outdir_done(kf_outdir *od);
+/* Where and how a run writes: into out_dir; or, with od (may be NULL), into
+ * its target through its stage when it has one, with its *force. */
+rebuild_target rebuild_target_of(kf_outdir *od, const char *out_dir, bool *force);
+
+/* The end of a run into t that returned rc: into an output directory, a
+ * run that succeeded has the stale files go (kf_outdir_finish). rc, or
+ * KF_ERR_NOMEM (the last error names the copy) when the names written are
+ * not all known. */
+int rebuild_done(const rebuild_target *t, int rc);
 
 /* A file beside the segments that the job reads (a producer snapshot or a
  * .txnindex in pieces, partition.metadata whole; its reader gave rc,

@@ -57,33 +57,30 @@ void repair_emit_file(repair_ctx *c, const char *input, const char *output, cons
 {
     va_list ap;
     va_start(ap, fmt);
-    rebuild_emit_filev(c->od, c->o->file_fn, c->o->ctx, input, output, action, fmt, ap);
+    rebuild_emit_filev(c->t.od, c->o->file_fn, c->o->ctx, input, output, action, fmt, ap);
     va_end(ap);
 }
 
 /* ---- entry points --------------------------------------------------------------- */
 
-static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *res, const char *out_dir,
-                    const char *write_dir, kf_outdir *od)
+static int ctx_init(repair_ctx *c, const kf_repair_opts *o, kf_repair_result *res, const rebuild_target *t)
 {
     memset(res, 0, sizeof *res);
     memset(c, 0, sizeof *c);
     c->o = o;
     c->res = res;
-    c->out_dir = out_dir;
-    c->write_dir = write_dir;
-    c->od = od;
+    c->t = *t;
     c->ps_seed = -1;
     kf_part_writer_opts wo;
     kf_part_writer_opts_init(&wo);
     wo.force = o->force;
     wo.max_batch_bytes = o->max_batch_bytes;
     wo.rewindable = !o->salvage;
-    wo.stage_dir = write_dir;
-    int rc = kf_part_writer_open(&c->w, out_dir, &wo);
+    wo.stage_dir = t->write_dir;
+    int rc = kf_part_writer_open(&c->w, t->out_dir, &wo);
     if (rc == KF_OK)
         return KF_OK;
-    return c->w ? repair_writer_fail(c) : repair_fail(c, out_dir, ENOMEM, "out of memory");
+    return c->w ? repair_writer_fail(c) : repair_fail(c, t->out_dir, ENOMEM, "out of memory");
 }
 
 static void ctx_free(repair_ctx *c)
@@ -174,8 +171,8 @@ static int other_files(repair_ctx *c, const char *in_dir, const kf_name_list *l,
     return rc;
 }
 
-static int repair_partition(const char *in_dir, const char *out_dir, const char *write_dir, const kf_repair_opts *o,
-                            kf_repair_result *res, kf_outdir *od)
+static int repair_partition(const char *in_dir, const rebuild_target *t, const kf_repair_opts *o,
+                            kf_repair_result *res)
 {
     repair_ctx c;
     kf_name_list l;
@@ -189,7 +186,7 @@ static int repair_partition(const char *in_dir, const char *out_dir, const char 
         return lrc == KF_ERR_NOMEM ? repair_fail(&c, in_dir, ENOMEM, "out of memory")
                                    : repair_fail(&c, in_dir, err_no, "cannot list directory");
     }
-    int rc = ctx_init(&c, o, res, out_dir, write_dir, od);
+    int rc = ctx_init(&c, o, res, t);
     if (rc != KF_OK) {
         kf_name_list_free(&l);
         ctx_free(&c);
@@ -256,11 +253,11 @@ static int repair_partition(const char *in_dir, const char *out_dir, const char 
     return rc;
 }
 
-static int repair_segment_file(const char *log_path, const char *out_dir, const char *write_dir,
-                               const kf_repair_opts *o, kf_repair_result *res, kf_outdir *od)
+static int repair_segment_file(const char *log_path, const rebuild_target *t, const kf_repair_opts *o,
+                               kf_repair_result *res)
 {
     repair_ctx c;
-    int rc = ctx_init(&c, o, res, out_dir, write_dir, od);
+    int rc = ctx_init(&c, o, res, t);
     if (rc != KF_OK) {
         ctx_free(&c);
         return rc;
@@ -292,11 +289,9 @@ static int repair_run(const char *path, bool partition, const char *out_dir, con
     kf_repair_opts own;
     if (kf_opts_take(&own, o, sizeof own, KF_REPAIR_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
-    const char *write_dir;
-    rebuild_dirs(od, &out_dir, &write_dir, &own.force);
-    int rc = partition ? repair_partition(path, out_dir, write_dir, &own, res, od)
-                       : repair_segment_file(path, out_dir, write_dir, &own, res, od);
-    return rc != KF_OK || !od ? rc : rebuild_outdir_done(od);
+    rebuild_target t = rebuild_target_of(od, out_dir, &own.force);
+    return rebuild_done(&t, partition ? repair_partition(path, &t, &own, res)
+                                      : repair_segment_file(path, &t, &own, res));
 }
 
 int kf_repair_partition(const char *in_dir, const char *out_dir, const kf_repair_opts *o, kf_repair_result *res)

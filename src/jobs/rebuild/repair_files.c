@@ -106,7 +106,7 @@ int repair_write_epochs(repair_ctx *c, const char *in_path, int64_t leo)
     kf_leader_epochs_free(&kept);
     if (wrc != KF_OK)
         return repair_writer_fail(c);
-    char *outp = kf_path_join(c->out_dir, "leader-epoch-checkpoint");
+    char *outp = kf_path_join(c->t.out_dir, "leader-epoch-checkpoint");
     if (!outp)
         return repair_fail(c, in_path, ENOMEM, "out of memory");
     if (consistent && cut == 0)
@@ -207,11 +207,11 @@ int repair_snapshot(repair_ctx *c, const char *in_path, const char *name, int64_
         rebuild_unreadable(c->o->problem_fn, c->o->ctx, in_path, KF_ERR_IO, kf_error_last()->err_no);
         rc = rebuild_snapshot(c, in_path, snap_off, leo_in_input, have_leo, leo, "it cannot be read");
     } else {
-        char *outp = kf_path_join(c->out_dir, name);
+        char *outp = kf_path_join(c->t.out_dir, name);
         bool input_failed;
         if (!outp) {
             rc = repair_fail(c, in_path, ENOMEM, "out of memory");
-        } else if (kf_error_errno(kf_out_copy_file(c->write_dir, name, in_path, s.size, c->o->force, &input_failed),
+        } else if (kf_error_errno(kf_out_copy_file(c->t.write_dir, name, in_path, s.size, c->o->force, &input_failed),
                                   &err_no) == KF_OK) {
             repair_emit_file(c, in_path, outp, "copied", "its producer state names no dropped offset");
         } else if (input_failed) { /* it shrank or failed since it was checked */
@@ -232,7 +232,7 @@ int repair_metadata(repair_ctx *c, const char *in_path)
 {
     char *outp = NULL, msg[200];
     int err_no = 0, rc = KF_OK;
-    switch (rebuild_copy_metadata(in_path, c->out_dir, c->write_dir, c->o->force, &outp, msg, sizeof msg, &err_no,
+    switch (rebuild_copy_metadata(in_path, c->t.out_dir, c->t.write_dir, c->o->force, &outp, msg, sizeof msg, &err_no,
                                   c->o->problem_fn, c->o->ctx)) {
     case REBUILD_MD_COPIED: repair_emit_file(c, in_path, outp, "copied", "valid"); break;
     case REBUILD_MD_UNREADABLE: repair_emit_file(c, in_path, NULL, "dropped", "cannot be read"); break;

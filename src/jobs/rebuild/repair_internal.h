@@ -14,6 +14,7 @@
 #include "kfsck/outdir.h"
 #include "format/epoch_stream.h"
 #include "format/partwriter.h"
+#include "jobs/rebuild/rebuild.h"
 #include "kfsck/repair.h"
 
 typedef struct repair_range {
@@ -23,9 +24,7 @@ typedef struct repair_range {
 typedef struct repair_ctx {
     const kf_repair_opts *o;
     kf_repair_result *res;
-    const char *out_dir;      /* the output the paths reported name */
-    const char *write_dir;    /* where the files are written: out_dir, or its stage (outdir.h) */
-    kf_outdir *od;            /* the output directory's policy (kf_repair_into), or NULL */
+    rebuild_target t;
     kf_part_writer *w;
     bool truncated;           /* default mode: a segment was cut, later ones go */
     /* the input's leader-epoch-checkpoint, checked against the kept batches

@@ -587,7 +587,7 @@ static int run_pass(seg_pass *s)
     if (kf_part_writer_close_segment(c->w, &ps) != KF_OK)
         return repair_writer_fail(c);
     c->res->segments_written++;
-    rebuild_segment_done(c->od, c->o->segment_fn, c->o->ctx, &ps, j->in_path, s->size);
+    rebuild_segment_done(c->t.od, c->o->segment_fn, c->o->ctx, &ps, j->in_path, s->size);
     return report_txnindex(s, &ps);
 }
 

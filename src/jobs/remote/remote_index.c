@@ -198,20 +198,16 @@ static int index_kind(const char *name)
     return 0;
 }
 
-static void check_entry(checker *c, const char *dir, char **names, size_t n, const char *name)
+/* The entry of the cache dir's file name (path: dir/name; names: the dir's
+ * files, sorted), judged once, by the first of its files. */
+static void judge_entry(checker *c, const char *dir, const char *path, char **names, size_t n, const char *name)
 {
-    char *path = kf_path_join(dir, name);
-    if (!path) {
-        c->rc = KF_ERR_NOMEM;
-        return;
-    }
     uint8_t id[16];
     if (!name_uuid(name, id)) {
         emit(c, path, NULL, -1, "bad_name",
              "no segment id between its first '_' and first '.': the broker's index cache throws at start-up "
              "(RemoteIndexCache.init): it does not start",
              true);
-        free(path);
         return;
     }
     int kind = index_kind(name);
@@ -234,17 +230,14 @@ static void check_entry(checker *c, const char *dir, char **names, size_t n, con
     bool speaks = kind && first && !strcmp(first, name);
     int64_t start = -1;
     bool has_start = name_offset(name, &start);
-    if (!speaks) {
-        free(path);
+    if (!speaks)
         return;
-    }
     c->tot->index_entries++;
     if (!all) {
         emit(c, path, id, has_start ? start : -1, "incomplete",
              "not all of its .index, .timeindex and .txnindex are there: the broker deletes the entry at start-up "
              "and fetches the indexes again",
              false);
-        free(path);
         return;
     }
     if (!has_start) {
@@ -252,7 +245,6 @@ static void check_entry(checker *c, const char *dir, char **names, size_t n, con
              "no start offset before its '_': the broker's index cache throws at start-up (RemoteIndexCache.init): it "
              "does not start",
              true);
-        free(path);
         return;
     }
     for (int i = 0; i < 3 && c->rc == KF_OK; i++) {
@@ -278,6 +270,16 @@ static void check_entry(checker *c, const char *dir, char **names, size_t n, con
             emit(c, path, id, start, "start_offset_mismatch", msg, false);
         }
     }
+}
+
+static void check_entry(checker *c, const char *dir, char **names, size_t n, const char *name)
+{
+    char *path = kf_path_join(dir, name);
+    if (!path) {
+        c->rc = KF_ERR_NOMEM;
+        return;
+    }
+    judge_entry(c, dir, path, names, n, name);
     free(path);
 }
 

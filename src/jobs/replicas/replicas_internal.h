@@ -13,6 +13,7 @@
 
 #include "kfsck/metadata.h"
 #include "kfsck/replicas.h"
+#include "kfsck/scan.h"
 
 /* One replica of one partition as its input described it. Owns its strings. */
 typedef struct rp_rec {
@@ -23,13 +24,13 @@ typedef struct rp_rec {
     char *datadir, *dir, *cluster_id;  /* dir, cluster_id may be NULL */
     const char *source;                /* the PATH (not owned) */
     bool from_scan_file;
-    bool has_log_start_ckpt, has_first_offset, has_end, has_hw;
-    int64_t log_start_ckpt, first_offset, end, hw;
+    kf_checkpoint_offset log_start_ckpt, hw; /* the log-start and high-watermark checkpoints' entries */
+    bool has_first_offset, has_end;
+    int64_t first_offset, end;
     kf_leader_epoch *epochs;           /* as the checkpoint holds them (not loaded yet) */
     size_t nepochs;
     bool epochs_file_missing;          /* a data dir's partition with no leader-epoch-checkpoint */
-    bool has_recovery_point;           /* a data dir's recovery-point-offset-checkpoint entry */
-    int64_t recovery_point;
+    kf_checkpoint_offset recovery_point; /* a data dir's recovery-point-offset-checkpoint entry */
     uint64_t errors;
 } rp_rec;
 

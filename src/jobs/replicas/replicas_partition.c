@@ -62,7 +62,7 @@ static int epochs_of_batches(rp_rec *r, size_t max_batch_bytes)
         kf_partition_free(&p);
         return KF_OK; /* unreadable: the scan counted it */
     }
-    int64_t rp = r->has_recovery_point ? r->recovery_point : 0, from = 0;
+    int64_t rp = r->recovery_point.has ? r->recovery_point.offset : 0, from = 0;
     for (size_t i = 0; i < p.copies[0].nseg; i++)
         if (p.copies[0].bases[i] >= 0 && p.copies[0].bases[i] <= rp && p.copies[0].bases[i] > from)
             from = p.copies[0].bases[i];
@@ -108,13 +108,14 @@ static kf_replica replica_of(rp_rec *rec)
     r.dir = rec->dir;
     r.source = rec->source;
     r.from_scan_file = rec->from_scan_file;
-    r.has_log_start = rec->has_log_start_ckpt || rec->has_first_offset;
-    r.log_start_offset = rec->has_log_start_ckpt ? rec->log_start_ckpt : rec->first_offset;
+    r.has_log_start = rec->log_start_ckpt.has || rec->has_first_offset;
+    r.log_start_offset = rec->log_start_ckpt.has ? rec->log_start_ckpt.offset : rec->first_offset;
     r.has_log_end = rec->has_end;
     r.log_end_offset = rec->end;
-    r.has_high_watermark = rec->has_hw;
-    r.high_watermark = rec->hw;
-    rec->nepochs = kf_replica_epochs_load(rec->epochs, rec->nepochs, rec->has_log_start_ckpt ? rec->log_start_ckpt : 0,
+    r.has_high_watermark = rec->hw.has;
+    r.high_watermark = rec->hw.offset;
+    rec->nepochs = kf_replica_epochs_load(rec->epochs, rec->nepochs,
+                                          rec->log_start_ckpt.has ? rec->log_start_ckpt.offset : 0,
                                           rec->has_end ? rec->end : -1);
     r.leader_epochs = rec->epochs;
     r.n_leader_epochs = rec->nepochs;

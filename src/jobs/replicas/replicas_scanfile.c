@@ -202,10 +202,10 @@ static const char *read_fields(json_t *o, rp_rec *r)
         return "errors";
     int64_t broker = 0;
     if (!opt_int(o, "broker", &r->has_broker, &broker, &bad) ||
-        !opt_int(o, "log_start_offset", &r->has_log_start_ckpt, &r->log_start_ckpt, &bad) ||
+        !opt_int(o, "log_start_offset", &r->log_start_ckpt.has, &r->log_start_ckpt.offset, &bad) ||
         !opt_int(o, "first_offset", &r->has_first_offset, &r->first_offset, &bad) ||
         !opt_int(o, "recovery_end_offset", &r->has_end, &r->end, &bad) ||
-        !opt_int(o, "high_watermark", &r->has_hw, &r->hw, &bad))
+        !opt_int(o, "high_watermark", &r->hw.has, &r->hw.offset, &bad))
         return bad;
     if (r->has_broker && (broker < INT32_MIN || broker > INT32_MAX))
         return "broker";

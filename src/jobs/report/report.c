@@ -84,6 +84,15 @@ static void status(report_run *R, bool damage)
         R->status = 1;
 }
 
+/* A command's outcome on the summary: some input could not be read (the
+ * page says so), and whether it found damage (the exit status, status()). */
+static void outcome(report_run *R, bool unreadable, bool damage)
+{
+    if (unreadable)
+        R->sum->unreadable = true;
+    status(R, damage);
+}
+
 static void path_error(void *ctx, const char *path, int err_no, const char *what)
 {
     report_run *R = ctx;
@@ -92,8 +101,11 @@ static void path_error(void *ctx, const char *path, int err_no, const char *what
         R->o->error_fn(R->o->error_ctx, path, err_no, what);
 }
 
-/* Readers' options as every command sets them: the cap, the tuning, the problems. */
-static void reader_opts(report_run *R, kf_part_reader_opts *ro, cmd_problems *c)
+/* A job's reader options as every command sets them (the cap, the tuning),
+ * and its problems, the readers' and the job's own (*problem_fn and
+ * *problem_ctx, fields of the job's options), counted in c. */
+static void reader_opts(report_run *R, cmd_problems *c, kf_part_reader_opts *ro, kf_problem_fn *problem_fn,
+                        void **problem_ctx)
 {
     kf_part_reader_opts_init(ro);
     ro->max_batch_bytes = R->o->max_batch_bytes;
@@ -101,6 +113,8 @@ static void reader_opts(report_run *R, kf_part_reader_opts *ro, cmd_problems *c)
     ro->chunk_bytes = R->o->chunk_bytes;
     ro->problem_fn = on_problem;
     ro->problem_ctx = c;
+    *problem_fn = on_problem;
+    *problem_ctx = c;
 }
 
 /* ---- the data dirs and their brokers ---------------------------------------------- */
@@ -221,9 +235,7 @@ static int run_scan(report_run *R)
     R->sum->partitions = tot.partitions;
     R->scan_errors = tot.errors;
     R->scan_warnings = tot.warnings;
-    if (tot.unreadable)
-        R->sum->unreadable = true;
-    status(R, tot.errors > 0);
+    outcome(R, tot.unreadable, tot.errors > 0);
     return KF_OK;
 }
 
@@ -409,10 +421,8 @@ static int run_offsets(report_run *R, char *const *paths, size_t n, const kf_inp
         return KF_ERR_NOMEM;
     kf_offsets_job_opts jo;
     kf_offsets_job_opts_init(&jo);
-    reader_opts(R, &jo.read, &c);
+    reader_opts(R, &c, &jo.read, &jo.problem_fn, &jo.problem_ctx);
     jo.names = names;
-    jo.problem_fn = on_problem;
-    jo.problem_ctx = &c;
     jo.load_error_fn = offsets_load_error;
     jo.load_error_ctx = &c;
     kf_offsets_job *j = NULL;
@@ -432,9 +442,7 @@ static int run_offsets(report_run *R, char *const *paths, size_t n, const kf_inp
         R->offsets_ran = true;
         R->offsets_rows = nrows;
         R->offsets_partitions = res.partitions;
-        if (res.unreadable)
-            R->sum->unreadable = true;
-        status(R, res.uncovered || res.skipped || c.errors);
+        outcome(R, res.unreadable, res.uncovered || res.skipped || c.errors);
     }
     kf_offsets_job_free(j);
     kf_topic_names_free(names);
@@ -473,11 +481,9 @@ static int run_txns(report_run *R, const kf_inputs *in)
     txns_ctx t = {R, false};
     kf_txns_run_opts to;
     kf_txns_run_opts_init(&to);
-    reader_opts(R, &to.read, &c);
+    reader_opts(R, &c, &to.read, &to.problem_fn, &to.problem_ctx);
     to.has_hanging_ms = true;
     to.hanging_ms = KF_TXN_MAX_TIMEOUT_MS_DEFAULT;
-    to.problem_fn = on_problem;
-    to.problem_ctx = &c;
     to.coordinator_fn = txns_coordinator;
     to.partition_fn = txns_partition;
     to.ctx = &t;
@@ -489,9 +495,8 @@ static int run_txns(report_run *R, const kf_inputs *in)
     kf_txns_summary_json(&R->json[RJ_TXNS].w, &tot, c.errors, c.warnings);
     R->sum->open_transactions = tot.open_transactions;
     R->sum->hanging_transactions = tot.hanging_transactions;
-    if (tot.unreadable)
-        R->sum->unreadable = true;
-    status(R, tot.hanging_transactions || tot.markers_missing || tot.incomplete_partitions || c.errors);
+    outcome(R, tot.unreadable,
+            tot.hanging_transactions || tot.markers_missing || tot.incomplete_partitions || c.errors);
     return KF_OK;
 }
 
@@ -515,13 +520,11 @@ static int run_compaction(report_run *R, char *const *paths, size_t n, const kf_
     cmd_start(R, RJ_COMPACTION, &c);
     kf_compaction_opts co;
     kf_compaction_opts_init(&co);
-    reader_opts(R, &co.read, &c);
+    reader_opts(R, &c, &co.read, &co.problem_fn, &co.problem_ctx);
     co.now_ms = R->o->now_ms;
     co.metadata = m;
     co.paths = paths;
     co.npaths = n;
-    co.problem_fn = on_problem;
-    co.problem_ctx = &c;
     kf_compaction_totals tot;
     int rc = kf_compaction_run(in, &co, compaction_result, R, &tot);
     if (rc == KF_ERR_NOMEM)
@@ -529,9 +532,7 @@ static int run_compaction(report_run *R, char *const *paths, size_t n, const kf_
     R->compaction_ran = true;
     kf_compaction_summary_json(&R->json[RJ_COMPACTION].w, &tot, c.errors, c.warnings);
     R->sum->pinned_compactions = tot.pinned;
-    if (tot.unreadable)
-        R->sum->unreadable = true;
-    status(R, tot.pinned > 0);
+    outcome(R, tot.unreadable, tot.pinned > 0);
     return KF_OK;
 }
 
@@ -560,22 +561,19 @@ static int run_remote(report_run *R, char *const *paths, size_t n, const kf_inpu
     cmd_start(R, RJ_REMOTE, &c);
     kf_remote_opts ro;
     kf_remote_opts_init(&ro);
-    reader_opts(R, &ro.read, &c);
+    reader_opts(R, &c, &ro.read, &ro.problem_fn, &ro.problem_ctx);
     ro.now_ms = R->o->now_ms;
     ro.metadata = m;
     ro.paths = paths;
     ro.npaths = n;
-    ro.problem_fn = on_problem;
-    ro.problem_ctx = &c;
     kf_remote_totals tot;
     int rc = kf_remote_run(in, &ro, remote_partition, remote_index, R, &tot);
     if (rc == KF_ERR_NOMEM)
         return rc;
     R->remote_ran = true;
     kf_remote_summary_json(&R->json[RJ_REMOTE].w, &tot, c.errors, c.warnings);
-    if (rc != KF_OK || tot.unreadable)
-        R->sum->unreadable = true;
-    status(R, tot.offsets_in_no_tier || tot.counts[KF_REMOTE_MISSING_IN_STORAGE] || tot.incomplete);
+    outcome(R, rc != KF_OK || tot.unreadable,
+            tot.offsets_in_no_tier || tot.counts[KF_REMOTE_MISSING_IN_STORAGE] || tot.incomplete);
     return KF_OK;
 }
 
@@ -602,9 +600,7 @@ static int run_stats(report_run *R, const kf_inputs *in)
     cmd_start(R, RJ_STATS, &c);
     kf_stats_opts so;
     kf_stats_opts_init(&so);
-    reader_opts(R, &so.read, &c);
-    so.problem_fn = on_problem;
-    so.problem_ctx = &c;
+    reader_opts(R, &c, &so.read, &so.problem_fn, &so.problem_ctx);
     so.group_fn = stats_group;
     so.group_ctx = R;
     kf_stats_result res;
@@ -618,9 +614,7 @@ static int run_stats(report_run *R, const kf_inputs *in)
     if (rc != KF_OK)
         return rc;
     R->stats_ran = true;
-    if (res.unreadable)
-        R->sum->unreadable = true;
-    status(R, res.damaged);
+    outcome(R, res.unreadable, res.damaged);
     return KF_OK;
 }
 
