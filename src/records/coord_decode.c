@@ -60,12 +60,14 @@ static uint32_t try_layout(cs_dctx *d, kf_dtree *t, const uint8_t *v, size_t n, 
     return root;
 }
 
-static void body_err(cs_body *out, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void body_err(cs_body *out, size_t pos, const char *fmt, ...)
+void cs_first_err(char *err, size_t cap, uint32_t *err_pos, size_t pos, const char *fmt, ...)
 {
+    if (err[0])
+        return;
+    *err_pos = (uint32_t)pos;
     va_list ap;
     va_start(ap, fmt);
-    cs_first_err(out->err, sizeof out->err, &out->err_pos, pos, fmt, ap);
+    vsnprintf(err, cap, fmt, ap);
     va_end(ap);
 }
 
@@ -112,10 +114,10 @@ void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t 
             out->partial = true;
             if (d.err) {
                 out->rc = d.err;
-                body_err(out, d.err_pos, "%s v%d: %s", m->name, ver, d.msg);
+                CS_FIRST_ERR(out, d.err_pos, "%s v%d: %s", m->name, ver, d.msg);
             } else {
                 out->rc = KF_ERR_CORRUPT;
-                body_err(out, d.c.pos, "%s v%d: %zu trailing bytes", m->name, ver, kf_cur_left(&d.c));
+                CS_FIRST_ERR(out, d.c.pos, "%s v%d: %zu trailing bytes", m->name, ver, kf_cur_left(&d.c));
             }
         }
         return;
@@ -124,7 +126,7 @@ void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t 
     out->rc = KF_ERR_UNSUPPORTED;
     out->partial = true;
     if (ver < 0 || !(flags & CS_BODY_BEST_EFFORT)) {
-        body_err(out, pos, "%s: unknown version %d", m->name, ver);
+        CS_FIRST_ERR(out, pos, "%s: unknown version %d", m->name, ver);
         return;
     }
     const cs_message *bm =
@@ -134,12 +136,12 @@ void cs_decode_body(const cs_record *rec, int16_t ver, const uint8_t *v, size_t 
     out->root = root;
     out->layout = bm;
     if (d.err)
-        body_err(out, d.err_pos, "%s: unknown version %d (read as %s v%d: %s)", m->name, ver, bm->name, lv, d.msg);
+        CS_FIRST_ERR(out, d.err_pos, "%s: unknown version %d (read as %s v%d: %s)", m->name, ver, bm->name, lv, d.msg);
     else if (!clean)
-        body_err(out, pos, "%s: unknown version %d (read as %s v%d, %zu bytes left over)", m->name, ver, bm->name,
-                 lv, kf_cur_left(&d.c));
+        CS_FIRST_ERR(out, pos, "%s: unknown version %d (read as %s v%d, %zu bytes left over)", m->name, ver,
+                     bm->name, lv, kf_cur_left(&d.c));
     else
-        body_err(out, pos, "%s: unknown version %d (read as %s v%d)", m->name, ver, bm->name, lv);
+        CS_FIRST_ERR(out, pos, "%s: unknown version %d (read as %s v%d)", m->name, ver, bm->name, lv);
     if (d.err == KF_ERR_TOO_BIG || d.err == KF_ERR_NOMEM)
         out->rc = d.err;
 }

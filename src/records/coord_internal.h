@@ -14,11 +14,9 @@
 #ifndef KFSCK_COORD_INTERNAL_H
 #define KFSCK_COORD_INTERNAL_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "kfsck/sys/coord.h"
 
@@ -150,16 +148,13 @@ const cs_record *kf_cs_remote_records(uint32_t *n);
 /* The entry for a type in a table, or NULL. */
 const cs_record *kf_cs_find(const cs_record *recs, uint32_t n, int16_t type);
 
-/* The first failure's words (err, cap bytes) and where it was (*err_pos):
- * both stay as they are once err holds one. */
-__attribute__((format(printf, 5, 0))) static inline void cs_first_err(char *err, size_t cap, uint32_t *err_pos,
-                                                                     size_t pos, const char *fmt, va_list ap)
-{
-    if (err[0])
-        return;
-    *err_pos = (uint32_t)pos;
-    vsnprintf(err, cap, fmt, ap);
-}
+/* The first failure's words (err, cap bytes, from fmt) and where it was
+ * (*err_pos): both stay as they are once err holds one. */
+void cs_first_err(char *err, size_t cap, uint32_t *err_pos, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* cs_first_err into the err and err_pos of rec, a decoder's outcome
+ * (cs_body, kf_kraft_record). */
+#define CS_FIRST_ERR(rec, pos, ...) cs_first_err((rec)->err, sizeof (rec)->err, &(rec)->err_pos, (pos), __VA_ARGS__)
 
 /* What decoding one value body found (cs_decode_body). */
 typedef struct cs_body {

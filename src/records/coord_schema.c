@@ -24,20 +24,15 @@ STRUCT(k_offset, "OffsetCommitKey", "group:string topic:string partition:int32")
 MSG(m_k_legacy_offset, "LegacyOffsetCommitKey", k_offset, 0, 0, -1);
 MSG(m_k_offset, "OffsetCommitKey", k_offset, 0, 0, -1);
 
-STRUCT(k_group, "GroupMetadataKey", "group:string");
-MSG(m_k_group, "GroupMetadataKey", k_group, 0, 0, -1);
+MESSAGE(m_k_group, "GroupMetadataKey", 0, 0, -1, "group:string");
 
-STRUCT(k_gid, "GroupIdKey", "group_id:string");
-MSG(m_k_gid, "GroupIdKey", k_gid, 0, 0, -1);
+MESSAGE(m_k_gid, "GroupIdKey", 0, 0, -1, "group_id:string");
 
-STRUCT(k_gid_member, "GroupMemberKey", "group_id:string member_id:string");
-MSG(m_k_gid_member, "GroupMemberKey", k_gid_member, 0, 0, -1);
+MESSAGE(m_k_gid_member, "GroupMemberKey", 0, 0, -1, "group_id:string member_id:string");
 
-STRUCT(k_regex, "ConsumerGroupRegularExpressionKey", "group_id:string regular_expression:string");
-MSG(m_k_regex, "ConsumerGroupRegularExpressionKey", k_regex, 0, 0, -1);
+MESSAGE(m_k_regex, "ConsumerGroupRegularExpressionKey", 0, 0, -1, "group_id:string regular_expression:string");
 
-STRUCT(k_txn, "TransactionLogKey", "transactional_id:string");
-MSG(m_k_txn, "TransactionLogKey", k_txn, 0, 0, -1);
+MESSAGE(m_k_txn, "TransactionLogKey", 0, 0, -1, "transactional_id:string");
 
 /* ---- shared value structs -------------------------------------------------- */
 
@@ -59,61 +54,54 @@ STRUCT(s_task_ids, "TaskIds", "subtopology_id:string partitions:[int32]");
 
 /* ---- type 0: LegacyOffsetCommitValue (v0) -------------------------------- */
 
-STRUCT(v_legacy_offset, "LegacyOffsetCommitValue", "offset:int64 metadata:string commit_timestamp:int64");
-MSG(m_v_legacy_offset, "LegacyOffsetCommitValue", v_legacy_offset, 0, 0, -1);
+MESSAGE(m_v_legacy_offset, "LegacyOffsetCommitValue", 0, 0, -1, "offset:int64 metadata:string commit_timestamp:int64");
 
 /* ---- type 1: OffsetCommitValue (v0-v4, flexible 4+) ----------------------- */
 
 /* topic_id: 4.1+ (KAFKA-19141); absent = zero uuid */
-STRUCT(v_offset, "OffsetCommitValue",
-       "offset:int64 leader_epoch:int32@3+=-1 metadata:string commit_timestamp:int64 "
-       "expire_timestamp:int64@1=-1 topic_id:uuid@4+#0");
-MSG(m_v_offset, "OffsetCommitValue", v_offset, 0, 4, 4);
+MESSAGE(m_v_offset, "OffsetCommitValue", 0, 4, 4,
+        "offset:int64 leader_epoch:int32@3+=-1 metadata:string commit_timestamp:int64 "
+        "expire_timestamp:int64@1=-1 topic_id:uuid@4+#0");
 
 /* ---- type 2: GroupMetadataValue (v0-v4, flexible 4+) ---------------------- */
 
 STRUCT(s_member, "MemberMetadata",
        "member_id:string group_instance_id:string?@3+ client_id:string client_host:string "
        "rebalance_timeout:int32@1+=-1 session_timeout:int32 subscription:bytes assignment:bytes");
-STRUCT(v_group, "GroupMetadataValue",
-       "protocol_type:string generation:int32 protocol:string? leader:string? "
-       "current_state_timestamp:int64@2+=-1 members:[MemberMetadata]", &s_member);
-MSG(m_v_group, "GroupMetadataValue", v_group, 0, 4, 4);
+MESSAGE(m_v_group, "GroupMetadataValue", 0, 4, 4,
+        "protocol_type:string generation:int32 protocol:string? leader:string? "
+        "current_state_timestamp:int64@2+=-1 members:[MemberMetadata]", &s_member);
 
 /* ---- consumer groups (KIP-848): types 3-8, 16 (v0, flexible) ------------- */
 
 /* metadata_hash: 4.1 (KIP-1101); creation_time_ms: KIP-1282 */
-STRUCT(v_cg_meta, "ConsumerGroupMetadataValue", "epoch:int32 metadata_hash:int64#0 creation_time_ms:int64#1=-1");
-MSG(m_v_cg_meta, "ConsumerGroupMetadataValue", v_cg_meta, 0, 0, 0);
+MESSAGE(m_v_cg_meta, "ConsumerGroupMetadataValue", 0, 0, 0,
+        "epoch:int32 metadata_hash:int64#0 creation_time_ms:int64#1=-1");
 
 MSG(m_v_cg_part_meta, "ConsumerGroupPartitionMetadataValue", v_partition_meta, 0, 0, 0);
 
 STRUCT(s_classic_proto, "ClassicProtocol", "name:string metadata:bytes");
 STRUCT(s_classic_member, "ClassicMemberMetadata",
        "session_timeout_ms:int32 supported_protocols:[ClassicProtocol]", &s_classic_proto);
-STRUCT(v_cg_member, "ConsumerGroupMemberMetadataValue",
-       "instance_id:string? rack_id:string? client_id:string client_host:string "
-       "subscribed_topic_names:[string] subscribed_topic_regex:string? rebalance_timeout_ms:int32=-1 "
-       "server_assignor:string? classic_member_metadata:ClassicMemberMetadata?#0", &s_classic_member);
-MSG(m_v_cg_member, "ConsumerGroupMemberMetadataValue", v_cg_member, 0, 0, 0);
+MESSAGE(m_v_cg_member, "ConsumerGroupMemberMetadataValue", 0, 0, 0,
+        "instance_id:string? rack_id:string? client_id:string client_host:string "
+        "subscribed_topic_names:[string] subscribed_topic_regex:string? rebalance_timeout_ms:int32=-1 "
+        "server_assignor:string? classic_member_metadata:ClassicMemberMetadata?#0", &s_classic_member);
 
 /* assignment_timestamp: 4.3 (KIP-1263) */
-STRUCT(v_cg_target_meta, "ConsumerGroupTargetAssignmentMetadataValue",
-       "assignment_epoch:int32 assignment_timestamp:int64#0");
-MSG(m_v_cg_target_meta, "ConsumerGroupTargetAssignmentMetadataValue", v_cg_target_meta, 0, 0, 0);
+MESSAGE(m_v_cg_target_meta, "ConsumerGroupTargetAssignmentMetadataValue", 0, 0, 0,
+        "assignment_epoch:int32 assignment_timestamp:int64#0");
 
 STRUCT(v_topic_parts_list, "TargetAssignmentMemberValue", "topic_partitions:[TopicPartitions]", &s_topic_parts);
 MSG(m_v_cg_target_member, "ConsumerGroupTargetAssignmentMemberValue", v_topic_parts_list, 0, 0, 0);
 
 /* assignment_epochs: KIP-1251 */
 STRUCT(s_cg_topic_parts, "TopicPartitions", "topic_id:uuid partitions:[int32] assignment_epochs:[int32]?#0");
-STRUCT(v_cg_current, "ConsumerGroupCurrentMemberAssignmentValue",
-       "member_epoch:int32 previous_member_epoch:int32 state:int8 assigned_partitions:[TopicPartitions] "
-       "partitions_pending_revocation:[TopicPartitions]", &s_cg_topic_parts);
-MSG(m_v_cg_current, "ConsumerGroupCurrentMemberAssignmentValue", v_cg_current, 0, 0, 0);
+MESSAGE(m_v_cg_current, "ConsumerGroupCurrentMemberAssignmentValue", 0, 0, 0,
+        "member_epoch:int32 previous_member_epoch:int32 state:int8 assigned_partitions:[TopicPartitions] "
+        "partitions_pending_revocation:[TopicPartitions]", &s_cg_topic_parts);
 
-STRUCT(v_cg_regex, "ConsumerGroupRegularExpressionValue", "topics:[string] version:int64 timestamp:int64");
-MSG(m_v_cg_regex, "ConsumerGroupRegularExpressionValue", v_cg_regex, 0, 0, 0);
+MESSAGE(m_v_cg_regex, "ConsumerGroupRegularExpressionValue", 0, 0, 0, "topics:[string] version:int64 timestamp:int64");
 
 /* ---- share groups (KIP-932): types 9-15 (v0, flexible) ------------------- */
 
@@ -131,68 +119,59 @@ MSG(m_v_sg_part_meta_39, "ShareGroupPartitionMetadataValue (3.9)", v_sg_state, 0
  * CreateTimestamp in TopicPartitionsInfo. */
 STRUCT(s_topic_parts_info2, "TopicPartitionsInfo",
        "topic_id:uuid topic_name:string partitions:[int32] create_timestamp:int64");
-STRUCT(v_sg_state2, "ShareGroupStatePartitionMetadataValue",
-       "initializing_topics:[TopicPartitionsInfo] initialized_topics:[TopicPartitionsInfo] "
-       "deleting_topics:[TopicInfo]", &s_topic_parts_info2, &s_topic_info);
-MSG(m_v_sg_state2, "ShareGroupStatePartitionMetadataValue (later)", v_sg_state2, 0, 0, 0);
+MESSAGE(m_v_sg_state2, "ShareGroupStatePartitionMetadataValue (later)", 0, 0, 0,
+        "initializing_topics:[TopicPartitionsInfo] initialized_topics:[TopicPartitionsInfo] "
+        "deleting_topics:[TopicInfo]", &s_topic_parts_info2, &s_topic_info);
 
 /* Kafka 4.4.0's ShareGroupStatePartitionMetadataValue (the same version 0):
  * InitializingTopics first, TopicPartitionsInfo without CreateTimestamp, as
  * the broker suite's clean scenario found it written (docs/formats.md §23). */
-STRUCT(v_sg_state44, "ShareGroupStatePartitionMetadataValue",
-       "initializing_topics:[TopicPartitionsInfo] initialized_topics:[TopicPartitionsInfo] "
-       "deleting_topics:[TopicInfo]", &s_topic_parts_info, &s_topic_info);
-MSG(m_v_sg_state44, "ShareGroupStatePartitionMetadataValue (4.4)", v_sg_state44, 0, 0, 0);
+MESSAGE(m_v_sg_state44, "ShareGroupStatePartitionMetadataValue (4.4)", 0, 0, 0,
+        "initializing_topics:[TopicPartitionsInfo] initialized_topics:[TopicPartitionsInfo] "
+        "deleting_topics:[TopicInfo]", &s_topic_parts_info, &s_topic_info);
 
-STRUCT(v_sg_member, "ShareGroupMemberMetadataValue",
-       "rack_id:string? client_id:string client_host:string subscribed_topic_names:[string]");
-MSG(m_v_sg_member, "ShareGroupMemberMetadataValue", v_sg_member, 0, 0, 0);
+MESSAGE(m_v_sg_member, "ShareGroupMemberMetadataValue", 0, 0, 0,
+        "rack_id:string? client_id:string client_host:string subscribed_topic_names:[string]");
 
 STRUCT(v_epoch, "EpochValue", "epoch:int32");
 MSG(m_v_sg_meta, "ShareGroupMetadataValue", v_epoch, 0, 0, 0);
 
 /* Later trunk ShareGroupMetadataValue: + MetadataHash, not tagged. */
-STRUCT(v_sg_meta2, "ShareGroupMetadataValue", "epoch:int32 metadata_hash:int64");
-MSG(m_v_sg_meta2, "ShareGroupMetadataValue (later)", v_sg_meta2, 0, 0, 0);
+MESSAGE(m_v_sg_meta2, "ShareGroupMetadataValue (later)", 0, 0, 0, "epoch:int32 metadata_hash:int64");
 
 STRUCT(v_assignment_epoch, "TargetAssignmentMetadataValue", "assignment_epoch:int32");
 MSG(m_v_sg_target_meta, "ShareGroupTargetAssignmentMetadataValue", v_assignment_epoch, 0, 0, 0);
 MSG(m_v_sg_target_member, "ShareGroupTargetAssignmentMemberValue", v_topic_parts_list, 0, 0, 0);
 
-STRUCT(v_sg_current, "ShareGroupCurrentMemberAssignmentValue",
-       "member_epoch:int32 previous_member_epoch:int32 state:int8 assigned_partitions:[TopicPartitions]",
-       &s_topic_parts);
-MSG(m_v_sg_current, "ShareGroupCurrentMemberAssignmentValue", v_sg_current, 0, 0, 0);
+MESSAGE(m_v_sg_current, "ShareGroupCurrentMemberAssignmentValue", 0, 0, 0,
+        "member_epoch:int32 previous_member_epoch:int32 state:int8 assigned_partitions:[TopicPartitions]",
+        &s_topic_parts);
 
 /* ---- streams groups (KIP-1071): types 17-24 (v0, flexible) ---------------- */
 
 MSG(m_v_st_meta, "StreamsGroupMetadataValue", v_epoch, 0, 0, 0);
 
 /* Later trunk StreamsGroupMetadataValue. */
-STRUCT(v_st_meta2, "StreamsGroupMetadataValue",
-       "epoch:int32 metadata_hash:int64 validated_topology_epoch:int32#0=-1 assignment_configs:[KeyValue]", &s_kv);
-MSG(m_v_st_meta2, "StreamsGroupMetadataValue (later)", v_st_meta2, 0, 0, 0);
+MESSAGE(m_v_st_meta2, "StreamsGroupMetadataValue (later)", 0, 0, 0,
+        "epoch:int32 metadata_hash:int64 validated_topology_epoch:int32#0=-1 assignment_configs:[KeyValue]", &s_kv);
 
 MSG(m_v_st_part_meta, "StreamsGroupPartitionMetadataValue", v_partition_meta, 0, 0, 0);
 
 STRUCT(s_endpoint, "Endpoint", "host:string port:uint16");
-STRUCT(v_st_member, "StreamsGroupMemberMetadataValue",
-       "instance_id:string? rack_id:string? client_id:string client_host:string "
-       "rebalance_timeout_ms:int32=-1 topology_epoch:int32 process_id:string user_endpoint:Endpoint? "
-       "client_tags:[KeyValue]", &s_endpoint, &s_kv);
-MSG(m_v_st_member, "StreamsGroupMemberMetadataValue", v_st_member, 0, 0, 0);
+MESSAGE(m_v_st_member, "StreamsGroupMemberMetadataValue", 0, 0, 0,
+        "instance_id:string? rack_id:string? client_id:string client_host:string "
+        "rebalance_timeout_ms:int32=-1 topology_epoch:int32 process_id:string user_endpoint:Endpoint? "
+        "client_tags:[KeyValue]", &s_endpoint, &s_kv);
 
 MSG(m_v_st_target_meta, "StreamsGroupTargetAssignmentMetadataValue", v_assignment_epoch, 0, 0, 0);
 
-STRUCT(v_st_target_member, "StreamsGroupTargetAssignmentMemberValue",
-       "active_tasks:[TaskIds] standby_tasks:[TaskIds] warmup_tasks:[TaskIds]", &s_task_ids);
-MSG(m_v_st_target_member, "StreamsGroupTargetAssignmentMemberValue", v_st_target_member, 0, 0, 0);
+MESSAGE(m_v_st_target_member, "StreamsGroupTargetAssignmentMemberValue", 0, 0, 0,
+        "active_tasks:[TaskIds] standby_tasks:[TaskIds] warmup_tasks:[TaskIds]", &s_task_ids);
 
-STRUCT(v_st_current, "StreamsGroupCurrentMemberAssignmentValue",
-       "member_epoch:int32 previous_member_epoch:int32 state:int8 active_tasks:[TaskIds] "
-       "standby_tasks:[TaskIds] warmup_tasks:[TaskIds] active_tasks_pending_revocation:[TaskIds] "
-       "standby_tasks_pending_revocation:[TaskIds] warmup_tasks_pending_revocation:[TaskIds]", &s_task_ids);
-MSG(m_v_st_current, "StreamsGroupCurrentMemberAssignmentValue", v_st_current, 0, 0, 0);
+MESSAGE(m_v_st_current, "StreamsGroupCurrentMemberAssignmentValue", 0, 0, 0,
+        "member_epoch:int32 previous_member_epoch:int32 state:int8 active_tasks:[TaskIds] "
+        "standby_tasks:[TaskIds] warmup_tasks:[TaskIds] active_tasks_pending_revocation:[TaskIds] "
+        "standby_tasks_pending_revocation:[TaskIds] warmup_tasks_pending_revocation:[TaskIds]", &s_task_ids);
 
 STRUCT(s_st_topic_info, "TopicInfo",
        "name:string partitions:int32 replication_factor:int16 topic_configs:[KeyValue]", &s_kv);
@@ -202,23 +181,21 @@ STRUCT(s_subtopology, "Subtopology",
        "subtopology_id:string source_topics:[string] source_topic_regex:[string] "
        "state_changelog_topics:[TopicInfo] repartition_sink_topics:[string] "
        "repartition_source_topics:[TopicInfo] copartition_groups:[CopartitionGroup]", &s_st_topic_info, &s_copartition);
-STRUCT(v_st_topology, "StreamsGroupTopologyValue", "epoch:int32 subtopologies:[Subtopology]", &s_subtopology);
-MSG(m_v_st_topology, "StreamsGroupTopologyValue", v_st_topology, 0, 0, 0);
+MESSAGE(m_v_st_topology, "StreamsGroupTopologyValue", 0, 0, 0,
+        "epoch:int32 subtopologies:[Subtopology]", &s_subtopology);
 
 STRUCT(s_resolved, "ResolvedTopicIds", "subtopology_id:string topic_ids:[uuid]");
-STRUCT(v_st_resolved, "StreamsGroupTargetAssignmentResolvedTopicIdsValue",
-       "assignment_epoch:int32 resolved_topic_ids_by_subtopology:[ResolvedTopicIds]", &s_resolved);
-MSG(m_v_st_resolved, "StreamsGroupTargetAssignmentResolvedTopicIdsValue", v_st_resolved, 0, 0, 0);
+MESSAGE(m_v_st_resolved, "StreamsGroupTargetAssignmentResolvedTopicIdsValue", 0, 0, 0,
+        "assignment_epoch:int32 resolved_topic_ids_by_subtopology:[ResolvedTopicIds]", &s_resolved);
 
 /* ---- __transaction_state: TransactionLogValue (v0-v1, flexible 1+) -------- */
 
 STRUCT(s_txn_parts, "PartitionsSchema", "topic:string partition_ids:[int32]");
-STRUCT(v_txn, "TransactionLogValue",
-       "producer_id:int64 previous_producer_id:int64@1+#0=-1 next_producer_id:int64@1+#1=-1 "
-       "producer_epoch:int16 transaction_timeout_ms:int32 transaction_status:int8 "
-       "transaction_partitions:[PartitionsSchema]? transaction_last_update_timestamp_ms:int64 "
-       "transaction_start_timestamp_ms:int64 client_transaction_version:int16@1+#2", &s_txn_parts);
-MSG(m_v_txn, "TransactionLogValue", v_txn, 0, 1, 1);
+MESSAGE(m_v_txn, "TransactionLogValue", 0, 1, 1,
+        "producer_id:int64 previous_producer_id:int64@1+#0=-1 next_producer_id:int64@1+#1=-1 "
+        "producer_epoch:int16 transaction_timeout_ms:int32 transaction_status:int8 "
+        "transaction_partitions:[PartitionsSchema]? transaction_last_update_timestamp_ms:int64 "
+        "transaction_start_timestamp_ms:int64 client_transaction_version:int16@1+#2", &s_txn_parts);
 
 /* ---- consumer protocol (non-flexible, v0-v3) ------------------------------ */
 

@@ -6,8 +6,6 @@
  * tables of kraft_schema.c and remote_schema.c. */
 #include "kfsck/sys/kraft.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -30,15 +28,6 @@ static void rec_init(kf_kraft_record *out)
     out->root = KF_DNODE_NONE;
 }
 
-static void rec_err(kf_kraft_record *out, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void rec_err(kf_kraft_record *out, size_t pos, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    cs_first_err(out->err, sizeof out->err, &out->err_pos, pos, fmt, ap);
-    va_end(ap);
-}
-
 /* One of the three header numbers: an unsigned varint of at most 5 bytes,
  * at most 32767. */
 static int header_number_long(kf_cursor *c, const char *what, int16_t *v, kf_kraft_record *out)
@@ -46,11 +35,12 @@ static int header_number_long(kf_cursor *c, const char *what, int16_t *v, kf_kra
     size_t at = c->pos;
     uint32_t x = kf_cur_uvarint(c);
     if (c->err) {
-        rec_err(out, at, "%s: %s", what, c->err == KF_ERR_TRUNCATED ? "the value ends inside it" : "malformed varint");
+        CS_FIRST_ERR(out, at, "%s: %s", what,
+                     c->err == KF_ERR_TRUNCATED ? "the value ends inside it" : "malformed varint");
         return c->err;
     }
     if (x > SHORT_MAX) {
-        rec_err(out, at, "%s %u is too large", what, x);
+        CS_FIRST_ERR(out, at, "%s %u is too large", what, x);
         return KF_ERR_CORRUPT;
     }
     *v = (int16_t)x;
@@ -104,7 +94,7 @@ static void take_body(const cs_record *rec, const cs_body *b, kf_kraft_record *o
     if (b->ok && b->layout && b->layout != rec->value)
         out->layout = b->layout->name;
     if (b->err[0])
-        rec_err(out, b->err_pos, "%s", b->err);
+        CS_FIRST_ERR(out, b->err_pos, "%s", b->err);
 }
 
 static int kraft_decode(int topic, const uint8_t *key, int32_t key_len, const uint8_t *value, int32_t value_len,
@@ -113,7 +103,7 @@ static int kraft_decode(int topic, const uint8_t *key, int32_t key_len, const ui
     rec_init(out);
     out->key_present = key != NULL && key_len >= 0;
     if (!t) {
-        rec_err(out, 0, "no node arena");
+        CS_FIRST_ERR(out, 0, "no node arena");
         return KF_ERR_CORRUPT;
     }
     uint32_t nrec = 0;
@@ -123,11 +113,11 @@ static int kraft_decode(int topic, const uint8_t *key, int32_t key_len, const ui
     else if (topic == KF_KRAFT_REMOTE)
         recs = kf_cs_remote_records(&nrec);
     else {
-        rec_err(out, 0, "unknown KRaft-envelope topic %d", topic);
+        CS_FIRST_ERR(out, 0, "unknown KRaft-envelope topic %d", topic);
         return KF_ERR_UNSUPPORTED;
     }
     if (!value || value_len < 0) {
-        rec_err(out, 0, "null value (a metadata record always has one)");
+        CS_FIRST_ERR(out, 0, "null value (a metadata record always has one)");
         return KF_ERR_CORRUPT;
     }
     kf_cursor c;
@@ -136,11 +126,11 @@ static int kraft_decode(int topic, const uint8_t *key, int32_t key_len, const ui
     if (rc != KF_OK)
         return rc;
     if (out->frame_version != FRAME_VERSION) {
-        rec_err(out, 0,
-                out->frame_version == 0
-                    ? "frame version 0 (the KRaft preview of Kafka 2.8, which newer Kafka cannot read)"
-                    : "unknown frame version %d",
-                out->frame_version);
+        CS_FIRST_ERR(out, 0,
+                     out->frame_version == 0
+                         ? "frame version 0 (the KRaft preview of Kafka 2.8, which newer Kafka cannot read)"
+                         : "unknown frame version %d",
+                     out->frame_version);
         return KF_ERR_UNSUPPORTED;
     }
     if ((rc = header_number(&c, "type", &out->api_key, out)) != KF_OK ||
@@ -148,14 +138,14 @@ static int kraft_decode(int topic, const uint8_t *key, int32_t key_len, const ui
         return rc;
     const cs_record *rec = kf_cs_find(recs, nrec, out->api_key);
     if (!rec) {
-        rec_err(out, 0, "unknown record type %d", out->api_key);
+        CS_FIRST_ERR(out, 0, "unknown record type %d", out->api_key);
         return KF_ERR_UNSUPPORTED;
     }
     out->record_type = rec->record_type;
     out->schema_name = rec->value->name;
     if (!cs_in(out->version, rec->value->v_min, rec->value->v_max)) {
-        rec_err(out, 0, "%s: unknown version %d (this build knows %d to %d)", rec->value->name, out->version,
-                rec->value->v_min, rec->value->v_max);
+        CS_FIRST_ERR(out, 0, "%s: unknown version %d (this build knows %d to %d)", rec->value->name, out->version,
+                     rec->value->v_min, rec->value->v_max);
         return KF_ERR_UNSUPPORTED;
     }
     out->known = true;
@@ -173,14 +163,14 @@ static int control_decode(int16_t type, const uint8_t *value, int32_t value_len,
     out->control = true;
     out->api_key = type;
     if (!t) {
-        rec_err(out, 0, "no node arena");
+        CS_FIRST_ERR(out, 0, "no node arena");
         return KF_ERR_CORRUPT;
     }
     uint32_t nrec = 0;
     const cs_record *crecs = kf_cs_control_records(&nrec);
     const cs_record *rec = kf_cs_find(crecs, nrec, type);
     if (!rec) {
-        rec_err(out, 0, "control record type %d is not a KRaft control record", type);
+        CS_FIRST_ERR(out, 0, "control record type %d is not a KRaft control record", type);
         return KF_ERR_UNSUPPORTED;
     }
     out->record_type = rec->record_type;
@@ -188,7 +178,7 @@ static int control_decode(int16_t type, const uint8_t *value, int32_t value_len,
     out->version = 0; /* Kafka reads every control record at version 0 */
     out->known = true;
     if (!value || value_len < 0) {
-        rec_err(out, 0, "%s: null value", rec->value->name);
+        CS_FIRST_ERR(out, 0, "%s: null value", rec->value->name);
         return KF_ERR_CORRUPT;
     }
     cs_body b;

@@ -28,53 +28,46 @@ STRUCT(s_feature, "BrokerFeature", "name:string min_supported_version:int16 max_
 /* ---- 0 RegisterBrokerRecord (v0-4) ----------------------------------------- */
 
 /* is_migrating_zk_broker (v2+) comes second, before incarnation_id. */
-STRUCT(r_register_broker, "RegisterBrokerRecord",
-       "broker_id:int32 is_migrating_zk_broker:bool@2+ incarnation_id:uuid broker_epoch:int64 "
-       "end_points:[BrokerEndpoint] features:[BrokerFeature] rack:string? fenced:bool=1 "
-       "in_controlled_shutdown:bool@1+ log_dirs:[uuid]@3+#0 cordoned_log_dirs:[uuid]?@4+#1", &s_endpoint, &s_feature);
-MSG(m_register_broker, "RegisterBrokerRecord", r_register_broker, 0, 4, 0);
+MESSAGE(m_register_broker, "RegisterBrokerRecord", 0, 4, 0,
+        "broker_id:int32 is_migrating_zk_broker:bool@2+ incarnation_id:uuid broker_epoch:int64 "
+        "end_points:[BrokerEndpoint] features:[BrokerFeature] rack:string? fenced:bool=1 "
+        "in_controlled_shutdown:bool@1+ log_dirs:[uuid]@3+#0 cordoned_log_dirs:[uuid]?@4+#1", &s_endpoint, &s_feature);
 
 /* ---- 1 UnregisterBrokerRecord ---------------------------------------------- */
 
-STRUCT(r_unregister_broker, "UnregisterBrokerRecord", "broker_id:int32 broker_epoch:int64");
-MSG(m_unregister_broker, "UnregisterBrokerRecord", r_unregister_broker, 0, 0, 0);
+MESSAGE(m_unregister_broker, "UnregisterBrokerRecord", 0, 0, 0, "broker_id:int32 broker_epoch:int64");
 
 /* ---- 2 TopicRecord --------------------------------------------------------- */
 
-STRUCT(r_topic, "TopicRecord", "name:string topic_id:uuid");
-MSG(m_topic, "TopicRecord", r_topic, 0, 0, 0);
+MESSAGE(m_topic, "TopicRecord", 0, 0, 0, "name:string topic_id:uuid");
 
 /* ---- 3 PartitionRecord (v0-2) ---------------------------------------------- */
 
 /* leader_recovery_state: declared here, but tagged. */
-STRUCT(r_partition, "PartitionRecord",
-       "partition_id:int32=-1 topic_id:uuid replicas:[int32] isr:[int32] removing_replicas:[int32] "
-       "adding_replicas:[int32] leader:int32=-1 leader_recovery_state:int8#0 leader_epoch:int32=-1 "
-       "partition_epoch:int32=-1 directories:[uuid]@1+ eligible_leader_replicas:[int32]?@2+#1 "
-       "last_known_elr:[int32]?@2+#2");
-MSG(m_partition, "PartitionRecord", r_partition, 0, 2, 0);
+MESSAGE(m_partition, "PartitionRecord", 0, 2, 0,
+        "partition_id:int32=-1 topic_id:uuid replicas:[int32] isr:[int32] removing_replicas:[int32] "
+        "adding_replicas:[int32] leader:int32=-1 leader_recovery_state:int8#0 leader_epoch:int32=-1 "
+        "partition_epoch:int32=-1 directories:[uuid]@1+ eligible_leader_replicas:[int32]?@2+#1 "
+        "last_known_elr:[int32]?@2+#2");
 
 /* ---- 4 ConfigRecord -------------------------------------------------------- */
 
 /* value: a secret when the name looks like one (kraft_decode.c). */
-STRUCT(r_config, "ConfigRecord", "resource_type:int8 resource_name:string name:string value:string?");
-MSG(m_config, "ConfigRecord", r_config, 0, 0, 0);
+MESSAGE(m_config, "ConfigRecord", 0, 0, 0, "resource_type:int8 resource_name:string name:string value:string?");
 
 /* ---- 5 PartitionChangeRecord (v0-2): only what changes ---------------------- */
 
 /* directories: tag 8, declared before tags 6 and 7. */
-STRUCT(r_partition_change, "PartitionChangeRecord",
-       "partition_id:int32=-1 topic_id:uuid isr:[int32]?#0 leader:int32#1=-2 replicas:[int32]?#2 "
-       "removing_replicas:[int32]?#3 adding_replicas:[int32]?#4 leader_recovery_state:int8#5=-1 "
-       "directories:[uuid]?@1+#8 eligible_leader_replicas:[int32]?@2+#6 last_known_elr:[int32]?@2+#7");
-MSG(m_partition_change, "PartitionChangeRecord", r_partition_change, 0, 2, 0);
+MESSAGE(m_partition_change, "PartitionChangeRecord", 0, 2, 0,
+        "partition_id:int32=-1 topic_id:uuid isr:[int32]?#0 leader:int32#1=-2 replicas:[int32]?#2 "
+        "removing_replicas:[int32]?#3 adding_replicas:[int32]?#4 leader_recovery_state:int8#5=-1 "
+        "directories:[uuid]?@1+#8 eligible_leader_replicas:[int32]?@2+#6 last_known_elr:[int32]?@2+#7");
 
 /* ---- 6 AccessControlRecord (2.8-3.4 schema, never written) ----------------- */
 
-STRUCT(r_access_control, "AccessControlRecord",
-       "resource_type:int8 resource_name:string? pattern_type:int8 principal:string host:string "
-       "operation:int8 permission_type:int8");
-MSG(m_access_control, "AccessControlRecord", r_access_control, 0, 0, 0);
+MESSAGE(m_access_control, "AccessControlRecord", 0, 0, 0,
+        "resource_type:int8 resource_name:string? pattern_type:int8 principal:string host:string "
+        "operation:int8 permission_type:int8");
 
 /* ---- 7 FenceBrokerRecord / 8 UnfenceBrokerRecord ----------------------------- */
 
@@ -84,122 +77,102 @@ MSG(m_unfence_broker, "UnfenceBrokerRecord", r_fence, 0, 0, 0);
 
 /* ---- 9 RemoveTopicRecord ----------------------------------------------------- */
 
-STRUCT(r_remove_topic, "RemoveTopicRecord", "topic_id:uuid");
-MSG(m_remove_topic, "RemoveTopicRecord", r_remove_topic, 0, 0, 0);
+MESSAGE(m_remove_topic, "RemoveTopicRecord", 0, 0, 0, "topic_id:uuid");
 
 /* ---- 10 DelegationTokenRecord ------------------------------------------------ */
 
-STRUCT(r_delegation_token, "DelegationTokenRecord",
-       "owner:string requester:string renewers:[string] issue_timestamp:int64 max_timestamp:int64 "
-       "expiration_timestamp:int64 token_id:string!");
-MSG(m_delegation_token, "DelegationTokenRecord", r_delegation_token, 0, 0, 0);
+MESSAGE(m_delegation_token, "DelegationTokenRecord", 0, 0, 0,
+        "owner:string requester:string renewers:[string] issue_timestamp:int64 max_timestamp:int64 "
+        "expiration_timestamp:int64 token_id:string!");
 
 /* <= 3.5 schema (no Requester), never written: tokens need MV 3.6-IV2 */
-STRUCT(r_delegation_token_35, "DelegationTokenRecord",
-       "owner:string renewers:[string] issue_timestamp:int64 max_timestamp:int64 expiration_timestamp:int64 "
-       "token_id:string!");
-MSG(m_delegation_token_35, "DelegationTokenRecord (3.5)", r_delegation_token_35, 0, 0, 0);
+MESSAGE(m_delegation_token_35, "DelegationTokenRecord (3.5)", 0, 0, 0,
+        "owner:string renewers:[string] issue_timestamp:int64 max_timestamp:int64 expiration_timestamp:int64 "
+        "token_id:string!");
 
 /* ---- 11 UserScramCredentialRecord -------------------------------------------- */
 
-STRUCT(r_scram, "UserScramCredentialRecord",
-       "name:string mechanism:int8 salt:bytes! stored_key:bytes! server_key:bytes! iterations:int32");
-MSG(m_scram, "UserScramCredentialRecord", r_scram, 0, 0, 0);
+MESSAGE(m_scram, "UserScramCredentialRecord", 0, 0, 0,
+        "name:string mechanism:int8 salt:bytes! stored_key:bytes! server_key:bytes! iterations:int32");
 
 /* <= 3.4 schema, never written: SCRAM records need MV 3.5-IV2 */
 STRUCT(s_credential_info, "CredentialInfo", "mechanism:int8 salt:bytes! salted_password:bytes! iterations:int32");
-STRUCT(r_scram_34, "UserScramCredentialRecord", "name:string credential_infos:[CredentialInfo]", &s_credential_info);
-MSG(m_scram_34, "UserScramCredentialRecord (3.4)", r_scram_34, 0, 0, 0);
+MESSAGE(m_scram_34, "UserScramCredentialRecord (3.4)", 0, 0, 0,
+        "name:string credential_infos:[CredentialInfo]", &s_credential_info);
 
 /* ---- 12 FeatureLevelRecord (version frozen at 0) ----------------------------- */
 
-STRUCT(r_feature_level, "FeatureLevelRecord", "name:string feature_level:int16");
-MSG(m_feature_level, "FeatureLevelRecord", r_feature_level, 0, 0, 0);
+MESSAGE(m_feature_level, "FeatureLevelRecord", 0, 0, 0, "name:string feature_level:int16");
 
 /* 3.0-3.2 layout, same apiKey and version */
-STRUCT(r_feature_level_32, "FeatureLevelRecord", "name:string min_feature_level:int16 max_feature_level:int16");
-MSG(m_feature_level_32, "FeatureLevelRecord (3.2)", r_feature_level_32, 0, 0, 0);
+MESSAGE(m_feature_level_32, "FeatureLevelRecord (3.2)", 0, 0, 0,
+        "name:string min_feature_level:int16 max_feature_level:int16");
 
 /* ---- 14 ClientQuotaRecord ---------------------------------------------------- */
 
 STRUCT(s_entity, "EntityData", "entity_type:string entity_name:string?");
-STRUCT(r_client_quota, "ClientQuotaRecord", "entity:[EntityData] key:string value:float64 remove:bool", &s_entity);
-MSG(m_client_quota, "ClientQuotaRecord", r_client_quota, 0, 0, 0);
+MESSAGE(m_client_quota, "ClientQuotaRecord", 0, 0, 0,
+        "entity:[EntityData] key:string value:float64 remove:bool", &s_entity);
 
 /* ---- 15 ProducerIdsRecord (3.0/3.1 named the third field ProducerIdsEnd) ----- */
 
-STRUCT(r_producer_ids, "ProducerIdsRecord", "broker_id:int32 broker_epoch:int64=-1 next_producer_id:int64");
-MSG(m_producer_ids, "ProducerIdsRecord", r_producer_ids, 0, 0, 0);
+MESSAGE(m_producer_ids, "ProducerIdsRecord", 0, 0, 0, "broker_id:int32 broker_epoch:int64=-1 next_producer_id:int64");
 
 /* ---- 16 RemoveFeatureLevelRecord (3.0-3.2 schema, never written) ------------- */
 
-STRUCT(r_remove_feature_level, "RemoveFeatureLevelRecord", "name:string");
-MSG(m_remove_feature_level, "RemoveFeatureLevelRecord", r_remove_feature_level, 0, 0, 0);
+MESSAGE(m_remove_feature_level, "RemoveFeatureLevelRecord", 0, 0, 0, "name:string");
 
 /* ---- 17 BrokerRegistrationChangeRecord (v0-3) -------------------------------- */
 
 /* fenced: 1 fence, -1 unfence, 0 no change; in_controlled_shutdown: 1 in
  * controlled shutdown, 0 no change; log_dirs: empty = no change;
  * cordoned_log_dirs: null = no change. */
-STRUCT(r_brc, "BrokerRegistrationChangeRecord",
-       "broker_id:int32 broker_epoch:int64 fenced:int8#0 in_controlled_shutdown:int8@1+#1 "
-       "log_dirs:[uuid]@2+#2 cordoned_log_dirs:[uuid]?@3+#3");
-MSG(m_brc, "BrokerRegistrationChangeRecord", r_brc, 0, 3, 0);
+MESSAGE(m_brc, "BrokerRegistrationChangeRecord", 0, 3, 0,
+        "broker_id:int32 broker_epoch:int64 fenced:int8#0 in_controlled_shutdown:int8@1+#1 "
+        "log_dirs:[uuid]@2+#2 cordoned_log_dirs:[uuid]?@3+#3");
 
 /* ---- 18 AccessControlEntryRecord / 19 RemoveAccessControlEntryRecord --------- */
 
-STRUCT(r_acl, "AccessControlEntryRecord",
-       "id:uuid resource_type:int8 resource_name:string pattern_type:int8 principal:string host:string "
-       "operation:int8 permission_type:int8");
-MSG(m_acl, "AccessControlEntryRecord", r_acl, 0, 0, 0);
+MESSAGE(m_acl, "AccessControlEntryRecord", 0, 0, 0,
+        "id:uuid resource_type:int8 resource_name:string pattern_type:int8 principal:string host:string "
+        "operation:int8 permission_type:int8");
 
-STRUCT(r_remove_acl, "RemoveAccessControlEntryRecord", "id:uuid");
-MSG(m_remove_acl, "RemoveAccessControlEntryRecord", r_remove_acl, 0, 0, 0);
+MESSAGE(m_remove_acl, "RemoveAccessControlEntryRecord", 0, 0, 0, "id:uuid");
 
 /* ---- 20 NoOpRecord, 24 EndTransactionRecord: no fields ----------------------- */
 
-STRUCT(r_no_op, "NoOpRecord", "");
-MSG(m_no_op, "NoOpRecord", r_no_op, 0, 0, 0);
-STRUCT(r_end_txn, "EndTransactionRecord", "");
-MSG(m_end_txn, "EndTransactionRecord", r_end_txn, 0, 0, 0);
+MESSAGE(m_no_op, "NoOpRecord", 0, 0, 0, "");
+MESSAGE(m_end_txn, "EndTransactionRecord", 0, 0, 0, "");
 
 /* ---- 21 ZkMigrationStateRecord (file ZkMigrationRecord.json) ----------------- */
 
-STRUCT(r_zk_migration, "ZkMigrationStateRecord", "zk_migration_state:int8");
-MSG(m_zk_migration, "ZkMigrationStateRecord", r_zk_migration, 0, 0, 0);
+MESSAGE(m_zk_migration, "ZkMigrationStateRecord", 0, 0, 0, "zk_migration_state:int8");
 
 /* ---- 22 RemoveUserScramCredentialRecord -------------------------------------- */
 
-STRUCT(r_remove_scram, "RemoveUserScramCredentialRecord", "name:string mechanism:int8");
-MSG(m_remove_scram, "RemoveUserScramCredentialRecord", r_remove_scram, 0, 0, 0);
+MESSAGE(m_remove_scram, "RemoveUserScramCredentialRecord", 0, 0, 0, "name:string mechanism:int8");
 
 /* ---- 23 BeginTransactionRecord / 25 AbortTransactionRecord ------------------- */
 
-STRUCT(r_begin_txn, "BeginTransactionRecord", "name:string?#0");
-MSG(m_begin_txn, "BeginTransactionRecord", r_begin_txn, 0, 0, 0);
+MESSAGE(m_begin_txn, "BeginTransactionRecord", 0, 0, 0, "name:string?#0");
 
-STRUCT(r_abort_txn, "AbortTransactionRecord", "reason:string?#0");
-MSG(m_abort_txn, "AbortTransactionRecord", r_abort_txn, 0, 0, 0);
+MESSAGE(m_abort_txn, "AbortTransactionRecord", 0, 0, 0, "reason:string?#0");
 
 /* ---- 26 RemoveDelegationTokenRecord ------------------------------------------ */
 
-STRUCT(r_remove_token, "RemoveDelegationTokenRecord", "token_id:string!");
-MSG(m_remove_token, "RemoveDelegationTokenRecord", r_remove_token, 0, 0, 0);
+MESSAGE(m_remove_token, "RemoveDelegationTokenRecord", 0, 0, 0, "token_id:string!");
 
 /* ---- 27 RegisterControllerRecord ---------------------------------------------- */
 
-STRUCT(r_register_controller, "RegisterControllerRecord",
-       "controller_id:int32 incarnation_id:uuid zk_migration_ready:bool end_points:[BrokerEndpoint] "
-       "features:[BrokerFeature]", &s_endpoint, &s_feature);
-MSG(m_register_controller, "RegisterControllerRecord", r_register_controller, 0, 0, 0);
+MESSAGE(m_register_controller, "RegisterControllerRecord", 0, 0, 0,
+        "controller_id:int32 incarnation_id:uuid zk_migration_ready:bool end_points:[BrokerEndpoint] "
+        "features:[BrokerFeature]", &s_endpoint, &s_feature);
 
 /* ---- 28 ClearElrRecord / 29 UnregisterControllerRecord ------------------------ */
 
-STRUCT(r_clear_elr, "ClearElrRecord", "topic_name:string");
-MSG(m_clear_elr, "ClearElrRecord", r_clear_elr, 0, 0, 0);
+MESSAGE(m_clear_elr, "ClearElrRecord", 0, 0, 0, "topic_name:string");
 
-STRUCT(r_unregister_controller, "UnregisterControllerRecord", "controller_id:int32");
-MSG(m_unregister_controller, "UnregisterControllerRecord", r_unregister_controller, 0, 0, 0);
+MESSAGE(m_unregister_controller, "UnregisterControllerRecord", 0, 0, 0, "controller_id:int32");
 
 /* ---- the metadata record types -------------------------------------------------- */
 
@@ -249,26 +222,21 @@ const cs_table cs_metadata_table = CS_TABLE(metadata_records);
 
 /* voter_directory_id: v1 only, never on disk. */
 STRUCT(s_voter, "Voter", "voter_id:int32 voter_directory_id:uuid@1+");
-STRUCT(c_leader_change, "LeaderChangeMessage",
-       "version:int16 leader_id:int32 voters:[Voter] granting_voters:[Voter]", &s_voter);
-MSG(m_leader_change, "LeaderChangeMessage", c_leader_change, 0, 1, 0);
+MESSAGE(m_leader_change, "LeaderChangeMessage", 0, 1, 0,
+        "version:int16 leader_id:int32 voters:[Voter] granting_voters:[Voter]", &s_voter);
 
-STRUCT(c_snapshot_header, "SnapshotHeaderRecord", "version:int16 last_contained_log_timestamp:int64");
-MSG(m_snapshot_header, "SnapshotHeaderRecord", c_snapshot_header, 0, 0, 0);
+MESSAGE(m_snapshot_header, "SnapshotHeaderRecord", 0, 0, 0, "version:int16 last_contained_log_timestamp:int64");
 
-STRUCT(c_snapshot_footer, "SnapshotFooterRecord", "version:int16");
-MSG(m_snapshot_footer, "SnapshotFooterRecord", c_snapshot_footer, 0, 0, 0);
+MESSAGE(m_snapshot_footer, "SnapshotFooterRecord", 0, 0, 0, "version:int16");
 
-STRUCT(c_kraft_version, "KRaftVersionRecord", "version:int16 kraft_version:int16");
-MSG(m_kraft_version, "KRaftVersionRecord", c_kraft_version, 0, 0, 0);
+MESSAGE(m_kraft_version, "KRaftVersionRecord", 0, 0, 0, "version:int16 kraft_version:int16");
 
 STRUCT(s_voter_endpoint, "Endpoint", "name:string host:string port:uint16");
 STRUCT(s_kraft_feature, "KRaftVersionFeature", "min_supported_version:int16 max_supported_version:int16");
 STRUCT(s_voters_voter, "Voter",
        "voter_id:int32 voter_directory_id:uuid endpoints:[Endpoint] "
        "kraft_version_feature:KRaftVersionFeature", &s_voter_endpoint, &s_kraft_feature);
-STRUCT(c_voters, "VotersRecord", "version:int16 voters:[Voter]", &s_voters_voter);
-MSG(m_voters, "VotersRecord", c_voters, 0, 0, 0);
+MESSAGE(m_voters, "VotersRecord", 0, 0, 0, "version:int16 voters:[Voter]", &s_voters_voter);
 
 static const cs_record control_records[] = {
     MREC(2, "leader_change", m_leader_change),

@@ -25,29 +25,25 @@ STRUCT(s_leader_epoch, "SegmentLeaderEpochEntry", "leader_epoch:int32 offset:int
     "segment_leader_epochs:[SegmentLeaderEpochEntry] segment_size_in_bytes:int32 custom_metadata:bytes? "   \
     "remote_log_segment_state:int8 txn_index_empty:bool#0"
 
-STRUCT(r_segment, "RemoteLogSegmentMetadataRecord", "remote_log_segment_id:RemoteLogSegmentIdEntry " SEGMENT_METADATA,
-       &s_segment_id, &s_leader_epoch);
-MSG(m_segment, "RemoteLogSegmentMetadataRecord", r_segment, 0, 0, 0);
+MESSAGE(m_segment, "RemoteLogSegmentMetadataRecord", 0, 0, 0,
+        "remote_log_segment_id:RemoteLogSegmentIdEntry " SEGMENT_METADATA, &s_segment_id, &s_leader_epoch);
 
 /* ---- 1 RemoteLogSegmentMetadataUpdateRecord ------------------------------------ */
 
-STRUCT(r_segment_update, "RemoteLogSegmentMetadataUpdateRecord",
-       "remote_log_segment_id:RemoteLogSegmentIdEntry broker_id:int32 event_timestamp_ms:int64 "
-       "custom_metadata:bytes? remote_log_segment_state:int8", &s_segment_id);
-MSG(m_segment_update, "RemoteLogSegmentMetadataUpdateRecord", r_segment_update, 0, 0, 0);
+MESSAGE(m_segment_update, "RemoteLogSegmentMetadataUpdateRecord", 0, 0, 0,
+        "remote_log_segment_id:RemoteLogSegmentIdEntry broker_id:int32 event_timestamp_ms:int64 "
+        "custom_metadata:bytes? remote_log_segment_state:int8", &s_segment_id);
 
 /* ---- 2 RemotePartitionDeleteMetadataRecord ------------------------------------- */
 
-STRUCT(r_partition_delete, "RemotePartitionDeleteMetadataRecord",
-       "topic_id_partition:TopicIdPartitionEntry broker_id:int32 event_timestamp_ms:int64 "
-       "remote_partition_delete_state:int8", &s_tip);
-MSG(m_partition_delete, "RemotePartitionDeleteMetadataRecord", r_partition_delete, 0, 0, 0);
+MESSAGE(m_partition_delete, "RemotePartitionDeleteMetadataRecord", 0, 0, 0,
+        "topic_id_partition:TopicIdPartitionEntry broker_id:int32 event_timestamp_ms:int64 "
+        "remote_partition_delete_state:int8", &s_tip);
 
 /* ---- 3 RemoteLogSegmentMetadataSnapshotRecord ---------------------------------- */
 
-STRUCT(r_segment_snapshot, "RemoteLogSegmentMetadataSnapshotRecord", "segment_id:uuid " SEGMENT_METADATA,
-       &s_leader_epoch);
-MSG(m_segment_snapshot, "RemoteLogSegmentMetadataSnapshotRecord", r_segment_snapshot, 0, 0, 0);
+MESSAGE(m_segment_snapshot, "RemoteLogSegmentMetadataSnapshotRecord", 0, 0, 0,
+        "segment_id:uuid " SEGMENT_METADATA, &s_leader_epoch);
 
 static const cs_record remote_records[] = {
     { 0, "remote_log_segment_metadata", NULL, &m_segment, NULL, NULL, 0, 0 },

@@ -26,29 +26,25 @@ STRUCT(s_state_batch, "StateBatch", "first_offset:int64 last_offset:int64 delive
 /* ---- type 0: ShareSnapshotValue (v0, flexible) ----------------------------- */
 
 /* delivery_complete_count: 4.2+ (KIP-1226) */
-STRUCT(v_snapshot, "ShareSnapshotValue",
-       "snapshot_epoch:int32 state_epoch:int32 leader_epoch:int32 start_offset:int64 "
-       "delivery_complete_count:int32#0=-1 create_timestamp:int64 write_timestamp:int64 "
-       "state_batches:[StateBatch]", &s_state_batch);
-MSG(m_v_snapshot, "ShareSnapshotValue", v_snapshot, 0, 0, 0);
+MESSAGE(m_v_snapshot, "ShareSnapshotValue", 0, 0, 0,
+        "snapshot_epoch:int32 state_epoch:int32 leader_epoch:int32 start_offset:int64 "
+        "delivery_complete_count:int32#0=-1 create_timestamp:int64 write_timestamp:int64 "
+        "state_batches:[StateBatch]", &s_state_batch);
 
 /* Kafka 4.0: SnapshotEpoch uint16, no timestamps. */
-STRUCT(v_snapshot_40, "ShareSnapshotValue",
-       "snapshot_epoch:uint16 state_epoch:int32 leader_epoch:int32 start_offset:int64 "
-       "state_batches:[StateBatch]", &s_state_batch);
-MSG(m_v_snapshot_40, "ShareSnapshotValue (4.0)", v_snapshot_40, 0, 0, 0);
+MESSAGE(m_v_snapshot_40, "ShareSnapshotValue (4.0)", 0, 0, 0,
+        "snapshot_epoch:uint16 state_epoch:int32 leader_epoch:int32 start_offset:int64 "
+        "state_batches:[StateBatch]", &s_state_batch);
 
 /* ---- type 1: ShareUpdateValue (v0, flexible) ------------------------------- */
 
 /* delivery_complete_count: 4.2+ */
-STRUCT(v_update, "ShareUpdateValue",
-       "snapshot_epoch:int32 leader_epoch:int32 start_offset:int64 delivery_complete_count:int32#0=-1 "
-       "state_batches:[StateBatch]", &s_state_batch);
-MSG(m_v_update, "ShareUpdateValue", v_update, 0, 0, 0);
+MESSAGE(m_v_update, "ShareUpdateValue", 0, 0, 0,
+        "snapshot_epoch:int32 leader_epoch:int32 start_offset:int64 delivery_complete_count:int32#0=-1 "
+        "state_batches:[StateBatch]", &s_state_batch);
 
-STRUCT(v_update_40, "ShareUpdateValue",
-       "snapshot_epoch:uint16 leader_epoch:int32 start_offset:int64 state_batches:[StateBatch]", &s_state_batch);
-MSG(m_v_update_40, "ShareUpdateValue (4.0)", v_update_40, 0, 0, 0);
+MESSAGE(m_v_update_40, "ShareUpdateValue (4.0)", 0, 0, 0,
+        "snapshot_epoch:uint16 leader_epoch:int32 start_offset:int64 state_batches:[StateBatch]", &s_state_batch);
 
 /* ---- the record types -------------------------------------------------------- */
 
