@@ -188,6 +188,28 @@ void kf_problem_add_text(kf_problem *p, const char *name, const char *text);
 /* Append a field that has no value here (JSON null). */
 void kf_problem_add_null(kf_problem *p, const char *name);
 
+/* The cap on the problems listed of one file: its first
+ * KF_PROBLEMS_LISTED_MAX are listed, the rest only counted, and summed up
+ * in one problems_not_listed problem (memory and output stay bounded
+ * whatever the damage). Zero-initialize one per file. */
+typedef struct kf_problem_cap {
+    uint64_t listed;                          /* problems listed so far */
+    uint64_t hidden_errors, hidden_warnings;  /* those counted since the last flush */
+    uint64_t first_hidden;                    /* the position of the first of them */
+} kf_problem_cap;
+
+/* Whether p is listed: true while c has listed fewer than
+ * KF_PROBLEMS_LISTED_MAX (then one more is), else false and p counted by
+ * its severity. */
+bool kf_problem_cap_take(kf_problem_cap *c, const kf_problem *p);
+
+/* The problems_not_listed problem of the problems c counted since its last
+ * flush, about file (NULL or "": none named), in *p, and those counts
+ * emptied: true. False, *p untouched, when c counted none. Its severity is
+ * the worst of them, its position the first's, its fields "errors" and
+ * "warnings". */
+bool kf_problem_cap_flush(kf_problem_cap *c, const char *file, kf_problem *p);
+
 /* Receives each problem as it is found; the struct is only valid during the call. */
 typedef void (*kf_problem_fn)(void *ctx, const kf_problem *p);
 

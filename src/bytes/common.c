@@ -1,5 +1,6 @@
 /* common.c: error strings, the problem-report helper, the options
- * check every entry point makes (opts.h), and byte counts for people
+ * check every entry point makes (opts.h), the cap on the problems listed
+ * of a file (kf_problem_cap), and byte counts for people
  * (kf_format_bytes: the library's advice texts and the CLI's tables). */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -124,6 +125,38 @@ void kf_report_in(kf_problem_fn fn, void *ctx, const char *file, const char *cod
     va_start(ap, fmt);
     kf_vreport_in(fn, ctx, file, code, sev, position, has_offset, offset, fmt, ap);
     va_end(ap);
+}
+
+bool kf_problem_cap_take(kf_problem_cap *c, const kf_problem *p)
+{
+    if (c->listed < KF_PROBLEMS_LISTED_MAX) {
+        c->listed++;
+        return true;
+    }
+    if (c->hidden_errors + c->hidden_warnings == 0)
+        c->first_hidden = p->position;
+    if (p->severity == KF_SEV_ERROR)
+        c->hidden_errors++;
+    else
+        c->hidden_warnings++;
+    return false;
+}
+
+bool kf_problem_cap_flush(kf_problem_cap *c, const char *file, kf_problem *p)
+{
+    uint64_t n = c->hidden_errors + c->hidden_warnings;
+    if (!n)
+        return false;
+    kf_problem_fill(p, KF_P_PROBLEMS_NOT_LISTED, c->hidden_errors ? KF_SEV_ERROR : KF_SEV_WARNING, c->first_hidden,
+                    false, 0,
+                    "%" PRIu64 " further problems of this file are not listed (%" PRIu64 " errors, %" PRIu64
+                    " warnings; the first %d are)",
+                    n, c->hidden_errors, c->hidden_warnings, KF_PROBLEMS_LISTED_MAX);
+    p->file = file && *file ? file : NULL;
+    kf_problem_add_int(p, "errors", (int64_t)c->hidden_errors);
+    kf_problem_add_int(p, "warnings", (int64_t)c->hidden_warnings);
+    c->hidden_errors = c->hidden_warnings = 0;
+    return true;
 }
 
 /* The next free field of p->extra, emptied and named; NULL when all are taken. */

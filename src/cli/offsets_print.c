@@ -119,20 +119,18 @@ typedef struct row_ctx {
 
 static void row_key_fields(out *o, const kf_offset_value *v)
 {
-    out_str(o, "group", v->group);
-    out_str(o, "topic", v->topic);
-    out_int(o, "partition", v->partition);
+    kf_jsonl_fields(&o->w, KF_JS("group", v->group), KF_JS("topic", v->topic), KF_JI("partition", v->partition));
 }
 
 static void out_of_range_fields(out *o, void *ctx)
 {
     const row_ctx *c = ctx;
     row_key_fields(o, c->v);
-    out_int(o, "log_start_offset", c->vw->log_start_offset);
-    out_int(o, "log_end_offset", c->vw->log_end_offset);
-    out_int(o, "records_skipped_if_earliest", c->vw->skipped_if_earliest);
-    out_int(o, "records_skipped_if_latest", c->vw->skipped_if_latest);
-    out_int(o, "records_reread_if_earliest", c->vw->reread_if_earliest);
+    kf_jsonl_fields(&o->w, KF_JI("log_start_offset", c->vw->log_start_offset),
+                    KF_JI("log_end_offset", c->vw->log_end_offset),
+                    KF_JI("records_skipped_if_earliest", c->vw->skipped_if_earliest),
+                    KF_JI("records_skipped_if_latest", c->vw->skipped_if_latest),
+                    KF_JI("records_reread_if_earliest", c->vw->reread_if_earliest));
 }
 
 static void expired_fields(out *o, void *ctx)
@@ -166,11 +164,10 @@ static void damage_fields(out *o, void *ctx)
     const row_ctx *c = ctx;
     row_key_fields(o, c->v);
     bool next = c->vw->has_next_offset;
-    out_opt_int(o, "damage_last_offset", next, c->vw->next_offset - 1);
-    out_opt_int(o, "next_offset", next, c->vw->next_offset);
-    out_opt_int(o, "offsets_skipped", next, c->vw->next_offset - c->v->offset);
     char *cmd = next ? reset_command(c->v, c->vw->next_offset) : NULL;
-    out_str(o, "reset_command", cmd);
+    kf_jsonl_fields(&o->w, KF_JOPT("damage_last_offset", next, c->vw->next_offset - 1),
+                    KF_JOPT("next_offset", next, c->vw->next_offset),
+                    KF_JOPT("offsets_skipped", next, c->vw->next_offset - c->v->offset), KF_JS("reset_command", cmd));
     free(cmd);
 }
 

@@ -124,8 +124,7 @@ void out_shell(out *o, const char *before, const char *arg) { tshell(o->f, befor
 
 typedef struct file_count {
     char *file;
-    uint64_t listed;
-    uint64_t hidden_errors, hidden_warnings, first_hidden;
+    kf_problem_cap cap;
     FILE *f;   /* where its problems went, and how */
     bool json;
 } file_count;
@@ -179,22 +178,9 @@ static file_count *fc_get(const char *file)
 /* The problems_not_listed problem of c's hidden problems, if any. */
 static void fc_flush(file_count *c)
 {
-    uint64_t n = c->hidden_errors + c->hidden_warnings;
-    if (!n)
-        return;
     kf_problem p;
-    memset(&p, 0, sizeof p);
-    p.file = c->file;
-    p.code = KF_P_PROBLEMS_NOT_LISTED;
-    p.severity = c->hidden_errors ? KF_SEV_ERROR : KF_SEV_WARNING;
-    p.position = c->first_hidden;
-    snprintf(p.message, sizeof p.message,
-             "%llu further problems of this file are not listed (%llu errors, %llu warnings; the first %d are)",
-             (unsigned long long)n, (unsigned long long)c->hidden_errors, (unsigned long long)c->hidden_warnings,
-             KF_PROBLEMS_LISTED_MAX);
-    kf_problem_add_int(&p, "errors", (int64_t)c->hidden_errors);
-    kf_problem_add_int(&p, "warnings", (int64_t)c->hidden_warnings);
-    c->hidden_errors = c->hidden_warnings = 0;
+    if (!kf_problem_cap_flush(&c->cap, c->file, &p))
+        return;
     out o;
     out_init(&o, c->f, c->json);
     report r = {&o, c->file, 0, 0};
@@ -222,17 +208,7 @@ static bool fc_show(const out *o, const char *file, const kf_problem *p)
     fc_last = c;
     c->f = o->f;
     c->json = o->json;
-    if (c->listed < KF_PROBLEMS_LISTED_MAX) {
-        c->listed++;
-        return true;
-    }
-    if (c->hidden_errors + c->hidden_warnings == 0)
-        c->first_hidden = p->position;
-    if (p->severity == KF_SEV_ERROR)
-        c->hidden_errors++;
-    else
-        c->hidden_warnings++;
-    return false;
+    return kf_problem_cap_take(&c->cap, p);
 }
 
 void report_problem(void *ctx, const kf_problem *p) { report_problem_with(ctx, p, NULL, NULL); }

@@ -24,7 +24,8 @@ typedef struct sink_run {
     kf_sink_task_row *task_rows;   /* a topic's tasks, o->tasks of them (reused) */
 } sink_run;
 
-static void topic_field(out *o, const char *topic) { out_str(o, "topic", topic[0] ? topic : NULL); }
+/* A topic's name as its lines' "topic" field: null when it has none. */
+static const char *topic_or_null(const char *topic) { return topic[0] ? topic : NULL; }
 
 static void print_partition(void *ctx, const kf_partition *p, const kf_sink_partition *s, uint64_t damaged)
 {
@@ -33,19 +34,16 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_sink_part
     uint64_t buffers = kf_sink_buffer_bytes(s->figures.peak_open_files, R->o->part_size);
     if (R->json) {
         out_begin(o, "sink_partition");
-        topic_field(o, p->topic);
-        out_opt_int(o, "partition", p->partition >= 0, p->partition);
-        out_uint(o, "records", s->records);
-        out_uint(o, "files_committed", s->figures.files_committed);
-        out_uint(o, "peak_open_files", s->figures.peak_open_files);
-        out_opt_int(o, "peak_at_offset", s->figures.has_peak, s->figures.peak_at_offset);
-        out_uint(o, "peak_buffer_bytes", buffers);
-        out_opt_int(o, "resume_offset", s->has_resume, s->resume_offset);
-        out_uint(o, "records_written", s->figures.records_written);
-        out_uint(o, "records_without_timestamp", s->records_without_timestamp);
-        out_uint(o, "control_records", s->control_records);
-        out_uint(o, "open_files_at_end", s->figures.open_files);
-        out_uint(o, "damaged_ranges", damaged);
+        kf_jsonl_fields(&o->w, KF_JS("topic", topic_or_null(p->topic)),
+                        KF_JOPT("partition", p->partition >= 0, p->partition), KF_JU("records", s->records),
+                        KF_JU("files_committed", s->figures.files_committed),
+                        KF_JU("peak_open_files", s->figures.peak_open_files),
+                        KF_JOPT("peak_at_offset", s->figures.has_peak, s->figures.peak_at_offset),
+                        KF_JU("peak_buffer_bytes", buffers), KF_JOPT("resume_offset", s->has_resume, s->resume_offset),
+                        KF_JU("records_written", s->figures.records_written),
+                        KF_JU("records_without_timestamp", s->records_without_timestamp),
+                        KF_JU("control_records", s->control_records),
+                        KF_JU("open_files_at_end", s->figures.open_files), KF_JU("damaged_ranges", damaged));
         out_end(o);
         return;
     }
@@ -118,11 +116,11 @@ static void alt_json(out *o, const char *key, const kf_sink_alt *a, uint64_t par
         return;
     }
     out_obj_open(o, key);
-    out_uint(o, "flush_size", a->config.flush_size);
-    out_opt_int(o, "rotate_interval_ms", a->config.rotate_interval_ms > 0, a->config.rotate_interval_ms);
-    out_uint(o, "peak_open_files", a->figures.peak_open_files);
-    out_uint(o, "peak_buffer_bytes", kf_sink_buffer_bytes(a->figures.peak_open_files, part_size));
-    out_uint(o, "files_committed", a->figures.files_committed);
+    kf_jsonl_fields(&o->w, KF_JU("flush_size", a->config.flush_size),
+                    KF_JOPT("rotate_interval_ms", a->config.rotate_interval_ms > 0, a->config.rotate_interval_ms),
+                    KF_JU("peak_open_files", a->figures.peak_open_files),
+                    KF_JU("peak_buffer_bytes", kf_sink_buffer_bytes(a->figures.peak_open_files, part_size)),
+                    KF_JU("files_committed", a->figures.files_committed));
     out_obj_close(o);
 }
 
@@ -132,10 +130,9 @@ static void tasks_json(sink_run *R, out *o)
     for (uint32_t k = 0; k < R->o->tasks; k++) {
         const kf_sink_task_row *row = &R->task_rows[k];
         out_obj_open(o, NULL);
-        out_uint(o, "task", k);
-        out_uint(o, "partitions", row->partitions);
-        out_uint(o, "peak_open_files", row->peak_open_files);
-        out_uint(o, "peak_buffer_bytes", kf_sink_buffer_bytes(row->peak_open_files, R->o->part_size));
+        kf_jsonl_fields(&o->w, KF_JU("task", k), KF_JU("partitions", row->partitions),
+                        KF_JU("peak_open_files", row->peak_open_files),
+                        KF_JU("peak_buffer_bytes", kf_sink_buffer_bytes(row->peak_open_files, R->o->part_size)));
         out_obj_close(o);
     }
     out_arr_close(o);
@@ -166,18 +163,10 @@ static void levers_json(out *o, const kf_sink_topic *t, const kf_sink_advice_in 
         if (!l->on)
             continue;
         out_obj_open(o, NULL);
-        out_str(o, "setting", kf_sink_lever_name((kf_sink_lever_kind)k));
-        out_uint(o, "value", l->value);
-        out_uint(o, "peak_open_files", l->peak_open_files);
-        out_uint(o, "peak_buffer_bytes", l->peak_buffer_bytes);
-        out_uint(o, "files_committed", l->files_committed);
-        out_uint(o, "records_per_file", l->records_per_file);
-        out_bool(o, "tiny_files", l->tiny_files);
-        const char *v = kf_sink_verdict_name(l->verdict);
-        if (v)
-            out_str(o, "verdict", v);
-        else
-            out_null(o, "verdict");
+        kf_jsonl_fields(&o->w, KF_JS("setting", kf_sink_lever_name((kf_sink_lever_kind)k)), KF_JU("value", l->value),
+                        KF_JU("peak_open_files", l->peak_open_files), KF_JU("peak_buffer_bytes", l->peak_buffer_bytes),
+                        KF_JU("files_committed", l->files_committed), KF_JU("records_per_file", l->records_per_file),
+                        KF_JB("tiny_files", l->tiny_files), KF_JS("verdict", kf_sink_verdict_name(l->verdict)));
         out_obj_close(o);
     }
     out_arr_close(o);
@@ -198,26 +187,18 @@ static void print_summary(sink_run *R, const kf_sink_run_topic *s)
     out *o = R->o_out;
     if (R->json) {
         out_begin(o, "sink_summary");
-        topic_field(o, s->topic);
-        out_uint(o, "partitions", t->partitions);
-        out_uint(o, "peak_open_files", t->figures.peak_open_files);
-        out_uint(o, "peak_buffer_bytes", buffers);
-        out_str(o, "suggestion", sug);
-        out_uint(o, "records", t->records);
-        out_uint(o, "records_written", t->figures.records_written);
-        out_uint(o, "records_without_timestamp", t->records_without_timestamp);
-        out_uint(o, "files_committed", t->figures.files_committed);
-        out_int(o, "partition_duration_ms", c->partition_duration_ms);
-        out_uint(o, "flush_size", c->flush_size);
-        out_opt_int(o, "rotate_interval_ms", c->rotate_interval_ms > 0, c->rotate_interval_ms);
-        out_uint(o, "part_size", ro->part_size);
-        if (ro->schedule_interval_ms) {
-            out_int(o, "rotate_schedule_interval_ms", ro->schedule_interval_ms);
-            out_uint(o, "catch_up_rate", ro->catch_up_rate);
-        } else {
-            out_null(o, "rotate_schedule_interval_ms");
-            out_null(o, "catch_up_rate");
-        }
+        bool sched = ro->schedule_interval_ms != 0;
+        kf_jsonl_fields(&o->w, KF_JS("topic", topic_or_null(s->topic)), KF_JU("partitions", t->partitions),
+                        KF_JU("peak_open_files", t->figures.peak_open_files), KF_JU("peak_buffer_bytes", buffers),
+                        KF_JS("suggestion", sug), KF_JU("records", t->records),
+                        KF_JU("records_written", t->figures.records_written),
+                        KF_JU("records_without_timestamp", t->records_without_timestamp),
+                        KF_JU("files_committed", t->figures.files_committed),
+                        KF_JI("partition_duration_ms", c->partition_duration_ms), KF_JU("flush_size", c->flush_size),
+                        KF_JOPT("rotate_interval_ms", c->rotate_interval_ms > 0, c->rotate_interval_ms),
+                        KF_JU("part_size", ro->part_size),
+                        KF_JOPT("rotate_schedule_interval_ms", sched, ro->schedule_interval_ms),
+                        KF_JOPT("catch_up_rate", sched, (int64_t)ro->catch_up_rate)); /* at most INT64_MAX */
         alt_json(o, "with_rotate_interval", &t->alt[KF_SINK_WITH_ROTATE], ro->part_size);
         alt_json(o, "with_smaller_flush_size", &t->alt[KF_SINK_WITH_SMALLER_FLUSH], ro->part_size);
         out_uint(o, "damaged_ranges", s->damaged);
@@ -296,14 +277,9 @@ static void print_verdict(sink_run *R)
             out_uint(o, "heap", ro->heap);
         else
             out_null(o, "heap");
-        if (v != KF_SINK_VERDICT_NONE)
-            out_str(o, "verdict", kf_sink_verdict_name(v));
-        else
-            out_null(o, "verdict");
-        out_uint(o, "peak_open_files", files);
-        out_uint(o, "partitions", n);
-        out_uint(o, "tasks", ro->tasks);
-        out_uint(o, "part_size", ro->part_size);
+        kf_jsonl_fields(&o->w, KF_JS("verdict", kf_sink_verdict_name(v)), /* none without a heap: null */
+                        KF_JU("peak_open_files", files), KF_JU("partitions", n), KF_JU("tasks", ro->tasks),
+                        KF_JU("part_size", ro->part_size));
         out_end(o);
         return;
     }

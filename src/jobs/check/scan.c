@@ -89,7 +89,7 @@ typedef struct task {
     /* at most KF_PROBLEMS_LISTED_MAX problems kept of a file in a row, the
      * rest counted (memory stays bounded whatever the damage) */
     char *cap_file;
-    uint64_t cap_listed, hidden_errors, hidden_warnings, first_hidden;
+    kf_problem_cap cap;
     kf_leader_epochs epochs;   /* its leader-epoch-checkpoint, with the entries' positions */
     ck_value ck[CK_N];         /* its entries in the data dir's offset checkpoints */
     kf_recovery_segment *segs; /* its plain segments that could be read, in offset order */
@@ -140,20 +140,9 @@ static void store_problem(task *t, const kf_problem *p)
  * problems_not_listed problem. */
 static void flush_hidden(task *t)
 {
-    uint64_t n = t->hidden_errors + t->hidden_warnings;
-    if (n) {
-        kf_problem q;
-        kf_problem_fill(&q, KF_P_PROBLEMS_NOT_LISTED, t->hidden_errors ? KF_SEV_ERROR : KF_SEV_WARNING,
-                        t->first_hidden, false, 0,
-                        "%" PRIu64 " further problems of this file are not listed (%" PRIu64 " errors, %" PRIu64
-                        " warnings; the first %d are)",
-                        n, t->hidden_errors, t->hidden_warnings, KF_PROBLEMS_LISTED_MAX);
-        q.file = t->cap_file && *t->cap_file ? t->cap_file : NULL;
-        kf_problem_add_int(&q, "errors", (int64_t)t->hidden_errors);
-        kf_problem_add_int(&q, "warnings", (int64_t)t->hidden_warnings);
+    kf_problem q;
+    if (kf_problem_cap_flush(&t->cap, t->cap_file, &q))
         store_problem(t, &q);
-    }
-    t->hidden_errors = t->hidden_warnings = 0;
 }
 
 static void keep_problem(void *ctx, const kf_problem *p)
@@ -173,23 +162,14 @@ static void keep_problem(void *ctx, const kf_problem *p)
     if (!t->cap_file || strcmp(t->cap_file, file)) {
         flush_hidden(t);
         free(t->cap_file);
-        t->cap_listed = 0;
+        t->cap.listed = 0;
         if (!(t->cap_file = strdup(file))) {
             t->rc = KF_ERR_NOMEM;
             return;
         }
     }
-    if (t->cap_listed < KF_PROBLEMS_LISTED_MAX) {
-        t->cap_listed++;
+    if (kf_problem_cap_take(&t->cap, p))
         store_problem(t, p);
-        return;
-    }
-    if (t->hidden_errors + t->hidden_warnings == 0)
-        t->first_hidden = p->position;
-    if (p->severity == KF_SEV_ERROR)
-        t->hidden_errors++;
-    else
-        t->hidden_warnings++;
 }
 
 /* The segment callback of one partition's verify: its plain segments kept
