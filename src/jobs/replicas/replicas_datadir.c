@@ -44,14 +44,12 @@ static int rec_of(const kf_datadir_partition *p, rp_rec *r)
     r->partition = p->partition;
     r->has_broker = p->has_broker;
     r->broker = p->broker;
-    r->log_start_ckpt = p->log_start_offset;
+    r->checkpoints = p->checkpoints;
     r->has_first_offset = p->log.has_offsets;
     r->first_offset = p->log.first_offset;
     r->has_end = p->has_recovery_end;
     r->end = p->recovery_end_offset;
-    r->hw = p->high_watermark;
     r->errors = p->errors;
-    r->recovery_point = p->recovery_point;
     r->topic = strdup(p->topic);
     r->datadir = strdup(p->datadir);
     r->dir = strdup(p->dir);

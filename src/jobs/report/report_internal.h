@@ -102,10 +102,9 @@ typedef struct rmap_part {
     double score;           /* urgency: the map draws the highest first */
     /* scan */
     bool scanned;
-    uint64_t errors, warnings, segments, bytes;
-    bool has_first, has_end;
-    int64_t first_offset, log_end;
-    kf_checkpoint_offset recovery_point, high_watermark, log_start;
+    uint64_t errors, warnings;
+    kf_partition_summary log;
+    kf_partition_checkpoints checkpoints;
     bool has_recovery_end;
     int64_t recovery_end;
     rmap_mark marks[RMAP_MARKS];
