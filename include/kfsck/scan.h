@@ -36,11 +36,8 @@ typedef struct kf_partition_checkpoints {
 } kf_partition_checkpoints;
 
 typedef struct kf_datadir_partition {
-    const char *datadir;
+    kf_partition_ref id;           /* its dir is datadir/name */
     const char *name;              /* the directory's name, <topic>-<n> */
-    const char *topic;
-    int32_t partition;
-    const char *dir;               /* datadir/name */
     bool has_topic_id;
     char topic_id[23];             /* from partition.metadata */
     kf_partition_summary log;      /* segments, bytes, offsets, log end offset */

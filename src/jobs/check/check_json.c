@@ -59,8 +59,9 @@ void kf_scan_partition_json(kf_jsonl *j, const kf_datadir_partition *p)
     const kf_partition_summary *lg = &p->log;
     const kf_partition_checkpoints *ck = &p->checkpoints;
     kf_jsonl_begin(j, "partition");
-    kf_jsonl_fields(j, KF_JS("datadir", p->datadir), KF_JS("topic", p->topic), KF_JI("partition", p->partition),
-                    KF_JS("dir", p->dir), KF_JS("topic_id", p->has_topic_id ? p->topic_id : NULL),
+    kf_jsonl_fields(j, KF_JS("datadir", p->id.datadir), KF_JS("topic", p->id.topic),
+                    KF_JI("partition", p->id.partition), KF_JS("dir", p->id.dir),
+                    KF_JS("topic_id", p->has_topic_id ? p->topic_id : NULL),
                     KF_JU("segments", lg->segments), KF_JU("bytes", lg->bytes),
                     KF_JOPT("first_offset", lg->has_offsets, lg->first_offset),
                     KF_JOPT("log_end_offset", lg->has_log_end, lg->log_end_offset),

@@ -252,11 +252,8 @@ static bool read_topic_id(const char *dir, char id[23])
 static void scan_partition(datadir_ctx *d, task *t)
 {
     kf_datadir_partition *part = &t->part;
-    part->datadir = d->datadir;
+    part->id = (kf_partition_ref){d->datadir, t->topic, t->partition, t->dir};
     part->name = t->name;
-    part->topic = t->topic;
-    part->partition = t->partition;
-    part->dir = t->dir;
     if (t->why) {
         kf_report_in(keep_problem, t, t->dir, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "%s", t->why);
         return;

@@ -61,10 +61,9 @@ static char *dup_or(const char *s, bool *oom)
     return d;
 }
 
-rmap_part *rmap_get(rmap *m, const char *dir, const char *datadir, const char *topic, int32_t partition,
-                    double score)
+rmap_part *rmap_get(rmap *m, const kf_partition_ref *id, double score)
 {
-    rmap_part *p = rmap_find(m, dir);
+    rmap_part *p = rmap_find(m, id->dir);
     if (p) {
         p->score += score;
         return p;
@@ -90,10 +89,10 @@ rmap_part *rmap_get(rmap *m, const char *dir, const char *datadir, const char *t
         m->oom = true;
         return NULL;
     }
-    p->dir = dup_or(dir, &m->oom);
-    p->datadir = dup_or(datadir, &m->oom);
-    p->topic = dup_or(topic, &m->oom);
-    p->partition = partition;
+    p->dir = dup_or(id->dir, &m->oom);
+    p->datadir = dup_or(id->datadir, &m->oom);
+    p->topic = dup_or(id->topic, &m->oom);
+    p->partition = id->partition;
     p->score = score;
     m->parts[slot] = p;
     if (slot == m->n)
@@ -129,7 +128,7 @@ void rmap_scan(rmap *m, const kf_datadir_partition *d)
     if (!d->errors && !d->warnings && !cut)
         return;
     double score = (double)d->errors * 1000.0 + (double)d->warnings + (cut ? 500.0 : 0.0);
-    rmap_part *p = rmap_get(m, d->dir, d->datadir, d->topic, d->partition, score);
+    rmap_part *p = rmap_get(m, &d->id, score);
     if (!p)
         return;
     p->scanned = true;
@@ -156,7 +155,7 @@ void rmap_predict(rmap *m, const kf_predict_partition *d)
     double score = (d->acknowledged_missing > 0 ? 1e9 : 0) + (d->acknowledged_lost > 0 ? 1e8 : 0) +
                    (d->offsets_lost > 0 ? 1e7 : 0) + (d->n_damage_kept ? 1e6 : 0) +
                    (d->state == KF_PST_OFFLINE ? 1e9 : 0) + (harmed ? 1e5 : 1);
-    rmap_part *p = rmap_get(m, d->dir, d->datadir, d->topic, d->partition, score);
+    rmap_part *p = rmap_get(m, &d->id, score);
     if (!p)
         return;
     p->predicted = true;
@@ -182,9 +181,9 @@ void rmap_predict(rmap *m, const kf_predict_partition *d)
 
 void rmap_predict_action(rmap *m, const kf_predict_action *a)
 {
-    if (a->action != KF_ACT_TRUNCATE_SEGMENT || !a->dir)
+    if (a->action != KF_ACT_TRUNCATE_SEGMENT || !a->id.dir)
         return;
-    rmap_part *p = rmap_get(m, a->dir, a->datadir, a->topic, a->partition, 1e7);
+    rmap_part *p = rmap_get(m, &a->id, 1e7);
     if (!p || p->has_cut)
         return;
     p->has_cut = true;
@@ -199,7 +198,8 @@ void rmap_remote(rmap *m, const kf_remote_partition *r)
         return;
     for (size_t i = 0; i < r->n_locals; i++) {
         const kf_remote_local *l = &r->locals[i];
-        rmap_part *p = rmap_get(m, l->dir, "", r->topic, r->partition, r->offsets_in_no_tier ? 1e8 : 10);
+        kf_partition_ref id = {"", r->topic, r->partition, l->dir}; /* remote names no data dir */
+        rmap_part *p = rmap_get(m, &id, r->offsets_in_no_tier ? 1e8 : 10);
         if (!p)
             continue;
         p->has_remote = r->has_remote_range;
