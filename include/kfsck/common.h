@@ -65,6 +65,15 @@ typedef struct kf_cursor {
  * at most 256: the threads a job uses by default. */
 unsigned kf_cpu_count(void);
 
+/* Which partition a result is about: the data dir holding it, the topic and
+ * partition its directory's name gives, and that directory. */
+typedef struct kf_partition_ref {
+    const char *datadir;
+    const char *topic;
+    int32_t partition;
+    const char *dir;
+} kf_partition_ref;
+
 /* Default cap on one batch's decompressed size (128 MiB). */
 #define KF_DEFAULT_MAX_BATCH_BYTES ((size_t)128 << 20)
 

@@ -122,10 +122,7 @@ typedef enum kf_predict_action_kind {
 const char *kf_predict_action_name(kf_predict_action_kind k);
 
 typedef struct kf_predict_action {
-    const char *datadir;
-    const char *topic;        /* NULL for an action on the log dir itself */
-    int32_t partition;
-    const char *dir;          /* the partition dir (NULL with topic) */
+    kf_partition_ref id;      /* topic and dir NULL for an action on the log dir itself */
     kf_predict_action_kind action;
     const char *file;         /* the file or directory acted on */
     const char *reason;       /* why; for fatal, the broker's own message */
@@ -203,10 +200,7 @@ typedef struct kf_group_affected {
 } kf_group_affected;
 
 typedef struct kf_predict_partition {
-    const char *datadir;
-    const char *topic;
-    int32_t partition;
-    const char *dir;
+    kf_partition_ref id;
     kf_predict_state state;
     int64_t recovery_point;       /* the checkpoint's, 0 when none */
     int64_t log_start_offset;     /* as loaded */

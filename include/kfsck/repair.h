@@ -17,6 +17,7 @@
 #include "kfsck/common.h"
 #include "kfsck/outdir.h"
 #include "kfsck/sys/part_reader.h"
+#include "kfsck/sys/segment.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,11 +40,8 @@ typedef struct kf_repair_drop {
 typedef struct kf_repair_segment {
     const char *input;        /* input .log path */
     const char *output;       /* output .log path */
-    uint64_t input_size, size;
-    uint64_t batches;
-    bool has_offsets;
-    int64_t first_offset, last_offset;
-    uint64_t index_entries, time_entries;
+    uint64_t input_size;
+    kf_segment_written written; /* what the output holds */
 } kf_repair_segment;
 
 /* What was done with a file that is not a segment. */

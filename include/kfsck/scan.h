@@ -28,16 +28,20 @@ typedef struct kf_checkpoint_offset {
     int64_t offset;
 } kf_checkpoint_offset;
 
+/* The partition's entries in the data dir's offset checkpoint files
+ * (recovery-point-offset-checkpoint, replication-offset-checkpoint,
+ * log-start-offset-checkpoint, cleaner-offset-checkpoint). */
+typedef struct kf_partition_checkpoints {
+    kf_checkpoint_offset recovery_point, high_watermark, log_start_offset, cleaner_offset;
+} kf_partition_checkpoints;
+
 typedef struct kf_datadir_partition {
-    const char *datadir;
+    kf_partition_ref id;           /* its dir is datadir/name */
     const char *name;              /* the directory's name, <topic>-<n> */
-    const char *topic;
-    int32_t partition;
-    const char *dir;               /* datadir/name */
     bool has_topic_id;
     char topic_id[23];             /* from partition.metadata */
     kf_partition_summary log;      /* segments, bytes, offsets, log end offset */
-    kf_checkpoint_offset recovery_point, high_watermark, log_start_offset, cleaner_offset;
+    kf_partition_checkpoints checkpoints;
     const kf_leader_epoch *leader_epochs; /* from leader-epoch-checkpoint */
     size_t n_leader_epochs;
     uint64_t errors, warnings;

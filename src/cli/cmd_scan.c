@@ -58,8 +58,8 @@ static void print_partition(void *ctx, const kf_datadir_partition *p)
             out_text(o, "  empty, log end %" PRId64, lg->log_end_offset);
         else
             out_text(o, "  no segment");
-        if (p->high_watermark.has)
-            out_text(o, "  hw %" PRId64, p->high_watermark.offset);
+        if (p->checkpoints.high_watermark.has)
+            out_text(o, "  hw %" PRId64, p->checkpoints.high_watermark.offset);
         /* the forecast of an unclean shutdown, when it is not the log end */
         if (p->has_recovery_end && lg->has_log_end && p->recovery_end_offset != lg->log_end_offset)
             out_text(o, "  recovery would cut to offset %" PRId64, p->recovery_end_offset);

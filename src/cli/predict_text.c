@@ -119,7 +119,7 @@ static void verdict(predict_text *t, const kf_predict_datadir *d)
     out_text(o, "%s: will start, but %s: ", d->datadir, any_loss ? "LOSES DATA" : "KEEPS DAMAGE");
     for (size_t i = 0; i < d->n_harmed && i < VERDICT_PARTITIONS; i++) {
         const kf_predict_partition *p = d->harmed[i];
-        out_text(o, "%s%s-%" PRId32 " (", i ? "; " : "", p->topic, p->partition);
+        out_text(o, "%s%s-%" PRId32 " (", i ? "; " : "", p->id.topic, p->id.partition);
         facts(o, p);
         out_text(o, ")");
     }
@@ -212,9 +212,9 @@ void predict_text_action(predict_text *t, const kf_predict_action *a)
         return;
     char size[32];
     fmt_bytes(a->bytes, size, sizeof size);
-    if (a->topic)
-        part_header(t, a->topic, a->partition, a->dir);
-    const char *name = a->topic ? kf_path_base(a->file) : a->file;
+    if (a->id.topic)
+        part_header(t, a->id.topic, a->id.partition, a->id.dir);
+    const char *name = a->id.topic ? kf_path_base(a->file) : a->file;
     char *why = one_line(a->reason);
     switch (a->action) {
     case KF_ACT_TRUNCATE_SEGMENT:
@@ -289,7 +289,7 @@ static bool time_retention(const kf_predict_partition *p)
 void predict_text_partition(predict_text *t, const kf_predict_partition *p)
 {
     out *o = t->o;
-    bool listed = !strcmp(t->cur_part, p->dir), harmed = kf_predict_partition_harmed(p);
+    bool listed = !strcmp(t->cur_part, p->id.dir), harmed = kf_predict_partition_harmed(p);
     bool future = p->future_timestamps && time_retention(p);
     bool notable = listed || harmed || future || p->state != KF_PST_ONLINE ||
                    (t->verbose && (p->n_retention_deletes || p->producer_state == KF_PRODUCER_REBUILD_FROM_START));
@@ -297,7 +297,7 @@ void predict_text_partition(predict_text *t, const kf_predict_partition *p)
         t->quiet++;
         return;
     }
-    part_header(t, p->topic, p->partition, p->dir);
+    part_header(t, p->id.topic, p->id.partition, p->id.dir);
     char ps[96] = "";
     if (p->producer_state == KF_PRODUCER_REBUILD_FROM_SNAPSHOT)
         snprintf(ps, sizeof ps, "rebuilt from the snapshot at %" PRId64, p->producer_snapshot_offset);
@@ -309,7 +309,7 @@ void predict_text_partition(predict_text *t, const kf_predict_partition *p)
         snprintf(ps, sizeof ps, "empty (none to load)");
     if (p->state == KF_PST_MISSING) {
         out_text(o, "    missing: %s; the broker loads only directories, so it holds no copy of %s-%" PRId32 "\n",
-                 p->missing_why, p->topic, p->partition);
+                 p->missing_why, p->id.topic, p->id.partition);
         return;
     }
     out_text(o, "    %s; log end %" PRId64 " -> %" PRId64 ", log start %" PRId64 "; producer state %s\n",

@@ -147,29 +147,31 @@ void rebuild_record(rebuild_cli *c, size_t arr, const char *type, rebuild_fields
 static void segment_fields(const rebuild_cli *c, out *o, const void *item)
 {
     const kf_repair_segment *s = item;
+    const kf_segment_written *w = &s->written;
     out_str(o, "file", s->output);
     if (c->cmd->segment_input)
-        kf_jsonl_fields(&o->w, KF_JS("input", s->input), KF_JU("size", s->size), KF_JU("input_size", s->input_size));
+        kf_jsonl_fields(&o->w, KF_JS("input", s->input), KF_JU("size", w->size), KF_JU("input_size", s->input_size));
     else
-        out_uint(o, "size", s->size);
-    kf_jsonl_fields(&o->w, KF_JU("batches", s->batches), KF_JOPT("first_offset", s->has_offsets, s->first_offset),
-                    KF_JOPT("last_offset", s->has_offsets, s->last_offset), KF_JU("index_entries", s->index_entries),
-                    KF_JU("timeindex_entries", s->time_entries));
+        out_uint(o, "size", w->size);
+    kf_jsonl_fields(&o->w, KF_JU("batches", w->batches), KF_JOPT("first_offset", w->has_offsets, w->first_offset),
+                    KF_JOPT("last_offset", w->has_offsets, w->last_offset), KF_JU("index_entries", w->index_entries),
+                    KF_JU("timeindex_entries", w->time_entries));
 }
 
 void rebuild_on_segment(void *ctx, const kf_repair_segment *s)
 {
     rebuild_cli *c = ctx;
+    const kf_segment_written *w = &s->written;
     if (!c->json && c->cmd->segment_input) {
-        out_text(c->o, "wrote %s: %llu of %llu bytes, %llu batches", s->output, (unsigned long long)s->size,
-                 (unsigned long long)s->input_size, (unsigned long long)s->batches);
-        if (s->has_offsets)
-            out_text(c->o, ", offsets %lld..%lld", (long long)s->first_offset, (long long)s->last_offset);
-        out_text(c->o, "; index %llu entries, time index %llu entries\n", (unsigned long long)s->index_entries,
-                 (unsigned long long)s->time_entries);
+        out_text(c->o, "wrote %s: %llu of %llu bytes, %llu batches", s->output, (unsigned long long)w->size,
+                 (unsigned long long)s->input_size, (unsigned long long)w->batches);
+        if (w->has_offsets)
+            out_text(c->o, ", offsets %lld..%lld", (long long)w->first_offset, (long long)w->last_offset);
+        out_text(c->o, "; index %llu entries, time index %llu entries\n", (unsigned long long)w->index_entries,
+                 (unsigned long long)w->time_entries);
     } else if (!c->json) {
-        out_text(c->o, "wrote %s: %llu batches, %llu bytes\n", s->output, (unsigned long long)s->batches,
-                 (unsigned long long)s->size);
+        out_text(c->o, "wrote %s: %llu batches, %llu bytes\n", s->output, (unsigned long long)w->batches,
+                 (unsigned long long)w->size);
     }
     rebuild_record(c, c->cmd->nkeys, "segment", segment_fields, s);
 }

@@ -55,9 +55,9 @@ void scan_prom_partition(void *ctx, const kf_datadir_partition *p)
         sp->cap = cap;
     }
     sp->rows[sp->n++] = (prom_row){
-        .datadir = must(strdup(p->datadir)),
-        .topic = must(strdup(p->topic)),
-        .partition = p->partition,
+        .datadir = must(strdup(p->id.datadir)),
+        .topic = must(strdup(p->id.topic)),
+        .partition = p->id.partition,
         .errors = p->errors,
         .warnings = p->warnings,
         .bytes = p->log.bytes,

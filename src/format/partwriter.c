@@ -29,9 +29,7 @@ typedef struct seg_state {
     kf_out_file *lf, *ixf, *tixf;
     kf_out_file *txnf;        /* the .txnindex, opened at its first entry */
     kf_index_builder ib;
-    uint64_t batches;
-    bool has_offsets;
-    int64_t first_offset, last_offset;
+    kf_segment_written written; /* its batches so far; the rest filled at its close */
     uint64_t txn_len;         /* bytes written to txnf */
     /* the partition state when the segment started (rewind) */
     kf_pstate *ps_start;
@@ -123,8 +121,8 @@ static void seg_clear(seg_state *s)
     free(s->txn_path);
     free(s->txn_written);
     s->input = s->log_path = s->ix_path = s->tix_path = s->txn_path = s->txn_written = NULL;
-    s->open = s->has_offsets = false;
-    s->batches = 0;
+    s->open = false;
+    s->written = (kf_segment_written){0};
     s->txn_len = 0;
 }
 
@@ -242,8 +240,7 @@ int kf_part_writer_rewind(kf_part_writer *w)
     w->nle = s->nle_start;
     w->has_last = s->has_last_start;
     w->last = s->last_start;
-    s->batches = 0;
-    s->has_offsets = false;
+    s->written = (kf_segment_written){0};
     s->txn_len = 0;
     int rc = open_files(w);
     if (rc == KF_OK)
@@ -331,12 +328,12 @@ static int account(kf_part_writer *w, const kf_batch *b, uint32_t size)
     if ((rc = note_epoch(w, b)) != KF_OK)
         return rc;
     int64_t first = b->base_offset_known ? b->base_offset : b->last_offset;
-    if (!s->has_offsets) {
-        s->has_offsets = true;
-        s->first_offset = first;
+    if (!s->written.has_offsets) {
+        s->written.has_offsets = true;
+        s->written.first_offset = first;
     }
-    s->last_offset = b->last_offset;
-    s->batches++;
+    s->written.last_offset = b->last_offset;
+    s->written.batches++;
     w->has_last = true;
     w->last = b->last_offset;
     return KF_OK;
@@ -419,7 +416,9 @@ int kf_part_writer_close_segment(kf_part_writer *w, kf_part_segment *out)
     int rc = KF_OK;
     if (kf_index_builder_finish(&s->ib) != KF_OK)
         rc = fail(w, s->tix_path, errno, "cannot write");
-    uint64_t size = kf_out_size(s->lf);
+    s->written.size = kf_out_size(s->lf);
+    s->written.index_entries = s->ib.index_entries;
+    s->written.time_entries = s->ib.time_entries;
     /* indexes first: the .log appears last, with its indexes beside it */
     if (rc == KF_OK)
         rc = commit(w, &s->ixf, s->ix_path);
@@ -435,13 +434,7 @@ int kf_part_writer_close_segment(kf_part_writer *w, kf_part_segment *out)
     out->input = s->input;
     out->log_path = s->log_path;
     out->base = s->base;
-    out->size = size;
-    out->batches = s->batches;
-    out->has_offsets = s->has_offsets;
-    out->first_offset = s->first_offset;
-    out->last_offset = s->last_offset;
-    out->index_entries = s->ib.index_entries;
-    out->time_entries = s->ib.time_entries;
+    out->written = s->written;
     out->txn_len = s->txn_len;
     out->txn_path = s->txn_len ? s->txn_path : NULL;
     out->txn_written = s->txn_len ? s->txn_written : NULL;

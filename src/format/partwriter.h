@@ -45,6 +45,7 @@
 #include "kfsck/sys/file.h"
 #include "format/producer_state.h"
 #include "kfsck/sys/producer_snapshot.h"
+#include "kfsck/sys/segment.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,10 +95,7 @@ typedef struct kf_part_segment {
     const char *input;        /* as given to kf_part_writer_segment */
     const char *log_path;     /* the .log written */
     int64_t base;
-    uint64_t size, batches;
-    bool has_offsets;
-    int64_t first_offset, last_offset;
-    uint64_t index_entries, time_entries;
+    kf_segment_written written;
     uint64_t txn_len;         /* its rebuilt .txnindex's bytes (34 per entry) */
     const char *txn_path;     /* the .txnindex written; NULL when it has no entry */
     const char *txn_written;  /* ... and where its bytes are now (in the writer's

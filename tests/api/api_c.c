@@ -216,7 +216,7 @@ static void on_partition(void *ctx, const kf_predict_partition *p)
               p->offsets_lost != p->log_end_offset_before - p->log_end_offset_after;
     kf_verify_result res = {0};
     kf_partition_summary ps;
-    f->bad |= kf_verify_partition(p->dir, NULL, &res, &ps) != KF_OK || !ps.has_log_end ||
+    f->bad |= kf_verify_partition(p->id.dir, NULL, &res, &ps) != KF_OK || !ps.has_log_end ||
               ps.log_end_offset != p->log_end_offset_before;
 }
 

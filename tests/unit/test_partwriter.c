@@ -252,12 +252,12 @@ static void test_refusals_write_nothing(void **state)
     assert_string_equal(kf_part_writer_refusal(w)->code, KF_P_OFFSET_REGRESSION);
     kf_part_segment out;
     assert_int_equal(kf_part_writer_close_segment(w, &out), KF_OK);
-    assert_int_equal(out.batches, 3);
-    assert_int_equal(out.last_offset, 1004);
+    assert_int_equal(out.written.batches, 3);
+    assert_int_equal(out.written.last_offset, 1004);
     size_t n;
     uint8_t *log = read_out(dir, "00000000000000001000.log", &n);
     assert_non_null(log);
-    assert_int_equal(n, out.size);
+    assert_int_equal(n, out.written.size);
     free(log);
     kf_part_writer_close(w);
 }
@@ -307,9 +307,9 @@ static void test_rewind_restores_the_start(void **state)
     assert_int_equal(add(w, &s), KF_OK);
     kf_part_segment out;
     assert_int_equal(kf_part_writer_close_segment(w, &out), KF_OK);
-    assert_int_equal(out.batches, 1);
-    assert_int_equal(out.first_offset, 5);
-    assert_int_equal(out.last_offset, 6);
+    assert_int_equal(out.written.batches, 1);
+    assert_int_equal(out.written.first_offset, 5);
+    assert_int_equal(out.written.last_offset, 6);
     kf_part_writer_close(w);
     /* without the option, no rewind */
     out_dir(dir, sizeof dir);

@@ -18,6 +18,16 @@
 extern "C" {
 #endif
 
+/* A segment as a writer wrote it (the partition writer, for repair, merge
+ * and rebuild): its bytes, its batches and their offsets, and the entries
+ * of the .index and .timeindex written beside it. */
+typedef struct kf_segment_written {
+    uint64_t size, batches;
+    bool has_offsets;
+    int64_t first_offset, last_offset;
+    uint64_t index_entries, time_entries;
+} kf_segment_written;
+
 typedef struct kf_segment_summary {
     uint64_t size;
     uint64_t batches;        /* well-formed batches read (CRC ok) */

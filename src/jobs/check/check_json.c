@@ -57,16 +57,18 @@ void kf_leader_epochs_json(kf_jsonl *j, const char *key, const kf_leader_epoch *
 void kf_scan_partition_json(kf_jsonl *j, const kf_datadir_partition *p)
 {
     const kf_partition_summary *lg = &p->log;
+    const kf_partition_checkpoints *ck = &p->checkpoints;
     kf_jsonl_begin(j, "partition");
-    kf_jsonl_fields(j, KF_JS("datadir", p->datadir), KF_JS("topic", p->topic), KF_JI("partition", p->partition),
-                    KF_JS("dir", p->dir), KF_JS("topic_id", p->has_topic_id ? p->topic_id : NULL),
+    kf_jsonl_fields(j, KF_JS("datadir", p->id.datadir), KF_JS("topic", p->id.topic),
+                    KF_JI("partition", p->id.partition), KF_JS("dir", p->id.dir),
+                    KF_JS("topic_id", p->has_topic_id ? p->topic_id : NULL),
                     KF_JU("segments", lg->segments), KF_JU("bytes", lg->bytes),
                     KF_JOPT("first_offset", lg->has_offsets, lg->first_offset),
                     KF_JOPT("log_end_offset", lg->has_log_end, lg->log_end_offset),
-                    KF_JOPT("recovery_point", p->recovery_point.has, p->recovery_point.offset),
-                    KF_JOPT("high_watermark", p->high_watermark.has, p->high_watermark.offset),
-                    KF_JOPT("log_start_offset", p->log_start_offset.has, p->log_start_offset.offset),
-                    KF_JOPT("cleaner_offset", p->cleaner_offset.has, p->cleaner_offset.offset));
+                    KF_JOPT("recovery_point", ck->recovery_point.has, ck->recovery_point.offset),
+                    KF_JOPT("high_watermark", ck->high_watermark.has, ck->high_watermark.offset),
+                    KF_JOPT("log_start_offset", ck->log_start_offset.has, ck->log_start_offset.offset),
+                    KF_JOPT("cleaner_offset", ck->cleaner_offset.has, ck->cleaner_offset.offset));
     kf_leader_epochs_json(j, "leader_epochs", p->leader_epochs, p->n_leader_epochs);
     kf_jsonl_fields(j, KF_JOPT("broker", p->has_broker, p->broker), KF_JS("cluster_id", p->cluster_id),
                     KF_JOPT("recovery_end_offset", p->has_recovery_end, p->recovery_end_offset),

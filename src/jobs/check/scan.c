@@ -208,8 +208,9 @@ static void recovery_end(task *t)
     const kf_partition_summary *lg = &part->log;
     if (!lg->listed || t->nsegs != lg->segments)
         return;
-    int64_t log_start = part->log_start_offset.has ? part->log_start_offset.offset : 0;
-    int64_t rp = part->recovery_point.has ? part->recovery_point.offset : 0;
+    const kf_partition_checkpoints *ck = &part->checkpoints;
+    int64_t log_start = ck->log_start_offset.has ? ck->log_start_offset.offset : 0;
+    int64_t rp = ck->recovery_point.has ? ck->recovery_point.offset : 0;
     int64_t end = lg->has_log_end ? lg->log_end_offset : log_start;
     if (t->nsegs > 1)
         qsort(t->segs, t->nsegs, sizeof *t->segs, cmp_seg);
@@ -231,11 +232,8 @@ static bool read_topic_id(const char *dir, char id[23])
 static void scan_partition(datadir_ctx *d, task *t)
 {
     kf_datadir_partition *part = &t->part;
-    part->datadir = d->datadir;
+    part->id = (kf_partition_ref){d->datadir, t->topic, t->partition, t->dir};
     part->name = t->name;
-    part->topic = t->topic;
-    part->partition = t->partition;
-    part->dir = t->dir;
     if (t->why) {
         kf_report_in(keep_problem, t, t->dir, KF_P_UNREADABLE, KF_SEV_ERROR, 0, false, 0, "%s", t->why);
         return;
@@ -268,8 +266,9 @@ static void scan_partition(datadir_ctx *d, task *t)
         ce[k] = t->ck[k].has ? &t->ck[k] : NULL;
         any_entry |= ce[k] != NULL;
     }
-    kf_checkpoint_offset *vals[CK_N] = {&part->recovery_point, &part->high_watermark, &part->log_start_offset,
-                                 &part->cleaner_offset};
+    kf_partition_checkpoints *ck = &part->checkpoints;
+    kf_checkpoint_offset *vals[CK_N] = {&ck->recovery_point, &ck->high_watermark, &ck->log_start_offset,
+                                        &ck->cleaner_offset};
     for (int k = 0; k < CK_N; k++)
         *vals[k] = (kf_checkpoint_offset){ce[k] != NULL, ce[k] ? ce[k]->offset : 0};
 

@@ -120,7 +120,7 @@ kf_predict_action *pp_act(pp_part *p, kf_predict_action_kind k, const char *file
         return NULL;
     }
     kf_predict_action *a = &p->acts[p->nacts++];
-    *a = (kf_predict_action){p->datadir, p->topic, p->partition, p->dir, k, file, reason, bytes, 0, 0, 0, false};
+    *a = (kf_predict_action){{p->datadir, p->topic, p->partition, p->dir}, k, file, reason, bytes, 0, 0, 0, false};
     return a;
 }
 
@@ -443,10 +443,7 @@ static void mark_routine(pp_part *p)
 static void work_partition(pp_run *r, pp_dir *d, pp_part *p)
 {
     kf_predict_partition *o = &p->out;
-    o->datadir = d->path;
-    o->topic = p->topic;
-    o->partition = p->partition;
-    o->dir = p->dir;
+    o->id = (kf_partition_ref){d->path, p->topic, p->partition, p->dir};
     o->has_high_watermark = p->has_hw;
     o->high_watermark = p->hw;
     p->clean = d->out.clean_shutdown;
@@ -615,7 +612,7 @@ static void dir_totals(pp_run *r, pp_dir *d)
 
 static void emit_dir_action(pp_run *r, pp_dir *d, const pp_dir_action *a)
 {
-    kf_predict_action x = {d->path, a->topic, a->partition, a->topic ? a->file : NULL, a->kind, a->file, a->reason,
+    kf_predict_action x = {{d->path, a->topic, a->partition, a->topic ? a->file : NULL}, a->kind, a->file, a->reason,
                            0, 0, 0, 0, false};
     if (r->o.action_fn)
         r->o.action_fn(r->o.ctx, &x);

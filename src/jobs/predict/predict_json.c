@@ -21,8 +21,9 @@ void kf_predict_datadir_json(kf_jsonl *j, const kf_predict_datadir *d)
 void kf_predict_action_json(kf_jsonl *j, const kf_predict_action *a)
 {
     kf_jsonl_begin(j, "action");
-    kf_jsonl_fields(j, KF_JS("datadir", a->datadir), KF_JS("topic", a->topic),
-                    KF_JOPT("partition", a->topic, a->partition), KF_JS("action", kf_predict_action_name(a->action)),
+    kf_jsonl_fields(j, KF_JS("datadir", a->id.datadir), KF_JS("topic", a->id.topic),
+                    KF_JOPT("partition", a->id.topic, a->id.partition),
+                    KF_JS("action", kf_predict_action_name(a->action)),
                     KF_JS("file", a->file), KF_JS("reason", a->reason), KF_JU("bytes", a->bytes));
     if (a->action == KF_ACT_TRUNCATE_SEGMENT) {
         kf_jsonl_fields(j, KF_JU("position", a->position), KF_JI("offset", a->offset),
@@ -61,8 +62,9 @@ static void harm(kf_jsonl *j, const kf_predict_partition *p)
 void kf_predict_partition_json(kf_jsonl *j, const kf_predict_partition *p)
 {
     kf_jsonl_begin(j, "partition");
-    kf_jsonl_fields(j, KF_JS("datadir", p->datadir), KF_JS("topic", p->topic), KF_JI("partition", p->partition),
-                    KF_JS("dir", p->dir), KF_JS("state", kf_predict_state_name(p->state)));
+    kf_jsonl_fields(j, KF_JS("datadir", p->id.datadir), KF_JS("topic", p->id.topic),
+                    KF_JI("partition", p->id.partition), KF_JS("dir", p->id.dir),
+                    KF_JS("state", kf_predict_state_name(p->state)));
     if (p->state == KF_PST_MISSING)
         kf_jsonl_str(j, "missing_why", p->missing_why);
     kf_jsonl_fields(j, KF_JI("recovery_point", p->recovery_point), KF_JI("log_start_offset", p->log_start_offset),

@@ -50,17 +50,8 @@ void rebuild_emit_file(kf_outdir *od, rebuild_file_fn fn, void *ctx, const char 
 static void rebuild_segment_report(const kf_part_segment *s, const char *input, uint64_t input_size,
                                    kf_repair_segment *out)
 {
-    memset(out, 0, sizeof *out);
-    out->input = input;
-    out->output = s->log_path;
-    out->input_size = input_size;
-    out->size = s->size;
-    out->batches = s->batches;
-    out->has_offsets = s->has_offsets;
-    out->first_offset = s->first_offset;
-    out->last_offset = s->last_offset;
-    out->index_entries = s->index_entries;
-    out->time_entries = s->time_entries;
+    *out = (kf_repair_segment){.input = input, .output = s->log_path, .input_size = input_size,
+                               .written = s->written};
 }
 
 void rebuild_segment_done(kf_outdir *od, rebuild_segment_fn fn, void *ctx, const kf_part_segment *s,

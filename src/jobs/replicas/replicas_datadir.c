@@ -41,20 +41,18 @@ struct rp_datadir {
 static int rec_of(const kf_datadir_partition *p, rp_rec *r)
 {
     memset(r, 0, sizeof *r);
-    r->partition = p->partition;
+    r->partition = p->id.partition;
     r->has_broker = p->has_broker;
     r->broker = p->broker;
-    r->log_start_ckpt = p->log_start_offset;
+    r->checkpoints = p->checkpoints;
     r->has_first_offset = p->log.has_offsets;
     r->first_offset = p->log.first_offset;
     r->has_end = p->has_recovery_end;
     r->end = p->recovery_end_offset;
-    r->hw = p->high_watermark;
     r->errors = p->errors;
-    r->recovery_point = p->recovery_point;
-    r->topic = strdup(p->topic);
-    r->datadir = strdup(p->datadir);
-    r->dir = strdup(p->dir);
+    r->topic = strdup(p->id.topic);
+    r->datadir = strdup(p->id.datadir);
+    r->dir = strdup(p->id.dir);
     r->cluster_id = p->cluster_id ? strdup(p->cluster_id) : NULL;
     r->nepochs = p->n_leader_epochs;
     r->epochs = r->nepochs ? malloc(r->nepochs * sizeof *r->epochs) : NULL;
@@ -65,7 +63,7 @@ static int rec_of(const kf_datadir_partition *p, rp_rec *r)
     if (r->nepochs)
         memcpy(r->epochs, p->leader_epochs, r->nepochs * sizeof *r->epochs);
     /* no file at all (an empty one is a history with no epoch) */
-    char *ep = kf_path_join(p->dir, "leader-epoch-checkpoint");
+    char *ep = kf_path_join(p->id.dir, "leader-epoch-checkpoint");
     struct stat st;
     r->epochs_file_missing = ep && stat(ep, &st) != 0;
     free(ep);
@@ -104,7 +102,7 @@ static void hand_over(void *ctx, const kf_datadir_partition *p)
         /* its dir cannot be read (paths.h): no replica, a path that cannot be used */
         for (size_t i = 0; i < p->n_problems; i++)
             if (!strcmp(p->problems[i].code, KF_P_UNREADABLE)) {
-                add_bad(d, p->dir, p->problems[i].message);
+                add_bad(d, p->id.dir, p->problems[i].message);
                 return;
             }
     }

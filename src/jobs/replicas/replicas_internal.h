@@ -24,13 +24,14 @@ typedef struct rp_rec {
     char *datadir, *dir, *cluster_id;  /* dir, cluster_id may be NULL */
     const char *source;                /* the PATH (not owned) */
     bool from_scan_file;
-    kf_checkpoint_offset log_start_ckpt, hw; /* the log-start and high-watermark checkpoints' entries */
+    /* its entries in the data dir's offset checkpoints (a scan file's line
+     * gives the log start and high watermark only) */
+    kf_partition_checkpoints checkpoints;
     bool has_first_offset, has_end;
     int64_t first_offset, end;
     kf_leader_epoch *epochs;           /* as the checkpoint holds them (not loaded yet) */
     size_t nepochs;
     bool epochs_file_missing;          /* a data dir's partition with no leader-epoch-checkpoint */
-    kf_checkpoint_offset recovery_point; /* a data dir's recovery-point-offset-checkpoint entry */
     uint64_t errors;
 } rp_rec;
 

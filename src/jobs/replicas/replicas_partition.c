@@ -62,7 +62,7 @@ static int epochs_of_batches(rp_rec *r, size_t max_batch_bytes)
         kf_partition_free(&p);
         return KF_OK; /* unreadable: the scan counted it */
     }
-    int64_t rp = r->recovery_point.has ? r->recovery_point.offset : 0, from = 0;
+    int64_t rp = r->checkpoints.recovery_point.has ? r->checkpoints.recovery_point.offset : 0, from = 0;
     for (size_t i = 0; i < p.copies[0].nseg; i++)
         if (p.copies[0].bases[i] >= 0 && p.copies[0].bases[i] <= rp && p.copies[0].bases[i] > from)
             from = p.copies[0].bases[i];
@@ -100,6 +100,7 @@ static int epochs_of_batches(rp_rec *r, size_t max_batch_bytes)
 /* The replica of rec, its epochs loaded (rec->epochs loaded in place). */
 static kf_replica replica_of(rp_rec *rec)
 {
+    const kf_partition_checkpoints *ck = &rec->checkpoints;
     kf_replica r;
     memset(&r, 0, sizeof r);
     r.has_broker = rec->has_broker;
@@ -108,14 +109,14 @@ static kf_replica replica_of(rp_rec *rec)
     r.dir = rec->dir;
     r.source = rec->source;
     r.from_scan_file = rec->from_scan_file;
-    r.has_log_start = rec->log_start_ckpt.has || rec->has_first_offset;
-    r.log_start_offset = rec->log_start_ckpt.has ? rec->log_start_ckpt.offset : rec->first_offset;
+    r.has_log_start = ck->log_start_offset.has || rec->has_first_offset;
+    r.log_start_offset = ck->log_start_offset.has ? ck->log_start_offset.offset : rec->first_offset;
     r.has_log_end = rec->has_end;
     r.log_end_offset = rec->end;
-    r.has_high_watermark = rec->hw.has;
-    r.high_watermark = rec->hw.offset;
+    r.has_high_watermark = ck->high_watermark.has;
+    r.high_watermark = ck->high_watermark.offset;
     rec->nepochs = kf_replica_epochs_load(rec->epochs, rec->nepochs,
-                                          rec->log_start_ckpt.has ? rec->log_start_ckpt.offset : 0,
+                                          ck->log_start_offset.has ? ck->log_start_offset.offset : 0,
                                           rec->has_end ? rec->end : -1);
     r.leader_epochs = rec->epochs;
     r.n_leader_epochs = rec->nepochs;

@@ -189,6 +189,7 @@ typedef enum line_kind { L_BAD, L_OTHER, L_PARTITION } line_kind;
 static const char *read_fields(json_t *o, rp_rec *r)
 {
     const char *bad = NULL;
+    kf_partition_checkpoints *ck = &r->checkpoints;
     json_t *part = json_object_get(o, "partition"), *errs = json_object_get(o, "errors");
     if (!json_is_string(json_object_get(o, "topic")))
         return "topic";
@@ -202,10 +203,10 @@ static const char *read_fields(json_t *o, rp_rec *r)
         return "errors";
     int64_t broker = 0;
     if (!opt_int(o, "broker", &r->has_broker, &broker, &bad) ||
-        !opt_int(o, "log_start_offset", &r->log_start_ckpt.has, &r->log_start_ckpt.offset, &bad) ||
+        !opt_int(o, "log_start_offset", &ck->log_start_offset.has, &ck->log_start_offset.offset, &bad) ||
         !opt_int(o, "first_offset", &r->has_first_offset, &r->first_offset, &bad) ||
         !opt_int(o, "recovery_end_offset", &r->has_end, &r->end, &bad) ||
-        !opt_int(o, "high_watermark", &r->hw.has, &r->hw.offset, &bad))
+        !opt_int(o, "high_watermark", &ck->high_watermark.has, &ck->high_watermark.offset, &bad))
         return bad;
     if (r->has_broker && (broker < INT32_MIN || broker > INT32_MAX))
         return "broker";

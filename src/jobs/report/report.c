@@ -195,7 +195,7 @@ static void scan_partition(void *ctx, const kf_datadir_partition *p)
     R->sum->damaged_segments += damaged_segments(p);
     if (p->errors)
         R->sum->damaged_partitions++;
-    rbroker *b = broker_of_dir(R, p->datadir);
+    rbroker *b = broker_of_dir(R, p->id.datadir);
     if (b) {
         b->partitions++;
         b->errors += p->errors;
@@ -271,7 +271,7 @@ static void predict_datadir(void *ctx, const kf_predict_datadir *d)
             break;
         }
         snprintf(b->harmed_names + o, sizeof b->harmed_names - o, "%s%.60s-%d", o ? ", " : "",
-                 d->harmed[i]->topic ? d->harmed[i]->topic : "?", d->harmed[i]->partition);
+                 d->harmed[i]->id.topic ? d->harmed[i]->id.topic : "?", d->harmed[i]->id.partition);
     }
 }
 

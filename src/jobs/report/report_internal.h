@@ -102,10 +102,9 @@ typedef struct rmap_part {
     double score;           /* urgency: the map draws the highest first */
     /* scan */
     bool scanned;
-    uint64_t errors, warnings, segments, bytes;
-    bool has_first, has_end;
-    int64_t first_offset, log_end;
-    kf_checkpoint_offset recovery_point, high_watermark, log_start;
+    uint64_t errors, warnings;
+    kf_partition_summary log;
+    kf_partition_checkpoints checkpoints;
     bool has_recovery_end;
     int64_t recovery_end;
     rmap_mark marks[RMAP_MARKS];
@@ -145,8 +144,7 @@ void rmap_free(rmap *m);
 /* The entry of a partition copy (by its dir), made with the given score
  * when it is not there; NULL when it is neither there nor urgent enough to
  * replace the least urgent one kept (it is then counted). */
-rmap_part *rmap_get(rmap *m, const char *dir, const char *datadir, const char *topic, int32_t partition,
-                    double score);
+rmap_part *rmap_get(rmap *m, const kf_partition_ref *id, double score);
 rmap_part *rmap_find(rmap *m, const char *dir);
 void rmap_scan(rmap *m, const kf_datadir_partition *p);
 void rmap_predict(rmap *m, const kf_predict_partition *p);

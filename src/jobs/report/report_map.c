@@ -61,10 +61,9 @@ static char *dup_or(const char *s, bool *oom)
     return d;
 }
 
-rmap_part *rmap_get(rmap *m, const char *dir, const char *datadir, const char *topic, int32_t partition,
-                    double score)
+rmap_part *rmap_get(rmap *m, const kf_partition_ref *id, double score)
 {
-    rmap_part *p = rmap_find(m, dir);
+    rmap_part *p = rmap_find(m, id->dir);
     if (p) {
         p->score += score;
         return p;
@@ -90,10 +89,10 @@ rmap_part *rmap_get(rmap *m, const char *dir, const char *datadir, const char *t
         m->oom = true;
         return NULL;
     }
-    p->dir = dup_or(dir, &m->oom);
-    p->datadir = dup_or(datadir, &m->oom);
-    p->topic = dup_or(topic, &m->oom);
-    p->partition = partition;
+    p->dir = dup_or(id->dir, &m->oom);
+    p->datadir = dup_or(id->datadir, &m->oom);
+    p->topic = dup_or(id->topic, &m->oom);
+    p->partition = id->partition;
     p->score = score;
     m->parts[slot] = p;
     if (slot == m->n)
@@ -129,7 +128,7 @@ void rmap_scan(rmap *m, const kf_datadir_partition *d)
     if (!d->errors && !d->warnings && !cut)
         return;
     double score = (double)d->errors * 1000.0 + (double)d->warnings + (cut ? 500.0 : 0.0);
-    rmap_part *p = rmap_get(m, d->dir, d->datadir, d->topic, d->partition, score);
+    rmap_part *p = rmap_get(m, &d->id, score);
     if (!p)
         return;
     p->scanned = true;
@@ -137,15 +136,8 @@ void rmap_scan(rmap *m, const kf_datadir_partition *d)
     p->broker = d->broker;
     p->errors = d->errors;
     p->warnings = d->warnings;
-    p->segments = d->log.segments;
-    p->bytes = d->log.bytes;
-    p->has_first = d->log.has_offsets;
-    p->first_offset = d->log.first_offset;
-    p->has_end = d->log.has_log_end;
-    p->log_end = d->log.log_end_offset;
-    p->recovery_point = d->recovery_point;
-    p->high_watermark = d->high_watermark;
-    p->log_start = d->log_start_offset;
+    p->log = d->log;
+    p->checkpoints = d->checkpoints;
     p->has_recovery_end = d->has_recovery_end;
     p->recovery_end = d->recovery_end_offset;
     for (size_t i = 0; i < d->n_problems; i++) {
@@ -163,7 +155,7 @@ void rmap_predict(rmap *m, const kf_predict_partition *d)
     double score = (d->acknowledged_missing > 0 ? 1e9 : 0) + (d->acknowledged_lost > 0 ? 1e8 : 0) +
                    (d->offsets_lost > 0 ? 1e7 : 0) + (d->n_damage_kept ? 1e6 : 0) +
                    (d->state == KF_PST_OFFLINE ? 1e9 : 0) + (harmed ? 1e5 : 1);
-    rmap_part *p = rmap_get(m, d->dir, d->datadir, d->topic, d->partition, score);
+    rmap_part *p = rmap_get(m, &d->id, score);
     if (!p)
         return;
     p->predicted = true;
@@ -189,9 +181,9 @@ void rmap_predict(rmap *m, const kf_predict_partition *d)
 
 void rmap_predict_action(rmap *m, const kf_predict_action *a)
 {
-    if (a->action != KF_ACT_TRUNCATE_SEGMENT || !a->dir)
+    if (a->action != KF_ACT_TRUNCATE_SEGMENT || !a->id.dir)
         return;
-    rmap_part *p = rmap_get(m, a->dir, a->datadir, a->topic, a->partition, 1e7);
+    rmap_part *p = rmap_get(m, &a->id, 1e7);
     if (!p || p->has_cut)
         return;
     p->has_cut = true;
@@ -206,7 +198,8 @@ void rmap_remote(rmap *m, const kf_remote_partition *r)
         return;
     for (size_t i = 0; i < r->n_locals; i++) {
         const kf_remote_local *l = &r->locals[i];
-        rmap_part *p = rmap_get(m, l->dir, "", r->topic, r->partition, r->offsets_in_no_tier ? 1e8 : 10);
+        kf_partition_ref id = {"", r->topic, r->partition, l->dir}; /* remote names no data dir */
+        rmap_part *p = rmap_get(m, &id, r->offsets_in_no_tier ? 1e8 : 10);
         if (!p)
             continue;
         p->has_remote = r->has_remote_range;
@@ -341,11 +334,13 @@ static void figure(rbuf *b, const char *name, const char *cls, const char *fmt, 
 
 static void bar(rbuf *b, const rmap_part *p, const seg *segs, size_t nseg)
 {
+    const kf_partition_summary *lg = &p->log;
+    const kf_partition_checkpoints *ck = &p->checkpoints;
     scale s = {-1, -1};
-    widen(&s, p->has_first, p->first_offset);
-    widen(&s, p->has_end, p->log_end);
-    widen(&s, p->log_start.has, p->log_start.offset);
-    widen(&s, p->high_watermark.has, p->high_watermark.offset);
+    widen(&s, lg->has_offsets, lg->first_offset);
+    widen(&s, lg->has_log_end, lg->log_end_offset);
+    widen(&s, ck->log_start_offset.has, ck->log_start_offset.offset);
+    widen(&s, ck->high_watermark.has, ck->high_watermark.offset);
     widen(&s, p->predicted, p->end_before);
     widen(&s, p->predicted, p->end_after);
     widen(&s, p->predicted, p->log_start_after);
@@ -360,7 +355,7 @@ static void bar(rbuf *b, const rmap_part *p, const seg *segs, size_t nseg)
         s.lo = s.hi = 0;
     if (s.hi <= s.lo)
         s.hi = s.lo + 1;
-    int64_t end = p->predicted ? p->end_before : p->has_end ? p->log_end : s.hi;
+    int64_t end = p->predicted ? p->end_before : lg->has_log_end ? lg->log_end_offset : s.hi;
     rb_printf(b, "<svg class=\"bar\" viewBox=\"0 0 1000 64\" role=\"img\" preserveAspectRatio=\"none\">"
                  "<title>offsets %" PRId64 " to %" PRId64 "</title>",
               s.lo, s.hi);
@@ -380,8 +375,8 @@ static void bar(rbuf *b, const rmap_part *p, const seg *segs, size_t nseg)
         bool del = step == 1 && deleted(p, segs[i].base);
         rect(b, &s, segs[i].base, to, 10, 22, del ? "seg del" : (i / step) % 2 ? "seg odd" : "seg", t);
     }
-    if (!nseg && p->has_first && p->has_end)
-        rect(b, &s, p->first_offset, p->log_end, 10, 22, "seg", "the log (its segments could not be listed)");
+    if (!nseg && lg->has_offsets && lg->has_log_end)
+        rect(b, &s, lg->first_offset, lg->log_end_offset, 10, 22, "seg", "the log (its segments could not be listed)");
     /* what the restart cuts, and the acknowledged offsets the log will not hold */
     if (p->predicted && p->end_after < p->end_before) {
         char t[160];
@@ -409,11 +404,11 @@ static void bar(rbuf *b, const rmap_part *p, const seg *segs, size_t nseg)
         snprintf(t, sizeof t, "remote tier: offsets %" PRId64 " to %" PRId64, p->remote_start, p->remote_end);
         rect(b, &s, p->remote_start, p->remote_end + 1, 42, 6, "remote", t);
     }
-    int64_t ls = p->predicted ? p->log_start_after : p->log_start.offset;
-    if (p->predicted || p->log_start.has)
+    int64_t ls = p->predicted ? p->log_start_after : ck->log_start_offset.offset;
+    if (p->predicted || ck->log_start_offset.has)
         vline(b, &s, ls, "lso", "start", 60);
-    if (p->has_hw || p->high_watermark.has)
-        vline(b, &s, p->has_hw ? p->hw : p->high_watermark.offset, "hw", "hw", 8);
+    if (p->has_hw || ck->high_watermark.has)
+        vline(b, &s, p->has_hw ? p->hw : ck->high_watermark.offset, "hw", "hw", 8);
     if (p->predicted && p->end_after < p->end_before)
         vline(b, &s, p->end_after, "cutl", "cut", 60);
     rb_puts(b, "</svg>");
@@ -421,6 +416,8 @@ static void bar(rbuf *b, const rmap_part *p, const seg *segs, size_t nseg)
 
 static void part_section(rbuf *b, const rmap_part *p, size_t idx)
 {
+    const kf_partition_summary *lg = &p->log;
+    const kf_partition_checkpoints *ck = &p->checkpoints;
     seg *segs = malloc(SEG_LIST_MAX * sizeof *segs);
     uint64_t more = 0;
     size_t nseg = segs ? list_segments(p->dir, segs, SEG_LIST_MAX, &more) : 0;
@@ -448,20 +445,20 @@ static void part_section(rbuf *b, const rmap_part *p, size_t idx)
     rb_puts(b, "<table class=\"figs\">");
     char a[40], c[40];
     if (p->scanned) {
-        fmt_count((int64_t)p->segments, a, sizeof a);
-        fmt_size(p->bytes, c, sizeof c);
+        fmt_count((int64_t)lg->segments, a, sizeof a);
+        fmt_size(lg->bytes, c, sizeof c);
         figure(b, "segments", NULL, "%s (%s)%s", a, c, more ? ", more not listed" : "");
         figure(b, "errors, warnings", p->errors ? "bad" : NULL, "%" PRIu64 ", %" PRIu64, p->errors, p->warnings);
-        if (p->has_first)
-            figure(b, "first offset", NULL, "%" PRId64, p->first_offset);
-        if (p->has_end)
-            figure(b, "log end now", NULL, "%" PRId64, p->log_end);
-        if (p->log_start.has)
-            figure(b, "log start (checkpoint)", NULL, "%" PRId64, p->log_start.offset);
-        if (p->recovery_point.has)
-            figure(b, "recovery point", NULL, "%" PRId64, p->recovery_point.offset);
-        if (p->high_watermark.has)
-            figure(b, "high watermark", NULL, "%" PRId64, p->high_watermark.offset);
+        if (lg->has_offsets)
+            figure(b, "first offset", NULL, "%" PRId64, lg->first_offset);
+        if (lg->has_log_end)
+            figure(b, "log end now", NULL, "%" PRId64, lg->log_end_offset);
+        if (ck->log_start_offset.has)
+            figure(b, "log start (checkpoint)", NULL, "%" PRId64, ck->log_start_offset.offset);
+        if (ck->recovery_point.has)
+            figure(b, "recovery point", NULL, "%" PRId64, ck->recovery_point.offset);
+        if (ck->high_watermark.has)
+            figure(b, "high watermark", NULL, "%" PRId64, ck->high_watermark.offset);
         if (p->has_recovery_end)
             figure(b, "log end after an unclean restart", NULL, "%" PRId64, p->recovery_end);
     }

@@ -70,7 +70,7 @@ void rs_finding_row(report_run *R, const kf_datadir_partition *p)
     if (!row_room(b, ROW_MAX, &R->findings_more))
         return;
     rb_printf(b, "<tr class=\"%s\" data-errors=\"%" PRIu64 "\">", p->errors ? "bad" : "warn", p->errors);
-    cell_tp(b, p->topic, p->partition);
+    cell_tp(b, p->id.topic, p->id.partition);
     if (p->has_broker)
         cell_num(b, p->broker, NULL);
     else
@@ -95,7 +95,7 @@ void rs_finding_row(report_run *R, const kf_datadir_partition *p)
     if (p->n_problems > shown)
         rb_printf(b, "<br>%zu more", p->n_problems - shown);
     rb_puts(b, "</td>");
-    cell_text(b, p->dir);
+    cell_text(b, p->id.dir);
     rb_puts(b, "</tr>\n");
 }
 
