@@ -2,7 +2,8 @@
  * every constructor whose object keeps its caller's options: the defaults
  * for NULL, the caller's fields taken, a version the library does not know
  * refused, a shorter (older) caller's struct read only as far as it goes,
- * out of memory; each failure with *obj NULL and the last error set. The
+ * out of memory; each failure with *obj NULL and the last error set; and
+ * an entry point's refusal of options beyond their version. The
  * options here are a made-up struct of two versions, laid out as the
  * library's are (the version first, fields appended). */
 #include "testutil.h"
@@ -11,6 +12,7 @@
 
 #include "bytes/opts.h"
 #include "kfsck/connect.h"
+#include "kfsck/report.h"
 
 #define THING_OPTIONS_VERSION 2
 
@@ -156,6 +158,20 @@ static void test_a_constructor_refuses_as_it_does(void **state)
     kf_connect_free(c);
 }
 
+/* An entry point that refuses options the version rule lets through (the
+ * report without its write_fn) sets the last error as well: it used to
+ * return KF_ERR_UNSUPPORTED leaving the last error as it was. */
+static void test_a_refusal_past_the_version_sets_the_last_error(void **state)
+{
+    (void)state;
+    kf_report_opts o = KF_REPORT_OPTIONS_INIT;
+    char *paths[] = {"/nonexistent-kfsck-test-dir"};
+    kf_error_clear();
+    assert_int_equal(kf_report_run(paths, 1, &o, NULL), KF_ERR_UNSUPPORTED);
+    assert_int_equal(kf_error_last()->code, KF_ERR_UNSUPPORTED);
+    assert_non_null(strstr(kf_error_last()->message, "write_fn"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_a_nested_cap),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_a_constructor_refuses_as_it_does),
+        cmocka_unit_test(test_a_refusal_past_the_version_sets_the_last_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
