@@ -1,6 +1,5 @@
-/* common.c: error strings, the problem-report helper, the options
- * check every entry point makes (opts.h), the cap on the problems listed
- * of a file (kf_problem_cap), and byte counts for people
+/* common.c: error strings, the problem-report helper, the cap on the
+ * problems listed of a file (kf_problem_cap), and byte counts for people
  * (kf_format_bytes: the library's advice texts and the CLI's tables). */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -10,7 +9,6 @@
 
 #include "bytes/error.h"
 #include "bytes/report.h"
-#include "bytes/opts.h"
 #include "kfsck/kfsck.h"
 
 const char *kf_version(void) { return KFSCK_VERSION; }
@@ -29,30 +27,6 @@ const char *kf_err_str(int e)
     case KF_ERR_IO: return "I/O error";
     }
     return "unknown error";
-}
-
-int kf_opts_take(void *own, const void *given, size_t size, unsigned latest, size_t *max_batch_bytes)
-{
-    memset(own, 0, size);
-    memcpy(own, &latest, sizeof latest);
-    if (given) {
-        unsigned version;
-        memcpy(&version, given, sizeof version);
-        if (version == 0 || version > latest)
-            return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL,
-                                "options version %u is not one this library knows (1 to %u; 0: not started from its INIT)",
-                                version, latest);
-        memcpy(own, given, size);
-    }
-    if (max_batch_bytes && *max_batch_bytes == 0)
-        *max_batch_bytes = KF_DEFAULT_MAX_BATCH_BYTES;
-    return KF_OK;
-}
-
-void kf_opts_nested(unsigned *version, unsigned current)
-{
-    if (*version == 0)
-        *version = current;
 }
 
 static void problem_vfill(kf_problem *p, const char *code, kf_severity sev, uint64_t position, bool has_offset,

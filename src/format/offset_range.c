@@ -12,10 +12,12 @@
  * seen them). A batch's own problems go with it. docs/formats.md §5.6. */
 #include "kfsck/sys/offset_range.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "bytes/opts.h"
 #include "bytes/report.h"
 #include "kfsck/sys/checkpoint.h"
@@ -406,7 +408,7 @@ int kf_range_read(const kf_partition_copy *log, const kf_range_opts *o, kf_range
     kf_opts_nested(&own.scan.version, KF_SEGMENT_SCAN_OPTIONS_VERSION);
     range_state *s = calloc(1, sizeof *s);
     if (!s)
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     s->o = &own;
     s->log = log;
     s->res = res;

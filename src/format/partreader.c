@@ -529,14 +529,11 @@ static void prune_windows(kf_part_reader *r)
 int kf_part_reader_open(kf_part_reader **out, const kf_partition *p, const kf_part_reader_opts *o)
 {
     *out = NULL;
-    kf_part_reader_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_PART_READER_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
-        return KF_ERR_UNSUPPORTED;
-    o = &own;
-    kf_part_reader *r = calloc(1, sizeof *r);
+    kf_part_reader *r;
+    int rc = KF_OPTS_NEW(&r, kf_part_reader, o, KF_PART_READER_OPTIONS_VERSION, max_batch_bytes);
+    if (rc != KF_OK)
+        return rc;
     size_t n = p->ncopies;
-    if (!r)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     r->ks = calloc(n ? n : 1, sizeof *r->ks);
     r->agree = calloc(n ? n : 1, sizeof *r->agree);
     r->cf_has = calloc(n ? n : 1, sizeof *r->cf_has);
@@ -546,7 +543,6 @@ int kf_part_reader_open(kf_part_reader **out, const kf_partition *p, const kf_pa
         return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     r->p = p;
-    r->o = *o;
     r->n = n;
     r->next = INT64_MIN;
     r->cf.ncopies = n;

@@ -78,21 +78,17 @@ const kf_part_writer_error *kf_part_writer_err(const kf_part_writer *w) { return
 int kf_part_writer_open(kf_part_writer **out, const char *out_dir, const kf_part_writer_opts *o)
 {
     *out = NULL;
-    kf_part_writer_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_PART_WRITER_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
-        return KF_ERR_UNSUPPORTED;
-    o = &own;
-    kf_part_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        return KF_ERR_NOMEM;
-    w->o = *o;
-    w->o.stage_dir = NULL;
+    kf_part_writer *w;
+    int rc = KF_OPTS_NEW(&w, kf_part_writer, o, KF_PART_WRITER_OPTIONS_VERSION, max_batch_bytes);
+    if (rc != KF_OK)
+        return rc;
     w->out_dir = strdup(out_dir);
-    w->write_dir = strdup(o->stage_dir ? o->stage_dir : out_dir);
+    w->write_dir = strdup(w->o.stage_dir ? w->o.stage_dir : out_dir);
+    w->o.stage_dir = NULL;
     w->ps = kf_pstate_new();
     if (!w->out_dir || !w->write_dir || !w->ps) {
         kf_part_writer_close(w);
-        return KF_ERR_NOMEM;
+        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
     }
     *out = w;
     int err_no = 0;

@@ -388,15 +388,12 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
                                   bool check_records)
 {
     *out = NULL;
-    kf_segment_scan_opts own;
-    if (kf_opts_take_grown(&own, sizeof own, o, kf_segment_scan_opts_size(o), KF_SEGMENT_SCAN_OPTIONS_VERSION,
-                           &own.max_batch_bytes) != KF_OK)
-        return KF_ERR_UNSUPPORTED;
-    o = &own;
-    kf_segment_iter *it = calloc(1, sizeof *it);
-    if (!it)
-        return KF_ERR_NOMEM;
-    it->o = *o;
+    kf_segment_iter *it;
+    int rc = KF_OPTS_NEW_GROWN(&it, kf_segment_iter, o, kf_segment_scan_opts_size(o), KF_SEGMENT_SCAN_OPTIONS_VERSION,
+                               max_batch_bytes);
+    if (rc != KF_OK)
+        return rc;
+    o = &it->o;
     if (it->o.records)
         it->o.deep = true;
     it->check_records = it->o.deep && check_records;

@@ -314,13 +314,10 @@ int kf_dump_paths(char *const *paths, size_t n, const kf_dump_opts *o, kf_dump_r
     kf_dump_result own_res;
     if (!res)
         res = &own_res;
-    dump_run *d = calloc(1, sizeof *d);
-    if (!d)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-    if (kf_opts_take(&d->o, o, sizeof d->o, KF_DUMP_OPTIONS_VERSION, &d->o.max_batch_bytes) != KF_OK) {
-        free(d);
-        return KF_ERR_UNSUPPORTED;
-    }
+    dump_run *d;
+    int rc = KF_OPTS_NEW(&d, dump_run, o, KF_DUMP_OPTIONS_VERSION, max_batch_bytes);
+    if (rc != KF_OK)
+        return rc;
     d->res = res;
     kf_paths_walk_opts *wo = &d->walk;
     kf_paths_walk_opts_on(wo, dump_file_path, dump_dir_path, dump_dir_path, d, walk_error, d);
@@ -330,7 +327,7 @@ int kf_dump_paths(char *const *paths, size_t n, const kf_dump_opts *o, kf_dump_r
     wo->unreadable_partitions = true; /* an unreadable entry is only an error when named like a Kafka file */
     wo->sniff_logs = true;
     uint64_t failed = res->failed;
-    int rc = kf_paths_walk(paths, n, wo);
+    rc = kf_paths_walk(paths, n, wo);
     if (rc != KF_OK && rc != KF_ERR_NOMEM && res->failed == failed)
         res->failed++; /* a walk that failed without saying which path */
     kf_dtree_free(&d->tree);

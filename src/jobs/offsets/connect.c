@@ -44,17 +44,7 @@ void kf_connect_opts_init(kf_connect_opts *o)
 
 int kf_connect_new(kf_connect **out, const kf_connect_opts *o)
 {
-    *out = NULL;
-    kf_connect_opts own;
-    int rc = kf_opts_take(&own, o, sizeof own, KF_CONNECT_OPTIONS_VERSION, &own.max_batch_bytes);
-    if (rc != KF_OK)
-        return rc;
-    kf_connect *c = calloc(1, sizeof *c);
-    if (!c)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-    c->o = own;
-    *out = c;
-    return KF_OK;
+    return KF_OPTS_NEW(out, kf_connect, o, KF_CONNECT_OPTIONS_VERSION, max_batch_bytes);
 }
 
 static void drop_staged(kf_connect *c)

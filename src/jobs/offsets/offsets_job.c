@@ -86,14 +86,10 @@ static int make_view(kf_offsets_job *j, const kf_inputs *in, const kf_groups *gr
 int kf_offsets_job_run(kf_offsets_job **out, const kf_inputs *in, const kf_offsets_job_opts *o)
 {
     *out = NULL;
-    kf_offsets_job *j = calloc(1, sizeof *j);
-    if (!j)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-    int rc = kf_opts_take(&j->o, o, sizeof j->o, KF_OFFSETS_JOB_OPTIONS_VERSION, &j->o.read.max_batch_bytes);
-    if (rc != KF_OK) {
-        free(j);
+    kf_offsets_job *j;
+    int rc = KF_OPTS_NEW(&j, kf_offsets_job, o, KF_OFFSETS_JOB_OPTIONS_VERSION, read.max_batch_bytes);
+    if (rc != KF_OK)
         return rc;
-    }
     kf_opts_nested(&j->o.read.version, KF_PART_READER_OPTIONS_VERSION);
     kf_replay_opts ro;
     kf_replay_opts_init(&ro);

@@ -12,13 +12,11 @@
  * hash table. */
 #include "kfsck/offsets_view.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "bytes/htab.h"
-#include "bytes/error.h"
 #include "bytes/opts.h"
 #include "jobs/offsets/offset_expiry.h"
 #include "kfsck/sys/checkpoint.h"
@@ -105,20 +103,16 @@ int kf_offsets_view_new(kf_offsets_view **out, const kf_inputs *in, const kf_rep
                         const kf_offsets_view_opts *o)
 {
     *out = NULL;
-    kf_offsets_view_opts own;
-    int rc = kf_opts_take(&own, o, sizeof own, KF_OFFSETS_VIEW_OPTIONS_VERSION, &own.max_batch_bytes);
+    kf_offsets_view *v;
+    int rc = KF_OPTS_NEW(&v, kf_offsets_view, o, KF_OFFSETS_VIEW_OPTIONS_VERSION, max_batch_bytes);
     if (rc != KF_OK)
         return rc;
-    kf_offsets_view *v = calloc(1, sizeof *v);
-    if (!v)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-    v->o = own;
     if (!v->o.retention_ms)
         v->o.retention_ms = (int64_t)KF_OFFSETS_RETENTION_MINUTES_DEFAULT * 60000;
     v->in = in;
     v->r = r;
-    v->now = own.now;
-    if (!own.has_now)
+    v->now = v->o.now;
+    if (!v->o.has_now)
         kf_replay_newest_time(r, &v->now);
     *out = v;
     return KF_OK;

@@ -117,14 +117,10 @@ void kf_replay_opts_init(kf_replay_opts *o)
 int kf_replay_new(kf_replay **out, const kf_replay_opts *o)
 {
     *out = NULL;
-    kf_replay_opts own;
-    int rc = kf_opts_take(&own, o, sizeof own, KF_REPLAY_OPTIONS_VERSION, &own.max_batch_bytes);
+    kf_replay *r;
+    int rc = KF_OPTS_NEW(&r, kf_replay, o, KF_REPLAY_OPTIONS_VERSION, max_batch_bytes);
     if (rc != KF_OK)
         return rc;
-    kf_replay *r = calloc(1, sizeof *r);
-    if (!r)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-    r->o = own;
     r->partition = -1;
     offsets_asof_init(&r->asof, r->o.as_of);
     *out = r;

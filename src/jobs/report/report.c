@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "jobs/report/report_internal.h"
@@ -702,8 +703,10 @@ static int drivers(report_run *R, char *const *paths, size_t n)
 int kf_report_run(char *const *paths, size_t n, const kf_report_opts *given, kf_report_summary *sum)
 {
     kf_report_opts o;
-    if (kf_opts_take(&o, given, sizeof o, KF_REPORT_OPTIONS_VERSION, &o.max_batch_bytes) != KF_OK || !o.write_fn)
+    if (kf_opts_take(&o, given, sizeof o, KF_REPORT_OPTIONS_VERSION, &o.max_batch_bytes) != KF_OK)
         return KF_ERR_UNSUPPORTED;
+    if (!o.write_fn)
+        return kf_error_set(KF_ERR_UNSUPPORTED, 0, NULL, "kf_report_run: no write_fn in its options");
     kf_report_summary local;
     if (!sum)
         sum = &local;

@@ -315,16 +315,12 @@ static int load_snapshot(kf_txns *t)
 int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
 {
     *out = NULL;
-    kf_txns_opts own;
-    if (kf_opts_take(&own, o, sizeof own, KF_TXNS_OPTIONS_VERSION, &own.max_batch_bytes) != KF_OK)
-        return KF_ERR_UNSUPPORTED;
-    if (!own.has_hanging_ms)
-        own.hanging_ms = KF_TXN_MAX_TIMEOUT_MS_DEFAULT;
-    o = &own;
-    kf_txns *t = calloc(1, sizeof *t);
-    if (!t)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
-    t->o = *o;
+    kf_txns *t;
+    int rc = KF_OPTS_NEW(&t, kf_txns, o, KF_TXNS_OPTIONS_VERSION, max_batch_bytes);
+    if (rc != KF_OK)
+        return rc;
+    if (!t->o.has_hanging_ms)
+        t->o.hanging_ms = KF_TXN_MAX_TIMEOUT_MS_DEFAULT;
     t->p = p;
     t->ps = kf_pstate_new_open_txns();
     t->ix = calloc(p->ncopies ? p->ncopies : 1, sizeof *t->ix);
