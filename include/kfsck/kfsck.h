@@ -133,7 +133,13 @@
  * kf_dump_paths, ...), with the errors and problems (common.h), the walk
  * over PATHs and the inputs it collects (paths.h, partition.h) and the
  * time parser (timestamp.h). Their functions keep their meaning and their
- * options structs grow only by the version rule above.
+ * options structs grow only by the version rule above. The result structs
+ * they hand to callbacks are read, not made, by a program: before 1.0 they
+ * may gain fields and group them into named parts between versions (0.2
+ * groups a partition's identity as kf_partition_ref, its checkpoint
+ * entries as kf_partition_checkpoints and a written segment's summary as
+ * kf_segment_written), so a program is built against the headers of the
+ * library it runs with.
  *
  * Lower-level headers, those of kfsck/sys/ (like libgit2's git2/sys/): the
  * readers the jobs are made of: checksums and codecs, the sources, the
