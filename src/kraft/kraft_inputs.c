@@ -196,7 +196,7 @@ int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, k
     ki->log.partition = 0;
     ki->log.copies = calloc(total ? total : 1, sizeof *ki->log.copies);
     if (!ki->log.copies)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     for (size_t i = 0; i < ki->all.n; i++)
         for (size_t c = 0; c < ki->all.parts[i].ncopies; c++)
             ki->log.copies[ki->log.ncopies++] = ki->all.parts[i].copies[c];

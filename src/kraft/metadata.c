@@ -677,7 +677,7 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
     opts = &own;
     kf_metadata *m = calloc(1, sizeof *m);
     if (!m)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     md_image_init(&m->im);
     m->info.snapshot_offset = -1;
     m->info.kraft_version = -1;

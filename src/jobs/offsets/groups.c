@@ -335,7 +335,7 @@ int kf_groups_build(kf_groups **out, kf_replay *r)
     kf_groups *G = calloc(1, sizeof *G);
     if (!G || collect_refs(G, r) != KF_OK || build_groups(G, r) != KF_OK) {
         kf_groups_free(G);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     kf_dtree_free(&G->t);
     *out = G;

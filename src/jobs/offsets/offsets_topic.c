@@ -135,7 +135,7 @@ int kf_replay_offsets_topic(kf_replay *r, const kf_inputs *in, const kf_offsets_
     res->partitions = n;
     topic_part *ts = calloc(n ? n : 1, sizeof *ts);
     if (!ts)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     int rc = KF_OK;
     size_t k = 0;
     for (size_t i = 0; i < in->n && rc == KF_OK; i++) {

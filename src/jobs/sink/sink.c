@@ -57,7 +57,7 @@ int kf_sink_new(kf_sink **out, const kf_sink_config *c)
                             "the sink needs a positive partition duration and flush.size and an interval not negative");
     kf_sink *s = calloc(1, sizeof *s);
     if (!s)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     s->c = *c;
     s->gen = 1;
     *out = s;
