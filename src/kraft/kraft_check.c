@@ -31,7 +31,7 @@ int kraft_files_init(kraft_files *f, char *const *paths, size_t n)
     memset(f, 0, sizeof *f);
     f->copies = calloc(n ? n : 1, sizeof *f->copies);
     if (!f->copies)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     for (size_t i = 0; i < n; i++) {
         f->copies[i].label = paths[i];
         f->copies[i].segments = (char **)&paths[i];

@@ -438,7 +438,7 @@ static int choose_snapshot(builder *bd, const kf_kraft_inputs *ki, int64_t targe
     if (!c || !paths) {
         free(c);
         free(paths);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     size_t n = 0;
     for (size_t i = 0; i < ki->nsnapshots; i++) {

@@ -78,7 +78,7 @@ static int note_holes(kf_replay *r, topic_part *t)
         return KF_OK;
     lost_window *w = realloc(t->windows, n * sizeof *w);
     if (!w)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     t->windows = w;
     for (size_t i = t->nwindows; i < n; i++) {
         const kf_part_hole *h = kf_part_reader_hole(t->r, i);

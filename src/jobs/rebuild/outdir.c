@@ -379,7 +379,7 @@ uint64_t kf_outdir_remove_stale(kf_outdir *od)
 int kf_outdir_finish(kf_outdir *od)
 {
     if (od->written_incomplete)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     if (!od->stage_root) /* staged: kf_outdir_commit removes them */
         kf_outdir_remove_stale(od);
     return KF_OK;

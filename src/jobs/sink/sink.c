@@ -98,7 +98,7 @@ static void commit(kf_sink *s)
 static int open_file(kf_sink *s, int64_t bucket)
 {
     if ((s->open + 1) * 4 > (uint64_t)s->cap * 3 && !kf_oa_grow(&shape, &s->slots, &s->cap, 16, &s->gen))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     uint64_t hash = htab_mix64((uint64_t)bucket);
     slot *sl = &s->slots[kf_oa_probe(&shape, s->slots, s->cap, hash, kf_oa_int64_is, &bucket, &s->gen)];
     if (sl->gen == s->gen)
