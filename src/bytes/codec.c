@@ -58,7 +58,7 @@ static int buf_set_cap(kf_buf *b, size_t cap)
         p = realloc(b->data, cap ? cap : 1);
     }
     if (!p)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     b->data = p;
     b->cap = cap;
     return KF_OK;

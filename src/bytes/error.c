@@ -23,3 +23,8 @@ int kf_error_set(int code, int err_no, const char *path, const char *fmt, ...)
     va_end(ap);
     return code;
 }
+
+int kf_error_nomem(void)
+{
+    return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+}

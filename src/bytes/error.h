@@ -15,12 +15,17 @@
 int kf_error_set(int code, int err_no, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Record out of memory (KF_ERR_NOMEM, ENOMEM, no path, "out of memory")
+ * as this thread's last error; returns KF_ERR_NOMEM, so a function whose
+ * allocation failed can `return kf_error_nomem();`. */
+int kf_error_nomem(void);
+
 /* An error an object kept (a sticky `err`, set where a step that returns
  * nothing failed) returned by its next call that returns one: out of
  * memory is then the last error too. */
 static inline int kf_error_sticky(int err)
 {
-    return err == KF_ERR_NOMEM ? kf_error_set(err, ENOMEM, NULL, "out of memory") : err;
+    return err == KF_ERR_NOMEM ? kf_error_nomem() : err;
 }
 
 /* rc, after setting *err_no to the last error's errno when rc is an error

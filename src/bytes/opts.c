@@ -33,7 +33,7 @@ int kf_opts_new_(void *pobj, size_t size, size_t opts_at, const void *given, siz
     memcpy(pobj, &obj, sizeof obj); /* the caller's pointer, whatever its type */
     obj = calloc(1, size);
     if (!obj)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     char *at = obj;
     int rc = kf_opts_take(at + opts_at, given, given_size, latest, (size_t *)(void *)(at + batch_at));
     if (rc != KF_OK) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bytes/error.h"
 #include "kfsck/common.h"
 
 #define KF_CPU_COUNT_MAX 256
@@ -70,7 +71,7 @@ int kf_pool_run(size_t n, unsigned jobs, kf_pool_work_fn work, kf_pool_done_fn d
     if (!p.finished || !th) {
         free(p.finished);
         free(th);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     size_t started = 0;
     for (; started < nthreads; started++)

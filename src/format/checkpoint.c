@@ -407,7 +407,7 @@ int kf_leader_epochs_read(const char *path, int64_t keep_through, bool positions
     kf_text_stream t;
     if (kf_text_stream_source(&t, src) != KF_OK) {
         kf_source_close(src);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     epoch_loader ld = {out, 0, positions, keep_through, false};
     int32_t version;
@@ -418,7 +418,7 @@ int kf_leader_epochs_read(const char *path, int64_t keep_through, bool positions
     out->valid = rc == KF_OK;
     if (ld.nomem) {
         kf_leader_epochs_free(out);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     return KF_OK;
 }
@@ -453,13 +453,13 @@ int kf_epoch_stream_open(kf_epoch_stream *s, const char *path, kf_problem_fn pfn
     struct kf_epoch_pass *p = calloc(1, sizeof *p);
     if (!p) {
         kf_source_close(src);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     p->src = src;
     s->pass = p;
     /* the check: the whole file once, keeping nothing */
     if (kf_text_stream_source(&p->t, src) != KF_OK)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     int32_t version;
     rc = parse_lines(&p->t, path, KF_CHECKPOINT_LEADER_EPOCH, &version, NULL, NULL, pfn, pctx);
     kf_text_stream_free(&p->t);
@@ -470,7 +470,7 @@ int kf_epoch_stream_open(kf_epoch_stream *s, const char *path, kf_problem_fn pfn
     /* the entries, from the start again */
     if (kf_text_stream_source(&p->t, src) != KF_OK) {
         s->valid = false;
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     if (ckpt_header(&p->cl, &p->t, &p->cp, KF_CHECKPOINT_LEADER_EPOCH, &version) != KF_OK)
         p->cl.done = true;

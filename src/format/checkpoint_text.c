@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/common.h"
 #include "kfsck/sys/names.h"
 
@@ -90,7 +91,7 @@ int kf_text_stream_source(kf_text_stream *t, kf_source *src)
     memset(t, 0, sizeof *t);
     t->src = src;
     if (!(t->buf = malloc(KF_TEXT_STREAM_BUF)))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     t->d = t->buf;
     return KF_OK;
 }

@@ -5,6 +5,7 @@
  * a corrupt batch. The bytes are untrusted: every read is bounds-checked,
  * decompression is capped, and the records stop at the first that does not
  * decode. */
+#include "bytes/error.h"
 #include "kfsck/sys/segment.h"
 
 #include <stdlib.h>
@@ -74,7 +75,7 @@ int kf_damaged_records(kf_source *src, const kf_damaged *d, size_t max_batch_byt
         return KF_OK;
     uint8_t *p = malloc((size_t)size);
     if (!p)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     int rc = KF_OK;
     int64_t got = kf_source_pread(src, d->position, p, (size_t)size);
     kf_batch b;

@@ -206,7 +206,7 @@ char *kf_path_dir(const char *path)
         n = 1;
     char *d = malloc(n ? n + 1 : 2);
     if (!d) {
-        kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        kf_error_nomem();
         return NULL;
     }
     if (!slash)
@@ -221,7 +221,7 @@ char *kf_path_join(const char *dir, const char *name)
     size_t a = strlen(dir), b = strlen(name);
     char *p = malloc(a + b + 2);
     if (!p) {
-        kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        kf_error_nomem();
         return NULL;
     }
     memcpy(p, dir, a);

@@ -111,7 +111,7 @@ static int index_open(kf_index *ix, kf_source *src, int64_t base_offset, int ent
     ix->slots = ix->size / (uint64_t)entry_size;
     ix->win = kf_slot_window_new(src, 0, ix->slots, (uint64_t)entry_size, IX_WINDOW_SLOTS, 0);
     if (!ix->win)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     index_count(ix);
     return KF_OK;
 }

@@ -179,7 +179,7 @@ char *kf_sibling_path(const char *log_path, const char *ext)
     size_t stem = n - sl - strlen(".log"), el = strlen(ext);
     char *p = malloc(stem + el + sl + 1);
     if (!p) {
-        kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        kf_error_nomem();
         return NULL;
     }
     memcpy(p, log_path, stem);

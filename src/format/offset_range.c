@@ -408,7 +408,7 @@ int kf_range_read(const kf_partition_copy *log, const kf_range_opts *o, kf_range
     kf_opts_nested(&own.scan.version, KF_SEGMENT_SCAN_OPTIONS_VERSION);
     range_state *s = calloc(1, sizeof *s);
     if (!s)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     s->o = &own;
     s->log = log;
     s->res = res;

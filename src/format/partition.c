@@ -74,7 +74,7 @@ static int add_segment(kf_partition_copy *c, const char *path, int64_t base)
     if (b)
         c->bases = b;
     if (!s || !b || !(c->segments[c->nseg] = strdup(path)))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     c->bases[c->nseg++] = base;
     return KF_OK;
 }
@@ -124,7 +124,7 @@ static int add_file(kf_inputs *in, const char *path)
     kf_name_info ni = kf_classify_name(kf_path_base(path));
     kf_partition_copy *c = new_copy(part_for(in, topic, partition), path);
     if (!c)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     return add_segment(c, path, ni.kind == KF_FILE_LOG ? ni.base_offset : -1);
 }
 

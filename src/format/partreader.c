@@ -540,7 +540,7 @@ int kf_part_reader_open(kf_part_reader **out, const kf_partition *p, const kf_pa
     r->cf_eps = calloc(n ? n : 1, sizeof *r->cf_eps);
     if (!r->ks || !r->agree || !r->cf_has || !r->cf_eps) {
         kf_part_reader_close(r, NULL);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     r->p = p;
     r->n = n;

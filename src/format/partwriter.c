@@ -88,7 +88,7 @@ int kf_part_writer_open(kf_part_writer **out, const char *out_dir, const kf_part
     w->ps = kf_pstate_new();
     if (!w->out_dir || !w->write_dir || !w->ps) {
         kf_part_writer_close(w);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     *out = w;
     int err_no = 0;

@@ -56,7 +56,7 @@ int kf_datadir_info_read(kf_datadir_info *info, const char *dir)
     info->cluster_id = "";
     char *p = kf_path_join(dir, "meta.properties");
     if (!p)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     struct stat st;
     if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
         free(p);
@@ -89,7 +89,7 @@ int kf_one_cluster_add(kf_one_cluster *c, const char *path, const char *what, co
     if (!c->cluster_id) {
         c->cluster_id = strdup(cluster_id);
         c->path = strdup(path);
-        return c->cluster_id && c->path ? KF_OK : kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return c->cluster_id && c->path ? KF_OK : kf_error_nomem();
     }
     if (!strcmp(c->cluster_id, cluster_id))
         return KF_OK;
@@ -98,7 +98,7 @@ int kf_one_cluster_add(kf_one_cluster *c, const char *path, const char *what, co
     int len = snprintf(NULL, 0, OTHER_CLUSTER, what, cluster_id, c->path, c->cluster_id);
     char *msg = len >= 0 ? malloc((size_t)len + 1) : NULL;
     if (!msg)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     snprintf(msg, (size_t)len + 1, OTHER_CLUSTER, what, cluster_id, c->path, c->cluster_id);
 #undef OTHER_CLUSTER
     if (fn)
@@ -150,7 +150,7 @@ int kf_paths_one_cluster(char *const *paths, size_t n, kf_path_error_fn fn, void
         bool nomem = false;
         char *dir = datadir_of_path(paths[i], &nomem);
         if (nomem) {
-            rc = kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+            rc = kf_error_nomem();
             break;
         }
         if (!dir)

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/sys/crc.h"
 #include "bytes/grow.h"
 #include "bytes/openaddr.h"
@@ -172,7 +173,7 @@ static void drop_entry(kf_pstate *ps, int64_t pid)
 static int ot_add(kf_pstate *ps, int64_t first, int64_t pid)
 {
     if (!KF_GROW(ps->ot, ps->not, ps->capot, 16))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     size_t k = ps->not; /* usually appended at the end */
     while (k > 0 && ps->ot[k - 1].first > first)
         k--;
@@ -217,7 +218,7 @@ int kf_pstate_load(kf_pstate *ps, const kf_producer_snapshot *s)
         }
         pentry *e = get_entry(ps, se.producer_id);
         if (!e)
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
         e->epoch = se.producer_epoch;
         e->has_batch = se.last_offset >= 0;
         e->last_seq = se.last_sequence;
@@ -315,7 +316,7 @@ int kf_pstate_add_batch(kf_pstate *ps, const kf_batch *batch, kf_buf *buf, size_
     /* a control batch: its first record, when it is an end-transaction marker */
     pentry *e = ps->open_only ? find_entry(ps, b.producer_id) : get_entry(ps, b.producer_id);
     if (!e && !ps->open_only)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     if (b.count == 0)
         return KF_OK; /* emptied by the cleaner: the whole transaction is gone */
     kf_record_iter it;
@@ -386,7 +387,7 @@ int kf_pstate_copy(kf_pstate *dst, const kf_pstate *src)
         free(e);
         free(slot);
         free(ot);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     if (e)
         memcpy(e, src->e, src->n * sizeof *e);
@@ -473,7 +474,7 @@ int kf_pstate_snapshot(const kf_pstate *ps, uint8_t **out, size_t *len)
     if (!d || !order) {
         free(d);
         free(order);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     for (size_t i = 0; i < ps->n; i++)
         order[i] = &ps->e[i];

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes/error.h"
 #include "format/source.h"
 #include "bytes/opts.h"
 #include "format/block_cache.h"
@@ -444,7 +445,7 @@ int kf_segment_iter_open_checking(kf_segment_iter **out, kf_source *src, const k
         free(it->chunks);
         free(it->carry);
         free(it);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     if (it->threaded) {
         pthread_mutex_init(&it->mu, NULL);

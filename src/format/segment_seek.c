@@ -6,6 +6,7 @@
  * offset, then a forward search of the log from its position;
  * storage/.../log/LogSegment.java, OffsetIndex.java; docs/formats.md
  * §5.6). */
+#include "bytes/error.h"
 #include "kfsck/sys/segment.h"
 
 #include <stdlib.h>
@@ -57,7 +58,7 @@ static int batch_holds_up(kf_source *log, uint64_t pos, int64_t base, int64_t en
         return KF_OK;
     uint8_t *buf = malloc(bsize);
     if (!buf)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     got = kf_source_pread(log, pos, buf, bsize);
     kf_batch b;
     if (got < 0) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "format/checkpoint_text.h"
 
 static bool blank(uint8_t c)
@@ -35,7 +36,7 @@ static int buf_put(buf *b, const void *src, size_t n)
             cap = KF_PROPERTIES_LINE_MAX;
         char *np = realloc(b->p, cap);
         if (!np)
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
         b->p = np;
         b->cap = cap;
     }

@@ -136,7 +136,7 @@ int kf_source_memory(kf_source **out, const uint8_t *data, uint64_t size)
     kf_source *s = source_new();
     *out = s;
     if (!s)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     s->mem = data;
     s->size = data ? size : 0;
     return KF_OK;

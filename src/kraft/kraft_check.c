@@ -31,7 +31,7 @@ int kraft_files_init(kraft_files *f, char *const *paths, size_t n)
     memset(f, 0, sizeof *f);
     f->copies = calloc(n ? n : 1, sizeof *f->copies);
     if (!f->copies)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     for (size_t i = 0; i < n; i++) {
         f->copies[i].label = paths[i];
         f->copies[i].segments = (char **)&paths[i];
@@ -130,7 +130,7 @@ int kf_kraft_check_snapshot(const char *path, size_t max_batch_bytes, kf_problem
     char *paths[1] = {(char *)path};
     kraft_files f;
     if (kraft_files_init(&f, paths, 1) != KF_OK)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     count_ctx cc = {0};
     kf_part_reader_opts o;
     kf_part_reader_opts_init(&o);

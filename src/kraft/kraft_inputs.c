@@ -25,10 +25,10 @@ static int strv_add(char ***v, size_t *n, const char *s)
 {
     char **nv = realloc(*v, (*n + 1) * sizeof *nv);
     if (!nv)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     *v = nv;
     if (!(nv[*n] = strdup(s)))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     (*n)++;
     return KF_OK;
 }
@@ -50,10 +50,10 @@ static int snapshot_add(kf_kraft_inputs *ki, const char *path, bool loose)
             return KF_OK;
     kf_kraft_snapshot_file *nv = realloc(ki->snapshots, (ki->nsnapshots + 1) * sizeof *nv);
     if (!nv)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     ki->snapshots = nv;
     if (!(f.path = strdup(path)))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     f.loose = loose;
     ki->snapshots[ki->nsnapshots++] = f;
     return KF_OK;
@@ -196,7 +196,7 @@ int kf_kraft_inputs_collect(kf_kraft_inputs *ki, char *const *paths, size_t n, k
     ki->log.partition = 0;
     ki->log.copies = calloc(total ? total : 1, sizeof *ki->log.copies);
     if (!ki->log.copies)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     for (size_t i = 0; i < ki->all.n; i++)
         for (size_t c = 0; c < ki->all.parts[i].ncopies; c++)
             ki->log.copies[ki->log.ncopies++] = ki->all.parts[i].copies[c];

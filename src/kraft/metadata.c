@@ -438,7 +438,7 @@ static int choose_snapshot(builder *bd, const kf_kraft_inputs *ki, int64_t targe
     if (!c || !paths) {
         free(c);
         free(paths);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     size_t n = 0;
     for (size_t i = 0; i < ki->nsnapshots; i++) {
@@ -677,7 +677,7 @@ int kf_metadata_build(kf_metadata **out, const kf_kraft_inputs *ki, const kf_met
     opts = &own;
     kf_metadata *m = calloc(1, sizeof *m);
     if (!m)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     md_image_init(&m->im);
     m->info.snapshot_offset = -1;
     m->info.kraft_version = -1;

@@ -22,7 +22,7 @@ int kf_topic_names_new(kf_topic_names **out, const kf_topic_names *under)
 {
     *out = calloc(1, sizeof **out);
     if (!*out)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     (*out)->under = under;
     return KF_OK;
 }
@@ -49,13 +49,13 @@ static int put_first(htab *h, const void *key, uint32_t klen, const void *val, s
     bool created;
     void **slot = htab_put(h, key, klen, &created);
     if (!slot)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     if (!created)
         return KF_OK;
     char *copy = malloc(n + 1);
     if (!copy) {
         htab_del(h, key, klen);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     memcpy(copy, val, n);
     copy[n] = 0;
@@ -123,7 +123,7 @@ static int from_inputs(kf_topic_names *t, const kf_inputs *in)
         for (size_t c = 0; c < p->ncopies && rc == KF_OK; c++) {
             char *pm = kf_path_join(p->copies[c].label, "partition.metadata");
             if (!pm)
-                return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+                return kf_error_nomem();
             kf_partition_metadata md;
             int r = kf_partition_metadata_read(pm, &md);
             if (r == KF_ERR_NOMEM)

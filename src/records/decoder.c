@@ -41,7 +41,7 @@ int kf_decoder_for_path(const char *path, kf_decoder *d)
     }
     char *dir = kf_path_dir(path);
     if (!dir)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     char topic[256];
     int32_t part;
     *d = kf_parse_partition_dir(kf_path_base(dir), topic, sizeof topic, &part) ? decoder_of_topic(topic)

@@ -75,7 +75,7 @@ int kf_schema_tally_new(kf_schema_tally **out)
         t = NULL;
     }
     *out = t;
-    return t ? KF_OK : kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    return t ? KF_OK : kf_error_nomem();
 }
 
 void kf_schema_tally_free(kf_schema_tally *t)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "bytes/error.h"
 #include "format/out_file.h"
 
 #define MISSING "/nonexistent-kfsck-test-dir/00000000000000000000.log"
@@ -70,6 +71,31 @@ static void test_every_convention_sets_it(void **state)
     assert_int_equal(kf_error_last()->err_no, ENOTDIR);
 }
 
+/* Out of memory the one way the library writes it: code, ENOMEM, no path
+ * (a path an earlier error left is cleared), "out of memory"; it returns
+ * the code. */
+static void test_nomem_sets_it(void **state)
+{
+    (void)state;
+    kf_source *s;
+    assert_int_equal(kf_source_open(&s, MISSING, 0), KF_ERR_IO);
+    assert_string_equal(kf_error_last()->path, MISSING);
+    assert_int_equal(kf_error_nomem(), KF_ERR_NOMEM);
+    const kf_error *e = kf_error_last();
+    assert_int_equal(e->code, KF_ERR_NOMEM);
+    assert_int_equal(e->err_no, ENOMEM);
+    assert_string_equal(e->path, "");
+    assert_string_equal(e->message, "out of memory");
+    /* the sticky form says the same; another code passes through untouched */
+    kf_error_clear();
+    assert_int_equal(kf_error_sticky(KF_ERR_NOMEM), KF_ERR_NOMEM);
+    assert_int_equal(kf_error_last()->err_no, ENOMEM);
+    assert_string_equal(kf_error_last()->message, "out of memory");
+    kf_error_clear();
+    assert_int_equal(kf_error_sticky(KF_ERR_CORRUPT), KF_ERR_CORRUPT);
+    assert_int_equal(kf_error_last()->code, KF_OK);
+}
+
 /* A thread's own error: it sees none of the main thread's, makes its own,
  * and leaves the main thread's as it was. */
 static void *other_thread(void *arg)
@@ -101,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_open_of_a_missing_file),
         cmocka_unit_test(test_success_leaves_it_and_clear_empties_it),
         cmocka_unit_test(test_every_convention_sets_it),
+        cmocka_unit_test(test_nomem_sets_it),
         cmocka_unit_test(test_the_last_error_is_per_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -457,7 +457,7 @@ static int read_checkpoint(datadir_ctx *d, int k, const char *path)
     d->any_checkpoint = true;
     free(d->ck_path[k]);
     if (!(d->ck_path[k] = strdup(path)))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     ds->file = d->ck_path[k];
     d->joining = k;
     d->orphans = 0;
@@ -522,7 +522,7 @@ static int add_task(void *ctx, const kf_path_entry *e)
     entries_walk *w = ctx;
     datadir_ctx *d = w->d;
     if (!KF_GROW(d->tasks, d->ntasks, w->cap, 16))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     if (e->datadir && e->datadir->has_meta) {
         const kf_meta_properties *mp = &e->datadir->meta;
         d->has_broker = mp->has_node_id || mp->has_broker_id;

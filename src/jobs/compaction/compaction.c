@@ -67,7 +67,7 @@ static int add_named(named_list *l, const char *topic, int32_t partition)
 {
     named_part *v = realloc(l->v, (l->n + 1) * sizeof *v);
     if (!v)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     l->v = v;
     snprintf(v[l->n].topic, sizeof v[l->n].topic, "%s", topic);
     v[l->n++].partition = partition;
@@ -372,7 +372,7 @@ static int analyse(const kf_partition *p, const kf_compaction_opts *o, kf_compac
 {
     char *dir = datadir_of(p);
     if (p->topic[0] && p->partition >= 0 && !dir)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     bool has_ls = false;
     int64_t ls = 0;
     int rc = checkpoint_entry(o, p, dir, CLEANER_CHECKPOINT, &r->has_cleaner_offset, &r->cleaner_offset);

@@ -4,6 +4,7 @@
  * transactions listed in the .txnindex files, by first offset, begin as
  * the batches reach them; a transactional batch of a producer inside one is
  * aborted; that producer's ABORT marker ends it. */
+#include "bytes/error.h"
 #include "bytes/grow.h"
 #include "jobs/compaction/compaction_aborted.h"
 
@@ -29,7 +30,7 @@ static int add_entries(cp_aborts *a, const kf_index *ix)
             continue;
         prev = e;
         if (!KF_GROW(a->v, a->n, a->cap, 64))
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
         a->v[a->n++] = (cp_abort){e.producer_id, e.first_offset, e.last_offset};
     }
     return KF_OK;
@@ -63,7 +64,7 @@ int cp_aborts_read(cp_aborts *a, const kf_partition_copy *c)
     if (a->n > 1)
         qsort(a->v, a->n, sizeof *a->v, by_first_offset);
     if (a->n && !(a->ongoing = malloc(a->n * sizeof *a->ongoing)))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     return KF_OK;
 }
 

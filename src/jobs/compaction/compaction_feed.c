@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/error.h"
 #include "bytes/report.h"
 #include "jobs/compaction/compaction_aborted.h"
 #include "jobs/compaction/compaction_internal.h"
@@ -34,7 +35,7 @@ static int segments_of(const kf_partition *p, cp_log *log)
     const kf_partition_copy *c = p->ncopies ? &p->copies[0] : NULL;
     size_t n = c && c->nseg ? c->nseg : 1;
     if (!(log->segs = calloc(n, sizeof *log->segs)))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     log->nseg = n;
     for (size_t i = 0; c && i < c->nseg; i++) {
         kf_cleaner_segment *s = &log->segs[i];
@@ -86,7 +87,7 @@ static int put_staged(cp_feed *F, const cp_staged *st, size_t n)
         uint32_t prev;
         int k = ck_put(&F->keys, st[i].hash, st[i].latest, &prev);
         if (k < 0)
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
         if (k == 1) {
             r->reclaimable_bytes += prev & CK_SIZE_MASK;
             r->tombstones -= (prev & CK_TOMBSTONE) != 0;

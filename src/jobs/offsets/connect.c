@@ -219,7 +219,7 @@ int kf_connect_offsets(kf_connect *c, const kf_connect_offset **out, size_t *cou
         free(keys);
         if (rows)
             c->rows = rows;
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     c->rows = rows;
     for (size_t i = 0; i < c->table.cap; i++)

@@ -161,7 +161,7 @@ static int find_members(kf_groups *G, kf_group *g)
         free(cur);
         free(tgt);
         free(ms);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     size_t ncur = 0, ntgt = 0, nmeta = 0;
     kf_coord_record cr;
@@ -261,7 +261,7 @@ static int collect_refs(kf_groups *G, kf_replay *r)
     G->refs = malloc((nrec + 1) * sizeof *G->refs);
     G->recs = malloc((nrec + 1) * sizeof *G->recs);
     if (!G->refs || !G->recs)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     kf_coord_record cr;
     kf_group_key k;
     for (size_t i = 0; i < nrec; i++) {
@@ -269,7 +269,7 @@ static int collect_refs(kf_groups *G, kf_replay *r)
             continue;
         char *name = strndup(k.group, k.group_len);
         if (!name)
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
         G->refs[G->nrefs++] = (group_ref){name, recs[i], cr.key_type};
     }
     qsort(G->refs, G->nrefs, sizeof *G->refs, cmp_ref);
@@ -299,7 +299,7 @@ static int build_groups(kf_groups *G, kf_replay *r)
     G->v = calloc(most, sizeof *G->v);
     if (!ids || !G->v) {
         free(ids);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     for (size_t i = 0; i < G->nrefs; i++)
         ids[nids++] = G->refs[i].group;
@@ -335,7 +335,7 @@ int kf_groups_build(kf_groups **out, kf_replay *r)
     kf_groups *G = calloc(1, sizeof *G);
     if (!G || collect_refs(G, r) != KF_OK || build_groups(G, r) != KF_OK) {
         kf_groups_free(G);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     kf_dtree_free(&G->t);
     *out = G;

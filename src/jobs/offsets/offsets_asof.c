@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "kfsck/common.h"
 
 void offsets_asof_init(offsets_asof *a, int64_t as_of)
@@ -49,7 +50,7 @@ int offsets_asof_change(offsets_asof *a, const uint8_t *slot, uint32_t slen, con
     }
     void **s = htab_put(&a->table, slot, slen, NULL);
     if (!s)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     kf_offset_value *old = *s;
     if (old && strlen(old->metadata) == strlen(v->metadata)) {
         /* a re-commit of the same slot (same group and topic) whose metadata
@@ -65,7 +66,7 @@ int offsets_asof_change(offsets_asof *a, const uint8_t *slot, uint32_t slen, con
     }
     kf_offset_value *c = copy_value(v);
     if (!c)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     free(old);
     *s = c;
     return KF_OK;

@@ -149,7 +149,7 @@ int kf_offsets_job_table(kf_offsets_job *j, const kf_offsets_row **rows, size_t 
         free(j->rows);
         j->rows = malloc((k ? k : 1) * sizeof *j->rows);
         if (!j->rows)
-            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+            return kf_error_nomem();
         j->nrows = 0;
         for (size_t i = 0; i < k; i++) {
             if (!wanted(&j->o, all[i]))
@@ -179,7 +179,7 @@ int kf_offsets_job_topics(kf_offsets_job *j, const char *const **topics, size_t 
     if (!j->topics) {
         *topics = NULL;
         *n = 0;
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     for (size_t i = 0; i < k; i++)
         j->topics[i] = all[i]->topic;

@@ -78,7 +78,7 @@ static int note_holes(kf_replay *r, topic_part *t)
         return KF_OK;
     lost_window *w = realloc(t->windows, n * sizeof *w);
     if (!w)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     t->windows = w;
     for (size_t i = t->nwindows; i < n; i++) {
         const kf_part_hole *h = kf_part_reader_hole(t->r, i);
@@ -135,7 +135,7 @@ int kf_replay_offsets_topic(kf_replay *r, const kf_inputs *in, const kf_offsets_
     res->partitions = n;
     topic_part *ts = calloc(n ? n : 1, sizeof *ts);
     if (!ts)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     int rc = KF_OK;
     size_t k = 0;
     for (size_t i = 0; i < in->n && rc == KF_OK; i++) {

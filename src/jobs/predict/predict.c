@@ -648,7 +648,7 @@ int kf_predict_run(char *const *datadirs, size_t n, const kf_predict_opts *o, kf
     r.now = r.o.has_now ? r.o.now_ms : kf_now_ms();
     r.dirs = calloc(n ? n : 1, sizeof *r.dirs);
     if (!r.dirs)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     r.ndirs = n;
     int rc = KF_OK;
     for (size_t i = 0; i < n && rc == KF_OK; i++) {

@@ -85,7 +85,7 @@ static int replace(char **dst, const char *v, size_t n)
     trim(&v, &n);
     char *s = malloc(n + 1);
     if (!s)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     memcpy(s, v, n);
     s[n] = 0;
     free(*dst);
@@ -131,10 +131,10 @@ static int split_dirs(kf_predict_config *c, const char *list)
         if (n) {
             char **nd = realloc(c->log_dirs, (c->n_log_dirs + 1) * sizeof *nd);
             if (!nd)
-                return KF_ERR_NOMEM;
+                return kf_error_nomem();
             c->log_dirs = nd;
             if (!(nd[c->n_log_dirs] = malloc(n + 1)))
-                return KF_ERR_NOMEM;
+                return kf_error_nomem();
             memcpy(nd[c->n_log_dirs], item, n);
             nd[c->n_log_dirs++][n] = 0;
         }

@@ -6,6 +6,7 @@
  * broker parses it, then the checks across the log dirs that stop a broker
  * (meta.properties that disagree, two directories of one topic-partition)
  * and the partitions the KRaft image does not place on this broker. */
+#include "bytes/error.h"
 #include "predict_internal.h"
 #include "format/order.h"
 #include "bytes/grow.h"
@@ -103,7 +104,7 @@ int pp_dir_act(pp_dir *d, kf_predict_action_kind kind, const char *file, const c
 {
     pp_dir_action *na = realloc(d->acts, (d->nacts + 1) * sizeof *na);
     if (!na)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     d->acts = na;
     pp_dir_action *a = &na[d->nacts];
     va_list ap;
@@ -115,7 +116,7 @@ int pp_dir_act(pp_dir *d, kf_predict_action_kind kind, const char *file, const c
         free(a->file);
         free(a->reason);
         free(a->topic);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     d->nacts++;
     if (kind == KF_ACT_FATAL)
@@ -136,7 +137,7 @@ bool pp_dir_fifo(pp_dir *d, const char *path, int *rc)
 static int add_part(pp_dir *d, const kf_path_entry *e, const char *topic, int32_t partition, dir_kind kind)
 {
     if (!KF_GROW(d->parts, d->nparts, d->capparts, 16))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     pp_part *p = &d->parts[d->nparts++];
     memset(p, 0, sizeof *p);
     p->datadir = d->path;
@@ -151,7 +152,7 @@ static int add_part(pp_dir *d, const kf_path_entry *e, const char *topic, int32_
     if (e->kind == KF_PATH_UNREADABLE) { /* said once it is worked on */
         p->dir_errno = e->err_no ? e->err_no : EIO;
         if (!(p->dir_why = strdup(e->why)))
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
     }
     return p->name && p->topic && p->dir ? KF_OK : KF_ERR_NOMEM;
 }
@@ -308,7 +309,7 @@ int pp_check_duplicates(pp_run *r)
         n += r->dirs[i].nparts;
     part_ref *refs = calloc(n ? n : 1, sizeof *refs);
     if (!refs)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     n = 0;
     for (size_t i = 0; i < r->ndirs; i++)
         for (size_t k = 0; k < r->dirs[i].nparts; k++) {
@@ -354,7 +355,7 @@ int pp_build_image(pp_run *r)
         return KF_OK;
     char **paths = calloc(r->ndirs, sizeof *paths);
     if (!paths)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     for (size_t i = 0; i < r->ndirs; i++)
         paths[i] = (char *)r->dirs[i].path;
     kf_kraft_inputs ki;

@@ -9,6 +9,7 @@
  * indexes, whatever the shutdown was). Only names and sizes are looked at,
  * and the .txnindex files read; the swap segments are read for their next
  * offset. */
+#include "bytes/error.h"
 #include "predict_internal.h"
 #include "bytes/grow.h"
 
@@ -93,7 +94,7 @@ static int list_files(pp_part *p)
     p->files = calloc(l.n ? l.n : 1, sizeof *p->files);
     if (!p->files) {
         kf_name_list_free(&l);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     for (size_t i = 0; i < l.n; i++) {
         pp_file *f = &p->files[p->nfiles++];

@@ -252,7 +252,7 @@ int kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n, kf_out
     for (size_t i = 0; i < n; i++) {
         char *area = od->partition ? strdup(inputs[i]) : kf_path_dir(inputs[i]);
         if (!area)
-            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+            return kf_error_nomem();
         bool in = inside(od, area);
         free(area);
         if (in) {
@@ -268,7 +268,7 @@ int kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n, kf_out
     }
     int dv = find_datadir(od);
     if (dv < 0)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     if (dv != KF_OUTDIR_READY) {
         *verdict = (kf_outdir_verdict)dv;
         return KF_OK;
@@ -276,7 +276,7 @@ int kf_outdir_prepare(kf_outdir *od, const char *const *inputs, size_t n, kf_out
     if (!od->force) {
         int v = find_clash(od);
         if (v < 0)
-            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+            return kf_error_nomem();
         if (v != KF_OUTDIR_READY) {
             *verdict = (kf_outdir_verdict)v;
             return KF_OK;
@@ -379,7 +379,7 @@ uint64_t kf_outdir_remove_stale(kf_outdir *od)
 int kf_outdir_finish(kf_outdir *od)
 {
     if (od->written_incomplete)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     if (!od->stage_root) /* staged: kf_outdir_commit removes them */
         kf_outdir_remove_stale(od);
     return KF_OK;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "format/order.h"
 #include "bytes/grow.h"
 #include "bytes/opts.h"
@@ -205,7 +206,7 @@ static int collect_reps(const kf_inputs *in, const rm_state *st, const rm_storag
 nomem:
     htab_free(&names);
     free(r.v);
-    return KF_ERR_NOMEM;
+    return kf_error_nomem();
 }
 
 /* ---- one partition ----------------------------------------------------------------- */
@@ -257,7 +258,7 @@ static int add_chain_break(void *ctx, const kf_remote_segment *b)
     uint32_t idx = rm_seg_find(f->st, f->part, b->segment_id);
     kf_remote_segment *r = idx == RM_NONE ? NULL : segment_finding(f, &f->st->segs[idx], KF_REMOTE_EPOCH_CHAIN_BREAK);
     if (!r)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     r->lineage_broker = b->lineage_broker;
     r->reason = strdup(b->reason ? b->reason : "");
     return r->reason ? KF_OK : KF_ERR_NOMEM;
@@ -443,7 +444,7 @@ static int report_partition(run *r, const rep *e, kf_remote_partition_fn fn, voi
     return rc;
 nomem:
     free(f.v);
-    return KF_ERR_NOMEM;
+    return kf_error_nomem();
 }
 
 /* ---- the run ----------------------------------------------------------------------------- */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/error.h"
 #include "jobs/remote/remote_internal.h"
 #include "kfsck/sys/checkpoint.h"
 #include "kfsck/sys/dirs.h"
@@ -63,7 +64,7 @@ static int read_copy(rm_locals *l, const kf_partition *p, kf_partition_copy *cp,
     memset(v, 0, sizeof *v);
     l->dirs[i] = strdup(cp->label);
     if (!l->dirs[i])
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     v->dir = l->dirs[i];
     v->broker = -1;
     char *datadir = kf_path_dir(cp->label);
@@ -126,7 +127,7 @@ int rm_locals_read(rm_locals *l, const kf_partition *p, const uint8_t *topic_id,
     l->epochs = calloc(p->ncopies, sizeof *l->epochs);
     l->dirs = calloc(p->ncopies, sizeof *l->dirs);
     if (!l->v || !l->epochs || !l->dirs)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     for (size_t c = 0; c < p->ncopies; c++) {
         int rc = read_copy(l, p, &p->copies[c], topic_id, o);
         if (rc < 0)
@@ -364,7 +365,7 @@ int rm_tier_judge(const rm_state *st, uint32_t part, const uint32_t *segs, size_
     free(cover.v);
     if (!ok) {
         free(out.v);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     for (size_t i = 0; i < out.n; i++)
         r->offsets_in_no_tier = kf_sat_addu(r->offsets_in_no_tier,
@@ -377,7 +378,7 @@ int rm_tier_judge(const rm_state *st, uint32_t part, const uint32_t *segs, size_
         return KF_OK;
     kf_leader_epoch *L = malloc(lead->n_leader_epochs * sizeof *L);
     if (!L)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     memcpy(L, lead->leader_epochs, lead->n_leader_epochs * sizeof *L);
     size_t nl = filter_epochs(L, lead->n_leader_epochs);
     int rc = KF_OK;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "bytes/report.h"
 #include "jobs/remote/remote_internal.h"
 #include "kfsck/sys/coord.h"
@@ -183,7 +184,7 @@ static int epochs_of(replay *r, const kf_dtree *t, const kf_dnode *arr, rm_event
     if (arr->n_children > r->capepochs) {
         kf_leader_epoch *ne = realloc(r->epochs, arr->n_children * sizeof *ne);
         if (!ne)
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
         r->epochs = ne;
         r->capepochs = arr->n_children;
     }
@@ -357,7 +358,7 @@ static int decode_one(replay *r, const kf_record *rec)
             size_t cap = (r->pool_n + q->ev.nepochs) * 2;
             kf_leader_epoch *np = realloc(r->pool, cap * sizeof *np);
             if (!np)
-                return KF_ERR_NOMEM;
+                return kf_error_nomem();
             r->pool = np;
             r->pool_cap = cap;
         }
@@ -390,7 +391,7 @@ static int apply_pending(replay *r, kf_part_reader *pr, const kf_batch *b)
                 snprintf(q->msg, sizeof q->msg, "%s", why);
                 break;
             case RM_FATAL: fatal_words(q, why); break;
-            case RM_NOMEM: return KF_ERR_NOMEM;
+            case RM_NOMEM: return kf_error_nomem();
             }
         }
         if (q->fatal && r->res->fatal++ == 0)
@@ -441,7 +442,7 @@ int rm_replay_partition(rm_state *st, const kf_partition *p, int32_t mpart, cons
 {
     replay *r = calloc(1, sizeof *r);
     if (!r)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     *r = (replay){.st = st, .mpart = mpart, .o = o, .res = res, .rc = KF_OK};
     layouts_init(&r->lay);
     kf_part_result pres;

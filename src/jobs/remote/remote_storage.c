@@ -348,7 +348,7 @@ static int read_dir(reader *r, const char *dir)
     size_t cap = 4096;
     char *path = malloc(cap);
     if (!path)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/')
         len--;

@@ -78,7 +78,7 @@ static int add_input(inputs *in, const char *path, bool scan_file)
 {
     input *nv = realloc(in->v, (in->n + 1) * sizeof *nv);
     if (!nv)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     in->v = nv;
     nv[in->n++] = (input){path, scan_file, false, NULL, NULL};
     return KF_OK;
@@ -88,7 +88,7 @@ static int add_kraft_path(inputs *in, const char *path)
 {
     char **nk = realloc(in->kraft_paths, (in->nkraft + 1) * sizeof *nk);
     if (!nk)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     in->kraft_paths = nk;
     nk[in->nkraft++] = (char *)path;
     return KF_OK;
@@ -212,7 +212,7 @@ static int add_head(head **hs, size_t *n, rp_stream s, const input *in)
 {
     head *nh = realloc(*hs, (*n + 1) * sizeof *nh);
     if (!nh)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     *hs = nh;
     memset(&nh[*n], 0, sizeof nh[*n]);
     nh[*n].s = s;
@@ -290,7 +290,7 @@ typedef struct group {
 static int take(group *g, head *h)
 {
     if (!KF_GROW(g->v, g->n, g->cap, 8))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     g->v[g->n] = h->rec;
     memset(&h->rec, 0, sizeof h->rec);
     g->n++;

@@ -58,7 +58,7 @@ static int rec_of(const kf_datadir_partition *p, rp_rec *r)
     r->epochs = r->nepochs ? malloc(r->nepochs * sizeof *r->epochs) : NULL;
     if (!r->topic || !r->datadir || !r->dir || (p->cluster_id && !r->cluster_id) || (r->nepochs && !r->epochs)) {
         rp_rec_free(r);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     if (r->nepochs)
         memcpy(r->epochs, p->leader_epochs, r->nepochs * sizeof *r->epochs);
@@ -157,7 +157,7 @@ int rp_datadir_start(rp_datadir **out, const char *path, size_t max_batch_bytes)
     rp_datadir *d = calloc(1, sizeof *d);
     if (!d || !(d->path = strdup(path))) {
         free(d);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     d->max_batch_bytes = max_batch_bytes;
     pthread_mutex_init(&d->mu, NULL);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "bytes/report.h"
 #include "jobs/replicas/replicas_internal.h"
 #include "bytes/satmath.h"
@@ -287,7 +288,7 @@ int rp_judge(rp_rec *recs, size_t n, const rp_judge_opts *o,
         free(reps);
         free(el);
         free(fol);
-        return KF_ERR_NOMEM;
+        return rc != KF_OK ? KF_ERR_NOMEM : kf_error_nomem(); /* epochs_of_batches' error stands */
     }
     for (size_t i = 0; i < n; i++)
         reps[i] = replica_of(&recs[i]);

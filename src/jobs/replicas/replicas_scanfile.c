@@ -52,7 +52,7 @@ static int refill(line_reader *lr)
             return 0; /* full: the caller sees a line too long */
         char *nb = realloc(lr->buf, cap);
         if (!nb)
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
         lr->buf = nb;
         lr->cap = cap;
     }
@@ -348,7 +348,7 @@ static int seen_before(seen_ids *s, const char *id, bool *before)
     *before = false;
     char **ni = realloc(s->ids, (s->n + 1) * sizeof *ni);
     if (!ni)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     s->ids = ni;
     return (ni[s->n] = strdup(id)) ? (s->n++, KF_OK) : KF_ERR_NOMEM;
 }
@@ -362,7 +362,7 @@ static int add_run(rp_scan_file *f, int64_t start, uint64_t lineno)
                             RP_SCAN_RUNS_MAX, lineno + 1);
     run *nr = realloc(f->runs, (f->nruns + 1) * sizeof *nr);
     if (!nr)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     f->runs = nr;
     nr[f->nruns++] = (run){start, lineno};
     return KF_OK;
@@ -436,7 +436,7 @@ int rp_scan_file_open(rp_scan_file **out, const char *path, kf_problem_fn proble
     rp_scan_file *f = calloc(1, sizeof *f);
     if (!f || !(f->path = strdup(path))) {
         free(f);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
@@ -487,7 +487,7 @@ static int run_next(void *self, rp_rec *r)
         int nomem = 0;
         line_kind k = parse_line(line, n, r, why, sizeof why, &nomem);
         if (nomem)
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
         if (k == L_PARTITION) {
             r->source = s->f->path;
             return 1;

@@ -125,10 +125,10 @@ static int add_datadir(void *ctx, const kf_path_entry *e)
     report_run *R = ctx;
     char **d = realloc(R->datadirs, (R->ndatadirs + 1) * sizeof *d);
     if (!d)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     R->datadirs = d;
     if (!(d[R->ndatadirs] = strdup(e->path)))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     R->ndatadirs++;
     const kf_datadir_info *di = e->datadir;
     bool has_id = di && di->has_meta && (di->meta.has_node_id || di->meta.has_broker_id);
@@ -140,7 +140,7 @@ static int add_datadir(void *ctx, const kf_path_entry *e)
     if (!b) {
         rbroker *nb = realloc(R->brokers, (R->nbrokers + 1) * sizeof *nb);
         if (!nb)
-            return KF_ERR_NOMEM;
+            return kf_error_nomem();
         R->brokers = nb;
         b = &nb[R->nbrokers++];
         memset(b, 0, sizeof *b);
@@ -149,7 +149,7 @@ static int add_datadir(void *ctx, const kf_path_entry *e)
     }
     char **bd = realloc(b->dirs, (b->ndirs + 1) * sizeof *bd);
     if (!bd)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     b->dirs = bd;
     bd[b->ndirs++] = d[R->ndatadirs - 1];
     return KF_OK;

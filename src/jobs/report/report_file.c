@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes/error.h"
 #include "format/out_file.h"
 #include "kfsck/report.h"
 
@@ -54,7 +55,7 @@ int kf_report_file_open(kf_report_file **f, const char *path, char *const *input
     const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
     if (!dir)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     const char *name = slash ? slash + 1 : path;
     if (!*name) { /* "dir/": a directory's name, not a file's */
         free(dir);
@@ -64,7 +65,7 @@ int kf_report_file_open(kf_report_file **f, const char *path, char *const *input
     kf_report_file *r = calloc(1, sizeof *r);
     if (!r) {
         free(dir);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     int rc = kf_out_open(&r->out, dir, name, true);
     free(dir);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bytes/error.h"
 #include "jobs/report/report_internal.h"
 #include "kfsck/kfsck.h"
 
@@ -87,7 +88,7 @@ static const char STYLE[] =
 static int flush(report_run *R, rbuf *b)
 {
     if (b->oom)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     int rc = b->n ? R->o->write_fn(R->o->write_ctx, b->p, b->n) : KF_OK;
     R->sum->bytes += b->n;
     b->n = 0;

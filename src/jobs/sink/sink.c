@@ -57,7 +57,7 @@ int kf_sink_new(kf_sink **out, const kf_sink_config *c)
                             "the sink needs a positive partition duration and flush.size and an interval not negative");
     kf_sink *s = calloc(1, sizeof *s);
     if (!s)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     s->c = *c;
     s->gen = 1;
     *out = s;
@@ -98,7 +98,7 @@ static void commit(kf_sink *s)
 static int open_file(kf_sink *s, int64_t bucket)
 {
     if ((s->open + 1) * 4 > (uint64_t)s->cap * 3 && !kf_oa_grow(&shape, &s->slots, &s->cap, 16, &s->gen))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     uint64_t hash = htab_mix64((uint64_t)bucket);
     slot *sl = &s->slots[kf_oa_probe(&shape, s->slots, s->cap, hash, kf_oa_int64_is, &bucket, &s->gen)];
     if (sl->gen == s->gen)

@@ -8,6 +8,7 @@
  * most a small multiple of the batch's decompressed size) and fed once the
  * batch has ended well. Batches wholly before the resume point are not
  * decoded at all. */
+#include "bytes/error.h"
 #include "bytes/grow.h"
 #include "bytes/opts.h"
 #include "kfsck/sink.h"
@@ -52,7 +53,7 @@ static size_t sink_opts_size(const kf_sink_opts *o)
 static int stage(sink_read *R, int64_t offset, int64_t ts)
 {
     if (!KF_GROW(R->st, R->nst, R->cap, 256))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     R->st[R->nst].offset = offset;
     R->st[R->nst].ts = ts;
     R->nst++;

@@ -21,8 +21,6 @@ void kf_sink_run_opts_init(kf_sink_run_opts *o)
     *o = (kf_sink_run_opts)KF_SINK_RUN_OPTIONS_INIT;
 }
 
-static int nomem(void) { return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory"); }
-
 /* ---- the group's commits ------------------------------------------------- */
 
 typedef struct commit {
@@ -70,12 +68,12 @@ static int keep_groups(kf_sink_run_result *res, const kf_offset_value *const *ro
     if (!n)
         return KF_OK;
     if (!(res->groups = calloc(n, sizeof *res->groups)))
-        return nomem();
+        return kf_error_nomem();
     for (size_t i = 0; i < n; i++) {
         if (res->ngroups && !strcmp(res->groups[res->ngroups - 1], rows[i]->group))
             continue; /* rows are sorted by group */
         if (!(res->groups[res->ngroups] = strdup(rows[i]->group)))
-            return nomem();
+            return kf_error_nomem();
         res->ngroups++;
     }
     return KF_OK;
@@ -108,13 +106,13 @@ static int load_group(const kf_inputs *in, const kf_sink_run_opts *o, commits *c
     const kf_offset_value **rows = NULL;
     size_t n = rc == KF_OK && tr.partitions ? kf_replay_offsets(r, &rows) : 0;
     if (n && !(c->v = calloc(n, sizeof *c->v)))
-        rc = nomem();
+        rc = kf_error_nomem();
     for (size_t i = 0; i < n && rc == KF_OK; i++) {
         if (strcmp(rows[i]->group, o->from_group))
             continue;
         commit *x = &c->v[c->n];
         if (!(x->topic = strdup(rows[i]->topic))) {
-            rc = nomem();
+            rc = kf_error_nomem();
             break;
         }
         x->partition = rows[i]->partition;
@@ -208,7 +206,7 @@ int kf_sink_run(const kf_inputs *in, const kf_sink_run_opts *o, kf_sink_run_resu
     bool resumable = !o->from_group || (res->offsets_partitions && !res->offsets_unreadable && c.n);
     if (rc == KF_OK && resumable && (!(res->topics = calloc(in->n, sizeof *res->topics)) ||
                                      !(res->peaks = calloc(in->n, sizeof *res->peaks))))
-        rc = nomem();
+        rc = kf_error_nomem();
     sink_run R = {o, res, &c};
     /* in->parts is sorted by topic, then partition */
     for (size_t i = 0; i < in->n && rc == KF_OK && resumable;) {

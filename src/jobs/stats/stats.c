@@ -49,7 +49,7 @@ static const kf_oa_shape bucket_shape = {.size = sizeof(kf_tbucket), .used = buc
 int kf_timehist_add(kf_timehist *h, int64_t ts, uint64_t bytes)
 {
     if ((h->n + 1) * 4 > h->cap * 3 && !kf_oa_grow(&bucket_shape, &h->slots, &h->cap, 64, NULL))
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     int64_t start = kf_bucket_start(ts, h->width);
     kf_tbucket *b = &h->slots[kf_oa_probe(&bucket_shape, h->slots, h->cap, htab_mix64((uint64_t)start), kf_oa_int64_is,
                                           &start, NULL)];

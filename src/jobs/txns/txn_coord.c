@@ -51,7 +51,7 @@ const char *kf_txn_state_name(int state)
 int kf_txn_coord_new(kf_txn_coord **out)
 {
     *out = calloc(1, sizeof(kf_txn_coord));
-    return *out ? KF_OK : kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+    return *out ? KF_OK : kf_error_nomem();
 }
 
 void kf_txn_coord_free(kf_txn_coord *c)
@@ -89,7 +89,7 @@ static int put_id(kf_txn_coord *c, const uint8_t *id, uint32_t len, centry **out
     bool created = false;
     void **slot = htab_put(&c->by_id, id, len, &created);
     if (!slot)
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     if (!created) {
         *out = *slot;
         return KF_OK;
@@ -101,7 +101,7 @@ static int put_id(kf_txn_coord *c, const uint8_t *id, uint32_t len, centry **out
         free(e);
         free(tid);
         htab_del(&c->by_id, id, len);
-        return KF_ERR_NOMEM;
+        return kf_error_nomem();
     }
     memcpy(tid, id, len);
     tid[len] = 0; /* an id holding a NUL byte is shown up to it */
@@ -163,9 +163,9 @@ int kf_txn_coord_batch(kf_txn_coord *c, int32_t partition, kf_batch *b, kf_buf *
             remove_id(c, id->p, id->len);
             continue;
         }
-        centry *e;
+        centry *e = NULL;
         if (put_id(c, id->p, id->len, &e) != KF_OK)
-            return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+            return kf_error_nomem();
         const kf_dnode *v = &c->tree.nodes[cr.value_root];
         e->pub.producer_id = kf_dnode_int(&c->tree, v, "producer_id", -1);
         e->pub.producer_epoch = (int16_t)kf_dnode_int(&c->tree, v, "producer_epoch", -1);

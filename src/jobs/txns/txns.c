@@ -326,7 +326,7 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
     t->ix = calloc(p->ncopies ? p->ncopies : 1, sizeof *t->ix);
     if (!t->ps || !t->ix) {
         kf_txns_close(t);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     t->nix = p->ncopies;
     for (size_t i = 0; i < t->nix; i++) {
@@ -335,7 +335,7 @@ int kf_txns_open(kf_txns **out, const kf_partition *p, const kf_txns_opts *o)
     }
     if (load_snapshot(t) != KF_OK) {
         kf_txns_close(t);
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     }
     *out = t;
     return KF_OK;
@@ -359,7 +359,7 @@ int kf_txns_batch(kf_txns *t, const kf_batch *b, const char *file)
      * batches change no producer state) */
     kf_pstate_step st;
     if (kf_pstate_add_batch(t->ps, b, &t->buf, t->o.max_batch_bytes, &st) != KF_OK)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     if (!st.used)
         return KF_OK;
     if (st.marker_error) {
@@ -403,7 +403,7 @@ int kf_txns_finish(kf_txns *t, bool damaged, kf_txn_report_fn fn, void *ctx, kf_
         }
     }
     if (t->nomem)
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     if (t->has_last) {
         r.has_log_end = true;
         r.log_end_offset = t->last + 1;

@@ -51,7 +51,7 @@ int kf_txn_coord_read_inputs(kf_txn_coord_inputs *v, const kf_inputs *in, const 
     if (!n)
         return KF_OK;
     if (!(v->partitions = malloc(n * sizeof *v->partitions)))
-        return kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        return kf_error_nomem();
     int rc = kf_txn_coord_new(&v->coord);
     for (size_t i = 0; i < in->n && rc == KF_OK; i++) {
         const kf_partition *p = &in->parts[i];
@@ -91,7 +91,7 @@ static void keep_open(void *ctx, const kf_txn_report *r)
 {
     txns_run *R = ctx;
     if (!KF_GROW(R->open, R->nopen, R->cap, 16)) {
-        R->rc = kf_error_set(KF_ERR_NOMEM, ENOMEM, NULL, "out of memory");
+        R->rc = kf_error_nomem();
         return;
     }
     R->open[R->nopen++] = *r;
