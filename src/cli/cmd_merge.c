@@ -26,19 +26,19 @@ static void conflict_fields(const rebuild_cli *m, out *o, const void *item)
     const kf_merge_conflict *c = item;
     kf_jsonl_fields(&o->w, KF_JI("start_offset", c->start_offset), KF_JI("end_offset", c->end_offset),
                     KF_JS("chosen", m->paths[c->chosen]));
-    out_arr_open(o, "leader_epochs");
+    kf_jsonl_arr_open(&o->w, "leader_epochs");
     for (size_t i = 0; i < c->ncopies; i++) {
         if (c->has[i])
-            out_int(o, NULL, c->leader_epochs[i]);
+            kf_jsonl_int(&o->w, NULL, c->leader_epochs[i]);
         else
-            out_null(o, NULL);
+            kf_jsonl_null(&o->w, NULL);
     }
-    out_arr_close(o);
-    out_arr_open(o, "copies");
+    kf_jsonl_arr_close(&o->w);
+    kf_jsonl_arr_open(&o->w, "copies");
     for (size_t i = 0; i < c->ncopies; i++)
         if (c->has[i])
-            out_str(o, NULL, m->paths[i]);
-    out_arr_close(o);
+            kf_jsonl_str(&o->w, NULL, m->paths[i]);
+    kf_jsonl_arr_close(&o->w);
 }
 
 static void on_conflict(void *ctx, const kf_merge_conflict *c)
@@ -164,10 +164,10 @@ static int merge_run(rebuild_cli *c, kf_outdir *od)
 static void merge_report_head(rebuild_cli *c, const kf_outdir *od, out *doc)
 {
     const kf_merge_result *res = c->job;
-    out_arr_open(doc, "inputs");
+    kf_jsonl_arr_open(&doc->w, "inputs");
     for (int i = 0; i < c->npaths; i++)
-        out_str(doc, NULL, c->paths[i]);
-    out_arr_close(doc);
+        kf_jsonl_str(&doc->w, NULL, c->paths[i]);
+    kf_jsonl_arr_close(&doc->w);
     kf_jsonl_fields(&doc->w, KF_JS("output", od->target), KF_JU("batches", res->batches));
 }
 
@@ -175,11 +175,11 @@ static int merge_summary(rebuild_cli *c, const kf_outdir *od)
 {
     const kf_merge_result *res = c->job;
     if (c->json) {
-        out_begin(c->o, "summary");
+        kf_jsonl_begin(&c->o->w, "summary");
         kf_jsonl_fields(&c->o->w, KF_JS("output", od->target), KF_JS("report", od->report),
                         KF_JU("batches", res->batches), KF_JU("segments_written", res->segments_written),
                         KF_JU("conflicts", res->conflicts), KF_JU("holes", res->holes));
-        out_end(c->o);
+        kf_jsonl_end(&c->o->w);
     } else {
         out_text(c->o, "%s: %llu batches in %llu segments, %llu conflicts, %llu holes; report in %s\n", od->target,
                  (unsigned long long)res->batches, (unsigned long long)res->segments_written,

@@ -28,12 +28,12 @@ static void drop_fields(const rebuild_cli *c, out *o, const void *item)
     kf_jsonl_fields(&o->w, KF_JS("file", d->file), KF_JU("start", d->start), KF_JU("end", d->end),
                     KF_JU("length", d->end - d->start), KF_JS("reason", d->reason));
     if (d->has_first || d->has_last) {
-        out_arr_open(o, "offsets");
-        out_opt_int(o, NULL, d->has_first, d->first_offset);
-        out_opt_int(o, NULL, d->has_last, d->last_offset);
-        out_arr_close(o);
+        kf_jsonl_arr_open(&o->w, "offsets");
+        kf_jsonl_opt_int(&o->w, NULL, d->has_first, d->first_offset);
+        kf_jsonl_opt_int(&o->w, NULL, d->has_last, d->last_offset);
+        kf_jsonl_arr_close(&o->w);
     } else {
-        out_null(o, "offsets");
+        kf_jsonl_null(&o->w, "offsets");
     }
     kf_jsonl_fields(&o->w, KF_JOPT("first_offset", d->has_first, d->first_offset),
                     KF_JOPT("last_offset", d->has_last, d->last_offset), KF_JB("data_loss", d->data_loss),
@@ -161,12 +161,12 @@ static int repair_summary(rebuild_cli *c, const kf_outdir *od)
     const kf_repair_result *res = c->job;
     bool loss = res->data_loss_ranges > 0;
     if (c->json) {
-        out_begin(c->o, "summary");
+        kf_jsonl_begin(&c->o->w, "summary");
         kf_jsonl_fields(&c->o->w, KF_JS("mode", c->salvage ? "salvage" : "default"), KF_JS("output", od->target),
                         KF_JS("report", od->report), KF_JU("segments_written", res->segments_written),
                         KF_JU("dropped_ranges", res->dropped_ranges), KF_JU("data_loss_ranges", res->data_loss_ranges),
                         KF_JU("stale_files_removed", od->stale_removed), KF_JB("data_loss", loss));
-        out_end(c->o);
+        kf_jsonl_end(&c->o->w);
     } else {
         out_text(c->o, "%s: %llu segments written, %llu ranges dropped (%llu with data)%s; report in %s\n",
                  od->target, (unsigned long long)res->segments_written, (unsigned long long)res->dropped_ranges,

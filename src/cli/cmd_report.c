@@ -49,7 +49,7 @@ static void print_summary(bool json, const char *path, const kf_report_summary *
     if (json) {
         out o;
         out_init(&o, stdout, true);
-        out_begin(&o, "report");
+        kf_jsonl_begin(&o.w, "report");
         kf_jsonl_fields(&o.w, KF_JS("file", path), KF_JU("bytes", s->bytes), KF_JU("commands", s->commands),
                         KF_JU("brokers", s->brokers), KF_JU("partitions", s->partitions),
                         KF_JU("damaged_partitions", s->damaged_partitions),
@@ -59,7 +59,7 @@ static void print_summary(bool json, const char *path, const kf_report_summary *
                         KF_JU("open_transactions", s->open_transactions),
                         KF_JU("hanging_transactions", s->hanging_transactions),
                         KF_JU("pinned_compactions", s->pinned_compactions), KF_JI("exit", status));
-        out_end(&o);
+        kf_jsonl_end(&o.w);
         return;
     }
     char size[32];

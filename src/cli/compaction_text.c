@@ -14,7 +14,7 @@ static void put_quoted(FILE *f, const char *s)
 {
     out q;
     out_init(&q, f, true);
-    out_str(&q, NULL, s);
+    kf_jsonl_str(&q.w, NULL, s);
 }
 
 /* "  N record(s) WHY (the cleaner drops them)", when n is not 0: records a

@@ -17,39 +17,39 @@ static void value(out *o, const kf_dtree *t, const kf_dnode *n, const char *key)
             snprintf(k, sizeof k, "%s_b64", key);
             key = k;
         }
-        out_str(o, key, KF_REDACTED);
+        kf_jsonl_str(&o->w, key, KF_REDACTED);
         return;
     }
     switch (n->kind) {
-    case KF_V_NULL: out_null(o, key); break;
-    case KF_V_INT: out_int(o, key, n->i); break;
-    case KF_V_BOOL: out_bool(o, key, n->i != 0); break;
-    case KF_V_FLOAT: out_double(o, key, n->f); break;
-    case KF_V_STRING: out_strn(o, key, (const char *)n->p, n->len); break;
+    case KF_V_NULL: kf_jsonl_null(&o->w, key); break;
+    case KF_V_INT: kf_jsonl_int(&o->w, key, n->i); break;
+    case KF_V_BOOL: kf_jsonl_bool(&o->w, key, n->i != 0); break;
+    case KF_V_FLOAT: kf_jsonl_double(&o->w, key, n->f); break;
+    case KF_V_STRING: kf_jsonl_strn(&o->w, key, (const char *)n->p, n->len); break;
     case KF_V_BYTES:
         if (key) {
             snprintf(k, sizeof k, "%s_b64", key);
-            out_b64(o, k, n->p, n->len);
+            kf_jsonl_b64(&o->w, k, n->p, n->len);
         } else {
-            out_b64(o, NULL, n->p, n->len);
+            kf_jsonl_b64(&o->w, NULL, n->p, n->len);
         }
         break;
     case KF_V_UUID: {
         char id[23];
         kf_uuid_to_b64(n->p, id);
-        out_str(o, key, id);
+        kf_jsonl_str(&o->w, key, id);
         break;
     }
     case KF_V_STRUCT:
-        out_obj_open(o, key);
+        kf_jsonl_obj_open(&o->w, key);
         dtree_json_fields(o, t, n);
-        out_obj_close(o);
+        kf_jsonl_obj_close(&o->w);
         break;
     case KF_V_ARRAY:
-        out_arr_open(o, key);
+        kf_jsonl_arr_open(&o->w, key);
         for (uint32_t c = n->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next)
             value(o, t, &t->nodes[c], NULL);
-        out_arr_close(o);
+        kf_jsonl_arr_close(&o->w);
         break;
     }
 }
@@ -60,21 +60,21 @@ void dtree_json_field_or_null(out *o, const char *key, const kf_dtree *t, const 
     if (f)
         value(o, t, f, key);
     else
-        out_null(o, key);
+        kf_jsonl_null(&o->w, key);
 }
 
 static void user_data(out *o, const kf_dtree *t, const kf_dnode *st)
 {
     const kf_dnode *u = kf_dnode_field(t, st, "user_data");
     if (u && u->kind == KF_V_BYTES)
-        out_b64(o, "user_data_b64", u->p, u->len);
+        kf_jsonl_b64(&o->w, "user_data_b64", u->p, u->len);
     else
-        out_null(o, "user_data_b64");
+        kf_jsonl_null(&o->w, "user_data_b64");
 }
 
 void dtree_json_consumer_protocol(out *o, const char *key, const kf_dtree *t, const kf_dnode *st, bool assignment)
 {
-    out_obj_open(o, key);
+    kf_jsonl_obj_open(&o->w, key);
     dtree_json_field_or_null(o, "version", t, st, "version");
     if (assignment) {
         dtree_json_field_or_null(o, "partitions", t, st, "assigned_partitions");
@@ -85,7 +85,7 @@ void dtree_json_consumer_protocol(out *o, const char *key, const kf_dtree *t, co
         dtree_json_field_or_null(o, "rack_id", t, st, "rack_id");
     }
     user_data(o, t, st);
-    out_obj_close(o);
+    kf_jsonl_obj_close(&o->w);
 }
 
 void dtree_json_fields(out *o, const kf_dtree *t, const kf_dnode *st)
@@ -111,10 +111,10 @@ void dtree_json_value(out *o, const char *key, const kf_dtree *t, const kf_dnode
 void dtree_json_object(out *o, const char *key, const kf_dtree *t, const kf_dnode *st)
 {
     if (!st) {
-        out_null(o, key);
+        kf_jsonl_null(&o->w, key);
         return;
     }
-    out_obj_open(o, key);
+    kf_jsonl_obj_open(&o->w, key);
     dtree_json_fields(o, t, st);
-    out_obj_close(o);
+    kf_jsonl_obj_close(&o->w);
 }

@@ -35,19 +35,19 @@ void dump_print_kraft(const dump_printer *pr, const kf_dump_record *dr)
         kf_jsonl_fields(&o->w, KF_JS("record_type", kr->record_type),
                         KF_JOPT("record_version", kr->version >= 0, kr->version));
         if (kr->layout)
-            out_str(o, "value_layout", kr->layout);
+            kf_jsonl_str(&o->w, "value_layout", kr->layout);
         dtree_json_object(o, "value_decoded", t, value);
         return;
     }
     out_text(o, " payload: ");
-    out_obj_open(w, NULL);
+    kf_jsonl_obj_open(&w->w, NULL);
     if (kr->record_type)
-        out_str(w, "type", kr->record_type);
+        kf_jsonl_str(&w->w, "type", kr->record_type);
     else
-        out_int(w, "type", kr->api_key);
-    out_int(w, "version", kr->version);
+        kf_jsonl_int(&w->w, "type", kr->api_key);
+    kf_jsonl_int(&w->w, "version", kr->version);
     dtree_json_object(w, "data", t, value);
-    out_obj_close(w);
+    kf_jsonl_obj_close(&w->w);
 }
 
 /* Connect keys and values are JSON already: embedded when they are. */
@@ -62,11 +62,11 @@ static void print_connect(const dump_printer *pr, const kf_record *r, out *w)
         if (kjson)
             out_json(w, "key_decoded", (const char *)r->key, (size_t)r->key_len);
         else
-            out_null(w, "key_decoded");
+            kf_jsonl_null(&w->w, "key_decoded");
         if (vjson)
             out_json(w, "value_decoded", (const char *)r->value, (size_t)r->value_len);
         else
-            out_null(w, "value_decoded");
+            kf_jsonl_null(&w->w, "value_decoded");
         return;
     }
     out_text(o, " key: ");
@@ -90,18 +90,18 @@ static void print_coord_key(const dump_printer *pr, const kf_dump_record *dr, ou
     const kf_coord_record *cr = &dr->coord;
     if (!cr->known_type) {
         if (o->json)
-            out_null(w, "key_decoded");
+            kf_jsonl_null(&w->w, "key_decoded");
         else
             out_text(o, "{\"type\":%d,\"record_type\":null}", cr->key_type);
         return;
     }
-    out_obj_open(w, o->json ? "key_decoded" : NULL);
+    kf_jsonl_obj_open(&w->w, o->json ? "key_decoded" : NULL);
     if (!o->json)
-        out_int(w, "type", cr->key_type);
-    out_str(w, "record_type", cr->record_type);
+        kf_jsonl_int(&w->w, "type", cr->key_type);
+    kf_jsonl_str(&w->w, "record_type", cr->record_type);
     if (cr->key_root != KF_DNODE_NONE)
         dtree_json_fields(w, dr->tree, &dr->tree->nodes[cr->key_root]);
-    out_obj_close(w);
+    kf_jsonl_obj_close(&w->w);
 }
 
 static void print_coord(const dump_printer *pr, const kf_dump_record *dr, out *w, out *jo)
@@ -116,9 +116,9 @@ static void print_coord(const dump_printer *pr, const kf_dump_record *dr, out *w
                         KF_JOPT("value_version", has_value && cr->value_version >= 0, cr->value_version));
         if (dr->decoder == KF_DECODE_SHARE) {
             /* as the KRaft decoders name it */
-            out_opt_int(o, "record_version", has_value && cr->value_version >= 0, cr->value_version);
+            kf_jsonl_opt_int(&o->w, "record_version", has_value && cr->value_version >= 0, cr->value_version);
             if (cr->value_layout)
-                out_str(o, "value_layout", cr->value_layout);
+                kf_jsonl_str(&o->w, "value_layout", cr->value_layout);
         }
     } else {
         out_text(o, " key: ");
@@ -134,10 +134,10 @@ static void print_coord(const dump_printer *pr, const kf_dump_record *dr, out *w
         out_text(o, "null");
     } else {
         jo->w.comma = false;
-        out_obj_open(w, NULL);
-        out_int(w, "version", cr->value_version);
+        kf_jsonl_obj_open(&w->w, NULL);
+        kf_jsonl_int(&w->w, "version", cr->value_version);
         dtree_json_object(w, "data", t, value);
-        out_obj_close(w);
+        kf_jsonl_obj_close(&w->w);
     }
 }
 

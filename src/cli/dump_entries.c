@@ -21,9 +21,9 @@
 static void index_entry(out *o, const char *file, const char *k1, int64_t v1, const char *k2, int64_t v2)
 {
     if (o->json) {
-        out_begin(o, "index_entry");
+        kf_jsonl_begin(&o->w, "index_entry");
         kf_jsonl_fields(&o->w, KF_JS("file", file), KF_JI(k1, v1), KF_JI(k2, v2));
-        out_end(o);
+        kf_jsonl_end(&o->w);
     } else {
         out_text(o, "%s: %" PRId64 " %s: %" PRId64 "\n", k1, v1, k2, v2);
     }
@@ -33,11 +33,11 @@ static void txn_index(out *o, const kf_dump_entry *de)
 {
     const kf_txn_entry *e = &de->txn;
     if (o->json) {
-        out_begin(o, "txn_entry");
+        kf_jsonl_begin(&o->w, "txn_entry");
         kf_jsonl_fields(&o->w, KF_JS("file", de->file), KF_JI("version", e->version),
                         KF_JI("producer_id", e->producer_id), KF_JI("first_offset", e->first_offset),
                         KF_JI("last_offset", e->last_offset), KF_JI("last_stable_offset", e->last_stable_offset));
-        out_end(o);
+        kf_jsonl_end(&o->w);
     } else {
         out_text(o,
                  "version: %d producerId: %" PRId64 " firstOffset: %" PRId64 " lastOffset: %" PRId64
@@ -52,13 +52,13 @@ static void producer(out *o, const kf_dump_entry *de)
 {
     const kf_producer_snapshot_entry *e = &de->producer;
     if (o->json) {
-        out_begin(o, "producer");
+        kf_jsonl_begin(&o->w, "producer");
         kf_jsonl_fields(&o->w, KF_JS("file", de->file), KF_JI("producer_id", e->producer_id),
                         KF_JI("producer_epoch", e->producer_epoch), KF_JI("last_sequence", e->last_sequence),
                         KF_JI("last_offset", e->last_offset), KF_JI("offset_delta", e->offset_delta),
                         KF_JI("timestamp", e->timestamp), KF_JI("coordinator_epoch", e->coordinator_epoch),
                         KF_JI("current_txn_first_offset", e->current_txn_first_offset));
-        out_end(o);
+        kf_jsonl_end(&o->w);
         return;
     }
     out_text(o, "producerId: %" PRId64 " producerEpoch: %d coordinatorEpoch: %" PRId32 " currentTxnFirstOffset: ",
@@ -83,11 +83,11 @@ static void snapshot(out *o, const kf_dump_entry *e)
     if (!o->json)
         return;
     bool has_crc = s->size >= 6;
-    out_begin(o, "snapshot");
+    kf_jsonl_begin(&o->w, "snapshot");
     kf_jsonl_fields(&o->w, KF_JS("file", e->file), KF_JOPT("version", s->size >= 2, s->version),
                     KF_JOPT("crc", has_crc, s->crc), has_crc ? KF_JB("crc_ok", s->crc_ok) : KF_JNULL("crc_ok"),
                     KF_JOPT("count", s->size >= KF_PRODUCER_SNAPSHOT_HEADER_SIZE, s->count));
-    out_end(o);
+    kf_jsonl_end(&o->w);
 }
 
 /* ---- checkpoints and metadata files -------------------------------------------- */
@@ -97,14 +97,14 @@ static void checkpoint(out *o, const kf_dump_entry *de)
     const kf_checkpoint_entry *e = de->checkpoint;
     if (o->json) {
         if (e->topic) {
-            out_begin(o, "checkpoint_entry");
+            kf_jsonl_begin(&o->w, "checkpoint_entry");
             kf_jsonl_fields(&o->w, KF_JS("file", de->file), KF_JS("topic", e->topic), KF_JI("partition", e->partition),
                             KF_JI("offset", e->offset));
         } else {
-            out_begin(o, "leader_epoch");
+            kf_jsonl_begin(&o->w, "leader_epoch");
             kf_jsonl_fields(&o->w, KF_JS("file", de->file), KF_JI("epoch", e->epoch), KF_JI("start_offset", e->offset));
         }
-        out_end(o);
+        kf_jsonl_end(&o->w);
     } else if (e->topic) {
         out_text(o, "topic: %s partition: %" PRId32 " offset: %" PRId64 "\n", e->topic, e->partition, e->offset);
     } else {
@@ -116,10 +116,10 @@ static void partition_metadata(out *o, const kf_dump_entry *e)
 {
     const kf_partition_metadata *pm = e->partition_metadata;
     if (o->json) {
-        out_begin(o, "partition_metadata");
+        kf_jsonl_begin(&o->w, "partition_metadata");
         kf_jsonl_fields(&o->w, KF_JS("file", e->file), KF_JOPT("version", e->parsed || pm->version >= 0, pm->version),
                         KF_JS("topic_id", e->parsed ? pm->topic_id_b64 : NULL));
-        out_end(o);
+        kf_jsonl_end(&o->w);
     } else if (e->parsed) {
         out_text(o, "version: %" PRId32 " topicId: %s\n", pm->version, pm->topic_id_b64);
     }
@@ -129,13 +129,13 @@ static void meta_properties(out *o, const kf_dump_entry *e)
 {
     const kf_meta_properties *mp = e->meta;
     if (o->json) {
-        out_begin(o, "meta_properties");
+        kf_jsonl_begin(&o->w, "meta_properties");
         kf_jsonl_fields(&o->w, KF_JS("file", e->file), KF_JI("version", mp->version),
                         KF_JOPT("broker_id", mp->has_broker_id, mp->broker_id),
                         KF_JOPT("node_id", mp->has_node_id, mp->node_id),
                         KF_JS("cluster_id", mp->cluster_id[0] ? mp->cluster_id : NULL),
                         KF_JS("directory_id", mp->directory_id[0] ? mp->directory_id : NULL));
-        out_end(o);
+        kf_jsonl_end(&o->w);
     } else {
         out_text(o, "version: %" PRId32, mp->version);
         if (mp->has_broker_id)
@@ -154,16 +154,16 @@ static void quorum_state(out *o, const kf_dump_entry *e)
 {
     const kf_quorum_state *qs = e->quorum;
     if (o->json) {
-        out_begin(o, "quorum_state");
+        kf_jsonl_begin(&o->w, "quorum_state");
         kf_jsonl_fields(&o->w, KF_JS("file", e->file), KF_JOPT("data_version", qs->data_version >= 0, qs->data_version),
                         KF_JI("leader_id", qs->leader_id), KF_JI("leader_epoch", qs->leader_epoch),
                         KF_JI("voted_id", qs->voted_id),
                         KF_JS("voted_directory_id", qs->has_voted_directory_id ? qs->voted_directory_id : NULL));
-        out_int32s(o, "current_voters", qs->has_voters, qs->voters,
+        kf_jsonl_int32s(&o->w, "current_voters", qs->has_voters, qs->voters,
                    qs->nvoters < KF_QUORUM_MAX_VOTERS ? qs->nvoters : KF_QUORUM_MAX_VOTERS);
         if (qs->has_voters && qs->nvoters > KF_QUORUM_MAX_VOTERS) /* counted past those kept */
-            out_uint(o, "current_voters_not_listed", qs->nvoters - KF_QUORUM_MAX_VOTERS);
-        out_end(o);
+            kf_jsonl_uint(&o->w, "current_voters_not_listed", qs->nvoters - KF_QUORUM_MAX_VOTERS);
+        kf_jsonl_end(&o->w);
         return;
     }
     out_text(o, "dataVersion: %" PRId32 " leaderId: %" PRId32 " leaderEpoch: %" PRId32 " votedId: %" PRId32,

@@ -22,41 +22,41 @@ static const char *ts_type(const kf_batch *b)
  * `dump --json` 4% more instructions on a segment of small batches. */
 static void batch_json(out *o, const char *file, const kf_batch *b)
 {
-    out_begin(o, "batch");
-    out_str(o, "file", file);
-    out_uint(o, "position", b->position);
-    out_int(o, "base_offset", b->base_offset);
-    out_int(o, "last_offset", b->last_offset);
-    out_opt_int(o, "count", b->count >= 0, b->count);
-    out_uint(o, "size", b->size);
-    out_int(o, "magic", b->magic);
-    out_str(o, "codec", kf_codec_name(b->codec));
-    out_uint(o, "crc", b->crc);
-    out_bool(o, "crc_ok", b->crc_ok);
+    kf_jsonl_begin(&o->w, "batch");
+    kf_jsonl_str(&o->w, "file", file);
+    kf_jsonl_uint(&o->w, "position", b->position);
+    kf_jsonl_int(&o->w, "base_offset", b->base_offset);
+    kf_jsonl_int(&o->w, "last_offset", b->last_offset);
+    kf_jsonl_opt_int(&o->w, "count", b->count >= 0, b->count);
+    kf_jsonl_uint(&o->w, "size", b->size);
+    kf_jsonl_int(&o->w, "magic", b->magic);
+    kf_jsonl_str(&o->w, "codec", kf_codec_name(b->codec));
+    kf_jsonl_uint(&o->w, "crc", b->crc);
+    kf_jsonl_bool(&o->w, "crc_ok", b->crc_ok);
     /* magic 0 has no timestamps */
-    out_str(o, "timestamp_type", b->magic == 0 ? NULL : b->log_append_time ? "log_append" : "create");
-    out_opt_int(o, "max_timestamp", b->magic != 0, b->max_timestamp);
+    kf_jsonl_str(&o->w, "timestamp_type", b->magic == 0 ? NULL : b->log_append_time ? "log_append" : "create");
+    kf_jsonl_opt_int(&o->w, "max_timestamp", b->magic != 0, b->max_timestamp);
     if (b->magic == 2) {
-        out_int(o, "producer_id", b->producer_id);
-        out_int(o, "producer_epoch", b->producer_epoch);
-        out_int(o, "base_sequence", b->base_sequence);
-        out_bool(o, "transactional", b->transactional);
-        out_bool(o, "control", b->control);
-        out_int(o, "leader_epoch", b->partition_leader_epoch);
-        out_int(o, "base_timestamp", b->base_timestamp);
-        out_int(o, "attributes", b->attributes);
-        out_opt_int(o, "delete_horizon_ms", b->delete_horizon, b->base_timestamp);
+        kf_jsonl_int(&o->w, "producer_id", b->producer_id);
+        kf_jsonl_int(&o->w, "producer_epoch", b->producer_epoch);
+        kf_jsonl_int(&o->w, "base_sequence", b->base_sequence);
+        kf_jsonl_bool(&o->w, "transactional", b->transactional);
+        kf_jsonl_bool(&o->w, "control", b->control);
+        kf_jsonl_int(&o->w, "leader_epoch", b->partition_leader_epoch);
+        kf_jsonl_int(&o->w, "base_timestamp", b->base_timestamp);
+        kf_jsonl_int(&o->w, "attributes", b->attributes);
+        kf_jsonl_opt_int(&o->w, "delete_horizon_ms", b->delete_horizon, b->base_timestamp);
     } else {
         /* the v2 header's fields, which older batches do not have */
-        out_null(o, "producer_id");
-        out_null(o, "producer_epoch");
-        out_null(o, "base_sequence");
-        out_null(o, "transactional");
-        out_null(o, "control");
-        out_null(o, "leader_epoch");
-        out_int(o, "attributes", b->attributes);
+        kf_jsonl_null(&o->w, "producer_id");
+        kf_jsonl_null(&o->w, "producer_epoch");
+        kf_jsonl_null(&o->w, "base_sequence");
+        kf_jsonl_null(&o->w, "transactional");
+        kf_jsonl_null(&o->w, "control");
+        kf_jsonl_null(&o->w, "leader_epoch");
+        kf_jsonl_int(&o->w, "attributes", b->attributes);
     }
-    out_end(o);
+    kf_jsonl_end(&o->w);
 }
 
 int dump_print_batch(void *ctx, const char *file, const kf_batch *b)
@@ -132,51 +132,51 @@ static void record_json(const dump_printer *pr, const kf_dump_record *dr)
     /* the line of every record, the hottest: one call a field (a
      * kf_jsonl_fields list here cost `dump --json --records` 2.4% more
      * instructions) */
-    out_begin(o, "record");
-    out_str(o, "file", dr->file);
-    out_uint(o, "position", b->position);
-    out_int(o, "offset", r->offset);
+    kf_jsonl_begin(&o->w, "record");
+    kf_jsonl_str(&o->w, "file", dr->file);
+    kf_jsonl_uint(&o->w, "position", b->position);
+    kf_jsonl_int(&o->w, "offset", r->offset);
     if (dr->damaged)
-        out_bool(o, "damaged", true); /* a record of a batch that fails its CRC */
-    out_opt_int(o, "timestamp", b->magic != 0, r->timestamp);
-    out_int(o, "key_size", r->key_len);
-    out_int(o, "value_size", r->value_len);
+        kf_jsonl_bool(&o->w, "damaged", true); /* a record of a batch that fails its CRC */
+    kf_jsonl_opt_int(&o->w, "timestamp", b->magic != 0, r->timestamp);
+    kf_jsonl_int(&o->w, "key_size", r->key_len);
+    kf_jsonl_int(&o->w, "value_size", r->value_len);
     if (b->magic == 2) {
-        out_int(o, "sequence", r->sequence);
-        out_arr_open(o, "headers");
+        kf_jsonl_int(&o->w, "sequence", r->sequence);
+        kf_jsonl_arr_open(&o->w, "headers");
         kf_cursor c;
         kf_headers_begin(&c, r);
         const uint8_t *hk, *hv;
         int32_t hkl, hvl;
         while (kf_header_next(&c, &hk, &hkl, &hv, &hvl) == 1) {
-            out_obj_open(o, NULL);
-            out_strn(o, "key", (const char *)hk, (size_t)hkl);
+            kf_jsonl_obj_open(&o->w, NULL);
+            kf_jsonl_strn(&o->w, "key", (const char *)hk, (size_t)hkl);
             if (hvl < 0)
-                out_null(o, "value_b64");
+                kf_jsonl_null(&o->w, "value_b64");
             else
-                out_b64(o, "value_b64", hv, (size_t)hvl);
-            out_obj_close(o);
+                kf_jsonl_b64(&o->w, "value_b64", hv, (size_t)hvl);
+            kf_jsonl_obj_close(&o->w);
         }
-        out_arr_close(o);
+        kf_jsonl_arr_close(&o->w);
     } else {
-        out_null(o, "sequence");
-        out_null(o, "headers");
-        out_uint(o, "crc", r->crc);
-        out_bool(o, "crc_ok", r->crc_ok);
+        kf_jsonl_null(&o->w, "sequence");
+        kf_jsonl_null(&o->w, "headers");
+        kf_jsonl_uint(&o->w, "crc", r->crc);
+        kf_jsonl_bool(&o->w, "crc_ok", r->crc_ok);
     }
     if (dr->is_control) {
-        out_obj_open(o, "control");
+        kf_jsonl_obj_open(&o->w, "control");
         kf_jsonl_fields(&o->w, KF_JS("type", kf_control_type_name(dr->control.type)),
                         KF_JI("type_id", dr->control.type));
         if (dr->control.type == KF_CONTROL_COMMIT || dr->control.type == KF_CONTROL_ABORT)
-            out_int(o, "coordinator_epoch", dr->control.coordinator_epoch);
-        out_obj_close(o);
+            kf_jsonl_int(&o->w, "coordinator_epoch", dr->control.coordinator_epoch);
+        kf_jsonl_obj_close(&o->w);
     }
     if (pr->payload) {
         out_bytes(o, "key", r->key, r->key_len);
         if (dr->redact) {
-            out_str(o, "value_b64", KF_REDACTED);
-            out_str(o, "value", KF_REDACTED);
+            kf_jsonl_str(&o->w, "value_b64", KF_REDACTED);
+            kf_jsonl_str(&o->w, "value", KF_REDACTED);
         } else {
             out_bytes(o, "value", r->value, r->value_len);
         }
@@ -189,7 +189,7 @@ static void record_json(const dump_printer *pr, const kf_dump_record *dr)
         dump_print_decoded(pr, dr);
     else if (dr->decoded == KF_DUMP_KRAFT_CONTROL)
         dump_print_kraft(pr, dr); /* KRaft control records, in every log */
-    out_end(o);
+    kf_jsonl_end(&o->w);
 }
 
 int dump_print_record(void *ctx, const kf_dump_record *dr)
@@ -274,7 +274,7 @@ void dump_print_damaged(void *ctx, const kf_damaged *dm, bool redact)
     bool v2 = dm->has_magic && dm->magic == 2;
     if (o->json) {
         bool has_codec = dm->has_attributes && dm->has_magic && dm->magic <= 2;
-        out_begin(o, "damaged_batch");
+        kf_jsonl_begin(&o->w, "damaged_batch");
         kf_jsonl_fields(&o->w, KF_JS("file", dm->file), KF_JU("position", dm->position), KF_JU("length", dm->length),
                         KF_JS("code", dm->code), KF_JS("error", dm->message),
                         KF_JOPT("base_offset", dm->has_base_offset, dm->base_offset),
@@ -323,7 +323,7 @@ void dump_print_damaged(void *ctx, const kf_damaged *dm, bool redact)
         free(h);
     }
     if (o->json)
-        out_end(o);
+        kf_jsonl_end(&o->w);
     else
         out_text(o, "\n");
 }

@@ -33,15 +33,15 @@ static const kf_dnode *vfield(const decoded *d, const char *name)
 static void partitions_list(out *o, const char *key, const kf_dtree *t, const kf_dnode *arr,
                             const kf_topic_names *ns, bool by_id)
 {
-    out_arr_open(o, key);
+    kf_jsonl_arr_open(&o->w, key);
     if (arr && arr->kind == KF_V_ARRAY) {
         for (uint32_t c = arr->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next) {
             const kf_dnode *tp = &t->nodes[c];
-            out_obj_open(o, NULL);
+            kf_jsonl_obj_open(&o->w, NULL);
             if (by_id) {
                 const kf_dnode *id = kf_dnode_field(t, tp, "topic_id");
                 const char *name = id && id->kind == KF_V_UUID ? kf_topic_names_name(ns, id->p) : NULL;
-                out_str(o, "topic", name);
+                kf_jsonl_str(&o->w, "topic", name);
                 dtree_json_field_or_null(o, "topic_id", t, tp, "topic_id");
             } else {
                 dtree_json_field_or_null(o, "topic", t, tp, "topic");
@@ -50,11 +50,11 @@ static void partitions_list(out *o, const char *key, const kf_dtree *t, const kf
             if (ps)
                 dtree_json_value(o, "partitions", t, ps);
             else
-                out_arr_open(o, "partitions"), out_arr_close(o);
-            out_obj_close(o);
+                kf_jsonl_arr_open(&o->w, "partitions"), kf_jsonl_arr_close(&o->w);
+            kf_jsonl_obj_close(&o->w);
         }
     }
-    out_arr_close(o);
+    kf_jsonl_arr_close(&o->w);
 }
 
 /* The fields of struct node st named in names (each under its own name; null
@@ -81,20 +81,20 @@ static void member_protocol(out *o, const kf_dtree *t, const kf_dnode *m, bool c
         raw = parsed;
     const char *key = assignment ? "assignment_b64" : "subscription_b64";
     if (raw && raw->kind == KF_V_BYTES)
-        out_b64(o, key, raw->p, raw->len);
+        kf_jsonl_b64(&o->w, key, raw->p, raw->len);
     else
-        out_null(o, key);
+        kf_jsonl_null(&o->w, key);
 }
 
 static void classic_member(out *o, const kf_dtree *t, const kf_dnode *m, bool consumer)
 {
     static const char *const names[] = {"member_id",   "group_instance_id", "client_id",
                                         "client_host", "session_timeout",   "rebalance_timeout"};
-    out_obj_open(o, NULL);
+    kf_jsonl_obj_open(&o->w, NULL);
     named_fields(o, t, m, names, sizeof names / sizeof names[0]);
     member_protocol(o, t, m, consumer, false);
     member_protocol(o, t, m, consumer, true);
-    out_obj_close(o);
+    kf_jsonl_obj_close(&o->w);
 }
 
 static const char *state_name(kf_group_state s)
@@ -108,7 +108,7 @@ static void classic_head(out *o, const kf_group *g, const kf_dtree *t, const kf_
 {
     static const char *const names[] = {"protocol_type", "generation", "protocol", "leader",
                                         "current_state_timestamp"};
-    out_str(o, "state", state_name(g->state));
+    kf_jsonl_str(&o->w, "state", state_name(g->state));
     named_fields(o, t, v, names, sizeof names / sizeof names[0]);
 }
 
@@ -120,12 +120,12 @@ static void classic_group(out *o, const kf_group *g, decoded *d)
     const kf_dnode *pt = vfield(d, "protocol_type");
     bool consumer = pt && pt->kind == KF_V_STRING && pt->len == 8 && !memcmp(pt->p, "consumer", 8);
     classic_head(o, g, t, &t->nodes[d->cr.value_root]);
-    out_int(o, "value_version", d->cr.value_version);
-    out_arr_open(o, "members");
+    kf_jsonl_int(&o->w, "value_version", d->cr.value_version);
+    kf_jsonl_arr_open(&o->w, "members");
     if (members)
         for (uint32_t c = members->first_child; c != KF_DNODE_NONE; c = t->nodes[c].next)
             classic_member(o, t, &t->nodes[c], consumer);
-    out_arr_close(o);
+    kf_jsonl_arr_close(&o->w);
     kf_jsonl_fields(&o->w, KF_JI("source_partition", d->gr->source_partition),
                     KF_JI("source_offset", d->gr->source_offset));
 }
@@ -150,26 +150,26 @@ static void group_level(out *o, const kf_group *g, decoded *d)
         }
     }
     if (g->kind == KF_GROUP_CONSUMER && !sub_meta)
-        out_null(o, "subscription_metadata");
+        kf_jsonl_null(&o->w, "subscription_metadata");
     if (g->kind == KF_GROUP_STREAMS && !topology)
-        out_null(o, "topology");
+        kf_jsonl_null(&o->w, "topology");
     for (size_t i = 0; i < g->nrecords; i++) {
         if (!decode(d, g->records[i]) || kf_group_role_of_type(d->cr.key_type) != KF_GROLE_REGULAR_EXPRESSION)
             continue;
         if (!regex_open)
-            out_arr_open(o, "regular_expressions");
+            kf_jsonl_arr_open(&o->w, "regular_expressions");
         regex_open = true;
-        out_obj_open(o, NULL);
+        kf_jsonl_obj_open(&o->w, NULL);
         dtree_json_field_or_null(o, "regular_expression", &d->t, &d->t.nodes[d->cr.key_root], "regular_expression");
         dtree_json_fields(o, &d->t, &d->t.nodes[d->cr.value_root]);
-        out_obj_close(o);
+        kf_jsonl_obj_close(&o->w);
     }
     if (!regex_open && g->kind == KF_GROUP_CONSUMER) {
-        out_arr_open(o, "regular_expressions");
+        kf_jsonl_arr_open(&o->w, "regular_expressions");
         regex_open = true;
     }
     if (regex_open)
-        out_arr_close(o);
+        kf_jsonl_arr_close(&o->w);
 }
 
 /* A member's current assignment (member_epoch, state, assignment). */
@@ -177,15 +177,15 @@ static void member_current(out *o, const kf_group *g, const kf_group_member *m, 
                            const kf_topic_names *local)
 {
     if (!(m->current && decode(a, m->current))) {
-        out_int(o, "member_epoch", -1);
+        kf_jsonl_int(&o->w, "member_epoch", -1);
         if (g->kind != KF_GROUP_STREAMS) {
-            out_arr_open(o, "assignment");
-            out_arr_close(o);
+            kf_jsonl_arr_open(&o->w, "assignment");
+            kf_jsonl_arr_close(&o->w);
         }
         return;
     }
     const kf_dnode *v = &a->t.nodes[a->cr.value_root];
-    out_int(o, "member_epoch", kf_dnode_int(&a->t, v, "member_epoch", -1));
+    kf_jsonl_int(&o->w, "member_epoch", kf_dnode_int(&a->t, v, "member_epoch", -1));
     dtree_json_field_or_null(o, "previous_member_epoch", &a->t, v, "previous_member_epoch");
     dtree_json_field_or_null(o, "state", &a->t, v, "state");
     if (g->kind == KF_GROUP_STREAMS) {
@@ -208,8 +208,8 @@ static void member(out *o, const kf_group *g, const kf_group_member *m, decoded 
 {
     if (!decode(d, m->metadata))
         return;
-    out_obj_open(o, NULL);
-    out_strn(o, "member_id", d->k.member, d->k.member_len);
+    kf_jsonl_obj_open(&o->w, NULL);
+    kf_jsonl_strn(&o->w, "member_id", d->k.member, d->k.member_len);
     decoded a = {0};
     member_current(o, g, m, &a, local);
     if (m->target && decode(&a, m->target)) {
@@ -221,7 +221,7 @@ static void member(out *o, const kf_group *g, const kf_group_member *m, decoded 
     }
     kf_dtree_free(&a.t);
     dtree_json_fields(o, &d->t, &d->t.nodes[d->cr.value_root]);
-    out_obj_close(o);
+    kf_jsonl_obj_close(&o->w);
 }
 
 /* A consumer, share or streams group from its records; its topics named
@@ -234,11 +234,11 @@ static void modern_group(out *o, const kf_group *g, const kf_topic_names *ns)
     decoded d = {0};
     kf_jsonl_fields(&o->w, KF_JI("group_epoch", g->group_epoch), KF_JI("assignment_epoch", g->assignment_epoch));
     group_level(o, g, &d);
-    out_str(o, "state", state_name(g->state));
-    out_arr_open(o, "members");
+    kf_jsonl_str(&o->w, "state", state_name(g->state));
+    kf_jsonl_arr_open(&o->w, "members");
     for (size_t i = 0; i < g->nmembers; i++)
         member(o, g, &g->members[i], &d, local);
-    out_arr_close(o);
+    kf_jsonl_arr_close(&o->w);
     kf_topic_names_free(local);
     kf_dtree_free(&d.t);
 }
@@ -246,7 +246,7 @@ static void modern_group(out *o, const kf_group *g, const kf_topic_names *ns)
 /* One group as a "group" line (JSON, or the text it renders to). */
 void groups_print(out *o, const kf_group *g, const kf_topic_names *ns)
 {
-    out_begin(o, "group");
+    kf_jsonl_begin(&o->w, "group");
     kf_jsonl_fields(&o->w, KF_JS("group", g->id), KF_JS("kind", kf_group_kind_name(g->kind)));
     decoded d = {0};
     switch (g->form) {
@@ -259,16 +259,16 @@ void groups_print(out *o, const kf_group *g, const kf_topic_names *ns)
         /* a deleted consumer, share or streams group: nothing left but its kind */
         kf_jsonl_fields(&o->w, KF_JS("state", state_name(g->state)), KF_JNULL("group_epoch"),
                         KF_JNULL("assignment_epoch"));
-        out_arr_open(o, "members");
-        out_arr_close(o);
+        kf_jsonl_arr_open(&o->w, "members");
+        kf_jsonl_arr_close(&o->w);
         break;
     case KF_GROUP_BARE:
         /* known only from committed offsets, or a deleted classic group */
         classic_head(o, g, NULL, NULL);
-        out_arr_open(o, "members");
-        out_arr_close(o);
+        kf_jsonl_arr_open(&o->w, "members");
+        kf_jsonl_arr_close(&o->w);
         break;
     }
     kf_dtree_free(&d.t);
-    out_end(o);
+    kf_jsonl_end(&o->w);
 }

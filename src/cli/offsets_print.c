@@ -137,7 +137,7 @@ static void expired_fields(out *o, void *ctx)
 {
     const row_ctx *c = ctx;
     row_key_fields(o, c->v);
-    out_int(o, "expires_at", c->vw->expires_at);
+    kf_jsonl_int(&o->w, "expires_at", c->vw->expires_at);
 }
 
 /* The command that moves the group past the damage (kafka-consumer-groups.sh

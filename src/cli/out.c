@@ -59,28 +59,6 @@ void out_init(out *o, FILE *f, bool json)
     kf_jsonl_init(&o->w, KF_JSONL_PIECES, to_stream, f);
 }
 
-void out_begin(out *o, const char *type) { kf_jsonl_begin(&o->w, type); }
-void out_end(out *o) { kf_jsonl_end(&o->w); }
-void out_key(out *o, const char *key) { kf_jsonl_key(&o->w, key); }
-void out_int(out *o, const char *key, int64_t v) { kf_jsonl_int(&o->w, key, v); }
-void out_uint(out *o, const char *key, uint64_t v) { kf_jsonl_uint(&o->w, key, v); }
-void out_null(out *o, const char *key) { kf_jsonl_null(&o->w, key); }
-void out_opt_int(out *o, const char *key, bool has, int64_t v) { kf_jsonl_opt_int(&o->w, key, has, v); }
-void out_bool(out *o, const char *key, bool v) { kf_jsonl_bool(&o->w, key, v); }
-void out_double(out *o, const char *key, double v) { kf_jsonl_double(&o->w, key, v); }
-void out_strn(out *o, const char *key, const char *s, size_t n) { kf_jsonl_strn(&o->w, key, s, n); }
-void out_str(out *o, const char *key, const char *s) { kf_jsonl_str(&o->w, key, s); }
-void out_b64(out *o, const char *key, const uint8_t *p, size_t n) { kf_jsonl_b64(&o->w, key, p, n); }
-void out_obj_open(out *o, const char *key) { kf_jsonl_obj_open(&o->w, key); }
-void out_obj_close(out *o) { kf_jsonl_obj_close(&o->w); }
-void out_arr_open(out *o, const char *key) { kf_jsonl_arr_open(&o->w, key); }
-void out_arr_close(out *o) { kf_jsonl_arr_close(&o->w); }
-
-void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n)
-{
-    kf_jsonl_int32s(&o->w, key, has, v, n);
-}
-
 void out_json(out *o, const char *key, const char *json, size_t n)
 {
     kf_jsonl_key(&o->w, key);
@@ -92,13 +70,13 @@ void out_bytes(out *o, const char *name, const uint8_t *p, int64_t n)
     char k[64];
     snprintf(k, sizeof k, "%s_b64", name);
     if (n < 0 || !p) {
-        out_null(o, k);
-        out_null(o, name);
+        kf_jsonl_null(&o->w, k);
+        kf_jsonl_null(&o->w, name);
         return;
     }
-    out_b64(o, k, p, (size_t)n);
+    kf_jsonl_b64(&o->w, k, p, (size_t)n);
     if (kf_utf8_valid(p, (size_t)n))
-        out_strn(o, name, (const char *)p, (size_t)n);
+        kf_jsonl_strn(&o->w, name, (const char *)p, (size_t)n);
 }
 
 void out_text(out *o, const char *fmt, ...)

@@ -1,7 +1,7 @@
 /* out.h: the CLI's output writers. JSON lines (one object per line, each with
- * a "type") are built field by field by the library's writer (kf_jsonl,
- * kfsck/sys/json_lines.h: out's JSON functions are its names for the CLI,
- * and a command's lines the library builds are written with o->w); text
+ * a "type") are built by the library's writer on o->w (kf_jsonl,
+ * kfsck/sys/json_lines.h), field by field or with the line builders a
+ * command's job declares; text
  * output is printed by each command with out_text. Problems go through
  * report_problem in both modes. */
 #ifndef KFSCK_CLI_OUT_H
@@ -24,35 +24,16 @@ typedef struct out {
 
 void out_init(out *o, FILE *f, bool json);
 
-/* A JSON line: out_begin(o, "batch"); out_int(o, "x", 1); ...; out_end(o). */
-void out_begin(out *o, const char *type);
-void out_end(out *o);
+/* A JSON line is written with the library's writer itself, on o->w:
+ * kf_jsonl_begin(&o->w, "batch"), kf_jsonl_fields(&o->w, KF_JI("x", 1), ...),
+ * kf_jsonl_end(&o->w) (kfsck/sys/json_lines.h). The writers below are the
+ * CLI's own additions to it. */
 
-void out_key(out *o, const char *key);     /* for the value writers below */
-void out_int(out *o, const char *key, int64_t v);
-void out_uint(out *o, const char *key, uint64_t v);
-void out_null(out *o, const char *key);
-/* v when has, else null. */
-void out_opt_int(out *o, const char *key, bool has, int64_t v);
-void out_bool(out *o, const char *key, bool v);
-void out_double(out *o, const char *key, double v);
-/* A string (escaped); NULL prints null. */
-void out_str(out *o, const char *key, const char *s);
-void out_strn(out *o, const char *key, const char *s, size_t n);
 /* n bytes that are JSON already (checked), as the value of key. */
 void out_json(out *o, const char *key, const char *json, size_t n);
-/* Bytes as base64 (NULL prints null). */
-void out_b64(out *o, const char *key, const uint8_t *p, size_t n);
 /* Bytes as key_b64 plus key (text) when valid UTF-8: out_bytes(o, "key", p, n). */
 void out_bytes(out *o, const char *name, const uint8_t *p, int64_t n);
-/* Nested containers: key may be NULL inside arrays. */
-void out_obj_open(out *o, const char *key);
-void out_obj_close(out *o);
-void out_arr_open(out *o, const char *key);
-void out_arr_close(out *o);
 
-/* An array of ints (broker ids, voters), or null when !has. */
-void out_int32s(out *o, const char *key, bool has, const int32_t *v, size_t n);
 /* A size in bytes in binary units: "512 B", "25.0 MiB" (stats --sink, compaction, predict). */
 void fmt_bytes(uint64_t n, char *buf, size_t cap);
 /* A duration in ms in the largest unit that divides it exactly, as the

@@ -70,8 +70,8 @@ void part_reader_opts(kf_part_reader_opts *o, uint64_t max_batch_bytes, report *
 static void lost_window_fields(out *o, void *ctx)
 {
     const kf_offsets_lost *l = ctx;
-    out_opt_int(o, "first_timestamp", l->has_first_timestamp, l->first_timestamp);
-    out_opt_int(o, "last_timestamp", l->has_last_timestamp, l->last_timestamp);
+    kf_jsonl_opt_int(&o->w, "first_timestamp", l->has_first_timestamp, l->first_timestamp);
+    kf_jsonl_opt_int(&o->w, "last_timestamp", l->has_last_timestamp, l->last_timestamp);
 }
 
 /* In JSON the window is its own fields; in text it ends the message. */
@@ -131,8 +131,8 @@ void note_group_partitions(const kf_inputs *in, const char *const *groups, size_
 static void load_error_fields(out *o, void *ctx)
 {
     const kf_coord_load_error *e = ctx;
-    out_int(o, "source_partition", e->source_partition);
-    out_str(o, "decode_error", e->decode_error);
+    kf_jsonl_int(&o->w, "source_partition", e->source_partition);
+    kf_jsonl_str(&o->w, "decode_error", e->decode_error);
 }
 
 void report_load_error(void *ctx, const kf_coord_load_error *e)

@@ -97,14 +97,14 @@ static void report_begin(mem_json *doc, const char *command)
 {
     mem_json_open(doc);
     fputc('{', doc->f);
-    out_str(&doc->o, "command", command);
+    kf_jsonl_str(&doc->o.w, "command", command);
 }
 
 /* "keys[i]":[<a[i]>] for each of the n closed arrays. */
 static void report_put_arrays(mem_json *doc, const char *const *keys, const mem_json *a, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        out_key(&doc->o, keys[i]);
+        kf_jsonl_key(&doc->o.w, keys[i]);
         tprintf(doc->f, "[%s]", a[i].buf ? a[i].buf : "");
     }
 }
@@ -133,13 +133,13 @@ static int report_write(mem_json *doc, kf_outdir *od)
 void rebuild_record(rebuild_cli *c, size_t arr, const char *type, rebuild_fields_fn fields, const void *item)
 {
     if (c->json) {
-        out_begin(c->o, type);
+        kf_jsonl_begin(&c->o->w, type);
         fields(c, c->o, item);
-        out_end(c->o);
+        kf_jsonl_end(&c->o->w);
     }
-    out_obj_open(&c->arr[arr].o, NULL);
+    kf_jsonl_obj_open(&c->arr[arr].o.w, NULL);
     fields(c, &c->arr[arr].o, item);
-    out_obj_close(&c->arr[arr].o);
+    kf_jsonl_obj_close(&c->arr[arr].o.w);
 }
 
 /* A segment written: the file, with the segment it was rebuilt from when
@@ -148,11 +148,11 @@ static void segment_fields(const rebuild_cli *c, out *o, const void *item)
 {
     const kf_repair_segment *s = item;
     const kf_segment_written *w = &s->written;
-    out_str(o, "file", s->output);
+    kf_jsonl_str(&o->w, "file", s->output);
     if (c->cmd->segment_input)
         kf_jsonl_fields(&o->w, KF_JS("input", s->input), KF_JU("size", w->size), KF_JU("input_size", s->input_size));
     else
-        out_uint(o, "size", w->size);
+        kf_jsonl_uint(&o->w, "size", w->size);
     kf_jsonl_fields(&o->w, KF_JU("batches", w->batches), KF_JOPT("first_offset", w->has_offsets, w->first_offset),
                     KF_JOPT("last_offset", w->has_offsets, w->last_offset), KF_JU("index_entries", w->index_entries),
                     KF_JU("timeindex_entries", w->time_entries));

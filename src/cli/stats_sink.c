@@ -33,7 +33,7 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_sink_part
     out *o = R->o_out;
     uint64_t buffers = kf_sink_buffer_bytes(s->figures.peak_open_files, R->o->part_size);
     if (R->json) {
-        out_begin(o, "sink_partition");
+        kf_jsonl_begin(&o->w, "sink_partition");
         kf_jsonl_fields(&o->w, KF_JS("topic", topic_or_null(p->topic)),
                         KF_JOPT("partition", p->partition >= 0, p->partition), KF_JU("records", s->records),
                         KF_JU("files_committed", s->figures.files_committed),
@@ -44,7 +44,7 @@ static void print_partition(void *ctx, const kf_partition *p, const kf_sink_part
                         KF_JU("records_without_timestamp", s->records_without_timestamp),
                         KF_JU("control_records", s->control_records),
                         KF_JU("open_files_at_end", s->figures.open_files), KF_JU("damaged_ranges", damaged));
-        out_end(o);
+        kf_jsonl_end(&o->w);
         return;
     }
     char label[300], at[32] = "-", resume[32] = "-", buf[32];
@@ -112,30 +112,30 @@ static void print_topic_header(void *ctx, const kf_sink_run_topic *t)
 static void alt_json(out *o, const char *key, const kf_sink_alt *a, uint64_t part_size)
 {
     if (!a->on) {
-        out_null(o, key);
+        kf_jsonl_null(&o->w, key);
         return;
     }
-    out_obj_open(o, key);
+    kf_jsonl_obj_open(&o->w, key);
     kf_jsonl_fields(&o->w, KF_JU("flush_size", a->config.flush_size),
                     KF_JOPT("rotate_interval_ms", a->config.rotate_interval_ms > 0, a->config.rotate_interval_ms),
                     KF_JU("peak_open_files", a->figures.peak_open_files),
                     KF_JU("peak_buffer_bytes", kf_sink_buffer_bytes(a->figures.peak_open_files, part_size)),
                     KF_JU("files_committed", a->figures.files_committed));
-    out_obj_close(o);
+    kf_jsonl_obj_close(&o->w);
 }
 
 static void tasks_json(sink_run *R, out *o)
 {
-    out_arr_open(o, "tasks");
+    kf_jsonl_arr_open(&o->w, "tasks");
     for (uint32_t k = 0; k < R->o->tasks; k++) {
         const kf_sink_task_row *row = &R->task_rows[k];
-        out_obj_open(o, NULL);
+        kf_jsonl_obj_open(&o->w, NULL);
         kf_jsonl_fields(&o->w, KF_JU("task", k), KF_JU("partitions", row->partitions),
                         KF_JU("peak_open_files", row->peak_open_files),
                         KF_JU("peak_buffer_bytes", kf_sink_buffer_bytes(row->peak_open_files, R->o->part_size)));
-        out_obj_close(o);
+        kf_jsonl_obj_close(&o->w);
     }
-    out_arr_close(o);
+    kf_jsonl_arr_close(&o->w);
 }
 
 static void tasks_text(sink_run *R, FILE *f)
@@ -157,19 +157,19 @@ static void levers_json(out *o, const kf_sink_topic *t, const kf_sink_advice_in 
 {
     kf_sink_lever lever[KF_SINK_LEVERS];
     kf_sink_levers(t, adv, lever);
-    out_arr_open(o, "levers");
+    kf_jsonl_arr_open(&o->w, "levers");
     for (int k = 0; k < KF_SINK_LEVERS; k++) {
         const kf_sink_lever *l = &lever[k];
         if (!l->on)
             continue;
-        out_obj_open(o, NULL);
+        kf_jsonl_obj_open(&o->w, NULL);
         kf_jsonl_fields(&o->w, KF_JS("setting", kf_sink_lever_name((kf_sink_lever_kind)k)), KF_JU("value", l->value),
                         KF_JU("peak_open_files", l->peak_open_files), KF_JU("peak_buffer_bytes", l->peak_buffer_bytes),
                         KF_JU("files_committed", l->files_committed), KF_JU("records_per_file", l->records_per_file),
                         KF_JB("tiny_files", l->tiny_files), KF_JS("verdict", kf_sink_verdict_name(l->verdict)));
-        out_obj_close(o);
+        kf_jsonl_obj_close(&o->w);
     }
-    out_arr_close(o);
+    kf_jsonl_arr_close(&o->w);
 }
 
 /* A topic's sums, tasks and suggestion: in text as soon as its partitions
@@ -186,7 +186,7 @@ static void print_summary(sink_run *R, const kf_sink_run_topic *s)
     uint64_t buffers = kf_sink_buffer_bytes(t->figures.peak_open_files, ro->part_size);
     out *o = R->o_out;
     if (R->json) {
-        out_begin(o, "sink_summary");
+        kf_jsonl_begin(&o->w, "sink_summary");
         bool sched = ro->schedule_interval_ms != 0;
         kf_jsonl_fields(&o->w, KF_JS("topic", topic_or_null(s->topic)), KF_JU("partitions", t->partitions),
                         KF_JU("peak_open_files", t->figures.peak_open_files), KF_JU("peak_buffer_bytes", buffers),
@@ -201,10 +201,10 @@ static void print_summary(sink_run *R, const kf_sink_run_topic *s)
                         KF_JOPT("catch_up_rate", sched, (int64_t)ro->catch_up_rate)); /* at most INT64_MAX */
         alt_json(o, "with_rotate_interval", &t->alt[KF_SINK_WITH_ROTATE], ro->part_size);
         alt_json(o, "with_smaller_flush_size", &t->alt[KF_SINK_WITH_SMALLER_FLUSH], ro->part_size);
-        out_uint(o, "damaged_ranges", s->damaged);
+        kf_jsonl_uint(&o->w, "damaged_ranges", s->damaged);
         tasks_json(R, o);
         levers_json(o, t, adv);
-        out_end(o);
+        kf_jsonl_end(&o->w);
         return;
     }
     FILE *f = o->f;
@@ -271,16 +271,16 @@ static void print_verdict(sink_run *R)
     kf_sink_verdict v = kf_sink_verdict_of(buffers, ro->heap);
     out *o = R->o_out;
     if (R->json) {
-        out_begin(o, "sink_verdict");
-        out_uint(o, "peak_buffer_bytes", buffers);
+        kf_jsonl_begin(&o->w, "sink_verdict");
+        kf_jsonl_uint(&o->w, "peak_buffer_bytes", buffers);
         if (ro->heap)
-            out_uint(o, "heap", ro->heap);
+            kf_jsonl_uint(&o->w, "heap", ro->heap);
         else
-            out_null(o, "heap");
+            kf_jsonl_null(&o->w, "heap");
         kf_jsonl_fields(&o->w, KF_JS("verdict", kf_sink_verdict_name(v)), /* none without a heap: null */
                         KF_JU("peak_open_files", files), KF_JU("partitions", n), KF_JU("tasks", ro->tasks),
                         KF_JU("part_size", ro->part_size));
-        out_end(o);
+        kf_jsonl_end(&o->w);
         return;
     }
     char b[32], h[32];
