@@ -256,12 +256,14 @@ static int add_chain_break(void *ctx, const kf_remote_segment *b)
 {
     findings *f = ctx;
     uint32_t idx = rm_seg_find(f->st, f->part, b->segment_id);
-    kf_remote_segment *r = idx == RM_NONE ? NULL : segment_finding(f, &f->st->segs[idx], KF_REMOTE_EPOCH_CHAIN_BREAK);
+    if (idx == RM_NONE)
+        return KF_OK; /* the judge names this partition's own segments: not reached */
+    kf_remote_segment *r = segment_finding(f, &f->st->segs[idx], KF_REMOTE_EPOCH_CHAIN_BREAK);
     if (!r)
         return kf_error_nomem();
     r->lineage_broker = b->lineage_broker;
     r->reason = strdup(b->reason ? b->reason : "");
-    return r->reason ? KF_OK : KF_ERR_NOMEM;
+    return r->reason ? KF_OK : kf_error_nomem();
 }
 
 static int cmp_finding(const void *a, const void *b)

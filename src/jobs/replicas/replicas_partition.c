@@ -281,14 +281,16 @@ int rp_judge(rp_rec *recs, size_t n, const rp_judge_opts *o,
     for (size_t i = 0; rc == KF_OK && i < n; i++)
         if (recs[i].epochs_file_missing && recs[i].dir && !recs[i].from_scan_file)
             rc = epochs_of_batches(&recs[i], o->max_batch_bytes);
+    if (rc != KF_OK)
+        return rc; /* out of memory, its error set by what failed */
     kf_replica *reps = calloc(n ? n : 1, sizeof *reps);
     kf_replica_election *el = calloc(n ? n : 1, sizeof *el);
     kf_replica_follower *fol = calloc(n > 0 ? n * n : 1, sizeof *fol);
-    if (rc != KF_OK || !reps || !el || !fol) {
+    if (!reps || !el || !fol) {
         free(reps);
         free(el);
         free(fol);
-        return rc != KF_OK ? KF_ERR_NOMEM : kf_error_nomem(); /* epochs_of_batches' error stands */
+        return kf_error_nomem();
     }
     for (size_t i = 0; i < n; i++)
         reps[i] = replica_of(&recs[i]);
